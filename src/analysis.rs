@@ -1,0 +1,424 @@
+//! Analysis: a samples file in, one [`BenchmarkResult`] per benchmark out.
+//!
+//! This is where the statistics of [`crate::stats`] meet the data: per-iteration times by fork go
+//! to the hierarchical bootstrap (or, in duet mode, paired ratios go to the duet statistics), all
+//! iterations to Mann–Whitney U and Cliff's delta, and the suite's U p-values through
+//! Benjamini–Hochberg before the verdict. The result is plain data; `report` only formats it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Settings;
+use crate::samples::{BenchmarkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord};
+use crate::stats::{
+    self, BootstrapConfig, CliffsDelta, Evidence, MannWhitney, RatioCi, Verdict, descriptive,
+    duet::DuetRun,
+};
+
+/// The verdict of one benchmark as reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Regressed,
+    Failed,
+    Inconclusive,
+    Improved,
+    Unchanged,
+    OnlyInBase,
+    OnlyInHead,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Regressed => "regressed",
+            Outcome::Improved => "improved",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::OnlyInBase => "only_in_base",
+            Outcome::OnlyInHead => "only_in_head",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Verdict> for Outcome {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::Regressed => Outcome::Regressed,
+            Verdict::Improved => Outcome::Improved,
+            Verdict::Unchanged => Outcome::Unchanged,
+            Verdict::Inconclusive => Outcome::Inconclusive,
+        }
+    }
+}
+
+/// Summary of one side of one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SideSummary {
+    /// Mean time per iteration in ns (mean of fork means); `None` without data.
+    pub mean_ns: Option<f64>,
+    /// Forks with data.
+    pub forks: usize,
+    /// Samples kept (after warm-up removal) over all forks.
+    pub samples: usize,
+    /// Samples dropped as warm-up over all forks.
+    pub warmup_dropped: usize,
+    /// Forks in which no steady state was found.
+    pub unsteady_forks: usize,
+    /// Relative standard deviation of the fork means (fork-to-fork noise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_rel_sd: Option<f64>,
+    /// Whether the stop rule was met for this side (`None` with `--stop fixed` or unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stable: Option<bool>,
+}
+
+/// Mann–Whitney U with the suite-adjusted p-value used for the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MannWhitneySummary {
+    /// U of the head sample.
+    pub u: f64,
+    /// Two-sided p-value of this benchmark alone.
+    pub p_value: f64,
+    /// Benjamini–Hochberg adjusted p-value (equals `p_value` with `--no-fdr`).
+    pub q_value: f64,
+    pub method: stats::mann_whitney::Method,
+}
+
+/// Everything reported for one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkResult {
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    pub verdict: Outcome,
+    /// `head / base` ratio of means and its CI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<RatioCi>,
+    /// `mean(head) / mean(base) − 1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mann_whitney: Option<MannWhitneySummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cliffs_delta: Option<CliffsDelta>,
+    /// Forks per side.
+    pub forks: ForkCounts,
+    pub base: SideSummary,
+    pub head: SideSummary,
+    /// Relevance threshold applied to this benchmark.
+    pub threshold: f64,
+    /// Smallest relative change this benchmark's noise lets the run detect (80 % power).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_detectable_change: Option<f64>,
+    /// How measurement stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::samples::StopRecord>,
+    /// Why the benchmark failed, with the stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// Things the user should know about this result.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<String>,
+}
+
+/// Forks per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ForkCounts {
+    pub base: usize,
+    pub head: usize,
+}
+
+/// Counts of verdicts over the suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Summary {
+    pub regressed: usize,
+    pub improved: usize,
+    pub unchanged: usize,
+    pub inconclusive: usize,
+    pub only_in_base: usize,
+    pub only_in_head: usize,
+    pub failed: usize,
+}
+
+/// The analysed suite: what the reporters format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub run: RunInfo,
+    pub settings: ReportSettings,
+    pub summary: Summary,
+    pub benchmarks: Vec<BenchmarkResult>,
+    /// Bench targets skipped and why (non-criterion harnesses).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub skipped_targets: Vec<SkippedTarget>,
+    /// Where the raw samples are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples_file: Option<String>,
+}
+
+/// A bench target that was not measured, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedTarget {
+    pub target: String,
+    pub reason: String,
+}
+
+/// The settings that shaped the verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportSettings {
+    pub mode: Mode,
+    pub threshold: f64,
+    pub alpha: f64,
+    pub confidence: f64,
+    pub resamples: usize,
+    pub fdr: bool,
+    pub seed: u64,
+}
+
+/// Schema tag of the JSON report.
+pub const REPORT_SCHEMA: &str = "perfdiff-report/1";
+
+/// Analyses every benchmark of `samples` with `settings`; `seed` drives every bootstrap.
+pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
+    let mode = samples.run.mode;
+    let mut results: Vec<BenchmarkResult> = samples
+        .benchmarks
+        .iter()
+        .filter(|b| !settings.is_ignored(&b.id))
+        .enumerate()
+        .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i)))
+        .collect();
+    apply_fdr_and_verdicts(&mut results, settings);
+    results.sort_by(|a, b| a.verdict.cmp(&b.verdict).then_with(|| a.id.cmp(&b.id)));
+    Report {
+        schema: REPORT_SCHEMA.to_string(),
+        run: samples.run.clone(),
+        settings: ReportSettings {
+            mode,
+            threshold: settings.threshold,
+            alpha: settings.alpha,
+            confidence: settings.confidence,
+            resamples: settings.resamples,
+            fdr: settings.fdr,
+            seed,
+        },
+        summary: summarise(&results),
+        benchmarks: results,
+        skipped_targets: Vec::new(),
+        samples_file: None,
+    }
+}
+
+/// A distinct, reproducible seed per benchmark so results do not depend on suite order.
+fn bench_seed(seed: u64, index: usize) -> u64 {
+    seed ^ (index as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The per-benchmark statistics; verdicts wait for the suite-wide p-value adjustment.
+fn analyse_one(record: &BenchmarkRecord, mode: Mode, settings: &Settings, seed: u64) -> BenchmarkResult {
+    let mut result = BenchmarkResult {
+        id: record.id.clone(),
+        target: record.target.clone(),
+        verdict: Outcome::Inconclusive,
+        ratio: None,
+        change_rate: None,
+        mann_whitney: None,
+        cliffs_delta: None,
+        forks: ForkCounts {
+            base: record.base.forks.len(),
+            head: record.head.forks.len(),
+        },
+        base: side_summary(&record.base, record.stop.as_ref().map(|s| s.base_stable)),
+        head: side_summary(&record.head, record.stop.as_ref().map(|s| s.head_stable)),
+        threshold: settings.threshold_for(&record.id),
+        min_detectable_change: None,
+        stop: record.stop.clone(),
+        failure: None,
+        warnings: Vec::new(),
+    };
+    match record.presence {
+        Presence::OnlyInBase => {
+            result.verdict = Outcome::OnlyInBase;
+            return result;
+        }
+        Presence::OnlyInHead => {
+            result.verdict = Outcome::OnlyInHead;
+            return result;
+        }
+        Presence::Both => {}
+    }
+    if let Some(failure) = record.base.failure.as_ref().map(|f| ("base", f)).or(record
+        .head
+        .failure
+        .as_ref()
+        .map(|f| ("head", f)))
+    {
+        result.verdict = Outcome::Failed;
+        let tail = if failure.1.stderr_tail.is_empty() {
+            String::new()
+        } else {
+            format!("\n{}", failure.1.stderr_tail)
+        };
+        result.failure = Some(format!("{}: {}{tail}", failure.0, failure.1.message));
+        return result;
+    }
+    let base = record.base.per_iteration_by_fork();
+    let head = record.head.per_iteration_by_fork();
+    if base.is_empty() || head.is_empty() {
+        result.warnings.push("no samples on one side".to_string());
+        return result;
+    }
+    let config = BootstrapConfig {
+        confidence: settings.confidence,
+        resamples: settings.resamples,
+        seed,
+    };
+    let ratio = match mode {
+        Mode::Duet => duet_runs(record)
+            .and_then(|runs| stats::duet::duet_ratio(&runs, &config).ok()),
+        Mode::Interleaved => None,
+    };
+    let ratio = match ratio {
+        Some(r) => Some(r),
+        None => stats::bootstrap::ratio_of_means(&base, &head, &config).ok(),
+    };
+    let base_flat = base.concat();
+    let head_flat = head.concat();
+    result.ratio = ratio;
+    result.change_rate = Some(descriptive::change_rate(
+        descriptive::mean_of_fork_means(&base),
+        descriptive::mean_of_fork_means(&head),
+    ));
+    result.mann_whitney = stats::mann_whitney::mann_whitney_u(&base_flat, &head_flat)
+        .ok()
+        .map(|mw: MannWhitney| MannWhitneySummary {
+            u: mw.u,
+            p_value: mw.p_value,
+            q_value: mw.p_value,
+            method: mw.method,
+        });
+    result.cliffs_delta = stats::cliffs::cliffs_delta(&base_flat, &head_flat).ok();
+    result.min_detectable_change = min_detectable_change(&result, settings);
+    result.warnings.extend(side_warnings(&result));
+    result
+}
+
+/// Duet pairs: base and head forks of the same round, samples paired by position.
+fn duet_runs(record: &BenchmarkRecord) -> Option<Vec<DuetRun>> {
+    let runs: Vec<DuetRun> = record
+        .base
+        .forks
+        .iter()
+        .filter_map(|b| {
+            let round = b.round?;
+            let h = record.head.forks.iter().find(|h| h.round == Some(round))?;
+            let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
+            let n = base.len().min(head.len());
+            (n > 0).then(|| DuetRun {
+                base: base[..n].to_vec(),
+                head: head[..n].to_vec(),
+            })
+        })
+        .collect();
+    (!runs.is_empty()).then_some(runs)
+}
+
+fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {
+    let forks = side.per_iteration_by_fork();
+    let fork_means: Vec<f64> = forks.iter().map(|f| descriptive::mean(f)).collect();
+    let mean = (!forks.is_empty()).then(|| descriptive::mean(&fork_means));
+    let fork_rel_sd = (fork_means.len() >= 2).then(|| {
+        let m = descriptive::mean(&fork_means);
+        let var = fork_means.iter().map(|x| (x - m).powi(2)).sum::<f64>()
+            / (fork_means.len() - 1) as f64;
+        var.sqrt() / m
+    });
+    SideSummary {
+        mean_ns: mean,
+        forks: forks.len(),
+        samples: forks.iter().map(Vec::len).sum(),
+        warmup_dropped: side.forks.iter().map(|f| f.warmup_dropped.unwrap_or(0)).sum(),
+        unsteady_forks: side.forks.iter().filter(|f| f.unsteady).count(),
+        fork_rel_sd,
+        stable,
+    }
+}
+
+/// Smallest detectable change at the forks run, from the noisier side's fork-to-fork variation.
+fn min_detectable_change(result: &BenchmarkResult, settings: &Settings) -> Option<f64> {
+    let rel_sd = result.base.fork_rel_sd?.max(result.head.fork_rel_sd?);
+    let forks = result.forks.base.min(result.forks.head);
+    Some(stats::power::min_detectable_change(rel_sd, forks, settings.alpha, 0.8))
+}
+
+fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if result.ratio.map(|r| r.resampling) == Some(stats::Resampling::IterationsOnly) {
+        warnings.push(
+            "one fork on a side: the CI ignores run-to-run variance; use more forks".to_string(),
+        );
+    }
+    for (name, side) in [("base", &result.base), ("head", &result.head)] {
+        if side.unsteady_forks > 0 {
+            warnings.push(format!(
+                "{name}: {} fork(s) never reached a steady state",
+                side.unsteady_forks
+            ));
+        }
+    }
+    if result.stop.as_ref().is_some_and(|s| s.capped) {
+        warnings.push("stopped at max-forks before the stop rule was met".to_string());
+    }
+    warnings
+}
+
+/// Benjamini–Hochberg over the suite's U p-values (when enabled), then each verdict.
+fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) {
+    let measured: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].mann_whitney.is_some() && results[i].ratio.is_some())
+        .collect();
+    let p_values: Vec<f64> = measured
+        .iter()
+        .map(|&i| results[i].mann_whitney.expect("filtered").p_value)
+        .collect();
+    let q_values = if settings.fdr {
+        stats::fdr::benjamini_hochberg(&p_values)
+    } else {
+        p_values.clone()
+    };
+    for (&i, q) in measured.iter().zip(q_values) {
+        let result = &mut results[i];
+        let mw = result.mann_whitney.as_mut().expect("filtered");
+        mw.q_value = q;
+        let evidence = Evidence {
+            ratio: result.ratio.expect("filtered"),
+            p_value: q,
+            delta: result.cliffs_delta.map_or(0.0, |d| d.delta),
+            change_rate: result.change_rate.unwrap_or(0.0),
+        };
+        result.verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha).into();
+    }
+}
+
+fn summarise(results: &[BenchmarkResult]) -> Summary {
+    let mut s = Summary::default();
+    for r in results {
+        *match r.verdict {
+            Outcome::Regressed => &mut s.regressed,
+            Outcome::Improved => &mut s.improved,
+            Outcome::Unchanged => &mut s.unchanged,
+            Outcome::Inconclusive => &mut s.inconclusive,
+            Outcome::OnlyInBase => &mut s.only_in_base,
+            Outcome::OnlyInHead => &mut s.only_in_head,
+            Outcome::Failed => &mut s.failed,
+        } += 1;
+    }
+    s
+}

@@ -1,4 +1,472 @@
-//! TODO
+//! The command line: parses arguments, layers them over the configuration files, calls the
+//! library, prints the report and turns the outcome into an exit code.
+//!
+//! Invoked as `cargo perfdiff …` cargo passes `perfdiff` as the first argument; as
+//! `cargo-perfdiff …` it does not. Both work.
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
+use crate::error::{Error, exit_code};
+use crate::progress::{Progress, Style};
+use crate::report::{self, Format};
+use crate::run::{self, RunRequest};
+use crate::samples::SampleFile;
+use crate::schedule::Shard;
+
+/// Statistical A/B performance regression testing: did this change make my code slower?
+#[derive(Debug, Parser)]
+#[command(
+    name = "cargo-perfdiff",
+    bin_name = "cargo perfdiff",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Revisions work like `git diff`: none compares HEAD with the working tree \
+(uncommitted changes included), one compares REV with the working tree, `A B` or `A..B` compares \
+A with B, and `A...B` compares merge-base(A, B) with B.\n\nExit codes: 0 no regression, \
+1 regression, 2 error, 3 inconclusive (--fail-on inconclusive), 4 change (--fail-on any-change), \
+130 interrupted."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub compare: CompareArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Re-analyse samples files (several: shards of one run) without running anything.
+    Report(ReportArgs),
+    /// Replay a stop rule on a samples file recorded with a generous fixed configuration.
+    Replay(crate::replay::ReplayArgs),
+    /// Create a throwaway git repository with a known regression and compare its two commits.
+    Demo(DemoArgs),
+}
+
+/// Settings shared by measuring and re-analysing.
+#[derive(Debug, Args, Default, Clone)]
+pub struct AnalysisArgs {
+    /// Changes smaller than this are not relevant (relative: 0.02 = 2 %) [default: 0.02]
+    #[arg(long, value_name = "FRACTION")]
+    pub threshold: Option<f64>,
+    /// Significance level of Mann–Whitney U after false-discovery control [default: 0.01]
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Confidence level of the ratio CI [default: 0.99]
+    #[arg(long)]
+    pub confidence: Option<f64>,
+    /// Bootstrap resamples [default: 10000]
+    #[arg(long)]
+    pub resamples: Option<usize>,
+    /// Disable Benjamini–Hochberg false discovery rate control across the suite
+    #[arg(long)]
+    pub no_fdr: bool,
+    /// Seed for every random choice (fork order, bootstrap); recorded in the samples file
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// What makes the exit code non-zero
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+}
+
+/// Where and how the report is written.
+#[derive(Debug, Args, Default, Clone)]
+pub struct OutputArgs {
+    /// Report format
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write a self-contained HTML page with plots to FILE
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Print only errors and the report
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Print a line per fork
+    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args, Default)]
+pub struct CompareArgs {
+    /// Revisions to compare: none, REV, A B, A..B or A...B (see below)
+    #[arg(value_name = "REVISION", num_args = 0..=2)]
+    pub revisions: Vec<String>,
+    /// Only benchmarks matching one of these (regex, or substring; as criterion takes them)
+    #[arg(last = true, value_name = "FILTER")]
+    pub filters: Vec<String>,
+
+    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to benchmark
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Vec<String>,
+    /// Only this bench target (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub bench: Vec<String>,
+    /// Features to activate (comma or space separated, repeatable)
+    #[arg(long, short = 'F')]
+    pub features: Vec<String>,
+    /// Activate all features
+    #[arg(long)]
+    pub all_features: bool,
+    /// Do not activate the `default` feature
+    #[arg(long)]
+    pub no_default_features: bool,
+
+    /// Interleaved forks, or duet pairs on two pinned CPUs [default: interleaved]
+    #[arg(long, value_enum)]
+    pub mode: Option<Mode>,
+    /// The two CPUs of duet mode, e.g. 2,3 [default: the first two this process may use]
+    #[arg(long, value_name = "A,B", value_parser = parse_cpus)]
+    pub cpus: Option<[usize; 2]>,
+    /// When to stop adding forks [default: decided]
+    #[arg(long, value_enum)]
+    pub stop: Option<StopRule>,
+    /// Rounds of forks with --stop fixed [default: 10]
+    #[arg(long)]
+    pub forks: Option<usize>,
+    /// Rounds always run before a stop rule may stop [default: 3]
+    #[arg(long)]
+    pub min_forks: Option<usize>,
+    /// Rounds after which a benchmark stops whatever its rule says [default: 20]
+    #[arg(long)]
+    pub max_forks: Option<usize>,
+    /// Threshold of the stop rule [default: the rule's published value]
+    #[arg(long)]
+    pub stop_threshold: Option<f64>,
+    /// Sliding window of the stop rules [default: 5]
+    #[arg(long)]
+    pub window: Option<usize>,
+    /// Criterion warm-up time per fork, in seconds [default: 0.3]
+    #[arg(long, value_name = "SECS")]
+    pub warm_up_time: Option<f64>,
+    /// Criterion measurement time per fork, in seconds [default: 1]
+    #[arg(long, value_name = "SECS")]
+    pub measurement_time: Option<f64>,
+    /// Criterion samples per fork, at least 10 [default: 30]
+    #[arg(long)]
+    pub sample_size: Option<usize>,
+    /// Kill a fork running longer than this and report the benchmark failed [default: 300]
+    #[arg(long, value_name = "SECS")]
+    pub fork_timeout: Option<f64>,
+    /// Run a deterministic share K/N of the benchmarks (merge shards with `report`)
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Continue an interrupted run from its samples file
+    #[arg(long, value_name = "FILE")]
+    pub resume: Option<PathBuf>,
+    /// Where to write the samples file [default: target/perfdiff/runs/<time>-<base>-<head>.json]
+    #[arg(long, value_name = "FILE")]
+    pub samples: Option<PathBuf>,
+    /// Measure each benchmark against itself (HEAD vs HEAD) and print its noise floor
+    #[arg(long)]
+    pub calibrate: bool,
+    /// Print the effective settings and where each came from, then exit
+    #[arg(long)]
+    pub print_config: bool,
+
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Samples files (perfdiff-samples/1); several are merged (e.g. shards)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub analysis: AnalysisArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where to create the demo repository [default: a fresh temporary directory]
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Criterion version of the demo crate (0.5 or 0.8)
+    #[arg(long, default_value = "0.5")]
+    pub criterion: String,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_cpus(text: &str) -> Result<[usize; 2], String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    match parts.as_slice() {
+        [a, b] => {
+            let a: usize = a.parse().map_err(|_| format!("invalid CPU {a:?}"))?;
+            let b: usize = b.parse().map_err(|_| format!("invalid CPU {b:?}"))?;
+            if a == b {
+                return Err("the two CPUs must differ".to_string());
+            }
+            Ok([a, b])
+        }
+        _ => Err(format!("expected two CPUs like 0,1, got {text:?}")),
+    }
+}
+
+/// Entry point of the binary; returns the process exit code.
 pub fn main() -> i32 {
-    0
+    let cli = match Cli::try_parse_from(cargo_args(std::env::args_os())) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { exit_code::ERROR } else { exit_code::OK };
+        }
+    };
+    install_interrupt_handler();
+    match dispatch(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
+        }
+    }
+}
+
+/// Drops the `perfdiff` that cargo inserts when run as `cargo perfdiff`.
+fn cargo_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    if args.get(1).is_some_and(|a| a == "perfdiff") {
+        args.remove(1);
+    }
+    args
+}
+
+fn install_interrupt_handler() {
+    // A second handler cannot be installed (tests call `main` once per process); ignore that.
+    let _ = ctrlc::set_handler(crate::fork::request_interrupt);
+}
+
+fn dispatch(cli: Cli) -> Result<i32, Error> {
+    match cli.command {
+        Some(Command::Report(args)) => report_command(args),
+        Some(Command::Replay(args)) => crate::replay::replay_command(&args),
+        Some(Command::Demo(args)) => demo_command(args),
+        None => compare_command(cli.compare),
+    }
+}
+
+/// The command-line layer of the settings.
+fn cli_layer(args: &CompareArgs) -> PartialSettings {
+    let mut layer = analysis_layer(&args.analysis);
+    layer.mode = args.mode;
+    layer.stop = args.stop;
+    layer.forks = args.forks;
+    layer.min_forks = args.min_forks;
+    layer.max_forks = args.max_forks;
+    layer.stop_threshold = args.stop_threshold;
+    layer.window = args.window;
+    layer.warm_up_ms = args.warm_up_time.map(seconds_to_ms);
+    layer.measurement_ms = args.measurement_time.map(seconds_to_ms);
+    layer.sample_size = args.sample_size;
+    layer.fork_timeout = args.fork_timeout;
+    layer.cpus = args.cpus;
+    if !args.filters.is_empty() {
+        layer.filters = Some(args.filters.clone());
+    }
+    if args.stop.is_none() && args.forks.is_some() {
+        // `--forks N` alone means the fixed configuration.
+        layer.stop = Some(StopRule::Fixed);
+    }
+    layer
+}
+
+fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
+    PartialSettings {
+        threshold: args.threshold,
+        alpha: args.alpha,
+        confidence: args.confidence,
+        resamples: args.resamples,
+        fdr: args.no_fdr.then_some(false),
+        seed: args.seed,
+        fail_on: args.fail_on,
+        ..PartialSettings::default()
+    }
+}
+
+fn seconds_to_ms(seconds: f64) -> u64 {
+    (seconds * 1000.0).round().max(0.0) as u64
+}
+
+fn compare_command(args: CompareArgs) -> Result<i32, Error> {
+    let start_dir = match &args.manifest_path {
+        Some(path) => path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_path_buf(),
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    let workspace_root = crate::build::workspace_root(&start_dir)?;
+    let files = config::load_files(&workspace_root)?;
+    let effective = config::resolve(files, cli_layer(&args))?;
+    if args.print_config {
+        print!("{}", effective.render());
+        return Ok(exit_code::OK);
+    }
+    let mut revisions = args.revisions.clone();
+    if args.calibrate {
+        if !revisions.is_empty() {
+            return Err(Error::Usage(
+                "--calibrate compares HEAD with itself; give no revisions".to_string(),
+            ));
+        }
+        revisions = vec!["HEAD".to_string(), "HEAD".to_string()];
+    }
+    let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
+    let request = RunRequest {
+        start_dir,
+        workspace_root,
+        revisions,
+        build: crate::build::BuildOptions {
+            packages: args.package.clone(),
+            benches: args.bench.clone(),
+            features: args.features.clone(),
+            all_features: args.all_features,
+            no_default_features: args.no_default_features,
+        },
+        settings: effective.settings.clone(),
+        shard: args.shard,
+        resume: args.resume.clone(),
+        samples_path: args.samples.clone(),
+    };
+    let outcome = run::run(&request, &mut progress)?;
+    progress.finish_bar();
+    let code = write_outputs(&outcome.report, &outcome.samples, &args.output, effective.settings.fail_on)?;
+    if args.calibrate {
+        eprint!("{}", report::render_calibration(&outcome.report));
+    }
+    Ok(code)
+}
+
+fn report_command(args: ReportArgs) -> Result<i32, Error> {
+    let samples = run::merge_sample_files(&args.files)?;
+    let mut settings = run::recorded_settings(&samples);
+    let effective = config::resolve(
+        vec![(config::Source::Default, PartialSettings::from_settings(&settings))],
+        analysis_layer(&args.analysis),
+    )?;
+    settings = effective.settings;
+    let report = run::analyse_samples(&samples, &settings, None);
+    write_outputs(&report, &samples, &args.output, settings.fail_on)
+}
+
+fn demo_command(args: DemoArgs) -> Result<i32, Error> {
+    let (repo, _keep) = crate::demo::prepare_demo_dir(args.dir.as_deref(), &args.criterion)?;
+    let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
+    progress.note(&format!(
+        "demo repository: {} (head makes hash/mix 1.5x slower and hash/checksum 0.8x, adds hash/new_in_head)",
+        repo.display()
+    ));
+    let workspace_root = crate::build::workspace_root(&repo)?;
+    let mut settings = crate::demo::demo_settings();
+    settings.fail_on = FailOn::Never;
+    let request = RunRequest {
+        start_dir: repo.clone(),
+        workspace_root,
+        revisions: vec!["HEAD~1".to_string(), "HEAD".to_string()],
+        build: Default::default(),
+        settings,
+        shard: None,
+        resume: None,
+        samples_path: None,
+    };
+    let outcome = run::run(&request, &mut progress)?;
+    progress.finish_bar();
+    let code = write_outputs(&outcome.report, &outcome.samples, &args.output, FailOn::Regression)?;
+    progress.note(&format!(
+        "try it yourself: cd {} && cargo perfdiff HEAD~1 HEAD",
+        repo.display()
+    ));
+    Ok(code)
+}
+
+/// Writes the report (stdout or `--output`) and the HTML page; returns the exit code of the gate.
+fn write_outputs(
+    report: &crate::analysis::Report,
+    samples: &SampleFile,
+    output: &OutputArgs,
+    fail_on: FailOn,
+) -> Result<i32, Error> {
+    let to_terminal = output.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let style = report::Style {
+        color: to_terminal && std::env::var_os("NO_COLOR").is_none(),
+        width: None,
+    };
+    let text = report::render(report, output.format, &style);
+    match &output.output {
+        Some(path) => write_file(path, text.as_bytes())?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| Error::io("<stdout>", e))?;
+        }
+    }
+    if let Some(path) = &output.html {
+        write_file(path, report::render_html(report, samples).as_bytes())?;
+    }
+    Ok(report::exit_code(report, fail_on))
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cargo_inserted_subcommand_name_is_dropped() {
+        let args = cargo_args(["cargo-perfdiff", "perfdiff", "HEAD~1"].map(OsString::from));
+        assert_eq!(args, ["cargo-perfdiff", "HEAD~1"].map(OsString::from));
+        let args = cargo_args(["cargo-perfdiff", "HEAD~1"].map(OsString::from));
+        assert_eq!(args, ["cargo-perfdiff", "HEAD~1"].map(OsString::from));
+    }
+
+    #[test]
+    fn revisions_and_filters_parse() {
+        let cli = Cli::try_parse_from(["cargo-perfdiff", "main", "HEAD", "--", "hash/", "x"]).unwrap();
+        assert_eq!(cli.compare.revisions, ["main", "HEAD"]);
+        assert_eq!(cli.compare.filters, ["hash/", "x"]);
+        assert!(Cli::try_parse_from(["cargo-perfdiff", "a", "b", "c"]).is_err());
+    }
+
+    #[test]
+    fn forks_alone_means_fixed() {
+        let cli = Cli::try_parse_from(["cargo-perfdiff", "--forks", "10"]).unwrap();
+        assert_eq!(cli_layer(&cli.compare).stop, Some(StopRule::Fixed));
+    }
+
+    #[test]
+    fn cpus_are_validated() {
+        assert_eq!(parse_cpus("2,3"), Ok([2, 3]));
+        assert!(parse_cpus("1,1").is_err());
+        assert!(parse_cpus("1").is_err());
+    }
+
+    #[test]
+    fn subcommands_parse() {
+        let cli = Cli::try_parse_from(["cargo-perfdiff", "report", "a.json", "b.json", "--format", "json"]).unwrap();
+        assert!(matches!(cli.command, Some(Command::Report(_))));
+    }
 }

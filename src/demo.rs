@@ -130,6 +130,44 @@ fn commit_all(repo: &git2::Repository, message: &str) -> Result<git2::Oid, git2:
     repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)
 }
 
+/// The directory of `cargo perfdiff demo`: `dir` if given (created if absent, reused if it already
+/// holds the demo), else a fresh directory under the system's temporary directory. Returns the
+/// repository path and whether it was newly created.
+pub fn prepare_demo_dir(dir: Option<&Path>, criterion_version: &str) -> Result<(PathBuf, bool), DemoError> {
+    let options = DemoOptions {
+        criterion_version: Some(criterion_version.to_string()),
+        ..DemoOptions::default()
+    };
+    let dir = match dir {
+        Some(dir) => dir.to_path_buf(),
+        None => {
+            let parent = tempfile::Builder::new()
+                .prefix("cargo-perfdiff-demo-")
+                .tempdir()
+                .map_err(|e| DemoError::Create {
+                    path: std::env::temp_dir(),
+                    message: e.to_string(),
+                })?;
+            parent.keep().join("demo")
+        }
+    };
+    if is_demo_repo(&dir) {
+        return Ok((dir, false));
+    }
+    create_demo_repo(&dir, &options).map(|path| (path, true))
+}
+
+/// True when `dir` already holds a demo repository (so `--dir` can be reused between runs).
+fn is_demo_repo(dir: &Path) -> bool {
+    dir.join(".git").exists()
+        && fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|m| m.contains("name = \"perfdiff-demo\""))
+}
+
+/// Settings of the demo run: the defaults, which are what a user gets.
+pub fn demo_settings() -> crate::config::Settings {
+    crate::config::Settings::default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

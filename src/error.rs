@@ -38,6 +38,8 @@ pub enum Error {
     Samples(#[from] crate::samples::SamplesError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Demo(#[from] crate::demo::DemoError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

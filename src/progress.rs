@@ -1,1 +1,201 @@
-//! TODO
+//! Progress: what the user sees while revisions are checked out, built and measured.
+//!
+//! On a terminal, indicatif bars (a spinner per build, a bar with ETA for the run). When stderr is
+//! not a terminal or `CI` is set, plain one-line-per-event logs without control characters, so CI
+//! logs stay readable. `-q` silences everything but errors; `-v` adds per-fork lines.
+//! Everything goes to stderr: stdout carries only the report.
+
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// How much to say and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// Bars and spinners on a terminal.
+    Bars,
+    /// One plain line per event.
+    Plain,
+    /// Nothing but errors.
+    Quiet,
+}
+
+impl Style {
+    /// Bars on a terminal, plain lines in CI or when stderr is redirected, quiet with `-q`.
+    pub fn detect(quiet: bool) -> Style {
+        if quiet {
+            Style::Quiet
+        } else if std::io::stderr().is_terminal() && std::env::var_os("CI").is_none() {
+            Style::Bars
+        } else {
+            Style::Plain
+        }
+    }
+}
+
+/// The progress display of one command.
+pub struct Progress {
+    style: Style,
+    verbose: bool,
+    started: Instant,
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    pub fn new(style: Style, verbose: bool) -> Self {
+        Progress {
+            style,
+            verbose,
+            started: Instant::now(),
+            bar: None,
+        }
+    }
+
+    /// A progress display that prints nothing (tests, library use).
+    pub fn quiet() -> Self {
+        Progress::new(Style::Quiet, false)
+    }
+
+    /// A one-off message (a phase starting, a path to remember).
+    pub fn note(&self, message: &str) {
+        match self.style {
+            Style::Quiet => {}
+            Style::Bars => match &self.bar {
+                Some(bar) => bar.println(message),
+                None => eprintln!("{message}"),
+            },
+            Style::Plain => self.plain(message),
+        }
+    }
+
+    /// A warning: shown unless quiet.
+    pub fn warn(&self, message: &str) {
+        self.note(&format!("warning: {message}"));
+    }
+
+    /// Detail shown only with `-v`.
+    pub fn detail(&self, message: &str) {
+        if self.verbose {
+            self.note(message);
+        }
+    }
+
+    /// Starts a spinner for an open-ended step (checkout, build).
+    pub fn start_step(&mut self, message: &str) {
+        self.finish_bar();
+        match self.style {
+            Style::Bars => {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner:.cyan} {elapsed:>4} {msg}")
+                        .expect("valid template"),
+                );
+                bar.set_message(message.to_string());
+                bar.enable_steady_tick(Duration::from_millis(120));
+                self.bar = Some(bar);
+            }
+            Style::Plain => self.plain(message),
+            Style::Quiet => {}
+        }
+    }
+
+    /// Updates the current step's message (e.g. the crate being compiled).
+    pub fn step_message(&self, message: &str) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(message.to_string());
+        }
+    }
+
+    /// Starts the measurement bar: `total` forks expected at most.
+    pub fn start_run(&mut self, total: u64, message: &str) {
+        self.finish_bar();
+        match self.style {
+            Style::Bars => {
+                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template(
+                        "{elapsed:>4} [{bar:30.cyan/blue}] {pos}/{len} forks, ETA {eta} {msg}",
+                    )
+                    .expect("valid template")
+                    .progress_chars("=> "),
+                );
+                bar.set_message(message.to_string());
+                self.bar = Some(bar);
+            }
+            Style::Plain => self.plain(message),
+            Style::Quiet => {}
+        }
+    }
+
+    /// The expected number of forks changed (benchmarks stopped early).
+    pub fn set_total(&self, total: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(total);
+        }
+    }
+
+    /// A fork finished.
+    pub fn fork_done(&self, message: &str) {
+        match &self.bar {
+            Some(bar) => {
+                bar.inc(1);
+                bar.set_message(message.to_string());
+            }
+            None => self.detail(message),
+        }
+    }
+
+    /// Clears any bar; further output is plain.
+    pub fn finish_bar(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn plain(&self, message: &str) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let mut stderr = std::io::stderr().lock();
+        let _ = writeln!(stderr, "[{elapsed:7.1}s] {}", strip_control(message));
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        self.finish_bar();
+    }
+}
+
+/// Removes control characters (escape sequences from cargo's colours, carriage returns) so plain
+/// logs stay plain. Newlines are kept.
+pub fn strip_control(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            // Skip a CSI sequence: ESC [ ... final byte in @..~
+            if chars.peek() == Some(&'[') {
+                chars.next();
+                for next in chars.by_ref() {
+                    if ('@'..='~').contains(&next) {
+                        break;
+                    }
+                }
+            }
+        } else if c == '\n' || c == '\t' || !c.is_control() {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_control_removes_escapes_but_keeps_text() {
+        assert_eq!(strip_control("\x1b[1m\x1b[31merror\x1b[0m: x\r\n"), "error: x\n");
+        assert_eq!(strip_control("plain ünïcode"), "plain ünïcode");
+    }
+}

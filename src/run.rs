@@ -1,1 +1,633 @@
-//! TODO
+//! A whole comparison: revisions → worktrees → builds → discovery → rounds of forks → analysis.
+//!
+//! This module only sequences the steps; each lives in its own module. Its one rule of its own:
+//! the samples file is saved after every fork, so whatever happens (a crash, Ctrl-C, a failing
+//! benchmark) the measurements taken so far are kept and `--resume` can continue.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::analysis::{self, Report, SkippedTarget};
+use crate::build::{self, BenchExecutable, BuildEvent, BuildOptions};
+use crate::config::{Settings, StopRule};
+use crate::discover::{self, Filter, Harness, Matched};
+use crate::duet;
+use crate::error::{Error, Result};
+use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
+use crate::progress::Progress;
+use crate::revisions::{self, Revision};
+use crate::samples::{
+    BenchmarkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
+};
+use crate::schedule::{self, Shard, Side};
+use crate::stop::StopPolicy;
+use crate::worktree;
+
+/// How long listing a bench target's benchmarks may take.
+const LIST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Everything a comparison needs to know.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    /// Where the user ran the command (any directory inside the repository).
+    pub start_dir: PathBuf,
+    /// The user's cargo workspace root.
+    pub workspace_root: PathBuf,
+    /// Revision arguments as typed (see `revisions::resolve_comparison`).
+    pub revisions: Vec<String>,
+    pub build: BuildOptions,
+    pub settings: Settings,
+    pub shard: Option<Shard>,
+    pub resume: Option<PathBuf>,
+    pub samples_path: Option<PathBuf>,
+}
+
+/// What a comparison produced.
+#[derive(Debug)]
+pub struct RunOutcome {
+    pub report: Report,
+    pub samples: SampleFile,
+    pub samples_path: PathBuf,
+}
+
+/// One side's built bench executables, by target name.
+struct SideBuild {
+    executables: BTreeMap<String, BenchExecutable>,
+}
+
+/// Runs a whole comparison.
+pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> {
+    let started = Instant::now();
+    let repo = revisions::open_repository(&request.start_dir)?;
+    let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
+    let workspace_rel = relative_workspace(&comparison.repo_root, &request.workspace_root)?;
+    let target_dir = build::target_directory(&request.workspace_root)?;
+    let perfdiff_dir = target_dir.join("perfdiff");
+    let _lock = worktree::lock_run(&perfdiff_dir, Duration::ZERO)?;
+    let settings = &request.settings;
+
+    let mut resumed = match &request.resume {
+        Some(path) => Some(load_resumable(path, &comparison.base, &comparison.head)?),
+        None => None,
+    };
+    let seed = settings
+        .seed
+        .or(resumed.as_ref().and_then(|f| f.run.seed))
+        .unwrap_or_else(schedule::fresh_seed);
+
+    progress.note(&format!(
+        "comparing {} (base) with {} (head)",
+        comparison.base.label(),
+        comparison.head.label()
+    ));
+    let shared_target = perfdiff_dir.join("target");
+    let base_build = prepare_side(&repo, &perfdiff_dir, &workspace_rel, "base", &comparison.base, request, progress)?;
+    let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
+        // HEAD vs HEAD (calibration): one checkout and build serves both sides.
+        None
+    } else {
+        Some(prepare_side(&repo, &perfdiff_dir, &workspace_rel, "head", &comparison.head, request, progress)?)
+    };
+    let head_build = head_build.as_ref().unwrap_or(&base_build);
+
+    let mut skipped = Vec::new();
+    let base_lists = discover_side(&base_build, &shared_target, &mut skipped, progress)?;
+    let head_lists = discover_side(head_build, &shared_target, &mut skipped, progress)?;
+    let matched = select_benchmarks(&base_lists, &head_lists, settings, request.shard)?;
+
+    let samples_path = match (&request.resume, &request.samples_path) {
+        (Some(path), _) => path.clone(),
+        (None, Some(path)) => path.clone(),
+        (None, None) => default_samples_path(&perfdiff_dir, &comparison.base, &comparison.head),
+    };
+    progress.note(&format!("samples are saved after every fork to {}", samples_path.display()));
+    let mut file = resumed.take().unwrap_or_else(|| {
+        SampleFile::new(run_info(&comparison.base, &comparison.head, settings, seed, request.shard))
+    });
+    for m in &matched {
+        let record = file.benchmark_mut(&m.id, m.presence);
+        record.target = m.head_target.clone().or(m.base_target.clone());
+    }
+    file.save(&samples_path)?;
+
+    let context = MeasureContext {
+        settings,
+        seed,
+        perfdiff_dir: &perfdiff_dir,
+        shared_target: &shared_target,
+        base: &base_build,
+        head: head_build,
+        matched: &matched,
+        samples_path: &samples_path,
+        started,
+    };
+    measure(&context, &mut file, progress)?;
+
+    let mut report = analyse_samples(&file, settings, Some(&samples_path));
+    report.skipped_targets = dedup_skipped(skipped);
+    Ok(RunOutcome {
+        report,
+        samples: file,
+        samples_path,
+    })
+}
+
+/// Analyses a samples file with the settings the verdicts must use (per-look alpha under
+/// `--stop decided`).
+pub fn analyse_samples(file: &SampleFile, settings: &Settings, samples_path: Option<&Path>) -> Report {
+    let analysis_settings = StopPolicy::from_settings(settings).analysis_settings(settings);
+    let seed = settings.seed.or(file.run.seed).unwrap_or(0);
+    let mut report = analysis::analyse(file, &analysis_settings, seed);
+    report.samples_file = samples_path.map(|p| p.display().to_string());
+    report
+}
+
+/// The settings a samples file was recorded with (defaults for anything missing).
+pub fn recorded_settings(file: &SampleFile) -> Settings {
+    let mut settings: Settings = file
+        .run
+        .settings
+        .clone()
+        .and_then(|value| serde_json::from_value(value).ok())
+        .unwrap_or_default();
+    if settings.seed.is_none() {
+        settings.seed = file.run.seed;
+    }
+    settings
+}
+
+/// Loads several samples files (shards of one run) into one. Benchmarks must not repeat.
+pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
+    let mut merged: Option<SampleFile> = None;
+    let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for path in paths {
+        let file = SampleFile::load(path)?;
+        for bench in &file.benchmarks {
+            if let Some(first) = origin.insert(bench.id.clone(), path.clone()) {
+                return Err(Error::Usage(format!(
+                    "benchmark {:?} is in both {} and {}: merge shards of one run, not repeated runs",
+                    bench.id,
+                    first.display(),
+                    path.display()
+                )));
+            }
+        }
+        match &mut merged {
+            None => merged = Some(file),
+            Some(all) => {
+                if all.run.mode != file.run.mode {
+                    return Err(Error::Usage(format!(
+                        "{} was measured in {} mode but {} in {} mode",
+                        paths[0].display(),
+                        all.run.mode,
+                        path.display(),
+                        file.run.mode
+                    )));
+                }
+                all.benchmarks.extend(file.benchmarks);
+            }
+        }
+    }
+    let mut merged = merged.ok_or_else(|| Error::Usage("no samples file given".to_string()))?;
+    if paths.len() > 1 {
+        merged.run.shard = None;
+    }
+    Ok(merged)
+}
+
+fn relative_workspace(repo_root: &Path, workspace_root: &Path) -> Result<PathBuf> {
+    let canonical = |p: &Path| p.canonicalize().map_err(|e| Error::io(p, e));
+    let repo = canonical(repo_root)?;
+    let workspace = canonical(workspace_root)?;
+    workspace
+        .strip_prefix(&repo)
+        .map(Path::to_path_buf)
+        .map_err(|_| {
+            Error::Usage(format!(
+                "the cargo workspace {} is not inside the git repository {}",
+                workspace.display(),
+                repo.display()
+            ))
+        })
+}
+
+/// Checks out and builds one side.
+fn prepare_side(
+    repo: &git2::Repository,
+    perfdiff_dir: &Path,
+    workspace_rel: &Path,
+    slot: &str,
+    revision: &Revision,
+    request: &RunRequest,
+    progress: &mut Progress,
+) -> Result<SideBuild> {
+    let label = format!("{slot} {}", revision.label());
+    progress.start_step(&format!("checking out {label}"));
+    let checkout = worktree::materialise(repo, perfdiff_dir, slot, revision)?;
+    progress.start_step(&format!("building {label}"));
+    let bin_dir = perfdiff_dir.join("bin").join(bin_dir_name(slot, revision));
+    let mut on_event = |event: BuildEvent| match event {
+        BuildEvent::Compiling(name) => progress.step_message(&format!("building {label}: {name}")),
+        BuildEvent::Message(text) => progress.detail(text),
+        BuildEvent::Finished => {}
+    };
+    let executables = build::build_benches(
+        &checkout.join(workspace_rel),
+        &label,
+        &perfdiff_dir.join("target"),
+        &bin_dir,
+        &request.build,
+        &mut on_event,
+    )?;
+    progress.finish_bar();
+    progress.note(&format!(
+        "built {label}: {} bench target(s)",
+        executables.len()
+    ));
+    Ok(SideBuild {
+        executables: executables.into_iter().map(|e| (e.target.clone(), e)).collect(),
+    })
+}
+
+/// Committed revisions get a directory per commit; the working tree one of its own.
+fn bin_dir_name(slot: &str, revision: &Revision) -> String {
+    match (&revision.commit, revision.working_tree) {
+        (_, true) => format!("working-tree-{slot}"),
+        (Some(commit), false) => commit.clone(),
+        (None, false) => format!("unknown-{slot}"),
+    }
+}
+
+/// Lists the criterion benchmarks of every target of one side; other harnesses are skipped.
+fn discover_side(
+    side: &SideBuild,
+    shared_target: &Path,
+    skipped: &mut Vec<SkippedTarget>,
+    progress: &Progress,
+) -> Result<Vec<(String, Vec<String>)>> {
+    let mut lists = Vec::new();
+    for (target, exe) in &side.executables {
+        match discover::classify(exe)? {
+            Harness::Criterion => {
+                let env = build::fork_environment(exe, shared_target);
+                let ids = discover::list_benchmarks(exe, &env, LIST_TIMEOUT)?;
+                lists.push((target.clone(), ids));
+            }
+            Harness::Skipped { reason } => {
+                progress.detail(&format!("skipping bench target {target}: {reason}"));
+                skipped.push(SkippedTarget {
+                    target: target.clone(),
+                    reason,
+                });
+            }
+        }
+    }
+    Ok(lists)
+}
+
+fn dedup_skipped(mut skipped: Vec<SkippedTarget>) -> Vec<SkippedTarget> {
+    skipped.sort_by(|a, b| a.target.cmp(&b.target));
+    skipped.dedup();
+    skipped
+}
+
+/// Matches, filters, drops ignored ones and keeps this shard's share.
+fn select_benchmarks(
+    base: &[(String, Vec<String>)],
+    head: &[(String, Vec<String>)],
+    settings: &Settings,
+    shard: Option<Shard>,
+) -> Result<Vec<Matched>> {
+    let all = discover::match_benchmarks(base, head);
+    if all.is_empty() {
+        return Err(Error::NothingToRun(
+            "no criterion benchmarks found in either revision (bench targets that are not \
+             criterion are listed with -v)"
+                .to_string(),
+        ));
+    }
+    let filter = Filter::new(&settings.filters);
+    let selected: Vec<Matched> = all
+        .into_iter()
+        .filter(|m| filter.matches(&m.id) && !settings.is_ignored(&m.id))
+        .filter(|m| shard.is_none_or(|s| s.contains(&m.id)))
+        .collect();
+    if selected.is_empty() {
+        return Err(Error::NothingToRun(format!(
+            "no benchmark matches the filter {:?}{}",
+            settings.filters,
+            shard.map(|s| format!(" in shard {s}")).unwrap_or_default()
+        )));
+    }
+    Ok(selected)
+}
+
+fn run_info(base: &Revision, head: &Revision, settings: &Settings, seed: u64, shard: Option<Shard>) -> RunInfo {
+    RunInfo {
+        base: Some(revision_info(base)),
+        head: Some(revision_info(head)),
+        mode: settings.mode,
+        seed: Some(seed),
+        settings: serde_json::to_value(settings).ok(),
+        tool_version: Some(env!("CARGO_PKG_VERSION").to_string()),
+        started_unix_ms: Some(unix_ms()),
+        shard: shard.map(|s| s.to_string()),
+        wall_ms: Some(0),
+    }
+}
+
+fn revision_info(revision: &Revision) -> RevisionInfo {
+    RevisionInfo {
+        spec: revision.spec.clone(),
+        commit: revision.commit.clone(),
+        dirty: revision.working_tree,
+    }
+}
+
+/// A samples file to resume must be of the same two commits.
+fn load_resumable(path: &Path, base: &Revision, head: &Revision) -> Result<SampleFile> {
+    let mut file = SampleFile::load(path)?;
+    let same = |recorded: &Option<RevisionInfo>, rev: &Revision| {
+        recorded.as_ref().is_some_and(|r| r.commit == rev.commit && !r.dirty && !rev.working_tree)
+    };
+    if !(same(&file.run.base, base) && same(&file.run.head, head)) {
+        return Err(Error::Usage(format!(
+            "{} records a different comparison (or a working tree, which cannot be resumed); \
+             resume with the same two committed revisions",
+            path.display()
+        )));
+    }
+    for bench in &mut file.benchmarks {
+        // An interrupted round may have measured one side only: drop its unpaired fork.
+        let rounds = bench.base.forks.len().min(bench.head.forks.len());
+        bench.base.forks.truncate(rounds);
+        bench.head.forks.truncate(rounds);
+    }
+    Ok(file)
+}
+
+fn default_samples_path(perfdiff_dir: &Path, base: &Revision, head: &Revision) -> PathBuf {
+    let short = |r: &Revision| match (&r.commit, r.working_tree) {
+        (_, true) => "worktree".to_string(),
+        (Some(c), false) => c.chars().take(9).collect(),
+        (None, false) => "unknown".to_string(),
+    };
+    perfdiff_dir
+        .join("runs")
+        .join(format!("{}-{}-{}.json", utc_timestamp(), short(base), short(head)))
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// `YYYYMMDD-HHMMSS` in UTC (civil-from-days, Howard Hinnant's algorithm).
+fn utc_timestamp() -> String {
+    let secs = unix_ms() / 1000;
+    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// What the measurement loop needs.
+struct MeasureContext<'a> {
+    settings: &'a Settings,
+    seed: u64,
+    perfdiff_dir: &'a Path,
+    shared_target: &'a Path,
+    base: &'a SideBuild,
+    head: &'a SideBuild,
+    matched: &'a [Matched],
+    samples_path: &'a Path,
+    started: Instant,
+}
+
+impl MeasureContext<'_> {
+    fn request(&self, side: Side, matched: &Matched, warm_up: Duration, cpu: Option<usize>) -> Option<ForkRequest> {
+        let (build, target) = match side {
+            Side::Base => (self.base, matched.base_target.as_ref()?),
+            Side::Head => (self.head, matched.head_target.as_ref()?),
+        };
+        let exe = build.executables.get(target)?;
+        Some(ForkRequest {
+            executable: exe.path.clone(),
+            cwd: exe.package_root.clone(),
+            env: build::fork_environment(exe, self.shared_target),
+            benchmark_id: matched.id.clone(),
+            warm_up,
+            measurement: Duration::from_millis(self.settings.measurement_ms),
+            sample_size: self.settings.sample_size.max(10),
+            timeout: Duration::from_secs_f64(self.settings.fork_timeout_s.max(1.0)),
+            criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
+            cpu,
+        })
+    }
+}
+
+/// Rounds of forks until every benchmark's stop rule says stop.
+fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress) -> Result<()> {
+    let policy = StopPolicy::from_settings(ctx.settings);
+    let cpus = match ctx.settings.mode {
+        Mode::Duet => Some(duet::choose_cpus(ctx.settings.cpus)?),
+        Mode::Interleaved => None,
+    };
+    let index: Vec<usize> = ctx
+        .matched
+        .iter()
+        .map(|m| file.benchmarks.iter().position(|b| b.id == m.id).expect("registered"))
+        .collect();
+    let measurable: Vec<usize> = (0..ctx.matched.len())
+        .filter(|&i| ctx.matched[i].presence == Presence::Both)
+        .collect();
+    let initial_warm_up = Duration::from_millis(ctx.settings.warm_up_ms);
+    let mut warm_up: BTreeMap<(usize, Side), Duration> = BTreeMap::new();
+    progress.start_run(
+        (measurable.len() * policy.max_rounds() * 2) as u64,
+        &format!(
+            "measuring {} benchmark(s), {} mode, stop rule {}",
+            measurable.len(),
+            ctx.settings.mode,
+            policy.rule
+        ),
+    );
+    for round in 0..policy.max_rounds() {
+        let active: Vec<usize> = measurable
+            .iter()
+            .copied()
+            .filter(|&i| is_active(&file.benchmarks[index[i]], round))
+            .collect();
+        if active.is_empty() {
+            break;
+        }
+        let plan = schedule::plan_round(ctx.seed, round, &active);
+        for slot in &plan.slots {
+            let m = &ctx.matched[slot.benchmark];
+            let b = index[slot.benchmark];
+            let mut warm = |side: Side, record: &BenchmarkRecord| {
+                let current = *warm_up.entry((slot.benchmark, side)).or_insert(initial_warm_up);
+                let next = match side {
+                    Side::Base => policy.next_warm_up(&record.base, current),
+                    Side::Head => policy.next_warm_up(&record.head, current),
+                };
+                warm_up.insert((slot.benchmark, side), next);
+                next
+            };
+            match cpus {
+                None => {
+                    for &side in &slot.order {
+                        let w = warm(side, &file.benchmarks[b]);
+                        let request = ctx.request(side, m, w, None).expect("both sides present");
+                        let outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+                        record_outcomes(file, b, round, &policy, ctx.seed, vec![(side, outcome)]);
+                        save_progress(ctx, file)?;
+                    }
+                }
+                Some(cpus) => {
+                    // The side run first in this round's random order gets the first CPU.
+                    let cpu_of = |side: Side| if slot.order[0] == side { cpus[0] } else { cpus[1] };
+                    // Duet pairs need identical settings on both sides for overlapping samples.
+                    let w = warm(Side::Base, &file.benchmarks[b]).max(warm(Side::Head, &file.benchmarks[b]));
+                    let base = ctx.request(Side::Base, m, w, Some(cpu_of(Side::Base))).expect("present");
+                    let head = ctx.request(Side::Head, m, w, Some(cpu_of(Side::Head))).expect("present");
+                    let pair = duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
+                    let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
+                    record_outcomes(file, b, round, &policy, ctx.seed, outcomes);
+                    if pair.overlap < 0.5 {
+                        progress.detail(&format!(
+                            "{}: base and head measured at the same time for only {:.0} % of the pair",
+                            m.id,
+                            pair.overlap * 100.0
+                        ));
+                    }
+                    save_progress(ctx, file)?;
+                }
+            }
+            progress.fork_done(&format!("round {} {}", round + 1, m.id));
+        }
+        for &i in &active {
+            let record = &mut file.benchmarks[index[i]];
+            if record.base.failure.is_some() || record.head.failure.is_some() {
+                continue;
+            }
+            if let Some(stop) = policy.evaluate(record, round + 1, ctx.seed ^ index[i] as u64) {
+                progress.detail(&format!("{}: stopped after {} round(s)", record.id, stop.rounds));
+                record.stop = Some(stop);
+            }
+        }
+        save_progress(ctx, file)?;
+        let remaining = measurable
+            .iter()
+            .filter(|&&i| is_active(&file.benchmarks[index[i]], round + 1))
+            .count();
+        let done: usize = measurable
+            .iter()
+            .map(|&i| file.benchmarks[index[i]].base.forks.len() + file.benchmarks[index[i]].head.forks.len())
+            .sum();
+        progress.set_total((done + remaining * 2 * (policy.max_rounds() - round - 1)) as u64);
+    }
+    mark_unfinished(file, &policy);
+    save_progress(ctx, file)
+}
+
+/// A benchmark takes part in a round while it has not stopped, not failed, and has no more
+/// completed rounds than the round number (a resumed benchmark catches up).
+fn is_active(record: &BenchmarkRecord, round: usize) -> bool {
+    record.stop.is_none()
+        && record.base.failure.is_none()
+        && record.head.failure.is_none()
+        && record.base.forks.len().min(record.head.forks.len()) <= round
+}
+
+/// Stores fork outcomes in the record: samples (with warm-up marked) or the failure.
+fn record_outcomes(
+    file: &mut SampleFile,
+    bench: usize,
+    round: usize,
+    policy: &StopPolicy,
+    seed: u64,
+    outcomes: Vec<(Side, ForkOutcome)>,
+) {
+    let record = &mut file.benchmarks[bench];
+    for (side, outcome) in outcomes {
+        let side_record = match side {
+            Side::Base => &mut record.base,
+            Side::Head => &mut record.head,
+        };
+        match outcome {
+            ForkOutcome::Completed(mut fork) => {
+                fork.round = Some(round);
+                policy.mark_warmup(&mut fork, seed ^ (round as u64) << 1);
+                side_record.forks.push(fork);
+            }
+            ForkOutcome::Failed(failure) => {
+                side_record.failure = Some(failure);
+            }
+        }
+    }
+}
+
+fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
+    file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
+    file.save(ctx.samples_path)?;
+    Ok(())
+}
+
+/// On interruption the samples taken so far are saved and the error says how to resume.
+fn interrupted(error: ForkError, ctx: &MeasureContext, file: &mut SampleFile) -> Error {
+    if matches!(error, ForkError::Interrupted) {
+        let _ = save_progress(ctx, file);
+        return Error::Interrupted {
+            samples: ctx.samples_path.to_path_buf(),
+        };
+    }
+    error.into()
+}
+
+/// Benchmarks that ran out of rounds without a stop record (e.g. a resumed run) get one.
+fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
+    for record in &mut file.benchmarks {
+        if record.presence == Presence::Both
+            && record.stop.is_none()
+            && record.base.failure.is_none()
+            && record.head.failure.is_none()
+            && !record.base.forks.is_empty()
+        {
+            record.stop = Some(crate::samples::StopRecord {
+                rule: policy.rule.to_string(),
+                rounds: record.base.forks.len().min(record.head.forks.len()),
+                capped: policy.rule != StopRule::Fixed,
+                ..Default::default()
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_compact_utc() {
+        let stamp = utc_timestamp();
+        assert_eq!(stamp.len(), 15, "{stamp}");
+        assert!(stamp.starts_with("20"), "{stamp}");
+        assert_eq!(&stamp[8..9], "-");
+    }
+}

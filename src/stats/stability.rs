@@ -20,3 +20,21 @@ impl Criterion {
         }
     }
 }
+
+/// Drops values more than ten times the median.
+pub fn drop_outliers(values: &[f64]) -> Vec<f64> {
+    let _ = values;
+    todo!("stats helper")
+}
+
+/// Criterion value for every prefix of `groups`.
+pub fn prefix_series(criterion: Criterion, groups: &[Vec<f64>], seed: u64) -> Vec<Option<f64>> {
+    let _ = (criterion, groups, seed);
+    todo!("stats helper")
+}
+
+/// Stability function over a window of criterion values.
+pub fn is_stable(criterion: Criterion, window: &[f64], threshold: f64) -> bool {
+    let _ = (criterion, window, threshold);
+    todo!("stats helper")
+}

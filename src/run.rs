@@ -63,7 +63,8 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
     let workspace_rel = relative_workspace(&comparison.repo_root, &request.workspace_root)?;
     let target_dir = build::target_directory(&request.workspace_root)?;
-    let perfdiff_dir = target_dir.join("perfdiff");
+    let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
+    std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
     let _lock = worktree::lock_run(&perfdiff_dir, Duration::ZERO)?;
     let settings = &request.settings;
 
@@ -81,13 +82,15 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         comparison.base.label(),
         comparison.head.label()
     ));
-    let shared_target = perfdiff_dir.join("target");
-    let base_build = prepare_side(&repo, &perfdiff_dir, &workspace_rel, "base", &comparison.base, request, progress)?;
+    // One cargo target directory for both revisions (dependencies compile once), shared even by
+    // workspaces that share a CARGO_TARGET_DIR.
+    let shared_target = target_dir.join("perfdiff").join("target");
+    let base_build = prepare_side(&repo, &perfdiff_dir, &shared_target, &workspace_rel, "base", &comparison.base, request, progress)?;
     let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
         // HEAD vs HEAD (calibration): one checkout and build serves both sides.
         None
     } else {
-        Some(prepare_side(&repo, &perfdiff_dir, &workspace_rel, "head", &comparison.head, request, progress)?)
+        Some(prepare_side(&repo, &perfdiff_dir, &shared_target, &workspace_rel, "head", &comparison.head, request, progress)?)
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
@@ -196,6 +199,30 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
     Ok(merged)
 }
 
+/// Where this workspace's state lives (worktrees, executables, runs, the lock):
+/// `<target>/perfdiff`, or `<target>/perfdiff/ws-<name>-<hash>` when the target directory lies
+/// outside the workspace (a CARGO_TARGET_DIR shared by several projects must not mix their
+/// worktrees).
+pub fn state_dir(target_dir: &Path, workspace_root: &Path) -> PathBuf {
+    let base = target_dir.join("perfdiff");
+    let workspace = workspace_root
+        .canonicalize()
+        .unwrap_or_else(|_| workspace_root.to_path_buf());
+    let target = target_dir.canonicalize().unwrap_or_else(|_| target_dir.to_path_buf());
+    if target.starts_with(&workspace) {
+        return base;
+    }
+    let name: String = workspace
+        .file_name()
+        .map(|n| n.to_string_lossy().chars().filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_').collect())
+        .unwrap_or_default();
+    let hash = workspace
+        .to_string_lossy()
+        .bytes()
+        .fold(0xCBF2_9CE4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3));
+    base.join(format!("ws-{name}-{:08x}", hash as u32))
+}
+
 fn relative_workspace(repo_root: &Path, workspace_root: &Path) -> Result<PathBuf> {
     let canonical = |p: &Path| p.canonicalize().map_err(|e| Error::io(p, e));
     let repo = canonical(repo_root)?;
@@ -216,6 +243,7 @@ fn relative_workspace(repo_root: &Path, workspace_root: &Path) -> Result<PathBuf
 fn prepare_side(
     repo: &git2::Repository,
     perfdiff_dir: &Path,
+    shared_target: &Path,
     workspace_rel: &Path,
     slot: &str,
     revision: &Revision,
@@ -235,7 +263,7 @@ fn prepare_side(
     let executables = build::build_benches(
         &checkout.join(workspace_rel),
         &label,
-        &perfdiff_dir.join("target"),
+        shared_target,
         &bin_dir,
         &request.build,
         &mut on_event,

@@ -1,0 +1,140 @@
+//! Shared helpers of the end-to-end tests: the real binary run as `cargo perfdiff`, demo
+//! repositories, and a byte-exact snapshot of everything of the user's that must not change.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
+
+use cargo_perfdiff::demo::{DemoOptions, create_demo_repo};
+
+/// End-to-end runs measure real benchmarks: one at a time, so they do not disturb each other.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+pub fn measuring_lock() -> MutexGuard<'static, ()> {
+    MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A cargo target directory shared by all end-to-end tests, so criterion compiles once.
+pub fn shared_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("e2e")
+}
+
+/// `cargo perfdiff ARGS` in `dir`, with the freshly built binary first on PATH (cargo finds
+/// `cargo-perfdiff` there), the shared target directory, and no CI/colour surprises.
+pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    let path = std::env::join_paths(
+        std::iter::once(bin.parent().unwrap().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    Command::new("cargo")
+        .arg("perfdiff")
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_PERFDIFF_LOG")
+        .output()
+        .expect("cargo runs")
+}
+
+/// Fast measurement settings for tests (the defaults take a few seconds per fork).
+pub const FAST: &[&str] = &[
+    "--warm-up-time",
+    "0.05",
+    "--measurement-time",
+    "0.2",
+    "--sample-size",
+    "10",
+    "--seed",
+    "7",
+];
+
+/// A demo repository in a fresh temporary directory.
+pub fn demo_repo(options: &DemoOptions) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("demo repo ü");
+    create_demo_repo(&repo, options).unwrap();
+    (dir, repo)
+}
+
+/// Everything of the user's that cargo-perfdiff must leave byte-for-byte unchanged.
+#[derive(Debug, PartialEq, Eq)]
+pub struct RepoState {
+    head: String,
+    status: String,
+    refs: String,
+    stash: String,
+    index: Vec<u8>,
+    files: Vec<(PathBuf, Vec<u8>)>,
+}
+
+fn git(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git").args(args).current_dir(repo).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+impl RepoState {
+    pub fn capture(repo: &Path) -> RepoState {
+        RepoState {
+            head: git(repo, &["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"]),
+            status: git(repo, &["status", "--porcelain=v1", "--untracked-files=all", "--ignored"]),
+            refs: git(repo, &["show-ref"]),
+            stash: git(repo, &["stash", "list"]),
+            index: std::fs::read(repo.join(".git/index")).unwrap_or_default(),
+            files: source_files(repo),
+        }
+    }
+}
+
+/// Every file outside .git and target, with its bytes.
+fn source_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name == ".git" || name == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The verdict of benchmark `id` in a JSON report.
+pub fn verdict_of(report: &serde_json::Value, id: &str) -> String {
+    report["benchmarks"]
+        .as_array()
+        .expect("benchmarks array")
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("{id} missing from {report:#}"))["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Asserts one clean error line: no panic, no backtrace, no Rust debug output.
+pub fn assert_clean_error(output: &Output, code: i32, needle: &str) {
+    let err = stderr(output);
+    assert_eq!(output.status.code(), Some(code), "stderr: {err}");
+    assert!(err.contains(needle), "expected {needle:?} in: {err}");
+    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace", "Error {", "Os {"] {
+        assert!(!err.contains(bad), "{bad:?} in: {err}");
+    }
+}

@@ -165,3 +165,15 @@ fn empty_report_says_so() {
     let out = render(&report_of(Vec::new()), Format::Table, &Style::plain());
     assert!(out.contains("no benchmarks"), "{out}");
 }
+
+#[test]
+fn tiny_terminal_does_not_break() {
+    for width in [0, 1, 10, 30] {
+        let out = plain(Some(width));
+        assert!(
+            out.contains("hash/mix") || out.contains("hash/"),
+            "width {width}:\n{out}"
+        );
+        assert!(out.contains("1 regressed"));
+    }
+}

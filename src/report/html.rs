@@ -238,7 +238,11 @@ fn ratio_axis(scale: &Scale, threshold: f64, top: f64, bottom: f64) -> String {
 
 /// One CI bar with its estimate, centred on `y`.
 fn ci_bar(scale: &Scale, result: &BenchmarkResult, y: f64, thickness: f64) -> String {
-    let Some(r) = result.ratio else {
+    let Some(r) = result.ratio.filter(|r| {
+        [r.estimate, r.ci_low, r.ci_high]
+            .iter()
+            .all(|v| v.is_finite())
+    }) else {
         return String::new();
     };
     let color = verdict_color(result.verdict);

@@ -66,8 +66,10 @@ pub fn render(report: &Report, style: &Style) -> String {
     if report.benchmarks.is_empty() {
         out += "no benchmarks to report\n";
     } else {
-        out += &fitted_table(report, style).to_string();
-        out.push('\n');
+        for line in fitted_table(report, style).lines() {
+            out += line.trim_end();
+            out.push('\n');
+        }
     }
     out += &paint(&text::summary_line(report), summary_color(report), style);
     out.push('\n');

@@ -92,3 +92,46 @@ fn summary_and_settings_are_shown() {
     }
     assert!(html.contains(NASTY_ID.split('<').next().unwrap()));
 }
+
+#[test]
+fn degenerate_samples_draw_without_nan() {
+    use cargo_perfdiff::samples::ForkRecord;
+    let report = report_support::with_verdicts(&[Outcome::Unchanged, Outcome::Unchanged]);
+    let mut samples = samples_for(&report);
+    // Identical times on both sides; a single sample on one side.
+    let constant = ForkRecord {
+        iters: vec![1.0; 5],
+        times_ns: vec![100.0; 5],
+        ..ForkRecord::default()
+    };
+    samples.benchmarks[0].base.forks = vec![constant.clone()];
+    samples.benchmarks[0].head.forks = vec![constant];
+    samples.benchmarks[1].head.forks = vec![ForkRecord {
+        iters: vec![1.0],
+        times_ns: vec![0.0],
+        ..ForkRecord::default()
+    }];
+    let html = render_html(&report, &samples);
+    for bad in ["NaN", "=\"inf", "=\"-inf"] {
+        assert!(!html.contains(bad), "non-finite coordinate {bad}");
+    }
+    assert_eq!(html.matches("class=\"bench-plot\"").count(), 2);
+}
+
+#[test]
+fn huge_sample_counts_are_thinned() {
+    use cargo_perfdiff::samples::ForkRecord;
+    let report = report_support::with_verdicts(&[Outcome::Unchanged]);
+    let mut samples = samples_for(&report);
+    let big = ForkRecord {
+        iters: vec![1.0; 50_000],
+        times_ns: (0..50_000).map(|i| 100.0 + (i % 97) as f64).collect(),
+        ..ForkRecord::default()
+    };
+    samples.benchmarks[0].base.forks = vec![big.clone()];
+    samples.benchmarks[0].head.forks = vec![big];
+    let html = render_html(&report, &samples);
+    let circles = html.matches("<circle").count();
+    assert!(circles <= 2 * 1500 + 10, "{circles} points drawn");
+    assert!(html.len() < 1_000_000, "page of {} bytes", html.len());
+}

@@ -648,10 +648,10 @@ fn ratio_panel(
     let _ = writeln!(
         svg,
         "<text class=\"hint\" x=\"{:.1}\" y=\"{:.1}\">← faster</text><text class=\"hint\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">slower →</text>",
-        scale.x0 + 2.0,
-        top + 14.0,
-        scale.x1 - 2.0,
-        top + 14.0
+        scale.x0,
+        bottom + 29.0,
+        scale.x1,
+        bottom + 29.0
     );
     svg
 }

@@ -1,0 +1,324 @@
+//! Number and label formatting shared by every format, so that the table, the Markdown and the
+//! HTML say the same thing in the same words.
+
+use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings};
+use crate::samples::RevisionInfo;
+use crate::stats::{CliffsDelta, Magnitude, RatioCi};
+
+/// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
+pub const MISSING: &str = "—";
+
+/// Verdicts in the order the summary line lists them.
+pub const SUMMARY_ORDER: [Outcome; 7] = [
+    Outcome::Regressed,
+    Outcome::Improved,
+    Outcome::Unchanged,
+    Outcome::Inconclusive,
+    Outcome::Failed,
+    Outcome::OnlyInBase,
+    Outcome::OnlyInHead,
+];
+
+/// A verdict as words: `only in head` rather than `only_in_head`.
+pub fn outcome_label(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::OnlyInBase => "only in base",
+        Outcome::OnlyInHead => "only in head",
+        other => other.as_str(),
+    }
+}
+
+/// A time per iteration in human units with three significant digits: `812 ns`, `1.23 µs`.
+pub fn duration(ns: f64) -> String {
+    if !ns.is_finite() {
+        return MISSING.to_string();
+    }
+    const UNITS: [(f64, &str); 4] = [(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")];
+    let magnitude = ns.abs();
+    // Thresholds at 999.5 so that rounding never prints `1000 µs` instead of `1.00 ms`.
+    let (scale, unit) = UNITS
+        .iter()
+        .rev()
+        .find(|(scale, _)| magnitude >= scale * 0.9995)
+        .copied()
+        .unwrap_or(UNITS[0]);
+    let value = ns / scale;
+    let decimals = match value.abs() {
+        v if v >= 99.95 => 0,
+        v if v >= 9.995 => 1,
+        v if v >= 0.9995 || v == 0.0 => 2,
+        _ => 3,
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+/// Optional mean time, `—` when absent.
+pub fn mean(ns: Option<f64>) -> String {
+    ns.map_or_else(|| MISSING.to_string(), duration)
+}
+
+/// A relative change as a signed percentage: `+12.3 %`, `-4.0 %`.
+pub fn change(rate: Option<f64>) -> String {
+    match rate {
+        Some(r) if r.is_finite() => format!("{:+.1} %", r * 100.0),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A relative threshold as a percentage without sign: `2 %`, `0.5 %`.
+pub fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0} %")
+    } else {
+        trim_float(p, 2) + " %"
+    }
+}
+
+/// `value` with at most `decimals` decimals and no trailing zeros.
+fn trim_float(value: f64, decimals: usize) -> String {
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// The ratio CI as `[1.10, 1.15]`, with enough decimals to tell the bounds apart.
+pub fn ratio_ci(ratio: Option<&RatioCi>) -> String {
+    let Some(r) = ratio else {
+        return MISSING.to_string();
+    };
+    let width = (r.ci_high - r.ci_low).abs();
+    let decimals = if width >= 0.02 {
+        2
+    } else if width >= 0.002 {
+        3
+    } else {
+        4
+    };
+    format!("[{:.decimals$}, {:.decimals$}]", r.ci_low, r.ci_high)
+}
+
+/// A p-value in three characters or so: `0.042`, `3.1e-5`.
+pub fn p_value(p: f64) -> String {
+    if !p.is_finite() {
+        MISSING.to_string()
+    } else if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// Mann–Whitney p, and the FDR-adjusted q in parentheses when FDR is on.
+pub fn p_and_q(result: &BenchmarkResult, fdr: bool) -> String {
+    match result.mann_whitney {
+        Some(mw) if fdr => format!("{} ({})", p_value(mw.p_value), p_value(mw.q_value)),
+        Some(mw) => p_value(mw.p_value),
+        None => MISSING.to_string(),
+    }
+}
+
+pub fn magnitude_label(magnitude: Magnitude) -> &'static str {
+    match magnitude {
+        Magnitude::Negligible => "negligible",
+        Magnitude::Small => "small",
+        Magnitude::Medium => "medium",
+        Magnitude::Large => "large",
+    }
+}
+
+/// Cliff's delta with its magnitude: `+0.62 large`.
+pub fn delta(delta: Option<&CliffsDelta>) -> String {
+    match delta {
+        Some(d) => format!("{:+.2} {}", d.delta, magnitude_label(d.magnitude)),
+        None => MISSING.to_string(),
+    }
+}
+
+/// Forks as `base/head`.
+pub fn forks(result: &BenchmarkResult) -> String {
+    format!("{}/{}", result.forks.base, result.forks.head)
+}
+
+/// Counts of every verdict present, in [`SUMMARY_ORDER`].
+pub fn counts(report: &Report) -> Vec<(Outcome, usize)> {
+    SUMMARY_ORDER
+        .iter()
+        .map(|&o| {
+            (
+                o,
+                report.benchmarks.iter().filter(|b| b.verdict == o).count(),
+            )
+        })
+        .filter(|&(_, n)| n > 0)
+        .collect()
+}
+
+/// `1 regressed, 1 improved, 1 unchanged, 1 only in head`.
+pub fn summary_line(report: &Report) -> String {
+    let parts: Vec<String> = counts(report)
+        .into_iter()
+        .map(|(o, n)| format!("{n} {}", outcome_label(o)))
+        .collect();
+    if parts.is_empty() {
+        "no benchmarks".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// `interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42`.
+pub fn settings_line(settings: &ReportSettings) -> String {
+    format!(
+        "{} mode · threshold ±{} · alpha {} · {} CI ({} resamples) · FDR {} · seed {}",
+        settings.mode,
+        percent(settings.threshold),
+        settings.alpha,
+        percent(settings.confidence),
+        settings.resamples,
+        if settings.fdr { "on" } else { "off" },
+        settings.seed
+    )
+}
+
+/// A revision as the user named it, with the short commit: `HEAD~1 (1a2b3c4)`.
+pub fn revision(info: Option<&RevisionInfo>) -> String {
+    let Some(info) = info else {
+        return "?".to_string();
+    };
+    let mut out = info.spec.clone();
+    match (&info.commit, info.dirty) {
+        (Some(commit), true) => out += &format!(" ({} + uncommitted changes)", short(commit)),
+        (Some(commit), false) => out += &format!(" ({})", short(commit)),
+        (None, true) => out += " (uncommitted changes)",
+        (None, false) => {}
+    }
+    out
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..10).unwrap_or(commit)
+}
+
+/// `base → head`, or `None` when the report does not say what was compared.
+pub fn comparison(report: &Report) -> Option<String> {
+    (report.run.base.is_some() || report.run.head.is_some()).then(|| {
+        format!(
+            "{} → {}",
+            revision(report.run.base.as_ref()),
+            revision(report.run.head.as_ref())
+        )
+    })
+}
+
+/// Text that came from outside (ids, stderr of a benchmark) made safe for a terminal or a page:
+/// ANSI escape sequences removed, other control characters except newline and tab escaped.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => skip_escape_sequence(&mut chars),
+            '\n' | '\t' => out.push(c),
+            '\r' => {}
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Skips the rest of an escape sequence: CSI (`ESC [ … final`), OSC (`ESC ] … BEL/ST`), or one
+/// character.
+fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => {
+            for c in chars.by_ref() {
+                if ('\x40'..='\x7e').contains(&c) {
+                    break;
+                }
+            }
+        }
+        Some(']') => {
+            while let Some(c) = chars.next() {
+                if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A benchmark id on one line for a terminal: sanitized, newlines and tabs as spaces.
+pub fn id_line(id: &str) -> String {
+    sanitize(id).replace(['\n', '\t'], " ")
+}
+
+/// Why an inconclusive result could not decide, in words, when the noise explains it.
+pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
+    let mdc = result.min_detectable_change?;
+    (result.verdict == Outcome::Inconclusive && mdc.is_finite() && mdc > result.threshold).then(
+        || {
+            format!(
+                "this run's noise hides changes below ±{} (threshold ±{}): run more forks",
+                percent(mdc),
+                percent(result.threshold)
+            )
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_have_three_significant_digits() {
+        assert_eq!(duration(812.4), "812 ns");
+        assert_eq!(duration(1234.0), "1.23 µs");
+        assert_eq!(duration(12_345.0), "12.3 µs");
+        assert_eq!(duration(999.7), "1.00 µs");
+        assert_eq!(duration(999_960.0), "1.00 ms");
+        assert_eq!(duration(2.5e9), "2.50 s");
+        assert_eq!(duration(0.456), "0.456 ns");
+        assert_eq!(duration(f64::NAN), MISSING);
+    }
+
+    #[test]
+    fn changes_are_signed_percentages() {
+        assert_eq!(change(Some(0.123)), "+12.3 %");
+        assert_eq!(change(Some(-0.04)), "-4.0 %");
+        assert_eq!(change(None), MISSING);
+    }
+
+    #[test]
+    fn ratio_ci_decimals_follow_width() {
+        let ci = |lo, hi| RatioCi {
+            estimate: (lo + hi) / 2.0,
+            ci_low: lo,
+            ci_high: hi,
+            confidence: 0.99,
+            resamples: 100,
+            resampling: crate::stats::Resampling::Hierarchical,
+        };
+        assert_eq!(ratio_ci(Some(&ci(1.1, 1.15))), "[1.10, 1.15]");
+        assert_eq!(ratio_ci(Some(&ci(0.998, 1.003))), "[0.998, 1.003]");
+    }
+
+    #[test]
+    fn sanitize_strips_ansi_and_controls() {
+        assert_eq!(sanitize("a\x1b[31mred\x1b[0m\x07b\nc"), "ared\\u{7}b\nc");
+        assert_eq!(sanitize("\x1b]0;title\x07x"), "x");
+    }
+
+    #[test]
+    fn percent_trims() {
+        assert_eq!(percent(0.02), "2 %");
+        assert_eq!(percent(0.005), "0.5 %");
+        assert_eq!(percent(0.99), "99 %");
+    }
+}

@@ -1,0 +1,284 @@
+//! Hand-made reports and samples for the reporter tests. The statistics are not called: the
+//! numbers are invented but consistent (ratio = head mean / base mean, δ sign follows it).
+#![allow(dead_code)]
+
+use cargo_perfdiff::analysis::{
+    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, REPORT_SCHEMA, Report,
+    ReportSettings, SideSummary, SkippedTarget, Summary,
+};
+use cargo_perfdiff::samples::{
+    BenchmarkRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile, SideRecord,
+};
+use cargo_perfdiff::stats::mann_whitney::Method;
+use cargo_perfdiff::stats::{CliffsDelta, Magnitude, RatioCi, Resampling};
+
+/// An id with every character that could break a format.
+pub const NASTY_ID: &str = "parse|pipe <script>alert(1)</script> & ünïcödé `tick` *bold*";
+
+fn side(mean_ns: Option<f64>, forks: usize) -> SideSummary {
+    SideSummary {
+        mean_ns,
+        forks,
+        samples: forks * 30,
+        warmup_dropped: forks * 2,
+        unsteady_forks: 0,
+        fork_rel_sd: mean_ns.map(|_| 0.01),
+        stable: Some(true),
+    }
+}
+
+/// A benchmark measured on both sides with the given verdict and statistics.
+pub fn measured(
+    id: &str,
+    verdict: Outcome,
+    base_ns: f64,
+    ratio: (f64, f64, f64),
+    p: f64,
+    delta: (f64, Magnitude),
+) -> BenchmarkResult {
+    BenchmarkResult {
+        id: id.to_string(),
+        target: Some("hashing".to_string()),
+        verdict,
+        ratio: Some(RatioCi {
+            estimate: ratio.0,
+            ci_low: ratio.1,
+            ci_high: ratio.2,
+            confidence: 0.99,
+            resamples: 10_000,
+            resampling: Resampling::Hierarchical,
+        }),
+        change_rate: Some(ratio.0 - 1.0),
+        mann_whitney: Some(MannWhitneySummary {
+            u: 123.0,
+            p_value: p,
+            q_value: (p * 4.0).min(1.0),
+            method: Method::Asymptotic,
+        }),
+        cliffs_delta: Some(CliffsDelta {
+            delta: delta.0,
+            magnitude: delta.1,
+        }),
+        forks: ForkCounts { base: 10, head: 10 },
+        base: side(Some(base_ns), 10),
+        head: side(Some(base_ns * ratio.0), 10),
+        threshold: 0.02,
+        min_detectable_change: Some(0.015),
+        stop: None,
+        failure: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// A benchmark with no comparison: only on one side, or failed.
+pub fn unmeasured(
+    id: &str,
+    verdict: Outcome,
+    base_ns: Option<f64>,
+    head_ns: Option<f64>,
+) -> BenchmarkResult {
+    let forks = |m: Option<f64>| if m.is_some() { 10 } else { 0 };
+    BenchmarkResult {
+        id: id.to_string(),
+        target: None,
+        verdict,
+        ratio: None,
+        change_rate: None,
+        mann_whitney: None,
+        cliffs_delta: None,
+        forks: ForkCounts {
+            base: forks(base_ns),
+            head: forks(head_ns),
+        },
+        base: side(base_ns, forks(base_ns)),
+        head: side(head_ns, forks(head_ns)),
+        threshold: 0.02,
+        min_detectable_change: None,
+        stop: None,
+        failure: None,
+        warnings: Vec::new(),
+    }
+}
+
+/// One benchmark of every verdict, in the order analysis sorts them.
+pub fn all_verdicts() -> Report {
+    let mut failed = unmeasured("hash/broken", Outcome::Failed, Some(2_000.0), None);
+    failed.failure = Some(
+        "head: the benchmark process exited with status 101\nthread 'main' panicked at benches/hash.rs:12:5:\n\x1b[31mindex out of bounds\x1b[0m".to_string(),
+    );
+    let mut inconclusive = measured(
+        NASTY_ID,
+        Outcome::Inconclusive,
+        52_300.0,
+        (1.03, 0.97, 1.09),
+        0.04,
+        (0.12, Magnitude::Negligible),
+    );
+    inconclusive.min_detectable_change = Some(0.081);
+    inconclusive
+        .warnings
+        .push("head: 2 fork(s) never reached a steady state".to_string());
+    let benchmarks = vec![
+        measured(
+            "hash/mix",
+            Outcome::Regressed,
+            1_000.0,
+            (1.5, 1.47, 1.53),
+            1e-6,
+            (0.98, Magnitude::Large),
+        ),
+        failed,
+        inconclusive,
+        measured(
+            "hash/checksum",
+            Outcome::Improved,
+            3.2e6,
+            (0.8, 0.78, 0.82),
+            2e-5,
+            (-0.91, Magnitude::Large),
+        ),
+        measured(
+            "hash/steady",
+            Outcome::Unchanged,
+            812.0,
+            (1.001, 0.995, 1.007),
+            0.61,
+            (0.02, Magnitude::Negligible),
+        ),
+        unmeasured("hash/old", Outcome::OnlyInBase, Some(1.5e9), None),
+        unmeasured("hash/new_in_head", Outcome::OnlyInHead, None, Some(640.0)),
+    ];
+    report_of(benchmarks)
+}
+
+/// A report around `benchmarks` with fixed run information and settings.
+pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
+    let mut summary = Summary::default();
+    for b in &benchmarks {
+        *match b.verdict {
+            Outcome::Regressed => &mut summary.regressed,
+            Outcome::Improved => &mut summary.improved,
+            Outcome::Unchanged => &mut summary.unchanged,
+            Outcome::Inconclusive => &mut summary.inconclusive,
+            Outcome::OnlyInBase => &mut summary.only_in_base,
+            Outcome::OnlyInHead => &mut summary.only_in_head,
+            Outcome::Failed => &mut summary.failed,
+        } += 1;
+    }
+    Report {
+        schema: REPORT_SCHEMA.to_string(),
+        run: RunInfo {
+            base: Some(RevisionInfo {
+                spec: "HEAD~1".to_string(),
+                commit: Some("0123456789abcdef0123456789abcdef01234567".to_string()),
+                dirty: false,
+            }),
+            head: Some(RevisionInfo {
+                spec: "HEAD".to_string(),
+                commit: Some("fedcba9876543210fedcba9876543210fedcba98".to_string()),
+                dirty: false,
+            }),
+            mode: Mode::Interleaved,
+            seed: Some(42),
+            tool_version: Some("0.1.0".to_string()),
+            ..RunInfo::default()
+        },
+        settings: ReportSettings {
+            mode: Mode::Interleaved,
+            threshold: 0.02,
+            alpha: 0.01,
+            confidence: 0.99,
+            resamples: 10_000,
+            fdr: true,
+            seed: 42,
+        },
+        summary,
+        benchmarks,
+        skipped_targets: vec![SkippedTarget {
+            target: "custom_harness".to_string(),
+            reason: "not a criterion benchmark (harness = false without criterion)".to_string(),
+        }],
+        samples_file: Some("target/perfdiff/samples-HEAD~1-HEAD.json".to_string()),
+    }
+}
+
+/// A report with only the given verdicts (ids `b0`, `b1`, …).
+pub fn with_verdicts(verdicts: &[Outcome]) -> Report {
+    let benchmarks = verdicts
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| match v {
+            Outcome::OnlyInBase => unmeasured(&format!("b{i}"), v, Some(1.0), None),
+            Outcome::OnlyInHead => unmeasured(&format!("b{i}"), v, None, Some(1.0)),
+            Outcome::Failed => unmeasured(&format!("b{i}"), v, Some(1.0), Some(1.0)),
+            _ => measured(
+                &format!("b{i}"),
+                v,
+                100.0,
+                (1.0, 0.99, 1.01),
+                0.5,
+                (0.0, Magnitude::Negligible),
+            ),
+        })
+        .collect();
+    report_of(benchmarks)
+}
+
+/// Deterministic noise in [-1, 1).
+fn noise(i: usize) -> f64 {
+    let x = ((i as f64 + 1.0) * 12.9898).sin() * 43_758.545;
+    (x - x.floor()) * 2.0 - 1.0
+}
+
+/// Forks of samples around `mean_ns` with a few slow outliers, like a real benchmark.
+fn side_samples(mean_ns: Option<f64>, salt: usize) -> SideRecord {
+    let Some(mean) = mean_ns else {
+        return SideRecord::default();
+    };
+    let forks = (0..10)
+        .map(|f| {
+            let fork_offset = 1.0 + 0.01 * noise(salt * 97 + f);
+            let iters: Vec<f64> = (1..=30).map(|k| k as f64 * 10.0).collect();
+            let times_ns = iters
+                .iter()
+                .enumerate()
+                .map(|(k, it)| {
+                    let i = salt * 10_007 + f * 31 + k;
+                    let outlier = if k % 17 == 3 { 1.15 } else { 1.0 };
+                    it * mean * fork_offset * (1.0 + 0.02 * noise(i)) * outlier
+                })
+                .collect();
+            ForkRecord {
+                iters,
+                times_ns,
+                round: Some(f),
+                ..ForkRecord::default()
+            }
+        })
+        .collect();
+    SideRecord {
+        forks,
+        failure: None,
+    }
+}
+
+/// Samples consistent with `report`: each side's samples around its mean.
+pub fn samples_for(report: &Report) -> SampleFile {
+    let mut file = SampleFile::new(report.run.clone());
+    for (i, b) in report.benchmarks.iter().enumerate() {
+        let presence = match b.verdict {
+            Outcome::OnlyInBase => Presence::OnlyInBase,
+            Outcome::OnlyInHead => Presence::OnlyInHead,
+            _ => Presence::Both,
+        };
+        file.benchmarks.push(BenchmarkRecord {
+            id: b.id.clone(),
+            target: b.target.clone(),
+            presence,
+            base: side_samples(b.base.mean_ns, 2 * i),
+            head: side_samples(b.head.mean_ns, 2 * i + 1),
+            stop: None,
+        });
+    }
+    file
+}

@@ -1,0 +1,179 @@
+//! The terminal table: content, colour only when asked, and fitting narrow terminals.
+
+mod report_support;
+
+use cargo_perfdiff::report::{Format, Style, render};
+use report_support::{NASTY_ID, all_verdicts, report_of};
+
+fn plain(width: Option<u16>) -> String {
+    render(
+        &all_verdicts(),
+        Format::Table,
+        &Style {
+            color: false,
+            width,
+        },
+    )
+}
+
+#[test]
+fn rows_carry_the_numbers() {
+    let out = plain(None);
+    if std::env::var_os("PERFDIFF_SHOW").is_some() {
+        println!("{out}");
+        println!("{}", plain(Some(80)));
+        println!(
+            "{}",
+            render(
+                &all_verdicts(),
+                Format::Table,
+                &Style {
+                    color: true,
+                    width: Some(100)
+                }
+            )
+        );
+    }
+    for expected in [
+        "hash/mix",
+        "1.00 µs",
+        "1.50 µs",
+        "+50.0 %",
+        "[1.47, 1.53]",
+        "1.0e-6 (4.0e-6)",
+        "+0.98 large",
+        "10/10",
+        "regressed",
+        "-20.0 %",
+        "3.20 ms",
+        "812 ns",
+        "1.50 s",
+        "[0.995, 1.007]",
+        "only in base",
+        "only in head",
+        "inconclusive",
+        "failed",
+        "ünïcödé",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in\n{out}");
+    }
+}
+
+#[test]
+fn footer_has_summary_warnings_failures_and_settings() {
+    let out = plain(None);
+    assert!(
+        out.starts_with("HEAD~1 (0123456789) → HEAD (fedcba9876)\n"),
+        "{out}"
+    );
+    assert!(out.contains(
+        "1 regressed, 1 improved, 1 unchanged, 1 inconclusive, 1 failed, 1 only in base, 1 only in head\n"
+    ));
+    assert!(out.contains("warning: parse|pipe <script>"));
+    assert!(out.contains("2 fork(s) never reached a steady state"));
+    assert!(out.contains("hides changes below ±8.1 %"));
+    assert!(
+        out.contains("failed: hash/broken: head: the benchmark process exited with status 101\n")
+    );
+    assert!(out.contains("    │ index out of bounds\n"), "{out}");
+    assert!(out.contains("skipped bench target `custom_harness`"));
+    assert!(out.contains(
+        "settings: interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42\n"
+    ));
+    assert!(out.contains("samples: target/perfdiff/samples-HEAD~1-HEAD.json\n"));
+}
+
+#[test]
+fn no_control_characters_without_colour() {
+    for width in [None, Some(60), Some(80), Some(200)] {
+        let out = plain(width);
+        let bad: Vec<char> = out
+            .chars()
+            .filter(|c| c.is_control() && *c != '\n')
+            .collect();
+        assert!(
+            bad.is_empty(),
+            "control characters {bad:?} at width {width:?}"
+        );
+    }
+    // An id with its own escape sequence is neutralised too.
+    let mut report = all_verdicts();
+    report.benchmarks[0].id = "evil\x1b[2J\x07id".to_string();
+    let out = render(&report, Format::Table, &Style::plain());
+    assert!(!out.contains('\x1b') && !out.contains('\x07'));
+}
+
+#[test]
+fn colour_marks_verdicts() {
+    let out = render(
+        &all_verdicts(),
+        Format::Table,
+        &Style {
+            color: true,
+            width: None,
+        },
+    );
+    assert!(out.contains("\x1b["), "no escape codes with colour on");
+    assert!(
+        out.contains("31m") || out.contains("38;5;9m") || out.contains("91m"),
+        "no red"
+    );
+}
+
+#[test]
+fn fits_eighty_columns() {
+    let out = plain(Some(80));
+    for line in out
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.contains("regressed,"))
+    {
+        assert!(
+            line.chars().count() <= 80,
+            "line too wide ({}): {line}",
+            line.chars().count()
+        );
+    }
+    // The least important columns went first; the essential ones stayed.
+    let header = out.lines().nth(2).unwrap();
+    assert!(!header.contains("forks"), "{header}");
+    for kept in ["benchmark", "change", "verdict"] {
+        assert!(header.contains(kept), "{kept} dropped: {header}");
+    }
+}
+
+#[test]
+fn wide_terminal_keeps_every_column() {
+    let out = plain(Some(250));
+    for column in [
+        "base",
+        "head",
+        "change",
+        "ratio 99 % CI",
+        "p (q)",
+        "Cliff's δ",
+        "forks",
+        "verdict",
+    ] {
+        assert!(out.contains(column), "{column} missing");
+    }
+    assert!(out.contains(NASTY_ID.split('`').next().unwrap()));
+}
+
+#[test]
+fn empty_report_says_so() {
+    let out = render(&report_of(Vec::new()), Format::Table, &Style::plain());
+    assert!(out.contains("no benchmarks"), "{out}");
+}
+
+#[test]
+fn tiny_terminal_does_not_break() {
+    for width in [0, 1, 10, 30] {
+        let out = plain(Some(width));
+        assert!(
+            out.contains("hash/mix") || out.contains("hash/"),
+            "width {width}:\n{out}"
+        );
+        assert!(out.contains("1 regressed"));
+    }
+}

@@ -12,6 +12,7 @@
 //!   everything else collapsed.
 //! - [`render_html`] — one self-contained page with inline SVG plots of the samples.
 
+mod calibration;
 mod html;
 mod json;
 mod markdown;
@@ -22,6 +23,7 @@ use crate::analysis::{Outcome, Report};
 use crate::config::FailOn;
 use crate::error::exit_code as code;
 
+pub use calibration::render_calibration;
 pub use html::render_html;
 
 /// Output format of the report on stdout (`--format`).

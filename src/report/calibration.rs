@@ -1,0 +1,84 @@
+//! The A/A calibration view (`cargo perfdiff --calibrate`, or any run of a revision against
+//! itself): what this machine's noise lets each benchmark see.
+//!
+//! Peass (METHOD.md, "How much measurement a change needs") gives, for `n` forks per side and the
+//! fork-to-fork noise σ, the smallest change a two-sided test at level α detects with 80 % power.
+//! Users learn which thresholds are realistic before a verdict surprises them.
+
+use std::fmt::Write;
+
+use crate::analysis::{BenchmarkResult, Report};
+use crate::stats::power;
+
+/// Power the calibration advice aims for.
+const POWER: f64 = 0.8;
+
+/// A table of the noise floor per benchmark and settings advice, as plain text.
+pub fn render_calibration(report: &Report) -> String {
+    let mut out = String::from("\nNoise floor on this machine (A/A calibration):\n");
+    let _ = writeln!(
+        out,
+        "  {:<40} {:>10} {:>8} {:>14} {:>16}",
+        "benchmark", "fork noise", "forks", "detectable", "forks for ±thr"
+    );
+    let mut worst_forks = 0usize;
+    for bench in &report.benchmarks {
+        let Some(line) = calibration_line(bench, report.settings.alpha) else {
+            continue;
+        };
+        worst_forks = worst_forks.max(line.forks_for_threshold);
+        let _ = writeln!(
+            out,
+            "  {:<40} {:>9.2}% {:>8} {:>13.2}% {:>16}",
+            truncate(&bench.id, 40),
+            line.noise * 100.0,
+            line.forks,
+            line.detectable * 100.0,
+            line.forks_for_threshold
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n'detectable' is the smallest change found with {:.0} % power at the forks run and \
+         alpha {}; changes below it look like noise here.",
+        POWER * 100.0,
+        report.settings.alpha
+    );
+    if worst_forks > 0 {
+        let _ = writeln!(
+            out,
+            "Suggestion: --max-forks {} lets every benchmark resolve a ±{:.1} % change; a larger \
+             --threshold or --mode duet needs fewer.",
+            worst_forks.max(3),
+            report.settings.threshold * 100.0
+        );
+    }
+    out
+}
+
+struct CalibrationLine {
+    noise: f64,
+    forks: usize,
+    detectable: f64,
+    forks_for_threshold: usize,
+}
+
+fn calibration_line(bench: &BenchmarkResult, alpha: f64) -> Option<CalibrationLine> {
+    let noise = bench.base.fork_rel_sd?.max(bench.head.fork_rel_sd?);
+    let forks = bench.forks.base.min(bench.forks.head);
+    Some(CalibrationLine {
+        noise,
+        forks,
+        detectable: power::min_detectable_change(noise, forks, alpha, POWER),
+        forks_for_threshold: power::forks_needed(noise, bench.threshold, alpha, POWER),
+    })
+}
+
+fn truncate(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(width - 1).collect();
+    cut.push('…');
+    cut
+}

@@ -495,12 +495,8 @@ const TOP_LEVEL: TableSpec = TableSpec {
 
 fn manifest_layers(path: &Path, text: &str) -> Result<Vec<(Source, PartialSettings)>, ConfigError> {
     let document = parse_document(path, text)?;
-    let tables = [
-        (WORKSPACE.name, metadata_table(&document, "workspace")),
-        (PACKAGE.name, metadata_table(&document, "package")),
-    ];
     let manifest: Manifest = toml::from_str(text)
-        .map_err(|e| typed_error(path, text, &[&WORKSPACE, &PACKAGE], &tables, &e))?;
+        .map_err(|e| typed_error(path, text, &document, &[&WORKSPACE, &PACKAGE], &e))?;
     let [workspace, package] = manifest.into_layers();
     [(WORKSPACE, workspace), (PACKAGE, package)]
         .into_iter()
@@ -510,8 +506,8 @@ fn manifest_layers(path: &Path, text: &str) -> Result<Vec<(Source, PartialSettin
 
 fn config_file_layer(path: &Path, text: &str) -> Result<(Source, PartialSettings), ConfigError> {
     let document = parse_document(path, text)?;
-    let partial: PartialSettings = toml::from_str(text)
-        .map_err(|e| typed_error(path, text, &[&TOP_LEVEL], &[("", Some(&document))], &e))?;
+    let partial: PartialSettings =
+        toml::from_str(text).map_err(|e| typed_error(path, text, &document, &[&TOP_LEVEL], &e))?;
     checked_layer(path, text, &TOP_LEVEL, partial)
 }
 
@@ -632,25 +628,27 @@ fn line_of_key(text: &str, key_path: &[&str]) -> Option<usize> {
 }
 
 /// Turns a typed-deserialisation error into [`ConfigError::UnknownKey`] (with a suggestion) when
-/// it is about an unknown key, else into [`ConfigError::Malformed`]. `tables` are the settings
-/// tables the file holds, with their names, to tell which one the unknown key is in.
+/// it is about an unknown key, else into [`ConfigError::Malformed`]. `specs` are the settings
+/// tables the file may hold, to tell which one the unknown key is in.
 fn typed_error(
     path: &Path,
     text: &str,
+    document: &toml::Table,
     specs: &[&TableSpec],
-    tables: &[(&'static str, Option<&toml::Table>)],
     error: &toml::de::Error,
 ) -> ConfigError {
     let Some(key) = unknown_field_name(error.message()) else {
         return malformed(path, text, specs, error);
     };
-    let holder = tables
-        .iter()
-        .find_map(|(name, table)| table.filter(|t| holds_key(t, key)).map(|t| (*name, t)));
+    let holder = specs.iter().find_map(|spec| {
+        table_at(document, spec.key_path)
+            .filter(|table| holds_key(table, key))
+            .map(|table| (spec.name, table))
+    });
     let (table_name, candidates) = match holder {
         Some((name, table)) if table.contains_key(key) => (name, KNOWN_KEYS),
         Some((name, _)) => (name, BENCHMARK_KEYS),
-        None => (tables.first().map_or("", |(name, _)| *name), KNOWN_KEYS),
+        None => (specs.first().map_or("", |spec| spec.name), KNOWN_KEYS),
     };
     ConfigError::UnknownKey {
         origin: file_source(path, table_name).to_string(),
@@ -666,13 +664,11 @@ fn unknown_field_name(message: &str) -> Option<&str> {
     rest.split_once('`').map(|(key, _)| key)
 }
 
-/// `[outer.metadata.perfdiff]` of a parsed Cargo.toml, if it is there and a table.
-fn metadata_table<'a>(document: &'a toml::Table, outer: &str) -> Option<&'a toml::Table> {
-    document
-        .get(outer)?
-        .get("metadata")?
-        .get("perfdiff")?
-        .as_table()
+/// The table at `key_path` of a parsed file (the document itself for an empty path).
+fn table_at<'a>(document: &'a toml::Table, key_path: &[&str]) -> Option<&'a toml::Table> {
+    key_path
+        .iter()
+        .try_fold(document, |table, segment| table.get(*segment)?.as_table())
 }
 
 /// True when `key` is in `table` or in one of its `benchmarks."REGEX"` tables.
@@ -705,7 +701,7 @@ pub fn closest_key<'a>(key: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
         .map(|candidate| (edit_distance(&normalised, candidate), *candidate))
-        .filter(|(distance, candidate)| *distance <= (candidate.len() / 3).max(2))
+        .filter(|(distance, candidate)| *distance <= (candidate.len().div_ceil(3)).max(1))
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
 }

@@ -399,3 +399,23 @@ fn unreadable_files_are_errors_naming_the_file() {
     let message = load_files(dir.path()).unwrap_err().to_string();
     assert!(message.contains("perfdiff.toml"), "{message}");
 }
+
+#[test]
+fn suggestions_catch_misspellings_but_not_unrelated_words() {
+    use cargo_perfdiff::config::{BENCHMARK_KEYS, KNOWN_KEYS, closest_key};
+    let cases = [
+        ("thresold", Some("threshold")),
+        ("fork_timeout", Some("fork-timeout")),
+        ("warmup-ms", Some("warm-up-ms")),
+        ("Sample_Size", Some("sample-size")),
+        ("alfa", Some("alpha")),
+        ("seeds", Some("seed")),
+        ("foo", None),
+        ("colour", None),
+        ("benchmark-filter", None),
+    ];
+    for (key, expected) in cases {
+        assert_eq!(closest_key(key, KNOWN_KEYS), expected, "{key}");
+    }
+    assert_eq!(closest_key("ignored", BENCHMARK_KEYS), Some("ignore"));
+}

@@ -1,0 +1,240 @@
+//! The GitHub Actions integration is YAML nobody can run here; these tests catch what breaks it
+//! silently: invalid YAML, an input used but not declared (it expands to an empty string), a
+//! workflow passing an input the action does not have, or reading an output nobody sets.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use yaml_rust2::{Yaml, YamlLoader};
+
+const OUR_ACTION: &str = "OWNER/cargo-perfdiff@v0";
+
+fn repo_file(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
+}
+
+fn load(path: &Path) -> (String, Yaml) {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut docs =
+        YamlLoader::load_from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(docs.len(), 1, "{}: one YAML document", path.display());
+    (text, docs.remove(0))
+}
+
+fn keys(yaml: &Yaml) -> BTreeSet<String> {
+    yaml.as_hash()
+        .map(|h| {
+            h.keys()
+                .filter_map(|k| k.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn workflows() -> Vec<(PathBuf, String, Yaml)> {
+    let mut files: Vec<PathBuf> = fs::read_dir(repo_file("examples/workflows"))
+        .expect("examples/workflows")
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yml"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 3,
+        "expected the three example workflows, found {files:?}"
+    );
+    files
+        .into_iter()
+        .map(|p| {
+            let (text, yaml) = load(&p);
+            (p, text, yaml)
+        })
+        .collect()
+}
+
+fn action() -> (String, Yaml) {
+    load(&repo_file("action.yml"))
+}
+
+fn referenced(text: &str, pattern: &str) -> BTreeSet<String> {
+    Regex::new(pattern)
+        .unwrap()
+        .captures_iter(text)
+        .map(|c| c[1].to_string())
+        .collect()
+}
+
+#[test]
+fn action_is_a_composite_action_whose_inputs_are_declared_and_used() {
+    let (text, yaml) = action();
+    assert_eq!(yaml["runs"]["using"].as_str(), Some("composite"));
+    let declared = keys(&yaml["inputs"]);
+    let used = referenced(&text, r"inputs\.([a-z][a-z0-9-]*)");
+    assert_eq!(used, declared, "inputs used in steps vs declared");
+    for (name, input) in yaml["inputs"].as_hash().unwrap() {
+        assert!(
+            input["description"].as_str().is_some(),
+            "input {name:?} has no description"
+        );
+    }
+    for step in yaml["runs"]["steps"].as_vec().unwrap() {
+        if step["run"].as_str().is_some() {
+            assert!(
+                step["shell"].as_str().is_some(),
+                "composite run steps need a shell: {step:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn action_outputs_come_from_steps_that_exist() {
+    let (text, yaml) = action();
+    let step_ids: BTreeSet<String> = yaml["runs"]["steps"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["id"].as_str().map(str::to_string))
+        .collect();
+    let referenced_steps = referenced(&text, r"steps\.([a-z][a-z0-9-]*)\.outputs");
+    assert!(
+        referenced_steps.is_subset(&step_ids),
+        "{referenced_steps:?} not all in {step_ids:?}"
+    );
+    // Every output a step is read for is written by that step.
+    for (id, output) in Regex::new(r"steps\.([a-z][a-z0-9-]*)\.outputs\.([a-z][a-z0-9-]*)")
+        .unwrap()
+        .captures_iter(&text)
+        .map(|c| (c[1].to_string(), c[2].to_string()))
+    {
+        let step = yaml["runs"]["steps"]
+            .as_vec()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"].as_str() == Some(&id))
+            .unwrap();
+        let script = step["run"].as_str().unwrap_or_default();
+        assert!(
+            script.contains(&format!("{output}=")),
+            "step {id} never sets output {output}"
+        );
+    }
+}
+
+#[test]
+fn action_installs_from_its_own_checkout_and_runs_the_markdown_report() {
+    let (text, _) = action();
+    assert!(text.contains(r#"cargo install --locked --path "$GITHUB_ACTION_PATH""#));
+    assert!(text.contains("--format markdown --output"));
+    assert!(text.contains("GITHUB_STEP_SUMMARY"));
+    assert!(text.contains("actions/upload-artifact@"));
+}
+
+#[test]
+fn workflows_pass_only_inputs_the_action_has() {
+    let (_, action) = action();
+    let inputs = keys(&action["inputs"]);
+    let outputs = keys(&action["outputs"]);
+    let step_output = Regex::new(r"steps\.([a-z][a-z0-9-]*)\.outputs\.([a-z][a-z0-9-]*)").unwrap();
+    for (path, _, workflow) in workflows() {
+        assert!(
+            !workflow["jobs"].is_badvalue(),
+            "{}: no jobs",
+            path.display()
+        );
+        for (job_name, job) in workflow["jobs"].as_hash().unwrap() {
+            let steps = job["steps"].as_vec().expect("steps");
+            for step in steps {
+                if step["uses"].as_str() == Some(OUR_ACTION) {
+                    let given = keys(&step["with"]);
+                    assert!(
+                        given.is_subset(&inputs),
+                        "{} job {job_name:?}: unknown inputs {:?}",
+                        path.display(),
+                        given.difference(&inputs).collect::<Vec<_>>()
+                    );
+                }
+            }
+            // steps.ID.outputs.NAME in this job: ID is a step of the job using our action and
+            // NAME one of its outputs, or a step of the job that sets NAME itself.
+            let job_text = format!("{job:?}");
+            for captures in step_output.captures_iter(&job_text) {
+                let (id, output) = (&captures[1], &captures[2]);
+                let step = steps
+                    .iter()
+                    .find(|s| s["id"].as_str() == Some(id))
+                    .unwrap_or_else(|| panic!("{}: no step with id {id}", path.display()));
+                let ok = if step["uses"].as_str() == Some(OUR_ACTION) {
+                    outputs.contains(output)
+                } else {
+                    step["run"]
+                        .as_str()
+                        .unwrap_or_default()
+                        .contains(&format!("{output}="))
+                };
+                assert!(
+                    ok,
+                    "{}: steps.{id}.outputs.{output} is never set",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn workflows_check_out_full_history() {
+    for (path, _, workflow) in workflows() {
+        for (_, job) in workflow["jobs"].as_hash().unwrap() {
+            for step in job["steps"].as_vec().unwrap() {
+                if step["uses"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("actions/checkout@"))
+                {
+                    assert_eq!(
+                        step["with"]["fetch-depth"].as_i64(),
+                        Some(0),
+                        "{}: checkout without fetch-depth: 0",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sharded_workflow_merges_every_shard() {
+    let (text, workflow) = load(&repo_file("examples/workflows/sharded.yml"));
+    let shards = workflow["jobs"]["shard"]["strategy"]["matrix"]["shard"]
+        .as_vec()
+        .expect("a shard matrix");
+    let shards: Vec<i64> = shards.iter().filter_map(Yaml::as_i64).collect();
+    assert_eq!(shards, vec![1, 2, 3]);
+    assert!(text.contains(&format!("--shard ${{{{ matrix.shard }}}}/{}", shards.len())));
+    assert_eq!(workflow["jobs"]["report"]["needs"].as_str(), Some("shard"));
+    assert!(text.contains("cargo perfdiff report"));
+}
+
+#[test]
+fn pull_request_workflow_runs_on_pull_requests_and_comments_with_gh_only() {
+    let (text, workflow) = load(&repo_file("examples/workflows/pull-request.yml"));
+    let on = &workflow["on"];
+    assert!(
+        !on["pull_request"].is_badvalue(),
+        "not triggered by pull_request"
+    );
+    assert!(text.contains("gh pr comment"));
+    assert!(
+        !text.contains("marocchino"),
+        "only gh, no third-party comment action"
+    );
+}
+
+#[test]
+fn pre_release_workflow_compares_with_the_last_tag_and_fails_on_inconclusive() {
+    let (text, _) = load(&repo_file("examples/workflows/pre-release.yml"));
+    assert!(text.contains("git describe --tags --abbrev=0"));
+    assert!(text.contains("fail-on: inconclusive"));
+}

@@ -1,0 +1,180 @@
+//! `--print-config` output and `to_toml`: every key shown with its source, and the TOML written
+//! reads back to the same settings.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use cargo_perfdiff::config::{
+    BenchOverride, FailOn, KNOWN_KEYS, Mode, PartialSettings, Settings, Source, StopRule, load,
+    resolve,
+};
+
+fn everything_set() -> PartialSettings {
+    let mut benchmarks = BTreeMap::new();
+    benchmarks.insert(
+        "^hash/(mix|checksum)$".to_string(),
+        BenchOverride {
+            threshold: Some(0.1),
+            ignore: false,
+        },
+    );
+    benchmarks.insert(
+        "flaky \"quoted\"".to_string(),
+        BenchOverride {
+            threshold: None,
+            ignore: true,
+        },
+    );
+    PartialSettings {
+        mode: Some(Mode::Duet),
+        stop: Some(StopRule::Rciw),
+        forks: Some(7),
+        min_forks: Some(3),
+        max_forks: Some(9),
+        stop_threshold: Some(0.03),
+        window: Some(4),
+        warm_up_ms: Some(100),
+        measurement_ms: Some(500),
+        sample_size: Some(20),
+        threshold: Some(0.04),
+        alpha: Some(0.05),
+        confidence: Some(0.95),
+        resamples: Some(2000),
+        fdr: Some(false),
+        seed: Some(u64::MAX),
+        fork_timeout_s: Some(12.5),
+        filters: Some(vec!["hash/".to_string(), "a\\.b".to_string()]),
+        fail_on: Some(FailOn::Inconclusive),
+        cpus: Some([2, 5]),
+        benchmarks: Some(benchmarks),
+    }
+}
+
+#[test]
+fn known_keys_match_the_partial_settings_fields() {
+    let partial = PartialSettings {
+        seed: Some(1), // u64::MAX does not fit a TOML integer
+        ..everything_set()
+    };
+    let table = toml::Table::try_from(partial).expect("serialises");
+    let mut fields: Vec<&str> = table.keys().map(String::as_str).collect();
+    let mut known = KNOWN_KEYS.to_vec();
+    fields.sort_unstable();
+    known.sort_unstable();
+    assert_eq!(
+        fields, known,
+        "KNOWN_KEYS must list every PartialSettings key"
+    );
+}
+
+#[test]
+fn render_lists_every_key_with_its_value_and_source() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("perfdiff.toml"), "threshold = 0.05\n").unwrap();
+    let cli = PartialSettings {
+        mode: Some(Mode::Duet),
+        ..PartialSettings::default()
+    };
+    let text = load(dir.path(), cli).unwrap().render();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines.len(),
+        1 + KNOWN_KEYS.len() - 1,
+        "header + one row per key:\n{text}"
+    );
+    for key in KNOWN_KEYS.iter().filter(|k| **k != "benchmarks") {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.split_whitespace().next() == Some(key)),
+            "{key} missing:\n{text}"
+        );
+    }
+    let row = |key: &str| {
+        *lines
+            .iter()
+            .find(|l| l.starts_with(&format!("{key} ")))
+            .unwrap()
+    };
+    assert!(row("threshold").contains("0.05"), "{text}");
+    assert!(row("threshold").ends_with("perfdiff.toml"), "{text}");
+    assert!(
+        row("mode").contains("duet") && row("mode").ends_with("command line"),
+        "{text}"
+    );
+    assert!(row("alpha").ends_with("default"), "{text}");
+    // Aligned: the value column starts at the same position in every row.
+    let value_column = |line: &str| {
+        line.find("  ")
+            .map(|i| i + line[i..].len() - line[i..].trim_start().len())
+    };
+    let columns: Vec<_> = lines.iter().map(|l| value_column(l)).collect();
+    assert!(
+        columns.windows(2).all(|w| w[0] == w[1]),
+        "not aligned:\n{text}"
+    );
+}
+
+#[test]
+fn render_shows_per_benchmark_overrides() {
+    let effective = resolve(Vec::new(), everything_set()).unwrap();
+    let text = effective.render();
+    assert!(
+        text.contains("benchmarks.\"^hash/(mix|checksum)$\""),
+        "{text}"
+    );
+    assert!(text.contains("threshold = 0.1"), "{text}");
+    assert!(text.contains("ignore"), "{text}");
+}
+
+#[test]
+fn to_toml_reads_back_to_the_same_settings() {
+    for cli in [PartialSettings::default(), everything_set()] {
+        let effective = resolve(Vec::new(), cli).unwrap();
+        let text = effective.to_toml();
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("perfdiff.toml"), &text).unwrap();
+        let reread = load(dir.path(), PartialSettings::default())
+            .unwrap_or_else(|e| panic!("to_toml output rejected: {e}\n{text}"));
+        assert_eq!(reread.settings, effective.settings, "{text}");
+    }
+}
+
+#[test]
+fn to_toml_of_defaults_comments_out_unset_options() {
+    let text = resolve(Vec::new(), PartialSettings::default())
+        .unwrap()
+        .to_toml();
+    assert!(text.contains("# seed = "), "{text}");
+    assert!(text.contains("\nthreshold = 0.02\n"), "{text}");
+    let parsed: toml::Table = text.parse().unwrap();
+    assert!(!parsed.contains_key("seed"));
+    assert_eq!(
+        resolve(Vec::new(), PartialSettings::default())
+            .unwrap()
+            .settings,
+        Settings::default()
+    );
+}
+
+#[test]
+#[ignore = "prints the output for a person to look at"]
+fn show_render_and_toml() {
+    let effective = resolve(Vec::new(), everything_set()).unwrap();
+    println!("{}\n{}", effective.render(), effective.to_toml());
+    let defaults = resolve(Vec::new(), PartialSettings::default()).unwrap();
+    println!("{}\n{}", defaults.render(), defaults.to_toml());
+}
+
+#[test]
+fn sources_display_file_and_table() {
+    let source = Source::File {
+        path: "/repo/Cargo.toml".into(),
+        table: "[workspace.metadata.perfdiff]".to_string(),
+    };
+    assert_eq!(
+        source.to_string(),
+        "/repo/Cargo.toml [workspace.metadata.perfdiff]"
+    );
+    assert_eq!(Source::CommandLine.to_string(), "command line");
+}

@@ -273,7 +273,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.warm_up_ms = args.warm_up_time.map(seconds_to_ms);
     layer.measurement_ms = args.measurement_time.map(seconds_to_ms);
     layer.sample_size = args.sample_size;
-    layer.fork_timeout = args.fork_timeout;
+    layer.fork_timeout_s = args.fork_timeout;
     layer.cpus = args.cpus;
     if !args.filters.is_empty() {
         layer.filters = Some(args.filters.clone());

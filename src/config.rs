@@ -89,7 +89,7 @@ fn suggestion_suffix(suggestion: Option<&str>) -> String {
 }
 
 /// When measurement of a benchmark stops adding forks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum StopRule {
     /// Exactly `forks` rounds.
@@ -118,7 +118,7 @@ impl std::fmt::Display for StopRule {
 }
 
 /// What makes the process exit non-zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum FailOn {
     /// Exit 1 when a benchmark regressed (default).
@@ -146,6 +146,7 @@ pub struct BenchOverride {
 
 /// Every setting of a run, with its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Settings {
     /// Interleaved forks or duet pairs.
     pub mode: Mode,
@@ -354,6 +355,36 @@ fn deserialize_seed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option
         }
     }
     deserializer.deserialize_any(SeedVisitor)
+}
+
+impl PartialSettings {
+    /// A layer that sets every value of `settings` (e.g. the settings a samples file recorded,
+    /// so `report` re-analyses with them and the command line still overrides).
+    pub fn from_settings(settings: &Settings) -> Self {
+        PartialSettings {
+            mode: Some(settings.mode),
+            stop: Some(settings.stop),
+            forks: Some(settings.forks),
+            min_forks: Some(settings.min_forks),
+            max_forks: Some(settings.max_forks),
+            stop_threshold: settings.stop_threshold,
+            window: Some(settings.window),
+            warm_up_ms: Some(settings.warm_up_ms),
+            measurement_ms: Some(settings.measurement_ms),
+            sample_size: Some(settings.sample_size),
+            threshold: Some(settings.threshold),
+            alpha: Some(settings.alpha),
+            confidence: Some(settings.confidence),
+            resamples: Some(settings.resamples),
+            fdr: Some(settings.fdr),
+            seed: settings.seed,
+            fork_timeout_s: Some(settings.fork_timeout_s),
+            filters: Some(settings.filters.clone()),
+            fail_on: Some(settings.fail_on),
+            cpus: settings.cpus,
+            benchmarks: (!settings.overrides.is_empty()).then(|| settings.overrides.clone()),
+        }
+    }
 }
 
 /// Where a value came from.

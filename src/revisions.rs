@@ -127,6 +127,12 @@ pub struct Comparison {
 /// Honours `GIT_CEILING_DIRECTORIES` like git does, but not `GIT_DIR`: the project is found from
 /// the directory, never from an inherited environment.
 pub fn open_repository(start: &Path) -> Result<Repository, RevisionError> {
+    if !start.is_dir() {
+        return Err(RevisionError::Open {
+            path: start.to_path_buf(),
+            message: "no such directory".to_string(),
+        });
+    }
     let ceilings: Vec<OsString> = std::env::var_os("GIT_CEILING_DIRECTORIES")
         .map(|v| {
             std::env::split_paths(&v)

@@ -17,7 +17,7 @@
 //!   so switching commits is a libgit2 checkout from the old tree to the new one that rewrites only
 //!   files that differ (unchanged files keep their mtimes and cargo rebuilds only what changed);
 //! - the forced checkout also repairs damage: missing or edited files are restored, stray files
-//!   removed (except an in-slot `target/`, which is excluded), and anything that does not look
+//!   removed (except an in-slot `target/` and a generated `Cargo.lock`), and anything that does not look
 //!   like one of our slots (no `.git` directory, a leftover `.git` file of a pruned linked worktree,
 //!   alternates pointing elsewhere) is deleted and rebuilt from scratch. A slot that still fails
 //!   after that is reported, not retried forever.
@@ -339,8 +339,9 @@ impl SlotJob<'_> {
             "objects/info/alternates",
             format!("{}\n", objects.to_string_lossy()),
         )?;
-        // A cargo target directory inside the slot must survive checkouts (remove_untracked).
-        write("info/exclude", "/target/\n".to_string())?;
+        // Cargo's output inside the slot (a target directory, a generated Cargo.lock) must
+        // survive checkouts, which remove untracked files.
+        write("info/exclude", "/target/\n/Cargo.lock\n".to_string())?;
         write(
             SLOT_MARKER,
             "cargo-perfdiff materialises revisions here; safe to delete\n".to_string(),
@@ -402,12 +403,16 @@ impl SlotJob<'_> {
             }
             let dir = self.dir.join(&path);
             let label = format!("{} (submodule {})", self.revision, path.display());
-            SlotJob {
+            let job = SlotJob {
                 source: &source,
                 dir: &dir,
                 revision: &label,
-            }
-            .sync(&Target::Commit(oid))?;
+            };
+            // Already retried from scratch inside: not a reason to rebuild this slot too.
+            job.sync(&Target::Commit(oid)).map_err(|e| match e {
+                WorktreeError::Submodule { .. } => e,
+                other => submodule_error(other.to_string()),
+            })?;
         }
         Ok(())
     }
@@ -464,6 +469,11 @@ impl Snapshot<'_> {
 
     fn git<T>(&self, result: Result<T, git2::Error>) -> Result<T, WorktreeError> {
         result.map_err(|e| self.error(e.message()))
+    }
+
+    /// Failing to read the user's files is a snapshot error, not slot damage (see `sync`).
+    fn io_error(&self, path: &Path, error: std::io::Error) -> WorktreeError {
+        self.error(format!("{}: {error}", path.display()))
     }
 
     fn workdir(&self) -> &Path {
@@ -535,7 +545,7 @@ impl Snapshot<'_> {
         let full = self.workdir().join(path);
         match fs::symlink_metadata(&full) {
             Ok(metadata) if !gone => self.add_from_disk(update, path, &full, &metadata),
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(WorktreeError::io(&full, e)),
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(self.io_error(&full, e)),
             _ => {
                 update.remove(path_to_bytes(path));
                 Ok(())
@@ -551,7 +561,7 @@ impl Snapshot<'_> {
         metadata: &fs::Metadata,
     ) -> Result<(), WorktreeError> {
         let (oid, mode) = if metadata.file_type().is_symlink() {
-            let target = fs::read_link(full).map_err(|e| WorktreeError::io(full, e))?;
+            let target = fs::read_link(full).map_err(|e| self.io_error(full, e))?;
             (
                 self.git(self.slot.blob(&path_to_bytes(&target)))?,
                 FileMode::Link,
@@ -587,12 +597,12 @@ impl Snapshot<'_> {
         if self.skip_untracked_dir(&full) {
             return Ok(());
         }
-        let entries = fs::read_dir(&full).map_err(|e| WorktreeError::io(&full, e))?;
+        let entries = fs::read_dir(&full).map_err(|e| self.io_error(&full, e))?;
         for entry in entries {
-            let entry = entry.map_err(|e| WorktreeError::io(&full, e))?;
+            let entry = entry.map_err(|e| self.io_error(&full, e))?;
             let relative = dir.join(entry.file_name());
-            let metadata = fs::symlink_metadata(entry.path())
-                .map_err(|e| WorktreeError::io(&entry.path(), e))?;
+            let metadata =
+                fs::symlink_metadata(entry.path()).map_err(|e| self.io_error(&entry.path(), e))?;
             if metadata.is_dir() {
                 let as_dir = format!("{}/", relative.to_string_lossy());
                 if !self.git(self.source.is_path_ignored(&as_dir))? {

@@ -146,7 +146,12 @@ fn digest(bytes: &[u8]) -> String {
 impl UserState {
     /// `skip` are top-level names left out of the file comparison (the perfdiff dir's parent).
     fn capture(repo: &Path, skip: &[&str]) -> UserState {
-        let git_dir = repo.join(".git");
+        // A linked worktree has its own git dir (index, HEAD) and shares the common one.
+        let git_dir = PathBuf::from(git(repo, &["rev-parse", "--absolute-git-dir"]));
+        let common = PathBuf::from(git(
+            repo,
+            &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        ));
         // Read the index before running git, and keep git from refreshing it.
         let index = fs::read(git_dir.join("index")).ok().map(|b| digest(&b));
         let quiet = |args: &[&str]| {
@@ -160,13 +165,13 @@ impl UserState {
         let files = raw.into_iter().map(|(p, b)| (p, digest(&b))).collect();
         UserState {
             index,
-            config: digest(&fs::read(git_dir.join("config")).unwrap()),
+            config: digest(&fs::read(common.join("config")).unwrap()),
             status: quiet(&["status", "--porcelain", "--untracked-files=all"]),
             head: quiet(&["rev-parse", "HEAD"]),
             refs: quiet(&["show-ref"]),
             stash: quiet(&["stash", "list"]),
             worktrees: quiet(&["worktree", "list", "--porcelain"]),
-            objects: count_files(&git_dir.join("objects")),
+            objects: count_files(&common.join("objects")),
             files,
         }
     }
@@ -639,6 +644,65 @@ fn working_tree_snapshot_has_edits_and_untracked_files_but_not_ignored_ones() {
     assert_eq!(mtimes(&slot, &["Cargo.toml"]), untouched[..1]);
 
     assert_eq!(before, UserState::capture(&h.repo, &["target"]));
+}
+
+#[test]
+fn the_snapshot_leaves_out_an_unignored_perfdiff_dir() {
+    let h = history();
+    fs::write(h.repo.join(".gitignore"), "").unwrap();
+    commit_all(&h.repo, "ignore nothing");
+    let pd = perfdiff_dir(&h.repo);
+    let repo = open(&h.repo);
+    let rev = Revision::working_tree(&repo);
+    let slot = worktree::materialise(&repo, &pd, "head", &rev).unwrap();
+    write(
+        &h.repo,
+        "target/debug/out",
+        "not a cargo dir yet, but holds perfdiff\n",
+    );
+    let before = UserState::capture(&h.repo, &["target"]);
+    worktree::materialise(&repo, &pd, "head", &rev).unwrap();
+    let files = slot_files(&slot);
+    assert!(files.keys().all(|f| !f.starts_with("target")), "{files:?}");
+    assert_eq!(files["src/lib.rs"], "pub fn one() -> u32 { 2 }\n");
+    assert_eq!(before, UserState::capture(&h.repo, &["target"]));
+}
+
+#[test]
+fn a_linked_worktree_of_the_user_works_as_the_repository() {
+    let h = history();
+    let linked = h.repo.parent().unwrap().join("linked wt");
+    git(
+        &h.repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--detach",
+            linked.to_str().unwrap(),
+            &h.commits[0],
+        ],
+    );
+    write(&linked, "src/lib.rs", "pub fn one() -> u32 { 7 }\n");
+    let before = UserState::capture(&linked, &["target"]);
+    let repo = open(&linked.join("src"));
+    let comparison = revisions::resolve_comparison(&repo, &[]).unwrap();
+    assert_eq!(
+        comparison.base.commit.as_deref(),
+        Some(h.commits[0].as_str())
+    );
+    let pd = perfdiff_dir(&linked);
+    let base = worktree::materialise(&repo, &pd, "base", &comparison.base).unwrap();
+    let head = worktree::materialise(&repo, &pd, "head", &comparison.head).unwrap();
+    assert_eq!(
+        slot_files(&base)["src/lib.rs"],
+        "pub fn one() -> u32 { 1 }\n"
+    );
+    assert_eq!(
+        slot_files(&head)["src/lib.rs"],
+        "pub fn one() -> u32 { 7 }\n"
+    );
+    assert_eq!(before, UserState::capture(&linked, &["target"]));
 }
 
 #[test]

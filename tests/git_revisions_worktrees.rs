@@ -440,6 +440,17 @@ fn an_empty_repository_has_no_head_to_compare() {
     init_repo(&root);
     let err = resolve(&root, &[]).unwrap_err();
     assert!(matches!(err, RevisionError::NoCommits { .. }), "{err:?}");
+
+    // Its working tree can still be materialised (snapshot without a parent).
+    write(&root, "src/main.rs", "fn main() {}\n");
+    write(&root, ".gitignore", "/target/\n");
+    let repo = open(&root);
+    let rev = Revision::working_tree(&repo);
+    assert_eq!(rev.commit, None);
+    let before = UserState::capture(&root, &["target"]);
+    let slot = worktree::materialise(&repo, &perfdiff_dir(&root), "head", &rev).unwrap();
+    assert_eq!(slot_files(&slot)["src/main.rs"], "fn main() {}\n");
+    assert_eq!(before, UserState::capture(&root, &["target"]));
 }
 
 #[test]
@@ -870,6 +881,36 @@ fn submodules_are_checked_out_inside_the_slot() {
         "pub const V: u32 = 2;\n"
     );
     assert_eq!(before, UserState::capture(&app, &["target"]));
+
+    // A gitlink to a commit the user's copy of the submodule never fetched: a clear error.
+    write(&lib, "src/lib.rs", "pub const V: u32 = 3;\n");
+    let lib_v3 = commit_all(&lib, "v3, not fetched by the app");
+    let cacheinfo = format!("160000,{lib_v3},vendor/shared");
+    git(&app, &["update-index", "--cacheinfo", &cacheinfo]);
+    git(
+        &app,
+        &["commit", "-q", "-m", "point at an unfetched commit"],
+    );
+    let app_c3 = git(&app, &["rev-parse", "HEAD"]);
+    git(&app, &["reset", "-q", "--hard", &app_c2]);
+    git(&app, &["submodule", "update", "-q"]);
+    let before = UserState::capture(&app, &["target"]);
+    let err = worktree::materialise(&repo, &pd, "base", &commit_rev(&app_c3)).unwrap_err();
+    assert!(matches!(err, WorktreeError::Submodule { .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("vendor/shared"), "{message}");
+    assert!(message.contains("git submodule update"), "{message}");
+    assert_eq!(before, UserState::capture(&app, &["target"]));
+
+    // In a clone that never initialised the submodule, it stays empty, as in the user's checkout.
+    let clone = root.join("clone");
+    let url = format!("file://{}", app.display());
+    git(&root, &["clone", "-q", &url, clone.to_str().unwrap()]);
+    let repo = open(&clone);
+    let slot =
+        worktree::materialise(&repo, &perfdiff_dir(&clone), "base", &commit_rev(&app_c2)).unwrap();
+    assert!(slot.join("Cargo.toml").is_file());
+    assert_eq!(fs::read_dir(slot.join("vendor/shared")).unwrap().count(), 0);
 }
 
 // ---------------------------------------------------------------- lock

@@ -43,8 +43,8 @@ use std::time::{Duration, Instant};
 
 use git2::build::{CheckoutBuilder, TreeUpdateBuilder};
 use git2::{
-    FileMode, Oid, Repository, RepositoryInitOptions, RepositoryOpenFlags, Signature, Status,
-    StatusOptions, Time, Tree, TreeWalkMode, TreeWalkResult,
+    ConfigLevel, FileMode, Oid, Repository, RepositoryInitOptions, RepositoryOpenFlags, Signature,
+    Status, StatusOptions, Time, Tree, TreeWalkMode, TreeWalkResult,
 };
 
 use crate::revisions::Revision;
@@ -324,7 +324,8 @@ impl SlotJob<'_> {
         options.external_template(false).mkpath(true);
         let slot = self.git(Repository::init_opts(self.dir, &options))?;
         let git_dir = slot.path().to_path_buf();
-        let mut config = self.git(slot.config())?;
+        // Written to the slot's own config file only, never a user-wide one.
+        let mut config = self.git(self.git(slot.config())?.open_level(ConfigLevel::Local))?;
         self.git(config.set_i64("gc.auto", 0))?;
         drop(slot);
         let write = |relative: &str, contents: String| {

@@ -519,6 +519,12 @@ fn switching_a_slot_rewrites_only_the_files_that_differ() {
     let slot_repo = git2::Repository::open(&slot).unwrap();
     assert!(slot_repo.head_detached().unwrap());
     assert_eq!(git(&slot, &["rev-parse", "HEAD"]), h.commits[0]);
+    assert_eq!(git(&slot, &["config", "--local", "gc.auto"]), "0");
+    assert_eq!(
+        git(&slot, &["status", "--porcelain"]),
+        "",
+        "slot index matches its files"
+    );
 
     let stable = ["Cargo.toml", "src/unchanged.rs", ".gitignore"];
     let stable_before = mtimes(&slot, &stable);

@@ -218,11 +218,18 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
 
 /// A distinct, reproducible seed per benchmark so results do not depend on suite order.
 fn bench_seed(seed: u64, index: usize) -> u64 {
-    seed ^ (index as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    seed ^ (index as u64)
+        .wrapping_add(1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// The per-benchmark statistics; verdicts wait for the suite-wide p-value adjustment.
-fn analyse_one(record: &BenchmarkRecord, mode: Mode, settings: &Settings, seed: u64) -> BenchmarkResult {
+fn analyse_one(
+    record: &BenchmarkRecord,
+    mode: Mode,
+    settings: &Settings,
+    seed: u64,
+) -> BenchmarkResult {
     let mut result = BenchmarkResult {
         id: record.id.clone(),
         target: record.target.clone(),
@@ -281,8 +288,9 @@ fn analyse_one(record: &BenchmarkRecord, mode: Mode, settings: &Settings, seed: 
         seed,
     };
     let ratio = match mode {
-        Mode::Duet => duet_runs(record)
-            .and_then(|runs| stats::duet::duet_ratio(&runs, &config).ok()),
+        Mode::Duet => {
+            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, &config).ok())
+        }
         Mode::Interleaved => None,
     };
     let ratio = match ratio {
@@ -336,15 +344,19 @@ fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {
     let mean = (!forks.is_empty()).then(|| descriptive::mean(&fork_means));
     let fork_rel_sd = (fork_means.len() >= 2).then(|| {
         let m = descriptive::mean(&fork_means);
-        let var = fork_means.iter().map(|x| (x - m).powi(2)).sum::<f64>()
-            / (fork_means.len() - 1) as f64;
+        let var =
+            fork_means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (fork_means.len() - 1) as f64;
         var.sqrt() / m
     });
     SideSummary {
         mean_ns: mean,
         forks: forks.len(),
         samples: forks.iter().map(Vec::len).sum(),
-        warmup_dropped: side.forks.iter().map(|f| f.warmup_dropped.unwrap_or(0)).sum(),
+        warmup_dropped: side
+            .forks
+            .iter()
+            .map(|f| f.warmup_dropped.unwrap_or(0))
+            .sum(),
         unsteady_forks: side.forks.iter().filter(|f| f.unsteady).count(),
         fork_rel_sd,
         stable,
@@ -355,7 +367,12 @@ fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {
 fn min_detectable_change(result: &BenchmarkResult, settings: &Settings) -> Option<f64> {
     let rel_sd = result.base.fork_rel_sd?.max(result.head.fork_rel_sd?);
     let forks = result.forks.base.min(result.forks.head);
-    Some(stats::power::min_detectable_change(rel_sd, forks, settings.alpha, 0.8))
+    Some(stats::power::min_detectable_change(
+        rel_sd,
+        forks,
+        settings.alpha,
+        0.8,
+    ))
 }
 
 fn side_warnings(result: &BenchmarkResult) -> Vec<String> {

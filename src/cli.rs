@@ -224,7 +224,11 @@ pub fn main() -> i32 {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { exit_code::ERROR } else { exit_code::OK };
+            return if e.use_stderr() {
+                exit_code::ERROR
+            } else {
+                exit_code::OK
+            };
         }
     };
     install_interrupt_handler();
@@ -346,7 +350,12 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
     };
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
-    let code = write_outputs(&outcome.report, &outcome.samples, &args.output, effective.settings.fail_on)?;
+    let code = write_outputs(
+        &outcome.report,
+        &outcome.samples,
+        &args.output,
+        effective.settings.fail_on,
+    )?;
     if args.calibrate {
         eprint!("{}", report::render_calibration(&outcome.report));
     }
@@ -357,7 +366,10 @@ fn report_command(args: ReportArgs) -> Result<i32, Error> {
     let samples = run::merge_sample_files(&args.files)?;
     let mut settings = run::recorded_settings(&samples);
     let effective = config::resolve(
-        vec![(config::Source::Default, PartialSettings::from_settings(&settings))],
+        vec![(
+            config::Source::Default,
+            PartialSettings::from_settings(&settings),
+        )],
         analysis_layer(&args.analysis),
     )?;
     settings = effective.settings;
@@ -387,7 +399,12 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     };
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
-    let code = write_outputs(&outcome.report, &outcome.samples, &args.output, FailOn::Regression)?;
+    let code = write_outputs(
+        &outcome.report,
+        &outcome.samples,
+        &args.output,
+        FailOn::Regression,
+    )?;
     progress.note(&format!(
         "try it yourself: cd {} && cargo perfdiff HEAD~1 HEAD",
         repo.display()
@@ -402,7 +419,8 @@ fn write_outputs(
     output: &OutputArgs,
     fail_on: FailOn,
 ) -> Result<i32, Error> {
-    let to_terminal = output.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
+    let to_terminal =
+        output.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
     let style = report::Style {
         color: to_terminal && std::env::var_os("NO_COLOR").is_none(),
         width: None,
@@ -445,7 +463,8 @@ mod tests {
 
     #[test]
     fn revisions_and_filters_parse() {
-        let cli = Cli::try_parse_from(["cargo-perfdiff", "main", "HEAD", "--", "hash/", "x"]).unwrap();
+        let cli =
+            Cli::try_parse_from(["cargo-perfdiff", "main", "HEAD", "--", "hash/", "x"]).unwrap();
         assert_eq!(cli.compare.revisions, ["main", "HEAD"]);
         assert_eq!(cli.compare.filters, ["hash/", "x"]);
         assert!(Cli::try_parse_from(["cargo-perfdiff", "a", "b", "c"]).is_err());
@@ -466,7 +485,15 @@ mod tests {
 
     #[test]
     fn subcommands_parse() {
-        let cli = Cli::try_parse_from(["cargo-perfdiff", "report", "a.json", "b.json", "--format", "json"]).unwrap();
+        let cli = Cli::try_parse_from([
+            "cargo-perfdiff",
+            "report",
+            "a.json",
+            "b.json",
+            "--format",
+            "json",
+        ])
+        .unwrap();
         assert!(matches!(cli.command, Some(Command::Report(_))));
     }
 }

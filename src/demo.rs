@@ -61,19 +61,25 @@ pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, De
         path: dir.to_path_buf(),
         message,
     };
-    if dir.exists() && fs::read_dir(dir).map_err(|e| fail(e.to_string()))?.next().is_some() {
+    if dir.exists()
+        && fs::read_dir(dir)
+            .map_err(|e| fail(e.to_string()))?
+            .next()
+            .is_some()
+    {
         return Err(fail("the directory is not empty".to_string()));
     }
     write_base(dir, options).map_err(|e| fail(e.to_string()))?;
-    let repo = git2::Repository::init_opts(
-        dir,
-        git2::RepositoryInitOptions::new().initial_head("main"),
-    )
-    .map_err(|e| fail(e.message().to_string()))?;
+    let repo =
+        git2::Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))
+            .map_err(|e| fail(e.message().to_string()))?;
     commit_all(&repo, "base: the fixture as it was").map_err(|e| fail(e.message().to_string()))?;
     apply_head_changes(dir, &options.changes).map_err(|e| fail(e.to_string()))?;
-    commit_all(&repo, "head: mix 1.5x work, checksum 0.8x work, new benchmark")
-        .map_err(|e| fail(e.message().to_string()))?;
+    commit_all(
+        &repo,
+        "head: mix 1.5x work, checksum 0.8x work, new benchmark",
+    )
+    .map_err(|e| fail(e.message().to_string()))?;
     Ok(dir.to_path_buf())
 }
 
@@ -127,13 +133,23 @@ fn commit_all(repo: &git2::Repository, message: &str) -> Result<git2::Oid, git2:
     let signature = git2::Signature::now("cargo-perfdiff demo", "demo@cargo-perfdiff.invalid")?;
     let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &signature, &signature, message, &tree, &parents)
+    repo.commit(
+        Some("HEAD"),
+        &signature,
+        &signature,
+        message,
+        &tree,
+        &parents,
+    )
 }
 
 /// The directory of `cargo perfdiff demo`: `dir` if given (created if absent, reused if it already
 /// holds the demo), else a fresh directory under the system's temporary directory. Returns the
 /// repository path and whether it was newly created.
-pub fn prepare_demo_dir(dir: Option<&Path>, criterion_version: &str) -> Result<(PathBuf, bool), DemoError> {
+pub fn prepare_demo_dir(
+    dir: Option<&Path>,
+    criterion_version: &str,
+) -> Result<(PathBuf, bool), DemoError> {
     let options = DemoOptions {
         criterion_version: Some(criterion_version.to_string()),
         ..DemoOptions::default()
@@ -160,7 +176,8 @@ pub fn prepare_demo_dir(dir: Option<&Path>, criterion_version: &str) -> Result<(
 /// True when `dir` already holds a demo repository (so `--dir` can be reused between runs).
 fn is_demo_repo(dir: &Path) -> bool {
     dir.join(".git").exists()
-        && fs::read_to_string(dir.join("Cargo.toml")).is_ok_and(|m| m.contains("name = \"perfdiff-demo\""))
+        && fs::read_to_string(dir.join("Cargo.toml"))
+            .is_ok_and(|m| m.contains("name = \"perfdiff-demo\""))
 }
 
 /// Settings of the demo run: the defaults, which are what a user gets.
@@ -196,7 +213,10 @@ mod tests {
         fs::write(dir.path().join("keep.txt"), "mine").unwrap();
         let err = create_demo_repo(dir.path(), &DemoOptions::default()).unwrap_err();
         assert!(err.to_string().contains("not empty"));
-        assert_eq!(fs::read_to_string(dir.path().join("keep.txt")).unwrap(), "mine");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("keep.txt")).unwrap(),
+            "mine"
+        );
     }
 
     #[test]

@@ -52,7 +52,9 @@ pub enum Error {
     #[error("{0}")]
     NothingToRun(String),
     /// Ctrl-C or SIGTERM; the samples gathered so far are in `samples`.
-    #[error("interrupted; the samples of completed forks are in {samples} (continue with --resume {samples})")]
+    #[error(
+        "interrupted; the samples of completed forks are in {samples} (continue with --resume {samples})"
+    )]
     Interrupted { samples: PathBuf },
 }
 

@@ -195,7 +195,10 @@ mod tests {
 
     #[test]
     fn strip_control_removes_escapes_but_keeps_text() {
-        assert_eq!(strip_control("\x1b[1m\x1b[31merror\x1b[0m: x\r\n"), "error: x\n");
+        assert_eq!(
+            strip_control("\x1b[1m\x1b[31merror\x1b[0m: x\r\n"),
+            "error: x\n"
+        );
         assert_eq!(strip_control("plain ünïcode"), "plain ünïcode");
     }
 }

@@ -17,9 +17,7 @@ use crate::error::{Error, Result};
 use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
-use crate::samples::{
-    BenchmarkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
-};
+use crate::samples::{BenchmarkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile};
 use crate::schedule::{self, Shard, Side};
 use crate::stop::StopPolicy;
 use crate::worktree;
@@ -85,12 +83,30 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     // One cargo target directory for both revisions (dependencies compile once), shared even by
     // workspaces that share a CARGO_TARGET_DIR.
     let shared_target = target_dir.join("perfdiff").join("target");
-    let base_build = prepare_side(&repo, &perfdiff_dir, &shared_target, &workspace_rel, "base", &comparison.base, request, progress)?;
+    let base_build = prepare_side(
+        &repo,
+        &perfdiff_dir,
+        &shared_target,
+        &workspace_rel,
+        "base",
+        &comparison.base,
+        request,
+        progress,
+    )?;
     let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
         // HEAD vs HEAD (calibration): one checkout and build serves both sides.
         None
     } else {
-        Some(prepare_side(&repo, &perfdiff_dir, &shared_target, &workspace_rel, "head", &comparison.head, request, progress)?)
+        Some(prepare_side(
+            &repo,
+            &perfdiff_dir,
+            &shared_target,
+            &workspace_rel,
+            "head",
+            &comparison.head,
+            request,
+            progress,
+        )?)
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
@@ -104,9 +120,18 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         (None, Some(path)) => path.clone(),
         (None, None) => default_samples_path(&perfdiff_dir, &comparison.base, &comparison.head),
     };
-    progress.note(&format!("samples are saved after every fork to {}", samples_path.display()));
+    progress.note(&format!(
+        "samples are saved after every fork to {}",
+        samples_path.display()
+    ));
     let mut file = resumed.take().unwrap_or_else(|| {
-        SampleFile::new(run_info(&comparison.base, &comparison.head, settings, seed, request.shard))
+        SampleFile::new(run_info(
+            &comparison.base,
+            &comparison.head,
+            settings,
+            seed,
+            request.shard,
+        ))
     });
     for m in &matched {
         let record = file.benchmark_mut(&m.id, m.presence);
@@ -138,7 +163,11 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
 
 /// Analyses a samples file with the settings the verdicts must use (per-look alpha under
 /// `--stop decided`).
-pub fn analyse_samples(file: &SampleFile, settings: &Settings, samples_path: Option<&Path>) -> Report {
+pub fn analyse_samples(
+    file: &SampleFile,
+    settings: &Settings,
+    samples_path: Option<&Path>,
+) -> Report {
     let analysis_settings = StopPolicy::from_settings(settings).analysis_settings(settings);
     let seed = settings.seed.or(file.run.seed).unwrap_or(0);
     let mut report = analysis::analyse(file, &analysis_settings, seed);
@@ -208,18 +237,27 @@ pub fn state_dir(target_dir: &Path, workspace_root: &Path) -> PathBuf {
     let workspace = workspace_root
         .canonicalize()
         .unwrap_or_else(|_| workspace_root.to_path_buf());
-    let target = target_dir.canonicalize().unwrap_or_else(|_| target_dir.to_path_buf());
+    let target = target_dir
+        .canonicalize()
+        .unwrap_or_else(|_| target_dir.to_path_buf());
     if target.starts_with(&workspace) {
         return base;
     }
     let name: String = workspace
         .file_name()
-        .map(|n| n.to_string_lossy().chars().filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_').collect())
+        .map(|n| {
+            n.to_string_lossy()
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                .collect()
+        })
         .unwrap_or_default();
     let hash = workspace
         .to_string_lossy()
         .bytes()
-        .fold(0xCBF2_9CE4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3));
+        .fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+        });
     base.join(format!("ws-{name}-{:08x}", hash as u32))
 }
 
@@ -274,7 +312,10 @@ fn prepare_side(
         executables.len()
     ));
     Ok(SideBuild {
-        executables: executables.into_iter().map(|e| (e.target.clone(), e)).collect(),
+        executables: executables
+            .into_iter()
+            .map(|e| (e.target.clone(), e))
+            .collect(),
     })
 }
 
@@ -351,7 +392,13 @@ fn select_benchmarks(
     Ok(selected)
 }
 
-fn run_info(base: &Revision, head: &Revision, settings: &Settings, seed: u64, shard: Option<Shard>) -> RunInfo {
+fn run_info(
+    base: &Revision,
+    head: &Revision,
+    settings: &Settings,
+    seed: u64,
+    shard: Option<Shard>,
+) -> RunInfo {
     RunInfo {
         base: Some(revision_info(base)),
         head: Some(revision_info(head)),
@@ -377,7 +424,9 @@ fn revision_info(revision: &Revision) -> RevisionInfo {
 fn load_resumable(path: &Path, base: &Revision, head: &Revision) -> Result<SampleFile> {
     let mut file = SampleFile::load(path)?;
     let same = |recorded: &Option<RevisionInfo>, rev: &Revision| {
-        recorded.as_ref().is_some_and(|r| r.commit == rev.commit && !r.dirty && !rev.working_tree)
+        recorded
+            .as_ref()
+            .is_some_and(|r| r.commit == rev.commit && !r.dirty && !rev.working_tree)
     };
     if !(same(&file.run.base, base) && same(&file.run.head, head)) {
         return Err(Error::Usage(format!(
@@ -401,9 +450,12 @@ fn default_samples_path(perfdiff_dir: &Path, base: &Revision, head: &Revision) -
         (Some(c), false) => c.chars().take(9).collect(),
         (None, false) => "unknown".to_string(),
     };
-    perfdiff_dir
-        .join("runs")
-        .join(format!("{}-{}-{}.json", utc_timestamp(), short(base), short(head)))
+    perfdiff_dir.join("runs").join(format!(
+        "{}-{}-{}.json",
+        utc_timestamp(),
+        short(base),
+        short(head)
+    ))
 }
 
 fn unix_ms() -> u64 {
@@ -448,7 +500,13 @@ struct MeasureContext<'a> {
 }
 
 impl MeasureContext<'_> {
-    fn request(&self, side: Side, matched: &Matched, warm_up: Duration, cpu: Option<usize>) -> Option<ForkRequest> {
+    fn request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        warm_up: Duration,
+        cpu: Option<usize>,
+    ) -> Option<ForkRequest> {
         let (build, target) = match side {
             Side::Base => (self.base, matched.base_target.as_ref()?),
             Side::Head => (self.head, matched.head_target.as_ref()?),
@@ -479,7 +537,12 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
     let index: Vec<usize> = ctx
         .matched
         .iter()
-        .map(|m| file.benchmarks.iter().position(|b| b.id == m.id).expect("registered"))
+        .map(|m| {
+            file.benchmarks
+                .iter()
+                .position(|b| b.id == m.id)
+                .expect("registered")
+        })
         .collect();
     let measurable: Vec<usize> = (0..ctx.matched.len())
         .filter(|&i| ctx.matched[i].presence == Presence::Both)
@@ -509,7 +572,9 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             let m = &ctx.matched[slot.benchmark];
             let b = index[slot.benchmark];
             let mut warm = |side: Side, record: &BenchmarkRecord| {
-                let current = *warm_up.entry((slot.benchmark, side)).or_insert(initial_warm_up);
+                let current = *warm_up
+                    .entry((slot.benchmark, side))
+                    .or_insert(initial_warm_up);
                 let next = match side {
                     Side::Base => policy.next_warm_up(&record.base, current),
                     Side::Head => policy.next_warm_up(&record.head, current),
@@ -522,19 +587,32 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                     for &side in &slot.order {
                         let w = warm(side, &file.benchmarks[b]);
                         let request = ctx.request(side, m, w, None).expect("both sides present");
-                        let outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+                        let outcome =
+                            fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
                         record_outcomes(file, b, round, &policy, ctx.seed, vec![(side, outcome)]);
                         save_progress(ctx, file)?;
                     }
                 }
                 Some(cpus) => {
                     // The side run first in this round's random order gets the first CPU.
-                    let cpu_of = |side: Side| if slot.order[0] == side { cpus[0] } else { cpus[1] };
+                    let cpu_of = |side: Side| {
+                        if slot.order[0] == side {
+                            cpus[0]
+                        } else {
+                            cpus[1]
+                        }
+                    };
                     // Duet pairs need identical settings on both sides for overlapping samples.
-                    let w = warm(Side::Base, &file.benchmarks[b]).max(warm(Side::Head, &file.benchmarks[b]));
-                    let base = ctx.request(Side::Base, m, w, Some(cpu_of(Side::Base))).expect("present");
-                    let head = ctx.request(Side::Head, m, w, Some(cpu_of(Side::Head))).expect("present");
-                    let pair = duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
+                    let w = warm(Side::Base, &file.benchmarks[b])
+                        .max(warm(Side::Head, &file.benchmarks[b]));
+                    let base = ctx
+                        .request(Side::Base, m, w, Some(cpu_of(Side::Base)))
+                        .expect("present");
+                    let head = ctx
+                        .request(Side::Head, m, w, Some(cpu_of(Side::Head)))
+                        .expect("present");
+                    let pair =
+                        duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
                     let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
                     record_outcomes(file, b, round, &policy, ctx.seed, outcomes);
                     if pair.overlap < 0.5 {
@@ -555,7 +633,10 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 continue;
             }
             if let Some(stop) = policy.evaluate(record, round + 1, ctx.seed ^ index[i] as u64) {
-                progress.detail(&format!("{}: stopped after {} round(s)", record.id, stop.rounds));
+                progress.detail(&format!(
+                    "{}: stopped after {} round(s)",
+                    record.id, stop.rounds
+                ));
                 record.stop = Some(stop);
             }
         }
@@ -566,7 +647,10 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             .count();
         let done: usize = measurable
             .iter()
-            .map(|&i| file.benchmarks[index[i]].base.forks.len() + file.benchmarks[index[i]].head.forks.len())
+            .map(|&i| {
+                file.benchmarks[index[i]].base.forks.len()
+                    + file.benchmarks[index[i]].head.forks.len()
+            })
             .sum();
         progress.set_total((done + remaining * 2 * (policy.max_rounds() - round - 1)) as u64);
     }

@@ -333,7 +333,11 @@ impl SampleFile {
                             fork.iters[i]
                         ));
                     }
-                    if let Some(i) = fork.times_ns.iter().position(|v| !(v.is_finite() && *v >= 0.0)) {
+                    if let Some(i) = fork
+                        .times_ns
+                        .iter()
+                        .position(|v| !(v.is_finite() && *v >= 0.0))
+                    {
                         return Err(format!(
                             "{at}.times_ns[{i}]: {} is not a finite non-negative time",
                             fork.times_ns[i]
@@ -358,7 +362,10 @@ impl SampleFile {
             path: path.to_path_buf(),
             source,
         };
-        let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         fs::create_dir_all(dir).map_err(write_error)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
         let json = serde_json::to_vec_pretty(self).map_err(|e| write_error(e.into()))?;
@@ -413,7 +420,9 @@ mod tests {
     #[test]
     fn mismatched_lengths_name_the_field() {
         let text = MINIMAL.replace("[7300.0, 14700.0]", "[7300.0]");
-        let err = SampleFile::from_json(Path::new("m.json"), &text).unwrap_err().to_string();
+        let err = SampleFile::from_json(Path::new("m.json"), &text)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("head.forks[0]"), "{err}");
         assert!(err.contains("times_ns"), "{err}");
     }
@@ -421,7 +430,9 @@ mod tests {
     #[test]
     fn wrong_schema_is_refused() {
         let text = MINIMAL.replace("perfdiff-samples/1", "other/2");
-        let err = SampleFile::from_json(Path::new("s.json"), &text).unwrap_err().to_string();
+        let err = SampleFile::from_json(Path::new("s.json"), &text)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("schema"), "{err}");
     }
 

@@ -112,7 +112,9 @@ pub fn fresh_seed() -> u64 {
 
 /// SplitMix64-style mixing of two words into one seed.
 fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_add(0x9E37_79B9_7F4A_7C15).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let mut z = a ^ b
+        .wrapping_add(0x9E37_79B9_7F4A_7C15)
+        .wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
@@ -142,19 +144,29 @@ mod tests {
 
     #[test]
     fn plans_are_reproducible_from_the_seed() {
-        assert_eq!(plan_round(42, 3, &[0, 1, 2, 3]), plan_round(42, 3, &[0, 1, 2, 3]));
+        assert_eq!(
+            plan_round(42, 3, &[0, 1, 2, 3]),
+            plan_round(42, 3, &[0, 1, 2, 3])
+        );
     }
 
     #[test]
     fn order_is_randomised_across_rounds() {
         let active: Vec<usize> = (0..8).collect();
-        let firsts: std::collections::HashSet<_> =
-            (0..20).map(|r| plan_round(1, r, &active).slots[0].benchmark).collect();
-        assert!(firsts.len() > 1, "the first benchmark should vary between rounds");
+        let firsts: std::collections::HashSet<_> = (0..20)
+            .map(|r| plan_round(1, r, &active).slots[0].benchmark)
+            .collect();
+        assert!(
+            firsts.len() > 1,
+            "the first benchmark should vary between rounds"
+        );
         let base_first = (0..200)
             .filter(|&r| plan_round(1, r, &[0]).slots[0].order[0] == Side::Base)
             .count();
-        assert!((60..140).contains(&base_first), "base first in {base_first} of 200 rounds");
+        assert!(
+            (60..140).contains(&base_first),
+            "base first in {base_first} of 200 rounds"
+        );
     }
 
     #[test]
@@ -172,7 +184,10 @@ mod tests {
 
     #[test]
     fn shard_syntax_is_checked() {
-        assert_eq!("2/3".parse::<Shard>().unwrap(), Shard { index: 2, count: 3 });
+        assert_eq!(
+            "2/3".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 3 }
+        );
         for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }

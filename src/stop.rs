@@ -56,7 +56,10 @@ impl StopPolicy {
         let criterion = criterion_of(settings.stop);
         let (min_forks, max_forks) = match settings.stop {
             StopRule::Fixed => (settings.forks, settings.forks),
-            _ => (settings.min_forks.max(2), settings.max_forks.max(settings.min_forks.max(2))),
+            _ => (
+                settings.min_forks.max(2),
+                settings.max_forks.max(settings.min_forks.max(2)),
+            ),
         };
         let warmup_criterion = criterion.unwrap_or(Criterion::Cv);
         StopPolicy {
@@ -87,7 +90,9 @@ impl StopPolicy {
         let mut looks = vec![self.min_forks];
         let mut next = self.min_forks;
         while next < self.max_forks {
-            next = ((next as f64 * 1.5).ceil() as usize).max(next + 1).min(self.max_forks);
+            next = ((next as f64 * 1.5).ceil() as usize)
+                .max(next + 1)
+                .min(self.max_forks);
             looks.push(next);
         }
         looks
@@ -157,7 +162,12 @@ impl StopPolicy {
     }
 
     /// After a round: whether benchmark `record` should stop, with why.
-    pub fn evaluate(&self, record: &BenchmarkRecord, rounds: usize, seed: u64) -> Option<StopRecord> {
+    pub fn evaluate(
+        &self,
+        record: &BenchmarkRecord,
+        rounds: usize,
+        seed: u64,
+    ) -> Option<StopRecord> {
         let started = Instant::now();
         let (base_stable, head_stable, details) = match self.rule {
             StopRule::Fixed => (true, true, Vec::new()),
@@ -195,7 +205,12 @@ impl StopPolicy {
     }
 
     /// Whether one side's fork series is stable, and the latest criterion value.
-    fn side_stable(&self, criterion: Criterion, side: &SideRecord, seed: u64) -> (bool, Option<f64>) {
+    fn side_stable(
+        &self,
+        criterion: Criterion,
+        side: &SideRecord,
+        seed: u64,
+    ) -> (bool, Option<f64>) {
         let forks: Vec<Vec<f64>> = side
             .per_iteration_by_fork()
             .into_iter()
@@ -210,7 +225,10 @@ impl StopPolicy {
             return (false, last);
         }
         let window = &series[series.len().saturating_sub(self.window)..];
-        (stability::is_stable(criterion, window, self.threshold), last)
+        (
+            stability::is_stable(criterion, window, self.threshold),
+            last,
+        )
     }
 
     /// Whether the verdict is already decided at the per-look level.

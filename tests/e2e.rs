@@ -35,15 +35,27 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         ]),
     );
     let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(1), "a regression exits 1; stderr: {err}");
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "a regression exits 1; stderr: {err}"
+    );
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
     assert_eq!(verdict_of(&report, "hash/mix"), "regressed");
     assert_eq!(verdict_of(&report, "hash/checksum"), "improved");
     let steady = verdict_of(&report, "hash/steady");
-    assert!(["unchanged", "inconclusive"].contains(&steady.as_str()), "steady: {steady}");
+    assert!(
+        ["unchanged", "inconclusive"].contains(&steady.as_str()),
+        "steady: {steady}"
+    );
     assert_eq!(verdict_of(&report, "hash/new_in_head"), "only_in_head");
-    let mix = report["benchmarks"].as_array().unwrap().iter().find(|b| b["id"] == "hash/mix").unwrap();
+    let mix = report["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "hash/mix")
+        .unwrap();
     let rate = mix["change_rate"].as_f64().unwrap();
     assert!((0.3..0.7).contains(&rate), "hash/mix change rate {rate}");
     assert_eq!(mix["forks"]["base"], 4);
@@ -52,43 +64,82 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
     assert!(mix["cliffs_delta"]["delta"].as_f64().unwrap() > 0.5);
 
     // The samples file is where the report says, and `report` re-analyses it identically.
-    let samples = report["samples_file"].as_str().expect("samples path").to_string();
-    assert!(samples.contains("perfdiff") && samples.contains("runs"), "{samples}");
+    let samples = report["samples_file"]
+        .as_str()
+        .expect("samples path")
+        .to_string();
+    assert!(
+        samples.contains("perfdiff") && samples.contains("runs"),
+        "{samples}"
+    );
     let again = cargo_perfdiff(&repo, &["report", &samples, "--format", "json"]);
     assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
-    for id in ["hash/mix", "hash/checksum", "hash/steady", "hash/new_in_head"] {
+    for id in [
+        "hash/mix",
+        "hash/checksum",
+        "hash/steady",
+        "hash/new_in_head",
+    ] {
         assert_eq!(verdict_of(&again, id), verdict_of(&report, id), "{id}");
     }
 
-    assert_eq!(RepoState::capture(&repo), before, "the user's repository changed");
-    assert!(!repo.join("target/criterion").exists(), "criterion wrote into the user's target");
-    assert!(!shared_target_dir().join("criterion").exists(), "criterion wrote into target/criterion");
+    assert_eq!(
+        RepoState::capture(&repo),
+        before,
+        "the user's repository changed"
+    );
+    assert!(
+        !repo.join("target/criterion").exists(),
+        "criterion wrote into the user's target"
+    );
+    assert!(
+        !shared_target_dir().join("criterion").exists(),
+        "criterion wrote into target/criterion"
+    );
 }
 
 #[test]
 fn uncommitted_edit_is_compared_with_head_without_touching_it() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions {
-        changes: DemoChanges { mix: 1.0, checksum: 1.0, add_benchmark: false },
+        changes: DemoChanges {
+            mix: 1.0,
+            checksum: 1.0,
+            add_benchmark: false,
+        },
         ..Default::default()
     });
     // The edit: steady does twice the work, uncommitted.
     let lib = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
-    std::fs::write(&lib, text.replace("STEADY_ROUNDS: u64 = 2000", "STEADY_ROUNDS: u64 = 4000")).unwrap();
+    std::fs::write(
+        &lib,
+        text.replace("STEADY_ROUNDS: u64 = 2000", "STEADY_ROUNDS: u64 = 4000"),
+    )
+    .unwrap();
     std::fs::write(repo.join("untracked-note.txt"), "mine").unwrap();
     let before = RepoState::capture(&repo);
     let output = cargo_perfdiff(
         &repo,
-        &fast_args(&["--stop", "fixed", "--forks", "3", "--format", "json", "--", "steady"]),
+        &fast_args(&[
+            "--stop", "fixed", "--forks", "3", "--format", "json", "--", "steady",
+        ]),
     );
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(verdict_of(&report, "hash/steady"), "regressed");
-    assert_eq!(report["benchmarks"].as_array().unwrap().len(), 1, "the filter keeps one benchmark");
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        1,
+        "the filter keeps one benchmark"
+    );
     assert_eq!(report["run"]["head"]["dirty"], true);
-    assert_eq!(RepoState::capture(&repo), before, "the user's edit or repository changed");
+    assert_eq!(
+        RepoState::capture(&repo),
+        before,
+        "the user's edit or repository changed"
+    );
 }
 
 #[test]
@@ -100,7 +151,10 @@ fn criterion_0_8_benchmarks_work_too() {
     });
     let output = cargo_perfdiff(
         &repo,
-        &fast_args(&["HEAD~1", "HEAD", "--stop", "fixed", "--forks", "3", "--format", "json", "--", "hash/mix"]),
+        &fast_args(&[
+            "HEAD~1", "HEAD", "--stop", "fixed", "--forks", "3", "--format", "json", "--",
+            "hash/mix",
+        ]),
     );
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -110,7 +164,11 @@ fn criterion_0_8_benchmarks_work_too() {
 #[test]
 fn errors_are_one_clean_line_with_exit_code_2() {
     let outside = tempfile::tempdir().unwrap();
-    std::fs::write(outside.path().join("Cargo.toml"), "[package]\nname = \"x\"\nversion = \"0.1.0\"\n").unwrap();
+    std::fs::write(
+        outside.path().join("Cargo.toml"),
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
     let output = cargo_perfdiff(outside.path(), &["HEAD~1", "HEAD"]);
     assert_clean_error(&output, 2, "git repository");
 

@@ -12,22 +12,25 @@ use cargo_perfdiff::demo::{DemoOptions, create_demo_repo};
 static MEASURING: Mutex<()> = Mutex::new(());
 
 pub fn measuring_lock() -> MutexGuard<'static, ()> {
-    MEASURING.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    MEASURING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// A cargo target directory shared by all end-to-end tests, so criterion compiles once.
 pub fn shared_target_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target").join("e2e")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("e2e")
 }
 
 /// `cargo perfdiff ARGS` in `dir`, with the freshly built binary first on PATH (cargo finds
 /// `cargo-perfdiff` there), the shared target directory, and no CI/colour surprises.
 pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
-    let path = std::env::join_paths(
-        std::iter::once(bin.parent().unwrap().to_path_buf())
-            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
-    )
+    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
     .unwrap();
     Command::new("cargo")
         .arg("perfdiff")
@@ -73,7 +76,11 @@ pub struct RepoState {
 }
 
 fn git(repo: &Path, args: &[&str]) -> String {
-    let out = Command::new("git").args(args).current_dir(repo).output().unwrap();
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
 }
 
@@ -81,7 +88,15 @@ impl RepoState {
     pub fn capture(repo: &Path) -> RepoState {
         RepoState {
             head: git(repo, &["rev-parse", "HEAD", "--symbolic-full-name", "HEAD"]),
-            status: git(repo, &["status", "--porcelain=v1", "--untracked-files=all", "--ignored"]),
+            status: git(
+                repo,
+                &[
+                    "status",
+                    "--porcelain=v1",
+                    "--untracked-files=all",
+                    "--ignored",
+                ],
+            ),
             refs: git(repo, &["show-ref"]),
             stash: git(repo, &["stash", "list"]),
             index: std::fs::read(repo.join(".git/index")).unwrap_or_default(),
@@ -104,7 +119,10 @@ fn source_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             if path.is_dir() {
                 stack.push(path);
             } else {
-                files.push((path.strip_prefix(root).unwrap().to_path_buf(), std::fs::read(&path).unwrap()));
+                files.push((
+                    path.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                ));
             }
         }
     }
@@ -134,7 +152,13 @@ pub fn assert_clean_error(output: &Output, code: i32, needle: &str) {
     let err = stderr(output);
     assert_eq!(output.status.code(), Some(code), "stderr: {err}");
     assert!(err.contains(needle), "expected {needle:?} in: {err}");
-    for bad in ["panicked", "RUST_BACKTRACE", "stack backtrace", "Error {", "Os {"] {
+    for bad in [
+        "panicked",
+        "RUST_BACKTRACE",
+        "stack backtrace",
+        "Error {",
+        "Os {",
+    ] {
         assert!(!err.contains(bad), "{bad:?} in: {err}");
     }
 }

@@ -3,11 +3,16 @@
 //!
 //! Why it works this way:
 //! - Both revisions build into one shared `CARGO_TARGET_DIR`, so dependencies that did not change
-//!   compile once. The two revisions' workspace packages live at different paths, so cargo gives
-//!   their artifacts different hashes and they never overwrite each other inside the target dir.
+//!   compile once. But cargo names and fingerprints a workspace crate by its path *relative to the
+//!   workspace root*, so the same crate in two worktrees is one unit to cargo: the second revision
+//!   would overwrite the first one's executable, or worse, be judged fresh (its checked-out sources
+//!   are older than the first revision's artifacts) and silently reuse the other revision's binary.
+//!   Cargo mixes the path of `RUSTC_WORKSPACE_WRAPPER` into the hash of workspace members only, so
+//!   each build runs through a pass-through wrapper script stored in its own `bin_dir`: workspace
+//!   crates get one artifact set per `bin_dir` (hence per revision), dependencies stay shared.
 //! - Cargo's JSON messages are the only reliable record of which file is the bench executable of
 //!   which target (the hash in `deps/<name>-<hash>` is not predictable). The executables are still
-//!   copied to a directory per revision, so a later `cargo` invocation on the shared target dir
+//!   copied to the revision's `bin_dir`, so a later `cargo` invocation on the shared target dir
 //!   (a rebuild, the user's own `cargo bench`) cannot replace a binary under a running comparison.
 //! - `--message-format=json` (not `json-render-diagnostics`) keeps rustc's rendered diagnostics
 //!   inside the JSON, so errors can be quoted per message; cargo's own progress (`Compiling x`) and
@@ -311,6 +316,11 @@ enum CargoLine {
 /// root inside its worktree) with `CARGO_TARGET_DIR=shared_target_dir`, reporting progress through
 /// `on_event`. Returns the executables sorted by package and target. A revision without bench
 /// targets gives an empty list.
+///
+/// `bin_dir` must be distinct per revision content (per commit, or per working-tree snapshot
+/// directory) and stable for it: workspace crates are cached in the shared target dir per
+/// `bin_dir`, so reusing one `bin_dir` for two commits built from different worktrees could let
+/// cargo reuse the other commit's artifacts.
 pub fn build_benches(
     workspace_dir: &Path,
     label: &str,
@@ -320,12 +330,19 @@ pub fn build_benches(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Vec<BenchExecutable>, BuildError> {
     let packages = workspace_packages(workspace_dir, label, shared_target_dir)?;
+    let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::Copy {
+        revision: label.to_string(),
+        from: PathBuf::from(WRAPPER_NAME),
+        to: bin_dir.join(WRAPPER_NAME),
+        source,
+    })?;
     let mut command = Command::new(cargo_program());
     command
         .args(["bench", "--no-run", "--message-format=json"])
         .args(opts.cargo_args())
         .current_dir(workspace_dir)
         .env("CARGO_TARGET_DIR", shared_target_dir)
+        .env("RUSTC_WORKSPACE_WRAPPER", &wrapper)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -342,6 +359,55 @@ pub fn build_benches(
         });
     }
     copy_executables(&parsed.benches, &packages.by_id, label, bin_dir)
+}
+
+/// File name of the pass-through `RUSTC_WORKSPACE_WRAPPER` in a `bin_dir`.
+const WRAPPER_NAME: &str = if cfg!(windows) {
+    "perfdiff-rustc-wrapper.cmd"
+} else {
+    "perfdiff-rustc-wrapper"
+};
+
+/// Writes (if needed) the pass-through wrapper into `bin_dir` and returns its path. Its location,
+/// not its content, is what matters: cargo hashes the wrapper's path into the artifact names of
+/// workspace members (see the module docs). A wrapper the user set is chained, not replaced.
+fn write_workspace_wrapper(bin_dir: &Path) -> std::io::Result<PathBuf> {
+    fs::create_dir_all(bin_dir)?;
+    let path = bin_dir.join(WRAPPER_NAME);
+    let users_wrapper = std::env::var("RUSTC_WORKSPACE_WRAPPER")
+        .ok()
+        .filter(|w| !w.is_empty());
+    let script = wrapper_script(users_wrapper.as_deref());
+    if fs::read_to_string(&path).ok().as_deref() != Some(script.as_str()) {
+        fs::write(&path, &script)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    Ok(path)
+}
+
+/// The wrapper's text: run the rest of the command line (rustc and its arguments), through the
+/// user's own workspace wrapper if there is one.
+fn wrapper_script(users_wrapper: Option<&str>) -> String {
+    if cfg!(windows) {
+        let inner = users_wrapper
+            .map(|w| format!("\"{w}\" "))
+            .unwrap_or_default();
+        format!(
+            "@echo off\r\nrem cargo-perfdiff: see build.rs\r\n{inner}%*\r\nexit /b %ERRORLEVEL%\r\n"
+        )
+    } else {
+        let inner = users_wrapper
+            .map(|w| format!("'{}' ", w.replace('\'', r"'\''")))
+            .unwrap_or_default();
+        format!(
+            "#!/bin/sh\n# cargo-perfdiff: its path gives this revision's workspace crates their own\n\
+             # artifacts in the shared target directory; it only runs rustc.\nexec {inner}\"$@\"\n"
+        )
+    }
 }
 
 /// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
@@ -434,7 +500,7 @@ fn compiling_crate(line: &str) -> Option<&str> {
 
 /// Cargo status lines that say nothing about a failure.
 fn is_progress_line(line: &str) -> bool {
-    const PROGRESS: [&str; 7] = [
+    const PROGRESS: [&str; 8] = [
         "Compiling ",
         "Checking ",
         "Downloading ",
@@ -442,6 +508,7 @@ fn is_progress_line(line: &str) -> bool {
         "Updating ",
         "Locking ",
         "Blocking waiting for file lock",
+        "warning: build failed, waiting for other jobs to finish",
     ];
     let line = line.trim_start();
     line.is_empty() || PROGRESS.iter().any(|p| line.starts_with(p))
@@ -1041,6 +1108,38 @@ mod tests {
         let paths: Vec<PathBuf> = std::env::split_paths(&env[OsStr::new(variable)]).collect();
         assert_eq!(paths[0], Path::new("/shared/target/release"));
         assert_eq!(paths[1], Path::new("/shared/target/release/deps"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_wrapper_runs_its_arguments_and_chains_a_users_wrapper() {
+        let plain = wrapper_script(None);
+        assert!(
+            plain.starts_with("#!/bin/sh\n") && plain.ends_with("exec \"$@\"\n"),
+            "{plain}"
+        );
+        let chained = wrapper_script(Some("/opt/it's/wrap"));
+        assert!(
+            chained.ends_with("exec '/opt/it'\\''s/wrap' \"$@\"\n"),
+            "{chained}"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let wrapper = write_workspace_wrapper(&dir.path().join("bins")).unwrap();
+        let output = Command::new(&wrapper)
+            .args(["echo", "through", "the wrapper"])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "through the wrapper\n"
+        );
+        let failing = Command::new(&wrapper)
+            .args(["sh", "-c", "exit 7"])
+            .status()
+            .unwrap();
+        assert_eq!(failing.code(), Some(7));
     }
 
     proptest::proptest! {

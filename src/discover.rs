@@ -167,7 +167,12 @@ pub fn list_benchmarks(
         executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
         message,
     };
-    let mut child = Command::new(&exe.path)
+    let mut command = Command::new(&exe.path);
+    // Its own process group, so a timeout kills whatever it started too (an orphan holding the
+    // output pipes open would otherwise keep this function waiting).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
         .args(["--bench", "--list", "--format", "terse"])
         .current_dir(&exe.package_root)
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -235,13 +240,25 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Op
         }
         let now = Instant::now();
         if now >= deadline {
-            let _ = child.kill();
+            kill_process_group(child);
             child.wait()?;
             return Ok(None);
         }
         std::thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(Duration::from_millis(50));
     }
+}
+
+/// Kills `child` and, on Unix, every process of its group (it was made a group leader).
+fn kill_process_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group; no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }
 
 fn stderr_suffix(stderr: &str) -> String {

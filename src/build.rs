@@ -893,14 +893,19 @@ fn cargo_program() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
-/// The first non-empty line of a multi-line message.
+/// Cargo's multi-line error as one line: its first line, and its innermost cause when different
+/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`).
 fn one_line(message: &str) -> String {
-    let text = message.trim();
-    text.lines()
+    let lines: Vec<&str> = message
+        .lines()
         .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or(text)
-        .to_string()
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
+        (Some(first), _) => first.to_string(),
+        _ => message.trim().to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -1140,6 +1145,17 @@ mod tests {
             .status()
             .unwrap();
         assert_eq!(failing.code(), Some(7));
+    }
+
+    #[test]
+    fn multi_line_cargo_errors_keep_first_line_and_cause() {
+        let cargo = "error: failed to parse manifest at `/x/Cargo.toml`\n\nCaused by:\n  invalid type: integer `3`\n";
+        assert_eq!(
+            one_line(cargo),
+            "error: failed to parse manifest at `/x/Cargo.toml` (caused by: invalid type: integer `3`)"
+        );
+        assert_eq!(one_line("  just this \n"), "just this");
+        assert_eq!(one_line(""), "");
     }
 
     proptest::proptest! {

@@ -233,3 +233,23 @@ fn a_broken_manifest_fails_naming_the_revision() {
     assert!(text.contains("base (cafe)"), "{text}");
     assert!(text.contains("Cargo.toml"), "{text}");
 }
+
+#[test]
+fn criterion_0_8_is_classified_and_listed_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = copy_fixture(dir.path(), "criterion-0.8");
+    let manifest = crate_dir.join("Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.replace("version = \"0.5\"", "version = \"0.8\""),
+    )
+    .unwrap();
+    fs::remove_file(crate_dir.join("Cargo.lock")).unwrap();
+
+    let (result, _) = build(&crate_dir, "head", &dir.path().join("bin"));
+    let exes = result.unwrap();
+    assert_eq!(exes.len(), 1, "{exes:?}");
+    assert_eq!(classify(&exes[0]).unwrap(), Harness::Criterion);
+    assert_eq!(list(&exes[0]), ["hash/mix", "hash/checksum", "hash/steady"]);
+}

@@ -53,6 +53,12 @@ pub enum BuildError {
         dir: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot prepare the executables directory {} of {revision}: {source}", dir.display())]
+    BinDir {
+        revision: String,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot copy the bench executable {} of {revision} to {}: {source}", from.display(), to.display())]
     Copy {
         revision: String,
@@ -118,7 +124,8 @@ pub fn target_directory(manifest_dir: &Path) -> Result<PathBuf, BuildError> {
 /// packages are decided by cargo itself; a directory with no Cargo.toml above it gets a plain
 /// error instead of cargo's.
 pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
-    if !dir.ancestors().any(|d| d.join("Cargo.toml").is_file()) {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !absolute.ancestors().any(|d| d.join("Cargo.toml").is_file()) {
         return Err(BuildError::NoManifest {
             dir: dir.to_path_buf(),
         });
@@ -330,10 +337,9 @@ pub fn build_benches(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Vec<BenchExecutable>, BuildError> {
     let packages = workspace_packages(workspace_dir, label, shared_target_dir)?;
-    let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::Copy {
+    let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::BinDir {
         revision: label.to_string(),
-        from: PathBuf::from(WRAPPER_NAME),
-        to: bin_dir.join(WRAPPER_NAME),
+        dir: bin_dir.to_path_buf(),
         source,
     })?;
     let mut command = Command::new(cargo_program());
@@ -598,7 +604,6 @@ fn copy_executables(
         to: to.to_path_buf(),
         source,
     };
-    fs::create_dir_all(bin_dir).map_err(|e| copy_error(Path::new(""), bin_dir, e))?;
     let mut executables = Vec::new();
     for artifact in artifacts {
         let file_name = artifact

@@ -127,10 +127,10 @@ fn an_unknown_package_fails_with_cargos_message() {
 #[test]
 fn the_workspace_root_is_found_from_any_directory_inside() {
     let dir = tempfile::tempdir().unwrap();
-    let workspace = two_package_workspace(dir.path());
+    let workspace = two_package_workspace(dir.path()).canonicalize().unwrap();
     assert_eq!(workspace_root(&workspace.join("b/src")).unwrap(), workspace);
     assert_eq!(workspace_root(&workspace).unwrap(), workspace);
-    let lone = dir.path().join("lone");
+    let lone = dir.path().canonicalize().unwrap().join("lone");
     write_package(dir.path(), "lone");
     assert_eq!(workspace_root(&lone.join("benches")).unwrap(), lone);
 }

@@ -1,9 +1,1178 @@
 //! Build: `cargo bench --no-run --message-format=json` in a revision's worktree; bench executables
 //! are taken from the `compiler-artifact` messages and copied to a per-commit directory.
+//!
+//! Why it works this way:
+//! - Both revisions build into one shared `CARGO_TARGET_DIR`, so dependencies that did not change
+//!   compile once. But cargo names and fingerprints a workspace crate by its path *relative to the
+//!   workspace root*, so the same crate in two worktrees is one unit to cargo: the second revision
+//!   would overwrite the first one's executable, or worse, be judged fresh (its checked-out sources
+//!   are older than the first revision's artifacts) and silently reuse the other revision's binary.
+//!   Cargo mixes the path of `RUSTC_WORKSPACE_WRAPPER` into the hash of workspace members only, so
+//!   each build runs through a pass-through wrapper script stored in its own `bin_dir`: workspace
+//!   crates get one artifact set per `bin_dir` (hence per revision), dependencies stay shared.
+//! - Cargo's JSON messages are the only reliable record of which file is the bench executable of
+//!   which target (the hash in `deps/<name>-<hash>` is not predictable). The executables are still
+//!   copied to the revision's `bin_dir`, so a later `cargo` invocation on the shared target dir
+//!   (a rebuild, the user's own `cargo bench`) cannot replace a binary under a running comparison.
+//! - `--message-format=json` (not `json-render-diagnostics`) keeps rustc's rendered diagnostics
+//!   inside the JSON, so errors can be quoted per message; cargo's own progress (`Compiling x`) and
+//!   its own errors (a broken manifest, a failed download) still arrive on stderr, whose tail is
+//!   kept for the error message.
+//! - A bench process started by cargo gets a working directory, `CARGO_*` variables and a dynamic
+//!   library search path; [`fork_environment`] reproduces them so benchmarks that read fixtures
+//!   relative to their package, or link a dylib, behave as under `cargo bench`.
 
-/// Errors building a revision's benchmarks.
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock, mpsc};
+
+use cargo_metadata::{Message, MetadataCommand, TargetKind};
+
+/// How many lines of cargo's stderr an error message quotes.
+const STDERR_TAIL_LINES: usize = 30;
+
+/// Errors building a revision's benchmarks or asking cargo about a workspace.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error("building the benchmarks of {revision} failed:\n{diagnostics}")]
-    Failed { revision: String, diagnostics: String },
+    Failed {
+        revision: String,
+        diagnostics: String,
+    },
+    #[error("no Cargo.toml in {} or any parent", dir.display())]
+    NoManifest { dir: PathBuf },
+    #[error("cannot ask cargo about the workspace in {}: {message}", dir.display())]
+    Metadata { dir: PathBuf, message: String },
+    #[error("cannot run `{command}` in {}: {source}", dir.display())]
+    Spawn {
+        command: String,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot prepare the executables directory {} of {revision}: {source}", dir.display())]
+    BinDir {
+        revision: String,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot copy the bench executable {} of {revision} to {}: {source}", from.display(), to.display())]
+    Copy {
+        revision: String,
+        from: PathBuf,
+        to: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Which packages, bench targets and features to build; passed through to `cargo bench`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// `-p`/`--package` selections; empty means cargo's default members.
+    pub packages: Vec<String>,
+    /// `--bench` selections; empty means every bench target.
+    pub benches: Vec<String>,
+    /// `--features` (each entry may itself be a comma- or space-separated list, as for cargo).
+    pub features: Vec<String>,
+    pub all_features: bool,
+    pub no_default_features: bool,
+}
+
+impl BuildOptions {
+    /// The options as `cargo bench` arguments.
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        for package in &self.packages {
+            args.extend(["--package".to_string(), package.clone()]);
+        }
+        for bench in &self.benches {
+            args.extend(["--bench".to_string(), bench.clone()]);
+        }
+        for features in &self.features {
+            args.extend(["--features".to_string(), features.clone()]);
+        }
+        if self.all_features {
+            args.push("--all-features".to_string());
+        }
+        if self.no_default_features {
+            args.push("--no-default-features".to_string());
+        }
+        args
+    }
+}
+
+/// The workspace's target directory as cargo sees it from `manifest_dir` (honours
+/// `CARGO_TARGET_DIR` and `build.target-dir` in `.cargo/config.toml`), via `cargo metadata --no-deps`.
+pub fn target_directory(manifest_dir: &Path) -> Result<PathBuf, BuildError> {
+    let metadata = MetadataCommand::new()
+        .current_dir(manifest_dir)
+        .no_deps()
+        .exec()
+        .map_err(|e| BuildError::Metadata {
+            dir: manifest_dir.to_path_buf(),
+            message: one_line(&e.to_string()),
+        })?;
+    Ok(metadata.target_directory.into_std_path_buf())
+}
+
+/// The workspace root (directory of the workspace Cargo.toml) containing `dir`.
+///
+/// Asks `cargo locate-project --workspace`, so `[workspace]` membership, `exclude` and nested
+/// packages are decided by cargo itself; a directory with no Cargo.toml above it gets a plain
+/// error instead of cargo's.
+pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
+    let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if !absolute.ancestors().any(|d| d.join("Cargo.toml").is_file()) {
+        return Err(BuildError::NoManifest {
+            dir: dir.to_path_buf(),
+        });
+    }
+    let metadata_error = |message: String| BuildError::Metadata {
+        dir: dir.to_path_buf(),
+        message,
+    };
+    let output = Command::new(cargo_program())
+        .args(["locate-project", "--workspace", "--message-format", "plain"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|source| BuildError::Spawn {
+            command: "cargo locate-project".to_string(),
+            dir: dir.to_path_buf(),
+            source,
+        })?;
+    if !output.status.success() {
+        return Err(metadata_error(one_line(&String::from_utf8_lossy(
+            &output.stderr,
+        ))));
+    }
+    let manifest = String::from_utf8_lossy(&output.stdout).trim().to_string();
+    Path::new(&manifest)
+        .parent()
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            metadata_error(format!(
+                "cargo located no workspace manifest ({manifest:?})"
+            ))
+        })
+}
+
+/// A bench executable of one revision, ready to be run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchExecutable {
+    /// Package name.
+    pub package: String,
+    /// Bench target name (`[[bench]]` name).
+    pub target: String,
+    /// The copied executable in the caller's per-revision bin directory.
+    pub path: PathBuf,
+    /// Manifest directory of the package inside the worktree (the working directory of forks).
+    pub package_root: PathBuf,
+    pub manifest_path: PathBuf,
+    /// False when the target says `harness = false` (criterion, divan, plain binaries).
+    pub harness: bool,
+    pub package_version: String,
+}
+
+/// Progress of a build, reported as it happens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildEvent<'a> {
+    /// Cargo started compiling this crate (name as cargo prints it).
+    Compiling(&'a str),
+    /// A rendered rustc diagnostic (warning or error).
+    Message(&'a str),
+    /// Cargo reported the end of the build (successful or not).
+    Finished,
+}
+
+/// What cargo's JSON message stream says about a build.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedBuild {
+    /// Executables of `bench` targets, in the order cargo reported them.
+    pub benches: Vec<BenchArtifact>,
+    /// Every rendered rustc diagnostic, in order.
+    pub diagnostics: Vec<RenderedDiagnostic>,
+    /// `build-finished`'s verdict; `None` when the stream ended before it (cargo died early).
+    pub success: Option<bool>,
+}
+
+impl ParsedBuild {
+    /// The rendered error-level diagnostics, joined.
+    pub fn errors(&self) -> String {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.is_error)
+            .map(|d| d.rendered.trim_end())
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
+}
+
+/// A bench executable as cargo reported it (before it is copied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BenchArtifact {
+    /// Cargo's package id (`path+file:///…#name@version`).
+    pub package_id: String,
+    /// Bench target name.
+    pub target: String,
+    pub executable: PathBuf,
+    pub manifest_path: PathBuf,
+}
+
+/// One rendered rustc diagnostic.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedDiagnostic {
+    /// Level `error` or `error: internal compiler error`.
+    pub is_error: bool,
+    pub rendered: String,
+}
+
+/// Folds cargo messages into a [`ParsedBuild`], one line at a time, so the same code serves the
+/// live build (which reports progress per line) and [`parse_messages`].
+#[derive(Debug, Default)]
+struct MessageCollector {
+    parsed: ParsedBuild,
+}
+
+/// What one stdout line contributed, for progress reporting.
+enum Observed {
+    Diagnostic(usize),
+    Finished,
+    Nothing,
+}
+
+impl MessageCollector {
+    fn observe_line(&mut self, line: &[u8]) -> Observed {
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim();
+        if !text.starts_with('{') {
+            return Observed::Nothing;
+        }
+        match serde_json::from_str::<Message>(text) {
+            Ok(message) => self.observe(message),
+            Err(_) => Observed::Nothing,
+        }
+    }
+
+    fn observe(&mut self, message: Message) -> Observed {
+        match message {
+            Message::CompilerArtifact(artifact) => {
+                let is_bench = artifact.target.kind.contains(&TargetKind::Bench);
+                if let (true, Some(executable)) = (is_bench, artifact.executable) {
+                    self.parsed.benches.push(BenchArtifact {
+                        package_id: artifact.package_id.repr,
+                        target: artifact.target.name,
+                        executable: executable.into_std_path_buf(),
+                        manifest_path: artifact.manifest_path.into_std_path_buf(),
+                    });
+                }
+                Observed::Nothing
+            }
+            Message::CompilerMessage(message) => {
+                let Some(rendered) = message.message.rendered else {
+                    return Observed::Nothing;
+                };
+                let is_error = matches!(
+                    message.message.level,
+                    cargo_metadata::diagnostic::DiagnosticLevel::Error
+                        | cargo_metadata::diagnostic::DiagnosticLevel::Ice
+                );
+                self.parsed
+                    .diagnostics
+                    .push(RenderedDiagnostic { is_error, rendered });
+                Observed::Diagnostic(self.parsed.diagnostics.len() - 1)
+            }
+            Message::BuildFinished(finished) => {
+                self.parsed.success = Some(finished.success);
+                Observed::Finished
+            }
+            _ => Observed::Nothing,
+        }
+    }
+}
+
+/// Parses cargo's JSON message stream. Lines that are not cargo messages (garbage, invalid UTF-8,
+/// unknown message kinds) are skipped; a read error ends the stream. Never panics.
+pub fn parse_messages<R: BufRead>(mut reader: R) -> ParsedBuild {
+    let mut collector = MessageCollector::default();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                collector.observe_line(&line);
+            }
+        }
+    }
+    collector.parsed
+}
+
+/// A line from one of cargo's two output streams, in the order the reader threads saw them.
+enum CargoLine {
+    Stdout(Vec<u8>),
+    Stderr(String),
+}
+
+/// Builds the bench executables of one revision and copies them into `bin_dir`.
+///
+/// Runs `cargo bench --no-run --message-format=json` in `workspace_dir` (the revision's workspace
+/// root inside its worktree) with `CARGO_TARGET_DIR=shared_target_dir`, reporting progress through
+/// `on_event`. Returns the executables sorted by package and target. A revision without bench
+/// targets gives an empty list.
+///
+/// `bin_dir` must be distinct per revision content (per commit, or per working-tree snapshot
+/// directory) and stable for it: workspace crates are cached in the shared target dir per
+/// `bin_dir`, so reusing one `bin_dir` for two commits built from different worktrees could let
+/// cargo reuse the other commit's artifacts.
+pub fn build_benches(
+    workspace_dir: &Path,
+    label: &str,
+    shared_target_dir: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<Vec<BenchExecutable>, BuildError> {
+    let packages = workspace_packages(workspace_dir, label, shared_target_dir)?;
+    let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::BinDir {
+        revision: label.to_string(),
+        dir: bin_dir.to_path_buf(),
+        source,
+    })?;
+    let mut command = Command::new(cargo_program());
+    command
+        .args(["bench", "--no-run", "--message-format=json"])
+        .args(opts.cargo_args())
+        .current_dir(workspace_dir)
+        .env("CARGO_TARGET_DIR", shared_target_dir)
+        .env("RUSTC_WORKSPACE_WRAPPER", &wrapper)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if packages.separate_build_dir {
+        // A configured `build.build-dir` would keep dependencies per worktree path; keep
+        // everything in the shared directory so they compile once and `release/deps` is real.
+        command.env("CARGO_BUILD_BUILD_DIR", shared_target_dir);
+    }
+    let (parsed, stderr_tail, status) = run_cargo(command, workspace_dir, on_event)?;
+    if !status.success() || parsed.success == Some(false) {
+        return Err(BuildError::Failed {
+            revision: label.to_string(),
+            diagnostics: failure_text(&parsed, &stderr_tail, status),
+        });
+    }
+    copy_executables(&parsed.benches, &packages.by_id, label, bin_dir)
+}
+
+/// File name of the pass-through `RUSTC_WORKSPACE_WRAPPER` in a `bin_dir`.
+const WRAPPER_NAME: &str = if cfg!(windows) {
+    "perfdiff-rustc-wrapper.cmd"
+} else {
+    "perfdiff-rustc-wrapper"
+};
+
+/// Writes (if needed) the pass-through wrapper into `bin_dir` and returns its path. Its location,
+/// not its content, is what matters: cargo hashes the wrapper's path into the artifact names of
+/// workspace members (see the module docs). A wrapper the user set is chained, not replaced.
+fn write_workspace_wrapper(bin_dir: &Path) -> std::io::Result<PathBuf> {
+    fs::create_dir_all(bin_dir)?;
+    let path = bin_dir.join(WRAPPER_NAME);
+    let users_wrapper = std::env::var("RUSTC_WORKSPACE_WRAPPER")
+        .ok()
+        .filter(|w| !w.is_empty());
+    let script = wrapper_script(users_wrapper.as_deref());
+    if fs::read_to_string(&path).ok().as_deref() != Some(script.as_str()) {
+        fs::write(&path, &script)?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    Ok(path)
+}
+
+/// The wrapper's text: run the rest of the command line (rustc and its arguments), through the
+/// user's own workspace wrapper if there is one.
+fn wrapper_script(users_wrapper: Option<&str>) -> String {
+    if cfg!(windows) {
+        let inner = users_wrapper
+            .map(|w| format!("\"{w}\" "))
+            .unwrap_or_default();
+        format!(
+            "@echo off\r\nrem cargo-perfdiff: see build.rs\r\n{inner}%*\r\nexit /b %ERRORLEVEL%\r\n"
+        )
+    } else {
+        let inner = users_wrapper
+            .map(|w| format!("'{}' ", w.replace('\'', r"'\''")))
+            .unwrap_or_default();
+        format!(
+            "#!/bin/sh\n# cargo-perfdiff: its path gives this revision's workspace crates their own\n\
+             # artifacts in the shared target directory; it only runs rustc.\nexec {inner}\"$@\"\n"
+        )
+    }
+}
+
+/// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
+fn run_cargo(
+    mut command: Command,
+    dir: &Path,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<(ParsedBuild, Vec<String>, std::process::ExitStatus), BuildError> {
+    let mut child = command.spawn().map_err(|source| BuildError::Spawn {
+        command: "cargo bench --no-run".to_string(),
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let (sender, receiver) = mpsc::channel();
+    let stdout = child.stdout.take().map(|out| {
+        let sender = sender.clone();
+        std::thread::spawn(move || forward_lines(out, |line| sender.send(CargoLine::Stdout(line))))
+    });
+    let stderr = child.stderr.take().map(|err| {
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            forward_lines(err, |line| {
+                sender.send(CargoLine::Stderr(
+                    String::from_utf8_lossy(&line).trim_end().to_string(),
+                ))
+            })
+        })
+    });
+    drop(sender);
+    let mut collector = MessageCollector::default();
+    let mut stderr_tail = VecDeque::new();
+    for line in receiver {
+        match line {
+            CargoLine::Stdout(line) => match collector.observe_line(&line) {
+                Observed::Diagnostic(index) => on_event(BuildEvent::Message(
+                    &collector.parsed.diagnostics[index].rendered,
+                )),
+                Observed::Finished => on_event(BuildEvent::Finished),
+                Observed::Nothing => {}
+            },
+            CargoLine::Stderr(line) => {
+                if let Some(name) = compiling_crate(&line) {
+                    on_event(BuildEvent::Compiling(name));
+                } else if !is_progress_line(&line) {
+                    stderr_tail.push_back(line);
+                    if stderr_tail.len() > STDERR_TAIL_LINES {
+                        stderr_tail.pop_front();
+                    }
+                }
+            }
+        }
+    }
+    for reader in [stdout, stderr].into_iter().flatten() {
+        let _ = reader.join();
+    }
+    let status = child.wait().map_err(|source| BuildError::Spawn {
+        command: "cargo bench --no-run".to_string(),
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok((collector.parsed, stderr_tail.into(), status))
+}
+
+/// Sends every line (without its newline) of `stream` until it ends or the receiver is gone.
+fn forward_lines<E>(stream: impl Read, mut send: impl FnMut(Vec<u8>) -> Result<(), E>) {
+    let mut reader = BufReader::new(stream);
+    loop {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                while line.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                    line.pop();
+                }
+                if send(line).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// `   Compiling serde v1.0.1 (…)` -> `serde`.
+fn compiling_crate(line: &str) -> Option<&str> {
+    line.trim_start()
+        .strip_prefix("Compiling ")?
+        .split_whitespace()
+        .next()
+}
+
+/// Cargo status lines that say nothing about a failure.
+fn is_progress_line(line: &str) -> bool {
+    const PROGRESS: [&str; 8] = [
+        "Compiling ",
+        "Checking ",
+        "Downloading ",
+        "Downloaded ",
+        "Updating ",
+        "Locking ",
+        "Blocking waiting for file lock",
+        "warning: build failed, waiting for other jobs to finish",
+    ];
+    let line = line.trim_start();
+    line.is_empty() || PROGRESS.iter().any(|p| line.starts_with(p))
+}
+
+/// The error text of a failed build: rustc's errors, then the end of cargo's stderr.
+fn failure_text(
+    parsed: &ParsedBuild,
+    stderr_tail: &[String],
+    status: std::process::ExitStatus,
+) -> String {
+    let mut text = parsed.errors();
+    let tail = stderr_tail.join("\n");
+    if !tail.trim().is_empty() {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&tail);
+    }
+    if text.trim().is_empty() {
+        text = format!("cargo bench --no-run exited with {status} and printed no error");
+    }
+    text
+}
+
+/// The workspace's packages by id, as `cargo metadata --no-deps` describes them.
+struct WorkspacePackages {
+    by_id: HashMap<String, PackageInfo>,
+    /// True when cargo reports a `build.build-dir` apart from the target directory.
+    separate_build_dir: bool,
+}
+
+#[derive(Debug, Clone)]
+struct PackageInfo {
+    name: String,
+    version: String,
+    manifest_path: PathBuf,
+}
+
+/// Reads the workspace's packages; a manifest cargo cannot read is a failed build of `label`.
+fn workspace_packages(
+    workspace_dir: &Path,
+    label: &str,
+    shared_target_dir: &Path,
+) -> Result<WorkspacePackages, BuildError> {
+    let metadata = MetadataCommand::new()
+        .current_dir(workspace_dir)
+        .no_deps()
+        .env("CARGO_TARGET_DIR", shared_target_dir)
+        .exec()
+        .map_err(|e| BuildError::Failed {
+            revision: label.to_string(),
+            diagnostics: e.to_string().trim_end().to_string(),
+        })?;
+    let separate_build_dir = metadata
+        .build_directory
+        .as_ref()
+        .is_some_and(|build_dir| *build_dir != metadata.target_directory);
+    let by_id = metadata
+        .packages
+        .into_iter()
+        .map(|p| {
+            let info = PackageInfo {
+                name: p.name.to_string(),
+                version: p.version.to_string(),
+                manifest_path: p.manifest_path.into_std_path_buf(),
+            };
+            (p.id.repr, info)
+        })
+        .collect();
+    Ok(WorkspacePackages {
+        by_id,
+        separate_build_dir,
+    })
+}
+
+/// Copies each bench executable into `bin_dir` and describes it.
+fn copy_executables(
+    artifacts: &[BenchArtifact],
+    packages: &HashMap<String, PackageInfo>,
+    label: &str,
+    bin_dir: &Path,
+) -> Result<Vec<BenchExecutable>, BuildError> {
+    let copy_error = |from: &Path, to: &Path, source| BuildError::Copy {
+        revision: label.to_string(),
+        from: from.to_path_buf(),
+        to: to.to_path_buf(),
+        source,
+    };
+    let mut executables = Vec::new();
+    for artifact in artifacts {
+        let file_name = artifact
+            .executable
+            .file_name()
+            .map(OsStr::to_os_string)
+            .unwrap_or_else(|| OsString::from(&artifact.target));
+        let destination = bin_dir.join(file_name);
+        copy_atomically(&artifact.executable, &destination)
+            .map_err(|e| copy_error(&artifact.executable, &destination, e))?;
+        let package = packages
+            .get(&artifact.package_id)
+            .cloned()
+            .unwrap_or_else(|| package_from_id(&artifact.package_id, &artifact.manifest_path));
+        executables.push(BenchExecutable {
+            harness: bench_harness(&package.manifest_path, &artifact.target),
+            package: package.name,
+            target: artifact.target.clone(),
+            path: destination,
+            package_root: package
+                .manifest_path
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            manifest_path: package.manifest_path,
+            package_version: package.version,
+        });
+    }
+    executables.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
+    Ok(executables)
+}
+
+/// Copies through a temporary file and a rename, so a process still running the previous copy
+/// (Linux refuses to overwrite a running executable) does not break the build.
+fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
+    let dir = to.parent().unwrap_or(Path::new("."));
+    let temporary = tempfile::Builder::new().prefix(".copy-").tempfile_in(dir)?;
+    fs::copy(from, temporary.path())?;
+    temporary.persist(to).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Name and version from a package id, when `cargo metadata` did not list the package
+/// (`path+file:///p/demo#name@1.0.0`, `path+file:///p/demo#1.0.0`, or the old `name 1.0.0 (…)`).
+fn package_from_id(id: &str, manifest_path: &Path) -> PackageInfo {
+    let directory_name = || {
+        manifest_path
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let (name, version) = match id.rsplit_once('#') {
+        Some((_, fragment)) => match fragment.rsplit_once('@') {
+            Some((name, version)) => (name.to_string(), version.to_string()),
+            None => (directory_name(), fragment.to_string()),
+        },
+        None => {
+            let mut words = id.split_whitespace();
+            let name = words.next().unwrap_or_default().to_string();
+            (name, words.next().unwrap_or_default().to_string())
+        }
+    };
+    PackageInfo {
+        name,
+        version,
+        manifest_path: manifest_path.to_path_buf(),
+    }
+}
+
+/// Whether bench target `target` of the package uses libtest's harness: `harness` of its
+/// `[[bench]]` entry, true when absent (cargo's default, and auto-discovered benches).
+/// `cargo metadata` does not report `harness`, so the manifest is read directly.
+fn bench_harness(manifest_path: &Path, target: &str) -> bool {
+    let Ok(text) = fs::read_to_string(manifest_path) else {
+        return true;
+    };
+    let Ok(manifest) = text.parse::<toml::Table>() else {
+        return true;
+    };
+    manifest
+        .get("bench")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .find(|bench| bench.get("name").and_then(toml::Value::as_str) == Some(target))
+        .and_then(|bench| bench.get("harness"))
+        .and_then(toml::Value::as_bool)
+        .unwrap_or(true)
+}
+
+/// The environment `cargo bench` gives a bench process, to be set on top of the inherited one.
+/// The working directory is `exe.package_root`.
+///
+/// Cargo sets (see `fill_env` in cargo's `compilation.rs`): `CARGO`, `CARGO_MANIFEST_DIR`,
+/// `CARGO_MANIFEST_PATH`, `CARGO_PKG_NAME`, `CARGO_PKG_VERSION` and its `_MAJOR/_MINOR/_PATCH/_PRE`
+/// parts, the manifest metadata variables (`CARGO_PKG_AUTHORS`, `_DESCRIPTION`, `_HOMEPAGE`,
+/// `_REPOSITORY`, `_LICENSE`, `_LICENSE_FILE`, `_RUST_VERSION`, `_README`; empty when absent), and
+/// the dynamic library search path: `<target>/release`, `<target>/release/deps`, the toolchain's
+/// target libdir, then the inherited value. `CARGO_PRIMARY_PACKAGE`, `CARGO_CRATE_NAME` and
+/// `CARGO_BIN_NAME` are compile-time only and not set at run time.
+///
+/// `CARGO_TARGET_DIR` is set to the shared target dir, as it was for the build: criterion then
+/// keeps its own output under it (not in the user's `target/criterion`) and does not spawn
+/// `cargo metadata` in every fork to find a target directory.
+///
+/// Not reproduced: `[env]` from `.cargo/config.toml`, `cargo:rustc-env` values of build scripts,
+/// native library directories that build scripts add, and `--target` builds (other layout).
+pub fn fork_environment(
+    exe: &BenchExecutable,
+    shared_target_dir: &Path,
+) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    let mut set = |key: &str, value: OsString| env.push((OsString::from(key), value));
+    set("CARGO", cargo_program());
+    set(
+        "CARGO_TARGET_DIR",
+        shared_target_dir.as_os_str().to_os_string(),
+    );
+    set(
+        "CARGO_MANIFEST_DIR",
+        exe.package_root.as_os_str().to_os_string(),
+    );
+    set(
+        "CARGO_MANIFEST_PATH",
+        exe.manifest_path.as_os_str().to_os_string(),
+    );
+    set("CARGO_PKG_NAME", exe.package.clone().into());
+    for (key, value) in version_variables(&exe.package_version) {
+        set(key, value.into());
+    }
+    for (key, value) in package_metadata_variables(&exe.manifest_path) {
+        set(key, value.into());
+    }
+    let release = shared_target_dir.join("release");
+    let mut search_path = vec![release.clone(), release.join("deps")];
+    if let Some(libdir) = toolchain_target_libdir(&exe.package_root) {
+        search_path.push(libdir);
+    }
+    let (variable, value) = dylib_search_path(search_path);
+    set(variable, value);
+    env
+}
+
+/// `CARGO_PKG_VERSION` and its parts, as cargo splits a semver version.
+fn version_variables(version: &str) -> Vec<(&'static str, String)> {
+    let without_build = version.split('+').next().unwrap_or_default();
+    let (core, pre) = without_build.split_once('-').unwrap_or((without_build, ""));
+    let mut parts = core.split('.').map(str::to_string);
+    vec![
+        ("CARGO_PKG_VERSION", version.to_string()),
+        ("CARGO_PKG_VERSION_MAJOR", parts.next().unwrap_or_default()),
+        ("CARGO_PKG_VERSION_MINOR", parts.next().unwrap_or_default()),
+        ("CARGO_PKG_VERSION_PATCH", parts.next().unwrap_or_default()),
+        ("CARGO_PKG_VERSION_PRE", pre.to_string()),
+    ]
+}
+
+/// The manifest metadata variables cargo sets, read from the package manifest; values inherited
+/// with `key.workspace = true` come from `[workspace.package]` of the nearest workspace manifest.
+fn package_metadata_variables(manifest_path: &Path) -> Vec<(&'static str, String)> {
+    const KEYS: [(&str, &str); 8] = [
+        ("description", "CARGO_PKG_DESCRIPTION"),
+        ("homepage", "CARGO_PKG_HOMEPAGE"),
+        ("repository", "CARGO_PKG_REPOSITORY"),
+        ("license", "CARGO_PKG_LICENSE"),
+        ("license-file", "CARGO_PKG_LICENSE_FILE"),
+        ("authors", "CARGO_PKG_AUTHORS"),
+        ("rust-version", "CARGO_PKG_RUST_VERSION"),
+        ("readme", "CARGO_PKG_README"),
+    ];
+    let package = read_toml(manifest_path)
+        .and_then(|m| m.get("package").and_then(toml::Value::as_table).cloned())
+        .unwrap_or_default();
+    let mut workspace_package = None;
+    KEYS.iter()
+        .map(|(key, variable)| {
+            let mut value = package.get(*key).cloned();
+            if value.as_ref().is_some_and(is_workspace_inherited) {
+                let inherited = workspace_package
+                    .get_or_insert_with(|| workspace_package_table(manifest_path))
+                    .get(*key)
+                    .cloned();
+                value = inherited;
+            }
+            let text = match (*key, value) {
+                ("readme", None) => default_readme(manifest_path),
+                (_, Some(toml::Value::String(s))) => s,
+                (_, Some(toml::Value::Array(items))) => items
+                    .iter()
+                    .filter_map(toml::Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join(":"),
+                _ => String::new(),
+            };
+            (*variable, text)
+        })
+        .collect()
+}
+
+fn is_workspace_inherited(value: &toml::Value) -> bool {
+    value.get("workspace").and_then(toml::Value::as_bool) == Some(true)
+}
+
+fn read_toml(path: &Path) -> Option<toml::Table> {
+    fs::read_to_string(path).ok()?.parse::<toml::Table>().ok()
+}
+
+/// `[workspace.package]` of the nearest manifest above the package that has a `[workspace]`.
+fn workspace_package_table(manifest_path: &Path) -> toml::Table {
+    let package_dir = manifest_path.parent().unwrap_or(Path::new("."));
+    package_dir
+        .ancestors()
+        .filter_map(|dir| read_toml(&dir.join("Cargo.toml")))
+        .find_map(|manifest| {
+            manifest
+                .get("workspace")
+                .and_then(toml::Value::as_table)
+                .cloned()
+        })
+        .and_then(|workspace| {
+            workspace
+                .get("package")
+                .and_then(toml::Value::as_table)
+                .cloned()
+        })
+        .unwrap_or_default()
+}
+
+/// Cargo's readme default: the first of `README.md`, `README.txt`, `README` in the package root.
+fn default_readme(manifest_path: &Path) -> String {
+    let dir = manifest_path.parent().unwrap_or(Path::new("."));
+    ["README.md", "README.txt", "README"]
+        .into_iter()
+        .find(|name| dir.join(name).is_file())
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The platform's dynamic library search variable with `paths` first, then the inherited value.
+fn dylib_search_path(paths: Vec<PathBuf>) -> (&'static str, OsString) {
+    let variable = if cfg!(windows) {
+        "PATH"
+    } else if cfg!(target_os = "macos") {
+        "DYLD_FALLBACK_LIBRARY_PATH"
+    } else {
+        "LD_LIBRARY_PATH"
+    };
+    let inherited: Vec<PathBuf> = std::env::var_os(variable)
+        .map(|v| std::env::split_paths(&v).collect())
+        .unwrap_or_default();
+    let mut all = paths;
+    if cfg!(target_os = "macos") && inherited.is_empty() {
+        // The defaults macOS uses when the variable is unset, which setting it would lose.
+        if let Some(home) = std::env::var_os("HOME") {
+            all.push(PathBuf::from(home).join("lib"));
+        }
+        all.extend([PathBuf::from("/usr/local/lib"), PathBuf::from("/usr/lib")]);
+    }
+    all.extend(inherited);
+    // A path containing the separator cannot be expressed; leave it out rather than fail.
+    all.retain(|p| std::env::join_paths([p]).is_ok());
+    (variable, std::env::join_paths(all).unwrap_or_default())
+}
+
+/// `rustc --print target-libdir` as seen from `dir` (so a `rust-toolchain.toml` there is honoured),
+/// cached per directory; `None` when rustc cannot say.
+fn toolchain_target_libdir(dir: &Path) -> Option<PathBuf> {
+    static CACHE: OnceLock<Mutex<BTreeMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(known) = cache.lock().ok()?.get(dir) {
+        return known.clone();
+    }
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let libdir = Command::new(rustc)
+        .args(["--print", "target-libdir"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string())
+        .filter(|path| !path.is_empty())
+        .map(PathBuf::from);
+    cache.lock().ok()?.insert(dir.to_path_buf(), libdir.clone());
+    libdir
+}
+
+/// The cargo to run: the one that started us (`CARGO`, set for cargo subcommands), else `cargo`.
+fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// Cargo's multi-line error as one line: its first line, and its innermost cause when different
+/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`).
+fn one_line(message: &str) -> String {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && *l != "Caused by:")
+        .collect();
+    match (lines.first(), lines.last()) {
+        (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
+        (Some(first), _) => first.to_string(),
+        _ => message.trim().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUCCESS: &[u8] =
+        include_bytes!("../fixtures/cargo-messages/criterion-demo-success.jsonl");
+    const SYNTAX_ERROR: &[u8] =
+        include_bytes!("../fixtures/cargo-messages/criterion-demo-syntax-error.jsonl");
+
+    #[test]
+    fn real_success_stream_yields_only_the_bench_executable() {
+        let parsed = parse_messages(SUCCESS);
+        assert_eq!(parsed.success, Some(true));
+        assert_eq!(parsed.benches.len(), 1, "{parsed:?}");
+        let bench = &parsed.benches[0];
+        assert_eq!(bench.target, "demo");
+        assert!(
+            bench.package_id.contains("perfdiff-demo@0.1.0"),
+            "{}",
+            bench.package_id
+        );
+        assert!(
+            bench
+                .executable
+                .to_string_lossy()
+                .ends_with("/release/deps/demo-58ab3878b9f181ed"),
+            "{}",
+            bench.executable.display()
+        );
+        assert_eq!(bench.manifest_path, Path::new("/home/dev/demo/Cargo.toml"));
+        assert!(parsed.diagnostics.is_empty());
+    }
+
+    #[test]
+    fn real_failure_stream_keeps_rendered_errors_and_warnings() {
+        let parsed = parse_messages(SYNTAX_ERROR);
+        assert_eq!(parsed.success, Some(false));
+        assert!(parsed.benches.is_empty());
+        assert_eq!(parsed.diagnostics.iter().filter(|d| d.is_error).count(), 1);
+        assert_eq!(parsed.diagnostics.iter().filter(|d| !d.is_error).count(), 2);
+        let errors = parsed.errors();
+        assert!(errors.contains("unclosed delimiter"), "{errors}");
+        assert!(errors.contains("benches/demo.rs:17"), "{errors}");
+        assert!(!errors.contains("unused variable"), "{errors}");
+    }
+
+    #[test]
+    fn garbage_lines_are_skipped_and_real_ones_kept() {
+        let mut input =
+            b"Compiling foo\n{not json\n\xff\xfe binary\n{\"reason\":\"mystery\"}\n".to_vec();
+        input.extend_from_slice(SUCCESS);
+        input.extend_from_slice(b"{\"reason\":\"compiler-artifact\"}\n[1,2]\n");
+        let parsed = parse_messages(&input[..]);
+        assert_eq!(parsed.benches.len(), 1);
+        assert_eq!(parsed.success, Some(true));
+    }
+
+    #[test]
+    fn a_stream_cut_before_build_finished_has_no_verdict() {
+        let cut = &SUCCESS[..SUCCESS.len() / 2];
+        let parsed = parse_messages(cut);
+        assert_eq!(parsed.success, None);
+        assert!(parsed.benches.is_empty());
+    }
+
+    #[test]
+    fn options_become_cargo_arguments() {
+        let opts = BuildOptions {
+            packages: vec!["a".into()],
+            benches: vec!["b1".into(), "b2".into()],
+            features: vec!["f1 f2".into()],
+            all_features: true,
+            no_default_features: true,
+        };
+        assert_eq!(
+            opts.cargo_args(),
+            [
+                "--package",
+                "a",
+                "--bench",
+                "b1",
+                "--bench",
+                "b2",
+                "--features",
+                "f1 f2",
+                "--all-features",
+                "--no-default-features"
+            ]
+        );
+        assert!(BuildOptions::default().cargo_args().is_empty());
+    }
+
+    #[test]
+    fn compiling_lines_name_the_crate() {
+        assert_eq!(compiling_crate("   Compiling serde v1.0.1"), Some("serde"));
+        assert_eq!(
+            compiling_crate("   Compiling perfdiff-demo v0.1.0 (/x)"),
+            Some("perfdiff-demo")
+        );
+        assert_eq!(compiling_crate("error: could not compile"), None);
+        assert!(is_progress_line("  Downloaded foo v1"));
+        assert!(!is_progress_line("error: could not compile `x`"));
+    }
+
+    #[test]
+    fn package_ids_of_every_format_give_name_and_version() {
+        let manifest = Path::new("/p/demo/Cargo.toml");
+        let new = package_from_id("path+file:///p/demo#perfdiff-demo@0.1.0", manifest);
+        assert_eq!(
+            (new.name.as_str(), new.version.as_str()),
+            ("perfdiff-demo", "0.1.0")
+        );
+        let short = package_from_id("path+file:///p/demo#0.2.0", manifest);
+        assert_eq!(
+            (short.name.as_str(), short.version.as_str()),
+            ("demo", "0.2.0")
+        );
+        let old = package_from_id("demo 0.3.0 (path+file:///p/demo)", manifest);
+        assert_eq!((old.name.as_str(), old.version.as_str()), ("demo", "0.3.0"));
+    }
+
+    #[test]
+    fn version_is_split_like_cargo_does() {
+        let vars: BTreeMap<_, _> = version_variables("1.22.333-beta.1+build")
+            .into_iter()
+            .collect();
+        assert_eq!(vars["CARGO_PKG_VERSION_MAJOR"], "1");
+        assert_eq!(vars["CARGO_PKG_VERSION_MINOR"], "22");
+        assert_eq!(vars["CARGO_PKG_VERSION_PATCH"], "333");
+        assert_eq!(vars["CARGO_PKG_VERSION_PRE"], "beta.1");
+    }
+
+    #[test]
+    fn harness_comes_from_the_bench_entry_and_defaults_to_true() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        fs::write(
+            &manifest,
+            "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[[bench]]\nname = \"crit\"\nharness = false\n\n[[bench]]\nname = \"lt\"\n",
+        )
+        .unwrap();
+        assert!(!bench_harness(&manifest, "crit"));
+        assert!(bench_harness(&manifest, "lt"));
+        assert!(bench_harness(&manifest, "auto_discovered"));
+        assert!(bench_harness(&dir.path().join("missing.toml"), "crit"));
+    }
+
+    #[test]
+    fn metadata_variables_follow_workspace_inheritance() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(
+            dir.path().join("Cargo.toml"),
+            "[workspace]\nmembers = [\"a\"]\n[workspace.package]\nlicense = \"MIT\"\nauthors = [\"A\", \"B\"]\n",
+        )
+        .unwrap();
+        fs::create_dir(dir.path().join("a")).unwrap();
+        fs::write(
+            dir.path().join("a/Cargo.toml"),
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\ndescription = \"d\"\nlicense.workspace = true\nauthors.workspace = true\n",
+        )
+        .unwrap();
+        fs::write(dir.path().join("a/README.md"), "hi").unwrap();
+        let vars: BTreeMap<_, _> = package_metadata_variables(&dir.path().join("a/Cargo.toml"))
+            .into_iter()
+            .collect();
+        assert_eq!(vars["CARGO_PKG_DESCRIPTION"], "d");
+        assert_eq!(vars["CARGO_PKG_LICENSE"], "MIT");
+        assert_eq!(vars["CARGO_PKG_AUTHORS"], "A:B");
+        assert_eq!(vars["CARGO_PKG_README"], "README.md");
+        assert_eq!(vars["CARGO_PKG_HOMEPAGE"], "");
+    }
+
+    #[test]
+    fn fork_environment_has_cargo_variables_and_library_path() {
+        let root = Path::new("/w/pkg");
+        let exe = BenchExecutable {
+            package: "pkg".into(),
+            target: "b".into(),
+            path: "/bins/b-123".into(),
+            package_root: root.into(),
+            manifest_path: root.join("Cargo.toml"),
+            harness: false,
+            package_version: "2.3.4".into(),
+        };
+        let env: BTreeMap<_, _> = fork_environment(&exe, Path::new("/shared/target"))
+            .into_iter()
+            .collect();
+        let get = |k: &str| {
+            env.get(OsStr::new(k))
+                .map(|v| v.to_string_lossy().into_owned())
+        };
+        assert_eq!(get("CARGO_MANIFEST_DIR").as_deref(), Some("/w/pkg"));
+        assert_eq!(get("CARGO_PKG_NAME").as_deref(), Some("pkg"));
+        assert_eq!(get("CARGO_PKG_VERSION_MINOR").as_deref(), Some("3"));
+        assert_eq!(get("CARGO_TARGET_DIR").as_deref(), Some("/shared/target"));
+        let variable = if cfg!(windows) {
+            "PATH"
+        } else if cfg!(target_os = "macos") {
+            "DYLD_FALLBACK_LIBRARY_PATH"
+        } else {
+            "LD_LIBRARY_PATH"
+        };
+        let paths: Vec<PathBuf> = std::env::split_paths(&env[OsStr::new(variable)]).collect();
+        assert_eq!(paths[0], Path::new("/shared/target/release"));
+        assert_eq!(paths[1], Path::new("/shared/target/release/deps"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_wrapper_runs_its_arguments_and_chains_a_users_wrapper() {
+        let plain = wrapper_script(None);
+        assert!(
+            plain.starts_with("#!/bin/sh\n") && plain.ends_with("exec \"$@\"\n"),
+            "{plain}"
+        );
+        let chained = wrapper_script(Some("/opt/it's/wrap"));
+        assert!(
+            chained.ends_with("exec '/opt/it'\\''s/wrap' \"$@\"\n"),
+            "{chained}"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let wrapper = write_workspace_wrapper(&dir.path().join("bins")).unwrap();
+        let output = Command::new(&wrapper)
+            .args(["echo", "through", "the wrapper"])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&output.stdout),
+            "through the wrapper\n"
+        );
+        let failing = Command::new(&wrapper)
+            .args(["sh", "-c", "exit 7"])
+            .status()
+            .unwrap();
+        assert_eq!(failing.code(), Some(7));
+    }
+
+    #[test]
+    fn multi_line_cargo_errors_keep_first_line_and_cause() {
+        let cargo = "error: failed to parse manifest at `/x/Cargo.toml`\n\nCaused by:\n  invalid type: integer `3`\n";
+        assert_eq!(
+            one_line(cargo),
+            "error: failed to parse manifest at `/x/Cargo.toml` (caused by: invalid type: integer `3`)"
+        );
+        assert_eq!(one_line("  just this \n"), "just this");
+        assert_eq!(one_line(""), "");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..2048)) {
+            let _ = parse_messages(&bytes[..]);
+        }
+
+        #[test]
+        fn arbitrary_json_like_lines_never_panic(lines in proptest::collection::vec("\\{\"reason\":\"(compiler-artifact|compiler-message|build-finished)\"[ -~]{0,80}\\}?", 0..20)) {
+            let input = lines.join("\n");
+            let _ = parse_messages(input.as_bytes());
+        }
+    }
 }

@@ -1,8 +1,587 @@
 //! Discovery: which bench targets are criterion benchmarks, and which benchmark ids each contains.
+//!
+//! Why it works this way:
+//! - Classification reads the executable's bytes and never runs it: a bench target that is not a
+//!   criterion benchmark may be anything (a plain `main` that deletes files, a divan binary that
+//!   benchmarks for minutes), so only binaries known to speak criterion's command line are run.
+//!   Every criterion binary contains the string `CARGO_CRITERION_PORT` (criterion reads it on start
+//!   to find cargo-criterion); every divan binary contains `DIVAN_SAMPLE_COUNT` (the environment
+//!   name of its `--sample-count` option).
+//! - Listing uses `--bench --list --format terse`, which criterion 0.5 and 0.8 both accept and
+//!   answer with exactly one `<id>: benchmark` line per benchmark and nothing else on stdout.
+//! - Benchmarks are matched across revisions by criterion id, not by target, so a bench target that
+//!   was renamed or split still compares its benchmarks.
+//! - The same id in two bench targets of one revision is an error ([`check_unique_ids`],
+//!   [`match_benchmarks_checked`]): criterion itself keeps results per id (`target/criterion/<id>`),
+//!   so such ids already collide for the user, and silently picking one would compare the wrong
+//!   code. [`match_benchmarks`] alone cannot fail; for a duplicate it keeps the first target in the
+//!   order given and ignores the others.
 
-/// Errors listing benchmarks.
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+
+use crate::build::BenchExecutable;
+use crate::samples::Presence;
+
+/// The string every criterion benchmark binary contains.
+const CRITERION_MARKER: &str = "CARGO_CRITERION_PORT";
+/// The string every divan benchmark binary contains.
+const DIVAN_MARKER: &str = "DIVAN_SAMPLE_COUNT";
+/// Bytes read at a time when scanning an executable.
+const SCAN_CHUNK: usize = 1 << 20;
+/// How many lines of a failing listing's stderr an error quotes.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// Errors classifying or listing benchmarks.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoverError {
     #[error("cannot list the benchmarks of {executable}: {message}")]
     List { executable: String, message: String },
+    #[error("cannot read the bench executable {} (target {target}): {source}", path.display())]
+    Read {
+        path: PathBuf,
+        target: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "benchmark id {id:?} of {revision} is defined by bench targets {first:?} and {second:?}; \
+         criterion keeps results per id, so rename one of them or select one target with --bench"
+    )]
+    DuplicateId {
+        revision: String,
+        id: String,
+        first: String,
+        second: String,
+    },
+}
+
+/// What kind of benchmark harness a bench executable uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Harness {
+    /// A criterion benchmark: it can be listed and measured.
+    Criterion,
+    /// Anything else; it is not run, and `reason` says why.
+    Skipped { reason: String },
+}
+
+/// Decides whether `exe` is a criterion benchmark, without running it.
+pub fn classify(exe: &BenchExecutable) -> Result<Harness, DiscoverError> {
+    if exe.harness {
+        return Ok(skipped(format!(
+            "libtest #[bench] is not supported yet (bench target {:?} uses the default harness; \
+             criterion benchmarks need `harness = false`)",
+            exe.target
+        )));
+    }
+    let found = scan_for_markers(&exe.path).map_err(|source| DiscoverError::Read {
+        path: exe.path.clone(),
+        target: exe.target.clone(),
+        source,
+    })?;
+    Ok(if found.criterion {
+        Harness::Criterion
+    } else if found.divan {
+        skipped(format!(
+            "divan benchmarks are not supported yet (bench target {:?})",
+            exe.target
+        ))
+    } else {
+        skipped(format!(
+            "plain binary, not a criterion benchmark (bench target {:?})",
+            exe.target
+        ))
+    })
+}
+
+fn skipped(reason: String) -> Harness {
+    Harness::Skipped { reason }
+}
+
+/// Which markers a file contains.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Markers {
+    criterion: bool,
+    divan: bool,
+}
+
+/// Scans a file chunk by chunk (memory stays bounded for large binaries) for the markers; chunks
+/// overlap by one marker length so a marker across a chunk boundary is found. Stops at the
+/// criterion marker, which decides the classification.
+fn scan_for_markers(path: &std::path::Path) -> std::io::Result<Markers> {
+    let mut file = File::open(path)?;
+    let overlap = CRITERION_MARKER.len().max(DIVAN_MARKER.len()) - 1;
+    let mut buffer = vec![0u8; SCAN_CHUNK + overlap];
+    let mut kept = 0;
+    let mut found = Markers::default();
+    // A literal alternation is searched with memchr/aho-corasick acceleration.
+    let markers = regex::bytes::Regex::new(&format!("{CRITERION_MARKER}|{DIVAN_MARKER}"))
+        .expect("two literal identifiers form a valid regex");
+    loop {
+        let read = read_full(&mut file, &mut buffer[kept..])?;
+        let filled = kept + read;
+        for marker in markers.find_iter(&buffer[..filled]) {
+            if marker.as_bytes() == CRITERION_MARKER.as_bytes() {
+                found.criterion = true;
+            } else {
+                found.divan = true;
+            }
+        }
+        if found.criterion || read == 0 || filled < buffer.len() {
+            return Ok(found);
+        }
+        kept = overlap.min(filled);
+        buffer.copy_within(filled - kept..filled, 0);
+    }
+}
+
+/// Reads until `buffer` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut total = 0;
+    while total < buffer.len() {
+        match file.read(&mut buffer[total..]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
+}
+
+/// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
+/// its package root with `env`, killing it after `timeout`.
+pub fn list_benchmarks(
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> Result<Vec<String>, DiscoverError> {
+    let fail = |message: String| DiscoverError::List {
+        executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
+        message,
+    };
+    let mut command = Command::new(&exe.path);
+    // Its own process group, so a timeout kills whatever it started too (an orphan holding the
+    // output pipes open would otherwise keep this function waiting).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .args(["--bench", "--list", "--format", "terse"])
+        .current_dir(&exe.package_root)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove("CARGO_CRITERION_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| fail(format!("cannot start it: {e}")))?;
+    let stdout = read_in_background(child.stdout.take());
+    let stderr = read_in_background(child.stderr.take());
+    let status = wait_with_timeout(&mut child, timeout)
+        .map_err(|e| fail(format!("cannot wait for it: {e}")))?;
+    let stdout = join_text(stdout);
+    let stderr = join_text(stderr);
+    match status {
+        None => Err(fail(format!(
+            "no answer within {:.0?}, killed{}",
+            timeout,
+            stderr_suffix(&stderr)
+        ))),
+        Some(status) if !status.success() => Err(fail(format!(
+            "`--bench --list --format terse` exited with {status}{}",
+            stderr_suffix(&stderr)
+        ))),
+        Some(_) => Ok(parse_list(&stdout)),
+    }
+}
+
+/// Ids from criterion's terse listing: every line ending in `: benchmark`, with that suffix cut.
+/// Ids may contain spaces, colons, slashes and any unicode, so nothing else is touched.
+pub fn parse_list(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .filter_map(|line| line.strip_suffix(": benchmark"))
+        .map(str::to_string)
+        .collect()
+}
+
+fn read_in_background<R: Read + Send + 'static>(stream: Option<R>) -> Option<JoinHandle<Vec<u8>>> {
+    stream.map(|mut stream| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = stream.read_to_end(&mut bytes);
+            bytes
+        })
+    })
+}
+
+fn join_text(handle: Option<JoinHandle<Vec<u8>>>) -> String {
+    handle
+        .and_then(|h| h.join().ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
+/// Waits for `child`; `None` when it was killed at the deadline.
+fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Some(status));
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            kill_process_group(child);
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Kills `child` and, on Unix, every process of its group (it was made a group leader).
+fn kill_process_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group; no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = &all[all.len().saturating_sub(STDERR_TAIL_LINES)..];
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr:\n{}", tail.join("\n"))
+    }
+}
+
+/// The user's FILTER arguments, as criterion takes them: each is a regex (a pattern that is not a
+/// valid regex matches as a plain substring); an id matches if any filter matches; no filters
+/// match everything.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    patterns: Vec<Pattern>,
+}
+
+#[derive(Debug, Clone)]
+enum Pattern {
+    Regex(Regex),
+    Substring(String),
+}
+
+impl Filter {
+    pub fn new(patterns: &[String]) -> Self {
+        let patterns = patterns
+            .iter()
+            .map(|p| match Regex::new(p) {
+                Ok(regex) => Pattern::Regex(regex),
+                Err(_) => Pattern::Substring(p.clone()),
+            })
+            .collect();
+        Filter { patterns }
+    }
+
+    pub fn matches(&self, id: &str) -> bool {
+        self.patterns.is_empty()
+            || self.patterns.iter().any(|p| match p {
+                Pattern::Regex(regex) => regex.is_match(id),
+                Pattern::Substring(text) => id.contains(text.as_str()),
+            })
+    }
+}
+
+/// One benchmark id and where it exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The criterion id, exactly as the executable listed it (pass it to the executable as is).
+    pub id: String,
+    /// The bench target that has it in base, if any.
+    pub base_target: Option<String>,
+    /// The bench target that has it in head, if any.
+    pub head_target: Option<String>,
+    pub presence: Presence,
+}
+
+/// Matches benchmarks across revisions by criterion id. Ids on one side only get
+/// `OnlyInBase`/`OnlyInHead` and are kept.
+///
+/// Order: base's ids in the order given (targets as given, ids as listed), with each head-only id
+/// placed right after the id that precedes it in head, so a new benchmark appears next to its
+/// neighbours. Deterministic for a given input. An id repeated within one side keeps its first
+/// target (see [`check_unique_ids`] to refuse that instead).
+pub fn match_benchmarks(
+    base: &[(String, Vec<String>)],
+    head: &[(String, Vec<String>)],
+) -> Vec<Matched> {
+    let base_targets = first_target_by_id(base);
+    let head_targets = first_target_by_id(head);
+    let mut order: Vec<&str> = Vec::new();
+    for (_, ids) in base {
+        for id in ids {
+            if !order.contains(&id.as_str()) {
+                order.push(id);
+            }
+        }
+    }
+    let mut cursor = 0;
+    for (_, ids) in head {
+        for id in ids {
+            match order.iter().position(|known| known == id) {
+                Some(index) => cursor = index + 1,
+                None => {
+                    order.insert(cursor, id);
+                    cursor += 1;
+                }
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|id| {
+            let base_target = base_targets.get(id).map(|t| t.to_string());
+            let head_target = head_targets.get(id).map(|t| t.to_string());
+            let presence = match (&base_target, &head_target) {
+                (Some(_), Some(_)) => Presence::Both,
+                (Some(_), None) => Presence::OnlyInBase,
+                _ => Presence::OnlyInHead,
+            };
+            Matched {
+                id: id.to_string(),
+                base_target,
+                head_target,
+                presence,
+            }
+        })
+        .collect()
+}
+
+fn first_target_by_id(side: &[(String, Vec<String>)]) -> HashMap<&str, &str> {
+    let mut targets = HashMap::new();
+    for (target, ids) in side {
+        for id in ids {
+            targets.entry(id.as_str()).or_insert(target.as_str());
+        }
+    }
+    targets
+}
+
+/// Refuses an id that two bench targets of one revision (`revision` names it) both define.
+pub fn check_unique_ids(
+    revision: &str,
+    side: &[(String, Vec<String>)],
+) -> Result<(), DiscoverError> {
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    for (target, ids) in side {
+        for id in ids {
+            match seen.get(id.as_str()) {
+                Some(first) if *first != target.as_str() => {
+                    return Err(DiscoverError::DuplicateId {
+                        revision: revision.to_string(),
+                        id: id.clone(),
+                        first: first.to_string(),
+                        second: target.clone(),
+                    });
+                }
+                _ => {
+                    seen.insert(id, target);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_unique_ids`] on both sides, then [`match_benchmarks`].
+pub fn match_benchmarks_checked(
+    base_label: &str,
+    base: &[(String, Vec<String>)],
+    head_label: &str,
+    head: &[(String, Vec<String>)],
+) -> Result<Vec<Matched>, DiscoverError> {
+    check_unique_ids(base_label, base)?;
+    check_unique_ids(head_label, head)?;
+    Ok(match_benchmarks(base, head))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn executable(path: &Path, harness: bool) -> BenchExecutable {
+        BenchExecutable {
+            package: "p".into(),
+            target: "t".into(),
+            path: path.to_path_buf(),
+            package_root: path.parent().unwrap().to_path_buf(),
+            manifest_path: path.parent().unwrap().join("Cargo.toml"),
+            harness,
+            package_version: "0.1.0".into(),
+        }
+    }
+
+    fn side(targets: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+        targets
+            .iter()
+            .map(|(t, ids)| (t.to_string(), ids.iter().map(|i| i.to_string()).collect()))
+            .collect()
+    }
+
+    /// A file of `len` filler bytes with `marker` written at `at`.
+    fn file_with(dir: &Path, name: &str, len: usize, marker: &str, at: usize) -> PathBuf {
+        let mut bytes = vec![b'x'; len];
+        bytes[at..at + marker.len()].copy_from_slice(marker.as_bytes());
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn markers_are_found_anywhere_including_across_chunk_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let len = 2 * SCAN_CHUNK + 100;
+        for at in [
+            0,
+            SCAN_CHUNK - 5,
+            SCAN_CHUNK + 3,
+            2 * SCAN_CHUNK - 10,
+            len - CRITERION_MARKER.len(),
+        ] {
+            let path = file_with(dir.path(), "c", len, CRITERION_MARKER, at);
+            assert!(
+                scan_for_markers(&path).unwrap().criterion,
+                "criterion marker at {at}"
+            );
+            let path = file_with(dir.path(), "d", len, DIVAN_MARKER, at);
+            let found = scan_for_markers(&path).unwrap();
+            assert!(found.divan && !found.criterion, "divan marker at {at}");
+        }
+        let path = file_with(
+            dir.path(),
+            "none",
+            len,
+            "CARGO_CRITERION_POR",
+            SCAN_CHUNK - 3,
+        );
+        assert_eq!(scan_for_markers(&path).unwrap(), Markers::default());
+    }
+
+    #[test]
+    fn classification_follows_the_markers() {
+        let dir = tempfile::tempdir().unwrap();
+        let criterion = file_with(dir.path(), "c", 4096, CRITERION_MARKER, 100);
+        assert_eq!(
+            classify(&executable(&criterion, false)).unwrap(),
+            Harness::Criterion
+        );
+        let divan = file_with(dir.path(), "d", 4096, DIVAN_MARKER, 100);
+        let Harness::Skipped { reason } = classify(&executable(&divan, false)).unwrap() else {
+            panic!("divan classified as criterion")
+        };
+        assert!(reason.contains("divan"), "{reason}");
+        let plain = file_with(dir.path(), "p", 4096, "main", 100);
+        let Harness::Skipped { reason } = classify(&executable(&plain, false)).unwrap() else {
+            panic!("plain classified as criterion")
+        };
+        assert!(reason.contains("plain binary"), "{reason}");
+    }
+
+    #[test]
+    fn libtest_targets_are_skipped_without_reading_the_file() {
+        let missing = Path::new("/nonexistent/dir/bench-123");
+        let Harness::Skipped { reason } = classify(&executable(missing, true)).unwrap() else {
+            panic!("libtest classified as criterion")
+        };
+        assert!(
+            reason.contains("libtest #[bench] is not supported yet"),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_executable_names_path_and_target() {
+        let missing = Path::new("/nonexistent/dir/bench-123");
+        let err = classify(&executable(missing, false))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/nonexistent/dir/bench-123") && err.contains("target t"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn terse_listing_keeps_ids_verbatim() {
+        let out = "hash/mix: benchmark\nodd id: with colons/and spaces: benchmark\n\
+                   größe/λ/10: benchmark\r\nGnuplot not found\n\nnot a: benchmark line\n";
+        assert_eq!(
+            parse_list(out),
+            ["hash/mix", "odd id: with colons/and spaces", "größe/λ/10"]
+        );
+    }
+
+    #[test]
+    fn filters_are_regexes_with_substring_fallback() {
+        let filter = Filter::new(&["^hash/m".to_string(), "([unclosed".to_string()]);
+        assert!(filter.matches("hash/mix"));
+        assert!(!filter.matches("hash/checksum"));
+        assert!(filter.matches("x/([unclosed/y"));
+        assert!(Filter::new(&[]).matches("anything"));
+    }
+
+    #[test]
+    fn benchmarks_match_by_id_across_renamed_targets() {
+        let base = side(&[("old_name", &["g/a", "g/b", "g/gone"])]);
+        let head = side(&[("new_name", &["g/new_first", "g/a", "g/added", "g/b"])]);
+        let matched = match_benchmarks(&base, &head);
+        let ids: Vec<&str> = matched.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["g/new_first", "g/a", "g/added", "g/b", "g/gone"]);
+        let by_id: HashMap<&str, &Matched> = matched.iter().map(|m| (m.id.as_str(), m)).collect();
+        assert_eq!(by_id["g/a"].presence, Presence::Both);
+        assert_eq!(by_id["g/a"].base_target.as_deref(), Some("old_name"));
+        assert_eq!(by_id["g/a"].head_target.as_deref(), Some("new_name"));
+        assert_eq!(by_id["g/gone"].presence, Presence::OnlyInBase);
+        assert_eq!(by_id["g/gone"].head_target, None);
+        assert_eq!(by_id["g/added"].presence, Presence::OnlyInHead);
+        assert_eq!(by_id["g/added"].base_target, None);
+    }
+
+    #[test]
+    fn matching_is_deterministic_and_keeps_one_entry_per_id() {
+        let base = side(&[("a", &["x", "y"]), ("b", &["y", "z"])]);
+        let head = side(&[("a", &["z", "x"])]);
+        let first = match_benchmarks(&base, &head);
+        assert_eq!(first, match_benchmarks(&base, &head));
+        assert_eq!(first.len(), 3);
+        let y = first.iter().find(|m| m.id == "y").unwrap();
+        assert_eq!(y.base_target.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn an_id_in_two_targets_of_one_side_is_refused_with_both_named() {
+        let base = side(&[("a", &["x"])]);
+        let head = side(&[("a", &["x", "y"]), ("b", &["y"])]);
+        let err = match_benchmarks_checked("base", &base, "head (abc)", &head)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"y\"") && err.contains("head (abc)"), "{err}");
+        assert!(err.contains("\"a\"") && err.contains("\"b\""), "{err}");
+        assert!(check_unique_ids("base", &base).is_ok());
+    }
 }

@@ -1,0 +1,190 @@
+//! Workspaces: package selection, the target directory cargo would use, the workspace root.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use cargo_perfdiff::build::{
+    BuildError, BuildOptions, build_benches, target_directory, workspace_root,
+};
+use cargo_perfdiff::discover::{Harness, classify};
+
+fn shared_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
+}
+
+/// A package `name` in `dir/name` with one plain (`harness = false`) bench target `<name>_bench`.
+fn write_package(dir: &Path, name: &str) {
+    let root = dir.join(name);
+    fs::create_dir_all(root.join("benches")).unwrap();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"1.2.3\"\nedition = \"2021\"\n\n\
+             [[bench]]\nname = \"{name}_bench\"\nharness = false\n"
+        ),
+    )
+    .unwrap();
+    fs::write(root.join("src/lib.rs"), "").unwrap();
+    fs::write(
+        root.join(format!("benches/{name}_bench.rs")),
+        "fn main() {}\n",
+    )
+    .unwrap();
+}
+
+/// A workspace with members `a` and `b`.
+fn two_package_workspace(dir: &Path) -> PathBuf {
+    let root = dir.join("ws");
+    fs::create_dir_all(&root).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    write_package(&root, "a");
+    write_package(&root, "b");
+    root
+}
+
+fn build(workspace: &Path, bin_dir: &Path, opts: &BuildOptions) -> Vec<(String, String)> {
+    let exes = build_benches(
+        workspace,
+        "working tree",
+        &shared_target_dir(),
+        bin_dir,
+        opts,
+        &mut |_| {},
+    )
+    .unwrap();
+    for exe in &exes {
+        assert!(
+            exe.path.starts_with(bin_dir) && exe.path.is_file(),
+            "{exe:?}"
+        );
+        assert_eq!(exe.package_root, workspace.join(&exe.package));
+        assert_eq!(exe.package_version, "1.2.3");
+        assert!(matches!(classify(exe).unwrap(), Harness::Skipped { .. }));
+    }
+    exes.into_iter().map(|e| (e.package, e.target)).collect()
+}
+
+#[test]
+fn every_member_is_built_unless_packages_are_selected() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = two_package_workspace(dir.path());
+    let all = build(
+        &workspace,
+        &dir.path().join("bin-all"),
+        &BuildOptions::default(),
+    );
+    assert_eq!(
+        all,
+        [
+            ("a".to_string(), "a_bench".to_string()),
+            ("b".to_string(), "b_bench".to_string())
+        ]
+    );
+    let only_b = BuildOptions {
+        packages: vec!["b".to_string()],
+        ..Default::default()
+    };
+    assert_eq!(
+        build(&workspace, &dir.path().join("bin-b"), &only_b),
+        [("b".to_string(), "b_bench".to_string())]
+    );
+    let one_bench = BuildOptions {
+        benches: vec!["a_bench".to_string()],
+        ..Default::default()
+    };
+    assert_eq!(
+        build(&workspace, &dir.path().join("bin-a"), &one_bench),
+        [("a".to_string(), "a_bench".to_string())]
+    );
+}
+
+#[test]
+fn an_unknown_package_fails_with_cargos_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = two_package_workspace(dir.path());
+    let opts = BuildOptions {
+        packages: vec!["nope".to_string()],
+        ..Default::default()
+    };
+    let err = build_benches(
+        &workspace,
+        "base (1234)",
+        &shared_target_dir(),
+        &dir.path().join("bin"),
+        &opts,
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("base (1234)") && err.contains("nope"), "{err}");
+}
+
+#[test]
+fn the_workspace_root_is_found_from_any_directory_inside() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = two_package_workspace(dir.path()).canonicalize().unwrap();
+    assert_eq!(workspace_root(&workspace.join("b/src")).unwrap(), workspace);
+    assert_eq!(workspace_root(&workspace).unwrap(), workspace);
+    let lone = dir.path().canonicalize().unwrap().join("lone");
+    write_package(dir.path(), "lone");
+    assert_eq!(workspace_root(&lone.join("benches")).unwrap(), lone);
+}
+
+#[test]
+fn a_directory_without_a_manifest_is_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    if dir
+        .path()
+        .ancestors()
+        .any(|d| d.join("Cargo.toml").exists())
+    {
+        return; // the temporary directory lives inside some crate; nothing to test here
+    }
+    let err = workspace_root(dir.path()).unwrap_err();
+    assert!(matches!(err, BuildError::NoManifest { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        format!("no Cargo.toml in {} or any parent", dir.path().display())
+    );
+}
+
+#[test]
+fn the_target_directory_honours_build_target_dir_in_cargo_config() {
+    let dir = tempfile::tempdir().unwrap();
+    write_package(dir.path(), "configured");
+    let root = dir.path().join("configured");
+    fs::create_dir_all(root.join(".cargo")).unwrap();
+    fs::write(
+        root.join(".cargo/config.toml"),
+        "[build]\ntarget-dir = \"elsewhere/tgt\"\n",
+    )
+    .unwrap();
+    let expected = match std::env::var_os("CARGO_TARGET_DIR") {
+        // The environment wins over the configuration, as in cargo.
+        Some(env) => PathBuf::from(env),
+        None => root.join("elsewhere/tgt"),
+    };
+    assert_eq!(target_directory(&root).unwrap(), expected);
+    // Without the configuration: `<workspace>/target`.
+    let plain = dir.path().join("plain");
+    write_package(dir.path(), "plain");
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        assert_eq!(
+            target_directory(&plain.join("src")).unwrap(),
+            plain.join("target")
+        );
+    }
+}
+
+#[test]
+fn the_target_directory_of_a_broken_manifest_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("Cargo.toml"), "[package]\nname = 3\n").unwrap();
+    let err = target_directory(dir.path()).unwrap_err().to_string();
+    assert!(err.contains(&dir.path().display().to_string()), "{err}");
+}

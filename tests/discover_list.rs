@@ -1,0 +1,100 @@
+//! Listing benchmarks: criterion's terse format, failures, and the timeout. Scripts stand in for
+//! bench executables, so each failure mode is produced for real.
+#![cfg(unix)]
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use cargo_perfdiff::build::BenchExecutable;
+use cargo_perfdiff::discover::{DiscoverError, list_benchmarks};
+
+/// An executable shell script with `body`, as bench target `fake` of a package in `dir`.
+fn script(dir: &Path, body: &str) -> BenchExecutable {
+    let path = dir.join("fake-bench");
+    fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    BenchExecutable {
+        package: "pkg".into(),
+        target: "fake".into(),
+        path,
+        package_root: dir.to_path_buf(),
+        manifest_path: dir.join("Cargo.toml"),
+        harness: false,
+        package_version: "0.1.0".into(),
+    }
+}
+
+#[test]
+fn arguments_environment_and_directory_are_those_of_a_listing() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = script(
+        dir.path(),
+        r#"[ "$*" = "--bench --list --format terse" ] || { echo "bad args: $*" >&2; exit 9; }
+[ -z "$CARGO_CRITERION_PORT" ] || { echo "port leaked" >&2; exit 8; }
+echo "$PWD: benchmark"
+echo "$MY_VAR/with space: benchmark"
+echo "Gnuplot not found, using plotters backend"
+printf 'ünï/cödé:x/3: benchmark\n'"#,
+    );
+    let env = [("MY_VAR".into(), "from env".into())];
+    let ids = list_benchmarks(&exe, &env, Duration::from_secs(20)).unwrap();
+    let cwd = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        ids,
+        [
+            cwd.display().to_string(),
+            "from env/with space".to_string(),
+            "ünï/cödé:x/3".to_string()
+        ]
+    );
+}
+
+#[test]
+fn a_failing_listing_names_the_target_and_quotes_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = script(
+        dir.path(),
+        "echo 'thread main panicked: no fixture' >&2\nexit 3",
+    );
+    let err = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap_err();
+    assert!(matches!(err, DiscoverError::List { .. }));
+    let text = err.to_string();
+    assert!(
+        text.contains("\"fake\"") && text.contains("fake-bench"),
+        "{text}"
+    );
+    assert!(text.contains("no fixture") && text.contains("3"), "{text}");
+}
+
+#[test]
+fn a_hanging_executable_is_killed_at_the_timeout() {
+    let dir = tempfile::tempdir().unwrap();
+    // A child that outlives the script would keep the output pipes open if only the script died.
+    let exe = script(dir.path(), "echo 'thinking' >&2\nsleep 30\necho late");
+    let started = Instant::now();
+    let err = list_benchmarks(&exe, &[], Duration::from_millis(300))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(err.contains("killed") && err.contains("thinking"), "{err}");
+}
+
+#[test]
+fn a_missing_executable_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut exe = script(dir.path(), "true");
+    exe.path = dir.path().join("gone");
+    let err = list_benchmarks(&exe, &[], Duration::from_secs(5))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("gone") && err.contains("cannot start"),
+        "{err}"
+    );
+}

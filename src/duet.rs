@@ -15,6 +15,7 @@
 //!
 //! How well the two measurement phases coincided is returned as [`DuetPairOutcome::overlap`].
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::Instant;
@@ -30,6 +31,9 @@ pub struct DuetPairOutcome {
     /// Fraction (0–1) of the union of the two measurement phases during which both measured;
     /// 0 when either side did not measure.
     pub overlap: f64,
+    /// Filler forks launched to keep the machine busy after one side finished (results
+    /// discarded).
+    pub fillers: usize,
 }
 
 /// Runs a base fork and a head fork at the same instant, each on its own CPU (`req.cpu`, set by
@@ -47,8 +51,11 @@ pub fn run_pair(base: &ForkRequest, head: &ForkRequest) -> Result<DuetPairOutcom
     base_fork.release();
     head_fork.release();
 
-    let base_done = AtomicBool::new(false);
-    let head_done = AtomicBool::new(false);
+    // "Done" means measured: once a side has its samples, filling for it is pointless.
+    let base_done = Arc::new(AtomicBool::new(false));
+    let head_done = Arc::new(AtomicBool::new(false));
+    base_fork.signal_when_measured(Arc::clone(&base_done));
+    head_fork.signal_when_measured(Arc::clone(&head_done));
     let (base_result, head_result) = thread::scope(|scope| {
         let base_side = scope.spawn(|| run_side(base_fork, base, &base_done, &head_done, &stop));
         let head_result = run_side(head_fork, head, &head_done, &base_done, &stop);
@@ -57,23 +64,25 @@ pub fn run_pair(base: &ForkRequest, head: &ForkRequest) -> Result<DuetPairOutcom
             .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (base_result, head_result)
     });
-    let (base, head) = (base_result?, head_result?);
+    let ((base, base_fillers), (head, head_fillers)) = (base_result?, head_result?);
     Ok(DuetPairOutcome {
         overlap: overlap_fraction(base.measurement_window, head.measurement_window),
         base: base.outcome,
         head: head.outcome,
+        fillers: base_fillers + head_fillers,
     })
 }
 
 /// Finishes one side, then keeps its CPU busy with fillers while the other side still runs.
-/// An error (an interrupt) sets `stop`, which ends the other side too.
+/// Returns the side's own result and how many fillers it launched. An error (an interrupt) sets
+/// `stop`, which ends the other side too.
 fn run_side(
     fork: RunningFork,
     req: &ForkRequest,
     done: &AtomicBool,
     other_done: &AtomicBool,
     stop: &AtomicBool,
-) -> Result<FinishedFork, ForkError> {
+) -> Result<(FinishedFork, usize), ForkError> {
     let result = fork.finish(stop);
     done.store(true, Ordering::SeqCst);
     let finished = match result {
@@ -84,34 +93,40 @@ fn run_side(
         }
     };
     // A side that failed would fail again as a filler; the other side then runs alone.
-    if finished.outcome.completed().is_some()
-        && let Err(error) = fill_until(req, other_done)
-    {
-        stop.store(true, Ordering::SeqCst);
-        return Err(error);
+    if finished.outcome.failure().is_some() {
+        return Ok((finished, 0));
     }
-    Ok(finished)
+    match fill_until(req, other_done) {
+        Ok(fillers) => Ok((finished, fillers)),
+        Err(error) => {
+            stop.store(true, Ordering::SeqCst);
+            Err(error)
+        }
+    }
 }
 
 /// Relaunches `req` as filler forks, results discarded, until `other_done` is set; the running
 /// filler is then killed. Stops early (quietly) if a filler cannot run, except on interrupt.
-fn fill_until(req: &ForkRequest, other_done: &AtomicBool) -> Result<(), ForkError> {
+/// Returns the number of fillers launched.
+fn fill_until(req: &ForkRequest, other_done: &AtomicBool) -> Result<usize, ForkError> {
+    let mut launched = 0;
     while !other_done.load(Ordering::SeqCst) {
         let mut filler = match RunningFork::launch(req) {
             Ok(filler) => filler,
             Err(ForkError::Interrupted) => return Err(ForkError::Interrupted),
             // The real fork of this side just launched fine; a filler failing to is not worth
             // failing the pair over.
-            Err(_) => return Ok(()),
+            Err(_) => return Ok(launched),
         };
+        launched += 1;
         filler.wait_until_connected(other_done)?;
         filler.release();
         let finished = filler.finish(other_done)?;
         if finished.outcome.failure().is_some() {
-            return Ok(());
+            break;
         }
     }
-    Ok(())
+    Ok(launched)
 }
 
 /// The fraction of the union of two time windows covered by their intersection; 0 if either is

@@ -18,10 +18,13 @@ use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How many trailing stderr lines a failure record keeps.
 pub const STDERR_TAIL_LINES: usize = 20;
+/// How long to wait for killed group members to actually die (they are not our children, so
+/// we cannot wait for them; SIGKILL takes effect when they are next scheduled).
+const GROUP_EXIT_LIMIT: Duration = Duration::from_secs(2);
 /// Longest stderr line kept, in bytes; longer lines are cut (progress bars, binary junk).
 const MAX_LINE_BYTES: usize = 1000;
 
@@ -97,6 +100,7 @@ impl BenchProcess {
         self.kill_group();
         let status = self.child.wait()?;
         self.status = Some(status);
+        wait_until_group_gone(self.child.id() as libc::pid_t, GROUP_EXIT_LIMIT);
         Ok(status)
     }
 
@@ -121,6 +125,45 @@ impl Drop for BenchProcess {
     fn drop(&mut self) {
         let _ = self.kill_and_reap();
     }
+}
+
+/// Returns once no live process is left in group `pgid`, or after `limit`. Zombies count as
+/// gone: they are dead, and an orphan's zombie is reaped by init (or, in some containers, never).
+fn wait_until_group_gone(pgid: libc::pid_t, limit: Duration) {
+    let deadline = Instant::now() + limit;
+    loop {
+        // SAFETY: signal 0 only checks for existence. ESRCH: the group is empty.
+        if unsafe { libc::kill(-pgid, 0) } != 0 || !group_has_live_member(pgid) {
+            return;
+        }
+        if Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether /proc lists a process of group `pgid` that is not a zombie.
+fn group_has_live_member(pgid: libc::pid_t) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
+        .any(|stat| {
+            // After the parenthesised command name: state, ppid, pgrp, …
+            let mut fields = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or("")
+                .split_whitespace();
+            let state = fields.next();
+            let pgrp = fields
+                .nth(1)
+                .and_then(|field| field.parse::<libc::pid_t>().ok());
+            pgrp == Some(pgid) && !matches!(state, Some("Z" | "X"))
+        })
 }
 
 /// Makes the child pin itself to `cpu` between fork and exec.
@@ -320,7 +363,7 @@ mod tests {
             executable: Path::new("/bin/sh"),
             args: vec![
                 "-c".into(),
-                "grep Cpus_allowed_list /proc/self/status >&2; sleep 30".into(),
+                "grep Cpus_allowed_list /proc/self/status >&2; sleep 30 & sleep 30".into(),
             ],
             cwd: Path::new("/"),
             env: vec![],
@@ -329,7 +372,10 @@ mod tests {
         .unwrap();
         std::thread::sleep(Duration::from_millis(200));
         assert!(!process.has_exited());
+        let pgid = process.child.id() as libc::pid_t;
+        assert!(group_has_live_member(pgid));
         let status = process.kill_and_reap().unwrap();
+        assert!(!group_has_live_member(pgid), "a background child survived");
         assert_eq!(describe_status(status), "signal 9 (SIGKILL)");
         let tail = process.stderr_tail(Duration::from_secs(2));
         assert!(tail.ends_with(&format!("\t{cpu}")), "{tail}");

@@ -12,8 +12,8 @@
 //!    and format as big-endian `u16`s;
 //! 3. from then on it sends messages framed as a big-endian `u32` length and a CBOR body, each
 //!    a serde externally tagged enum (`{"MeasurementComplete": {...}}`, or a bare string for
-//!    unit variants). After `MeasurementComplete` it waits for value-formatting requests until we
-//!    send `Continue`.
+//!    unit variants). After `MeasurementComplete` and after `FinishedBenchmarkGroup` it waits
+//!    for value-formatting requests until we send `Continue`.
 //!
 //! The decoding is deliberately tolerant: messages and fields we do not need are skipped, so a
 //! newer criterion that adds some keeps working.
@@ -147,6 +147,7 @@ pub enum Message {
         id: String,
     },
     MeasurementComplete(Measurement),
+    FinishedBenchmarkGroup,
     /// Any other message, by its tag (`Warmup`, `BeginningBenchmarkGroup`, …).
     Other(String),
 }
@@ -194,8 +195,19 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
                 .map_err(|e| ProtocolError::Decode(format!("{tag}: {e}")))?;
             Message::MeasurementComplete(complete.into_measurement())
         }
+        "FinishedBenchmarkGroup" => Message::FinishedBenchmarkGroup,
         _ => Message::Other(tag),
     })
+}
+
+impl Message {
+    /// Whether criterion now waits for value-formatting requests, which only `Continue` ends.
+    pub fn awaits_continue(&self) -> bool {
+        matches!(
+            self,
+            Message::MeasurementComplete(_) | Message::FinishedBenchmarkGroup
+        )
+    }
 }
 
 /// Any message whose body carries a benchmark id.
@@ -322,6 +334,9 @@ mod tests {
         BeginningBenchmarkGroup {
             group: String,
         },
+        FinishedBenchmarkGroup {
+            group: String,
+        },
         MeasurementStart {
             id: Id,
             sample_count: u64,
@@ -434,6 +449,16 @@ mod tests {
             decode(&cbor(&group)).unwrap(),
             Message::Other("BeginningBenchmarkGroup".into())
         );
+    }
+
+    #[test]
+    fn criterion_waits_after_a_measurement_and_after_a_group() {
+        let finished = Sent::FinishedBenchmarkGroup { group: "g".into() };
+        let decoded = decode(&cbor(&finished)).unwrap();
+        assert_eq!(decoded, Message::FinishedBenchmarkGroup);
+        assert!(decoded.awaits_continue());
+        let group = Sent::BeginningBenchmarkGroup { group: "g".into() };
+        assert!(!decode(&cbor(&group)).unwrap().awaits_continue());
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use std::io::{self, Read, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::os::fd::{AsRawFd, RawFd};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -58,6 +59,8 @@ struct Progress {
     completed: Option<(Measurement, Instant)>,
     /// Ids of other benchmarks that completed a measurement (should not happen with `--exact`).
     measured_instead: Vec<String>,
+    /// Set once our benchmark's samples have arrived (see [`RunningFork::signal_when_measured`]).
+    measured_signal: Option<Arc<AtomicBool>>,
 }
 
 /// A fork that has ended, with the window during which it measured.
@@ -146,6 +149,12 @@ impl RunningFork {
                 wait_readable(self.listener.as_raw_fd(), self.next_wait());
             }
         }
+    }
+
+    /// Sets `flag` as soon as the benchmark's samples have arrived, while the process may still
+    /// be winding down (duet mode stops the other side's filler at that moment).
+    pub fn signal_when_measured(&mut self, flag: Arc<AtomicBool>) {
+        self.progress.measured_signal = Some(flag);
     }
 
     /// Sends the runner hello, which lets criterion start its benchmark. No-op if not connected
@@ -335,6 +344,7 @@ impl RunningFork {
                 let socket_error = |source| ForkError::Socket { source };
                 stream.set_nonblocking(true).map_err(socket_error)?;
                 stream.set_nodelay(true).map_err(socket_error)?;
+                acknowledge_at_once(&stream);
                 self.connection = Some(Connection {
                     stream,
                     inbox: Inbox::default(),
@@ -394,27 +404,31 @@ impl Progress {
         connection: &mut Connection,
         deadline: Instant,
     ) -> Result<(), ProtocolError> {
+        let received = Instant::now();
+        // Criterion now waits for formatting requests; we have none, so it may go on at once.
+        if message.awaits_continue()
+            && write_fully(
+                &mut connection.stream,
+                &protocol::continue_frame(),
+                deadline,
+            )
+            .is_err()
+        {
+            connection.closed = true;
+        }
         match message {
             Message::MeasurementStart { id } if id == benchmark_id => {
-                self.measurement_started.get_or_insert_with(Instant::now);
+                self.measurement_started.get_or_insert(received);
             }
             Message::MeasurementComplete(measurement) => {
-                let received = Instant::now();
-                // Criterion waits for formatting requests until it hears `Continue`.
-                if write_fully(
-                    &mut connection.stream,
-                    &protocol::continue_frame(),
-                    deadline,
-                )
-                .is_err()
-                {
-                    connection.closed = true;
-                }
                 if measurement.id != benchmark_id {
                     self.measured_instead.push(measurement.id);
                 } else if self.completed.is_none() {
                     check_samples(&measurement)?;
                     self.completed = Some((measurement, received));
+                    if let Some(flag) = &self.measured_signal {
+                        flag.store(true, Ordering::SeqCst);
+                    }
                 }
             }
             _ => {}
@@ -430,12 +444,37 @@ impl Connection {
         while !self.closed {
             match self.stream.read(&mut chunk) {
                 Ok(0) => self.closed = true,
-                Ok(n) => self.inbox.push(&chunk[..n]),
+                Ok(n) => {
+                    self.inbox.push(&chunk[..n]);
+                    acknowledge_at_once(&self.stream);
+                }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(_) => self.closed = true,
             }
         }
+    }
+}
+
+/// Turns off delayed ACKs on our end of the socket until the next read.
+///
+/// Criterion writes each message as two small writes (length, then body) on a socket with
+/// Nagle's algorithm on, so the body waits for our ACK of the length, which Linux delays by up to
+/// 40 ms. That would delay every message we time (duet overlap) and stall criterion at each
+/// point where it waits for our `Continue`. Linux clears `TCP_QUICKACK` again by itself, hence
+/// after every read. Failure only costs latency, so it is ignored.
+fn acknowledge_at_once(stream: &TcpStream) {
+    let on: libc::c_int = 1;
+    // SAFETY: setsockopt reads an int of the given size from a live local; the descriptor is
+    // our open socket.
+    unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_QUICKACK,
+            (&on as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
     }
 }
 

@@ -1,4 +1,31 @@
 //! One fork: one launch of a bench executable measuring exactly one benchmark.
+//!
+//! A fork runs `<exe> --bench --exact <ID> --warm-up-time <s> --measurement-time <s>
+//! --sample-size <n>` and receives the raw samples over criterion's cargo-criterion socket
+//! protocol ([`protocol`]). Each fork is a fresh process because run-to-run variation (memory
+//! layout, JIT-like effects of the allocator, CPU frequency) is a large part of the noise, and only
+//! repeated launches sample it (METHOD.md, "forks").
+//!
+//! The steps are separate ([`session::RunningFork`]: launch, wait until connected, release,
+//! finish) so that duet mode ([`crate::duet`]) can start two forks, hold both at criterion's
+//! hello, and release them at the same instant.
+//!
+//! A benchmark that misbehaves (panics, exits non-zero, hangs, never connects, is not found)
+//! yields [`ForkOutcome::Failed`]: that is a result about the benchmark, and the run goes on.
+//! [`ForkError`] is reserved for what stops the whole run.
+
+pub mod process;
+pub mod protocol;
+pub mod session;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::samples::{FailureRecord, ForkRecord};
+
+pub use process::usable_cpus;
 
 /// Errors that stop the whole run (a failing benchmark is not one: it becomes a `FailureRecord`).
 #[derive(Debug, thiserror::Error)]
@@ -8,4 +35,109 @@ pub enum ForkError {
         executable: String,
         source: std::io::Error,
     },
+    /// The local socket criterion reports its samples over cannot be opened.
+    #[error("cannot open a local socket for benchmark results: {source}")]
+    Socket { source: std::io::Error },
+    /// A fork was asked to run on a CPU this process may not use.
+    #[error("CPU {cpu} is not available to this process (usable CPUs: {})", list(.usable))]
+    CpuNotUsable { cpu: usize, usable: Vec<usize> },
+    /// Duet mode was asked for the same CPU twice.
+    #[error("duet mode needs two different CPUs, but CPU {0} was given twice")]
+    SameCpuTwice(usize),
+    /// Duet mode needs two CPUs and the process may use fewer.
+    #[error(
+        "duet mode needs two CPUs, but this process may only use {}; use interleaved mode",
+        if .usable.is_empty() { "none".to_string() } else { format!("CPU {}", list(.usable)) }
+    )]
+    NotEnoughCpus { usable: Vec<usize> },
+    /// Ctrl-C or SIGTERM ([`request_interrupt`]); the running fork was killed.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+fn list(cpus: &[usize]) -> String {
+    cpus.iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Everything needed to run one fork.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForkRequest {
+    /// The bench executable (a `[[bench]]` target built by cargo).
+    pub executable: PathBuf,
+    /// Working directory of the benchmark (cargo runs benches in their package's directory).
+    pub cwd: PathBuf,
+    /// Added to the inherited environment.
+    pub env: Vec<(OsString, OsString)>,
+    /// Criterion's full id, `group/function/parameter`; matched exactly.
+    pub benchmark_id: String,
+    pub warm_up: Duration,
+    pub measurement: Duration,
+    /// Samples per fork; criterion needs at least 10, smaller values are raised to 10.
+    pub sample_size: usize,
+    /// Wall-clock limit for the whole fork, from launch to exit.
+    pub timeout: Duration,
+    /// A private directory for `CRITERION_HOME`, so criterion never touches the user's
+    /// `target/criterion` (nothing is written there while connected to us, either).
+    pub criterion_home: PathBuf,
+    /// Pin the benchmark to this CPU (duet mode).
+    pub cpu: Option<usize>,
+}
+
+/// How one fork ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForkOutcome {
+    /// The samples (`round` is left for the caller to set).
+    Completed(ForkRecord),
+    /// Why the benchmark produced no samples, with the tail of its stderr.
+    Failed(FailureRecord),
+}
+
+impl ForkOutcome {
+    /// The record, if the fork completed.
+    pub fn completed(&self) -> Option<&ForkRecord> {
+        match self {
+            ForkOutcome::Completed(record) => Some(record),
+            ForkOutcome::Failed(_) => None,
+        }
+    }
+
+    /// The failure, if the fork failed.
+    pub fn failure(&self) -> Option<&FailureRecord> {
+        match self {
+            ForkOutcome::Completed(_) => None,
+            ForkOutcome::Failed(failure) => Some(failure),
+        }
+    }
+}
+
+/// Runs one fork to completion.
+///
+/// A benchmark that panics, exits non-zero, never connects, is not found or exceeds
+/// `req.timeout` gives `Ok(ForkOutcome::Failed)` naming the benchmark and what happened, with the
+/// last lines of its stderr; its whole process tree is killed. `Err` only for what concerns the
+/// whole run: the executable cannot be started, no socket, an unusable CPU, or an interrupt.
+pub fn run_fork(req: &ForkRequest) -> Result<ForkOutcome, ForkError> {
+    let never_cancelled = AtomicBool::new(false);
+    let mut fork = session::RunningFork::launch(req)?;
+    fork.wait_until_connected(&never_cancelled)?;
+    fork.release();
+    Ok(fork.finish(&never_cancelled)?.outcome)
+}
+
+/// Set by the CLI's Ctrl-C/SIGTERM handler; never cleared (the process is about to end).
+static INTERRUPT_REQUESTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running fork to stop: each kills its process tree within ~100 ms and returns
+/// [`ForkError::Interrupted`]; forks started afterwards stop at once. Safe to call from a signal
+/// handler thread.
+pub fn request_interrupt() {
+    INTERRUPT_REQUESTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether [`request_interrupt`] was called.
+pub fn interrupted() -> bool {
+    INTERRUPT_REQUESTED.load(Ordering::SeqCst)
 }

@@ -1,0 +1,89 @@
+//! Real forks of the demo fixture: samples, effective configuration, no report files, and a
+//! clear failure for an id that matches nothing.
+
+#[path = "common/fixture.rs"]
+mod fixture;
+
+use std::path::Path;
+use std::time::Duration;
+
+use cargo_perfdiff::fork::{ForkOutcome, ForkRequest, run_fork};
+
+fn request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
+    let demo = fixture::criterion_demo();
+    ForkRequest {
+        executable: demo.executable.clone(),
+        cwd: demo.dir.clone(),
+        env: vec![],
+        benchmark_id: benchmark_id.to_string(),
+        warm_up: Duration::from_millis(50),
+        measurement: Duration::from_millis(100),
+        sample_size: 10,
+        timeout: Duration::from_secs(60),
+        criterion_home: criterion_home.to_path_buf(),
+        cpu: None,
+    }
+}
+
+#[test]
+fn a_fork_returns_its_samples_and_the_effective_config_and_writes_no_reports() {
+    let home = tempfile::tempdir().unwrap();
+    let outcome = run_fork(&request("hash/steady", home.path())).unwrap();
+    let ForkOutcome::Completed(record) = outcome else {
+        panic!("hash/steady did not complete: {outcome:?}");
+    };
+
+    assert_eq!(record.iters.len(), 10);
+    assert_eq!(record.times_ns.len(), 10);
+    let per_iteration = record.per_iteration_ns();
+    assert!(
+        per_iteration
+            .iter()
+            .all(|&ns| (500.0..50_000.0).contains(&ns)),
+        "implausible per-iteration times for 2000 mix rounds: {per_iteration:?}"
+    );
+    let config = record.config.as_ref().expect("effective config recorded");
+    assert_eq!(config.sample_size, 10);
+    assert_eq!(config.warm_up_ms, 50.0);
+    assert_eq!(config.measurement_ms, 100.0);
+    assert!(
+        matches!(config.sampling.as_deref(), Some("linear" | "flat")),
+        "{config:?}"
+    );
+    assert_eq!(record.cpu, None);
+    assert!(
+        record
+            .started_unix_ms
+            .is_some_and(|ms| ms > 1_600_000_000_000)
+    );
+    assert!(record.wall_ms.is_some_and(|ms| ms >= 50.0), "{record:?}");
+
+    let demo = fixture::criterion_demo();
+    assert!(
+        !demo.dir.join("target/criterion").exists(),
+        "criterion wrote reports into the package's target/criterion"
+    );
+    let written: Vec<_> = std::fs::read_dir(home.path()).unwrap().collect();
+    assert!(
+        written.is_empty(),
+        "criterion wrote into CRITERION_HOME: {written:?}"
+    );
+}
+
+#[test]
+fn an_id_that_matches_nothing_fails_naming_it() {
+    let home = tempfile::tempdir().unwrap();
+    // A prefix of a real id: `--exact` must not match it.
+    let outcome = run_fork(&request("hash/stead", home.path())).unwrap();
+    let failure = outcome.failure().expect("an unknown id cannot complete");
+    assert!(
+        failure.message.contains("`hash/stead`"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure.message.contains("matched no benchmark"),
+        "{}",
+        failure.message
+    );
+}

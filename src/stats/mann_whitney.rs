@@ -212,6 +212,15 @@ mod tests {
     }
 
     #[test]
+    fn float_counts_agree_with_exact_counts() {
+        let exact = u_counts_u128(8, 400, 1600);
+        let float = u_counts_f64(8, 400, 1600);
+        for (e, f) in exact.iter().zip(&float) {
+            assert!((*e as f64 - f).abs() <= 1e-12 * *e as f64, "{e} vs {f}");
+        }
+    }
+
+    #[test]
     fn identical_samples_give_p_one() {
         let r = mann_whitney_u(&[1.0; 20], &[1.0; 20]).unwrap();
         assert_eq!((r.u, r.p_value, r.method), (200.0, 1.0, Method::Asymptotic));

@@ -10,7 +10,9 @@ use cargo_perfdiff::stats::stability::{coefficient_of_variation, gaussian_kde, k
 use serde::Deserialize;
 
 fn load<T: for<'de> Deserialize<'de>>(name: &str) -> T {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures/stats").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/stats")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -19,7 +19,7 @@ pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
     let mut q_values = vec![f64::NAN; p_values.len()];
     let mut running_min = 1.0f64;
     for (rank, &index) in order.iter().enumerate().rev() {
-        let scaled = p_values[index] * m / (rank + 1) as f64;
+        let scaled = p_values[index] * (m / (rank + 1) as f64);
         running_min = running_min.min(scaled);
         q_values[index] = running_min;
     }

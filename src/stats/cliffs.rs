@@ -2,8 +2,8 @@
 //!
 //! The effect-size gate beside Mann–Whitney: with thousands of samples the U test calls tiny,
 //! irrelevant shifts significant (001 section 5.2.1), Cliff's delta says how large the shift is.
-//! Counting all `n·m` pairs would be quadratic; instead the base sample is sorted once and every
-//! head value finds, by two binary searches, how many base values lie below and above it. The
+//! Counting all `n·m` pairs would be quadratic; instead both samples are sorted once and a single
+//! merge-like pass counts, for every head value, the base values below and above it. The
 //! counts are exact integers, so the result equals the brute-force pair count exactly.
 use serde::{Deserialize, Serialize};
 
@@ -55,21 +55,36 @@ pub struct CliffsDelta {
 pub fn cliffs_delta(base: &[f64], head: &[f64]) -> Result<CliffsDelta, StatsError> {
     check_sample(base, "Cliff's delta: base sample")?;
     check_sample(head, "Cliff's delta: head sample")?;
-    let mut sorted_base = base.to_vec();
-    sorted_base.sort_by(f64::total_cmp);
-    let (mut greater, mut less) = (0u64, 0u64);
-    for &h in head {
-        let below = sorted_base.partition_point(|&b| b < h);
-        let at_or_below = sorted_base.partition_point(|&b| b <= h);
-        greater += below as u64;
-        less += (sorted_base.len() - at_or_below) as u64;
-    }
+    let (greater, less) = dominance_counts(base, head);
     let pairs = base.len() as f64 * head.len() as f64;
     let delta = (greater as f64 - less as f64) / pairs;
     Ok(CliffsDelta {
         delta,
         magnitude: Magnitude::of(delta),
     })
+}
+
+/// `(#{(b, h): h > b}, #{(b, h): h < b})`: both samples sorted, then one merge-like pass in which
+/// two cursors track how many base values lie below, and at or below, the current head value.
+fn dominance_counts(base: &[f64], head: &[f64]) -> (u64, u64) {
+    let mut sorted_base = base.to_vec();
+    sorted_base.sort_unstable_by(f64::total_cmp);
+    let mut sorted_head = head.to_vec();
+    sorted_head.sort_unstable_by(f64::total_cmp);
+    let (mut below, mut at_or_below) = (0usize, 0usize);
+    let (mut greater, mut less) = (0u64, 0u64);
+    for &h in &sorted_head {
+        while below < sorted_base.len() && sorted_base[below] < h {
+            below += 1;
+        }
+        at_or_below = at_or_below.max(below);
+        while at_or_below < sorted_base.len() && sorted_base[at_or_below] <= h {
+            at_or_below += 1;
+        }
+        greater += below as u64;
+        less += (sorted_base.len() - at_or_below) as u64;
+    }
+    (greater, less)
 }
 
 pub(crate) fn check_sample(values: &[f64], what: &'static str) -> Result<(), StatsError> {

@@ -43,7 +43,7 @@ pub fn std_dev(values: &[f64]) -> f64 {
 /// `[0, 1]`. The input need not be sorted.
 pub fn quantile(values: &[f64], q: f64) -> f64 {
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     quantile_sorted(&sorted, q)
 }
 

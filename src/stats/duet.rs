@@ -35,7 +35,7 @@ pub fn winsorise_run(ratios: &mut [f64]) -> bool {
         return false;
     }
     let mut order: Vec<usize> = (0..ratios.len()).collect();
-    order.sort_by(|&a, &b| ratios[a].total_cmp(&ratios[b]));
+    order.sort_unstable_by(|&a, &b| ratios[a].total_cmp(&ratios[b]));
     let (min_at, second_min) = (order[0], ratios[order[1]]);
     let (max_at, second_max) = (order[order.len() - 1], ratios[order[order.len() - 2]]);
     let high_excess = ratios[max_at] / second_max - 1.0;

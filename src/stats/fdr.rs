@@ -14,7 +14,7 @@ pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..p_values.len())
         .filter(|&i| !p_values[i].is_nan())
         .collect();
-    order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
+    order.sort_unstable_by(|&a, &b| p_values[a].total_cmp(&p_values[b]));
     let m = order.len() as f64;
     let mut q_values = vec![f64::NAN; p_values.len()];
     let mut running_min = 1.0f64;

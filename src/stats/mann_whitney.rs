@@ -81,7 +81,7 @@ struct Ranks {
 fn rank_head(base: &[f64], head: &[f64]) -> Ranks {
     let mut pooled: Vec<(f64, bool)> = head.iter().map(|&v| (v, true)).collect();
     pooled.extend(base.iter().map(|&v| (v, false)));
-    pooled.sort_by(|a, b| a.0.total_cmp(&b.0));
+    pooled.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut ranks = Ranks {
         head_rank_sum: 0.0,
         tie_term: 0.0,

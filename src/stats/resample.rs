@@ -15,19 +15,46 @@ use super::descriptive::quantile_sorted;
 /// enough that 1,000 resamples still split across two cores.
 pub(crate) const CHUNK: usize = 128;
 
-/// The generator of chunk `chunk` for a computation seeded with `seed`.
-pub(crate) fn chunk_rng(seed: u64, chunk: u64) -> Xoshiro256PlusPlus {
-    // SplitMix64 finaliser over (seed, chunk) so neighbouring seeds/chunks get unrelated streams.
-    let mut z = seed ^ chunk.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+/// The random source of one chunk: two independent xoshiro256++ generators. Drawing from both
+/// in turn lets the CPU overlap their state updates (each generator is a serial dependency
+/// chain), which nearly doubles the draw rate of the hot loop.
+pub(crate) struct Stream {
+    first: Xoshiro256PlusPlus,
+    second: Xoshiro256PlusPlus,
+}
+
+impl Stream {
+    #[inline(always)]
+    fn next_u64(&mut self) -> u64 {
+        self.first.next_u64()
+    }
+
+    #[inline(always)]
+    fn next_pair(&mut self) -> (u64, u64) {
+        (self.first.next_u64(), self.second.next_u64())
+    }
+}
+
+/// The random source of chunk `chunk` for a computation seeded with `seed`.
+pub(crate) fn chunk_rng(seed: u64, chunk: u64) -> Stream {
+    Stream {
+        first: Xoshiro256PlusPlus::seed_from_u64(mix(seed, 2 * chunk)),
+        second: Xoshiro256PlusPlus::seed_from_u64(mix(seed, 2 * chunk + 1)),
+    }
+}
+
+/// SplitMix64 finaliser over (seed, stream) so neighbouring seeds/streams are unrelated.
+fn mix(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    Xoshiro256PlusPlus::seed_from_u64(z ^ (z >> 31))
+    z ^ (z >> 31)
 }
 
 /// Uniform index in `0..n` (n ≥ 1) by Lemire's multiply-shift; the bias, at most `n / 2^64`, is
 /// far below anything a bootstrap can resolve.
 #[inline(always)]
-pub(crate) fn index(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+pub(crate) fn index(rng: &mut Stream, n: usize) -> usize {
     ((rng.next_u64() as u128 * n as u128) >> 64) as usize
 }
 
@@ -35,7 +62,7 @@ pub(crate) fn index(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
 /// identical for any number of threads.
 pub(crate) fn replicates<F>(resamples: usize, seed: u64, statistic: F) -> Vec<f64>
 where
-    F: Fn(&mut Xoshiro256PlusPlus) -> f64 + Sync,
+    F: Fn(&mut Stream) -> f64 + Sync,
 {
     let chunks = resamples.div_ceil(CHUNK);
     (0..chunks)
@@ -56,7 +83,7 @@ pub(crate) fn percentile_interval(
     confidence: f64,
     estimate: f64,
 ) -> (f64, f64) {
-    replicates.sort_by(f64::total_cmp);
+    replicates.sort_unstable_by(f64::total_cmp);
     let tail = (1.0 - confidence) / 2.0;
     let low = quantile_sorted(&replicates, tail);
     let high = quantile_sorted(&replicates, 1.0 - tail);
@@ -117,7 +144,7 @@ impl<'a> Side<'a> {
     /// replacement, then `len(fork)` iterations with replacement inside each drawn fork.
     /// Iterations only: keep every fork, resample iterations inside it.
     #[inline]
-    pub(crate) fn resampled_mean(&self, rng: &mut Xoshiro256PlusPlus, hierarchical: bool) -> f64 {
+    pub(crate) fn resampled_mean(&self, rng: &mut Stream, hierarchical: bool) -> f64 {
         let count = self.forks.len();
         let mut sum_of_means = 0.0;
         for position in 0..count {
@@ -132,21 +159,30 @@ impl<'a> Side<'a> {
     }
 }
 
+/// Sum of `fork.len()` values drawn with replacement from `fork`.
+///
+/// The hot loop of every bootstrap. Forks shorter than 2^32 draw two indices from each 64-bit
+/// output (32-bit multiply-shift, bias at most `n / 2^32`, i.e. 2·10^-8 for 100 samples: far
+/// below what a bootstrap resolves), four per step from the stream's two generators, into four
+/// accumulators so neither the generators nor the additions wait on each other.
 #[inline]
-fn resampled_fork_sum(fork: &[f64], rng: &mut Xoshiro256PlusPlus) -> f64 {
+fn resampled_fork_sum(fork: &[f64], rng: &mut Stream) -> f64 {
     let n = fork.len();
-    // Four accumulators break the floating-point dependency chain.
-    let mut acc = [0.0f64; 4];
-    let mut draws = 0;
-    while draws + 4 <= n {
-        for a in &mut acc {
-            *a += fork[index(rng, n)];
-        }
-        draws += 4;
+    if n as u64 > u32::MAX as u64 {
+        return (0..n).map(|_| fork[index(rng, n)]).sum();
     }
-    while draws < n {
+    let len = n as u64;
+    let pick = |bits: u64| fork[((bits * len) >> 32) as usize];
+    let mut acc = [0.0f64; 4];
+    for _ in 0..n / 4 {
+        let (a, b) = rng.next_pair();
+        acc[0] += pick(a & 0xFFFF_FFFF);
+        acc[1] += pick(a >> 32);
+        acc[2] += pick(b & 0xFFFF_FFFF);
+        acc[3] += pick(b >> 32);
+    }
+    for _ in 0..n % 4 {
         acc[0] += fork[index(rng, n)];
-        draws += 1;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
@@ -167,7 +203,7 @@ mod tests {
 
     #[test]
     fn replicates_do_not_depend_on_thread_count() {
-        let statistic = |rng: &mut Xoshiro256PlusPlus| index(rng, 1000) as f64;
+        let statistic = |rng: &mut Stream| index(rng, 1000) as f64;
         let many = replicates(1000, 7, statistic);
         let one = rayon::ThreadPoolBuilder::new()
             .num_threads(1)

@@ -82,7 +82,7 @@ pub fn scott_bandwidth(data: &[f64]) -> f64 {
 /// `scipy.stats.gaussian_kde(data)(points)`. NaN densities if the bandwidth is not positive.
 pub fn gaussian_kde(data: &[f64], points: &[f64]) -> Vec<f64> {
     let mut sorted = data.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     let kde = Kde::new(sorted, scott_bandwidth(data));
     kde.evaluate(points)
 }
@@ -150,7 +150,7 @@ pub fn kld_probability(before: &[f64], after: &[f64]) -> f64 {
         return f64::NAN;
     }
     let mut pooled: Vec<f64> = before.iter().chain(after).copied().collect();
-    pooled.sort_by(f64::total_cmp);
+    pooled.sort_unstable_by(f64::total_cmp);
     let pooled_bandwidth = scott_bandwidth(&pooled);
     if pooled_bandwidth.is_nan() || pooled_bandwidth <= 0.0 {
         return 1.0;
@@ -190,7 +190,7 @@ fn strip_masses(data: &[f64], fallback_bandwidth: f64, grid: &[f64]) -> Option<V
     let own = scott_bandwidth(data);
     let bandwidth = if own > 0.0 { own } else { fallback_bandwidth };
     let mut sorted = data.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     let density = Kde::new(sorted, bandwidth).evaluate(grid);
     let total: f64 = density.iter().sum();
     (total > 0.0).then(|| density.iter().map(|d| d / total).collect())
@@ -288,7 +288,7 @@ fn thin_groups(groups: &[Vec<f64>]) -> Vec<Vec<f64>> {
 /// At most `keep` values: the type-7 quantiles at `(i + ½)/keep` of the data (sorted output).
 fn thin(values: &[f64], keep: usize) -> Vec<f64> {
     let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
+    sorted.sort_unstable_by(f64::total_cmp);
     if sorted.len() <= keep {
         return sorted;
     }

@@ -87,7 +87,7 @@ pub fn gaussian_kde(data: &[f64], points: &[f64]) -> Vec<f64> {
     kde.evaluate(points)
 }
 
-/// A Gaussian KDE over sorted data with a fixed bandwidth.
+/// A Gaussian KDE over data sorted ascending (which `evaluate` relies on) with a fixed bandwidth.
 struct Kde {
     sorted: Vec<f64>,
     bandwidth: f64,
@@ -138,6 +138,84 @@ impl Kde {
     }
 }
 
+/// Data points per independently summed block of [`Kde::evaluate_grid`]: the blocks run in
+/// parallel and are added in block order, so the result does not depend on the thread count.
+const GRID_BLOCK: usize = 1024;
+
+impl Kde {
+    /// The density at `count` equally spaced points `start + k·step`, without one `exp` per
+    /// kernel and point: along the grid, `e_k = exp(−d_k²/2)` with `d_k = (x_k − v)/h` satisfies
+    /// `e_(k±1) = e_k · r_k` and `r_(k±1) = r_k · exp(−δ²)` (δ = step/h), two multiplications per
+    /// term. Each data point starts at its nearest grid point and walks outwards, where the terms
+    /// only shrink; the relative rounding drift after 1,000 steps is ~10^(−13).
+    fn evaluate_grid(&self, start: f64, step: f64, count: usize) -> Vec<f64> {
+        let h = self.bandwidth;
+        if h.is_nan() || h <= 0.0 || self.sorted.is_empty() || count == 0 {
+            return vec![f64::NAN; count];
+        }
+        let delta = step / h;
+        let decay = (-delta * delta).exp();
+        let block_sums: Vec<Vec<f64>> = self
+            .sorted
+            .par_chunks(GRID_BLOCK)
+            .map(|block| {
+                // Upward walks add into `up`; downward walks into `down`, which holds the grid
+                // mirrored (down[i] is grid point count − 1 − i) so both are forward walks.
+                let mut up = vec![0.0; count];
+                let mut down = vec![0.0; count];
+                for &v in block {
+                    let nearest =
+                        ((v - start) / step).round().clamp(0.0, (count - 1) as f64) as usize;
+                    let d = (start + nearest as f64 * step - v) / h;
+                    let peak = (-0.5 * d * d).exp();
+                    up[nearest] += peak;
+                    let half_square = 0.5 * delta * delta;
+                    let rising = (-d * delta - half_square).exp();
+                    walk(&mut up[nearest + 1..], peak, rising, decay);
+                    let falling = (d * delta - half_square).exp();
+                    walk(&mut down[count - nearest..], peak, falling, decay);
+                }
+                up.iter()
+                    .zip(down.iter().rev())
+                    .map(|(u, d)| u + d)
+                    .collect()
+            })
+            .collect();
+        let norm = (2.0 * std::f64::consts::PI).sqrt() * h * self.sorted.len() as f64;
+        (0..count)
+            .map(|k| block_sums.iter().map(|sums| sums[k]).sum::<f64>() / norm)
+            .collect()
+    }
+}
+
+/// Adds `term·ρ_0`, `term·ρ_0·ρ_1`, … to `sums[0]`, `sums[1]`, … with `ρ_i = ratio·decay^i`
+/// (`ratio, decay ≤ 1`, so nothing overflows). Four interleaved chains, each stepping four grid
+/// points at a time (`v_(j+4) = v_j·Q_j`, `Q_(j+4) = Q_j·decay^16`), replace one long serial chain
+/// of multiplications, so the CPU can overlap them.
+fn walk(sums: &mut [f64], term: f64, ratio: f64, decay: f64) {
+    let mut value = [0.0f64; 4];
+    let mut step = [0.0f64; 4];
+    let (mut t, mut r) = (term, ratio);
+    for lane in 0..4 {
+        t *= r;
+        r *= decay;
+        value[lane] = t;
+        step[lane] = ratio.powi(4) * decay.powi(4 * lane as i32 + 10);
+    }
+    let step_decay = decay.powi(16);
+    let mut chunks = sums.chunks_exact_mut(4);
+    for chunk in &mut chunks {
+        for lane in 0..4 {
+            chunk[lane] += value[lane];
+            value[lane] *= step[lane];
+            step[lane] *= step_decay;
+        }
+    }
+    for (sum, v) in chunks.into_remainder().iter_mut().zip(value) {
+        *sum += v;
+    }
+}
+
 /// Probability that `before` and `after` come from the same distribution, `2^(−D(P‖Q) − D(Q‖P))`
 /// with P, Q their KDEs on 1,000 strips (see the module docs for the grid).
 ///
@@ -155,9 +233,9 @@ pub fn kld_probability(before: &[f64], after: &[f64]) -> f64 {
     if pooled_bandwidth.is_nan() || pooled_bandwidth <= 0.0 {
         return 1.0;
     }
-    let grid = strip_midpoints(&pooled, pooled_bandwidth);
-    let p = strip_masses(before, pooled_bandwidth, &grid);
-    let q = strip_masses(after, pooled_bandwidth, &grid);
+    let grid = strips(&pooled, pooled_bandwidth);
+    let p = strip_masses(before, pooled_bandwidth, grid);
+    let q = strip_masses(after, pooled_bandwidth, grid);
     let (Some(p), Some(q)) = (p, q) else {
         // One sample has (numerically) no mass on the grid at all: nothing alike.
         return 0.0;
@@ -166,8 +244,9 @@ pub fn kld_probability(before: &[f64], after: &[f64]) -> f64 {
     (-divergence).exp2()
 }
 
-/// Midpoints of [`KLD_STRIPS`] equal strips over `[Q1 − 1.5·IQR, Q3 + 1.5·IQR]` of sorted data.
-fn strip_midpoints(sorted: &[f64], bandwidth: f64) -> Vec<f64> {
+/// The first midpoint and the width of [`KLD_STRIPS`] equal strips over
+/// `[Q1 − 1.5·IQR, Q3 + 1.5·IQR]` of sorted data.
+fn strips(sorted: &[f64], bandwidth: f64) -> (f64, f64) {
     let q1 = quantile_sorted(sorted, 0.25);
     let q3 = quantile_sorted(sorted, 0.75);
     let iqr = q3 - q1;
@@ -180,18 +259,16 @@ fn strip_midpoints(sorted: &[f64], bandwidth: f64) -> Vec<f64> {
         )
     };
     let width = (high - low) / KLD_STRIPS as f64;
-    (0..KLD_STRIPS)
-        .map(|i| low + (i as f64 + 0.5) * width)
-        .collect()
+    (low + 0.5 * width, width)
 }
 
 /// The sample's KDE at the grid points, normalised to sum to 1; None if it has no mass there.
-fn strip_masses(data: &[f64], fallback_bandwidth: f64, grid: &[f64]) -> Option<Vec<f64>> {
+fn strip_masses(data: &[f64], fallback_bandwidth: f64, grid: (f64, f64)) -> Option<Vec<f64>> {
     let own = scott_bandwidth(data);
     let bandwidth = if own > 0.0 { own } else { fallback_bandwidth };
     let mut sorted = data.to_vec();
     sorted.sort_unstable_by(f64::total_cmp);
-    let density = Kde::new(sorted, bandwidth).evaluate(grid);
+    let density = Kde::new(sorted, bandwidth).evaluate_grid(grid.0, grid.1, KLD_STRIPS);
     let total: f64 = density.iter().sum();
     (total > 0.0).then(|| density.iter().map(|d| d / total).collect())
 }
@@ -379,6 +456,22 @@ mod tests {
         assert!(is_stable(Criterion::Kld, &[0.995, 0.999, 0.99], 0.99));
         assert!(!is_stable(Criterion::Kld, &[0.995, 0.98], 0.99));
         assert!(!is_stable(Criterion::Rciw, &[], 0.03));
+    }
+
+    #[test]
+    fn grid_recurrence_equals_direct_evaluation() {
+        let mut data: Vec<f64> = (0..3000)
+            .map(|i| 50.0 + 7.0 * (i as f64 * 0.61).sin())
+            .collect();
+        data.sort_unstable_by(f64::total_cmp);
+        let kde = Kde::new(data.clone(), scott_bandwidth(&data));
+        let (start, step) = (30.0, 0.04);
+        let points: Vec<f64> = (0..1000).map(|k| start + k as f64 * step).collect();
+        let direct = kde.evaluate(&points);
+        let fast = kde.evaluate_grid(start, step, 1000);
+        for (d, f) in direct.iter().zip(&fast) {
+            assert!((d - f).abs() <= 1e-11 * d, "{d} vs {f}");
+        }
     }
 
     #[test]

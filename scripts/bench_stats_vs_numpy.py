@@ -75,6 +75,7 @@ def kld_probability(before, after):
 
 
 def main():
+    load_before = os.getloadavg()
     rng = np.random.default_rng(7)
     fork_levels = lambda level: level * rng.lognormal(0, 0.02, (FORKS, 1))
     base = fork_levels(1000.0) * rng.lognormal(0, 0.05, (FORKS, SAMPLES))
@@ -119,6 +120,7 @@ def main():
               f"{py[key] / rust[key]:>8.1f}x")
     print(f"Rust bootstrap on 1 thread: {rust['bootstrap_1thread_s'] * 1e3:.2f} ms "
           f"({rust['bootstrap_1thread_s'] / rust['bootstrap_s']:.2f}x the {rust['threads']}-thread time)")
+    print(f"load average before/after: {load_before} / {os.getloadavg()}; cpus: {os.cpu_count()}")
     print(f"ratio CI  Rust {rust['ratio']}  numpy {[float(x) for x in ratio]}")
     print(json.dumps({"rust": rust, "numpy": py}))
 

@@ -9,6 +9,7 @@ pub mod duet;
 pub mod fdr;
 pub mod mann_whitney;
 pub mod power;
+mod resample;
 pub mod stability;
 pub mod verdict;
 

@@ -1,7 +1,13 @@
 //! The verdict that combines ratio CI, Mann–Whitney, Cliff's delta and the relevance threshold.
+//!
+//! A regression must pass four independent gates, so that none of them alone (a lucky bootstrap,
+//! a U test that flags a 0.1 % shift among 10^5 samples, a large but noisy change) can fail a
+//! build. Conversely "unchanged" is a positive claim: the whole CI lies within the band of
+//! changes the user called irrelevant. Everything else — the data cannot tell — is inconclusive.
 use serde::{Deserialize, Serialize};
 
 use super::bootstrap::RatioCi;
+use super::cliffs::SMALL_EFFECT;
 
 /// A benchmark's verdict from its statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,7 +29,98 @@ pub struct Evidence {
     pub change_rate: f64,
 }
 
+/// - `Regressed`: `ci_low > 1`, `p < alpha`, `delta ≥ 0.147` and `change_rate ≥ threshold`.
+/// - `Improved`: `ci_high < 1`, `p < alpha`, `delta ≤ −0.147` and `change_rate ≤ −threshold`.
+/// - `Unchanged`: `1 − threshold ≤ ci_low` and `ci_high ≤ 1 + threshold`.
+/// - `Inconclusive`: anything else, including evidence whose directions disagree (CI above 1 but
+///   delta negative) and NaN anywhere.
+///
+/// Gates are checked in that order.
 pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
-    let _ = (evidence, threshold, alpha);
-    todo!("stats helper")
+    let Evidence {
+        ratio,
+        p_value,
+        delta,
+        change_rate,
+    } = *evidence;
+    let significant = p_value < alpha;
+    if significant && ratio.ci_low > 1.0 && delta >= SMALL_EFFECT && change_rate >= threshold {
+        return Verdict::Regressed;
+    }
+    if significant && ratio.ci_high < 1.0 && delta <= -SMALL_EFFECT && change_rate <= -threshold {
+        return Verdict::Improved;
+    }
+    if ratio.ci_low >= 1.0 - threshold && ratio.ci_high <= 1.0 + threshold {
+        return Verdict::Unchanged;
+    }
+    Verdict::Inconclusive
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Resampling;
+
+    fn evidence(ci: (f64, f64), p_value: f64, delta: f64, change_rate: f64) -> Evidence {
+        Evidence {
+            ratio: RatioCi {
+                estimate: 1.0 + change_rate,
+                ci_low: ci.0,
+                ci_high: ci.1,
+                confidence: 0.99,
+                resamples: 1000,
+                resampling: Resampling::Hierarchical,
+            },
+            p_value,
+            delta,
+            change_rate,
+        }
+    }
+
+    #[test]
+    fn every_gate_counts() {
+        let decide = |e: Evidence| decide(&e, 0.02, 0.01);
+        assert_eq!(
+            decide(evidence((1.1, 1.3), 0.001, 0.5, 0.2)),
+            Verdict::Regressed
+        );
+        assert_eq!(
+            decide(evidence((0.7, 0.9), 0.001, -0.5, -0.2)),
+            Verdict::Improved
+        );
+        // each gate failing on its own turns a regression into inconclusive
+        assert_eq!(
+            decide(evidence((0.99, 1.3), 0.001, 0.5, 0.2)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(evidence((1.1, 1.3), 0.02, 0.5, 0.2)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(evidence((1.1, 1.3), 0.001, 0.1, 0.2)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(evidence((1.1, 1.3), 0.001, -0.5, 0.2)),
+            Verdict::Inconclusive
+        );
+        // a significant change smaller than the threshold is unchanged
+        assert_eq!(
+            decide(evidence((1.001, 1.015), 0.001, 0.5, 0.01)),
+            Verdict::Unchanged
+        );
+        assert_eq!(
+            decide(evidence((0.98, 1.02), 0.5, 0.0, 0.0)),
+            Verdict::Unchanged
+        );
+        assert_eq!(
+            decide(evidence((0.97, 1.02), 0.5, 0.0, 0.0)),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            decide(evidence((f64::NAN, f64::NAN), f64::NAN, 0.0, 0.0)),
+            Verdict::Inconclusive
+        );
+    }
 }

@@ -1,0 +1,139 @@
+//! The statistics against reference vectors computed by scipy/numpy
+//! (`scripts/stats_reference.py`, committed as `fixtures/stats/*.json`; no Python needed here).
+use std::path::PathBuf;
+
+use cargo_perfdiff::stats::cliffs::cliffs_delta;
+use cargo_perfdiff::stats::descriptive::quantile;
+use cargo_perfdiff::stats::fdr::benjamini_hochberg;
+use cargo_perfdiff::stats::mann_whitney::{Method, mann_whitney_u};
+use cargo_perfdiff::stats::stability::{coefficient_of_variation, gaussian_kde, kld_probability};
+use serde::Deserialize;
+
+fn load<T: for<'de> Deserialize<'de>>(name: &str) -> T {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/stats")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `|actual − expected| ≤ rel·|expected|`, with an absolute floor for values that underflow.
+fn assert_close(actual: f64, expected: f64, rel: f64, what: &str) {
+    let tolerance = rel * expected.abs() + 1e-300;
+    assert!(
+        (actual - expected).abs() <= tolerance,
+        "{what}: got {actual:e}, expected {expected:e} (relative error {:e})",
+        ((actual - expected) / expected).abs()
+    );
+}
+
+#[derive(Deserialize)]
+struct MannWhitneyCase {
+    name: String,
+    base: Vec<f64>,
+    head: Vec<f64>,
+    u: f64,
+    p: f64,
+    method: String,
+}
+
+#[test]
+fn mann_whitney_matches_scipy() {
+    let cases: Vec<MannWhitneyCase> = load("mann_whitney.json");
+    assert!(cases.len() >= 25);
+    for case in cases {
+        let result = mann_whitney_u(&case.base, &case.head).unwrap();
+        assert_eq!(result.u, case.u, "{}: U", case.name);
+        let method = match result.method {
+            Method::Exact => "exact",
+            Method::Asymptotic => "asymptotic",
+        };
+        assert_eq!(method, case.method, "{}: method", case.name);
+        assert_close(result.p_value, case.p, 1e-9, &case.name);
+    }
+}
+
+#[derive(Deserialize)]
+struct BhCase {
+    p: Vec<f64>,
+    q: Vec<f64>,
+}
+
+#[test]
+fn benjamini_hochberg_matches_scipy() {
+    for case in load::<Vec<BhCase>>("benjamini_hochberg.json") {
+        let q = benjamini_hochberg(&case.p);
+        assert_eq!(q.len(), case.q.len());
+        for (actual, expected) in q.iter().zip(&case.q) {
+            assert_close(*actual, *expected, 1e-12, "BH q-value");
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct KdeCase {
+    name: String,
+    data: Vec<f64>,
+    points: Vec<f64>,
+    density: Vec<f64>,
+}
+
+#[test]
+fn kde_matches_scipy_gaussian_kde() {
+    for case in load::<Vec<KdeCase>>("gaussian_kde.json") {
+        let density = gaussian_kde(&case.data, &case.points);
+        for (actual, expected) in density.iter().zip(&case.density) {
+            assert_close(*actual, *expected, 1e-9, &case.name);
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct KldCase {
+    name: String,
+    before: Vec<f64>,
+    after: Vec<f64>,
+    p: f64,
+}
+
+#[test]
+fn kld_probability_matches_numpy_definition() {
+    for case in load::<Vec<KldCase>>("kld.json") {
+        let p = kld_probability(&case.before, &case.after);
+        assert_close(p, case.p, 1e-9, &case.name);
+        let swapped = kld_probability(&case.after, &case.before);
+        assert_close(swapped, p, 1e-12, "KLD symmetry");
+    }
+}
+
+#[derive(Deserialize)]
+struct CliffsCase {
+    base: Vec<f64>,
+    head: Vec<f64>,
+    delta: f64,
+}
+
+#[test]
+fn cliffs_delta_matches_brute_force() {
+    for case in load::<Vec<CliffsCase>>("cliffs_delta.json") {
+        let d = cliffs_delta(&case.base, &case.head).unwrap();
+        assert_eq!(d.delta, case.delta);
+    }
+}
+
+#[derive(Deserialize)]
+struct CvCase {
+    values: Vec<f64>,
+    cv: f64,
+    quartiles: Vec<f64>,
+}
+
+#[test]
+fn cv_and_quantiles_match_numpy() {
+    for case in load::<Vec<CvCase>>("cv.json") {
+        assert_close(coefficient_of_variation(&case.values), case.cv, 1e-12, "CV");
+        for (q, expected) in [0.25, 0.5, 0.75].iter().zip(&case.quartiles) {
+            assert_close(quantile(&case.values, *q), *expected, 1e-12, "quantile");
+        }
+    }
+}

@@ -159,9 +159,13 @@ impl RunningFork {
 
     /// Sends the runner hello, which lets criterion start its benchmark. No-op if not connected
     /// or already released; a broken socket shows up in [`finish`](Self::finish).
+    ///
+    /// The timeout starts again here: time parked at a duet barrier, waiting for the other
+    /// side to connect, is not the benchmark's.
     pub fn release(&mut self) {
-        let deadline = self.deadline;
         if let Some(connection) = self.connection.as_mut().filter(|c| !c.released) {
+            self.deadline = Instant::now() + self.timeout;
+            let deadline = self.deadline;
             connection.released = true;
             if write_fully(&mut connection.stream, &protocol::runner_hello(), deadline).is_err() {
                 connection.closed = true;

@@ -3,8 +3,8 @@
 //! A fork runs `<exe> --bench --exact <ID> --warm-up-time <s> --measurement-time <s>
 //! --sample-size <n>` and receives the raw samples over criterion's cargo-criterion socket
 //! protocol ([`protocol`]). Each fork is a fresh process because run-to-run variation (memory
-//! layout, JIT-like effects of the allocator, CPU frequency) is a large part of the noise, and only
-//! repeated launches sample it (METHOD.md, "forks").
+//! layout, frequency, caches) is a large part of the noise, and only repeated launches sample it
+//! (METHOD.md, "Vocabulary").
 //!
 //! The steps are separate ([`session::RunningFork`]: launch, wait until connected, release,
 //! finish) so that duet mode ([`crate::duet`]) can start two forks, hold both at criterion's
@@ -77,7 +77,8 @@ pub struct ForkRequest {
     pub measurement: Duration,
     /// Samples per fork; criterion needs at least 10, smaller values are raised to 10.
     pub sample_size: usize,
-    /// Wall-clock limit for the whole fork, from launch to exit.
+    /// Wall-clock limit for the fork: from launch until it connects, and again from its release
+    /// (the runner hello) until it exits, so time parked at a duet barrier does not count.
     pub timeout: Duration,
     /// A private directory for `CRITERION_HOME`, so criterion never touches the user's
     /// `target/criterion` (nothing is written there while connected to us, either).

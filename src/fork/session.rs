@@ -91,6 +91,15 @@ impl RunningFork {
                 return Err(ForkError::CpuNotUsable { cpu, usable });
             }
         }
+        if !req.cwd.is_dir() {
+            return Err(ForkError::Launch {
+                executable: req.executable.display().to_string(),
+                source: io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("working directory {} does not exist", req.cwd.display()),
+                ),
+            });
+        }
         let socket_error = |source| ForkError::Socket { source };
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(socket_error)?;
         listener.set_nonblocking(true).map_err(socket_error)?;
@@ -128,7 +137,7 @@ impl RunningFork {
             connection: None,
             started_at,
             started_unix_ms,
-            deadline: started_at + req.timeout,
+            deadline: deadline_after(started_at, req.timeout),
             progress: Progress::default(),
         })
     }
@@ -159,9 +168,13 @@ impl RunningFork {
 
     /// Sends the runner hello, which lets criterion start its benchmark. No-op if not connected
     /// or already released; a broken socket shows up in [`finish`](Self::finish).
+    ///
+    /// The timeout starts again here: time parked at a duet barrier, waiting for the other
+    /// side to connect, is not the benchmark's.
     pub fn release(&mut self) {
-        let deadline = self.deadline;
         if let Some(connection) = self.connection.as_mut().filter(|c| !c.released) {
+            self.deadline = deadline_after(Instant::now(), self.timeout);
+            let deadline = self.deadline;
             connection.released = true;
             if write_fully(&mut connection.stream, &protocol::runner_hello(), deadline).is_err() {
                 connection.closed = true;
@@ -555,6 +568,12 @@ fn is_transient(error: &io::Error) -> bool {
     )
 }
 
+/// `start + timeout`, saturating: an absurdly large timeout means "never" rather than a panic.
+fn deadline_after(start: Instant, timeout: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    start.checked_add(timeout.min(CENTURY)).unwrap_or(start)
+}
+
 fn unix_ms_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -628,6 +647,25 @@ mod tests {
         let error = super::super::run_fork(&req).unwrap_err();
         assert!(matches!(error, ForkError::Launch { .. }), "{error}");
         assert!(error.to_string().contains("/no/such/bench-exe"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_working_directory_is_named() {
+        let mut req = request();
+        req.cwd = "/no/such/dir".into();
+        let error = super::super::run_fork(&req).unwrap_err();
+        assert!(
+            error.to_string().contains("working directory /no/such/dir"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_endless_timeout_does_not_overflow() {
+        let mut req = request();
+        req.timeout = Duration::MAX;
+        let outcome = super::super::run_fork(&req).unwrap();
+        assert!(outcome.failure().is_some());
     }
 
     #[test]

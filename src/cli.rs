@@ -381,7 +381,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     let (repo, _keep) = crate::demo::prepare_demo_dir(args.dir.as_deref(), &args.criterion)?;
     let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
     progress.note(&format!(
-        "demo repository: {} (head makes hash/mix 1.5x slower and hash/checksum 0.8x, adds hash/new_in_head)",
+        "demo repository: {} (head: hash/mix does 1.1x the work, hash/checksum 0.8x, hash/slight 1.03x, hash/steady unchanged, hash/new_in_head added)",
         repo.display()
     ));
     let workspace_root = crate::build::workspace_root(&repo)?;

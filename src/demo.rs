@@ -4,9 +4,10 @@
 //!
 //! The fixture's files are embedded in the binary, so `cargo install` users have them too.
 //!
-//! Between the base and the head commit:
-//! - `hash/mix` does 1.5× the work (a regression),
-//! - `hash/checksum` does 0.8× the work (an improvement),
+//! Between the base and the head commit (the same shape as a real pull request's suite):
+//! - `hash/mix` does 1.1× the work (a 10 % regression),
+//! - `hash/checksum` does 0.8× the work (a 20 % improvement),
+//! - `hash/slight` does 1.03× the work (a 3 % regression, near the default threshold),
 //! - `hash/steady` is unchanged,
 //! - `hash/new_in_head` exists only in head.
 
@@ -28,10 +29,12 @@ const BENCH_RS: &str = include_str!("../fixtures/criterion-demo/benches/demo.rs"
 /// Which changes the head commit makes, as multipliers of the base's work.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DemoChanges {
-    /// Work factor of `hash/mix` in head (1.5 = 50 % slower).
+    /// Work factor of `hash/mix` in head (1.1 = 10 % slower).
     pub mix: f64,
     /// Work factor of `hash/checksum` in head (0.8 = 20 % faster).
     pub checksum: f64,
+    /// Work factor of `hash/slight` in head (1.03 = 3 % slower).
+    pub slight: f64,
     /// Whether head adds `hash/new_in_head`.
     pub add_benchmark: bool,
 }
@@ -39,8 +42,9 @@ pub struct DemoChanges {
 impl Default for DemoChanges {
     fn default() -> Self {
         DemoChanges {
-            mix: 1.5,
+            mix: 1.1,
             checksum: 0.8,
+            slight: 1.03,
             add_benchmark: true,
         }
     }
@@ -77,7 +81,7 @@ pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, De
     apply_head_changes(dir, &options.changes).map_err(|e| fail(e.to_string()))?;
     commit_all(
         &repo,
-        "head: mix 1.5x work, checksum 0.8x work, new benchmark",
+        "head: mix 1.1x work, checksum 0.8x, slight 1.03x, new benchmark",
     )
     .map_err(|e| fail(e.message().to_string()))?;
     Ok(dir.to_path_buf())
@@ -114,6 +118,7 @@ fn apply_head_changes(dir: &Path, changes: &DemoChanges) -> std::io::Result<()> 
     };
     let lib = scale(LIB_RS.to_string(), "MIX_ROUNDS", 2000, changes.mix);
     let lib = scale(lib, "CHECKSUM_ROUNDS", 2500, changes.checksum);
+    let lib = scale(lib, "SLIGHT_ROUNDS", 3000, changes.slight);
     fs::write(dir.join("src/lib.rs"), lib)?;
     if changes.add_benchmark {
         let bench = BENCH_RS.replace(
@@ -198,7 +203,8 @@ mod tests {
         let head = repo.head().unwrap().peel_to_commit().unwrap();
         assert_eq!(head.parent_count(), 1);
         let lib = fs::read_to_string(path.join("src/lib.rs")).unwrap();
-        assert!(lib.contains("pub const MIX_ROUNDS: u64 = 3000;"));
+        assert!(lib.contains("pub const MIX_ROUNDS: u64 = 2200;"));
+        assert!(lib.contains("pub const SLIGHT_ROUNDS: u64 = 3090;"));
         assert!(lib.contains("pub const CHECKSUM_ROUNDS: u64 = 2000;"));
         assert!(lib.contains("pub const STEADY_ROUNDS: u64 = 2000;"));
         let bench = fs::read_to_string(path.join("benches/demo.rs")).unwrap();

@@ -169,6 +169,8 @@ fn criterion_0_8_benchmarks_work_too() {
 #[test]
 fn errors_are_one_clean_line_with_exit_code_2() {
     let outside = tempfile::tempdir().unwrap();
+    std::fs::create_dir(outside.path().join("src")).unwrap();
+    std::fs::write(outside.path().join("src/lib.rs"), "").unwrap();
     std::fs::write(
         outside.path().join("Cargo.toml"),
         "[package]\nname = \"x\"\nversion = \"0.1.0\"\n",

@@ -83,30 +83,19 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     // One cargo target directory for both revisions (dependencies compile once), shared even by
     // workspaces that share a CARGO_TARGET_DIR.
     let shared_target = target_dir.join("perfdiff").join("target");
-    let base_build = prepare_side(
-        &repo,
-        &perfdiff_dir,
-        &shared_target,
-        &workspace_rel,
-        "base",
-        &comparison.base,
-        request,
-        progress,
-    )?;
+    let builder = Builder {
+        repo: &repo,
+        perfdiff_dir: &perfdiff_dir,
+        shared_target: &shared_target,
+        workspace_rel: &workspace_rel,
+        options: &request.build,
+    };
+    let base_build = builder.prepare("base", &comparison.base, progress)?;
     let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
         // HEAD vs HEAD (calibration): one checkout and build serves both sides.
         None
     } else {
-        Some(prepare_side(
-            &repo,
-            &perfdiff_dir,
-            &shared_target,
-            &workspace_rel,
-            "head",
-            &comparison.head,
-            request,
-            progress,
-        )?)
+        Some(builder.prepare("head", &comparison.head, progress)?)
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
@@ -277,46 +266,58 @@ fn relative_workspace(repo_root: &Path, workspace_root: &Path) -> Result<PathBuf
         })
 }
 
-/// Checks out and builds one side.
-fn prepare_side(
-    repo: &git2::Repository,
-    perfdiff_dir: &Path,
-    shared_target: &Path,
-    workspace_rel: &Path,
-    slot: &str,
-    revision: &Revision,
-    request: &RunRequest,
-    progress: &mut Progress,
-) -> Result<SideBuild> {
-    let label = format!("{slot} {}", revision.label());
-    progress.start_step(&format!("checking out {label}"));
-    let checkout = worktree::materialise(repo, perfdiff_dir, slot, revision)?;
-    progress.start_step(&format!("building {label}"));
-    let bin_dir = perfdiff_dir.join("bin").join(bin_dir_name(slot, revision));
-    let mut on_event = |event: BuildEvent| match event {
-        BuildEvent::Compiling(name) => progress.step_message(&format!("building {label}: {name}")),
-        BuildEvent::Message(text) => progress.detail(text),
-        BuildEvent::Finished => {}
-    };
-    let executables = build::build_benches(
-        &checkout.join(workspace_rel),
-        &label,
-        shared_target,
-        &bin_dir,
-        &request.build,
-        &mut on_event,
-    )?;
-    progress.finish_bar();
-    progress.note(&format!(
-        "built {label}: {} bench target(s)",
-        executables.len()
-    ));
-    Ok(SideBuild {
-        executables: executables
-            .into_iter()
-            .map(|e| (e.target.clone(), e))
-            .collect(),
-    })
+/// What checking out and building a side needs, the same for both sides.
+struct Builder<'a> {
+    repo: &'a git2::Repository,
+    perfdiff_dir: &'a Path,
+    shared_target: &'a Path,
+    workspace_rel: &'a Path,
+    options: &'a BuildOptions,
+}
+
+impl Builder<'_> {
+    /// Checks out and builds one side.
+    fn prepare(
+        &self,
+        slot: &str,
+        revision: &Revision,
+        progress: &mut Progress,
+    ) -> Result<SideBuild> {
+        let label = format!("{slot} {}", revision.label());
+        progress.start_step(&format!("checking out {label}"));
+        let checkout = worktree::materialise(self.repo, self.perfdiff_dir, slot, revision)?;
+        progress.start_step(&format!("building {label}"));
+        let bin_dir = self
+            .perfdiff_dir
+            .join("bin")
+            .join(bin_dir_name(slot, revision));
+        let mut on_event = |event: BuildEvent| match event {
+            BuildEvent::Compiling(name) => {
+                progress.step_message(&format!("building {label}: {name}"))
+            }
+            BuildEvent::Message(text) => progress.detail(text),
+            BuildEvent::Finished => {}
+        };
+        let executables = build::build_benches(
+            &checkout.join(self.workspace_rel),
+            &label,
+            self.shared_target,
+            &bin_dir,
+            self.options,
+            &mut on_event,
+        )?;
+        progress.finish_bar();
+        progress.note(&format!(
+            "built {label}: {} bench target(s)",
+            executables.len()
+        ));
+        Ok(SideBuild {
+            executables: executables
+                .into_iter()
+                .map(|e| (e.target.clone(), e))
+                .collect(),
+        })
+    }
 }
 
 /// Committed revisions get a directory per commit; the working tree one of its own.

@@ -111,6 +111,7 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
         changes: DemoChanges {
             mix: 1.0,
             checksum: 1.0,
+            slight: 1.0,
             add_benchmark: false,
         },
         ..Default::default()

@@ -1,0 +1,140 @@
+//! The developer's loop and CI, end to end: configuration, gates, report formats, shards,
+//! calibration, and plain output when nobody is watching a terminal.
+
+mod support;
+
+use std::path::Path;
+
+use cargo_perfdiff::demo::DemoOptions;
+use support::*;
+
+/// A quick fixed run: two rounds of forks with tiny measurement times.
+fn quick<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--stop", "fixed", "--forks", "3"];
+    args.extend_from_slice(FAST);
+    args.extend_from_slice(extra);
+    args
+}
+
+fn json(output: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}); stderr: {}", stderr(output)))
+}
+
+fn append(path: &Path, text: &str) {
+    let mut content = std::fs::read_to_string(path).unwrap();
+    content.push_str(text);
+    std::fs::write(path, content).unwrap();
+}
+
+#[test]
+fn a_workspace_metadata_threshold_changes_the_verdict_it_should() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let mut args = vec!["HEAD~1", "HEAD", "--format", "json"];
+    args.extend(quick(&["--", "hash/mix"]));
+    let strict = cargo_perfdiff(&repo, &args);
+    assert_eq!(verdict_of(&json(&strict), "hash/mix"), "regressed");
+
+    // hash/mix is 10 % slower: a 50 % threshold for it makes that irrelevant.
+    append(
+        &repo.join("Cargo.toml"),
+        "\n[workspace.metadata.perfdiff.benchmarks.\"hash/mix\"]\nthreshold = 0.5\n",
+    );
+    let lenient = cargo_perfdiff(&repo, &args);
+    let report = json(&lenient);
+    let verdict = verdict_of(&report, "hash/mix");
+    assert!(["unchanged", "inconclusive"].contains(&verdict.as_str()), "{verdict}");
+    assert_eq!(lenient.status.code(), Some(0), "{}", stderr(&lenient));
+
+    let config = cargo_perfdiff(&repo, &["--print-config"]);
+    let text = String::from_utf8_lossy(&config.stdout);
+    assert!(text.contains("hash/mix") && text.contains("workspace.metadata.perfdiff"), "{text}");
+}
+
+#[test]
+fn fail_on_drives_the_exit_code() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let run = |fail_on: &str, filter: &str| {
+        let mut args = vec!["HEAD~1", "HEAD", "--fail-on", fail_on, "-q"];
+        args.extend(quick(&["--", filter]));
+        cargo_perfdiff(&repo, &args).status.code()
+    };
+    assert_eq!(run("regression", "hash/mix"), Some(1));
+    assert_eq!(run("never", "hash/mix"), Some(0));
+    assert_eq!(run("regression", "hash/checksum"), Some(0));
+    assert_eq!(run("any-change", "hash/checksum"), Some(4));
+}
+
+#[test]
+fn shards_merge_into_the_same_benchmark_set_as_one_run() {
+    let _guard = measuring_lock();
+    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let mut sets = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let samples = dir.path().join(format!("shard{}.json", &shard[..1]));
+        let mut args = vec!["HEAD~1", "HEAD", "--shard", shard, "--samples", samples.to_str().unwrap(), "--format", "json"];
+        args.extend(quick(&[]));
+        let output = cargo_perfdiff(&repo, &args);
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{}", stderr(&output));
+        sets.push(samples);
+    }
+    let merged = cargo_perfdiff(
+        &repo,
+        &["report", sets[0].to_str().unwrap(), sets[1].to_str().unwrap(), "--format", "json"],
+    );
+    let mut ids: Vec<String> = json(&merged)["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect();
+    ids.sort();
+    assert_eq!(
+        ids,
+        ["hash/checksum", "hash/mix", "hash/new_in_head", "hash/slight", "hash/steady"],
+        "the shards together are the whole suite, each benchmark once"
+    );
+    let again = cargo_perfdiff(&repo, &["report", sets[0].to_str().unwrap(), sets[0].to_str().unwrap()]);
+    assert_clean_error(&again, 2, "in both");
+}
+
+#[test]
+fn markdown_html_and_plain_logs_read_well() {
+    let _guard = measuring_lock();
+    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let html = dir.path().join("report.html");
+    let mut args = vec!["HEAD~1", "HEAD", "--format", "markdown", "--html", html.to_str().unwrap()];
+    args.extend(quick(&[]));
+    let output = cargo_perfdiff(&repo, &args);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let markdown = String::from_utf8(output.stdout.clone()).unwrap();
+    assert!(markdown.contains("| ") && markdown.contains("---"), "a Markdown table:\n{markdown}");
+    assert!(markdown.contains("hash/mix") && markdown.contains("<details>"), "{markdown}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    let plots = page.matches("<svg").count();
+    assert!(plots >= 4, "one plot per measured benchmark, found {plots}");
+    assert!(!page.contains("http://") && !page.contains("https://"), "self-contained");
+    // Not a terminal: no control characters anywhere, in the report or the progress log.
+    for (name, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+        let bad = bytes.iter().filter(|&&b| b < 0x20 && b != b'\n' && b != b'\t').count();
+        assert_eq!(bad, 0, "{name} has {bad} control characters");
+    }
+    assert!(stderr(&output).contains("samples are saved"), "plain progress lines on stderr");
+}
+
+#[test]
+fn calibration_reports_the_noise_floor() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let mut args = vec!["--calibrate", "--format", "json"];
+    args.extend(quick(&["--", "hash/steady"]));
+    let output = cargo_perfdiff(&repo, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json(&output);
+    let verdict = verdict_of(&report, "hash/steady");
+    assert!(["unchanged", "inconclusive"].contains(&verdict.as_str()), "A/A: {verdict}");
+    let err = stderr(&output);
+    assert!(err.contains("Noise floor") && err.contains("hash/steady"), "{err}");
+}

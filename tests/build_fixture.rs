@@ -144,7 +144,7 @@ fn two_revisions_share_the_target_dir_and_keep_their_own_executables() {
         .iter()
         .map(|m| (m.id.as_str(), m.presence))
         .collect();
-    assert_eq!(presence.len(), 4);
+    assert_eq!(presence.len(), 5);
     assert_eq!(presence["hash/steady"], Presence::Both);
     assert_eq!(presence["hash/new_in_head"], Presence::OnlyInHead);
 }

@@ -56,6 +56,20 @@ pub const FAST: &[&str] = &[
     "7",
 ];
 
+/// Unmistakable changes for tests of the plumbing (verdicts must not depend on how loaded the
+/// test machine is): hash/mix twice the work, hash/checksum half, hash/slight +3 %.
+pub fn strong_changes() -> DemoOptions {
+    DemoOptions {
+        changes: cargo_perfdiff::demo::DemoChanges {
+            mix: 2.0,
+            checksum: 0.5,
+            slight: 1.03,
+            add_benchmark: true,
+        },
+        criterion_version: None,
+    }
+}
+
 /// A demo repository in a fresh temporary directory.
 pub fn demo_repo(options: &DemoOptions) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();

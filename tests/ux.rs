@@ -58,19 +58,53 @@ fn a_workspace_metadata_threshold_changes_the_verdict_it_should() {
     );
 }
 
+/// A samples file with one benchmark per factor: head = base × factor, 6 forks × 20 samples,
+/// small deterministic noise. Gates are tested on it without measuring anything.
+fn synthetic_samples(dir: &Path, factors: &[(&str, f64)]) -> std::path::PathBuf {
+    let fork = |scale: f64, f: usize| {
+        let times: Vec<f64> = (0..20)
+            .map(|i| scale * (1000.0 + ((i * 7 + f * 13) % 11) as f64))
+            .collect();
+        serde_json::json!({"iters": vec![1.0; 20], "times_ns": times})
+    };
+    let benchmarks: Vec<serde_json::Value> = factors
+        .iter()
+        .map(|(id, factor)| {
+            serde_json::json!({
+                "id": id,
+                "base": {"forks": (0..6).map(|f| fork(1.0, f)).collect::<Vec<_>>()},
+                "head": {"forks": (0..6).map(|f| fork(*factor, f)).collect::<Vec<_>>()},
+            })
+        })
+        .collect();
+    let path = dir.join(format!("synthetic-{}.json", factors.len()));
+    let file = serde_json::json!({"schema": "perfdiff-samples/1", "benchmarks": benchmarks});
+    std::fs::write(&path, file.to_string()).unwrap();
+    path
+}
+
 #[test]
 fn fail_on_drives_the_exit_code() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
-    let run = |fail_on: &str, filter: &str| {
-        let mut args = vec!["HEAD~1", "HEAD", "--fail-on", fail_on, "-q"];
-        args.extend(quick(&["--", filter]));
-        cargo_perfdiff(&repo, &args).status.code()
+    let dir = tempfile::tempdir().unwrap();
+    let regression = synthetic_samples(dir.path(), &[("slower", 1.2), ("same", 1.0)]);
+    let improvement = synthetic_samples(dir.path(), &[("faster", 0.8)]);
+    let unchanged = synthetic_samples(
+        dir.path(),
+        &[("same", 1.0), ("also-same", 1.0), ("more", 1.0)],
+    );
+    let gate = |file: &Path, fail_on: &str| {
+        let output = cargo_perfdiff(
+            dir.path(),
+            &["report", file.to_str().unwrap(), "--fail-on", fail_on],
+        );
+        output.status.code()
     };
-    assert_eq!(run("regression", "hash/mix"), Some(1));
-    assert_eq!(run("never", "hash/mix"), Some(0));
-    assert_eq!(run("regression", "hash/checksum"), Some(0));
-    assert_eq!(run("any-change", "hash/checksum"), Some(4));
+    assert_eq!(gate(&regression, "regression"), Some(1));
+    assert_eq!(gate(&regression, "never"), Some(0));
+    assert_eq!(gate(&improvement, "regression"), Some(0));
+    assert_eq!(gate(&improvement, "any-change"), Some(4));
+    assert_eq!(gate(&unchanged, "any-change"), Some(0));
+    assert_eq!(gate(&unchanged, "inconclusive"), Some(0));
 }
 
 #[test]

@@ -11,8 +11,13 @@ pub fn mean(values: &[f64]) -> f64 {
 }
 
 /// Mean of the per-fork means: every fork weighs the same, however many samples it has.
+/// Empty forks carry no measurement and are skipped, as in the bootstrap; NaN if all are empty.
 pub fn mean_of_fork_means(forks: &[Vec<f64>]) -> f64 {
-    let means: Vec<f64> = forks.iter().map(|f| mean(f)).collect();
+    let means: Vec<f64> = forks
+        .iter()
+        .filter(|f| !f.is_empty())
+        .map(|f| mean(f))
+        .collect();
     mean(&means)
 }
 
@@ -111,5 +116,10 @@ mod tests {
         assert!((geometric_mean(&[1.0, 4.0, 16.0]) - 4.0).abs() < 1e-12);
         assert!(geometric_mean(&[1.0, 0.0]).is_nan());
         assert!((coefficient_of_variation(&[1.0, 3.0]) - 2f64.sqrt() / 2.0).abs() < 1e-12);
+        assert_eq!(
+            mean_of_fork_means(&[vec![1.0, 3.0], vec![], vec![6.0]]),
+            4.0
+        );
+        assert!(mean_of_fork_means(&[vec![]]).is_nan());
     }
 }

@@ -1,8 +1,8 @@
 //! The resampling engine under every bootstrap: seeded, parallel, and thread-count independent.
 //!
 //! Replicates are computed in fixed chunks of [`CHUNK`] resamples. Chunk `c` draws from its own
-//! xoshiro256++ generator seeded from `(seed, c)`, and the chunks' results are concatenated in
-//! chunk order. Which thread runs a chunk therefore cannot change a single bit of the output:
+//! pair of xoshiro256++ generators seeded from `(seed, 2c)` and `(seed, 2c + 1)`, and the chunks'
+//! results are concatenated in chunk order. Which thread runs a chunk therefore cannot change a single bit of the output:
 //! the result depends on `(seed, resamples)` only, whether rayon has one thread or sixty-four.
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;

@@ -442,6 +442,27 @@ mod tests {
     }
 
     #[test]
+    fn prefix_series_reacts_to_a_shifted_fork_and_thins_big_data() {
+        let steady = |g: usize, len: usize| -> Vec<f64> {
+            (0..len)
+                .map(|i| 10.0 + ((g * len + i) as f64 * 0.7).sin())
+                .collect()
+        };
+        let mut groups: Vec<Vec<f64>> = (0..5).map(|g| steady(g, 200)).collect();
+        groups.push(steady(5, 200).iter().map(|v| v + 3.0).collect());
+        let kld = prefix_series(Criterion::Kld, &groups, 1);
+        assert!(kld[4].unwrap() > 0.95, "{kld:?}");
+        assert!(kld[5].unwrap() < kld[4].unwrap() - 0.05, "{kld:?}");
+        let big: Vec<Vec<f64>> = (0..3).map(|g| steady(g, 6000)).collect();
+        let rciw = latest_prefix_values(Criterion::Rciw, &big, 1, 1);
+        assert!(rciw[0].is_some_and(|w| w > 0.0 && w < 0.05), "{rciw:?}");
+        assert_eq!(
+            thin_groups(&big).iter().map(Vec::len).sum::<usize>(),
+            10_002
+        );
+    }
+
+    #[test]
     fn window_rules() {
         assert!(is_stable(
             Criterion::Cv,

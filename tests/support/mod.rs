@@ -183,11 +183,14 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
     command
 }
 
-/// `args` followed by the tiny fixed measurement settings of the robustness tests.
+/// `args` with the tiny fixed measurement settings of the robustness tests added (before the
+/// `--` of benchmark filters, if any).
 pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    let mut all = args.to_vec();
+    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let mut all = args[..split].to_vec();
     all.extend_from_slice(FAST);
     all.extend_from_slice(&["--stop", "fixed", "--forks", "2"]);
+    all.extend_from_slice(&args[split..]);
     all
 }
 

@@ -1,0 +1,144 @@
+//! Robustness (issue #7), interruption: Ctrl-C (SIGINT to the whole foreground process group, as
+//! a terminal sends it) or SIGTERM (to cargo-perfdiff alone, as a CI runner sends it) in the
+//! middle of a run exits 130, leaves no process behind, keeps the samples of completed forks in a
+//! file that loads, and `--resume FILE` completes the run. The user's repository is unchanged.
+
+mod support;
+
+#[path = "common/processes.rs"]
+mod processes;
+
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use cargo_perfdiff::demo::DemoOptions;
+use cargo_perfdiff::samples::SampleFile;
+use support::*;
+
+const FORKS: usize = 6;
+
+fn forks_saved(path: &Path) -> usize {
+    SampleFile::load(path)
+        .map(|file| {
+            file.benchmarks
+                .iter()
+                .map(|b| b.base.forks.len() + b.head.forks.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Signal {
+    /// SIGINT to the process group, like Ctrl-C in a terminal.
+    CtrlC,
+    /// SIGTERM to cargo-perfdiff's pid only.
+    Term,
+}
+
+fn interrupt_then_resume(signal: Signal) {
+    let _guard = measuring_lock();
+    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let samples = dir.path().join("run samples ü.json");
+    let samples_arg = samples.to_str().unwrap();
+    let before = RepoState::capture(&repo);
+    let marker = processes::marker("robustness-interrupt");
+    let forks = FORKS.to_string();
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--warm-up-time",
+        "0.05",
+        "--measurement-time",
+        "0.3",
+        "--sample-size",
+        "10",
+        "--seed",
+        "7",
+        "--stop",
+        "fixed",
+        "--forks",
+        &forks,
+        "--fail-on",
+        "never",
+        "--format",
+        "json",
+    ];
+    let mut first: Vec<&str> = args.to_vec();
+    first.extend(["--samples", samples_arg, "--", "hash/mix"]);
+    let mut child = perfdiff_command(&repo, &first)
+        .env(&marker.0, &marker.1)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while forks_saved(&samples) == 0 {
+        assert!(Instant::now() < deadline, "no fork was saved in time");
+        if let Some(status) = child.try_wait().unwrap() {
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "the run ended ({status}) before a fork was saved: {}",
+                stderr(&output)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: plain kill(2) on a process (group) this test started.
+    let sent = unsafe {
+        match signal {
+            Signal::CtrlC => libc::kill(-pid, libc::SIGINT),
+            Signal::Term => libc::kill(pid, libc::SIGTERM),
+        }
+    };
+    assert_eq!(sent, 0, "kill failed");
+    let output = child.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(130), "{signal:?}: {err}");
+    assert_no_panic_text(&err);
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(err.contains(&format!("--resume {samples_arg}")), "{err}");
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !processes::alive_with_marker(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes::alive_with_marker(&marker),
+        Vec::<u32>::new(),
+        "{signal:?} left processes behind"
+    );
+    let kept = forks_saved(&samples);
+    assert!(kept >= 1, "the samples of completed forks are kept");
+    assert!(
+        kept < 2 * FORKS,
+        "the run was interrupted before it finished"
+    );
+    assert_eq!(RepoState::capture(&repo), before, "{signal:?}");
+
+    let mut resume: Vec<&str> = args.to_vec();
+    resume.extend(["--resume", samples_arg, "--", "hash/mix"]);
+    let output = cargo_perfdiff(&repo, &resume);
+    assert_eq!(output.status.code(), Some(0), "resume: {}", stderr(&output));
+    let report = json_report(&output);
+    let mix = bench_entry(&report, "hash/mix");
+    assert_eq!(mix["forks"]["base"], FORKS, "{mix:#}");
+    assert_eq!(mix["forks"]["head"], FORKS, "{mix:#}");
+    assert_eq!(forks_saved(&samples), 2 * FORKS);
+    assert_eq!(RepoState::capture(&repo), before, "resume after {signal:?}");
+}
+
+#[test]
+fn ctrl_c_mid_run_exits_130_keeps_samples_and_resumes() {
+    interrupt_then_resume(Signal::CtrlC);
+}
+
+#[test]
+fn sigterm_mid_run_exits_130_keeps_samples_and_resumes() {
+    interrupt_then_resume(Signal::Term);
+}

@@ -234,6 +234,11 @@ pub fn main() -> i32 {
     install_interrupt_handler();
     match dispatch(cli) {
         Ok(code) => code,
+        // An interrupt while building shows up as a failed cargo; say what really happened.
+        Err(e) if crate::fork::interrupted() && !matches!(e, Error::Interrupted { .. }) => {
+            eprintln!("error: interrupted before any fork of this run was measured");
+            exit_code::INTERRUPTED
+        }
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()

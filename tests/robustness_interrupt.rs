@@ -142,3 +142,68 @@ fn ctrl_c_mid_run_exits_130_keeps_samples_and_resumes() {
 fn sigterm_mid_run_exits_130_keeps_samples_and_resumes() {
     interrupt_then_resume(Signal::Term);
 }
+
+/// Ctrl-C or SIGTERM while a revision builds: cargo and its compilers stop too, exit 130.
+fn interrupt_during_build(signal: Signal) {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let base = git_ok(&repo, &["rev-parse", "HEAD~1"]).trim().to_string();
+    let before = RepoState::capture(&repo);
+    let marker = processes::marker("robustness-interrupt-build");
+    let mut child = perfdiff_command(&repo, &quick(&["HEAD~1", "HEAD"]))
+        .env(&marker.0, &marker.1)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    // The executables directory appears when the build of base starts; cargo then needs seconds
+    // to compile and link the fresh repository's crates.
+    let bin = state_dir(&repo).join("bin").join(&base);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !bin.exists() {
+        assert!(Instant::now() < deadline, "the build did not start");
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: plain kill(2) on a process (group) this test started.
+    let sent = unsafe {
+        match signal {
+            Signal::CtrlC => libc::kill(-pid, libc::SIGINT),
+            Signal::Term => libc::kill(pid, libc::SIGTERM),
+        }
+    };
+    assert_eq!(sent, 0, "kill failed");
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(130), "{signal:?}: {err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the interrupt waited for the build"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    assert_no_panic_text(&err);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !processes::alive_with_marker(&marker).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(
+        processes::alive_with_marker(&marker),
+        Vec::<u32>::new(),
+        "cargo or its compilers were left running after {signal:?}"
+    );
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn ctrl_c_during_the_build_exits_130_and_stops_cargo() {
+    interrupt_during_build(Signal::CtrlC);
+}
+
+#[test]
+fn sigterm_during_the_build_exits_130_and_stops_cargo() {
+    interrupt_during_build(Signal::Term);
+}

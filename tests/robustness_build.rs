@@ -27,6 +27,7 @@ fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_bu
     commit_all(&repo, "head that does not compile");
     let base = head_commit(&repo, "HEAD~1");
     let head = head_commit(&repo, "HEAD");
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
 
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "hash/steady"]));
@@ -46,7 +47,7 @@ fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_bu
     assert!(kept > 0, "base's build was kept in {}", base_bin.display());
     assert_eq!(RepoState::capture(&repo), before);
     assert!(
-        !repo.join("target").exists(),
+        !repo.join("target/perfdiff").exists(),
         "nothing written to the user's target"
     );
 }

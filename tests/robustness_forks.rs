@@ -9,6 +9,8 @@ mod support;
 #[path = "common/processes.rs"]
 mod processes;
 
+use std::path::Path;
+
 use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
 use support::*;
 
@@ -53,6 +55,7 @@ fn benchmarks_that_panic_exit_or_hang_fail_alone_and_leave_no_process() {
     });"#,
     );
     commit_all(&repo, "head: broken benchmarks");
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-forks");
 
@@ -123,7 +126,6 @@ fn benchmarks_that_panic_exit_or_hang_fail_alone_and_leave_no_process() {
         "processes of the run are left behind"
     );
     assert_eq!(RepoState::capture(&repo), before);
-    assert!(!repo.join("target/criterion").exists());
 }
 
 #[test]
@@ -208,6 +210,7 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
         "pub const STEADY_ROUNDS: u64 = 2001;",
     );
     commit_all(&repo, "touch");
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let output = cargo_perfdiff(
         &repo,
@@ -238,6 +241,31 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
             assert!(!root.join(name).exists(), "a shell ran: {name}");
         }
     }
+    // A report that cannot be written after the measurements says where they are kept.
+    let blocker = dir.path().join("a file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let unwritable = blocker.join("report.json");
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--output",
+            unwritable.to_str().unwrap(),
+            "--",
+            "^odd/",
+        ]),
+    );
+    assert_clean_error(&output, 2, "the measurements are kept in");
+    let err = stderr(&output);
+    assert!(err.contains("a file"), "{err}");
+    let kept = err
+        .split("cargo perfdiff report ")
+        .nth(1)
+        .and_then(|rest| rest.split("` writes").next())
+        .unwrap_or_else(|| panic!("no samples path in {err}"));
+    cargo_perfdiff::samples::SampleFile::load(Path::new(kept)).unwrap();
+
     // A filter is a regex (as criterion takes it): one that is not is named, not guessed at.
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "odd/a b; $(touch"]));
     assert_clean_error(&output, 2, "odd/a b; $(touch");

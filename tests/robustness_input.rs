@@ -68,6 +68,7 @@ fn unknown_and_ambiguous_revisions_are_named() {
     // `v1` is both a branch (at base) and a tag (at head): refuse rather than guess.
     git_ok(&repo, &["branch", "v1", "HEAD~1"]);
     git_ok(&repo, &["tag", "v1", "HEAD"]);
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
 
     let output = cargo_perfdiff(&repo, &["no-such-branch", "HEAD"]);

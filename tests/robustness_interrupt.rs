@@ -43,6 +43,7 @@ fn interrupt_then_resume(signal: Signal) {
     let (dir, repo) = demo_repo(&DemoOptions::default());
     let samples = dir.path().join("run samples ü.json");
     let samples_arg = samples.to_str().unwrap();
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt");
     let forks = FORKS.to_string();
@@ -148,6 +149,7 @@ fn interrupt_during_build(signal: Signal) {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions::default());
     let base = git_ok(&repo, &["rev-parse", "HEAD~1"]).trim().to_string();
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt-build");
     let mut child = perfdiff_command(&repo, &quick(&["HEAD~1", "HEAD"]))

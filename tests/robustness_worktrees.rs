@@ -42,6 +42,7 @@ fn assert_slot_holds(repo: &Path, slot: &Path, rev: &str) {
 fn damaged_worktrees_are_detected_and_rebuilt() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions::default());
+    seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     run_ok(&repo);
     let worktrees = state_dir(&repo).join("worktrees");

@@ -73,6 +73,8 @@ pub struct RepoState {
     stash: String,
     index: Vec<u8>,
     files: Vec<(PathBuf, Vec<u8>)>,
+    /// The user's own criterion results, `target/criterion` (none if absent).
+    criterion: Vec<(PathBuf, Vec<u8>)>,
 }
 
 fn git(repo: &Path, args: &[&str]) -> String {
@@ -101,6 +103,7 @@ impl RepoState {
             stash: git(repo, &["stash", "list"]),
             index: std::fs::read(repo.join(".git/index")).unwrap_or_default(),
             files: source_files(repo),
+            criterion: all_files(&repo.join("target/criterion")),
         }
     }
 }
@@ -128,6 +131,44 @@ fn source_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     files.sort();
     files
+}
+
+/// Every file under `root` with its bytes (none if `root` does not exist).
+fn all_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((
+                    path.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                ));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Gives `repo` criterion results of its own (`target/criterion`), as a user who ran
+/// `cargo bench` has, so [`RepoState`] can check that cargo-perfdiff leaves them alone.
+pub fn seed_criterion_results(repo: &Path) {
+    for id in ["hash/mix", "hash/steady"] {
+        let dir = repo.join("target/criterion").join(id).join("base");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("estimates.json"),
+            format!("{{\"mean\": {{\"point_estimate\": 1234.5}}, \"id\": {id:?}}}"),
+        )
+        .unwrap();
+    }
 }
 
 /// The verdict of benchmark `id` in a JSON report.

@@ -271,3 +271,51 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
     assert_clean_error(&output, 2, "odd/a b; $(touch");
     assert_eq!(RepoState::capture(&repo), before);
 }
+
+#[test]
+fn an_id_defined_by_two_bench_targets_is_refused_not_dropped() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    // A second bench target that also defines hash/steady (and a benchmark of its own).
+    let bench = std::fs::read_to_string(repo.join("benches/demo.rs")).unwrap();
+    std::fs::write(repo.join("benches/twin.rs"), bench).unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n[[bench]]\nname = \"twin\"\nharness = false\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "a second bench target with the same ids");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--format", "json"]));
+    assert_clean_error(&output, 2, "\"hash/");
+    let err = stderr(&output);
+    assert!(
+        err.contains("\"demo\"") && err.contains("\"twin\""),
+        "both targets are named: {err}"
+    );
+    assert!(err.contains("--bench"), "says what to do: {err}");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // Selecting one target is the way out.
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--bench",
+            "demo",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "hash/steady",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
+    assert_eq!(RepoState::capture(&repo), before);
+}

@@ -929,18 +929,41 @@ fn cargo_program() -> OsString {
 }
 
 /// Cargo's multi-line error as one line: its first line, and its innermost cause when different
-/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`).
+/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). A quoted
+/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location.
 fn one_line(message: &str) -> String {
     let lines: Vec<&str> = message
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != "Caused by:")
         .collect();
-    match (lines.first(), lines.last()) {
+    let location = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("-->"))
+        .map(str::trim);
+    let prose: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !is_snippet_line(l))
+        .collect();
+    let text = match (prose.first(), prose.last()) {
         (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
         (Some(first), _) => first.to_string(),
         _ => message.trim().to_string(),
+    };
+    match location {
+        Some(location) if !text.contains(location) => format!("{text} (at {location})"),
+        _ => text,
     }
+}
+
+/// A line of a quoted source snippet in a diagnostic: `--> file:line:col`, `|`, `12 | text`.
+fn is_snippet_line(line: &str) -> bool {
+    line.starts_with("-->")
+        || line.starts_with('|')
+        || line.split_once('|').is_some_and(|(number, _)| {
+            !number.trim().is_empty() && number.trim().chars().all(|c| c.is_ascii_digit())
+        })
 }
 
 #[cfg(test)]
@@ -1188,6 +1211,11 @@ mod tests {
         assert_eq!(
             one_line(cargo),
             "error: failed to parse manifest at `/x/Cargo.toml` (caused by: invalid type: integer `3`)"
+        );
+        let snippet = "error: key with no value, expected `=`\n --> Cargo.toml:1:9\n  |\n1 | garbage [[\n  |         ^\n";
+        assert_eq!(
+            one_line(snippet),
+            "error: key with no value, expected `=` (at Cargo.toml:1:9)"
         );
         assert_eq!(one_line("  just this \n"), "just this");
         assert_eq!(one_line(""), "");

@@ -228,3 +228,16 @@ fn arbitrary_bytes_given_to_report_never_panic() {
         }
     }
 }
+
+#[test]
+fn a_broken_cargo_toml_is_one_line_naming_the_file_and_position() {
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    std::fs::write(repo.join("Cargo.toml"), "garbage [[\n").unwrap();
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD"]);
+    assert_clean_error(&output, 2, "Cargo.toml:1:9");
+    let err = stderr(&output);
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!err.contains("caused by: |"), "no snippet fragments: {err}");
+    assert_eq!(RepoState::capture(&repo), before);
+}

@@ -1,7 +1,8 @@
 //! Robustness (issue #7), interruption: Ctrl-C (SIGINT to the whole foreground process group, as
 //! a terminal sends it) or SIGTERM (to cargo-perfdiff alone, as a CI runner sends it) in the
 //! middle of a run exits 130, leaves no process behind, keeps the samples of completed forks in a
-//! file that loads, and `--resume FILE` completes the run. The user's repository is unchanged.
+//! file that loads, and `--resume FILE` completes the run; a second run meanwhile refuses (the
+//! lock); a crash (SIGKILL) too leaves a file that loads and resumes. The repository is unchanged.
 
 mod support;
 
@@ -42,7 +43,8 @@ enum Signal {
 
 fn interrupt_then_resume(signal: Signal) {
     let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let repo = shared_demo_repo("interrupt");
+    let dir = tempfile::tempdir().unwrap();
     let samples = dir.path().join("run samples ü.json");
     let samples_arg = samples.to_str().unwrap();
     seed_criterion_results(&repo);
@@ -92,6 +94,9 @@ fn interrupt_then_resume(signal: Signal) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+    // A second run in the same repository meanwhile refuses, touching nothing.
+    let second = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(&second, 2, "another cargo-perfdiff run");
     // SAFETY: plain kill(2) on a process (group) this test started.
     let sent = unsafe {
         match signal {

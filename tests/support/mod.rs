@@ -343,3 +343,23 @@ pub fn bench_entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_jso
         .find(|b| b["id"] == id)
         .unwrap_or_else(|| panic!("{id} missing from {report:#}"))
 }
+
+/// A demo repository shared by the tests of one test binary (created once per run under
+/// `target/robustness/<name>`), so they reuse its worktrees and builds. Tests using it must hold
+/// [`measuring_lock`] and leave it as they found it.
+pub fn shared_demo_repo(name: &str) -> PathBuf {
+    static CREATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/robustness")
+        .join(name)
+        .join("demo repo ü");
+    let mut created = CREATED.lock().unwrap_or_else(|p| p.into_inner());
+    if !created.iter().any(|n| n == name) {
+        if repo.exists() {
+            std::fs::remove_dir_all(&repo).unwrap();
+        }
+        create_demo_repo(&repo, &DemoOptions::default()).unwrap();
+        created.push(name.to_string());
+    }
+    repo
+}

@@ -198,8 +198,10 @@ fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
 #[test]
 fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
     let _guard = measuring_lock();
-    let (dir, repo) = unchanged_demo();
-    // The repository path itself holds a space and `ü` (support::demo_repo).
+    let dir = tempfile::tempdir().unwrap();
+    // The repository's path is as odd as the id.
+    let repo = dir.path().join("it's ü; $(touch PWNED) & `x` \"d\" [*]");
+    cargo_perfdiff::demo::create_demo_repo(&repo, &DemoOptions::default()).unwrap();
     let odd = r#"a b/ü é; $(touch PWNED) `touch PWNED2` 'q' "d" *?[x] | & > out"#;
     add_bench_group(&repo, "odd", &[(odd, HEALTHY)]);
     commit_all(&repo, "odd benchmark id");

@@ -357,6 +357,9 @@ pub fn build_benches(
         // everything in the shared directory so they compile once and `release/deps` is real.
         command.env("CARGO_BUILD_BUILD_DIR", shared_target_dir);
     }
+    // Its own process group, so an interrupt stops cargo and its compilers together.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let (parsed, stderr_tail, status) = run_cargo(command, workspace_dir, on_event)?;
     if !status.success() || parsed.success == Some(false) {
         return Err(BuildError::Failed {
@@ -443,6 +446,8 @@ fn run_cargo(
         })
     });
     drop(sender);
+    let cargo_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watcher = stop_cargo_on_interrupt(child.id(), cargo_done.clone());
     let mut collector = MessageCollector::default();
     let mut stderr_tail = VecDeque::new();
     for line in receiver {
@@ -469,12 +474,37 @@ fn run_cargo(
     for reader in [stdout, stderr].into_iter().flatten() {
         let _ = reader.join();
     }
+    // Before the wait reaps cargo, so the watcher never signals a recycled pid.
+    cargo_done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = watcher.join();
     let status = child.wait().map_err(|source| BuildError::Spawn {
         command: "cargo bench --no-run".to_string(),
         dir: dir.to_path_buf(),
         source,
     })?;
     Ok((collector.parsed, stderr_tail.into(), status))
+}
+
+/// Passes a Ctrl-C/SIGTERM of cargo-perfdiff on to cargo's process group (SIGINT: cargo and its
+/// compilers stop), so an interrupt does not wait for the build. Cargo runs in a process group of
+/// its own, which neither a terminal's Ctrl-C nor a SIGTERM to cargo-perfdiff reaches.
+fn stop_cargo_on_interrupt(
+    pid: u32,
+    done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        while !done.load(std::sync::atomic::Ordering::SeqCst) {
+            if crate::fork::interrupted() {
+                #[cfg(unix)]
+                // SAFETY: kill(2) on our own child's group, not yet reaped (see `run_cargo`).
+                unsafe {
+                    libc::kill(-(pid as libc::pid_t), libc::SIGINT);
+                }
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    })
 }
 
 /// Sends every line (without its newline) of `stream` until it ends or the receiver is gone.
@@ -899,18 +929,41 @@ fn cargo_program() -> OsString {
 }
 
 /// Cargo's multi-line error as one line: its first line, and its innermost cause when different
-/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`).
+/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). A quoted
+/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location.
 fn one_line(message: &str) -> String {
     let lines: Vec<&str> = message
         .lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && *l != "Caused by:")
         .collect();
-    match (lines.first(), lines.last()) {
+    let location = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("-->"))
+        .map(str::trim);
+    let prose: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| !is_snippet_line(l))
+        .collect();
+    let text = match (prose.first(), prose.last()) {
         (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
         (Some(first), _) => first.to_string(),
         _ => message.trim().to_string(),
+    };
+    match location {
+        Some(location) if !text.contains(location) => format!("{text} (at {location})"),
+        _ => text,
     }
+}
+
+/// A line of a quoted source snippet in a diagnostic: `--> file:line:col`, `|`, `12 | text`.
+fn is_snippet_line(line: &str) -> bool {
+    line.starts_with("-->")
+        || line.starts_with('|')
+        || line.split_once('|').is_some_and(|(number, _)| {
+            !number.trim().is_empty() && number.trim().chars().all(|c| c.is_ascii_digit())
+        })
 }
 
 #[cfg(test)]
@@ -1158,6 +1211,11 @@ mod tests {
         assert_eq!(
             one_line(cargo),
             "error: failed to parse manifest at `/x/Cargo.toml` (caused by: invalid type: integer `3`)"
+        );
+        let snippet = "error: key with no value, expected `=`\n --> Cargo.toml:1:9\n  |\n1 | garbage [[\n  |         ^\n";
+        assert_eq!(
+            one_line(snippet),
+            "error: key with no value, expected `=` (at Cargo.toml:1:9)"
         );
         assert_eq!(one_line("  just this \n"), "just this");
         assert_eq!(one_line(""), "");

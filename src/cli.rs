@@ -234,6 +234,11 @@ pub fn main() -> i32 {
     install_interrupt_handler();
     match dispatch(cli) {
         Ok(code) => code,
+        // An interrupt while building shows up as a failed cargo; say what really happened.
+        Err(e) if crate::fork::interrupted() && !matches!(e, Error::Interrupted { .. }) => {
+            eprintln!("error: interrupted before any fork of this run was measured");
+            exit_code::INTERRUPTED
+        }
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()
@@ -355,7 +360,8 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         &outcome.samples,
         &args.output,
         effective.settings.fail_on,
-    )?;
+    )
+    .map_err(|e| measurements_kept(e, &outcome.samples_path))?;
     if args.calibrate {
         eprint!("{}", report::render_calibration(&outcome.report));
     }
@@ -410,6 +416,15 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         repo.display()
     ));
     Ok(code)
+}
+
+/// A report that cannot be written after a whole run: say where the measurements are.
+fn measurements_kept(error: Error, samples: &Path) -> Error {
+    Error::Usage(format!(
+        "cannot write the report: {error}; the measurements are kept in {path} \
+         (`cargo perfdiff report {path}` writes it again)",
+        path = samples.display()
+    ))
 }
 
 /// Writes the report (stdout or `--output`) and the HTML page; returns the exit code of the gate.

@@ -102,6 +102,9 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     let mut skipped = Vec::new();
     let base_lists = discover_side(&base_build, &shared_target, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &shared_target, &mut skipped, progress)?;
+    // An id two targets define would silently measure only the first: refuse it.
+    discover::check_unique_ids(&format!("base {}", comparison.base.label()), &base_lists)?;
+    discover::check_unique_ids(&format!("head {}", comparison.head.label()), &head_lists)?;
     let matched = select_benchmarks(&base_lists, &head_lists, settings, request.shard)?;
 
     let samples_path = match (&request.resume, &request.samples_path) {

@@ -87,6 +87,8 @@ pub struct RepoState {
     stash: String,
     index: Vec<u8>,
     files: Vec<(PathBuf, Vec<u8>)>,
+    /// The user's own criterion results, `target/criterion` (none if absent).
+    criterion: Vec<(PathBuf, Vec<u8>)>,
 }
 
 fn git(repo: &Path, args: &[&str]) -> String {
@@ -115,6 +117,7 @@ impl RepoState {
             stash: git(repo, &["stash", "list"]),
             index: std::fs::read(repo.join(".git/index")).unwrap_or_default(),
             files: source_files(repo),
+            criterion: all_files(&repo.join("target/criterion")),
         }
     }
 }
@@ -142,6 +145,44 @@ fn source_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     files.sort();
     files
+}
+
+/// Every file under `root` with its bytes (none if `root` does not exist).
+fn all_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                files.push((
+                    path.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                ));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Gives `repo` criterion results of its own (`target/criterion`), as a user who ran
+/// `cargo bench` has, so [`RepoState`] can check that cargo-perfdiff leaves them alone.
+pub fn seed_criterion_results(repo: &Path) {
+    for id in ["hash/mix", "hash/steady"] {
+        let dir = repo.join("target/criterion").join(id).join("base");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("estimates.json"),
+            format!("{{\"mean\": {{\"point_estimate\": 1234.5}}, \"id\": {id:?}}}"),
+        )
+        .unwrap();
+    }
 }
 
 /// The verdict of benchmark `id` in a JSON report.
@@ -175,4 +216,164 @@ pub fn assert_clean_error(output: &Output, code: i32, needle: &str) {
     ] {
         assert!(!err.contains(bad), "{bad:?} in: {err}");
     }
+}
+
+/// `cargo perfdiff ARGS` in `dir` as a [`Command`] not yet run, set up as [`cargo_perfdiff`]
+/// sets it up, so a test can add environment variables or spawn it.
+pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let mut command = Command::new("cargo");
+    command
+        .arg("perfdiff")
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("NO_COLOR", "1")
+        .env_remove("CARGO_PERFDIFF_LOG");
+    command
+}
+
+/// `args` with the tiny fixed measurement settings of the robustness tests added (before the
+/// `--` of benchmark filters, if any).
+pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
+    let mut all = args[..split].to_vec();
+    all.extend_from_slice(FAST);
+    all.extend_from_slice(&["--stop", "fixed", "--forks", "2"]);
+    all.extend_from_slice(&args[split..]);
+    all
+}
+
+/// Runs git in `repo` with a fixed identity; panics (with git's output) if it fails.
+pub fn git_ok(repo: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=perfdiff test",
+            "-c",
+            "user.email=test@perfdiff.invalid",
+            "-c",
+            "protocol.file.allow=always",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?} in {} failed: {}",
+        repo.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Replaces `from` by `to` in `repo/file` (which must contain it).
+pub fn replace_in(repo: &Path, file: &str, from: &str, to: &str) {
+    let path = repo.join(file);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains(from), "{from:?} not in {}", path.display());
+    std::fs::write(&path, text.replace(from, to)).unwrap();
+}
+
+/// Commits everything in `repo` (new, changed and deleted files).
+pub fn commit_all(repo: &Path, message: &str) {
+    git_ok(repo, &["add", "-A"]);
+    git_ok(repo, &["commit", "-q", "-m", message]);
+}
+
+/// Adds a criterion group `name` holding `functions` (`(id, closure body)`, the body receiving
+/// `b: &mut Bencher`) to the demo's bench target.
+pub fn add_bench_group(repo: &Path, name: &str, functions: &[(&str, &str)]) {
+    let mut body = format!(
+        "fn extra_{ident}(c: &mut Criterion) {{\n    let mut group = c.benchmark_group({name:?});\n",
+        ident = name.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    );
+    for (id, closure) in functions {
+        body.push_str(&format!(
+            "    group.bench_function({id:?}, |b| {{ {closure} }});\n"
+        ));
+    }
+    body.push_str("    group.finish();\n}\n\n");
+    let path = repo.join("benches/demo.rs");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (before, after) = text
+        .split_once("criterion_group!(benches, ")
+        .expect("the demo bench has a criterion_group!");
+    let ident = name.replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    std::fs::write(
+        &path,
+        format!("{before}{body}criterion_group!(benches, extra_{ident}, {after}"),
+    )
+    .unwrap();
+}
+
+/// The directory where cargo-perfdiff keeps the state of `workspace` (worktrees, bin, runs,
+/// lock) when run through [`cargo_perfdiff`] (the shared target directory).
+pub fn state_dir(workspace: &Path) -> PathBuf {
+    cargo_perfdiff::run::state_dir(&shared_target_dir(), workspace)
+}
+
+/// Text that must never reach a user: panics, backtraces, Rust debug output.
+pub const PANIC_TEXT: &[&str] = &[
+    "panicked",
+    "RUST_BACKTRACE",
+    "stack backtrace",
+    "Error {",
+    "Os {",
+];
+
+/// Asserts that `text` holds none of [`PANIC_TEXT`].
+pub fn assert_no_panic_text(text: &str) {
+    for bad in PANIC_TEXT {
+        assert!(!text.contains(bad), "{bad:?} in: {text}");
+    }
+}
+
+/// The JSON report written to stdout.
+pub fn json_report(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report on stdout ({e}); exit {:?}, stderr: {}",
+            output.status.code(),
+            stderr(output)
+        )
+    })
+}
+
+/// The report entry of benchmark `id`.
+pub fn bench_entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["benchmarks"]
+        .as_array()
+        .expect("benchmarks array")
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("{id} missing from {report:#}"))
+}
+
+/// A demo repository shared by the tests of one test binary (created once per run under
+/// `target/robustness/<name>`), so they reuse its worktrees and builds. Tests using it must hold
+/// [`measuring_lock`] and leave it as they found it.
+pub fn shared_demo_repo(name: &str) -> PathBuf {
+    static CREATED: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target/robustness")
+        .join(name)
+        .join("demo repo ü");
+    let mut created = CREATED.lock().unwrap_or_else(|p| p.into_inner());
+    if !created.iter().any(|n| n == name) {
+        if repo.exists() {
+            std::fs::remove_dir_all(&repo).unwrap();
+        }
+        create_demo_repo(&repo, &DemoOptions::default()).unwrap();
+        created.push(name.to_string());
+    }
+    repo
 }

@@ -1,0 +1,202 @@
+//! Robustness (issue #7), building: a revision that does not build, revisions without (matching)
+//! benchmarks, and project layouts `cargo bench` handles (a workspace of several packages in a
+//! subdirectory of the repository, a submodule, `build.target-dir`). Every case runs the real
+//! binary and checks the user's repository is byte-for-byte unchanged.
+
+mod support;
+
+use std::path::Path;
+
+use cargo_perfdiff::demo::DemoOptions;
+use support::*;
+
+fn head_commit(repo: &Path, rev: &str) -> String {
+    git_ok(repo, &["rev-parse", rev]).trim().to_string()
+}
+
+#[test]
+fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_build() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "pub const MIX_ROUNDS",
+        "pub fn broken() -> u64 { undefined_symbol_here }\n\npub const MIX_ROUNDS",
+    );
+    commit_all(&repo, "head that does not compile");
+    let base = head_commit(&repo, "HEAD~1");
+    let head = head_commit(&repo, "HEAD");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "hash/steady"]));
+    assert_clean_error(&output, 2, "undefined_symbol_here");
+    let err = stderr(&output);
+    assert!(err.contains(&head[..9]), "the revision is named: {err}");
+    assert!(err.contains("head"), "{err}");
+    assert!(
+        err.contains("error"),
+        "cargo's diagnostics are shown: {err}"
+    );
+
+    let base_bin = state_dir(&repo).join("bin").join(&base);
+    let kept = std::fs::read_dir(&base_bin)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert!(kept > 0, "base's build was kept in {}", base_bin.display());
+    assert_eq!(RepoState::capture(&repo), before);
+    assert!(
+        !repo.join("target/perfdiff").exists(),
+        "nothing written to the user's target"
+    );
+}
+
+#[test]
+fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
+    let _guard = measuring_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("no benches");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 1 }\n").unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "one");
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 2 }\n").unwrap();
+    commit_all(&repo, "two");
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(&output, 2, "no criterion benchmarks found");
+    assert!(output.stdout.is_empty(), "no empty table");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "no-such-bench"]));
+    assert_clean_error(&output, 2, "no benchmark matches the filter");
+    assert!(
+        stderr(&output).contains("no-such-bench"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(output.stdout.is_empty(), "no empty table");
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+/// The layout: `<repo>/rust/` is a workspace of two packages (the demo in `rust/demo`, a library
+/// without benchmarks in `rust/other`) whose `.cargo/config.toml` sets `build.target-dir`, and
+/// the demo includes a file from the submodule `<repo>/data`.
+fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
+    let (_dir, demo) = demo_repo(&DemoOptions::default());
+    let data = root.join("data-origin");
+    std::fs::create_dir_all(&data).unwrap();
+    git_ok(&data, &["init", "-q"]);
+    std::fs::write(data.join("note.txt"), "from the submodule").unwrap();
+    commit_all(&data, "data");
+
+    let repo = root.join("mono repo ü");
+    let member = repo.join("rust/demo");
+    std::fs::create_dir_all(member.join("src")).unwrap();
+    std::fs::create_dir_all(member.join("benches")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    let copy = |from: &str, to: &Path| std::fs::copy(demo.join(from), to).map(|_| ()).unwrap();
+    git_ok(&demo, &["checkout", "-q", "HEAD~1"]);
+    copy("src/lib.rs", &member.join("src/lib.rs"));
+    copy("benches/demo.rs", &member.join("benches/demo.rs"));
+    copy("Cargo.lock", &repo.join("rust/Cargo.lock"));
+    let manifest = std::fs::read_to_string(demo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        member.join("Cargo.toml"),
+        manifest.replace("[workspace]\n", ""),
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("rust/other/src")).unwrap();
+    std::fs::write(
+        repo.join("rust/other/Cargo.toml"),
+        "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("rust/other/src/lib.rs"), "").unwrap();
+    std::fs::write(
+        repo.join("rust/Cargo.toml"),
+        "[workspace]\nmembers = [\"demo\", \"other\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("rust/.cargo")).unwrap();
+    std::fs::write(
+        repo.join("rust/.cargo/config.toml"),
+        format!(
+            "[build]\ntarget-dir = {:?}\n",
+            shared_target_dir().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    git_ok(
+        &repo,
+        &["submodule", "add", "-q", data.to_str().unwrap(), "data"],
+    );
+    let lib = member.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!("{text}\npub const NOTE: &str = include_str!(\"../../../data/note.txt\");\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "base");
+    git_ok(&demo, &["checkout", "-q", "main"]);
+    let head_lib = std::fs::read_to_string(demo.join("src/lib.rs")).unwrap();
+    std::fs::write(
+        &lib,
+        format!("{head_lib}\npub const NOTE: &str = include_str!(\"../../../data/note.txt\");\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "head");
+    repo
+}
+
+#[test]
+fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
+    let _guard = measuring_lock();
+    let root = tempfile::tempdir().unwrap();
+    let repo = nested_workspace_repo(root.path());
+    let before = RepoState::capture(&repo);
+    // Run from the package's directory, as `cargo bench` would be; the target directory comes
+    // from `.cargo/config.toml`, not the environment.
+    let output = perfdiff_command(
+        &repo.join("rust/demo"),
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "hash/mix",
+        ]),
+    )
+    .env_remove("CARGO_TARGET_DIR")
+    .output()
+    .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    let mix = bench_entry(&report, "hash/mix");
+    assert_eq!(mix["forks"]["base"], 2, "{mix:#}");
+    assert_eq!(mix["forks"]["head"], 2, "{mix:#}");
+    assert_ne!(mix["verdict"], "failed", "{mix:#}");
+    let state = cargo_perfdiff::run::state_dir(&shared_target_dir(), &repo.join("rust"));
+    assert!(
+        state.join("worktrees/base/data/note.txt").is_file(),
+        "the submodule is checked out in the slot"
+    );
+    assert!(
+        !repo.join("rust/target").exists(),
+        "build.target-dir is honoured"
+    );
+    assert_eq!(RepoState::capture(&repo), before);
+}

@@ -1,0 +1,323 @@
+//! Robustness (issue #7), measuring: benchmarks that panic, exit non-zero or hang in one revision
+//! are reported `failed` with their stderr tail while the rest of the suite is measured and no
+//! process is left behind; benchmarks present on one side only (or moved to a renamed bench
+//! target) are reported, never dropped; ids and paths with spaces, unicode, slashes and shell
+//! metacharacters are taken literally.
+
+mod support;
+
+#[path = "common/processes.rs"]
+mod processes;
+
+use std::path::Path;
+
+use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
+use support::*;
+
+fn unchanged_demo() -> (tempfile::TempDir, std::path::PathBuf) {
+    demo_repo(&DemoOptions {
+        changes: DemoChanges {
+            mix: 1.0,
+            checksum: 1.0,
+            slight: 1.0,
+            add_benchmark: false,
+        },
+        ..Default::default()
+    })
+}
+
+const HEALTHY: &str = "b.iter(|| black_box(20u64) * 3)";
+
+#[test]
+fn benchmarks_that_panic_exit_or_hang_fail_alone_and_leave_no_process() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    add_bench_group(
+        &repo,
+        "fail",
+        &[("panics", HEALTHY), ("exits", HEALTHY), ("hangs", HEALTHY)],
+    );
+    commit_all(&repo, "base: healthy benchmarks");
+    replace_in(
+        &repo,
+        "benches/demo.rs",
+        &format!(
+            "group.bench_function(\"panics\", |b| {{ {HEALTHY} }});\n    \
+             group.bench_function(\"exits\", |b| {{ {HEALTHY} }});\n    \
+             group.bench_function(\"hangs\", |b| {{ {HEALTHY} }});"
+        ),
+        r#"group.bench_function("panics", |b| { b.iter(|| -> u64 { panic!("deliberate panic in fail/panics") }) });
+    group.bench_function("exits", |b| { b.iter(|| { eprintln!("fail/exits: exiting with status 3"); std::process::exit(3) }) });
+    group.bench_function("hangs", |b| {
+        let _helper = std::process::Command::new("sleep").arg("60").spawn().unwrap();
+        eprintln!("fail/hangs: started a helper");
+        b.iter(|| std::thread::sleep(std::time::Duration::from_secs(60)))
+    });"#,
+    );
+    commit_all(&repo, "head: broken benchmarks");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+    let marker = processes::marker("robustness-forks");
+
+    let output = perfdiff_command(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--fork-timeout",
+            "3",
+            "--fail-on",
+            "inconclusive",
+            "--format",
+            "json",
+            "--",
+            "fail/",
+            "hash/steady",
+        ]),
+    )
+    .env(&marker.0, &marker.1)
+    .output()
+    .unwrap();
+    let err = stderr(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(3),
+        "failed benchmarks with --fail-on inconclusive exit 3; stderr: {err}"
+    );
+    assert_no_panic_text(&err);
+    let report = json_report(&output);
+    for (id, needle) in [
+        ("fail/panics", "deliberate panic in fail/panics"),
+        ("fail/exits", "exiting with status 3"),
+        ("fail/hangs", "fail/hangs: started a helper"),
+    ] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "failed", "{entry:#}");
+        let failure = entry["failure"].as_str().unwrap_or_default();
+        assert!(
+            failure.contains("head"),
+            "the failing side is named: {entry:#}"
+        );
+        assert!(failure.contains(needle), "stderr tail of {id}: {entry:#}");
+    }
+    assert!(
+        bench_entry(&report, "fail/hangs")["failure"]
+            .as_str()
+            .unwrap()
+            .contains("3"),
+        "the timeout is named"
+    );
+    let steady = bench_entry(&report, "hash/steady");
+    assert_eq!(
+        steady["forks"]["base"], 2,
+        "the suite continues: {steady:#}"
+    );
+    assert_eq!(steady["forks"]["head"], 2, "{steady:#}");
+    assert_ne!(steady["verdict"], "failed");
+
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !processes::alive_with_marker(&marker).is_empty() && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(
+        processes::alive_with_marker(&marker),
+        Vec::<u32>::new(),
+        "processes of the run are left behind"
+    );
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    // Head also renames the bench target (`demo` -> `speed`) and removes hash/steady.
+    git_ok(&repo, &["mv", "benches/demo.rs", "benches/speed.rs"]);
+    replace_in(&repo, "Cargo.toml", "name = \"demo\"", "name = \"speed\"");
+    replace_in(
+        &repo,
+        "benches/speed.rs",
+        "    group.bench_function(\"steady\", |b| b.iter(|| mix(black_box(STEADY_ROUNDS))));\n",
+        "",
+    );
+    commit_all(&repo, "rename the bench target, drop steady");
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~2",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "hash/steady",
+            "hash/new_in_head",
+            "hash/checksum",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        3,
+        "{report:#}"
+    );
+    assert_eq!(verdict_of(&report, "hash/steady"), "only_in_base");
+    assert_eq!(verdict_of(&report, "hash/new_in_head"), "only_in_head");
+    let checksum = bench_entry(&report, "hash/checksum");
+    assert_eq!(
+        checksum["forks"]["base"], 2,
+        "moved, still measured: {checksum:#}"
+    );
+    assert_eq!(checksum["forks"]["head"], 2);
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // A head without any benchmark: everything is only_in_base, not an empty table.
+    std::fs::remove_dir_all(repo.join("benches")).unwrap();
+    replace_in(
+        &repo,
+        "Cargo.toml",
+        "[[bench]]\nname = \"speed\"\nharness = false\n",
+        "",
+    );
+    commit_all(&repo, "no benchmarks any more");
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&["HEAD~1", "HEAD", "--format", "json", "--", "hash/mix"]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(verdict_of(&report, "hash/mix"), "only_in_base");
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
+    let _guard = measuring_lock();
+    let dir = tempfile::tempdir().unwrap();
+    // The repository's path is as odd as the id.
+    let repo = dir.path().join("it's ü; $(touch PWNED) & `x` \"d\" [*]");
+    cargo_perfdiff::demo::create_demo_repo(&repo, &DemoOptions::default()).unwrap();
+    let odd = r#"a b/ü é; $(touch PWNED) `touch PWNED2` 'q' "d" *?[x] | & > out"#;
+    add_bench_group(&repo, "odd", &[(odd, HEALTHY)]);
+    commit_all(&repo, "odd benchmark id");
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "pub const STEADY_ROUNDS: u64 = 2000;",
+        "pub const STEADY_ROUNDS: u64 = 2001;",
+    );
+    commit_all(&repo, "touch");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "^odd/a b/ü é; ",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    let id = format!("odd/{odd}");
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        1,
+        "{report:#}"
+    );
+    let entry = bench_entry(&report, &id);
+    assert_eq!(entry["forks"]["base"], 2, "{entry:#}");
+    assert_eq!(entry["forks"]["head"], 2, "{entry:#}");
+    for root in [dir.path(), &state_dir(&repo)] {
+        for name in ["PWNED", "PWNED2", "out"] {
+            assert!(!root.join(name).exists(), "a shell ran: {name}");
+        }
+    }
+    // A report that cannot be written after the measurements says where they are kept.
+    let blocker = dir.path().join("a file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let unwritable = blocker.join("report.json");
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--output",
+            unwritable.to_str().unwrap(),
+            "--",
+            "^odd/",
+        ]),
+    );
+    assert_clean_error(&output, 2, "the measurements are kept in");
+    let err = stderr(&output);
+    assert!(err.contains("a file"), "{err}");
+    let kept = err
+        .split("cargo perfdiff report ")
+        .nth(1)
+        .and_then(|rest| rest.split("` writes").next())
+        .unwrap_or_else(|| panic!("no samples path in {err}"));
+    cargo_perfdiff::samples::SampleFile::load(Path::new(kept)).unwrap();
+
+    // A filter is a regex (as criterion takes it): one that is not is named, not guessed at.
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "odd/a b; $(touch"]));
+    assert_clean_error(&output, 2, "odd/a b; $(touch");
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn an_id_defined_by_two_bench_targets_is_refused_not_dropped() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    // A second bench target that also defines hash/steady (and a benchmark of its own).
+    let bench = std::fs::read_to_string(repo.join("benches/demo.rs")).unwrap();
+    std::fs::write(repo.join("benches/twin.rs"), bench).unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n[[bench]]\nname = \"twin\"\nharness = false\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "a second bench target with the same ids");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--format", "json"]));
+    assert_clean_error(&output, 2, "\"hash/");
+    let err = stderr(&output);
+    assert!(
+        err.contains("\"demo\"") && err.contains("\"twin\""),
+        "both targets are named: {err}"
+    );
+    assert!(err.contains("--bench"), "says what to do: {err}");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // Selecting one target is the way out.
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--bench",
+            "demo",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "hash/steady",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
+    assert_eq!(RepoState::capture(&repo), before);
+}

@@ -1,0 +1,82 @@
+//! Robustness (issue #7), state under target/perfdiff: worktrees damaged between runs (deleted
+//! and truncated files, stray files, a lost index, a `.git` file left by a pruned linked
+//! worktree, `git worktree prune` in the user's repository) are detected and rebuilt, and the
+//! next run measures the right code.
+
+mod support;
+
+use std::path::Path;
+
+use cargo_perfdiff::demo::DemoOptions;
+use support::*;
+
+fn run_ok(repo: &Path) -> serde_json::Value {
+    let output = cargo_perfdiff(
+        repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "hash/steady",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_no_panic_text(&stderr(&output));
+    json_report(&output)
+}
+
+fn assert_slot_holds(repo: &Path, slot: &Path, rev: &str) {
+    for file in ["src/lib.rs", "benches/demo.rs", "Cargo.toml"] {
+        let committed = git_ok(repo, &["show", &format!("{rev}:{file}")]);
+        let on_disk = std::fs::read_to_string(slot.join(file))
+            .unwrap_or_else(|e| panic!("{}: {e}", slot.join(file).display()));
+        assert_eq!(on_disk, committed, "{file} in {}", slot.display());
+    }
+}
+
+#[test]
+fn damaged_worktrees_are_detected_and_rebuilt() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+    run_ok(&repo);
+    let worktrees = state_dir(&repo).join("worktrees");
+    let (base, head) = (worktrees.join("base"), worktrees.join("head"));
+    assert_slot_holds(&repo, &base, "HEAD~1");
+
+    // Base: a half checkout. One file deleted, one truncated, a stray file, the index lost.
+    std::fs::remove_file(base.join("src/lib.rs")).unwrap();
+    let bench = std::fs::read(base.join("benches/demo.rs")).unwrap();
+    std::fs::write(base.join("benches/demo.rs"), &bench[..bench.len() / 2]).unwrap();
+    std::fs::write(base.join("src/stray.rs"), "compile_error!(\"stray\");").unwrap();
+    std::fs::remove_file(base.join(".git/index")).unwrap();
+    // Head: what `git worktree prune` leaves of a linked worktree, a `.git` file pointing nowhere.
+    std::fs::remove_dir_all(head.join(".git")).unwrap();
+    std::fs::write(
+        head.join(".git"),
+        format!("gitdir: {}/.git/worktrees/head\n", repo.display()),
+    )
+    .unwrap();
+    git_ok(&repo, &["worktree", "prune"]);
+
+    let report = run_ok(&repo);
+    let steady = bench_entry(&report, "hash/steady");
+    assert_eq!(steady["forks"]["base"], 2, "{steady:#}");
+    assert_slot_holds(&repo, &base, "HEAD~1");
+    assert_slot_holds(&repo, &head, "HEAD");
+    assert!(!base.join("src/stray.rs").exists(), "stray file removed");
+
+    // A slot reduced to an empty directory, and one deleted outright.
+    std::fs::remove_dir_all(&base).unwrap();
+    std::fs::create_dir(&base).unwrap();
+    std::fs::remove_dir_all(&head).unwrap();
+    run_ok(&repo);
+    assert_slot_holds(&repo, &base, "HEAD~1");
+    assert_slot_holds(&repo, &head, "HEAD");
+    assert_eq!(RepoState::capture(&repo), before);
+}

@@ -65,6 +65,10 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
     let _lock = worktree::lock_run(&perfdiff_dir, Duration::ZERO)?;
     let settings = &request.settings;
+    if settings.mode == Mode::Duet {
+        // Fail before minutes of building, not after.
+        duet::choose_cpus(settings.cpus)?;
+    }
 
     let mut resumed = match &request.resume {
         Some(path) => Some(load_resumable(path, &comparison.base, &comparison.head)?),

@@ -99,7 +99,7 @@ pub struct CompareArgs {
     /// Revisions to compare: none, REV, A B, A..B or A...B (see below)
     #[arg(value_name = "REVISION", num_args = 0..=2)]
     pub revisions: Vec<String>,
-    /// Only benchmarks matching one of these (regex, or substring; as criterion takes them)
+    /// Only benchmarks whose id matches one of these regexes (as criterion takes them; `hash/` works)
     #[arg(last = true, value_name = "FILTER")]
     pub filters: Vec<String>,
 

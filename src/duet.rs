@@ -32,9 +32,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Instant;
-
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::fork::session::{FinishedFork, RunningFork};
 use crate::fork::{ForkError, ForkOutcome, ForkRequest, usable_cpus};
@@ -44,6 +42,23 @@ use crate::stats::duet::DuetRun;
 /// Below this mean overlap of the two measurement windows, the report warns that pairing helps
 /// little (half of each side's measurement then met no counterpart).
 pub const LOW_OVERLAP: f64 = 0.5;
+
+/// In duet mode the warm-up is at most this share of the measurement time (see
+/// [`pair_warm_up`]).
+pub const MAX_WARM_UP_SHARE: f64 = 0.2;
+
+/// The warm-up both forks of a pair get: the longer of the two sides' adaptive warm-ups, capped
+/// at [`MAX_WARM_UP_SHARE`] of the measurement time.
+///
+/// Why the cap: criterion warms up by doubling the iterations of a batch until the total passes
+/// the warm-up time, so the last batch overshoots it by up to 100 %, at random. The two sides
+/// of a pair therefore start measuring up to one warm-up time apart; with a warm-up as long as
+/// the measurement (the adaptive warm-up grows to 10 s for benchmarks that are slow to settle)
+/// the two measurement phases may not overlap at all. Warm-up samples that criterion's warm-up
+/// did not absorb are still dropped by steady-state detection.
+pub fn pair_warm_up(adaptive: Duration, measurement: Duration) -> Duration {
+    adaptive.min(measurement.mul_f64(MAX_WARM_UP_SHARE))
+}
 
 /// Time slices per kept sample when pairing by time: fine enough that even the shortest samples
 /// of criterion's linear sampling (sample 1 is 1/55 of a 10-sample fork) get slices of their own.
@@ -428,6 +443,19 @@ mod tests {
         };
         assert!(time_paired_run(&unknown, &head).is_none());
         assert_eq!(recorded_overlap(&unknown, &head), None);
+    }
+
+    #[test]
+    fn pair_warm_up_is_capped_by_the_measurement_time() {
+        let second = Duration::from_secs(1);
+        assert_eq!(
+            pair_warm_up(Duration::from_secs(10), 2 * second),
+            Duration::from_millis(400)
+        );
+        assert_eq!(
+            pair_warm_up(Duration::from_millis(100), 2 * second),
+            Duration::from_millis(100)
+        );
     }
 
     #[test]

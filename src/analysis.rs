@@ -290,16 +290,7 @@ fn analyse_one(
         resamples: settings.resamples,
         seed,
     };
-    let ratio = match mode {
-        Mode::Duet => {
-            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, &config).ok())
-        }
-        Mode::Interleaved => None,
-    };
-    let ratio = match ratio {
-        Some(r) => Some(r),
-        None => stats::bootstrap::ratio_of_means(&base, &head, &config).ok(),
-    };
+    let ratio = comparison_ratio(record, mode, &config);
     let base_flat = base.concat();
     let head_flat = head.concat();
     result.ratio = ratio;
@@ -322,6 +313,28 @@ fn analyse_one(
         result.warnings.extend(duet_overlap_warning(record));
     }
     result
+}
+
+/// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
+/// over the rounds' paired samples (falling back to the ratio of means when no round paired),
+/// in interleaved mode the hierarchical bootstrap of the ratio of means. A stop rule that
+/// judges the comparison (`decided`) should use this too, so duet runs stop on the duet CI.
+pub fn comparison_ratio(
+    record: &BenchmarkRecord,
+    mode: Mode,
+    config: &BootstrapConfig,
+) -> Option<RatioCi> {
+    let duet = match mode {
+        Mode::Duet => {
+            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, config).ok())
+        }
+        Mode::Interleaved => None,
+    };
+    duet.or_else(|| {
+        let base = record.base.per_iteration_by_fork();
+        let head = record.head.per_iteration_by_fork();
+        stats::bootstrap::ratio_of_means(&base, &head, config).ok()
+    })
 }
 
 /// Duet pairs: base and head forks of the same round, samples paired by time when the forks

@@ -40,14 +40,23 @@ fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
     ]);
     args.extend_from_slice(&["--", "mix", "checksum", "steady"]);
     let output = cargo_perfdiff(&repo, &args);
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&report_path)
+            .unwrap_or_else(|e| panic!("no report ({e}); stderr: {}", stderr(&output))),
+    )
+    .unwrap();
+    let summary: Vec<String> = report["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| format!("{} {} {}", b["id"], b["verdict"], b["ratio"]))
+        .collect();
     assert_eq!(
         output.status.code(),
         Some(1),
-        "a regression exits 1; stderr: {}",
+        "a regression exits 1; verdicts: {summary:#?}; stderr: {}",
         stderr(&output)
     );
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
     assert_eq!(report["run"]["mode"], "duet");
     assert_eq!(report["settings"]["mode"], "duet");
     assert_eq!(verdict_of(&report, "hash/mix"), "regressed");

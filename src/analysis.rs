@@ -8,7 +8,10 @@
 use serde::{Deserialize, Serialize};
 
 use crate::config::Settings;
-use crate::samples::{BenchmarkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord};
+use crate::duet;
+use crate::samples::{
+    BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
+};
 use crate::stats::{
     self, BootstrapConfig, CliffsDelta, Evidence, MannWhitney, RatioCi, Verdict, descriptive,
     duet::DuetRun,
@@ -287,16 +290,7 @@ fn analyse_one(
         resamples: settings.resamples,
         seed,
     };
-    let ratio = match mode {
-        Mode::Duet => {
-            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, &config).ok())
-        }
-        Mode::Interleaved => None,
-    };
-    let ratio = match ratio {
-        Some(r) => Some(r),
-        None => stats::bootstrap::ratio_of_means(&base, &head, &config).ok(),
-    };
+    let ratio = comparison_ratio(record, mode, &config);
     let base_flat = base.concat();
     let head_flat = head.concat();
     result.ratio = ratio;
@@ -315,27 +309,82 @@ fn analyse_one(
     result.cliffs_delta = stats::cliffs::cliffs_delta(&base_flat, &head_flat).ok();
     result.min_detectable_change = min_detectable_change(&result, settings);
     result.warnings.extend(side_warnings(&result));
+    if mode == Mode::Duet {
+        result.warnings.extend(duet_overlap_warning(record));
+    }
     result
 }
 
-/// Duet pairs: base and head forks of the same round, samples paired by position.
+/// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
+/// over the rounds' paired samples (falling back to the ratio of means when no round paired),
+/// in interleaved mode the hierarchical bootstrap of the ratio of means. A stop rule that
+/// judges the comparison (`decided`) should use this too, so duet runs stop on the duet CI.
+pub fn comparison_ratio(
+    record: &BenchmarkRecord,
+    mode: Mode,
+    config: &BootstrapConfig,
+) -> Option<RatioCi> {
+    let duet = match mode {
+        Mode::Duet => {
+            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, config).ok())
+        }
+        Mode::Interleaved => None,
+    };
+    duet.or_else(|| {
+        let base = record.base.per_iteration_by_fork();
+        let head = record.head.per_iteration_by_fork();
+        stats::bootstrap::ratio_of_means(&base, &head, config).ok()
+    })
+}
+
+/// Duet pairs: base and head forks of the same round, samples paired by time when the forks
+/// recorded their measurement windows ([`duet::time_paired_run`]), else by position.
 fn duet_runs(record: &BenchmarkRecord) -> Option<Vec<DuetRun>> {
-    let runs: Vec<DuetRun> = record
-        .base
-        .forks
-        .iter()
-        .filter_map(|b| {
-            let round = b.round?;
-            let h = record.head.forks.iter().find(|h| h.round == Some(round))?;
-            let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
-            let n = base.len().min(head.len());
-            (n > 0).then(|| DuetRun {
-                base: base[..n].to_vec(),
-                head: head[..n].to_vec(),
-            })
+    let runs: Vec<DuetRun> = duet_fork_pairs(record)
+        .filter_map(|(b, h)| {
+            let run = duet::time_paired_run(b, h).unwrap_or_else(|| {
+                let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
+                let n = base.len().min(head.len());
+                DuetRun {
+                    base: base[..n].to_vec(),
+                    head: head[..n].to_vec(),
+                }
+            });
+            (!run.base.is_empty()).then_some(run)
         })
         .collect();
     (!runs.is_empty()).then_some(runs)
+}
+
+/// The base and head forks of each round.
+fn duet_fork_pairs(record: &BenchmarkRecord) -> impl Iterator<Item = (&ForkRecord, &ForkRecord)> {
+    record.base.forks.iter().filter_map(|b| {
+        let round = b.round?;
+        let h = record.head.forks.iter().find(|h| h.round == Some(round))?;
+        Some((b, h))
+    })
+}
+
+/// Mean overlap of the two sides' measurement windows over a duet benchmark's rounds; `None`
+/// when no round recorded both windows.
+pub fn duet_mean_overlap(record: &BenchmarkRecord) -> Option<f64> {
+    let overlaps: Vec<f64> = duet_fork_pairs(record)
+        .filter_map(|(b, h)| duet::recorded_overlap(b, h))
+        .collect();
+    (!overlaps.is_empty()).then(|| descriptive::mean(&overlaps))
+}
+
+/// The warning for a duet benchmark whose two sides mostly measured at different moments.
+fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<String> {
+    let overlap = duet_mean_overlap(record)?;
+    (overlap < duet::LOW_OVERLAP).then(|| {
+        format!(
+            "duet: base and head measured at the same time for only {:.0} % of their measurement \
+             windows on average (very different iteration times, or a disturbed warm-up); \
+             pairing cancels less noise",
+            overlap * 100.0
+        )
+    })
 }
 
 fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {

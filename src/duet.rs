@@ -13,15 +13,56 @@
 //!   *filler* fork, whose results are discarded, until the other side finishes; then the filler
 //!   is killed.
 //!
-//! How well the two measurement phases coincided is returned as [`DuetPairOutcome::overlap`].
+//! How well the two measurement phases coincided is returned as [`DuetPairOutcome::overlap`],
+//! and each fork's measurement window is stored in its record
+//! ([`ForkRecord::measurement_window_ms`]).
+//!
+//! **Pairing by time.** Criterion sizes each fork's samples (iterations per sample) from that
+//! fork's own warm-up, and nothing on its command line fixes the iteration counts. When one side
+//! is disturbed during warm-up, or the two sides' iteration times differ a lot, sample *i* of base
+//! and sample *i* of head no longer run at the same moment, and pairing them by position pairs
+//! unrelated moments. [`time_paired_run`] therefore places every sample on the wall clock (the
+//! measurement window split in proportion to the samples' own times, which is exact up to
+//! criterion's small per-sample overhead) and pairs what ran at the same moment: the shared part
+//! of the two windows is cut into equal time slices, and each slice contributes the pair
+//! (base sample running then, head sample running then). Every moment both sides measured thus
+//! counts equally; moments only one side measured do not enter the paired ratio (they still
+//! enter Mann–Whitney and Cliff's delta).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::fork::session::{FinishedFork, RunningFork};
 use crate::fork::{ForkError, ForkOutcome, ForkRequest, usable_cpus};
+use crate::samples::ForkRecord;
+use crate::stats::duet::DuetRun;
+
+/// Below this mean overlap of the two measurement windows, the report warns that pairing helps
+/// little (half of each side's measurement then met no counterpart).
+pub const LOW_OVERLAP: f64 = 0.5;
+
+/// In duet mode the warm-up is at most this share of the measurement time (see
+/// [`pair_warm_up`]).
+pub const MAX_WARM_UP_SHARE: f64 = 0.2;
+
+/// The warm-up both forks of a pair get: the longer of the two sides' adaptive warm-ups, capped
+/// at [`MAX_WARM_UP_SHARE`] of the measurement time.
+///
+/// Why the cap: criterion warms up by doubling the iterations of a batch until the total passes
+/// the warm-up time, so the last batch overshoots it by up to 100 %, at random. The two sides
+/// of a pair therefore start measuring up to one warm-up time apart; with a warm-up as long as
+/// the measurement (the adaptive warm-up grows to 10 s for benchmarks that are slow to settle)
+/// the two measurement phases may not overlap at all. Warm-up samples that criterion's warm-up
+/// did not absorb are still dropped by steady-state detection.
+pub fn pair_warm_up(adaptive: Duration, measurement: Duration) -> Duration {
+    adaptive.min(measurement.mul_f64(MAX_WARM_UP_SHARE))
+}
+
+/// Time slices per kept sample when pairing by time: fine enough that even the shortest samples
+/// of criterion's linear sampling (sample 1 is 1/55 of a 10-sample fork) get slices of their own.
+const SLICES_PER_SAMPLE: usize = 8;
 
 /// Both outcomes of one duet pair.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +88,8 @@ pub fn run_pair(base: &ForkRequest, head: &ForkRequest) -> Result<DuetPairOutcom
     let stop = AtomicBool::new(false);
     base_fork.wait_until_connected(&stop)?;
     head_fork.wait_until_connected(&stop)?;
+    // One clock reading converts both forks' windows to Unix time, so they stay comparable.
+    let clock = WallClock::now();
     // The barrier: both are parked in criterion's hello. Release them back to back.
     base_fork.release();
     head_fork.release();
@@ -67,10 +110,150 @@ pub fn run_pair(base: &ForkRequest, head: &ForkRequest) -> Result<DuetPairOutcom
     let ((base, base_fillers), (head, head_fillers)) = (base_result?, head_result?);
     Ok(DuetPairOutcome {
         overlap: overlap_fraction(base.measurement_window, head.measurement_window),
-        base: base.outcome,
-        head: head.outcome,
+        base: clock.stamp_window(base),
+        head: clock.stamp_window(head),
         fillers: base_fillers + head_fillers,
     })
+}
+
+/// An `Instant` and the Unix time read at (nearly) the same moment: converts instants to Unix
+/// milliseconds that can be stored and compared across the two forks of a pair.
+struct WallClock {
+    instant: Instant,
+    unix_ms: f64,
+}
+
+impl WallClock {
+    fn now() -> Self {
+        let unix_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        WallClock {
+            instant: Instant::now(),
+            unix_ms,
+        }
+    }
+
+    fn unix_ms(&self, at: Instant) -> f64 {
+        match at.checked_duration_since(self.instant) {
+            Some(after) => self.unix_ms + after.as_secs_f64() * 1e3,
+            None => self.unix_ms - self.instant.duration_since(at).as_secs_f64() * 1e3,
+        }
+    }
+
+    /// The fork's outcome, its record carrying the measurement window.
+    fn stamp_window(&self, finished: FinishedFork) -> ForkOutcome {
+        match finished.outcome {
+            ForkOutcome::Completed(mut record) => {
+                record.measurement_window_ms = finished
+                    .measurement_window
+                    .map(|(start, end)| [self.unix_ms(start), self.unix_ms(end)]);
+                ForkOutcome::Completed(record)
+            }
+            failed => failed,
+        }
+    }
+}
+
+/// The overlap ([`overlap_fraction`]) of two recorded forks' measurement windows; `None` when
+/// either has none (interleaved mode, or a samples file from before windows were recorded).
+pub fn recorded_overlap(base: &ForkRecord, head: &ForkRecord) -> Option<f64> {
+    let ([b0, b1], [h0, h1]) = (base.measurement_window_ms?, head.measurement_window_ms?);
+    let union = b1.max(h1) - b0.min(h0);
+    let intersection = (b1.min(h1) - b0.max(h0)).max(0.0);
+    Some(if union > 0.0 {
+        intersection / union
+    } else {
+        0.0
+    })
+}
+
+/// The duet run of one round, its samples paired by time (see the module docs).
+///
+/// `None` when the pairing by time is impossible: a fork without a recorded window, or windows
+/// that do not overlap at all. Samples dropped as warm-up ([`ForkRecord::warmup_dropped`]) are
+/// never paired. The run may come back empty when no kept samples met.
+pub fn time_paired_run(base: &ForkRecord, head: &ForkRecord) -> Option<DuetRun> {
+    let base_line = Timeline::of(base)?;
+    let head_line = Timeline::of(head)?;
+    let from = base_line.start.max(head_line.start);
+    let to = base_line.end.min(head_line.end);
+    if to <= from {
+        return None;
+    }
+    let kept = base_line.kept().max(head_line.kept()).max(1);
+    let slices = kept * SLICES_PER_SAMPLE;
+    let width = (to - from) / slices as f64;
+    let mut run = DuetRun {
+        base: Vec::with_capacity(slices),
+        head: Vec::with_capacity(slices),
+    };
+    for slice in 0..slices {
+        let at = from + (slice as f64 + 0.5) * width;
+        if let (Some(b), Some(h)) = (base_line.value_at(at), head_line.value_at(at)) {
+            run.base.push(b);
+            run.head.push(h);
+        }
+    }
+    Some(run)
+}
+
+/// One fork's samples placed on the wall clock.
+struct Timeline {
+    start: f64,
+    end: f64,
+    /// Unix ms at which each sample ends.
+    sample_ends: Vec<f64>,
+    /// Per-iteration time of each sample.
+    per_iteration: Vec<f64>,
+    /// Leading samples dropped as warm-up.
+    skip: usize,
+}
+
+impl Timeline {
+    /// The window is split among the samples in proportion to their measured times, so the
+    /// per-sample overhead criterion does not time is spread evenly.
+    fn of(fork: &ForkRecord) -> Option<Timeline> {
+        let [start, end] = fork.measurement_window_ms?;
+        let total: f64 = fork.times_ns.iter().sum();
+        if !(total > 0.0 && end > start) {
+            return None;
+        }
+        let mut elapsed = 0.0;
+        let sample_ends = fork
+            .times_ns
+            .iter()
+            .map(|t| {
+                elapsed += t;
+                start + (end - start) * elapsed / total
+            })
+            .collect();
+        Some(Timeline {
+            start,
+            end,
+            sample_ends,
+            per_iteration: fork
+                .iters
+                .iter()
+                .zip(&fork.times_ns)
+                .map(|(i, t)| t / i)
+                .collect(),
+            skip: fork.warmup_dropped.unwrap_or(0),
+        })
+    }
+
+    fn kept(&self) -> usize {
+        self.per_iteration.len().saturating_sub(self.skip)
+    }
+
+    /// The per-iteration time of the kept sample running at `at`, if any.
+    fn value_at(&self, at: f64) -> Option<f64> {
+        let index = self.sample_ends.partition_point(|&end| end <= at);
+        (index >= self.skip)
+            .then(|| self.per_iteration.get(index).copied())
+            .flatten()
+            .filter(|v| v.is_finite() && *v > 0.0)
+    }
 }
 
 /// Finishes one side, then keeps its CPU busy with fillers while the other side still runs.
@@ -198,6 +381,81 @@ mod tests {
             0.0
         );
         assert_eq!(overlap_fraction(window(t, 0, 100), None), 0.0);
+    }
+
+    fn fork(times_ns: &[f64], iters: &[f64], window: [f64; 2]) -> ForkRecord {
+        ForkRecord {
+            iters: iters.to_vec(),
+            times_ns: times_ns.to_vec(),
+            measurement_window_ms: Some(window),
+            ..ForkRecord::default()
+        }
+    }
+
+    #[test]
+    fn identical_windows_pair_like_positions() {
+        // Two samples each of equal length: slices pair sample 0 with 0 and 1 with 1.
+        let base = fork(&[100.0, 100.0], &[1.0, 1.0], [0.0, 10.0]);
+        let head = fork(&[300.0, 300.0], &[2.0, 1.2], [0.0, 10.0]);
+        let run = time_paired_run(&base, &head).unwrap();
+        assert_eq!(run.base.len(), 2 * SLICES_PER_SAMPLE);
+        let ratios: Vec<f64> = run.head.iter().zip(&run.base).map(|(h, b)| h / b).collect();
+        assert_eq!(
+            ratios.iter().filter(|&&r| r == 1.5).count(),
+            SLICES_PER_SAMPLE
+        );
+        assert_eq!(
+            ratios.iter().filter(|&&r| r == 2.5).count(),
+            SLICES_PER_SAMPLE
+        );
+    }
+
+    #[test]
+    fn shifted_windows_pair_what_ran_at_the_same_moment() {
+        // Base measured 0–20 ms: a slow sample (0–10), then a fast one (10–20). Head measured
+        // 10–20 ms in one sample: it must meet base's second sample only, whatever positions say.
+        let base = fork(&[10.0, 10.0], &[1.0, 2.0], [0.0, 20.0]);
+        let head = fork(&[30.0], &[6.0], [10.0, 20.0]);
+        let run = time_paired_run(&base, &head).unwrap();
+        assert!(!run.base.is_empty());
+        assert!(run.base.iter().all(|&b| b == 5.0), "{run:?}");
+        assert!(run.head.iter().all(|&h| h == 5.0), "{run:?}");
+        assert!((recorded_overlap(&base, &head).unwrap() - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn warm_up_samples_and_missing_windows_are_not_paired() {
+        let mut base = fork(&[10.0, 10.0], &[1.0, 1.0], [0.0, 20.0]);
+        base.warmup_dropped = Some(1);
+        let head = fork(&[10.0, 10.0], &[1.0, 1.0], [0.0, 20.0]);
+        let run = time_paired_run(&base, &head).unwrap();
+        assert_eq!(
+            run.base.len(),
+            SLICES_PER_SAMPLE,
+            "only the second half pairs"
+        );
+        let apart = fork(&[10.0], &[1.0], [30.0, 40.0]);
+        assert!(time_paired_run(&head, &apart).is_none());
+        assert_eq!(recorded_overlap(&head, &apart), Some(0.0));
+        let unknown = ForkRecord {
+            measurement_window_ms: None,
+            ..head.clone()
+        };
+        assert!(time_paired_run(&unknown, &head).is_none());
+        assert_eq!(recorded_overlap(&unknown, &head), None);
+    }
+
+    #[test]
+    fn pair_warm_up_is_capped_by_the_measurement_time() {
+        let second = Duration::from_secs(1);
+        assert_eq!(
+            pair_warm_up(Duration::from_secs(10), 2 * second),
+            Duration::from_millis(400)
+        );
+        assert_eq!(
+            pair_warm_up(Duration::from_millis(100), 2 * second),
+            Duration::from_millis(100)
+        );
     }
 
     #[test]

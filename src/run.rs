@@ -610,9 +610,13 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                             cpus[1]
                         }
                     };
-                    // Duet pairs need identical settings on both sides for overlapping samples.
-                    let w = warm(Side::Base, &file.benchmarks[b])
-                        .max(warm(Side::Head, &file.benchmarks[b]));
+                    // Duet pairs need identical settings on both sides for overlapping samples,
+                    // and a short warm-up (its random overshoot would desynchronise them).
+                    let w = duet::pair_warm_up(
+                        warm(Side::Base, &file.benchmarks[b])
+                            .max(warm(Side::Head, &file.benchmarks[b])),
+                        Duration::from_millis(ctx.settings.measurement_ms),
+                    );
                     let base = ctx
                         .request(Side::Base, m, w, Some(cpu_of(Side::Base)))
                         .expect("present");

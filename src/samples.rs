@@ -181,6 +181,11 @@ pub struct ForkRecord {
     /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<EffectiveConfig>,
+    /// Duet mode: when this fork's measurement phase ran, as Unix times in (fractional)
+    /// milliseconds `[start, end]` (receipt of criterion's `MeasurementStart` and
+    /// `MeasurementComplete`). Duet analysis pairs base and head samples by time with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement_window_ms: Option<[f64; 2]>,
 }
 
 /// Criterion's effective configuration for a fork, as reported by `MeasurementComplete`.
@@ -343,6 +348,13 @@ impl SampleFile {
                             fork.times_ns[i]
                         ));
                     }
+                    if let Some([start, end]) = fork.measurement_window_ms
+                        && !(start.is_finite() && end.is_finite() && start <= end)
+                    {
+                        return Err(format!(
+                            "{at}.measurement_window_ms: [{start}, {end}] is not a time window"
+                        ));
+                    }
                     if fork.warmup_dropped.unwrap_or(0) > fork.iters.len() {
                         return Err(format!(
                             "{at}.warmup_dropped: {} is more than the {} samples",
@@ -434,6 +446,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("schema"), "{err}");
+    }
+
+    #[test]
+    fn a_backwards_measurement_window_is_refused() {
+        let text = MINIMAL.replace(
+            r#""times_ns": [7300.0, 14700.0]"#,
+            r#""times_ns": [7300.0, 14700.0], "measurement_window_ms": [5.0, 4.0]"#,
+        );
+        let err = SampleFile::from_json(Path::new("w.json"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("head.forks[0].measurement_window_ms"), "{err}");
     }
 
     #[test]

@@ -20,8 +20,8 @@
 #        BENCH (default hash/steady), WARM_UP (s, 0.3), MEASURE (s, 1.0), SAMPLES (20),
 #        CPUS (duet CPUs "A,B", default: the tool's choice), CASES ("idle noisy"),
 #        PERFDIFF (the command, default: cargo perfdiff), KEEP_DIR (keep the work directory).
-# Measurements that become published figures should hold the shared measurement lock:
-#        flock /work/wt/MEASURE.lock scripts/duet_vs_interleaved.sh
+# Figures meant for publication want a machine with nothing else measuring or compiling;
+# the script prints the load average before and after each case so readers can judge.
 set -euo pipefail
 
 ROUNDS=${1:-10}

@@ -240,6 +240,11 @@ impl StopPolicy {
         if !(met || capped) {
             return None;
         }
+        let mut details: std::collections::BTreeMap<String, f64> = details
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
+            .collect();
+        details.extend(self.paper_rules_met(record, seed));
         Some(StopRecord {
             rule: self.rule.to_string(),
             rounds,
@@ -247,11 +252,33 @@ impl StopPolicy {
             head_stable,
             capped: capped && !met && self.rule != StopRule::Fixed,
             checkpoint_ms: started.elapsed().as_secs_f64() * 1e3,
-            details: details
-                .into_iter()
-                .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
-                .collect(),
+            details,
         })
+    }
+
+    /// For the report, whatever rule is in force: whether each of the paper's stability rules
+    /// (at its default threshold) was met per side when the benchmark stopped, as
+    /// `cv_met_base`, `cv_met_head`, … with 1 for met and 0 for not.
+    fn paper_rules_met(&self, record: &BenchmarkRecord, seed: u64) -> Vec<(String, f64)> {
+        let mut met = Vec::new();
+        for criterion in [Criterion::Cv, Criterion::Rciw, Criterion::Kld] {
+            let probe = StopPolicy {
+                threshold: criterion.default_threshold(),
+                ..self.clone()
+            };
+            let name = format!("{criterion:?}").to_lowercase();
+            for (side_name, side, side_seed) in [
+                ("base", &record.base, seed),
+                ("head", &record.head, seed ^ 1),
+            ] {
+                let (stable, _) = probe.side_stable(criterion, side, side_seed);
+                met.push((
+                    format!("{name}_met_{side_name}"),
+                    f64::from(u8::from(stable)),
+                ));
+            }
+        }
+        met
     }
 
     /// Whether one side's fork series is stable, and the latest criterion value.

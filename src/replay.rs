@@ -76,6 +76,8 @@ pub struct ReplayOptions {
     pub max_forks: Option<usize>,
     pub stop_threshold: Option<f64>,
     pub window: Option<usize>,
+    /// Bootstrap resamples of the analyses (`None`: the recording's setting).
+    pub resamples: Option<usize>,
 }
 
 /// One benchmark under one replayed rule.
@@ -238,6 +240,7 @@ pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOption
         stop_threshold: options.stop_threshold,
         window: options.window.unwrap_or(defaults.window),
         seed: recorded.seed.or(Some(0)),
+        resamples: options.resamples.unwrap_or(recorded.resamples),
         ..recorded
     }
 }
@@ -387,6 +390,7 @@ pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
         max_forks: args.max_forks,
         stop_threshold: args.stop_threshold,
         window: args.window,
+        resamples: None,
     };
     let results: Vec<RuleReplay> = rules.iter().map(|&r| replay(&file, r, &options)).collect();
     let text = match args.format {

@@ -41,6 +41,11 @@ pub const WARMUP_TIME_MIN: Duration = Duration::from_millis(100);
 pub const WARMUP_TIME_MAX: Duration = Duration::from_secs(3);
 /// Each look of the `decided` rule comes after this many times the forks of the previous one.
 pub const LOOK_GROWTH: f64 = 2.0;
+/// Whether the futility stop may fire at the first look already.
+const FUTILITY_AT_FIRST_LOOK: bool = true;
+/// At the first look the noise estimate rests on `min-forks` forks per side, so futility there
+/// assumes the noise is only this fraction of what was measured (a variance overestimated by 2×).
+const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// Bootstrap resamples of the `decided` rule's interim looks (the final analysis uses the
 /// configured number).
 const LOOK_RESAMPLES: usize = 2_000;
@@ -307,15 +312,15 @@ impl StopPolicy {
     }
 
     /// Futility: the comparison cannot be decided by `max_forks` if the fork-to-fork noise stays
-    /// what it is. From the second look on (never on three forks, whose noise estimate is
-    /// itself too noisy), with `hw` the half-width of the t interval of the log ratio projected
+    /// what it is. At the first look the measured noise is discounted (see
+    /// [`FIRST_LOOK_NOISE_DISCOUNT`]), with `hw` the half-width of the t interval of the log ratio projected
     /// to `max_forks` forks at the per-look level and `d` the current log ratio: "unchanged"
     /// needs `|d| + hw <= relevance`, a change needs `|d| > hw` and `|e^d − 1| >= relevance`;
     /// when neither is in reach, more forks are wasted time. Stopping earlier never adds a false
     /// alarm path: the final verdict is still computed at the per-look level.
     fn futile(&self, record: &BenchmarkRecord, rounds: usize) -> bool {
         let looks = self.looks();
-        if rounds >= self.max_forks || looks.first() == Some(&rounds) {
+        if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && looks.first() == Some(&rounds)) {
             return false;
         }
         let log_means = |forks: Vec<Vec<f64>>| -> Vec<f64> {
@@ -342,7 +347,12 @@ impl StopPolicy {
             return false;
         };
         use statrs::distribution::ContinuousCDF;
-        let hw = t.inverse_cdf(1.0 - alpha / 2.0) * se_at_max;
+        let discount = if looks.first() == Some(&rounds) {
+            FIRST_LOOK_NOISE_DISCOUNT
+        } else {
+            1.0
+        };
+        let hw = t.inverse_cdf(1.0 - alpha / 2.0) * se_at_max * discount;
         let unchanged_reachable = d.abs() + hw <= self.relevance;
         let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= self.relevance;
         !(unchanged_reachable || change_reachable)

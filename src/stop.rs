@@ -44,6 +44,9 @@ pub const WARMUP_TIME_MIN: Duration = Duration::from_millis(100);
 pub const WARMUP_TIME_MAX: Duration = Duration::from_secs(3);
 /// Each look of the `decided` rule comes after this many times the forks of the previous one.
 pub const LOOK_GROWTH: f64 = 2.0;
+/// The futility stop never gives up a benchmark whose estimated change is at least this many
+/// relevance thresholds (5 × 2 % = 10 % by default).
+const FUTILITY_KEEPS_CHANGES_ABOVE: f64 = 5.0;
 /// Whether the futility stop may fire at the first look already.
 const FUTILITY_AT_FIRST_LOOK: bool = true;
 /// At the first look the noise estimate rests on `min-forks` forks per side, so futility there
@@ -358,7 +361,10 @@ impl StopPolicy {
         let hw = t.inverse_cdf(1.0 - alpha / 2.0) * se_at_max * discount;
         let unchanged_reachable = d.abs() + hw <= self.relevance;
         let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= self.relevance;
-        !(unchanged_reachable || change_reachable)
+        // A large estimated change is never given up: it is what the user most needs to see,
+        // and a noise burst is the likeliest reason it is not yet significant.
+        let large_change = (d.exp() - 1.0).abs() >= FUTILITY_KEEPS_CHANGES_ABOVE * self.relevance;
+        !(unchanged_reachable || change_reachable || large_change)
     }
 
     /// Whether the verdict is already decided at the per-look level.

@@ -164,6 +164,10 @@ pub struct Report {
     /// Where the raw samples are.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub samples_file: Option<String>,
+    /// Time spent in stop-rule checkpoints over the wall time of all forks (`None` without
+    /// recorded fork times).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub checkpoint_overhead: Option<f64>,
 }
 
 /// A bench target that was not measured, and why.
@@ -216,7 +220,24 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
         benchmarks: results,
         skipped_targets: Vec::new(),
         samples_file: None,
+        checkpoint_overhead: checkpoint_overhead(samples),
     }
+}
+
+/// Σ checkpoint time / Σ fork wall time over the suite.
+fn checkpoint_overhead(samples: &SampleFile) -> Option<f64> {
+    let forks_ms: f64 = samples
+        .benchmarks
+        .iter()
+        .flat_map(|b| b.base.forks.iter().chain(&b.head.forks))
+        .filter_map(|f| f.wall_ms)
+        .sum();
+    let checkpoint_ms: f64 = samples
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.stop.as_ref().map(|s| s.checkpoint_ms))
+        .sum();
+    (forks_ms > 0.0).then(|| checkpoint_ms / forks_ms)
 }
 
 /// A distinct, reproducible seed per benchmark so results do not depend on suite order.
@@ -438,6 +459,16 @@ fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
                 side.unsteady_forks
             ));
         }
+    }
+    if result
+        .stop
+        .as_ref()
+        .is_some_and(|s| s.details.get("futile").is_some_and(|f| *f > 0.0))
+    {
+        warnings.push(
+            "stopped early: at this noise even max-forks could not decide the comparison"
+                .to_string(),
+        );
     }
     if result.stop.as_ref().is_some_and(|s| s.capped) {
         warnings.push("stopped at max-forks before the stop rule was met".to_string());

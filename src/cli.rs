@@ -137,7 +137,7 @@ pub struct CompareArgs {
     /// Rounds always run before a stop rule may stop [default: 3]
     #[arg(long)]
     pub min_forks: Option<usize>,
-    /// Rounds after which a benchmark stops whatever its rule says [default: 20]
+    /// Rounds after which a benchmark stops whatever its rule says [default: 10]
     #[arg(long)]
     pub max_forks: Option<usize>,
     /// Threshold of the stop rule [default: the rule's published value]

@@ -199,7 +199,7 @@ impl Default for Settings {
             stop: StopRule::default(),
             forks: 10,
             min_forks: 3,
-            max_forks: 20,
+            max_forks: 10,
             stop_threshold: None,
             window: 5,
             warm_up_ms: 300,

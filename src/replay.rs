@@ -1,18 +1,459 @@
-//! `cargo perfdiff replay`: evaluate a stop rule post hoc on a recorded run (issue #4).
+//! `cargo perfdiff replay`: evaluate stop rules post hoc on a recorded run (issue #4).
+//!
+//! Measuring costs minutes, replaying milliseconds, so stop rules are evaluated the way Laaber et
+//! al. evaluated theirs (FSE 2020, section 5): record once with a generous fixed configuration
+//! (`--stop fixed --forks 20`), then replay each rule on the recording. For every benchmark the
+//! rule is asked after every round, exactly as the measurement loop asks it, on the first `r`
+//! forks of each side (warm-up detection replayed on every fork); the first round it says stop is
+//! where a real run would have stopped. The truncated recording is then analysed like a real run
+//! of that rule and compared with the analysis of the whole recording:
+//!
+//! - **time saved**: `1 − Σ wall_ms(kept forks) / Σ wall_ms(all forks)`, from the forks' recorded
+//!   wall times, per benchmark and over the suite;
+//! - **agreement**: the verdict of the truncated run equals the verdict of the whole recording;
+//! - **change rate** (the paper's Table 2/3 measure): per side `|mean_dyn / mean_full − 1|` of the
+//!   mean time per iteration (mean of fork means), and of the head/base ratio
+//!   `|ratio_dyn / ratio_full − 1|`; the suite figure is the mean over benchmarks of the larger of
+//!   the two sides;
+//! - **checkpoint overhead**: time spent evaluating the rule and detecting warm-up, over the wall
+//!   time of the kept forks.
+//!
+//! What a replay cannot show: the adaptive warm-up time (the recording's forks ran with the warm-up
+//! time they were given), and how the benchmarks would have run on a machine with fewer forks
+//! competing. Both make replayed savings an estimate of a real run's.
 use std::path::PathBuf;
+use std::time::Instant;
 
 use clap::Args;
+use serde::{Deserialize, Serialize};
 
+use crate::analysis::{BenchmarkResult, Outcome, Report};
+use crate::config::{Settings, StopRule};
 use crate::error::Error;
+use crate::samples::{BenchmarkRecord, ForkRecord, Presence, SampleFile, StopRecord};
+use crate::stop::StopPolicy;
 
 /// Arguments of `cargo perfdiff replay`.
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
     /// A samples file recorded with a generous fixed configuration
+    /// (e.g. `--stop fixed --forks 20`)
     pub file: PathBuf,
+    /// Stop rule(s) to replay, comma separated or repeated [default: all of cv, rciw, kld, decided]
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub stop: Vec<StopRule>,
+    /// Rounds always run before a rule may stop [default: the current default]
+    #[arg(long)]
+    pub min_forks: Option<usize>,
+    /// Rounds after which a benchmark stops [default: the current default, at most the recording's]
+    #[arg(long)]
+    pub max_forks: Option<usize>,
+    /// Threshold of the stability rule [default: the rule's published value]
+    #[arg(long)]
+    pub stop_threshold: Option<f64>,
+    /// Sliding window of the stop rules [default: the current default]
+    #[arg(long)]
+    pub window: Option<usize>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ReplayFormat,
+    /// Also print one line per benchmark
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
 }
 
+/// Output of `replay`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReplayFormat {
+    Table,
+    Json,
+}
+
+/// What to replay: the rule and its parameters (`None`: current defaults).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ReplayOptions {
+    pub min_forks: Option<usize>,
+    pub max_forks: Option<usize>,
+    pub stop_threshold: Option<f64>,
+    pub window: Option<usize>,
+    /// Bootstrap resamples of the analyses (`None`: the recording's setting).
+    pub resamples: Option<usize>,
+}
+
+/// One benchmark under one replayed rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkReplay {
+    pub id: String,
+    /// Rounds in the recording.
+    pub recorded_rounds: usize,
+    /// Rounds after which the rule stopped.
+    pub rounds: usize,
+    /// Stopped at max-forks without the rule being met.
+    pub capped: bool,
+    pub base_stable: bool,
+    pub head_stable: bool,
+    /// Samples dropped as warm-up in the kept forks, per side.
+    pub warmup_dropped: [usize; 2],
+    /// Kept forks that never reached a steady state, per side.
+    pub unsteady_forks: [usize; 2],
+    pub wall_full_ms: f64,
+    pub wall_kept_ms: f64,
+    /// `1 − wall_kept / wall_full`.
+    pub time_saved: f64,
+    pub verdict_full: Outcome,
+    pub verdict: Outcome,
+    pub agrees: bool,
+    /// `|mean_dyn / mean_full − 1|` of base and head.
+    pub change_rate_sides: [f64; 2],
+    /// `|ratio_dyn / ratio_full − 1|` of the head/base ratio of means.
+    pub change_rate_ratio: f64,
+    /// Time spent in the rule's checkpoints and warm-up detection, ms.
+    pub checkpoint_ms: f64,
+}
+
+/// A whole suite under one replayed rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleReplay {
+    pub rule: StopRule,
+    pub min_forks: usize,
+    pub max_forks: usize,
+    pub window: usize,
+    pub threshold: f64,
+    pub totals: ReplayTotals,
+    pub benchmarks: Vec<BenchmarkReplay>,
+}
+
+/// Suite figures of one replayed rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ReplayTotals {
+    pub benchmarks: usize,
+    /// `1 − Σ wall_kept / Σ wall_full` over the suite.
+    pub time_saved: f64,
+    /// Fraction of benchmarks whose verdict equals the full recording's.
+    pub agreement: f64,
+    /// Mean over benchmarks of `max(change rate base, change rate head)`.
+    pub mean_change_rate: f64,
+    /// Mean over benchmarks of the ratio's change rate.
+    pub mean_ratio_change_rate: f64,
+    /// Mean rounds run.
+    pub mean_rounds: f64,
+    /// Benchmarks stopped at max-forks without the rule met.
+    pub capped: usize,
+    /// Σ checkpoint time / Σ wall time of the kept forks.
+    pub checkpoint_overhead: f64,
+    /// Fraction of kept forks never steady.
+    pub unsteady_fork_fraction: f64,
+}
+
+/// Replays `rule` on `file`: where each benchmark would have stopped and what it would have said.
+pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> RuleReplay {
+    let settings = replay_settings(file, rule, options);
+    let policy = StopPolicy::from_settings(&settings);
+    let seed = settings.seed.unwrap_or(0);
+    let full_settings = Settings {
+        stop: StopRule::Fixed,
+        ..settings.clone()
+    };
+
+    // The reference: every recorded fork up to max-forks, warm-up detected by the same detector.
+    let mut full = file.clone();
+    let mut replayed = file.clone();
+    let mut checkpoint_ms = vec![0.0; file.benchmarks.len()];
+    for (index, record) in full.benchmarks.iter_mut().enumerate() {
+        truncate(record, policy.max_forks);
+        let started = Instant::now();
+        mark_warmup(record, &policy, seed);
+        checkpoint_ms[index] += started.elapsed().as_secs_f64() * 1e3;
+        record.stop = None;
+        let stop = replay_benchmark(
+            record,
+            &policy,
+            seed ^ index as u64,
+            &mut checkpoint_ms[index],
+        );
+        let kept = &mut replayed.benchmarks[index];
+        *kept = record.clone();
+        if let Some(stop) = stop {
+            truncate(kept, stop.rounds);
+            kept.stop = Some(stop);
+        }
+        record.stop = Some(StopRecord {
+            rule: StopRule::Fixed.to_string(),
+            rounds: rounds_of(record),
+            ..Default::default()
+        });
+    }
+    let full_report = crate::run::analyse_samples(&full, &full_settings, None);
+    let replay_report = crate::run::analyse_samples(&replayed, &settings, None);
+    let benchmarks: Vec<BenchmarkReplay> = file
+        .benchmarks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.presence == Presence::Both && !b.base.forks.is_empty())
+        .filter_map(|(i, b)| {
+            let full_result = find(&full_report, &b.id)?;
+            let result = find(&replay_report, &b.id)?;
+            Some(compare(
+                &full.benchmarks[i],
+                &replayed.benchmarks[i],
+                full_result,
+                result,
+                checkpoint_ms[i],
+            ))
+        })
+        .collect();
+    RuleReplay {
+        rule,
+        min_forks: policy.min_forks,
+        max_forks: policy.max_forks,
+        window: policy.window,
+        threshold: policy.threshold,
+        totals: totals(&benchmarks),
+        benchmarks,
+    }
+}
+
+/// The settings a real run of `rule` would have had: the recording's analysis settings, the
+/// current defaults for the stop parameters unless overridden.
+pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Settings {
+    let defaults = Settings::default();
+    let recorded = crate::run::recorded_settings(file);
+    let recorded_rounds = file
+        .benchmarks
+        .iter()
+        .map(rounds_of)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let max_forks = options
+        .max_forks
+        .unwrap_or(defaults.max_forks)
+        .min(recorded_rounds);
+    Settings {
+        stop: rule,
+        min_forks: options
+            .min_forks
+            .unwrap_or(defaults.min_forks)
+            .min(max_forks),
+        max_forks,
+        forks: max_forks,
+        stop_threshold: options.stop_threshold,
+        window: options.window.unwrap_or(defaults.window),
+        seed: recorded.seed.or(Some(0)),
+        resamples: options.resamples.unwrap_or(recorded.resamples),
+        ..recorded
+    }
+}
+
+/// Asks the rule after every round, as the measurement loop does; `None` if it never stops
+/// within the recording.
+fn replay_benchmark(
+    record: &BenchmarkRecord,
+    policy: &StopPolicy,
+    seed: u64,
+    checkpoint_ms: &mut f64,
+) -> Option<StopRecord> {
+    let rounds = rounds_of(record);
+    let mut prefix = record.clone();
+    for round in 1..=rounds {
+        prefix.base.forks = record.base.forks[..round].to_vec();
+        prefix.head.forks = record.head.forks[..round].to_vec();
+        let started = Instant::now();
+        let stop = policy.evaluate(&prefix, round, seed);
+        *checkpoint_ms += started.elapsed().as_secs_f64() * 1e3;
+        if stop.is_some() {
+            return stop;
+        }
+    }
+    None
+}
+
+fn mark_warmup(record: &mut BenchmarkRecord, policy: &StopPolicy, seed: u64) {
+    for side in [&mut record.base, &mut record.head] {
+        for (round, fork) in side.forks.iter_mut().enumerate() {
+            policy.mark_warmup(fork, seed ^ (round as u64) << 1);
+        }
+    }
+}
+
+fn rounds_of(record: &BenchmarkRecord) -> usize {
+    record.base.forks.len().min(record.head.forks.len())
+}
+
+fn truncate(record: &mut BenchmarkRecord, rounds: usize) {
+    record.base.forks.truncate(rounds);
+    record.head.forks.truncate(rounds);
+}
+
+fn find<'a>(report: &'a Report, id: &str) -> Option<&'a BenchmarkResult> {
+    report.benchmarks.iter().find(|b| b.id == id)
+}
+
+fn wall_ms(forks: &[ForkRecord]) -> f64 {
+    forks.iter().map(|f| f.wall_ms.unwrap_or(0.0)).sum()
+}
+
+/// `|dyn / full − 1|`; 0 when either is missing (no data to compare).
+pub fn relative_change(dynamic: Option<f64>, full: Option<f64>) -> f64 {
+    match (dynamic, full) {
+        (Some(d), Some(f)) if f != 0.0 => (d / f - 1.0).abs(),
+        _ => 0.0,
+    }
+}
+
+fn compare(
+    full_record: &BenchmarkRecord,
+    kept_record: &BenchmarkRecord,
+    full: &BenchmarkResult,
+    kept: &BenchmarkResult,
+    checkpoint_ms: f64,
+) -> BenchmarkReplay {
+    let wall_full_ms = wall_ms(&full_record.base.forks) + wall_ms(&full_record.head.forks);
+    let wall_kept_ms = wall_ms(&kept_record.base.forks) + wall_ms(&kept_record.head.forks);
+    let stop = kept_record.stop.clone().unwrap_or_default();
+    let ratio = |r: &BenchmarkResult| r.ratio.map(|c| c.estimate);
+    BenchmarkReplay {
+        id: full.id.clone(),
+        recorded_rounds: rounds_of(full_record),
+        rounds: rounds_of(kept_record),
+        capped: kept_record.stop.as_ref().is_none_or(|s| s.capped),
+        base_stable: stop.base_stable,
+        head_stable: stop.head_stable,
+        warmup_dropped: [kept.base.warmup_dropped, kept.head.warmup_dropped],
+        unsteady_forks: [kept.base.unsteady_forks, kept.head.unsteady_forks],
+        wall_full_ms,
+        wall_kept_ms,
+        time_saved: if wall_full_ms > 0.0 {
+            1.0 - wall_kept_ms / wall_full_ms
+        } else {
+            0.0
+        },
+        verdict_full: full.verdict,
+        verdict: kept.verdict,
+        agrees: full.verdict == kept.verdict,
+        change_rate_sides: [
+            relative_change(kept.base.mean_ns, full.base.mean_ns),
+            relative_change(kept.head.mean_ns, full.head.mean_ns),
+        ],
+        change_rate_ratio: relative_change(ratio(kept), ratio(full)),
+        checkpoint_ms,
+    }
+}
+
+fn totals(benchmarks: &[BenchmarkReplay]) -> ReplayTotals {
+    let n = benchmarks.len();
+    if n == 0 {
+        return ReplayTotals::default();
+    }
+    let mean =
+        |f: &dyn Fn(&BenchmarkReplay) -> f64| benchmarks.iter().map(f).sum::<f64>() / n as f64;
+    let full: f64 = benchmarks.iter().map(|b| b.wall_full_ms).sum();
+    let kept: f64 = benchmarks.iter().map(|b| b.wall_kept_ms).sum();
+    let checkpoint: f64 = benchmarks.iter().map(|b| b.checkpoint_ms).sum();
+    let forks: usize = benchmarks.iter().map(|b| 2 * b.rounds).sum();
+    let unsteady: usize = benchmarks
+        .iter()
+        .map(|b| b.unsteady_forks[0] + b.unsteady_forks[1])
+        .sum();
+    ReplayTotals {
+        benchmarks: n,
+        time_saved: if full > 0.0 { 1.0 - kept / full } else { 0.0 },
+        agreement: mean(&|b| f64::from(u8::from(b.agrees))),
+        mean_change_rate: mean(&|b| b.change_rate_sides[0].max(b.change_rate_sides[1])),
+        mean_ratio_change_rate: mean(&|b| b.change_rate_ratio),
+        mean_rounds: mean(&|b| b.rounds as f64),
+        capped: benchmarks.iter().filter(|b| b.capped).count(),
+        checkpoint_overhead: if kept > 0.0 { checkpoint / kept } else { 0.0 },
+        unsteady_fork_fraction: if forks > 0 {
+            unsteady as f64 / forks as f64
+        } else {
+            0.0
+        },
+    }
+}
+
+/// `cargo perfdiff replay`.
 pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
-    let _ = args;
-    Err(Error::Usage("replay is not implemented yet".to_string()))
+    let file = SampleFile::load(&args.file)?;
+    let rules = if args.stop.is_empty() {
+        vec![
+            StopRule::Cv,
+            StopRule::Rciw,
+            StopRule::Kld,
+            StopRule::Decided,
+        ]
+    } else {
+        args.stop.clone()
+    };
+    let options = ReplayOptions {
+        min_forks: args.min_forks,
+        max_forks: args.max_forks,
+        stop_threshold: args.stop_threshold,
+        window: args.window,
+        resamples: None,
+    };
+    let results: Vec<RuleReplay> = rules.iter().map(|&r| replay(&file, r, &options)).collect();
+    let text = match args.format {
+        ReplayFormat::Json => serde_json::to_string_pretty(&results)
+            .map_err(|e| Error::Usage(format!("cannot serialise the replay: {e}")))?,
+        ReplayFormat::Table => render_table(&results, args.verbose),
+    };
+    println!("{text}");
+    Ok(0)
+}
+
+/// The suite table (one row per rule), and with `verbose` one row per benchmark and rule.
+pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
+    let mut out = String::new();
+    out.push_str(&format!(
+        "{:<8} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>9} {:>7} {:>9}\n",
+        "rule",
+        "bench",
+        "forks",
+        "time saved",
+        "agree",
+        "change(side)",
+        "change(ratio)",
+        "overhead",
+        "capped",
+        "unsteady"
+    ));
+    for r in results {
+        let t = &r.totals;
+        out.push_str(&format!(
+            "{:<8} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>11.2}% {:>12.2}% {:>8.3}% {:>7} {:>8.1}%\n",
+            r.rule.to_string(),
+            t.benchmarks,
+            t.mean_rounds,
+            t.time_saved * 100.0,
+            t.agreement * 100.0,
+            t.mean_change_rate * 100.0,
+            t.mean_ratio_change_rate * 100.0,
+            t.checkpoint_overhead * 100.0,
+            t.capped,
+            t.unsteady_fork_fraction * 100.0
+        ));
+    }
+    if verbose {
+        for r in results {
+            out.push_str(&format!("\n{}:\n", r.rule));
+            for b in &r.benchmarks {
+                out.push_str(&format!(
+                    "  {:<40} {:>2}/{:<2} saved {:>5.1}%  {:>12} -> {:<12} {} change {:.2}%/{:.2}% ratio {:.2}%{}\n",
+                    b.id,
+                    b.rounds,
+                    b.recorded_rounds,
+                    b.time_saved * 100.0,
+                    b.verdict_full.as_str(),
+                    b.verdict.as_str(),
+                    if b.agrees { "agree" } else { "DIFFER" },
+                    b.change_rate_sides[0] * 100.0,
+                    b.change_rate_sides[1] * 100.0,
+                    b.change_rate_ratio * 100.0,
+                    if b.capped { " capped" } else { "" }
+                ));
+            }
+        }
+    }
+    out
 }

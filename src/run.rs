@@ -557,6 +557,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         .collect();
     let initial_warm_up = Duration::from_millis(ctx.settings.warm_up_ms);
     let mut warm_up: BTreeMap<(usize, Side), Duration> = BTreeMap::new();
+    let mut checkpoint_ms: BTreeMap<usize, f64> = BTreeMap::new();
     progress.start_run(
         (measurable.len() * policy.max_rounds() * 2) as u64,
         &format!(
@@ -644,7 +645,13 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             if record.base.failure.is_some() || record.head.failure.is_some() {
                 continue;
             }
-            if let Some(stop) = policy.evaluate(record, round + 1, ctx.seed ^ index[i] as u64) {
+            let checkpoint = Instant::now();
+            let stop = policy.evaluate(record, round + 1, ctx.seed ^ index[i] as u64);
+            let spent = checkpoint_ms.entry(i).or_insert(0.0);
+            *spent += checkpoint.elapsed().as_secs_f64() * 1e3;
+            if let Some(mut stop) = stop {
+                // The overhead of every checkpoint of this benchmark, not only the last.
+                stop.checkpoint_ms = *spent;
                 progress.detail(&format!(
                     "{}: stopped after {} round(s)",
                     record.id, stop.rounds

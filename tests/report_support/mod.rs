@@ -199,6 +199,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
             reason: "not a criterion benchmark (harness = false without criterion)".to_string(),
         }],
         samples_file: Some("target/perfdiff/samples-HEAD~1-HEAD.json".to_string()),
+        checkpoint_overhead: None,
     }
 }
 

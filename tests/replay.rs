@@ -1,0 +1,239 @@
+//! `replay` over the committed recording of the demo crate (`fixtures/recordings/`, recorded with
+//! `scripts/record_demo.sh`: `--stop fixed --forks 20`).
+//!
+//! The figures are recomputed here from first principles (wall times of the kept forks, a fresh
+//! analysis of the truncated recording) so a bookkeeping slip in `replay` fails the test, and the
+//! targets of issue #4 are checked for the default rule.
+use std::path::Path;
+
+use cargo_perfdiff::config::{Settings, StopRule};
+use cargo_perfdiff::replay::{self, ReplayOptions, RuleReplay};
+use cargo_perfdiff::samples::SampleFile;
+
+const RECORDING: &str = "fixtures/recordings/demo-fixed20.json";
+
+fn recording() -> SampleFile {
+    SampleFile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING)).unwrap()
+}
+
+fn wall(forks: &[cargo_perfdiff::samples::ForkRecord]) -> f64 {
+    forks.iter().map(|f| f.wall_ms.unwrap()).sum()
+}
+
+/// Fewer bootstrap resamples than a real run: the bookkeeping, not the CIs, is under test.
+fn options() -> ReplayOptions {
+    ReplayOptions {
+        resamples: Some(1_000),
+        ..Default::default()
+    }
+}
+
+fn check_bookkeeping(file: &SampleFile, result: &RuleReplay) {
+    let settings = replay::replay_settings(file, result.rule, &options());
+    let mut truncated = file.clone();
+    let (mut kept_total, mut full_total) = (0.0, 0.0);
+    for b in &result.benchmarks {
+        let record = file.benchmarks.iter().find(|r| r.id == b.id).unwrap();
+        let rounds = b.rounds;
+        assert!(
+            rounds >= result.min_forks.min(b.recorded_rounds),
+            "{}",
+            b.id
+        );
+        assert!(rounds <= result.max_forks, "{}", b.id);
+        let kept = wall(&record.base.forks[..rounds]) + wall(&record.head.forks[..rounds]);
+        let full = wall(&record.base.forks[..result.max_forks])
+            + wall(&record.head.forks[..result.max_forks]);
+        assert!((b.wall_kept_ms - kept).abs() < 1e-6, "{}", b.id);
+        assert!((b.wall_full_ms - full).abs() < 1e-6, "{}", b.id);
+        assert!(
+            (b.time_saved - (1.0 - kept / full)).abs() < 1e-12,
+            "{}",
+            b.id
+        );
+        assert_eq!(b.agrees, b.verdict == b.verdict_full, "{}", b.id);
+        for side in b.change_rate_sides {
+            assert!((0.0..1.0).contains(&side), "{}: {side}", b.id);
+        }
+        if rounds == b.recorded_rounds {
+            assert_eq!(b.change_rate_sides, [0.0, 0.0], "{}: all forks kept", b.id);
+        }
+        kept_total += kept;
+        full_total += full;
+        let t = truncated
+            .benchmarks
+            .iter_mut()
+            .find(|r| r.id == b.id)
+            .unwrap();
+        t.base.forks.truncate(rounds);
+        t.head.forks.truncate(rounds);
+    }
+    assert!((result.totals.time_saved - (1.0 - kept_total / full_total)).abs() < 1e-12);
+    let agreeing = result.benchmarks.iter().filter(|b| b.agrees).count();
+    assert!(
+        (result.totals.agreement - agreeing as f64 / result.benchmarks.len() as f64).abs() < 1e-12
+    );
+    // The replayed means are those of an analysis of the truncated recording with the same
+    // warm-up detection.
+    let policy = cargo_perfdiff::stop::StopPolicy::from_settings(&settings);
+    let seed = settings.seed.unwrap();
+    for record in &mut truncated.benchmarks {
+        for forks in [&mut record.base.forks, &mut record.head.forks] {
+            for (round, fork) in forks.iter_mut().enumerate() {
+                policy.mark_warmup(fork, seed ^ (round as u64) << 1);
+            }
+        }
+    }
+    let report = cargo_perfdiff::run::analyse_samples(&truncated, &settings, None);
+    for b in &result.benchmarks {
+        let r = report.benchmarks.iter().find(|r| r.id == b.id).unwrap();
+        assert_eq!(r.base.forks, b.rounds, "{}", b.id);
+        assert_eq!(r.base.warmup_dropped, b.warmup_dropped[0], "{}", b.id);
+    }
+}
+
+#[test]
+fn replay_figures_are_computed_from_the_recording() {
+    let file = recording();
+    for rule in [
+        StopRule::Cv,
+        StopRule::Kld,
+        StopRule::Decided,
+        StopRule::Fixed,
+    ] {
+        let result = replay::replay(&file, rule, &ReplayOptions::default());
+        assert_eq!(
+            result.benchmarks.len(),
+            4,
+            "{rule}: measured benchmarks only"
+        );
+        check_bookkeeping(&file, &result);
+    }
+}
+
+#[test]
+fn fixed_at_max_forks_is_the_reference_itself() {
+    let file = recording();
+    let options = ReplayOptions {
+        max_forks: Some(20),
+        ..options()
+    };
+    let result = replay::replay(&file, StopRule::Fixed, &options);
+    assert_eq!(result.totals.time_saved, 0.0);
+    assert_eq!(result.totals.agreement, 1.0);
+    assert_eq!(result.totals.mean_change_rate, 0.0);
+    assert!(result.benchmarks.iter().all(|b| !b.capped));
+}
+
+/// Issue #4's targets for the default rule against the fixed max-forks configuration. The
+/// recording was taken on a 2-core machine at load average 7–8 (see the `.load` file beside it):
+/// samples vary by 20–40 %, so the mean of 3 forks differs from the mean of 10 by ~20 % whatever
+/// rule stops there. Two targets are NOT met on this recording and are not asserted at their
+/// value (docs/stopping.md has the figures): the change rate (≤ 1.5 %; here ~9 %) and the time
+/// saved (≥ 60 %; here 27 %, because the large-change guard keeps noise-inflated "changes"
+/// running; 69 % without the guard). What is asserted: agreement, overhead, and that the rule
+/// does save time.
+#[test]
+fn the_default_rule_on_the_recording() {
+    let file = recording();
+    let rule = Settings::default().stop;
+    let result = replay::replay(&file, rule, &options());
+    let t = &result.totals;
+    eprintln!(
+        "{}",
+        replay::render_table(std::slice::from_ref(&result), true)
+    );
+    assert!(t.time_saved >= 0.20, "time saved {}", t.time_saved);
+    assert!(t.agreement >= 0.95, "agreement {}", t.agreement);
+    // Checkpoints run unoptimised in a debug test build on a loaded machine; the release figure
+    // is in docs/stopping.md.
+    let overhead_limit = if cfg!(debug_assertions) { 0.10 } else { 0.02 };
+    assert!(
+        t.checkpoint_overhead < overhead_limit,
+        "overhead {}",
+        t.checkpoint_overhead
+    );
+    eprintln!(
+        "time saved {:.1} % (target 60 %), mean change rate {:.2} % (target 1.5 %)",
+        t.time_saved * 100.0,
+        t.mean_change_rate * 100.0
+    );
+}
+
+#[test]
+fn the_binary_prints_a_table_and_json_for_several_rules() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING);
+    let out = assert_cmd::Command::cargo_bin("cargo-perfdiff")
+        .unwrap()
+        .args(["perfdiff", "replay"])
+        .arg(&path)
+        .args(["--stop", "cv,decided", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<&str> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap())
+        .collect();
+    assert_eq!(rules, ["cv", "decided"]);
+    assert!(json[1]["totals"]["time_saved"].is_number());
+    let table = assert_cmd::Command::cargo_bin("cargo-perfdiff")
+        .unwrap()
+        .args(["perfdiff", "replay", "-v", "--stop", "kld,decided"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&table.stdout);
+    for rule in ["kld", "decided", "time saved", "hash/steady"] {
+        assert!(text.contains(rule), "{text}");
+    }
+}
+
+#[test]
+fn a_missing_recording_is_named() {
+    let out = assert_cmd::Command::cargo_bin("cargo-perfdiff")
+        .unwrap()
+        .args(["perfdiff", "replay", "/no/such/recording.json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/recording.json"));
+}
+
+/// The same targets on a recording taken when the machine was quiet (load average ~1.1, see the
+/// `.load` file): time saved, change rate and overhead are met; agreement is 3 of 4 because the
+/// full recording calls `hash/steady` inconclusive (a disturbed later fork) where 3 forks
+/// already showed it unchanged.
+#[test]
+fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/demo-quiet-fixed20.json");
+    let file = SampleFile::load(&path).unwrap();
+    let result = replay::replay(&file, Settings::default().stop, &options());
+    let t = &result.totals;
+    eprintln!(
+        "{}",
+        replay::render_table(std::slice::from_ref(&result), true)
+    );
+    assert!(t.time_saved >= 0.60, "time saved {}", t.time_saved);
+    assert!(
+        t.mean_change_rate <= 0.015,
+        "change rate {}",
+        t.mean_change_rate
+    );
+    assert!(t.agreement >= 0.75, "agreement {}", t.agreement);
+    let overhead_limit = if cfg!(debug_assertions) { 0.10 } else { 0.02 };
+    assert!(
+        t.checkpoint_overhead < overhead_limit,
+        "overhead {}",
+        t.checkpoint_overhead
+    );
+    check_bookkeeping(&file, &result);
+}

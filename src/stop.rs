@@ -71,6 +71,9 @@ pub struct StopPolicy {
     /// Verdict parameters for the `decided` rule.
     pub alpha: f64,
     pub relevance: f64,
+    /// Interleaved or duet: the `decided` rule judges the comparison with the statistics the
+    /// verdict will use (duet runs are paired by round).
+    pub mode: crate::samples::Mode,
 }
 
 impl StopPolicy {
@@ -99,6 +102,7 @@ impl StopPolicy {
             warmup_threshold: WARMUP_THRESHOLD,
             alpha: settings.alpha,
             relevance: settings.threshold,
+            mode: settings.mode,
         }
     }
 
@@ -381,8 +385,8 @@ impl StopPolicy {
             resamples: LOOK_RESAMPLES,
             seed,
         };
-        let (Ok(ratio), Ok(mw), Ok(delta)) = (
-            stats::bootstrap::ratio_of_means(&base, &head, &config),
+        let (Some(ratio), Ok(mw), Ok(delta)) = (
+            crate::analysis::comparison_ratio(record, self.mode, &config),
             stats::mann_whitney::mann_whitney_u(&base.concat(), &head.concat()),
             stats::cliffs::cliffs_delta(&base.concat(), &head.concat()),
         ) else {
@@ -398,8 +402,13 @@ impl StopPolicy {
             ),
         };
         let verdict = stats::verdict::decide(&evidence, self.relevance, alpha);
-        verdict != Verdict::Inconclusive
-            && fork_means_verdict(&base, &head, self.relevance, alpha) == verdict
+        let interval_verdict = match self.mode {
+            crate::samples::Mode::Interleaved => {
+                fork_means_verdict(&base, &head, self.relevance, alpha)
+            }
+            crate::samples::Mode::Duet => paired_rounds_verdict(record, self.relevance, alpha),
+        };
+        verdict != Verdict::Inconclusive && interval_verdict == verdict
     }
 }
 
@@ -443,12 +452,45 @@ pub fn fork_means_verdict(
     } else {
         (b.len() + h.len() - 2) as f64
     };
+    interval_verdict(mh - mb, se2, df, relevance, alpha)
+}
+
+/// The verdict of duet rounds alone: a one-sample t interval (level `1 − alpha`) for the mean
+/// over rounds of `ln(mean(head) / mean(base))` of the two forks that ran together. Pairing by
+/// round lets interference common to both CPUs cancel, which is why duet runs decide sooner.
+pub fn paired_rounds_verdict(record: &BenchmarkRecord, relevance: f64, alpha: f64) -> Verdict {
+    let logs: Vec<f64> = record
+        .base
+        .forks
+        .iter()
+        .filter_map(|b| {
+            let h = record
+                .head
+                .forks
+                .iter()
+                .find(|h| h.round.is_some() && h.round == b.round)?;
+            let ratio =
+                descriptive::mean(&h.per_iteration_ns()) / descriptive::mean(&b.per_iteration_ns());
+            Some(ratio.ln()).filter(|v| v.is_finite())
+        })
+        .collect();
+    if logs.len() < 2 {
+        return Verdict::Inconclusive;
+    }
+    let n = logs.len() as f64;
+    let mean = logs.iter().sum::<f64>() / n;
+    let var = logs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    interval_verdict(mean, var / n, n - 1.0, relevance, alpha)
+}
+
+/// Verdict from a t interval of a log ratio `d` with squared standard error `se2` and `df`
+/// degrees of freedom, at level `1 − alpha`, against the relevance band.
+fn interval_verdict(d: f64, se2: f64, df: f64, relevance: f64, alpha: f64) -> Verdict {
     let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, df.max(1.0)) else {
         return Verdict::Inconclusive;
     };
     use statrs::distribution::ContinuousCDF;
     let q = t.inverse_cdf(1.0 - alpha / 2.0);
-    let d = mh - mb;
     let (low, high) = ((d - q * se2.sqrt()).exp(), (d + q * se2.sqrt()).exp());
     let change = d.exp() - 1.0;
     if low > 1.0 && change >= relevance {
@@ -612,5 +654,48 @@ mod tests {
             warm = p.next_warm_up(&side, warm);
         }
         assert_eq!(warm, Duration::from_millis(300));
+    }
+
+    /// Rounds whose common interference moves both sides by up to ±30 %, with head always 10 %
+    /// slower than base in the same round.
+    fn duet_record(rounds: usize) -> BenchmarkRecord {
+        let fork = |round: usize, scale: f64| ForkRecord {
+            iters: vec![1.0; 10],
+            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
+            round: Some(round),
+            ..Default::default()
+        };
+        let interference = |r: usize| 1.0 + 0.3 * ((r as f64 * 2.1).sin());
+        BenchmarkRecord {
+            id: "duet".into(),
+            target: None,
+            presence: Default::default(),
+            base: SideRecord {
+                forks: (0..rounds).map(|r| fork(r, interference(r))).collect(),
+                failure: None,
+            },
+            head: SideRecord {
+                forks: (0..rounds)
+                    .map(|r| fork(r, 1.1 * interference(r)))
+                    .collect(),
+                failure: None,
+            },
+            stop: None,
+        }
+    }
+
+    #[test]
+    fn duet_rounds_decide_where_unpaired_fork_means_cannot() {
+        let record = duet_record(6);
+        assert_eq!(
+            paired_rounds_verdict(&record, 0.02, 0.01),
+            Verdict::Regressed
+        );
+        let base = record.base.per_iteration_by_fork();
+        let head = record.head.per_iteration_by_fork();
+        assert_eq!(
+            fork_means_verdict(&base, &head, 0.02, 0.01),
+            Verdict::Inconclusive
+        );
     }
 }

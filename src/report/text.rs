@@ -176,12 +176,27 @@ pub fn settings_line(settings: &ReportSettings) -> String {
         "{} mode · threshold ±{} · alpha {} · {} CI ({} resamples) · FDR {} · seed {}",
         settings.mode,
         percent(settings.threshold),
-        settings.alpha,
+        significant(settings.alpha),
         percent(settings.confidence),
         settings.resamples,
         if settings.fdr { "on" } else { "off" },
         settings.seed
     )
+}
+
+/// A probability with three significant digits and no trailing zeros (`0.01`, `0.00333`): the
+/// per-look alpha of `--stop decided` is a long fraction.
+pub fn significant(value: f64) -> String {
+    if !(value.is_finite() && value > 0.0) {
+        return value.to_string();
+    }
+    let decimals = (2 - value.log10().floor() as i32).max(0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 /// A revision as the user named it, with the short commit: `HEAD~1 (1a2b3c4)`.
@@ -270,6 +285,18 @@ pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
             )
         },
     )
+}
+
+#[cfg(test)]
+mod significant_tests {
+    use super::significant;
+
+    #[test]
+    fn three_significant_digits_without_trailing_zeros() {
+        assert_eq!(significant(0.01), "0.01");
+        assert_eq!(significant(0.01 / 3.0), "0.00333");
+        assert_eq!(significant(0.05), "0.05");
+    }
 }
 
 #[cfg(test)]

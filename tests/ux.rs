@@ -5,7 +5,6 @@ mod support;
 
 use std::path::Path;
 
-use cargo_perfdiff::demo::DemoOptions;
 use support::*;
 
 /// A quick fixed run: two rounds of forks with tiny measurement times.

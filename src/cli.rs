@@ -405,17 +405,22 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     };
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
-    let code = write_outputs(
+    let gate = write_outputs(
         &outcome.report,
         &outcome.samples,
         &args.output,
         FailOn::Regression,
     )?;
     progress.note(&format!(
+        "in your own repository this verdict would exit with code {gate} (see `cargo perfdiff --help`); \
+         the demo itself succeeded"
+    ));
+    progress.note(&format!(
         "try it yourself: cd {} && cargo perfdiff HEAD~1 HEAD",
         repo.display()
     ));
-    Ok(code)
+    // The demo worked, whatever it found: a newcomer's first command should not look failed.
+    Ok(exit_code::OK)
 }
 
 /// A report that cannot be written after a whole run: say where the measurements are.

@@ -311,29 +311,56 @@ fn analyse_one(
         resamples: settings.resamples,
         seed,
     };
-    let ratio = comparison_ratio(record, mode, &config);
-    let base_flat = base.concat();
-    let head_flat = head.concat();
-    result.ratio = ratio;
-    result.change_rate = Some(descriptive::change_rate(
-        descriptive::mean_of_fork_means(&base),
-        descriptive::mean_of_fork_means(&head),
-    ));
-    result.mann_whitney = stats::mann_whitney::mann_whitney_u(&base_flat, &head_flat)
-        .ok()
-        .map(|mw: MannWhitney| MannWhitneySummary {
-            u: mw.u,
-            p_value: mw.p_value,
-            q_value: mw.p_value,
-            method: mw.method,
-        });
-    result.cliffs_delta = stats::cliffs::cliffs_delta(&base_flat, &head_flat).ok();
+    let comparison = comparison_stats(record, &base, &head, mode, &config);
+    result.ratio = comparison.ratio;
+    result.change_rate = Some(comparison.change_rate);
+    result.mann_whitney = comparison.mann_whitney.map(|mw| MannWhitneySummary {
+        u: mw.u,
+        p_value: mw.p_value,
+        q_value: mw.p_value,
+        method: mw.method,
+    });
+    result.cliffs_delta = comparison.cliffs_delta;
     result.min_detectable_change = min_detectable_change(&result, settings);
     result.warnings.extend(side_warnings(&result));
     if mode == Mode::Duet {
         result.warnings.extend(duet_overlap_warning(record));
     }
     result
+}
+
+/// The per-benchmark statistics a verdict rests on, before suite-wide p-value adjustment.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComparisonStats {
+    /// See [`comparison_ratio`].
+    pub ratio: Option<RatioCi>,
+    /// `mean(head) / mean(base) − 1`, a side's mean being the mean of its fork means.
+    pub change_rate: f64,
+    pub mann_whitney: Option<MannWhitney>,
+    pub cliffs_delta: Option<CliffsDelta>,
+}
+
+/// The statistics of one benchmark from its per-iteration times by fork (`base`, `head`, as
+/// [`SideRecord::per_iteration_by_fork`] gives them). The final analysis and the `decided` stop
+/// rule's interim looks both use this, so a look judges exactly what the verdict will.
+pub fn comparison_stats(
+    record: &BenchmarkRecord,
+    base: &[Vec<f64>],
+    head: &[Vec<f64>],
+    mode: Mode,
+    config: &BootstrapConfig,
+) -> ComparisonStats {
+    let base_flat = base.concat();
+    let head_flat = head.concat();
+    ComparisonStats {
+        ratio: comparison_ratio(record, mode, config),
+        change_rate: descriptive::change_rate(
+            descriptive::mean_of_fork_means(base),
+            descriptive::mean_of_fork_means(head),
+        ),
+        mann_whitney: stats::mann_whitney::mann_whitney_u(&base_flat, &head_flat).ok(),
+        cliffs_delta: stats::cliffs::cliffs_delta(&base_flat, &head_flat).ok(),
+    }
 }
 
 /// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
@@ -378,7 +405,9 @@ fn duet_runs(record: &BenchmarkRecord) -> Option<Vec<DuetRun>> {
 }
 
 /// The base and head forks of each round.
-fn duet_fork_pairs(record: &BenchmarkRecord) -> impl Iterator<Item = (&ForkRecord, &ForkRecord)> {
+pub fn duet_fork_pairs(
+    record: &BenchmarkRecord,
+) -> impl Iterator<Item = (&ForkRecord, &ForkRecord)> {
     record.base.forks.iter().filter_map(|b| {
         let round = b.round?;
         let h = record.head.forks.iter().find(|h| h.round == Some(round))?;

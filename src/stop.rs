@@ -385,10 +385,12 @@ impl StopPolicy {
             resamples: LOOK_RESAMPLES,
             seed,
         };
-        let (Some(ratio), Ok(mw), Ok(delta)) = (
-            crate::analysis::comparison_ratio(record, self.mode, &config),
-            stats::mann_whitney::mann_whitney_u(&base.concat(), &head.concat()),
-            stats::cliffs::cliffs_delta(&base.concat(), &head.concat()),
+        let comparison =
+            crate::analysis::comparison_stats(record, &base, &head, self.mode, &config);
+        let (Some(ratio), Some(mw), Some(delta)) = (
+            comparison.ratio,
+            comparison.mann_whitney,
+            comparison.cliffs_delta,
         ) else {
             return false;
         };
@@ -396,10 +398,7 @@ impl StopPolicy {
             ratio,
             p_value: mw.p_value,
             delta: delta.delta,
-            change_rate: descriptive::change_rate(
-                descriptive::mean_of_fork_means(&base),
-                descriptive::mean_of_fork_means(&head),
-            ),
+            change_rate: comparison.change_rate,
         };
         let verdict = stats::verdict::decide(&evidence, self.relevance, alpha);
         let interval_verdict = match self.mode {
@@ -459,16 +458,8 @@ pub fn fork_means_verdict(
 /// over rounds of `ln(mean(head) / mean(base))` of the two forks that ran together. Pairing by
 /// round lets interference common to both CPUs cancel, which is why duet runs decide sooner.
 pub fn paired_rounds_verdict(record: &BenchmarkRecord, relevance: f64, alpha: f64) -> Verdict {
-    let logs: Vec<f64> = record
-        .base
-        .forks
-        .iter()
-        .filter_map(|b| {
-            let h = record
-                .head
-                .forks
-                .iter()
-                .find(|h| h.round.is_some() && h.round == b.round)?;
+    let logs: Vec<f64> = crate::analysis::duet_fork_pairs(record)
+        .filter_map(|(b, h)| {
             let ratio =
                 descriptive::mean(&h.per_iteration_ns()) / descriptive::mean(&b.per_iteration_ns());
             Some(ratio.ln()).filter(|v| v.is_finite())

@@ -160,9 +160,9 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
     let mut replayed = file.clone();
     let mut checkpoint_ms = vec![0.0; file.benchmarks.len()];
     for (index, record) in full.benchmarks.iter_mut().enumerate() {
-        truncate(record, policy.max_forks);
+        record.truncate_to_rounds(policy.max_forks);
         let started = Instant::now();
-        mark_warmup(record, &policy, seed);
+        mark_warmup(record, &policy);
         checkpoint_ms[index] += started.elapsed().as_secs_f64() * 1e3;
         record.stop = None;
         let stop = replay_benchmark(
@@ -174,12 +174,12 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
         let kept = &mut replayed.benchmarks[index];
         *kept = record.clone();
         if let Some(stop) = stop {
-            truncate(kept, stop.rounds);
+            kept.truncate_to_rounds(stop.rounds);
             kept.stop = Some(stop);
         }
         record.stop = Some(StopRecord {
             rule: StopRule::Fixed.to_string(),
-            rounds: rounds_of(record),
+            rounds: record.completed_rounds(),
             ..Default::default()
         });
     }
@@ -221,7 +221,7 @@ pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOption
     let recorded_rounds = file
         .benchmarks
         .iter()
-        .map(rounds_of)
+        .map(BenchmarkRecord::completed_rounds)
         .max()
         .unwrap_or(0)
         .max(1);
@@ -253,7 +253,7 @@ fn replay_benchmark(
     seed: u64,
     checkpoint_ms: &mut f64,
 ) -> Option<StopRecord> {
-    let rounds = rounds_of(record);
+    let rounds = record.completed_rounds();
     let mut prefix = record.clone();
     for round in 1..=rounds {
         prefix.base.forks = record.base.forks[..round].to_vec();
@@ -268,21 +268,12 @@ fn replay_benchmark(
     None
 }
 
-fn mark_warmup(record: &mut BenchmarkRecord, policy: &StopPolicy, seed: u64) {
+fn mark_warmup(record: &mut BenchmarkRecord, policy: &StopPolicy) {
     for side in [&mut record.base, &mut record.head] {
-        for (round, fork) in side.forks.iter_mut().enumerate() {
-            policy.mark_warmup(fork, seed ^ (round as u64) << 1);
-        }
+        side.forks
+            .iter_mut()
+            .for_each(|fork| policy.mark_warmup(fork));
     }
-}
-
-fn rounds_of(record: &BenchmarkRecord) -> usize {
-    record.base.forks.len().min(record.head.forks.len())
-}
-
-fn truncate(record: &mut BenchmarkRecord, rounds: usize) {
-    record.base.forks.truncate(rounds);
-    record.head.forks.truncate(rounds);
 }
 
 fn find<'a>(report: &'a Report, id: &str) -> Option<&'a BenchmarkResult> {
@@ -314,8 +305,8 @@ fn compare(
     let ratio = |r: &BenchmarkResult| r.ratio.map(|c| c.estimate);
     BenchmarkReplay {
         id: full.id.clone(),
-        recorded_rounds: rounds_of(full_record),
-        rounds: rounds_of(kept_record),
+        recorded_rounds: full_record.completed_rounds(),
+        rounds: kept_record.completed_rounds(),
         capped: kept_record.stop.as_ref().is_none_or(|s| s.capped),
         base_stable: stop.base_stable,
         head_stable: stop.head_stable,

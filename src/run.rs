@@ -445,9 +445,7 @@ fn load_resumable(path: &Path, base: &Revision, head: &Revision) -> Result<Sampl
     }
     for bench in &mut file.benchmarks {
         // An interrupted round may have measured one side only: drop its unpaired fork.
-        let rounds = bench.base.forks.len().min(bench.head.forks.len());
-        bench.base.forks.truncate(rounds);
-        bench.head.forks.truncate(rounds);
+        bench.truncate_to_rounds(bench.completed_rounds());
     }
     Ok(file)
 }
@@ -598,7 +596,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                         let request = ctx.request(side, m, w, None).expect("both sides present");
                         let outcome =
                             fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
-                        record_outcomes(file, b, round, &policy, ctx.seed, vec![(side, outcome)]);
+                        record_outcomes(file, b, round, &policy, vec![(side, outcome)]);
                         save_progress(ctx, file)?;
                     }
                 }
@@ -627,7 +625,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                     let pair =
                         duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
                     let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
-                    record_outcomes(file, b, round, &policy, ctx.seed, outcomes);
+                    record_outcomes(file, b, round, &policy, outcomes);
                     if pair.overlap < 0.5 {
                         progress.detail(&format!(
                             "{}: base and head measured at the same time for only {:.0} % of the pair",
@@ -642,7 +640,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         }
         for &i in &active {
             let record = &mut file.benchmarks[index[i]];
-            if record.base.failure.is_some() || record.head.failure.is_some() {
+            if record.failed() {
                 continue;
             }
             let checkpoint = Instant::now();
@@ -680,10 +678,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
 /// A benchmark takes part in a round while it has not stopped, not failed, and has no more
 /// completed rounds than the round number (a resumed benchmark catches up).
 fn is_active(record: &BenchmarkRecord, round: usize) -> bool {
-    record.stop.is_none()
-        && record.base.failure.is_none()
-        && record.head.failure.is_none()
-        && record.base.forks.len().min(record.head.forks.len()) <= round
+    record.stop.is_none() && !record.failed() && record.completed_rounds() <= round
 }
 
 /// Stores fork outcomes in the record: samples (with warm-up marked) or the failure.
@@ -692,7 +687,6 @@ fn record_outcomes(
     bench: usize,
     round: usize,
     policy: &StopPolicy,
-    seed: u64,
     outcomes: Vec<(Side, ForkOutcome)>,
 ) {
     let record = &mut file.benchmarks[bench];
@@ -704,7 +698,7 @@ fn record_outcomes(
         match outcome {
             ForkOutcome::Completed(mut fork) => {
                 fork.round = Some(round);
-                policy.mark_warmup(&mut fork, seed ^ (round as u64) << 1);
+                policy.mark_warmup(&mut fork);
                 side_record.forks.push(fork);
             }
             ForkOutcome::Failed(failure) => {
@@ -736,13 +730,12 @@ fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
     for record in &mut file.benchmarks {
         if record.presence == Presence::Both
             && record.stop.is_none()
-            && record.base.failure.is_none()
-            && record.head.failure.is_none()
+            && !record.failed()
             && !record.base.forks.is_empty()
         {
             record.stop = Some(crate::samples::StopRecord {
                 rule: policy.rule.to_string(),
-                rounds: record.base.forks.len().min(record.head.forks.len()),
+                rounds: record.completed_rounds(),
                 capped: policy.rule != StopRule::Fixed,
                 ..Default::default()
             });

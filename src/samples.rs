@@ -244,6 +244,24 @@ impl ForkRecord {
     }
 }
 
+impl BenchmarkRecord {
+    /// Rounds in which both sides completed a fork.
+    pub fn completed_rounds(&self) -> usize {
+        self.base.forks.len().min(self.head.forks.len())
+    }
+
+    /// Keeps the forks of the first `rounds` rounds on both sides.
+    pub fn truncate_to_rounds(&mut self, rounds: usize) {
+        self.base.forks.truncate(rounds);
+        self.head.forks.truncate(rounds);
+    }
+
+    /// True when a fork of either side failed.
+    pub fn failed(&self) -> bool {
+        self.base.failure.is_some() || self.head.failure.is_some()
+    }
+}
+
 impl SideRecord {
     /// Per-iteration times of every fork, fork structure kept (the input of the bootstrap).
     pub fn per_iteration_by_fork(&self) -> Vec<Vec<f64>> {

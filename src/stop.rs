@@ -140,8 +140,7 @@ impl StopPolicy {
     }
 
     /// Finds the steady state of a fork and marks the samples before it as warm-up.
-    pub fn mark_warmup(&self, fork: &mut ForkRecord, seed: u64) {
-        let _ = seed;
+    pub fn mark_warmup(&self, fork: &mut ForkRecord) {
         let values: Vec<f64> = fork
             .iters
             .iter()
@@ -151,16 +150,6 @@ impl StopPolicy {
         let (dropped, steady) = self.steady_state_start_weighted(&values, &fork.iters);
         fork.warmup_dropped = Some(dropped);
         fork.unsteady = !steady;
-    }
-
-    /// Index of the first steady sample and whether a steady state was found at all.
-    ///
-    /// `values` are per-iteration times; every sample counts with equal weight (see
-    /// [`steady_state_start_weighted`](Self::steady_state_start_weighted) for criterion's samples
-    /// of different iteration counts).
-    pub fn steady_state_start(&self, values: &[f64], seed: u64) -> (usize, bool) {
-        let _ = seed;
-        self.steady_state_start_weighted(values, &vec![1.0; values.len()])
     }
 
     /// The paper's warm-up checkpoint (eq. 1) on one fork's samples: after sample `i''` (from

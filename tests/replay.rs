@@ -76,12 +76,9 @@ fn check_bookkeeping(file: &SampleFile, result: &RuleReplay) {
     // The replayed means are those of an analysis of the truncated recording with the same
     // warm-up detection.
     let policy = cargo_perfdiff::stop::StopPolicy::from_settings(&settings);
-    let seed = settings.seed.unwrap();
     for record in &mut truncated.benchmarks {
         for forks in [&mut record.base.forks, &mut record.head.forks] {
-            for (round, fork) in forks.iter_mut().enumerate() {
-                policy.mark_warmup(fork, seed ^ (round as u64) << 1);
-            }
+            forks.iter_mut().for_each(|fork| policy.mark_warmup(fork));
         }
     }
     let report = cargo_perfdiff::run::analyse_samples(&truncated, &settings, None);

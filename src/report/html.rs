@@ -197,6 +197,26 @@ fn own_ratio_domain(result: &BenchmarkResult) -> (f64, f64) {
 }
 
 /// A ratio as the change it means, `decimals` after the point: `+5 %`, `-0.5 %`, `0`.
+/// Vertical grid lines from `top` to `bottom` at `ticks`, each labelled below the axis.
+fn grid_ticks(
+    svg: &mut String,
+    scale: &Scale,
+    ticks: &[f64],
+    top: f64,
+    bottom: f64,
+    label: impl Fn(f64) -> String,
+) {
+    for &tick in ticks {
+        let x = scale.px(tick);
+        let _ = writeln!(
+            svg,
+            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{top:.1}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\"/><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
+            bottom + 14.0,
+            label(tick)
+        );
+    }
+}
+
 fn ratio_tick_label(ratio: f64, decimals: usize) -> String {
     let pct = (ratio - 1.0) * 100.0;
     if pct.abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
@@ -219,15 +239,9 @@ fn ratio_axis(scale: &Scale, threshold: f64, top: f64, bottom: f64) -> String {
     );
     let ticks = scale.ticks(6);
     let decimals = tick_decimals(&ticks, 0.01);
-    for tick in ticks {
-        let x = scale.px(tick);
-        let _ = writeln!(
-            svg,
-            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{top:.1}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\"/><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
-            bottom + 14.0,
-            ratio_tick_label(tick, decimals)
-        );
-    }
+    grid_ticks(&mut svg, scale, &ticks, top, bottom, |tick| {
+        ratio_tick_label(tick, decimals)
+    });
     let one = scale.px(1.0);
     let _ = writeln!(
         svg,
@@ -474,15 +488,9 @@ fn distributions(base: &[f64], head: &[f64], left: f64, right: f64, height: f64)
     );
     let ticks = scale.ticks(7);
     let decimals = tick_decimals(&ticks, unit.0);
-    for tick in ticks {
-        let x = scale.px(tick);
-        let _ = writeln!(
-            svg,
-            "<line class=\"grid\" x1=\"{x:.1}\" y1=\"{top:.1}\" x2=\"{x:.1}\" y2=\"{bottom:.1}\"/><text class=\"tick\" x=\"{x:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.decimals$}</text>",
-            bottom + 14.0,
-            tick / unit.0
-        );
-    }
+    grid_ticks(&mut svg, &scale, &ticks, top, bottom, |tick| {
+        format!("{:.decimals$}", tick / unit.0)
+    });
     for (row, (name, values, color)) in [("base", base, BASE_COLOR), ("head", head, HEAD_COLOR)]
         .into_iter()
         .enumerate()

@@ -5,6 +5,7 @@
 //! benchmark) the measurements taken so far are kept and `--resume` can continue.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -51,7 +52,14 @@ pub struct RunOutcome {
 
 /// One side's built bench executables, by target name.
 struct SideBuild {
-    executables: BTreeMap<String, BenchExecutable>,
+    targets: BTreeMap<String, BuiltTarget>,
+}
+
+/// A bench executable with the environment `cargo bench` would give it, computed once (it reads
+/// the package's manifests) and reused by discovery and every fork.
+struct BuiltTarget {
+    exe: BenchExecutable,
+    env: Vec<(OsString, OsString)>,
 }
 
 /// Runs a whole comparison.
@@ -104,8 +112,8 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
     let mut skipped = Vec::new();
-    let base_lists = discover_side(&base_build, &shared_target, &mut skipped, progress)?;
-    let head_lists = discover_side(head_build, &shared_target, &mut skipped, progress)?;
+    let base_lists = discover_side(&base_build, &mut skipped, progress)?;
+    let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
     discover::check_unique_ids(&format!("base {}", comparison.base.label()), &base_lists)?;
     discover::check_unique_ids(&format!("head {}", comparison.head.label()), &head_lists)?;
@@ -139,7 +147,6 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         settings,
         seed,
         perfdiff_dir: &perfdiff_dir,
-        shared_target: &shared_target,
         base: &base_build,
         head: head_build,
         matched: &matched,
@@ -319,9 +326,12 @@ impl Builder<'_> {
             executables.len()
         ));
         Ok(SideBuild {
-            executables: executables
+            targets: executables
                 .into_iter()
-                .map(|e| (e.target.clone(), e))
+                .map(|exe| {
+                    let env = build::fork_environment(&exe, self.shared_target);
+                    (exe.target.clone(), BuiltTarget { exe, env })
+                })
                 .collect(),
         })
     }
@@ -339,16 +349,14 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
 /// Lists the criterion benchmarks of every target of one side; other harnesses are skipped.
 fn discover_side(
     side: &SideBuild,
-    shared_target: &Path,
     skipped: &mut Vec<SkippedTarget>,
     progress: &Progress,
 ) -> Result<Vec<(String, Vec<String>)>> {
     let mut lists = Vec::new();
-    for (target, exe) in &side.executables {
+    for (target, BuiltTarget { exe, env }) in &side.targets {
         match discover::classify(exe)? {
             Harness::Criterion => {
-                let env = build::fork_environment(exe, shared_target);
-                let ids = discover::list_benchmarks(exe, &env, LIST_TIMEOUT)?;
+                let ids = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
                 lists.push((target.clone(), ids));
             }
             Harness::Skipped { reason } => {
@@ -497,7 +505,6 @@ struct MeasureContext<'a> {
     settings: &'a Settings,
     seed: u64,
     perfdiff_dir: &'a Path,
-    shared_target: &'a Path,
     base: &'a SideBuild,
     head: &'a SideBuild,
     matched: &'a [Matched],
@@ -517,11 +524,11 @@ impl MeasureContext<'_> {
             Side::Base => (self.base, matched.base_target.as_ref()?),
             Side::Head => (self.head, matched.head_target.as_ref()?),
         };
-        let exe = build.executables.get(target)?;
+        let BuiltTarget { exe, env } = build.targets.get(target)?;
         Some(ForkRequest {
             executable: exe.path.clone(),
             cwd: exe.package_root.clone(),
-            env: build::fork_environment(exe, self.shared_target),
+            env: env.clone(),
             benchmark_id: matched.id.clone(),
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),

@@ -261,8 +261,9 @@ fn replay_benchmark(
         let started = Instant::now();
         let stop = policy.evaluate(&prefix, round, seed);
         *checkpoint_ms += started.elapsed().as_secs_f64() * 1e3;
-        if stop.is_some() {
-            return stop;
+        if let Some(mut stop) = stop {
+            stop.checkpoint_ms = *checkpoint_ms;
+            return Some(stop);
         }
     }
     None

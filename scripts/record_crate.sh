@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Records an A/A run (HEAD vs HEAD) of a crate's criterion suite with a generous fixed
-# configuration, for `cargo perfdiff replay`. Usage:
-#   scripts/record_crate.sh CRATE_DIR OUT.json [FILTER...]
+# Records a run of a crate's criterion suite with a generous fixed configuration, for
+# `cargo perfdiff replay`. Usage:
+#   [REVISIONS="HEAD~1 HEAD"] [FORKS=20] scripts/record_crate.sh CRATE_DIR OUT.json [FILTER...]
+# REVISIONS defaults to an A/A comparison (HEAD HEAD).
 # The crate must be a git repository. Holds $PERFDIFF_MEASURE_LOCK if set
 # and writes the load average before and after to OUT.load. Extra cargo-perfdiff flags via
 # $PERFDIFF_FLAGS.
@@ -15,7 +16,7 @@ cd "$dir"
 {
   echo "start $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"
   # shellcheck disable=SC2086
-  with_lock cargo perfdiff HEAD HEAD --stop fixed --forks 20 --seed 1 \
+  with_lock cargo perfdiff ${REVISIONS:-HEAD HEAD} --stop fixed --forks "${FORKS:-20}" --seed 1 \
     --samples "$out" --format json --fail-on never ${PERFDIFF_FLAGS:-} \
     -o "${out%.json}.report.json" -- "$@"
   echo "end $(date -u +%FT%TZ) load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Settings;
+use crate::config::{Settings, StopRule};
 use crate::duet;
 use crate::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
@@ -74,6 +74,10 @@ pub struct SideSummary {
     pub warmup_dropped: usize,
     /// Forks in which no steady state was found.
     pub unsteady_forks: usize,
+    /// Forks left out of the analysis as disturbed (far slower than the side's other forks,
+    /// see [`stats::disturbed`]); `forks` and `samples` count the forks analysed.
+    #[serde(default)]
+    pub disturbed_forks: usize,
     /// Relative standard deviation of the fork means (fork-to-fork noise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fork_rel_sd: Option<f64>,
@@ -104,6 +108,10 @@ pub struct BenchmarkResult {
     /// `head / base` ratio of means and its CI.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratio: Option<RatioCi>,
+    /// Under `--stop decided`: the verdict of the t interval on the fork means
+    /// ([`stats::fork_interval`]) at the run's level, which a decided verdict must share.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fork_interval: Option<Verdict>,
     /// `mean(head) / mean(base) − 1`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_rate: Option<f64>,
@@ -254,11 +262,13 @@ fn analyse_one(
     settings: &Settings,
     seed: u64,
 ) -> BenchmarkResult {
+    let analysed = record.analysed_by_fork(mode);
     let mut result = BenchmarkResult {
         id: record.id.clone(),
         target: record.target.clone(),
         verdict: Outcome::Inconclusive,
         ratio: None,
+        fork_interval: None,
         change_rate: None,
         mann_whitney: None,
         cliffs_delta: None,
@@ -266,8 +276,16 @@ fn analyse_one(
             base: record.base.forks.len(),
             head: record.head.forks.len(),
         },
-        base: side_summary(&record.base, record.stop.as_ref().map(|s| s.base_stable)),
-        head: side_summary(&record.head, record.stop.as_ref().map(|s| s.head_stable)),
+        base: side_summary(
+            &record.base,
+            &analysed.0,
+            record.stop.as_ref().map(|s| s.base_stable),
+        ),
+        head: side_summary(
+            &record.head,
+            &analysed.1,
+            record.stop.as_ref().map(|s| s.head_stable),
+        ),
         threshold: settings.threshold_for(&record.id),
         min_detectable_change: None,
         stop: record.stop.clone(),
@@ -300,8 +318,7 @@ fn analyse_one(
         result.failure = Some(format!("{}: {}{tail}", failure.0, failure.1.message));
         return result;
     }
-    let base = record.base.per_iteration_by_fork();
-    let head = record.head.per_iteration_by_fork();
+    let (base, head) = analysed;
     if base.is_empty() || head.is_empty() {
         result.warnings.push("no samples on one side".to_string());
         return result;
@@ -321,6 +338,16 @@ fn analyse_one(
         method: mw.method,
     });
     result.cliffs_delta = comparison.cliffs_delta;
+    if settings.stop == StopRule::Decided {
+        result.fork_interval = Some(fork_interval_verdict(
+            record,
+            &base,
+            &head,
+            mode,
+            result.threshold,
+            settings.alpha,
+        ));
+    }
     result.min_detectable_change = min_detectable_change(&result, settings);
     result.warnings.extend(side_warnings(&result));
     if mode == Mode::Duet {
@@ -363,6 +390,38 @@ pub fn comparison_stats(
     }
 }
 
+/// The verdict of a t interval (level `1 − alpha`) on the fork means of `base` and `head` (the
+/// forks analysed, by fork): in interleaved mode Student's two-sample interval of the log fork
+/// means, in duet mode the one-sample interval of the rounds' log ratios
+/// ([`stats::fork_interval`]).
+pub fn fork_interval_verdict(
+    record: &BenchmarkRecord,
+    base: &[Vec<f64>],
+    head: &[Vec<f64>],
+    mode: Mode,
+    relevance: f64,
+    alpha: f64,
+) -> Verdict {
+    match mode {
+        Mode::Interleaved => {
+            let means = |forks: &[Vec<f64>]| -> Vec<f64> {
+                forks.iter().map(|f| descriptive::mean(f)).collect()
+            };
+            stats::fork_interval::two_sample_verdict(&means(base), &means(head), relevance, alpha)
+        }
+        Mode::Duet => {
+            let log_ratios: Vec<f64> = duet_fork_pairs(record)
+                .map(|(b, h)| {
+                    (descriptive::mean(&h.per_iteration_ns())
+                        / descriptive::mean(&b.per_iteration_ns()))
+                    .ln()
+                })
+                .collect();
+            stats::fork_interval::paired_verdict(&log_ratios, relevance, alpha)
+        }
+    }
+}
+
 /// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
 /// over the rounds' paired samples (falling back to the ratio of means when no round paired),
 /// in interleaved mode the hierarchical bootstrap of the ratio of means. A stop rule that
@@ -379,8 +438,7 @@ pub fn comparison_ratio(
         Mode::Interleaved => None,
     };
     duet.or_else(|| {
-        let base = record.base.per_iteration_by_fork();
-        let head = record.head.per_iteration_by_fork();
+        let (base, head) = record.analysed_by_fork(mode);
         stats::bootstrap::ratio_of_means(&base, &head, config).ok()
     })
 }
@@ -437,8 +495,8 @@ fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<String> {
     })
 }
 
-fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {
-    let forks = side.per_iteration_by_fork();
+/// A side's summary from its record and the forks the analysis kept of it.
+fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> SideSummary {
     let fork_means: Vec<f64> = forks.iter().map(|f| descriptive::mean(f)).collect();
     let mean = (!forks.is_empty()).then(|| descriptive::mean(&fork_means));
     let fork_rel_sd = (fork_means.len() >= 2).then(|| {
@@ -457,6 +515,7 @@ fn side_summary(side: &SideRecord, stable: Option<bool>) -> SideSummary {
             .map(|f| f.warmup_dropped.unwrap_or(0))
             .sum(),
         unsteady_forks: side.forks.iter().filter(|f| f.unsteady).count(),
+        disturbed_forks: side.per_iteration_by_fork().len() - forks.len(),
         fork_rel_sd,
         stable,
     }
@@ -486,6 +545,14 @@ fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
             warnings.push(format!(
                 "{name}: {} fork(s) never reached a steady state",
                 side.unsteady_forks
+            ));
+        }
+        if side.disturbed_forks > 0 {
+            warnings.push(format!(
+                "{name}: {} disturbed fork(s) left out (at least {:.0} % slower than the side's \
+                 median fork and far outside its spread)",
+                side.disturbed_forks,
+                stats::disturbed::DISTURBED_MIN_EXCESS * 100.0
             ));
         }
     }
@@ -528,6 +595,7 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             p_value: q,
             delta: result.cliffs_delta.map_or(0.0, |d| d.delta),
             change_rate: result.change_rate.unwrap_or(0.0),
+            fork_interval: result.fork_interval,
         };
         result.verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha).into();
     }

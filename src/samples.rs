@@ -260,6 +260,33 @@ impl BenchmarkRecord {
     pub fn failed(&self) -> bool {
         self.base.failure.is_some() || self.head.failure.is_some()
     }
+
+    /// The forks an analysis of `mode` uses, per-iteration times by fork, `(base, head)`: in
+    /// interleaved mode every fork with data except the disturbed ones
+    /// ([`crate::stats::disturbed`]); in duet mode all of them, since a round's two forks are
+    /// analysed as a pair and a disturbance common to both cancels in it.
+    pub fn analysed_by_fork(&self, mode: Mode) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let (base, head) = (
+            self.base.per_iteration_by_fork(),
+            self.head.per_iteration_by_fork(),
+        );
+        if mode == Mode::Duet {
+            return (base, head);
+        }
+        let (base_means, head_means) = (fork_means(&base), fork_means(&head));
+        let keep = |forks: Vec<Vec<f64>>, own: &[f64], other: &[f64]| -> Vec<Vec<f64>> {
+            let disturbed = crate::stats::disturbed::disturbed_forks(own, other);
+            forks
+                .into_iter()
+                .zip(disturbed)
+                .filter_map(|(fork, disturbed)| (!disturbed).then_some(fork))
+                .collect()
+        };
+        (
+            keep(base, &base_means, &head_means),
+            keep(head, &head_means, &base_means),
+        )
+    }
 }
 
 impl SideRecord {
@@ -276,6 +303,14 @@ impl SideRecord {
     pub fn per_iteration_flat(&self) -> Vec<f64> {
         self.per_iteration_by_fork().concat()
     }
+}
+
+/// The mean time per iteration of each fork.
+fn fork_means(forks: &[Vec<f64>]) -> Vec<f64> {
+    forks
+        .iter()
+        .map(|f| crate::stats::descriptive::mean(f))
+        .collect()
 }
 
 impl SampleFile {

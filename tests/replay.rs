@@ -84,7 +84,7 @@ fn check_bookkeeping(file: &SampleFile, result: &RuleReplay) {
     let report = cargo_perfdiff::run::analyse_samples(&truncated, &settings, None);
     for b in &result.benchmarks {
         let r = report.benchmarks.iter().find(|r| r.id == b.id).unwrap();
-        assert_eq!(r.base.forks, b.rounds, "{}", b.id);
+        assert_eq!(r.forks.base, b.rounds, "{}", b.id);
         assert_eq!(r.base.warmup_dropped, b.warmup_dropped[0], "{}", b.id);
     }
 }
@@ -204,14 +204,10 @@ fn a_missing_recording_is_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/recording.json"));
 }
 
-/// The same targets on a recording taken when the machine was quiet (load average ~1.1, see the
-/// `.load` file): time saved, change rate and overhead are met; agreement is 3 of 4 because the
-/// full recording calls `hash/steady` inconclusive (a disturbed later fork) where 3 forks
-/// already showed it unchanged.
-#[test]
-fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/demo-quiet-fixed20.json");
+/// Replays the default rule on a committed recording and checks the change-rate (≤ 1.5 %) and
+/// overhead (< 2 %) targets of issue #4, the given time saved and agreement, and the bookkeeping.
+fn assert_default_rule_targets(recording: &str, min_time_saved: f64, min_agreement: f64) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(recording);
     let file = SampleFile::load(&path).unwrap();
     let result = replay::replay(&file, Settings::default().stop, &options());
     let t = &result.totals;
@@ -219,13 +215,17 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
         "{}",
         replay::render_table(std::slice::from_ref(&result), true)
     );
-    assert!(t.time_saved >= 0.60, "time saved {}", t.time_saved);
+    assert!(
+        t.time_saved >= min_time_saved,
+        "time saved {}",
+        t.time_saved
+    );
+    assert!(t.agreement >= min_agreement, "agreement {}", t.agreement);
     assert!(
         t.mean_change_rate <= 0.015,
         "change rate {}",
         t.mean_change_rate
     );
-    assert!(t.agreement >= 0.75, "agreement {}", t.agreement);
     let overhead_limit = if cfg!(debug_assertions) { 0.10 } else { 0.02 };
     assert!(
         t.checkpoint_overhead < overhead_limit,
@@ -233,4 +233,24 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
         t.checkpoint_overhead
     );
     check_bookkeeping(&file, &result);
+}
+
+/// The same targets on a recording taken when the machine was quiet (load average ~1.1, see the
+/// `.load` file): time saved, change rate and overhead are met; agreement is 3 of 4 because the
+/// full recording calls `hash/steady` inconclusive (a few later forks 3–8 % slow) where 3 forks
+/// already showed it unchanged.
+#[test]
+fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
+    assert_default_rule_targets("fixtures/recordings/demo-quiet-fixed20.json", 0.60, 0.75);
+}
+
+/// The targets on a real crate: base64's criterion suite, 24 benchmarks, with a real encode
+/// regression in head and code-layout changes in the unchanged decoder
+/// (`fixtures/recordings/README.md`), recorded with `--stop fixed --forks 10` on the quiet
+/// machine. Agreement (≥ 95 %), change rate and overhead targets are met; about 57 % of the time
+/// is saved (the 60 % target is missed because bursts of machine activity send benchmarks to the
+/// second look, see `docs/stopping.md`).
+#[test]
+fn the_default_rule_on_a_real_crate_agrees_with_fixed_max_forks() {
+    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.55, 0.95);
 }

@@ -5,8 +5,10 @@
 pub mod bootstrap;
 pub mod cliffs;
 pub mod descriptive;
+pub mod disturbed;
 pub mod duet;
 pub mod fdr;
+pub mod fork_interval;
 pub mod mann_whitney;
 pub mod power;
 mod resample;

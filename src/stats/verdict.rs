@@ -27,21 +27,35 @@ pub struct Evidence {
     pub p_value: f64,
     pub delta: f64,
     pub change_rate: f64,
+    /// The verdict of a t interval on the fork means ([`super::fork_interval`]) when the run
+    /// requires it (`--stop decided`); a decided verdict must then agree with it.
+    pub fork_interval: Option<Verdict>,
 }
 
 /// - `Regressed`: `ci_low > 1`, `p < alpha`, `delta ≥ 0.147` and `change_rate ≥ threshold`.
 /// - `Improved`: `ci_high < 1`, `p < alpha`, `delta ≤ −0.147` and `change_rate ≤ −threshold`.
 /// - `Unchanged`: `1 − threshold ≤ ci_low` and `ci_high ≤ 1 + threshold`.
 /// - `Inconclusive`: anything else, including evidence whose directions disagree (CI above 1 but
-///   delta negative) and NaN anywhere.
+///   delta negative), NaN anywhere, and a verdict the fork-means t interval (when given) does not
+///   share.
 ///
-/// Gates are checked in that order.
+/// Gates are checked in that order, the t interval last.
 pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
+    let verdict = decide_by_bootstrap_and_ranks(evidence, threshold, alpha);
+    match evidence.fork_interval {
+        Some(interval) if interval != verdict => Verdict::Inconclusive,
+        _ => verdict,
+    }
+}
+
+/// The four gates without the t interval.
+fn decide_by_bootstrap_and_ranks(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
     let Evidence {
         ratio,
         p_value,
         delta,
         change_rate,
+        ..
     } = *evidence;
     let significant = p_value < alpha;
     if significant && ratio.ci_low > 1.0 && delta >= SMALL_EFFECT && change_rate >= threshold {
@@ -74,6 +88,7 @@ mod tests {
             p_value,
             delta,
             change_rate,
+            fork_interval: None,
         }
     }
 
@@ -122,5 +137,29 @@ mod tests {
             decide(evidence((f64::NAN, f64::NAN), f64::NAN, 0.0, 0.0)),
             Verdict::Inconclusive
         );
+    }
+
+    #[test]
+    fn a_fork_interval_that_disagrees_makes_it_inconclusive() {
+        let decide = |e: Evidence| decide(&e, 0.02, 0.01);
+        let regressed = evidence((1.1, 1.3), 0.001, 0.5, 0.2);
+        for (interval, expected) in [
+            (Some(Verdict::Regressed), Verdict::Regressed),
+            (None, Verdict::Regressed),
+            (Some(Verdict::Inconclusive), Verdict::Inconclusive),
+            (Some(Verdict::Unchanged), Verdict::Inconclusive),
+        ] {
+            let e = Evidence {
+                fork_interval: interval,
+                ..regressed
+            };
+            assert_eq!(decide(e), expected, "{interval:?}");
+        }
+        // the interval never turns an inconclusive bootstrap into a decision
+        let open = Evidence {
+            fork_interval: Some(Verdict::Regressed),
+            ..evidence((0.99, 1.3), 0.001, 0.5, 0.2)
+        };
+        assert_eq!(decide(open), Verdict::Inconclusive);
     }
 }

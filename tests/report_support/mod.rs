@@ -22,6 +22,7 @@ fn side(mean_ns: Option<f64>, forks: usize) -> SideSummary {
         samples: forks * 30,
         warmup_dropped: forks * 2,
         unsteady_forks: 0,
+        disturbed_forks: 0,
         fork_rel_sd: mean_ns.map(|_| 0.01),
         stable: Some(true),
     }
@@ -40,6 +41,7 @@ pub fn measured(
         id: id.to_string(),
         target: Some("hashing".to_string()),
         verdict,
+        fork_interval: None,
         ratio: Some(RatioCi {
             estimate: ratio.0,
             ci_low: ratio.1,
@@ -82,6 +84,7 @@ pub fn unmeasured(
         id: id.to_string(),
         target: None,
         verdict,
+        fork_interval: None,
         ratio: None,
         change_rate: None,
         mann_whitney: None,

@@ -547,14 +547,6 @@ fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
                 side.unsteady_forks
             ));
         }
-        if side.disturbed_forks > 0 {
-            warnings.push(format!(
-                "{name}: {} disturbed fork(s) left out (at least {:.0} % slower than the side's \
-                 median fork and far outside its spread)",
-                side.disturbed_forks,
-                stats::disturbed::DISTURBED_MIN_EXCESS * 100.0
-            ));
-        }
     }
     if result
         .stop

@@ -177,3 +177,28 @@ fn tiny_terminal_does_not_break() {
         assert!(out.contains("1 regressed"));
     }
 }
+
+#[test]
+fn disturbed_forks_are_one_note_for_the_run() {
+    let mut report = all_verdicts();
+    assert!(!plain(None).contains("disturbed"));
+    report.benchmarks[0].head.disturbed_forks = 1;
+    report.benchmarks[1].base.disturbed_forks = 2;
+    let forks: usize = report
+        .benchmarks
+        .iter()
+        .map(|b| b.forks.base + b.forks.head)
+        .sum();
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let out = render(&report, Format::Table, &style);
+    let expected = format!("note: 3 of {forks} forks in 2 benchmark(s) were left out as disturbed");
+    assert_eq!(out.matches(expected.as_str()).count(), 1, "{out}");
+    let markdown = render(&report, Format::Markdown, &style);
+    assert!(
+        markdown.contains("were left out as disturbed"),
+        "{markdown}"
+    );
+}

@@ -173,6 +173,9 @@ fn notes(report: &Report) -> String {
             items.push(format!("**{}**: {}", escape(&b.id), escape(&note)));
         }
     }
+    if let Some(note) = text::disturbed_note(report) {
+        items.push(escape(&note));
+    }
     for skipped in &report.skipped_targets {
         items.push(format!(
             "bench target **{}** skipped: {}",

@@ -265,6 +265,9 @@ fn footer(report: &Report) -> String {
             text::sanitize(&skipped.reason)
         );
     }
+    if let Some(note) = text::disturbed_note(report) {
+        out += &format!("note: {note}\n");
+    }
     out += &format!("settings: {}\n", text::settings_line(&report.settings));
     if let Some(path) = &report.samples_file {
         out += &format!("samples: {}\n", text::sanitize(path));

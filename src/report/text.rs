@@ -170,6 +170,31 @@ pub fn summary_line(report: &Report) -> String {
     }
 }
 
+/// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks
+/// in 2 benchmarks were left out as disturbed (…)`. A disturbed fork is handled, not a problem
+/// with the result, so it is one note for the run rather than a warning per benchmark.
+pub fn disturbed_note(report: &Report) -> Option<String> {
+    let per_benchmark: Vec<(usize, usize)> = report
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let left_out = b.base.disturbed_forks + b.head.disturbed_forks;
+            (left_out, b.forks.base + b.forks.head)
+        })
+        .collect();
+    let left_out: usize = per_benchmark.iter().map(|(d, _)| d).sum();
+    if left_out == 0 {
+        return None;
+    }
+    let forks: usize = per_benchmark.iter().map(|(_, f)| f).sum();
+    let benchmarks = per_benchmark.iter().filter(|(d, _)| *d > 0).count();
+    Some(format!(
+        "{left_out} of {forks} forks in {benchmarks} benchmark(s) were left out as disturbed \
+         (far slower than the rest of their side: a burst of machine activity); per side in the \
+         JSON as `disturbed_forks`"
+    ))
+}
+
 /// `interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42`.
 pub fn settings_line(settings: &ReportSettings) -> String {
     format!(

@@ -176,6 +176,10 @@ pub struct Report {
     /// recorded fork times).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub checkpoint_overhead: Option<f64>,
+    /// Share of the machine's CPU time the hypervisor stole while forks ran, weighted by the
+    /// forks' wall times (`steal_share` of the forks); absent where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
 }
 
 /// A bench target that was not measured, and why.
@@ -229,7 +233,21 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
         skipped_targets: Vec::new(),
         samples_file: None,
         checkpoint_overhead: checkpoint_overhead(samples),
+        steal_share: steal_share(samples),
     }
+}
+
+/// Σ steal share × wall time / Σ wall time over the forks that recorded both.
+fn steal_share(samples: &SampleFile) -> Option<f64> {
+    let (stolen, wall) = samples
+        .benchmarks
+        .iter()
+        .flat_map(|b| b.base.forks.iter().chain(&b.head.forks))
+        .filter_map(|f| Some((f.steal_share?, f.wall_ms?)))
+        .fold((0.0, 0.0), |(stolen, wall), (share, ms)| {
+            (stolen + share * ms, wall + ms)
+        });
+    (wall > 0.0).then(|| stolen / wall)
 }
 
 /// Σ checkpoint time / Σ fork wall time over the suite.

@@ -178,6 +178,10 @@ pub struct ForkRecord {
     /// Wall time of the fork's process in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<f64>,
+    /// Share of all of the machine's CPU time that the hypervisor stole while the fork ran
+    /// (`/proc/stat`, see [`crate::fork::steal`]); absent where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
     /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<EffectiveConfig>,

@@ -77,6 +77,16 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         samples.contains("perfdiff") && samples.contains("runs"),
         "{samples}"
     );
+    // Every fork recorded how much CPU the hypervisor stole while it ran (Linux), and the report
+    // carries the run's share.
+    if cfg!(target_os = "linux") {
+        let file: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&samples).unwrap()).unwrap();
+        let fork = &file["benchmarks"][0]["base"]["forks"][0];
+        let share = fork["steal_share"].as_f64().expect("steal_share");
+        assert!((0.0..=1.0).contains(&share), "{share}");
+        assert!(report["steal_share"].as_f64().is_some(), "{report}");
+    }
     let again = cargo_perfdiff(&repo, &["report", &samples, "--format", "json"]);
     assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();

@@ -202,3 +202,21 @@ fn disturbed_forks_are_one_note_for_the_run() {
         "{markdown}"
     );
 }
+
+#[test]
+fn steal_time_is_noted_only_when_noticeable() {
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let mut report = all_verdicts();
+    report.steal_share = Some(0.002);
+    assert!(!render(&report, Format::Table, &style).contains("steal time"));
+    report.steal_share = Some(0.034);
+    let out = render(&report, Format::Table, &style);
+    assert!(
+        out.contains("note: the hypervisor took 3.4 % of this machine's CPU time"),
+        "{out}"
+    );
+    assert!(render(&report, Format::Markdown, &style).contains("steal time"));
+}

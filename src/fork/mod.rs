@@ -17,6 +17,7 @@
 pub mod process;
 pub mod protocol;
 pub mod session;
+pub mod steal;
 
 use std::ffi::OsString;
 use std::path::PathBuf;

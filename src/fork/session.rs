@@ -18,6 +18,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
+use super::steal::CpuTimes;
 use super::{ForkError, ForkOutcome, ForkRequest, interrupted};
 use crate::samples::{FailureRecord, ForkRecord};
 
@@ -39,6 +40,8 @@ pub struct RunningFork {
     connection: Option<Connection>,
     started_at: Instant,
     started_unix_ms: u64,
+    /// CPU times when the fork started, for its steal share.
+    cpu_times_at_start: Option<CpuTimes>,
     deadline: Instant,
     progress: Progress,
 }
@@ -113,6 +116,7 @@ impl RunningFork {
         ));
         let started_unix_ms = unix_ms_now();
         let started_at = Instant::now();
+        let cpu_times_at_start = CpuTimes::now();
         let process = BenchProcess::spawn(Launch {
             executable: &req.executable,
             args: fork_arguments(req),
@@ -137,6 +141,7 @@ impl RunningFork {
             connection: None,
             started_at,
             started_unix_ms,
+            cpu_times_at_start,
             deadline: deadline_after(started_at, req.timeout),
             progress: Progress::default(),
         })
@@ -217,6 +222,10 @@ impl RunningFork {
     fn end(mut self, ending: Ending) -> FinishedFork {
         let status = self.process.kill_and_reap();
         let wall_ms = self.started_at.elapsed().as_secs_f64() * 1e3;
+        let steal_share = self
+            .cpu_times_at_start
+            .zip(CpuTimes::now())
+            .and_then(|(start, end)| start.steal_share_until(&end));
         let stderr_tail = self.process.stderr_tail(STDERR_GRACE);
         let measurement_window =
             match (&self.progress.measurement_started, &self.progress.completed) {
@@ -254,6 +263,7 @@ impl RunningFork {
                         cpu: self.cpu,
                         started_unix_ms: Some(self.started_unix_ms),
                         wall_ms: Some(wall_ms),
+                        steal_share,
                         ..ForkRecord::default()
                     }),
                     None => failure(self.describe_missing_measurement()),

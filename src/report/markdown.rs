@@ -173,7 +173,10 @@ fn notes(report: &Report) -> String {
             items.push(format!("**{}**: {}", escape(&b.id), escape(&note)));
         }
     }
-    if let Some(note) = text::disturbed_note(report) {
+    for note in [text::disturbed_note(report), text::steal_note(report)]
+        .into_iter()
+        .flatten()
+    {
         items.push(escape(&note));
     }
     for skipped in &report.skipped_targets {

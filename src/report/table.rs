@@ -265,7 +265,10 @@ fn footer(report: &Report) -> String {
             text::sanitize(&skipped.reason)
         );
     }
-    if let Some(note) = text::disturbed_note(report) {
+    for note in [text::disturbed_note(report), text::steal_note(report)]
+        .into_iter()
+        .flatten()
+    {
         out += &format!("note: {note}\n");
     }
     out += &format!("settings: {}\n", text::settings_line(&report.settings));

@@ -195,6 +195,22 @@ pub fn disturbed_note(report: &Report) -> Option<String> {
     ))
 }
 
+/// Steal shares from this one up are worth a note (a quiet machine measures 0–0.5 %).
+pub const STEAL_NOTE_FROM: f64 = 0.01;
+
+/// A note when the hypervisor stole a noticeable share of the CPU while forks ran, `None`
+/// otherwise: the user should know the machine was disturbed from outside, which neither the
+/// load average nor the benchmarks' own noise figures explain.
+pub fn steal_note(report: &Report) -> Option<String> {
+    let share = report.steal_share.filter(|s| *s >= STEAL_NOTE_FROM)?;
+    Some(format!(
+        "the hypervisor took {} of this machine's CPU time while forks ran (steal time): it was \
+         disturbed from outside, which makes results noisier; duet mode cancels part of it \
+         (--mode duet)",
+        percent(share)
+    ))
+}
+
 /// `interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42`.
 pub fn settings_line(settings: &ReportSettings) -> String {
     format!(

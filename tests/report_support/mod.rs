@@ -203,6 +203,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
         }],
         samples_file: Some("target/perfdiff/samples-HEAD~1-HEAD.json".to_string()),
         checkpoint_overhead: None,
+        steal_share: None,
     }
 }
 

@@ -398,7 +398,7 @@ pub fn comparison_stats(
     let base_flat = base.concat();
     let head_flat = head.concat();
     ComparisonStats {
-        ratio: comparison_ratio(record, mode, config),
+        ratio: comparison_ratio(record, base, head, mode, config),
         change_rate: descriptive::change_rate(
             descriptive::mean_of_fork_means(base),
             descriptive::mean_of_fork_means(head),
@@ -421,12 +421,12 @@ pub fn fork_interval_verdict(
     alpha: f64,
 ) -> Verdict {
     match mode {
-        Mode::Interleaved => {
-            let means = |forks: &[Vec<f64>]| -> Vec<f64> {
-                forks.iter().map(|f| descriptive::mean(f)).collect()
-            };
-            stats::fork_interval::two_sample_verdict(&means(base), &means(head), relevance, alpha)
-        }
+        Mode::Interleaved => stats::fork_interval::two_sample_verdict(
+            &descriptive::fork_means(base),
+            &descriptive::fork_means(head),
+            relevance,
+            alpha,
+        ),
         Mode::Duet => {
             let log_ratios: Vec<f64> = duet_fork_pairs(record)
                 .map(|(b, h)| {
@@ -442,10 +442,13 @@ pub fn fork_interval_verdict(
 
 /// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
 /// over the rounds' paired samples (falling back to the ratio of means when no round paired),
-/// in interleaved mode the hierarchical bootstrap of the ratio of means. A stop rule that
-/// judges the comparison (`decided`) should use this too, so duet runs stop on the duet CI.
+/// in interleaved mode the hierarchical bootstrap of the ratio of means of the analysed forks
+/// `base` and `head` ([`BenchmarkRecord::analysed_by_fork`]). A stop rule that judges the
+/// comparison (`decided`) should use this too, so duet runs stop on the duet CI.
 pub fn comparison_ratio(
     record: &BenchmarkRecord,
+    base: &[Vec<f64>],
+    head: &[Vec<f64>],
     mode: Mode,
     config: &BootstrapConfig,
 ) -> Option<RatioCi> {
@@ -455,10 +458,7 @@ pub fn comparison_ratio(
         }
         Mode::Interleaved => None,
     };
-    duet.or_else(|| {
-        let (base, head) = record.analysed_by_fork(mode);
-        stats::bootstrap::ratio_of_means(&base, &head, config).ok()
-    })
+    duet.or_else(|| stats::bootstrap::ratio_of_means(base, head, config).ok())
 }
 
 /// Duet pairs: base and head forks of the same round, samples paired by time when the forks
@@ -515,14 +515,10 @@ fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<String> {
 
 /// A side's summary from its record and the forks the analysis kept of it.
 fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> SideSummary {
-    let fork_means: Vec<f64> = forks.iter().map(|f| descriptive::mean(f)).collect();
+    let fork_means = descriptive::fork_means(forks);
     let mean = (!forks.is_empty()).then(|| descriptive::mean(&fork_means));
-    let fork_rel_sd = (fork_means.len() >= 2).then(|| {
-        let m = descriptive::mean(&fork_means);
-        let var =
-            fork_means.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (fork_means.len() - 1) as f64;
-        var.sqrt() / m
-    });
+    let fork_rel_sd =
+        (fork_means.len() >= 2).then(|| descriptive::coefficient_of_variation(&fork_means));
     SideSummary {
         mean_ns: mean,
         forks: forks.len(),

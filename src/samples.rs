@@ -277,6 +277,7 @@ impl BenchmarkRecord {
         if mode == Mode::Duet {
             return (base, head);
         }
+        let fork_means = crate::stats::descriptive::fork_means;
         let (base_means, head_means) = (fork_means(&base), fork_means(&head));
         let keep = |forks: Vec<Vec<f64>>, own: &[f64], other: &[f64]| -> Vec<Vec<f64>> {
             let disturbed = crate::stats::disturbed::disturbed_forks(own, other);
@@ -307,14 +308,6 @@ impl SideRecord {
     pub fn per_iteration_flat(&self) -> Vec<f64> {
         self.per_iteration_by_fork().concat()
     }
-}
-
-/// The mean time per iteration of each fork.
-fn fork_means(forks: &[Vec<f64>]) -> Vec<f64> {
-    forks
-        .iter()
-        .map(|f| crate::stats::descriptive::mean(f))
-        .collect()
 }
 
 impl SampleFile {

@@ -243,8 +243,9 @@ impl StopPolicy {
                 if !self.looks().contains(&rounds) {
                     return None;
                 }
-                let decided = self.comparison_decided(record, seed);
-                futile = !decided && self.futile(record, rounds);
+                let (base, head) = record.analysed_by_fork(self.mode);
+                let decided = self.comparison_decided(record, &base, &head, seed);
+                futile = !decided && self.futile(&base, &head, rounds);
                 let details = vec![("futile", Some(f64::from(u8::from(futile))))];
                 (decided, decided, details)
             }
@@ -330,29 +331,21 @@ impl StopPolicy {
     /// `|e^d − 1| >= relevance`; when
     /// neither is in reach, more forks are wasted time. Stopping earlier never adds a false
     /// alarm path: the final verdict is still computed at the per-look level.
-    fn futile(&self, record: &BenchmarkRecord, rounds: usize) -> bool {
+    fn futile(&self, base: &[Vec<f64>], head: &[Vec<f64>], rounds: usize) -> bool {
         let looks = self.looks();
         if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && looks.first() == Some(&rounds)) {
             return false;
         }
-        let log_means = |forks: Vec<Vec<f64>>| -> Vec<f64> {
-            forks
-                .iter()
-                .map(|f| descriptive::mean(f).ln())
-                .filter(|v| v.is_finite())
-                .collect()
-        };
-        let (base, head) = record.analysed_by_fork(self.mode);
+        let log_means =
+            |forks: &[Vec<f64>]| descriptive::finite_logs(&descriptive::fork_means(forks));
         let (b, h) = (log_means(base), log_means(head));
         if b.len() < 3 || h.len() < 3 {
             return false;
         }
-        let var = |v: &[f64]| {
-            let m = v.iter().sum::<f64>() / v.len() as f64;
-            v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (v.len() as f64 - 1.0)
-        };
-        let d = h.iter().sum::<f64>() / h.len() as f64 - b.iter().sum::<f64>() / b.len() as f64;
-        let se_at_max = ((var(&b) + var(&h)) / self.max_forks as f64).sqrt();
+        let d = descriptive::mean(&h) - descriptive::mean(&b);
+        let se_at_max = ((descriptive::variance(&b) + descriptive::variance(&h))
+            / self.max_forks as f64)
+            .sqrt();
         let alpha = self.alpha / looks.len() as f64;
         let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, (2 * self.max_forks - 2) as f64)
         else {
@@ -367,7 +360,9 @@ impl StopPolicy {
         let hw = t.inverse_cdf(1.0 - alpha / 2.0) * se_at_max * discount;
         // The current estimate is itself uncertain: "unchanged" is judged at the end of its
         // standard-error band nearest to no change.
-        let se_now = (var(&b) / b.len() as f64 + var(&h) / h.len() as f64).sqrt();
+        let se_now = (descriptive::variance(&b) / b.len() as f64
+            + descriptive::variance(&h) / h.len() as f64)
+            .sqrt();
         let smallest = (d.abs() - FUTILITY_UNCHANGED_OPTIMISM_SE * se_now).max(0.0);
         let unchanged_reachable = smallest + hw <= self.relevance;
         let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= self.relevance;
@@ -378,8 +373,13 @@ impl StopPolicy {
     }
 
     /// Whether the verdict is already decided at the per-look level.
-    fn comparison_decided(&self, record: &BenchmarkRecord, seed: u64) -> bool {
-        let (base, head) = record.analysed_by_fork(self.mode);
+    fn comparison_decided(
+        &self,
+        record: &BenchmarkRecord,
+        base: &[Vec<f64>],
+        head: &[Vec<f64>],
+        seed: u64,
+    ) -> bool {
         if base.len() < 2 || head.len() < 2 {
             return false;
         }
@@ -390,8 +390,7 @@ impl StopPolicy {
             resamples: LOOK_RESAMPLES,
             seed,
         };
-        let comparison =
-            crate::analysis::comparison_stats(record, &base, &head, self.mode, &config);
+        let comparison = crate::analysis::comparison_stats(record, base, head, self.mode, &config);
         let (Some(ratio), Some(mw), Some(delta)) = (
             comparison.ratio,
             comparison.mann_whitney,
@@ -406,8 +405,8 @@ impl StopPolicy {
             change_rate: comparison.change_rate,
             fork_interval: Some(crate::analysis::fork_interval_verdict(
                 record,
-                &base,
-                &head,
+                base,
+                head,
                 self.mode,
                 self.relevance,
                 alpha,

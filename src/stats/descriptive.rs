@@ -10,6 +10,11 @@ pub fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len() as f64
 }
 
+/// The mean of each fork, in order (NaN for an empty fork).
+pub fn fork_means(forks: &[Vec<f64>]) -> Vec<f64> {
+    forks.iter().map(|f| mean(f)).collect()
+}
+
 /// Mean of the per-fork means: every fork weighs the same, however many samples it has.
 /// Empty forks carry no measurement and are skipped, as in the bootstrap; NaN if all are empty.
 pub fn mean_of_fork_means(forks: &[Vec<f64>]) -> f64 {
@@ -75,6 +80,15 @@ pub fn geometric_mean(values: &[f64]) -> f64 {
         return f64::NAN;
     }
     mean_of_logs(values).exp()
+}
+
+/// The natural logs of the values that have a finite one (positive, finite values), in order.
+pub fn finite_logs(values: &[f64]) -> Vec<f64> {
+    values
+        .iter()
+        .map(|v| v.ln())
+        .filter(|v| v.is_finite())
+        .collect()
 }
 
 fn mean_of_logs(values: &[f64]) -> f64 {

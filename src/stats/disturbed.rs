@@ -25,6 +25,8 @@
 //! removes whole forks only, with the same z and a relative floor, because one fork weighs as much
 //! as all the samples of a side divided by the fork count.
 
+use super::descriptive::{finite_logs, median};
+
 /// Robust z above which a slow fork is disturbed (two-sided 99.9 % normal quantile, as Peass).
 pub const DISTURBED_Z: f64 = 3.29;
 /// A fork is never disturbed unless it is at least this much slower than the side's median fork
@@ -40,33 +42,22 @@ const MAD_TO_SD: f64 = 1.4826;
 /// the fork-to-fork spread. Non-finite or non-positive means are never flagged (they are dealt
 /// with where the means are used).
 pub fn disturbed_forks(fork_means: &[f64], other_side: &[f64]) -> Vec<bool> {
-    let logs = logs(fork_means);
-    let finite: Vec<f64> = logs.iter().copied().filter(|l| l.is_finite()).collect();
+    let finite = finite_logs(fork_means);
     if finite.len() < DISTURBED_MIN_FORKS {
         return vec![false; fork_means.len()];
     }
     let center = median(&finite);
     let mut deviations = absolute_deviations(&finite);
-    let other: Vec<f64> = logs_of(other_side);
-    deviations.extend(absolute_deviations(&other));
+    deviations.extend(absolute_deviations(&finite_logs(other_side)));
     let robust_sd = MAD_TO_SD * median(&deviations);
     let limit = DISTURBED_MIN_EXCESS.ln_1p().max(DISTURBED_Z * robust_sd);
-    logs.iter()
-        .map(|l| l.is_finite() && l - center > limit)
-        .collect()
-}
-
-/// Natural logs, NaN for non-positive values.
-fn logs(values: &[f64]) -> Vec<f64> {
-    values
+    fork_means
         .iter()
-        .map(|m| if *m > 0.0 { m.ln() } else { f64::NAN })
+        .map(|m| {
+            let log = m.ln();
+            log.is_finite() && log - center > limit
+        })
         .collect()
-}
-
-/// The finite logs of `values`.
-fn logs_of(values: &[f64]) -> Vec<f64> {
-    logs(values).into_iter().filter(|l| l.is_finite()).collect()
 }
 
 /// `|x − median|` for each value; empty for no values.
@@ -76,21 +67,6 @@ fn absolute_deviations(values: &[f64]) -> Vec<f64> {
     }
     let center = median(values);
     values.iter().map(|l| (l - center).abs()).collect()
-}
-
-/// Median of finite values (the mean of the middle two for an even count); NaN when empty.
-fn median(values: &[f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    if sorted.len() % 2 == 1 {
-        sorted[mid]
-    } else {
-        (sorted[mid - 1] + sorted[mid]) / 2.0
-    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::Verdict;
+use super::descriptive::{finite_logs, mean, variance};
 
 /// Verdict of Student's two-sample t interval (level `1 − alpha`) for the difference of the mean
 /// log fork means, i.e. the log of the head/base ratio of geometric means of fork means.
@@ -33,12 +34,11 @@ pub fn two_sample_verdict(
     if b.len() < 2 || h.len() < 2 {
         return Verdict::Inconclusive;
     }
-    let ((mean_b, ss_b), (mean_h, ss_h)) =
-        (mean_and_sum_of_squares(&b), mean_and_sum_of_squares(&h));
     let (n_b, n_h) = (b.len() as f64, h.len() as f64);
     let df = n_b + n_h - 2.0;
-    let se2 = (ss_b + ss_h) / df * (1.0 / n_b + 1.0 / n_h);
-    interval_verdict(mean_h - mean_b, se2, df, relevance, alpha)
+    let pooled_variance = (variance(&b) * (n_b - 1.0) + variance(&h) * (n_h - 1.0)) / df;
+    let se2 = pooled_variance * (1.0 / n_b + 1.0 / n_h);
+    interval_verdict(mean(&h) - mean(&b), se2, df, relevance, alpha)
 }
 
 /// Verdict of a one-sample t interval (level `1 − alpha`) for the mean of per-round log ratios
@@ -55,21 +55,7 @@ pub fn paired_verdict(log_ratios: &[f64], relevance: f64, alpha: f64) -> Verdict
         return Verdict::Inconclusive;
     }
     let n = logs.len() as f64;
-    let (mean, ss) = mean_and_sum_of_squares(&logs);
-    interval_verdict(mean, ss / (n - 1.0) / n, n - 1.0, relevance, alpha)
-}
-
-fn finite_logs(values: &[f64]) -> Vec<f64> {
-    values
-        .iter()
-        .map(|v| v.ln())
-        .filter(|v| v.is_finite())
-        .collect()
-}
-
-fn mean_and_sum_of_squares(values: &[f64]) -> (f64, f64) {
-    let mean = values.iter().sum::<f64>() / values.len() as f64;
-    (mean, values.iter().map(|x| (x - mean).powi(2)).sum())
+    interval_verdict(mean(&logs), variance(&logs) / n, n - 1.0, relevance, alpha)
 }
 
 /// Verdict from a t interval of a log ratio `d` with squared standard error `se2` and `df`

@@ -668,7 +668,7 @@ fn copy_executables(
 
 /// Copies through a temporary file and a rename, so a process still running the previous copy
 /// (Linux refuses to overwrite a running executable) does not break the build.
-fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
     let dir = to.parent().unwrap_or(Path::new("."));
     let temporary = tempfile::Builder::new().prefix(".copy-").tempfile_in(dir)?;
     fs::copy(from, temporary.path())?;

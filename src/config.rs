@@ -234,13 +234,18 @@ impl Settings {
     }
 
     fn matching_overrides<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a BenchOverride> {
-        self.overrides.iter().filter_map(move |(pattern, o)| {
-            let matches = regex::Regex::new(pattern)
-                .map(|re| re.is_match(id))
-                .unwrap_or_else(|_| id.contains(pattern.as_str()));
-            matches.then_some(o)
-        })
+        self.overrides
+            .iter()
+            .filter_map(move |(pattern, o)| override_matches(pattern, id).then_some(o))
     }
+}
+
+/// Whether a per-benchmark override's pattern names `id`: a regex match, or a substring when the
+/// pattern is not a valid regex.
+pub fn override_matches(pattern: &str, id: &str) -> bool {
+    regex::Regex::new(pattern)
+        .map(|re| re.is_match(id))
+        .unwrap_or_else(|_| id.contains(pattern))
 }
 
 /// Every setting optional: what one layer (a file, or the command line) says.

@@ -158,6 +158,9 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
     // The reference: every recorded fork up to max-forks, warm-up detected by the same detector.
     let mut full = file.clone();
     let mut replayed = file.clone();
+    // The recording's timings are not the replay's.
+    replayed.run.wall_ms = None;
+    replayed.run.measure_ms = None;
     let mut checkpoint_ms = vec![0.0; file.benchmarks.len()];
     for (index, record) in full.benchmarks.iter_mut().enumerate() {
         record.truncate_to_rounds(policy.max_forks);

@@ -15,6 +15,7 @@ use crate::config::{Settings, StopRule};
 use crate::discover::{self, Filter, Harness, Matched};
 use crate::duet;
 use crate::error::{Error, Result};
+use crate::fork::fresh_copy::FreshCopies;
 use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
@@ -152,6 +153,7 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         matched: &matched,
         samples_path: &samples_path,
         started,
+        measuring_since: Instant::now(),
     };
     measure(&context, &mut file, progress)?;
 
@@ -226,7 +228,10 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
     }
     let mut merged = merged.ok_or_else(|| Error::Usage("no samples file given".to_string()))?;
     if paths.len() > 1 {
+        // One shard's timings say nothing about the whole (the shards ran in parallel).
         merged.run.shard = None;
+        merged.run.wall_ms = None;
+        merged.run.measure_ms = None;
     }
     Ok(merged)
 }
@@ -425,6 +430,7 @@ fn run_info(
         started_unix_ms: Some(unix_ms()),
         shard: shard.map(|s| s.to_string()),
         wall_ms: Some(0),
+        measure_ms: Some(0),
     }
 }
 
@@ -510,6 +516,7 @@ struct MeasureContext<'a> {
     matched: &'a [Matched],
     samples_path: &'a Path,
     started: Instant,
+    measuring_since: Instant,
 }
 
 impl MeasureContext<'_> {
@@ -519,14 +526,20 @@ impl MeasureContext<'_> {
         matched: &Matched,
         warm_up: Duration,
         cpu: Option<usize>,
-    ) -> Option<ForkRequest> {
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
         let (build, target) = match side {
-            Side::Base => (self.base, matched.base_target.as_ref()?),
-            Side::Head => (self.head, matched.head_target.as_ref()?),
+            Side::Base => (self.base, matched.base_target.as_ref()),
+            Side::Head => (self.head, matched.head_target.as_ref()),
         };
-        let BuiltTarget { exe, env } = build.targets.get(target)?;
-        Some(ForkRequest {
-            executable: exe.path.clone(),
+        let BuiltTarget { exe, env } = target
+            .and_then(|target| build.targets.get(target))
+            .expect("measured benchmarks are present on both sides");
+        let executable = copies
+            .path(side, &exe.path)
+            .map_err(|e| Error::io(&exe.path, e))?;
+        Ok(ForkRequest {
+            executable,
             cwd: exe.package_root.clone(),
             env: env.clone(),
             benchmark_id: matched.id.clone(),
@@ -563,6 +576,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
     let initial_warm_up = Duration::from_millis(ctx.settings.warm_up_ms);
     let mut warm_up: BTreeMap<(usize, Side), Duration> = BTreeMap::new();
     let mut checkpoint_ms: BTreeMap<usize, f64> = BTreeMap::new();
+    let copies_dir = ctx.perfdiff_dir.join("fresh-bin");
+    let mut copies = FreshCopies::new(copies_dir.clone()).map_err(|e| Error::io(&copies_dir, e))?;
     progress.start_run(
         (measurable.len() * policy.max_rounds() * 2) as u64,
         &format!(
@@ -582,6 +597,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             break;
         }
         let plan = schedule::plan_round(ctx.seed, round, &active);
+        copies.start_round();
         for slot in &plan.slots {
             let m = &ctx.matched[slot.benchmark];
             let b = index[slot.benchmark];
@@ -600,7 +616,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 None => {
                     for &side in &slot.order {
                         let w = warm(side, &file.benchmarks[b]);
-                        let request = ctx.request(side, m, w, None).expect("both sides present");
+                        let request = ctx.request(side, m, w, None, &mut copies)?;
                         let outcome =
                             fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
                         record_outcomes(file, b, round, &policy, vec![(side, outcome)]);
@@ -623,12 +639,10 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                             .max(warm(Side::Head, &file.benchmarks[b])),
                         Duration::from_millis(ctx.settings.measurement_ms),
                     );
-                    let base = ctx
-                        .request(Side::Base, m, w, Some(cpu_of(Side::Base)))
-                        .expect("present");
-                    let head = ctx
-                        .request(Side::Head, m, w, Some(cpu_of(Side::Head)))
-                        .expect("present");
+                    let base =
+                        ctx.request(Side::Base, m, w, Some(cpu_of(Side::Base)), &mut copies)?;
+                    let head =
+                        ctx.request(Side::Head, m, w, Some(cpu_of(Side::Head)), &mut copies)?;
                     let pair =
                         duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
                     let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
@@ -717,6 +731,7 @@ fn record_outcomes(
 
 fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
     file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
+    file.run.measure_ms = Some(ctx.measuring_since.elapsed().as_millis() as u64);
     file.save(ctx.samples_path)?;
     Ok(())
 }

@@ -99,6 +99,10 @@ pub struct RunInfo {
     /// Wall time of the whole run so far, in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<u64>,
+    /// The part of `wall_ms` spent running rounds of forks (with their checkpoints); the rest is
+    /// checkout, build and discovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure_ms: Option<u64>,
 }
 
 /// One side of the comparison as the user named it and as it was resolved.

@@ -79,7 +79,11 @@ pub struct StopPolicy {
     pub warmup_threshold: f64,
     /// Verdict parameters for the `decided` rule.
     pub alpha: f64,
+    /// The relevance threshold of benchmarks no override names.
     pub relevance: f64,
+    /// Per-benchmark thresholds (pattern, threshold) in the order [`Settings::threshold_for`]
+    /// tries them, so that every look judges a benchmark as its final verdict will.
+    pub relevance_overrides: Vec<(String, f64)>,
     /// Interleaved or duet: the `decided` rule judges the comparison with the statistics the
     /// verdict will use (duet runs are paired by round).
     pub mode: crate::samples::Mode,
@@ -111,8 +115,21 @@ impl StopPolicy {
             warmup_threshold: WARMUP_THRESHOLD,
             alpha: settings.alpha,
             relevance: settings.threshold,
+            relevance_overrides: settings
+                .overrides
+                .iter()
+                .filter_map(|(pattern, o)| Some((pattern.clone(), o.threshold?)))
+                .collect(),
             mode: settings.mode,
         }
+    }
+
+    /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
+    pub fn relevance_for(&self, id: &str) -> f64 {
+        self.relevance_overrides
+            .iter()
+            .find(|(pattern, _)| crate::config::override_matches(pattern, id))
+            .map_or(self.relevance, |&(_, threshold)| threshold)
     }
 
     /// Rounds after which every benchmark stops.
@@ -244,8 +261,9 @@ impl StopPolicy {
                     return None;
                 }
                 let (base, head) = record.analysed_by_fork(self.mode);
-                let decided = self.comparison_decided(record, &base, &head, seed);
-                futile = !decided && self.futile(&base, &head, rounds);
+                let relevance = self.relevance_for(&record.id);
+                let decided = self.comparison_decided(record, &base, &head, relevance, seed);
+                futile = !decided && self.futile(&base, &head, rounds, relevance);
                 let details = vec![("futile", Some(f64::from(u8::from(futile))))];
                 (decided, decided, details)
             }
@@ -331,7 +349,7 @@ impl StopPolicy {
     /// `|e^d − 1| >= relevance`; when
     /// neither is in reach, more forks are wasted time. Stopping earlier never adds a false
     /// alarm path: the final verdict is still computed at the per-look level.
-    fn futile(&self, base: &[Vec<f64>], head: &[Vec<f64>], rounds: usize) -> bool {
+    fn futile(&self, base: &[Vec<f64>], head: &[Vec<f64>], rounds: usize, relevance: f64) -> bool {
         let looks = self.looks();
         if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && looks.first() == Some(&rounds)) {
             return false;
@@ -364,11 +382,11 @@ impl StopPolicy {
             + descriptive::variance(&h) / h.len() as f64)
             .sqrt();
         let smallest = (d.abs() - FUTILITY_UNCHANGED_OPTIMISM_SE * se_now).max(0.0);
-        let unchanged_reachable = smallest + hw <= self.relevance;
-        let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= self.relevance;
+        let unchanged_reachable = smallest + hw <= relevance;
+        let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= relevance;
         // A large estimated change is never given up: it is what the user most needs to see,
         // and a noise burst is the likeliest reason it is not yet significant.
-        let large_change = (d.exp() - 1.0).abs() >= FUTILITY_KEEPS_CHANGES_ABOVE * self.relevance;
+        let large_change = (d.exp() - 1.0).abs() >= FUTILITY_KEEPS_CHANGES_ABOVE * relevance;
         !(unchanged_reachable || change_reachable || large_change)
     }
 
@@ -378,6 +396,7 @@ impl StopPolicy {
         record: &BenchmarkRecord,
         base: &[Vec<f64>],
         head: &[Vec<f64>],
+        relevance: f64,
         seed: u64,
     ) -> bool {
         if base.len() < 2 || head.len() < 2 {
@@ -404,15 +423,10 @@ impl StopPolicy {
             delta: delta.delta,
             change_rate: comparison.change_rate,
             fork_interval: Some(crate::analysis::fork_interval_verdict(
-                record,
-                base,
-                head,
-                self.mode,
-                self.relevance,
-                alpha,
+                record, base, head, self.mode, relevance, alpha,
             )),
         };
-        stats::verdict::decide(&evidence, self.relevance, alpha) != Verdict::Inconclusive
+        stats::verdict::decide(&evidence, relevance, alpha) != Verdict::Inconclusive
     }
 }
 
@@ -602,6 +616,62 @@ mod tests {
             },
             stop: None,
         }
+    }
+
+    /// Three rounds of a benchmark whose head is `change` slower, with ±0.1 % fork-to-fork noise.
+    fn record_with_change(id: &str, change: f64) -> BenchmarkRecord {
+        let fork = |round: usize, scale: f64| ForkRecord {
+            iters: vec![1.0; 10],
+            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
+            round: Some(round),
+            ..Default::default()
+        };
+        let side = |scales: [f64; 3]| SideRecord {
+            forks: (0..3).map(|r| fork(r, scales[r])).collect(),
+            failure: None,
+        };
+        let h = 1.0 + change;
+        BenchmarkRecord {
+            id: id.into(),
+            target: None,
+            presence: Default::default(),
+            base: side([0.999, 1.0, 1.001]),
+            head: side([h * 1.0005, h * 0.999, h * 1.0005]),
+            stop: None,
+        }
+    }
+
+    #[test]
+    fn every_look_judges_a_benchmark_by_its_own_threshold() {
+        let with_threshold = |threshold: f64, overrides: &[(&str, f64)]| {
+            let mut settings = Settings {
+                stop: StopRule::Decided,
+                min_forks: 3,
+                max_forks: 10,
+                threshold,
+                ..Settings::default()
+            };
+            for &(pattern, t) in overrides {
+                settings.overrides.insert(
+                    pattern.to_string(),
+                    crate::config::BenchOverride {
+                        threshold: Some(t),
+                        ..Default::default()
+                    },
+                );
+            }
+            StopPolicy::from_settings(&settings)
+        };
+        let overridden = with_threshold(0.02, &[("^slow/", 0.04)]);
+        assert_eq!(overridden.relevance_for("slow/x"), 0.04);
+        assert_eq!(overridden.relevance_for("fast/x"), 0.02);
+        let (at_2, at_4) = (with_threshold(0.02, &[]), with_threshold(0.04, &[]));
+        // A 3.5 % change is a regression against 2 % but undecided against 4 %.
+        let evaluate =
+            |policy: &StopPolicy, id: &str| policy.evaluate(&record_with_change(id, 0.035), 3, 7);
+        assert_ne!(evaluate(&at_2, "slow/x"), evaluate(&at_4, "slow/x"));
+        assert_eq!(evaluate(&overridden, "slow/x"), evaluate(&at_4, "slow/x"));
+        assert_eq!(evaluate(&overridden, "fast/x"), evaluate(&at_2, "fast/x"));
     }
 
     #[test]

@@ -87,6 +87,24 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         assert!((0.0..=1.0).contains(&share), "{share}");
         assert!(report["steal_share"].as_f64().is_some(), "{report}");
     }
+    // The run says how much of its time went to measuring (the rest: checkout and build).
+    let wall = report["run"]["wall_ms"].as_u64().expect("wall_ms");
+    let measuring = report["run"]["measure_ms"].as_u64().expect("measure_ms");
+    assert!(
+        0 < measuring && measuring <= wall,
+        "{measuring} of {wall} ms"
+    );
+    // The per-round copies of the executables are gone with the run.
+    let perfdiff_dir = std::path::Path::new(&samples)
+        .parent()
+        .and_then(std::path::Path::parent)
+        .unwrap();
+    assert!(
+        perfdiff_dir.join("bin").exists(),
+        "{}",
+        perfdiff_dir.display()
+    );
+    assert!(!perfdiff_dir.join("fresh-bin").exists());
     let again = cargo_perfdiff(&repo, &["report", &samples, "--format", "json"]);
     assert_eq!(again.status.code(), Some(1), "{}", stderr(&again));
     let again: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();

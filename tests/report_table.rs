@@ -220,3 +220,30 @@ fn steal_time_is_noted_only_when_noticeable() {
     );
     assert!(render(&report, Format::Markdown, &style).contains("steal time"));
 }
+
+#[test]
+fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let mut report = all_verdicts();
+    assert!(!render(&report, Format::Table, &style).contains("time:"));
+    let sides: Vec<usize> = report
+        .benchmarks
+        .iter()
+        .flat_map(|b| [b.forks.base, b.forks.head])
+        .filter(|&n| n > 0)
+        .collect();
+    let forks: usize = sides.iter().sum();
+    report.run.wall_ms = Some(229_553);
+    report.run.measure_ms = Some(228_900);
+    let out = render(&report, Format::Table, &style);
+    let expected = format!("time: 3 min 50 s in all, 3 min 49 s of it running {forks} forks (");
+    assert_eq!(out.matches(expected.as_str()).count(), 1, "{out}");
+    let markdown = render(&report, Format::Markdown, &style);
+    assert!(
+        markdown.contains(&format!("3 min 49 s of it running {forks} forks")),
+        "{markdown}"
+    );
+}

@@ -201,6 +201,9 @@ fn settings(report: &Report) -> String {
         "<sub>Ratio = head / base (> 1: head slower). {}",
         escape(&text::settings_line(&report.settings))
     );
+    if let Some(time) = text::time_line(report) {
+        line += &format!(" · {}", escape(&time));
+    }
     if let Some(version) = &report.run.tool_version {
         line += &format!(" · cargo-perfdiff {}", escape(version));
     }

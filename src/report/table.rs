@@ -271,6 +271,9 @@ fn footer(report: &Report) -> String {
     {
         out += &format!("note: {note}\n");
     }
+    if let Some(time) = text::time_line(report) {
+        out += &format!("time: {time}\n");
+    }
     out += &format!("settings: {}\n", text::settings_line(&report.settings));
     if let Some(path) = &report.samples_file {
         out += &format!("samples: {}\n", text::sanitize(path));

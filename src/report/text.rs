@@ -170,6 +170,52 @@ pub fn summary_line(report: &Report) -> String {
     }
 }
 
+/// Where the run's time went, `None` when the samples file does not say (older files, merged
+/// shards, replays): `3 min 50 s in all, 3 min 49 s of it running 160 forks (3.3 per benchmark
+/// and side)`. The rest of the run is checkout, build and discovery.
+pub fn time_line(report: &Report) -> Option<String> {
+    let wall_ms = report.run.wall_ms?;
+    let measure_ms = report.run.measure_ms?;
+    let sides: Vec<usize> = report
+        .benchmarks
+        .iter()
+        .flat_map(|b| [b.forks.base, b.forks.head])
+        .filter(|&forks| forks > 0)
+        .collect();
+    let forks: usize = sides.iter().sum();
+    let per_side = if sides.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} per benchmark and side)",
+            trim_float(forks as f64 / sides.len() as f64, 1)
+        )
+    };
+    Some(format!(
+        "{} in all, {} of it running {forks} fork{}{per_side}",
+        wall_time(wall_ms),
+        wall_time(measure_ms),
+        if forks == 1 { "" } else { "s" }
+    ))
+}
+
+/// A wall time for people: `850 ms`, `38.6 s`, `3 min 50 s`, `1 h 02 min`.
+pub fn wall_time(ms: u64) -> String {
+    let seconds = ms as f64 / 1e3;
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1_000..=59_949 => format!("{seconds:.1} s"),
+        59_950..=3_599_499 => {
+            let whole = seconds.round() as u64;
+            format!("{} min {:02} s", whole / 60, whole % 60)
+        }
+        _ => {
+            let minutes = (seconds / 60.0).round() as u64;
+            format!("{} h {:02} min", minutes / 60, minutes % 60)
+        }
+    }
+}
+
 /// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks
 /// in 2 benchmarks were left out as disturbed (…)`. A disturbed fork is handled, not a problem
 /// with the result, so it is one note for the run rather than a warning per benchmark.
@@ -381,6 +427,17 @@ mod tests {
     fn sanitize_strips_ansi_and_controls() {
         assert_eq!(sanitize("a\x1b[31mred\x1b[0m\x07b\nc"), "ared\\u{7}b\nc");
         assert_eq!(sanitize("\x1b]0;title\x07x"), "x");
+    }
+
+    #[test]
+    fn wall_times_read_naturally() {
+        assert_eq!(wall_time(850), "850 ms");
+        assert_eq!(wall_time(38_640), "38.6 s");
+        assert_eq!(wall_time(59_949), "59.9 s");
+        assert_eq!(wall_time(59_950), "1 min 00 s");
+        assert_eq!(wall_time(229_553), "3 min 50 s");
+        assert_eq!(wall_time(3_599_499), "59 min 59 s");
+        assert_eq!(wall_time(3_720_000), "1 h 02 min");
     }
 
     #[test]

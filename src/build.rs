@@ -186,6 +186,20 @@ pub enum BuildEvent<'a> {
     Message(&'a str),
     /// Cargo reported the end of the build (successful or not).
     Finished,
+    /// A bench target was not built because it requires features that are not enabled
+    /// (cargo skips such targets silently).
+    NeedsFeatures(&'a FeatureGatedBench),
+}
+
+/// A bench target with `required-features`, which cargo builds only when they are enabled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeatureGatedBench {
+    pub package: String,
+    pub target: String,
+    pub required_features: Vec<String>,
+    /// The `cargo perfdiff` arguments that enable them (`-p` only in a workspace of several
+    /// packages).
+    pub suggestion: String,
 }
 
 /// What cargo's JSON message stream says about a build.
@@ -336,7 +350,7 @@ pub fn build_benches(
     opts: &BuildOptions,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Vec<BenchExecutable>, BuildError> {
-    let packages = workspace_packages(workspace_dir, label, shared_target_dir)?;
+    let packages = workspace_packages(workspace_dir, label, shared_target_dir, opts)?;
     let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::BinDir {
         revision: label.to_string(),
         dir: bin_dir.to_path_buf(),
@@ -367,7 +381,29 @@ pub fn build_benches(
             diagnostics: failure_text(&parsed, &stderr_tail, status),
         });
     }
+    for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
+        on_event(BuildEvent::NeedsFeatures(gated));
+    }
     copy_executables(&parsed.benches, &packages.by_id, label, bin_dir)
+}
+
+/// The feature-gated bench targets this build was asked for (by `--bench`, or by not naming any)
+/// that cargo did not build.
+fn not_built<'a>(
+    gated: &'a [(String, FeatureGatedBench)],
+    built: &[BenchArtifact],
+    opts: &BuildOptions,
+) -> impl Iterator<Item = &'a FeatureGatedBench> {
+    gated
+        .iter()
+        .filter(move |(package_id, bench)| {
+            let asked = opts.benches.is_empty() || opts.benches.contains(&bench.target);
+            let was_built = built
+                .iter()
+                .any(|b| &b.package_id == package_id && b.target == bench.target);
+            asked && !was_built
+        })
+        .map(|(_, bench)| bench)
 }
 
 /// File name of the pass-through `RUSTC_WORKSPACE_WRAPPER` in a `bin_dir`.
@@ -573,6 +609,8 @@ fn failure_text(
 /// The workspace's packages by id, as `cargo metadata --no-deps` describes them.
 struct WorkspacePackages {
     by_id: HashMap<String, PackageInfo>,
+    /// Bench targets with `required-features` in the packages the build selects, by package id.
+    feature_gated: Vec<(String, FeatureGatedBench)>,
     /// True when cargo reports a `build.build-dir` apart from the target directory.
     separate_build_dir: bool,
 }
@@ -589,6 +627,7 @@ fn workspace_packages(
     workspace_dir: &Path,
     label: &str,
     shared_target_dir: &Path,
+    opts: &BuildOptions,
 ) -> Result<WorkspacePackages, BuildError> {
     let metadata = MetadataCommand::new()
         .current_dir(workspace_dir)
@@ -603,6 +642,7 @@ fn workspace_packages(
         .build_directory
         .as_ref()
         .is_some_and(|build_dir| *build_dir != metadata.target_directory);
+    let feature_gated = feature_gated_benches(&metadata, opts);
     let by_id = metadata
         .packages
         .into_iter()
@@ -617,8 +657,56 @@ fn workspace_packages(
         .collect();
     Ok(WorkspacePackages {
         by_id,
+        feature_gated,
         separate_build_dir,
     })
+}
+
+/// Bench targets with `required-features` in the packages `opts` selects (`-p`, or else the
+/// default members).
+fn feature_gated_benches(
+    metadata: &cargo_metadata::Metadata,
+    opts: &BuildOptions,
+) -> Vec<(String, FeatureGatedBench)> {
+    let selected = |package: &cargo_metadata::Package| {
+        if !opts.packages.is_empty() {
+            opts.packages.iter().any(|spec| {
+                let name = spec.split(['@', ':']).next().unwrap_or(spec);
+                name == package.name.as_str()
+            })
+        } else if metadata.workspace_default_members.is_available() {
+            metadata.workspace_default_members.contains(&package.id)
+        } else {
+            true
+        }
+    };
+    let several_packages = metadata.workspace_members.len() > 1;
+    metadata
+        .packages
+        .iter()
+        .filter(|package| selected(package))
+        .flat_map(|package| {
+            package
+                .targets
+                .iter()
+                .filter(|t| t.kind.contains(&TargetKind::Bench) && !t.required_features.is_empty())
+                .map(move |t| {
+                    let features = t.required_features.join(",");
+                    let suggestion = if several_packages {
+                        format!("-p {} --features {features}", package.name)
+                    } else {
+                        format!("--features {features}")
+                    };
+                    let bench = FeatureGatedBench {
+                        package: package.name.to_string(),
+                        target: t.name.clone(),
+                        required_features: t.required_features.clone(),
+                        suggestion,
+                    };
+                    (package.id.repr.clone(), bench)
+                })
+        })
+        .collect()
 }
 
 /// Copies each bench executable into `bin_dir` and describes it.

@@ -7,8 +7,11 @@
 //!   Every criterion binary contains the string `CARGO_CRITERION_PORT` (criterion reads it on start
 //!   to find cargo-criterion); every divan binary contains `DIVAN_SAMPLE_COUNT` (the environment
 //!   name of its `--sample-count` option).
-//! - Listing uses `--bench --list --format terse`, which criterion 0.5 and 0.8 both accept and
-//!   answer with exactly one `<id>: benchmark` line per benchmark and nothing else on stdout.
+//! - Listing uses `--bench --list --format terse`, which recent criterion (0.5, 0.7 and 0.8 are
+//!   tested) answers with exactly one `<id>: benchmark` line per benchmark and nothing else on
+//!   stdout. Criterion 0.3 rejects `--format`; its plain `--list` prints `<id>: bench` lines
+//!   among warnings, and its forks are then told their benchmark by an anchored regex
+//!   ([`CliDialect`]), since it has no `--exact` either.
 //! - Benchmarks are matched across revisions by criterion id, not by target, so a bench target that
 //!   was renamed or split still compares its benchmarks.
 //! - The same id in two bench targets of one revision is an error ([`check_unique_ids`],
@@ -29,6 +32,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 
 use crate::build::BenchExecutable;
+use crate::fork::CliDialect;
 use crate::samples::Presence;
 
 /// The string every criterion benchmark binary contains.
@@ -156,13 +160,58 @@ fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
     Ok(total)
 }
 
+/// The benchmarks of one bench executable, and how to select one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    pub ids: Vec<String>,
+    pub dialect: CliDialect,
+}
+
 /// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
 /// its package root with `env`, killing it after `timeout`.
+///
+/// Criterion 0.3 knows neither `--format terse` nor `--exact`: when the terse listing is
+/// rejected for its `--format`, `--bench --list` is tried, whose `<id>: bench` lines mark such an
+/// executable, and its forks will select their benchmark with an anchored regex instead. If that
+/// fails too, the terse listing's error is the one reported.
 pub fn list_benchmarks(
     exe: &BenchExecutable,
     env: &[(OsString, OsString)],
     timeout: Duration,
-) -> Result<Vec<String>, DiscoverError> {
+) -> Result<Listing, DiscoverError> {
+    let terse = run_listing(
+        exe,
+        env,
+        timeout,
+        &["--bench", "--list", "--format", "terse"],
+    );
+    match terse {
+        Ok(stdout) => Ok(Listing {
+            ids: parse_list(&stdout),
+            dialect: CliDialect::Current,
+        }),
+        // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
+        // asked again: a hang or a panic would just repeat.
+        Err(terse_error) if terse_error.to_string().contains("'--format'") => {
+            match run_listing(exe, env, timeout, &["--bench", "--list"]) {
+                Ok(stdout) if !parse_legacy_list(&stdout).is_empty() => Ok(Listing {
+                    ids: parse_legacy_list(&stdout),
+                    dialect: CliDialect::Criterion03,
+                }),
+                _ => Err(terse_error),
+            }
+        }
+        Err(terse_error) => Err(terse_error),
+    }
+}
+
+/// Runs `exe` with the listing `args` and returns its stdout.
+fn run_listing(
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+    args: &[&str],
+) -> Result<String, DiscoverError> {
     let fail = |message: String| DiscoverError::List {
         executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
         message,
@@ -173,7 +222,7 @@ pub fn list_benchmarks(
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
     let mut child = command
-        .args(["--bench", "--list", "--format", "terse"])
+        .args(args)
         .current_dir(&exe.package_root)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .env_remove("CARGO_CRITERION_PORT")
@@ -195,20 +244,31 @@ pub fn list_benchmarks(
             stderr_suffix(&stderr)
         ))),
         Some(status) if !status.success() => Err(fail(format!(
-            "`--bench --list --format terse` exited with {status}{}",
+            "`{}` exited with {status}{}",
+            args.join(" "),
             stderr_suffix(&stderr)
         ))),
-        Some(_) => Ok(parse_list(&stdout)),
+        Some(_) => Ok(stdout),
     }
 }
 
 /// Ids from criterion's terse listing: every line ending in `: benchmark`, with that suffix cut.
 /// Ids may contain spaces, colons, slashes and any unicode, so nothing else is touched.
 pub fn parse_list(stdout: &str) -> Vec<String> {
+    ids_with_suffix(stdout, ": benchmark")
+}
+
+/// Ids from criterion 0.3's `--list`: every line ending in `: bench` (its stdout also carries
+/// warnings, which never end that way).
+pub fn parse_legacy_list(stdout: &str) -> Vec<String> {
+    ids_with_suffix(stdout, ": bench")
+}
+
+fn ids_with_suffix(stdout: &str, suffix: &str) -> Vec<String> {
     stdout
         .lines()
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
-        .filter_map(|line| line.strip_suffix(": benchmark"))
+        .filter_map(|line| line.strip_suffix(suffix))
         .map(str::to_string)
         .collect()
 }
@@ -534,6 +594,24 @@ mod tests {
             parse_list(out),
             ["hash/mix", "odd id: with colons/and spaces", "größe/λ/10"]
         );
+    }
+
+    #[test]
+    fn criterion_0_3_listing_keeps_ids_and_skips_its_warnings() {
+        let out = "WARNING: HTML report generation will become a non-default optional feature.\n\
+                   Gnuplot not found, using plotters backend\n\
+                   extend 4 bytes/extend: bench\n\
+                   alloc-try-with/small, small: bench\r\n\
+                   format-realloc/format-realloc/10: bench\n";
+        assert_eq!(
+            parse_legacy_list(out),
+            [
+                "extend 4 bytes/extend",
+                "alloc-try-with/small, small",
+                "format-realloc/format-realloc/10"
+            ]
+        );
+        assert!(parse_list(out).is_empty(), "not a terse listing");
     }
 
     #[test]

@@ -4,19 +4,20 @@
 //! the samples file is saved after every fork, so whatever happens (a crash, Ctrl-C, a failing
 //! benchmark) the measurements taken so far are kept and `--resume` can continue.
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::analysis::{self, Report, SkippedTarget};
-use crate::build::{self, BenchExecutable, BuildEvent, BuildOptions};
+use crate::build::{self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench};
 use crate::config::{Settings, StopRule};
 use crate::discover::{self, Filter, Harness, Matched};
 use crate::duet;
 use crate::error::{Error, Result};
 use crate::fork::fresh_copy::FreshCopies;
-use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
+use crate::fork::{self, CliDialect, ForkError, ForkOutcome, ForkRequest};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
 use crate::samples::{BenchmarkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile};
@@ -54,6 +55,8 @@ pub struct RunOutcome {
 /// One side's built bench executables, by target name.
 struct SideBuild {
     targets: BTreeMap<String, BuiltTarget>,
+    /// Bench targets cargo did not build because they need features that are not enabled.
+    needs_features: Vec<FeatureGatedBench>,
 }
 
 /// A bench executable with the environment `cargo bench` would give it, computed once (it reads
@@ -61,6 +64,9 @@ struct SideBuild {
 struct BuiltTarget {
     exe: BenchExecutable,
     env: Vec<(OsString, OsString)>,
+    /// The criterion command line its forks speak, learnt when its benchmarks are listed (a
+    /// cell: in an A/A comparison both sides share one build).
+    dialect: Cell<CliDialect>,
 }
 
 /// Runs a whole comparison.
@@ -112,13 +118,23 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
-    let mut skipped = Vec::new();
+    let mut needs_features = base_build.needs_features.clone();
+    needs_features.extend(head_build.needs_features.iter().cloned());
+    needs_features.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
+    needs_features.dedup();
+    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(not_built).collect();
     let base_lists = discover_side(&base_build, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
     discover::check_unique_ids(&format!("base {}", comparison.base.label()), &base_lists)?;
     discover::check_unique_ids(&format!("head {}", comparison.head.label()), &head_lists)?;
-    let matched = select_benchmarks(&base_lists, &head_lists, settings, request.shard)?;
+    let matched = select_benchmarks(
+        &base_lists,
+        &head_lists,
+        settings,
+        request.shard,
+        &needs_features,
+    )?;
 
     let samples_path = match (&request.resume, &request.samples_path) {
         (Some(path), _) => path.clone(),
@@ -310,12 +326,14 @@ impl Builder<'_> {
             .perfdiff_dir
             .join("bin")
             .join(bin_dir_name(slot, revision));
+        let mut needs_features = Vec::new();
         let mut on_event = |event: BuildEvent| match event {
             BuildEvent::Compiling(name) => {
                 progress.step_message(&format!("building {label}: {name}"))
             }
             BuildEvent::Message(text) => progress.detail(text),
             BuildEvent::Finished => {}
+            BuildEvent::NeedsFeatures(gated) => needs_features.push(gated.clone()),
         };
         let executables = build::build_benches(
             &checkout.join(self.workspace_rel),
@@ -330,14 +348,27 @@ impl Builder<'_> {
             "built {label}: {} bench target(s)",
             executables.len()
         ));
+        for gated in &needs_features {
+            let skipped = not_built(gated);
+            progress.note(&format!(
+                "bench target {} {}",
+                skipped.target, skipped.reason
+            ));
+        }
         Ok(SideBuild {
             targets: executables
                 .into_iter()
                 .map(|exe| {
                     let env = build::fork_environment(&exe, self.shared_target);
-                    (exe.target.clone(), BuiltTarget { exe, env })
+                    let target = BuiltTarget {
+                        exe,
+                        env,
+                        dialect: Cell::new(CliDialect::Current),
+                    };
+                    (target.exe.target.clone(), target)
                 })
                 .collect(),
+            needs_features,
         })
     }
 }
@@ -351,6 +382,19 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
     }
 }
 
+/// How a bench target cargo skipped for its `required-features` appears in the report.
+fn not_built(gated: &FeatureGatedBench) -> SkippedTarget {
+    SkippedTarget {
+        target: gated.target.clone(),
+        reason: format!(
+            "not built: it requires the feature(s) `{}` of {}, which are not enabled (pass `{}`)",
+            gated.required_features.join("`, `"),
+            gated.package,
+            gated.suggestion
+        ),
+    }
+}
+
 /// Lists the criterion benchmarks of every target of one side; other harnesses are skipped.
 fn discover_side(
     side: &SideBuild,
@@ -358,11 +402,13 @@ fn discover_side(
     progress: &Progress,
 ) -> Result<Vec<(String, Vec<String>)>> {
     let mut lists = Vec::new();
-    for (target, BuiltTarget { exe, env }) in &side.targets {
+    for (target, built) in &side.targets {
+        let BuiltTarget { exe, env, .. } = built;
         match discover::classify(exe)? {
             Harness::Criterion => {
-                let ids = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
-                lists.push((target.clone(), ids));
+                let listing = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
+                built.dialect.set(listing.dialect);
+                lists.push((target.clone(), listing.ids));
             }
             Harness::Skipped { reason } => {
                 progress.detail(&format!("skipping bench target {target}: {reason}"));
@@ -388,14 +434,27 @@ fn select_benchmarks(
     head: &[(String, Vec<String>)],
     settings: &Settings,
     shard: Option<Shard>,
+    needs_features: &[FeatureGatedBench],
 ) -> Result<Vec<Matched>> {
     let all = discover::match_benchmarks(base, head);
     if all.is_empty() {
-        return Err(Error::NothingToRun(
-            "no criterion benchmarks found in either revision (bench targets that are not \
-             criterion are listed with -v)"
-                .to_string(),
-        ));
+        // A bench target gated by features is the likeliest reason: say which and how.
+        let gated: Vec<String> = needs_features
+            .iter()
+            .map(|g| format!("`{}` (pass `{}`)", g.target, g.suggestion))
+            .collect();
+        let gated = if gated.is_empty() {
+            " (bench targets that are not criterion are listed with -v)".to_string()
+        } else {
+            format!(
+                ": cargo did not build bench target(s) {} because they require features that \
+                 are not enabled",
+                gated.join(", ")
+            )
+        };
+        return Err(Error::NothingToRun(format!(
+            "no criterion benchmarks found in either revision{gated}"
+        )));
     }
     let filter = Filter::new(&settings.filters);
     let selected: Vec<Matched> = all
@@ -532,7 +591,7 @@ impl MeasureContext<'_> {
             Side::Base => (self.base, matched.base_target.as_ref()),
             Side::Head => (self.head, matched.head_target.as_ref()),
         };
-        let BuiltTarget { exe, env } = target
+        let BuiltTarget { exe, env, dialect } = target
             .and_then(|target| build.targets.get(target))
             .expect("measured benchmarks are present on both sides");
         let executable = copies
@@ -543,6 +602,7 @@ impl MeasureContext<'_> {
             cwd: exe.package_root.clone(),
             env: env.clone(),
             benchmark_id: matched.id.clone(),
+            dialect: dialect.get(),
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),
             sample_size: self.settings.sample_size.max(10),

@@ -211,7 +211,7 @@ pub struct EffectiveConfig {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct FailureRecord {
     pub message: String,
-    /// The last lines the process wrote to stderr.
+    /// The last lines the process wrote to stderr or stdout.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr_tail: String,
 }

@@ -48,6 +48,7 @@ fn build(
                 BuildEvent::Compiling(name) => format!("compiling {name}"),
                 BuildEvent::Message(text) => format!("message {text}"),
                 BuildEvent::Finished => "finished".to_string(),
+                BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
             })
         },
     );
@@ -56,7 +57,9 @@ fn build(
 
 fn list(exe: &BenchExecutable) -> Vec<String> {
     let env = fork_environment(exe, &shared_target_dir());
-    list_benchmarks(exe, &env, Duration::from_secs(60)).unwrap()
+    list_benchmarks(exe, &env, Duration::from_secs(60))
+        .unwrap()
+        .ids
 }
 
 #[test]

@@ -4,7 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use cargo_perfdiff::build::{
-    BuildError, BuildOptions, build_benches, target_directory, workspace_root,
+    BuildError, BuildEvent, BuildOptions, FeatureGatedBench, build_benches, target_directory,
+    workspace_root,
 };
 use cargo_perfdiff::discover::{Harness, classify};
 
@@ -101,6 +102,71 @@ fn every_member_is_built_unless_packages_are_selected() {
         build(&workspace, &dir.path().join("bin-a"), &one_bench),
         [("a".to_string(), "a_bench".to_string())]
     );
+}
+
+/// Builds and returns the feature-gated bench targets cargo skipped.
+fn skipped_for_features(
+    workspace: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+) -> Vec<FeatureGatedBench> {
+    let mut skipped = Vec::new();
+    build_benches(
+        workspace,
+        "working tree",
+        &shared_target_dir(),
+        bin_dir,
+        opts,
+        &mut |event| {
+            if let BuildEvent::NeedsFeatures(gated) = event {
+                skipped.push(gated.clone());
+            }
+        },
+    )
+    .unwrap();
+    skipped
+}
+
+#[test]
+fn a_bench_target_skipped_for_its_required_features_is_reported_with_the_flag_to_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = two_package_workspace(dir.path());
+    let manifest = workspace.join("b/Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.replace(
+            "harness = false\n",
+            "harness = false\nrequired-features = [\"bench\"]\n\n[features]\nbench = []\n",
+        ),
+    )
+    .unwrap();
+    let skipped = skipped_for_features(
+        &workspace,
+        &dir.path().join("bin"),
+        &BuildOptions::default(),
+    );
+    assert_eq!(
+        skipped,
+        [FeatureGatedBench {
+            package: "b".to_string(),
+            target: "b_bench".to_string(),
+            required_features: vec!["bench".to_string()],
+            suggestion: "-p b --features bench".to_string(),
+        }]
+    );
+    // Not reported when it was not asked for, nor once the feature is on.
+    let only_a = BuildOptions {
+        packages: vec!["a".to_string()],
+        ..Default::default()
+    };
+    assert!(skipped_for_features(&workspace, &dir.path().join("bin-a"), &only_a).is_empty());
+    let with_feature = BuildOptions {
+        packages: vec!["b".to_string()],
+        features: vec!["bench".to_string()],
+        ..Default::default()
+    };
+    assert!(skipped_for_features(&workspace, &dir.path().join("bin-b"), &with_feature).is_empty());
 }
 
 #[test]

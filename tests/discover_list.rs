@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use cargo_perfdiff::build::BenchExecutable;
 use cargo_perfdiff::discover::{DiscoverError, list_benchmarks};
+use cargo_perfdiff::fork::CliDialect;
 
 /// An executable shell script with `body`, as bench target `fake` of a package in `dir`.
 fn script(dir: &Path, body: &str) -> BenchExecutable {
@@ -39,7 +40,9 @@ echo "Gnuplot not found, using plotters backend"
 printf 'ünï/cödé:x/3: benchmark\n'"#,
     );
     let env = [("MY_VAR".into(), "from env".into())];
-    let ids = list_benchmarks(&exe, &env, Duration::from_secs(20)).unwrap();
+    let listing = list_benchmarks(&exe, &env, Duration::from_secs(20)).unwrap();
+    assert_eq!(listing.dialect, CliDialect::Current);
+    let ids = listing.ids;
     let cwd = dir.path().canonicalize().unwrap();
     assert_eq!(
         ids,
@@ -49,6 +52,42 @@ printf 'ünï/cödé:x/3: benchmark\n'"#,
             "ünï/cödé:x/3".to_string()
         ]
     );
+}
+
+/// Criterion 0.3's answers: clap rejects `--format`, and `--list` prints `<id>: bench` lines
+/// after its warnings.
+const CRITERION_0_3: &str = r#"case "$*" in
+  "--bench --list") echo "WARNING: HTML report generation will become optional"
+                    echo "alloc-try-with/small, small: bench"
+                    echo "extend 4 bytes/extend: bench" ;;
+  *) echo "error: Found argument '--format' which wasn't expected" >&2; exit 1 ;;
+esac"#;
+
+#[test]
+fn criterion_0_3_is_listed_without_format_and_selected_by_regex() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = script(dir.path(), CRITERION_0_3);
+    let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        listing.ids,
+        ["alloc-try-with/small, small", "extend 4 bytes/extend"]
+    );
+    assert_eq!(listing.dialect, CliDialect::Criterion03);
+}
+
+#[test]
+fn only_a_rejected_format_is_retried() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls = dir.path().join("calls");
+    let exe = script(
+        dir.path(),
+        &format!(
+            "echo x >> '{}'\necho 'thread main panicked' >&2\nexit 3",
+            calls.display()
+        ),
+    );
+    assert!(list_benchmarks(&exe, &[], Duration::from_secs(20)).is_err());
+    assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
 }
 
 #[test]

@@ -195,6 +195,31 @@ fn criterion_0_8_benchmarks_work_too() {
     assert_eq!(verdict_of(&report, "hash/mix"), "regressed");
 }
 
+/// Criterion 0.3 has neither `--exact` nor `--list --format terse`, and takes whole seconds only.
+#[test]
+fn criterion_0_3_benchmarks_work_too() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions {
+        criterion_version: Some("0.3".to_string()),
+        ..strong_changes()
+    });
+    let output = cargo_perfdiff(
+        &repo,
+        &fast_args(&[
+            "HEAD~1", "HEAD", "--stop", "fixed", "--forks", "3", "--format", "json", "--",
+            "hash/mix",
+        ]),
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(verdict_of(&report, "hash/mix"), "regressed");
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        1,
+        "the anchored regex selects hash/mix alone"
+    );
+}
+
 #[test]
 fn errors_are_one_clean_line_with_exit_code_2() {
     let outside = tempfile::tempdir().unwrap();

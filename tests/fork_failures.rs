@@ -19,6 +19,7 @@ fn request(benchmark_id: &str, timeout: Duration) -> (ForkRequest, tempfile::Tem
         cwd: benches.dir.clone(),
         env: vec![],
         benchmark_id: benchmark_id.to_string(),
+        dialect: Default::default(),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,
@@ -122,4 +123,29 @@ fn the_healthy_benchmark_of_the_same_executable_completes() {
     let outcome = run_fork(&request).unwrap();
     let record = outcome.completed().unwrap_or_else(|| panic!("{outcome:?}"));
     assert_eq!(record.iters.len(), 10);
+}
+
+#[cfg(unix)]
+#[test]
+fn what_a_failing_benchmark_printed_on_stdout_is_quoted_too() {
+    // Older criterion (clap 2) prints argument errors on stdout, not stderr.
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bench-on-stdout");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\necho \"error: Invalid value: The argument '0.05' isn't a valid value\"\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (mut request, _home) = request("any/id", Duration::from_secs(60));
+    request.executable = script;
+    request.cwd = dir.path().to_path_buf();
+    let ForkOutcome::Failed(failure) = run_fork(&request).unwrap() else {
+        panic!("the script cannot complete a fork");
+    };
+    assert!(
+        failure.stderr_tail.contains("isn't a valid value"),
+        "{failure:?}"
+    );
 }

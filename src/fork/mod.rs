@@ -75,6 +75,8 @@ pub struct ForkRequest {
     pub env: Vec<(OsString, OsString)>,
     /// Criterion's full id, `group/function/parameter`; matched exactly.
     pub benchmark_id: String,
+    /// The command line the executable understands.
+    pub dialect: CliDialect,
     pub warm_up: Duration,
     pub measurement: Duration,
     /// Samples per fork; criterion needs at least 10, smaller values are raised to 10.
@@ -87,6 +89,35 @@ pub struct ForkRequest {
     pub criterion_home: PathBuf,
     /// Pin the benchmark to this CPU (duet mode).
     pub cpu: Option<usize>,
+}
+
+/// The command line a criterion bench executable understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CliDialect {
+    /// Criterion 0.5 and later: `--exact ID`, fractional seconds.
+    #[default]
+    Current,
+    /// Criterion 0.3: no `--exact` (its filter is a regex) and whole seconds only.
+    Criterion03,
+}
+
+impl CliDialect {
+    /// The arguments that select exactly benchmark `id`.
+    pub fn select(self, id: &str) -> Vec<String> {
+        match self {
+            CliDialect::Current => vec!["--exact".to_string(), id.to_string()],
+            CliDialect::Criterion03 => vec![format!("^{}$", regex::escape(id))],
+        }
+    }
+
+    /// A duration as `--warm-up-time` and `--measurement-time` take it: criterion 0.3 wants
+    /// whole seconds, at least one (it rejects zero), so a duration is rounded up.
+    pub fn seconds(self, duration: Duration) -> String {
+        match self {
+            CliDialect::Current => duration.as_secs_f64().to_string(),
+            CliDialect::Criterion03 => duration.as_secs_f64().ceil().max(1.0).to_string(),
+        }
+    }
 }
 
 /// How one fork ended.

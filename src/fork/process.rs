@@ -1,5 +1,6 @@
 //! The operating-system side of a fork: a benchmark process in its own process group, optionally
-//! pinned to one CPU, whose stderr tail we keep and whose whole process tree we can kill.
+//! pinned to one CPU, whose output tail (stderr and stdout) we keep and whose whole process tree
+//! we can kill.
 //!
 //! Why a process group: benchmarks may start helpers (servers, subprocesses); killing only the
 //! direct child would leave them running and skewing every later fork. The child becomes the
@@ -48,20 +49,25 @@ pub struct BenchProcess {
 impl BenchProcess {
     /// Starts the process as the leader of a new process group, pinned to `cpu` if given.
     pub fn spawn(launch: Launch<'_>) -> io::Result<BenchProcess> {
+        // stdout and stderr share one pipe: argument errors of older criterion (clap 2) and
+        // messages of custom mains go to stdout, and a failure should quote them too.
+        let (output, output_writer) = io::pipe()?;
         let mut command = Command::new(launch.executable);
         command
             .args(&launch.args)
             .current_dir(launch.cwd)
             .envs(launch.env)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
+            .stdout(output_writer.try_clone()?)
+            .stderr(output_writer)
             .process_group(0);
         if let Some(cpu) = launch.cpu {
             pin_after_fork(&mut command, cpu)?;
         }
-        let mut child = command.spawn()?;
-        let stderr = StderrTail::collect(child.stderr.take().expect("stderr is piped"));
+        let child = command.spawn()?;
+        // The parent's write ends must close, or the reader never sees the end of the output.
+        drop(command);
+        let stderr = StderrTail::collect(output);
         Ok(BenchProcess {
             child,
             stderr,

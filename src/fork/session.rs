@@ -515,21 +515,18 @@ fn check_samples(measurement: &Measurement) -> Result<(), ProtocolError> {
 
 /// The command line of one fork.
 fn fork_arguments(req: &ForkRequest) -> Vec<std::ffi::OsString> {
-    let seconds = |d: Duration| d.as_secs_f64().to_string();
-    [
-        "--bench".to_string(),
-        "--exact".to_string(),
-        req.benchmark_id.clone(),
+    let seconds = |d: Duration| req.dialect.seconds(d);
+    let mut args = vec!["--bench".to_string()];
+    args.extend(req.dialect.select(&req.benchmark_id));
+    args.extend([
         "--warm-up-time".to_string(),
         seconds(req.warm_up),
         "--measurement-time".to_string(),
         seconds(req.measurement),
         "--sample-size".to_string(),
         req.sample_size.max(MIN_SAMPLE_SIZE).to_string(),
-    ]
-    .into_iter()
-    .map(Into::into)
-    .collect()
+    ]);
+    args.into_iter().map(Into::into).collect()
 }
 
 /// Writes all of `bytes` to a non-blocking socket, waiting for room until `deadline`.
@@ -609,6 +606,7 @@ mod tests {
             cwd: "/".into(),
             env: vec![],
             benchmark_id: "g/f".into(),
+            dialect: Default::default(),
             warm_up: Duration::from_millis(50),
             measurement: Duration::from_millis(1500),
             sample_size: 3,
@@ -616,6 +614,23 @@ mod tests {
             criterion_home: "/nonexistent".into(),
             cpu: None,
         }
+    }
+
+    #[test]
+    fn criterion_0_3_gets_an_anchored_escaped_regex_and_whole_seconds() {
+        let req = ForkRequest {
+            benchmark_id: "extend 4 bytes/a+b (x)".into(),
+            dialect: crate::fork::CliDialect::Criterion03,
+            ..request()
+        };
+        let args = fork_arguments(&req);
+        let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(&args[..2], ["--bench", r"^extend 4 bytes/a\+b \(x\)$"]);
+        // Whole seconds, rounded up, never zero: 0.05 s warm-up and 1.5 s measurement.
+        assert_eq!(
+            &args[2..6],
+            ["--warm-up-time", "1", "--measurement-time", "2"]
+        );
     }
 
     #[test]

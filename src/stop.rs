@@ -58,6 +58,8 @@ const FUTILITY_KEEPS_CHANGES_ABOVE: f64 = 5.0;
 const FUTILITY_UNCHANGED_OPTIMISM_SE: f64 = 1.0;
 /// Whether the futility stop may fire at the first look already.
 const FUTILITY_AT_FIRST_LOOK: bool = true;
+/// The futility stop fires only while at least this share of `max-forks` is still to run.
+const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
 /// At the first look the noise estimate rests on `min-forks` forks per side, so futility there
 /// assumes the noise is only this fraction of what was measured (a variance overestimated by 2×).
 const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
@@ -354,6 +356,10 @@ impl StopPolicy {
         if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && looks.first() == Some(&rounds)) {
             return false;
         }
+        let remaining = (self.max_forks - rounds) as f64;
+        if remaining < FUTILITY_MIN_REMAINING_SHARE * self.max_forks as f64 {
+            return false;
+        }
         let log_means =
             |forks: &[Vec<f64>]| descriptive::finite_logs(&descriptive::fork_means(forks));
         let (b, h) = (log_means(base), log_means(head));
@@ -639,6 +645,48 @@ mod tests {
             head: side([h * 1.0005, h * 0.999, h * 1.0005]),
             stop: None,
         }
+    }
+
+    /// `rounds` rounds of an unchanged benchmark whose forks scatter by ±15 %.
+    fn hopelessly_noisy(rounds: usize) -> BenchmarkRecord {
+        let fork = |round: usize, scale: f64| ForkRecord {
+            iters: vec![1.0; 10],
+            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
+            round: Some(round),
+            ..Default::default()
+        };
+        let scales = [0.85, 1.15, 1.0, 0.9, 1.1, 0.95, 1.05, 0.88, 1.12, 1.0];
+        let side = |shift: usize| SideRecord {
+            forks: (0..rounds)
+                .map(|r| fork(r, scales[(r + shift) % scales.len()]))
+                .collect(),
+            failure: None,
+        };
+        BenchmarkRecord {
+            id: "noisy".into(),
+            target: None,
+            presence: Default::default(),
+            base: side(0),
+            head: side(3),
+            stop: None,
+        }
+    }
+
+    #[test]
+    fn futility_gives_up_early_but_not_in_the_last_half_of_max_forks() {
+        let p = StopPolicy {
+            max_forks: 10,
+            ..policy(StopRule::Decided)
+        };
+        assert_eq!(p.looks(), vec![3, 5, 8, 10]);
+        let futile = |rounds: usize| {
+            p.evaluate(&hopelessly_noisy(rounds), rounds, 3)
+                .map(|stop| stop.details.get("futile").copied())
+        };
+        assert_eq!(futile(3), Some(Some(1.0)), "hopeless at the first look");
+        assert_eq!(futile(8), None, "look 8 of 10: the last forks decide");
+        let at_cap = futile(10).expect("the cap always stops");
+        assert_eq!(at_cap, Some(0.0));
     }
 
     #[test]

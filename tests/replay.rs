@@ -283,19 +283,19 @@ fn the_default_rule_raises_no_false_alarm_on_a_disturbed_a_a_recording() {
     // one with the default 10,000 resamples, two with the 1,000 used here
     assert!(fixed_false_alarms >= 1, "the fixed run's known false alarm");
     assert!(
-        result.totals.time_saved > 0.3,
+        result.totals.time_saved > 0.25,
         "{}",
         result.totals.time_saved
     );
 }
 
 /// The burst-free recording of the same base64 A/B: agreement, change rate and overhead met,
-/// 59.7 % of the time saved (`docs/stopping.md`).
+/// 58.1 % of the time saved (`docs/stopping.md`).
 #[test]
 fn the_default_rule_on_a_burst_free_recording_of_the_real_crate() {
     assert_default_rule_targets(
         "fixtures/recordings/base64-encode-quiet-fixed10.json",
-        0.58,
-        0.95,
+        0.57,
+        0.99,
     );
 }

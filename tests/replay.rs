@@ -301,13 +301,13 @@ fn the_default_rule_on_a_burst_free_recording_of_the_real_crate() {
 }
 
 /// A second real crate: bumpalo's criterion 0.3 suite, 17 benchmarks, with a deliberate regression
-/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). Time, change rate
-/// and overhead targets are met; every benchmark the full recording calls regressed or unchanged
-/// gets the same verdict. The one disagreement is a −1.8 % change (`extend_from_slices_copy`)
-/// that 3 forks call improved and 10 inconclusive.
+/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). All four targets
+/// are met: 61.6 % of the time saved, every verdict the same as fixed 10's (the −1.8 %
+/// `extend_from_slices_copy`, which 3 forks would call improved, waits for more forks because of
+/// the early-verdict margin), change rate and overhead.
 #[test]
 fn the_default_rule_on_a_second_real_crate() {
-    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.60, 0.94);
+    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.60, 0.99);
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/bumpalo-fixed10.json");
     let file = SampleFile::load(&path).unwrap();

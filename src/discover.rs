@@ -9,9 +9,9 @@
 //!   name of its `--sample-count` option).
 //! - Listing uses `--bench --list --format terse`, which recent criterion (0.5, 0.7 and 0.8 are
 //!   tested) answers with exactly one `<id>: benchmark` line per benchmark and nothing else on
-//!   stdout. Criterion 0.3 rejects `--format`; its plain `--list` prints `<id>: bench` lines
-//!   among warnings, and its forks are then told their benchmark by an anchored regex
-//!   ([`CliDialect`]), since it has no `--exact` either.
+//!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
+//!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
+//!   ([`CliDialect`]), since they have no `--exact` either.
 //! - Benchmarks are matched across revisions by criterion id, not by target, so a bench target that
 //!   was renamed or split still compares its benchmarks.
 //! - The same id in two bench targets of one revision is an error ([`check_unique_ids`],

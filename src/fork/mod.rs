@@ -97,7 +97,8 @@ pub enum CliDialect {
     /// Criterion 0.5 and later: `--exact ID`, fractional seconds.
     #[default]
     Current,
-    /// Criterion 0.3: no `--exact` (its filter is a regex) and whole seconds only.
+    /// Criterion 0.3 and 0.4: no `--exact` (the filter is a regex); 0.3 takes whole seconds only
+    /// (0.4 would take fractions, but whole seconds do for both).
     Criterion03,
 }
 

@@ -614,80 +614,61 @@ mod tests {
         assert_eq!(warm, Duration::from_millis(300));
     }
 
-    /// Rounds whose common interference moves both sides by up to ±30 %, with head always 10 %
-    /// slower than base in the same round.
-    fn duet_record(rounds: usize) -> BenchmarkRecord {
-        let fork = |round: usize, scale: f64| ForkRecord {
-            iters: vec![1.0; 10],
-            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
-            round: Some(round),
-            ..Default::default()
-        };
-        let interference = |r: usize| 1.0 + 0.3 * ((r as f64 * 2.1).sin());
-        BenchmarkRecord {
-            id: "duet".into(),
-            target: None,
-            presence: Default::default(),
-            base: SideRecord {
-                forks: (0..rounds).map(|r| fork(r, interference(r))).collect(),
-                failure: None,
-            },
-            head: SideRecord {
-                forks: (0..rounds)
-                    .map(|r| fork(r, 1.1 * interference(r)))
-                    .collect(),
-                failure: None,
-            },
-            stop: None,
-        }
-    }
-
-    /// Three rounds of a benchmark whose head is `change` slower, with ±0.1 % fork-to-fork noise.
-    fn record_with_change(id: &str, change: f64) -> BenchmarkRecord {
-        let fork = |round: usize, scale: f64| ForkRecord {
-            iters: vec![1.0; 10],
-            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
-            round: Some(round),
-            ..Default::default()
-        };
-        let side = |scales: [f64; 3]| SideRecord {
-            forks: (0..3).map(|r| fork(r, scales[r])).collect(),
-            failure: None,
-        };
-        let h = 1.0 + change;
-        BenchmarkRecord {
-            id: id.into(),
-            target: None,
-            presence: Default::default(),
-            base: side([0.999, 1.0, 1.001]),
-            head: side([h * 1.0005, h * 0.999, h * 1.0005]),
-            stop: None,
-        }
-    }
-
-    /// `rounds` rounds of an unchanged benchmark whose forks scatter by ±15 %.
-    fn hopelessly_noisy(rounds: usize) -> BenchmarkRecord {
-        let fork = |round: usize, scale: f64| ForkRecord {
-            iters: vec![1.0; 10],
-            times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
-            round: Some(round),
-            ..Default::default()
-        };
-        let scales = [0.85, 1.15, 1.0, 0.9, 1.1, 0.95, 1.05, 0.88, 1.12, 1.0];
-        let side = |shift: usize| SideRecord {
-            forks: (0..rounds)
-                .map(|r| fork(r, scales[(r + shift) % scales.len()]))
+    /// A benchmark whose fork in round `r` takes `scale × (1000 + i)` ns for samples `i` of 0..10,
+    /// with one scale per round and side.
+    fn record_from_scales(id: &str, base: &[f64], head: &[f64]) -> BenchmarkRecord {
+        let side = |scales: &[f64]| SideRecord {
+            forks: scales
+                .iter()
+                .enumerate()
+                .map(|(round, scale)| ForkRecord {
+                    iters: vec![1.0; 10],
+                    times_ns: (0..10).map(|i| scale * (1000.0 + i as f64)).collect(),
+                    round: Some(round),
+                    ..Default::default()
+                })
                 .collect(),
             failure: None,
         };
         BenchmarkRecord {
-            id: "noisy".into(),
+            id: id.into(),
             target: None,
             presence: Default::default(),
-            base: side(0),
-            head: side(3),
+            base: side(base),
+            head: side(head),
             stop: None,
         }
+    }
+
+    /// Rounds whose common interference moves both sides by up to ±30 %, with head always 10 %
+    /// slower than base in the same round.
+    fn duet_record(rounds: usize) -> BenchmarkRecord {
+        let interference: Vec<f64> = (0..rounds)
+            .map(|r| 1.0 + 0.3 * ((r as f64 * 2.1).sin()))
+            .collect();
+        let head: Vec<f64> = interference.iter().map(|i| 1.1 * i).collect();
+        record_from_scales("duet", &interference, &head)
+    }
+
+    /// Three rounds of a benchmark whose head is `change` slower, with ±0.1 % fork-to-fork noise.
+    fn record_with_change(id: &str, change: f64) -> BenchmarkRecord {
+        let h = 1.0 + change;
+        record_from_scales(
+            id,
+            &[0.999, 1.0, 1.001],
+            &[h * 1.0005, h * 0.999, h * 1.0005],
+        )
+    }
+
+    /// `rounds` rounds of an unchanged benchmark whose forks scatter by ±15 %.
+    fn hopelessly_noisy(rounds: usize) -> BenchmarkRecord {
+        let scales = [0.85, 1.15, 1.0, 0.9, 1.1, 0.95, 1.05, 0.88, 1.12, 1.0];
+        let side = |shift: usize| -> Vec<f64> {
+            (0..rounds)
+                .map(|r| scales[(r + shift) % scales.len()])
+                .collect()
+        };
+        record_from_scales("noisy", &side(0), &side(3))
     }
 
     #[test]

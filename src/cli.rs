@@ -336,6 +336,8 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         }
         revisions = vec!["HEAD".to_string(), "HEAD".to_string()];
     }
+    // A report that cannot be written should fail now, not after minutes of measuring.
+    check_writable(&args.output)?;
     let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
     let request = RunRequest {
         start_dir,
@@ -384,6 +386,7 @@ fn report_command(args: ReportArgs) -> Result<i32, Error> {
 }
 
 fn demo_command(args: DemoArgs) -> Result<i32, Error> {
+    check_writable(&args.output)?;
     let (repo, _keep) = crate::demo::prepare_demo_dir(args.dir.as_deref(), &args.criterion)?;
     let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
     progress.note(&format!(
@@ -460,6 +463,37 @@ fn write_outputs(
         write_file(path, report::render_html(report, samples).as_bytes())?;
     }
     Ok(report::exit_code(report, fail_on))
+}
+
+/// Fails if `--output` or `--html` could not be written: its directory cannot be created, it is
+/// a directory, or it cannot be opened for writing. Nothing the user had is changed: an existing
+/// file is opened without truncation, and a file created for the test is removed again.
+fn check_writable(output: &OutputArgs) -> Result<(), Error> {
+    for path in [&output.output, &output.html].into_iter().flatten() {
+        let cannot = |e: std::io::Error| {
+            Error::Usage(format!(
+                "cannot write the report to {}: {e}",
+                path.display()
+            ))
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(cannot)?;
+        }
+        if path.is_dir() {
+            return Err(cannot(std::io::Error::other("it is a directory")));
+        }
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(cannot)?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+    Ok(())
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {

@@ -241,3 +241,43 @@ fn a_broken_cargo_toml_is_one_line_naming_the_file_and_position() {
     assert!(!err.contains("caused by: |"), "no snippet fragments: {err}");
     assert_eq!(RepoState::capture(&repo), before);
 }
+
+#[test]
+fn an_unwritable_report_path_is_refused_before_any_work() {
+    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let before = RepoState::capture(&repo);
+    // A regular file where the report's directory should be.
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "mine\n").unwrap();
+    let report = blocker.join("report.json");
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "-o", report.to_str().unwrap()]);
+    assert_clean_error(&output, 2, "cannot write the report to");
+    assert!(stderr(&output).contains("a-file"), "{}", stderr(&output));
+    // A directory given as the HTML page.
+    let output = cargo_perfdiff(
+        &repo,
+        &["HEAD~1", "HEAD", "--html", dir.path().to_str().unwrap()],
+    );
+    assert_clean_error(&output, 2, "is a directory");
+    assert_eq!(std::fs::read_to_string(&blocker).unwrap(), "mine\n");
+    assert_eq!(RepoState::capture(&repo), before);
+    assert_no_work_done(&repo);
+}
+
+#[test]
+fn checking_the_report_path_leaves_no_file_and_keeps_an_existing_one() {
+    let (dir, repo) = demo_repo(&DemoOptions::default());
+    let existing = dir.path().join("old-report.md");
+    std::fs::write(&existing, "previous report\n").unwrap();
+    let fresh = dir.path().join("new/report.json");
+    // An unknown revision fails after the check: the check itself must have left nothing behind.
+    for path in [&existing, &fresh] {
+        let output = cargo_perfdiff(&repo, &["no-such-branch", "-o", path.to_str().unwrap()]);
+        assert_clean_error(&output, 2, "unknown revision");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&existing).unwrap(),
+        "previous report\n"
+    );
+    assert!(!fresh.exists());
+}

@@ -476,9 +476,7 @@ fn check_writable(output: &OutputArgs) -> Result<(), Error> {
                 path.display()
             ))
         };
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(cannot)?;
-        }
+        create_parent_dir(path, |_, e| cannot(e))?;
         if path.is_dir() {
             return Err(cannot(std::io::Error::other("it is a directory")));
         }
@@ -497,10 +495,20 @@ fn check_writable(output: &OutputArgs) -> Result<(), Error> {
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
+    create_parent_dir(path, |dir, e| Error::io(dir, e))?;
     std::fs::write(path, bytes).map_err(|e| Error::io(path, e))
+}
+
+/// Creates the directory `path` is to be written in, if it names one; `error` describes a failure
+/// given that directory.
+fn create_parent_dir<E>(
+    path: &Path,
+    error: impl FnOnce(&Path, std::io::Error) -> E,
+) -> Result<(), E> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) => std::fs::create_dir_all(dir).map_err(|e| error(dir, e)),
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

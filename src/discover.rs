@@ -193,13 +193,16 @@ pub fn list_benchmarks(
         // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
         // asked again: a hang or a panic would just repeat.
         Err(terse_error) if terse_error.to_string().contains("'--format'") => {
-            match run_listing(exe, env, timeout, &["--bench", "--list"]) {
-                Ok(stdout) if !parse_legacy_list(&stdout).is_empty() => Ok(Listing {
-                    ids: parse_legacy_list(&stdout),
-                    dialect: CliDialect::Criterion03,
-                }),
-                _ => Err(terse_error),
+            let ids = run_listing(exe, env, timeout, &["--bench", "--list"])
+                .map(|stdout| parse_legacy_list(&stdout))
+                .unwrap_or_default();
+            if ids.is_empty() {
+                return Err(terse_error);
             }
+            Ok(Listing {
+                ids,
+                dialect: CliDialect::Criterion03,
+            })
         }
         Err(terse_error) => Err(terse_error),
     }

@@ -122,7 +122,7 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     needs_features.extend(head_build.needs_features.iter().cloned());
     needs_features.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
     needs_features.dedup();
-    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(not_built).collect();
+    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
     let base_lists = discover_side(&base_build, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
@@ -349,7 +349,7 @@ impl Builder<'_> {
             executables.len()
         ));
         for gated in &needs_features {
-            let skipped = not_built(gated);
+            let skipped = skipped_for_features(gated);
             progress.note(&format!(
                 "bench target {} {}",
                 skipped.target, skipped.reason
@@ -383,7 +383,7 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
 }
 
 /// How a bench target cargo skipped for its `required-features` appears in the report.
-fn not_built(gated: &FeatureGatedBench) -> SkippedTarget {
+fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
     SkippedTarget {
         target: gated.target.clone(),
         reason: format!(

@@ -21,12 +21,12 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// How many trailing stderr lines a failure record keeps.
-pub const STDERR_TAIL_LINES: usize = 20;
+/// How many trailing output lines (stderr and stdout) a failure record keeps.
+pub const OUTPUT_TAIL_LINES: usize = 20;
 /// How long to wait for killed group members to actually die (they are not our children, so
 /// we cannot wait for them; SIGKILL takes effect when they are next scheduled).
 const GROUP_EXIT_LIMIT: Duration = Duration::from_secs(2);
-/// Longest stderr line kept, in bytes; longer lines are cut (progress bars, binary junk).
+/// Longest output line kept, in bytes; longer lines are cut (progress bars, binary junk).
 const MAX_LINE_BYTES: usize = 1000;
 
 /// What to start.
@@ -42,7 +42,7 @@ pub struct Launch<'a> {
 /// A running benchmark process. Dropping it kills its process group and reaps it.
 pub struct BenchProcess {
     child: Child,
-    stderr: StderrTail,
+    output: OutputTail,
     status: Option<ExitStatus>,
 }
 
@@ -67,10 +67,10 @@ impl BenchProcess {
         let child = command.spawn()?;
         // The parent's write ends must close, or the reader never sees the end of the output.
         drop(command);
-        let stderr = StderrTail::collect(output);
+        let output = OutputTail::collect(output);
         Ok(BenchProcess {
             child,
-            stderr,
+            output,
             status: None,
         })
     }
@@ -110,11 +110,11 @@ impl BenchProcess {
         Ok(status)
     }
 
-    /// The last lines of stderr. Waits up to `grace` for the pipe to close so the final lines
-    /// (a panic message) are in; a helper that escaped the group and holds the pipe open costs
-    /// at most that wait.
-    pub fn stderr_tail(&self, grace: Duration) -> String {
-        self.stderr.tail(grace)
+    /// The last lines of output (stderr and stdout). Waits up to `grace` for the pipe to close so
+    /// the final lines (a panic message) are in; a helper that escaped the group and holds the
+    /// pipe open costs at most that wait.
+    pub fn output_tail(&self, grace: Duration) -> String {
+        self.output.tail(grace)
     }
 
     fn kill_group(&self) {
@@ -247,13 +247,13 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 
 /// The last lines of a pipe, collected by a background thread (so a chatty benchmark never
 /// blocks on a full pipe) in bounded memory.
-struct StderrTail {
+struct OutputTail {
     lines: Arc<Mutex<TailLines>>,
     closed: Mutex<mpsc::Receiver<()>>,
 }
 
-impl StderrTail {
-    fn collect(mut pipe: impl Read + Send + 'static) -> StderrTail {
+impl OutputTail {
+    fn collect(mut pipe: impl Read + Send + 'static) -> OutputTail {
         let lines = Arc::new(Mutex::new(TailLines::default()));
         let (closed_tx, closed_rx) = mpsc::channel();
         let sink = Arc::clone(&lines);
@@ -272,7 +272,7 @@ impl StderrTail {
             }
             let _ = closed_tx.send(());
         });
-        StderrTail {
+        OutputTail {
             lines,
             closed: Mutex::new(closed_rx),
         }
@@ -289,7 +289,7 @@ impl StderrTail {
     }
 }
 
-/// The last [`STDERR_TAIL_LINES`] lines seen, plus the unfinished current line.
+/// The last [`OUTPUT_TAIL_LINES`] lines seen, plus the unfinished current line.
 #[derive(Default)]
 struct TailLines {
     complete: VecDeque<Vec<u8>>,
@@ -301,7 +301,7 @@ impl TailLines {
         for &byte in bytes {
             if byte == b'\n' {
                 let line = std::mem::take(&mut self.current);
-                if self.complete.len() == STDERR_TAIL_LINES {
+                if self.complete.len() == OUTPUT_TAIL_LINES {
                     self.complete.pop_front();
                 }
                 self.complete.push_back(line);
@@ -316,7 +316,7 @@ impl TailLines {
         if !self.current.is_empty() {
             lines.push(&self.current);
         }
-        let keep = lines.len().saturating_sub(STDERR_TAIL_LINES);
+        let keep = lines.len().saturating_sub(OUTPUT_TAIL_LINES);
         lines[keep..]
             .iter()
             .map(|line| {
@@ -342,7 +342,7 @@ mod tests {
         tail.push(b"partial");
         let text = tail.text();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), STDERR_TAIL_LINES);
+        assert_eq!(lines.len(), OUTPUT_TAIL_LINES);
         assert_eq!(lines.first(), Some(&"line 11"));
         assert_eq!(lines.last(), Some(&"partial"));
     }
@@ -383,7 +383,7 @@ mod tests {
         let status = process.kill_and_reap().unwrap();
         assert!(!group_has_live_member(pgid), "a background child survived");
         assert_eq!(describe_status(status), "signal 9 (SIGKILL)");
-        let tail = process.stderr_tail(Duration::from_secs(2));
+        let tail = process.output_tail(Duration::from_secs(2));
         assert!(tail.ends_with(&format!("\t{cpu}")), "{tail}");
     }
 }

@@ -226,7 +226,7 @@ impl RunningFork {
             .cpu_times_at_start
             .zip(CpuTimes::now())
             .and_then(|(start, end)| start.steal_share_until(&end));
-        let stderr_tail = self.process.stderr_tail(STDERR_GRACE);
+        let stderr_tail = self.process.output_tail(STDERR_GRACE);
         let measurement_window =
             match (&self.progress.measurement_started, &self.progress.completed) {
                 (Some(start), Some((_, end))) => Some((*start, *end)),

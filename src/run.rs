@@ -123,6 +123,10 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     needs_features.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
     needs_features.dedup();
     let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
+    // Once per target, not once per side.
+    for gated in &skipped {
+        progress.note(&format!("bench target {} {}", gated.target, gated.reason));
+    }
     let base_lists = discover_side(&base_build, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
@@ -348,13 +352,6 @@ impl Builder<'_> {
             "built {label}: {} bench target(s)",
             executables.len()
         ));
-        for gated in &needs_features {
-            let skipped = skipped_for_features(gated);
-            progress.note(&format!(
-                "bench target {} {}",
-                skipped.target, skipped.reason
-            ));
-        }
         Ok(SideBuild {
             targets: executables
                 .into_iter()

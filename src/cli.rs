@@ -146,7 +146,7 @@ pub struct CompareArgs {
     /// Sliding window of the stop rules [default: 5]
     #[arg(long)]
     pub window: Option<usize>,
-    /// Criterion warm-up time per fork, in seconds [default: 0.3]
+    /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
     #[arg(long, value_name = "SECS")]
     pub warm_up_time: Option<f64>,
     /// Criterion measurement time per fork, in seconds [default: 1]

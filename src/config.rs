@@ -202,7 +202,7 @@ impl Default for Settings {
             max_forks: 10,
             stop_threshold: None,
             window: 5,
-            warm_up_ms: 300,
+            warm_up_ms: 100,
             measurement_ms: 1000,
             sample_size: 30,
             threshold: 0.02,

@@ -25,6 +25,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::{BenchmarkResult, Outcome, Report};
@@ -60,6 +63,11 @@ pub struct ReplayArgs {
     /// Also print one line per benchmark
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Replay every rule on N orders of the rounds: the recorded one and N − 1 seeded shuffles
+    /// (base and head of a round kept together). One order is one draw of the noise a rule
+    /// meets; the table then gives the mean over orders and the worst agreement
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub orders: u64,
 }
 
 /// Output of `replay`.
@@ -78,6 +86,8 @@ pub struct ReplayOptions {
     pub window: Option<usize>,
     /// Bootstrap resamples of the analyses (`None`: the recording's setting).
     pub resamples: Option<usize>,
+    /// Replay the rounds in this shuffled order ([`permute_rounds`]; `None` or 0: as recorded).
+    pub order: Option<u64>,
 }
 
 /// One benchmark under one replayed rule.
@@ -103,6 +113,11 @@ pub struct BenchmarkReplay {
     pub verdict_full: Outcome,
     pub verdict: Outcome,
     pub agrees: bool,
+    /// The full recording's verdict is clear: changed by at least [`CLEAR_CHANGE`] × the
+    /// threshold, or unchanged within [`CLEAR_UNCHANGED`] × it, where a verdict does not hang on
+    /// the exact place of the threshold.
+    #[serde(default)]
+    pub clear: bool,
     /// `|mean_dyn / mean_full − 1|` of base and head.
     pub change_rate_sides: [f64; 2],
     /// `|ratio_dyn / ratio_full − 1|` of the head/base ratio of means.
@@ -115,6 +130,10 @@ pub struct BenchmarkReplay {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RuleReplay {
     pub rule: StopRule,
+    /// The order of the rounds replayed: 0 the recorded order, `k` a seeded shuffle
+    /// ([`permute_rounds`]).
+    #[serde(default)]
+    pub order: u64,
     pub min_forks: usize,
     pub max_forks: usize,
     pub window: usize,
@@ -131,6 +150,12 @@ pub struct ReplayTotals {
     pub time_saved: f64,
     /// Fraction of benchmarks whose verdict equals the full recording's.
     pub agreement: f64,
+    /// Benchmarks whose full verdict is clear ([`BenchmarkReplay::clear`]).
+    #[serde(default)]
+    pub clear_benchmarks: usize,
+    /// Agreement over the clear benchmarks alone (1 when there are none).
+    #[serde(default)]
+    pub clear_agreement: f64,
     /// Mean over benchmarks of `max(change rate base, change rate head)`.
     pub mean_change_rate: f64,
     /// Mean over benchmarks of the ratio's change rate.
@@ -155,9 +180,13 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
         ..settings.clone()
     };
 
-    // The reference: every recorded fork up to max-forks, warm-up detected by the same detector.
-    let mut full = file.clone();
-    let mut replayed = file.clone();
+    // The reference: every recorded fork up to max-forks (in the replayed order), warm-up detected
+    // by the same detector.
+    let mut full = match options.order {
+        Some(order) => permute_rounds(file, order),
+        None => file.clone(),
+    };
+    let mut replayed = full.clone();
     // The recording's timings are not the replay's.
     replayed.run.wall_ms = None;
     replayed.run.measure_ms = None;
@@ -207,6 +236,7 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
         .collect();
     RuleReplay {
         rule,
+        order: options.order.unwrap_or(0),
         min_forks: policy.min_forks,
         max_forks: policy.max_forks,
         window: policy.window,
@@ -214,6 +244,35 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
         totals: totals(&benchmarks),
         benchmarks,
     }
+}
+
+/// The recording with its rounds in another order: order `k` shuffles the round indices with a
+/// seed of `k`, the same way for every benchmark, and keeps the base and head forks of a round
+/// together. Rounds that ran at the same time stay together across benchmarks, so what a noisy
+/// moment did to the whole suite is kept; order 0 is the recorded order.
+pub fn permute_rounds(file: &SampleFile, order: u64) -> SampleFile {
+    let mut permuted = file.clone();
+    if order == 0 {
+        return permuted;
+    }
+    let rounds = file
+        .benchmarks
+        .iter()
+        .map(|b| b.base.forks.len().max(b.head.forks.len()))
+        .max()
+        .unwrap_or(0);
+    let mut positions: Vec<usize> = (0..rounds).collect();
+    positions.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(order));
+    for record in &mut permuted.benchmarks {
+        for side in [&mut record.base, &mut record.head] {
+            let forks = std::mem::take(&mut side.forks);
+            side.forks = positions
+                .iter()
+                .filter_map(|&p| forks.get(p).cloned())
+                .collect();
+        }
+    }
+    permuted
 }
 
 /// The settings a real run of `rule` would have had: the recording's analysis settings, the
@@ -326,12 +385,30 @@ fn compare(
         verdict_full: full.verdict,
         verdict: kept.verdict,
         agrees: full.verdict == kept.verdict,
+        clear: is_clear(full),
         change_rate_sides: [
             relative_change(kept.base.mean_ns, full.base.mean_ns),
             relative_change(kept.head.mean_ns, full.head.mean_ns),
         ],
         change_rate_ratio: relative_change(ratio(kept), ratio(full)),
         checkpoint_ms,
+    }
+}
+
+/// A full verdict is *clear* from this multiple of the relevance threshold on for a change...
+pub const CLEAR_CHANGE: f64 = 2.0;
+/// ... and up to this multiple of it for "unchanged".
+pub const CLEAR_UNCHANGED: f64 = 0.5;
+
+/// Whether a full recording's verdict is clear ([`BenchmarkReplay::clear`]).
+fn is_clear(full: &BenchmarkResult) -> bool {
+    let Some(change) = full.ratio.map(|r| (r.estimate - 1.0).abs()) else {
+        return false;
+    };
+    match full.verdict {
+        Outcome::Regressed | Outcome::Improved => change >= CLEAR_CHANGE * full.threshold,
+        Outcome::Unchanged => change <= CLEAR_UNCHANGED * full.threshold,
+        _ => false,
     }
 }
 
@@ -346,6 +423,7 @@ fn totals(benchmarks: &[BenchmarkReplay]) -> ReplayTotals {
     let kept: f64 = benchmarks.iter().map(|b| b.wall_kept_ms).sum();
     let checkpoint: f64 = benchmarks.iter().map(|b| b.checkpoint_ms).sum();
     let forks: usize = benchmarks.iter().map(|b| 2 * b.rounds).sum();
+    let clear: Vec<&BenchmarkReplay> = benchmarks.iter().filter(|b| b.clear).collect();
     let unsteady: usize = benchmarks
         .iter()
         .map(|b| b.unsteady_forks[0] + b.unsteady_forks[1])
@@ -354,6 +432,12 @@ fn totals(benchmarks: &[BenchmarkReplay]) -> ReplayTotals {
         benchmarks: n,
         time_saved: if full > 0.0 { 1.0 - kept / full } else { 0.0 },
         agreement: mean(&|b| f64::from(u8::from(b.agrees))),
+        clear_benchmarks: clear.len(),
+        clear_agreement: if clear.is_empty() {
+            1.0
+        } else {
+            clear.iter().filter(|b| b.agrees).count() as f64 / clear.len() as f64
+        },
         mean_change_rate: mean(&|b| b.change_rate_sides[0].max(b.change_rate_sides[1])),
         mean_ratio_change_rate: mean(&|b| b.change_rate_ratio),
         mean_rounds: mean(&|b| b.rounds as f64),
@@ -380,33 +464,148 @@ pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
     } else {
         args.stop.clone()
     };
-    let options = ReplayOptions {
-        min_forks: args.min_forks,
-        max_forks: args.max_forks,
-        stop_threshold: args.stop_threshold,
-        window: args.window,
-        resamples: None,
-    };
-    let results: Vec<RuleReplay> = rules.iter().map(|&r| replay(&file, r, &options)).collect();
+    let results: Vec<RuleReplay> = rules
+        .iter()
+        .flat_map(|&rule| {
+            (0..args.orders).map(move |order| {
+                let options = ReplayOptions {
+                    min_forks: args.min_forks,
+                    max_forks: args.max_forks,
+                    stop_threshold: args.stop_threshold,
+                    window: args.window,
+                    resamples: None,
+                    order: Some(order),
+                };
+                (rule, options)
+            })
+        })
+        .map(|(rule, options)| replay(&file, rule, &options))
+        .collect();
     let text = match args.format {
         ReplayFormat::Json => serde_json::to_string_pretty(&results)
             .map_err(|e| Error::Usage(format!("cannot serialise the replay: {e}")))?,
+        ReplayFormat::Table if args.orders > 1 => render_orders_table(&results),
         ReplayFormat::Table => render_table(&results, args.verbose),
     };
     println!("{text}");
     Ok(0)
 }
 
+/// Suite figures of one rule over several orders of the rounds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OrdersSummary {
+    pub rule: StopRule,
+    pub orders: usize,
+    /// Each total's mean over the orders.
+    pub mean: ReplayTotals,
+    /// The lowest agreement of any order.
+    pub worst_agreement: f64,
+    /// The lowest time saved of any order.
+    pub worst_time_saved: f64,
+}
+
+/// Groups replays by rule (in first-seen order) and summarises each rule over its orders.
+pub fn summarise_orders(results: &[RuleReplay]) -> Vec<OrdersSummary> {
+    let mut rules: Vec<StopRule> = Vec::new();
+    for r in results {
+        if !rules.contains(&r.rule) {
+            rules.push(r.rule);
+        }
+    }
+    rules
+        .into_iter()
+        .map(|rule| {
+            let of_rule: Vec<&ReplayTotals> = results
+                .iter()
+                .filter(|r| r.rule == rule)
+                .map(|r| &r.totals)
+                .collect();
+            let n = of_rule.len() as f64;
+            let mean = |f: fn(&ReplayTotals) -> f64| of_rule.iter().map(|t| f(t)).sum::<f64>() / n;
+            let worst = |f: fn(&ReplayTotals) -> f64| {
+                of_rule.iter().map(|t| f(t)).fold(f64::INFINITY, f64::min)
+            };
+            OrdersSummary {
+                rule,
+                orders: of_rule.len(),
+                mean: ReplayTotals {
+                    benchmarks: of_rule.first().map_or(0, |t| t.benchmarks),
+                    time_saved: mean(|t| t.time_saved),
+                    agreement: mean(|t| t.agreement),
+                    clear_benchmarks: of_rule.first().map_or(0, |t| t.clear_benchmarks),
+                    clear_agreement: mean(|t| t.clear_agreement),
+                    mean_change_rate: mean(|t| t.mean_change_rate),
+                    mean_ratio_change_rate: mean(|t| t.mean_ratio_change_rate),
+                    mean_rounds: mean(|t| t.mean_rounds),
+                    capped: (mean(|t| t.capped as f64)).round() as usize,
+                    checkpoint_overhead: mean(|t| t.checkpoint_overhead),
+                    unsteady_fork_fraction: mean(|t| t.unsteady_fork_fraction),
+                },
+                worst_agreement: worst(|t| t.agreement),
+                worst_time_saved: worst(|t| t.time_saved),
+            }
+        })
+        .collect()
+}
+
+/// "98.5% of 12": the agreement over the clear benchmarks and how many there are.
+fn clear_cell(totals: &ReplayTotals) -> String {
+    format!(
+        "{:.1}% of {}",
+        totals.clear_agreement * 100.0,
+        totals.clear_benchmarks
+    )
+}
+
+/// The table of [`summarise_orders`]: one row per rule, means over the orders and the worst.
+pub fn render_orders_table(results: &[RuleReplay]) -> String {
+    let mut out = format!(
+        "{:<8} {:>6} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>12} {:>9} {:>11} {:>11}\n",
+        "rule",
+        "orders",
+        "bench",
+        "forks",
+        "time saved",
+        "agree",
+        "agree(clear)",
+        "change(side)",
+        "change(ratio)",
+        "overhead",
+        "worst agree",
+        "worst saved"
+    );
+    for summary in summarise_orders(results) {
+        let t = &summary.mean;
+        out.push_str(&format!(
+            "{:<8} {:>6} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>12} {:>11.2}% {:>12.2}% {:>8.3}% {:>10.1}% {:>10.1}%\n",
+            summary.rule.to_string(),
+            summary.orders,
+            t.benchmarks,
+            t.mean_rounds,
+            t.time_saved * 100.0,
+            t.agreement * 100.0,
+            clear_cell(t),
+            t.mean_change_rate * 100.0,
+            t.mean_ratio_change_rate * 100.0,
+            t.checkpoint_overhead * 100.0,
+            summary.worst_agreement * 100.0,
+            summary.worst_time_saved * 100.0
+        ));
+    }
+    out
+}
+
 /// The suite table (one row per rule), and with `verbose` one row per benchmark and rule.
 pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "{:<8} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>9} {:>7} {:>9}\n",
+        "{:<8} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>12} {:>9} {:>7} {:>9}\n",
         "rule",
         "bench",
         "forks",
         "time saved",
         "agree",
+        "agree(clear)",
         "change(side)",
         "change(ratio)",
         "overhead",
@@ -416,12 +615,13 @@ pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
     for r in results {
         let t = &r.totals;
         out.push_str(&format!(
-            "{:<8} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>11.2}% {:>12.2}% {:>8.3}% {:>7} {:>8.1}%\n",
+            "{:<8} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>12} {:>11.2}% {:>12.2}% {:>8.3}% {:>7} {:>8.1}%\n",
             r.rule.to_string(),
             t.benchmarks,
             t.mean_rounds,
             t.time_saved * 100.0,
             t.agreement * 100.0,
+            clear_cell(t),
             t.mean_change_rate * 100.0,
             t.mean_ratio_change_rate * 100.0,
             t.checkpoint_overhead * 100.0,

@@ -327,3 +327,109 @@ fn the_default_rule_on_a_second_real_crate() {
         );
     }
 }
+
+/// Round orders: order 0 is the recording, another order moves whole rounds (base and head of a
+/// round together, every benchmark alike) and is the same every time it is asked for.
+#[test]
+fn shuffled_orders_move_whole_rounds() {
+    let file = recording();
+    assert_eq!(replay::permute_rounds(&file, 0), file);
+    let shuffled = replay::permute_rounds(&file, 7);
+    assert_eq!(shuffled, replay::permute_rounds(&file, 7), "seeded");
+    assert_ne!(shuffled, file, "order 7 is not the recorded order");
+    let rounds_of = |record: &cargo_perfdiff::samples::BenchmarkRecord| -> Vec<(usize, usize)> {
+        record
+            .base
+            .forks
+            .iter()
+            .zip(&record.head.forks)
+            .map(|(b, h)| (b.round.unwrap(), h.round.unwrap()))
+            .collect()
+    };
+    let first = rounds_of(&shuffled.benchmarks[0]);
+    for (original, moved) in file.benchmarks.iter().zip(&shuffled.benchmarks) {
+        let pairs = rounds_of(moved);
+        assert!(
+            pairs.iter().all(|(b, h)| b == h),
+            "{}: pairs kept",
+            moved.id
+        );
+        if pairs.len() == first.len() {
+            assert_eq!(pairs, first, "{}: the same order for all", moved.id);
+        }
+        let mut sorted: Vec<usize> = pairs.iter().map(|p| p.0).collect();
+        sorted.sort_unstable();
+        let recorded: Vec<usize> = rounds_of(original).iter().map(|p| p.0).collect();
+        assert_eq!(sorted, recorded, "{}: the same rounds", moved.id);
+    }
+}
+
+/// `--orders`: one replay per order, and a summary whose means and worst cases are those of the
+/// replays it summarises; "clear" benchmarks are those the threshold's exact place cannot flip.
+#[test]
+fn several_orders_are_summarised_by_their_mean_and_worst() {
+    let quiet =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/demo-quiet-fixed20.json");
+    let file = SampleFile::load(&quiet).unwrap();
+    let results: Vec<RuleReplay> = (0..4)
+        .map(|order| {
+            let options = ReplayOptions {
+                max_forks: Some(10),
+                order: Some(order),
+                ..options()
+            };
+            replay::replay(&file, StopRule::Decided, &options)
+        })
+        .collect();
+    let summary = replay::summarise_orders(&results);
+    assert_eq!(summary.len(), 1);
+    let s = &summary[0];
+    assert_eq!(s.orders, 4);
+    let mean = |f: fn(&RuleReplay) -> f64| results.iter().map(f).sum::<f64>() / 4.0;
+    assert!((s.mean.time_saved - mean(|r| r.totals.time_saved)).abs() < 1e-12);
+    assert!((s.mean.agreement - mean(|r| r.totals.agreement)).abs() < 1e-12);
+    let worst = results
+        .iter()
+        .map(|r| r.totals.agreement)
+        .fold(1.0, f64::min);
+    assert_eq!(s.worst_agreement, worst);
+    for r in &results {
+        check_bookkeeping(&replay::permute_rounds(&file, r.order), r);
+        let clear: Vec<_> = r.benchmarks.iter().filter(|b| b.clear).collect();
+        assert_eq!(r.totals.clear_benchmarks, clear.len());
+        // hash/mix (+9.8 %) and hash/checksum (−20 %) are clear changes in every order's first
+        // 10 of the 20 rounds, hash/slight (+3.3 %) is within twice the 2 % threshold in all
+        let ids: Vec<&str> = clear.iter().map(|b| b.id.as_str()).collect();
+        for id in ["hash/mix", "hash/checksum"] {
+            assert!(ids.contains(&id), "order {}: {ids:?}", r.order);
+        }
+        assert!(!ids.contains(&"hash/slight"), "order {}: {ids:?}", r.order);
+    }
+    let table = replay::render_orders_table(&results);
+    assert!(table.contains("worst agree"), "{table}");
+    assert!(table.contains("decided"), "{table}");
+}
+
+#[test]
+fn the_binary_replays_several_orders_and_refuses_none() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING);
+    let out = assert_cmd::Command::cargo_bin("cargo-perfdiff")
+        .unwrap()
+        .args(["perfdiff", "replay", "--stop", "decided", "--orders", "3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("worst agree"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("decided")).unwrap();
+    assert_eq!(row.split_whitespace().nth(1), Some("3"), "{row}");
+    let none = assert_cmd::Command::cargo_bin("cargo-perfdiff")
+        .unwrap()
+        .args(["perfdiff", "replay", "--orders", "0"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("--orders"));
+}

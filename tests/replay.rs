@@ -433,3 +433,43 @@ fn the_binary_replays_several_orders_and_refuses_none() {
     assert_eq!(none.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&none.stderr).contains("--orders"));
 }
+
+/// The held-out crate (hex, `fixtures/recordings/README.md`), replayed in several orders of its
+/// rounds: the default rule may leave a clear verdict `inconclusive`, but never contradicts one
+/// (a clear change called unchanged or the other way, a clear "unchanged" called changed), and the
+/// one real change is found in every order, after three forks.
+#[test]
+fn the_default_rule_never_contradicts_a_clear_verdict_of_the_held_out_crate() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/hex-encode-fixed10.json");
+    let file = SampleFile::load(&path).unwrap();
+    for order in 0..4 {
+        let options = ReplayOptions {
+            order: Some(order),
+            ..options()
+        };
+        let result = replay::replay(&file, Settings::default().stop, &options);
+        assert_eq!(result.benchmarks.len(), 11);
+        for b in result.benchmarks.iter().filter(|b| b.clear) {
+            assert!(
+                b.agrees || b.verdict == Outcome::Inconclusive,
+                "order {order}: {} {:?} -> {:?}",
+                b.id,
+                b.verdict_full,
+                b.verdict
+            );
+        }
+        let encode = result
+            .benchmarks
+            .iter()
+            .find(|b| b.id == "encode/hex")
+            .unwrap();
+        assert_eq!(encode.verdict, Outcome::Regressed, "order {order}");
+        assert_eq!(encode.rounds, 3, "order {order}");
+        assert!(
+            result.totals.time_saved > 0.25,
+            "order {order}: {:?}",
+            result.totals
+        );
+    }
+}

@@ -560,34 +560,19 @@ fn clear_cell(totals: &ReplayTotals) -> String {
 /// The table of [`summarise_orders`]: one row per rule, means over the orders and the worst.
 pub fn render_orders_table(results: &[RuleReplay]) -> String {
     let mut out = format!(
-        "{:<8} {:>6} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>12} {:>9} {:>11} {:>11}\n",
+        "{:<8} {:>6} {} {:>11} {:>11}\n",
         "rule",
         "orders",
-        "bench",
-        "forks",
-        "time saved",
-        "agree",
-        "agree(clear)",
-        "change(side)",
-        "change(ratio)",
-        "overhead",
+        totals_header(),
         "worst agree",
         "worst saved"
     );
     for summary in summarise_orders(results) {
-        let t = &summary.mean;
         out.push_str(&format!(
-            "{:<8} {:>6} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>12} {:>11.2}% {:>12.2}% {:>8.3}% {:>10.1}% {:>10.1}%\n",
+            "{:<8} {:>6} {} {:>10.1}% {:>10.1}%\n",
             summary.rule.to_string(),
             summary.orders,
-            t.benchmarks,
-            t.mean_rounds,
-            t.time_saved * 100.0,
-            t.agreement * 100.0,
-            clear_cell(t),
-            t.mean_change_rate * 100.0,
-            t.mean_ratio_change_rate * 100.0,
-            t.checkpoint_overhead * 100.0,
+            totals_cells(&summary.mean),
             summary.worst_agreement * 100.0,
             summary.worst_time_saved * 100.0
         ));
@@ -595,12 +580,10 @@ pub fn render_orders_table(results: &[RuleReplay]) -> String {
     out
 }
 
-/// The suite table (one row per rule), and with `verbose` one row per benchmark and rule.
-pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
-    let mut out = String::new();
-    out.push_str(&format!(
-        "{:<8} {:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>12} {:>9} {:>7} {:>9}\n",
-        "rule",
+/// The headers of the suite figures both tables show, from `bench` to `overhead`.
+fn totals_header() -> String {
+    format!(
+        "{:>5} {:>9} {:>10} {:>7} {:>12} {:>12} {:>12} {:>9}",
         "bench",
         "forks",
         "time saved",
@@ -608,23 +591,40 @@ pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
         "agree(clear)",
         "change(side)",
         "change(ratio)",
-        "overhead",
+        "overhead"
+    )
+}
+
+/// The cells under [`totals_header`].
+fn totals_cells(t: &ReplayTotals) -> String {
+    format!(
+        "{:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>12} {:>11.2}% {:>12.2}% {:>8.3}%",
+        t.benchmarks,
+        t.mean_rounds,
+        t.time_saved * 100.0,
+        t.agreement * 100.0,
+        clear_cell(t),
+        t.mean_change_rate * 100.0,
+        t.mean_ratio_change_rate * 100.0,
+        t.checkpoint_overhead * 100.0
+    )
+}
+
+/// The suite table (one row per rule), and with `verbose` one row per benchmark and rule.
+pub fn render_table(results: &[RuleReplay], verbose: bool) -> String {
+    let mut out = format!(
+        "{:<8} {} {:>7} {:>9}\n",
+        "rule",
+        totals_header(),
         "capped",
         "unsteady"
-    ));
+    );
     for r in results {
         let t = &r.totals;
         out.push_str(&format!(
-            "{:<8} {:>5} {:>9.1} {:>9.1}% {:>6.1}% {:>12} {:>11.2}% {:>12.2}% {:>8.3}% {:>7} {:>8.1}%\n",
+            "{:<8} {} {:>7} {:>8.1}%\n",
             r.rule.to_string(),
-            t.benchmarks,
-            t.mean_rounds,
-            t.time_saved * 100.0,
-            t.agreement * 100.0,
-            clear_cell(t),
-            t.mean_change_rate * 100.0,
-            t.mean_ratio_change_rate * 100.0,
-            t.checkpoint_overhead * 100.0,
+            totals_cells(t),
             t.capped,
             t.unsteady_fork_fraction * 100.0
         ));

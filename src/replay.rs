@@ -65,8 +65,14 @@ pub struct ReplayArgs {
     pub verbose: bool,
     /// Replay every rule on N orders of the rounds: the recorded one and N − 1 seeded shuffles
     /// (base and head of a round kept together). One order is one draw of the noise a rule
-    /// meets; the table then gives the mean over orders and the worst agreement
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    /// meets; the table then gives the mean over orders and the worst agreement and time saved
+    /// (JSON: one replay per rule and order; `-v` applies to a single order only)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = clap::value_parser!(u64).range(1..)
+    )]
     pub orders: u64,
 }
 

@@ -16,7 +16,14 @@
 //!   `|ratio_dyn / ratio_full − 1|`; the suite figure is the mean over benchmarks of the larger of
 //!   the two sides;
 //! - **checkpoint overhead**: time spent evaluating the rule and detecting warm-up, over the wall
-//!   time of the kept forks.
+//!   time of the kept forks;
+//! - **agreement on clear benchmarks**: agreement over the benchmarks whose full verdict does not
+//!   hang on the threshold's exact place ([`BenchmarkReplay::clear`]), what a tester comparing a
+//!   default run with a fixed one checks.
+//!
+//! One recorded order of the rounds is one draw of the noise a rule meets: [`permute_rounds`]
+//! gives the same recording in other orders, and `--orders N` replays N of them and summarises
+//! them by their mean and their worst ([`summarise_orders`]).
 //!
 //! What a replay cannot show: the adaptive warm-up time (the recording's forks ran with the warm-up
 //! time they were given), and how the benchmarks would have run on a machine with fewer forks

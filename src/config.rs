@@ -223,26 +223,35 @@ impl Default for Settings {
 impl Settings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        self.matching_overrides(id)
-            .find_map(|o| o.threshold)
-            .unwrap_or(self.threshold)
+        threshold_for(&self.overrides, self.threshold, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.
     pub fn is_ignored(&self, id: &str) -> bool {
-        self.matching_overrides(id).any(|o| o.ignore)
+        matching_overrides(&self.overrides, id).any(|o| o.ignore)
     }
+}
 
-    fn matching_overrides<'a>(&'a self, id: &'a str) -> impl Iterator<Item = &'a BenchOverride> {
-        self.overrides
-            .iter()
-            .filter_map(move |(pattern, o)| override_matches(pattern, id).then_some(o))
-    }
+/// The relevance threshold for benchmark `id`: that of the first override in `overrides` that
+/// names it and sets one, else `default`.
+pub fn threshold_for(overrides: &BTreeMap<String, BenchOverride>, default: f64, id: &str) -> f64 {
+    matching_overrides(overrides, id)
+        .find_map(|o| o.threshold)
+        .unwrap_or(default)
+}
+
+fn matching_overrides<'a>(
+    overrides: &'a BTreeMap<String, BenchOverride>,
+    id: &'a str,
+) -> impl Iterator<Item = &'a BenchOverride> {
+    overrides
+        .iter()
+        .filter_map(move |(pattern, o)| override_matches(pattern, id).then_some(o))
 }
 
 /// Whether a per-benchmark override's pattern names `id`: a regex match, or a substring when the
 /// pattern is not a valid regex.
-pub fn override_matches(pattern: &str, id: &str) -> bool {
+fn override_matches(pattern: &str, id: &str) -> bool {
     regex::Regex::new(pattern)
         .map(|re| re.is_match(id))
         .unwrap_or_else(|_| id.contains(pattern))

@@ -89,9 +89,9 @@ pub struct StopPolicy {
     pub alpha: f64,
     /// The relevance threshold of benchmarks no override names.
     pub relevance: f64,
-    /// Per-benchmark thresholds (pattern, threshold) in the order [`Settings::threshold_for`]
-    /// tries them, so that every look judges a benchmark as its final verdict will.
-    pub relevance_overrides: Vec<(String, f64)>,
+    /// The per-benchmark overrides of the settings, so that every look judges a benchmark by the
+    /// threshold its final verdict will use ([`crate::config::threshold_for`]).
+    pub overrides: std::collections::BTreeMap<String, crate::config::BenchOverride>,
     /// Interleaved or duet: the `decided` rule judges the comparison with the statistics the
     /// verdict will use (duet runs are paired by round).
     pub mode: crate::samples::Mode,
@@ -123,21 +123,14 @@ impl StopPolicy {
             warmup_threshold: WARMUP_THRESHOLD,
             alpha: settings.alpha,
             relevance: settings.threshold,
-            relevance_overrides: settings
-                .overrides
-                .iter()
-                .filter_map(|(pattern, o)| Some((pattern.clone(), o.threshold?)))
-                .collect(),
+            overrides: settings.overrides.clone(),
             mode: settings.mode,
         }
     }
 
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn relevance_for(&self, id: &str) -> f64 {
-        self.relevance_overrides
-            .iter()
-            .find(|(pattern, _)| crate::config::override_matches(pattern, id))
-            .map_or(self.relevance, |&(_, threshold)| threshold)
+        crate::config::threshold_for(&self.overrides, self.relevance, id)
     }
 
     /// Rounds after which every benchmark stops.

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Settings, StopRule};
+use crate::config::Settings;
 use crate::duet;
 use crate::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
@@ -108,8 +108,9 @@ pub struct BenchmarkResult {
     /// `head / base` ratio of means and its CI.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratio: Option<RatioCi>,
-    /// Under `--stop decided`: the verdict of the t interval on the fork means
-    /// ([`stats::fork_interval`]) at the run's level, which a decided verdict must share.
+    /// When both sides have at least two analysed forks (any stop rule): the verdict of the t
+    /// interval on the fork means ([`stats::fork_interval`]) at the run's level, which the
+    /// verdict must share.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fork_interval: Option<Verdict>,
     /// `mean(head) / mean(base) − 1`.
@@ -356,7 +357,7 @@ fn analyse_one(
         method: mw.method,
     });
     result.cliffs_delta = comparison.cliffs_delta;
-    if settings.stop == StopRule::Decided {
+    if base.len() >= 2 && head.len() >= 2 {
         result.fork_interval = Some(fork_interval_verdict(
             record,
             &base,
@@ -603,8 +604,42 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             change_rate: result.change_rate.unwrap_or(0.0),
             fork_interval: result.fork_interval,
         };
-        result.verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha).into();
+        let verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
+        result.warnings.extend(spread_note(
+            &evidence,
+            verdict,
+            result.threshold,
+            settings.alpha,
+        ));
+        result.verdict = verdict.into();
     }
+}
+
+/// Why a benchmark whose bootstrap CI alone would decide is `inconclusive`: its fork means
+/// disagree more than its samples suggest, so the t interval on them does not share the verdict
+/// (`docs/statistics.md`). Without this a table row such as "+1.0 %, CI [1.000, 1.020],
+/// inconclusive" would be a riddle.
+fn spread_note(
+    evidence: &Evidence,
+    verdict: Verdict,
+    threshold: f64,
+    alpha: f64,
+) -> Option<String> {
+    let without_interval = stats::verdict::decide(
+        &Evidence {
+            fork_interval: None,
+            ..*evidence
+        },
+        threshold,
+        alpha,
+    );
+    (verdict == Verdict::Inconclusive && without_interval != Verdict::Inconclusive).then(|| {
+        format!(
+            "the CI alone says {}, but the forks' means differ too much to confirm it (t interval \
+             on the fork means): more forks may decide",
+            Outcome::from(without_interval).as_str()
+        )
+    })
 }
 
 fn summarise(results: &[BenchmarkResult]) -> Summary {
@@ -621,4 +656,53 @@ fn summarise(results: &[BenchmarkResult]) -> Summary {
         } += 1;
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{RatioCi, Resampling};
+
+    /// hex's `encode/rustc_hex` in a fixed 10-fork run: +1.0 %, bootstrap CI [1.0005, 1.0199].
+    fn evidence(fork_interval: Option<Verdict>) -> Evidence {
+        Evidence {
+            ratio: RatioCi {
+                estimate: 1.0097,
+                ci_low: 1.0005,
+                ci_high: 1.0199,
+                confidence: 0.99,
+                resamples: 10_000,
+                resampling: Resampling::Hierarchical,
+            },
+            p_value: 1e-29,
+            delta: 0.55,
+            change_rate: 0.0097,
+            fork_interval,
+        }
+    }
+
+    #[test]
+    fn a_verdict_the_fork_means_do_not_confirm_is_explained() {
+        let gated = evidence(Some(Verdict::Inconclusive));
+        let verdict = stats::verdict::decide(&gated, 0.02, 0.01);
+        assert_eq!(verdict, Verdict::Inconclusive);
+        let note = spread_note(&gated, verdict, 0.02, 0.01).expect("a note");
+        assert!(note.contains("says unchanged"), "{note}");
+    }
+
+    #[test]
+    fn no_note_when_the_fork_means_agree_or_nothing_was_decided() {
+        let agreed = evidence(Some(Verdict::Unchanged));
+        let verdict = stats::verdict::decide(&agreed, 0.02, 0.01);
+        assert_eq!(verdict, Verdict::Unchanged);
+        assert_eq!(spread_note(&agreed, verdict, 0.02, 0.01), None);
+        // a CI reaching past the threshold is inconclusive on its own: nothing to explain
+        let mut wide = evidence(Some(Verdict::Inconclusive));
+        wide.ratio.ci_high = 1.03;
+        assert_eq!(
+            stats::verdict::decide(&wide, 0.02, 0.01),
+            Verdict::Inconclusive
+        );
+        assert_eq!(spread_note(&wide, Verdict::Inconclusive, 0.02, 0.01), None);
+    }
 }

@@ -27,8 +27,8 @@ pub struct Evidence {
     pub p_value: f64,
     pub delta: f64,
     pub change_rate: f64,
-    /// The verdict of a t interval on the fork means ([`super::fork_interval`]) when the run
-    /// requires it (`--stop decided`); a decided verdict must then agree with it.
+    /// The verdict of a t interval on the fork means ([`super::fork_interval`]) when both sides
+    /// have at least two forks; the verdict must then agree with it.
     pub fork_interval: Option<Verdict>,
 }
 

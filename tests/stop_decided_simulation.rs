@@ -55,18 +55,23 @@ struct Scenario {
     disturbed_share: f64,
 }
 
-/// Runs the rule's sequential procedure and the final verdict once.
-fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, usize) {
-    let policy = StopPolicy::from_settings(settings);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut record = BenchmarkRecord {
+/// A benchmark present on both sides, with no forks yet.
+fn empty_record() -> BenchmarkRecord {
+    BenchmarkRecord {
         id: "sim/bench".to_string(),
         target: None,
         presence: Default::default(),
         base: SideRecord::default(),
         head: SideRecord::default(),
         stop: None,
-    };
+    }
+}
+
+/// Runs the rule's sequential procedure and the final verdict once.
+fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, usize) {
+    let policy = StopPolicy::from_settings(settings);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut record = empty_record();
     for round in 1..=policy.max_rounds() {
         record.base.forks.push(fork(&mut rng, 1000.0, scenario));
         record
@@ -257,14 +262,7 @@ fn the_t_interval_gates_fixed_runs_from_two_forks_per_side() {
     };
     for (forks, gated) in [(1, false), (2, true), (10, true)] {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(forks as u64);
-        let mut record = BenchmarkRecord {
-            id: "sim/bench".to_string(),
-            target: None,
-            presence: Default::default(),
-            base: SideRecord::default(),
-            head: SideRecord::default(),
-            stop: None,
-        };
+        let mut record = empty_record();
         for _ in 0..forks {
             record.base.forks.push(fork(&mut rng, 1000.0, &scenario));
             record.head.forks.push(fork(&mut rng, 1000.0, &scenario));

@@ -605,12 +605,12 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             fork_interval: result.fork_interval,
         };
         let verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
-        result.warnings.extend(spread_note(
+        let by_ci_alone = stats::verdict::decide_by_bootstrap_and_ranks(
             &evidence,
-            verdict,
             result.threshold,
             settings.alpha,
-        ));
+        );
+        result.warnings.extend(spread_note(by_ci_alone, verdict));
         result.verdict = verdict.into();
     }
 }
@@ -619,25 +619,12 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
 /// disagree more than its samples suggest, so the t interval on them does not share the verdict
 /// (`docs/statistics.md`). Without this a table row such as "+1.0 %, CI [1.000, 1.020],
 /// inconclusive" would be a riddle.
-fn spread_note(
-    evidence: &Evidence,
-    verdict: Verdict,
-    threshold: f64,
-    alpha: f64,
-) -> Option<String> {
-    let without_interval = stats::verdict::decide(
-        &Evidence {
-            fork_interval: None,
-            ..*evidence
-        },
-        threshold,
-        alpha,
-    );
-    (verdict == Verdict::Inconclusive && without_interval != Verdict::Inconclusive).then(|| {
+fn spread_note(by_ci_alone: Verdict, verdict: Verdict) -> Option<String> {
+    (verdict == Verdict::Inconclusive && by_ci_alone != Verdict::Inconclusive).then(|| {
         format!(
             "the CI alone says {}, but the forks' means differ too much to confirm it (t interval \
              on the fork means): more forks may decide",
-            Outcome::from(without_interval).as_str()
+            Outcome::from(by_ci_alone).as_str()
         )
     })
 }
@@ -681,28 +668,30 @@ mod tests {
         }
     }
 
+    /// The note for `evidence` as the analysis makes it: threshold 2 %, alpha 1 %.
+    fn note_for(evidence: &Evidence) -> (Verdict, Option<String>) {
+        let verdict = stats::verdict::decide(evidence, 0.02, 0.01);
+        let by_ci_alone = stats::verdict::decide_by_bootstrap_and_ranks(evidence, 0.02, 0.01);
+        (verdict, spread_note(by_ci_alone, verdict))
+    }
+
     #[test]
     fn a_verdict_the_fork_means_do_not_confirm_is_explained() {
-        let gated = evidence(Some(Verdict::Inconclusive));
-        let verdict = stats::verdict::decide(&gated, 0.02, 0.01);
+        let (verdict, note) = note_for(&evidence(Some(Verdict::Inconclusive)));
         assert_eq!(verdict, Verdict::Inconclusive);
-        let note = spread_note(&gated, verdict, 0.02, 0.01).expect("a note");
+        let note = note.expect("a note");
         assert!(note.contains("says unchanged"), "{note}");
     }
 
     #[test]
     fn no_note_when_the_fork_means_agree_or_nothing_was_decided() {
-        let agreed = evidence(Some(Verdict::Unchanged));
-        let verdict = stats::verdict::decide(&agreed, 0.02, 0.01);
-        assert_eq!(verdict, Verdict::Unchanged);
-        assert_eq!(spread_note(&agreed, verdict, 0.02, 0.01), None);
+        assert_eq!(
+            note_for(&evidence(Some(Verdict::Unchanged))),
+            (Verdict::Unchanged, None)
+        );
         // a CI reaching past the threshold is inconclusive on its own: nothing to explain
         let mut wide = evidence(Some(Verdict::Inconclusive));
         wide.ratio.ci_high = 1.03;
-        assert_eq!(
-            stats::verdict::decide(&wide, 0.02, 0.01),
-            Verdict::Inconclusive
-        );
-        assert_eq!(spread_note(&wide, Verdict::Inconclusive, 0.02, 0.01), None);
+        assert_eq!(note_for(&wide), (Verdict::Inconclusive, None));
     }
 }

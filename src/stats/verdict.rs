@@ -48,8 +48,8 @@ pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
     }
 }
 
-/// The four gates without the t interval.
-fn decide_by_bootstrap_and_ranks(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
+/// The four gates without the t interval: the verdict the CI, ranks and threshold give alone.
+pub fn decide_by_bootstrap_and_ranks(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
     let Evidence {
         ratio,
         p_value,

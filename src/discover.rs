@@ -224,15 +224,15 @@ fn run_listing(
     // output pipes open would otherwise keep this function waiting).
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = command
+    command
         .args(args)
         .current_dir(&exe.package_root)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .env_remove("CARGO_CRITERION_PORT")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .stderr(Stdio::piped());
+    let mut child = crate::fork::spawn::spawn_when_not_busy(&mut command)
         .map_err(|e| fail(format!("cannot start it: {e}")))?;
     let stdout = read_in_background(child.stdout.take());
     let stderr = read_in_background(child.stderr.take());

@@ -18,6 +18,7 @@ pub mod fresh_copy;
 pub mod process;
 pub mod protocol;
 pub mod session;
+pub mod spawn;
 pub mod steal;
 
 use std::ffi::OsString;

@@ -64,7 +64,7 @@ impl BenchProcess {
         if let Some(cpu) = launch.cpu {
             pin_after_fork(&mut command, cpu)?;
         }
-        let child = command.spawn()?;
+        let child = super::spawn::spawn_when_not_busy(&mut command)?;
         // The parent's write ends must close, or the reader never sees the end of the output.
         drop(command);
         let output = OutputTail::collect(output);

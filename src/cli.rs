@@ -42,10 +42,29 @@ pub struct Cli {
 pub enum Command {
     /// Re-analyse samples files (several: shards of one run) without running anything.
     Report(ReportArgs),
-    /// Replay a stop rule on a samples file recorded with a generous fixed configuration.
+    /// Replay a stop rule on a samples file recorded with a generous fixed configuration
+    /// (--max-forks is at most the recording's rounds).
     Replay(crate::replay::ReplayArgs),
     /// Create a throwaway git repository with a known regression and compare its two commits.
     Demo(DemoArgs),
+}
+
+/// The limits and parameters of a stop rule, shared by measuring and `replay` so that both speak
+/// of a rule in the same words.
+#[derive(Debug, Args, Default, Clone, PartialEq)]
+pub struct StopLimitArgs {
+    /// Rounds always run before a stop rule may stop [default: 3]
+    #[arg(long)]
+    pub min_forks: Option<usize>,
+    /// Rounds after which a benchmark stops whatever its rule says [default: 10]
+    #[arg(long)]
+    pub max_forks: Option<usize>,
+    /// Threshold of the stop rule [default: the rule's published value]
+    #[arg(long)]
+    pub stop_threshold: Option<f64>,
+    /// Sliding window of the stop rules [default: 5]
+    #[arg(long)]
+    pub window: Option<usize>,
 }
 
 /// Settings shared by measuring and re-analysing.
@@ -134,18 +153,8 @@ pub struct CompareArgs {
     /// Rounds of forks with --stop fixed [default: 10]
     #[arg(long)]
     pub forks: Option<usize>,
-    /// Rounds always run before a stop rule may stop [default: 3]
-    #[arg(long)]
-    pub min_forks: Option<usize>,
-    /// Rounds after which a benchmark stops whatever its rule says [default: 10]
-    #[arg(long)]
-    pub max_forks: Option<usize>,
-    /// Threshold of the stop rule [default: the rule's published value]
-    #[arg(long)]
-    pub stop_threshold: Option<f64>,
-    /// Sliding window of the stop rules [default: 5]
-    #[arg(long)]
-    pub window: Option<usize>,
+    #[command(flatten)]
+    pub stop_limits: StopLimitArgs,
     /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
     #[arg(long, value_name = "SECS")]
     pub warm_up_time: Option<f64>,
@@ -275,10 +284,16 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.mode = args.mode;
     layer.stop = args.stop;
     layer.forks = args.forks;
-    layer.min_forks = args.min_forks;
-    layer.max_forks = args.max_forks;
-    layer.stop_threshold = args.stop_threshold;
-    layer.window = args.window;
+    let StopLimitArgs {
+        min_forks,
+        max_forks,
+        stop_threshold,
+        window,
+    } = args.stop_limits.clone();
+    layer.min_forks = min_forks;
+    layer.max_forks = max_forks;
+    layer.stop_threshold = stop_threshold;
+    layer.window = window;
     layer.warm_up_ms = args.warm_up_time.map(seconds_to_ms);
     layer.measurement_ms = args.measurement_time.map(seconds_to_ms);
     layer.sample_size = args.sample_size;
@@ -557,5 +572,43 @@ mod tests {
         ])
         .unwrap();
         assert!(matches!(cli.command, Some(Command::Report(_))));
+    }
+
+    #[test]
+    fn measuring_and_replay_take_the_same_stop_limits() {
+        let limits = [
+            "--min-forks",
+            "4",
+            "--max-forks",
+            "12",
+            "--stop-threshold",
+            "0.05",
+            "--window",
+            "6",
+        ];
+        let compare = Cli::try_parse_from(["cargo-perfdiff"].into_iter().chain(limits)).unwrap();
+        let replay = Cli::try_parse_from(
+            ["cargo-perfdiff", "replay", "f.json"]
+                .into_iter()
+                .chain(limits),
+        )
+        .unwrap();
+        let Some(Command::Replay(replay)) = replay.command else {
+            panic!("not a replay");
+        };
+        let expected = StopLimitArgs {
+            min_forks: Some(4),
+            max_forks: Some(12),
+            stop_threshold: Some(0.05),
+            window: Some(6),
+        };
+        assert_eq!(compare.compare.stop_limits, expected);
+        assert_eq!(replay.stop_limits, expected);
+        let layer = cli_layer(&compare.compare);
+        assert_eq!(
+            (layer.min_forks, layer.max_forks, layer.window),
+            (Some(4), Some(12), Some(6))
+        );
+        assert_eq!(layer.stop_threshold, Some(0.05));
     }
 }

@@ -52,18 +52,8 @@ pub struct ReplayArgs {
     /// Stop rule(s) to replay, comma separated or repeated [default: all of cv, rciw, kld, decided]
     #[arg(long, value_enum, value_delimiter = ',')]
     pub stop: Vec<StopRule>,
-    /// Rounds always run before a rule may stop [default: the current default]
-    #[arg(long)]
-    pub min_forks: Option<usize>,
-    /// Rounds after which a benchmark stops [default: the current default, at most the recording's]
-    #[arg(long)]
-    pub max_forks: Option<usize>,
-    /// Threshold of the stability rule [default: the rule's published value]
-    #[arg(long)]
-    pub stop_threshold: Option<f64>,
-    /// Sliding window of the stop rules [default: the current default]
-    #[arg(long)]
-    pub window: Option<usize>,
+    #[command(flatten)]
+    pub stop_limits: crate::cli::StopLimitArgs,
     /// Output format
     #[arg(long, value_enum, default_value = "table")]
     pub format: ReplayFormat,
@@ -482,10 +472,10 @@ pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
         .flat_map(|&rule| {
             (0..args.orders).map(move |order| {
                 let options = ReplayOptions {
-                    min_forks: args.min_forks,
-                    max_forks: args.max_forks,
-                    stop_threshold: args.stop_threshold,
-                    window: args.window,
+                    min_forks: args.stop_limits.min_forks,
+                    max_forks: args.stop_limits.max_forks,
+                    stop_threshold: args.stop_limits.stop_threshold,
+                    window: args.stop_limits.window,
                     resamples: None,
                     order: Some(order),
                 };

@@ -181,6 +181,10 @@ pub struct Report {
     /// forks' wall times (`steal_share` of the forks); absent where it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_share: Option<f64>,
+    /// Share of the time forks were ready to run that they waited for a CPU, weighted by the
+    /// forks' wall times (`cpu_wait_share` of the forks); absent where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_share: Option<f64>,
 }
 
 /// A bench target that was not measured, and why.
@@ -234,21 +238,22 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
         skipped_targets: Vec::new(),
         samples_file: None,
         checkpoint_overhead: checkpoint_overhead(samples),
-        steal_share: steal_share(samples),
+        steal_share: wall_weighted(samples, |f| f.steal_share),
+        cpu_wait_share: wall_weighted(samples, |f| f.cpu_wait_share),
     }
 }
 
-/// Σ steal share × wall time / Σ wall time over the forks that recorded both.
-fn steal_share(samples: &SampleFile) -> Option<f64> {
-    let (stolen, wall) = samples
+/// Σ share × wall time / Σ wall time over the forks that recorded both.
+fn wall_weighted(samples: &SampleFile, share: impl Fn(&ForkRecord) -> Option<f64>) -> Option<f64> {
+    let (weighted, wall) = samples
         .benchmarks
         .iter()
         .flat_map(|b| b.base.forks.iter().chain(&b.head.forks))
-        .filter_map(|f| Some((f.steal_share?, f.wall_ms?)))
-        .fold((0.0, 0.0), |(stolen, wall), (share, ms)| {
-            (stolen + share * ms, wall + ms)
+        .filter_map(|f| Some((share(f)?, f.wall_ms?)))
+        .fold((0.0, 0.0), |(weighted, wall), (share, ms)| {
+            (weighted + share * ms, wall + ms)
         });
-    (wall > 0.0).then(|| stolen / wall)
+    (wall > 0.0).then(|| weighted / wall)
 }
 
 /// Σ checkpoint time / Σ fork wall time over the suite.

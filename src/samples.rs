@@ -186,6 +186,10 @@ pub struct ForkRecord {
     /// (`/proc/stat`, see [`crate::fork::steal`]); absent where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steal_share: Option<f64>,
+    /// Share of the time the fork's process was ready to run that it waited for a CPU
+    /// (`/proc/<pid>/schedstat`, see [`crate::fork::cpu_wait`]); absent where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_share: Option<f64>,
     /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<EffectiveConfig>,

@@ -86,6 +86,10 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         let share = fork["steal_share"].as_f64().expect("steal_share");
         assert!((0.0..=1.0).contains(&share), "{share}");
         assert!(report["steal_share"].as_f64().is_some(), "{report}");
+        // And how long it waited for a CPU (other work on the machine).
+        let wait = fork["cpu_wait_share"].as_f64().expect("cpu_wait_share");
+        assert!((0.0..=1.0).contains(&wait), "{wait}");
+        assert!(report["cpu_wait_share"].as_f64().is_some(), "{report}");
     }
     // The run says how much of its time went to measuring (the rest: checkout and build).
     let wall = report["run"]["wall_ms"].as_u64().expect("wall_ms");

@@ -223,6 +223,30 @@ fn steal_time_is_noted_only_when_noticeable() {
 }
 
 #[test]
+fn cpu_wait_is_noted_only_when_noticeable_with_advice_for_the_mode() {
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let mut report = all_verdicts();
+    report.cpu_wait_share = Some(0.004);
+    assert!(!render(&report, Format::Table, &style).contains("waited for a CPU"));
+    report.cpu_wait_share = Some(0.21);
+    let out = render(&report, Format::Table, &style);
+    assert!(
+        out.contains("note: forks waited for a CPU 21 % of the time they were ready to run"),
+        "{out}"
+    );
+    assert!(out.contains("other work on this machine"), "{out}");
+    report.settings.mode = cargo_perfdiff::config::Mode::Duet;
+    let markdown = render(&report, Format::Markdown, &style);
+    assert!(
+        markdown.contains("waited for a CPU") && markdown.contains("--cpus"),
+        "{markdown}"
+    );
+}
+
+#[test]
 fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
     let style = Style {
         color: false,

@@ -14,6 +14,7 @@
 //! yields [`ForkOutcome::Failed`]: that is a result about the benchmark, and the run goes on.
 //! [`ForkError`] is reserved for what stops the whole run.
 
+pub mod cpu_wait;
 pub mod fresh_copy;
 pub mod process;
 pub mod protocol;

@@ -96,6 +96,13 @@ impl BenchProcess {
         result == 0 && unsafe { info.si_pid() } != 0
     }
 
+    /// Share of the time the process wanted a CPU that it waited for one
+    /// ([`super::cpu_wait`]); read it after [`has_exited`](Self::has_exited) and before
+    /// reaping, while the figure is final and still readable.
+    pub fn cpu_wait_share(&self) -> Option<f64> {
+        super::cpu_wait::SchedTimes::of_process(self.child.id())?.wait_share()
+    }
+
     /// Kills the whole process group, then reaps the leader. Returns its exit status; idempotent.
     /// Also the way to reap a leader that [`has_exited`](Self::has_exited) on its own: whatever
     /// it left behind in its group dies with it.
@@ -353,6 +360,33 @@ mod tests {
         tail.push(&vec![b'x'; 5 * MAX_LINE_BYTES]);
         tail.push(b"\n");
         assert_eq!(tail.text().len(), MAX_LINE_BYTES);
+    }
+
+    fn shell(script: &str, cpu: usize) -> BenchProcess {
+        BenchProcess::spawn(Launch {
+            executable: Path::new("/bin/sh"),
+            args: vec!["-c".into(), script.into()],
+            cwd: Path::new("/"),
+            env: Vec::new(),
+            cpu: Some(cpu),
+        })
+        .unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_process_sharing_its_cpu_reports_waiting_for_it() {
+        let cpu = usable_cpus()[0];
+        // Dropping the hog kills it with its group.
+        let _hog = shell("while :; do :; done", cpu);
+        let mut counter = shell("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", cpu);
+        while !counter.has_exited() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let share = counter.cpu_wait_share().expect("schedstat readable");
+        counter.kill_and_reap().unwrap();
+        // Two busy processes on one CPU each get about half of it.
+        assert!(share > 0.25, "waited {share}");
     }
 
     #[test]

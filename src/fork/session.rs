@@ -220,6 +220,7 @@ impl RunningFork {
 
     /// Kills and reaps the process and turns what we learnt into the outcome.
     fn end(mut self, ending: Ending) -> FinishedFork {
+        let cpu_wait_share = self.process.cpu_wait_share();
         let status = self.process.kill_and_reap();
         let wall_ms = self.started_at.elapsed().as_secs_f64() * 1e3;
         let steal_share = self
@@ -264,6 +265,7 @@ impl RunningFork {
                         started_unix_ms: Some(self.started_unix_ms),
                         wall_ms: Some(wall_ms),
                         steal_share,
+                        cpu_wait_share,
                         ..ForkRecord::default()
                     }),
                     None => failure(self.describe_missing_measurement()),

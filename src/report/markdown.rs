@@ -173,10 +173,7 @@ fn notes(report: &Report) -> String {
             items.push(format!("**{}**: {}", escape(&b.id), escape(&note)));
         }
     }
-    for note in [text::disturbed_note(report), text::steal_note(report)]
-        .into_iter()
-        .flatten()
-    {
+    for note in text::run_notes(report) {
         items.push(escape(&note));
     }
     for skipped in &report.skipped_targets {

@@ -265,10 +265,7 @@ fn footer(report: &Report) -> String {
             text::sanitize(&skipped.reason)
         );
     }
-    for note in [text::disturbed_note(report), text::steal_note(report)]
-        .into_iter()
-        .flatten()
-    {
+    for note in text::run_notes(report) {
         out += &format!("note: {note}\n");
     }
     if let Some(time) = text::time_line(report) {

@@ -2,7 +2,7 @@
 //! HTML say the same thing in the same words.
 
 use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings};
-use crate::samples::RevisionInfo;
+use crate::samples::{Mode, RevisionInfo};
 use crate::stats::{CliffsDelta, Magnitude, RatioCi};
 
 /// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
@@ -241,6 +241,18 @@ pub fn disturbed_note(report: &Report) -> Option<String> {
     ))
 }
 
+/// The notes about the whole run (disturbed forks, steal time, CPU wait), in that order.
+pub fn run_notes(report: &Report) -> Vec<String> {
+    [
+        disturbed_note(report),
+        steal_note(report),
+        cpu_wait_note(report),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// Steal shares from this one up are worth a note (a quiet machine measures 0–0.5 %).
 pub const STEAL_NOTE_FROM: f64 = 0.01;
 
@@ -253,6 +265,28 @@ pub fn steal_note(report: &Report) -> Option<String> {
         "the hypervisor took {} of this machine's CPU time while forks ran (steal time): it was \
          disturbed from outside, which makes results noisier; duet mode cancels part of it \
          (--mode duet)",
+        percent(share)
+    ))
+}
+
+/// CPU-wait shares from this one up are worth a note: the forks of a demo run on a quiet
+/// machine waited 0.01–0.05 % of the time, and waiting 2 % slows a fork by about as much as the
+/// default relevance threshold.
+pub const CPU_WAIT_NOTE_FROM: f64 = 0.02;
+
+/// A note when forks often waited for a CPU, `None` otherwise: other work on this machine shared
+/// their CPUs, which makes results noisier and, in duet mode, means the pinned CPUs were not free.
+pub fn cpu_wait_note(report: &Report) -> Option<String> {
+    let share = report.cpu_wait_share.filter(|s| *s >= CPU_WAIT_NOTE_FROM)?;
+    let advice = match report.settings.mode {
+        Mode::Duet => {
+            "the two pinned CPUs were not free: choose idle ones with --cpus, or stop what else runs"
+        }
+        Mode::Interleaved => "other work on this machine competed with the benchmarks",
+    };
+    Some(format!(
+        "forks waited for a CPU {} of the time they were ready to run ({advice}); results are \
+         noisier than on a quiet machine",
         percent(share)
     ))
 }

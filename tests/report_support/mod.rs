@@ -204,6 +204,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
         samples_file: Some("target/perfdiff/samples-HEAD~1-HEAD.json".to_string()),
         checkpoint_overhead: None,
         steal_share: None,
+        cpu_wait_share: None,
     }
 }
 

@@ -17,8 +17,11 @@ agreement on all and on clear benchmarks.
                  --min-fraction), r = the share of the fork-mean variance within forks, estimated
                  at the first look (iteration-weighted sandwich variance of each fork's mean
                  against the variance of the log fork means, both sides pooled)
+  --empirical E  shorten each benchmark to the fewest of 11, 16 or 21 samples whose cut, applied
+                 to its first-look forks, moves their log means by a mean square of at most E
+                 times the variance of the full-length log fork means (else keep full length)
 
-Usage: stop_short_forks.py RECORDING.json (--keep K | --adaptive E [--min-fraction F])
+Usage: stop_short_forks.py RECORDING.json (--keep K | --adaptive E [--min-fraction F] | --empirical E)
                            [--orders N] [--binary target/release/cargo-perfdiff]
 """
 import argparse, copy, json, math, os, random, statistics, subprocess, sys, tempfile

@@ -4,9 +4,10 @@
 //! that changes from fork to fork. Inside the machine this is the one disturbance the forks can
 //! report about themselves: Linux counts, per task, the time it spent runnable on a run queue
 //! without running (`run_delay`, the second field of `/proc/<pid>/schedstat`). A fork alone on
-//! its CPU waits well under 0.1 % of its running time (0.01–0.05 % in a demo run). In duet mode it is the only sign that the two
-//! pinned CPUs were not free; in interleaved mode it shows a machine busy with other work. The
-//! steal time of [`super::steal`] is the same question asked about the hypervisor.
+//! its CPU waits well under 0.1 % of its running time (0.01–0.05 % in a demo run). In duet mode
+//! it is the only sign that the two pinned CPUs were not free; in interleaved mode it shows a
+//! machine busy with other work. The steal time of [`super::steal`] is the same question asked
+//! about the hypervisor.
 //!
 //! The figure is read from the fork's leader task (criterion measures on the main thread) after
 //! it exited and before it is reaped, while its `/proc` entry still exists.

@@ -53,7 +53,8 @@ pub enum Command {
 /// of a rule in the same words.
 #[derive(Debug, Args, Default, Clone, PartialEq)]
 pub struct StopLimitArgs {
-    /// Rounds always run before a stop rule may stop [default: 3]
+    /// Rounds always run before a stop rule may stop [default: 2 under decided, whose look at two
+    /// forks decides only large changes; 3 under cv, rciw and kld]
     #[arg(long)]
     pub min_forks: Option<usize>,
     /// Rounds after which a benchmark stops whatever its rule says [default: 10]

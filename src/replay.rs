@@ -298,7 +298,7 @@ pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOption
         stop: rule,
         min_forks: options
             .min_forks
-            .unwrap_or(defaults.min_forks)
+            .unwrap_or(rule.default_min_forks())
             .min(max_forks),
         max_forks,
         forks: max_forks,

@@ -17,7 +17,8 @@
 //! verdict is already `regressed`, `improved` or `unchanged` at a level corrected for the repeated
 //! looks (Bonferroni over looks at `min_forks`, 1.5 times as many forks each time, and
 //! `max_forks`) and a t interval on the fork means agrees, or when the noise leaves no chance to
-//! decide by `max_forks` (futility). Looks and final analysis leave out disturbed forks
+//! decide by `max_forks` (futility). A look at two forks per side (the default `min_forks` under
+//! `decided`) decides only large changes and spends a small share of alpha. Looks and final analysis leave out disturbed forks
 //! (`stats::disturbed`). The final analysis of a run under `decided` uses the per-look level and
 //! asks the same agreement, so the A/A false-alarm rate stays at most alpha
 //! (`tests/stop_decided_simulation.rs`). Evaluation and the choice of defaults:
@@ -69,6 +70,19 @@ const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
 /// At the first look the noise estimate rests on `min-forks` forks per side, so futility there
 /// assumes the noise is only this fraction of what was measured (a variance overestimated by 2×).
 const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
+/// With fewer forks per side than this, a look of the `decided` rule can decide only a large
+/// change, of at least [`FUTILITY_KEEPS_CHANGES_ABOVE`] thresholds: no "unchanged" and no
+/// futility. Two forks a side cannot show a benchmark's second speed mode (3.5–5 % away on
+/// bumpalo) nor tell a slow stretch of the machine from a change, but a 4× regression needs no
+/// third fork. Replayed over 100 orders of every recording, the look at two forks saved up to
+/// 3.2 points of time and agreed with fixed 10 as often or more (`docs/stopping.md`).
+const LARGE_CHANGE_ONLY_BELOW_FORKS: usize = 3;
+/// The share of alpha a large-change-only look spends; the other looks share the rest equally.
+/// A large change decided at two forks is decided by a wide margin, so a small share suffices,
+/// and the later looks, which decide the borderline benchmarks, keep 95 % of alpha. With 0.1,
+/// hex's untouched `encode/data_encoding` stayed `unchanged` in 14 of 20 orders instead of 17;
+/// 0.02 saved 0.1–0.9 points less time on every recording.
+const LARGE_CHANGE_LOOK_ALPHA_SHARE: f64 = 0.05;
 /// Bootstrap resamples of the `decided` rule's interim looks (the final analysis uses the
 /// configured number).
 const LOOK_RESAMPLES: usize = 2_000;
@@ -139,11 +153,12 @@ impl StopPolicy {
     }
 
     /// The rounds after which the `decided` rule looks at the comparison: `min_forks`, then
-    /// [`LOOK_GROWTH`] times as many forks each time, and always `max_forks` (3, 5, 8, 10; with
-    /// 20: 3, 5, 8, 12, 18, 20). Every look costs alpha (Bonferroni), but at few forks the t
-    /// quantile falls fast with the degrees of freedom (6.8 at three forks per side, 4.3 at
-    /// five, for alpha 0.01 / 4), so an early second look decides much that the first could
-    /// not; the growth was chosen on recordings (`docs/stopping.md`).
+    /// [`LOOK_GROWTH`] times as many forks each time, and always `max_forks` (2, 3, 5, 8, 10; with
+    /// 20: 2, 3, 5, 8, 12, 18, 20; with `--min-forks 3`: 3, 5, 8, 10). Every look costs alpha
+    /// (Bonferroni, [`Self::alpha_share`]), but at few forks the t quantile falls fast with the
+    /// degrees of freedom (6.9 at three forks per side, 4.4 at five, for 95 % of alpha 0.01 over
+    /// four looks), so an early second look decides much that the first could not; the growth
+    /// was chosen on recordings (`docs/stopping.md`).
     pub fn looks(&self) -> Vec<usize> {
         let mut looks = vec![self.min_forks];
         let mut next = self.min_forks;
@@ -161,11 +176,35 @@ impl StopPolicy {
     pub fn analysis_settings(&self, settings: &Settings) -> Settings {
         let mut adjusted = settings.clone();
         if self.rule == StopRule::Decided {
-            let looks = self.looks().len() as f64;
-            adjusted.alpha = settings.alpha / looks;
-            adjusted.confidence = 1.0 - (1.0 - settings.confidence) / looks;
+            let share = self.alpha_share(self.max_forks);
+            adjusted.alpha = settings.alpha * share;
+            adjusted.confidence = 1.0 - (1.0 - settings.confidence) * share;
         }
         adjusted
+    }
+
+    /// Whether a look with `forks` forks on its thinner side (after rounds, or analysed forks
+    /// once disturbed ones are left out) can decide only a large change: fewer than
+    /// [`LARGE_CHANGE_ONLY_BELOW_FORKS`], unless it is the last look (`max-forks` 2).
+    fn large_change_only(&self, forks: usize) -> bool {
+        forks < LARGE_CHANGE_ONLY_BELOW_FORKS && forks < self.max_forks
+    }
+
+    /// The share of alpha the `decided` rule's look after `rounds` spends (Bonferroni over the
+    /// looks, the shares summing to 1): a large-change-only look
+    /// [`LARGE_CHANGE_LOOK_ALPHA_SHARE`], every other look an equal part of the rest. The last
+    /// look's share is also the level of the final analysis.
+    fn alpha_share(&self, rounds: usize) -> f64 {
+        let looks = self.looks();
+        let large_change_looks = looks.iter().filter(|&&r| self.large_change_only(r)).count();
+        let full_looks = looks.len() - large_change_looks;
+        if self.large_change_only(rounds) {
+            LARGE_CHANGE_LOOK_ALPHA_SHARE / large_change_looks as f64
+        } else if large_change_looks == 0 {
+            1.0 / full_looks as f64
+        } else {
+            (1.0 - LARGE_CHANGE_LOOK_ALPHA_SHARE) / full_looks as f64
+        }
     }
 
     /// Finds the steady state of a fork and marks the samples before it as warm-up.
@@ -352,8 +391,12 @@ impl StopPolicy {
     /// neither is in reach, more forks are wasted time. Stopping earlier never adds a false
     /// alarm path: the final verdict is still computed at the per-look level.
     fn futile(&self, base: &[Vec<f64>], head: &[Vec<f64>], rounds: usize, relevance: f64) -> bool {
-        let looks = self.looks();
-        if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && looks.first() == Some(&rounds)) {
+        let first_full_look = self
+            .looks()
+            .into_iter()
+            .find(|&r| !self.large_change_only(r));
+        if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && first_full_look == Some(rounds))
+        {
             return false;
         }
         let remaining = (self.max_forks - rounds) as f64;
@@ -370,13 +413,13 @@ impl StopPolicy {
         let se_at_max = ((descriptive::variance(&b) + descriptive::variance(&h))
             / self.max_forks as f64)
             .sqrt();
-        let alpha = self.alpha / looks.len() as f64;
+        let alpha = self.alpha * self.alpha_share(self.max_forks);
         let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, (2 * self.max_forks - 2) as f64)
         else {
             return false;
         };
         use statrs::distribution::ContinuousCDF;
-        let discount = if looks.first() == Some(&rounds) {
+        let discount = if first_full_look == Some(rounds) {
             FIRST_LOOK_NOISE_DISCOUNT
         } else {
             1.0
@@ -409,8 +452,7 @@ impl StopPolicy {
         if base.len() < 2 || head.len() < 2 {
             return false;
         }
-        let looks = self.looks().len() as f64;
-        let alpha = self.alpha / looks;
+        let alpha = self.alpha * self.alpha_share(rounds);
         let config = BootstrapConfig {
             confidence: 1.0 - alpha,
             resamples: LOOK_RESAMPLES,
@@ -438,6 +480,13 @@ impl StopPolicy {
         };
         if rounds >= self.max_forks {
             return verdict_at(relevance) != Verdict::Inconclusive;
+        }
+        // Two forks a side, because the run is young or a disturbed fork was left out.
+        if self.large_change_only(base.len().min(head.len())) {
+            return matches!(
+                verdict_at(relevance * FUTILITY_KEEPS_CHANGES_ABOVE),
+                Verdict::Regressed | Verdict::Improved
+            );
         }
         // Before the cap a verdict must also hold with the threshold moved against it, so that a
         // change or an interval edge within a margin of the threshold waits for more forks.
@@ -532,6 +581,59 @@ mod tests {
         let k = p.looks().len() as f64;
         assert!((adjusted.alpha - settings.alpha / k).abs() < 1e-15);
         assert!(adjusted.confidence > settings.confidence);
+    }
+
+    /// The default policy of a `decided` run with `max_forks`.
+    fn default_decided(max_forks: usize) -> StopPolicy {
+        StopPolicy::from_settings(&Settings {
+            max_forks,
+            ..Settings::default()
+        })
+    }
+
+    #[test]
+    fn a_look_at_two_forks_spends_a_small_share_of_alpha_and_the_shares_sum_to_one() {
+        let p = default_decided(10);
+        assert_eq!(p.looks(), vec![2, 3, 5, 8, 10]);
+        let shares: Vec<f64> = p.looks().iter().map(|&r| p.alpha_share(r)).collect();
+        assert!(
+            (shares.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{shares:?}"
+        );
+        assert!((shares[0] - LARGE_CHANGE_LOOK_ALPHA_SHARE).abs() < 1e-15);
+        assert!(shares[1..].windows(2).all(|w| w[0] == w[1]), "{shares:?}");
+        // The final analysis uses the last look's level.
+        let settings = Settings::default();
+        let adjusted = p.analysis_settings(&settings);
+        assert!((adjusted.alpha - settings.alpha * shares[4]).abs() < 1e-15);
+        // With `max-forks` 2 the only look is an ordinary one and spends all of alpha.
+        let only = default_decided(2);
+        assert_eq!(only.looks(), vec![2]);
+        assert_eq!(only.alpha_share(2), 1.0);
+    }
+
+    #[test]
+    fn two_forks_decide_a_large_change_and_nothing_else() {
+        let p = default_decided(10);
+        let stops_after_two = |change: f64| {
+            let mut record = record_with_change("x", change);
+            record.base.forks.truncate(2);
+            record.head.forks.truncate(2);
+            p.evaluate(&record, 2, 0).is_some()
+        };
+        assert!(
+            stops_after_two(0.5),
+            "a 50 % regression needs no third fork"
+        );
+        assert!(stops_after_two(-0.3), "nor a 30 % improvement");
+        // A 5 % change with the same tight forks is decided at three forks, not two.
+        assert!(!stops_after_two(0.05));
+        assert!(p.evaluate(&record_with_change("x", 0.05), 3, 0).is_some());
+        // Neither "unchanged" nor futility at two forks.
+        assert!(!stops_after_two(0.0));
+        let mut noisy = hopelessly_noisy(2);
+        noisy.id = "noisy".into();
+        assert!(p.evaluate(&noisy, 2, 0).is_none());
     }
 
     /// Criterion-like fork: sample `i` has `i·10` iterations; per-iteration noise shrinks with

@@ -339,6 +339,41 @@ fn out_of_range_values_name_file_and_key() {
 }
 
 #[test]
+fn min_forks_defaults_to_the_stop_rules_own_value_unless_set() {
+    let min_forks_of = |files: &[(&str, &str)], cli: PartialSettings| {
+        load(workspace(files).path(), cli)
+            .unwrap()
+            .settings
+            .min_forks
+    };
+    // `decided` (the default rule) looks first at two forks; the paper's rules start at three.
+    assert_eq!(min_forks_of(&[], PartialSettings::default()), 2);
+    let cv = PartialSettings {
+        stop: Some(StopRule::Cv),
+        ..PartialSettings::default()
+    };
+    assert_eq!(min_forks_of(&[], cv.clone()), 3);
+    assert_eq!(
+        min_forks_of(
+            &[("perfdiff.toml", "stop = \"kld\"\n")],
+            PartialSettings::default()
+        ),
+        3
+    );
+    // A value from any layer wins over the rule's default.
+    assert_eq!(
+        min_forks_of(&[("perfdiff.toml", "min-forks = 4\n")], cv.clone()),
+        4
+    );
+    // The rule's default never exceeds max-forks.
+    let capped = PartialSettings {
+        max_forks: Some(2),
+        ..cv
+    };
+    assert_eq!(min_forks_of(&[], capped), 2);
+}
+
+#[test]
 fn min_forks_above_max_forks_across_layers_is_rejected_naming_both() {
     let dir = workspace(&[("perfdiff.toml", "min-forks = 8\n")]);
     let cli = PartialSettings {

@@ -442,7 +442,8 @@ fn the_binary_replays_several_orders_and_refuses_none() {
 /// The held-out crate (hex, `fixtures/recordings/README.md`), replayed in several orders of its
 /// rounds: the default rule may leave a clear verdict `inconclusive`, but never contradicts one
 /// (a clear change called unchanged or the other way, a clear "unchanged" called changed), and the
-/// one real change is found in every order, after three forks.
+/// one real change (4.4× slower) is found in every order, after two forks: the look at two forks
+/// per side decides large changes.
 #[test]
 fn the_default_rule_never_contradicts_a_clear_verdict_of_the_held_out_crate() {
     let path =
@@ -470,7 +471,7 @@ fn the_default_rule_never_contradicts_a_clear_verdict_of_the_held_out_crate() {
             .find(|b| b.id == "encode/hex")
             .unwrap();
         assert_eq!(encode.verdict, Outcome::Regressed, "order {order}");
-        assert_eq!(encode.rounds, 3, "order {order}");
+        assert_eq!(encode.rounds, 2, "order {order}");
         assert!(
             result.totals.time_saved > 0.25,
             "order {order}: {:?}",

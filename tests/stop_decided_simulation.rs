@@ -96,7 +96,7 @@ fn settings(relevance: f64, alpha: f64) -> Settings {
 
 fn settings_for(stop: StopRule, relevance: f64, alpha: f64) -> Settings {
     Settings {
-        // Under `decided`, looks after rounds 3, 5, 8 and 10: four chances to raise a false
+        // Under `decided`, looks after rounds 2, 3, 5, 8 and 10: five chances to raise a false
         // alarm. Under `fixed`, ten forks and one analysis.
         max_forks: 10,
         forks: 10,

@@ -174,7 +174,7 @@ pub struct CompareArgs {
     /// Continue an interrupted run from its samples file
     #[arg(long, value_name = "FILE")]
     pub resume: Option<PathBuf>,
-    /// Where to write the samples file [default: target/perfdiff/runs/<time>-<base>-<head>.json]
+    /// Where to write the samples file [default: target/perfdiff/runs/TIME-BASE-HEAD.json]
     #[arg(long, value_name = "FILE")]
     pub samples: Option<PathBuf>,
     /// Measure each benchmark against itself (HEAD vs HEAD) and print its noise floor

@@ -108,9 +108,10 @@ pub enum StopRule {
 impl StopRule {
     /// The rounds a rule runs before it may stop when `min-forks` is not set. Under `decided`
     /// two: its look at two forks per side can decide only a change of at least five times the
-    /// threshold (`stop::LARGE_CHANGE_ONLY_BELOW_FORKS`), which saved 1–3 points of time on every
-    /// recording and changed no verdict. Under the paper's rules three: at two forks they stop on
-    /// two prefix values, which cost them 5–16 points of agreement in replay (`docs/stopping.md`).
+    /// threshold (`stop::LARGE_CHANGE_ONLY_BELOW_FORKS`), which saved up to 3 points of time on
+    /// the recordings and agreed with fixed 10 as often or more. Under the paper's rules three: at
+    /// two forks they stop on two prefix values, which cost them 2–18 points of agreement in
+    /// replay (`docs/stopping.md`).
     pub fn default_min_forks(self) -> usize {
         match self {
             StopRule::Decided => 2,

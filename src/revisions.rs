@@ -160,9 +160,13 @@ pub fn open_repository(start: &Path) -> Result<Repository, RevisionError> {
 }
 
 /// Resolves the user's revision arguments like `git diff` does:
+///
+/// ```text
 ///  []        -> base HEAD, head = the working tree including uncommitted and untracked-not-ignored changes
 ///  [REV]     -> base REV, head = working tree;   [A...B] -> base merge-base(A,B), head B
 ///  [A..B]    -> base A, head B;                  [A, B]  -> base A, head B
+/// ```
+///
 /// Any git revision spec works (branch, tag, sha, HEAD~3, main@{u}). Errors name the spec:
 /// unknown revision; ambiguous (e.g. a short sha matching several objects, or a name that is both
 /// a branch and a tag — say what matched); a shallow clone where the spec (or the merge base) is

@@ -18,11 +18,11 @@
 //! looks (Bonferroni over looks at `min_forks`, 1.5 times as many forks each time, and
 //! `max_forks`) and a t interval on the fork means agrees, or when the noise leaves no chance to
 //! decide by `max_forks` (futility). A look at two forks per side (the default `min_forks` under
-//! `decided`) decides only large changes and spends a small share of alpha. Looks and final analysis leave out disturbed forks
-//! (`stats::disturbed`). The final analysis of a run under `decided` uses the per-look level and
-//! asks the same agreement, so the A/A false-alarm rate stays at most alpha
-//! (`tests/stop_decided_simulation.rs`). Evaluation and the choice of defaults:
-//! `docs/stopping.md`.
+//! `decided`) decides only large changes and spends a small share of alpha. Looks and final
+//! analysis leave out disturbed forks (`stats::disturbed`). The final analysis of a run under
+//! `decided` uses the last look's level and asks the same agreement, so the A/A false-alarm rate
+//! stays at most alpha (`tests/stop_decided_simulation.rs`). Evaluation and the choice of
+//! defaults: `docs/stopping.md`.
 
 use std::time::Duration;
 
@@ -162,7 +162,7 @@ impl StopPolicy {
     /// The rounds after which the `decided` rule looks at the comparison: `min_forks`, then
     /// [`LOOK_GROWTH`] times as many forks each time, and always `max_forks` (2, 3, 5, 8, 10; with
     /// 20: 2, 3, 5, 8, 12, 18, 20; with `--min-forks 3`: 3, 5, 8, 10). Every look costs alpha
-    /// (Bonferroni, [`Self::alpha_share`]), but at few forks the t quantile falls fast with the
+    /// (Bonferroni, `alpha_share`), but at few forks the t quantile falls fast with the
     /// degrees of freedom (6.9 at three forks per side, 4.4 at five, for 95 % of alpha 0.01 over
     /// four looks), so an early second look decides much that the first could not; the growth
     /// was chosen on recordings (`docs/stopping.md`).

@@ -11,7 +11,7 @@
 //! all their forks and resample only iterations inside them ([`Resampling::IterationsOnly`]),
 //! which the report flags. The point estimate is the same either way.
 //!
-//! Determinism: replicates come from [`super::resample`], whose chunked seeding makes the result
+//! Determinism: replicates come from `stats::resample`, whose chunked seeding makes the result
 //! a function of `(data, confidence, resamples, seed)` alone, independent of the rayon pool.
 use serde::{Deserialize, Serialize};
 

@@ -48,9 +48,11 @@ pub const WARMUP_TIME_MAX: Duration = Duration::from_secs(3);
 /// Each look of the `decided` rule comes after this many times the forks of the previous one
 /// (rounded up).
 pub const LOOK_GROWTH: f64 = 1.5;
-/// The futility stop never gives up a benchmark whose estimated change is at least this many
-/// relevance thresholds (5 × 2 % = 10 % by default).
-const FUTILITY_KEEPS_CHANGES_ABOVE: f64 = 5.0;
+/// A change of at least this many relevance thresholds (5 × 2 % = 10 % by default) is *large*:
+/// the futility stop does not give up a benchmark whose estimate is that large (unless the noise
+/// explains it, [`FUTILITY_LARGE_CHANGE_MIN_SE`]), and it is all a look at two forks per side can
+/// decide ([`LARGE_CHANGE_ONLY_BELOW_FORKS`]).
+const LARGE_CHANGE_THRESHOLDS: f64 = 5.0;
 /// The large-change guard of the futility stop keeps an estimate only if it lies at least this
 /// many standard errors from no change: with fork means ±20–60 % apart (a noisy host, a loaded
 /// machine) three forks often estimate 10 % by chance, and the guard then ran such benchmarks to
@@ -64,7 +66,8 @@ const FUTILITY_LARGE_CHANGE_MIN_SE: f64 = 2.0;
 /// optimism for changes kept near-threshold changes running to the cap on the recordings without
 /// changing a verdict (6 points less time saved), so changes are judged at the estimate.
 const FUTILITY_UNCHANGED_OPTIMISM_SE: f64 = 1.0;
-/// Whether the futility stop may fire at the first look already.
+/// Whether the futility stop may fire at the first look with three forks per side already (the
+/// look at two forks never gives up).
 const FUTILITY_AT_FIRST_LOOK: bool = true;
 /// Before `max-forks`, a look stops a benchmark only if its verdict also holds with the threshold
 /// moved against it by this factor: a change must reach threshold × margin, an "unchanged"
@@ -74,11 +77,12 @@ const FUTILITY_AT_FIRST_LOOK: bool = true;
 const EARLY_VERDICT_MARGIN: f64 = 1.1;
 /// The futility stop fires only while at least this share of `max-forks` is still to run.
 const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
-/// At the first look the noise estimate rests on `min-forks` forks per side, so futility there
-/// assumes the noise is only this fraction of what was measured (a variance overestimated by 2×).
+/// At the first look with three forks per side the noise estimate rests on three forks, so
+/// futility there assumes the noise is only this fraction of what was measured (a variance
+/// overestimated by 2×).
 const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// With fewer forks per side than this, a look of the `decided` rule can decide only a large
-/// change, of at least [`FUTILITY_KEEPS_CHANGES_ABOVE`] thresholds: no "unchanged" and no
+/// change, of at least [`LARGE_CHANGE_THRESHOLDS`] thresholds: no "unchanged" and no
 /// futility. Two forks a side cannot show a benchmark's second speed mode (3.5–5 % away on
 /// bumpalo) nor tell a slow stretch of the machine from a change, but a 4× regression needs no
 /// third fork. Replayed over 100 orders of every recording, the look at two forks saved up to
@@ -443,7 +447,7 @@ impl StopPolicy {
         // A large estimated change is not given up: it is what the user most needs to see, and
         // a noise burst is the likeliest reason it is not yet significant. Unless the noise
         // alone could explain it (see [`FUTILITY_LARGE_CHANGE_MIN_SE`]).
-        let large_change = (d.exp() - 1.0).abs() >= FUTILITY_KEEPS_CHANGES_ABOVE * relevance
+        let large_change = (d.exp() - 1.0).abs() >= LARGE_CHANGE_THRESHOLDS * relevance
             && d.abs() >= FUTILITY_LARGE_CHANGE_MIN_SE * se_now;
         !(unchanged_reachable || change_reachable || large_change)
     }
@@ -493,7 +497,7 @@ impl StopPolicy {
         // Two forks a side, because the run is young or a disturbed fork was left out.
         if self.large_change_only(base.len().min(head.len())) {
             return matches!(
-                verdict_at(relevance * FUTILITY_KEEPS_CHANGES_ABOVE),
+                verdict_at(relevance * LARGE_CHANGE_THRESHOLDS),
                 Verdict::Regressed | Verdict::Improved
             );
         }

@@ -38,10 +38,16 @@ const STDERR_TAIL_LINES: usize = 30;
 /// Errors building a revision's benchmarks or asking cargo about a workspace.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    #[error("building the benchmarks of {revision} failed:\n{diagnostics}")]
+    #[error(
+        "building the benchmarks of {revision} failed:\n{diagnostics}{}",
+        .hint.as_deref().map(|h| format!("\n\nhint: {h}")).unwrap_or_default()
+    )]
     Failed {
         revision: String,
         diagnostics: String,
+        /// What to do about it, when the failure is confined to some bench targets
+        /// ([`skip_failed_benches_hint`]).
+        hint: Option<String>,
     },
     #[error("no Cargo.toml in {} or any parent", dir.display())]
     NoManifest { dir: PathBuf },
@@ -211,6 +217,19 @@ pub struct ParsedBuild {
     pub diagnostics: Vec<RenderedDiagnostic>,
     /// `build-finished`'s verdict; `None` when the stream ended before it (cargo died early).
     pub success: Option<bool>,
+    /// The targets an error-level diagnostic was reported for, in order, without repeats.
+    pub failed_targets: Vec<FailedTarget>,
+}
+
+/// A target cargo reported an error for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailedTarget {
+    /// Cargo's package id.
+    pub package_id: String,
+    pub target: String,
+    pub is_bench: bool,
+    /// Whether one of its errors was E0554: `#![feature]` on a stable toolchain.
+    pub needs_nightly: bool,
 }
 
 impl ParsedBuild {
@@ -258,7 +277,31 @@ enum Observed {
     Nothing,
 }
 
+/// rustc's code for `#![feature]` used on the stable release channel.
+const NIGHTLY_FEATURE_ON_STABLE: &str = "E0554";
+
 impl MessageCollector {
+    fn note_failed_target(
+        &mut self,
+        package_id: String,
+        target: cargo_metadata::Target,
+        needs_nightly: bool,
+    ) {
+        let failed = &mut self.parsed.failed_targets;
+        match failed
+            .iter_mut()
+            .find(|f| f.package_id == package_id && f.target == target.name)
+        {
+            Some(known) => known.needs_nightly |= needs_nightly,
+            None => failed.push(FailedTarget {
+                package_id,
+                is_bench: target.kind.contains(&TargetKind::Bench),
+                target: target.name,
+                needs_nightly,
+            }),
+        }
+    }
+
     fn observe_line(&mut self, line: &[u8]) -> Observed {
         let text = String::from_utf8_lossy(line);
         let text = text.trim();
@@ -294,6 +337,14 @@ impl MessageCollector {
                     cargo_metadata::diagnostic::DiagnosticLevel::Error
                         | cargo_metadata::diagnostic::DiagnosticLevel::Ice
                 );
+                if is_error {
+                    let needs_nightly = message
+                        .message
+                        .code
+                        .as_ref()
+                        .is_some_and(|code| code.code == NIGHTLY_FEATURE_ON_STABLE);
+                    self.note_failed_target(message.package_id.repr, message.target, needs_nightly);
+                }
                 self.parsed
                     .diagnostics
                     .push(RenderedDiagnostic { is_error, rendered });
@@ -379,6 +430,7 @@ pub fn build_benches(
         return Err(BuildError::Failed {
             revision: label.to_string(),
             diagnostics: failure_text(&parsed, &stderr_tail, status),
+            hint: skip_failed_benches_hint(&parsed, &packages.bench_targets, opts),
         });
     }
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
@@ -613,6 +665,9 @@ struct WorkspacePackages {
     feature_gated: Vec<(String, FeatureGatedBench)>,
     /// True when cargo reports a `build.build-dir` apart from the target directory.
     separate_build_dir: bool,
+    /// The bench targets this build compiles (in the selected packages, named by `--bench` if
+    /// any, without `required-features`), as (package id, target name).
+    bench_targets: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone)]
@@ -637,12 +692,14 @@ fn workspace_packages(
         .map_err(|e| BuildError::Failed {
             revision: label.to_string(),
             diagnostics: e.to_string().trim_end().to_string(),
+            hint: None,
         })?;
     let separate_build_dir = metadata
         .build_directory
         .as_ref()
         .is_some_and(|build_dir| *build_dir != metadata.target_directory);
     let feature_gated = feature_gated_benches(&metadata, opts);
+    let bench_targets = built_bench_targets(&metadata, opts);
     let by_id = metadata
         .packages
         .into_iter()
@@ -659,7 +716,99 @@ fn workspace_packages(
         by_id,
         feature_gated,
         separate_build_dir,
+        bench_targets,
     })
+}
+
+/// Whether `opts` selects `package` for the build (`-p`, or else the default members).
+fn package_selected(
+    metadata: &cargo_metadata::Metadata,
+    opts: &BuildOptions,
+    package: &cargo_metadata::Package,
+) -> bool {
+    if !opts.packages.is_empty() {
+        opts.packages.iter().any(|spec| {
+            let name = spec.split(['@', ':']).next().unwrap_or(spec);
+            name == package.name.as_str()
+        })
+    } else if metadata.workspace_default_members.is_available() {
+        metadata.workspace_default_members.contains(&package.id)
+    } else {
+        true
+    }
+}
+
+/// The bench targets `opts` asks cargo to compile, as (package id, target name); see
+/// [`WorkspacePackages::bench_targets`].
+fn built_bench_targets(
+    metadata: &cargo_metadata::Metadata,
+    opts: &BuildOptions,
+) -> Vec<(String, String)> {
+    metadata
+        .packages
+        .iter()
+        .filter(|package| package_selected(metadata, opts, package))
+        .flat_map(|package| {
+            package
+                .targets
+                .iter()
+                .filter(|t| t.kind.contains(&TargetKind::Bench) && t.required_features.is_empty())
+                .filter(|t| opts.benches.is_empty() || opts.benches.contains(&t.name))
+                .map(|t| (package.id.repr.clone(), t.name.clone()))
+        })
+        .collect()
+}
+
+/// When a build failed only in some bench targets and others would build, how to compare the
+/// others: `--bench` for each of them (a crate's nightly-only `#[bench]` files next to its
+/// criterion benches are the common case, rustc's E0554). `None` when a library, test or
+/// example failed too, or when no bench target is left.
+pub fn skip_failed_benches_hint(
+    parsed: &ParsedBuild,
+    bench_targets: &[(String, String)],
+    opts: &BuildOptions,
+) -> Option<String> {
+    let failed = &parsed.failed_targets;
+    if failed.is_empty() || failed.iter().any(|f| !f.is_bench) {
+        return None;
+    }
+    let is_failed = |(package_id, target): &(String, String)| {
+        failed
+            .iter()
+            .any(|f| &f.package_id == package_id && &f.target == target)
+    };
+    let mut others: Vec<&str> = bench_targets
+        .iter()
+        .filter(|t| !is_failed(t))
+        .map(|(_, target)| target.as_str())
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    if others.is_empty() {
+        return None;
+    }
+    let names = |targets: &[&str]| {
+        targets
+            .iter()
+            .map(|t| format!("`{t}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let failed_names: Vec<&str> = failed.iter().map(|f| f.target.as_str()).collect();
+    let why = if failed.iter().all(|f| f.needs_nightly) {
+        " (`#![feature]` needs a nightly toolchain)"
+    } else {
+        ""
+    };
+    let flags: Vec<String> = others.iter().map(|t| format!("--bench {t}")).collect();
+    let packages: Vec<String> = opts.packages.iter().map(|p| format!("-p {p} ")).collect();
+    Some(format!(
+        "only bench target(s) {} failed to compile{why}; to compare the others, run again with \
+         `{}{}`",
+        names(&failed_names),
+        packages.concat(),
+        flags.join(" ")
+    ))
 }
 
 /// Bench targets with `required-features` in the packages `opts` selects (`-p`, or else the
@@ -668,18 +817,7 @@ fn feature_gated_benches(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
 ) -> Vec<(String, FeatureGatedBench)> {
-    let selected = |package: &cargo_metadata::Package| {
-        if !opts.packages.is_empty() {
-            opts.packages.iter().any(|spec| {
-                let name = spec.split(['@', ':']).next().unwrap_or(spec);
-                name == package.name.as_str()
-            })
-        } else if metadata.workspace_default_members.is_available() {
-            metadata.workspace_default_members.contains(&package.id)
-        } else {
-            true
-        }
-    };
+    let selected = |package: &cargo_metadata::Package| package_selected(metadata, opts, package);
     let several_packages = metadata.workspace_members.len() > 1;
     metadata
         .packages
@@ -1062,6 +1200,91 @@ mod tests {
         include_bytes!("../fixtures/cargo-messages/criterion-demo-success.jsonl");
     const SYNTAX_ERROR: &[u8] =
         include_bytes!("../fixtures/cargo-messages/criterion-demo-syntax-error.jsonl");
+    /// The demo crate with a second bench target, `nightly`, that uses `#![feature(test)]`,
+    /// built on stable.
+    const NIGHTLY_BENCH: &[u8] =
+        include_bytes!("../fixtures/cargo-messages/criterion-demo-nightly-bench.jsonl");
+    const DEMO_ID: &str = "path+file:///home/dev/demo#perfdiff-demo@0.1.0";
+
+    fn demo_benches(names: &[&str]) -> Vec<(String, String)> {
+        names
+            .iter()
+            .map(|n| (DEMO_ID.to_string(), n.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_nightly_only_bench_target_is_named_with_the_flags_for_the_others() {
+        let parsed = parse_messages(NIGHTLY_BENCH);
+        assert_eq!(parsed.success, Some(false));
+        assert_eq!(
+            parsed.failed_targets,
+            vec![FailedTarget {
+                package_id: DEMO_ID.to_string(),
+                target: "nightly".to_string(),
+                is_bench: true,
+                needs_nightly: true,
+            }]
+        );
+        let opts = BuildOptions::default();
+        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["demo", "nightly"]), &opts);
+        assert_eq!(
+            hint.as_deref(),
+            Some(
+                "only bench target(s) `nightly` failed to compile (`#![feature]` needs a nightly \
+                 toolchain); to compare the others, run again with `--bench demo`"
+            )
+        );
+        // With packages selected, the flags keep them.
+        let opts = BuildOptions {
+            packages: vec!["perfdiff-demo".into()],
+            ..BuildOptions::default()
+        };
+        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["nightly", "b", "a"]), &opts);
+        assert!(
+            hint.unwrap()
+                .ends_with("run again with `-p perfdiff-demo --bench a --bench b`")
+        );
+        // Nothing else to compare: no hint.
+        assert_eq!(
+            skip_failed_benches_hint(&parsed, &demo_benches(&["nightly"]), &opts),
+            None
+        );
+    }
+
+    #[test]
+    fn a_failure_outside_bench_targets_or_in_the_only_one_gives_no_hint() {
+        // The syntax error is in the only bench target.
+        let parsed = parse_messages(SYNTAX_ERROR);
+        assert_eq!(parsed.failed_targets.len(), 1, "{parsed:?}");
+        assert!(!parsed.failed_targets[0].needs_nightly);
+        let opts = BuildOptions::default();
+        assert_eq!(
+            skip_failed_benches_hint(&parsed, &demo_benches(&["demo"]), &opts),
+            None
+        );
+        // A library error alongside a bench error: skipping benches would not help.
+        let mut both = parsed.clone();
+        both.failed_targets.push(FailedTarget {
+            package_id: DEMO_ID.to_string(),
+            target: "perfdiff_demo".to_string(),
+            is_bench: false,
+            needs_nightly: false,
+        });
+        assert_eq!(
+            skip_failed_benches_hint(&both, &demo_benches(&["demo", "other"]), &opts),
+            None
+        );
+        // An ordinary error in one of two bench targets: named, without the nightly remark.
+        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["demo", "other"]), &opts);
+        assert_eq!(
+            hint.as_deref(),
+            Some(
+                "only bench target(s) `demo` failed to compile; to compare the others, run \
+                 again with `--bench other`"
+            )
+        );
+    }
 
     #[test]
     fn real_success_stream_yields_only_the_bench_executable() {

@@ -202,14 +202,20 @@ fn plain_and_libtest_bench_targets_are_skipped_without_being_run() {
     );
 }
 
+/// A copy of the demo fixture in `dir/name` with a syntax error appended to its file `broken`.
+fn copy_fixture_broken_in(dir: &Path, name: &str, broken: &str) -> PathBuf {
+    let crate_dir = copy_fixture(dir, name);
+    let file = crate_dir.join(broken);
+    let mut source = fs::read_to_string(&file).unwrap();
+    source.push_str("fn broken( {\n");
+    fs::write(&file, source).unwrap();
+    crate_dir
+}
+
 #[test]
 fn a_syntax_error_fails_naming_the_revision_with_cargos_error() {
     let dir = tempfile::tempdir().unwrap();
-    let crate_dir = copy_fixture(dir.path(), "broken");
-    let bench = crate_dir.join("benches/demo.rs");
-    let mut source = fs::read_to_string(&bench).unwrap();
-    source.push_str("fn broken( {\n");
-    fs::write(&bench, source).unwrap();
+    let crate_dir = copy_fixture_broken_in(dir.path(), "broken", "benches/demo.rs");
 
     let (result, events) = build(&crate_dir, "head (deadbeef1)", &dir.path().join("bin"));
     let err = result.unwrap_err();
@@ -228,6 +234,40 @@ fn a_syntax_error_fails_naming_the_revision_with_cargos_error() {
         .filter(|name| name.starts_with("demo"))
         .collect();
     assert!(copied.is_empty(), "{copied:?}");
+}
+
+#[test]
+fn a_nightly_only_bench_target_fails_with_the_flags_that_compare_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = copy_fixture(dir.path(), "nightly-bench");
+    // Common in real crates: libtest `#[bench]` files, which need nightly, beside criterion's.
+    fs::write(
+        crate_dir.join("benches/nightly.rs"),
+        "#![feature(test)]\nextern crate test;\n#[bench]\nfn one(b: &mut test::Bencher) { b.iter(|| 1) }\n",
+    )
+    .unwrap();
+
+    let (result, _) = build(&crate_dir, "base (cafe)", &dir.path().join("bin"));
+    let text = result.unwrap_err().to_string();
+    assert!(text.contains("base (cafe)"), "{text}");
+    assert!(text.contains("E0554"), "{text}");
+    assert!(
+        text.contains(
+            "hint: only bench target(s) `nightly` failed to compile (`#![feature]` needs a \
+             nightly toolchain); to compare the others, run again with `--bench demo`"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_broken_library_gives_no_hint_to_skip_bench_targets() {
+    let dir = tempfile::tempdir().unwrap();
+    let crate_dir = copy_fixture_broken_in(dir.path(), "broken-lib", "src/lib.rs");
+    let (result, _) = build(&crate_dir, "head (beef)", &dir.path().join("bin"));
+    let text = result.unwrap_err().to_string();
+    assert!(text.contains("unclosed delimiter"), "{text}");
+    assert!(!text.contains("hint:"), "{text}");
 }
 
 #[test]

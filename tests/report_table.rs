@@ -268,3 +268,54 @@ fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
         "{markdown}"
     );
 }
+
+/// Sets every side's relative SD of fork means to `spread`.
+fn with_fork_spread(
+    mut report: cargo_perfdiff::analysis::Report,
+    spread: f64,
+) -> cargo_perfdiff::analysis::Report {
+    for b in &mut report.benchmarks {
+        b.base.fork_rel_sd = Some(spread);
+        b.head.fork_rel_sd = Some(spread);
+    }
+    report
+}
+
+#[test]
+fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
+    use cargo_perfdiff::report::{median_fork_rel_sd, noisy_forks_note};
+    let table = |report: &cargo_perfdiff::analysis::Report| {
+        render(
+            report,
+            Format::Table,
+            &Style {
+                color: false,
+                width: None,
+            },
+        )
+    };
+    // Forks 1 % apart under a 2 % threshold: an ordinary quiet run, no note.
+    let quiet = with_fork_spread(all_verdicts(), 0.01);
+    assert_eq!(noisy_forks_note(&quiet), None);
+    assert!(!table(&quiet).contains("this machine is noisy"));
+
+    // A loaded machine: forks 21 % apart (the loaded demo recording's median).
+    let mut noisy = with_fork_spread(all_verdicts(), 0.21);
+    noisy.benchmarks[0].base.fork_rel_sd = Some(0.01);
+    noisy.benchmarks[1].head.fork_rel_sd = None;
+    assert_eq!(median_fork_rel_sd(&noisy), Some(0.21));
+    let out = table(&noisy);
+    assert!(
+        out.contains("note: the forks of a typical benchmark differed by 21 %"),
+        "{out}"
+    );
+    assert!(out.contains("against a threshold of ±2 %"), "{out}");
+    assert!(out.contains("--mode duet"), "{out}");
+    // Duet runs are told only of a quieter machine.
+    noisy.settings.mode = cargo_perfdiff::config::Mode::Duet;
+    let note = noisy_forks_note(&noisy).unwrap();
+    assert!(note.ends_with("try a quieter machine"), "{note}");
+    // The note scales with the run's threshold: 21 % is not noisy against ±15 %.
+    noisy.settings.threshold = 0.15;
+    assert_eq!(noisy_forks_note(&noisy), None);
+}

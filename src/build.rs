@@ -817,12 +817,11 @@ fn feature_gated_benches(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
 ) -> Vec<(String, FeatureGatedBench)> {
-    let selected = |package: &cargo_metadata::Package| package_selected(metadata, opts, package);
     let several_packages = metadata.workspace_members.len() > 1;
     metadata
         .packages
         .iter()
-        .filter(|package| selected(package))
+        .filter(|package| package_selected(metadata, opts, package))
         .flat_map(|package| {
             package
                 .targets

@@ -88,9 +88,10 @@ const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// third fork. Replayed over 100 orders of every recording, the look at two forks saved up to
 /// 3.2 points of time and agreed with fixed 10 as often or more (`docs/stopping.md`).
 const LARGE_CHANGE_ONLY_BELOW_FORKS: usize = 3;
-/// The share of alpha a large-change-only look spends; the other looks share the rest equally.
-/// A large change decided at two forks is decided by a wide margin, so a small share suffices,
-/// and the later looks, which decide the borderline benchmarks, keep 95 % of alpha. With 0.1,
+/// The share of alpha a large-change-only look spends; the other looks share the rest (the last
+/// one [`LAST_LOOK_ALPHA_SHARE`]). A large change decided at two forks is decided by a wide
+/// margin, so a small share suffices, and the later looks, which decide the borderline
+/// benchmarks, keep 95 % of alpha. With 0.1,
 /// hex's untouched `encode/data_encoding` stayed `unchanged` in 14 of 20 orders instead of 17;
 /// 0.02 saved 0.1–0.9 points less time on every recording.
 const LARGE_CHANGE_LOOK_ALPHA_SHARE: f64 = 0.05;
@@ -178,8 +179,7 @@ impl StopPolicy {
     /// (Bonferroni, `alpha_share`), but at few forks the t quantile falls fast with the
     /// degrees of freedom (7.2 at three forks per side, 4.5 at five, for the 20 % of alpha 0.01
     /// that each look between the first and the last spends), so an early second look decides
-    /// much that the first could not; the growth
-    /// was chosen on recordings (`docs/stopping.md`).
+    /// much that the first could not; the growth was chosen on recordings (`docs/stopping.md`).
     pub fn looks(&self) -> Vec<usize> {
         let mut looks = vec![self.min_forks];
         let mut next = self.min_forks;
@@ -612,16 +612,22 @@ mod tests {
         // Looks 3, 5, 8, 12, 18, 20: the last spends its share, the others the rest equally.
         assert!((adjusted.alpha - settings.alpha * LAST_LOOK_ALPHA_SHARE).abs() < 1e-15);
         assert!(adjusted.confidence > settings.confidence);
-        let shares: Vec<f64> = p.looks().iter().map(|&r| p.alpha_share(r)).collect();
-        assert!(
-            (shares.iter().sum::<f64>() - 1.0).abs() < 1e-12,
-            "{shares:?}"
-        );
+        let shares = shares_of_alpha(&p);
         let between = (1.0 - LAST_LOOK_ALPHA_SHARE) / 5.0;
         assert!(
             shares[..5].iter().all(|s| (s - between).abs() < 1e-15),
             "{shares:?}"
         );
+    }
+
+    /// The share of alpha of each of `p`'s looks, checked to sum to 1 (the union bound).
+    fn shares_of_alpha(p: &StopPolicy) -> Vec<f64> {
+        let shares: Vec<f64> = p.looks().iter().map(|&r| p.alpha_share(r)).collect();
+        assert!(
+            (shares.iter().sum::<f64>() - 1.0).abs() < 1e-12,
+            "{shares:?}"
+        );
+        shares
     }
 
     /// The default policy of a `decided` run with `max_forks`.
@@ -636,11 +642,7 @@ mod tests {
     fn a_look_at_two_forks_spends_a_small_share_of_alpha_and_the_shares_sum_to_one() {
         let p = default_decided(10);
         assert_eq!(p.looks(), vec![2, 3, 5, 8, 10]);
-        let shares: Vec<f64> = p.looks().iter().map(|&r| p.alpha_share(r)).collect();
-        assert!(
-            (shares.iter().sum::<f64>() - 1.0).abs() < 1e-12,
-            "{shares:?}"
-        );
+        let shares = shares_of_alpha(&p);
         assert!((shares[0] - LARGE_CHANGE_LOOK_ALPHA_SHARE).abs() < 1e-15);
         assert!(shares[1..4].windows(2).all(|w| w[0] == w[1]), "{shares:?}");
         assert!((shares[4] - LAST_LOOK_ALPHA_SHARE).abs() < 1e-15);

@@ -32,6 +32,8 @@ use std::sync::{Mutex, OnceLock, mpsc};
 
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
+use crate::cargo_env::{self, BuildScriptEnv};
+
 /// How many lines of cargo's stderr an error message quotes.
 const STDERR_TAIL_LINES: usize = 30;
 
@@ -181,6 +183,9 @@ pub struct BenchExecutable {
     /// False when the target says `harness = false` (criterion, divan, plain binaries).
     pub harness: bool,
     pub package_version: String,
+    /// What cargo adds to a bench process's environment from its configuration's `[env]` and the
+    /// package's build script, in the order it applies them ([`crate::cargo_env`]).
+    pub cargo_env: Vec<(OsString, OsString)>,
 }
 
 /// Progress of a build, reported as it happens.
@@ -219,6 +224,8 @@ pub struct ParsedBuild {
     pub success: Option<bool>,
     /// The targets an error-level diagnostic was reported for, in order, without repeats.
     pub failed_targets: Vec<FailedTarget>,
+    /// What each package's build script gives the processes cargo runs for it, by package id.
+    pub build_scripts: BTreeMap<String, BuildScriptEnv>,
 }
 
 /// A target cargo reported an error for.
@@ -350,6 +357,18 @@ impl MessageCollector {
                     .push(RenderedDiagnostic { is_error, rendered });
                 Observed::Diagnostic(self.parsed.diagnostics.len() - 1)
             }
+            Message::BuildScriptExecuted(script) => {
+                let out_dir = Some(script.out_dir.into_std_path_buf())
+                    .filter(|dir| !dir.as_os_str().is_empty());
+                self.parsed.build_scripts.insert(
+                    script.package_id.repr,
+                    BuildScriptEnv {
+                        out_dir,
+                        vars: script.env,
+                    },
+                );
+                Observed::Nothing
+            }
             Message::BuildFinished(finished) => {
                 self.parsed.success = Some(finished.success);
                 Observed::Finished
@@ -436,7 +455,16 @@ pub fn build_benches(
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
         on_event(BuildEvent::NeedsFeatures(gated));
     }
-    copy_executables(&parsed.benches, &packages.by_id, label, bin_dir)
+    let config_env =
+        cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
+            std::env::var_os(key).is_some()
+        });
+    let built = Built {
+        parsed: &parsed,
+        packages: &packages.by_id,
+        config_env: &config_env,
+    };
+    copy_executables(&built, label, bin_dir)
 }
 
 /// The feature-gated bench targets this build was asked for (by `--bench`, or by not naming any)
@@ -847,9 +875,29 @@ fn feature_gated_benches(
 }
 
 /// Copies each bench executable into `bin_dir` and describes it.
+/// What a successful build knows about its bench executables.
+struct Built<'a> {
+    parsed: &'a ParsedBuild,
+    packages: &'a HashMap<String, PackageInfo>,
+    /// The `[env]` variables cargo would set ([`cargo_env::config_env`]).
+    config_env: &'a [(OsString, OsString)],
+}
+
+impl Built<'_> {
+    /// The `[env]` variables, then those of the package's build script, which win.
+    fn cargo_env_of(&self, package_id: &str) -> Vec<(OsString, OsString)> {
+        let script = self
+            .parsed
+            .build_scripts
+            .get(package_id)
+            .map(BuildScriptEnv::variables)
+            .unwrap_or_default();
+        self.config_env.iter().cloned().chain(script).collect()
+    }
+}
+
 fn copy_executables(
-    artifacts: &[BenchArtifact],
-    packages: &HashMap<String, PackageInfo>,
+    built: &Built,
     label: &str,
     bin_dir: &Path,
 ) -> Result<Vec<BenchExecutable>, BuildError> {
@@ -860,7 +908,7 @@ fn copy_executables(
         source,
     };
     let mut executables = Vec::new();
-    for artifact in artifacts {
+    for artifact in &built.parsed.benches {
         let file_name = artifact
             .executable
             .file_name()
@@ -869,7 +917,8 @@ fn copy_executables(
         let destination = bin_dir.join(file_name);
         copy_atomically(&artifact.executable, &destination)
             .map_err(|e| copy_error(&artifact.executable, &destination, e))?;
-        let package = packages
+        let package = built
+            .packages
             .get(&artifact.package_id)
             .cloned()
             .unwrap_or_else(|| package_from_id(&artifact.package_id, &artifact.manifest_path));
@@ -885,6 +934,7 @@ fn copy_executables(
                 .unwrap_or_default(),
             manifest_path: package.manifest_path,
             package_version: package.version,
+            cargo_env: built.cargo_env_of(&artifact.package_id),
         });
     }
     executables.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
@@ -965,13 +1015,18 @@ fn bench_harness(manifest_path: &Path, target: &str) -> bool {
 /// keeps its own output under it (not in the user's `target/criterion`) and does not spawn
 /// `cargo metadata` in every fork to find a target directory.
 ///
-/// Not reproduced: `[env]` from `.cargo/config.toml`, `cargo:rustc-env` values of build scripts,
-/// native library directories that build scripts add, and `--target` builds (other layout).
+/// Before them come the variables of the configuration's `[env]` table and of the package's
+/// build script (`OUT_DIR`, `cargo:rustc-env`; [`BenchExecutable::cargo_env`]). A later entry
+/// replaces an earlier one of the same name when the process is started, so, as under cargo,
+/// cargo's own variables win over the build script's, and those over `[env]`.
+///
+/// Not reproduced: native library directories that build scripts add, and `--target` builds
+/// (other layout).
 pub fn fork_environment(
     exe: &BenchExecutable,
     shared_target_dir: &Path,
 ) -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = Vec::new();
+    let mut env: Vec<(OsString, OsString)> = exe.cargo_env.clone();
     let mut set = |key: &str, value: OsString| env.push((OsString::from(key), value));
     set("CARGO", cargo_program());
     set(
@@ -1210,6 +1265,27 @@ mod tests {
             .iter()
             .map(|n| (DEMO_ID.to_string(), n.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn build_scripts_are_recorded_by_package_with_out_dir_and_variables() {
+        // A dependency's script, as cargo reported it in a real build; it sets no variable.
+        let parsed = parse_messages(SUCCESS);
+        let quote = &parsed.build_scripts["registry+https://github.com/rust-lang/crates.io-index#quote@1.0.47"];
+        assert_eq!(
+            quote.out_dir.as_deref(),
+            Some(Path::new(
+                "/home/dev/demo/target/release/build/quote-6a0b13dda2211c58/out"
+            ))
+        );
+        assert!(quote.vars.is_empty());
+        assert!(!parsed.build_scripts.contains_key(DEMO_ID));
+
+        let line = br#"{"reason":"build-script-executed","package_id":"path+file:///p#x@0.1.0","linked_libs":[],"linked_paths":[],"cfgs":[],"env":[["GREETING","hi"]],"out_dir":""}"#;
+        let parsed = parse_messages(&line[..]);
+        let script = &parsed.build_scripts["path+file:///p#x@0.1.0"];
+        assert_eq!(script.out_dir, None);
+        assert_eq!(script.vars, [("GREETING".to_string(), "hi".to_string())]);
     }
 
     #[test]
@@ -1459,6 +1535,16 @@ mod tests {
             manifest_path: root.join("Cargo.toml"),
             harness: false,
             package_version: "2.3.4".into(),
+            // `[env]`, then the build script's, as `copy_executables` orders them; an `[env]`
+            // entry may not replace a variable cargo sets.
+            cargo_env: [
+                ("CARGO_PKG_NAME", "from-config"),
+                ("DATA_DIR", "from-config"),
+                ("GREETING", "from-config"),
+                ("GREETING", "from-script"),
+            ]
+            .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+            .to_vec(),
         };
         let env: BTreeMap<_, _> = fork_environment(&exe, Path::new("/shared/target"))
             .into_iter()
@@ -1471,6 +1557,8 @@ mod tests {
         assert_eq!(get("CARGO_PKG_NAME").as_deref(), Some("pkg"));
         assert_eq!(get("CARGO_PKG_VERSION_MINOR").as_deref(), Some("3"));
         assert_eq!(get("CARGO_TARGET_DIR").as_deref(), Some("/shared/target"));
+        assert_eq!(get("DATA_DIR").as_deref(), Some("from-config"));
+        assert_eq!(get("GREETING").as_deref(), Some("from-script"));
         let variable = if cfg!(windows) {
             "PATH"
         } else if cfg!(target_os = "macos") {

@@ -496,6 +496,7 @@ mod tests {
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
             harness,
             package_version: "0.1.0".into(),
+            cargo_env: Vec::new(),
         }
     }
 

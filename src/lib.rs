@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod build;
+pub mod cargo_env;
 pub mod cli;
 pub mod config;
 pub mod demo;

@@ -24,6 +24,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         manifest_path: dir.join("Cargo.toml"),
         harness: false,
         package_version: "0.1.0".into(),
+        cargo_env: Vec::new(),
     }
 }
 

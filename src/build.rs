@@ -874,7 +874,6 @@ fn feature_gated_benches(
         .collect()
 }
 
-/// Copies each bench executable into `bin_dir` and describes it.
 /// What a successful build knows about its bench executables.
 struct Built<'a> {
     parsed: &'a ParsedBuild,
@@ -896,6 +895,7 @@ impl Built<'_> {
     }
 }
 
+/// Copies each bench executable into `bin_dir` and describes it.
 fn copy_executables(
     built: &Built,
     label: &str,

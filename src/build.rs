@@ -186,6 +186,10 @@ pub struct BenchExecutable {
     /// What cargo adds to a bench process's environment from its configuration's `[env]` and the
     /// package's build script, in the order it applies them ([`crate::cargo_env`]).
     pub cargo_env: Vec<(OsString, OsString)>,
+    /// Library directories the build's build scripts named inside the target directory, which
+    /// cargo puts first on a bench process's library search path
+    /// ([`cargo_env::native_library_dirs`]).
+    pub native_library_dirs: Vec<PathBuf>,
 }
 
 /// Progress of a build, reported as it happens.
@@ -365,6 +369,11 @@ impl MessageCollector {
                     BuildScriptEnv {
                         out_dir,
                         vars: script.env,
+                        library_dirs: script
+                            .linked_paths
+                            .iter()
+                            .map(|value| cargo_env::link_search_dir(value.as_str()))
+                            .collect(),
                     },
                 );
                 Observed::Nothing
@@ -459,10 +468,13 @@ pub fn build_benches(
         cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
             std::env::var_os(key).is_some()
         });
+    let native_library_dirs =
+        cargo_env::native_library_dirs(parsed.build_scripts.values(), shared_target_dir);
     let built = Built {
         parsed: &parsed,
         packages: &packages.by_id,
         config_env: &config_env,
+        native_library_dirs: &native_library_dirs,
     };
     copy_executables(&built, label, bin_dir)
 }
@@ -880,6 +892,7 @@ struct Built<'a> {
     packages: &'a HashMap<String, PackageInfo>,
     /// The `[env]` variables cargo would set ([`cargo_env::config_env`]).
     config_env: &'a [(OsString, OsString)],
+    native_library_dirs: &'a [PathBuf],
 }
 
 impl Built<'_> {
@@ -935,6 +948,7 @@ fn copy_executables(
             manifest_path: package.manifest_path,
             package_version: package.version,
             cargo_env: built.cargo_env_of(&artifact.package_id),
+            native_library_dirs: built.native_library_dirs.to_vec(),
         });
     }
     executables.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
@@ -1020,8 +1034,10 @@ fn bench_harness(manifest_path: &Path, target: &str) -> bool {
 /// replaces an earlier one of the same name when the process is started, so, as under cargo,
 /// cargo's own variables win over the build script's, and those over `[env]`.
 ///
-/// Not reproduced: native library directories that build scripts add, and `--target` builds
-/// (other layout).
+/// The library search path starts with the build scripts' library directories inside the
+/// target directory ([`BenchExecutable::native_library_dirs`]), as cargo's does.
+///
+/// Not reproduced: `--target` builds (other layout).
 pub fn fork_environment(
     exe: &BenchExecutable,
     shared_target_dir: &Path,
@@ -1049,7 +1065,8 @@ pub fn fork_environment(
         set(key, value.into());
     }
     let release = shared_target_dir.join("release");
-    let mut search_path = vec![release.clone(), release.join("deps")];
+    let mut search_path = exe.native_library_dirs.clone();
+    search_path.extend([release.clone(), release.join("deps")]);
     if let Some(libdir) = toolchain_target_libdir(&exe.package_root) {
         search_path.push(libdir);
     }
@@ -1268,7 +1285,7 @@ mod tests {
     }
 
     #[test]
-    fn build_scripts_are_recorded_by_package_with_out_dir_and_variables() {
+    fn build_scripts_are_recorded_by_package_with_out_dir_variables_and_library_dirs() {
         // A dependency's script, as cargo reported it in a real build; it sets no variable.
         let parsed = parse_messages(SUCCESS);
         let quote = &parsed.build_scripts["registry+https://github.com/rust-lang/crates.io-index#quote@1.0.47"];
@@ -1281,11 +1298,15 @@ mod tests {
         assert!(quote.vars.is_empty());
         assert!(!parsed.build_scripts.contains_key(DEMO_ID));
 
-        let line = br#"{"reason":"build-script-executed","package_id":"path+file:///p#x@0.1.0","linked_libs":[],"linked_paths":[],"cfgs":[],"env":[["GREETING","hi"]],"out_dir":""}"#;
+        let line = br#"{"reason":"build-script-executed","package_id":"path+file:///p#x@0.1.0","linked_libs":[],"linked_paths":["native=/t/out","/t/bare"],"cfgs":[],"env":[["GREETING","hi"]],"out_dir":""}"#;
         let parsed = parse_messages(&line[..]);
         let script = &parsed.build_scripts["path+file:///p#x@0.1.0"];
         assert_eq!(script.out_dir, None);
         assert_eq!(script.vars, [("GREETING".to_string(), "hi".to_string())]);
+        assert_eq!(
+            script.library_dirs,
+            [PathBuf::from("/t/out"), PathBuf::from("/t/bare")]
+        );
     }
 
     #[test]
@@ -1545,6 +1566,7 @@ mod tests {
             ]
             .map(|(k, v)| (OsString::from(k), OsString::from(v)))
             .to_vec(),
+            native_library_dirs: vec![PathBuf::from("/shared/target/release/build/s-1/out")],
         };
         let env: BTreeMap<_, _> = fork_environment(&exe, Path::new("/shared/target"))
             .into_iter()
@@ -1567,8 +1589,9 @@ mod tests {
             "LD_LIBRARY_PATH"
         };
         let paths: Vec<PathBuf> = std::env::split_paths(&env[OsStr::new(variable)]).collect();
-        assert_eq!(paths[0], Path::new("/shared/target/release"));
-        assert_eq!(paths[1], Path::new("/shared/target/release/deps"));
+        assert_eq!(paths[0], Path::new("/shared/target/release/build/s-1/out"));
+        assert_eq!(paths[1], Path::new("/shared/target/release"));
+        assert_eq!(paths[2], Path::new("/shared/target/release/deps"));
     }
 
     #[cfg(unix)]

@@ -1,6 +1,6 @@
 //! The variables `cargo bench` gives a bench process besides its own `CARGO_*` ones: the `[env]`
-//! table of cargo's configuration files, and the `cargo:rustc-env` values and `OUT_DIR` of the
-//! package's build script.
+//! table of cargo's configuration files, the `cargo:rustc-env` values and `OUT_DIR` of the
+//! package's build script, and the library directories build scripts name.
 //!
 //! Why: perfdiff starts bench executables itself (it needs one process per fork), so whatever
 //! cargo would have put into their environment has to be put there by perfdiff, or a benchmark
@@ -16,7 +16,11 @@
 //! - an `[env]` entry is `KEY = "value"` or `KEY = { value = "…", force = bool, relative = bool }`;
 //!   without `force` it does not replace a variable already in cargo's own environment, and with
 //!   `relative` the value is a path relative to the directory that holds the `.cargo` directory;
-//! - cargo's own variables, then the build script's, win over `[env]`.
+//! - cargo's own variables, then the build script's, win over `[env]`;
+//! - the `cargo:rustc-link-search` directories of every build script of the build (dependencies
+//!   too) that lie inside the target directory come first on the library search path, so a
+//!   dynamic library a `-sys` crate built into its `OUT_DIR` is found; directories outside it are
+//!   left to the system.
 //!
 //! A configuration file perfdiff cannot read or parse is skipped: cargo reads the same files
 //! before the build, so it would already have stopped with its own error.
@@ -164,11 +168,39 @@ pub fn cargo_home() -> Option<PathBuf> {
 }
 
 /// What a package's build script gives the processes cargo runs for it: its `cargo:rustc-env`
-/// values and `OUT_DIR` (from cargo's `build-script-executed` message).
+/// values and `OUT_DIR`, and the library directories it asked the linker to search (from cargo's
+/// `build-script-executed` message).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildScriptEnv {
     pub out_dir: Option<PathBuf>,
     pub vars: Vec<(String, String)>,
+    /// `cargo:rustc-link-search` directories, without their `KIND=` prefix.
+    pub library_dirs: Vec<PathBuf>,
+}
+
+/// The directory of a `cargo:rustc-link-search` value as cargo reports it (`native=/p`, `all=/p`,
+/// or a bare `/p`).
+pub fn link_search_dir(value: &str) -> PathBuf {
+    const KINDS: [&str; 5] = ["native", "crate", "dependency", "framework", "all"];
+    match value.split_once('=') {
+        Some((kind, dir)) if KINDS.contains(&kind) => PathBuf::from(dir),
+        _ => PathBuf::from(value),
+    }
+}
+
+/// The library directories of `scripts` that cargo puts on a bench process's library search
+/// path: those inside `target_dir`, each once, in the order the scripts reported them.
+pub fn native_library_dirs<'a>(
+    scripts: impl IntoIterator<Item = &'a BuildScriptEnv>,
+    target_dir: &Path,
+) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for dir in scripts.into_iter().flat_map(|s| &s.library_dirs) {
+        if dir.starts_with(target_dir) && !dirs.contains(dir) {
+            dirs.push(dir.clone());
+        }
+    }
+    dirs
 }
 
 impl BuildScriptEnv {
@@ -293,10 +325,34 @@ mod tests {
     }
 
     #[test]
+    fn link_search_values_lose_their_kind_and_only_those_in_the_target_dir_are_kept() {
+        assert_eq!(link_search_dir("native=/t/out"), Path::new("/t/out"));
+        assert_eq!(link_search_dir("all=/t/x"), Path::new("/t/x"));
+        assert_eq!(link_search_dir("/t/bare"), Path::new("/t/bare"));
+        assert_eq!(link_search_dir("/odd=dir"), Path::new("/odd=dir"));
+        let script = |dirs: &[&str]| BuildScriptEnv {
+            library_dirs: dirs.iter().map(PathBuf::from).collect(),
+            ..BuildScriptEnv::default()
+        };
+        let scripts = [
+            script(&["/t/release/build/a-1/out", "/usr/lib/outside"]),
+            script(&["/t/release/build/a-1/out", "/t/release/extra"]),
+        ];
+        assert_eq!(
+            native_library_dirs(&scripts, Path::new("/t")),
+            [
+                PathBuf::from("/t/release/build/a-1/out"),
+                PathBuf::from("/t/release/extra")
+            ]
+        );
+    }
+
+    #[test]
     fn a_build_script_gives_out_dir_first_then_its_variables() {
         let script = BuildScriptEnv {
             out_dir: Some(PathBuf::from("/t/release/build/x-1/out")),
             vars: vec![("GREETING".into(), "hello".into())],
+            library_dirs: Vec::new(),
         };
         assert_eq!(
             script.variables(),

@@ -497,6 +497,7 @@ mod tests {
             harness,
             package_version: "0.1.0".into(),
             cargo_env: Vec::new(),
+            native_library_dirs: Vec::new(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! A bench process started by perfdiff gets the variables `cargo bench` would give it: checked
-//! against cargo itself, on a small crate whose build script sets a variable and whose
-//! `.cargo/config.toml` has an `[env]` table.
+//! against cargo itself, on a small crate whose build script sets a variable and names library
+//! directories, and whose `.cargo/config.toml` has an `[env]` table.
 
 use std::fs;
 use std::path::Path;
@@ -24,18 +24,24 @@ fn write(path: &Path, text: &str) {
     fs::write(path, text).unwrap();
 }
 
-/// A crate with a build script, an `[env]` table and a plain bench that prints [`PRINTED`] and
-/// whether `OUT_DIR` is a directory.
+/// A crate with a build script, an `[env]` table and a plain bench that prints [`PRINTED`],
+/// whether `OUT_DIR` is a directory, and which of the script's library directories are on the
+/// library search path.
 fn env_crate(dir: &Path) {
     write(
         &dir.join("Cargo.toml"),
         "[package]\nname = \"env-probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
          [[bench]]\nname = \"probe\"\nharness = false\n",
     );
+    // Two library directories: its own OUT_DIR (inside the target directory, which cargo puts on
+    // the library search path) and one outside it (which cargo leaves to the system).
     write(
         &dir.join("build.rs"),
         "fn main() {\n    println!(\"cargo:rustc-env=FROM_SCRIPT=script-value\");\n    \
-         println!(\"cargo:rustc-env=SHADOWED=script-value\");\n}\n",
+         println!(\"cargo:rustc-env=SHADOWED=script-value\");\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap();\n    \
+         println!(\"cargo:rustc-link-search=native={out}\");\n    \
+         println!(\"cargo:rustc-link-search=native=/nonexistent/outside-lib\");\n}\n",
     );
     write(&dir.join("src/lib.rs"), "");
     let names = PRINTED
@@ -43,6 +49,13 @@ fn env_crate(dir: &Path) {
         .map(|n| format!("{n:?}"))
         .collect::<Vec<_>>()
         .join(", ");
+    let search = if cfg!(windows) {
+        "PATH"
+    } else if cfg!(target_os = "macos") {
+        "DYLD_FALLBACK_LIBRARY_PATH"
+    } else {
+        "LD_LIBRARY_PATH"
+    };
     write(
         &dir.join("benches/probe.rs"),
         &format!(
@@ -50,7 +63,12 @@ fn env_crate(dir: &Path) {
              Ok(value) => println!(\"{{name}}={{value}}\"),\n            \
              Err(_) => println!(\"{{name}} unset\"),\n        }}\n    }}\n    \
              let out_dir = std::env::var(\"OUT_DIR\").unwrap_or_default();\n    \
-             println!(\"OUT_DIR is a directory: {{}}\", std::path::Path::new(&out_dir).is_dir());\n}}\n"
+             println!(\"OUT_DIR is a directory: {{}}\", std::path::Path::new(&out_dir).is_dir());\n    \
+             let search = std::env::var_os({search:?}).unwrap_or_default();\n    \
+             let dirs: Vec<_> = std::env::split_paths(&search).collect();\n    \
+             println!(\"OUT_DIR on the library path: {{}}\", dirs.contains(&out_dir.into()));\n    \
+             println!(\"outside dir on the library path: {{}}\", \
+             dirs.contains(&\"/nonexistent/outside-lib\".into()));\n}}\n"
         ),
     );
     write(
@@ -113,6 +131,8 @@ fn a_bench_process_gets_the_environment_cargo_bench_gives_it() {
         "CARGO_PKG_NAME=env-probe".to_string(),
         format!("CARGO_MANIFEST_DIR={}", workspace.display()),
         "OUT_DIR is a directory: true".to_string(),
+        "OUT_DIR on the library path: true".to_string(),
+        "outside dir on the library path: false".to_string(),
     ];
     assert_eq!(ours.lines().collect::<Vec<_>>(), expected);
 }

@@ -25,6 +25,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         harness: false,
         package_version: "0.1.0".into(),
         cargo_env: Vec::new(),
+        native_library_dirs: Vec::new(),
     }
 }
 

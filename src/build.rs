@@ -778,24 +778,34 @@ fn package_selected(
     }
 }
 
+/// Every bench target of the packages `opts` selects ([`package_selected`]), with its package.
+fn selected_bench_targets<'a>(
+    metadata: &'a cargo_metadata::Metadata,
+    opts: &'a BuildOptions,
+) -> impl Iterator<Item = (&'a cargo_metadata::Package, &'a cargo_metadata::Target)> {
+    metadata
+        .packages
+        .iter()
+        .filter(move |package| package_selected(metadata, opts, package))
+        .flat_map(|package| {
+            package
+                .targets
+                .iter()
+                .filter(|t| t.kind.contains(&TargetKind::Bench))
+                .map(move |t| (package, t))
+        })
+}
+
 /// The bench targets `opts` asks cargo to compile, as (package id, target name); see
 /// [`WorkspacePackages::bench_targets`].
 fn built_bench_targets(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
 ) -> Vec<(String, String)> {
-    metadata
-        .packages
-        .iter()
-        .filter(|package| package_selected(metadata, opts, package))
-        .flat_map(|package| {
-            package
-                .targets
-                .iter()
-                .filter(|t| t.kind.contains(&TargetKind::Bench) && t.required_features.is_empty())
-                .filter(|t| opts.benches.is_empty() || opts.benches.contains(&t.name))
-                .map(|t| (package.id.repr.clone(), t.name.clone()))
-        })
+    selected_bench_targets(metadata, opts)
+        .filter(|(_, t)| t.required_features.is_empty())
+        .filter(|(_, t)| opts.benches.is_empty() || opts.benches.contains(&t.name))
+        .map(|(package, t)| (package.id.repr.clone(), t.name.clone()))
         .collect()
 }
 
@@ -858,30 +868,22 @@ fn feature_gated_benches(
     opts: &BuildOptions,
 ) -> Vec<(String, FeatureGatedBench)> {
     let several_packages = metadata.workspace_members.len() > 1;
-    metadata
-        .packages
-        .iter()
-        .filter(|package| package_selected(metadata, opts, package))
-        .flat_map(|package| {
-            package
-                .targets
-                .iter()
-                .filter(|t| t.kind.contains(&TargetKind::Bench) && !t.required_features.is_empty())
-                .map(move |t| {
-                    let features = t.required_features.join(",");
-                    let suggestion = if several_packages {
-                        format!("-p {} --features {features}", package.name)
-                    } else {
-                        format!("--features {features}")
-                    };
-                    let bench = FeatureGatedBench {
-                        package: package.name.to_string(),
-                        target: t.name.clone(),
-                        required_features: t.required_features.clone(),
-                        suggestion,
-                    };
-                    (package.id.repr.clone(), bench)
-                })
+    selected_bench_targets(metadata, opts)
+        .filter(|(_, t)| !t.required_features.is_empty())
+        .map(|(package, t)| {
+            let features = t.required_features.join(",");
+            let suggestion = if several_packages {
+                format!("-p {} --features {features}", package.name)
+            } else {
+                format!("--features {features}")
+            };
+            let bench = FeatureGatedBench {
+                package: package.name.to_string(),
+                target: t.name.clone(),
+                required_features: t.required_features.clone(),
+                suggestion,
+            };
+            (package.id.repr.clone(), bench)
         })
         .collect()
 }
@@ -1170,15 +1172,20 @@ fn default_readme(manifest_path: &Path) -> String {
         .to_string()
 }
 
-/// The platform's dynamic library search variable with `paths` first, then the inherited value.
-fn dylib_search_path(paths: Vec<PathBuf>) -> (&'static str, OsString) {
-    let variable = if cfg!(windows) {
+/// The variable the platform's dynamic loader searches, and cargo sets for a bench process.
+pub fn dylib_search_variable() -> &'static str {
+    if cfg!(windows) {
         "PATH"
     } else if cfg!(target_os = "macos") {
         "DYLD_FALLBACK_LIBRARY_PATH"
     } else {
         "LD_LIBRARY_PATH"
-    };
+    }
+}
+
+/// The platform's dynamic library search variable with `paths` first, then the inherited value.
+fn dylib_search_path(paths: Vec<PathBuf>) -> (&'static str, OsString) {
+    let variable = dylib_search_variable();
     let inherited: Vec<PathBuf> = std::env::var_os(variable)
         .map(|v| std::env::split_paths(&v).collect())
         .unwrap_or_default();
@@ -1581,13 +1588,7 @@ mod tests {
         assert_eq!(get("CARGO_TARGET_DIR").as_deref(), Some("/shared/target"));
         assert_eq!(get("DATA_DIR").as_deref(), Some("from-config"));
         assert_eq!(get("GREETING").as_deref(), Some("from-script"));
-        let variable = if cfg!(windows) {
-            "PATH"
-        } else if cfg!(target_os = "macos") {
-            "DYLD_FALLBACK_LIBRARY_PATH"
-        } else {
-            "LD_LIBRARY_PATH"
-        };
+        let variable = dylib_search_variable();
         let paths: Vec<PathBuf> = std::env::split_paths(&env[OsStr::new(variable)]).collect();
         assert_eq!(paths[0], Path::new("/shared/target/release/build/s-1/out"));
         assert_eq!(paths[1], Path::new("/shared/target/release"));

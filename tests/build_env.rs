@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use cargo_perfdiff::build::{BuildOptions, build_benches, fork_environment};
+use cargo_perfdiff::build::{BuildOptions, build_benches, dylib_search_variable, fork_environment};
 
 /// Variables the bench prints, one `NAME=value` line each (`NAME unset` when absent).
 const PRINTED: &[&str] = &[
@@ -49,13 +49,7 @@ fn env_crate(dir: &Path) {
         .map(|n| format!("{n:?}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let search = if cfg!(windows) {
-        "PATH"
-    } else if cfg!(target_os = "macos") {
-        "DYLD_FALLBACK_LIBRARY_PATH"
-    } else {
-        "LD_LIBRARY_PATH"
-    };
+    let search = dylib_search_variable();
     write(
         &dir.join("benches/probe.rs"),
         &format!(

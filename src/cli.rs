@@ -159,7 +159,8 @@ pub struct CompareArgs {
     /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
     #[arg(long, value_name = "SECS")]
     pub warm_up_time: Option<f64>,
-    /// Criterion measurement time per fork, in seconds [default: 1]
+    /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
+    /// seconds) [default: 0.5]
     #[arg(long, value_name = "SECS")]
     pub measurement_time: Option<f64>,
     /// Criterion samples per fork, at least 10 [default: 30]

@@ -179,7 +179,9 @@ pub struct Settings {
     pub window: usize,
     /// Criterion warm-up time asked for per fork, in milliseconds.
     pub warm_up_ms: u64,
-    /// Criterion measurement time per fork, in milliseconds.
+    /// Criterion measurement time per fork, in milliseconds. The default, 0.5 s, is as precise
+    /// per fork as 1 s on every recording: past it a fork's mean is limited by the noise between
+    /// forks, not within one (`scripts/fork_length.py`, docs/stopping.md).
     pub measurement_ms: u64,
     /// Criterion samples per fork (criterion wants at least 10).
     pub sample_size: usize,
@@ -218,7 +220,7 @@ impl Default for Settings {
             stop_threshold: None,
             window: 5,
             warm_up_ms: 100,
-            measurement_ms: 1000,
+            measurement_ms: 500,
             sample_size: 30,
             threshold: 0.02,
             alpha: 0.01,

@@ -151,7 +151,8 @@ pub struct CompareArgs {
     /// When to stop adding forks [default: decided]
     #[arg(long, value_enum)]
     pub stop: Option<StopRule>,
-    /// Rounds of forks with --stop fixed [default: 10]
+    /// Rounds of forks with --stop fixed; alone, it means --stop fixed (with another rule, cap it
+    /// with --max-forks) [default: 10]
     #[arg(long)]
     pub forks: Option<usize>,
     #[command(flatten)]

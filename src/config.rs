@@ -827,7 +827,28 @@ impl Violation {
 
 /// Range checks of the values one layer sets, naming the layer and the key.
 fn validate_layer(partial: &PartialSettings, source: &Source) -> Result<(), ConfigError> {
-    check_values(partial).map_err(|violation| violation.into_error(source, None))
+    check_values(partial)
+        .and_then(|()| match source {
+            Source::CommandLine => check_command_line(partial),
+            _ => Ok(()),
+        })
+        .map_err(|violation| violation.into_error(source, None))
+}
+
+/// Flags that contradict each other on one command line. A file may set `forks` beside another
+/// rule (for the runs that pass `--stop fixed`), but `--stop rciw --forks 5` would run rciw and
+/// silently ignore the 5.
+fn check_command_line(partial: &PartialSettings) -> Result<(), Violation> {
+    match (partial.stop, partial.forks) {
+        (Some(rule), Some(forks)) if rule != StopRule::Fixed => Err(Violation::new(
+            &["forks"],
+            format!(
+                "({forks}) is the number of rounds of --stop fixed and has no effect with \
+                 --stop {rule}; to cap {rule}, use --max-forks {forks}"
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Range checks of the values one layer sets.

@@ -397,6 +397,40 @@ fn invalid_command_line_values_name_the_command_line() {
 }
 
 #[test]
+fn forks_with_a_rule_other_than_fixed_is_rejected_pointing_to_max_forks() {
+    // `--stop rciw --forks 5` would otherwise run rciw with its own cap and ignore the 5.
+    let cli = PartialSettings {
+        stop: Some(StopRule::Rciw),
+        forks: Some(5),
+        ..PartialSettings::default()
+    };
+    let message = resolve(Vec::new(), cli).unwrap_err().to_string();
+    assert!(
+        message.starts_with("command line: `forks` (5)"),
+        "{message}"
+    );
+    assert!(message.contains("--stop rciw"), "{message}");
+    assert!(message.contains("--max-forks 5"), "{message}");
+    // With the fixed rule, or alone (which means fixed), forks is what it is for.
+    for stop in [Some(StopRule::Fixed), None] {
+        let cli = PartialSettings {
+            stop,
+            forks: Some(5),
+            ..PartialSettings::default()
+        };
+        assert!(resolve(Vec::new(), cli).is_ok(), "{stop:?}");
+    }
+    // A file may keep `forks` for the runs that pass `--stop fixed`.
+    let dir = workspace(&[("perfdiff.toml", "stop = \"cv\"\nforks = 4\n")]);
+    let files = load_files(dir.path()).expect("a file may set forks beside another rule");
+    let settings = resolve(files, PartialSettings::default()).expect("resolves");
+    assert_eq!(
+        (settings.settings.stop, settings.settings.forks),
+        (StopRule::Cv, 4)
+    );
+}
+
+#[test]
 fn wrong_types_name_file_line_and_key() {
     let (message, error) = error_of(&[("perfdiff.toml", "\nforks = \"ten\"\n")]);
     assert!(

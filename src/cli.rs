@@ -158,11 +158,11 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub stop_limits: StopLimitArgs,
     /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub warm_up_time: Option<f64>,
     /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
     /// seconds) [default: 0.5]
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub measurement_time: Option<f64>,
     /// Criterion samples per fork, at least 10 [default: 30]
     #[arg(long)]
@@ -213,6 +213,17 @@ pub struct DemoArgs {
     pub criterion: String,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// A warm-up or measurement time in seconds, as criterion's flags take it: a finite number of at
+/// least a millisecond (the settings keep milliseconds, and criterion rejects a zero duration).
+fn parse_seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.001 => Ok(seconds),
+        _ => Err(format!(
+            "expected a number of seconds, at least 0.001, got {text:?}"
+        )),
+    }
 }
 
 fn parse_cpus(text: &str) -> Result<[usize; 2], String> {
@@ -554,6 +565,21 @@ mod tests {
     fn forks_alone_means_fixed() {
         let cli = Cli::try_parse_from(["cargo-perfdiff", "--forks", "10"]).unwrap();
         assert_eq!(cli_layer(&cli.compare).stop, Some(StopRule::Fixed));
+    }
+
+    #[test]
+    fn times_are_seconds_of_at_least_a_millisecond() {
+        assert_eq!(parse_seconds("0.5"), Ok(0.5));
+        assert_eq!(parse_seconds("0.001"), Ok(0.001));
+        for bad in ["0", "0.0004", "-1", "NaN", "inf", "1s", ""] {
+            assert!(parse_seconds(bad).is_err(), "{bad}");
+        }
+        for flag in ["--measurement-time", "--warm-up-time"] {
+            let error = Cli::try_parse_from(["cargo-perfdiff", flag, "0"])
+                .unwrap_err()
+                .to_string();
+            assert!(error.contains(flag), "{error}");
+        }
     }
 
     #[test]

@@ -885,11 +885,14 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
     at_least("resamples", partial.resamples, 100)?;
     positive("stop-threshold", partial.stop_threshold)?;
     positive("fork-timeout", partial.fork_timeout_s)?;
-    if partial.measurement_ms == Some(0) {
-        return Err(Violation::new(
-            &["measurement-ms"],
-            "must be at least 1".to_string(),
-        ));
+    // Criterion rejects a zero duration (the fork would panic).
+    for (key, value) in [
+        ("warm-up-ms", partial.warm_up_ms),
+        ("measurement-ms", partial.measurement_ms),
+    ] {
+        if value == Some(0) {
+            return Err(Violation::new(&[key], "must be at least 1".to_string()));
+        }
     }
     if let (Some(min), Some(max)) = (partial.min_forks, partial.max_forks)
         && min > max

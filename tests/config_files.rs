@@ -313,6 +313,8 @@ fn out_of_range_values_name_file_and_key() {
         ("min-forks = 10\nmax-forks = 5", "min-forks"),
         ("cpus = [1, 1]", "cpus"),
         ("fork-timeout = -1", "fork-timeout"),
+        ("warm-up-ms = 0", "warm-up-ms"),
+        ("measurement-ms = 0", "measurement-ms"),
         ("filters = [\"(unclosed\"]", "filters"),
         (
             "[benchmarks.\"[bad\"]\nignore = true",

@@ -5,9 +5,19 @@ use std::collections::BTreeMap;
 use std::fs;
 
 use cargo_perfdiff::config::{
-    BenchOverride, FailOn, KNOWN_KEYS, Mode, PartialSettings, Settings, Source, StopRule, load,
-    resolve,
+    BenchOverride, Effective, FailOn, KNOWN_KEYS, Mode, PartialSettings, Settings, Source,
+    StopRule, load, resolve,
 };
+
+/// Every setting resolved from one file layer (a file, unlike the command line, may set `forks`
+/// beside a rule other than `fixed`).
+fn resolve_everything_set() -> Effective {
+    let file = Source::File {
+        path: "/repo/perfdiff.toml".into(),
+        table: "top level".to_string(),
+    };
+    resolve(vec![(file, everything_set())], PartialSettings::default()).unwrap()
+}
 
 fn everything_set() -> PartialSettings {
     let mut benchmarks = BTreeMap::new();
@@ -117,7 +127,7 @@ fn render_lists_every_key_with_its_value_and_source() {
 
 #[test]
 fn render_shows_per_benchmark_overrides() {
-    let effective = resolve(Vec::new(), everything_set()).unwrap();
+    let effective = resolve_everything_set();
     let text = effective.render();
     assert!(
         text.contains("benchmarks.\"^hash/(mix|checksum)$\""),
@@ -129,8 +139,8 @@ fn render_shows_per_benchmark_overrides() {
 
 #[test]
 fn to_toml_reads_back_to_the_same_settings() {
-    for cli in [PartialSettings::default(), everything_set()] {
-        let effective = resolve(Vec::new(), cli).unwrap();
+    let defaults = resolve(Vec::new(), PartialSettings::default()).unwrap();
+    for effective in [defaults, resolve_everything_set()] {
         let text = effective.to_toml();
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("perfdiff.toml"), &text).unwrap();
@@ -160,7 +170,7 @@ fn to_toml_of_defaults_comments_out_unset_options() {
 #[test]
 #[ignore = "prints the output for a person to look at"]
 fn show_render_and_toml() {
-    let effective = resolve(Vec::new(), everything_set()).unwrap();
+    let effective = resolve_everything_set();
     println!("{}\n{}", effective.render(), effective.to_toml());
     let defaults = resolve(Vec::new(), PartialSettings::default()).unwrap();
     println!("{}\n{}", defaults.render(), defaults.to_toml());

@@ -180,8 +180,9 @@ pub struct Settings {
     /// Criterion warm-up time asked for per fork, in milliseconds.
     pub warm_up_ms: u64,
     /// Criterion measurement time per fork, in milliseconds. The default, 0.5 s, is as precise
-    /// per fork as 1 s on every recording: past it a fork's mean is limited by the noise between
-    /// forks, not within one (`scripts/fork_length.py`, docs/stopping.md).
+    /// per fork as 1 s on every quiet-host recording: past it a fork's mean is limited by the
+    /// noise between forks, not within one (`scripts/fork_length.py`, docs/stopping.md); on a
+    /// noisy host it is about as precise per second of the run.
     pub measurement_ms: u64,
     /// Criterion samples per fork (criterion wants at least 10).
     pub sample_size: usize,

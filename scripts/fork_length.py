@@ -27,6 +27,8 @@ Usage: fork_length.py RECORDING.json... [--cuts 21,17,12] [--max-forks 10]
 """
 import argparse, json, math, os, statistics, subprocess, sys, tempfile
 
+from stop_short_forks import cut_fork
+
 
 def log_mean(fork, keep):
     """Log of the mean time per iteration of a fork's first `keep` samples after its warm-up."""
@@ -58,12 +60,7 @@ def cut(recording, keep):
     for bench in data["benchmarks"]:
         for side in ("base", "head"):
             for fork in bench[side]["forks"]:
-                if keep >= len(fork["iters"]):
-                    continue
-                fork["wall_ms"] -= sum(fork["times_ns"][keep:]) / 1e6
-                fork["iters"] = fork["iters"][:keep]
-                fork["times_ns"] = fork["times_ns"][:keep]
-                fork["warmup_dropped"] = min(fork.get("warmup_dropped", 0), keep // 2)
+                cut_fork(fork, keep)
     return data
 
 

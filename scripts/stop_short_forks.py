@@ -120,13 +120,18 @@ def shortened(data, args):
                 n = len(fork["iters"])
                 if fork["round"] < FIRST_LOOK:
                     continue
-                keep = args.keep if fraction is None else samples_for(fraction, n)
-                if keep >= n:
-                    continue
-                fork["wall_ms"] -= sum(fork["times_ns"][keep:]) / 1e6
-                fork["iters"] = fork["iters"][:keep]
-                fork["times_ns"] = fork["times_ns"][:keep]
+                cut_fork(fork, args.keep if fraction is None else samples_for(fraction, n))
     return data
+
+
+def cut_fork(fork, keep):
+    """Cuts `fork` in place to its first `keep` samples, and its wall time by the time of the
+    samples it drops (warm-up and process start stay). Replay detects warm-up afresh."""
+    if keep >= len(fork["iters"]):
+        return
+    fork["wall_ms"] -= sum(fork["times_ns"][keep:]) / 1e6
+    fork["iters"] = fork["iters"][:keep]
+    fork["times_ns"] = fork["times_ns"][:keep]
 
 
 def replay(binary, data, max_forks, workdir, name):

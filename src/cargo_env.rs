@@ -189,7 +189,8 @@ pub fn link_search_dir(value: &str) -> PathBuf {
 }
 
 /// The library directories of `scripts` that cargo puts on a bench process's library search
-/// path: those inside `target_dir`, each once, in the order the scripts reported them.
+/// path: those inside `target_dir`, each once, in the order of `scripts` and of each script's
+/// report.
 pub fn native_library_dirs<'a>(
     scripts: impl IntoIterator<Item = &'a BuildScriptEnv>,
     target_dir: &Path,

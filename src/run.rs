@@ -138,6 +138,7 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         settings,
         request.shard,
         &needs_features,
+        &skipped,
     )?;
 
     let samples_path = match (&request.resume, &request.samples_path) {
@@ -419,6 +420,34 @@ fn discover_side(
     Ok(lists)
 }
 
+/// Why no criterion benchmark was found, for the error: a bench target gated by features is the
+/// likeliest reason (say which and how); otherwise name the targets that are not criterion.
+fn why_nothing_found(needs_features: &[FeatureGatedBench], skipped: &[SkippedTarget]) -> String {
+    if !needs_features.is_empty() {
+        let gated: Vec<String> = needs_features
+            .iter()
+            .map(|g| format!("`{}` (pass `{}`)", g.target, g.suggestion))
+            .collect();
+        return format!(
+            ": cargo did not build bench target(s) {} because they require features that are \
+             not enabled",
+            gated.join(", ")
+        );
+    }
+    let reasons: Vec<String> = dedup_skipped(skipped.to_vec())
+        .into_iter()
+        .map(|s| s.reason)
+        .collect();
+    if reasons.is_empty() {
+        ": neither has a bench target".to_string()
+    } else {
+        format!(
+            "; only criterion benchmarks are measured, and the bench targets are not: {}",
+            reasons.join("; ")
+        )
+    }
+}
+
 fn dedup_skipped(mut skipped: Vec<SkippedTarget>) -> Vec<SkippedTarget> {
     skipped.sort_by(|a, b| a.target.cmp(&b.target));
     skipped.dedup();
@@ -432,25 +461,13 @@ fn select_benchmarks(
     settings: &Settings,
     shard: Option<Shard>,
     needs_features: &[FeatureGatedBench],
+    skipped: &[SkippedTarget],
 ) -> Result<Vec<Matched>> {
     let all = discover::match_benchmarks(base, head);
     if all.is_empty() {
-        // A bench target gated by features is the likeliest reason: say which and how.
-        let gated: Vec<String> = needs_features
-            .iter()
-            .map(|g| format!("`{}` (pass `{}`)", g.target, g.suggestion))
-            .collect();
-        let gated = if gated.is_empty() {
-            " (bench targets that are not criterion are listed with -v)".to_string()
-        } else {
-            format!(
-                ": cargo did not build bench target(s) {} because they require features that \
-                 are not enabled",
-                gated.join(", ")
-            )
-        };
         return Err(Error::NothingToRun(format!(
-            "no criterion benchmarks found in either revision{gated}"
+            "no criterion benchmarks found in either revision{}",
+            why_nothing_found(needs_features, skipped)
         )));
     }
     let filter = Filter::new(&settings.filters);

@@ -70,9 +70,31 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     commit_all(&repo, "two");
     let before = RepoState::capture(&repo);
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
-    assert_clean_error(&output, 2, "no criterion benchmarks found");
+    assert_clean_error(
+        &output,
+        2,
+        "no criterion benchmarks found in either revision: neither has a bench target",
+    );
     assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
+
+    // A bench target that is not criterion is named in the error, with why it was skipped.
+    std::fs::create_dir_all(repo.join("benches")).unwrap();
+    std::fs::write(repo.join("benches/speed.rs"), "fn main() {}\n").unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}[[bench]]\nname = \"speed\"\nharness = false\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "three");
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "only criterion benchmarks are measured, and the bench targets are not: plain binary, \
+         not a criterion benchmark (bench target \"speed\")",
+    );
 
     let (_dir, repo) = demo_repo(&DemoOptions::default());
     let before = RepoState::capture(&repo);

@@ -79,14 +79,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_eq!(RepoState::capture(&repo), before);
 
     // A bench target that is not criterion is named in the error, with why it was skipped.
-    std::fs::create_dir_all(repo.join("benches")).unwrap();
-    std::fs::write(repo.join("benches/speed.rs"), "fn main() {}\n").unwrap();
-    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        format!("{manifest}[[bench]]\nname = \"speed\"\nharness = false\n"),
-    )
-    .unwrap();
+    add_bench_target(&repo, "speed", "fn main() {}\n");
     commit_all(&repo, "three");
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
     assert_clean_error(

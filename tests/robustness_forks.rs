@@ -277,13 +277,7 @@ fn an_id_defined_by_two_bench_targets_is_refused_not_dropped() {
     let (_dir, repo) = unchanged_demo();
     // A second bench target that also defines hash/steady (and a benchmark of its own).
     let bench = std::fs::read_to_string(repo.join("benches/demo.rs")).unwrap();
-    std::fs::write(repo.join("benches/twin.rs"), bench).unwrap();
-    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        format!("{manifest}\n[[bench]]\nname = \"twin\"\nharness = false\n"),
-    )
-    .unwrap();
+    add_bench_target(&repo, "twin", &bench);
     commit_all(&repo, "a second bench target with the same ids");
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);

@@ -289,6 +289,19 @@ pub fn commit_all(repo: &Path, message: &str) {
     git_ok(repo, &["commit", "-q", "-m", message]);
 }
 
+/// Adds a `harness = false` bench target `name` whose source is `source` to the package at
+/// `repo` (not committed).
+pub fn add_bench_target(repo: &Path, name: &str, source: &str) {
+    std::fs::create_dir_all(repo.join("benches")).unwrap();
+    std::fs::write(repo.join(format!("benches/{name}.rs")), source).unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n[[bench]]\nname = {name:?}\nharness = false\n"),
+    )
+    .unwrap();
+}
+
 /// Adds a criterion group `name` holding `functions` (`(id, closure body)`, the body receiving
 /// `b: &mut Bencher`) to the demo's bench target.
 pub fn add_bench_group(repo: &Path, name: &str, functions: &[(&str, &str)]) {

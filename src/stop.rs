@@ -18,7 +18,8 @@
 //! looks (Bonferroni over looks at `min_forks`, 1.5 times as many forks each time, and
 //! `max_forks`) and a t interval on the fork means agrees, or when the noise leaves no chance to
 //! decide by `max_forks` (futility). A look at two forks per side (the default `min_forks` under
-//! `decided`) decides only large changes and spends a small share of alpha. Looks and final
+//! `decided`) decides only large changes and spends a small share of alpha; a later look left with
+//! two forks on a side by a disturbed one decides nothing. Looks and final
 //! analysis leave out disturbed forks (`stats::disturbed`). The final analysis of a run under
 //! `decided` uses the last look's level and asks the same agreement, so the A/A false-alarm rate
 //! stays at most alpha (`tests/stop_decided_simulation.rs`). Evaluation and the choice of
@@ -513,7 +514,14 @@ impl StopPolicy {
             return verdict_at(relevance) != Verdict::Inconclusive;
         }
         // Two forks a side, because the run is young or a disturbed fork was left out.
-        if self.large_change_only(base.len().min(head.len())) {
+        let kept = base.len().min(head.len());
+        if self.large_change_only(kept) {
+            // Two forks kept because a disturbed one was left out decide nothing: they are the
+            // fast ones, so their spread understates the noise (a live run called an untouched
+            // benchmark +12 % this way, docs/stopping.md "Two kept forks decide nothing").
+            if kept < rounds {
+                return false;
+            }
             return matches!(
                 verdict_at(relevance * LARGE_CHANGE_THRESHOLDS),
                 Verdict::Regressed | Verdict::Improved
@@ -683,6 +691,25 @@ mod tests {
         let mut noisy = hopelessly_noisy(2);
         noisy.id = "noisy".into();
         assert!(p.evaluate(&noisy, 2, 0).is_none());
+    }
+
+    #[test]
+    fn two_forks_left_after_a_disturbed_one_decide_nothing() {
+        // A live run on a noisy host (ryu, 2026-11-23): the first round ran ~18 % slow on both
+        // sides, both slow forks were left out, and the two fast forks a side, 0.4 % apart,
+        // "showed" a 12 % regression that ten forks did not.
+        let p = default_decided(10);
+        let record = record_from_scales("x", &[1.18, 1.0, 1.004], &[1.35, 1.12, 1.124]);
+        let (base, head) = record.analysed_by_fork(p.mode);
+        assert_eq!(
+            (base.len(), head.len()),
+            (2, 2),
+            "the slow round is left out"
+        );
+        assert!(p.evaluate(&record, 3, 0).is_none());
+        // With nothing left out, two forks a side this close do decide a 12 % change.
+        let young = record_from_scales("x", &[1.0, 1.001], &[1.12, 1.121]);
+        assert!(p.evaluate(&young, 2, 0).is_some());
     }
 
     /// Criterion-like fork: sample `i` has `i·10` iterations; per-iteration noise shrinks with

@@ -248,14 +248,15 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
 /// The targets on a real crate: base64's criterion suite, 24 benchmarks, with a real encode
 /// regression in head and code-layout changes in the unchanged decoder
 /// (`fixtures/recordings/README.md`), recorded with `--stop fixed --forks 10` on the quiet
-/// machine. Change rate and overhead targets are met; about 57 % of the time is saved (the 60 %
-/// target is missed because bursts of machine activity send benchmarks to the second look, see
-/// `docs/stopping.md`). In this order 22 of 24 verdicts agree: `decode/500` and `decode/3072`
+/// machine. Change rate and overhead targets are met; about 53 % of the time is saved in this
+/// order (55 % over 20 orders; 57 % before a look left with two forks on a side by a disturbed
+/// one stopped deciding). The 60 % target is missed because bursts of machine activity send
+/// benchmarks to later looks, see `docs/stopping.md`. In this order 22 of 24 verdicts agree: `decode/500` and `decode/3072`
 /// (+3.1 % and +2.6 %) are `regressed` after 5 forks and `inconclusive` over 10, where forks
 /// slowed by a burst widen the fork-means t interval of the fixed analysis.
 #[test]
 fn the_default_rule_on_a_real_crate_agrees_with_fixed_max_forks() {
-    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.55, 0.91);
+    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.52, 0.91);
 }
 
 /// An A/A recording of 12 base64 benchmarks (the same executable on both sides) taken while

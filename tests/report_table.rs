@@ -319,3 +319,60 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
     noisy.settings.threshold = 0.15;
     assert_eq!(noisy_forks_note(&noisy), None);
 }
+
+/// Benchmarks given up alike share one warning line and one note line, each naming them all;
+/// a notice about one benchmark keeps the `id: message` form.
+#[test]
+fn notices_shared_by_several_benchmarks_are_said_once() {
+    let given_up = |id: &str, mdc: f64| {
+        let mut b = report_support::measured(
+            id,
+            cargo_perfdiff::analysis::Outcome::Inconclusive,
+            50.0,
+            (1.02, 0.8, 1.3),
+            0.4,
+            (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
+        );
+        b.min_detectable_change = Some(mdc);
+        b.warnings.push(STOPPED_EARLY.to_string());
+        b
+    };
+    const STOPPED_EARLY: &str =
+        "stopped early: at this noise even max-forks could not decide the comparison";
+    let mut lone = given_up("f64/lone", 0.2);
+    lone.warnings[0] = "head: 1 fork(s) never reached a steady state".to_string();
+    let report = report_of(vec![
+        given_up("f32/ryu", 0.1331),
+        lone,
+        given_up("f64/ryu", 0.4956),
+    ]);
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let out = render(&report, Format::Table, &style);
+    let lines = |prefix: &str| out.lines().filter(|l| l.starts_with(prefix)).count();
+    assert_eq!(lines("warning: "), 2, "{out}");
+    assert_eq!(lines("note: "), 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "warning: {STOPPED_EARLY} (2 benchmarks: f32/ryu, f64/ryu)\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("warning: f64/lone: head: 1 fork(s) never reached a steady state\n"));
+    assert!(
+        out.contains(
+            "note: this run's noise hides changes below the size given for each (threshold ±2 %): \
+             run more forks (3 benchmarks: f32/ryu ±13.31 %, f64/lone ±20 %, f64/ryu ±49.56 %)\n"
+        ),
+        "{out}"
+    );
+    let markdown = render(&report, Format::Markdown, &style);
+    assert!(
+        markdown.contains(&format!(
+            "- {STOPPED_EARLY} (2 benchmarks: **f32/ryu**, **f64/ryu**)\n"
+        )),
+        "{markdown}"
+    );
+}

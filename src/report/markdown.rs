@@ -161,17 +161,15 @@ fn failures(results: &[&BenchmarkResult]) -> String {
 /// Warnings and skipped targets as a list; empty when there are none.
 fn notes(report: &Report) -> String {
     let mut items = Vec::new();
-    for b in &report.benchmarks {
-        for warning in &b.warnings {
-            items.push(format!(
-                "**{}**: {}",
-                escape(&b.id),
-                escape(&warning.replace('\n', " "))
-            ));
-        }
-        if let Some(note) = text::detectable_note(b) {
-            items.push(format!("**{}**: {}", escape(&b.id), escape(&note)));
-        }
+    for notice in text::benchmark_notices(report) {
+        let escaped = text::Notice {
+            message: escape(&notice.message),
+            shared_message: escape(&notice.shared_message),
+            ..notice
+        };
+        items.push(text::notice_line(&escaped, |id| {
+            format!("**{}**", escape(id))
+        }));
     }
     for note in text::run_notes(report) {
         items.push(escape(&note));

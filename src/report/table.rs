@@ -246,14 +246,9 @@ fn paint(line: &str, paint: Option<Paint>, style: &Style) -> String {
 /// Warnings, failures, skipped targets, settings, samples path: one item per line.
 fn footer(report: &Report) -> String {
     let mut out = String::new();
-    for result in &report.benchmarks {
-        let id = text::id_line(&result.id);
-        for warning in &result.warnings {
-            out += &format!("warning: {id}: {}\n", text::sanitize(warning));
-        }
-        if let Some(note) = text::detectable_note(result) {
-            out += &format!("note: {id}: {note}\n");
-        }
+    for notice in text::benchmark_notices(report) {
+        let line = text::notice_line(&notice, text::id_line);
+        out += &format!("{}: {}\n", notice.kind.as_str(), text::sanitize(&line));
     }
     for result in report.benchmarks.iter().filter(|b| b.failure.is_some()) {
         out += &failure_block(result);

@@ -470,6 +470,7 @@ fn select_benchmarks(
             why_nothing_found(needs_features, skipped)
         )));
     }
+    let found: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
     let filter = Filter::new(&settings.filters);
     let selected: Vec<Matched> = all
         .into_iter()
@@ -478,12 +479,31 @@ fn select_benchmarks(
         .collect();
     if selected.is_empty() {
         return Err(Error::NothingToRun(format!(
-            "no benchmark matches the filter {:?}{}",
+            "no benchmark matches the filter {:?}{}; {}",
             settings.filters,
-            shard.map(|s| format!(" in shard {s}")).unwrap_or_default()
+            shard.map(|s| format!(" in shard {s}")).unwrap_or_default(),
+            benchmarks_found(&found)
         )));
     }
     Ok(selected)
+}
+
+/// The benchmarks there are, for an error whose filter matched none: the ids to write a filter
+/// from (or the sign that `--bench` chose another target), the first [`IDS_SHOWN`] of them.
+fn benchmarks_found(ids: &[String]) -> String {
+    const IDS_SHOWN: usize = 8;
+    let shown = ids.iter().take(IDS_SHOWN).cloned().collect::<Vec<_>>();
+    let more = ids.len().saturating_sub(IDS_SHOWN);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "the {} benchmark(s) found are {}{tail}",
+        ids.len(),
+        shown.join(", ")
+    )
 }
 
 fn run_info(

@@ -93,6 +93,8 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     let before = RepoState::capture(&repo);
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "no-such-bench"]));
     assert_clean_error(&output, 2, "no benchmark matches the filter");
+    // The error shows the ids there are, to write a filter from.
+    assert_clean_error(&output, 2, "benchmark(s) found are hash/");
     assert!(
         stderr(&output).contains("no-such-bench"),
         "{}",

@@ -532,11 +532,13 @@ fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
 }
 
 /// The held-out httparse recording, on a host whose fork means lay ±10–28 % apart: fixed 10
-/// found 13 clear changes (7.6–21.6 %), most of which need all ten forks under that noise. A
-/// benchmark that runs to the cap is judged on the same forks as fixed 10, at the last look's
-/// level; with an equal share of alpha (a 99.76 % interval against fixed 10's 99 %) the default
-/// rule agreed on 35 of the 52 over these four orders, with the last look's 35 % on 38. It must
-/// never call a benchmark changed in the direction opposite to fixed 10.
+/// finds 9 clear changes, most of which need all ten forks under that noise (13 before at most
+/// one fork in five could be left out as disturbed: four estimates swung by 10–18 points with the
+/// slow forks kept). A benchmark that runs to the cap is judged on the same forks as fixed 10, at
+/// the last look's level; with an equal share of alpha (a 99.76 % interval against fixed 10's
+/// 99 %) the default rule agreed on 35 of the then 52 over these four orders, with the last
+/// look's 35 % on 38; now on 25 of 36. It must never call a benchmark changed in the direction
+/// opposite to fixed 10.
 #[test]
 fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
     let (mut clear, mut clear_agreeing) = (0, 0);
@@ -553,8 +555,8 @@ fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
             }
         }
     }
-    assert_eq!(clear, 4 * 13);
-    assert!(clear_agreeing >= 37, "{clear_agreeing} of {clear}");
+    assert_eq!(clear, 4 * 9);
+    assert!(clear_agreeing >= 25, "{clear_agreeing} of {clear}");
 }
 
 /// A third held-out crate, on a quiet host: unicode-segmentation's ASCII fast path (`af87c8d`),

@@ -16,6 +16,12 @@
 //!
 //! - only forks *slower* than the median can be disturbed, so fewer than half of a side's forks
 //!   are ever left out and the median fork is always kept;
+//! - disturbances are rare (about one fork in twenty): when more than one fork in
+//!   [`DISTURBED_AT_MOST_ONE_IN`] of a side (more than one of three to nine) is far slow, the
+//!   slow forks are a mode of the benchmark on this machine and all are kept. Trimming them made
+//!   the side whose median happened to fall in the fast mode look fast and tight: a live ahash run
+//!   on a noisy host called an untouched benchmark `regressed` (+23.7 %) after two of base's five
+//!   forks, as slow as most of head's, were left out, where ten forks found +6 %, `inconclusive`;
 //! - a side with fewer than [`DISTURBED_MIN_FORKS`] forks keeps them all (with two forks it is
 //!   not knowable which one is off);
 //! - the rule is scale-invariant (it works on log means) and symmetric between base and head, so
@@ -34,6 +40,13 @@ pub const DISTURBED_Z: f64 = 3.29;
 pub const DISTURBED_MIN_EXCESS: f64 = 0.10;
 /// Fewest forks on a side for any of them to be judged disturbed.
 pub const DISTURBED_MIN_FORKS: usize = 3;
+/// At most one fork in this many of a side (and at least one) can be disturbed: a side with more
+/// far-slow forks than that (two of five) has a slow mode on this machine, not rare
+/// disturbances, and keeps them all (see the module docs). One in three kept more power where a
+/// tenth of all forks are disturbed, but then the early looks (one fork) and the ten-fork
+/// analysis (three) disagreed on a noisy recording (`docs/stopping.md`, "A slow mode is not a
+/// disturbance").
+pub const DISTURBED_AT_MOST_ONE_IN: usize = 5;
 /// Scale of the median absolute deviation to a normal standard deviation.
 const MAD_TO_SD: f64 = 1.4826;
 
@@ -51,13 +64,18 @@ pub fn disturbed_forks(fork_means: &[f64], other_side: &[f64]) -> Vec<bool> {
     deviations.extend(absolute_deviations(&finite_logs(other_side)));
     let robust_sd = MAD_TO_SD * median(&deviations);
     let limit = DISTURBED_MIN_EXCESS.ln_1p().max(DISTURBED_Z * robust_sd);
-    fork_means
+    let flags: Vec<bool> = fork_means
         .iter()
         .map(|m| {
             let log = m.ln();
             log.is_finite() && log - center > limit
         })
-        .collect()
+        .collect();
+    let most = (finite.len() / DISTURBED_AT_MOST_ONE_IN).max(1);
+    if flags.iter().filter(|f| **f).count() > most {
+        return vec![false; fork_means.len()];
+    }
+    flags
 }
 
 /// `|x − median|` for each value; empty for no values.
@@ -124,6 +142,27 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_mode_is_not_a_disturbance() {
+        // ahash's map/aHash-hashBrown, live on a noisy host: two of base's five forks as slow as
+        // most of head's; leaving them out made base look 19 % faster and tight
+        let base = [21.99, 16.1, 16.28, 15.69, 21.17];
+        let head = [21.11, 18.92, 18.59, 20.2, 20.32];
+        assert_eq!(disturbed_forks(&base, &head), vec![false; 5]);
+        // one such fork in five is still a disturbance, two in ten too
+        assert_eq!(
+            disturbed_forks(&[21.99, 16.1, 16.28, 15.69, 16.0], &head),
+            vec![true, false, false, false, false]
+        );
+        let ten = [
+            21.99, 16.1, 16.28, 15.69, 21.17, 16.0, 16.2, 15.9, 16.1, 16.3,
+        ];
+        assert_eq!(
+            disturbed_forks(&ten, &head).iter().filter(|f| **f).count(),
+            2
+        );
+    }
+
+    #[test]
     fn invalid_means_are_never_flagged_nor_counted() {
         assert_eq!(
             disturbed_forks(&[f64::NAN, 100.0, 100.2, 150.0], &[]),
@@ -142,6 +181,7 @@ mod tests {
             prop_assert_eq!(flags.len(), means.len());
             let left_out = flags.iter().filter(|f| **f).count();
             prop_assert!(2 * left_out < means.len().max(1));
+            prop_assert!(left_out <= (means.len() / DISTURBED_AT_MOST_ONE_IN).max(1));
             let logs: Vec<f64> = means.iter().map(|m| m.ln()).collect();
             let center = median(&logs);
             for (log, flagged) in logs.iter().zip(&flags) {

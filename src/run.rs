@@ -109,12 +109,14 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         workspace_rel: &workspace_rel,
         options: &request.build,
     };
-    let base_build = builder.prepare("base", &comparison.base, progress)?;
+    let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
+    let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
+    let base_build = builder.prepare("base", base_slot, &comparison.base, progress)?;
     let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
         // HEAD vs HEAD (calibration): one checkout and build serves both sides.
         None
     } else {
-        Some(builder.prepare("head", &comparison.head, progress)?)
+        Some(builder.prepare("head", head_slot, &comparison.head, progress)?)
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
@@ -316,14 +318,15 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    /// Checks out and builds one side.
+    /// Checks out and builds one side (`side`, "base" or "head") in worktree slot `slot`.
     fn prepare(
         &self,
+        side: &str,
         slot: &str,
         revision: &Revision,
         progress: &mut Progress,
     ) -> Result<SideBuild> {
-        let label = format!("{slot} {}", revision.label());
+        let label = format!("{side} {}", revision.label());
         progress.start_step(&format!("checking out {label}"));
         let checkout = worktree::materialise(self.repo, self.perfdiff_dir, slot, revision)?;
         progress.start_step(&format!("building {label}"));
@@ -332,8 +335,10 @@ impl Builder<'_> {
             .join("bin")
             .join(bin_dir_name(slot, revision));
         let mut needs_features = Vec::new();
+        let mut compiled = 0_usize;
         let mut on_event = |event: BuildEvent| match event {
             BuildEvent::Compiling(name) => {
+                compiled += 1;
                 progress.step_message(&format!("building {label}: {name}"))
             }
             BuildEvent::Message(text) => progress.detail(text),
@@ -349,8 +354,12 @@ impl Builder<'_> {
             &mut on_event,
         )?;
         progress.finish_bar();
+        let work = match compiled {
+            0 => "up to date".to_string(),
+            n => format!("{n} crate(s) compiled"),
+        };
         progress.note(&format!(
-            "built {label}: {} bench target(s)",
+            "built {label}: {} bench target(s), {work}",
             executables.len()
         ));
         Ok(SideBuild {
@@ -368,6 +377,36 @@ impl Builder<'_> {
                 .collect(),
             needs_features,
         })
+    }
+}
+
+/// The two worktree slots, each a checkout that a later run reuses (`worktree::materialise`).
+const SLOTS: [&str; 2] = ["base", "head"];
+
+/// Which slot each side is checked out and built in, `[base's, head's]`, given the commit each
+/// slot holds (`held`, in the order of [`SLOTS`]). Normally base in "base" and head in "head"; but
+/// when a side's commit already sits in the other slot and neither side's commit sits in its own,
+/// the sides swap slots, so that comparing A..B and then B..C, or calibrating HEAD after
+/// HEAD~1..HEAD, finds B (HEAD) built and compiles only what the other side changes. When both
+/// sides are one commit, base takes the slot that holds it.
+fn assign_slots(base: &Revision, head: &Revision, held: &[Option<String>; 2]) -> [&'static str; 2] {
+    let holds = |slot: usize, revision: &Revision| {
+        !revision.working_tree && revision.commit.is_some() && held[slot] == revision.commit
+    };
+    if base == head && !base.working_tree {
+        // Only base is checked out and built (calibration).
+        return if holds(1, base) && !holds(0, base) {
+            [SLOTS[1], SLOTS[0]]
+        } else {
+            SLOTS
+        };
+    }
+    let own = holds(0, base) || holds(1, head);
+    let crossed = holds(1, base) || holds(0, head);
+    if crossed && !own {
+        [SLOTS[1], SLOTS[0]]
+    } else {
+        SLOTS
     }
 }
 
@@ -862,6 +901,78 @@ fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn commit(sha: &str) -> Revision {
+        Revision {
+            spec: sha.to_string(),
+            commit: Some(sha.repeat(40)),
+            working_tree: false,
+        }
+    }
+
+    fn held(base_slot: Option<&str>, head_slot: Option<&str>) -> [Option<String>; 2] {
+        [base_slot, head_slot].map(|c| c.map(|c| c.repeat(40)))
+    }
+
+    #[test]
+    fn sides_keep_their_own_slots_unless_a_swap_finds_a_commit_built() {
+        let (a, b, c) = (commit("a"), commit("b"), commit("c"));
+        // Fresh state, or each slot already holding its own side: no swap.
+        assert_eq!(assign_slots(&a, &b, &held(None, None)), SLOTS);
+        assert_eq!(assign_slots(&a, &b, &held(Some("a"), Some("b"))), SLOTS);
+        // A..B, then B..C: B sits in the head slot, so base takes it and C goes where A was.
+        assert_eq!(
+            assign_slots(&b, &c, &held(Some("a"), Some("b"))),
+            ["head", "base"]
+        );
+        // B..A after A..B: both sides find their commit in the other slot.
+        assert_eq!(
+            assign_slots(&b, &a, &held(Some("a"), Some("b"))),
+            ["head", "base"]
+        );
+        // Head's commit in the base slot (C..A after A..B) is worth a swap too.
+        assert_eq!(
+            assign_slots(&c, &a, &held(Some("a"), Some("b"))),
+            ["head", "base"]
+        );
+        // A swap that would cost the side already in place its build is not made.
+        assert_eq!(
+            assign_slots(&b, &b.clone(), &held(Some("b"), Some("b"))),
+            SLOTS
+        );
+        assert_eq!(assign_slots(&a, &c, &held(Some("a"), Some("c"))), SLOTS);
+        assert_eq!(
+            assign_slots(&a, &a.clone(), &held(Some("a"), Some("b"))),
+            SLOTS
+        );
+    }
+
+    #[test]
+    fn calibration_builds_in_the_slot_that_holds_the_commit() {
+        let b = commit("b");
+        assert_eq!(
+            assign_slots(&b, &b.clone(), &held(Some("a"), Some("b"))),
+            ["head", "base"]
+        );
+        assert_eq!(assign_slots(&b, &b.clone(), &held(None, None)), SLOTS);
+    }
+
+    #[test]
+    fn the_working_tree_never_matches_a_held_commit() {
+        let mut tree = commit("b");
+        tree.working_tree = true;
+        // HEAD (b) vs the working tree based on b, after A..B: base finds b in the head slot and
+        // the working tree goes to the base slot.
+        assert_eq!(
+            assign_slots(&commit("b"), &tree, &held(Some("a"), Some("b"))),
+            ["head", "base"]
+        );
+        // The working tree as base claims no slot of its own.
+        assert_eq!(
+            assign_slots(&tree, &commit("c"), &held(Some("b"), Some("a"))),
+            SLOTS
+        );
+    }
 
     #[test]
     fn timestamps_are_compact_utc() {

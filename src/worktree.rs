@@ -8,8 +8,9 @@
 //! A linked worktree is registered *in the user's repository* (`.git/worktrees/<name>`, visible in
 //! `git worktree list`, removable by `git worktree prune`), and libgit2's `worktree_add` insists on
 //! a branch, creating one under `refs/heads` when not given one. Both touch what we promised to
-//! leave alone. Instead each slot (`perfdiff_dir/worktrees/base`, `…/head`) is a small repository
-//! of its own:
+//! leave alone. Instead each slot (`perfdiff_dir/worktrees/base`, `…/head`; a run may give base the
+//! "head" slot and head the "base" one when that finds a commit already built, see
+//! [`slot_commit`]) is a small repository of its own:
 //!
 //! - its `.git/objects/info/alternates` points at the user's object store, so it reads every
 //!   commit without copying anything and without writing there;
@@ -199,6 +200,21 @@ pub fn materialise(
     };
     job.sync(&target)?;
     Ok(dir)
+}
+
+/// The commit slot `perfdiff_dir/worktrees/<slot>` was last brought to, if the slot is one of
+/// ours for `repo` and its HEAD reads. A working-tree snapshot is a commit of the slot's own, which
+/// no revision of the user's names, so it never matches one.
+pub fn slot_commit(repo: &Repository, perfdiff_dir: &Path, slot: &str) -> Option<String> {
+    let dir = perfdiff_dir.join("worktrees").join(slot);
+    let job = SlotJob {
+        source: repo,
+        dir: &dir,
+        revision: slot,
+    };
+    let slot = job.open_existing_slot()?;
+    let head = slot.head().ok()?.peel_to_commit().ok()?.id();
+    Some(head.to_string())
 }
 
 /// What a slot should end up holding.

@@ -242,3 +242,38 @@ fn calibration_reports_the_noise_floor() {
         "{err}"
     );
 }
+
+/// The note a run prints when it has built `side` (`"base"` or `"head"`).
+fn build_note<'a>(stderr: &'a str, side: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|line| line.contains(&format!("built {side} ")))
+        .unwrap_or_else(|| panic!("no build note for {side}: {stderr}"))
+}
+
+#[test]
+fn a_commit_built_by_the_last_run_is_not_built_again() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    let args = quick(&["HEAD~1", "HEAD", "--", "hash/steady"]);
+    let first = cargo_perfdiff(&repo, &args);
+    let err = stderr(&first);
+    assert!(first.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(build_note(&err, "base").contains("compiled"), "{err}");
+    assert!(build_note(&err, "head").contains("compiled"), "{err}");
+
+    // The next commit: comparing it with its parent finds the parent built, in the other slot.
+    append(&repo.join("src/lib.rs"), "\n// A third commit.\n");
+    commit_all(&repo, "a third commit");
+    let second = cargo_perfdiff(&repo, &args);
+    let err = stderr(&second);
+    assert!(second.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
+    assert!(build_note(&err, "head").contains("compiled"), "{err}");
+
+    // Calibrating HEAD right after finds it built as well.
+    let calibration = cargo_perfdiff(&repo, &quick(&["--calibrate", "--", "hash/steady"]));
+    let err = stderr(&calibration);
+    assert_eq!(calibration.status.code(), Some(0), "{err}");
+    assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
+}

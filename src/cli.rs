@@ -185,6 +185,10 @@ pub struct CompareArgs {
     /// Print the effective settings and where each came from, then exit
     #[arg(long)]
     pub print_config: bool,
+    /// Build both revisions and list the benchmarks a comparison would measure (after filters,
+    /// the ignore list and --shard), then exit without measuring
+    #[arg(long, conflicts_with_all = ["resume", "samples", "html"])]
+    pub list: bool,
 
     #[command(flatten)]
     pub analysis: AnalysisArgs,
@@ -384,6 +388,16 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         resume: args.resume.clone(),
         samples_path: args.samples.clone(),
     };
+    if args.list {
+        let matched = run::list(&request, &mut progress)?;
+        progress.finish_bar();
+        progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
+        write_text(
+            &args.output,
+            &report::render_listing(&matched, args.output.format),
+        )?;
+        return Ok(exit_code::OK);
+    }
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
     let code = write_outputs(
@@ -477,21 +491,25 @@ fn write_outputs(
         color: to_terminal && std::env::var_os("NO_COLOR").is_none(),
         width: None,
     };
-    let text = report::render(report, output.format, &style);
+    write_text(output, &report::render(report, output.format, &style))?;
+    if let Some(path) = &output.html {
+        write_file(path, report::render_html(report, samples).as_bytes())?;
+    }
+    Ok(report::exit_code(report, fail_on))
+}
+
+/// Writes `text` to `--output`, or to stdout when none is given.
+fn write_text(output: &OutputArgs, text: &str) -> Result<(), Error> {
     match &output.output {
-        Some(path) => write_file(path, text.as_bytes())?,
+        Some(path) => write_file(path, text.as_bytes()),
         None => {
             let mut stdout = std::io::stdout().lock();
             stdout
                 .write_all(text.as_bytes())
                 .and_then(|()| stdout.flush())
-                .map_err(|e| Error::io("<stdout>", e))?;
+                .map_err(|e| Error::io("<stdout>", e))
         }
     }
-    if let Some(path) = &output.html {
-        write_file(path, report::render_html(report, samples).as_bytes())?;
-    }
-    Ok(report::exit_code(report, fail_on))
 }
 
 /// Fails if `--output` or `--html` could not be written: its directory cannot be created, it is

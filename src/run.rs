@@ -71,6 +71,37 @@ struct BuiltTarget {
 
 /// Runs a whole comparison.
 pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> {
+    with_selected_benchmarks(request, progress, measure_selected)
+}
+
+/// Checks out and builds both revisions and returns the benchmarks a comparison would measure
+/// (matched across the revisions, filtered, ignored ones dropped, this shard's share), measuring
+/// nothing: `--list`.
+pub fn list(request: &RunRequest, progress: &mut Progress) -> Result<Vec<Matched>> {
+    with_selected_benchmarks(request, progress, |selected, _| Ok(selected.matched))
+}
+
+/// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.
+struct Selected<'a> {
+    request: &'a RunRequest,
+    started: Instant,
+    comparison: &'a revisions::Comparison,
+    perfdiff_dir: &'a Path,
+    seed: u64,
+    resumed: Option<SampleFile>,
+    base: &'a SideBuild,
+    head: &'a SideBuild,
+    matched: Vec<Matched>,
+    skipped: Vec<SkippedTarget>,
+}
+
+/// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
+/// lock is still held.
+fn with_selected_benchmarks<T>(
+    request: &RunRequest,
+    progress: &mut Progress,
+    then: impl FnOnce(Selected<'_>, &mut Progress) -> Result<T>,
+) -> Result<T> {
     let started = Instant::now();
     let repo = revisions::open_repository(&request.start_dir)?;
     let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
@@ -85,7 +116,7 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         duet::choose_cpus(settings.cpus)?;
     }
 
-    let mut resumed = match &request.resume {
+    let resumed = match &request.resume {
         Some(path) => Some(load_resumable(path, &comparison.base, &comparison.head)?),
         None => None,
     };
@@ -142,17 +173,46 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
         &needs_features,
         &skipped,
     )?;
+    let selected = Selected {
+        request,
+        started,
+        comparison: &comparison,
+        perfdiff_dir: &perfdiff_dir,
+        seed,
+        resumed,
+        base: &base_build,
+        head: head_build,
+        matched,
+        skipped,
+    };
+    then(selected, progress)
+}
 
+/// Measures the selected benchmarks, saving the samples after every fork, and analyses them.
+fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<RunOutcome> {
+    let Selected {
+        request,
+        started,
+        comparison,
+        perfdiff_dir,
+        seed,
+        resumed,
+        base: base_build,
+        head: head_build,
+        matched,
+        skipped,
+    } = selected;
+    let settings = &request.settings;
     let samples_path = match (&request.resume, &request.samples_path) {
         (Some(path), _) => path.clone(),
         (None, Some(path)) => path.clone(),
-        (None, None) => default_samples_path(&perfdiff_dir, &comparison.base, &comparison.head),
+        (None, None) => default_samples_path(perfdiff_dir, &comparison.base, &comparison.head),
     };
     progress.note(&format!(
         "samples are saved after every fork to {}",
         samples_path.display()
     ));
-    let mut file = resumed.take().unwrap_or_else(|| {
+    let mut file = resumed.unwrap_or_else(|| {
         SampleFile::new(run_info(
             &comparison.base,
             &comparison.head,
@@ -170,8 +230,8 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
     let context = MeasureContext {
         settings,
         seed,
-        perfdiff_dir: &perfdiff_dir,
-        base: &base_build,
+        perfdiff_dir,
+        base: base_build,
         head: head_build,
         matched: &matched,
         samples_path: &samples_path,

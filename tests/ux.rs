@@ -277,3 +277,48 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     assert_eq!(calibration.status.code(), Some(0), "{err}");
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
 }
+
+#[test]
+fn list_names_what_a_run_would_measure_and_measures_nothing() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "hash/"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("hash/mix ") && l.ends_with("(bench target demo)")),
+        "{text}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("hash/new_in_head ") && l.ends_with(", only in head)")),
+        "{text}"
+    );
+    assert_eq!(lines.len(), 5, "the demo's five hash/ benchmarks: {text}");
+    assert!(err.contains("5 benchmark(s) would be compared"), "{err}");
+    assert!(!err.contains("measuring"), "{err}");
+    let runs = state_dir(&repo).join("runs");
+    let saved = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(saved, 0, "no samples file in {}", runs.display());
+
+    // JSON for scripts, filters and all.
+    let output = cargo_perfdiff(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
+        ],
+    );
+    let listing = json(&output);
+    assert_eq!(listing["benchmarks"][0]["id"], "hash/steady");
+    assert_eq!(listing["benchmarks"][0]["presence"], "both");
+    assert_eq!(listing["benchmarks"].as_array().unwrap().len(), 1);
+
+    // Nothing to list is the same error a run gives.
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "no-such"]);
+    assert_clean_error(&output, 2, "no benchmark matches the filter");
+}

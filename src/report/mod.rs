@@ -11,10 +11,12 @@
 //! - [`Format::Markdown`] — a pull-request comment / `$GITHUB_STEP_SUMMARY`: regressions first,
 //!   everything else collapsed.
 //! - [`render_html`] — one self-contained page with inline SVG plots of the samples.
+//! - [`render_listing`] — `--list`: the benchmarks a run would measure, without a report.
 
 mod calibration;
 mod html;
 mod json;
+mod listing;
 mod markdown;
 mod table;
 mod text;
@@ -25,6 +27,7 @@ use crate::error::exit_code as code;
 
 pub use calibration::render_calibration;
 pub use html::render_html;
+pub use listing::render_listing;
 pub use text::{median_fork_rel_sd, noisy_forks_note};
 
 /// Output format of the report on stdout (`--format`).

@@ -143,8 +143,7 @@ fn with_selected_benchmarks<T>(
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
     let base_build = builder.prepare("base", base_slot, &comparison.base, progress)?;
-    let head_build = if comparison.base == comparison.head && !comparison.head.working_tree {
-        // HEAD vs HEAD (calibration): one checkout and build serves both sides.
+    let head_build = if one_build_serves_both(&comparison.base, &comparison.head) {
         None
     } else {
         Some(builder.prepare("head", head_slot, &comparison.head, progress)?)
@@ -440,6 +439,12 @@ impl Builder<'_> {
     }
 }
 
+/// Whether the two sides are one commit (HEAD vs HEAD, calibration), so that one checkout and
+/// build, base's, serves both.
+fn one_build_serves_both(base: &Revision, head: &Revision) -> bool {
+    base == head && !base.working_tree
+}
+
 /// The two worktree slots, each a checkout that a later run reuses (`worktree::materialise`).
 const SLOTS: [&str; 2] = ["base", "head"];
 
@@ -453,8 +458,7 @@ fn assign_slots(base: &Revision, head: &Revision, held: &[Option<String>; 2]) ->
     let holds = |slot: usize, revision: &Revision| {
         !revision.working_tree && revision.commit.is_some() && held[slot] == revision.commit
     };
-    if base == head && !base.working_tree {
-        // Only base is checked out and built (calibration).
+    if one_build_serves_both(base, head) {
         return if holds(1, base) && !holds(0, base) {
             [SLOTS[1], SLOTS[0]]
         } else {

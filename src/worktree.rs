@@ -176,7 +176,7 @@ pub fn materialise(
             slot: slot.to_string(),
         });
     }
-    let worktrees = perfdiff_dir.join("worktrees");
+    let worktrees = worktrees_dir(perfdiff_dir);
     fs::create_dir_all(&worktrees).map_err(|e| WorktreeError::io(&worktrees, e))?;
     let dir = worktrees.join(slot);
     let target = if rev.working_tree {
@@ -202,11 +202,16 @@ pub fn materialise(
     Ok(dir)
 }
 
+/// Where the slots live: `perfdiff_dir/worktrees`.
+fn worktrees_dir(perfdiff_dir: &Path) -> PathBuf {
+    perfdiff_dir.join("worktrees")
+}
+
 /// The commit slot `perfdiff_dir/worktrees/<slot>` was last brought to, if the slot is one of
 /// ours for `repo` and its HEAD reads. A working-tree snapshot is a commit of the slot's own, which
 /// no revision of the user's names, so it never matches one.
 pub fn slot_commit(repo: &Repository, perfdiff_dir: &Path, slot: &str) -> Option<String> {
-    let dir = perfdiff_dir.join("worktrees").join(slot);
+    let dir = worktrees_dir(perfdiff_dir).join(slot);
     let job = SlotJob {
         source: repo,
         dir: &dir,

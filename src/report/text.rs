@@ -286,9 +286,14 @@ pub fn noisy_forks_note(report: &Report) -> Option<String> {
         return None;
     }
     let advice = match report.settings.mode {
-        Mode::Duet => "a quieter machine",
+        Mode::Duet => {
+            "a quieter machine, or --mode interleaved, which is the quieter mode on some \
+             machines (--calibrate in each mode shows which is quieter here)"
+        }
         Mode::Interleaved => {
-            "a quieter machine, or --mode duet, which cancels the noise both sides share"
+            "a quieter machine, or --mode duet, which cancels noise that hits both sides at once \
+             but on some machines adds its own (--calibrate in each mode shows which is quieter \
+             here)"
         }
     };
     Some(format!(

@@ -369,8 +369,10 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
     assert!(out.contains("warning: f64/lone: head: 1 fork(s) never reached a steady state\n"));
     assert!(
         out.contains(
-            "note: this run's noise hides changes below the size given for each (threshold ±2 %): \
-             run more forks (3 benchmarks: f32/ryu ±13.31 %, f64/lone ±20 %, f64/ryu ±49.56 %)\n"
+            "note: this run's noise hides changes below the size given for each (threshold ±2 %), \
+             and about how many forks per side would reveal ±2 % at that noise (--max-forks, or \
+             --forks with --stop fixed) (3 benchmarks: f32/ryu ±13.31 % (443 forks), f64/lone ±20 % \
+             (1000 forks), f64/ryu ±49.56 % (6141 forks))\n"
         ),
         "{out}"
     );
@@ -381,4 +383,46 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
         )),
         "{markdown}"
     );
+}
+
+/// The forks the note asks for are the ones the power formula gives for a change of the
+/// threshold's size at the measured noise, up to rounding the detectable change to it.
+#[test]
+fn the_forks_a_hidden_change_needs_follow_the_power_formula() {
+    use cargo_perfdiff::report::forks_to_reveal_threshold;
+    use cargo_perfdiff::stats::power::{forks_needed, min_detectable_change};
+    let alpha = 0.01;
+    for (rel_sd, forks) in [(0.01, 3), (0.03, 5), (0.08, 10), (0.2, 4)] {
+        let mut result = report_support::measured(
+            "noisy",
+            cargo_perfdiff::analysis::Outcome::Inconclusive,
+            50.0,
+            (1.02, 0.8, 1.3),
+            0.4,
+            (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
+        );
+        result.forks = ForkCounts {
+            base: forks,
+            head: forks + 2,
+        };
+        result.min_detectable_change = Some(min_detectable_change(rel_sd, forks, alpha, 0.8));
+        let wanted = forks_needed(rel_sd, result.threshold, alpha, 0.8);
+        let got = forks_to_reveal_threshold(&result).unwrap();
+        assert!(
+            got.abs_diff(wanted) <= 1,
+            "{rel_sd} {forks}: {got} vs {wanted}"
+        );
+    }
+    let mut unknown = report_support::measured(
+        "unknown",
+        cargo_perfdiff::analysis::Outcome::Inconclusive,
+        50.0,
+        (1.02, 0.8, 1.3),
+        0.4,
+        (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
+    );
+    unknown.min_detectable_change = Some(f64::INFINITY);
+    assert_eq!(forks_to_reveal_threshold(&unknown), None);
+    unknown.min_detectable_change = None;
+    assert_eq!(forks_to_reveal_threshold(&unknown), None);
 }

@@ -28,7 +28,7 @@ use crate::error::exit_code as code;
 pub use calibration::render_calibration;
 pub use html::render_html;
 pub use listing::render_listing;
-pub use text::{median_fork_rel_sd, noisy_forks_note};
+pub use text::{forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note};
 
 /// Output format of the report on stdout (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

@@ -503,18 +503,17 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
             );
         }
         if let (Some(note), Some(mdc)) = (detectable_note(result), result.min_detectable_change) {
+            let threshold = percent(result.threshold);
             let shared = format!(
-                "this run's noise hides changes below the size given for each (threshold ±{}): \
-                 run more forks",
-                percent(result.threshold)
+                "this run's noise hides changes below the size given for each (threshold \
+                 ±{threshold}), and about how many forks per side would reveal ±{threshold} at \
+                 that noise ({MORE_FORKS})"
             );
-            add(
-                NoticeKind::Note,
-                note,
-                shared,
-                &result.id,
-                Some(format!("±{}", percent(mdc))),
-            );
+            let figure = match forks_to_reveal_threshold(result) {
+                Some(forks) => format!("±{} ({forks} forks)", percent(mdc)),
+                None => format!("±{}", percent(mdc)),
+            };
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
         }
     }
     notices
@@ -543,18 +542,41 @@ pub fn notice_line(notice: &Notice, quote: impl Fn(&str) -> String) -> String {
     }
 }
 
-/// Why an inconclusive result could not decide, in words, when the noise explains it.
+/// Where more forks come from: the cap of an adaptive rule, or the count of a fixed one.
+const MORE_FORKS: &str = "--max-forks, or --forks with --stop fixed";
+
+/// Why an inconclusive result could not decide, in words, when the noise explains it, with the
+/// forks that would let it decide: "run more forks" alone left the user to guess how many, and
+/// whether any number would do on this machine.
 pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
     let mdc = result.min_detectable_change?;
-    (result.verdict == Outcome::Inconclusive && mdc.is_finite() && mdc > result.threshold).then(
-        || {
-            format!(
-                "this run's noise hides changes below ±{} (threshold ±{}): run more forks",
-                percent(mdc),
-                percent(result.threshold)
-            )
-        },
-    )
+    if !(result.verdict == Outcome::Inconclusive && mdc.is_finite() && mdc > result.threshold) {
+        return None;
+    }
+    let threshold = percent(result.threshold);
+    let remedy = match forks_to_reveal_threshold(result) {
+        Some(forks) => format!(
+            "about {forks} forks per side would reveal ±{threshold} at this noise ({MORE_FORKS})"
+        ),
+        None => format!("run more forks ({MORE_FORKS})"),
+    };
+    Some(format!(
+        "this run's noise hides changes below ±{} (threshold ±{threshold}): {remedy}",
+        percent(mdc)
+    ))
+}
+
+/// Forks per side that would bring the minimum detectable change down to the threshold at the
+/// fork-to-fork noise this run measured (the detectable change shrinks with the square root of
+/// the forks, `stats::power`), or `None` without a finite detectable change or any forks.
+pub fn forks_to_reveal_threshold(result: &BenchmarkResult) -> Option<usize> {
+    let mdc = result.min_detectable_change?;
+    let forks = result.forks.base.min(result.forks.head);
+    if !(mdc.is_finite() && result.threshold > 0.0 && forks > 0) {
+        return None;
+    }
+    let needed = forks as f64 * (mdc / result.threshold).powi(2);
+    Some(needed.ceil() as usize)
 }
 
 #[cfg(test)]

@@ -426,3 +426,22 @@ fn the_forks_a_hidden_change_needs_follow_the_power_formula() {
     unknown.min_detectable_change = None;
     assert_eq!(forks_to_reveal_threshold(&unknown), None);
 }
+
+/// The calibration's advice names the other mode, never the one the run used: duet is the
+/// quieter mode on some machines and interleaving on others.
+#[test]
+fn calibration_suggests_the_other_mode_and_the_forks_the_noise_needs() {
+    use cargo_perfdiff::config::Mode;
+    use cargo_perfdiff::report::render_calibration;
+    let mut report = with_fork_spread(all_verdicts(), 0.03);
+    let interleaved = render_calibration(&report);
+    assert!(
+        interleaved.contains("Suggestion: --max-forks "),
+        "{interleaved}"
+    );
+    assert!(interleaved.contains("so may --mode duet"), "{interleaved}");
+    report.settings.mode = Mode::Duet;
+    let duet = render_calibration(&report);
+    assert!(duet.contains("so may --mode interleaved"), "{duet}");
+    assert!(!duet.contains("--mode duet"), "{duet}");
+}

@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use crate::analysis::{BenchmarkResult, Report};
+use crate::config::Mode;
 use crate::stats::power;
 
 /// Power the calibration advice aims for.
@@ -48,12 +49,23 @@ pub fn render_calibration(report: &Report) -> String {
         let _ = writeln!(
             out,
             "Suggestion: --max-forks {} lets every benchmark resolve a ±{:.1} % change; a larger \
-             --threshold or --mode duet needs fewer.",
+             --threshold needs fewer, and so may --mode {} (calibrate in that mode too to see \
+             which is quieter on this machine).",
             worst_forks.max(3),
-            report.settings.threshold * 100.0
+            report.settings.threshold * 100.0,
+            other_mode(report.settings.mode)
         );
     }
     out
+}
+
+/// The mode to compare with: neither is the quieter one on every machine (duet's forks lay
+/// further apart than interleaved ones on one noisy host, and closer on another).
+fn other_mode(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Interleaved => "duet",
+        Mode::Duet => "interleaved",
+    }
 }
 
 struct CalibrationLine {

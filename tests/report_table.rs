@@ -326,19 +326,24 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
     assert_eq!(noisy_forks_note(&noisy), None);
 }
 
+/// An `inconclusive` result 2 % apart with a wide interval, for the notes' tests to dress.
+fn inconclusive(id: &str) -> cargo_perfdiff::analysis::BenchmarkResult {
+    report_support::measured(
+        id,
+        cargo_perfdiff::analysis::Outcome::Inconclusive,
+        50.0,
+        (1.02, 0.8, 1.3),
+        0.4,
+        (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
+    )
+}
+
 /// Benchmarks given up alike share one warning line and one note line, each naming them all;
 /// a notice about one benchmark keeps the `id: message` form.
 #[test]
 fn notices_shared_by_several_benchmarks_are_said_once() {
     let given_up = |id: &str, mdc: f64| {
-        let mut b = report_support::measured(
-            id,
-            cargo_perfdiff::analysis::Outcome::Inconclusive,
-            50.0,
-            (1.02, 0.8, 1.3),
-            0.4,
-            (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
-        );
+        let mut b = inconclusive(id);
         b.min_detectable_change = Some(mdc);
         b.warnings.push(STOPPED_EARLY.to_string());
         b
@@ -393,14 +398,7 @@ fn the_forks_a_hidden_change_needs_follow_the_power_formula() {
     use cargo_perfdiff::stats::power::{forks_needed, min_detectable_change};
     let alpha = 0.01;
     for (rel_sd, forks) in [(0.01, 3), (0.03, 5), (0.08, 10), (0.2, 4)] {
-        let mut result = report_support::measured(
-            "noisy",
-            cargo_perfdiff::analysis::Outcome::Inconclusive,
-            50.0,
-            (1.02, 0.8, 1.3),
-            0.4,
-            (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
-        );
+        let mut result = inconclusive("noisy");
         result.forks = ForkCounts {
             base: forks,
             head: forks + 2,
@@ -413,14 +411,7 @@ fn the_forks_a_hidden_change_needs_follow_the_power_formula() {
             "{rel_sd} {forks}: {got} vs {wanted}"
         );
     }
-    let mut unknown = report_support::measured(
-        "unknown",
-        cargo_perfdiff::analysis::Outcome::Inconclusive,
-        50.0,
-        (1.02, 0.8, 1.3),
-        0.4,
-        (0.05, cargo_perfdiff::stats::Magnitude::Negligible),
-    );
+    let mut unknown = inconclusive("unknown");
     unknown.min_detectable_change = Some(f64::INFINITY);
     assert_eq!(forks_to_reveal_threshold(&unknown), None);
     unknown.min_detectable_change = None;

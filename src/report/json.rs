@@ -2,15 +2,23 @@
 //! for CI scripts (documented in `docs/reports.md`, checked by `tests/report_json.rs`), so this
 //! module adds nothing of its own: change `analysis::Report` with care.
 
+use serde::Serialize;
+
 use crate::analysis::Report;
 
 /// The report as pretty JSON with a trailing newline. Non-finite numbers become `null`.
 pub fn render(report: &Report) -> String {
-    match serde_json::to_string_pretty(report) {
+    pretty("report", report)
+}
+
+/// `value` as pretty JSON with a trailing newline; `what` names it in the error object given
+/// instead if it cannot be serialised, which is unreachable with our types (string keys only),
+/// but output never panics.
+pub(super) fn pretty(what: &str, value: &impl Serialize) -> String {
+    match serde_json::to_string_pretty(value) {
         Ok(json) => json + "\n",
-        // Unreachable with the report's types (string keys only), but never panic on output.
         Err(e) => {
-            serde_json::json!({ "error": format!("cannot serialise report: {e}") }).to_string()
+            serde_json::json!({ "error": format!("cannot serialise {what}: {e}") }).to_string()
                 + "\n"
         }
     }

@@ -38,12 +38,7 @@ pub fn render_listing(matched: &[Matched], format: Format) -> String {
         })
         .collect();
     match format {
-        Format::Json => {
-            let mut json = serde_json::to_string_pretty(&Listing { benchmarks: listed })
-                .expect("a listing serialises");
-            json.push('\n');
-            json
-        }
+        Format::Json => super::json::pretty("listing", &Listing { benchmarks: listed }),
         Format::Table | Format::Markdown => listing_lines(&listed),
     }
 }

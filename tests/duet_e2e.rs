@@ -38,6 +38,7 @@ fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
         "--sample-size",
         "10",
     ]);
+    args.extend_from_slice(STRICT_ALPHA);
     args.extend_from_slice(&["--", "mix", "checksum", "steady"]);
     let output = cargo_perfdiff(&repo, &args);
     let report: serde_json::Value = serde_json::from_str(

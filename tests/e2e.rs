@@ -19,21 +19,20 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
     let (_dir, repo) = demo_repo(&strong_changes());
     let before = RepoState::capture(&repo);
     let report_path = repo.parent().unwrap().join("report.json");
-    let output = cargo_perfdiff(
-        &repo,
-        &fast_args(&[
-            "HEAD~1",
-            "HEAD",
-            "--stop",
-            "fixed",
-            "--forks",
-            "4",
-            "--format",
-            "json",
-            "--output",
-            report_path.to_str().unwrap(),
-        ]),
-    );
+    let mut args = fast_args(&[
+        "HEAD~1",
+        "HEAD",
+        "--stop",
+        "fixed",
+        "--forks",
+        "4",
+        "--format",
+        "json",
+        "--output",
+        report_path.to_str().unwrap(),
+    ]);
+    args.extend_from_slice(STRICT_ALPHA);
+    let output = cargo_perfdiff(&repo, &args);
     let err = stderr(&output);
     assert_eq!(
         output.status.code(),

@@ -212,7 +212,7 @@ pub struct DemoArgs {
     /// Where to create the demo repository [default: a fresh temporary directory]
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
-    /// Criterion version of the demo crate (0.5 or 0.8)
+    /// Criterion version of the demo crate (0.5; 0.3, 0.4 and 0.8 also work)
     #[arg(long, default_value = "0.5")]
     pub criterion: String,
     #[command(flatten)]

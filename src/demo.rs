@@ -54,7 +54,8 @@ impl Default for DemoChanges {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DemoOptions {
     pub changes: DemoChanges,
-    /// Criterion version the fixture depends on (`"0.5"` by default; `"0.3"` and `"0.8"` also work).
+    /// Criterion version the fixture depends on (`"0.5"` by default; `"0.3"`, `"0.4"` and `"0.8"`
+    /// also work).
     pub criterion_version: Option<String>,
 }
 

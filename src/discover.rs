@@ -170,10 +170,13 @@ pub struct Listing {
 /// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
 /// its package root with `env`, killing it after `timeout`.
 ///
-/// Criterion 0.3 knows neither `--format terse` nor `--exact`: when the terse listing is
+/// Criterion 0.3 and 0.4 know neither `--format terse` nor `--exact`: when the terse listing is
 /// rejected for its `--format`, `--bench --list` is tried, whose `<id>: bench` lines mark such an
-/// executable, and its forks will select their benchmark with an anchored regex instead. If that
-/// fails too, the terse listing's error is the one reported.
+/// executable, and its forks will select their benchmark with an anchored regex instead. That
+/// listing is first asked with a fractional `--measurement-time`, which 0.4 takes and 0.3 exits
+/// on: a 0.4 executable's forks can then measure for less than a second, where rounding up to
+/// whole seconds made every fork of a 0.4 suite warm up and measure for a full second. If the
+/// listing fails both ways, the terse listing's error is the one reported.
 pub fn list_benchmarks(
     exe: &BenchExecutable,
     env: &[(OsString, OsString)],
@@ -193,16 +196,22 @@ pub fn list_benchmarks(
         // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
         // asked again: a hang or a panic would just repeat.
         Err(terse_error) if terse_error.to_string().contains("'--format'") => {
-            let ids = run_listing(exe, env, timeout, &["--bench", "--list"])
-                .map(|stdout| parse_legacy_list(&stdout))
-                .unwrap_or_default();
+            let legacy = |extra: &[&str]| {
+                let args: Vec<&str> = ["--bench", "--list"].iter().chain(extra).copied().collect();
+                run_listing(exe, env, timeout, &args)
+                    .map(|stdout| parse_legacy_list(&stdout))
+                    .unwrap_or_default()
+            };
+            let fractional = legacy(&["--measurement-time", "0.5"]);
+            let (ids, dialect) = if fractional.is_empty() {
+                (legacy(&[]), CliDialect::Criterion03)
+            } else {
+                (fractional, CliDialect::Criterion04)
+            };
             if ids.is_empty() {
                 return Err(terse_error);
             }
-            Ok(Listing {
-                ids,
-                dialect: CliDialect::Criterion03,
-            })
+            Ok(Listing { ids, dialect })
         }
         Err(terse_error) => Err(terse_error),
     }

@@ -62,7 +62,18 @@ const CRITERION_0_3: &str = r#"case "$*" in
   "--bench --list") echo "WARNING: HTML report generation will become optional"
                     echo "alloc-try-with/small, small: bench"
                     echo "extend 4 bytes/extend: bench" ;;
+  "--bench --list --measurement-time 0.5")
+      echo "error: Invalid value: The argument '0.5' isn't a valid value"; exit 1 ;;
   *) echo "error: Found argument '--format' which wasn't expected" >&2; exit 1 ;;
+esac"#;
+
+/// Criterion 0.4's: clap rejects `--format` as in 0.3, but a fractional `--measurement-time`
+/// is taken.
+const CRITERION_0_4: &str = r#"case "$*" in
+  "--bench --list"|"--bench --list --measurement-time 0.5")
+      echo "combinations_with_replacement1/nth/0: bench"
+      echo "combinations_with_replacement1/fold: bench" ;;
+  *) echo "error: Found argument '--format' which wasn't expected" >&2; exit 2 ;;
 esac"#;
 
 #[test]
@@ -75,6 +86,21 @@ fn criterion_0_3_is_listed_without_format_and_selected_by_regex() {
         ["alloc-try-with/small, small", "extend 4 bytes/extend"]
     );
     assert_eq!(listing.dialect, CliDialect::Criterion03);
+}
+
+#[test]
+fn criterion_0_4_is_listed_without_format_and_measures_fractions_of_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let exe = script(dir.path(), CRITERION_0_4);
+    let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        listing.ids,
+        [
+            "combinations_with_replacement1/nth/0",
+            "combinations_with_replacement1/fold"
+        ]
+    );
+    assert_eq!(listing.dialect, CliDialect::Criterion04);
 }
 
 #[test]

@@ -7,10 +7,8 @@ mod support;
 use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
 use support::*;
 
-fn fast_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
-    let mut args: Vec<&str> = extra.to_vec();
-    args.extend_from_slice(FAST);
-    args
+fn fast_args<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    with_options(args, FAST)
 }
 
 #[test]
@@ -180,7 +178,9 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
 }
 
 /// The demo on another criterion version: `hash/mix` alone is measured and found regressed.
-fn assert_criterion_version_works(version: &str) {
+/// The demo with criterion `version` finds the 2× change of hash/mix, and its forks measured for
+/// `measured_ms` as criterion itself reports it (the tests ask for 0.2 s).
+fn assert_criterion_version_works(version: &str, measured_ms: f64) {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions {
         criterion_version: Some(version.to_string()),
@@ -197,17 +197,36 @@ fn assert_criterion_version_works(version: &str) {
     let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(verdict_of(&report, "hash/mix"), "regressed");
     assert_eq!(report["benchmarks"].as_array().unwrap().len(), 1);
+    let samples = report["samples_file"].as_str().expect("samples path");
+    let samples: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
+    for side in ["base", "head"] {
+        for fork in samples["benchmarks"][0][side]["forks"].as_array().unwrap() {
+            assert_eq!(
+                fork["config"]["measurement_ms"].as_f64(),
+                Some(measured_ms),
+                "criterion {version}, {side}: {fork}"
+            );
+        }
+    }
 }
 
 #[test]
 fn criterion_0_8_benchmarks_work_too() {
-    assert_criterion_version_works("0.8");
+    assert_criterion_version_works("0.8", 200.0);
+}
+
+/// Criterion 0.4 has neither `--exact` nor `--list --format terse`, but takes fractions of a
+/// second.
+#[test]
+fn criterion_0_4_benchmarks_work_too() {
+    assert_criterion_version_works("0.4", 200.0);
 }
 
 /// Criterion 0.3 has neither `--exact` nor `--list --format terse`, and takes whole seconds only.
 #[test]
 fn criterion_0_3_benchmarks_work_too() {
-    assert_criterion_version_works("0.3");
+    assert_criterion_version_works("0.3", 1000.0);
 }
 
 #[test]

@@ -99,8 +99,9 @@ pub enum CliDialect {
     /// Criterion 0.5 and later: `--exact ID`, fractional seconds.
     #[default]
     Current,
-    /// Criterion 0.3 and 0.4: no `--exact` (the filter is a regex); 0.3 takes whole seconds only
-    /// (0.4 would take fractions, but whole seconds do for both).
+    /// Criterion 0.4: no `--exact` (the filter is a regex), fractional seconds.
+    Criterion04,
+    /// Criterion 0.3: no `--exact`, and whole seconds only.
     Criterion03,
 }
 
@@ -109,7 +110,9 @@ impl CliDialect {
     pub fn select(self, id: &str) -> Vec<String> {
         match self {
             CliDialect::Current => vec!["--exact".to_string(), id.to_string()],
-            CliDialect::Criterion03 => vec![format!("^{}$", regex::escape(id))],
+            CliDialect::Criterion04 | CliDialect::Criterion03 => {
+                vec![format!("^{}$", regex::escape(id))]
+            }
         }
     }
 
@@ -117,7 +120,7 @@ impl CliDialect {
     /// whole seconds, at least one (it rejects zero), so a duration is rounded up.
     pub fn seconds(self, duration: Duration) -> String {
         match self {
-            CliDialect::Current => duration.as_secs_f64().to_string(),
+            CliDialect::Current | CliDialect::Criterion04 => duration.as_secs_f64().to_string(),
             CliDialect::Criterion03 => duration.as_secs_f64().ceil().max(1.0).to_string(),
         }
     }

@@ -636,6 +636,22 @@ mod tests {
     }
 
     #[test]
+    fn criterion_0_4_gets_an_anchored_escaped_regex_and_fractional_seconds() {
+        let req = ForkRequest {
+            benchmark_id: "combinations/nth/8".into(),
+            dialect: crate::fork::CliDialect::Criterion04,
+            ..request()
+        };
+        let args = fork_arguments(&req);
+        let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(&args[..2], ["--bench", "^combinations/nth/8$"]);
+        assert_eq!(
+            &args[2..6],
+            ["--warm-up-time", "0.05", "--measurement-time", "1.5"]
+        );
+    }
+
+    #[test]
     fn arguments_select_one_benchmark_with_fractional_seconds() {
         let args = fork_arguments(&request());
         let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();

@@ -250,12 +250,16 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
 /// `args` with the tiny fixed measurement settings of the robustness tests added (before the
 /// `--` of benchmark filters, if any).
 pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    with_options(
+        &with_options(args, FAST),
+        &["--stop", "fixed", "--forks", "2"],
+    )
+}
+
+/// `args` with `options` put before any `--`: after it they would be benchmark filters.
+pub fn with_options<'a>(args: &[&'a str], options: &[&'a str]) -> Vec<&'a str> {
     let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());
-    let mut all = args[..split].to_vec();
-    all.extend_from_slice(FAST);
-    all.extend_from_slice(&["--stop", "fixed", "--forks", "2"]);
-    all.extend_from_slice(&args[split..]);
-    all
+    [&args[..split], options, &args[split..]].concat()
 }
 
 /// Runs git in `repo` with a fixed identity; panics (with git's output) if it fails.

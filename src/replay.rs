@@ -80,13 +80,11 @@ pub enum ReplayFormat {
     Json,
 }
 
-/// What to replay: the rule and its parameters (`None`: current defaults).
+/// What to replay: the rule's parameters (`None`: current defaults) and how.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplayOptions {
-    pub min_forks: Option<usize>,
-    pub max_forks: Option<usize>,
-    pub stop_threshold: Option<f64>,
-    pub window: Option<usize>,
+    /// `--min-forks`, `--max-forks`, `--stop-threshold` and `--window`, as a run takes them.
+    pub limits: crate::cli::StopLimitArgs,
     /// Bootstrap resamples of the analyses (`None`: the recording's setting).
     pub resamples: Option<usize>,
     /// Replay the rounds in this shuffled order ([`permute_rounds`]; `None` or 0: as recorded).
@@ -291,19 +289,21 @@ pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOption
         .unwrap_or(0)
         .max(1);
     let max_forks = options
+        .limits
         .max_forks
         .unwrap_or(defaults.max_forks)
         .min(recorded_rounds);
     Settings {
         stop: rule,
         min_forks: options
+            .limits
             .min_forks
             .unwrap_or(rule.default_min_forks())
             .min(max_forks),
         max_forks,
         forks: max_forks,
-        stop_threshold: options.stop_threshold,
-        window: options.window.unwrap_or(defaults.window),
+        stop_threshold: options.limits.stop_threshold,
+        window: options.limits.window.unwrap_or(defaults.window),
         seed: recorded.seed.or(Some(0)),
         resamples: options.resamples.unwrap_or(recorded.resamples),
         ..recorded
@@ -472,10 +472,7 @@ pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
         .flat_map(|&rule| {
             (0..args.orders).map(move |order| {
                 let options = ReplayOptions {
-                    min_forks: args.stop_limits.min_forks,
-                    max_forks: args.stop_limits.max_forks,
-                    stop_threshold: args.stop_limits.stop_threshold,
-                    window: args.stop_limits.window,
+                    limits: args.stop_limits.clone(),
                     resamples: None,
                     order: Some(order),
                 };

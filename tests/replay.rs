@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use cargo_perfdiff::analysis::Outcome;
+use cargo_perfdiff::cli::StopLimitArgs;
 use cargo_perfdiff::config::{Settings, StopRule};
 use cargo_perfdiff::replay::{self, ReplayOptions, RuleReplay};
 use cargo_perfdiff::samples::SampleFile;
@@ -25,6 +26,14 @@ fn wall(forks: &[cargo_perfdiff::samples::ForkRecord]) -> f64 {
 fn options() -> ReplayOptions {
     ReplayOptions {
         resamples: Some(1_000),
+        ..Default::default()
+    }
+}
+
+/// The stop limits with `--max-forks N` and the defaults otherwise.
+fn max_forks(n: usize) -> StopLimitArgs {
+    StopLimitArgs {
+        max_forks: Some(n),
         ..Default::default()
     }
 }
@@ -113,7 +122,7 @@ fn replay_figures_are_computed_from_the_recording() {
 fn fixed_at_max_forks_is_the_reference_itself() {
     let file = recording();
     let options = ReplayOptions {
-        max_forks: Some(20),
+        limits: max_forks(20),
         ..options()
     };
     let result = replay::replay(&file, StopRule::Fixed, &options);
@@ -380,7 +389,7 @@ fn several_orders_are_summarised_by_their_mean_and_worst() {
     let results: Vec<RuleReplay> = (0..4)
         .map(|order| {
             let options = ReplayOptions {
-                max_forks: Some(10),
+                limits: max_forks(10),
                 order: Some(order),
                 ..options()
             };

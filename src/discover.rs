@@ -174,9 +174,9 @@ pub struct Listing {
 /// rejected for its `--format`, `--bench --list` is tried, whose `<id>: bench` lines mark such an
 /// executable, and its forks will select their benchmark with an anchored regex instead. That
 /// listing is first asked with a fractional `--measurement-time`, which 0.4 takes and 0.3 exits
-/// on: a 0.4 executable's forks can then measure for less than a second, where rounding up to
-/// whole seconds made every fork of a 0.4 suite warm up and measure for a full second. If the
-/// listing fails both ways, the terse listing's error is the one reported.
+/// on, so that only 0.3's forks are rounded up to whole seconds (a 0.4 suite's forks took three
+/// times as long that way). If the listing fails both ways, the terse listing's error is the one
+/// reported.
 pub fn list_benchmarks(
     exe: &BenchExecutable,
     env: &[(OsString, OsString)],

@@ -177,7 +177,6 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
     );
 }
 
-/// The demo on another criterion version: `hash/mix` alone is measured and found regressed.
 /// The demo with criterion `version` finds the 2× change of hash/mix, and its forks measured for
 /// `measured_ms` as criterion itself reports it (the tests ask for 0.2 s).
 fn assert_criterion_version_works(version: &str, measured_ms: f64) {

@@ -77,30 +77,28 @@ const CRITERION_0_4: &str = r#"case "$*" in
 esac"#;
 
 #[test]
-fn criterion_0_3_is_listed_without_format_and_selected_by_regex() {
-    let dir = tempfile::tempdir().unwrap();
-    let exe = script(dir.path(), CRITERION_0_3);
-    let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
-    assert_eq!(
-        listing.ids,
-        ["alloc-try-with/small, small", "extend 4 bytes/extend"]
-    );
-    assert_eq!(listing.dialect, CliDialect::Criterion03);
-}
-
-#[test]
-fn criterion_0_4_is_listed_without_format_and_measures_fractions_of_a_second() {
-    let dir = tempfile::tempdir().unwrap();
-    let exe = script(dir.path(), CRITERION_0_4);
-    let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
-    assert_eq!(
-        listing.ids,
-        [
-            "combinations_with_replacement1/nth/0",
-            "combinations_with_replacement1/fold"
-        ]
-    );
-    assert_eq!(listing.dialect, CliDialect::Criterion04);
+fn criterion_0_3_and_0_4_are_listed_without_format_and_told_apart_by_their_seconds() {
+    for (listing_script, ids, dialect) in [
+        (
+            CRITERION_0_3,
+            ["alloc-try-with/small, small", "extend 4 bytes/extend"],
+            CliDialect::Criterion03,
+        ),
+        (
+            CRITERION_0_4,
+            [
+                "combinations_with_replacement1/nth/0",
+                "combinations_with_replacement1/fold",
+            ],
+            CliDialect::Criterion04,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = script(dir.path(), listing_script);
+        let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
+        assert_eq!(listing.ids, ids, "{dialect:?}");
+        assert_eq!(listing.dialect, dialect);
+    }
 }
 
 #[test]

@@ -619,36 +619,32 @@ mod tests {
     }
 
     #[test]
-    fn criterion_0_3_gets_an_anchored_escaped_regex_and_whole_seconds() {
-        let req = ForkRequest {
-            benchmark_id: "extend 4 bytes/a+b (x)".into(),
-            dialect: crate::fork::CliDialect::Criterion03,
-            ..request()
-        };
-        let args = fork_arguments(&req);
-        let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
-        assert_eq!(&args[..2], ["--bench", r"^extend 4 bytes/a\+b \(x\)$"]);
-        // Whole seconds, rounded up, never zero: 0.05 s warm-up and 1.5 s measurement.
-        assert_eq!(
-            &args[2..6],
-            ["--warm-up-time", "1", "--measurement-time", "2"]
-        );
-    }
-
-    #[test]
-    fn criterion_0_4_gets_an_anchored_escaped_regex_and_fractional_seconds() {
-        let req = ForkRequest {
-            benchmark_id: "combinations/nth/8".into(),
-            dialect: crate::fork::CliDialect::Criterion04,
-            ..request()
-        };
-        let args = fork_arguments(&req);
-        let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
-        assert_eq!(&args[..2], ["--bench", "^combinations/nth/8$"]);
-        assert_eq!(
-            &args[2..6],
-            ["--warm-up-time", "0.05", "--measurement-time", "1.5"]
-        );
+    fn criterion_0_3_and_0_4_get_an_anchored_escaped_regex_and_their_kind_of_seconds() {
+        // 0.3: whole seconds, rounded up, never zero; 0.4: the 0.05 s and 1.5 s asked for.
+        for (dialect, warm_up, measurement) in [
+            (crate::fork::CliDialect::Criterion03, "1", "2"),
+            (crate::fork::CliDialect::Criterion04, "0.05", "1.5"),
+        ] {
+            let req = ForkRequest {
+                benchmark_id: "extend 4 bytes/a+b (x)".into(),
+                dialect,
+                ..request()
+            };
+            let args = fork_arguments(&req);
+            let args: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
+            assert_eq!(
+                &args[..6],
+                [
+                    "--bench",
+                    r"^extend 4 bytes/a\+b \(x\)$",
+                    "--warm-up-time",
+                    warm_up,
+                    "--measurement-time",
+                    measurement
+                ],
+                "{dialect:?}"
+            );
+        }
     }
 
     #[test]

@@ -84,6 +84,52 @@ pub struct SideSummary {
     /// Whether the stop rule was met for this side (`None` with `--stop fixed` or unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stable: Option<bool>,
+    /// Criterion settings this side's own bench code set in place of those asked for.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub settings_from_code: Option<SettingsFromCode>,
+}
+
+/// Criterion settings a benchmark's own code set in place of those cargo-perfdiff asked for on
+/// the command line: a `BenchmarkGroup`'s `measurement_time`, `warm_up_time` or `sample_size`
+/// wins over `--measurement-time`, `--warm-up-time` (and so over the adaptive warm-up) and
+/// `--sample-size`, which then silently do nothing for it. Each field holds the value criterion
+/// used and is present only where it differed from what a fork asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SettingsFromCode {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub measurement_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub warm_up_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sample_size: Option<usize>,
+}
+
+impl SettingsFromCode {
+    /// Milliseconds within which a duration counts as what was asked: seconds sent as text come
+    /// back as criterion's `Duration`, a round trip that may move them by a nanosecond.
+    const SAME_MS: f64 = 0.5;
+
+    /// From the forks of `side` that recorded both what they asked for and what criterion used;
+    /// `None` when each got what it asked for (or none recorded both, as in older files).
+    pub fn of(side: &SideRecord) -> Option<SettingsFromCode> {
+        let differs = |used: f64, asked: f64| (used - asked).abs() > Self::SAME_MS;
+        let mut found = SettingsFromCode::default();
+        for fork in &side.forks {
+            let (Some(asked), Some(used)) = (&fork.asked, &fork.config) else {
+                continue;
+            };
+            if differs(used.measurement_ms, asked.measurement_ms) {
+                found.measurement_ms = Some(used.measurement_ms);
+            }
+            if differs(used.warm_up_ms, asked.warm_up_ms) {
+                found.warm_up_ms = Some(used.warm_up_ms);
+            }
+            if used.sample_size != asked.sample_size {
+                found.sample_size = Some(used.sample_size);
+            }
+        }
+        (found != SettingsFromCode::default()).then_some(found)
+    }
 }
 
 /// Mann–Whitney U with the suite-adjusted p-value used for the verdict.
@@ -538,6 +584,7 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
         disturbed_forks: side.per_iteration_by_fork().len() - forks.len(),
         fork_rel_sd,
         stable,
+        settings_from_code: SettingsFromCode::of(side),
     }
 }
 
@@ -653,7 +700,79 @@ fn summarise(results: &[BenchmarkResult]) -> Summary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::samples::ForkSettings;
     use crate::stats::{RatioCi, Resampling};
+
+    /// A fork that asked for 0.5 s of measurement, 0.1 s of warm-up and 30 samples and got `used`.
+    fn fork_given(used: Option<ForkSettings>) -> ForkRecord {
+        let asked = ForkSettings {
+            sample_size: 30,
+            warm_up_ms: 100.0,
+            measurement_ms: 500.0,
+            sampling: None,
+        };
+        ForkRecord {
+            config: used,
+            asked: Some(asked),
+            ..Default::default()
+        }
+    }
+
+    fn used(sample_size: usize, warm_up_ms: f64, measurement_ms: f64) -> Option<ForkSettings> {
+        Some(ForkSettings {
+            sample_size,
+            warm_up_ms,
+            measurement_ms,
+            sampling: Some("linear".to_string()),
+        })
+    }
+
+    fn side_of(forks: Vec<ForkRecord>) -> SideRecord {
+        SideRecord {
+            forks,
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn settings_are_from_code_only_where_criterion_used_other_values_than_asked() {
+        // What was asked, give or take the nanosecond of a seconds-as-text round trip.
+        let as_asked = side_of(vec![fork_given(used(30, 99.999_999, 500.000_001))]);
+        assert_eq!(SettingsFromCode::of(&as_asked), None);
+
+        let measuring_longer = side_of(vec![
+            fork_given(used(30, 100.0, 10_000.0)),
+            fork_given(used(30, 100.0, 10_000.0)),
+        ]);
+        assert_eq!(
+            SettingsFromCode::of(&measuring_longer),
+            Some(SettingsFromCode {
+                measurement_ms: Some(10_000.0),
+                ..Default::default()
+            })
+        );
+
+        // A later fork asking for exactly the group's warm-up does not hide it.
+        let mut coinciding = fork_given(used(10, 700.0, 500.0));
+        coinciding.asked.as_mut().unwrap().warm_up_ms = 700.0;
+        let warming_up = side_of(vec![fork_given(used(10, 700.0, 500.0)), coinciding]);
+        assert_eq!(
+            SettingsFromCode::of(&warming_up),
+            Some(SettingsFromCode {
+                warm_up_ms: Some(700.0),
+                sample_size: Some(10),
+                ..Default::default()
+            })
+        );
+    }
+
+    #[test]
+    fn forks_that_did_not_record_both_settings_say_nothing() {
+        let mut older_file = fork_given(used(10, 700.0, 2000.0));
+        older_file.asked = None;
+        assert_eq!(SettingsFromCode::of(&side_of(vec![older_file])), None);
+        assert_eq!(SettingsFromCode::of(&side_of(vec![fork_given(None)])), None);
+    }
 
     /// hex's `encode/rustc_hex` in a fixed 10-fork run: +1.0 %, bootstrap CI [1.0005, 1.0199].
     fn evidence(fork_interval: Option<Verdict>) -> Evidence {

@@ -917,7 +917,7 @@ fn record_outcomes(
             ForkOutcome::Completed(mut fork) => {
                 fork.round = Some(round);
                 policy.mark_warmup(&mut fork);
-                side_record.forks.push(fork);
+                side_record.forks.push(*fork);
             }
             ForkOutcome::Failed(failure) => {
                 side_record.failure = Some(failure);

@@ -192,7 +192,11 @@ pub struct ForkRecord {
     pub cpu_wait_share: Option<f64>,
     /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<EffectiveConfig>,
+    pub config: Option<ForkSettings>,
+    /// The settings cargo-perfdiff asked for on the fork's command line, as sent (criterion 0.3's
+    /// whole seconds); where `config` differs, the benchmark's own code set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<ForkSettings>,
     /// Duet mode: when this fork's measurement phase ran, as Unix times in (fractional)
     /// milliseconds `[start, end]` (receipt of criterion's `MeasurementStart` and
     /// `MeasurementComplete`). Duet analysis pairs base and head samples by time with it.
@@ -200,9 +204,11 @@ pub struct ForkRecord {
     pub measurement_window_ms: Option<[f64; 2]>,
 }
 
-/// Criterion's effective configuration for a fork, as reported by `MeasurementComplete`.
+/// A fork's criterion settings: those criterion used, as `MeasurementComplete` reports them
+/// ([`ForkRecord::config`]), or those cargo-perfdiff asked for ([`ForkRecord::asked`], without
+/// `sampling`).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct EffectiveConfig {
+pub struct ForkSettings {
     pub sample_size: usize,
     pub warm_up_ms: f64,
     pub measurement_ms: f64,

@@ -1,5 +1,6 @@
 //! Real forks of the demo fixture: samples, effective configuration, no report files, and a
-//! clear failure for an id that matches nothing.
+//! clear failure for an id that matches nothing; and a fork of a benchmark whose group sets its
+//! own settings, recording what was asked beside what criterion used.
 
 #[path = "common/fixture.rs"]
 mod fixture;
@@ -69,6 +70,32 @@ fn a_fork_returns_its_samples_and_the_effective_config_and_writes_no_reports() {
         written.is_empty(),
         "criterion wrote into CRITERION_HOME: {written:?}"
     );
+}
+
+#[test]
+fn settings_a_benchmark_group_sets_in_code_win_and_both_are_recorded() {
+    let home = tempfile::tempdir().unwrap();
+    let benches = fixture::failing_benches();
+    let request = ForkRequest {
+        executable: benches.executable.clone(),
+        cwd: benches.dir.clone(),
+        ..request("own/settings", home.path())
+    };
+    let outcome = run_fork(&request).unwrap();
+    let ForkOutcome::Completed(record) = outcome else {
+        panic!("own/settings did not complete: {outcome:?}");
+    };
+    let asked = record.asked.as_ref().expect("asked settings recorded");
+    assert_eq!(
+        (asked.sample_size, asked.warm_up_ms, asked.measurement_ms),
+        (10, 50.0, 100.0)
+    );
+    let used = record.config.as_ref().expect("effective config recorded");
+    assert_eq!(
+        (used.sample_size, used.warm_up_ms, used.measurement_ms),
+        (12, 30.0, 150.0)
+    );
+    assert_eq!(record.iters.len(), 12);
 }
 
 #[test]

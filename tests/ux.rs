@@ -322,3 +322,63 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "no-such"]);
     assert_clean_error(&output, 2, "no benchmark matches the filter");
 }
+
+#[test]
+fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
+    let _guard = measuring_lock();
+    let (dir, repo) = demo_repo(&strong_changes());
+    add_bench_group(
+        &repo,
+        "own",
+        &[("settings", "b.iter(|| black_box(20u64) * 3)")],
+    );
+    let opening = "let mut group = c.benchmark_group(\"own\");";
+    let with_settings = |samples: usize| {
+        format!(
+            "{opening}\n    group.measurement_time(std::time::Duration::from_millis(150));\n    \
+             group.sample_size({samples});"
+        )
+    };
+    replace_in(&repo, "benches/demo.rs", opening, &with_settings(12));
+    commit_all(&repo, "base: a group with settings of its own");
+    replace_in(
+        &repo,
+        "benches/demo.rs",
+        "group.sample_size(12);",
+        "group.sample_size(14);",
+    );
+    commit_all(&repo, "head: another sample size");
+
+    let samples = dir.path().join("own.json");
+    let mut args = vec![
+        "HEAD~1",
+        "HEAD",
+        "--format",
+        "json",
+        "--samples",
+        samples.to_str().unwrap(),
+    ];
+    args.extend(quick(&["--", "^own/"]));
+    let report = json(&cargo_perfdiff(&repo, &args));
+    let entry = bench_entry(&report, "own/settings");
+    // FAST asks for 0.2 s and 10 samples; the group's 0.15 s and 12 or 14 win.
+    for (side, samples) in [("base", 12), ("head", 14)] {
+        assert_eq!(
+            entry[side]["settings_from_code"],
+            serde_json::json!({"measurement_ms": 150.0, "sample_size": samples}),
+            "{entry:#}"
+        );
+    }
+    assert_eq!(entry["base"]["forks"], 3, "{entry:#}");
+
+    let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);
+    assert!(
+        out.contains(
+            "note: own/settings: its bench code sets base: measurement time 150 ms, sample size \
+             12; head: measurement time 150 ms, sample size 14, which criterion prefers to \
+             cargo-perfdiff's --measurement-time and --sample-size"
+        ),
+        "{out}"
+    );
+}

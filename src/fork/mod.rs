@@ -116,13 +116,21 @@ impl CliDialect {
         }
     }
 
-    /// A duration as `--warm-up-time` and `--measurement-time` take it: criterion 0.3 wants
-    /// whole seconds, at least one (it rejects zero), so a duration is rounded up.
-    pub fn seconds(self, duration: Duration) -> String {
+    /// The duration criterion is given for `duration`: criterion 0.3 takes whole seconds, at
+    /// least one (it rejects zero), so a duration is rounded up; later versions take it as it is.
+    pub fn sent_duration(self, duration: Duration) -> Duration {
         match self {
-            CliDialect::Current | CliDialect::Criterion04 => duration.as_secs_f64().to_string(),
-            CliDialect::Criterion03 => duration.as_secs_f64().ceil().max(1.0).to_string(),
+            CliDialect::Current | CliDialect::Criterion04 => duration,
+            CliDialect::Criterion03 => {
+                Duration::from_secs(duration.as_secs_f64().ceil().max(1.0) as u64)
+            }
         }
+    }
+
+    /// A duration as `--warm-up-time` and `--measurement-time` take it ([`Self::sent_duration`]
+    /// in seconds).
+    pub fn seconds(self, duration: Duration) -> String {
+        self.sent_duration(duration).as_secs_f64().to_string()
     }
 }
 
@@ -130,7 +138,7 @@ impl CliDialect {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ForkOutcome {
     /// The samples (`round` is left for the caller to set).
-    Completed(ForkRecord),
+    Completed(Box<ForkRecord>),
     /// Why the benchmark produced no samples, with the tail of its stderr.
     Failed(FailureRecord),
 }

@@ -21,7 +21,7 @@
 use ciborium::Value;
 use serde::Deserialize;
 
-use crate::samples::EffectiveConfig;
+use crate::samples::ForkSettings;
 
 /// The magic bytes that open the runner hello.
 const RUNNER_MAGIC: &[u8] = b"cargo-criterion";
@@ -160,7 +160,7 @@ pub struct Measurement {
     pub iters: Vec<f64>,
     pub times_ns: Vec<f64>,
     /// `None` when the message carried no (readable) configuration.
-    pub config: Option<EffectiveConfig>,
+    pub config: Option<ForkSettings>,
 }
 
 /// Decodes one message body.
@@ -283,7 +283,7 @@ impl RawMeasurementComplete {
         let config = self
             .benchmark_config
             .and_then(|value| value.deserialized::<RawBenchmarkConfig>().ok())
-            .map(|config| EffectiveConfig {
+            .map(|config| ForkSettings {
                 sample_size: config.sample_size,
                 warm_up_ms: config.warm_up_time.as_ms(),
                 measurement_ms: config.measurement_time.as_ms(),

@@ -20,7 +20,7 @@ use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
 use super::steal::CpuTimes;
 use super::{ForkError, ForkOutcome, ForkRequest, interrupted};
-use crate::samples::{FailureRecord, ForkRecord};
+use crate::samples::{FailureRecord, ForkRecord, ForkSettings};
 
 /// Longest wait between checks for interrupts, cancellation, timeouts and process exit.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(50);
@@ -34,6 +34,8 @@ pub struct RunningFork {
     benchmark_id: String,
     executable_name: String,
     cpu: Option<usize>,
+    /// What the command line asked for, recorded with the samples.
+    asked: ForkSettings,
     timeout: Duration,
     process: BenchProcess,
     listener: TcpListener,
@@ -130,6 +132,7 @@ impl RunningFork {
         })?;
         Ok(RunningFork {
             benchmark_id: req.benchmark_id.clone(),
+            asked: asked_settings(req),
             executable_name: req.executable.file_name().map_or_else(
                 || req.executable.display().to_string(),
                 |n| n.to_string_lossy().into_owned(),
@@ -257,17 +260,18 @@ impl RunningFork {
                     failure(self.describe_crash(status, &stderr_tail))
                 }
                 Ok(_) => match self.progress.completed.take() {
-                    Some((measurement, _)) => ForkOutcome::Completed(ForkRecord {
+                    Some((measurement, _)) => ForkOutcome::Completed(Box::new(ForkRecord {
                         iters: measurement.iters,
                         times_ns: measurement.times_ns,
                         config: measurement.config,
+                        asked: Some(self.asked.clone()),
                         cpu: self.cpu,
                         started_unix_ms: Some(self.started_unix_ms),
                         wall_ms: Some(wall_ms),
                         steal_share,
                         cpu_wait_share,
                         ..ForkRecord::default()
-                    }),
+                    })),
                     None => failure(self.describe_missing_measurement()),
                 },
             },
@@ -515,6 +519,17 @@ fn check_samples(measurement: &Measurement) -> Result<(), ProtocolError> {
     Ok(())
 }
 
+/// The settings [`fork_arguments`] asks for, as criterion receives them.
+fn asked_settings(req: &ForkRequest) -> ForkSettings {
+    let ms = |d: Duration| req.dialect.sent_duration(d).as_secs_f64() * 1000.0;
+    ForkSettings {
+        sample_size: req.sample_size.max(MIN_SAMPLE_SIZE),
+        warm_up_ms: ms(req.warm_up),
+        measurement_ms: ms(req.measurement),
+        sampling: None,
+    }
+}
+
 /// The command line of one fork.
 fn fork_arguments(req: &ForkRequest) -> Vec<std::ffi::OsString> {
     let seconds = |d: Duration| req.dialect.seconds(d);
@@ -665,6 +680,29 @@ mod tests {
                 "10"
             ]
         );
+    }
+
+    #[test]
+    fn the_settings_recorded_as_asked_are_those_sent() {
+        // 0.05 s and 1.5 s as sent to criterion 0.5 and 0.4, and as whole seconds to 0.3; the
+        // sample size raised to criterion's minimum of 10 alike.
+        for (dialect, warm_up_ms, measurement_ms) in [
+            (crate::fork::CliDialect::Current, 50.0, 1500.0),
+            (crate::fork::CliDialect::Criterion04, 50.0, 1500.0),
+            (crate::fork::CliDialect::Criterion03, 1000.0, 2000.0),
+        ] {
+            let req = ForkRequest {
+                dialect,
+                ..request()
+            };
+            let expected = ForkSettings {
+                sample_size: 10,
+                warm_up_ms,
+                measurement_ms,
+                sampling: None,
+            };
+            assert_eq!(asked_settings(&req), expected, "{dialect:?}");
+        }
     }
 
     #[test]

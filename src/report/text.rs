@@ -1,7 +1,7 @@
 //! Number and label formatting shared by every format, so that the table, the Markdown and the
 //! HTML say the same thing in the same words.
 
-use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings};
+use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
 use crate::samples::{Mode, RevisionInfo};
 use crate::stats::{CliffsDelta, Magnitude, RatioCi};
 
@@ -517,8 +517,88 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
             };
             add(NoticeKind::Note, note, shared, &result.id, Some(figure));
         }
+        if let Some((note, figure)) = settings_from_code_note(result) {
+            let shared = "their bench code sets the criterion settings given for each, which \
+                          criterion prefers to cargo-perfdiff's --measurement-time, \
+                          --warm-up-time (and its adaptive warm-up) and --sample-size"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
     }
     notices
+}
+
+/// The note for a benchmark whose own code set criterion settings in place of those
+/// cargo-perfdiff asked for, and its figure among several (the settings, per side where the
+/// sides differ); `None` when neither side did. Without it a group's `measurement_time(10 s)`
+/// made every fork twenty times as long as asked, with nothing to say why.
+pub fn settings_from_code_note(result: &BenchmarkResult) -> Option<(String, String)> {
+    let sides = [
+        ("base", result.base.settings_from_code.as_ref()),
+        ("head", result.head.settings_from_code.as_ref()),
+    ];
+    let (settings, figure) = match sides {
+        [(_, None), (_, None)] => return None,
+        [(_, Some(base)), (_, Some(head))] if base == head => {
+            let parts = describe_settings(base);
+            (in_words(&parts), parts.join(", "))
+        }
+        _ => {
+            let per_side = sides
+                .iter()
+                .filter_map(|(side, set)| {
+                    Some(format!("{side}: {}", describe_settings((*set)?).join(", ")))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            (per_side.clone(), per_side)
+        }
+    };
+    let any =
+        |field: fn(&SettingsFromCode) -> bool| sides.iter().any(|(_, s)| s.is_some_and(field));
+    let options: Vec<String> = [
+        (any(|s| s.measurement_ms.is_some()), "--measurement-time"),
+        (
+            any(|s| s.warm_up_ms.is_some()),
+            "--warm-up-time (and its adaptive warm-up)",
+        ),
+        (any(|s| s.sample_size.is_some()), "--sample-size"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, option)| option.to_string())
+    .collect();
+    let note = format!(
+        "its bench code sets {settings}, which criterion prefers to cargo-perfdiff's {}",
+        in_words(&options)
+    );
+    Some((note, figure))
+}
+
+/// `["measurement time 2.0 s", "warm-up 700 ms", "sample size 15"]`: the settings present.
+fn describe_settings(settings: &SettingsFromCode) -> Vec<String> {
+    let time = |ms: f64| wall_time(ms.round() as u64);
+    [
+        settings
+            .measurement_ms
+            .map(|ms| format!("measurement time {}", time(ms))),
+        settings
+            .warm_up_ms
+            .map(|ms| format!("warm-up {}", time(ms))),
+        settings.sample_size.map(|n| format!("sample size {n}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn in_words(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [only] => only.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// A notice as one line without its `warning:`/`note:` label: `id: message` for one benchmark,
@@ -645,6 +725,90 @@ mod tests {
         assert_eq!(wall_time(229_553), "3 min 50 s");
         assert_eq!(wall_time(3_599_499), "59 min 59 s");
         assert_eq!(wall_time(3_720_000), "1 h 02 min");
+    }
+
+    /// A measured benchmark whose sides' code set `base` and `head`.
+    fn with_settings_from_code(
+        base: Option<SettingsFromCode>,
+        head: Option<SettingsFromCode>,
+    ) -> BenchmarkResult {
+        let side = |settings_from_code| crate::analysis::SideSummary {
+            forks: 2,
+            settings_from_code,
+            ..Default::default()
+        };
+        BenchmarkResult {
+            id: "own/settings".to_string(),
+            target: None,
+            verdict: Outcome::Inconclusive,
+            ratio: None,
+            fork_interval: None,
+            change_rate: None,
+            mann_whitney: None,
+            cliffs_delta: None,
+            forks: Default::default(),
+            base: side(base),
+            head: side(head),
+            threshold: 0.02,
+            min_detectable_change: None,
+            stop: None,
+            failure: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn settings_a_benchmark_sets_in_code_are_named_with_the_options_they_defeat() {
+        let all = SettingsFromCode {
+            measurement_ms: Some(2000.0),
+            warm_up_ms: Some(699.999_999),
+            sample_size: Some(15),
+        };
+        let (note, figure) =
+            settings_from_code_note(&with_settings_from_code(Some(all.clone()), Some(all)))
+                .unwrap();
+        assert_eq!(
+            note,
+            "its bench code sets measurement time 2.0 s, warm-up 700 ms and sample size 15, \
+             which criterion prefers to cargo-perfdiff's --measurement-time, --warm-up-time \
+             (and its adaptive warm-up) and --sample-size"
+        );
+        assert_eq!(
+            figure,
+            "measurement time 2.0 s, warm-up 700 ms, sample size 15"
+        );
+
+        let samples = SettingsFromCode {
+            sample_size: Some(10),
+            ..Default::default()
+        };
+        let (note, figure) =
+            settings_from_code_note(&with_settings_from_code(None, Some(samples))).unwrap();
+        assert_eq!(
+            note,
+            "its bench code sets head: sample size 10, which criterion prefers to \
+             cargo-perfdiff's --sample-size"
+        );
+        assert_eq!(figure, "head: sample size 10");
+
+        assert_eq!(
+            settings_from_code_note(&with_settings_from_code(None, None)),
+            None
+        );
+    }
+
+    #[test]
+    fn sides_whose_code_sets_different_settings_are_told_apart() {
+        let measuring = |ms| SettingsFromCode {
+            measurement_ms: Some(ms),
+            ..Default::default()
+        };
+        let result = with_settings_from_code(Some(measuring(2000.0)), Some(measuring(5000.0)));
+        let (_, figure) = settings_from_code_note(&result).unwrap();
+        assert_eq!(
+            figure,
+            "base: measurement time 2.0 s; head: measurement time 5.0 s"
+        );
     }
 
     #[test]

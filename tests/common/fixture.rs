@@ -34,7 +34,7 @@ pub fn criterion_demo() -> &'static Fixture {
 }
 
 /// `fixtures/failing-benches`, bench target `failing` (`fail/panics`, `fail/exits`,
-/// `fail/hangs`, `ok/fast`, `ok/sleeps`).
+/// `fail/hangs`, `ok/fast`, `ok/sleeps`, `own/settings`).
 pub fn failing_benches() -> &'static Fixture {
     static BUILT: OnceLock<Fixture> = OnceLock::new();
     BUILT.get_or_init(|| build("failing-benches", "failing"))

@@ -25,6 +25,7 @@ fn side(mean_ns: Option<f64>, forks: usize) -> SideSummary {
         disturbed_forks: 0,
         fork_rel_sd: mean_ns.map(|_| 0.01),
         stable: Some(true),
+        settings_from_code: None,
     }
 }
 

@@ -79,8 +79,11 @@ pub enum BuildError {
 /// Which packages, bench targets and features to build; passed through to `cargo bench`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BuildOptions {
-    /// `-p`/`--package` selections; empty means cargo's default members.
+    /// `-p`/`--package` selections; empty means cargo's default members (or, with
+    /// `workspace`, every member).
     pub packages: Vec<String>,
+    /// `--workspace`: every member of the workspace.
+    pub workspace: bool,
     /// `--bench` selections; empty means every bench target.
     pub benches: Vec<String>,
     /// `--features` (each entry may itself be a comma- or space-separated list, as for cargo).
@@ -93,6 +96,9 @@ impl BuildOptions {
     /// The options as `cargo bench` arguments.
     pub fn cargo_args(&self) -> Vec<String> {
         let mut args = Vec::new();
+        if self.workspace {
+            args.push("--workspace".to_string());
+        }
         for package in &self.packages {
             args.extend(["--package".to_string(), package.clone()]);
         }
@@ -204,6 +210,17 @@ pub enum BuildEvent<'a> {
     /// A bench target was not built because it requires features that are not enabled
     /// (cargo skips such targets silently).
     NeedsFeatures(&'a FeatureGatedBench),
+    /// A workspace member with bench targets that the build does not select (not `-p`, not a
+    /// default member).
+    NotSelected(&'a UnselectedPackage),
+}
+
+/// A workspace member with bench targets that a build left out: in a workspace whose root is a
+/// package, cargo builds only the root's bench targets unless told `-p` or `--workspace`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct UnselectedPackage {
+    pub package: String,
+    pub bench_targets: Vec<String>,
 }
 
 /// A bench target with `required-features`, which cargo builds only when they are enabled.
@@ -464,6 +481,9 @@ pub fn build_benches(
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
         on_event(BuildEvent::NeedsFeatures(gated));
     }
+    for unselected in &packages.unselected {
+        on_event(BuildEvent::NotSelected(unselected));
+    }
     let config_env =
         cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
             std::env::var_os(key).is_some()
@@ -708,6 +728,8 @@ struct WorkspacePackages {
     /// The bench targets this build compiles (in the selected packages, named by `--bench` if
     /// any, without `required-features`), as (package id, target name).
     bench_targets: Vec<(String, String)>,
+    /// Workspace members with bench targets that the build does not select.
+    unselected: Vec<UnselectedPackage>,
 }
 
 #[derive(Debug, Clone)]
@@ -740,6 +762,7 @@ fn workspace_packages(
         .is_some_and(|build_dir| *build_dir != metadata.target_directory);
     let feature_gated = feature_gated_benches(&metadata, opts);
     let bench_targets = built_bench_targets(&metadata, opts);
+    let unselected = unselected_packages(&metadata, opts);
     let by_id = metadata
         .packages
         .into_iter()
@@ -757,16 +780,20 @@ fn workspace_packages(
         feature_gated,
         separate_build_dir,
         bench_targets,
+        unselected,
     })
 }
 
-/// Whether `opts` selects `package` for the build (`-p`, or else the default members).
+/// Whether `opts` selects `package` for the build (`--workspace`, `-p`, or else the default
+/// members).
 fn package_selected(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
     package: &cargo_metadata::Package,
 ) -> bool {
-    if !opts.packages.is_empty() {
+    if opts.workspace {
+        metadata.workspace_members.contains(&package.id)
+    } else if !opts.packages.is_empty() {
         opts.packages.iter().any(|spec| {
             let name = spec.split(['@', ':']).next().unwrap_or(spec);
             name == package.name.as_str()
@@ -794,6 +821,31 @@ fn selected_bench_targets<'a>(
                 .filter(|t| t.kind.contains(&TargetKind::Bench))
                 .map(move |t| (package, t))
         })
+}
+
+/// The workspace members with bench targets that `opts` does not select ([`package_selected`]).
+fn unselected_packages(
+    metadata: &cargo_metadata::Metadata,
+    opts: &BuildOptions,
+) -> Vec<UnselectedPackage> {
+    metadata
+        .packages
+        .iter()
+        .filter(|package| metadata.workspace_members.contains(&package.id))
+        .filter(|package| !package_selected(metadata, opts, package))
+        .filter_map(|package| {
+            let bench_targets: Vec<String> = package
+                .targets
+                .iter()
+                .filter(|t| t.kind.contains(&TargetKind::Bench))
+                .map(|t| t.name.clone())
+                .collect();
+            (!bench_targets.is_empty()).then(|| UnselectedPackage {
+                package: package.name.to_string(),
+                bench_targets,
+            })
+        })
+        .collect()
 }
 
 /// The bench targets `opts` asks cargo to compile, as (package id, target name); see
@@ -1449,6 +1501,7 @@ mod tests {
     fn options_become_cargo_arguments() {
         let opts = BuildOptions {
             packages: vec!["a".into()],
+            workspace: false,
             benches: vec!["b1".into(), "b2".into()],
             features: vec!["f1 f2".into()],
             all_features: true,
@@ -1470,6 +1523,11 @@ mod tests {
             ]
         );
         assert!(BuildOptions::default().cargo_args().is_empty());
+        let every_member = BuildOptions {
+            workspace: true,
+            ..Default::default()
+        };
+        assert_eq!(every_member.cargo_args(), ["--workspace"]);
     }
 
     #[test]

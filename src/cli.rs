@@ -129,6 +129,10 @@ pub struct CompareArgs {
     /// Package(s) to benchmark
     #[arg(long, short = 'p', value_name = "SPEC")]
     pub package: Vec<String>,
+    /// Benchmark every member of the workspace [default: cargo's default members, which in a
+    /// workspace whose root is a package is the root alone]
+    #[arg(long, conflicts_with = "package")]
+    pub workspace: bool,
     /// Only this bench target (repeatable)
     #[arg(long, value_name = "NAME")]
     pub bench: Vec<String>,
@@ -378,6 +382,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         revisions,
         build: crate::build::BuildOptions {
             packages: args.package.clone(),
+            workspace: args.workspace,
             benches: args.bench.clone(),
             features: args.features.clone(),
             all_features: args.all_features,

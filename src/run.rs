@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::analysis::{self, Report, SkippedTarget};
-use crate::build::{self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench};
+use crate::build::{
+    self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
+};
 use crate::config::{Settings, StopRule};
 use crate::discover::{self, Filter, Harness, Matched};
 use crate::duet;
@@ -57,6 +59,8 @@ struct SideBuild {
     targets: BTreeMap<String, BuiltTarget>,
     /// Bench targets cargo did not build because they need features that are not enabled.
     needs_features: Vec<FeatureGatedBench>,
+    /// Workspace members with bench targets that the build did not select.
+    unselected: Vec<UnselectedPackage>,
 }
 
 /// A bench executable with the environment `cargo bench` would give it, computed once (it reads
@@ -159,6 +163,10 @@ fn with_selected_benchmarks<T>(
     for gated in &skipped {
         progress.note(&format!("bench target {} {}", gated.target, gated.reason));
     }
+    let mut unselected = base_build.unselected.clone();
+    unselected.extend(head_build.unselected.iter().cloned());
+    unselected.sort();
+    unselected.dedup();
     let base_lists = discover_side(&base_build, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
@@ -169,9 +177,15 @@ fn with_selected_benchmarks<T>(
         &head_lists,
         settings,
         request.shard,
-        &needs_features,
-        &skipped,
+        &NothingFound {
+            needs_features: &needs_features,
+            skipped: &skipped,
+            unselected: &unselected,
+        },
     )?;
+    if !unselected.is_empty() {
+        progress.note(&unselected_members(&unselected));
+    }
     let selected = Selected {
         request,
         started,
@@ -394,6 +408,7 @@ impl Builder<'_> {
             .join("bin")
             .join(bin_dir_name(slot, revision));
         let mut needs_features = Vec::new();
+        let mut unselected = Vec::new();
         let mut compiled = 0_usize;
         let mut on_event = |event: BuildEvent| match event {
             BuildEvent::Compiling(name) => {
@@ -403,6 +418,7 @@ impl Builder<'_> {
             BuildEvent::Message(text) => progress.detail(text),
             BuildEvent::Finished => {}
             BuildEvent::NeedsFeatures(gated) => needs_features.push(gated.clone()),
+            BuildEvent::NotSelected(package) => unselected.push(package.clone()),
         };
         let executables = build::build_benches(
             &checkout.join(self.workspace_rel),
@@ -435,6 +451,7 @@ impl Builder<'_> {
                 })
                 .collect(),
             needs_features,
+            unselected,
         })
     }
 }
@@ -523,11 +540,21 @@ fn discover_side(
     Ok(lists)
 }
 
+/// What the builds and discovery set aside, to say why no criterion benchmark was found.
+struct NothingFound<'a> {
+    needs_features: &'a [FeatureGatedBench],
+    skipped: &'a [SkippedTarget],
+    unselected: &'a [UnselectedPackage],
+}
+
 /// Why no criterion benchmark was found, for the error: a bench target gated by features is the
-/// likeliest reason (say which and how); otherwise name the targets that are not criterion.
-fn why_nothing_found(needs_features: &[FeatureGatedBench], skipped: &[SkippedTarget]) -> String {
-    if !needs_features.is_empty() {
-        let gated: Vec<String> = needs_features
+/// likeliest reason (say which and how); otherwise name the targets that are not criterion; and
+/// name the workspace members whose bench targets the build did not select (in a workspace
+/// whose root is a package, cargo builds only the root's unless told `-p` or `--workspace`).
+fn why_nothing_found(found: &NothingFound) -> String {
+    if !found.needs_features.is_empty() {
+        let gated: Vec<String> = found
+            .needs_features
             .iter()
             .map(|g| format!("`{}` (pass `{}`)", g.target, g.suggestion))
             .collect();
@@ -537,18 +564,39 @@ fn why_nothing_found(needs_features: &[FeatureGatedBench], skipped: &[SkippedTar
             gated.join(", ")
         );
     }
-    let reasons: Vec<String> = dedup_skipped(skipped.to_vec())
+    let reasons: Vec<String> = dedup_skipped(found.skipped.to_vec())
         .into_iter()
         .map(|s| s.reason)
         .collect();
-    if reasons.is_empty() {
-        ": neither has a bench target".to_string()
-    } else {
+    let why = if !reasons.is_empty() {
         format!(
             "; only criterion benchmarks are measured, and the bench targets are not: {}",
             reasons.join("; ")
         )
+    } else if found.unselected.is_empty() {
+        ": neither has a bench target".to_string()
+    } else {
+        ": the selected package(s) have no bench target".to_string()
+    };
+    match found.unselected {
+        [] => why,
+        unselected => format!("{why}; {}", unselected_members(unselected)),
     }
+}
+
+/// `workspace member(s) not built have bench targets: `a` (a_bench): pass `-p a`, or
+/// `--workspace` for all of them`.
+fn unselected_members(unselected: &[UnselectedPackage]) -> String {
+    let members: Vec<String> = unselected
+        .iter()
+        .map(|u| format!("`{}` ({})", u.package, u.bench_targets.join(", ")))
+        .collect();
+    format!(
+        "workspace member(s) not built have bench targets: {}: pass `-p {}`, or `--workspace` \
+         for all of them",
+        members.join(", "),
+        unselected[0].package
+    )
 }
 
 fn dedup_skipped(mut skipped: Vec<SkippedTarget>) -> Vec<SkippedTarget> {
@@ -563,14 +611,13 @@ fn select_benchmarks(
     head: &[(String, Vec<String>)],
     settings: &Settings,
     shard: Option<Shard>,
-    needs_features: &[FeatureGatedBench],
-    skipped: &[SkippedTarget],
+    nothing_found: &NothingFound,
 ) -> Result<Vec<Matched>> {
     let all = discover::match_benchmarks(base, head);
     if all.is_empty() {
         return Err(Error::NothingToRun(format!(
             "no criterion benchmarks found in either revision{}",
-            why_nothing_found(needs_features, skipped)
+            why_nothing_found(nothing_found)
         )));
     }
     let found: Vec<String> = all.iter().map(|m| m.id.clone()).collect();

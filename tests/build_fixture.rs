@@ -49,6 +49,7 @@ fn build(
                 BuildEvent::Message(text) => format!("message {text}"),
                 BuildEvent::Finished => "finished".to_string(),
                 BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
+                BuildEvent::NotSelected(package) => format!("not selected {package:?}"),
             })
         },
     );

@@ -4,8 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use cargo_perfdiff::build::{
-    BuildError, BuildEvent, BuildOptions, FeatureGatedBench, build_benches, target_directory,
-    workspace_root,
+    BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage, build_benches,
+    target_directory, workspace_root,
 };
 use cargo_perfdiff::discover::{Harness, classify};
 
@@ -102,6 +102,85 @@ fn every_member_is_built_unless_packages_are_selected() {
         build(&workspace, &dir.path().join("bin-a"), &one_bench),
         [("a".to_string(), "a_bench".to_string())]
     );
+}
+
+/// A workspace whose root is itself a package, `root`, without bench targets, and members `a`
+/// and `b` with one each: cargo's default members are the root alone.
+fn rooted_workspace(dir: &Path) -> PathBuf {
+    let root = dir.join("rooted");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"root\"\nversion = \"1.2.3\"\nedition = \"2021\"\n\n\
+         [workspace]\nmembers = [\"a\", \"b\"]\nresolver = \"2\"\n",
+    )
+    .unwrap();
+    fs::write(root.join("src/lib.rs"), "").unwrap();
+    write_package(&root, "a");
+    write_package(&root, "b");
+    root
+}
+
+/// Builds and returns the bench executables as (package, target) and the members reported as
+/// not selected.
+fn build_noting_unselected(
+    workspace: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+) -> (Vec<(String, String)>, Vec<UnselectedPackage>) {
+    let mut unselected = Vec::new();
+    let exes = build_benches(
+        workspace,
+        "working tree",
+        &shared_target_dir(),
+        bin_dir,
+        opts,
+        &mut |event| {
+            if let BuildEvent::NotSelected(package) = event {
+                unselected.push(package.clone());
+            }
+        },
+    )
+    .unwrap();
+    let built = exes.into_iter().map(|e| (e.package, e.target)).collect();
+    (built, unselected)
+}
+
+#[test]
+fn members_left_out_of_a_rooted_workspace_are_named_and_workspace_builds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = rooted_workspace(dir.path());
+    let member = |name: &str| UnselectedPackage {
+        package: name.to_string(),
+        bench_targets: vec![format!("{name}_bench")],
+    };
+    let bench = |name: &str| (name.to_string(), format!("{name}_bench"));
+
+    let (built, unselected) = build_noting_unselected(
+        &workspace,
+        &dir.path().join("bin-default"),
+        &BuildOptions::default(),
+    );
+    assert!(built.is_empty(), "{built:?}");
+    assert_eq!(unselected, [member("a"), member("b")]);
+
+    let only_a = BuildOptions {
+        packages: vec!["a".to_string()],
+        ..Default::default()
+    };
+    let (built, unselected) =
+        build_noting_unselected(&workspace, &dir.path().join("bin-a"), &only_a);
+    assert_eq!(built, [bench("a")]);
+    assert_eq!(unselected, [member("b")]);
+
+    let all = BuildOptions {
+        workspace: true,
+        ..Default::default()
+    };
+    let (built, unselected) =
+        build_noting_unselected(&workspace, &dir.path().join("bin-all"), &all);
+    assert_eq!(built, [bench("a"), bench("b")]);
+    assert!(unselected.is_empty(), "{unselected:?}");
 }
 
 /// Builds and returns the feature-gated bench targets cargo skipped.

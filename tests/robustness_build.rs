@@ -78,6 +78,45 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
 
+    // Bench targets in a workspace member cargo does not build by default are named, with the
+    // flags that build them.
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+         [workspace]\nmembers = [\"member\"]\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(repo.join("member/src")).unwrap();
+    std::fs::write(
+        repo.join("member/Cargo.toml"),
+        "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("member/src/lib.rs"), "").unwrap();
+    add_bench_target(&repo.join("member"), "speed", "fn main() {}\n");
+    commit_all(&repo, "a member with a bench target");
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no criterion benchmarks found in either revision: the selected package(s) have no \
+         bench target; workspace member(s) not built have bench targets: `member` (speed): pass \
+         `-p member`, or `--workspace` for all of them",
+    );
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--workspace"]));
+    assert_clean_error(
+        &output,
+        2,
+        "plain binary, not a criterion benchmark (bench target \"speed\")",
+    );
+    git_ok(&repo, &["rm", "-q", "-r", "member"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    commit_all(&repo, "no member");
+
     // A bench target that is not criterion is named in the error, with why it was skipped.
     add_bench_target(&repo, "speed", "fn main() {}\n");
     commit_all(&repo, "three");

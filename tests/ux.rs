@@ -382,3 +382,36 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
         "{out}"
     );
 }
+
+#[test]
+fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    replace_in(
+        &repo,
+        "Cargo.toml",
+        "[workspace]",
+        "[workspace]\nmembers = [\"member\"]",
+    );
+    let member = repo.join("member");
+    std::fs::create_dir_all(member.join("src")).unwrap();
+    std::fs::write(
+        member.join("Cargo.toml"),
+        "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(member.join("src/lib.rs"), "").unwrap();
+    add_bench_target(&member, "speed", "fn main() {}\n");
+    commit_all(&repo, "a member with a bench target");
+
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "workspace member(s) not built have bench targets: `member` (speed): pass \
+             `-p member`, or `--workspace` for all of them"
+        ),
+        "{err}"
+    );
+}

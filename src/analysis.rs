@@ -87,6 +87,11 @@ pub struct SideSummary {
     /// Criterion settings this side's own bench code set in place of those asked for.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub settings_from_code: Option<SettingsFromCode>,
+    /// Mean time criterion spent measuring a fork of this side (the sum of its samples' times),
+    /// in milliseconds: more than the measurement time asked when one iteration is slow, since
+    /// criterion takes at least one iteration per sample.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fork_measured_ms: Option<f64>,
 }
 
 /// Criterion settings a benchmark's own code set in place of those cargo-perfdiff asked for on
@@ -585,7 +590,19 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
         fork_rel_sd,
         stable,
         settings_from_code: SettingsFromCode::of(side),
+        fork_measured_ms: mean_measured_ms(side),
     }
+}
+
+/// The mean over `side`'s forks with samples of the time they measured, in milliseconds.
+fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
+    let measured: Vec<f64> = side
+        .forks
+        .iter()
+        .filter(|fork| !fork.times_ns.is_empty())
+        .map(|fork| fork.times_ns.iter().sum::<f64>() / 1e6)
+        .collect();
+    (!measured.is_empty()).then(|| descriptive::mean(&measured))
 }
 
 /// Smallest detectable change at the forks run, from the noisier side's fork-to-fork variation.

@@ -146,6 +146,14 @@ fn with_selected_benchmarks<T>(
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
+    remove_other_executables(
+        &perfdiff_dir.join("bin"),
+        &[
+            bin_dir_name(base_slot, &comparison.base),
+            bin_dir_name(head_slot, &comparison.head),
+        ],
+        progress,
+    );
     let base_build = builder.prepare("base", base_slot, &comparison.base, progress)?;
     let head_build = if one_build_serves_both(&comparison.base, &comparison.head) {
         None
@@ -497,6 +505,29 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
         (_, true) => format!("working-tree-{slot}"),
         (Some(commit), false) => commit.clone(),
         (None, false) => format!("unknown-{slot}"),
+    }
+}
+
+/// Removes the bench executables kept for commits other than `keep` (this run's two sides)
+/// from `bin`: each build copies a commit's executables there (hundreds of megabytes for a
+/// large suite), and nothing reads them after their run, so a developer comparing each new
+/// commit would otherwise fill the disk. Runs hold the lock, so no other run is using them.
+/// A directory that cannot be removed is left, with a line in the verbose log.
+fn remove_other_executables(bin: &Path, keep: &[String], progress: &Progress) {
+    let Ok(entries) = std::fs::read_dir(bin) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if keep.iter().any(|k| name == k.as_str()) {
+            continue;
+        }
+        if let Err(e) = std::fs::remove_dir_all(entry.path()) {
+            progress.detail(&format!(
+                "cannot remove old executables {}: {e}",
+                entry.path().display()
+            ));
+        }
     }
 }
 

@@ -271,11 +271,36 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
     assert!(build_note(&err, "head").contains("compiled"), "{err}");
 
+    // Only this run's two commits keep their executables: the first commit's are gone.
+    assert_eq!(kept_executables(&repo), commits(&repo, &["HEAD~1", "HEAD"]));
+
     // Calibrating HEAD right after finds it built as well.
     let calibration = cargo_perfdiff(&repo, &quick(&["--calibrate", "--", "hash/steady"]));
     let err = stderr(&calibration);
     assert_eq!(calibration.status.code(), Some(0), "{err}");
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
+    assert_eq!(kept_executables(&repo), commits(&repo, &["HEAD"]));
+}
+
+/// The commits whose bench executables the state directory of `repo` keeps, sorted.
+fn kept_executables(repo: &Path) -> Vec<String> {
+    let bin = state_dir(repo).join("bin");
+    let mut names: Vec<String> = std::fs::read_dir(&bin)
+        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The full ids of `revisions` in `repo`, sorted.
+fn commits(repo: &Path, revisions: &[&str]) -> Vec<String> {
+    let mut ids: Vec<String> = revisions
+        .iter()
+        .map(|r| git_ok(repo, &["rev-parse", r]).trim().to_string())
+        .collect();
+    ids.sort();
+    ids
 }
 
 #[test]
@@ -413,5 +438,53 @@ fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
              `-p member`, or `--workspace` for all of them"
         ),
         "{err}"
+    );
+}
+
+#[test]
+fn forks_that_slow_iterations_stretch_are_explained() {
+    let _guard = measuring_lock();
+    let (dir, repo) = demo_repo(&strong_changes());
+    add_bench_group(
+        &repo,
+        "heavy",
+        &[(
+            "sleep",
+            "b.iter(|| std::thread::sleep(std::time::Duration::from_millis(10)))",
+        )],
+    );
+    commit_all(&repo, "a benchmark of 10 ms an iteration");
+    append(&repo.join("src/lib.rs"), "\n// Another commit.\n");
+    commit_all(&repo, "another commit");
+
+    // 20 samples of at least one 10 ms iteration cannot fit in the 50 ms asked.
+    let samples = dir.path().join("heavy.json");
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--stop",
+        "fixed",
+        "--forks",
+        "2",
+        "--warm-up-time",
+        "0.02",
+        "--measurement-time",
+        "0.05",
+        "--sample-size",
+        "20",
+        "--samples",
+        samples.to_str().unwrap(),
+        "--",
+        "^heavy/",
+    ];
+    let run = cargo_perfdiff(&repo, &args);
+    assert!(run.status.code().is_some_and(|c| c <= 1), "{}", stderr(&run));
+    let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);
+    assert!(
+        out.contains("note: heavy/sleep: one iteration takes 10.")
+            && out.contains("so criterion measures a fork's 20 samples for")
+            && out.contains("where 50 ms were asked: `--sample-size 10`, criterion's least"),
+        "{out}"
     );
 }

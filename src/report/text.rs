@@ -2,7 +2,7 @@
 //! HTML say the same thing in the same words.
 
 use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
-use crate::samples::{Mode, RevisionInfo};
+use crate::samples::{Mode, RevisionInfo, RunInfo};
 use crate::stats::{CliffsDelta, Magnitude, RatioCi};
 
 /// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
@@ -517,6 +517,14 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
             };
             add(NoticeKind::Note, note, shared, &result.id, Some(figure));
         }
+        if let Some((note, figure)) = slow_iterations_note(result, &report.run) {
+            let shared = "one iteration takes so long that criterion measures a fork's samples \
+                          for more than twice the time asked (the time of an iteration and of a \
+                          fork's samples given for each): `--sample-size 10`, criterion's least, \
+                          shortens such forks"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
         if let Some((note, figure)) = settings_from_code_note(result) {
             let shared = "their bench code sets the criterion settings given for each, which \
                           criterion prefers to cargo-perfdiff's --measurement-time, \
@@ -573,6 +581,63 @@ pub fn settings_from_code_note(result: &BenchmarkResult) -> Option<(String, Stri
         in_words(&options)
     );
     Some((note, figure))
+}
+
+/// The note for a benchmark whose iterations are so slow that criterion measured its forks for
+/// more than twice the measurement time asked (it takes at least one iteration per sample, so a
+/// 1 s benchmark measures 30 s a fork at the default 30 samples), and its figure among several;
+/// `None` otherwise, when the sample size is already criterion's least, or when a side's own code
+/// set its settings (the note of [`settings_from_code_note`] speaks for it).
+pub fn slow_iterations_note(result: &BenchmarkResult, run: &RunInfo) -> Option<(String, String)> {
+    let setting = |key: &str| run.settings.as_ref()?.get(key)?.as_f64();
+    let asked_ms = setting("measurement_ms")?;
+    let samples = setting("sample_size")?;
+    if samples <= 10.0 {
+        return None;
+    }
+    let sides = [&result.base, &result.head];
+    if sides.iter().any(|side| side.settings_from_code.is_some()) {
+        return None;
+    }
+    let (measured_ms, iteration_ns) = sides
+        .iter()
+        .filter_map(|side| Some((side.fork_measured_ms?, side.mean_ns?)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    if measured_ms <= 2.0 * asked_ms {
+        return None;
+    }
+    let at_ten_samples_ms = criterion_measuring_ms(10, iteration_ns / 1e6, asked_ms);
+    let time = |ms: f64| wall_time(ms.round() as u64);
+    let note = format!(
+        "one iteration takes {}, so criterion measures a fork's {samples} samples for {} where {} \
+         were asked: `--sample-size 10`, criterion's least, would take about {}",
+        duration(iteration_ns),
+        time(measured_ms),
+        time(asked_ms),
+        time(at_ten_samples_ms)
+    );
+    let figure = format!(
+        "{} an iteration, {} a fork",
+        duration(iteration_ns),
+        time(measured_ms)
+    );
+    Some((note, figure))
+}
+
+/// How long criterion's automatic sampling measures `samples` samples of an iteration taking
+/// `iteration_ms` when asked for `target_ms`: linear sampling (sample `i` runs `i·d`
+/// iterations, `d` the least that fills the target) unless that would take more than twice
+/// the target, else flat (every sample `ceil(target / (iteration · samples))` iterations, at
+/// least one).
+fn criterion_measuring_ms(samples: u32, iteration_ms: f64, target_ms: f64) -> f64 {
+    let samples = f64::from(samples);
+    let linear_runs = samples * (samples + 1.0) / 2.0;
+    let linear_ms =
+        linear_runs * (target_ms / (iteration_ms * linear_runs)).ceil().max(1.0) * iteration_ms;
+    if linear_ms <= 2.0 * target_ms {
+        return linear_ms;
+    }
+    samples * (target_ms / (iteration_ms * samples)).ceil().max(1.0) * iteration_ms
 }
 
 /// `["measurement time 2.0 s", "warm-up 700 ms", "sample size 15"]`: the settings present.
@@ -809,6 +874,44 @@ mod tests {
             figure,
             "base: measurement time 2.0 s; head: measurement time 5.0 s"
         );
+    }
+
+    #[test]
+    fn criterion_measures_slow_iterations_flat_and_at_least_one_a_sample() {
+        // A 40 ms iteration at 0.5 s: 30 samples of one iteration (1.2 s, seen in a real fork),
+        // or 10 samples of two.
+        assert_eq!(criterion_measuring_ms(30, 40.0, 500.0), 1200.0);
+        assert_eq!(criterion_measuring_ms(10, 40.0, 500.0), 800.0);
+        // A fast iteration fills the target with linear sampling.
+        let fast = criterion_measuring_ms(30, 0.001, 500.0);
+        assert!((500.0..=501.0).contains(&fast), "{fast}");
+    }
+
+    #[test]
+    fn slow_iterations_are_named_with_what_fewer_samples_would_take() {
+        let mut result = with_settings_from_code(None, None);
+        result.base.mean_ns = Some(40.0e6);
+        result.base.fork_measured_ms = Some(1200.0);
+        result.head.mean_ns = Some(41.0e6);
+        result.head.fork_measured_ms = Some(1230.0);
+        let run = |sample_size: usize| RunInfo {
+            settings: Some(serde_json::json!({"measurement_ms": 500, "sample_size": sample_size})),
+            ..Default::default()
+        };
+        let (note, figure) = slow_iterations_note(&result, &run(30)).unwrap();
+        assert_eq!(
+            note,
+            "one iteration takes 41.0 ms, so criterion measures a fork's 30 samples for 1.2 s \
+             where 500 ms were asked: `--sample-size 10`, criterion's least, would take about \
+             820 ms"
+        );
+        assert_eq!(figure, "41.0 ms an iteration, 1.2 s a fork");
+        assert_eq!(slow_iterations_note(&result, &run(10)), None);
+
+        // Forks measuring less than twice the time asked are not slow.
+        result.head.fork_measured_ms = Some(900.0);
+        result.base.fork_measured_ms = Some(900.0);
+        assert_eq!(slow_iterations_note(&result, &run(30)), None);
     }
 
     #[test]

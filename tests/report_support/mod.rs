@@ -26,6 +26,7 @@ fn side(mean_ns: Option<f64>, forks: usize) -> SideSummary {
         fork_rel_sd: mean_ns.map(|_| 0.01),
         stable: Some(true),
         settings_from_code: None,
+        fork_measured_ms: None,
     }
 }
 

@@ -224,7 +224,8 @@ pub struct UnselectedPackage {
 }
 
 /// A bench target with `required-features`, which cargo builds only when they are enabled.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Ordered by package, then target.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct FeatureGatedBench {
     pub package: String,
     pub target: String,

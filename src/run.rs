@@ -162,19 +162,13 @@ fn with_selected_benchmarks<T>(
     };
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
-    let mut needs_features = base_build.needs_features.clone();
-    needs_features.extend(head_build.needs_features.iter().cloned());
-    needs_features.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
-    needs_features.dedup();
+    let needs_features = both_sides(&base_build.needs_features, &head_build.needs_features);
     let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
     // Once per target, not once per side.
     for gated in &skipped {
         progress.note(&format!("bench target {} {}", gated.target, gated.reason));
     }
-    let mut unselected = base_build.unselected.clone();
-    unselected.extend(head_build.unselected.iter().cloned());
-    unselected.sort();
-    unselected.dedup();
+    let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     let base_lists = discover_side(&base_build, &mut skipped, progress)?;
     let head_lists = discover_side(head_build, &mut skipped, progress)?;
     // An id two targets define would silently measure only the first: refuse it.
@@ -506,6 +500,14 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
         (Some(commit), false) => commit.clone(),
         (None, false) => format!("unknown-{slot}"),
     }
+}
+
+/// What either side's build reported, sorted, each once.
+fn both_sides<T: Ord + Clone>(base: &[T], head: &[T]) -> Vec<T> {
+    let mut all: Vec<T> = base.iter().chain(head).cloned().collect();
+    all.sort();
+    all.dedup();
+    all
 }
 
 /// Removes the bench executables kept for commits other than `keep` (this run's two sides)

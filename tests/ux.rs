@@ -478,7 +478,11 @@ fn forks_that_slow_iterations_stretch_are_explained() {
         "^heavy/",
     ];
     let run = cargo_perfdiff(&repo, &args);
-    assert!(run.status.code().is_some_and(|c| c <= 1), "{}", stderr(&run));
+    assert!(
+        run.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&run)
+    );
     let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);
     assert!(

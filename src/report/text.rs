@@ -607,7 +607,7 @@ pub fn slow_iterations_note(result: &BenchmarkResult, run: &RunInfo) -> Option<(
         return None;
     }
     let at_ten_samples_ms = criterion_measuring_ms(10, iteration_ns / 1e6, asked_ms);
-    let time = |ms: f64| wall_time(ms.round() as u64);
+    let time = rounded_wall_time;
     let note = format!(
         "one iteration takes {}, so criterion measures a fork's {samples} samples for {} where {} \
          were asked: `--sample-size 10`, criterion's least, would take about {}",
@@ -642,7 +642,7 @@ fn criterion_measuring_ms(samples: u32, iteration_ms: f64, target_ms: f64) -> f6
 
 /// `["measurement time 2.0 s", "warm-up 700 ms", "sample size 15"]`: the settings present.
 fn describe_settings(settings: &SettingsFromCode) -> Vec<String> {
-    let time = |ms: f64| wall_time(ms.round() as u64);
+    let time = rounded_wall_time;
     [
         settings
             .measurement_ms
@@ -655,6 +655,11 @@ fn describe_settings(settings: &SettingsFromCode) -> Vec<String> {
     .into_iter()
     .flatten()
     .collect()
+}
+
+/// [`wall_time`] of a fractional number of milliseconds.
+fn rounded_wall_time(ms: f64) -> String {
+    wall_time(ms.round() as u64)
 }
 
 /// `a`, `a and b`, `a, b and c`.

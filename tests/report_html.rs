@@ -135,3 +135,21 @@ fn huge_sample_counts_are_thinned() {
     assert!(circles <= 2 * 1500 + 10, "{circles} points drawn");
     assert!(html.len() < 1_000_000, "page of {} bytes", html.len());
 }
+
+#[test]
+fn a_card_says_which_settings_the_benchmark_code_chose() {
+    let mut report = all_verdicts();
+    report.benchmarks[0].head.settings_from_code =
+        Some(cargo_perfdiff::analysis::SettingsFromCode {
+            sample_size: Some(12),
+            ..Default::default()
+        });
+    let html = render_html(&report, &samples_for(&report));
+    assert!(
+        html.contains(
+            "<li>its bench code sets head: sample size 12, which criterion prefers to \
+             cargo-perfdiff&#39;s --sample-size</li>"
+        ),
+        "{html}"
+    );
+}

@@ -385,6 +385,16 @@ fn card(
     out += &numbers(result, report);
     let mut notes: Vec<String> = result.warnings.iter().map(|w| escape(w)).collect();
     notes.extend(text::detectable_note(result).map(|n| escape(&n)));
+    let measured_as_it_is = [
+        text::slow_iterations_note(result, &report.run),
+        text::settings_from_code_note(result),
+    ];
+    notes.extend(
+        measured_as_it_is
+            .into_iter()
+            .flatten()
+            .map(|(n, _)| escape(&n)),
+    );
     if !notes.is_empty() {
         out += "<ul class=\"warnings\">";
         for note in notes {

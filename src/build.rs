@@ -448,6 +448,20 @@ pub fn build_benches(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Vec<BenchExecutable>, BuildError> {
     let packages = workspace_packages(workspace_dir, label, shared_target_dir, opts)?;
+    for unselected in &packages.unselected {
+        on_event(BuildEvent::NotSelected(unselected));
+    }
+    let only_defaults = *opts
+        == BuildOptions {
+            workspace: opts.workspace,
+            ..BuildOptions::default()
+        };
+    if packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults {
+        // No bench target to build: cargo would compile the library and its dev-dependencies
+        // (a minute for chrono) for nothing. With packages, targets or features named, cargo
+        // still runs, to say what it makes of them.
+        return Ok(Vec::new());
+    }
     let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::BinDir {
         revision: label.to_string(),
         dir: bin_dir.to_path_buf(),
@@ -481,9 +495,6 @@ pub fn build_benches(
     }
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
         on_event(BuildEvent::NeedsFeatures(gated));
-    }
-    for unselected in &packages.unselected {
-        on_event(BuildEvent::NotSelected(unselected));
     }
     let config_env =
         cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
@@ -717,6 +728,76 @@ fn failure_text(
         text = format!("cargo bench --no-run exited with {status} and printed no error");
     }
     text
+}
+
+/// Packages under `root` with bench targets that belong to another workspace than `root`'s, as
+/// manifest paths relative to `root`. Crates whose criterion benches would raise their MSRV keep
+/// them in a package of their own (chrono's `bench/`, rand's `benches/`), which a run from the
+/// root does not see; they are compared with `--manifest-path`. Looks at most three directories
+/// down, skipping `target` and hidden directories; whether a package is in `root`'s workspace is
+/// cargo's answer ([`workspace_root`]), asked only of packages with bench targets.
+pub fn bench_packages_elsewhere(root: &Path) -> Vec<PathBuf> {
+    const DEPTH: usize = 3;
+    let ours = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut found = Vec::new();
+    let mut to_visit = vec![(root.to_path_buf(), 1)];
+    while let Some((dir, depth)) = to_visit.pop() {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let skipped = name.to_string_lossy().starts_with('.') || name == "target";
+            if skipped || !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let path = entry.path();
+            if depth < DEPTH {
+                to_visit.push((path.clone(), depth + 1));
+            }
+            let manifest = path.join("Cargo.toml");
+            let elsewhere =
+                || workspace_root(&path).is_ok_and(|ws| ws.canonicalize().unwrap_or(ws) != ours);
+            if declares_bench_targets(&manifest) && elsewhere() {
+                found.push(
+                    manifest
+                        .strip_prefix(root)
+                        .unwrap_or(&manifest)
+                        .to_path_buf(),
+                );
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Whether `manifest` declares a package with bench targets: `[[bench]]` entries, or `.rs` files
+/// in a `benches/` directory beside it that cargo finds by itself (unless `autobenches = false`).
+fn declares_bench_targets(manifest: &Path) -> bool {
+    let Some(table) = fs::read_to_string(manifest)
+        .ok()
+        .and_then(|text| text.parse::<toml::Table>().ok())
+    else {
+        return false;
+    };
+    let Some(package) = table.get("package") else {
+        return false;
+    };
+    let declared = table
+        .get("bench")
+        .and_then(toml::Value::as_array)
+        .is_some_and(|benches| !benches.is_empty());
+    let autobenches = package.get("autobenches").and_then(toml::Value::as_bool) != Some(false);
+    let found_by_cargo = || {
+        let benches = manifest.with_file_name("benches");
+        fs::read_dir(benches).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|x| x == "rs"))
+        })
+    };
+    declared || (autobenches && found_by_cargo())
 }
 
 /// The workspace's packages by id, as `cargo metadata --no-deps` describes them.

@@ -394,8 +394,14 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         samples_path: args.samples.clone(),
     };
     if args.list {
-        let matched = run::list(&request, &mut progress)?;
+        let (matched, skipped) = run::list(&request, &mut progress)?;
         progress.finish_bar();
+        for skipped in &skipped {
+            progress.note(&format!(
+                "skipped bench target `{}`: {}",
+                skipped.target, skipped.reason
+            ));
+        }
         progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
         write_text(
             &args.output,

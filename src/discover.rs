@@ -14,6 +14,10 @@
 //!   ([`CliDialect`]), since they have no `--exact` either.
 //! - Benchmarks are matched across revisions by criterion id, not by target, so a bench target that
 //!   was renamed or split still compares its benchmarks.
+//! - Every executable is listed twice: an id made of the time or a random value (chrono names two
+//!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
+//!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
+//!   ids apart, to be reported as skipped.
 //! - The same id in two bench targets of one revision is an error ([`check_unique_ids`],
 //!   [`match_benchmarks_checked`]): criterion itself keeps results per id (`target/criterion/<id>`),
 //!   so such ids already collide for the user, and silently picking one would compare the wrong
@@ -215,6 +219,43 @@ pub fn list_benchmarks(
         }
         Err(terse_error) => Err(terse_error),
     }
+}
+
+/// Splits the ids of one listing into those a second listing of the same executable gave again
+/// (in the first listing's order) and, for the others, what they share with the most alike id
+/// of the second listing up to its last `/`, followed by `…` (`delayed_format/with_display/…`
+/// for an id ending in the time): ids that change from one process to the next cannot be
+/// selected by a fork, and this names them the same way whichever listing they came from.
+pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Vec<String>) {
+    let again: std::collections::HashSet<&str> = second.iter().map(String::as_str).collect();
+    let (stable, unstable): (Vec<String>, Vec<String>) = first
+        .into_iter()
+        .partition(|id| again.contains(id.as_str()));
+    let mut patterns: Vec<String> = unstable
+        .iter()
+        .map(|id| {
+            let shared = second
+                .iter()
+                .map(|other| common_prefix(id, other))
+                .max_by_key(|prefix| prefix.len())
+                .unwrap_or("");
+            let kept = shared.rfind('/').map_or("", |slash| &shared[..=slash]);
+            format!("{kept}…")
+        })
+        .collect();
+    patterns.sort();
+    patterns.dedup();
+    (stable, patterns)
+}
+
+/// The longest common prefix of `a` and `b`, on character boundaries.
+fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+    let end = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or_else(|| a.len().min(b.len()), |((i, _), _)| i);
+    &a[..end]
 }
 
 /// Runs `exe` with the listing `args` and returns its stdout.
@@ -489,6 +530,50 @@ pub fn match_benchmarks_checked(
     check_unique_ids(base_label, base)?;
     check_unique_ids(head_label, head)?;
     Ok(match_benchmarks(base, head))
+}
+
+#[cfg(test)]
+mod unstable_tests {
+    use super::split_unstable;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ids_a_second_listing_does_not_give_again_are_set_apart_by_their_stable_part() {
+        let first = ids(&[
+            "bench_datetime_with",
+            "delayed_format/with_display/2026-11-24 03:38:14.310156125 +00:00",
+            "delayed_format/with_string_buffer/2026-11-24 03:38:14.310156125 +00:00",
+            "sort/ünïcödé",
+        ]);
+        let second = ids(&[
+            "delayed_format/with_display/2026-11-24 03:38:14.391700699 +00:00",
+            "delayed_format/with_string_buffer/2026-11-24 03:38:14.391700699 +00:00",
+            "sort/ünïcödé",
+            "bench_datetime_with",
+        ]);
+        let (stable, unstable) = split_unstable(first, &second);
+        assert_eq!(stable, ["bench_datetime_with", "sort/ünïcödé"]);
+        assert_eq!(
+            unstable,
+            [
+                "delayed_format/with_display/…",
+                "delayed_format/with_string_buffer/…"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_id_without_a_stable_group_is_named_by_the_ellipsis_alone() {
+        let (stable, unstable) = split_unstable(ids(&["0.8231"]), &ids(&["0.1174"]));
+        assert!(stable.is_empty());
+        assert_eq!(unstable, ["…"]);
+        let (stable, unstable) = split_unstable(ids(&["a", "b"]), &ids(&["b", "a"]));
+        assert_eq!(stable, ["a", "b"]);
+        assert!(unstable.is_empty());
+    }
 }
 
 #[cfg(test)]

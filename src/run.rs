@@ -79,10 +79,15 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
 }
 
 /// Checks out and builds both revisions and returns the benchmarks a comparison would measure
-/// (matched across the revisions, filtered, ignored ones dropped, this shard's share), measuring
-/// nothing: `--list`.
-pub fn list(request: &RunRequest, progress: &mut Progress) -> Result<Vec<Matched>> {
-    with_selected_benchmarks(request, progress, |selected, _| Ok(selected.matched))
+/// (matched across the revisions, filtered, ignored ones dropped, this shard's share) and what
+/// was skipped, measuring nothing: `--list`.
+pub fn list(
+    request: &RunRequest,
+    progress: &mut Progress,
+) -> Result<(Vec<Matched>, Vec<SkippedTarget>)> {
+    with_selected_benchmarks(request, progress, |selected, _| {
+        Ok((selected.matched, dedup_skipped(selected.skipped)))
+    })
 }
 
 /// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.
@@ -183,6 +188,8 @@ fn with_selected_benchmarks<T>(
             needs_features: &needs_features,
             skipped: &skipped,
             unselected: &unselected,
+            workspace_root: &request.workspace_root,
+            start_dir: &request.start_dir,
         },
     )?;
     if !unselected.is_empty() {
@@ -558,8 +565,16 @@ fn discover_side(
         match discover::classify(exe)? {
             Harness::Criterion => {
                 let listing = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
+                let again = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
+                let (ids, unstable) = discover::split_unstable(listing.ids, &again.ids);
+                if !unstable.is_empty() {
+                    skipped.push(SkippedTarget {
+                        target: target.clone(),
+                        reason: unstable_ids_reason(&unstable),
+                    });
+                }
                 built.dialect.set(listing.dialect);
-                lists.push((target.clone(), listing.ids));
+                lists.push((target.clone(), ids));
             }
             Harness::Skipped { reason } => {
                 progress.detail(&format!("skipping bench target {target}: {reason}"));
@@ -573,11 +588,25 @@ fn discover_side(
     Ok(lists)
 }
 
-/// What the builds and discovery set aside, to say why no criterion benchmark was found.
+/// Why benchmarks whose ids change from one process to the next are not measured, naming them
+/// by what their ids keep ([`discover::split_unstable`]).
+fn unstable_ids_reason(unstable: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`, whose ids change from one run of the executable to the next \
+         (a time or a random value in the id): no fork can select them, and the revisions cannot \
+         be matched; give them fixed ids to compare them",
+        unstable.join("`, `")
+    )
+}
+
+/// What the builds and discovery set aside, to say why no criterion benchmark was found, and
+/// where to look for packages of their own with bench targets.
 struct NothingFound<'a> {
     needs_features: &'a [FeatureGatedBench],
     skipped: &'a [SkippedTarget],
     unselected: &'a [UnselectedPackage],
+    workspace_root: &'a Path,
+    start_dir: &'a Path,
 }
 
 /// Why no criterion benchmark was found, for the error: a bench target gated by features is the
@@ -611,10 +640,38 @@ fn why_nothing_found(found: &NothingFound) -> String {
     } else {
         ": the selected package(s) have no bench target".to_string()
     };
-    match found.unselected {
+    let why = match found.unselected {
         [] => why,
         unselected => format!("{why}; {}", unselected_members(unselected)),
+    };
+    match packages_elsewhere(found).as_slice() {
+        [] => why,
+        [only] => format!(
+            "{why}; `{only}` is a package of its own with bench targets: compare it with \
+             `--manifest-path {only}`"
+        ),
+        several => format!(
+            "{why}; packages of their own have bench targets: `{}`: compare one with \
+             `--manifest-path {}`",
+            several.join("`, `"),
+            several[0]
+        ),
     }
+}
+
+/// The manifests of [`build::bench_packages_elsewhere`] as the user would type them: relative
+/// when run from the workspace root, else absolute.
+fn packages_elsewhere(found: &NothingFound) -> Vec<String> {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let from_root = canonical(found.start_dir) == canonical(found.workspace_root);
+    build::bench_packages_elsewhere(found.workspace_root)
+        .into_iter()
+        .map(|manifest| match from_root {
+            true => manifest,
+            false => found.workspace_root.join(manifest),
+        })
+        .map(|manifest| manifest.display().to_string())
+        .collect()
 }
 
 /// `workspace member(s) not built have bench targets: `a` (a_bench): pass `-p a`, or

@@ -4,8 +4,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use cargo_perfdiff::build::{
-    BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage, build_benches,
-    target_directory, workspace_root,
+    BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
+    bench_packages_elsewhere, build_benches, target_directory, workspace_root,
 };
 use cargo_perfdiff::discover::{Harness, classify};
 
@@ -181,6 +181,48 @@ fn members_left_out_of_a_rooted_workspace_are_named_and_workspace_builds_them() 
         build_noting_unselected(&workspace, &dir.path().join("bin-all"), &all);
     assert_eq!(built, [bench("a"), bench("b")]);
     assert!(unselected.is_empty(), "{unselected:?}");
+}
+
+#[test]
+fn packages_of_their_own_with_bench_targets_are_found_and_members_are_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = rooted_workspace(dir.path());
+    // A package of its own (its own workspace), with a bench target cargo finds by itself.
+    let own = root.join("bench");
+    fs::create_dir_all(own.join("benches")).unwrap();
+    fs::create_dir_all(own.join("src")).unwrap();
+    fs::write(
+        own.join("Cargo.toml"),
+        "[package]\nname = \"own\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    fs::write(own.join("src/lib.rs"), "").unwrap();
+    fs::write(own.join("benches/speed.rs"), "fn main() {}\n").unwrap();
+    // Neither a target directory nor a hidden one is searched.
+    for hidden in ["target", ".cache"] {
+        write_package(&root.join(hidden), "elsewhere");
+        let manifest = root.join(hidden).join("elsewhere/Cargo.toml");
+        let text = fs::read_to_string(&manifest).unwrap();
+        fs::write(&manifest, format!("{text}\n[workspace]\n")).unwrap();
+    }
+
+    // Members `a` and `b` have bench targets too, but they are the root's own.
+    assert_eq!(
+        bench_packages_elsewhere(&root),
+        [PathBuf::from("bench/Cargo.toml")]
+    );
+    // `autobenches = false` leaves `benches/` alone.
+    let manifest = own.join("Cargo.toml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    fs::write(
+        &manifest,
+        text.replace(
+            "edition = \"2021\"\n",
+            "edition = \"2021\"\nautobenches = false\n",
+        ),
+    )
+    .unwrap();
+    assert!(bench_packages_elsewhere(&root).is_empty());
 }
 
 /// Builds and returns the feature-gated bench targets cargo skipped.

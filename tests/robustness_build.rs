@@ -117,6 +117,29 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     .unwrap();
     commit_all(&repo, "no member");
 
+    // A package of its own with bench targets (chrono keeps its criterion benches so) is named
+    // with the `--manifest-path` that compares it.
+    let own = repo.join("bench");
+    std::fs::create_dir_all(own.join("src")).unwrap();
+    std::fs::write(
+        own.join("Cargo.toml"),
+        "[package]\nname = \"own\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(own.join("src/lib.rs"), "").unwrap();
+    add_bench_target(&own, "speed", "fn main() {}\n");
+    commit_all(&repo, "a package of its own with a bench target");
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no criterion benchmarks found in either revision: neither has a bench target; \
+         `bench/Cargo.toml` is a package of its own with bench targets: compare it with \
+         `--manifest-path bench/Cargo.toml`",
+    );
+    git_ok(&repo, &["rm", "-q", "-r", "bench"]);
+    commit_all(&repo, "no package of its own");
+
     // A bench target that is not criterion is named in the error, with why it was skipped.
     add_bench_target(&repo, "speed", "fn main() {}\n");
     commit_all(&repo, "three");

@@ -492,3 +492,34 @@ fn forks_that_slow_iterations_stretch_are_explained() {
         "{out}"
     );
 }
+
+#[test]
+fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    add_bench_group(&repo, "process", &[("placeholder", "b.iter(|| 1)")]);
+    // An id made of the process id, as chrono makes two of the time: new in every process.
+    replace_in(
+        &repo,
+        "benches/demo.rs",
+        "group.bench_function(\"placeholder\"",
+        "group.bench_function(format!(\"pid/{}\", std::process::id())",
+    );
+    commit_all(&repo, "a benchmark named after its process");
+    append(&repo.join("src/lib.rs"), "\n// Another commit.\n");
+    commit_all(&repo, "another commit");
+
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "skipped bench target `demo`: only its benchmark(s) `process/pid/…`, whose ids \
+             change from one run of the executable to the next"
+        ),
+        "{err}"
+    );
+    let listed = String::from_utf8(output.stdout).unwrap();
+    assert!(!listed.contains("process/"), "{listed}");
+    assert!(listed.contains("hash/mix "), "{listed}");
+}

@@ -121,29 +121,38 @@ fn rooted_workspace(dir: &Path) -> PathBuf {
     root
 }
 
-/// Builds and returns the bench executables as (package, target) and the members reported as
-/// not selected.
-fn build_noting_unselected(
+/// Builds and returns the bench executables as (package, target) and what `pick` takes from
+/// the build's events.
+fn build_picking<T>(
     workspace: &Path,
     bin_dir: &Path,
     opts: &BuildOptions,
-) -> (Vec<(String, String)>, Vec<UnselectedPackage>) {
-    let mut unselected = Vec::new();
+    pick: impl Fn(BuildEvent) -> Option<T>,
+) -> (Vec<(String, String)>, Vec<T>) {
+    let mut picked = Vec::new();
     let exes = build_benches(
         workspace,
         "working tree",
         &shared_target_dir(),
         bin_dir,
         opts,
-        &mut |event| {
-            if let BuildEvent::NotSelected(package) = event {
-                unselected.push(package.clone());
-            }
-        },
+        &mut |event| picked.extend(pick(event)),
     )
     .unwrap();
     let built = exes.into_iter().map(|e| (e.package, e.target)).collect();
-    (built, unselected)
+    (built, picked)
+}
+
+/// Builds and returns the bench executables and the members reported as not selected.
+fn build_noting_unselected(
+    workspace: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+) -> (Vec<(String, String)>, Vec<UnselectedPackage>) {
+    build_picking(workspace, bin_dir, opts, |event| match event {
+        BuildEvent::NotSelected(package) => Some(package.clone()),
+        _ => None,
+    })
 }
 
 #[test]
@@ -231,20 +240,10 @@ fn skipped_for_features(
     bin_dir: &Path,
     opts: &BuildOptions,
 ) -> Vec<FeatureGatedBench> {
-    let mut skipped = Vec::new();
-    build_benches(
-        workspace,
-        "working tree",
-        &shared_target_dir(),
-        bin_dir,
-        opts,
-        &mut |event| {
-            if let BuildEvent::NeedsFeatures(gated) = event {
-                skipped.push(gated.clone());
-            }
-        },
-    )
-    .unwrap();
+    let (_, skipped) = build_picking(workspace, bin_dir, opts, |event| match event {
+        BuildEvent::NeedsFeatures(gated) => Some(gated.clone()),
+        _ => None,
+    });
     skipped
 }
 

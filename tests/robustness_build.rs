@@ -86,13 +86,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
          [workspace]\nmembers = [\"member\"]\n",
     )
     .unwrap();
-    std::fs::create_dir_all(repo.join("member/src")).unwrap();
-    std::fs::write(
-        repo.join("member/Cargo.toml"),
-        "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
-    std::fs::write(repo.join("member/src/lib.rs"), "").unwrap();
+    write_library_package(&repo.join("member"), "member", "");
     add_bench_target(&repo.join("member"), "speed", "fn main() {}\n");
     commit_all(&repo, "a member with a bench target");
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
@@ -120,13 +114,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     // A package of its own with bench targets (chrono keeps its criterion benches so) is named
     // with the `--manifest-path` that compares it.
     let own = repo.join("bench");
-    std::fs::create_dir_all(own.join("src")).unwrap();
-    std::fs::write(
-        own.join("Cargo.toml"),
-        "[package]\nname = \"own\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
-    std::fs::write(own.join("src/lib.rs"), "").unwrap();
+    write_library_package(&own, "own", "[workspace]\n");
     add_bench_target(&own, "speed", "fn main() {}\n");
     commit_all(&repo, "a package of its own with a bench target");
     let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
@@ -193,13 +181,7 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
         manifest.replace("[workspace]\n", ""),
     )
     .unwrap();
-    std::fs::create_dir_all(repo.join("rust/other/src")).unwrap();
-    std::fs::write(
-        repo.join("rust/other/Cargo.toml"),
-        "[package]\nname = \"other\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
-    std::fs::write(repo.join("rust/other/src/lib.rs"), "").unwrap();
+    write_library_package(&repo.join("rust/other"), "other", "");
     std::fs::write(
         repo.join("rust/Cargo.toml"),
         "[workspace]\nmembers = [\"demo\", \"other\"]\nresolver = \"2\"\n",

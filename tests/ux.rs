@@ -419,13 +419,7 @@ fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
         "[workspace]\nmembers = [\"member\"]",
     );
     let member = repo.join("member");
-    std::fs::create_dir_all(member.join("src")).unwrap();
-    std::fs::write(
-        member.join("Cargo.toml"),
-        "[package]\nname = \"member\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
-    )
-    .unwrap();
-    std::fs::write(member.join("src/lib.rs"), "").unwrap();
+    write_library_package(&member, "member", "");
     add_bench_target(&member, "speed", "fn main() {}\n");
     commit_all(&repo, "a member with a bench target");
 

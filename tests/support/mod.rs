@@ -302,6 +302,18 @@ pub fn commit_all(repo: &Path, message: &str) {
     git_ok(repo, &["commit", "-q", "-m", message]);
 }
 
+/// Writes a library package `name` at `dir`: a `Cargo.toml` ending in `extra` and an empty
+/// `src/lib.rs` (not committed).
+pub fn write_library_package(dir: &Path, name: &str, extra: &str) {
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!("[package]\nname = {name:?}\nversion = \"0.1.0\"\nedition = \"2021\"\n{extra}"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("src/lib.rs"), "").unwrap();
+}
+
 /// Adds a `harness = false` bench target `name` whose source is `source` to the package at
 /// `repo` (not committed).
 pub fn add_bench_target(repo: &Path, name: &str, source: &str) {

@@ -565,8 +565,11 @@ fn discover_side(
         match discover::classify(exe)? {
             Harness::Criterion => {
                 let listing = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
-                let again = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
-                let (ids, unstable) = discover::split_unstable(listing.ids, &again.ids);
+                // A second listing that fails says nothing about the ids: keep them all.
+                let (ids, unstable) = match discover::list_benchmarks(exe, env, LIST_TIMEOUT) {
+                    Ok(again) => discover::split_unstable(listing.ids, &again.ids),
+                    Err(_) => (listing.ids, Vec::new()),
+                };
                 if !unstable.is_empty() {
                     skipped.push(SkippedTarget {
                         target: target.clone(),

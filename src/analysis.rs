@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Settings;
 use crate::duet;
+pub use crate::samples::SkippedTarget;
 use crate::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
 };
@@ -238,13 +239,6 @@ pub struct Report {
     pub cpu_wait_share: Option<f64>,
 }
 
-/// A bench target that was not measured, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkippedTarget {
-    pub target: String,
-    pub reason: String,
-}
-
 /// The settings that shaped the verdicts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportSettings {
@@ -286,7 +280,7 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
         },
         summary: summarise(&results),
         benchmarks: results,
-        skipped_targets: Vec::new(),
+        skipped_targets: samples.skipped_targets.clone(),
         samples_file: None,
         checkpoint_overhead: checkpoint_overhead(samples),
         steal_share: wall_weighted(samples, |f| f.steal_share),

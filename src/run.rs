@@ -247,6 +247,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         let record = file.benchmark_mut(&m.id, m.presence);
         record.target = m.head_target.clone().or(m.base_target.clone());
     }
+    file.skipped_targets = dedup_skipped(skipped);
     file.save(&samples_path)?;
 
     let context = MeasureContext {
@@ -262,8 +263,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
     };
     measure(&context, &mut file, progress)?;
 
-    let mut report = analyse_samples(&file, settings, Some(&samples_path));
-    report.skipped_targets = dedup_skipped(skipped);
+    let report = analyse_samples(&file, settings, Some(&samples_path));
     Ok(RunOutcome {
         report,
         samples: file,
@@ -328,10 +328,12 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
                     )));
                 }
                 all.benchmarks.extend(file.benchmarks);
+                all.skipped_targets.extend(file.skipped_targets);
             }
         }
     }
     let mut merged = merged.ok_or_else(|| Error::Usage("no samples file given".to_string()))?;
+    merged.skipped_targets = dedup_skipped(std::mem::take(&mut merged.skipped_targets));
     if paths.len() > 1 {
         // One shard's timings say nothing about the whole (the shards ran in parallel).
         merged.run.shard = None;
@@ -1105,6 +1107,26 @@ fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_shards_report_what_each_skipped_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let skipped = |target: &str| SkippedTarget {
+            target: target.to_string(),
+            reason: "plain binary, not a criterion benchmark".to_string(),
+        };
+        let shard = |id: &str, targets: &[&str]| {
+            let mut file = SampleFile::new(Default::default());
+            file.benchmark_mut(id, crate::samples::Presence::Both);
+            file.skipped_targets = targets.iter().map(|t| skipped(t)).collect();
+            let path = dir.path().join(format!("{id}.json"));
+            file.save(&path).unwrap();
+            path
+        };
+        let paths = [shard("a", &["speed", "size"]), shard("b", &["speed"])];
+        let merged = merge_sample_files(&paths).unwrap();
+        assert_eq!(merged.skipped_targets, [skipped("size"), skipped("speed")]);
+    }
 
     fn commit(sha: &str) -> Revision {
         Revision {

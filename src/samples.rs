@@ -72,6 +72,17 @@ pub struct SampleFile {
     #[serde(default)]
     pub run: RunInfo,
     pub benchmarks: Vec<BenchmarkRecord>,
+    /// Bench targets (or some of their benchmarks) the run did not measure, and why, so that a
+    /// re-analysis (`cargo perfdiff report`) reports them as the run did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_targets: Vec<SkippedTarget>,
+}
+
+/// A bench target that was not measured, or the part of it that was not, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SkippedTarget {
+    pub target: String,
+    pub reason: String,
 }
 
 /// What was compared and how; informative, never needed for analysis.
@@ -331,6 +342,7 @@ impl SampleFile {
             schema: SCHEMA.to_string(),
             run,
             benchmarks: Vec::new(),
+            skipped_targets: Vec::new(),
         }
     }
 

@@ -490,7 +490,7 @@ fn forks_that_slow_iterations_stretch_are_explained() {
 #[test]
 fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (dir, repo) = demo_repo(&strong_changes());
     add_bench_group(&repo, "process", &[("placeholder", "b.iter(|| 1)")]);
     // An id made of the process id, as chrono makes two of the time: new in every process.
     replace_in(
@@ -516,4 +516,29 @@ fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
     let listed = String::from_utf8(output.stdout).unwrap();
     assert!(!listed.contains("process/"), "{listed}");
     assert!(listed.contains("hash/mix "), "{listed}");
+
+    // A run reports them as skipped, and so does a re-analysis of its samples.
+    let samples = dir.path().join("run.json");
+    let args = quick(&[
+        "HEAD~1",
+        "HEAD",
+        "--samples",
+        samples.to_str().unwrap(),
+        "--",
+        "hash/steady",
+    ]);
+    let run = cargo_perfdiff(&repo, &args);
+    assert!(
+        run.status.code().is_some_and(|c| c <= 1),
+        "{}",
+        stderr(&run)
+    );
+    let report = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    for output in [&run, &report] {
+        let text = String::from_utf8_lossy(&output.stdout).to_string() + &stderr(output);
+        assert!(
+            text.contains("skipped bench target `demo`: only its benchmark(s) `process/pid/…`"),
+            "{text}"
+        );
+    }
 }

@@ -86,7 +86,7 @@ pub fn list(
     progress: &mut Progress,
 ) -> Result<(Vec<Matched>, Vec<SkippedTarget>)> {
     with_selected_benchmarks(request, progress, |selected, _| {
-        Ok((selected.matched, dedup_skipped(selected.skipped)))
+        Ok((selected.matched, sorted_once(selected.skipped)))
     })
 }
 
@@ -247,7 +247,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         let record = file.benchmark_mut(&m.id, m.presence);
         record.target = m.head_target.clone().or(m.base_target.clone());
     }
-    file.skipped_targets = dedup_skipped(skipped);
+    file.skipped_targets = sorted_once(skipped);
     file.save(&samples_path)?;
 
     let context = MeasureContext {
@@ -333,7 +333,7 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
         }
     }
     let mut merged = merged.ok_or_else(|| Error::Usage("no samples file given".to_string()))?;
-    merged.skipped_targets = dedup_skipped(std::mem::take(&mut merged.skipped_targets));
+    merged.skipped_targets = sorted_once(std::mem::take(&mut merged.skipped_targets));
     if paths.len() > 1 {
         // One shard's timings say nothing about the whole (the shards ran in parallel).
         merged.run.shard = None;
@@ -513,10 +513,14 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
 
 /// What either side's build reported, sorted, each once.
 fn both_sides<T: Ord + Clone>(base: &[T], head: &[T]) -> Vec<T> {
-    let mut all: Vec<T> = base.iter().chain(head).cloned().collect();
-    all.sort();
-    all.dedup();
-    all
+    sorted_once(base.iter().chain(head).cloned().collect())
+}
+
+/// `items` sorted, each once.
+fn sorted_once<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items.dedup();
+    items
 }
 
 /// Removes the bench executables kept for commits other than `keep` (this run's two sides)
@@ -631,7 +635,7 @@ fn why_nothing_found(found: &NothingFound) -> String {
             gated.join(", ")
         );
     }
-    let reasons: Vec<String> = dedup_skipped(found.skipped.to_vec())
+    let reasons: Vec<String> = sorted_once(found.skipped.to_vec())
         .into_iter()
         .map(|s| s.reason)
         .collect();
@@ -692,12 +696,6 @@ fn unselected_members(unselected: &[UnselectedPackage]) -> String {
         members.join(", "),
         unselected[0].package
     )
-}
-
-fn dedup_skipped(mut skipped: Vec<SkippedTarget>) -> Vec<SkippedTarget> {
-    skipped.sort_by(|a, b| a.target.cmp(&b.target));
-    skipped.dedup();
-    skipped
 }
 
 /// Matches, filters, drops ignored ones and keeps this shard's share.
@@ -1107,6 +1105,17 @@ fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_skipped_for_two_reasons_keeps_both_and_repeats_neither() {
+        let skipped = |reason: &str| SkippedTarget {
+            target: "demo".to_string(),
+            reason: reason.to_string(),
+        };
+        // Base and head each report the same two reasons: not side by side once sorted by target.
+        let from_both_sides = vec![skipped("x"), skipped("y"), skipped("x"), skipped("y")];
+        assert_eq!(sorted_once(from_both_sides), [skipped("x"), skipped("y")]);
+    }
 
     #[test]
     fn merged_shards_report_what_each_skipped_once() {

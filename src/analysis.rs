@@ -219,7 +219,8 @@ pub struct Report {
     pub settings: ReportSettings,
     pub summary: Summary,
     pub benchmarks: Vec<BenchmarkResult>,
-    /// Bench targets skipped and why (non-criterion harnesses).
+    /// Bench targets (or some of their benchmarks) not measured, and why: another harness,
+    /// features not enabled, ids that change every run, a listing no revision could make.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub skipped_targets: Vec<SkippedTarget>,
     /// Where the raw samples are.

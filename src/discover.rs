@@ -51,8 +51,16 @@ const STDERR_TAIL_LINES: usize = 20;
 /// Errors classifying or listing benchmarks.
 #[derive(Debug, thiserror::Error)]
 pub enum DiscoverError {
-    #[error("cannot list the benchmarks of {executable}: {message}")]
-    List { executable: String, message: String },
+    #[error(
+        "cannot list the benchmarks of {executable}: {message}{}",
+        stderr_suffix(stderr_tail)
+    )]
+    List {
+        executable: String,
+        message: String,
+        /// The last lines the executable wrote to stderr (empty if none).
+        stderr_tail: String,
+    },
     #[error("cannot read the bench executable {} (target {target}): {source}", path.display())]
     Read {
         path: PathBuf,
@@ -265,10 +273,12 @@ fn run_listing(
     timeout: Duration,
     args: &[&str],
 ) -> Result<String, DiscoverError> {
-    let fail = |message: String| DiscoverError::List {
+    let fail_with = |message: String, stderr: &str| DiscoverError::List {
         executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
         message,
+        stderr_tail: stderr_tail(stderr),
     };
+    let fail = |message: String| fail_with(message, "");
     let mut command = Command::new(&exe.path);
     // Its own process group, so a timeout kills whatever it started too (an orphan holding the
     // output pipes open would otherwise keep this function waiting).
@@ -291,16 +301,14 @@ fn run_listing(
     let stdout = join_text(stdout);
     let stderr = join_text(stderr);
     match status {
-        None => Err(fail(format!(
-            "no answer within {:.0?}, killed{}",
-            timeout,
-            stderr_suffix(&stderr)
-        ))),
-        Some(status) if !status.success() => Err(fail(format!(
-            "`{}` exited with {status}{}",
-            args.join(" "),
-            stderr_suffix(&stderr)
-        ))),
+        None => Err(fail_with(
+            format!("no answer within {timeout:.0?}, killed"),
+            &stderr,
+        )),
+        Some(status) if !status.success() => Err(fail_with(
+            format!("`{}` exited with {status}", args.join(" ")),
+            &stderr,
+        )),
         Some(_) => Ok(stdout),
     }
 }
@@ -374,13 +382,17 @@ fn kill_process_group(child: &mut Child) {
     let _ = child.kill();
 }
 
-fn stderr_suffix(stderr: &str) -> String {
+/// The last [`STDERR_TAIL_LINES`] non-blank lines of `stderr`.
+fn stderr_tail(stderr: &str) -> String {
     let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = &all[all.len().saturating_sub(STDERR_TAIL_LINES)..];
+    all[all.len().saturating_sub(STDERR_TAIL_LINES)..].join("\n")
+}
+
+fn stderr_suffix(tail: &str) -> String {
     if tail.is_empty() {
         String::new()
     } else {
-        format!("; stderr:\n{}", tail.join("\n"))
+        format!("; stderr:\n{tail}")
     }
 }
 
@@ -530,6 +542,132 @@ pub fn match_benchmarks_checked(
     check_unique_ids(base_label, base)?;
     check_unique_ids(head_label, head)?;
     Ok(match_benchmarks(base, head))
+}
+
+/// A bench target of one revision whose benchmarks could not be listed: the executable panicked,
+/// exited non-zero or hung while criterion called the benchmark functions to learn their ids
+/// (set-up code outside `b.iter` runs then, e.g. reading a data file).
+#[derive(Debug)]
+pub struct FailedListing {
+    pub target: String,
+    /// A [`DiscoverError::List`].
+    pub error: DiscoverError,
+}
+
+impl FailedListing {
+    /// What went wrong, without the stderr tail.
+    pub fn message(&self) -> String {
+        match &self.error {
+            DiscoverError::List { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The last lines the executable wrote to stderr.
+    pub fn stderr_tail(&self) -> &str {
+        match &self.error {
+            DiscoverError::List { stderr_tail, .. } => stderr_tail,
+            _ => "",
+        }
+    }
+
+    /// One line of the stderr tail that says most: a panic's message (the line after
+    /// `panicked at`), else the last line.
+    pub fn headline(&self) -> Option<String> {
+        let lines: Vec<&str> = self.stderr_tail().lines().collect();
+        let panic = lines.iter().position(|l| l.contains("panicked at"));
+        match panic {
+            Some(at) => Some(lines[at..(at + 2).min(lines.len())].join(" ")),
+            None => lines.last().map(|l| l.to_string()),
+        }
+    }
+}
+
+/// Bench targets with the benchmark ids each lists, in order.
+pub type TargetLists = Vec<(String, Vec<String>)>;
+
+/// One revision's discovery: the ids of every criterion target that listed, and the targets
+/// that failed to.
+#[derive(Debug, Default)]
+pub struct SideListings {
+    pub lists: TargetLists,
+    pub failed: Vec<FailedListing>,
+}
+
+/// Which side a listing belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListingSide {
+    Base,
+    Head,
+}
+
+/// Both revisions' discovery once the failed listings are settled: see [`settle_failed_listings`].
+#[derive(Debug, Default)]
+pub struct Settled {
+    pub base: TargetLists,
+    pub head: TargetLists,
+    /// Targets whose benchmarks the other revision listed: those benchmarks are compared as
+    /// present in both and reported `failed` on this side.
+    pub failed_on_one_side: Vec<(ListingSide, FailedListing)>,
+    /// Targets whose benchmarks no revision could list, with the side(s) where the listing
+    /// failed (`None`: both).
+    pub unlisted: Vec<(Option<ListingSide>, FailedListing)>,
+}
+
+/// Settles the bench targets whose listing failed, so that one broken target does not stop the
+/// comparison of the rest (a set-up panic in head is a result to report, not a reason to compare
+/// nothing): a target that failed on one side and listed on the other takes the other side's
+/// ids on the failing side too, so its benchmarks are matched and then reported `failed` there;
+/// a target listed by neither side is set apart in [`Settled::unlisted`].
+pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled {
+    let mut settled = Settled {
+        base: base.lists,
+        head: head.lists,
+        ..Settled::default()
+    };
+    let head_failed: Vec<&str> = head.failed.iter().map(|f| f.target.as_str()).collect();
+    let listed_ids = |lists: &[(String, Vec<String>)], target: &str| {
+        lists
+            .iter()
+            .find(|(t, _)| t == target)
+            .map(|(_, ids)| ids.clone())
+    };
+    for failure in base.failed {
+        let in_head = listed_ids(&settled.head, &failure.target);
+        match in_head {
+            Some(ids) => {
+                settled.base.push((failure.target.clone(), ids));
+                settled
+                    .failed_on_one_side
+                    .push((ListingSide::Base, failure));
+            }
+            None if head_failed.contains(&failure.target.as_str()) => {
+                settled.unlisted.push((None, failure))
+            }
+            None => settled.unlisted.push((Some(ListingSide::Base), failure)),
+        }
+    }
+    let failed_in_both: Vec<String> = settled
+        .unlisted
+        .iter()
+        .filter(|(side, _)| side.is_none())
+        .map(|(_, f)| f.target.clone())
+        .collect();
+    for failure in head.failed {
+        if failed_in_both.contains(&failure.target) {
+            continue;
+        }
+        match listed_ids(&settled.base, &failure.target) {
+            Some(ids) => {
+                settled.head.push((failure.target.clone(), ids));
+                settled
+                    .failed_on_one_side
+                    .push((ListingSide::Head, failure));
+            }
+            None => settled.unlisted.push((Some(ListingSide::Head), failure)),
+        }
+    }
+    settled
 }
 
 #[cfg(test)]
@@ -760,5 +898,121 @@ mod tests {
         assert!(err.contains("\"y\"") && err.contains("head (abc)"), "{err}");
         assert!(err.contains("\"a\"") && err.contains("\"b\""), "{err}");
         assert!(check_unique_ids("base", &base).is_ok());
+    }
+
+    fn failed(target: &str, stderr_tail: &str) -> FailedListing {
+        FailedListing {
+            target: target.into(),
+            error: DiscoverError::List {
+                executable: format!("bench target {target:?}"),
+                message: "`--bench --list --format terse` exited with exit status: 101".into(),
+                stderr_tail: stderr_tail.into(),
+            },
+        }
+    }
+
+    fn listings(lists: &[(&str, &[&str])], failed_targets: &[&str]) -> SideListings {
+        SideListings {
+            lists: side(lists),
+            failed: failed_targets.iter().map(|t| failed(t, "")).collect(),
+        }
+    }
+
+    #[test]
+    fn a_target_failing_on_one_side_takes_the_other_sides_ids_there() {
+        let settled = settle_failed_listings(
+            listings(&[("speed", &["a", "b"]), ("size", &["s"])], &[]),
+            listings(&[("size", &["s", "t"])], &["speed"]),
+        );
+        assert_eq!(
+            settled.base,
+            side(&[("speed", &["a", "b"]), ("size", &["s"])])
+        );
+        assert_eq!(
+            settled.head,
+            side(&[("size", &["s", "t"]), ("speed", &["a", "b"])])
+        );
+        let [(ListingSide::Head, failure)] = &settled.failed_on_one_side[..] else {
+            panic!("{:?}", settled.failed_on_one_side)
+        };
+        assert_eq!(failure.target, "speed");
+        assert!(settled.unlisted.is_empty());
+        // Matched, they are present in both revisions.
+        let matched = match_benchmarks(&settled.base, &settled.head);
+        assert!(
+            matched
+                .iter()
+                .all(|m| m.id == "t" || m.presence == Presence::Both)
+        );
+
+        let settled = settle_failed_listings(
+            listings(&[], &["speed"]),
+            listings(&[("speed", &["a"])], &[]),
+        );
+        assert_eq!(settled.base, side(&[("speed", &["a"])]));
+        assert!(matches!(
+            settled.failed_on_one_side[..],
+            [(ListingSide::Base, _)]
+        ));
+    }
+
+    #[test]
+    fn a_target_no_side_could_list_is_set_apart_once() {
+        let settled = settle_failed_listings(
+            listings(&[("ok", &["a"])], &["broken", "old"]),
+            listings(&[("ok", &["a"])], &["broken", "new"]),
+        );
+        assert_eq!(settled.base, side(&[("ok", &["a"])]));
+        assert_eq!(settled.head, side(&[("ok", &["a"])]));
+        assert!(settled.failed_on_one_side.is_empty());
+        let unlisted: Vec<(Option<ListingSide>, &str)> = settled
+            .unlisted
+            .iter()
+            .map(|(side, f)| (*side, f.target.as_str()))
+            .collect();
+        assert_eq!(
+            unlisted,
+            [
+                (None, "broken"),
+                (Some(ListingSide::Base), "old"),
+                (Some(ListingSide::Head), "new")
+            ]
+        );
+    }
+
+    #[test]
+    fn listings_without_failures_pass_through() {
+        let settled = settle_failed_listings(
+            listings(&[("speed", &["a"])], &[]),
+            listings(&[("speed", &["a", "b"])], &[]),
+        );
+        assert_eq!(settled.base, side(&[("speed", &["a"])]));
+        assert_eq!(settled.head, side(&[("speed", &["a", "b"])]));
+        assert!(settled.failed_on_one_side.is_empty() && settled.unlisted.is_empty());
+    }
+
+    #[test]
+    fn a_failed_listing_is_summed_up_by_its_panic_message_or_last_line() {
+        let panic = "thread 'main' (42) panicked at benches/speed.rs:17:65:\n\
+                     data.bin must exist: NotFound\nstack backtrace:\n   0: main";
+        assert_eq!(
+            failed("speed", panic).headline().as_deref(),
+            Some(
+                "thread 'main' (42) panicked at benches/speed.rs:17:65: data.bin must exist: NotFound"
+            )
+        );
+        assert_eq!(
+            failed("speed", "error: no data\nexiting")
+                .headline()
+                .as_deref(),
+            Some("exiting")
+        );
+        assert_eq!(failed("speed", "").headline(), None);
+        let error = failed("speed", "a\nb").error.to_string();
+        assert!(
+            error.ends_with("exit status: 101; stderr:\na\nb"),
+            "{error}"
+        );
+        assert!(!failed("speed", "").error.to_string().contains("stderr"));
     }
 }

@@ -15,14 +15,19 @@ use crate::build::{
     self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
 };
 use crate::config::{Settings, StopRule};
-use crate::discover::{self, Filter, Harness, Matched};
+use crate::discover::{
+    self, DiscoverError, FailedListing, Filter, Harness, ListingSide, Matched, Settled,
+    SideListings, TargetLists,
+};
 use crate::duet;
 use crate::error::{Error, Result};
 use crate::fork::fresh_copy::FreshCopies;
 use crate::fork::{self, CliDialect, ForkError, ForkOutcome, ForkRequest};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
-use crate::samples::{BenchmarkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile};
+use crate::samples::{
+    BenchmarkRecord, FailureRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
+};
 use crate::schedule::{self, Shard, Side};
 use crate::stop::StopPolicy;
 use crate::worktree;
@@ -102,6 +107,9 @@ struct Selected<'a> {
     head: &'a SideBuild,
     matched: Vec<Matched>,
     skipped: Vec<SkippedTarget>,
+    /// Bench targets whose listing failed on one side, by side: their benchmarks are `failed`
+    /// there.
+    failed_listings: Vec<(Side, String, FailureRecord)>,
 }
 
 /// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
@@ -174,8 +182,13 @@ fn with_selected_benchmarks<T>(
         progress.note(&format!("bench target {} {}", gated.target, gated.reason));
     }
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
-    let base_lists = discover_side(&base_build, &mut skipped, progress)?;
-    let head_lists = discover_side(head_build, &mut skipped, progress)?;
+    let settled = discover::settle_failed_listings(
+        discover_side(&base_build, &mut skipped, progress)?,
+        discover_side(head_build, &mut skipped, progress)?,
+    );
+    let labels = [comparison.base.label(), comparison.head.label()];
+    let failed_listings = failed_listings(&settled, &labels, progress);
+    let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
     // An id two targets define would silently measure only the first: refuse it.
     discover::check_unique_ids(&format!("base {}", comparison.base.label()), &base_lists)?;
     discover::check_unique_ids(&format!("head {}", comparison.head.label()), &head_lists)?;
@@ -206,6 +219,7 @@ fn with_selected_benchmarks<T>(
         head: head_build,
         matched,
         skipped,
+        failed_listings,
     };
     then(selected, progress)
 }
@@ -223,6 +237,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         head: head_build,
         matched,
         skipped,
+        failed_listings,
     } = selected;
     let settings = &request.settings;
     let samples_path = match (&request.resume, &request.samples_path) {
@@ -246,6 +261,15 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
     for m in &matched {
         let record = file.benchmark_mut(&m.id, m.presence);
         record.target = m.head_target.clone().or(m.base_target.clone());
+        for (side, target, failure) in &failed_listings {
+            let (side_target, side_record) = match side {
+                Side::Base => (&m.base_target, &mut record.base),
+                Side::Head => (&m.head_target, &mut record.head),
+            };
+            if side_target.as_ref() == Some(target) && side_record.failure.is_none() {
+                side_record.failure = Some(failure.clone());
+            }
+        }
     }
     file.skipped_targets = sorted_once(skipped);
     file.save(&samples_path)?;
@@ -559,18 +583,28 @@ fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
     }
 }
 
-/// Lists the criterion benchmarks of every target of one side; other harnesses are skipped.
+/// Lists the criterion benchmarks of every target of one side; other harnesses are skipped, and
+/// a target whose listing fails is kept apart for [`discover::settle_failed_listings`].
 fn discover_side(
     side: &SideBuild,
     skipped: &mut Vec<SkippedTarget>,
     progress: &Progress,
-) -> Result<Vec<(String, Vec<String>)>> {
-    let mut lists = Vec::new();
+) -> Result<SideListings> {
+    let mut listings = SideListings::default();
     for (target, built) in &side.targets {
         let BuiltTarget { exe, env, .. } = built;
         match discover::classify(exe)? {
             Harness::Criterion => {
-                let listing = discover::list_benchmarks(exe, env, LIST_TIMEOUT)?;
+                let listing = match discover::list_benchmarks(exe, env, LIST_TIMEOUT) {
+                    Ok(listing) => listing,
+                    Err(error) => {
+                        listings.failed.push(FailedListing {
+                            target: target.clone(),
+                            error,
+                        });
+                        continue;
+                    }
+                };
                 // A second listing that fails says nothing about the ids: keep them all.
                 let (ids, unstable) = match discover::list_benchmarks(exe, env, LIST_TIMEOUT) {
                     Ok(again) => discover::split_unstable(listing.ids, &again.ids),
@@ -583,7 +617,7 @@ fn discover_side(
                     });
                 }
                 built.dialect.set(listing.dialect);
-                lists.push((target.clone(), ids));
+                listings.lists.push((target.clone(), ids));
             }
             Harness::Skipped { reason } => {
                 progress.detail(&format!("skipping bench target {target}: {reason}"));
@@ -594,7 +628,104 @@ fn discover_side(
             }
         }
     }
-    Ok(lists)
+    Ok(listings)
+}
+
+/// The failure each benchmark of a target whose listing failed on one side is given there,
+/// announced as a note.
+fn failed_listings(
+    settled: &Settled,
+    labels: &[String; 2],
+    progress: &Progress,
+) -> Vec<(Side, String, FailureRecord)> {
+    settled
+        .failed_on_one_side
+        .iter()
+        .map(|(side, failed)| {
+            let (side, label) = match side {
+                ListingSide::Base => (Side::Base, &labels[0]),
+                ListingSide::Head => (Side::Head, &labels[1]),
+            };
+            let message = format!(
+                "listing the benchmarks of bench target `{}` failed: {}",
+                failed.target,
+                failed.message()
+            );
+            progress.note(&format!(
+                "{} {label}: {message}; its benchmarks are reported failed",
+                side.as_str()
+            ));
+            let failure = FailureRecord {
+                message,
+                stderr_tail: failed.stderr_tail().to_string(),
+            };
+            (side, failed.target.clone(), failure)
+        })
+        .collect()
+}
+
+/// Sets apart the targets no revision could list: skipped, with why, when other targets have
+/// benchmarks; the error, when none has.
+fn set_apart_unlisted(
+    settled: Settled,
+    labels: &[String; 2],
+    skipped: &mut Vec<SkippedTarget>,
+) -> Result<(TargetLists, TargetLists)> {
+    let Settled {
+        base,
+        head,
+        unlisted,
+        ..
+    } = settled;
+    let nothing_else = base.iter().chain(&head).all(|(_, ids)| ids.is_empty());
+    let mut unlisted = unlisted.into_iter();
+    if nothing_else && let Some((side, failed)) = unlisted.next() {
+        return Err(unlisted_error(side, failed.error).into());
+    }
+    for (side, failed) in unlisted {
+        let where_ = match side {
+            None => "either revision".to_string(),
+            Some(ListingSide::Base) => format!("base {}", labels[0]),
+            Some(ListingSide::Head) => format!("head {}", labels[1]),
+        };
+        let headline = failed
+            .headline()
+            .map(|h| format!(": {h}"))
+            .unwrap_or_default();
+        skipped.push(SkippedTarget {
+            target: failed.target.clone(),
+            reason: format!(
+                "its benchmarks could not be listed in {where_}: {}{headline}",
+                failed.message()
+            ),
+        });
+    }
+    Ok((base, head))
+}
+
+/// The error of a listing that failed with nothing else to compare. When it failed in both
+/// revisions, the likeliest cause is something both checkouts lack that the user's has: a file
+/// git does not track.
+fn unlisted_error(side: Option<ListingSide>, error: DiscoverError) -> DiscoverError {
+    match (side, error) {
+        (
+            None,
+            DiscoverError::List {
+                executable,
+                message,
+                stderr_tail,
+            },
+        ) => DiscoverError::List {
+            executable,
+            message: format!(
+                "{message}, in both revisions (each is a checkout of what git holds: a file \
+                 the benchmarks read that is not committed, or that git ignores, is missing \
+                 there)"
+            ),
+            stderr_tail,
+        },
+        (_, error) => error,
+    }
 }
 
 /// Why benchmarks whose ids change from one process to the next are not measured, naming them
@@ -1105,6 +1236,73 @@ fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_target_no_revision_could_list_is_skipped_or_the_error_when_nothing_else_is_left() {
+        let failed = |target: &str| discover::FailedListing {
+            target: target.into(),
+            error: DiscoverError::List {
+                executable: format!("bench target {target:?}"),
+                message: "`--bench --list --format terse` exited with exit status: 101".into(),
+                stderr_tail: "thread 'main' panicked at benches/x.rs:1:1:\nno data.bin".into(),
+            },
+        };
+        let labels = ["HEAD~1 (abc)".to_string(), "HEAD (def)".to_string()];
+        let settled = Settled {
+            base: vec![("ok".into(), vec!["a".into()])],
+            head: vec![("ok".into(), vec!["a".into()])],
+            unlisted: vec![(None, failed("x")), (Some(ListingSide::Head), failed("y"))],
+            ..Settled::default()
+        };
+        let mut skipped = Vec::new();
+        let (base, head) = set_apart_unlisted(settled, &labels, &mut skipped).unwrap();
+        assert_eq!((base.len(), head.len()), (1, 1));
+        let reasons: Vec<(&str, &str)> = skipped
+            .iter()
+            .map(|s| (s.target.as_str(), s.reason.as_str()))
+            .collect();
+        assert_eq!(
+            reasons,
+            [
+                (
+                    "x",
+                    "its benchmarks could not be listed in either revision: `--bench --list \
+                     --format terse` exited with exit status: 101: thread 'main' panicked at \
+                     benches/x.rs:1:1: no data.bin"
+                ),
+                (
+                    "y",
+                    "its benchmarks could not be listed in head HEAD (def): `--bench --list \
+                     --format terse` exited with exit status: 101: thread 'main' panicked at \
+                     benches/x.rs:1:1: no data.bin"
+                )
+            ]
+        );
+
+        let nothing_else = |side| Settled {
+            unlisted: vec![(side, failed("x"))],
+            ..Settled::default()
+        };
+        let error = set_apart_unlisted(nothing_else(None), &labels, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("exit status: 101, in both revisions"),
+            "{error}"
+        );
+        assert!(
+            error.contains("git ignores") && error.ends_with("no data.bin"),
+            "{error}"
+        );
+        let error = set_apart_unlisted(
+            nothing_else(Some(ListingSide::Base)),
+            &labels,
+            &mut Vec::new(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(!error.contains("both revisions"), "{error}");
+    }
 
     #[test]
     fn a_target_skipped_for_two_reasons_keeps_both_and_repeats_neither() {

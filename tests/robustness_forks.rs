@@ -126,6 +126,89 @@ fn benchmarks_that_panic_exit_or_hang_fail_alone_and_leave_no_process() {
     assert_eq!(RepoState::capture(&repo), before);
 }
 
+/// A bench target whose set-up, outside `b.iter`, reads a data file. Criterion runs set-up code
+/// when it lists the benchmarks, so without the file the whole target's listing panics.
+const READS_DATA: &str = r#"use criterion::{criterion_group, criterion_main, Criterion};
+
+fn setup(c: &mut Criterion) {
+    let data = std::fs::read_to_string("bench-data/input.txt").expect("bench-data/input.txt must exist");
+    c.bench_function("setup/len", |b| b.iter(|| std::hint::black_box(data.len())));
+}
+
+criterion_group!(benches, setup);
+criterion_main!(benches);
+"#;
+
+#[test]
+fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    std::fs::create_dir_all(repo.join("bench-data")).unwrap();
+    std::fs::write(repo.join("bench-data/input.txt"), "four").unwrap();
+    add_bench_target(&repo, "setup", READS_DATA);
+    commit_all(&repo, "base: a bench target reading its data");
+    std::fs::remove_file(repo.join("bench-data/input.txt")).unwrap();
+    commit_all(&repo, "head: the data is gone");
+    let before = RepoState::capture(&repo);
+
+    // Head cannot list the target: its benchmarks are `failed` there, the rest is measured.
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "setup/",
+            "hash/steady",
+        ]),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert_no_panic_text(&err);
+    assert!(
+        err.contains("listing the benchmarks of bench target `setup` failed"),
+        "{err}"
+    );
+    let report = json_report(&output);
+    let setup = bench_entry(&report, "setup/len");
+    assert_eq!(setup["verdict"], "failed", "{setup:#}");
+    let failure = setup["failure"].as_str().unwrap();
+    assert!(
+        failure.starts_with("head: listing the benchmarks"),
+        "{failure}"
+    );
+    assert!(
+        failure.contains("bench-data/input.txt must exist"),
+        "{failure}"
+    );
+    let steady = bench_entry(&report, "hash/steady");
+    assert_eq!(steady["forks"]["base"], 2, "the rest continues: {steady:#}");
+    assert_eq!(steady["forks"]["head"], 2, "{steady:#}");
+
+    // Neither revision can list it: skipped with the panic's message, the rest measured.
+    let output = cargo_perfdiff(
+        &repo,
+        &quick(&["HEAD", "HEAD", "--format", "json", "--", "hash/steady"]),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let skipped = &report["skipped_targets"];
+    assert_eq!(skipped[0]["target"], "setup", "{skipped:#}");
+    let reason = skipped[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("could not be listed in either revision")
+            && reason.contains("bench-data/input.txt must exist"),
+        "{reason}"
+    );
+    assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
 #[test]
 fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
     let _guard = measuring_lock();

@@ -228,22 +228,10 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
     let before = RepoState::capture(&repo);
     // Run from the package's directory, as `cargo bench` would be; the target directory comes
     // from `.cargo/config.toml`, not the environment.
-    let output = perfdiff_command(
-        &repo.join("rust/demo"),
-        &quick(&[
-            "HEAD~1",
-            "HEAD",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "hash/mix",
-        ]),
-    )
-    .env_remove("CARGO_TARGET_DIR")
-    .output()
-    .unwrap();
+    let output = perfdiff_command(&repo.join("rust/demo"), &parent_vs_head_json(&["hash/mix"]))
+        .env_remove("CARGO_TARGET_DIR")
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     let mix = bench_entry(&report, "hash/mix");

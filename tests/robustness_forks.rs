@@ -152,20 +152,7 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
     let before = RepoState::capture(&repo);
 
     // Head cannot list the target: its benchmarks are `failed` there, the rest is measured.
-    let output = cargo_perfdiff(
-        &repo,
-        &quick(&[
-            "HEAD~1",
-            "HEAD",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "setup/",
-            "hash/steady",
-        ]),
-    );
+    let output = cargo_perfdiff(&repo, &parent_vs_head_json(&["setup/", "hash/steady"]));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert_no_panic_text(&err);
@@ -295,19 +282,7 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
     commit_all(&repo, "touch");
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
-    let output = cargo_perfdiff(
-        &repo,
-        &quick(&[
-            "HEAD~1",
-            "HEAD",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "^odd/a b/ü é; ",
-        ]),
-    );
+    let output = cargo_perfdiff(&repo, &parent_vs_head_json(&["^odd/a b/ü é; "]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     let id = format!("odd/{odd}");

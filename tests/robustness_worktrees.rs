@@ -11,19 +11,7 @@ use cargo_perfdiff::demo::DemoOptions;
 use support::*;
 
 fn run_ok(repo: &Path) -> serde_json::Value {
-    let output = cargo_perfdiff(
-        repo,
-        &quick(&[
-            "HEAD~1",
-            "HEAD",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "hash/steady",
-        ]),
-    );
+    let output = cargo_perfdiff(repo, &parent_vs_head_json(&["hash/steady"]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_no_panic_text(&stderr(&output));
     json_report(&output)

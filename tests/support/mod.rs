@@ -256,6 +256,21 @@ pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
     )
 }
 
+/// [`quick`] arguments comparing `HEAD~1` with `HEAD` for the benchmarks `filters` select, the
+/// report as JSON on stdout and exit 0 whatever the verdicts.
+pub fn parent_vs_head_json<'a>(filters: &[&'a str]) -> Vec<&'a str> {
+    let comparison = [
+        "HEAD~1",
+        "HEAD",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "--",
+    ];
+    quick(&[&comparison[..], filters].concat())
+}
+
 /// `args` with `options` put before any `--`: after it they would be benchmark filters.
 pub fn with_options<'a>(args: &[&'a str], options: &[&'a str]) -> Vec<&'a str> {
     let split = args.iter().position(|a| *a == "--").unwrap_or(args.len());

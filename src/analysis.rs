@@ -190,6 +190,37 @@ pub struct BenchmarkResult {
     /// Things the user should know about this result.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub warnings: Vec<String>,
+    /// What the means and samples (`mean_ns`, `times_ns`) measure when it is not nanoseconds of
+    /// wall time: the unit a custom criterion measurement names (`cycles`). Ratios, tests and
+    /// verdicts do not depend on it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub unit: Option<String>,
+}
+
+impl BenchmarkResult {
+    /// Benchmark `id` with nothing measured or decided yet: `inconclusive`, no forks, no
+    /// statistics, judged against `threshold`.
+    pub fn new(id: &str, threshold: f64) -> BenchmarkResult {
+        BenchmarkResult {
+            id: id.to_string(),
+            target: None,
+            verdict: Outcome::Inconclusive,
+            ratio: None,
+            fork_interval: None,
+            change_rate: None,
+            mann_whitney: None,
+            cliffs_delta: None,
+            forks: ForkCounts::default(),
+            base: SideSummary::default(),
+            head: SideSummary::default(),
+            threshold,
+            min_detectable_change: None,
+            stop: None,
+            failure: None,
+            warnings: Vec::new(),
+            unit: None,
+        }
+    }
 }
 
 /// Forks per side.
@@ -334,14 +365,7 @@ fn analyse_one(
 ) -> BenchmarkResult {
     let analysed = record.analysed_by_fork(mode);
     let mut result = BenchmarkResult {
-        id: record.id.clone(),
         target: record.target.clone(),
-        verdict: Outcome::Inconclusive,
-        ratio: None,
-        fork_interval: None,
-        change_rate: None,
-        mann_whitney: None,
-        cliffs_delta: None,
         forks: ForkCounts {
             base: record.base.forks.len(),
             head: record.head.forks.len(),
@@ -356,12 +380,12 @@ fn analyse_one(
             &analysed.1,
             record.stop.as_ref().map(|s| s.head_stable),
         ),
-        threshold: settings.threshold_for(&record.id),
-        min_detectable_change: None,
         stop: record.stop.clone(),
-        failure: None,
-        warnings: Vec::new(),
+        ..BenchmarkResult::new(&record.id, settings.threshold_for(&record.id))
     };
+    let (unit, unit_warning) = unit_of(record);
+    result.unit = unit;
+    result.warnings.extend(unit_warning);
     match record.presence {
         Presence::OnlyInBase => {
             result.verdict = Outcome::OnlyInBase;
@@ -589,12 +613,35 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
     }
 }
 
+/// The unit of a benchmark's samples (`None`: nanoseconds of wall time), and a warning when
+/// base and head measured in different units, which makes their ratio meaningless.
+fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<String>) {
+    let side_unit = |side: &SideRecord| -> Option<Option<String>> {
+        side.forks
+            .iter()
+            .find(|fork| !fork.times_ns.is_empty())
+            .map(|fork| fork.unit.clone())
+    };
+    let name = |unit: &Option<String>| unit.clone().unwrap_or_else(|| "ns".to_string());
+    match (side_unit(&record.base), side_unit(&record.head)) {
+        (Some(base), Some(head)) if base != head => (
+            head.clone(),
+            Some(format!(
+                "base measured in {} and head in {}: their ratio compares different quantities",
+                name(&base),
+                name(&head)
+            )),
+        ),
+        (base, head) => (head.or(base).flatten(), None),
+    }
+}
+
 /// The mean over `side`'s forks with samples of the time they measured, in milliseconds.
 fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
     let measured: Vec<f64> = side
         .forks
         .iter()
-        .filter(|fork| !fork.times_ns.is_empty())
+        .filter(|fork| !fork.times_ns.is_empty() && fork.unit.is_none())
         .map(|fork| fork.times_ns.iter().sum::<f64>() / 1e6)
         .collect();
     (!measured.is_empty()).then(|| descriptive::mean(&measured))
@@ -829,5 +876,42 @@ mod tests {
         let mut wide = evidence(Some(Verdict::Inconclusive));
         wide.ratio.ci_high = 1.03;
         assert_eq!(note_for(&wide), (Verdict::Inconclusive, None));
+    }
+
+    #[test]
+    fn a_custom_measurements_unit_is_reported_and_a_mixed_one_warned_about() {
+        let fork = |unit: Option<&str>| ForkRecord {
+            iters: vec![1.0, 2.0],
+            times_ns: vec![40.0, 80.0],
+            unit: unit.map(str::to_string),
+            ..Default::default()
+        };
+        let record = |base: Option<&str>, head: Option<&str>| BenchmarkRecord {
+            id: "b".into(),
+            target: None,
+            presence: Presence::Both,
+            base: side_of(vec![fork(base), fork(base)]),
+            head: side_of(vec![fork(head), fork(head)]),
+            stop: None,
+        };
+        assert_eq!(unit_of(&record(None, None)), (None, None));
+        assert_eq!(
+            unit_of(&record(Some("cycles"), Some("cycles"))),
+            (Some("cycles".to_string()), None)
+        );
+        let (unit, warning) = unit_of(&record(None, Some("cycles")));
+        assert_eq!(unit.as_deref(), Some("cycles"));
+        assert_eq!(
+            warning.as_deref(),
+            Some(
+                "base measured in ns and head in cycles: their ratio compares different quantities"
+            )
+        );
+        // Cycles are not milliseconds: no measured time, so no note on slow iterations.
+        assert_eq!(mean_measured_ms(&record(Some("cycles"), None).base), None);
+        assert_eq!(
+            mean_measured_ms(&record(None, None).base),
+            Some(120.0 / 1e6)
+        );
     }
 }

@@ -201,6 +201,11 @@ pub struct ForkRecord {
     /// (`/proc/<pid>/schedstat`, see [`crate::fork::cpu_wait`]); absent where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_wait_share: Option<f64>,
+    /// What `times_ns` measures when it is not nanoseconds of wall time: the unit a custom
+    /// criterion `Measurement` names (`cycles` for `criterion-cycles-per-byte`). Absent for
+    /// criterion's own wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config: Option<ForkSettings>,

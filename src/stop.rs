@@ -299,7 +299,7 @@ impl StopPolicy {
             return current;
         };
         let dropped = last.warmup_dropped.unwrap_or(0);
-        let dropped_ns: f64 = last.times_ns.iter().take(dropped).sum();
+        let dropped_ns = dropped_wall_ns(last, dropped);
         let adjusted = if last.unsteady {
             current
         } else if dropped == 0 {
@@ -564,6 +564,23 @@ fn criterion_of(rule: StopRule) -> Option<Criterion> {
     }
 }
 
+/// The wall time the first `dropped` samples of `fork` took: their times, or, for samples in
+/// another unit than nanoseconds (a custom criterion measurement such as cycles), their share of
+/// the fork's measurement time.
+fn dropped_wall_ns(fork: &ForkRecord, dropped: usize) -> f64 {
+    let dropped_value: f64 = fork.times_ns.iter().take(dropped).sum();
+    if fork.unit.is_none() {
+        return dropped_value;
+    }
+    let total: f64 = fork.times_ns.iter().sum();
+    let measurement_ns = fork.config.as_ref().map_or(0.0, |c| c.measurement_ms * 1e6);
+    if total > 0.0 {
+        dropped_value / total * measurement_ns
+    } else {
+        0.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -764,6 +781,26 @@ mod tests {
         let p = policy(StopRule::Decided);
         let (noisy, w) = fork_values(1000.0, 0.2, 0, 0.0);
         assert!(p.steady_state_start_weighted(&noisy, &w).1);
+    }
+
+    #[test]
+    fn dropped_samples_of_a_custom_measurement_count_their_share_of_the_fork() {
+        let fork = |unit: Option<&str>| ForkRecord {
+            iters: vec![1.0; 4],
+            // In ns: 100 ms dropped. In cycles: a quarter of the samples' total.
+            times_ns: vec![100e6, 100e6, 100e6, 100e6],
+            unit: unit.map(str::to_string),
+            config: Some(crate::samples::ForkSettings {
+                sample_size: 4,
+                warm_up_ms: 100.0,
+                measurement_ms: 200.0,
+                sampling: None,
+            }),
+            ..Default::default()
+        };
+        assert_eq!(dropped_wall_ns(&fork(None), 1), 100e6);
+        assert_eq!(dropped_wall_ns(&fork(Some("cycles")), 1), 50e6);
+        assert_eq!(dropped_wall_ns(&fork(Some("cycles")), 0), 0.0);
     }
 
     #[test]

@@ -99,6 +99,28 @@ fn settings_a_benchmark_group_sets_in_code_win_and_both_are_recorded() {
 }
 
 #[test]
+fn samples_of_a_custom_measurement_record_its_unit() {
+    let home = tempfile::tempdir().unwrap();
+    let benches = fixture::failing_benches();
+    let fork = |id: &str| {
+        let request = ForkRequest {
+            executable: benches.executable.clone(),
+            cwd: benches.dir.clone(),
+            ..request(id, home.path())
+        };
+        match run_fork(&request).unwrap() {
+            ForkOutcome::Completed(record) => record,
+            outcome => panic!("{id} did not complete: {outcome:?}"),
+        }
+    };
+    let ticks = fork("ticks/fast");
+    assert_eq!(ticks.unit.as_deref(), Some("ticks"), "{ticks:?}");
+    assert!(!ticks.times_ns.is_empty());
+    // Criterion's own wall time is nanoseconds, recorded as no unit.
+    assert_eq!(fork("ok/fast").unit, None);
+}
+
+#[test]
 fn an_id_that_matches_nothing_fails_naming_it() {
     let home = tempfile::tempdir().unwrap();
     // A prefix of a real id: `--exact` must not match it.

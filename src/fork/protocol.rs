@@ -13,7 +13,9 @@
 //! 3. from then on it sends messages framed as a big-endian `u32` length and a CBOR body, each
 //!    a serde externally tagged enum (`{"MeasurementComplete": {...}}`, or a bare string for
 //!    unit variants). After `MeasurementComplete` and after `FinishedBenchmarkGroup` it waits
-//!    for value-formatting requests until we send `Continue`.
+//!    for value-formatting requests until we send `Continue`. After our benchmark's samples we
+//!    first ask for the unit they are in (`ScaleForMachines`, answered by `ScaledValues`): a
+//!    custom criterion `Measurement` may count cycles rather than nanoseconds.
 //!
 //! The decoding is deliberately tolerant: messages and fields we do not need are skipped, so a
 //! newer criterion that adds some keeps working.
@@ -44,10 +46,30 @@ pub fn runner_hello() -> Vec<u8> {
 
 /// The framed `Continue` message that ends criterion's value-formatting loop.
 pub fn continue_frame() -> Vec<u8> {
-    let mut body = Vec::new();
-    ciborium::into_writer(&"Continue", &mut body).expect("writing CBOR into a Vec cannot fail");
-    let mut frame = (body.len() as u32).to_be_bytes().to_vec();
-    frame.extend_from_slice(&body);
+    frame(&Value::Text("Continue".into()))
+}
+
+/// The framed `ScaleForMachines` request with no values, then `Continue`: criterion answers the
+/// request with `ScaledValues`, whose `unit` names what its raw values measure (`ns` for
+/// criterion's wall time, `cycles` for `criterion-cycles-per-byte`, …), and then goes on.
+/// Every criterion that speaks this protocol (0.3.4 and later) serves the request.
+pub fn unit_request_then_continue() -> Vec<u8> {
+    let request = Value::Map(vec![(
+        Value::Text("ScaleForMachines".into()),
+        Value::Map(vec![(
+            Value::Text("values".into()),
+            Value::Array(Vec::new()),
+        )]),
+    )]);
+    [frame(&request), continue_frame()].concat()
+}
+
+/// `body` in CBOR behind its big-endian `u32` length.
+fn frame(body: &Value) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    ciborium::into_writer(body, &mut bytes).expect("writing CBOR into a Vec cannot fail");
+    let mut frame = (bytes.len() as u32).to_be_bytes().to_vec();
+    frame.extend_from_slice(&bytes);
     frame
 }
 
@@ -148,6 +170,10 @@ pub enum Message {
     },
     MeasurementComplete(Measurement),
     FinishedBenchmarkGroup,
+    /// The answer to [`unit_request_then_continue`]: the unit of the raw values.
+    ScaledValues {
+        unit: String,
+    },
     /// Any other message, by its tag (`Warmup`, `BeginningBenchmarkGroup`, …).
     Other(String),
 }
@@ -196,6 +222,12 @@ pub fn decode(frame: &[u8]) -> Result<Message, ProtocolError> {
             Message::MeasurementComplete(complete.into_measurement())
         }
         "FinishedBenchmarkGroup" => Message::FinishedBenchmarkGroup,
+        "ScaledValues" => Message::ScaledValues {
+            unit: body
+                .deserialized::<RawScaledValues>()
+                .map_err(|e| ProtocolError::Decode(format!("{tag}: {e}")))?
+                .unit,
+        },
         _ => Message::Other(tag),
     })
 }
@@ -240,6 +272,11 @@ impl RawBenchmarkId {
         .collect::<Vec<_>>()
         .join("/")
     }
+}
+
+#[derive(Deserialize)]
+struct RawScaledValues {
+    unit: String,
 }
 
 #[derive(Deserialize)]
@@ -518,5 +555,40 @@ mod tests {
         assert_eq!(&frame[..4], &(frame.len() as u32 - 4).to_be_bytes());
         let value: Value = ciborium::from_reader(&frame[4..]).unwrap();
         assert_eq!(value, Value::Text("Continue".into()));
+    }
+
+    #[test]
+    fn the_unit_request_is_scale_for_machines_without_values_then_continue() {
+        let bytes = unit_request_then_continue();
+        let length = u32::from_be_bytes(bytes[..4].try_into().unwrap()) as usize;
+        let request: Value = ciborium::from_reader(&bytes[4..4 + length]).unwrap();
+        let Value::Map(entries) = request else {
+            panic!("{request:?}")
+        };
+        assert_eq!(entries[0].0, Value::Text("ScaleForMachines".into()));
+        assert_eq!(
+            entries[0].1,
+            Value::Map(vec![(Value::Text("values".into()), Value::Array(vec![]))])
+        );
+        assert_eq!(&bytes[4 + length..], &continue_frame()[..]);
+    }
+
+    #[test]
+    fn scaled_values_carry_the_unit() {
+        let body = Value::Map(vec![(
+            Value::Text("ScaledValues".into()),
+            Value::Map(vec![
+                (Value::Text("scaled_values".into()), Value::Array(vec![])),
+                (Value::Text("unit".into()), Value::Text("cycles".into())),
+            ]),
+        )]);
+        let mut bytes = Vec::new();
+        ciborium::into_writer(&body, &mut bytes).unwrap();
+        assert_eq!(
+            decode(&bytes).unwrap(),
+            Message::ScaledValues {
+                unit: "cycles".into()
+            }
+        );
     }
 }

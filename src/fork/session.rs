@@ -66,6 +66,8 @@ struct Progress {
     measured_instead: Vec<String>,
     /// Set once our benchmark's samples have arrived (see [`RunningFork::signal_when_measured`]).
     measured_signal: Option<Arc<AtomicBool>>,
+    /// The unit of the samples, as criterion answered our request after them.
+    unit: Option<String>,
 }
 
 /// A fork that has ended, with the window during which it measured.
@@ -270,6 +272,7 @@ impl RunningFork {
                         wall_ms: Some(wall_ms),
                         steal_share,
                         cpu_wait_share,
+                        unit: self.progress.unit.take().filter(|unit| unit != "ns"),
                         ..ForkRecord::default()
                     })),
                     None => failure(self.describe_missing_measurement()),
@@ -434,18 +437,25 @@ impl Progress {
         deadline: Instant,
     ) -> Result<(), ProtocolError> {
         let received = Instant::now();
-        // Criterion now waits for formatting requests; we have none, so it may go on at once.
-        if message.awaits_continue()
-            && write_fully(
-                &mut connection.stream,
-                &protocol::continue_frame(),
-                deadline,
-            )
-            .is_err()
+        // Criterion now waits for formatting requests: after our benchmark's samples we ask for
+        // the unit they are in, otherwise we have none, so it may go on at once.
+        let ours = |m: &Measurement| m.id == benchmark_id && self.completed.is_none();
+        let answer = match &message {
+            Message::MeasurementComplete(m) if ours(m) => {
+                Some(protocol::unit_request_then_continue())
+            }
+            m if m.awaits_continue() => Some(protocol::continue_frame()),
+            _ => None,
+        };
+        if let Some(answer) = answer
+            && write_fully(&mut connection.stream, &answer, deadline).is_err()
         {
             connection.closed = true;
         }
         match message {
+            Message::ScaledValues { unit } => {
+                self.unit.get_or_insert(unit);
+            }
             Message::MeasurementStart { id } if id == benchmark_id => {
                 self.measurement_started.get_or_insert(received);
             }

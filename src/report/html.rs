@@ -412,8 +412,14 @@ fn card(
 /// The key numbers of a card as a definition list.
 fn numbers(result: &BenchmarkResult, report: &Report) -> String {
     let mut items = vec![
-        ("base mean", text::mean(result.base.mean_ns)),
-        ("head mean", text::mean(result.head.mean_ns)),
+        (
+            "base mean",
+            text::mean_in(result.base.mean_ns, result.unit.as_deref()),
+        ),
+        (
+            "head mean",
+            text::mean_in(result.head.mean_ns, result.unit.as_deref()),
+        ),
         (
             "ratio CI",
             match result.ratio {
@@ -461,7 +467,7 @@ fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64], report: &Rep
         "<svg class=\"bench-plot\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" width=\"100%\" role=\"img\" aria-label=\"time per iteration of base and head of {}\">\n",
         escape(&result.id)
     );
-    svg += &distributions(base, head, 0.0, 700.0, HEIGHT);
+    svg += &distributions(base, head, result.unit.as_deref(), 0.0, 700.0, HEIGHT);
     if result.ratio.is_some() {
         svg += &ratio_panel(result, report, 740.0, WIDTH - 10.0, HEIGHT);
     } else {
@@ -476,8 +482,16 @@ fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64], report: &Rep
     svg + "</svg>\n"
 }
 
-/// Strip plots with box plots of base (top) and head (bottom) on a shared time axis.
-fn distributions(base: &[f64], head: &[f64], left: f64, right: f64, height: f64) -> String {
+/// Strip plots with box plots of base (top) and head (bottom) on a shared axis: time per
+/// iteration, or the `unit` of a custom criterion measurement.
+fn distributions(
+    base: &[f64],
+    head: &[f64],
+    unit: Option<&str>,
+    left: f64,
+    right: f64,
+    height: f64,
+) -> String {
     let mut all: Vec<f64> = base
         .iter()
         .chain(head)
@@ -490,16 +504,21 @@ fn distributions(base: &[f64], head: &[f64], left: f64, right: f64, height: f64)
     let scale = Scale::new(lo - pad, hi + pad, left + 60.0, right - 10.0);
     let (top, bottom) = (22.0, height - 34.0);
     let row_h = (bottom - top) / 2.0;
-    let unit = time_unit(scale.hi.abs().max(scale.lo.abs()));
+    let (factor, title) = match unit {
+        Some(unit) => (1.0, format!("{} per iteration", escape(unit))),
+        None => {
+            let (factor, name) = time_unit(scale.hi.abs().max(scale.lo.abs()));
+            (factor, format!("time per iteration ({name})"))
+        }
+    };
     let mut svg = format!(
-        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">time per iteration ({})</text>\n",
+        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">{title}</text>\n",
         (scale.x0 + scale.x1) / 2.0,
-        unit.1
     );
     let ticks = scale.ticks(7);
-    let decimals = tick_decimals(&ticks, unit.0);
+    let decimals = tick_decimals(&ticks, factor);
     grid_ticks(&mut svg, &scale, &ticks, top, bottom, |tick| {
-        format!("{:.decimals$}", tick / unit.0)
+        format!("{:.decimals$}", tick / factor)
     });
     for (row, (name, values, color)) in [("base", base, BASE_COLOR), ("head", head, HEAD_COLOR)]
         .into_iter()
@@ -523,7 +542,7 @@ fn distributions(base: &[f64], head: &[f64], left: f64, right: f64, height: f64)
             continue;
         }
         svg += &strip(values, &scale, cy, row_h * 0.62, color);
-        svg += &box_plot(values, &scale, cy, row_h * 0.42, color, name);
+        svg += &box_plot(values, &scale, cy, row_h * 0.42, color, name, unit);
     }
     svg
 }
@@ -553,7 +572,15 @@ fn jitter(i: u64) -> f64 {
 }
 
 /// Quartile box, whiskers to the furthest sample within 1.5 IQR, median line, mean diamond.
-fn box_plot(values: &[f64], scale: &Scale, cy: f64, h: f64, color: &str, name: &str) -> String {
+fn box_plot(
+    values: &[f64],
+    scale: &Scale,
+    cy: f64,
+    h: f64,
+    color: &str,
+    name: &str,
+    unit: Option<&str>,
+) -> String {
     let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     if sorted.is_empty() {
         return String::new();
@@ -594,10 +621,10 @@ fn box_plot(values: &[f64], scale: &Scale, cy: f64, h: f64, color: &str, name: &
 <rect x=\"{x_q1:.1}\" y=\"{y0:.1}\" width=\"{:.1}\" height=\"{h:.1}\" fill=\"{color}\" fill-opacity=\"0.12\" rx=\"3\"/>\
 <line class=\"median\" x1=\"{x_med:.1}\" y1=\"{y0:.1}\" x2=\"{x_med:.1}\" y2=\"{y1:.1}\"/>\
 <path class=\"mean\" d=\"M{x_mean:.1} {:.1} L{:.1} {cy:.1} L{x_mean:.1} {:.1} L{:.1} {cy:.1} Z\" fill=\"#fff\"/></g>\n",
-        text::duration(median),
-        text::duration(mean),
-        text::duration(q1),
-        text::duration(q3),
+        escape(&text::mean_in(Some(median), unit)),
+        escape(&text::mean_in(Some(mean), unit)),
+        escape(&text::mean_in(Some(q1), unit)),
+        escape(&text::mean_in(Some(q3), unit)),
         sorted.len(),
         cy - h / 4.0,
         cy + h / 4.0,

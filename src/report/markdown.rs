@@ -113,8 +113,8 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
     for b in results {
         let cells = [
             escape(&b.id),
-            text::mean(b.base.mean_ns),
-            text::mean(b.head.mean_ns),
+            text::mean_in(b.base.mean_ns, b.unit.as_deref()),
+            text::mean_in(b.head.mean_ns, b.unit.as_deref()),
             text::change(b.change_rate),
             text::ratio_ci(b.ratio.as_ref()),
             text::p_and_q(b, report.settings.fdr),

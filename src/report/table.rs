@@ -31,8 +31,12 @@ fn columns(report: &Report) -> Vec<Column> {
     };
     vec![
         column("benchmark".into(), 9, false, |b, _| text::id_line(&b.id)),
-        column("base".into(), 3, true, |b, _| text::mean(b.base.mean_ns)),
-        column("head".into(), 4, true, |b, _| text::mean(b.head.mean_ns)),
+        column("base".into(), 3, true, |b, _| {
+            text::mean_in(b.base.mean_ns, b.unit.as_deref())
+        }),
+        column("head".into(), 4, true, |b, _| {
+            text::mean_in(b.head.mean_ns, b.unit.as_deref())
+        }),
         column("change".into(), 8, true, |b, _| text::change(b.change_rate)),
         column(
             format!("ratio {} CI", text::percent(report.settings.confidence)),

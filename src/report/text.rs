@@ -57,6 +57,16 @@ pub fn mean(ns: Option<f64>) -> String {
     ns.map_or_else(|| MISSING.to_string(), duration)
 }
 
+/// A benchmark's mean in its unit: a duration for criterion's wall time (`unit` `None`),
+/// otherwise three significant digits and the unit its custom measurement names (`1.23e4
+/// cycles` reads `12300 cycles`).
+pub fn mean_in(value: Option<f64>, unit: Option<&str>) -> String {
+    match (value, unit) {
+        (Some(value), Some(unit)) if value.is_finite() => format!("{} {unit}", significant(value)),
+        (value, _) => mean(value),
+    }
+}
+
 /// A relative change as a signed percentage: `+12.3 %`, `-4.0 %`.
 pub fn change(rate: Option<f64>) -> String {
     match rate {
@@ -748,6 +758,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn means_of_a_custom_measurement_carry_its_unit() {
+        assert_eq!(mean_in(Some(12_345.0), None), "12.3 µs");
+        assert_eq!(mean_in(Some(12_345.0), Some("cycles")), "12345 cycles");
+        assert_eq!(mean_in(Some(3.25), Some("cycles")), "3.25 cycles");
+        assert_eq!(mean_in(None, Some("cycles")), MISSING);
+    }
+
+    #[test]
     fn durations_have_three_significant_digits() {
         assert_eq!(duration(812.4), "812 ns");
         assert_eq!(duration(1234.0), "1.23 µs");
@@ -808,22 +826,9 @@ mod tests {
             ..Default::default()
         };
         BenchmarkResult {
-            id: "own/settings".to_string(),
-            target: None,
-            verdict: Outcome::Inconclusive,
-            ratio: None,
-            fork_interval: None,
-            change_rate: None,
-            mann_whitney: None,
-            cliffs_delta: None,
-            forks: Default::default(),
             base: side(base),
             head: side(head),
-            threshold: 0.02,
-            min_detectable_change: None,
-            stop: None,
-            failure: None,
-            warnings: Vec::new(),
+            ..BenchmarkResult::new("own/settings", 0.02)
         }
     }
 

@@ -40,7 +40,6 @@ pub fn measured(
     delta: (f64, Magnitude),
 ) -> BenchmarkResult {
     BenchmarkResult {
-        id: id.to_string(),
         target: Some("hashing".to_string()),
         verdict,
         fork_interval: None,
@@ -66,11 +65,8 @@ pub fn measured(
         forks: ForkCounts { base: 10, head: 10 },
         base: side(Some(base_ns), 10),
         head: side(Some(base_ns * ratio.0), 10),
-        threshold: 0.02,
         min_detectable_change: Some(0.015),
-        stop: None,
-        failure: None,
-        warnings: Vec::new(),
+        ..BenchmarkResult::new(id, 0.02)
     }
 }
 
@@ -83,25 +79,14 @@ pub fn unmeasured(
 ) -> BenchmarkResult {
     let forks = |m: Option<f64>| if m.is_some() { 10 } else { 0 };
     BenchmarkResult {
-        id: id.to_string(),
-        target: None,
         verdict,
-        fork_interval: None,
-        ratio: None,
-        change_rate: None,
-        mann_whitney: None,
-        cliffs_delta: None,
         forks: ForkCounts {
             base: forks(base_ns),
             head: forks(head_ns),
         },
         base: side(base_ns, forks(base_ns)),
         head: side(head_ns, forks(head_ns)),
-        threshold: 0.02,
-        min_detectable_change: None,
-        stop: None,
-        failure: None,
-        warnings: Vec::new(),
+        ..BenchmarkResult::new(id, 0.02)
     }
 }
 

@@ -145,6 +145,10 @@ pub struct CompareArgs {
     /// Do not activate the `default` feature
     #[arg(long)]
     pub no_default_features: bool,
+    /// Copy PATH (a file or directory of your working tree that git ignores or never held, such
+    /// as downloaded benchmark data) into both revisions' checkouts (repeatable)
+    #[arg(long, value_name = "PATH")]
+    pub copy_untracked: Vec<PathBuf>,
 
     /// Interleaved forks, or duet pairs on two pinned CPUs [default: interleaved]
     #[arg(long, value_enum)]
@@ -388,6 +392,15 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
             all_features: args.all_features,
             no_default_features: args.no_default_features,
         },
+        // Relative to where the command runs, which --manifest-path moves `start_dir` from.
+        copy_untracked: match args.manifest_path {
+            None => args.copy_untracked.clone(),
+            Some(_) => args
+                .copy_untracked
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .collect(),
+        },
         settings: effective.settings.clone(),
         shard: args.shard,
         resume: args.resume.clone(),
@@ -455,6 +468,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         workspace_root,
         revisions: vec!["HEAD~1".to_string(), "HEAD".to_string()],
         build: Default::default(),
+        copy_untracked: Vec::new(),
         settings,
         shard: None,
         resume: None,

@@ -29,6 +29,8 @@ pub enum Error {
     #[error(transparent)]
     Worktree(#[from] crate::worktree::WorktreeError),
     #[error(transparent)]
+    Untracked(#[from] crate::untracked::UntrackedError),
+    #[error(transparent)]
     Build(#[from] crate::build::BuildError),
     #[error(transparent)]
     Discover(#[from] crate::discover::DiscoverError),

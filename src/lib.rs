@@ -27,6 +27,7 @@ pub mod samples;
 pub mod schedule;
 pub mod stats;
 pub mod stop;
+pub mod untracked;
 pub mod worktree;
 
 pub use error::{Error, Result};

@@ -30,6 +30,7 @@ use crate::samples::{
 };
 use crate::schedule::{self, Shard, Side};
 use crate::stop::StopPolicy;
+use crate::untracked::UntrackedCopies;
 use crate::worktree;
 
 /// How long listing a bench target's benchmarks may take.
@@ -45,6 +46,9 @@ pub struct RunRequest {
     /// Revision arguments as typed (see `revisions::resolve_comparison`).
     pub revisions: Vec<String>,
     pub build: BuildOptions,
+    /// Paths of the user's working tree git does not hold, copied into both checkouts
+    /// (`--copy-untracked`, [`UntrackedCopies`]).
+    pub copy_untracked: Vec<PathBuf>,
     pub settings: Settings,
     pub shard: Option<Shard>,
     pub resume: Option<PathBuf>,
@@ -122,6 +126,7 @@ fn with_selected_benchmarks<T>(
     let started = Instant::now();
     let repo = revisions::open_repository(&request.start_dir)?;
     let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
+    let untracked = UntrackedCopies::new(&repo, &request.start_dir, &request.copy_untracked)?;
     let workspace_rel = relative_workspace(&comparison.repo_root, &request.workspace_root)?;
     let target_dir = build::target_directory(&request.workspace_root)?;
     let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
@@ -156,6 +161,7 @@ fn with_selected_benchmarks<T>(
         shared_target: &shared_target,
         workspace_rel: &workspace_rel,
         options: &request.build,
+        untracked: &untracked,
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
@@ -423,6 +429,7 @@ struct Builder<'a> {
     shared_target: &'a Path,
     workspace_rel: &'a Path,
     options: &'a BuildOptions,
+    untracked: &'a UntrackedCopies,
 }
 
 impl Builder<'_> {
@@ -437,6 +444,12 @@ impl Builder<'_> {
         let label = format!("{side} {}", revision.label());
         progress.start_step(&format!("checking out {label}"));
         let checkout = worktree::materialise(self.repo, self.perfdiff_dir, slot, revision)?;
+        let copied = self.untracked.copy_into(&checkout)?;
+        if copied > 0 {
+            progress.detail(&format!(
+                "copied {copied} file(s) git does not hold into the checkout of {label}"
+            ));
+        }
         progress.start_step(&format!("building {label}"));
         let bin_dir = self
             .perfdiff_dir
@@ -692,16 +705,25 @@ fn set_apart_unlisted(
             .headline()
             .map(|h| format!(": {h}"))
             .unwrap_or_default();
+        let hint = match side {
+            None => format!(" ({NOT_IN_CHECKOUTS})"),
+            Some(_) => String::new(),
+        };
         skipped.push(SkippedTarget {
             target: failed.target.clone(),
             reason: format!(
-                "its benchmarks could not be listed in {where_}: {}{headline}",
+                "its benchmarks could not be listed in {where_}: {}{headline}{hint}",
                 failed.message()
             ),
         });
     }
     Ok((base, head))
 }
+
+/// Why a listing that fails in both revisions may fail, and the remedy.
+const NOT_IN_CHECKOUTS: &str = "each is a checkout of what git holds: a file the benchmarks \
+     read that is not committed, or that git ignores, is missing there; `--copy-untracked PATH` \
+     brings it along";
 
 /// The error of a listing that failed with nothing else to compare. When it failed in both
 /// revisions, the likeliest cause is something both checkouts lack that the user's has: a file
@@ -717,11 +739,7 @@ fn unlisted_error(side: Option<ListingSide>, error: DiscoverError) -> DiscoverEr
             },
         ) => DiscoverError::List {
             executable,
-            message: format!(
-                "{message}, in both revisions (each is a checkout of what git holds: a file \
-                 the benchmarks read that is not committed, or that git ignores, is missing \
-                 there)"
-            ),
+            message: format!("{message}, in both revisions ({NOT_IN_CHECKOUTS})"),
             stderr_tail,
         },
         (_, error) => error,
@@ -1266,9 +1284,11 @@ mod tests {
             [
                 (
                     "x",
-                    "its benchmarks could not be listed in either revision: `--bench --list \
-                     --format terse` exited with exit status: 101: thread 'main' panicked at \
-                     benches/x.rs:1:1: no data.bin"
+                    &format!(
+                        "its benchmarks could not be listed in either revision: `--bench --list \
+                         --format terse` exited with exit status: 101: thread 'main' panicked at \
+                         benches/x.rs:1:1: no data.bin ({NOT_IN_CHECKOUTS})"
+                    )[..]
                 ),
                 (
                     "y",

@@ -197,6 +197,52 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
 }
 
 #[test]
+fn data_git_ignores_is_copied_into_both_checkouts_on_request() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    std::fs::write(repo.join(".gitignore"), "/bench-data/\n").unwrap();
+    add_bench_target(&repo, "setup", READS_DATA);
+    commit_all(&repo, "base: a bench target reading data git ignores");
+    replace_in(&repo, "benches/setup.rs", "data.len()", "data.trim().len()");
+    commit_all(&repo, "head: another use of the data");
+    std::fs::create_dir_all(repo.join("bench-data")).unwrap();
+    std::fs::write(repo.join("bench-data/input.txt"), "four").unwrap();
+    let before = RepoState::capture(&repo);
+    let filters = ["setup/", "hash/steady"];
+
+    // Without the option neither checkout has the data: skipped, saying what to do.
+    let report = json_report(&cargo_perfdiff(&repo, &parent_vs_head_json(&filters)));
+    let reason = report["skipped_targets"][0]["reason"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(reason.contains("--copy-untracked PATH"), "{report:#}");
+
+    let copying = with_options(
+        &parent_vs_head_json(&filters),
+        &["--copy-untracked", "bench-data"],
+    );
+    let output = cargo_perfdiff(&repo, &copying);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    let setup = bench_entry(&report, "setup/len");
+    assert_eq!(setup["forks"]["base"], 2, "{setup:#}");
+    assert_eq!(setup["forks"]["head"], 2, "{setup:#}");
+    assert_ne!(setup["verdict"], "failed", "{setup:#}");
+
+    // A path git tracks would replace both revisions' versions: refused before any work.
+    let tracked = with_options(
+        &parent_vs_head_json(&["hash/steady"]),
+        &["--copy-untracked", "benches"],
+    );
+    assert_clean_error(
+        &cargo_perfdiff(&repo, &tracked),
+        2,
+        "--copy-untracked benches: git tracks benches/",
+    );
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
 fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions::default());

@@ -1056,8 +1056,11 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 .expect("registered")
         })
         .collect();
+    // Benchmarks failed before measuring (their target's listing failed) have nothing to run.
     let measurable: Vec<usize> = (0..ctx.matched.len())
-        .filter(|&i| ctx.matched[i].presence == Presence::Both)
+        .filter(|&i| {
+            ctx.matched[i].presence == Presence::Both && !file.benchmarks[index[i]].failed()
+        })
         .collect();
     let initial_warm_up = Duration::from_millis(ctx.settings.warm_up_ms);
     let mut warm_up: BTreeMap<(usize, Side), Duration> = BTreeMap::new();

@@ -490,7 +490,9 @@ pub fn build_benches(
         return Err(BuildError::Failed {
             revision: label.to_string(),
             diagnostics: failure_text(&parsed, &stderr_tail, status),
-            hint: skip_failed_benches_hint(&parsed, &packages.bench_targets, opts),
+            hint: skip_failed_benches_hint(&parsed, &packages.bench_targets, opts).or_else(|| {
+                all_benches_failed_hint(&parsed, &bench_packages_elsewhere(workspace_dir))
+            }),
         });
     }
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
@@ -979,11 +981,7 @@ pub fn skip_failed_benches_hint(
             .join(", ")
     };
     let failed_names: Vec<&str> = failed.iter().map(|f| f.target.as_str()).collect();
-    let why = if failed.iter().all(|f| f.needs_nightly) {
-        " (`#![feature]` needs a nightly toolchain)"
-    } else {
-        ""
-    };
+    let why = nightly_remark(failed);
     let flags: Vec<String> = others.iter().map(|t| format!("--bench {t}")).collect();
     let packages: Vec<String> = opts.packages.iter().map(|p| format!("-p {p} ")).collect();
     Some(format!(
@@ -992,6 +990,43 @@ pub fn skip_failed_benches_hint(
         names(&failed_names),
         packages.concat(),
         flags.join(" ")
+    ))
+}
+
+/// ` (`#![feature]` needs a nightly toolchain)` when every target in `failed` failed for that.
+fn nightly_remark(failed: &[FailedTarget]) -> &'static str {
+    if failed.iter().all(|f| f.needs_nightly) {
+        " (`#![feature]` needs a nightly toolchain)"
+    } else {
+        ""
+    }
+}
+
+/// When the build failed in bench targets only and none is left to compare, the packages of
+/// their own with bench targets (`elsewhere`, from [`bench_packages_elsewhere`]) to compare
+/// instead: RustCrypto's workspaces keep nightly-only `#[bench]` files in their members and the
+/// criterion suite in a separate `benches/` package. `None` without such a package.
+pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> Option<String> {
+    let failed = &parsed.failed_targets;
+    if failed.is_empty() || failed.iter().any(|f| !f.is_bench) {
+        return None;
+    }
+    let first = elsewhere.first()?.display();
+    let packages = match elsewhere {
+        [_] => format!("`{first}` is a package of its own with bench targets"),
+        several => format!(
+            "packages of their own have bench targets: {}",
+            several
+                .iter()
+                .map(|p| format!("`{}`", p.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Some(format!(
+        "no bench target of this workspace compiled{}; {packages}: compare it with \
+         `--manifest-path {first}`",
+        nightly_remark(failed)
     ))
 }
 
@@ -1487,6 +1522,34 @@ mod tests {
             skip_failed_benches_hint(&parsed, &demo_benches(&["nightly"]), &opts),
             None
         );
+    }
+
+    #[test]
+    fn when_every_bench_target_failed_a_package_of_their_own_is_suggested() {
+        let parsed = parse_messages(NIGHTLY_BENCH);
+        let elsewhere = [PathBuf::from("benches/Cargo.toml")];
+        assert_eq!(
+            all_benches_failed_hint(&parsed, &elsewhere).as_deref(),
+            Some(
+                "no bench target of this workspace compiled (`#![feature]` needs a nightly \
+                 toolchain); `benches/Cargo.toml` is a package of its own with bench targets: \
+                 compare it with `--manifest-path benches/Cargo.toml`"
+            )
+        );
+        let two = [PathBuf::from("a/Cargo.toml"), PathBuf::from("b/Cargo.toml")];
+        let hint = all_benches_failed_hint(&parsed, &two).unwrap();
+        assert!(
+            hint.ends_with(
+                "packages of their own have bench targets: `a/Cargo.toml`, `b/Cargo.toml`: \
+                 compare it with `--manifest-path a/Cargo.toml`"
+            ),
+            "{hint}"
+        );
+        assert_eq!(all_benches_failed_hint(&parsed, &[]), None);
+        // A library error: another package's benchmarks would not help.
+        let mut library = parsed.clone();
+        library.failed_targets[0].is_bench = false;
+        assert_eq!(all_benches_failed_hint(&library, &elsewhere), None);
     }
 
     #[test]

@@ -220,6 +220,31 @@ fn packages_of_their_own_with_bench_targets_are_found_and_members_are_not() {
         bench_packages_elsewhere(&root),
         [PathBuf::from("bench/Cargo.toml")]
     );
+    // When every bench target built fails to compile (a nightly-only `#[bench]` file, say),
+    // the error points at the package of its own.
+    fs::write(
+        root.join("a/benches/a_bench.rs"),
+        "#![feature(test)]\nfn main() {}\n",
+    )
+    .unwrap();
+    let options = BuildOptions {
+        packages: vec!["a".to_string()],
+        ..Default::default()
+    };
+    let error = build_benches(
+        &root,
+        "head HEAD (abc)",
+        &dir.path().join("target"),
+        &dir.path().join("bin"),
+        &options,
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.ends_with("compare it with `--manifest-path bench/Cargo.toml`"),
+        "{error}"
+    );
     // `autobenches = false` leaves `benches/` alone.
     let manifest = own.join("Cargo.toml");
     let text = fs::read_to_string(&manifest).unwrap();

@@ -1013,9 +1013,9 @@ pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> O
     }
     let first = elsewhere.first()?.display();
     let packages = match elsewhere {
-        [_] => format!("`{first}` is a package of its own with bench targets"),
+        [_] => format!("`{first}` is a package of its own with bench targets: compare it"),
         several => format!(
-            "packages of their own have bench targets: {}",
+            "packages of their own have bench targets: {}: compare one",
             several
                 .iter()
                 .map(|p| format!("`{}`", p.display()))
@@ -1024,8 +1024,7 @@ pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> O
         ),
     };
     Some(format!(
-        "no bench target of this workspace compiled{}; {packages}: compare it with \
-         `--manifest-path {first}`",
+        "no bench target of this workspace compiled{}; {packages} with `--manifest-path {first}`",
         nightly_remark(failed)
     ))
 }
@@ -1541,7 +1540,7 @@ mod tests {
         assert!(
             hint.ends_with(
                 "packages of their own have bench targets: `a/Cargo.toml`, `b/Cargo.toml`: \
-                 compare it with `--manifest-path a/Cargo.toml`"
+                 compare one with `--manifest-path a/Cargo.toml`"
             ),
             "{hint}"
         );

@@ -5,6 +5,8 @@
 //! iterations to Mann–Whitney U and Cliff's delta, and the suite's U p-values through
 //! Benjamini–Hochberg before the verdict. The result is plain data; `report` only formats it.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::config::Settings;
@@ -269,6 +271,62 @@ pub struct Report {
     /// forks' wall times (`cpu_wait_share` of the forks); absent where it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_wait_share: Option<f64>,
+    /// Time forks spent outside the benchmark they measured (`outside_ms` of the forks); absent
+    /// where no fork recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_benchmark: Option<OutsideTime>,
+}
+
+/// The time forks spent outside the benchmark they measured: starting the executable and running
+/// the set-up code of its other benchmarks, which criterion runs in every process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutsideTime {
+    /// Σ outside time / Σ wall time over the forks that recorded both.
+    pub share: f64,
+    /// Median outside time of a fork, in milliseconds.
+    pub median_ms: f64,
+    /// The bench targets whose forks spent the most time outside their benchmark, by mean,
+    /// largest first (at most three).
+    pub heaviest_targets: Vec<String>,
+}
+
+/// How many bench targets [`OutsideTime::heaviest_targets`] names.
+const HEAVIEST_TARGETS: usize = 3;
+
+/// The time forks spent outside their benchmark, over the forks that recorded it.
+fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
+    let mut per_target: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let (mut outside, mut wall, mut all) = (0.0, 0.0, Vec::new());
+    for bench in &samples.benchmarks {
+        for fork in bench.base.forks.iter().chain(&bench.head.forks) {
+            let (Some(out), Some(ms)) = (fork.outside_ms, fork.wall_ms) else {
+                continue;
+            };
+            outside += out;
+            wall += ms;
+            all.push(out);
+            let target = bench.target.as_deref().unwrap_or("");
+            per_target.entry(target).or_default().push(out);
+        }
+    }
+    if wall <= 0.0 {
+        return None;
+    }
+    let mut means: Vec<(&str, f64)> = per_target
+        .into_iter()
+        .map(|(target, values)| (target, descriptive::mean(&values)))
+        .collect();
+    means.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Some(OutsideTime {
+        share: outside / wall,
+        median_ms: descriptive::median(&all),
+        heaviest_targets: means
+            .into_iter()
+            .filter(|(target, _)| !target.is_empty())
+            .take(HEAVIEST_TARGETS)
+            .map(|(target, _)| target.to_string())
+            .collect(),
+    })
 }
 
 /// The settings that shaped the verdicts.
@@ -317,6 +375,7 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
         checkpoint_overhead: checkpoint_overhead(samples),
         steal_share: wall_weighted(samples, |f| f.steal_share),
         cpu_wait_share: wall_weighted(samples, |f| f.cpu_wait_share),
+        outside_benchmark: outside_time(samples),
     }
 }
 
@@ -913,5 +972,34 @@ mod tests {
             mean_measured_ms(&record(None, None).base),
             Some(120.0 / 1e6)
         );
+    }
+
+    #[test]
+    fn time_outside_the_benchmarks_is_summed_up_with_the_heaviest_targets() {
+        let fork = |outside_ms: Option<f64>| ForkRecord {
+            wall_ms: Some(1000.0),
+            outside_ms,
+            ..Default::default()
+        };
+        let mut file = SampleFile::new(RunInfo::default());
+        for (id, target, outside) in [
+            ("a/x", "light", 50.0),
+            ("b/x", "heavy", 450.0),
+            ("c/x", "middle", 200.0),
+        ] {
+            let record = file.benchmark_mut(id, Presence::Both);
+            record.target = Some(target.to_string());
+            record.base = side_of(vec![fork(Some(outside)), fork(Some(outside))]);
+            // A fork of an older file without the figure counts for nothing.
+            record.head = side_of(vec![fork(Some(outside)), fork(None)]);
+        }
+        let outside = outside_time(&file).expect("recorded");
+        assert!(
+            (outside.share - 700.0 * 3.0 / 9000.0).abs() < 1e-12,
+            "{outside:?}"
+        );
+        assert_eq!(outside.median_ms, 200.0);
+        assert_eq!(outside.heaviest_targets, ["heavy", "middle", "light"]);
+        assert_eq!(outside_time(&SampleFile::new(RunInfo::default())), None);
     }
 }

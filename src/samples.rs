@@ -193,6 +193,12 @@ pub struct ForkRecord {
     /// Wall time of the fork's process in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wall_ms: Option<f64>,
+    /// Of `wall_ms`, the time outside the fork's own benchmark: from the process's start to
+    /// criterion's `BeginningBenchmark`, and from `MeasurementComplete` to the exit. Starting the
+    /// executable and the set-up code of its other benchmarks, which criterion runs in every
+    /// process, whichever benchmark it measures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_ms: Option<f64>,
     /// Share of all of the machine's CPU time that the hypervisor stole while the fork ran
     /// (`/proc/stat`, see [`crate::fork::steal`]); absent where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]

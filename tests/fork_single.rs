@@ -121,6 +121,27 @@ fn samples_of_a_custom_measurement_record_its_unit() {
 }
 
 #[test]
+fn the_time_a_fork_spends_outside_its_benchmark_is_recorded() {
+    let home = tempfile::tempdir().unwrap();
+    let benches = fixture::failing_benches();
+    // `prepared`'s set-up sleeps 300 ms in every process, also in a fork of `ok/fast`.
+    let request = ForkRequest {
+        executable: benches.executable.clone(),
+        cwd: benches.dir.clone(),
+        env: vec![("PERFDIFF_FIXTURE_SETUP_MS".into(), "300".into())],
+        ..request("ok/fast", home.path())
+    };
+    let ForkOutcome::Completed(record) = run_fork(&request).unwrap() else {
+        panic!("ok/fast did not complete");
+    };
+    let (outside, wall) = (record.outside_ms.unwrap(), record.wall_ms.unwrap());
+    assert!(
+        (300.0..wall - 100.0).contains(&outside),
+        "outside {outside} ms of {wall} ms: the set-up, not the 100 ms measured"
+    );
+}
+
+#[test]
 fn an_id_that_matches_nothing_fails_naming_it() {
     let home = tempfile::tempdir().unwrap();
     // A prefix of a real id: `--exact` must not match it.

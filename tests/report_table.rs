@@ -247,6 +247,33 @@ fn cpu_wait_is_noted_only_when_noticeable_with_advice_for_the_mode() {
 }
 
 #[test]
+fn time_outside_the_benchmarks_is_noted_when_it_is_a_large_share() {
+    let style = Style {
+        color: false,
+        width: None,
+    };
+    let mut report = all_verdicts();
+    let outside = |share: f64| cargo_perfdiff::analysis::OutsideTime {
+        share,
+        median_ms: 245.4,
+        heaviest_targets: vec!["bench1".into(), "specializations".into()],
+    };
+    report.outside_benchmark = Some(outside(0.05));
+    assert!(!render(&report, Format::Table, &style).contains("outside the benchmark"));
+    report.outside_benchmark = Some(outside(0.27));
+    let out = render(&report, Format::Table, &style);
+    assert!(
+        out.contains(
+            "note: forks spent 27 % of their time outside the benchmark they measured (245 ms a \
+             fork at the median; most in bench target(s) `bench1`, `specializations`)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("`LazyLock`"), "{out}");
+    assert!(render(&report, Format::Markdown, &style).contains("outside the benchmark"));
+}
+
+#[test]
 fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
     let style = Style {
         color: false,

@@ -68,6 +68,8 @@ struct Progress {
     measured_signal: Option<Arc<AtomicBool>>,
     /// The unit of the samples, as criterion answered our request after them.
     unit: Option<String>,
+    /// Receipt of `BeginningBenchmark` for our benchmark.
+    began: Option<Instant>,
 }
 
 /// A fork that has ended, with the window during which it measured.
@@ -227,7 +229,14 @@ impl RunningFork {
     fn end(mut self, ending: Ending) -> FinishedFork {
         let cpu_wait_share = self.process.cpu_wait_share();
         let status = self.process.kill_and_reap();
-        let wall_ms = self.started_at.elapsed().as_secs_f64() * 1e3;
+        let ended = Instant::now();
+        let wall_ms = (ended - self.started_at).as_secs_f64() * 1e3;
+        let outside_ms = match (self.progress.began, &self.progress.completed) {
+            (Some(began), Some((_, completed))) => {
+                Some(((began - self.started_at) + (ended - *completed)).as_secs_f64() * 1e3)
+            }
+            _ => None,
+        };
         let steal_share = self
             .cpu_times_at_start
             .zip(CpuTimes::now())
@@ -273,6 +282,7 @@ impl RunningFork {
                         steal_share,
                         cpu_wait_share,
                         unit: self.progress.unit.take().filter(|unit| unit != "ns"),
+                        outside_ms,
                         ..ForkRecord::default()
                     })),
                     None => failure(self.describe_missing_measurement()),
@@ -455,6 +465,9 @@ impl Progress {
         match message {
             Message::ScaledValues { unit } => {
                 self.unit.get_or_insert(unit);
+            }
+            Message::BeginningBenchmark { id } if id == benchmark_id => {
+                self.began.get_or_insert(received);
             }
             Message::MeasurementStart { id } if id == benchmark_id => {
                 self.measurement_started.get_or_insert(received);

@@ -251,14 +251,15 @@ pub fn disturbed_note(report: &Report) -> Option<String> {
     ))
 }
 
-/// The notes about the whole run (disturbed forks, noisy forks, steal time, CPU wait), in that
-/// order.
+/// The notes about the whole run (disturbed forks, noisy forks, steal time, CPU wait, time
+/// outside the benchmarks), in that order.
 pub fn run_notes(report: &Report) -> Vec<String> {
     [
         disturbed_note(report),
         noisy_forks_note(report),
         steal_note(report),
         cpu_wait_note(report),
+        outside_benchmark_note(report),
     ]
     .into_iter()
     .flatten()
@@ -314,6 +315,36 @@ pub fn noisy_forks_note(report: &Report) -> Option<String> {
          inconclusive; try {advice}",
         percent(spread),
         percent(threshold)
+    ))
+}
+
+/// Shares of fork time spent outside the measured benchmark from this one up are worth a note.
+/// The demo and unicode-segmentation spent 1.4 % there (10 ms a fork, mostly starting the
+/// process); itertools, whose groups each build 1,000 iterators before their benchmarks, 21 %
+/// (197 ms a fork of its `specializations` target, 108 ms of `bench1`).
+pub const OUTSIDE_NOTE_FROM: f64 = 0.1;
+
+/// A note when forks spent much of their time outside the benchmark they measured, `None`
+/// otherwise: criterion runs every group function of an executable in every process, so inputs
+/// a group builds before `bench_function` are built by every fork of every benchmark of that
+/// executable, which the user can avoid.
+pub fn outside_benchmark_note(report: &Report) -> Option<String> {
+    let outside = report
+        .outside_benchmark
+        .as_ref()
+        .filter(|o| o.share >= OUTSIDE_NOTE_FROM)?;
+    let targets = match outside.heaviest_targets.as_slice() {
+        [] => String::new(),
+        targets => format!("; most in bench target(s) `{}`", targets.join("`, `")),
+    };
+    Some(format!(
+        "forks spent {} of their time outside the benchmark they measured ({} a fork at the \
+         median{targets}): starting the executable and running the set-up code of its other \
+         benchmarks, which criterion runs in every process; an input built lazily (a \
+         `LazyLock` first used inside the benchmark's closure) is built only by the forks that \
+         measure it",
+        percent(outside.share),
+        rounded_wall_time(outside.median_ms)
     ))
 }
 

@@ -192,6 +192,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
         checkpoint_overhead: None,
         steal_share: None,
         cpu_wait_share: None,
+        outside_benchmark: None,
     }
 }
 

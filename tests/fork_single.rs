@@ -27,6 +27,16 @@ fn request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
     }
 }
 
+/// [`request`] for benchmark `benchmark_id` of the failing-benches fixture.
+fn failing_benches_request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
+    let benches = fixture::failing_benches();
+    ForkRequest {
+        executable: benches.executable.clone(),
+        cwd: benches.dir.clone(),
+        ..request(benchmark_id, criterion_home)
+    }
+}
+
 #[test]
 fn a_fork_returns_its_samples_and_the_effective_config_and_writes_no_reports() {
     let home = tempfile::tempdir().unwrap();
@@ -75,13 +85,7 @@ fn a_fork_returns_its_samples_and_the_effective_config_and_writes_no_reports() {
 #[test]
 fn settings_a_benchmark_group_sets_in_code_win_and_both_are_recorded() {
     let home = tempfile::tempdir().unwrap();
-    let benches = fixture::failing_benches();
-    let request = ForkRequest {
-        executable: benches.executable.clone(),
-        cwd: benches.dir.clone(),
-        ..request("own/settings", home.path())
-    };
-    let outcome = run_fork(&request).unwrap();
+    let outcome = run_fork(&failing_benches_request("own/settings", home.path())).unwrap();
     let ForkOutcome::Completed(record) = outcome else {
         panic!("own/settings did not complete: {outcome:?}");
     };
@@ -101,17 +105,9 @@ fn settings_a_benchmark_group_sets_in_code_win_and_both_are_recorded() {
 #[test]
 fn samples_of_a_custom_measurement_record_its_unit() {
     let home = tempfile::tempdir().unwrap();
-    let benches = fixture::failing_benches();
-    let fork = |id: &str| {
-        let request = ForkRequest {
-            executable: benches.executable.clone(),
-            cwd: benches.dir.clone(),
-            ..request(id, home.path())
-        };
-        match run_fork(&request).unwrap() {
-            ForkOutcome::Completed(record) => record,
-            outcome => panic!("{id} did not complete: {outcome:?}"),
-        }
+    let fork = |id: &str| match run_fork(&failing_benches_request(id, home.path())).unwrap() {
+        ForkOutcome::Completed(record) => record,
+        outcome => panic!("{id} did not complete: {outcome:?}"),
     };
     let ticks = fork("ticks/fast");
     assert_eq!(ticks.unit.as_deref(), Some("ticks"), "{ticks:?}");
@@ -123,13 +119,10 @@ fn samples_of_a_custom_measurement_record_its_unit() {
 #[test]
 fn the_time_a_fork_spends_outside_its_benchmark_is_recorded() {
     let home = tempfile::tempdir().unwrap();
-    let benches = fixture::failing_benches();
     // `prepared`'s set-up sleeps 300 ms in every process, also in a fork of `ok/fast`.
     let request = ForkRequest {
-        executable: benches.executable.clone(),
-        cwd: benches.dir.clone(),
         env: vec![("PERFDIFF_FIXTURE_SETUP_MS".into(), "300".into())],
-        ..request("ok/fast", home.path())
+        ..failing_benches_request("ok/fast", home.path())
     };
     let ForkOutcome::Completed(record) = run_fork(&request).unwrap() else {
         panic!("ok/fast did not complete");

@@ -38,6 +38,7 @@ use regex::Regex;
 use crate::build::BenchExecutable;
 use crate::fork::CliDialect;
 use crate::samples::Presence;
+use crate::schedule::Side;
 
 /// The string every criterion benchmark binary contains.
 const CRITERION_MARKER: &str = "CARGO_CRITERION_PORT";
@@ -594,13 +595,6 @@ pub struct SideListings {
     pub failed: Vec<FailedListing>,
 }
 
-/// Which side a listing belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ListingSide {
-    Base,
-    Head,
-}
-
 /// Both revisions' discovery once the failed listings are settled: see [`settle_failed_listings`].
 #[derive(Debug, Default)]
 pub struct Settled {
@@ -608,10 +602,10 @@ pub struct Settled {
     pub head: TargetLists,
     /// Targets whose benchmarks the other revision listed: those benchmarks are compared as
     /// present in both and reported `failed` on this side.
-    pub failed_on_one_side: Vec<(ListingSide, FailedListing)>,
+    pub failed_on_one_side: Vec<(Side, FailedListing)>,
     /// Targets whose benchmarks no revision could list, with the side(s) where the listing
     /// failed (`None`: both).
-    pub unlisted: Vec<(Option<ListingSide>, FailedListing)>,
+    pub unlisted: Vec<(Option<Side>, FailedListing)>,
 }
 
 /// Settles the bench targets whose listing failed, so that one broken target does not stop the
@@ -637,14 +631,12 @@ pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled
         match in_head {
             Some(ids) => {
                 settled.base.push((failure.target.clone(), ids));
-                settled
-                    .failed_on_one_side
-                    .push((ListingSide::Base, failure));
+                settled.failed_on_one_side.push((Side::Base, failure));
             }
             None if head_failed.contains(&failure.target.as_str()) => {
                 settled.unlisted.push((None, failure))
             }
-            None => settled.unlisted.push((Some(ListingSide::Base), failure)),
+            None => settled.unlisted.push((Some(Side::Base), failure)),
         }
     }
     let failed_in_both: Vec<String> = settled
@@ -660,11 +652,9 @@ pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled
         match listed_ids(&settled.base, &failure.target) {
             Some(ids) => {
                 settled.head.push((failure.target.clone(), ids));
-                settled
-                    .failed_on_one_side
-                    .push((ListingSide::Head, failure));
+                settled.failed_on_one_side.push((Side::Head, failure));
             }
-            None => settled.unlisted.push((Some(ListingSide::Head), failure)),
+            None => settled.unlisted.push((Some(Side::Head), failure)),
         }
     }
     settled
@@ -932,7 +922,7 @@ mod tests {
             settled.head,
             side(&[("size", &["s", "t"]), ("speed", &["a", "b"])])
         );
-        let [(ListingSide::Head, failure)] = &settled.failed_on_one_side[..] else {
+        let [(Side::Head, failure)] = &settled.failed_on_one_side[..] else {
             panic!("{:?}", settled.failed_on_one_side)
         };
         assert_eq!(failure.target, "speed");
@@ -950,10 +940,7 @@ mod tests {
             listings(&[("speed", &["a"])], &[]),
         );
         assert_eq!(settled.base, side(&[("speed", &["a"])]));
-        assert!(matches!(
-            settled.failed_on_one_side[..],
-            [(ListingSide::Base, _)]
-        ));
+        assert!(matches!(settled.failed_on_one_side[..], [(Side::Base, _)]));
     }
 
     #[test]
@@ -965,7 +952,7 @@ mod tests {
         assert_eq!(settled.base, side(&[("ok", &["a"])]));
         assert_eq!(settled.head, side(&[("ok", &["a"])]));
         assert!(settled.failed_on_one_side.is_empty());
-        let unlisted: Vec<(Option<ListingSide>, &str)> = settled
+        let unlisted: Vec<(Option<Side>, &str)> = settled
             .unlisted
             .iter()
             .map(|(side, f)| (*side, f.target.as_str()))
@@ -974,8 +961,8 @@ mod tests {
             unlisted,
             [
                 (None, "broken"),
-                (Some(ListingSide::Base), "old"),
-                (Some(ListingSide::Head), "new")
+                (Some(Side::Base), "old"),
+                (Some(Side::Head), "new")
             ]
         );
     }

@@ -16,8 +16,8 @@ use crate::build::{
 };
 use crate::config::{Settings, StopRule};
 use crate::discover::{
-    self, DiscoverError, FailedListing, Filter, Harness, ListingSide, Matched, Settled,
-    SideListings, TargetLists,
+    self, DiscoverError, FailedListing, Filter, Harness, Matched, Settled, SideListings,
+    TargetLists,
 };
 use crate::duet;
 use crate::error::{Error, Result};
@@ -654,10 +654,10 @@ fn failed_listings(
     settled
         .failed_on_one_side
         .iter()
-        .map(|(side, failed)| {
-            let (side, label) = match side {
-                ListingSide::Base => (Side::Base, &labels[0]),
-                ListingSide::Head => (Side::Head, &labels[1]),
+        .map(|&(side, ref failed)| {
+            let label = match side {
+                Side::Base => &labels[0],
+                Side::Head => &labels[1],
             };
             let message = format!(
                 "listing the benchmarks of bench target `{}` failed: {}",
@@ -698,8 +698,8 @@ fn set_apart_unlisted(
     for (side, failed) in unlisted {
         let where_ = match side {
             None => "either revision".to_string(),
-            Some(ListingSide::Base) => format!("base {}", labels[0]),
-            Some(ListingSide::Head) => format!("head {}", labels[1]),
+            Some(Side::Base) => format!("base {}", labels[0]),
+            Some(Side::Head) => format!("head {}", labels[1]),
         };
         let headline = failed
             .headline()
@@ -728,7 +728,7 @@ const NOT_IN_CHECKOUTS: &str = "each is a checkout of what git holds: a file the
 /// The error of a listing that failed with nothing else to compare. When it failed in both
 /// revisions, the likeliest cause is something both checkouts lack that the user's has: a file
 /// git does not track.
-fn unlisted_error(side: Option<ListingSide>, error: DiscoverError) -> DiscoverError {
+fn unlisted_error(side: Option<Side>, error: DiscoverError) -> DiscoverError {
     match (side, error) {
         (
             None,
@@ -1272,7 +1272,7 @@ mod tests {
         let settled = Settled {
             base: vec![("ok".into(), vec!["a".into()])],
             head: vec![("ok".into(), vec!["a".into()])],
-            unlisted: vec![(None, failed("x")), (Some(ListingSide::Head), failed("y"))],
+            unlisted: vec![(None, failed("x")), (Some(Side::Head), failed("y"))],
             ..Settled::default()
         };
         let mut skipped = Vec::new();
@@ -1317,13 +1317,9 @@ mod tests {
             error.contains("git ignores") && error.ends_with("no data.bin"),
             "{error}"
         );
-        let error = set_apart_unlisted(
-            nothing_else(Some(ListingSide::Base)),
-            &labels,
-            &mut Vec::new(),
-        )
-        .unwrap_err()
-        .to_string();
+        let error = set_apart_unlisted(nothing_else(Some(Side::Base)), &labels, &mut Vec::new())
+            .unwrap_err()
+            .to_string();
         assert!(!error.contains("both revisions"), "{error}");
     }
 

@@ -394,7 +394,8 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
             "{entry:#}"
         );
     }
-    assert_eq!(entry["base"]["forks"], 3, "{entry:#}");
+    // Forks run; the analysed count (`base.forks`) leaves out a fork a noisy host disturbed.
+    assert_eq!(entry["forks"]["base"], 3, "{entry:#}");
 
     let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);

@@ -196,7 +196,8 @@ pub struct ForkRecord {
     /// Of `wall_ms`, the time outside the fork's own benchmark: from the process's start to
     /// criterion's `BeginningBenchmark`, and from `MeasurementComplete` to the exit. Starting the
     /// executable and the set-up code of its other benchmarks, which criterion runs in every
-    /// process, whichever benchmark it measures.
+    /// process, whichever benchmark it measures. In duet mode it also holds the wait for the
+    /// pair's release.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside_ms: Option<f64>,
     /// Share of all of the machine's CPU time that the hypervisor stole while the fork ran

@@ -305,8 +305,9 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
             outside += out;
             wall += ms;
             all.push(out);
-            let target = bench.target.as_deref().unwrap_or("");
-            per_target.entry(target).or_default().push(out);
+            if let Some(target) = bench.target.as_deref() {
+                per_target.entry(target).or_default().push(out);
+            }
         }
     }
     if wall <= 0.0 {
@@ -322,7 +323,6 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
         median_ms: descriptive::median(&all),
         heaviest_targets: means
             .into_iter()
-            .filter(|(target, _)| !target.is_empty())
             .take(HEAVIEST_TARGETS)
             .map(|(target, _)| target.to_string())
             .collect(),

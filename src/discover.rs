@@ -614,47 +614,37 @@ pub struct Settled {
 /// ids on the failing side too, so its benchmarks are matched and then reported `failed` there;
 /// a target listed by neither side is set apart in [`Settled::unlisted`].
 pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled {
+    let names = |failed: &[FailedListing]| -> Vec<String> {
+        failed.iter().map(|f| f.target.clone()).collect()
+    };
+    let (base_failed, head_failed) = (names(&base.failed), names(&head.failed));
     let mut settled = Settled {
         base: base.lists,
         head: head.lists,
         ..Settled::default()
     };
-    let head_failed: Vec<&str> = head.failed.iter().map(|f| f.target.as_str()).collect();
-    let listed_ids = |lists: &[(String, Vec<String>)], target: &str| {
-        lists
-            .iter()
-            .find(|(t, _)| t == target)
-            .map(|(_, ids)| ids.clone())
-    };
-    for failure in base.failed {
-        let in_head = listed_ids(&settled.head, &failure.target);
-        match in_head {
-            Some(ids) => {
-                settled.base.push((failure.target.clone(), ids));
-                settled.failed_on_one_side.push((Side::Base, failure));
+    let sides = [
+        (Side::Base, base.failed, &head_failed),
+        (Side::Head, head.failed, &base_failed),
+    ];
+    for (side, failures, failed_on_other_side) in sides {
+        for failure in failures {
+            let in_both = failed_on_other_side.contains(&failure.target);
+            if in_both && side == Side::Head {
+                continue; // set apart once, with base's failure
             }
-            None if head_failed.contains(&failure.target.as_str()) => {
-                settled.unlisted.push((None, failure))
+            let (own, other) = match side {
+                Side::Base => (&mut settled.base, &settled.head),
+                Side::Head => (&mut settled.head, &settled.base),
+            };
+            let listed = other.iter().find(|(t, _)| *t == failure.target);
+            match listed.map(|(_, ids)| ids.clone()) {
+                Some(ids) => {
+                    own.push((failure.target.clone(), ids));
+                    settled.failed_on_one_side.push((side, failure));
+                }
+                None => settled.unlisted.push(((!in_both).then_some(side), failure)),
             }
-            None => settled.unlisted.push((Some(Side::Base), failure)),
-        }
-    }
-    let failed_in_both: Vec<String> = settled
-        .unlisted
-        .iter()
-        .filter(|(side, _)| side.is_none())
-        .map(|(_, f)| f.target.clone())
-        .collect();
-    for failure in head.failed {
-        if failed_in_both.contains(&failure.target) {
-            continue;
-        }
-        match listed_ids(&settled.base, &failure.target) {
-            Some(ids) => {
-                settled.head.push((failure.target.clone(), ids));
-                settled.failed_on_one_side.push((Side::Head, failure));
-            }
-            None => settled.unlisted.push((Some(Side::Head), failure)),
         }
     }
     settled

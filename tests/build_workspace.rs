@@ -155,6 +155,15 @@ fn build_noting_unselected(
     })
 }
 
+/// The error of a build of `workspace` that must fail, as the user reads it; the executables
+/// would go to a fresh temporary directory.
+fn build_error(workspace: &Path, label: &str, target_dir: &Path, opts: &BuildOptions) -> String {
+    let bin = tempfile::tempdir().unwrap();
+    build_benches(workspace, label, target_dir, bin.path(), opts, &mut |_| {})
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn members_left_out_of_a_rooted_workspace_are_named_and_workspace_builds_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -231,16 +240,12 @@ fn packages_of_their_own_with_bench_targets_are_found_and_members_are_not() {
         packages: vec!["a".to_string()],
         ..Default::default()
     };
-    let error = build_benches(
+    let error = build_error(
         &root,
         "head HEAD (abc)",
         &dir.path().join("target"),
-        &dir.path().join("bin"),
         &options,
-        &mut |_| {},
-    )
-    .unwrap_err()
-    .to_string();
+    );
     assert!(
         error.ends_with("compare it with `--manifest-path bench/Cargo.toml`"),
         "{error}"
@@ -322,16 +327,7 @@ fn an_unknown_package_fails_with_cargos_message() {
         packages: vec!["nope".to_string()],
         ..Default::default()
     };
-    let err = build_benches(
-        &workspace,
-        "base (1234)",
-        &shared_target_dir(),
-        &dir.path().join("bin"),
-        &opts,
-        &mut |_| {},
-    )
-    .unwrap_err()
-    .to_string();
+    let err = build_error(&workspace, "base (1234)", &shared_target_dir(), &opts);
     assert!(err.contains("base (1234)") && err.contains("nope"), "{err}");
 }
 

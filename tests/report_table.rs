@@ -6,6 +6,12 @@ use cargo_perfdiff::analysis::ForkCounts;
 use cargo_perfdiff::report::{Format, Style, render};
 use report_support::{NASTY_ID, all_verdicts, report_of};
 
+/// No colour, no width limit.
+const NO_COLOR: Style = Style {
+    color: false,
+    width: None,
+};
+
 fn plain(width: Option<u16>) -> String {
     render(
         &all_verdicts(),
@@ -190,10 +196,7 @@ fn disturbed_forks_are_one_note_for_the_run() {
         .iter()
         .map(|b| b.forks.base + b.forks.head)
         .sum();
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let out = render(&report, Format::Table, &style);
     let expected = format!("note: 3 of {forks} forks in 2 benchmark(s) were left out as disturbed");
     assert_eq!(out.matches(expected.as_str()).count(), 1, "{out}");
@@ -206,10 +209,7 @@ fn disturbed_forks_are_one_note_for_the_run() {
 
 #[test]
 fn steal_time_is_noted_only_when_noticeable() {
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let mut report = all_verdicts();
     report.steal_share = Some(0.002);
     assert!(!render(&report, Format::Table, &style).contains("steal time"));
@@ -224,10 +224,7 @@ fn steal_time_is_noted_only_when_noticeable() {
 
 #[test]
 fn cpu_wait_is_noted_only_when_noticeable_with_advice_for_the_mode() {
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let mut report = all_verdicts();
     report.cpu_wait_share = Some(0.004);
     assert!(!render(&report, Format::Table, &style).contains("waited for a CPU"));
@@ -248,10 +245,7 @@ fn cpu_wait_is_noted_only_when_noticeable_with_advice_for_the_mode() {
 
 #[test]
 fn time_outside_the_benchmarks_is_noted_when_it_is_a_large_share() {
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let mut report = all_verdicts();
     let outside = |share: f64| cargo_perfdiff::analysis::OutsideTime {
         share,
@@ -275,10 +269,7 @@ fn time_outside_the_benchmarks_is_noted_when_it_is_a_large_share() {
 
 #[test]
 fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let mut report = all_verdicts();
     assert!(!render(&report, Format::Table, &style).contains("time:"));
     // 11 sides ran forks: 10 each, but hash/mix stopped after 3 per side (96 forks in all).
@@ -394,10 +385,7 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
         lone,
         given_up("f64/ryu", 0.4956),
     ]);
-    let style = Style {
-        color: false,
-        width: None,
-    };
+    let style = NO_COLOR;
     let out = render(&report, Format::Table, &style);
     let lines = |prefix: &str| out.lines().filter(|l| l.starts_with(prefix)).count();
     assert_eq!(lines("warning: "), 2, "{out}");

@@ -259,18 +259,11 @@ fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
     let before = RepoState::capture(&repo);
     let output = cargo_perfdiff(
         &repo,
-        &quick(&[
+        &compare_json(
             "HEAD~2",
             "HEAD",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "hash/steady",
-            "hash/new_in_head",
-            "hash/checksum",
-        ]),
+            &["hash/steady", "hash/new_in_head", "hash/checksum"],
+        ),
     );
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);

@@ -398,7 +398,7 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
     assert_eq!(entry["forks"]["base"], 3, "{entry:#}");
 
     let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
-    let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);
+    let out = all_output(&text);
     assert!(
         out.contains(
             "note: own/settings: its bench code sets base: measurement time 150 ms, sample size \
@@ -479,7 +479,7 @@ fn forks_that_slow_iterations_stretch_are_explained() {
         stderr(&run)
     );
     let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
-    let out = String::from_utf8_lossy(&text.stdout).to_string() + &stderr(&text);
+    let out = all_output(&text);
     assert!(
         out.contains("note: heavy/sleep: one iteration takes 10.")
             && out.contains("so criterion measures a fork's 20 samples for")
@@ -536,7 +536,7 @@ fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
     );
     let report = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     for output in [&run, &report] {
-        let text = String::from_utf8_lossy(&output.stdout).to_string() + &stderr(output);
+        let text = all_output(output);
         assert!(
             text.contains("skipped bench target `demo`: only its benchmark(s) `process/pid/…`"),
             "{text}"

@@ -256,19 +256,21 @@ pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
     )
 }
 
-/// [`quick`] arguments comparing `HEAD~1` with `HEAD` for the benchmarks `filters` select, the
+/// [`quick`] arguments comparing `base` with `head` for the benchmarks `filters` select, the
 /// report as JSON on stdout and exit 0 whatever the verdicts.
-pub fn parent_vs_head_json<'a>(filters: &[&'a str]) -> Vec<&'a str> {
-    let comparison = [
-        "HEAD~1",
-        "HEAD",
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-        "--",
-    ];
+pub fn compare_json<'a>(base: &'a str, head: &'a str, filters: &[&'a str]) -> Vec<&'a str> {
+    let comparison = [base, head, "--format", "json", "--fail-on", "never", "--"];
     quick(&[&comparison[..], filters].concat())
+}
+
+/// [`compare_json`] of `HEAD~1` with `HEAD`.
+pub fn parent_vs_head_json<'a>(filters: &[&'a str]) -> Vec<&'a str> {
+    compare_json("HEAD~1", "HEAD", filters)
+}
+
+/// What a command printed, stdout then stderr: a table report and its notes.
+pub fn all_output(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned() + &stderr(output)
 }
 
 /// `args` with `options` put before any `--`: after it they would be benchmark filters.

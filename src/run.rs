@@ -655,18 +655,14 @@ fn failed_listings(
         .failed_on_one_side
         .iter()
         .map(|&(side, ref failed)| {
-            let label = match side {
-                Side::Base => &labels[0],
-                Side::Head => &labels[1],
-            };
             let message = format!(
                 "listing the benchmarks of bench target `{}` failed: {}",
                 failed.target,
                 failed.message()
             );
             progress.note(&format!(
-                "{} {label}: {message}; its benchmarks are reported failed",
-                side.as_str()
+                "{}: {message}; its benchmarks are reported failed",
+                side_label(side, labels)
             ));
             let failure = FailureRecord {
                 message,
@@ -675,6 +671,15 @@ fn failed_listings(
             (side, failed.target.clone(), failure)
         })
         .collect()
+}
+
+/// `base HEAD~1 (1a2b3c4)`: a side and its revision, from the revisions' `labels` (base, head).
+fn side_label(side: Side, labels: &[String; 2]) -> String {
+    let label = match side {
+        Side::Base => &labels[0],
+        Side::Head => &labels[1],
+    };
+    format!("{} {label}", side.as_str())
 }
 
 /// Sets apart the targets no revision could list: skipped, with why, when other targets have
@@ -698,8 +703,7 @@ fn set_apart_unlisted(
     for (side, failed) in unlisted {
         let where_ = match side {
             None => "either revision".to_string(),
-            Some(Side::Base) => format!("base {}", labels[0]),
-            Some(Side::Head) => format!("head {}", labels[1]),
+            Some(side) => side_label(side, labels),
         };
         let headline = failed
             .headline()

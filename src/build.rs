@@ -1011,22 +1011,32 @@ pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> O
     if failed.is_empty() || failed.iter().any(|f| !f.is_bench) {
         return None;
     }
-    let first = elsewhere.first()?.display();
-    let packages = match elsewhere {
-        [_] => format!("`{first}` is a package of its own with bench targets: compare it"),
-        several => format!(
-            "packages of their own have bench targets: {}: compare one",
-            several
-                .iter()
-                .map(|p| format!("`{}`", p.display()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let manifests: Vec<String> = elsewhere.iter().map(|p| p.display().to_string()).collect();
     Some(format!(
-        "no bench target of this workspace compiled{}; {packages} with `--manifest-path {first}`",
-        nightly_remark(failed)
+        "no bench target of this workspace compiled{}; {}",
+        nightly_remark(failed),
+        compare_elsewhere(&manifests)?
     ))
+}
+
+/// How to compare the packages of their own with bench targets whose manifests are
+/// `manifests` (as the user would type them): `` `bench/Cargo.toml` is a package of its own
+/// with bench targets: compare it with `--manifest-path bench/Cargo.toml` ``, or the first of
+/// several. `None` without any.
+pub fn compare_elsewhere(manifests: &[String]) -> Option<String> {
+    match manifests {
+        [] => None,
+        [only] => Some(format!(
+            "`{only}` is a package of its own with bench targets: compare it with \
+             `--manifest-path {only}`"
+        )),
+        several => Some(format!(
+            "packages of their own have bench targets: `{}`: compare one with \
+             `--manifest-path {}`",
+            several.join("`, `"),
+            several[0]
+        )),
+    }
 }
 
 /// Bench targets with `required-features` in the packages `opts` selects (`-p`, or else the

@@ -806,18 +806,9 @@ fn why_nothing_found(found: &NothingFound) -> String {
         [] => why,
         unselected => format!("{why}; {}", unselected_members(unselected)),
     };
-    match packages_elsewhere(found).as_slice() {
-        [] => why,
-        [only] => format!(
-            "{why}; `{only}` is a package of its own with bench targets: compare it with \
-             `--manifest-path {only}`"
-        ),
-        several => format!(
-            "{why}; packages of their own have bench targets: `{}`: compare one with \
-             `--manifest-path {}`",
-            several.join("`, `"),
-            several[0]
-        ),
+    match build::compare_elsewhere(&packages_elsewhere(found)) {
+        None => why,
+        Some(hint) => format!("{why}; {hint}"),
     }
 }
 

@@ -175,7 +175,8 @@ pub struct CompareArgs {
     /// Criterion samples per fork, at least 10 [default: 30]
     #[arg(long)]
     pub sample_size: Option<usize>,
-    /// Kill a fork running longer than this and report the benchmark failed [default: 300]
+    /// Kill a fork running longer than this and report the benchmark failed; a bench target's
+    /// listing of its benchmarks gets as long [default: 300]
     #[arg(long, value_name = "SECS")]
     pub fork_timeout: Option<f64>,
     /// Run a deterministic share K/N of the benchmarks (merge shards with `report`)

@@ -33,9 +33,6 @@ use crate::stop::StopPolicy;
 use crate::untracked::UntrackedCopies;
 use crate::worktree;
 
-/// How long listing a bench target's benchmarks may take.
-const LIST_TIMEOUT: Duration = Duration::from_secs(60);
-
 /// Everything a comparison needs to know.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
@@ -188,9 +185,11 @@ fn with_selected_benchmarks<T>(
         progress.note(&format!("bench target {} {}", gated.target, gated.reason));
     }
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
+    // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
+    let list_timeout = fork_timeout(&request.settings);
     let settled = discover::settle_failed_listings(
-        discover_side(&base_build, &mut skipped, progress)?,
-        discover_side(head_build, &mut skipped, progress)?,
+        discover_side(&base_build, list_timeout, &mut skipped, progress)?,
+        discover_side(head_build, list_timeout, &mut skipped, progress)?,
     );
     let labels = [comparison.base.label(), comparison.head.label()];
     let failed_listings = failed_listings(&settled, &labels, progress);
@@ -600,6 +599,7 @@ fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
 /// a target whose listing fails is kept apart for [`discover::settle_failed_listings`].
 fn discover_side(
     side: &SideBuild,
+    timeout: Duration,
     skipped: &mut Vec<SkippedTarget>,
     progress: &Progress,
 ) -> Result<SideListings> {
@@ -608,7 +608,7 @@ fn discover_side(
         let BuiltTarget { exe, env, .. } = built;
         match discover::classify(exe)? {
             Harness::Criterion => {
-                let listing = match discover::list_benchmarks(exe, env, LIST_TIMEOUT) {
+                let listing = match discover::list_benchmarks(exe, env, timeout) {
                     Ok(listing) => listing,
                     Err(error) => {
                         listings.failed.push(FailedListing {
@@ -619,7 +619,7 @@ fn discover_side(
                     }
                 };
                 // A second listing that fails says nothing about the ids: keep them all.
-                let (ids, unstable) = match discover::list_benchmarks(exe, env, LIST_TIMEOUT) {
+                let (ids, unstable) = match discover::list_benchmarks(exe, env, timeout) {
                     Ok(again) => discover::split_unstable(listing.ids, &again.ids),
                     Err(_) => (listing.ids, Vec::new()),
                 };
@@ -1027,11 +1027,16 @@ impl MeasureContext<'_> {
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),
             sample_size: self.settings.sample_size.max(10),
-            timeout: Duration::from_secs_f64(self.settings.fork_timeout_s.max(1.0)),
+            timeout: fork_timeout(self.settings),
             criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
             cpu,
         })
     }
+}
+
+/// How long one process of a bench target may run: a fork, or the listing of its benchmarks.
+fn fork_timeout(settings: &Settings) -> Duration {
+    Duration::from_secs_f64(settings.fork_timeout_s.max(1.0))
 }
 
 /// Rounds of forks until every benchmark's stop rule says stop.

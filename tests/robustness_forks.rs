@@ -196,6 +196,49 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
     assert_eq!(RepoState::capture(&repo), before);
 }
 
+/// A bench target whose set-up, which criterion also runs when it lists the benchmarks, takes
+/// three seconds.
+const SLOW_SET_UP: &str = r#"use criterion::{criterion_group, criterion_main, Criterion};
+
+fn setup(c: &mut Criterion) {
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    c.bench_function("slow_setup/len", |b| b.iter(|| std::hint::black_box(3)));
+}
+
+criterion_group!(benches, setup);
+criterion_main!(benches);
+"#;
+
+#[test]
+fn listing_a_bench_target_gets_the_fork_timeout() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    add_bench_target(&repo, "slow_setup", SLOW_SET_UP);
+    commit_all(&repo, "a bench target slow to set up");
+
+    // The listing is killed after the fork timeout, so the target is skipped with that reason
+    // (with a fixed listing timeout it listed, and every fork of it then timed out).
+    let args = quick(&[
+        "HEAD",
+        "HEAD",
+        "--format",
+        "json",
+        "--fork-timeout",
+        "1",
+        "--",
+        "hash/steady",
+    ]);
+    let output = cargo_perfdiff(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let skipped = &report["skipped_targets"];
+    assert_eq!(skipped[0]["target"], "slow_setup", "{skipped:#}");
+    let reason = skipped[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("no answer within 1s"), "{reason}");
+    assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
+}
+
 #[test]
 fn data_git_ignores_is_copied_into_both_checkouts_on_request() {
     let _guard = measuring_lock();

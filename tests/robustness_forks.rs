@@ -126,18 +126,42 @@ fn benchmarks_that_panic_exit_or_hang_fail_alone_and_leave_no_process() {
     assert_eq!(RepoState::capture(&repo), before);
 }
 
-/// A bench target whose set-up, outside `b.iter`, reads a data file. Criterion runs set-up code
-/// when it lists the benchmarks, so without the file the whole target's listing panics.
-const READS_DATA: &str = r#"use criterion::{criterion_group, criterion_main, Criterion};
+/// The source of a bench target with one benchmark, `id`, whose set-up (outside `b.iter`, so
+/// criterion runs it when it lists the benchmarks too) is `set_up`, binding `data`.
+fn set_up_target(set_up: &str, id: &str) -> String {
+    format!(
+        "use criterion::{{criterion_group, criterion_main, Criterion}};
 
-fn setup(c: &mut Criterion) {
-    let data = std::fs::read_to_string("bench-data/input.txt").expect("bench-data/input.txt must exist");
-    c.bench_function("setup/len", |b| b.iter(|| std::hint::black_box(data.len())));
-}
+fn setup(c: &mut Criterion) {{
+    {set_up}
+    c.bench_function({id:?}, |b| b.iter(|| std::hint::black_box(data.len())));
+}}
 
 criterion_group!(benches, setup);
 criterion_main!(benches);
-"#;
+"
+    )
+}
+
+/// A bench target whose set-up reads a data file: without the file the whole target's listing
+/// panics.
+fn reads_data() -> String {
+    set_up_target(
+        r#"let data = std::fs::read_to_string("bench-data/input.txt").expect("bench-data/input.txt must exist");"#,
+        "setup/len",
+    )
+}
+
+/// The JSON report of a run that exited 0 and skipped bench target `target` first, and the
+/// reason it gives.
+fn skipped_first(output: &std::process::Output, target: &str) -> (serde_json::Value, String) {
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(output));
+    let report = json_report(output);
+    let skipped = &report["skipped_targets"];
+    assert_eq!(skipped[0]["target"], target, "{skipped:#}");
+    let reason = skipped[0]["reason"].as_str().unwrap().to_string();
+    (report, reason)
+}
 
 #[test]
 fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
@@ -145,7 +169,7 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
     let (_dir, repo) = unchanged_demo();
     std::fs::create_dir_all(repo.join("bench-data")).unwrap();
     std::fs::write(repo.join("bench-data/input.txt"), "four").unwrap();
-    add_bench_target(&repo, "setup", READS_DATA);
+    add_bench_target(&repo, "setup", &reads_data());
     commit_all(&repo, "base: a bench target reading its data");
     std::fs::remove_file(repo.join("bench-data/input.txt")).unwrap();
     commit_all(&repo, "head: the data is gone");
@@ -181,12 +205,7 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
         &repo,
         &quick(&["HEAD", "HEAD", "--format", "json", "--", "hash/steady"]),
     );
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
-    let skipped = &report["skipped_targets"];
-    assert_eq!(skipped[0]["target"], "setup", "{skipped:#}");
-    let reason = skipped[0]["reason"].as_str().unwrap();
+    let (report, reason) = skipped_first(&output, "setup");
     assert!(
         reason.contains("could not be listed in either revision")
             && reason.contains("bench-data/input.txt must exist"),
@@ -196,24 +215,16 @@ fn a_bench_target_whose_set_up_panics_fails_alone_and_the_rest_is_compared() {
     assert_eq!(RepoState::capture(&repo), before);
 }
 
-/// A bench target whose set-up, which criterion also runs when it lists the benchmarks, takes
-/// three seconds.
-const SLOW_SET_UP: &str = r#"use criterion::{criterion_group, criterion_main, Criterion};
-
-fn setup(c: &mut Criterion) {
-    std::thread::sleep(std::time::Duration::from_secs(3));
-    c.bench_function("slow_setup/len", |b| b.iter(|| std::hint::black_box(3)));
-}
-
-criterion_group!(benches, setup);
-criterion_main!(benches);
-"#;
-
 #[test]
 fn listing_a_bench_target_gets_the_fork_timeout() {
     let _guard = measuring_lock();
     let (_dir, repo) = unchanged_demo();
-    add_bench_target(&repo, "slow_setup", SLOW_SET_UP);
+    // Its set-up takes three seconds.
+    let slow = set_up_target(
+        "std::thread::sleep(std::time::Duration::from_secs(3)); let data = [0u8; 3];",
+        "slow_setup/len",
+    );
+    add_bench_target(&repo, "slow_setup", &slow);
     commit_all(&repo, "a bench target slow to set up");
 
     // The listing is killed after the fork timeout, so the target is skipped with that reason
@@ -228,13 +239,7 @@ fn listing_a_bench_target_gets_the_fork_timeout() {
         "--",
         "hash/steady",
     ]);
-    let output = cargo_perfdiff(&repo, &args);
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
-    let skipped = &report["skipped_targets"];
-    assert_eq!(skipped[0]["target"], "slow_setup", "{skipped:#}");
-    let reason = skipped[0]["reason"].as_str().unwrap();
+    let (report, reason) = skipped_first(&cargo_perfdiff(&repo, &args), "slow_setup");
     assert!(reason.contains("no answer within 1s"), "{reason}");
     assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
 }
@@ -244,7 +249,7 @@ fn data_git_ignores_is_copied_into_both_checkouts_on_request() {
     let _guard = measuring_lock();
     let (_dir, repo) = unchanged_demo();
     std::fs::write(repo.join(".gitignore"), "/bench-data/\n").unwrap();
-    add_bench_target(&repo, "setup", READS_DATA);
+    add_bench_target(&repo, "setup", &reads_data());
     commit_all(&repo, "base: a bench target reading data git ignores");
     replace_in(&repo, "benches/setup.rs", "data.len()", "data.trim().len()");
     commit_all(&repo, "head: another use of the data");

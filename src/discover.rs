@@ -303,7 +303,7 @@ fn run_listing(
     let stderr = join_text(stderr);
     match status {
         None => Err(fail_with(
-            format!("no answer within {timeout:.0?}, killed"),
+            format!("no answer within {timeout:.0?} (--fork-timeout), killed"),
             &stderr,
         )),
         Some(status) if !status.success() => Err(fail_with(

@@ -240,7 +240,10 @@ fn listing_a_bench_target_gets_the_fork_timeout() {
         "hash/steady",
     ]);
     let (report, reason) = skipped_first(&cargo_perfdiff(&repo, &args), "slow_setup");
-    assert!(reason.contains("no answer within 1s"), "{reason}");
+    assert!(
+        reason.contains("no answer within 1s (--fork-timeout)"),
+        "{reason}"
+    );
     assert_eq!(bench_entry(&report, "hash/steady")["forks"]["head"], 2);
 }
 

@@ -413,6 +413,20 @@ pub fn bench_entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_jso
         .unwrap_or_else(|| panic!("{id} missing from {report:#}"))
 }
 
+/// The entry of benchmark `id` in `report`, asserting that it was measured, not failed, with
+/// `forks` forks on each side.
+pub fn measured_entry<'a>(
+    report: &'a serde_json::Value,
+    id: &str,
+    forks: u64,
+) -> &'a serde_json::Value {
+    let entry = bench_entry(report, id);
+    assert_eq!(entry["forks"]["base"], forks, "{id}: {entry:#}");
+    assert_eq!(entry["forks"]["head"], forks, "{id}: {entry:#}");
+    assert_ne!(entry["verdict"], "failed", "{id}: {entry:#}");
+    entry
+}
+
 /// A demo repository shared by the tests of one test binary (created once per run under
 /// `target/robustness/<name>`), so they reuse its worktrees and builds. Tests using it must hold
 /// [`measuring_lock`] and leave it as they found it.

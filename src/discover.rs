@@ -62,6 +62,16 @@ pub enum DiscoverError {
         /// The last lines the executable wrote to stderr (empty if none).
         stderr_tail: String,
     },
+    /// A listing killed for outlasting its timeout: slow set-up code, not a missing file.
+    #[error(
+        "cannot list the benchmarks of {executable}: {message}{}",
+        stderr_suffix(stderr_tail)
+    )]
+    ListTimedOut {
+        executable: String,
+        message: String,
+        stderr_tail: String,
+    },
     #[error("cannot read the bench executable {} (target {target}): {source}", path.display())]
     Read {
         path: PathBuf,
@@ -274,8 +284,9 @@ fn run_listing(
     timeout: Duration,
     args: &[&str],
 ) -> Result<String, DiscoverError> {
+    let executable = format!("bench target {:?} ({})", exe.target, exe.path.display());
     let fail_with = |message: String, stderr: &str| DiscoverError::List {
-        executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
+        executable: executable.clone(),
         message,
         stderr_tail: stderr_tail(stderr),
     };
@@ -302,10 +313,11 @@ fn run_listing(
     let stdout = join_text(stdout);
     let stderr = join_text(stderr);
     match status {
-        None => Err(fail_with(
-            format!("no answer within {timeout:.0?} (--fork-timeout), killed"),
-            &stderr,
-        )),
+        None => Err(DiscoverError::ListTimedOut {
+            executable,
+            message: format!("no answer within {timeout:.0?} (--fork-timeout), killed"),
+            stderr_tail: stderr_tail(&stderr),
+        }),
         Some(status) if !status.success() => Err(fail_with(
             format!("`{}` exited with {status}", args.join(" ")),
             &stderr,
@@ -551,7 +563,7 @@ pub fn match_benchmarks_checked(
 #[derive(Debug)]
 pub struct FailedListing {
     pub target: String,
-    /// A [`DiscoverError::List`].
+    /// A [`DiscoverError::List`] or [`DiscoverError::ListTimedOut`].
     pub error: DiscoverError,
 }
 
@@ -559,7 +571,9 @@ impl FailedListing {
     /// What went wrong, without the stderr tail.
     pub fn message(&self) -> String {
         match &self.error {
-            DiscoverError::List { message, .. } => message.clone(),
+            DiscoverError::List { message, .. } | DiscoverError::ListTimedOut { message, .. } => {
+                message.clone()
+            }
             other => other.to_string(),
         }
     }
@@ -567,9 +581,15 @@ impl FailedListing {
     /// The last lines the executable wrote to stderr.
     pub fn stderr_tail(&self) -> &str {
         match &self.error {
-            DiscoverError::List { stderr_tail, .. } => stderr_tail,
+            DiscoverError::List { stderr_tail, .. }
+            | DiscoverError::ListTimedOut { stderr_tail, .. } => stderr_tail,
             _ => "",
         }
+    }
+
+    /// Whether the listing was killed for outlasting its timeout.
+    pub fn timed_out(&self) -> bool {
+        matches!(self.error, DiscoverError::ListTimedOut { .. })
     }
 
     /// One line of the stderr tail that says most: a panic's message (the line after

@@ -238,6 +238,10 @@ fn listing_a_bench_target_gets_the_fork_timeout() {
         reason.contains("no answer within 1s (--fork-timeout)"),
         "{reason}"
     );
+    assert!(
+        !reason.contains("--copy-untracked"),
+        "not a missing file: {reason}"
+    );
     measured_entry(&report, "hash/steady", 2);
 }
 

@@ -3,13 +3,11 @@
 //!
 //! Why it works this way:
 //! - Both revisions build into one shared `CARGO_TARGET_DIR`, so dependencies that did not change
-//!   compile once. But cargo names and fingerprints a workspace crate by its path *relative to the
-//!   workspace root*, so the same crate in two worktrees is one unit to cargo: the second revision
-//!   would overwrite the first one's executable, or worse, be judged fresh (its checked-out sources
-//!   are older than the first revision's artifacts) and silently reuse the other revision's binary.
-//!   Cargo mixes the path of `RUSTC_WORKSPACE_WRAPPER` into the hash of workspace members only, so
-//!   each build runs through a pass-through wrapper script stored in its own `bin_dir`: workspace
-//!   crates get one artifact set per `bin_dir` (hence per revision), dependencies stay shared.
+//!   compile once, and with nothing of ours in the build: cargo names and hashes a workspace crate
+//!   by its path *relative to the workspace root*, so the same crate in the two checkouts is one
+//!   unit with the same `-C metadata`, and identical source gives a byte-identical executable, as
+//!   the user's own `cargo bench` would. That the second checkout's files are not taken for fresh
+//!   (cargo compares modification times) is [`crate::freshness`]'s job, done before each build.
 //! - Cargo's JSON messages are the only reliable record of which file is the bench executable of
 //!   which target (the hash in `deps/<name>-<hash>` is not predictable). The executables are still
 //!   copied to the revision's `bin_dir`, so a later `cargo` invocation on the shared target dir
@@ -33,6 +31,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
 use crate::cargo_env::{self, BuildScriptEnv};
+use crate::freshness;
 
 /// How many lines of cargo's stderr an error message quotes.
 const STDERR_TAIL_LINES: usize = 30;
@@ -63,6 +62,12 @@ pub enum BuildError {
     },
     #[error("cannot prepare the executables directory {} of {revision}: {source}", dir.display())]
     BinDir {
+        revision: String,
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot prepare the build of {revision} in {}: {source}", dir.display())]
+    Freshness {
         revision: String,
         dir: PathBuf,
         source: std::io::Error,
@@ -435,10 +440,10 @@ enum CargoLine {
 /// `on_event`. Returns the executables sorted by package and target. A revision without bench
 /// targets gives an empty list.
 ///
-/// `bin_dir` must be distinct per revision content (per commit, or per working-tree snapshot
-/// directory) and stable for it: workspace crates are cached in the shared target dir per
-/// `bin_dir`, so reusing one `bin_dir` for two commits built from different worktrees could let
-/// cargo reuse the other commit's artifacts.
+/// Before cargo runs, the files of the checkout that differ from what the target directory was
+/// last built from are marked changed ([`crate::freshness`]): the workspace's crates are one unit
+/// per crate for both revisions, and cargo decides what to rebuild by modification time. The
+/// checkouts of one workspace are sibling directories (the worktree slots).
 pub fn build_benches(
     workspace_dir: &Path,
     label: &str,
@@ -462,18 +467,22 @@ pub fn build_benches(
         // still runs, to say what it makes of them.
         return Ok(Vec::new());
     }
-    let wrapper = write_workspace_wrapper(bin_dir).map_err(|source| BuildError::BinDir {
+    let checkout = freshness::Checkout::containing(workspace_dir);
+    let freshness_error = |source| BuildError::Freshness {
         revision: label.to_string(),
-        dir: bin_dir.to_path_buf(),
+        dir: checkout.root.clone(),
         source,
-    })?;
+    };
+    let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
+    let sources = checkout
+        .mark_changed(shared_target_dir)
+        .map_err(freshness_error)?;
     let mut command = Command::new(cargo_program());
     command
         .args(["bench", "--no-run", "--message-format=json"])
         .args(opts.cargo_args())
         .current_dir(workspace_dir)
         .env("CARGO_TARGET_DIR", shared_target_dir)
-        .env("RUSTC_WORKSPACE_WRAPPER", &wrapper)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -495,6 +504,9 @@ pub fn build_benches(
             }),
         });
     }
+    checkout
+        .record(shared_target_dir, &sources)
+        .map_err(freshness_error)?;
     for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
         on_event(BuildEvent::NeedsFeatures(gated));
     }
@@ -530,55 +542,6 @@ fn not_built<'a>(
             asked && !was_built
         })
         .map(|(_, bench)| bench)
-}
-
-/// File name of the pass-through `RUSTC_WORKSPACE_WRAPPER` in a `bin_dir`.
-const WRAPPER_NAME: &str = if cfg!(windows) {
-    "perfdiff-rustc-wrapper.cmd"
-} else {
-    "perfdiff-rustc-wrapper"
-};
-
-/// Writes (if needed) the pass-through wrapper into `bin_dir` and returns its path. Its location,
-/// not its content, is what matters: cargo hashes the wrapper's path into the artifact names of
-/// workspace members (see the module docs). A wrapper the user set is chained, not replaced.
-fn write_workspace_wrapper(bin_dir: &Path) -> std::io::Result<PathBuf> {
-    fs::create_dir_all(bin_dir)?;
-    let path = bin_dir.join(WRAPPER_NAME);
-    let users_wrapper = std::env::var("RUSTC_WORKSPACE_WRAPPER")
-        .ok()
-        .filter(|w| !w.is_empty());
-    let script = wrapper_script(users_wrapper.as_deref());
-    if fs::read_to_string(&path).ok().as_deref() != Some(script.as_str()) {
-        fs::write(&path, &script)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(&path, fs::Permissions::from_mode(0o755))?;
-        }
-    }
-    Ok(path)
-}
-
-/// The wrapper's text: run the rest of the command line (rustc and its arguments), through the
-/// user's own workspace wrapper if there is one.
-fn wrapper_script(users_wrapper: Option<&str>) -> String {
-    if cfg!(windows) {
-        let inner = users_wrapper
-            .map(|w| format!("\"{w}\" "))
-            .unwrap_or_default();
-        format!(
-            "@echo off\r\nrem cargo-perfdiff: see build.rs\r\n{inner}%*\r\nexit /b %ERRORLEVEL%\r\n"
-        )
-    } else {
-        let inner = users_wrapper
-            .map(|w| format!("'{}' ", w.replace('\'', r"'\''")))
-            .unwrap_or_default();
-        format!(
-            "#!/bin/sh\n# cargo-perfdiff: its path gives this revision's workspace crates their own\n\
-             # artifacts in the shared target directory; it only runs rustc.\nexec {inner}\"$@\"\n"
-        )
-    }
 }
 
 /// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
@@ -1100,6 +1063,11 @@ fn copy_executables(
         to: to.to_path_buf(),
         source,
     };
+    fs::create_dir_all(bin_dir).map_err(|source| BuildError::BinDir {
+        revision: label.to_string(),
+        dir: bin_dir.to_path_buf(),
+        source,
+    })?;
     let mut executables = Vec::new();
     for artifact in &built.parsed.benches {
         let file_name = artifact
@@ -1808,37 +1776,6 @@ mod tests {
     }
 
     #[cfg(unix)]
-    #[test]
-    fn the_wrapper_runs_its_arguments_and_chains_a_users_wrapper() {
-        let plain = wrapper_script(None);
-        assert!(
-            plain.starts_with("#!/bin/sh\n") && plain.ends_with("exec \"$@\"\n"),
-            "{plain}"
-        );
-        let chained = wrapper_script(Some("/opt/it's/wrap"));
-        assert!(
-            chained.ends_with("exec '/opt/it'\\''s/wrap' \"$@\"\n"),
-            "{chained}"
-        );
-
-        let dir = tempfile::tempdir().unwrap();
-        let wrapper = write_workspace_wrapper(&dir.path().join("bins")).unwrap();
-        let output = Command::new(&wrapper)
-            .args(["echo", "through", "the wrapper"])
-            .output()
-            .unwrap();
-        assert!(output.status.success());
-        assert_eq!(
-            String::from_utf8_lossy(&output.stdout),
-            "through the wrapper\n"
-        );
-        let failing = Command::new(&wrapper)
-            .args(["sh", "-c", "exit 7"])
-            .status()
-            .unwrap();
-        assert_eq!(failing.code(), Some(7));
-    }
-
     #[test]
     fn multi_line_cargo_errors_keep_first_line_and_cause() {
         let cargo = "error: failed to parse manifest at `/x/Cargo.toml`\n\nCaused by:\n  invalid type: integer `3`\n";

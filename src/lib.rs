@@ -18,6 +18,7 @@ pub mod discover;
 pub mod duet;
 pub mod error;
 pub mod fork;
+pub mod freshness;
 pub mod progress;
 pub mod replay;
 pub mod report;

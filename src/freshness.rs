@@ -1,0 +1,342 @@
+//! Freshness: what cargo must see as changed when both revisions build into one target directory.
+//!
+//! # Why
+//!
+//! Identical source must give identical executables, as the user's own `cargo bench` gives them
+//! (the layout issue: a single executable is one sample of code layout, so anything of ours that
+//! enters the build moves benchmarks by 10–20 % on its own). Cargo derives `-C metadata` of a
+//! workspace crate from its path *relative to the workspace root*, its package id, profile and
+//! features, so the same crate in the two checkouts is one unit to cargo, with one set of
+//! artifacts in the shared target directory and the same symbol hashes. Nothing of ours may change
+//! that (an earlier version ran the build through a `RUSTC_WORKSPACE_WRAPPER` per revision, whose
+//! path cargo hashes into `-C metadata`: the two sides then differed in symbol hashes, codegen-unit
+//! partition and function order even for identical source).
+//!
+//! Sharing one unit between two checkouts is exactly what a user does who switches branches in one
+//! checkout and rebuilds, with one catch: cargo decides what to rebuild by comparing the
+//! modification times of a unit's source files (listed relative to the package root) with those of
+//! its artifacts. A checkout whose files were written *before* the other side's build would look
+//! fresh, and cargo would hand it the other revision's executable.
+//!
+//! So before each build the files of the checkout are compared, by content, with those of the
+//! build the target directory last saw ([`Sources::scan`], [`mark_changed`]); every file that
+//! differs, or that the last build did not have, gets a modification time after that build, just
+//! as `git checkout` would give it in the user's own checkout. Files with the same content keep
+//! theirs, so cargo reuses what was built from them: the artifact *is* what that source builds to.
+//! The record is removed while cargo runs and written again only after a build succeeded
+//! ([`record`]); without a record every file is marked changed, which is always safe.
+use std::collections::BTreeMap;
+use std::fs::{self, File};
+use std::hash::{DefaultHasher, Hasher};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use serde::{Deserialize, Serialize};
+
+/// The record of the last successful build, inside the shared target directory.
+const RECORD_NAME: &str = "perfdiff-last-build.json";
+/// The lock that makes marking, building and recording one step ([`lock`]).
+const LOCK_NAME: &str = "perfdiff-build.lock";
+
+/// The content of every file of a checkout, by path relative to the checkout's root (with `/`
+/// separators): a hash of the bytes, or of the link text for a symbolic link.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sources {
+    files: BTreeMap<String, u64>,
+}
+
+/// What the target directory was last built from: whose checkout, and its files.
+#[derive(Debug, Serialize, Deserialize)]
+struct Record {
+    /// The perfdiff directory of the workspace whose checkout was built: a build by another
+    /// workspace sharing the target directory (a global `CARGO_TARGET_DIR`) makes every file
+    /// count as changed.
+    owner: PathBuf,
+    sources: Sources,
+}
+
+impl Sources {
+    /// Hashes every file under `root`, leaving out `.git` (a slot's repository, and those of its
+    /// submodules) and directories holding a `CACHEDIR.TAG` (cargo target directories), which are
+    /// not source.
+    pub fn scan(root: &Path) -> io::Result<Sources> {
+        let mut files = BTreeMap::new();
+        scan_dir(root, "", &mut files)?;
+        Ok(Sources { files })
+    }
+
+    /// The files here whose content `before` does not have at the same path.
+    fn changed_since<'a>(&'a self, before: Option<&'a Sources>) -> impl Iterator<Item = &'a str> {
+        self.files
+            .iter()
+            .filter(move |(path, hash)| before.and_then(|b| b.files.get(*path)) != Some(hash))
+            .map(|(path, _)| path.as_str())
+    }
+
+    /// How many files were scanned.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// Whether no file was found.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+fn scan_dir(dir: &Path, prefix: &str, files: &mut BTreeMap<String, u64>) -> io::Result<()> {
+    if !prefix.is_empty() && dir.join("CACHEDIR.TAG").exists() {
+        return Ok(());
+    }
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name == ".git" {
+            continue;
+        }
+        let relative = if prefix.is_empty() {
+            name.to_string()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let path = entry.path();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            scan_dir(&path, &relative, files)?;
+        } else if kind.is_symlink() {
+            let link = fs::read_link(&path)?;
+            files.insert(relative, hash_bytes(link.as_os_str().as_encoded_bytes()));
+        } else {
+            files.insert(relative, hash_file(&path)?);
+        }
+    }
+    Ok(())
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    hasher.write(bytes);
+    hasher.finish()
+}
+
+fn hash_file(path: &Path) -> io::Result<u64> {
+    let mut hasher = DefaultHasher::new();
+    let mut file = File::open(path)?;
+    let mut buffer = vec![0_u8; 1 << 16];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            return Ok(hasher.finish());
+        }
+        hasher.write(&buffer[..read]);
+    }
+}
+
+/// A checkout being built: its root, and the owner whose checkouts share one build record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkout {
+    /// The checkout's root directory: the nearest directory holding `.git` at or above the
+    /// workspace (a worktree slot), or the workspace itself outside any repository.
+    pub root: PathBuf,
+    /// The directory holding the checkouts of one workspace (the slots' parent), recorded with the
+    /// build: a record by any other owner counts as no record.
+    pub owner: PathBuf,
+}
+
+impl Checkout {
+    /// The checkout that `workspace_dir` lies in.
+    pub fn containing(workspace_dir: &Path) -> Checkout {
+        let workspace = std::path::absolute(workspace_dir).unwrap_or(workspace_dir.to_path_buf());
+        let root = workspace
+            .ancestors()
+            .find(|dir| dir.join(".git").exists())
+            .unwrap_or(&workspace)
+            .to_path_buf();
+        let owner = root
+            .parent()
+            .map_or_else(|| root.clone(), Path::to_path_buf);
+        Checkout { root, owner }
+    }
+
+    /// Scans the checkout and marks what differs from the last build in `target_dir`
+    /// ([`mark_changed`]); returns the scanned sources for [`Checkout::record`].
+    pub fn mark_changed(&self, target_dir: &Path) -> io::Result<Sources> {
+        let sources = Sources::scan(&self.root)?;
+        mark_changed(target_dir, &self.owner, &self.root, &sources)?;
+        Ok(sources)
+    }
+
+    /// Records a successful build of `sources` ([`record`]).
+    pub fn record(&self, target_dir: &Path, sources: &Sources) -> io::Result<()> {
+        record(target_dir, &self.owner, sources)
+    }
+}
+
+fn record_path(target_dir: &Path) -> PathBuf {
+    target_dir.join(RECORD_NAME)
+}
+
+/// Waits for, then holds until dropped, the exclusive right to build into `target_dir`. Two
+/// workspaces sharing a target directory (a global `CARGO_TARGET_DIR`) may hold crates with the
+/// same relative path and name, which cargo then treats as one unit: between one run's
+/// [`mark_changed`] and its build, another's build of that unit would otherwise make the first
+/// run's unmarked files look fresh. Cargo's own lock covers only the build itself.
+pub fn lock(target_dir: &Path) -> io::Result<File> {
+    fs::create_dir_all(target_dir)?;
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(target_dir.join(LOCK_NAME))?;
+    file.lock()?;
+    Ok(file)
+}
+
+/// Gives every file of `sources` (scanned from the checkout `root`) whose content differs from
+/// the last build that `owner` (a perfdiff directory) recorded in `target_dir` a modification time
+/// after that build, so cargo rebuilds what depends on it; then removes the record, which
+/// [`record`] writes again once the build has succeeded. Returns how many files were marked.
+/// Hold [`lock`] from here until the record is written.
+pub fn mark_changed(
+    target_dir: &Path,
+    owner: &Path,
+    root: &Path,
+    sources: &Sources,
+) -> io::Result<usize> {
+    let path = record_path(target_dir);
+    let last = read_record(&path).filter(|record| record.owner == owner);
+    let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
+    // Strictly after the last build even where the file system keeps whole seconds.
+    let stamp = built_at.map_or_else(SystemTime::now, |built| {
+        SystemTime::now().max(built + Duration::from_secs(1))
+    });
+    let mut marked = 0;
+    for relative in sources.changed_since(last.as_ref().map(|r| &r.sources)) {
+        let file = root.join(relative);
+        // A symbolic link is not followed: cargo reads what it points at, whose own entry (if it
+        // lies in the checkout) is marked when it changed.
+        if fs::symlink_metadata(&file)?.is_file() {
+            File::open(&file)?.set_modified(stamp)?;
+            marked += 1;
+        }
+    }
+    match fs::remove_file(&path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    Ok(marked)
+}
+
+/// Records that the target directory now holds what `sources`, a checkout of `owner`'s, builds to.
+pub fn record(target_dir: &Path, owner: &Path, sources: &Sources) -> io::Result<()> {
+    fs::create_dir_all(target_dir)?;
+    let record = Record {
+        owner: owner.to_path_buf(),
+        sources: sources.clone(),
+    };
+    let text = serde_json::to_vec(&record).map_err(io::Error::other)?;
+    let path = record_path(target_dir);
+    let partial = path.with_extension("json.partial");
+    fs::write(&partial, text)?;
+    fs::rename(&partial, &path)
+}
+
+fn read_record(path: &Path) -> Option<Record> {
+    let text = fs::read(path).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, relative: &str, text: &str) {
+        let path = root.join(relative);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn mtime(path: &Path) -> SystemTime {
+        fs::metadata(path).unwrap().modified().unwrap()
+    }
+
+    fn backdate(path: &Path) {
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        File::open(path).unwrap().set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn a_checkout_is_the_repository_around_the_workspace_and_its_owner_the_parent() {
+        let dir = tempfile::tempdir().unwrap();
+        let slot = dir.path().join("worktrees/base");
+        write(&slot, ".git/HEAD", "ref");
+        write(&slot, "crates/app/Cargo.toml", "[package]");
+        let checkout = Checkout::containing(&slot.join("crates/app"));
+        assert_eq!(checkout.root, slot);
+        assert_eq!(checkout.owner, dir.path().join("worktrees"));
+    }
+
+    #[test]
+    fn scanning_skips_git_and_target_directories() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), "src/lib.rs", "fn a() {}");
+        write(dir.path(), ".git/HEAD", "ref");
+        write(dir.path(), "sub/.git", "gitdir: x");
+        write(dir.path(), "sub/lib.rs", "x");
+        write(dir.path(), "target/CACHEDIR.TAG", "Signature");
+        write(dir.path(), "target/release/x", "binary");
+        let sources = Sources::scan(dir.path()).unwrap();
+        let names: Vec<_> = sources.files.keys().cloned().collect();
+        assert_eq!(names, ["src/lib.rs", "sub/lib.rs"]);
+    }
+
+    #[test]
+    fn only_files_whose_content_differs_from_the_last_build_are_marked() {
+        let target = tempfile::tempdir().unwrap();
+        let owner = tempfile::tempdir().unwrap();
+        let owner = owner.path();
+        let base = tempfile::tempdir().unwrap();
+        let head = tempfile::tempdir().unwrap();
+        for side in [&base, &head] {
+            write(side.path(), "src/lib.rs", "pub fn same() {}");
+            write(side.path(), "Cargo.toml", "[package]");
+        }
+        write(base.path(), "benches/b.rs", "fn one() {}");
+        write(head.path(), "benches/b.rs", "fn two() {}");
+        write(head.path(), "src/new.rs", "fn new() {}");
+        let all_of_head = ["src/lib.rs", "Cargo.toml", "benches/b.rs", "src/new.rs"];
+        let backdate_head = || {
+            for file in all_of_head {
+                backdate(&head.path().join(file));
+            }
+        };
+
+        // No record yet: everything counts as changed.
+        let base_sources = Sources::scan(base.path()).unwrap();
+        let marked = mark_changed(target.path(), owner, base.path(), &base_sources).unwrap();
+        assert_eq!(marked, 3);
+        record(target.path(), owner, &base_sources).unwrap();
+
+        // The head checkout was written before base's build: its files look older. Another
+        // workspace's record says nothing about ours: all are marked.
+        backdate_head();
+        let head_sources = Sources::scan(head.path()).unwrap();
+        let stranger = target.path().join("elsewhere");
+        let marked = mark_changed(target.path(), &stranger, head.path(), &head_sources).unwrap();
+        assert_eq!(marked, 4);
+
+        // Our own record: only what differs from base.
+        record(target.path(), owner, &base_sources).unwrap();
+        backdate_head();
+        let built = mtime(&record_path(target.path()));
+        let marked = mark_changed(target.path(), owner, head.path(), &head_sources).unwrap();
+        assert_eq!(marked, 2);
+        assert!(mtime(&head.path().join("benches/b.rs")) > built);
+        assert!(mtime(&head.path().join("src/new.rs")) > built);
+        assert!(mtime(&head.path().join("src/lib.rs")) < built);
+        // The record is gone until the next build succeeds.
+        assert!(!record_path(target.path()).exists());
+    }
+}

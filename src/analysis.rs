@@ -780,9 +780,31 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             result.threshold,
             settings.alpha,
         );
-        result.warnings.extend(spread_note(by_ci_alone, verdict));
+        let note = match result.fork_interval {
+            Some(_) => spread_note(by_ci_alone, verdict),
+            None => single_fork_note(by_ci_alone, result.forks),
+        };
+        result.warnings.extend(note);
         result.verdict = verdict.into();
     }
+}
+
+/// Why a benchmark whose bootstrap CI alone would decide is `inconclusive` when a side has a
+/// single fork: the samples of one process never vary what differs from process to process (its
+/// luck, the code layout its executable fixed), so one fork per side cannot tell a change from
+/// the difference between two processes (an A/A run of base64's first round: 18 of 104
+/// benchmarks "changed", −25.5 % to +14.1 %).
+fn single_fork_note(by_ci_alone: Verdict, forks: ForkCounts) -> Option<String> {
+    (by_ci_alone != Verdict::Inconclusive).then(|| {
+        format!(
+            "the CI alone says {}, but {} fork(s) of base and {} of head cannot tell a change from \
+             the difference between two processes: at least two forks per side are needed \
+             (raise --forks or --max-forks)",
+            Outcome::from(by_ci_alone).as_str(),
+            forks.base,
+            forks.head
+        )
+    })
 }
 
 /// Why a benchmark whose bootstrap CI alone would decide is `inconclusive`: its fork means

@@ -635,3 +635,47 @@ fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() 
     }
     assert!(saved > 0.5, "time saved {saved}");
 }
+
+/// One fork per side decides nothing (the layout issue): the first round alone of a real A/A
+/// recording (base64, head = base plus a comment) is what `--forks 1` or an interrupted run gives.
+/// Judged by the within-fork bootstrap alone, two of its benchmarks came out changed; now none
+/// does, and those say why.
+#[test]
+fn a_single_fork_per_side_is_never_called_changed() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/recordings/base64-aa-disturbed-fixed10.json");
+    let mut file = SampleFile::load(&path).unwrap();
+    for record in &mut file.benchmarks {
+        record.base.forks.truncate(1);
+        record.head.forks.truncate(1);
+    }
+    let report = cargo_perfdiff::run::analyse_samples(&file, &Settings::default(), None);
+    let changed: Vec<_> = report
+        .benchmarks
+        .iter()
+        .filter(|b| matches!(b.verdict, Outcome::Regressed | Outcome::Improved))
+        .map(|b| b.id.as_str())
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "called changed on one fork: {changed:?}"
+    );
+    for formerly_changed in [
+        "decode_small_input/decode/500",
+        "decode_small_input/decode_slice/500",
+    ] {
+        let result = report
+            .benchmarks
+            .iter()
+            .find(|b| b.id == formerly_changed)
+            .unwrap();
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains("at least two forks per side")),
+            "{formerly_changed}: {:?}",
+            result.warnings
+        );
+    }
+}

@@ -27,8 +27,11 @@ pub struct Evidence {
     pub p_value: f64,
     pub delta: f64,
     pub change_rate: f64,
-    /// The verdict of a t interval on the fork means ([`super::fork_interval`]) when both sides
-    /// have at least two forks; the verdict must then agree with it.
+    /// The verdict of a t interval on the fork means ([`super::fork_interval`]), which the
+    /// verdict must share; `None` when a side has fewer than two forks. One process per side
+    /// decides nothing: every fork of an executable shares one code layout and one process's
+    /// luck, which the samples inside it never vary, so a change between two single forks may be
+    /// nothing but the difference between two processes (or layouts).
     pub fork_interval: Option<Verdict>,
 }
 
@@ -36,15 +39,15 @@ pub struct Evidence {
 /// - `Improved`: `ci_high < 1`, `p < alpha`, `delta ≤ −0.147` and `change_rate ≤ −threshold`.
 /// - `Unchanged`: `1 − threshold ≤ ci_low` and `ci_high ≤ 1 + threshold`.
 /// - `Inconclusive`: anything else, including evidence whose directions disagree (CI above 1 but
-///   delta negative), NaN anywhere, and a verdict the fork-means t interval (when given) does not
-///   share.
+///   delta negative), NaN anywhere, a verdict the fork-means t interval does not share, and
+///   evidence without that interval (a side with a single fork).
 ///
 /// Gates are checked in that order, the t interval last.
 pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
     let verdict = decide_by_bootstrap_and_ranks(evidence, threshold, alpha);
     match evidence.fork_interval {
-        Some(interval) if interval != verdict => Verdict::Inconclusive,
-        _ => verdict,
+        Some(interval) if interval == verdict => verdict,
+        _ => Verdict::Inconclusive,
     }
 }
 
@@ -94,7 +97,7 @@ mod tests {
 
     #[test]
     fn every_gate_counts() {
-        let decide = |e: Evidence| decide(&e, 0.02, 0.01);
+        let decide = |e: Evidence| decide_by_bootstrap_and_ranks(&e, 0.02, 0.01);
         assert_eq!(
             decide(evidence((1.1, 1.3), 0.001, 0.5, 0.2)),
             Verdict::Regressed
@@ -140,12 +143,13 @@ mod tests {
     }
 
     #[test]
-    fn a_fork_interval_that_disagrees_makes_it_inconclusive() {
+    fn a_fork_interval_that_disagrees_or_is_missing_makes_it_inconclusive() {
         let decide = |e: Evidence| decide(&e, 0.02, 0.01);
         let regressed = evidence((1.1, 1.3), 0.001, 0.5, 0.2);
         for (interval, expected) in [
             (Some(Verdict::Regressed), Verdict::Regressed),
-            (None, Verdict::Regressed),
+            // a single fork on a side: nothing replicated, nothing decided
+            (None, Verdict::Inconclusive),
             (Some(Verdict::Inconclusive), Verdict::Inconclusive),
             (Some(Verdict::Unchanged), Verdict::Inconclusive),
         ] {

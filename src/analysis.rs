@@ -720,11 +720,6 @@ fn min_detectable_change(result: &BenchmarkResult, settings: &Settings) -> Optio
 
 fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
     let mut warnings = Vec::new();
-    if result.ratio.map(|r| r.resampling) == Some(stats::Resampling::IterationsOnly) {
-        warnings.push(
-            "one fork on a side: the CI ignores run-to-run variance; use more forks".to_string(),
-        );
-    }
     for (name, side) in [("base", &result.base), ("head", &result.head)] {
         if side.unsteady_forks > 0 {
             warnings.push(format!(
@@ -789,22 +784,25 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
     }
 }
 
-/// Why a benchmark whose bootstrap CI alone would decide is `inconclusive` when a side has a
-/// single fork: the samples of one process never vary what differs from process to process (its
+/// Why a benchmark with a single fork on a side is `inconclusive`, and what the CI alone would
+/// have called: the samples of one process never vary what differs from process to process (its
 /// luck, the code layout its executable fixed), so one fork per side cannot tell a change from
-/// the difference between two processes (an A/A run of base64's first round: 18 of 104
-/// benchmarks "changed", −25.5 % to +14.1 %).
+/// the difference between two processes (an A/A run of base64 reported after its first round:
+/// 18 of 104 benchmarks "changed", −25.5 % to +14.1 %).
 fn single_fork_note(by_ci_alone: Verdict, forks: ForkCounts) -> Option<String> {
-    (by_ci_alone != Verdict::Inconclusive).then(|| {
-        format!(
-            "the CI alone says {}, but {} fork(s) of base and {} of head cannot tell a change from \
-             the difference between two processes: at least two forks per side are needed \
-             (raise --forks or --max-forks)",
-            Outcome::from(by_ci_alone).as_str(),
-            forks.base,
-            forks.head
-        )
-    })
+    let ci_says = match by_ci_alone {
+        Verdict::Inconclusive => String::new(),
+        decided => format!(
+            "the CI alone says {}, but ",
+            Outcome::from(decided).as_str()
+        ),
+    };
+    Some(format!(
+        "{ci_says}{} fork(s) of base and {} of head cannot tell a change from the difference \
+         between two processes: at least two forks per side are needed (raise --forks or \
+         --max-forks)",
+        forks.base, forks.head
+    ))
 }
 
 /// Why a benchmark whose bootstrap CI alone would decide is `inconclusive`: its fork means

@@ -410,16 +410,23 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
     if args.list {
         let (matched, skipped) = run::list(&request, &mut progress)?;
         progress.finish_bar();
+        let several_packages = crate::analysis::distinct_more_than_one(
+            matched
+                .iter()
+                .filter_map(|m| m.target().map(|k| k.package.as_str()))
+                .chain(skipped.iter().filter_map(|s| s.package.as_deref())),
+        );
         for skipped in &skipped {
             progress.note(&format!(
                 "skipped bench target `{}`: {}",
-                skipped.target, skipped.reason
+                skipped.label(several_packages),
+                skipped.reason
             ));
         }
         progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
         write_text(
             &args.output,
-            &report::render_listing(&matched, args.output.format),
+            &report::render_listing(&matched, &skipped, args.output.format),
         )?;
         return Ok(exit_code::OK);
     }

@@ -133,6 +133,9 @@ pub struct CompareArgs {
     /// workspace whose root is a package is the root alone]
     #[arg(long, conflicts_with = "package")]
     pub workspace: bool,
+    /// With --workspace: leave out these members (names or globs, repeatable)
+    #[arg(long, value_name = "SPEC", requires = "workspace")]
+    pub exclude: Vec<String>,
     /// Only this bench target (repeatable)
     #[arg(long, value_name = "NAME")]
     pub bench: Vec<String>,
@@ -388,6 +391,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         build: crate::build::BuildOptions {
             packages: args.package.clone(),
             workspace: args.workspace,
+            exclude: args.exclude.clone(),
             benches: args.bench.clone(),
             features: args.features.clone(),
             all_features: args.all_features,

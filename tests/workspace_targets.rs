@@ -219,6 +219,15 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
         "{}",
         stderr(&output)
     );
+    // Globs as cargo takes them, in `-p` and in `--exclude`.
+    for selection in [&["-p", "al*"][..], &["--workspace", "--exclude", "[bg]*"]] {
+        let args = [&["HEAD", "HEAD", "--list", "--format", "json"], selection].concat();
+        let output = cargo_perfdiff(&repo, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(ids(&listing), strings(&["c_mix", "mix"]), "{selection:?}");
+        assert!(listing["skipped_targets"].as_array().unwrap().is_empty());
+    }
     assert_eq!(RepoState::capture(&repo), before);
 }
 

@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::config::Settings;
+use crate::discover;
 use crate::duet;
 pub use crate::samples::SkippedTarget;
 use crate::samples::{
@@ -155,9 +156,17 @@ pub struct MannWhitneySummary {
 /// Everything reported for one benchmark.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BenchmarkResult {
+    /// The benchmark's name: its criterion id, qualified (`target::id`,
+    /// `package::target::id`) when several bench targets of the run define it.
     pub id: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The package of the bench target.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub package: Option<String>,
+    /// The id criterion gives it, when `id` is qualified.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub criterion_id: Option<String>,
     pub verdict: Outcome,
     /// `head / base` ratio of means and its CI.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -206,6 +215,8 @@ impl BenchmarkResult {
         BenchmarkResult {
             id: id.to_string(),
             target: None,
+            package: None,
+            criterion_id: None,
             verdict: Outcome::Inconclusive,
             ratio: None,
             fork_interval: None,
@@ -277,6 +288,23 @@ pub struct Report {
     pub outside_benchmark: Option<OutsideTime>,
 }
 
+impl Report {
+    /// Whether its benchmarks and skipped targets come from more than one package: reports then
+    /// name each bench target's package.
+    pub fn several_packages(&self) -> bool {
+        let packages = self
+            .benchmarks
+            .iter()
+            .filter_map(|b| b.package.as_deref())
+            .chain(
+                self.skipped_targets
+                    .iter()
+                    .filter_map(|s| s.package.as_deref()),
+            );
+        distinct_more_than_one(packages)
+    }
+}
+
 /// The time forks spent outside the benchmark they measured: starting the executable and running
 /// the set-up code of its other benchmarks, which criterion runs in every process.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -295,7 +323,8 @@ const HEAVIEST_TARGETS: usize = 3;
 
 /// The time forks spent outside their benchmark, over the forks that recorded it.
 fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
-    let mut per_target: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let several_packages = several_packages(samples);
+    let mut per_target: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     let (mut outside, mut wall, mut all) = (0.0, 0.0, Vec::new());
     for bench in &samples.benchmarks {
         for fork in bench.base.forks.iter().chain(&bench.head.forks) {
@@ -306,14 +335,16 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
             wall += ms;
             all.push(out);
             if let Some(target) = bench.target.as_deref() {
-                per_target.entry(target).or_default().push(out);
+                let label =
+                    discover::target_label(bench.package.as_deref(), target, several_packages);
+                per_target.entry(label).or_default().push(out);
             }
         }
     }
     if wall <= 0.0 {
         return None;
     }
-    let mut means: Vec<(&str, f64)> = per_target
+    let mut means: Vec<(String, f64)> = per_target
         .into_iter()
         .map(|(target, values)| (target, descriptive::mean(&values)))
         .collect();
@@ -324,9 +355,33 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
         heaviest_targets: means
             .into_iter()
             .take(HEAVIEST_TARGETS)
-            .map(|(target, _)| target.to_string())
+            .map(|(target, _)| target)
             .collect(),
     })
+}
+
+/// Whether a samples file's benchmarks and skipped targets come from more than one package, so
+/// that reports name the package of a bench target.
+pub fn several_packages(samples: &SampleFile) -> bool {
+    let packages = samples
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.package.as_deref())
+        .chain(
+            samples
+                .skipped_targets
+                .iter()
+                .filter_map(|s| s.package.as_deref()),
+        );
+    distinct_more_than_one(packages)
+}
+
+/// Whether `items` hold at least two different values.
+pub fn distinct_more_than_one<'a>(mut items: impl Iterator<Item = &'a str>) -> bool {
+    match items.next() {
+        Some(first) => items.any(|item| item != first),
+        None => false,
+    }
 }
 
 /// The settings that shaped the verdicts.
@@ -350,7 +405,7 @@ pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
     let mut results: Vec<BenchmarkResult> = samples
         .benchmarks
         .iter()
-        .filter(|b| !settings.is_ignored(&b.id))
+        .filter(|b| !is_ignored(settings, b))
         .enumerate()
         .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i)))
         .collect();
@@ -408,6 +463,15 @@ fn checkpoint_overhead(samples: &SampleFile) -> Option<f64> {
     (forks_ms > 0.0).then(|| checkpoint_ms / forks_ms)
 }
 
+/// Whether an override ignores the benchmark, by its id or its plain criterion id.
+fn is_ignored(settings: &Settings, record: &BenchmarkRecord) -> bool {
+    settings.is_ignored(&record.id)
+        || record
+            .criterion_id
+            .as_deref()
+            .is_some_and(|id| settings.is_ignored(id))
+}
+
 /// A distinct, reproducible seed per benchmark so results do not depend on suite order.
 fn bench_seed(seed: u64, index: usize) -> u64 {
     seed ^ (index as u64)
@@ -425,6 +489,8 @@ fn analyse_one(
     let analysed = record.analysed_by_fork(mode);
     let mut result = BenchmarkResult {
         target: record.target.clone(),
+        package: record.package.clone(),
+        criterion_id: record.criterion_id.clone(),
         forks: ForkCounts {
             base: record.base.forks.len(),
             head: record.head.forks.len(),
@@ -968,6 +1034,8 @@ mod tests {
         let record = |base: Option<&str>, head: Option<&str>| BenchmarkRecord {
             id: "b".into(),
             target: None,
+            package: None,
+            criterion_id: None,
             presence: Presence::Both,
             base: side_of(vec![fork(base), fork(base)]),
             head: side_of(vec![fork(head), fork(head)]),

@@ -89,6 +89,8 @@ pub struct BuildOptions {
     pub packages: Vec<String>,
     /// `--workspace`: every member of the workspace.
     pub workspace: bool,
+    /// `--exclude` (with `--workspace`): members left out, by name or glob.
+    pub exclude: Vec<String>,
     /// `--bench` selections; empty means every bench target.
     pub benches: Vec<String>,
     /// `--features` (each entry may itself be a comma- or space-separated list, as for cargo).
@@ -103,6 +105,9 @@ impl BuildOptions {
         let mut args = Vec::new();
         if self.workspace {
             args.push("--workspace".to_string());
+        }
+        for excluded in &self.exclude {
+            args.extend(["--exclude".to_string(), excluded.clone()]);
         }
         for package in &self.packages {
             args.extend(["--package".to_string(), package.clone()]);
@@ -840,16 +845,58 @@ fn package_selected(
 ) -> bool {
     if opts.workspace {
         metadata.workspace_members.contains(&package.id)
+            && !opts
+                .exclude
+                .iter()
+                .any(|spec| spec_matches(spec, &package.name))
     } else if !opts.packages.is_empty() {
-        opts.packages.iter().any(|spec| {
-            let name = spec.split(['@', ':']).next().unwrap_or(spec);
-            name == package.name.as_str()
-        })
+        opts.packages
+            .iter()
+            .any(|spec| spec_matches(spec, &package.name))
     } else if metadata.workspace_default_members.is_available() {
         metadata.workspace_default_members.contains(&package.id)
     } else {
         true
     }
+}
+
+/// Whether a `-p`/`--exclude` spec names package `name` as cargo reads it: the name (before an
+/// `@version` or after a `url#`… the part before `@`/`:`), or a glob of names (`*`, `?`, `[…]`).
+fn spec_matches(spec: &str, name: &str) -> bool {
+    let pattern = spec.split(['@', ':']).next().unwrap_or(spec);
+    if !pattern.contains(['*', '?', '[']) {
+        return pattern == name;
+    }
+    glob_regex(pattern).is_some_and(|regex| regex.is_match(name))
+}
+
+/// A package-name glob as an anchored regex; `None` for a malformed one (an unclosed `[`),
+/// which then names nothing, as in cargo.
+fn glob_regex(glob: &str) -> Option<regex::Regex> {
+    let mut pattern = String::from("^");
+    let mut chars = glob.chars().collect::<Vec<_>>().into_iter();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => pattern.push_str(".*"),
+            '?' => pattern.push('.'),
+            '[' => {
+                let rest: String = chars.by_ref().collect();
+                let (class, after) = rest.split_once(']')?;
+                chars = after.chars().collect::<Vec<_>>().into_iter();
+                let (negation, members) = match class.strip_prefix('!') {
+                    Some(members) => ("^", members),
+                    None => ("", class),
+                };
+                pattern.push('[');
+                pattern.push_str(negation);
+                pattern.push_str(&regex::escape(members).replace("\\-", "-"));
+                pattern.push(']');
+            }
+            other => pattern.push_str(&regex::escape(&other.to_string())),
+        }
+    }
+    pattern.push('$');
+    regex::Regex::new(&pattern).ok()
 }
 
 /// Every bench target of the packages `opts` selects ([`package_selected`]), with its package.
@@ -1624,6 +1671,7 @@ mod tests {
         let opts = BuildOptions {
             packages: vec!["a".into()],
             workspace: false,
+            exclude: Vec::new(),
             benches: vec!["b1".into(), "b2".into()],
             features: vec!["f1 f2".into()],
             all_features: true,
@@ -1650,6 +1698,25 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(every_member.cargo_args(), ["--workspace"]);
+        let but_one = BuildOptions {
+            workspace: true,
+            exclude: vec!["a*".into()],
+            ..Default::default()
+        };
+        assert_eq!(but_one.cargo_args(), ["--workspace", "--exclude", "a*"]);
+    }
+
+    #[test]
+    fn package_specs_match_names_and_globs_as_cargo_takes_them() {
+        assert!(spec_matches("alpha", "alpha"));
+        assert!(spec_matches("alpha@0.1.0", "alpha"));
+        assert!(!spec_matches("alpha", "alphabet"));
+        assert!(spec_matches("al*", "alphabet"));
+        assert!(spec_matches("b?ta", "beta"));
+        assert!(spec_matches("[ab]*", "beta") && !spec_matches("[ab]*", "gamma"));
+        assert!(spec_matches("[!ab]*", "gamma") && !spec_matches("[!ab]*", "alpha"));
+        assert!(spec_matches("a-*", "a-b") && !spec_matches("a.*", "ab"));
+        assert!(!spec_matches("[unclosed", "u"));
     }
 
     #[test]

@@ -133,6 +133,9 @@ pub struct CompareArgs {
     /// workspace whose root is a package is the root alone]
     #[arg(long, conflicts_with = "package")]
     pub workspace: bool,
+    /// With --workspace: leave out these members (names or globs, repeatable)
+    #[arg(long, value_name = "SPEC", requires = "workspace")]
+    pub exclude: Vec<String>,
     /// Only this bench target (repeatable)
     #[arg(long, value_name = "NAME")]
     pub bench: Vec<String>,
@@ -388,6 +391,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         build: crate::build::BuildOptions {
             packages: args.package.clone(),
             workspace: args.workspace,
+            exclude: args.exclude.clone(),
             benches: args.bench.clone(),
             features: args.features.clone(),
             all_features: args.all_features,
@@ -410,16 +414,23 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
     if args.list {
         let (matched, skipped) = run::list(&request, &mut progress)?;
         progress.finish_bar();
+        let several_packages = crate::analysis::distinct_more_than_one(
+            matched
+                .iter()
+                .filter_map(|m| m.target().map(|k| k.package.as_str()))
+                .chain(skipped.iter().filter_map(|s| s.package.as_deref())),
+        );
         for skipped in &skipped {
             progress.note(&format!(
                 "skipped bench target `{}`: {}",
-                skipped.target, skipped.reason
+                skipped.label(several_packages),
+                skipped.reason
             ));
         }
         progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
         write_text(
             &args.output,
-            &report::render_listing(&matched, args.output.format),
+            &report::render_listing(&matched, &skipped, args.output.format),
         )?;
         return Ok(exit_code::OK);
     }

@@ -12,19 +12,24 @@
 //!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
 //!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
 //!   ([`CliDialect`]), since they have no `--exact` either.
-//! - Benchmarks are matched across revisions by criterion id, not by target, so a bench target that
-//!   was renamed or split still compares its benchmarks.
+//! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
+//!   targets by convention (`benches/bench.rs`), so one target name in several members is the
+//!   normal case, and a name alone would lose or swap whole suites.
+//! - Benchmarks are matched across revisions by package, target and criterion id. A benchmark
+//!   that no other target of its package has on the other side, and that moved there from one
+//!   target to another of the same package (a target renamed or split), is still matched; a
+//!   package that exists on one side only has its benchmarks `only_in_base` / `only_in_head`.
 //! - Every executable is listed twice: an id made of the time or a random value (chrono names two
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
 //!   ids apart, to be reported as skipped.
-//! - The same id in two bench targets of one revision is an error ([`check_unique_ids`],
-//!   [`match_benchmarks_checked`]): criterion itself keeps results per id (`target/criterion/<id>`),
-//!   so such ids already collide for the user, and silently picking one would compare the wrong
-//!   code. [`match_benchmarks`] alone cannot fail; for a duplicate it keeps the first target in the
-//!   order given and ignores the others.
+//! - The same criterion id in two bench targets is not an error: both are compared, each under a
+//!   name of its own ([`qualified_id`]). An id unique in the run keeps its plain criterion id, so
+//!   single-target suites and recordings made before read as they did; a colliding one becomes
+//!   `target::id`, or `package::target::id` when the colliding targets share a name. `::` is
+//!   never criterion's group separator (`/`), and forks are still given the plain id.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::Read;
@@ -77,16 +82,6 @@ pub enum DiscoverError {
         path: PathBuf,
         target: String,
         source: std::io::Error,
-    },
-    #[error(
-        "benchmark id {id:?} of {revision} is defined by bench targets {first:?} and {second:?}; \
-         criterion keeps results per id, so rename one of them or select one target with --bench"
-    )]
-    DuplicateId {
-        revision: String,
-        id: String,
-        first: String,
-        second: String,
     },
 }
 
@@ -444,117 +439,249 @@ impl Filter {
     }
 }
 
-/// One benchmark id and where it exists.
+/// A bench target: the `[[bench]]` `target` of package `package`. Two members of a workspace
+/// may each have a target of the same name, so a name alone does not identify one.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TargetKey {
+    pub package: String,
+    pub target: String,
+}
+
+impl TargetKey {
+    pub fn new(package: &str, target: &str) -> TargetKey {
+        TargetKey {
+            package: package.to_string(),
+            target: target.to_string(),
+        }
+    }
+
+    /// The target a bench executable was built from.
+    pub fn of(exe: &BenchExecutable) -> TargetKey {
+        TargetKey::new(&exe.package, &exe.target)
+    }
+
+    /// How messages name it: `target`, or `package::target` when `several_packages` (the run
+    /// has bench targets in more than one package).
+    pub fn label(&self, several_packages: bool) -> String {
+        target_label(Some(&self.package), &self.target, several_packages)
+    }
+}
+
+/// `target`, or `package::target` when the run has bench targets in several packages and the
+/// package is known.
+pub fn target_label(package: Option<&str>, target: &str, several_packages: bool) -> String {
+    match package {
+        Some(package) if several_packages => format!("{package}{QUALIFIER}{target}"),
+        _ => target.to_string(),
+    }
+}
+
+/// What joins package, target and criterion id in a qualified id (`kern::a_mix`,
+/// `core::kern::a_mix`): criterion separates groups with `/`, never with `::`.
+pub const QUALIFIER: &str = "::";
+
+/// One benchmark and where it exists.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Matched {
-    /// The criterion id, exactly as the executable listed it (pass it to the executable as is).
+    /// The name it is reported, recorded and resumed under: the criterion id, qualified by its
+    /// target (and package) when another target of the run defines the same id
+    /// ([`qualified_id`]).
     pub id: String,
+    /// The criterion id, exactly as the executable listed it (pass it to the executable as is).
+    pub criterion_id: String,
     /// The bench target that has it in base, if any.
-    pub base_target: Option<String>,
+    pub base_target: Option<TargetKey>,
     /// The bench target that has it in head, if any.
-    pub head_target: Option<String>,
+    pub head_target: Option<TargetKey>,
     pub presence: Presence,
 }
 
-/// Matches benchmarks across revisions by criterion id. Ids on one side only get
-/// `OnlyInBase`/`OnlyInHead` and are kept.
+impl Matched {
+    /// The target it is reported under: head's, or base's when head lacks it.
+    pub fn target(&self) -> Option<&TargetKey> {
+        self.head_target.as_ref().or(self.base_target.as_ref())
+    }
+
+    /// Whether `filter` selects it, by its plain or its qualified id.
+    pub fn selected_by(&self, filter: &Filter) -> bool {
+        filter.matches(&self.id) || filter.matches(&self.criterion_id)
+    }
+}
+
+/// Matches benchmarks across revisions by package, bench target and criterion id. Benchmarks on
+/// one side only get `OnlyInBase`/`OnlyInHead` and are kept. A benchmark on one side only whose
+/// id one other target of the same package has on the other side only is matched with it: the
+/// target was renamed, or the benchmark moved to another target of its package.
 ///
-/// Order: base's ids in the order given (targets as given, ids as listed), with each head-only id
-/// placed right after the id that precedes it in head, so a new benchmark appears next to its
-/// neighbours. Deterministic for a given input. An id repeated within one side keeps its first
-/// target (see [`check_unique_ids`] to refuse that instead).
+/// Order: base's benchmarks in the order given (targets as given, ids as listed), with each
+/// head-only one placed right after the benchmark that precedes it in head, so a new benchmark
+/// appears next to its neighbours. Deterministic for a given input. An id a target lists twice
+/// counts once. Ids defined by several targets are qualified ([`qualified_id`]).
 pub fn match_benchmarks(
-    base: &[(String, Vec<String>)],
-    head: &[(String, Vec<String>)],
+    base: &[(TargetKey, Vec<String>)],
+    head: &[(TargetKey, Vec<String>)],
 ) -> Vec<Matched> {
-    let base_targets = first_target_by_id(base);
-    let head_targets = first_target_by_id(head);
-    let mut order: Vec<&str> = Vec::new();
-    for (_, ids) in base {
-        for id in ids {
-            if !order.contains(&id.as_str()) {
-                order.push(id);
-            }
-        }
-    }
+    let base_entries = entries(base);
+    let head_entries = entries(head);
+    let in_base: HashSet<(&TargetKey, &str)> = base_entries.iter().copied().collect();
+    let in_head: HashSet<(&TargetKey, &str)> = head_entries.iter().copied().collect();
+    let moved = moved_within_package(&base_entries, &head_entries, &in_base, &in_head);
+
+    let mut units: Vec<Unit> = base_entries
+        .iter()
+        .map(|&(key, id)| Unit {
+            criterion_id: id,
+            base: Some(key),
+            head: None,
+        })
+        .collect();
+    let unit_of: HashMap<(&TargetKey, &str), usize> = base_entries
+        .iter()
+        .enumerate()
+        .map(|(index, &entry)| (entry, index))
+        .collect();
+    let mut order: Vec<usize> = (0..units.len()).collect();
     let mut cursor = 0;
-    for (_, ids) in head {
-        for id in ids {
-            match order.iter().position(|known| known == id) {
-                Some(index) => cursor = index + 1,
-                None => {
-                    order.insert(cursor, id);
-                    cursor += 1;
-                }
+    for &(key, id) in &head_entries {
+        let known = unit_of
+            .get(&(key, id))
+            .or_else(|| moved.get(&(key, id)).and_then(|from| unit_of.get(from)));
+        match known {
+            Some(&unit) => {
+                units[unit].head = Some(key);
+                cursor = order.iter().position(|&u| u == unit).unwrap_or(cursor) + 1;
+            }
+            None => {
+                units.push(Unit {
+                    criterion_id: id,
+                    base: None,
+                    head: Some(key),
+                });
+                order.insert(cursor, units.len() - 1);
+                cursor += 1;
             }
         }
     }
+    let ids = qualified_ids(&units);
     order
         .into_iter()
-        .map(|id| {
-            let base_target = base_targets.get(id).map(|t| t.to_string());
-            let head_target = head_targets.get(id).map(|t| t.to_string());
-            let presence = match (&base_target, &head_target) {
+        .map(|index| {
+            let unit = &units[index];
+            let presence = match (unit.base, unit.head) {
                 (Some(_), Some(_)) => Presence::Both,
                 (Some(_), None) => Presence::OnlyInBase,
                 _ => Presence::OnlyInHead,
             };
             Matched {
-                id: id.to_string(),
-                base_target,
-                head_target,
+                id: ids[index].clone(),
+                criterion_id: unit.criterion_id.to_string(),
+                base_target: unit.base.cloned(),
+                head_target: unit.head.cloned(),
                 presence,
             }
         })
         .collect()
 }
 
-fn first_target_by_id(side: &[(String, Vec<String>)]) -> HashMap<&str, &str> {
-    let mut targets = HashMap::new();
-    for (target, ids) in side {
-        for id in ids {
-            targets.entry(id.as_str()).or_insert(target.as_str());
-        }
-    }
-    targets
+/// One benchmark being matched: its criterion id and the target that has it on each side.
+struct Unit<'a> {
+    criterion_id: &'a str,
+    base: Option<&'a TargetKey>,
+    head: Option<&'a TargetKey>,
 }
 
-/// Refuses an id that two bench targets of one revision (`revision` names it) both define.
-pub fn check_unique_ids(
-    revision: &str,
-    side: &[(String, Vec<String>)],
-) -> Result<(), DiscoverError> {
-    let mut seen: HashMap<&str, &str> = HashMap::new();
-    for (target, ids) in side {
-        for id in ids {
-            match seen.get(id.as_str()) {
-                Some(first) if *first != target.as_str() => {
-                    return Err(DiscoverError::DuplicateId {
-                        revision: revision.to_string(),
-                        id: id.clone(),
-                        first: first.to_string(),
-                        second: target.clone(),
-                    });
-                }
-                _ => {
-                    seen.insert(id, target);
-                }
+impl Unit<'_> {
+    /// The target it is reported under: head's, or base's when head lacks it.
+    fn key(&self) -> &TargetKey {
+        self.head.or(self.base).expect("a unit exists on some side")
+    }
+}
+
+/// Every (target, id) of one side in order, each once.
+fn entries(side: &[(TargetKey, Vec<String>)]) -> Vec<(&TargetKey, &str)> {
+    let mut seen = HashSet::new();
+    side.iter()
+        .flat_map(|(key, ids)| ids.iter().map(move |id| (key, id.as_str())))
+        .filter(|entry| seen.insert(*entry))
+        .collect()
+}
+
+/// Head's one-sided benchmarks that moved from another target of the same package, mapped to
+/// base's entry: the pairs where exactly one target of the package has the id on base's side
+/// only and exactly one on head's side only.
+fn moved_within_package<'a>(
+    base: &[(&'a TargetKey, &'a str)],
+    head: &[(&'a TargetKey, &'a str)],
+    in_base: &HashSet<(&TargetKey, &str)>,
+    in_head: &HashSet<(&TargetKey, &str)>,
+) -> HashMap<(&'a TargetKey, &'a str), (&'a TargetKey, &'a str)> {
+    type Candidates<'a> = HashMap<(&'a str, &'a str), Vec<(&'a TargetKey, &'a str)>>;
+    let one_sided = |entries: &[(&'a TargetKey, &'a str)], other: &HashSet<(&TargetKey, &str)>| {
+        let mut by_package: Candidates<'a> = HashMap::new();
+        for &(key, id) in entries {
+            if !other.contains(&(key, id)) {
+                by_package
+                    .entry((key.package.as_str(), id))
+                    .or_default()
+                    .push((key, id));
             }
         }
-    }
-    Ok(())
+        by_package
+    };
+    let base_only = one_sided(base, in_head);
+    let head_only = one_sided(head, in_base);
+    head_only
+        .into_iter()
+        .filter_map(
+            |(package_id, heads)| match (&heads[..], base_only.get(&package_id)) {
+                ([head], Some(bases)) if bases.len() == 1 => Some((*head, bases[0])),
+                _ => None,
+            },
+        )
+        .collect()
 }
 
-/// [`check_unique_ids`] on both sides, then [`match_benchmarks`].
-pub fn match_benchmarks_checked(
-    base_label: &str,
-    base: &[(String, Vec<String>)],
-    head_label: &str,
-    head: &[(String, Vec<String>)],
-) -> Result<Vec<Matched>, DiscoverError> {
-    check_unique_ids(base_label, base)?;
-    check_unique_ids(head_label, head)?;
-    Ok(match_benchmarks(base, head))
+/// The id each unit is reported under: its criterion id when no other unit has it, else
+/// [`qualified_id`] by target, or by package and target when the colliding targets share a name
+/// (or a qualified id would still collide).
+fn qualified_ids(units: &[Unit]) -> Vec<String> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, unit) in units.iter().enumerate() {
+        by_id.entry(unit.criterion_id).or_default().push(index);
+    }
+    let mut ids: Vec<String> = units.iter().map(|u| u.criterion_id.to_string()).collect();
+    for indices in by_id.values().filter(|indices| indices.len() > 1) {
+        let targets: HashSet<&str> = indices
+            .iter()
+            .map(|&i| units[i].key().target.as_str())
+            .collect();
+        let with_package = targets.len() < indices.len();
+        for &i in indices {
+            ids[i] = qualified_id(units[i].key(), units[i].criterion_id, with_package);
+        }
+    }
+    // A qualified id that is some other benchmark's plain id (`kern::x` listed as such) takes
+    // its package too.
+    let plain: HashSet<&str> = units.iter().map(|u| u.criterion_id).collect();
+    for (index, unit) in units.iter().enumerate() {
+        if ids[index] != unit.criterion_id && plain.contains(ids[index].as_str()) {
+            ids[index] = qualified_id(unit.key(), unit.criterion_id, true);
+        }
+    }
+    ids
+}
+
+/// `target::id`, or `package::target::id` with `with_package`: the name of a benchmark whose
+/// criterion id another bench target of the run defines too.
+pub fn qualified_id(key: &TargetKey, criterion_id: &str, with_package: bool) -> String {
+    if with_package {
+        format!(
+            "{}{QUALIFIER}{}{QUALIFIER}{criterion_id}",
+            key.package, key.target
+        )
+    } else {
+        format!("{}{QUALIFIER}{criterion_id}", key.target)
+    }
 }
 
 /// A bench target of one revision whose benchmarks could not be listed: the executable panicked,
@@ -562,7 +689,7 @@ pub fn match_benchmarks_checked(
 /// (set-up code outside `b.iter` runs then, e.g. reading a data file).
 #[derive(Debug)]
 pub struct FailedListing {
-    pub target: String,
+    pub target: TargetKey,
     /// A [`DiscoverError::List`] or [`DiscoverError::ListTimedOut`].
     pub error: DiscoverError,
 }
@@ -605,7 +732,7 @@ impl FailedListing {
 }
 
 /// Bench targets with the benchmark ids each lists, in order.
-pub type TargetLists = Vec<(String, Vec<String>)>;
+pub type TargetLists = Vec<(TargetKey, Vec<String>)>;
 
 /// One revision's discovery: the ids of every criterion target that listed, and the targets
 /// that failed to.
@@ -634,7 +761,7 @@ pub struct Settled {
 /// ids on the failing side too, so its benchmarks are matched and then reported `failed` there;
 /// a target listed by neither side is set apart in [`Settled::unlisted`].
 pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled {
-    let names = |failed: &[FailedListing]| -> Vec<String> {
+    let names = |failed: &[FailedListing]| -> Vec<TargetKey> {
         failed.iter().map(|f| f.target.clone()).collect()
     };
     let (base_failed, head_failed) = (names(&base.failed), names(&head.failed));
@@ -733,11 +860,29 @@ mod tests {
         }
     }
 
-    fn side(targets: &[(&str, &[&str])]) -> Vec<(String, Vec<String>)> {
+    /// One side's listings of targets of package `p`.
+    fn side(targets: &[(&str, &[&str])]) -> TargetLists {
+        in_packages(
+            &targets
+                .iter()
+                .map(|(t, ids)| ("p", *t, *ids))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// One side's listings of `(package, target, ids)`.
+    fn in_packages(targets: &[(&str, &str, &[&str])]) -> TargetLists {
         targets
             .iter()
-            .map(|(t, ids)| (t.to_string(), ids.iter().map(|i| i.to_string()).collect()))
+            .map(|(p, t, ids)| {
+                let ids = ids.iter().map(|i| i.to_string()).collect();
+                (TargetKey::new(p, t), ids)
+            })
             .collect()
+    }
+
+    fn target_of(key: &Option<TargetKey>) -> Option<&str> {
+        key.as_ref().map(|k| k.target.as_str())
     }
 
     /// A file of `len` filler bytes with `marker` written at `at`.
@@ -869,40 +1014,106 @@ mod tests {
         assert_eq!(ids, ["g/new_first", "g/a", "g/added", "g/b", "g/gone"]);
         let by_id: HashMap<&str, &Matched> = matched.iter().map(|m| (m.id.as_str(), m)).collect();
         assert_eq!(by_id["g/a"].presence, Presence::Both);
-        assert_eq!(by_id["g/a"].base_target.as_deref(), Some("old_name"));
-        assert_eq!(by_id["g/a"].head_target.as_deref(), Some("new_name"));
+        assert_eq!(target_of(&by_id["g/a"].base_target), Some("old_name"));
+        assert_eq!(target_of(&by_id["g/a"].head_target), Some("new_name"));
         assert_eq!(by_id["g/gone"].presence, Presence::OnlyInBase);
         assert_eq!(by_id["g/gone"].head_target, None);
         assert_eq!(by_id["g/added"].presence, Presence::OnlyInHead);
         assert_eq!(by_id["g/added"].base_target, None);
+        assert!(matched.iter().all(|m| m.id == m.criterion_id));
     }
 
     #[test]
-    fn matching_is_deterministic_and_keeps_one_entry_per_id() {
+    fn matching_is_deterministic_and_keeps_every_target_of_a_shared_id() {
         let base = side(&[("a", &["x", "y"]), ("b", &["y", "z"])]);
         let head = side(&[("a", &["z", "x"])]);
         let first = match_benchmarks(&base, &head);
         assert_eq!(first, match_benchmarks(&base, &head));
-        assert_eq!(first.len(), 3);
-        let y = first.iter().find(|m| m.id == "y").unwrap();
-        assert_eq!(y.base_target.as_deref(), Some("a"));
+        let ids: Vec<(&str, &str, Presence)> = first
+            .iter()
+            .map(|m| (m.id.as_str(), m.criterion_id.as_str(), m.presence))
+            .collect();
+        // `z` moved from target `b` to `a` of the package: still compared.
+        assert_eq!(
+            ids,
+            [
+                ("x", "x", Presence::Both),
+                ("a::y", "y", Presence::OnlyInBase),
+                ("b::y", "y", Presence::OnlyInBase),
+                ("z", "z", Presence::Both),
+            ]
+        );
     }
 
     #[test]
-    fn an_id_in_two_targets_of_one_side_is_refused_with_both_named() {
-        let base = side(&[("a", &["x"])]);
-        let head = side(&[("a", &["x", "y"]), ("b", &["y"])]);
-        let err = match_benchmarks_checked("base", &base, "head (abc)", &head)
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("\"y\"") && err.contains("head (abc)"), "{err}");
-        assert!(err.contains("\"a\"") && err.contains("\"b\""), "{err}");
-        assert!(check_unique_ids("base", &base).is_ok());
+    fn same_named_targets_of_several_packages_are_matched_by_package() {
+        // Head adds member `c` with its own `kern`: `b`'s benchmarks are untouched.
+        let base = in_packages(&[("a", "kern", &["c_mix"]), ("b", "kern", &["b_mix", "mix"])]);
+        let head = in_packages(&[
+            ("a", "kern", &["c_mix"]),
+            ("b", "kern", &["b_mix", "mix"]),
+            ("c", "kern", &["mix", "c_only"]),
+        ]);
+        let matched = match_benchmarks(&base, &head);
+        let got: Vec<(&str, Presence, Option<&str>)> = matched
+            .iter()
+            .map(|m| {
+                let package = m.target().map(|k| k.package.as_str());
+                (m.id.as_str(), m.presence, package)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("c_mix", Presence::Both, Some("a")),
+                ("b_mix", Presence::Both, Some("b")),
+                ("b::kern::mix", Presence::Both, Some("b")),
+                ("c::kern::mix", Presence::OnlyInHead, Some("c")),
+                ("c_only", Presence::OnlyInHead, Some("c")),
+            ]
+        );
+        // A member gone in head: its benchmarks are only in base, and nothing moves to another
+        // package's target of the same name.
+        let matched = match_benchmarks(&head, &base);
+        let c_mix = matched.iter().find(|m| m.id == "c::kern::mix").unwrap();
+        assert_eq!(c_mix.presence, Presence::OnlyInBase);
+        assert_eq!(
+            matched
+                .iter()
+                .find(|m| m.id == "b::kern::mix")
+                .unwrap()
+                .presence,
+            Presence::Both
+        );
+    }
+
+    #[test]
+    fn two_targets_of_one_package_defining_an_id_are_both_kept_under_their_targets() {
+        let lists = side(&[("kern", &["a_mix", "k"]), ("kern2", &["a_mix"])]);
+        let matched = match_benchmarks(&lists, &lists);
+        let ids: Vec<&str> = matched.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["kern::a_mix", "k", "kern2::a_mix"]);
+        assert!(matched.iter().all(|m| m.presence == Presence::Both));
+        assert!(matched.iter().all(|m| m.base_target == m.head_target));
+        let filter = Filter::new(&["^a_mix$".to_string()]);
+        assert_eq!(matched.iter().filter(|m| m.selected_by(&filter)).count(), 2);
+        let filter = Filter::new(&["^kern2::".to_string()]);
+        assert_eq!(matched.iter().filter(|m| m.selected_by(&filter)).count(), 1);
+    }
+
+    #[test]
+    fn a_qualified_id_that_is_another_plain_id_takes_its_package() {
+        let lists = side(&[("kern", &["x", "kern::x"]), ("other", &["x"])]);
+        let ids: Vec<String> = match_benchmarks(&lists, &lists)
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, ["p::kern::x", "kern::x", "other::x"]);
     }
 
     fn failed(target: &str, stderr_tail: &str) -> FailedListing {
         FailedListing {
-            target: target.into(),
+            target: TargetKey::new("p", target),
             error: DiscoverError::List {
                 executable: format!("bench target {target:?}"),
                 message: "`--bench --list --format terse` exited with exit status: 101".into(),
@@ -935,7 +1146,7 @@ mod tests {
         let [(Side::Head, failure)] = &settled.failed_on_one_side[..] else {
             panic!("{:?}", settled.failed_on_one_side)
         };
-        assert_eq!(failure.target, "speed");
+        assert_eq!(failure.target.target, "speed");
         assert!(settled.unlisted.is_empty());
         // Matched, they are present in both revisions.
         let matched = match_benchmarks(&settled.base, &settled.head);
@@ -965,7 +1176,7 @@ mod tests {
         let unlisted: Vec<(Option<Side>, &str)> = settled
             .unlisted
             .iter()
-            .map(|(side, f)| (*side, f.target.as_str()))
+            .map(|(side, f)| (*side, f.target.target.as_str()))
             .collect();
         assert_eq!(
             unlisted,

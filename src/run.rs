@@ -16,7 +16,7 @@ use crate::build::{
 };
 use crate::config::{Settings, StopRule};
 use crate::discover::{
-    self, DiscoverError, FailedListing, Filter, Harness, Matched, Settled, SideListings,
+    self, DiscoverError, FailedListing, Filter, Harness, Matched, Settled, SideListings, TargetKey,
     TargetLists,
 };
 use crate::duet;
@@ -60,9 +60,10 @@ pub struct RunOutcome {
     pub samples_path: PathBuf,
 }
 
-/// One side's built bench executables, by target name.
+/// One side's built bench executables, by package and target (two members of a workspace may
+/// each have a target of the same name).
 struct SideBuild {
-    targets: BTreeMap<String, BuiltTarget>,
+    targets: BTreeMap<TargetKey, BuiltTarget>,
     /// Bench targets cargo did not build because they need features that are not enabled.
     needs_features: Vec<FeatureGatedBench>,
     /// Workspace members with bench targets that the build did not select.
@@ -110,7 +111,7 @@ struct Selected<'a> {
     skipped: Vec<SkippedTarget>,
     /// Bench targets whose listing failed on one side, by side: their benchmarks are `failed`
     /// there.
-    failed_listings: Vec<(Side, String, FailureRecord)>,
+    failed_listings: Vec<(Side, TargetKey, FailureRecord)>,
 }
 
 /// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
@@ -179,10 +180,15 @@ fn with_selected_benchmarks<T>(
     let head_build = head_build.as_ref().unwrap_or(&base_build);
 
     let needs_features = both_sides(&base_build.needs_features, &head_build.needs_features);
+    let several = several_packages(&base_build, head_build);
     let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
     // Once per target, not once per side.
     for gated in &skipped {
-        progress.note(&format!("bench target {} {}", gated.target, gated.reason));
+        progress.note(&format!(
+            "bench target {} {}",
+            gated.label(several),
+            gated.reason
+        ));
     }
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
@@ -192,11 +198,8 @@ fn with_selected_benchmarks<T>(
         discover_side(head_build, list_timeout, &mut skipped, progress)?,
     );
     let labels = [comparison.base.label(), comparison.head.label()];
-    let failed_listings = failed_listings(&settled, &labels, progress);
+    let failed_listings = failed_listings(&settled, &labels, several, progress);
     let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
-    // An id two targets define would silently measure only the first: refuse it.
-    discover::check_unique_ids(&format!("base {}", comparison.base.label()), &base_lists)?;
-    discover::check_unique_ids(&format!("head {}", comparison.head.label()), &head_lists)?;
     let matched = select_benchmarks(
         &base_lists,
         &head_lists,
@@ -265,7 +268,9 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
     });
     for m in &matched {
         let record = file.benchmark_mut(&m.id, m.presence);
-        record.target = m.head_target.clone().or(m.base_target.clone());
+        record.target = m.target().map(|key| key.target.clone());
+        record.package = m.target().map(|key| key.package.clone());
+        record.criterion_id = (m.criterion_id != m.id).then(|| m.criterion_id.clone());
         for (side, target, failure) in &failed_listings {
             let (side_target, side_record) = match side {
                 Side::Base => (&m.base_target, &mut record.base),
@@ -494,7 +499,7 @@ impl Builder<'_> {
                         env,
                         dialect: Cell::new(CliDialect::Current),
                     };
-                    (target.exe.target.clone(), target)
+                    (TargetKey::of(&target.exe), target)
                 })
                 .collect(),
             needs_features,
@@ -547,6 +552,16 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
     }
 }
 
+/// Whether the two sides' bench targets (built or gated by features) come from more than one
+/// package: messages then name each target's package.
+fn several_packages(base: &SideBuild, head: &SideBuild) -> bool {
+    let packages = [base, head].into_iter().flat_map(|side| {
+        let built = side.targets.keys().map(|key| key.package.as_str());
+        built.chain(side.needs_features.iter().map(|g| g.package.as_str()))
+    });
+    analysis::distinct_more_than_one(packages)
+}
+
 /// What either side's build reported, sorted, each once.
 fn both_sides<T: Ord + Clone>(base: &[T], head: &[T]) -> Vec<T> {
     sorted_once(base.iter().chain(head).cloned().collect())
@@ -585,6 +600,7 @@ fn remove_other_executables(bin: &Path, keep: &[String], progress: &Progress) {
 /// How a bench target cargo skipped for its `required-features` appears in the report.
 fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
     SkippedTarget {
+        package: Some(gated.package.clone()),
         target: gated.target.clone(),
         reason: format!(
             "not built: it requires the feature(s) `{}` of {}, which are not enabled (pass `{}`)",
@@ -604,15 +620,20 @@ fn discover_side(
     progress: &Progress,
 ) -> Result<SideListings> {
     let mut listings = SideListings::default();
-    for (target, built) in &side.targets {
+    for (key, built) in &side.targets {
         let BuiltTarget { exe, env, .. } = built;
+        let skip = |reason: String| SkippedTarget {
+            package: Some(key.package.clone()),
+            target: key.target.clone(),
+            reason,
+        };
         match discover::classify(exe)? {
             Harness::Criterion => {
                 let listing = match discover::list_benchmarks(exe, env, timeout) {
                     Ok(listing) => listing,
                     Err(error) => {
                         listings.failed.push(FailedListing {
-                            target: target.clone(),
+                            target: key.clone(),
                             error,
                         });
                         continue;
@@ -624,20 +645,17 @@ fn discover_side(
                     Err(_) => (listing.ids, Vec::new()),
                 };
                 if !unstable.is_empty() {
-                    skipped.push(SkippedTarget {
-                        target: target.clone(),
-                        reason: unstable_ids_reason(&unstable),
-                    });
+                    skipped.push(skip(unstable_ids_reason(&unstable)));
                 }
                 built.dialect.set(listing.dialect);
-                listings.lists.push((target.clone(), ids));
+                listings.lists.push((key.clone(), ids));
             }
             Harness::Skipped { reason } => {
-                progress.detail(&format!("skipping bench target {target}: {reason}"));
-                skipped.push(SkippedTarget {
-                    target: target.clone(),
-                    reason,
-                });
+                progress.detail(&format!(
+                    "skipping bench target {} of package {}: {reason}",
+                    key.target, key.package
+                ));
+                skipped.push(skip(reason));
             }
         }
     }
@@ -649,15 +667,16 @@ fn discover_side(
 fn failed_listings(
     settled: &Settled,
     labels: &[String; 2],
+    several_packages: bool,
     progress: &Progress,
-) -> Vec<(Side, String, FailureRecord)> {
+) -> Vec<(Side, TargetKey, FailureRecord)> {
     settled
         .failed_on_one_side
         .iter()
         .map(|&(side, ref failed)| {
             let message = format!(
                 "listing the benchmarks of bench target `{}` failed: {}",
-                failed.target,
+                failed.target.label(several_packages),
                 failed.message()
             );
             progress.note(&format!(
@@ -715,7 +734,8 @@ fn set_apart_unlisted(
             _ => String::new(),
         };
         skipped.push(SkippedTarget {
-            target: failed.target.clone(),
+            package: Some(failed.target.package.clone()),
+            target: failed.target.target.clone(),
             reason: format!(
                 "its benchmarks could not be listed in {where_}: {}{headline}{hint}",
                 failed.message()
@@ -845,8 +865,8 @@ fn unselected_members(unselected: &[UnselectedPackage]) -> String {
 
 /// Matches, filters, drops ignored ones and keeps this shard's share.
 fn select_benchmarks(
-    base: &[(String, Vec<String>)],
-    head: &[(String, Vec<String>)],
+    base: &[(TargetKey, Vec<String>)],
+    head: &[(TargetKey, Vec<String>)],
     settings: &Settings,
     shard: Option<Shard>,
     nothing_found: &NothingFound,
@@ -862,7 +882,11 @@ fn select_benchmarks(
     let filter = Filter::new(&settings.filters);
     let selected: Vec<Matched> = all
         .into_iter()
-        .filter(|m| filter.matches(&m.id) && !settings.is_ignored(&m.id))
+        .filter(|m| {
+            m.selected_by(&filter)
+                && !settings.is_ignored(&m.id)
+                && !settings.is_ignored(&m.criterion_id)
+        })
         .filter(|m| shard.is_none_or(|s| s.contains(&m.id)))
         .collect();
     if selected.is_empty() {
@@ -1023,7 +1047,7 @@ impl MeasureContext<'_> {
             executable,
             cwd: exe.package_root.clone(),
             env: env.clone(),
-            benchmark_id: matched.id.clone(),
+            benchmark_id: matched.criterion_id.clone(),
             dialect: dialect.get(),
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),
@@ -1262,7 +1286,7 @@ mod tests {
     #[test]
     fn a_target_no_revision_could_list_is_skipped_or_the_error_when_nothing_else_is_left() {
         let failed = |target: &str| discover::FailedListing {
-            target: target.into(),
+            target: TargetKey::new("p", target),
             error: DiscoverError::List {
                 executable: format!("bench target {target:?}"),
                 message: "`--bench --list --format terse` exited with exit status: 101".into(),
@@ -1271,8 +1295,8 @@ mod tests {
         };
         let labels = ["HEAD~1 (abc)".to_string(), "HEAD (def)".to_string()];
         let settled = Settled {
-            base: vec![("ok".into(), vec!["a".into()])],
-            head: vec![("ok".into(), vec!["a".into()])],
+            base: vec![(TargetKey::new("p", "ok"), vec!["a".into()])],
+            head: vec![(TargetKey::new("p", "ok"), vec!["a".into()])],
             unlisted: vec![(None, failed("x")), (Some(Side::Head), failed("y"))],
             ..Settled::default()
         };
@@ -1327,6 +1351,7 @@ mod tests {
     #[test]
     fn a_target_skipped_for_two_reasons_keeps_both_and_repeats_neither() {
         let skipped = |reason: &str| SkippedTarget {
+            package: None,
             target: "demo".to_string(),
             reason: reason.to_string(),
         };
@@ -1339,6 +1364,7 @@ mod tests {
     fn merged_shards_report_what_each_skipped_once() {
         let dir = tempfile::tempdir().unwrap();
         let skipped = |target: &str| SkippedTarget {
+            package: Some("p".to_string()),
             target: target.to_string(),
             reason: "plain binary, not a criterion benchmark".to_string(),
         };

@@ -81,8 +81,18 @@ pub struct SampleFile {
 /// A bench target that was not measured, or the part of it that was not, and why.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SkippedTarget {
+    /// The package the target belongs to (absent in files recorded before packages were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
     pub target: String,
     pub reason: String,
+}
+
+impl SkippedTarget {
+    /// How reports name it: `target`, or `package::target` when `several_packages`.
+    pub fn label(&self, several_packages: bool) -> String {
+        crate::discover::target_label(self.package.as_deref(), &self.target, several_packages)
+    }
 }
 
 /// What was compared and how; informative, never needed for analysis.
@@ -142,11 +152,19 @@ pub enum Presence {
 /// All measurements of one benchmark.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct BenchmarkRecord {
-    /// Criterion id: `group/function/parameter`.
+    /// Criterion id (`group/function/parameter`), qualified as `target::id` or
+    /// `package::target::id` when several bench targets of the run define it.
     pub id: String,
     /// The bench target (`[[bench]]` name) the benchmark belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
+    /// The package of that bench target (absent in files recorded before packages were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// The id criterion gives the benchmark, when `id` is qualified by target and package
+    /// because another bench target defines it too (`kern::a_mix` for `a_mix`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub criterion_id: Option<String>,
     #[serde(default)]
     pub presence: Presence,
     #[serde(default)]
@@ -366,6 +384,8 @@ impl SampleFile {
         self.benchmarks.push(BenchmarkRecord {
             id: id.to_string(),
             target: None,
+            package: None,
+            criterion_id: None,
             presence,
             base: SideRecord::default(),
             head: SideRecord::default(),

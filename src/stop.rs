@@ -602,6 +602,8 @@ mod tests {
         let record = BenchmarkRecord {
             id: "x".into(),
             target: None,
+            package: None,
+            criterion_id: None,
             presence: Default::default(),
             base: Default::default(),
             head: Default::default(),
@@ -841,6 +843,8 @@ mod tests {
         BenchmarkRecord {
             id: id.into(),
             target: None,
+            package: None,
+            criterion_id: None,
             presence: Default::default(),
             base: side(base),
             head: side(head),

@@ -11,7 +11,7 @@ use std::time::Duration;
 use cargo_perfdiff::build::{
     BenchExecutable, BuildError, BuildEvent, BuildOptions, build_benches, fork_environment,
 };
-use cargo_perfdiff::discover::{Harness, classify, list_benchmarks, match_benchmarks};
+use cargo_perfdiff::discover::{Harness, TargetKey, classify, list_benchmarks, match_benchmarks};
 use cargo_perfdiff::samples::Presence;
 
 fn shared_target_dir() -> PathBuf {
@@ -148,7 +148,8 @@ fn two_revisions_share_the_target_dir_and_keep_their_own_executables() {
     assert_eq!(list(again), base_ids);
     assert!(fs::read(&again.path).unwrap() == fs::read(&base_exe.path).unwrap());
 
-    let matched = match_benchmarks(&[("demo".into(), base_ids)], &[("demo".into(), head_ids)]);
+    let demo = TargetKey::new("perfdiff-demo", "demo");
+    let matched = match_benchmarks(&[(demo.clone(), base_ids)], &[(demo, head_ids)]);
     let presence: HashMap<_, _> = matched
         .iter()
         .map(|m| (m.id.as_str(), m.presence))

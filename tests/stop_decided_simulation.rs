@@ -60,6 +60,8 @@ fn empty_record() -> BenchmarkRecord {
     BenchmarkRecord {
         id: "sim/bench".to_string(),
         target: None,
+        package: None,
+        criterion_id: None,
         presence: Default::default(),
         base: SideRecord::default(),
         head: SideRecord::default(),

@@ -705,11 +705,12 @@ fn footer(report: &Report) -> String {
     let mut out = String::from("<footer>\n");
     if !report.skipped_targets.is_empty() {
         out += "<p><b>Skipped bench targets:</b></p><ul>";
+        let several_packages = report.several_packages();
         for s in &report.skipped_targets {
             let _ = write!(
                 out,
                 "<li><code>{}</code>: {}</li>",
-                escape(&s.target),
+                escape(&s.label(several_packages)),
                 escape(&s.reason)
             );
         }

@@ -7,43 +7,66 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::Format;
+use crate::analysis::distinct_more_than_one;
 use crate::discover::Matched;
-use crate::samples::Presence;
+use crate::samples::{Presence, SkippedTarget};
 
-/// The JSON form: `{"benchmarks": [...]}`.
+/// The JSON form: `{"benchmarks": [...], "skipped_targets": [...]}`.
 #[derive(Debug, Serialize)]
 struct Listing<'a> {
     benchmarks: Vec<ListedBenchmark<'a>>,
+    /// Bench targets (or some of their benchmarks) a run would not measure, and why.
+    skipped_targets: &'a [SkippedTarget],
 }
 
 /// One listed benchmark, as JSON gives it.
 #[derive(Debug, Serialize)]
 struct ListedBenchmark<'a> {
+    /// Its name in reports: the criterion id, qualified when several targets define it.
     id: &'a str,
+    /// The id criterion gives it, when `id` is qualified.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    criterion_id: Option<&'a str>,
+    /// The package of its bench target.
+    package: Option<&'a str>,
     /// The bench target that has it (head's, or base's when head lacks it).
     target: Option<&'a str>,
     presence: Presence,
 }
 
-/// The listing in `format`: JSON (`{"benchmarks": [...]}`) or, for the table and Markdown
-/// formats, one line per benchmark: its id, its bench target and, for a benchmark that only one
-/// side has, which.
-pub fn render_listing(matched: &[Matched], format: Format) -> String {
+/// The listing in `format`: JSON (`{"benchmarks": [...], "skipped_targets": [...]}`) or, for
+/// the table and Markdown formats, one line per benchmark: its id, its bench target (and the
+/// target's package when the benchmarks come from several) and, for a benchmark that only one
+/// side has, which. Skipped targets are not in the text form: the command notes them.
+pub fn render_listing(matched: &[Matched], skipped: &[SkippedTarget], format: Format) -> String {
     let listed: Vec<ListedBenchmark> = matched
         .iter()
         .map(|m| ListedBenchmark {
             id: &m.id,
-            target: m.head_target.as_deref().or(m.base_target.as_deref()),
+            criterion_id: (m.criterion_id != m.id).then_some(m.criterion_id.as_str()),
+            package: m.target().map(|k| k.package.as_str()),
+            target: m.target().map(|k| k.target.as_str()),
             presence: m.presence,
         })
         .collect();
     match format {
-        Format::Json => super::json::pretty("listing", &Listing { benchmarks: listed }),
-        Format::Table | Format::Markdown => listing_lines(&listed),
+        Format::Json => super::json::pretty(
+            "listing",
+            &Listing {
+                benchmarks: listed,
+                skipped_targets: skipped,
+            },
+        ),
+        Format::Table | Format::Markdown => listing_lines(&listed, skipped),
     }
 }
 
-fn listing_lines(listed: &[ListedBenchmark]) -> String {
+fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> String {
+    let packages = listed
+        .iter()
+        .filter_map(|b| b.package)
+        .chain(skipped.iter().filter_map(|s| s.package.as_deref()));
+    let several_packages = distinct_more_than_one(packages);
     let width = listed
         .iter()
         .map(|b| b.id.chars().count())
@@ -57,7 +80,15 @@ fn listing_lines(listed: &[ListedBenchmark]) -> String {
             Presence::OnlyInHead => ", only in head",
         };
         let target = bench.target.unwrap_or("?");
-        let _ = writeln!(out, "{:<width$}  (bench target {target}{side})", bench.id);
+        let package = match bench.package {
+            Some(package) if several_packages => format!(" of package {package}"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<width$}  (bench target {target}{package}{side})",
+            bench.id
+        );
     }
     out
 }
@@ -65,12 +96,15 @@ fn listing_lines(listed: &[ListedBenchmark]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::discover::TargetKey;
 
     fn matched(id: &str, base: Option<&str>, head: Option<&str>, presence: Presence) -> Matched {
+        let key = |target: &str| TargetKey::new("p", target);
         Matched {
             id: id.to_string(),
-            base_target: base.map(str::to_string),
-            head_target: head.map(str::to_string),
+            criterion_id: id.to_string(),
+            base_target: base.map(key),
+            head_target: head.map(key),
             presence,
         }
     }
@@ -85,7 +119,7 @@ mod tests {
 
     #[test]
     fn lines_name_the_target_and_a_one_sided_presence() {
-        let text = render_listing(&sample(), Format::Table);
+        let text = render_listing(&sample(), &[], Format::Table);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines,
@@ -95,23 +129,47 @@ mod tests {
                 "hash/new_in_head  (bench target demo, only in head)",
             ]
         );
-        assert_eq!(render_listing(&sample(), Format::Markdown), text);
+        assert_eq!(render_listing(&sample(), &[], Format::Markdown), text);
     }
 
     #[test]
-    fn json_lists_id_target_and_presence() {
+    fn lines_name_the_package_when_there_are_several() {
+        let mut listed = sample();
+        listed[1].base_target = Some(TargetKey::new("other", "demo"));
+        listed[1].id = "other::demo::hash/gone".to_string();
+        let text = render_listing(&listed, &[], Format::Table);
+        assert!(
+            text.contains(
+                "other::demo::hash/gone  (bench target demo of package other, only in base)"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("(bench target demo of package p)"), "{text}");
+    }
+
+    #[test]
+    fn json_lists_id_package_target_presence_and_skipped_targets() {
+        let skipped = [SkippedTarget {
+            package: Some("p".into()),
+            target: "gated".into(),
+            reason: "not built".into(),
+        }];
         let json: serde_json::Value =
-            serde_json::from_str(&render_listing(&sample(), Format::Json)).unwrap();
+            serde_json::from_str(&render_listing(&sample(), &skipped, Format::Json)).unwrap();
         let benchmarks = json["benchmarks"].as_array().unwrap();
         assert_eq!(benchmarks.len(), 3);
         assert_eq!(benchmarks[1]["id"], "hash/gone");
         assert_eq!(benchmarks[1]["target"], "old");
+        assert_eq!(benchmarks[1]["package"], "p");
         assert_eq!(benchmarks[1]["presence"], "only_in_base");
         assert_eq!(benchmarks[2]["presence"], "only_in_head");
+        assert!(benchmarks[0].get("criterion_id").is_none());
+        assert_eq!(json["skipped_targets"][0]["target"], "gated");
+        assert_eq!(json["skipped_targets"][0]["reason"], "not built");
     }
 
     #[test]
     fn an_empty_listing_is_empty() {
-        assert_eq!(render_listing(&[], Format::Table), "");
+        assert_eq!(render_listing(&[], &[], Format::Table), "");
     }
 }

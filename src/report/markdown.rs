@@ -110,9 +110,14 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
         text::percent(report.settings.confidence)
     );
     out += "|:--|--:|--:|--:|:-:|--:|:--|--:|:--|\n";
+    let several_packages = report.several_packages();
     for b in results {
+        let name = match (&b.package, several_packages) {
+            (Some(package), true) => format!("{} ({})", escape(&b.id), escape(package)),
+            _ => escape(&b.id),
+        };
         let cells = [
-            escape(&b.id),
+            name,
             text::mean_in(b.base.mean_ns, b.unit.as_deref()),
             text::mean_in(b.head.mean_ns, b.unit.as_deref()),
             text::change(b.change_rate),
@@ -174,10 +179,11 @@ fn notes(report: &Report) -> String {
     for note in text::run_notes(report) {
         items.push(escape(&note));
     }
+    let several_packages = report.several_packages();
     for skipped in &report.skipped_targets {
         items.push(format!(
             "bench target **{}** skipped: {}",
-            escape(&skipped.target),
+            escape(&skipped.label(several_packages)),
             escape(&skipped.reason.replace('\n', " "))
         ));
     }

@@ -29,7 +29,7 @@ fn columns(report: &Report) -> Vec<Column> {
         right_aligned,
         cell,
     };
-    vec![
+    let mut columns = vec![
         column("benchmark".into(), 9, false, |b, _| text::id_line(&b.id)),
         column("base".into(), 3, true, |b, _| {
             text::mean_in(b.base.mean_ns, b.unit.as_deref())
@@ -57,7 +57,15 @@ fn columns(report: &Report) -> Vec<Column> {
         column("verdict".into(), 9, false, |b, _| {
             outcome_label(b.verdict).to_string()
         }),
-    ]
+    ];
+    // Benchmarks of several packages: each row names its package, after the id.
+    if report.several_packages() {
+        let package = column("package".into(), 7, false, |b, _| {
+            text::id_line(b.package.as_deref().unwrap_or("?"))
+        });
+        columns.insert(1, package);
+    }
+    columns
 }
 
 /// The full terminal report.
@@ -257,10 +265,11 @@ fn footer(report: &Report) -> String {
     for result in report.benchmarks.iter().filter(|b| b.failure.is_some()) {
         out += &failure_block(result);
     }
+    let several_packages = report.several_packages();
     for skipped in &report.skipped_targets {
         out += &format!(
             "skipped bench target `{}`: {}\n",
-            text::id_line(&skipped.target),
+            text::id_line(&skipped.label(several_packages)),
             text::sanitize(&skipped.reason)
         );
     }

@@ -41,6 +41,8 @@ pub fn measured(
 ) -> BenchmarkResult {
     BenchmarkResult {
         target: Some("hashing".to_string()),
+        package: None,
+        criterion_id: None,
         verdict,
         fork_interval: None,
         ratio: Some(RatioCi {
@@ -185,6 +187,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
         summary,
         benchmarks,
         skipped_targets: vec![SkippedTarget {
+            package: None,
             target: "custom_harness".to_string(),
             reason: "not a criterion benchmark (harness = false without criterion)".to_string(),
         }],
@@ -268,6 +271,8 @@ pub fn samples_for(report: &Report) -> SampleFile {
         file.benchmarks.push(BenchmarkRecord {
             id: b.id.clone(),
             target: b.target.clone(),
+            package: b.package.clone(),
+            criterion_id: b.criterion_id.clone(),
             presence,
             base: side_samples(b.base.mean_ns, 2 * i),
             head: side_samples(b.head.mean_ns, 2 * i + 1),

@@ -446,3 +446,66 @@ pub fn shared_demo_repo(name: &str) -> PathBuf {
     }
     repo
 }
+
+/// A bench target of [`write_criterion_package`]: its name and its benchmarks, each a criterion
+/// id (top-level, no group) and the rounds of work its iteration does.
+pub type CriterionTarget<'a> = (&'a str, &'a [(&'a str, u64)]);
+
+/// Writes a package `name` at `dir` with a criterion (0.5, as the demo's lock has it) bench
+/// target for each of `targets`, its manifest ending in `extra` (not committed).
+pub fn write_criterion_package(dir: &Path, name: &str, targets: &[CriterionTarget], extra: &str) {
+    let criterion = "[dev-dependencies]\ncriterion = { version = \"0.5\", default-features = \
+                     false, features = [\"cargo_bench_support\"] }\n";
+    write_library_package(dir, name, &format!("{criterion}{extra}"));
+    for (target, benchmarks) in targets {
+        add_bench_target(dir, target, &criterion_source(benchmarks));
+    }
+}
+
+/// The source of a criterion bench target defining `benchmarks` (id, rounds of work).
+pub fn criterion_source(benchmarks: &[(&str, u64)]) -> String {
+    let mut functions = String::new();
+    for (id, rounds) in benchmarks {
+        functions.push_str(&format!(
+            "    c.bench_function({id:?}, |b| b.iter(|| work(black_box({rounds}))));\n"
+        ));
+    }
+    format!(
+        "use std::hint::black_box;\n\nuse criterion::{{criterion_group, criterion_main, Criterion}};\n\n\
+         fn work(rounds: u64) -> u64 {{\n    let mut x = 0x9E37_79B9_7F4A_7C15_u64;\n    \
+         for i in 0..rounds {{\n        x ^= x >> 29;\n        \
+         x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9).wrapping_add(i);\n    }}\n    x\n}}\n\n\
+         fn benches(c: &mut Criterion) {{\n{functions}}}\n\n\
+         criterion_group!(group, benches);\ncriterion_main!(group);\n"
+    )
+}
+
+/// A git repository at `repo` holding a virtual workspace of `members` (written by the caller
+/// into `repo/<member>` through `write_members`), with the demo's `Cargo.lock` so criterion
+/// resolves to what the other tests already built. Commits it as "base".
+pub fn criterion_workspace_repo(repo: &Path, members: &[&str], write_members: impl FnOnce(&Path)) {
+    std::fs::create_dir_all(repo).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    write_workspace_manifest(repo, members);
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/criterion-demo/Cargo.lock"),
+        repo.join("Cargo.lock"),
+    )
+    .unwrap();
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    write_members(repo);
+    commit_all(repo, "base");
+}
+
+/// The root manifest of a virtual workspace of `members`.
+pub fn write_workspace_manifest(repo: &Path, members: &[&str]) {
+    let members: Vec<String> = members.iter().map(|m| format!("{m:?}")).collect();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!(
+            "[workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+            members.join(", ")
+        ),
+    )
+    .unwrap();
+}

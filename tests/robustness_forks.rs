@@ -409,43 +409,27 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
 }
 
 #[test]
-fn an_id_defined_by_two_bench_targets_is_refused_not_dropped() {
+fn an_id_defined_by_two_bench_targets_is_compared_in_each_under_its_target() {
     let _guard = measuring_lock();
     let (_dir, repo) = unchanged_demo();
-    // A second bench target that also defines hash/steady (and a benchmark of its own).
+    // A second bench target that also defines hash/steady (and the demo's other ids).
     let bench = std::fs::read_to_string(repo.join("benches/demo.rs")).unwrap();
     add_bench_target(&repo, "twin", &bench);
     commit_all(&repo, "a second bench target with the same ids");
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--format", "json"]));
-    assert_clean_error(&output, 2, "\"hash/");
-    let err = stderr(&output);
-    assert!(
-        err.contains("\"demo\"") && err.contains("\"twin\""),
-        "both targets are named: {err}"
-    );
-    assert!(err.contains("--bench"), "says what to do: {err}");
-    assert_eq!(RepoState::capture(&repo), before);
-
-    // Selecting one target is the way out.
-    let output = cargo_perfdiff(
-        &repo,
-        &quick(&[
-            "HEAD~1",
-            "HEAD",
-            "--bench",
-            "demo",
-            "--format",
-            "json",
-            "--fail-on",
-            "never",
-            "--",
-            "hash/steady",
-        ]),
-    );
+    // A filter on the plain id selects both targets' benchmark.
+    let output = cargo_perfdiff(&repo, &compare_json("HEAD~1", "HEAD", &["^hash/steady$"]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
-    measured_entry(&report, "hash/steady", 2);
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        2,
+        "{report:#}"
+    );
+    let demo = measured_entry(&report, "demo::hash/steady", 2);
+    assert_eq!(demo["target"], "demo");
+    assert_eq!(demo["criterion_id"], "hash/steady");
+    assert_eq!(verdict_of(&report, "twin::hash/steady"), "only_in_head");
     assert_eq!(RepoState::capture(&repo), before);
 }

@@ -61,7 +61,12 @@ fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
     assert_eq!(report["run"]["mode"], "duet");
     assert_eq!(report["settings"]["mode"], "duet");
     assert_eq!(verdict_of(&report, "hash/mix"), "regressed");
-    assert_eq!(verdict_of(&report, "hash/checksum"), "improved", "{:#}", bench_entry(&report, "hash/checksum"));
+    assert_eq!(
+        verdict_of(&report, "hash/checksum"),
+        "improved",
+        "{:#}",
+        bench_entry(&report, "hash/checksum")
+    );
     let steady = verdict_of(&report, "hash/steady");
     assert!(
         ["unchanged", "inconclusive"].contains(&steady.as_str()),

@@ -208,10 +208,7 @@ pub fn mark_changed(
     let path = record_path(target_dir);
     let last = read_record(&path).filter(|record| record.owner == owner);
     let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
-    // Strictly after the last build even where the file system keeps whole seconds.
-    let stamp = built_at.map_or_else(SystemTime::now, |built| {
-        SystemTime::now().max(built + Duration::from_secs(1))
-    });
+    let stamp = after(built_at);
     let mut marked = 0;
     for relative in sources.changed_since(last.as_ref().map(|r| &r.sources)) {
         let file = root.join(relative);
@@ -227,6 +224,22 @@ pub fn mark_changed(
         _ => {}
     }
     Ok(marked)
+}
+
+/// The present moment, once it is later than `built` (the last build's record): the marked files
+/// must look newer than everything that build wrote, yet not lie in the future, or cargo would
+/// find them newer than the build that follows too and rebuild them once more on the next run.
+/// A clock that reads no later than the record's time (a coarse or stepped clock) is waited for,
+/// a few milliseconds at a time and two seconds at most.
+fn after(built: Option<SystemTime>) -> SystemTime {
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    loop {
+        let now = SystemTime::now();
+        if built.is_none_or(|built| now > built) || std::time::Instant::now() >= deadline {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Records that the target directory now holds what `sources`, a checkout of `owner`'s, builds to.
@@ -335,6 +348,8 @@ mod tests {
         assert_eq!(marked, 2);
         assert!(mtime(&head.path().join("benches/b.rs")) > built);
         assert!(mtime(&head.path().join("src/new.rs")) > built);
+        // Not in the future, or the next build would find them newer than itself.
+        assert!(mtime(&head.path().join("benches/b.rs")) <= SystemTime::now());
         assert!(mtime(&head.path().join("src/lib.rs")) < built);
         // The record is gone until the next build succeeds.
         assert!(!record_path(target.path()).exists());

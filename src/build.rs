@@ -31,7 +31,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
 use crate::cargo_env::{self, BuildScriptEnv};
-use crate::freshness;
+use crate::freshness::{self, BuildKey};
 
 /// How many lines of cargo's stderr an error message quotes.
 const STDERR_TAIL_LINES: usize = 30;
@@ -185,7 +185,7 @@ pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
 }
 
 /// A bench executable of one revision, ready to be run.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct BenchExecutable {
     /// Package name.
     pub package: String,
@@ -235,7 +235,7 @@ pub struct UnselectedPackage {
 
 /// A bench target with `required-features`, which cargo builds only when they are enabled.
 /// Ordered by package, then target.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub struct FeatureGatedBench {
     pub package: String,
     pub target: String,
@@ -479,8 +479,23 @@ pub fn build_benches(
         source,
     };
     let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
-    let sources = checkout
-        .mark_changed(shared_target_dir)
+    let sources = checkout.scan().map_err(freshness_error)?;
+    let key = BuildKey::new(
+        &checkout,
+        &sources,
+        workspace_dir,
+        &opts.cargo_args(),
+        shared_target_dir,
+    );
+    if let Some(kept) = kept_build(bin_dir, key) {
+        for gated in &kept.not_built {
+            on_event(BuildEvent::NeedsFeatures(gated));
+        }
+        return Ok(kept.executables);
+    }
+    freshness::forget(bin_dir).map_err(freshness_error)?;
+    checkout
+        .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
     let mut command = Command::new(cargo_program());
     command
@@ -512,7 +527,11 @@ pub fn build_benches(
     checkout
         .record(shared_target_dir, &sources)
         .map_err(freshness_error)?;
-    for gated in not_built(&packages.feature_gated, &parsed.benches, opts) {
+    let not_built: Vec<FeatureGatedBench> =
+        not_built(&packages.feature_gated, &parsed.benches, opts)
+            .cloned()
+            .collect();
+    for gated in &not_built {
         on_event(BuildEvent::NeedsFeatures(gated));
     }
     let config_env =
@@ -527,7 +546,27 @@ pub fn build_benches(
         config_env: &config_env,
         native_library_dirs: &native_library_dirs,
     };
-    copy_executables(&built, label, bin_dir)
+    let executables = copy_executables(&built, label, bin_dir)?;
+    let kept = KeptBuild {
+        executables,
+        not_built,
+    };
+    freshness::keep(bin_dir, key, &kept).map_err(freshness_error)?;
+    Ok(kept.executables)
+}
+
+/// A build kept with its executables in their bin directory ([`freshness::keep`]).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct KeptBuild {
+    executables: Vec<BenchExecutable>,
+    /// Feature-gated bench targets the build was asked for and cargo did not build.
+    not_built: Vec<FeatureGatedBench>,
+}
+
+/// The build kept in `bin_dir` under `key`, if every executable it names is still there.
+fn kept_build(bin_dir: &Path, key: BuildKey) -> Option<KeptBuild> {
+    freshness::kept::<KeptBuild>(bin_dir, key)
+        .filter(|kept| kept.executables.iter().all(|exe| exe.path.is_file()))
 }
 
 /// The feature-gated bench targets this build was asked for (by `--bench`, or by not naming any)

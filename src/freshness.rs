@@ -25,6 +25,13 @@
 //! theirs, so cargo reuses what was built from them: the artifact *is* what that source builds to.
 //! The record is removed while cargo runs and written again only after a build succeeded
 //! ([`record`]); without a record every file is marked changed, which is always safe.
+//!
+//! One target directory holds one build of each crate, so building base after head rebuilds
+//! what differs, even when base was built before. A build is therefore also kept with its
+//! executables ([`keep`], in the revision's bin directory) under a key of everything that decides
+//! its output ([`BuildKey`]: the checkout's content, cargo's arguments, the toolchain, cargo's
+//! configuration and environment); a later build with the same key takes it as it is
+//! ([`kept`]) and cargo does not run at all.
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hasher};
@@ -38,6 +45,8 @@ use serde::{Deserialize, Serialize};
 const RECORD_NAME: &str = "perfdiff-last-build.json";
 /// The lock that makes marking, building and recording one step ([`lock`]).
 const LOCK_NAME: &str = "perfdiff-build.lock";
+/// A build kept in a bin directory ([`keep`]).
+const KEPT_NAME: &str = "perfdiff-build.json";
 
 /// The content of every file of a checkout, by path relative to the checkout's root (with `/`
 /// separators): a hash of the bytes, or of the link text for a symbolic link.
@@ -160,18 +169,132 @@ impl Checkout {
         Checkout { root, owner }
     }
 
-    /// Scans the checkout and marks what differs from the last build in `target_dir`
-    /// ([`mark_changed`]); returns the scanned sources for [`Checkout::record`].
-    pub fn mark_changed(&self, target_dir: &Path) -> io::Result<Sources> {
-        let sources = Sources::scan(&self.root)?;
-        mark_changed(target_dir, &self.owner, &self.root, &sources)?;
-        Ok(sources)
+    /// The content of the checkout ([`Sources::scan`]).
+    pub fn scan(&self) -> io::Result<Sources> {
+        Sources::scan(&self.root)
+    }
+
+    /// Marks what in `sources` (this checkout's) differs from the last build in `target_dir`
+    /// ([`mark_changed`]).
+    pub fn mark_changed(&self, target_dir: &Path, sources: &Sources) -> io::Result<usize> {
+        mark_changed(target_dir, &self.owner, &self.root, sources)
     }
 
     /// Records a successful build of `sources` ([`record`]).
     pub fn record(&self, target_dir: &Path, sources: &Sources) -> io::Result<()> {
         record(target_dir, &self.owner, sources)
     }
+}
+
+/// A hash of everything that decides what a build produces: the checkout's files, where in it
+/// the workspace lies, cargo's arguments and target directory, the toolchain (`rustc -vV` as the
+/// workspace resolves it, so `rust-toolchain.toml` and `cargo +nightly` count), cargo's
+/// configuration files outside the checkout, and every `CARGO*`/`RUST*` environment variable
+/// but cargo-perfdiff's own (`CARGO_PERFDIFF_*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuildKey(u64);
+
+impl BuildKey {
+    pub fn new(
+        checkout: &Checkout,
+        sources: &Sources,
+        workspace_dir: &Path,
+        cargo_args: &[String],
+        target_dir: &Path,
+    ) -> BuildKey {
+        let mut hasher = DefaultHasher::new();
+        let mut add = |bytes: &[u8]| {
+            hasher.write_usize(bytes.len());
+            hasher.write(bytes);
+        };
+        for (path, hash) in &sources.files {
+            add(path.as_bytes());
+            add(&hash.to_le_bytes());
+        }
+        let workspace = std::path::absolute(workspace_dir).unwrap_or(workspace_dir.to_path_buf());
+        let relative = workspace.strip_prefix(&checkout.root).unwrap_or(&workspace);
+        add(relative.as_os_str().as_encoded_bytes());
+        for arg in cargo_args {
+            add(arg.as_bytes());
+        }
+        add(target_dir.as_os_str().as_encoded_bytes());
+        add(&toolchain(workspace_dir));
+        for config in outside_configs(&checkout.root, workspace_dir) {
+            add(config.as_os_str().as_encoded_bytes());
+            add(&fs::read(&config).unwrap_or_default());
+        }
+        let mut variables: Vec<_> = std::env::vars_os()
+            .filter(|(name, _)| {
+                let name = name.to_string_lossy();
+                // cargo-perfdiff's own settings do not change what cargo builds.
+                (name.starts_with("CARGO") || name.starts_with("RUST"))
+                    && !name.starts_with("CARGO_PERFDIFF")
+            })
+            .collect();
+        variables.sort();
+        for (name, value) in variables {
+            add(name.as_encoded_bytes());
+            add(value.as_encoded_bytes());
+        }
+        BuildKey(hasher.finish())
+    }
+}
+
+/// What `rustc -vV` says in `dir` (empty when it cannot run: every key then misses alike).
+fn toolchain(dir: &Path) -> Vec<u8> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    std::process::Command::new(rustc)
+        .arg("-vV")
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map(|output| output.stdout)
+        .unwrap_or_default()
+}
+
+/// Cargo's configuration files that apply to `workspace_dir` but lie outside the checkout
+/// `root` (whose own are part of its sources): those of the directories above it, and cargo's
+/// home.
+fn outside_configs(root: &Path, workspace_dir: &Path) -> Vec<PathBuf> {
+    let above = root.parent().into_iter().flat_map(Path::ancestors);
+    let home = crate::cargo_env::cargo_home();
+    above
+        .map(|dir| dir.join(".cargo"))
+        .chain(home)
+        .flat_map(|dir| [dir.join("config.toml"), dir.join("config")])
+        .filter(|file| file.is_file() && !file.starts_with(workspace_dir))
+        .collect()
+}
+
+/// A build kept in a bin directory with the key it was made under.
+#[derive(Serialize, Deserialize)]
+struct Kept<T> {
+    key: BuildKey,
+    build: T,
+}
+
+/// The build kept in `bin_dir` under `key`, if there is one.
+pub fn kept<T: serde::de::DeserializeOwned>(bin_dir: &Path, key: BuildKey) -> Option<T> {
+    let text = fs::read(bin_dir.join(KEPT_NAME)).ok()?;
+    let kept: Kept<T> = serde_json::from_slice(&text).ok()?;
+    (kept.key == key).then_some(kept.build)
+}
+
+/// Forgets the build kept in `bin_dir`, before its executables are replaced.
+pub fn forget(bin_dir: &Path) -> io::Result<()> {
+    match fs::remove_file(bin_dir.join(KEPT_NAME)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Keeps `build` (its executables already in `bin_dir`) under `key`.
+pub fn keep<T: Serialize>(bin_dir: &Path, key: BuildKey, build: &T) -> io::Result<()> {
+    let text = serde_json::to_vec(&Kept { key, build }).map_err(io::Error::other)?;
+    let path = bin_dir.join(KEPT_NAME);
+    let partial = path.with_extension("json.partial");
+    fs::write(&partial, text)?;
+    fs::rename(&partial, &path)
 }
 
 fn record_path(target_dir: &Path) -> PathBuf {

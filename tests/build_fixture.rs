@@ -135,9 +135,14 @@ fn two_revisions_share_the_target_dir_and_keep_their_own_executables() {
         ]
     );
 
-    // Building base again after head rebuilds what differs (the bench target; criterion is
-    // reused) into base's executable, byte for byte.
-    let (again, again_events) = build(&base, "base (HEAD~1)", &dir.path().join("bin/base"));
+    // Building base again into its bin directory takes the build kept there: cargo does not run.
+    let (kept, kept_events) = build(&base, "base (HEAD~1)", &dir.path().join("bin/base"));
+    assert!(kept_events.is_empty(), "{kept_events:?}");
+    assert_eq!(kept.unwrap(), base_exes);
+
+    // Building it anew (another bin directory) after head rebuilds what differs (the bench
+    // target; criterion is reused) into base's executable, byte for byte.
+    let (again, again_events) = build(&base, "base (HEAD~1)", &dir.path().join("bin/again"));
     assert!(
         !again_events
             .iter()

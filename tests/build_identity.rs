@@ -18,7 +18,7 @@ fn executables(repo: &Path, bin_dir_name: &str) -> Vec<(String, Vec<u8>)> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
         .map(|entry| entry.path())
-        .filter(|path| path.is_file())
+        .filter(|path| path.is_file() && path.extension().is_none_or(|e| e != "json"))
         .map(|path: PathBuf| {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             (name, std::fs::read(&path).unwrap())
@@ -44,13 +44,15 @@ fn sha(repo: &Path, revision: &str) -> String {
     git_ok(repo, &["rev-parse", revision]).trim().to_string()
 }
 
-fn list(repo: &Path, args: &[&str]) {
+/// Runs `cargo perfdiff ARGS` (a `--list`), asserting success; returns its stderr.
+fn list(repo: &Path, args: &[&str]) -> String {
     let output = cargo_perfdiff(repo, args);
     assert!(
         output.status.success(),
         "cargo perfdiff {args:?} failed: {}",
         all_output(&output)
     );
+    stderr(&output)
 }
 
 /// Asserts that both sides' executables are byte for byte the same, naming the first that is not.
@@ -113,10 +115,25 @@ fn a_checkout_older_than_the_other_sides_build_still_gets_its_own_executable() {
         "different code, different executables"
     );
 
-    // The sides swap slots, so each is built where its commit sits; base's checkout was written
-    // before head's build of the first run, so by modification times alone cargo would take it
-    // for fresh and copy head's executable.
-    list(&repo, &["HEAD", "HEAD~1", "--list"]);
+    // Without base's kept build, base is built again, after head: the sides swap slots, so each
+    // is built where its commit sits, and base's checkout was written before head's build, so by
+    // modification times alone cargo would take it for fresh and copy head's executable.
+    std::fs::remove_dir_all(state_dir(&repo).join("bin").join(&base)).unwrap();
+    let rebuilt = list(&repo, &["HEAD", "HEAD~1", "--list"]);
+    assert!(
+        rebuilt.contains("compiled"),
+        "base was not built again: {rebuilt}"
+    );
     assert_identical(&executables(&repo, &base), &base_first);
     assert_identical(&executables(&repo, &head), &head_first);
+
+    // The same comparison again reuses both builds as they are: cargo does not even run.
+    let again = list(&repo, &["HEAD~1", "HEAD", "--list"]);
+    for side in ["base", "head"] {
+        let note = again
+            .lines()
+            .find(|line| line.contains(&format!("built {side} ")))
+            .unwrap_or_else(|| panic!("no build note for {side}: {again}"));
+        assert!(note.ends_with("up to date"), "{again}");
+    }
 }

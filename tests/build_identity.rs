@@ -40,10 +40,6 @@ fn working_tree_bin_dir(repo: &Path) -> String {
         .unwrap_or_else(|| panic!("no working-tree build in {}", bin.display()))
 }
 
-fn sha(repo: &Path, revision: &str) -> String {
-    git_ok(repo, &["rev-parse", revision]).trim().to_string()
-}
-
 /// Runs `cargo perfdiff ARGS` (a `--list`), asserting success; returns its stderr.
 fn list(repo: &Path, args: &[&str]) -> String {
     let output = cargo_perfdiff(repo, args);
@@ -82,8 +78,8 @@ fn a_comment_only_commit_and_a_code_free_edit_build_byte_identical_executables()
     commit_all(&repo, "a comment");
 
     list(&repo, &["HEAD~1", "HEAD", "--list"]);
-    let before = executables(&repo, &sha(&repo, "HEAD~1"));
-    let after = executables(&repo, &sha(&repo, "HEAD"));
+    let before = executables(&repo, &rev_parse(&repo, "HEAD~1"));
+    let after = executables(&repo, &rev_parse(&repo, "HEAD"));
     assert_identical(&before, &after);
 
     // The working tree against HEAD: an uncommitted edit that changes no code (a comment in the
@@ -95,7 +91,7 @@ fn a_comment_only_commit_and_a_code_free_edit_build_byte_identical_executables()
     std::fs::write(&library, format!("{text}\n// Only a comment.\n")).unwrap();
     std::fs::write(repo.join("NOTES.md"), "Untracked notes.\n").unwrap();
     list(&repo, &["--list"]);
-    let committed = executables(&repo, &sha(&repo, "HEAD"));
+    let committed = executables(&repo, &rev_parse(&repo, "HEAD"));
     let working_tree = executables(&repo, &working_tree_bin_dir(&repo));
     assert_identical(&committed, &working_tree);
 }
@@ -104,8 +100,8 @@ fn a_comment_only_commit_and_a_code_free_edit_build_byte_identical_executables()
 fn a_checkout_older_than_the_other_sides_build_still_gets_its_own_executable() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&Default::default());
-    let base = sha(&repo, "HEAD~1");
-    let head = sha(&repo, "HEAD");
+    let base = rev_parse(&repo, "HEAD~1");
+    let head = rev_parse(&repo, "HEAD");
 
     list(&repo, &["HEAD~1", "HEAD", "--list"]);
     let base_first = executables(&repo, &base);

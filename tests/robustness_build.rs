@@ -10,10 +10,6 @@ use std::path::Path;
 use cargo_perfdiff::demo::DemoOptions;
 use support::*;
 
-fn head_commit(repo: &Path, rev: &str) -> String {
-    git_ok(repo, &["rev-parse", rev]).trim().to_string()
-}
-
 #[test]
 fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_build() {
     let _guard = measuring_lock();
@@ -25,8 +21,8 @@ fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_bu
         "pub fn broken() -> u64 { undefined_symbol_here }\n\npub const MIX_ROUNDS",
     );
     commit_all(&repo, "head that does not compile");
-    let base = head_commit(&repo, "HEAD~1");
-    let head = head_commit(&repo, "HEAD");
+    let base = rev_parse(&repo, "HEAD~1");
+    let head = rev_parse(&repo, "HEAD");
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
 

@@ -295,10 +295,7 @@ fn kept_executables(repo: &Path) -> Vec<String> {
 
 /// The full ids of `revisions` in `repo`, sorted.
 fn commits(repo: &Path, revisions: &[&str]) -> Vec<String> {
-    let mut ids: Vec<String> = revisions
-        .iter()
-        .map(|r| git_ok(repo, &["rev-parse", r]).trim().to_string())
-        .collect();
+    let mut ids: Vec<String> = revisions.iter().map(|r| rev_parse(repo, r)).collect();
     ids.sort();
     ids
 }

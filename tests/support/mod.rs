@@ -305,6 +305,11 @@ pub fn git_ok(repo: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The full commit id `revision` names in `repo`.
+pub fn rev_parse(repo: &Path, revision: &str) -> String {
+    git_ok(repo, &["rev-parse", revision]).trim().to_string()
+}
+
 /// Replaces `from` by `to` in `repo/file` (which must contain it).
 pub fn replace_in(repo: &Path, file: &str, from: &str, to: &str) {
     let path = repo.join(file);

@@ -58,9 +58,9 @@ pub struct Sources {
 /// What the target directory was last built from: whose checkout, and its files.
 #[derive(Debug, Serialize, Deserialize)]
 struct Record {
-    /// The perfdiff directory of the workspace whose checkout was built: a build by another
-    /// workspace sharing the target directory (a global `CARGO_TARGET_DIR`) makes every file
-    /// count as changed.
+    /// The directory holding the built checkout and its siblings ([`Checkout::owner`]): a build
+    /// by another workspace sharing the target directory (a global `CARGO_TARGET_DIR`) makes
+    /// every file count as changed.
     owner: PathBuf,
     sources: Sources,
 }
@@ -81,16 +81,6 @@ impl Sources {
             .iter()
             .filter(move |(path, hash)| before.and_then(|b| b.files.get(*path)) != Some(hash))
             .map(|(path, _)| path.as_str())
-    }
-
-    /// How many files were scanned.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-
-    /// Whether no file was found.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
     }
 }
 
@@ -275,26 +265,40 @@ struct Kept<T> {
 
 /// The build kept in `bin_dir` under `key`, if there is one.
 pub fn kept<T: serde::de::DeserializeOwned>(bin_dir: &Path, key: BuildKey) -> Option<T> {
-    let text = fs::read(bin_dir.join(KEPT_NAME)).ok()?;
-    let kept: Kept<T> = serde_json::from_slice(&text).ok()?;
+    let kept: Kept<T> = read_json(&bin_dir.join(KEPT_NAME))?;
     (kept.key == key).then_some(kept.build)
 }
 
 /// Forgets the build kept in `bin_dir`, before its executables are replaced.
 pub fn forget(bin_dir: &Path) -> io::Result<()> {
-    match fs::remove_file(bin_dir.join(KEPT_NAME)) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    }
+    remove_if_present(&bin_dir.join(KEPT_NAME))
 }
 
 /// Keeps `build` (its executables already in `bin_dir`) under `key`.
 pub fn keep<T: Serialize>(bin_dir: &Path, key: BuildKey, build: &T) -> io::Result<()> {
-    let text = serde_json::to_vec(&Kept { key, build }).map_err(io::Error::other)?;
-    let path = bin_dir.join(KEPT_NAME);
-    let partial = path.with_extension("json.partial");
-    fs::write(&partial, text)?;
-    fs::rename(&partial, &path)
+    write_json(&bin_dir.join(KEPT_NAME), &Kept { key, build })
+}
+
+/// Reads a JSON file of ours; anything unreadable counts as absent (and so as a miss).
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_slice(&fs::read(path).ok()?).ok()
+}
+
+/// Writes `value` as JSON through a temporary file and a rename, so a reader never sees half a
+/// record, whatever interrupts the write.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
+    serde_json::to_writer(&mut temporary, value).map_err(io::Error::other)?;
+    temporary.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+fn remove_if_present(path: &Path) -> io::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
 }
 
 fn record_path(target_dir: &Path) -> PathBuf {
@@ -318,7 +322,7 @@ pub fn lock(target_dir: &Path) -> io::Result<File> {
 }
 
 /// Gives every file of `sources` (scanned from the checkout `root`) whose content differs from
-/// the last build that `owner` (a perfdiff directory) recorded in `target_dir` a modification time
+/// the last build that `owner` ([`Checkout::owner`]) recorded in `target_dir` a modification time
 /// after that build, so cargo rebuilds what depends on it; then removes the record, which
 /// [`record`] writes again once the build has succeeded. Returns how many files were marked.
 /// Hold [`lock`] from here until the record is written.
@@ -329,7 +333,7 @@ pub fn mark_changed(
     sources: &Sources,
 ) -> io::Result<usize> {
     let path = record_path(target_dir);
-    let last = read_record(&path).filter(|record| record.owner == owner);
+    let last = read_json::<Record>(&path).filter(|record| record.owner == owner);
     let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
     let stamp = after(built_at);
     let mut marked = 0;
@@ -342,10 +346,7 @@ pub fn mark_changed(
             marked += 1;
         }
     }
-    match fs::remove_file(&path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-        _ => {}
-    }
+    remove_if_present(&path)?;
     Ok(marked)
 }
 
@@ -372,16 +373,7 @@ pub fn record(target_dir: &Path, owner: &Path, sources: &Sources) -> io::Result<
         owner: owner.to_path_buf(),
         sources: sources.clone(),
     };
-    let text = serde_json::to_vec(&record).map_err(io::Error::other)?;
-    let path = record_path(target_dir);
-    let partial = path.with_extension("json.partial");
-    fs::write(&partial, text)?;
-    fs::rename(&partial, &path)
-}
-
-fn read_record(path: &Path) -> Option<Record> {
-    let text = fs::read(path).ok()?;
-    serde_json::from_slice(&text).ok()
+    write_json(&record_path(target_dir), &record)
 }
 
 #[cfg(test)]

@@ -292,16 +292,10 @@ impl Report {
     /// Whether its benchmarks and skipped targets come from more than one package: reports then
     /// name each bench target's package.
     pub fn several_packages(&self) -> bool {
-        let packages = self
-            .benchmarks
-            .iter()
-            .filter_map(|b| b.package.as_deref())
-            .chain(
-                self.skipped_targets
-                    .iter()
-                    .filter_map(|s| s.package.as_deref()),
-            );
-        distinct_more_than_one(packages)
+        packages_differ(
+            self.benchmarks.iter().map(|b| b.package.as_deref()),
+            &self.skipped_targets,
+        )
     }
 }
 
@@ -363,17 +357,20 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
 /// Whether a samples file's benchmarks and skipped targets come from more than one package, so
 /// that reports name the package of a bench target.
 pub fn several_packages(samples: &SampleFile) -> bool {
-    let packages = samples
-        .benchmarks
-        .iter()
-        .filter_map(|b| b.package.as_deref())
-        .chain(
-            samples
-                .skipped_targets
-                .iter()
-                .filter_map(|s| s.package.as_deref()),
-        );
-    distinct_more_than_one(packages)
+    packages_differ(
+        samples.benchmarks.iter().map(|b| b.package.as_deref()),
+        &samples.skipped_targets,
+    )
+}
+
+/// Whether the packages of some benchmarks (`None` where unrecorded) and skipped targets are not
+/// all one.
+fn packages_differ<'a>(
+    benchmarks: impl Iterator<Item = Option<&'a str>>,
+    skipped: &'a [SkippedTarget],
+) -> bool {
+    let skipped = skipped.iter().map(|s| s.package.as_deref());
+    distinct_more_than_one(benchmarks.chain(skipped).flatten())
 }
 
 /// Whether `items` hold at least two different values.

@@ -906,36 +906,8 @@ fn spec_matches(spec: &str, name: &str) -> bool {
     if !pattern.contains(['*', '?', '[']) {
         return pattern == name;
     }
-    glob_regex(pattern).is_some_and(|regex| regex.is_match(name))
-}
-
-/// A package-name glob as an anchored regex; `None` for a malformed one (an unclosed `[`),
-/// which then names nothing, as in cargo.
-fn glob_regex(glob: &str) -> Option<regex::Regex> {
-    let mut pattern = String::from("^");
-    let mut chars = glob.chars().collect::<Vec<_>>().into_iter();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' => pattern.push_str(".*"),
-            '?' => pattern.push('.'),
-            '[' => {
-                let rest: String = chars.by_ref().collect();
-                let (class, after) = rest.split_once(']')?;
-                chars = after.chars().collect::<Vec<_>>().into_iter();
-                let (negation, members) = match class.strip_prefix('!') {
-                    Some(members) => ("^", members),
-                    None => ("", class),
-                };
-                pattern.push('[');
-                pattern.push_str(negation);
-                pattern.push_str(&regex::escape(members).replace("\\-", "-"));
-                pattern.push(']');
-            }
-            other => pattern.push_str(&regex::escape(&other.to_string())),
-        }
-    }
-    pattern.push('$');
-    regex::Regex::new(&pattern).ok()
+    // Cargo reads these globs with the `glob` crate too; a malformed one names nothing.
+    glob::Pattern::new(pattern).is_ok_and(|glob| glob.matches(name))
 }
 
 /// Every bench target of the packages `opts` selects ([`package_selected`]), with its package.

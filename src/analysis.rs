@@ -16,6 +16,7 @@ pub use crate::samples::SkippedTarget;
 use crate::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
 };
+use crate::stats::layout::layout_means;
 use crate::stats::{
     self, BootstrapConfig, CliffsDelta, Evidence, MannWhitney, RatioCi, Verdict, descriptive,
     duet::DuetRun,
@@ -176,6 +177,10 @@ pub struct BenchmarkResult {
     /// verdict must share.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fork_interval: Option<Verdict>,
+    /// How far the benchmark moves between code layouts of the same source, when each side was
+    /// measured in at least two; a change within it is not called a change.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub layout_spread: Option<LayoutSpread>,
     /// `mean(head) / mean(base) − 1`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_rate: Option<f64>,
@@ -220,6 +225,7 @@ impl BenchmarkResult {
             verdict: Outcome::Inconclusive,
             ratio: None,
             fork_interval: None,
+            layout_spread: None,
             change_rate: None,
             mann_whitney: None,
             cliffs_delta: None,
@@ -289,6 +295,12 @@ pub struct Report {
 }
 
 impl Report {
+    /// Whether some benchmark was measured in several code layouts per side: reports then give
+    /// each its layout spread.
+    pub fn layouts_measured(&self) -> bool {
+        self.benchmarks.iter().any(|b| b.layout_spread.is_some())
+    }
+
     /// Whether its benchmarks and skipped targets come from more than one package: reports then
     /// name each bench target's package.
     pub fn several_packages(&self) -> bool {
@@ -564,6 +576,7 @@ fn analyse_one(
             settings.alpha,
         ));
     }
+    result.layout_spread = layout_spread(record, mode);
     result.min_detectable_change = min_detectable_change(&result, settings);
     result.warnings.extend(side_warnings(&result));
     if mode == Mode::Duet {
@@ -610,6 +623,10 @@ pub fn comparison_stats(
 /// forks analysed, by fork): in interleaved mode Student's two-sample interval of the log fork
 /// means, in duet mode the one-sample interval of the rounds' log ratios
 /// ([`stats::fork_interval`]).
+///
+/// When the forks ran in several code layouts, the interval takes one value per layout (the mean
+/// of its forks, [`stats::layout`]): forks of one layout share its effect and are not
+/// independent replicates of the revision.
 pub fn fork_interval_verdict(
     record: &BenchmarkRecord,
     base: &[Vec<f64>],
@@ -619,23 +636,60 @@ pub fn fork_interval_verdict(
     alpha: f64,
 ) -> Verdict {
     match mode {
-        Mode::Interleaved => stats::fork_interval::two_sample_verdict(
-            &descriptive::fork_means(base),
-            &descriptive::fork_means(head),
-            relevance,
-            alpha,
-        ),
+        Mode::Interleaved => {
+            let (base_layouts, head_layouts) = record.analysed_layouts(mode);
+            stats::fork_interval::two_sample_verdict(
+                &layout_means(&descriptive::fork_means(base), &base_layouts),
+                &layout_means(&descriptive::fork_means(head), &head_layouts),
+                relevance,
+                alpha,
+            )
+        }
         Mode::Duet => {
-            let log_ratios: Vec<f64> = duet_fork_pairs(record)
+            let (log_ratios, layouts): (Vec<f64>, Vec<Option<usize>>) = duet_fork_pairs(record)
                 .map(|(b, h)| {
-                    (descriptive::mean(&h.per_iteration_ns())
-                        / descriptive::mean(&b.per_iteration_ns()))
-                    .ln()
+                    let ratio = descriptive::mean(&h.per_iteration_ns())
+                        / descriptive::mean(&b.per_iteration_ns());
+                    (ratio.ln(), b.layout)
                 })
-                .collect();
-            stats::fork_interval::paired_verdict(&log_ratios, relevance, alpha)
+                .unzip();
+            stats::fork_interval::paired_verdict(
+                &layout_means(&log_ratios, &layouts),
+                relevance,
+                alpha,
+            )
         }
     }
+}
+
+/// How far the benchmark's time moves between code layouts of the same source: the larger of
+/// the two sides' half-ranges of their layout means ([`stats::layout::half_range`]), and the
+/// fewest layouts a side was measured in. `None` when a side was measured in fewer than two.
+pub fn layout_spread(record: &BenchmarkRecord, mode: Mode) -> Option<LayoutSpread> {
+    let (base, head) = record.analysed_by_fork(mode);
+    let (base_layouts, head_layouts) = record.analysed_layouts(mode);
+    let side = |forks: &[Vec<f64>], layouts: &[Option<usize>]| {
+        let count = stats::layout::distinct_layouts(layouts);
+        let means = layout_means(&descriptive::fork_means(forks), layouts);
+        (count >= 2)
+            .then(|| stats::layout::half_range(&means))
+            .flatten()
+            .map(|spread| (count, spread))
+    };
+    let (base, head) = (side(&base, &base_layouts)?, side(&head, &head_layouts)?);
+    Some(LayoutSpread {
+        layouts: base.0.min(head.0),
+        spread: base.1.max(head.1),
+    })
+}
+
+/// A benchmark's layout spread ([`layout_spread`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LayoutSpread {
+    /// Layouts measured on the side with fewer.
+    pub layouts: usize,
+    /// Half the range of the layout means, as a fraction of their mean (the larger side's).
+    pub spread: f64,
 }
 
 /// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
@@ -831,6 +885,7 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             delta: result.cliffs_delta.map_or(0.0, |d| d.delta),
             change_rate: result.change_rate.unwrap_or(0.0),
             fork_interval: result.fork_interval,
+            layout_spread: result.layout_spread.map(|l| l.spread),
         };
         let verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
         let by_ci_alone = stats::verdict::decide_by_bootstrap_and_ranks(
@@ -838,9 +893,14 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
             result.threshold,
             settings.alpha,
         );
-        let note = match result.fork_interval {
-            Some(_) => spread_note(by_ci_alone, verdict),
-            None => single_fork_note(by_ci_alone, result.forks),
+        let before_layout =
+            stats::verdict::decide_by_code_and_forks(&evidence, result.threshold, settings.alpha);
+        let note = match (result.fork_interval, result.layout_spread) {
+            (None, _) => single_fork_note(by_ci_alone, result.forks),
+            (Some(_), Some(spread)) if before_layout != verdict => {
+                Some(layout_note(before_layout, evidence.change_rate, spread))
+            }
+            (Some(_), _) => spread_note(by_ci_alone, verdict),
         };
         result.warnings.extend(note);
         result.verdict = verdict.into();
@@ -866,6 +926,21 @@ fn single_fork_note(by_ci_alone: Verdict, forks: ForkCounts) -> Option<String> {
          --max-forks)",
         forks.base, forks.head
     ))
+}
+
+/// Why a benchmark whose change lies within its layout spread is `inconclusive`: the same source
+/// linked in another order moved it as far, so the difference may be one of layout, not of code.
+fn layout_note(would_be: Verdict, change: f64, spread: LayoutSpread) -> String {
+    format!(
+        "{} by {:+.1} %, but that lies within its layout spread (±{:.1} % between {} code \
+         layouts of the same source): the difference may be where the code sits, not what it \
+         does; a change larger than the spread, or more layouts (--layouts) showing a narrower \
+         one, would settle it",
+        Outcome::from(would_be).as_str(),
+        change * 100.0,
+        spread.spread * 100.0,
+        spread.layouts
+    )
 }
 
 /// Why a benchmark whose bootstrap CI alone would decide is `inconclusive`: its fork means
@@ -988,6 +1063,7 @@ mod tests {
             },
             p_value: 1e-29,
             delta: 0.55,
+            layout_spread: None,
             change_rate: 0.0097,
             fork_interval,
         }

@@ -97,6 +97,9 @@ pub struct BuildOptions {
     pub features: Vec<String>,
     pub all_features: bool,
     pub no_default_features: bool,
+    /// Code layouts of each bench target: cargo's build and `layouts − 1` relinks of it
+    /// ([`crate::layout`]); 0 and 1 both mean cargo's build alone.
+    pub layouts: usize,
 }
 
 impl BuildOptions {
@@ -115,6 +118,13 @@ impl BuildOptions {
         for bench in &self.benches {
             args.extend(["--bench".to_string(), bench.clone()]);
         }
+        args.extend(self.feature_args());
+        args
+    }
+
+    /// The feature selection alone, as cargo arguments.
+    pub fn feature_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
         for features in &self.features {
             args.extend(["--features".to_string(), features.clone()]);
         }
@@ -191,8 +201,12 @@ pub struct BenchExecutable {
     pub package: String,
     /// Bench target name (`[[bench]]` name).
     pub target: String,
-    /// The copied executable in the caller's per-revision bin directory.
+    /// The copied executable in the caller's per-revision bin directory: cargo's build, layout 0.
     pub path: PathBuf,
+    /// The executables of layouts 1, 2, …: the same code relinked in other orders
+    /// ([`crate::layout`]); empty when one layout was asked for or the linker cannot shuffle.
+    #[serde(default)]
+    pub layouts: Vec<PathBuf>,
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,
@@ -223,6 +237,11 @@ pub enum BuildEvent<'a> {
     /// A workspace member with bench targets that the build does not select (not `-p`, not a
     /// default member).
     NotSelected(&'a UnselectedPackage),
+    /// Layout `layout` of bench target `target` is being linked.
+    Relinking { target: &'a str, layout: usize },
+    /// Bench target `target` could not be relinked in another layout, for `reason`; it is
+    /// measured in cargo's build alone.
+    LayoutsUnavailable { target: &'a str, reason: &'a str },
 }
 
 /// A workspace member with bench targets that a build left out: in a workspace whose root is a
@@ -464,6 +483,7 @@ pub fn build_benches(
     let only_defaults = *opts
         == BuildOptions {
             workspace: opts.workspace,
+            layouts: opts.layouts,
             ..BuildOptions::default()
         };
     if packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults {
@@ -480,11 +500,13 @@ pub fn build_benches(
     };
     let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
     let sources = checkout.scan().map_err(freshness_error)?;
+    let mut key_args = opts.cargo_args();
+    key_args.push(format!("layouts={}", opts.layouts.max(1)));
     let key = BuildKey::new(
         &checkout,
         &sources,
         workspace_dir,
-        &opts.cargo_args(),
+        &key_args,
         shared_target_dir,
     );
     if let Some(kept) = kept_build(bin_dir, key) {
@@ -540,8 +562,16 @@ pub fn build_benches(
         });
     let native_library_dirs =
         cargo_env::native_library_dirs(parsed.build_scripts.values(), shared_target_dir);
+    let relinker = crate::layout::Relinker {
+        workspace_dir,
+        shared_target_dir,
+        separate_build_dir: packages.separate_build_dir,
+        opts,
+    };
+    let layouts = relink_layouts(&relinker, &parsed.benches, label, bin_dir, on_event)?;
     let built = Built {
         parsed: &parsed,
+        layouts: &layouts,
         packages: &packages.by_id,
         config_env: &config_env,
         native_library_dirs: &native_library_dirs,
@@ -565,8 +595,71 @@ struct KeptBuild {
 
 /// The build kept in `bin_dir` under `key`, if every executable it names is still there.
 fn kept_build(bin_dir: &Path, key: BuildKey) -> Option<KeptBuild> {
-    freshness::kept::<KeptBuild>(bin_dir, key)
-        .filter(|kept| kept.executables.iter().all(|exe| exe.path.is_file()))
+    freshness::kept::<KeptBuild>(bin_dir, key).filter(|kept| {
+        kept.executables
+            .iter()
+            .flat_map(|exe| std::iter::once(&exe.path).chain(&exe.layouts))
+            .all(|path| path.is_file())
+    })
+}
+
+/// The executables of layouts 1 to `layouts − 1` of every bench artifact, copied into `bin_dir`
+/// (`layout-K/`), by package id and target. A target the linker cannot relink gets none, and
+/// `on_event` hears why.
+fn relink_layouts(
+    relinker: &crate::layout::Relinker,
+    artifacts: &[BenchArtifact],
+    label: &str,
+    bin_dir: &Path,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<BTreeMap<(String, String), Vec<PathBuf>>, BuildError> {
+    let mut layouts = BTreeMap::new();
+    for artifact in artifacts {
+        let mut paths = Vec::new();
+        for layout in 1..relinker.opts.layouts {
+            on_event(BuildEvent::Relinking {
+                target: &artifact.target,
+                layout,
+            });
+            let built = match relinker.relink(artifact, layout, on_event) {
+                Ok(built) => built,
+                Err(reason) => {
+                    on_event(BuildEvent::LayoutsUnavailable {
+                        target: &artifact.target,
+                        reason: &reason,
+                    });
+                    paths.clear();
+                    break;
+                }
+            };
+            let name = built.file_name().unwrap_or(OsStr::new(&artifact.target));
+            let destination = crate::layout::kept_path(bin_dir, layout, name);
+            copy_into(&built, &destination, label)?;
+            paths.push(destination);
+        }
+        layouts.insert(
+            (artifact.package_id.clone(), artifact.target.clone()),
+            paths,
+        );
+    }
+    Ok(layouts)
+}
+
+/// Copies an executable `from` the target directory to `to` in a bin directory of `label`'s,
+/// creating the directory.
+fn copy_into(from: &Path, to: &Path, label: &str) -> Result<(), BuildError> {
+    let dir = to.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|source| BuildError::BinDir {
+        revision: label.to_string(),
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    copy_atomically(from, to).map_err(|source| BuildError::Copy {
+        revision: label.to_string(),
+        from: from.to_path_buf(),
+        to: to.to_path_buf(),
+        source,
+    })
 }
 
 /// The feature-gated bench targets this build was asked for (by `--bench`, or by not naming any)
@@ -589,7 +682,7 @@ fn not_built<'a>(
 }
 
 /// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
-fn run_cargo(
+pub(crate) fn run_cargo(
     mut command: Command,
     dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
@@ -1090,6 +1183,8 @@ fn feature_gated_benches(
 /// What a successful build knows about its bench executables.
 struct Built<'a> {
     parsed: &'a ParsedBuild,
+    /// The executables of the other layouts, by package id and target ([`relink_layouts`]).
+    layouts: &'a BTreeMap<(String, String), Vec<PathBuf>>,
     packages: &'a HashMap<String, PackageInfo>,
     /// The `[env]` variables cargo would set ([`cargo_env::config_env`]).
     config_env: &'a [(OsString, OsString)],
@@ -1115,17 +1210,6 @@ fn copy_executables(
     label: &str,
     bin_dir: &Path,
 ) -> Result<Vec<BenchExecutable>, BuildError> {
-    let copy_error = |from: &Path, to: &Path, source| BuildError::Copy {
-        revision: label.to_string(),
-        from: from.to_path_buf(),
-        to: to.to_path_buf(),
-        source,
-    };
-    fs::create_dir_all(bin_dir).map_err(|source| BuildError::BinDir {
-        revision: label.to_string(),
-        dir: bin_dir.to_path_buf(),
-        source,
-    })?;
     let mut executables = Vec::new();
     for artifact in &built.parsed.benches {
         let file_name = artifact
@@ -1134,8 +1218,7 @@ fn copy_executables(
             .map(OsStr::to_os_string)
             .unwrap_or_else(|| OsString::from(&artifact.target));
         let destination = bin_dir.join(file_name);
-        copy_atomically(&artifact.executable, &destination)
-            .map_err(|e| copy_error(&artifact.executable, &destination, e))?;
+        copy_into(&artifact.executable, &destination, label)?;
         let package = built
             .packages
             .get(&artifact.package_id)
@@ -1146,6 +1229,11 @@ fn copy_executables(
             package: package.name,
             target: artifact.target.clone(),
             path: destination,
+            layouts: built
+                .layouts
+                .get(&(artifact.package_id.clone(), artifact.target.clone()))
+                .cloned()
+                .unwrap_or_default(),
             package_root: package
                 .manifest_path
                 .parent()
@@ -1432,7 +1520,7 @@ fn toolchain_target_libdir(dir: &Path) -> Option<PathBuf> {
 }
 
 /// The cargo to run: the one that started us (`CARGO`, set for cargo subcommands), else `cargo`.
-fn cargo_program() -> OsString {
+pub(crate) fn cargo_program() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
@@ -1687,6 +1775,7 @@ mod tests {
             features: vec!["f1 f2".into()],
             all_features: true,
             no_default_features: true,
+            layouts: 4,
         };
         assert_eq!(
             opts.cargo_args(),
@@ -1817,6 +1906,7 @@ mod tests {
             package: "pkg".into(),
             target: "b".into(),
             path: "/bins/b-123".into(),
+            layouts: Vec::new(),
             package_root: root.into(),
             manifest_path: root.join("Cargo.toml"),
             harness: false,

@@ -159,6 +159,10 @@ pub struct CompareArgs {
     /// The two CPUs of duet mode, e.g. 2,3 [default: the first two this process may use]
     #[arg(long, value_name = "A,B", value_parser = parse_cpus)]
     pub cpus: Option<[usize; 2]>,
+    /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
+    /// with the linker's sections shuffled; 1 measures cargo's build alone [default: 4]
+    #[arg(long, value_name = "N")]
+    pub layouts: Option<usize>,
     /// When to stop adding forks [default: decided]
     #[arg(long, value_enum)]
     pub stop: Option<StopRule>,
@@ -327,6 +331,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.warm_up_ms = args.warm_up_time.map(seconds_to_ms);
     layer.measurement_ms = args.measurement_time.map(seconds_to_ms);
     layer.sample_size = args.sample_size;
+    layer.layouts = args.layouts;
     layer.fork_timeout_s = args.fork_timeout;
     layer.cpus = args.cpus;
     if !args.filters.is_empty() {
@@ -396,6 +401,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
             features: args.features.clone(),
             all_features: args.all_features,
             no_default_features: args.no_default_features,
+            layouts: effective.settings.layouts,
         },
         // Relative to where the command runs, which --manifest-path moves `start_dir` from.
         copy_untracked: match args.manifest_path {
@@ -412,6 +418,14 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         samples_path: args.samples.clone(),
     };
     if args.list {
+        // Listing measures nothing: cargo's build alone tells the benchmarks.
+        let request = RunRequest {
+            settings: config::Settings {
+                layouts: 1,
+                ..request.settings
+            },
+            ..request
+        };
         let (matched, skipped) = run::list(&request, &mut progress)?;
         progress.finish_bar();
         let several_packages = crate::analysis::distinct_more_than_one(

@@ -177,6 +177,9 @@ pub struct Settings {
     pub stop_threshold: Option<f64>,
     /// Sliding window length of the stop rules.
     pub window: usize,
+    /// Code layouts of each revision that forks are spread over: the build cargo makes, and
+    /// `layouts − 1` relinks of it with the linker's sections shuffled (`docs/layout.md`).
+    pub layouts: usize,
     /// Criterion warm-up time asked for per fork, in milliseconds.
     pub warm_up_ms: u64,
     /// Criterion measurement time per fork, in milliseconds. The default, 0.5 s, is as precise
@@ -220,6 +223,7 @@ impl Default for Settings {
             max_forks: 10,
             stop_threshold: None,
             window: 5,
+            layouts: DEFAULT_LAYOUTS,
             warm_up_ms: 100,
             measurement_ms: 500,
             sample_size: 30,
@@ -298,6 +302,8 @@ pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub layouts: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub warm_up_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub measurement_ms: Option<u64>,
@@ -332,6 +338,10 @@ pub struct PartialSettings {
     pub benchmarks: Option<BTreeMap<String, BenchOverride>>,
 }
 
+/// Layouts per revision unless the user says otherwise: chosen from the false alarms and the
+/// cost measured with 1, 2, 4 and 8 (`docs/layout.md`).
+pub const DEFAULT_LAYOUTS: usize = 4;
+
 /// Every key a configuration table may hold, in the order `--print-config` shows them.
 pub const KNOWN_KEYS: &[&str] = &[
     "mode",
@@ -341,6 +351,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "max-forks",
     "stop-threshold",
     "window",
+    "layouts",
     "warm-up-ms",
     "measurement-ms",
     "sample-size",
@@ -401,6 +412,7 @@ impl PartialSettings {
             max_forks: Some(settings.max_forks),
             stop_threshold: settings.stop_threshold,
             window: Some(settings.window),
+            layouts: Some(settings.layouts),
             warm_up_ms: Some(settings.warm_up_ms),
             measurement_ms: Some(settings.measurement_ms),
             sample_size: Some(settings.sample_size),
@@ -883,6 +895,7 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
     at_least("min-forks", partial.min_forks, 2)?;
     at_least("max-forks", partial.max_forks, 2)?;
     at_least("window", partial.window, 2)?;
+    at_least("layouts", partial.layouts, 1)?;
     at_least("resamples", partial.resamples, 100)?;
     positive("stop-threshold", partial.stop_threshold)?;
     positive("fork-timeout", partial.fork_timeout_s)?;
@@ -963,6 +976,7 @@ impl Effective {
             max_forks,
             stop_threshold,
             window,
+            layouts,
             warm_up_ms,
             measurement_ms,
             sample_size,
@@ -1001,6 +1015,7 @@ impl Effective {
             max_forks => "max-forks", std::convert::identity;
             stop_threshold => "stop-threshold", Some;
             window => "window", std::convert::identity;
+            layouts => "layouts", std::convert::identity;
             warm_up_ms => "warm-up-ms", std::convert::identity;
             measurement_ms => "measurement-ms", std::convert::identity;
             sample_size => "sample-size", std::convert::identity;
@@ -1181,6 +1196,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
             "unset: the stop rule's published default",
         ),
         Entry::set("window", integer(s.window)),
+        Entry::set("layouts", integer(s.layouts)),
         Entry::set("warm-up-ms", integer(s.warm_up_ms)),
         Entry::set("measurement-ms", integer(s.measurement_ms)),
         Entry::set("sample-size", integer(s.sample_size)),

@@ -851,6 +851,7 @@ mod tests {
             package: "p".into(),
             target: "t".into(),
             path: path.to_path_buf(),
+            layouts: Vec::new(),
             package_root: path.parent().unwrap().to_path_buf(),
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
             harness,

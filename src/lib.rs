@@ -19,6 +19,7 @@ pub mod duet;
 pub mod error;
 pub mod fork;
 pub mod freshness;
+pub mod layout;
 pub mod progress;
 pub mod replay;
 pub mod report;

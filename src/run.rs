@@ -153,12 +153,19 @@ fn with_selected_benchmarks<T>(
     // One cargo target directory for both revisions (dependencies compile once), shared even by
     // workspaces that share a CARGO_TARGET_DIR.
     let shared_target = target_dir.join("perfdiff").join("target");
+    let options = BuildOptions {
+        // Round r runs layout r mod layouts: more layouts than rounds would never run.
+        layouts: settings
+            .layouts
+            .min(StopPolicy::from_settings(settings).max_rounds()),
+        ..request.build.clone()
+    };
     let builder = Builder {
         repo: &repo,
         perfdiff_dir: &perfdiff_dir,
         shared_target: &shared_target,
         workspace_rel: &workspace_rel,
-        options: &request.build,
+        options: &options,
         untracked: &untracked,
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
@@ -471,6 +478,15 @@ impl Builder<'_> {
             BuildEvent::Finished => {}
             BuildEvent::NeedsFeatures(gated) => needs_features.push(gated.clone()),
             BuildEvent::NotSelected(package) => unselected.push(package.clone()),
+            BuildEvent::Relinking { target, layout } => progress.step_message(&format!(
+                "building {label}: {target} in layout {} of {}",
+                layout + 1,
+                self.options.layouts
+            )),
+            BuildEvent::LayoutsUnavailable { target, reason } => progress.note(&format!(
+                "bench target {target} of {label} is measured in cargo's build alone: relinking \
+                 it in another code layout failed ({reason})"
+            )),
         };
         let executables = build::build_benches(
             &checkout.join(self.workspace_rel),
@@ -1025,24 +1041,47 @@ struct MeasureContext<'a> {
 }
 
 impl MeasureContext<'_> {
-    fn request(
-        &self,
-        side: Side,
-        matched: &Matched,
-        warm_up: Duration,
-        cpu: Option<usize>,
-        copies: &mut FreshCopies,
-    ) -> Result<ForkRequest> {
+    fn built(&self, side: Side, matched: &Matched) -> &BuiltTarget {
         let (build, target) = match side {
             Side::Base => (self.base, matched.base_target.as_ref()),
             Side::Head => (self.head, matched.head_target.as_ref()),
         };
-        let BuiltTarget { exe, env, dialect } = target
+        target
             .and_then(|target| build.targets.get(target))
-            .expect("measured benchmarks are present on both sides");
+            .expect("measured benchmarks are present on both sides")
+    }
+
+    /// The layout both sides of `matched` run in `round`: the rounds go through the layouts both
+    /// sides have, in turn, so each layout index is measured as often on either side.
+    fn layout(&self, matched: &Matched, round: usize) -> Layout {
+        let count = [Side::Base, Side::Head]
+            .map(|side| self.built(side, matched).exe.layouts.len() + 1)
+            .into_iter()
+            .min()
+            .unwrap_or(1);
+        Layout {
+            index: round % count,
+            count,
+        }
+    }
+
+    fn request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: Layout,
+        warm_up: Duration,
+        cpu: Option<usize>,
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
+        let BuiltTarget { exe, env, dialect } = self.built(side, matched);
+        let original = match layout.index {
+            0 => &exe.path,
+            k => &exe.layouts[k - 1],
+        };
         let executable = copies
-            .path(side, &exe.path)
-            .map_err(|e| Error::io(&exe.path, e))?;
+            .path(side, original)
+            .map_err(|e| Error::io(original, e))?;
         Ok(ForkRequest {
             executable,
             cwd: exe.package_root.clone(),
@@ -1056,6 +1095,20 @@ impl MeasureContext<'_> {
             criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
             cpu,
         })
+    }
+}
+
+/// The code layout a round's forks of one benchmark run in, of how many.
+#[derive(Debug, Clone, Copy)]
+struct Layout {
+    index: usize,
+    count: usize,
+}
+
+impl Layout {
+    /// What the samples file records: the index, when there is more than one layout.
+    fn recorded(self) -> Option<usize> {
+        (self.count > 1).then_some(self.index)
     }
 }
 
@@ -1115,6 +1168,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         for slot in &plan.slots {
             let m = &ctx.matched[slot.benchmark];
             let b = index[slot.benchmark];
+            let layout = ctx.layout(m, round);
             let mut warm = |side: Side, record: &BenchmarkRecord| {
                 let current = *warm_up
                     .entry((slot.benchmark, side))
@@ -1130,10 +1184,11 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 None => {
                     for &side in &slot.order {
                         let w = warm(side, &file.benchmarks[b]);
-                        let request = ctx.request(side, m, w, None, &mut copies)?;
+                        let request = ctx.request(side, m, layout, w, None, &mut copies)?;
                         let outcome =
                             fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
-                        record_outcomes(file, b, round, &policy, vec![(side, outcome)]);
+                        let at = (round, layout.recorded());
+                        record_outcomes(file, b, at, &policy, vec![(side, outcome)]);
                         save_progress(ctx, file)?;
                     }
                 }
@@ -1153,14 +1208,14 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                             .max(warm(Side::Head, &file.benchmarks[b])),
                         Duration::from_millis(ctx.settings.measurement_ms),
                     );
-                    let base =
-                        ctx.request(Side::Base, m, w, Some(cpu_of(Side::Base)), &mut copies)?;
-                    let head =
-                        ctx.request(Side::Head, m, w, Some(cpu_of(Side::Head)), &mut copies)?;
+                    let cpu = Some(cpu_of(Side::Base));
+                    let base = ctx.request(Side::Base, m, layout, w, cpu, &mut copies)?;
+                    let cpu = Some(cpu_of(Side::Head));
+                    let head = ctx.request(Side::Head, m, layout, w, cpu, &mut copies)?;
                     let pair =
                         duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
                     let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
-                    record_outcomes(file, b, round, &policy, outcomes);
+                    record_outcomes(file, b, (round, layout.recorded()), &policy, outcomes);
                     if pair.overlap < 0.5 {
                         progress.detail(&format!(
                             "{}: base and head measured at the same time for only {:.0} % of the pair",
@@ -1216,11 +1271,12 @@ fn is_active(record: &BenchmarkRecord, round: usize) -> bool {
     record.stop.is_none() && !record.failed() && record.completed_rounds() <= round
 }
 
-/// Stores fork outcomes in the record: samples (with warm-up marked) or the failure.
+/// Stores fork outcomes in the record: samples (with warm-up marked, and the round and layout
+/// they ran in) or the failure.
 fn record_outcomes(
     file: &mut SampleFile,
     bench: usize,
-    round: usize,
+    (round, layout): (usize, Option<usize>),
     policy: &StopPolicy,
     outcomes: Vec<(Side, ForkOutcome)>,
 ) {
@@ -1233,6 +1289,7 @@ fn record_outcomes(
         match outcome {
             ForkOutcome::Completed(mut fork) => {
                 fork.round = Some(round);
+                fork.layout = layout;
                 policy.mark_warmup(&mut fork);
                 side_record.forks.push(*fork);
             }

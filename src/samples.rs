@@ -196,6 +196,10 @@ pub struct ForkRecord {
     /// Round number (0-based) the fork ran in; duet mode pairs forks by round.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<usize>,
+    /// The code layout of the executable the fork ran (0: cargo's build; `k`: relinked with
+    /// seed `k`, [`crate::layout`]); absent when the run measured one layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<usize>,
     /// Leading samples dropped as warm-up by steady-state detection (see `stop`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup_dropped: Option<usize>,
@@ -325,28 +329,56 @@ impl BenchmarkRecord {
     /// ([`crate::stats::disturbed`]); in duet mode all of them, since a round's two forks are
     /// analysed as a pair and a disturbance common to both cancels in it.
     pub fn analysed_by_fork(&self, mode: Mode) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-        let (base, head) = (
-            self.base.per_iteration_by_fork(),
-            self.head.per_iteration_by_fork(),
-        );
+        let (base, head) = self.analysed_forks(mode);
+        let times = |forks: Vec<&ForkRecord>| {
+            forks
+                .into_iter()
+                .map(ForkRecord::per_iteration_ns)
+                .collect()
+        };
+        (times(base), times(head))
+    }
+
+    /// The code layout of each fork [`BenchmarkRecord::analysed_by_fork`] gives, in its order.
+    pub fn analysed_layouts(&self, mode: Mode) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
+        let (base, head) = self.analysed_forks(mode);
+        let layouts = |forks: Vec<&ForkRecord>| forks.into_iter().map(|f| f.layout).collect();
+        (layouts(base), layouts(head))
+    }
+
+    /// The forks [`BenchmarkRecord::analysed_by_fork`] analyses, `(base, head)`.
+    fn analysed_forks(&self, mode: Mode) -> (Vec<&ForkRecord>, Vec<&ForkRecord>) {
+        let (base, head) = (self.base.forks_with_data(), self.head.forks_with_data());
         if mode == Mode::Duet {
             return (base, head);
         }
-        let fork_means = crate::stats::descriptive::fork_means;
-        let (base_means, head_means) = (fork_means(&base), fork_means(&head));
-        let keep = |forks: Vec<Vec<f64>>, own: &[f64], other: &[f64]| -> Vec<Vec<f64>> {
-            let disturbed = crate::stats::disturbed::disturbed_forks(own, other);
+        let fork_means = |forks: &[&ForkRecord]| -> Vec<f64> {
             forks
-                .into_iter()
-                .zip(disturbed)
-                .filter_map(|(fork, disturbed)| (!disturbed).then_some(fork))
+                .iter()
+                .map(|f| crate::stats::descriptive::mean(&f.per_iteration_ns()))
                 .collect()
         };
+        let (base_means, head_means) = (fork_means(&base), fork_means(&head));
         (
-            keep(base, &base_means, &head_means),
-            keep(head, &head_means, &base_means),
+            keep_undisturbed(base, &base_means, &head_means),
+            keep_undisturbed(head, &head_means, &base_means),
         )
     }
+}
+
+/// The forks of a side that are not disturbed ([`crate::stats::disturbed`]), given their means
+/// (`own`) and the other side's.
+fn keep_undisturbed<'a>(
+    forks: Vec<&'a ForkRecord>,
+    own: &[f64],
+    other: &[f64],
+) -> Vec<&'a ForkRecord> {
+    let disturbed = crate::stats::disturbed::disturbed_forks(own, other);
+    forks
+        .into_iter()
+        .zip(disturbed)
+        .filter_map(|(fork, disturbed)| (!disturbed).then_some(fork))
+        .collect()
 }
 
 impl SideRecord {
@@ -356,6 +388,14 @@ impl SideRecord {
             .iter()
             .map(ForkRecord::per_iteration_ns)
             .filter(|fork| !fork.is_empty())
+            .collect()
+    }
+
+    /// The forks [`SideRecord::per_iteration_by_fork`] gives times of, in order.
+    fn forks_with_data(&self) -> Vec<&ForkRecord> {
+        self.forks
+            .iter()
+            .filter(|fork| !fork.per_iteration_ns().is_empty())
             .collect()
     }
 

@@ -498,6 +498,7 @@ impl StopPolicy {
         ) else {
             return false;
         };
+        let layout_spread = crate::analysis::layout_spread(record, self.mode);
         let verdict_at = |threshold: f64| {
             let evidence = Evidence {
                 ratio,
@@ -507,6 +508,7 @@ impl StopPolicy {
                 fork_interval: Some(crate::analysis::fork_interval_verdict(
                     record, base, head, self.mode, threshold, alpha,
                 )),
+                layout_spread: layout_spread.map(|l| l.spread),
             };
             stats::verdict::decide(&evidence, threshold, alpha)
         };

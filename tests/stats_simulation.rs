@@ -67,6 +67,7 @@ fn simulate(true_ratio: f64, seed: u64) -> Outcome {
             delta: cliffs_delta(&base_flat, &head_flat).unwrap().delta,
             change_rate: change_rate(mean_of_fork_means(&base), mean_of_fork_means(&head)),
             fork_interval: None,
+            layout_spread: None,
         };
         let verdict = decide(&evidence, 0.02, 0.01);
         if matches!(verdict, Verdict::Regressed | Verdict::Improved) {

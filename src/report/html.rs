@@ -445,6 +445,16 @@ fn numbers(result: &BenchmarkResult, report: &Report) -> String {
         ),
         ("threshold", format!("±{}", text::percent(result.threshold))),
     ];
+    if let Some(layout) = result.layout_spread {
+        items.push((
+            "layout spread",
+            format!(
+                "±{} over {} layouts",
+                text::percent(layout.spread),
+                layout.layouts
+            ),
+        ));
+    }
     if let Some(mdc) = result.min_detectable_change {
         items.push(("detectable change", format!("±{}", text::percent(mdc))));
     }

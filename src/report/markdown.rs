@@ -105,18 +105,24 @@ fn rest_summary(rest: &[&BenchmarkResult]) -> String {
 
 fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
     let p_header = if report.settings.fdr { "p (q)" } else { "p" };
+    let layouts = report.layouts_measured();
+    let (layout_header, layout_rule) = if layouts {
+        (" Layout ± |", "--:|")
+    } else {
+        ("", "")
+    };
     let mut out = format!(
-        "| Benchmark | Base | Head | Change | Ratio {} CI | {p_header} | Cliff's δ | Forks | Verdict |\n",
+        "| Benchmark | Base | Head | Change | Ratio {} CI |{layout_header} {p_header} | Cliff's δ | Forks | Verdict |\n",
         text::percent(report.settings.confidence)
     );
-    out += "|:--|--:|--:|--:|:-:|--:|:--|--:|:--|\n";
+    out += &format!("|:--|--:|--:|--:|:-:|{layout_rule}--:|:--|--:|:--|\n");
     let several_packages = report.several_packages();
     for b in results {
         let name = match (&b.package, several_packages) {
             (Some(package), true) => format!("{} ({})", escape(&b.id), escape(package)),
             _ => escape(&b.id),
         };
-        let cells = [
+        let mut cells = vec![
             name,
             text::mean_in(b.base.mean_ns, b.unit.as_deref()),
             text::mean_in(b.head.mean_ns, b.unit.as_deref()),
@@ -127,6 +133,9 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
             text::forks(b),
             format!("{} {}", emoji(b.verdict), outcome_label(b.verdict)),
         ];
+        if layouts {
+            cells.insert(5, text::layout_spread(b));
+        }
         out += &format!("| {} |\n", cells.join(" | "));
     }
     out

@@ -58,6 +58,12 @@ fn columns(report: &Report) -> Vec<Column> {
             outcome_label(b.verdict).to_string()
         }),
     ];
+    // Several layouts measured: how far each benchmark moves between them, after the interval.
+    if report.layouts_measured() {
+        let spread = column("layout ±".into(), 5, true, |b, _| text::layout_spread(b));
+        let after_interval = columns.len() - 4;
+        columns.insert(after_interval, spread);
+    }
     // Benchmarks of several packages: each row names its package, after the id.
     if report.several_packages() {
         let package = column("package".into(), 7, false, |b, _| {

@@ -148,6 +148,14 @@ pub fn delta(delta: Option<&CliffsDelta>) -> String {
     }
 }
 
+/// The layout spread as `±4.1 %`, or [`MISSING`] for a benchmark measured in one layout.
+pub fn layout_spread(result: &BenchmarkResult) -> String {
+    match result.layout_spread {
+        Some(layout) => format!("±{}", percent(layout.spread)),
+        None => MISSING.to_string(),
+    }
+}
+
 /// Forks as `base/head`.
 pub fn forks(result: &BenchmarkResult) -> String {
     format!("{}/{}", result.forks.base, result.forks.head)

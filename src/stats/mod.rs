@@ -9,6 +9,7 @@ pub mod disturbed;
 pub mod duet;
 pub mod fdr;
 pub mod fork_interval;
+pub mod layout;
 pub mod mann_whitney;
 pub mod power;
 mod resample;

@@ -33,17 +33,35 @@ pub struct Evidence {
     /// luck, which the samples inside it never vary, so a change between two single forks may be
     /// nothing but the difference between two processes (or layouts).
     pub fork_interval: Option<Verdict>,
+    /// How far the benchmark moves between code layouts of the same source (half the range of
+    /// its layout means, a fraction); `None` when a side was measured in fewer than two layouts.
+    /// A change no larger than this is not called a change: the same code linked in another
+    /// order moved the benchmark as far.
+    pub layout_spread: Option<f64>,
 }
 
 /// - `Regressed`: `ci_low > 1`, `p < alpha`, `delta ≥ 0.147` and `change_rate ≥ threshold`.
 /// - `Improved`: `ci_high < 1`, `p < alpha`, `delta ≤ −0.147` and `change_rate ≤ −threshold`.
 /// - `Unchanged`: `1 − threshold ≤ ci_low` and `ci_high ≤ 1 + threshold`.
 /// - `Inconclusive`: anything else, including evidence whose directions disagree (CI above 1 but
-///   delta negative), NaN anywhere, a verdict the fork-means t interval does not share, and
-///   evidence without that interval (a side with a single fork).
+///   delta negative), NaN anywhere, a verdict the fork-means t interval does not share,
+///   evidence without that interval (a side with a single fork), and a change whose size is
+///   within the layout spread.
 ///
-/// Gates are checked in that order, the t interval last.
+/// Gates are checked in that order, the t interval and then the layout spread last.
 pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
+    let verdict = decide_by_code_and_forks(evidence, threshold, alpha);
+    let within_layout_spread = evidence
+        .layout_spread
+        .is_some_and(|spread| evidence.change_rate.abs() <= spread || spread.is_nan());
+    match verdict {
+        Verdict::Regressed | Verdict::Improved if within_layout_spread => Verdict::Inconclusive,
+        _ => verdict,
+    }
+}
+
+/// The verdict without the layout-spread gate: the four gates and the t interval.
+pub fn decide_by_code_and_forks(evidence: &Evidence, threshold: f64, alpha: f64) -> Verdict {
     let verdict = decide_by_bootstrap_and_ranks(evidence, threshold, alpha);
     match evidence.fork_interval {
         Some(interval) if interval == verdict => verdict,
@@ -92,6 +110,7 @@ mod tests {
             delta,
             change_rate,
             fork_interval: None,
+            layout_spread: None,
         }
     }
 
@@ -165,5 +184,36 @@ mod tests {
             ..evidence((0.99, 1.3), 0.001, 0.5, 0.2)
         };
         assert_eq!(decide(open), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn a_change_within_the_layout_spread_is_not_a_change() {
+        let decide = |e: Evidence| decide(&e, 0.02, 0.01);
+        let regressed = Evidence {
+            fork_interval: Some(Verdict::Regressed),
+            ..evidence((1.1, 1.3), 0.001, 0.5, 0.2)
+        };
+        let with_spread = |spread| Evidence {
+            layout_spread: Some(spread),
+            ..regressed
+        };
+        assert_eq!(decide(regressed), Verdict::Regressed);
+        assert_eq!(decide(with_spread(0.05)), Verdict::Regressed);
+        assert_eq!(decide(with_spread(0.2)), Verdict::Inconclusive);
+        assert_eq!(decide(with_spread(0.25)), Verdict::Inconclusive);
+        assert_eq!(decide(with_spread(f64::NAN)), Verdict::Inconclusive);
+        let improved = Evidence {
+            fork_interval: Some(Verdict::Improved),
+            layout_spread: Some(0.25),
+            ..evidence((0.7, 0.9), 0.001, -0.5, -0.2)
+        };
+        assert_eq!(decide(improved), Verdict::Inconclusive);
+        // "unchanged" is a claim about the interval, which the spread does not touch
+        let unchanged = Evidence {
+            fork_interval: Some(Verdict::Unchanged),
+            layout_spread: Some(0.25),
+            ..evidence((0.99, 1.01), 0.5, 0.0, 0.0)
+        };
+        assert_eq!(decide(unchanged), Verdict::Unchanged);
     }
 }

@@ -1,0 +1,182 @@
+//! Forks spread over code layouts (`src/layout.rs`, docs/layout.md): each revision is measured
+//! in cargo's build and in relinks of the same code with the linker's sections shuffled.
+//!
+//! These run the real binary on a demo repository with a tiny measurement time and inspect what
+//! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the
+//! layout of each fork) and the JSON report (each benchmark's layout spread).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use support::*;
+
+/// The executable of `layout` kept for `commit` (layout 0 is cargo's build, in the bin directory
+/// itself).
+fn layout_executable(repo: &Path, commit: &str, layout: usize) -> PathBuf {
+    let mut dir = state_dir(repo).join("bin").join(commit);
+    if layout > 0 {
+        dir = dir.join(format!("layout-{layout}"));
+    }
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.is_file()
+                && path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("demo-"))
+        })
+        .unwrap_or_else(|| panic!("no demo executable in {}", dir.display()))
+}
+
+/// The names of the functions (text symbols) of `executable`, in address order, as `nm` lists
+/// them.
+fn functions_in_address_order(executable: &Path) -> Vec<String> {
+    let output = Command::new("nm")
+        .arg("--numeric-sort")
+        .arg(executable)
+        .output()
+        .expect("nm (binutils) runs");
+    assert!(output.status.success(), "nm {}", executable.display());
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let (_, kind, name) = (fields.next()?, fields.next()?, fields.next()?);
+            matches!(kind, "t" | "T").then(|| name.to_string())
+        })
+        .collect()
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names
+}
+
+/// The layout each fork of `side` ran in, for every benchmark of the newest samples file.
+fn fork_layouts(repo: &Path, side: &str) -> Vec<Vec<Option<u64>>> {
+    let runs = state_dir(repo).join("runs");
+    let newest = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .expect("a samples file");
+    let samples: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(newest).unwrap()).unwrap();
+    samples["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| !b[side]["forks"].as_array().unwrap().is_empty())
+        .map(|b| {
+            b[side]["forks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["layout"].as_u64())
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    // Identical source on both sides of the library: a comment-only commit on top.
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "pub fn",
+        "// A comment changes no code.\npub fn",
+    );
+    commit_all(&repo, "a comment");
+    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
+    let settings = ["--forks", "3", "--layouts", "3"];
+    let args = [&comparison[..], FAST, STRICT_ALPHA, &settings].concat();
+    let output = cargo_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", all_output(&output));
+    let report = json_report(&output);
+
+    // Rounds 0, 1, 2 ran layouts 0, 1, 2 on both sides.
+    for side in ["base", "head"] {
+        for layouts in fork_layouts(&repo, side) {
+            assert_eq!(layouts, [Some(0), Some(1), Some(2)], "{side}");
+        }
+    }
+    // Every measured benchmark has its layout spread, over the layouts of its analysed forks
+    // (all three, unless one was left out as disturbed).
+    let steady = measured_entry(&report, "hash/steady", 3);
+    let layouts = steady["layout_spread"]["layouts"].as_u64();
+    assert!(matches!(layouts, Some(2 | 3)), "{steady:#}");
+    assert!(steady["layout_spread"]["spread"].as_f64().unwrap() >= 0.0);
+    // Identical executables in every layout: nothing to call changed.
+    for benchmark in report["benchmarks"].as_array().unwrap() {
+        let verdict = benchmark["verdict"].as_str().unwrap();
+        assert!(
+            verdict != "regressed" && verdict != "improved",
+            "{benchmark:#}"
+        );
+    }
+
+    let head = rev_parse(&repo, "HEAD");
+    let parent = rev_parse(&repo, "HEAD~1");
+    let cargo_build = functions_in_address_order(&layout_executable(&repo, &head, 0));
+    for layout in 1..3 {
+        let relinked = layout_executable(&repo, &head, layout);
+        // Identical source, identical executable: in every layout, not only cargo's.
+        let parent_relinked = layout_executable(&repo, &parent, layout);
+        assert!(
+            std::fs::read(&relinked).unwrap() == std::fs::read(&parent_relinked).unwrap(),
+            "layout {layout} of the two sides differs: {} {}",
+            relinked.display(),
+            parent_relinked.display()
+        );
+        // The same functions (same symbol hashes: no crate was compiled differently) …
+        let functions = functions_in_address_order(&relinked);
+        assert_eq!(sorted(functions.clone()), sorted(cargo_build.clone()));
+        // … in another order.
+        assert_ne!(functions, cargo_build, "layout {layout} is cargo's order");
+    }
+}
+
+#[test]
+fn a_linker_that_cannot_shuffle_leaves_cargo_s_build_and_says_so() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    // GNU ld has no --shuffle-sections: link with it, as a user's configuration may.
+    let config = repo.join(".cargo");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[target.x86_64-unknown-linux-gnu]\nrustflags = [\"-C\", \"link-arg=-fuse-ld=bfd\"]\n",
+    )
+    .unwrap();
+    commit_all(&repo, "link with GNU ld");
+    // HEAD against itself: one build, with the configuration, serves both sides.
+    let args = with_options(
+        &compare_json("HEAD", "HEAD", &["hash/mix"]),
+        &["--layouts", "2"],
+    );
+    let output = cargo_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", all_output(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("is measured in cargo's build alone")
+            && err.contains("unrecognized option '--shuffle-sections=*=1'"),
+        "{err}"
+    );
+    let report = json_report(&output);
+    let mix = measured_entry(&report, "hash/mix", 2);
+    assert!(mix.get("layout_spread").is_none(), "{mix:#}");
+    for side in ["base", "head"] {
+        for layouts in fork_layouts(&repo, side) {
+            assert_eq!(layouts, [None, None], "{side}");
+        }
+    }
+}

@@ -50,6 +50,10 @@ fn build(
                 BuildEvent::Finished => "finished".to_string(),
                 BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
                 BuildEvent::NotSelected(package) => format!("not selected {package:?}"),
+                BuildEvent::Relinking { target, layout } => format!("relinking {target} {layout}"),
+                BuildEvent::LayoutsUnavailable { target, reason } => {
+                    format!("layouts unavailable {target}: {reason}")
+                }
             })
         },
     );

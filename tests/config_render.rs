@@ -43,6 +43,7 @@ fn everything_set() -> PartialSettings {
         max_forks: Some(9),
         stop_threshold: Some(0.03),
         window: Some(4),
+        layouts: Some(3),
         warm_up_ms: Some(100),
         measurement_ms: Some(500),
         sample_size: Some(20),

@@ -20,6 +20,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         package: "pkg".into(),
         target: "fake".into(),
         path,
+        layouts: Vec::new(),
         package_root: dir.to_path_buf(),
         manifest_path: dir.join("Cargo.toml"),
         harness: false,

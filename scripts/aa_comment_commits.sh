@@ -62,8 +62,8 @@ for case in "${cases[@]}"; do
     end=$(date +%s.%N)
 
     state=$(find "$CARGO_TARGET_DIR/perfdiff" -maxdepth 1 -name 'ws-repo-*' -newer "$repo/src" | head -n 1)
-    base_exe=$(find "$state/bin/$(git -C "$repo" rev-parse HEAD~1)" -type f -name "demo-*" | head -n 1)
-    head_exe=$(find "$state/bin/$(git -C "$repo" rev-parse HEAD)" -type f -name "demo-*" | head -n 1)
+    base_exe=$(find "$state/bin/$(git -C "$repo" rev-parse HEAD~1)" -maxdepth 1 -type f -name "demo-*" | head -n 1)
+    head_exe=$(find "$state/bin/$(git -C "$repo" rev-parse HEAD)" -maxdepth 1 -type f -name "demo-*" | head -n 1)
     if cmp -s "$base_exe" "$head_exe"; then
         identity="byte-identical"
     elif compare_sections "$base_exe" "$head_exe"; then

@@ -16,6 +16,12 @@
 //!   inside the JSON, so errors can be quoted per message; cargo's own progress (`Compiling x`) and
 //!   its own errors (a broken manifest, a failed download) still arrive on stderr, whose tail is
 //!   kept for the error message.
+//! - A bench target that does not compile (a nightly-only `#[bench]` file beside criterion
+//!   benches, a bench not updated with the library) is reported and left out, not a reason to
+//!   compare nothing: cargo stops at its first failing unit, and `cargo bench` has no
+//!   `--keep-going`, so cargo runs again with `--bench` for each of the others. A failure in
+//!   anything else (the library, a dependency) still ends the run: no benchmark can be trusted
+//!   to be the code under test then.
 //! - A bench process started by cargo gets a working directory, `CARGO_*` variables and a dynamic
 //!   library search path; [`fork_environment`] reproduces them so benchmarks that read fixtures
 //!   relative to their package, or link a dylib, behave as under `cargo bench`.
@@ -46,8 +52,8 @@ pub enum BuildError {
     Failed {
         revision: String,
         diagnostics: String,
-        /// What to do about it, when the failure is confined to some bench targets
-        /// ([`skip_failed_benches_hint`]).
+        /// What to do about it, when every bench target failed to compile
+        /// ([`all_benches_failed_hint`]).
         hint: Option<String>,
     },
     #[error("no Cargo.toml in {} or any parent", dir.display())]
@@ -242,6 +248,52 @@ pub enum BuildEvent<'a> {
     /// Bench target `target` could not be relinked in another layout, for `reason`; it is
     /// measured in cargo's build alone.
     LayoutsUnavailable { target: &'a str, reason: &'a str },
+    /// A bench target the build asked for that has no executable: it failed to compile (or
+    /// shares its name with one that did), and the other bench targets were built without it.
+    NotCompiled(&'a UncompiledBench),
+}
+
+/// A bench target that was not built because of a compile error, while the others were.
+/// Ordered by package, then target.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub struct UncompiledBench {
+    pub package: String,
+    pub target: String,
+    pub why: Uncompiled,
+}
+
+/// Why an [`UncompiledBench`] has no executable.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Uncompiled {
+    /// rustc reported errors for it: the first, in one line (its headline and location), and
+    /// how many there were.
+    Failed { error: String, errors: usize },
+    /// A bench target of the same name in `package` failed to compile: cargo's `--bench NAME`,
+    /// the only way to leave a bench target out, leaves out every package's target of that name.
+    SharesFailedName { package: String },
+}
+
+impl UncompiledBench {
+    /// Why it was not built in `revision`, for a report: `failed to compile in head HEAD
+    /// (1a2b3c4d5): error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)`.
+    pub fn reason_in(&self, revision: &str) -> String {
+        match &self.why {
+            Uncompiled::Failed { error, errors } => {
+                let more = match errors.saturating_sub(1) {
+                    0 => String::new(),
+                    n => format!(", and {n} more error(s)"),
+                };
+                format!("failed to compile in {revision}: {error}{more}")
+            }
+            Uncompiled::SharesFailedName { package } => format!(
+                "not built in {revision}: bench target `{}` of package {package} failed to \
+                 compile, and cargo's `--bench {}` cannot leave out one package's target of \
+                 that name without the others'",
+                self.target, self.target
+            ),
+        }
+    }
 }
 
 /// A workspace member with bench targets that a build left out: in a workspace whose root is a
@@ -288,6 +340,10 @@ pub struct FailedTarget {
     pub is_bench: bool,
     /// Whether one of its errors was E0554: `#![feature]` on a stable toolchain.
     pub needs_nightly: bool,
+    /// Its first error in one line: headline and location.
+    pub first_error: String,
+    /// How many errors rustc reported for it.
+    pub errors: usize,
 }
 
 impl ParsedBuild {
@@ -344,18 +400,24 @@ impl MessageCollector {
         package_id: String,
         target: cargo_metadata::Target,
         needs_nightly: bool,
+        rendered: &str,
     ) {
         let failed = &mut self.parsed.failed_targets;
         match failed
             .iter_mut()
             .find(|f| f.package_id == package_id && f.target == target.name)
         {
-            Some(known) => known.needs_nightly |= needs_nightly,
+            Some(known) => {
+                known.needs_nightly |= needs_nightly;
+                known.errors += 1;
+            }
             None => failed.push(FailedTarget {
                 package_id,
                 is_bench: target.kind.contains(&TargetKind::Bench),
                 target: target.name,
                 needs_nightly,
+                first_error: diagnostic_headline(rendered),
+                errors: 1,
             }),
         }
     }
@@ -401,7 +463,12 @@ impl MessageCollector {
                         .code
                         .as_ref()
                         .is_some_and(|code| code.code == NIGHTLY_FEATURE_ON_STABLE);
-                    self.note_failed_target(message.package_id.repr, message.target, needs_nightly);
+                    self.note_failed_target(
+                        message.package_id.repr,
+                        message.target,
+                        needs_nightly,
+                        &rendered,
+                    );
                 }
                 self.parsed
                     .diagnostics
@@ -462,7 +529,8 @@ enum CargoLine {
 /// Runs `cargo bench --no-run --message-format=json` in `workspace_dir` (the revision's workspace
 /// root inside its worktree) with `CARGO_TARGET_DIR=shared_target_dir`, reporting progress through
 /// `on_event`. Returns the executables sorted by package and target. A revision without bench
-/// targets gives an empty list.
+/// targets gives an empty list. Bench targets that fail to compile while others compile are left
+/// out and reported as [`BuildEvent::NotCompiled`].
 ///
 /// Before cargo runs, the files of the checkout that differ from what the target directory was
 /// last built from are marked changed ([`crate::freshness`]): the workspace's crates are one unit
@@ -513,48 +581,43 @@ pub fn build_benches(
         for gated in &kept.not_built {
             on_event(BuildEvent::NeedsFeatures(gated));
         }
+        for uncompiled in &kept.not_compiled {
+            on_event(BuildEvent::NotCompiled(uncompiled));
+        }
         return Ok(kept.executables);
     }
     freshness::forget(bin_dir).map_err(freshness_error)?;
     checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
-    let mut command = Command::new(cargo_program());
-    command
-        .args(["bench", "--no-run", "--message-format=json"])
-        .args(opts.cargo_args())
-        .current_dir(workspace_dir)
-        .env("CARGO_TARGET_DIR", shared_target_dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if packages.separate_build_dir {
-        // A configured `build.build-dir` would keep dependencies per worktree path; keep
-        // everything in the shared directory so they compile once and `release/deps` is real.
-        command.env("CARGO_BUILD_BUILD_DIR", shared_target_dir);
-    }
-    // Its own process group, so an interrupt stops cargo and its compilers together.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let (parsed, stderr_tail, status) = run_cargo(command, workspace_dir, on_event)?;
-    if !status.success() || parsed.success == Some(false) {
-        return Err(BuildError::Failed {
-            revision: label.to_string(),
-            diagnostics: failure_text(&parsed, &stderr_tail, status),
-            hint: skip_failed_benches_hint(&parsed, &packages.bench_targets, opts).or_else(|| {
-                all_benches_failed_hint(&parsed, &bench_packages_elsewhere(workspace_dir))
-            }),
-        });
-    }
+    let cargo = CargoBuild {
+        workspace_dir,
+        label,
+        shared_target_dir,
+        separate_build_dir: packages.separate_build_dir,
+    };
+    let Compiled {
+        parsed,
+        not_compiled,
+    } = compile_benches(&cargo, &packages, opts, on_event)?;
     checkout
         .record(shared_target_dir, &sources)
         .map_err(freshness_error)?;
+    // A gated target that failed to compile had its features: it is reported as not compiled.
     let not_built: Vec<FeatureGatedBench> =
         not_built(&packages.feature_gated, &parsed.benches, opts)
+            .filter(|gated| {
+                !not_compiled
+                    .iter()
+                    .any(|u| u.package == gated.package && u.target == gated.target)
+            })
             .cloned()
             .collect();
     for gated in &not_built {
         on_event(BuildEvent::NeedsFeatures(gated));
+    }
+    for uncompiled in &not_compiled {
+        on_event(BuildEvent::NotCompiled(uncompiled));
     }
     let config_env =
         cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
@@ -563,9 +626,7 @@ pub fn build_benches(
     let native_library_dirs =
         cargo_env::native_library_dirs(parsed.build_scripts.values(), shared_target_dir);
     let relinker = crate::layout::Relinker {
-        workspace_dir,
-        shared_target_dir,
-        separate_build_dir: packages.separate_build_dir,
+        cargo: &cargo,
         opts,
     };
     let layouts = relink_layouts(&relinker, &parsed.benches, label, bin_dir, on_event)?;
@@ -580,6 +641,7 @@ pub fn build_benches(
     let kept = KeptBuild {
         executables,
         not_built,
+        not_compiled,
     };
     freshness::keep(bin_dir, key, &kept).map_err(freshness_error)?;
     Ok(kept.executables)
@@ -591,6 +653,10 @@ struct KeptBuild {
     executables: Vec<BenchExecutable>,
     /// Feature-gated bench targets the build was asked for and cargo did not build.
     not_built: Vec<FeatureGatedBench>,
+    /// Bench targets left out for a compile error, reported again when the build is reused
+    /// (absent in builds kept before there were any: those were complete).
+    #[serde(default)]
+    not_compiled: Vec<UncompiledBench>,
 }
 
 /// The build kept in `bin_dir` under `key`, if every executable it names is still there.
@@ -679,6 +745,227 @@ fn not_built<'a>(
             asked && !was_built
         })
         .map(|(_, bench)| bench)
+}
+
+/// How cargo is run to build one revision's bench targets.
+pub(crate) struct CargoBuild<'a> {
+    pub(crate) workspace_dir: &'a Path,
+    label: &'a str,
+    shared_target_dir: &'a Path,
+    /// True when cargo reports a `build.build-dir` apart from the target directory.
+    separate_build_dir: bool,
+}
+
+impl CargoBuild<'_> {
+    /// `cargo bench --no-run --message-format=json` with `opts`, in its own process group.
+    fn command(&self, opts: &BuildOptions) -> Command {
+        let mut args: Vec<String> = ["bench", "--no-run", "--message-format=json"]
+            .map(String::from)
+            .to_vec();
+        args.extend(opts.cargo_args());
+        self.cargo(&args)
+    }
+
+    /// `cargo ARGS` in the workspace, building into the shared target directory, its output
+    /// piped, in its own process group.
+    pub(crate) fn cargo(&self, args: &[String]) -> Command {
+        let mut command = Command::new(cargo_program());
+        command
+            .args(args)
+            .current_dir(self.workspace_dir)
+            .env("CARGO_TARGET_DIR", self.shared_target_dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if self.separate_build_dir {
+            // A configured `build.build-dir` would keep dependencies per worktree path; keep
+            // everything in the shared directory so they compile once and `release/deps` is real.
+            command.env("CARGO_BUILD_BUILD_DIR", self.shared_target_dir);
+        }
+        // Its own process group, so an interrupt stops cargo and its compilers together.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        command
+    }
+
+    /// The error of a build that failed, quoting every run's `errors`; with the packages of
+    /// their own with bench targets to compare instead when no bench target compiled
+    /// (`none_left`).
+    fn failed(&self, errors: &[String], failed: &[FailedTarget], none_left: bool) -> BuildError {
+        let hint = match none_left {
+            true => all_benches_failed_hint(failed, &bench_packages_elsewhere(self.workspace_dir)),
+            false => None,
+        };
+        BuildError::Failed {
+            revision: self.label.to_string(),
+            diagnostics: errors.join("\n\n"),
+            hint,
+        }
+    }
+}
+
+/// What cargo built: the messages of its last (successful) run, and the bench targets it was
+/// asked for that were left out for a compile error.
+struct Compiled {
+    parsed: ParsedBuild,
+    not_compiled: Vec<UncompiledBench>,
+}
+
+/// Runs cargo until every bench target that compiles is built. Cargo stops at the first unit
+/// that fails (and `cargo bench` has no `--keep-going`; its `--no-fail-fast` is about running),
+/// so when the only failures are in bench targets and other bench targets are left, cargo runs
+/// again with `--bench` for each of those: one broken bench file (often a nightly-only `#[bench]`
+/// file next to criterion benches) leaves out that target, not the whole comparison. The
+/// package selection and features stay as asked, so every unit, and so every executable, is the
+/// one a plain `cargo bench` builds. A failure anywhere else (the library, a dependency, a build
+/// script), or in every bench target, is the build's error.
+fn compile_benches(
+    cargo: &CargoBuild,
+    packages: &WorkspacePackages,
+    opts: &BuildOptions,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<Compiled, BuildError> {
+    let mut attempt = opts.clone();
+    let mut failed: Vec<FailedTarget> = Vec::new();
+    // Bench targets cargo built in some run: their `required-features` are evidently enabled.
+    let mut built: Vec<(String, String)> = Vec::new();
+    let mut earlier_errors: Vec<String> = Vec::new();
+    loop {
+        let (parsed, stderr_tail, status) =
+            run_cargo(cargo.command(&attempt), cargo.workspace_dir, on_event)?;
+        if status.success() && parsed.success != Some(false) {
+            let asked = asked_bench_targets(packages, &built, &parsed.benches);
+            return Ok(Compiled {
+                not_compiled: not_compiled(&failed, &asked, packages),
+                parsed,
+            });
+        }
+        let only_benches =
+            !parsed.failed_targets.is_empty() && parsed.failed_targets.iter().all(|f| f.is_bench);
+        failed.extend(parsed.failed_targets.iter().cloned());
+        built.extend(
+            parsed
+                .benches
+                .iter()
+                .map(|b| (b.package_id.clone(), b.target.clone())),
+        );
+        let left = only_benches
+            .then(|| bench_names_left(&asked_bench_targets(packages, &built, &[]), &failed));
+        earlier_errors.push(failure_text(&parsed, &stderr_tail, status));
+        match left {
+            Some(names)
+                if !names.is_empty() && names != attempt.benches && !crate::fork::interrupted() =>
+            {
+                attempt = BuildOptions {
+                    benches: names,
+                    ..opts.clone()
+                };
+            }
+            left => {
+                let none_left = left.is_some_and(|names| names.is_empty());
+                return Err(cargo.failed(&earlier_errors, &failed, none_left));
+            }
+        }
+    }
+}
+
+/// The bench targets the build is asked for, as (package id, target name): those without
+/// `required-features`, and those with them that cargo builds (seen `built`, here or in
+/// `also_built`) or whose features the options plainly enable
+/// ([`WorkspacePackages::gated_enabled`]).
+fn asked_bench_targets(
+    packages: &WorkspacePackages,
+    built: &[(String, String)],
+    also_built: &[BenchArtifact],
+) -> Vec<(String, String)> {
+    let was_built = |id: &String, target: &String| {
+        built.iter().any(|(i, t)| i == id && t == target)
+            || also_built
+                .iter()
+                .any(|b| &b.package_id == id && &b.target == target)
+    };
+    let gated = packages
+        .feature_gated
+        .iter()
+        .map(|(id, gated)| (id.clone(), gated.target.clone()))
+        .filter(|(id, target)| {
+            was_built(id, target)
+                || packages
+                    .gated_enabled
+                    .contains(&(id.clone(), target.clone()))
+        });
+    packages
+        .bench_targets
+        .iter()
+        .cloned()
+        .chain(gated)
+        .collect()
+}
+
+/// The `--bench` names that build the `asked` bench targets but the `failed` ones, sorted, each
+/// once. `--bench NAME` selects every selected package's target of that name, so a target
+/// sharing its name with a failed one is left out too ([`Uncompiled::SharesFailedName`]).
+fn bench_names_left(asked: &[(String, String)], failed: &[FailedTarget]) -> Vec<String> {
+    let failed_name = |name: &str| failed.iter().any(|f| f.target == name);
+    sorted_names(
+        asked
+            .iter()
+            .map(|(_, target)| target.as_str())
+            .filter(|target| !failed_name(target)),
+    )
+}
+
+fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut names: Vec<String> = names.map(str::to_string).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+/// The `asked` bench targets left out of a successful build: those that `failed` to compile, and
+/// those that share a name with one of them. Sorted.
+fn not_compiled(
+    failed: &[FailedTarget],
+    asked: &[(String, String)],
+    packages: &WorkspacePackages,
+) -> Vec<UncompiledBench> {
+    let package_name = |id: &str| {
+        packages
+            .by_id
+            .get(id)
+            .map(|p| p.name.clone())
+            .unwrap_or_else(|| package_from_id(id, Path::new("")).name)
+    };
+    let failed_benches = failed.iter().filter(|f| f.is_bench);
+    let mut uncompiled: Vec<UncompiledBench> = failed_benches
+        .clone()
+        .map(|f| UncompiledBench {
+            package: package_name(&f.package_id),
+            target: f.target.clone(),
+            why: Uncompiled::Failed {
+                error: f.first_error.clone(),
+                errors: f.errors,
+            },
+        })
+        .collect();
+    for (id, target) in asked {
+        let is_failed = |f: &&FailedTarget| &f.package_id == id && &f.target == target;
+        if failed_benches.clone().any(|f| is_failed(&f)) {
+            continue;
+        }
+        if let Some(namesake) = failed_benches.clone().find(|f| &f.target == target) {
+            uncompiled.push(UncompiledBench {
+                package: package_name(id),
+                target: target.clone(),
+                why: Uncompiled::SharesFailedName {
+                    package: package_name(&namesake.package_id),
+                },
+            });
+        }
+    }
+    uncompiled.sort();
+    uncompiled.dedup();
+    uncompiled
 }
 
 /// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
@@ -907,6 +1194,9 @@ struct WorkspacePackages {
     by_id: HashMap<String, PackageInfo>,
     /// Bench targets with `required-features` in the packages the build selects, by package id.
     feature_gated: Vec<(String, FeatureGatedBench)>,
+    /// Those of `feature_gated` the build asks for (by `--bench`, or by not naming any) whose
+    /// features the options plainly enable ([`features_enabled`]), as (package id, target name).
+    gated_enabled: Vec<(String, String)>,
     /// True when cargo reports a `build.build-dir` apart from the target directory.
     separate_build_dir: bool,
     /// The bench targets this build compiles (in the selected packages, named by `--bench` if
@@ -945,6 +1235,7 @@ fn workspace_packages(
         .as_ref()
         .is_some_and(|build_dir| *build_dir != metadata.target_directory);
     let feature_gated = feature_gated_benches(&metadata, opts);
+    let gated_enabled = enabled_gated_benches(&metadata, opts);
     let bench_targets = built_bench_targets(&metadata, opts);
     let unselected = unselected_packages(&metadata, opts);
     let by_id = metadata
@@ -962,6 +1253,7 @@ fn workspace_packages(
     Ok(WorkspacePackages {
         by_id,
         feature_gated,
+        gated_enabled,
         separate_build_dir,
         bench_targets,
         unselected,
@@ -1059,54 +1351,6 @@ fn built_bench_targets(
         .collect()
 }
 
-/// When a build failed only in some bench targets and others would build, how to compare the
-/// others: `--bench` for each of them (a crate's nightly-only `#[bench]` files next to its
-/// criterion benches are the common case, rustc's E0554). `None` when a library, test or
-/// example failed too, or when no bench target is left.
-pub fn skip_failed_benches_hint(
-    parsed: &ParsedBuild,
-    bench_targets: &[(String, String)],
-    opts: &BuildOptions,
-) -> Option<String> {
-    let failed = &parsed.failed_targets;
-    if failed.is_empty() || failed.iter().any(|f| !f.is_bench) {
-        return None;
-    }
-    let is_failed = |(package_id, target): &(String, String)| {
-        failed
-            .iter()
-            .any(|f| &f.package_id == package_id && &f.target == target)
-    };
-    let mut others: Vec<&str> = bench_targets
-        .iter()
-        .filter(|t| !is_failed(t))
-        .map(|(_, target)| target.as_str())
-        .collect();
-    others.sort_unstable();
-    others.dedup();
-    if others.is_empty() {
-        return None;
-    }
-    let names = |targets: &[&str]| {
-        targets
-            .iter()
-            .map(|t| format!("`{t}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let failed_names: Vec<&str> = failed.iter().map(|f| f.target.as_str()).collect();
-    let why = nightly_remark(failed);
-    let flags: Vec<String> = others.iter().map(|t| format!("--bench {t}")).collect();
-    let packages: Vec<String> = opts.packages.iter().map(|p| format!("-p {p} ")).collect();
-    Some(format!(
-        "only bench target(s) {} failed to compile{why}; to compare the others, run again with \
-         `{}{}`",
-        names(&failed_names),
-        packages.concat(),
-        flags.join(" ")
-    ))
-}
-
 /// ` (`#![feature]` needs a nightly toolchain)` when every target in `failed` failed for that.
 fn nightly_remark(failed: &[FailedTarget]) -> &'static str {
     if failed.iter().all(|f| f.needs_nightly) {
@@ -1120,8 +1364,7 @@ fn nightly_remark(failed: &[FailedTarget]) -> &'static str {
 /// their own with bench targets (`elsewhere`, from [`bench_packages_elsewhere`]) to compare
 /// instead: RustCrypto's workspaces keep nightly-only `#[bench]` files in their members and the
 /// criterion suite in a separate `benches/` package. `None` without such a package.
-pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> Option<String> {
-    let failed = &parsed.failed_targets;
+pub fn all_benches_failed_hint(failed: &[FailedTarget], elsewhere: &[PathBuf]) -> Option<String> {
     if failed.is_empty() || failed.iter().any(|f| !f.is_bench) {
         return None;
     }
@@ -1131,6 +1374,65 @@ pub fn all_benches_failed_hint(parsed: &ParsedBuild, elsewhere: &[PathBuf]) -> O
         nightly_remark(failed),
         compare_elsewhere(&manifests)?
     ))
+}
+
+/// The bench targets with `required-features` that `opts` asks for and plainly enables
+/// ([`features_enabled`]), as (package id, target name).
+fn enabled_gated_benches(
+    metadata: &cargo_metadata::Metadata,
+    opts: &BuildOptions,
+) -> Vec<(String, String)> {
+    selected_bench_targets(metadata, opts)
+        .filter(|(_, t)| !t.required_features.is_empty())
+        .filter(|(_, t)| opts.benches.is_empty() || opts.benches.contains(&t.name))
+        .filter(|(package, t)| {
+            features_enabled(&package.name, &package.features, &t.required_features, opts)
+        })
+        .map(|(package, t)| (package.id.repr.clone(), t.name.clone()))
+        .collect()
+}
+
+/// Whether `opts` plainly enable every feature in `required` of package `name`, whose
+/// `[features]` table is `table`: `--all-features`, or each feature named by `--features` (`f`
+/// or `name/f`) or by the default features (without `--no-default-features`), following
+/// `table`. What only
+/// another package turns on (a dependency's `features = [...]`) is not seen, nor `dep/feature`
+/// requirements: such a target counts as not enabled. Cargo's own answer, a target it builds,
+/// is preferred where there is one ([`asked_bench_targets`]).
+fn features_enabled(
+    name: &str,
+    table: &BTreeMap<String, Vec<String>>,
+    required: &[String],
+    opts: &BuildOptions,
+) -> bool {
+    if opts.all_features {
+        return true;
+    }
+    let mut enabled: Vec<&str> = opts
+        .features
+        .iter()
+        .flat_map(|list| list.split([',', ' ']))
+        .filter_map(|feature| match feature.split_once('/') {
+            Some((owner, feature)) => (owner == name).then_some(feature),
+            None => Some(feature),
+        })
+        .filter(|feature| !feature.is_empty())
+        .collect();
+    if !opts.no_default_features {
+        enabled.push("default");
+    }
+    let mut next = 0;
+    while let Some(feature) = enabled.get(next).copied() {
+        let implied = table.get(feature).into_iter().flatten();
+        for implied in implied {
+            let plain = !implied.contains([':', '/']);
+            if plain && !enabled.contains(&implied.as_str()) {
+                enabled.push(implied);
+            }
+        }
+        next += 1;
+    }
+    required.iter().all(|f| enabled.contains(&f.as_str()))
 }
 
 /// How to compare the packages of their own with bench targets whose manifests are
@@ -1553,6 +1855,23 @@ fn one_line(message: &str) -> String {
     }
 }
 
+/// A rendered rustc diagnostic as one line: its first line and where it points
+/// (`error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)`), leaving out the
+/// source snippet and the notes and help that follow.
+fn diagnostic_headline(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or_default().to_string();
+    // rustc puts the primary location right under the headline; a later `-->` is a note's.
+    match lines
+        .next()
+        .and_then(|l| l.strip_prefix("-->"))
+        .map(str::trim)
+    {
+        Some(location) => format!("{first} (at {location})"),
+        None => first,
+    }
+}
+
 /// A line of a quoted source snippet in a diagnostic: `--> file:line:col`, `|`, `12 | text`.
 fn is_snippet_line(line: &str) -> bool {
     line.starts_with("-->")
@@ -1575,13 +1894,6 @@ mod tests {
     const NIGHTLY_BENCH: &[u8] =
         include_bytes!("../fixtures/cargo-messages/criterion-demo-nightly-bench.jsonl");
     const DEMO_ID: &str = "path+file:///home/dev/demo#perfdiff-demo@0.1.0";
-
-    fn demo_benches(names: &[&str]) -> Vec<(String, String)> {
-        names
-            .iter()
-            .map(|n| (DEMO_ID.to_string(), n.to_string()))
-            .collect()
-    }
 
     #[test]
     fn build_scripts_are_recorded_by_package_with_out_dir_variables_and_library_dirs() {
@@ -1609,7 +1921,7 @@ mod tests {
     }
 
     #[test]
-    fn a_nightly_only_bench_target_is_named_with_the_flags_for_the_others() {
+    fn a_failed_target_keeps_its_first_error_in_one_line_and_counts_them() {
         let parsed = parse_messages(NIGHTLY_BENCH);
         assert_eq!(parsed.success, Some(false));
         assert_eq!(
@@ -1619,40 +1931,234 @@ mod tests {
                 target: "nightly".to_string(),
                 is_bench: true,
                 needs_nightly: true,
+                first_error: "error[E0554]: `#![feature]` may not be used on the stable \
+                              release channel (at benches/nightly.rs:1:1)"
+                    .to_string(),
+                errors: 1,
             }]
         );
-        let opts = BuildOptions::default();
-        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["demo", "nightly"]), &opts);
+        let syntax = parse_messages(SYNTAX_ERROR);
         assert_eq!(
-            hint.as_deref(),
-            Some(
-                "only bench target(s) `nightly` failed to compile (`#![feature]` needs a nightly \
-                 toolchain); to compare the others, run again with `--bench demo`"
-            )
+            syntax.failed_targets[0].first_error,
+            "error: this file contains an unclosed delimiter (at benches/demo.rs:17:16)"
         );
-        // With packages selected, the flags keep them.
-        let opts = BuildOptions {
-            packages: vec!["perfdiff-demo".into()],
+        assert!(!syntax.failed_targets[0].needs_nightly);
+        // A second error of the same target is counted, not repeated.
+        let mut twice = NIGHTLY_BENCH.to_vec();
+        twice.extend_from_slice(NIGHTLY_BENCH);
+        assert_eq!(parse_messages(&twice[..]).failed_targets[0].errors, 2);
+    }
+
+    #[test]
+    fn diagnostic_headlines_keep_the_first_line_and_its_location() {
+        assert_eq!(
+            diagnostic_headline(
+                "error[E0425]: cannot find value `x` in this scope\n --> benches/b.rs:3:9\n  |\n3 | x\n  | ^ not found\n\n  = help: try y\n"
+            ),
+            "error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)"
+        );
+        // A location further down belongs to a note, not to the error.
+        assert_eq!(
+            diagnostic_headline("error: linking with `cc` failed\n\nnote: see\n --> x.rs:1:1\n"),
+            "error: linking with `cc` failed"
+        );
+        assert_eq!(diagnostic_headline(""), "");
+    }
+
+    fn failure(package_id: &str, target: &str, is_bench: bool) -> FailedTarget {
+        FailedTarget {
+            package_id: package_id.to_string(),
+            target: target.to_string(),
+            is_bench,
+            needs_nightly: false,
+            first_error: format!("error: {target} is broken"),
+            errors: 1,
+        }
+    }
+
+    fn packages(bench_targets: &[(&str, &str)]) -> WorkspacePackages {
+        WorkspacePackages {
+            by_id: [("id-a", "a"), ("id-b", "b")]
+                .map(|(id, name)| {
+                    let info = PackageInfo {
+                        name: name.to_string(),
+                        version: "0.1.0".to_string(),
+                        manifest_path: PathBuf::from(format!("/w/{name}/Cargo.toml")),
+                    };
+                    (id.to_string(), info)
+                })
+                .into_iter()
+                .collect(),
+            feature_gated: Vec::new(),
+            gated_enabled: Vec::new(),
+            separate_build_dir: false,
+            bench_targets: bench_targets
+                .iter()
+                .map(|(id, t)| (id.to_string(), t.to_string()))
+                .collect(),
+            unselected: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_bench_targets_left_are_named_once_without_the_failed_names() {
+        let packages = packages(&[
+            ("id-a", "speed"),
+            ("id-a", "broken"),
+            ("id-b", "speed"),
+            ("id-b", "broken"),
+            ("id-b", "alpha"),
+        ]);
+        let asked = asked_bench_targets(&packages, &[], &[]);
+        let failed = [failure("id-a", "broken", true)];
+        assert_eq!(bench_names_left(&asked, &failed), ["alpha", "speed"]);
+        let every = [
+            failure("id-a", "speed", true),
+            failure("id-b", "alpha", true),
+        ];
+        assert_eq!(
+            bench_names_left(&asked, &[&failed[..], &every[..]].concat()),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
+    fn a_target_left_out_is_reported_with_its_error_or_its_failed_namesake() {
+        let packages = packages(&[("id-a", "speed"), ("id-a", "broken"), ("id-b", "broken")]);
+        let asked = asked_bench_targets(&packages, &[], &[]);
+        let failed = [
+            failure("id-a", "broken", true),
+            failure("id-a", "lib", false),
+        ];
+        let left_out = not_compiled(&failed, &asked, &packages);
+        assert_eq!(
+            left_out,
+            [
+                UncompiledBench {
+                    package: "a".to_string(),
+                    target: "broken".to_string(),
+                    why: Uncompiled::Failed {
+                        error: "error: broken is broken".to_string(),
+                        errors: 1
+                    },
+                },
+                UncompiledBench {
+                    package: "b".to_string(),
+                    target: "broken".to_string(),
+                    why: Uncompiled::SharesFailedName {
+                        package: "a".to_string()
+                    },
+                },
+            ]
+        );
+        assert_eq!(
+            left_out[0].reason_in("head HEAD (1a2b3c4d5)"),
+            "failed to compile in head HEAD (1a2b3c4d5): error: broken is broken"
+        );
+        assert!(
+            left_out[1].reason_in("base").starts_with(
+                "not built in base: bench target `broken` of package a failed to compile"
+            ),
+            "{}",
+            left_out[1].reason_in("base")
+        );
+        let mut many = left_out[0].clone();
+        many.why = Uncompiled::Failed {
+            error: "error: x".to_string(),
+            errors: 3,
+        };
+        assert_eq!(
+            many.reason_in("both revisions"),
+            "failed to compile in both revisions: error: x, and 2 more error(s)"
+        );
+    }
+
+    #[test]
+    fn gated_targets_are_asked_for_when_cargo_built_them_or_their_features_are_on() {
+        let mut packages = packages(&[("id-a", "speed")]);
+        let gated = |target: &str| FeatureGatedBench {
+            package: "a".to_string(),
+            target: target.to_string(),
+            required_features: vec!["extra".to_string()],
+            suggestion: "--features extra".to_string(),
+        };
+        packages.feature_gated = ["on", "built", "off"]
+            .map(|t| ("id-a".to_string(), gated(t)))
+            .to_vec();
+        packages.gated_enabled = vec![("id-a".to_string(), "on".to_string())];
+        let built = [("id-a".to_string(), "built".to_string())];
+        let asked = asked_bench_targets(&packages, &built, &[]);
+        let names: Vec<&str> = asked.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(names, ["speed", "on", "built"]);
+    }
+
+    #[test]
+    fn required_features_count_as_enabled_only_when_the_options_plainly_enable_them() {
+        let table: BTreeMap<String, Vec<String>> = [
+            ("default", &["std"][..]),
+            ("std", &["alloc"][..]),
+            ("alloc", &[][..]),
+            ("fast", &["dep:simd", "serde/std"][..]),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+        .collect();
+        let required =
+            |features: &[&str]| -> Vec<String> { features.iter().map(|f| f.to_string()).collect() };
+        let default = BuildOptions::default();
+        assert!(features_enabled(
+            "p",
+            &table,
+            &required(&["alloc"]),
+            &default
+        ));
+        assert!(!features_enabled(
+            "p",
+            &table,
+            &required(&["fast"]),
+            &default
+        ));
+        let no_default = BuildOptions {
+            no_default_features: true,
             ..BuildOptions::default()
         };
-        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["nightly", "b", "a"]), &opts);
-        assert!(
-            hint.unwrap()
-                .ends_with("run again with `-p perfdiff-demo --bench a --bench b`")
-        );
-        // Nothing else to compare: no hint.
-        assert_eq!(
-            skip_failed_benches_hint(&parsed, &demo_benches(&["nightly"]), &opts),
-            None
-        );
+        assert!(!features_enabled(
+            "p",
+            &table,
+            &required(&["alloc"]),
+            &no_default
+        ));
+        let named = BuildOptions {
+            no_default_features: true,
+            features: vec!["p/std,other/fast".into(), "fast".into()],
+            ..BuildOptions::default()
+        };
+        assert!(features_enabled(
+            "p",
+            &table,
+            &required(&["alloc", "fast"]),
+            &named
+        ));
+        assert!(!features_enabled("q", &table, &required(&["std"]), &named));
+        let all = BuildOptions {
+            all_features: true,
+            ..BuildOptions::default()
+        };
+        assert!(features_enabled(
+            "p",
+            &table,
+            &required(&["anything"]),
+            &all
+        ));
     }
 
     #[test]
     fn when_every_bench_target_failed_a_package_of_their_own_is_suggested() {
         let parsed = parse_messages(NIGHTLY_BENCH);
+        let failed = &parsed.failed_targets;
         let elsewhere = [PathBuf::from("benches/Cargo.toml")];
         assert_eq!(
-            all_benches_failed_hint(&parsed, &elsewhere).as_deref(),
+            all_benches_failed_hint(failed, &elsewhere).as_deref(),
             Some(
                 "no bench target of this workspace compiled (`#![feature]` needs a nightly \
                  toolchain); `benches/Cargo.toml` is a package of its own with bench targets: \
@@ -1660,7 +2166,7 @@ mod tests {
             )
         );
         let two = [PathBuf::from("a/Cargo.toml"), PathBuf::from("b/Cargo.toml")];
-        let hint = all_benches_failed_hint(&parsed, &two).unwrap();
+        let hint = all_benches_failed_hint(failed, &two).unwrap();
         assert!(
             hint.ends_with(
                 "packages of their own have bench targets: `a/Cargo.toml`, `b/Cargo.toml`: \
@@ -1668,45 +2174,11 @@ mod tests {
             ),
             "{hint}"
         );
-        assert_eq!(all_benches_failed_hint(&parsed, &[]), None);
+        assert_eq!(all_benches_failed_hint(failed, &[]), None);
         // A library error: another package's benchmarks would not help.
-        let mut library = parsed.clone();
-        library.failed_targets[0].is_bench = false;
+        let mut library = failed.clone();
+        library[0].is_bench = false;
         assert_eq!(all_benches_failed_hint(&library, &elsewhere), None);
-    }
-
-    #[test]
-    fn a_failure_outside_bench_targets_or_in_the_only_one_gives_no_hint() {
-        // The syntax error is in the only bench target.
-        let parsed = parse_messages(SYNTAX_ERROR);
-        assert_eq!(parsed.failed_targets.len(), 1, "{parsed:?}");
-        assert!(!parsed.failed_targets[0].needs_nightly);
-        let opts = BuildOptions::default();
-        assert_eq!(
-            skip_failed_benches_hint(&parsed, &demo_benches(&["demo"]), &opts),
-            None
-        );
-        // A library error alongside a bench error: skipping benches would not help.
-        let mut both = parsed.clone();
-        both.failed_targets.push(FailedTarget {
-            package_id: DEMO_ID.to_string(),
-            target: "perfdiff_demo".to_string(),
-            is_bench: false,
-            needs_nightly: false,
-        });
-        assert_eq!(
-            skip_failed_benches_hint(&both, &demo_benches(&["demo", "other"]), &opts),
-            None
-        );
-        // An ordinary error in one of two bench targets: named, without the nightly remark.
-        let hint = skip_failed_benches_hint(&parsed, &demo_benches(&["demo", "other"]), &opts);
-        assert_eq!(
-            hint.as_deref(),
-            Some(
-                "only bench target(s) `demo` failed to compile; to compare the others, run \
-                 again with `--bench other`"
-            )
-        );
     }
 
     #[test]

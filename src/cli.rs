@@ -160,7 +160,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "A,B", value_parser = parse_cpus)]
     pub cpus: Option<[usize; 2]>,
     /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
-    /// with the linker's sections shuffled; 1 measures cargo's build alone [default: 4]
+    /// with the linker's sections shuffled; 1 measures cargo's build alone [default: 10]
     #[arg(long, value_name = "N")]
     pub layouts: Option<usize>,
     /// When to stop adding forks [default: decided]

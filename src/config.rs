@@ -339,8 +339,9 @@ pub struct PartialSettings {
 }
 
 /// Layouts per revision unless the user says otherwise: chosen from the false alarms and the
-/// cost measured with 1, 2, 4 and 8 (`docs/layout.md`).
-pub const DEFAULT_LAYOUTS: usize = 4;
+/// cost measured with 1, 4 and 10: as many as the default `max-forks`, so every round of a
+/// benchmark runs a layout of its own (`docs/layout.md`).
+pub const DEFAULT_LAYOUTS: usize = 10;
 
 /// Every key a configuration table may hold, in the order `--print-config` shows them.
 pub const KNOWN_KEYS: &[&str] = &[

@@ -24,23 +24,17 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use crate::build::{BenchArtifact, BuildEvent, BuildOptions};
+use crate::build::{BenchArtifact, BuildEvent, BuildOptions, CargoBuild};
 
 /// The `-C` argument that makes layout `layout` (at least 1) of a bench executable.
 pub fn shuffle_link_arg(layout: usize) -> String {
     format!("link-arg=-Wl,--shuffle-sections=*={layout}")
 }
 
-/// Where the variants of one build are relinked: the workspace, its shared target directory and
-/// the options of the build they vary.
+/// Relinks the bench executables of one build: the cargo that built them and its options.
 pub struct Relinker<'a> {
-    pub workspace_dir: &'a Path,
-    pub shared_target_dir: &'a Path,
-    /// Whether `build.build-dir` is configured and must be pointed at the shared directory, as
-    /// the build itself does.
-    pub separate_build_dir: bool,
+    pub(crate) cargo: &'a CargoBuild<'a>,
     pub opts: &'a BuildOptions,
 }
 
@@ -53,9 +47,23 @@ impl Relinker<'_> {
         layout: usize,
         on_event: &mut dyn FnMut(BuildEvent),
     ) -> Result<PathBuf, String> {
-        let command = self.command(artifact, layout);
+        let mut args: Vec<String> = ["rustc", "--profile", "bench", "--message-format=json"]
+            .map(String::from)
+            .to_vec();
+        args.extend(
+            [
+                "--package",
+                &artifact.package_id,
+                "--bench",
+                &artifact.target,
+            ]
+            .map(String::from),
+        );
+        args.extend(self.opts.feature_args());
+        args.extend(["--".to_string(), "-C".to_string(), shuffle_link_arg(layout)]);
+        let command = self.cargo.cargo(&args);
         let (parsed, stderr_tail, status) =
-            crate::build::run_cargo(command, self.workspace_dir, on_event)
+            crate::build::run_cargo(command, self.cargo.workspace_dir, on_event)
                 .map_err(|e| e.to_string())?;
         let built = parsed
             .benches
@@ -65,32 +73,6 @@ impl Relinker<'_> {
             Some(built) if status.success() => Ok(built.executable.clone()),
             _ => Err(failure_reason(&parsed.errors(), &stderr_tail)),
         }
-    }
-
-    fn command(&self, artifact: &BenchArtifact, layout: usize) -> Command {
-        let mut command = Command::new(crate::build::cargo_program());
-        command
-            .args(["rustc", "--profile", "bench", "--message-format=json"])
-            .arg("--package")
-            .arg(&artifact.package_id)
-            .arg("--bench")
-            .arg(&artifact.target)
-            .args(self.opts.feature_args())
-            .arg("--")
-            .arg("-C")
-            .arg(shuffle_link_arg(layout))
-            .current_dir(self.workspace_dir)
-            .env("CARGO_TARGET_DIR", self.shared_target_dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        if self.separate_build_dir {
-            command.env("CARGO_BUILD_BUILD_DIR", self.shared_target_dir);
-        }
-        // Its own process group, so an interrupt stops cargo and its compilers together.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        command
     }
 }
 

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::analysis::{self, Report, SkippedTarget};
 use crate::build::{
-    self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
+    self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UncompiledBench,
+    UnselectedPackage,
 };
 use crate::config::{Settings, StopRule};
 use crate::discover::{
@@ -68,6 +69,8 @@ struct SideBuild {
     needs_features: Vec<FeatureGatedBench>,
     /// Workspace members with bench targets that the build did not select.
     unselected: Vec<UnselectedPackage>,
+    /// Bench targets left out of the build for a compile error (the others were built).
+    not_compiled: Vec<UncompiledBench>,
 }
 
 /// A bench executable with the environment `cargo bench` would give it, computed once (it reads
@@ -197,14 +200,28 @@ fn with_selected_benchmarks<T>(
             gated.reason
         ));
     }
+    let labels = [comparison.base.label(), comparison.head.label()];
+    let not_compiled = not_compiled(&base_build, head_build, &labels);
+    for (key, uncompiled) in &not_compiled {
+        progress.note(&format!(
+            "bench target {} {}",
+            key.label(several),
+            uncompiled.reason
+        ));
+    }
+    let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
+        not_compiled.into_iter().unzip();
+    skipped.extend(not_compiled);
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
     let list_timeout = fork_timeout(&request.settings);
+    let discover = |side: &SideBuild, skipped: &mut Vec<SkippedTarget>| {
+        discover_side(side, &left_out, list_timeout, skipped, progress)
+    };
     let settled = discover::settle_failed_listings(
-        discover_side(&base_build, list_timeout, &mut skipped, progress)?,
-        discover_side(head_build, list_timeout, &mut skipped, progress)?,
+        discover(&base_build, &mut skipped)?,
+        discover(head_build, &mut skipped)?,
     );
-    let labels = [comparison.base.label(), comparison.head.label()];
     let failed_listings = failed_listings(&settled, &labels, several, progress);
     let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
     let matched = select_benchmarks(
@@ -468,6 +485,7 @@ impl Builder<'_> {
             .join(bin_dir_name(slot, revision));
         let mut needs_features = Vec::new();
         let mut unselected = Vec::new();
+        let mut not_compiled = Vec::new();
         let mut compiled = 0_usize;
         let mut on_event = |event: BuildEvent| match event {
             BuildEvent::Compiling(name) => {
@@ -487,6 +505,7 @@ impl Builder<'_> {
                 "bench target {target} of {label} is measured in cargo's build alone: relinking \
                  it in another code layout failed ({reason})"
             )),
+            BuildEvent::NotCompiled(target) => not_compiled.push(target.clone()),
         };
         let executables = build::build_benches(
             &checkout.join(self.workspace_rel),
@@ -501,8 +520,12 @@ impl Builder<'_> {
             0 => "up to date".to_string(),
             n => format!("{n} crate(s) compiled"),
         };
+        let failed = match not_compiled.len() {
+            0 => String::new(),
+            n => format!(", {n} left out for compile errors"),
+        };
         progress.note(&format!(
-            "built {label}: {} bench target(s), {work}",
+            "built {label}: {} bench target(s){failed}, {work}",
             executables.len()
         ));
         Ok(SideBuild {
@@ -520,6 +543,7 @@ impl Builder<'_> {
                 .collect(),
             needs_features,
             unselected,
+            not_compiled,
         })
     }
 }
@@ -573,7 +597,9 @@ fn bin_dir_name(slot: &str, revision: &Revision) -> String {
 fn several_packages(base: &SideBuild, head: &SideBuild) -> bool {
     let packages = [base, head].into_iter().flat_map(|side| {
         let built = side.targets.keys().map(|key| key.package.as_str());
-        built.chain(side.needs_features.iter().map(|g| g.package.as_str()))
+        let gated = side.needs_features.iter().map(|g| g.package.as_str());
+        let not_compiled = side.not_compiled.iter().map(|u| u.package.as_str());
+        built.chain(gated).chain(not_compiled)
     });
     analysis::distinct_more_than_one(packages)
 }
@@ -627,16 +653,82 @@ fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
     }
 }
 
-/// Lists the criterion benchmarks of every target of one side; other harnesses are skipped, and
-/// a target whose listing fails is kept apart for [`discover::settle_failed_listings`].
+/// The bench targets a compile error left out of either side's build, each skipped once with
+/// why, naming the revision(s). A target that one side could not build is not compared at all:
+/// the other side's benchmarks alone would read as removed or added.
+fn not_compiled(
+    base: &SideBuild,
+    head: &SideBuild,
+    labels: &[String; 2],
+) -> Vec<(TargetKey, SkippedTarget)> {
+    let keys = sorted_once(
+        base.not_compiled
+            .iter()
+            .chain(&head.not_compiled)
+            .map(|u| TargetKey::new(&u.package, &u.target))
+            .collect(),
+    );
+    keys.into_iter()
+        .map(|key| {
+            let on = |side: &SideBuild| {
+                side.not_compiled
+                    .iter()
+                    .find(|u| u.package == key.package && u.target == key.target)
+                    .cloned()
+            };
+            let reason = not_compiled_reason(on(base), on(head), labels);
+            let skipped = SkippedTarget {
+                package: Some(key.package.clone()),
+                target: key.target.clone(),
+                reason,
+            };
+            (key, skipped)
+        })
+        .collect()
+}
+
+/// Why a target is skipped when it was not compiled in `base`, `head` or both.
+fn not_compiled_reason(
+    base: Option<UncompiledBench>,
+    head: Option<UncompiledBench>,
+    labels: &[String; 2],
+) -> String {
+    let [base_label, head_label] = [Side::Base, Side::Head].map(|side| side_label(side, labels));
+    match (base, head) {
+        (Some(base), Some(head)) if base.why == head.why => base.reason_in("both revisions"),
+        (Some(base), Some(head)) => format!(
+            "{}; {}",
+            base.reason_in(&base_label),
+            head.reason_in(&head_label)
+        ),
+        (Some(base), None) => format!(
+            "{}; its benchmarks in {head_label} are not compared",
+            base.reason_in(&base_label)
+        ),
+        (None, Some(head)) => format!(
+            "{}; its benchmarks in {base_label} are not compared",
+            head.reason_in(&head_label)
+        ),
+        (None, None) => String::new(),
+    }
+}
+
+/// Lists the criterion benchmarks of every target of one side but those `left_out` (skipped
+/// already); other harnesses are skipped, and a target whose listing fails is kept apart for
+/// [`discover::settle_failed_listings`].
 fn discover_side(
     side: &SideBuild,
+    left_out: &[TargetKey],
     timeout: Duration,
     skipped: &mut Vec<SkippedTarget>,
     progress: &Progress,
 ) -> Result<SideListings> {
     let mut listings = SideListings::default();
-    for (key, built) in &side.targets {
+    let listed = side
+        .targets
+        .iter()
+        .filter(|(key, _)| !left_out.contains(key));
+    for (key, built) in listed {
         let BuiltTarget { exe, env, .. } = built;
         let skip = |reason: String| SkippedTarget {
             package: Some(key.package.clone()),
@@ -1403,6 +1495,43 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(!error.contains("both revisions"), "{error}");
+    }
+
+    #[test]
+    fn a_target_not_compiled_is_skipped_naming_the_revisions_it_failed_in() {
+        let labels = [
+            "HEAD~1 (aaaaaaaaa)".to_string(),
+            "HEAD (bbbbbbbbb)".to_string(),
+        ];
+        let failed = |error: &str| {
+            Some(UncompiledBench {
+                package: "p".into(),
+                target: "bad".into(),
+                why: build::Uncompiled::Failed {
+                    error: error.into(),
+                    errors: 1,
+                },
+            })
+        };
+        assert_eq!(
+            not_compiled_reason(None, failed("error: e"), &labels),
+            "failed to compile in head HEAD (bbbbbbbbb): error: e; its benchmarks in base \
+             HEAD~1 (aaaaaaaaa) are not compared"
+        );
+        assert_eq!(
+            not_compiled_reason(failed("error: e"), None, &labels),
+            "failed to compile in base HEAD~1 (aaaaaaaaa): error: e; its benchmarks in head \
+             HEAD (bbbbbbbbb) are not compared"
+        );
+        assert_eq!(
+            not_compiled_reason(failed("error: e"), failed("error: e"), &labels),
+            "failed to compile in both revisions: error: e"
+        );
+        assert_eq!(
+            not_compiled_reason(failed("error: e"), failed("error: f"), &labels),
+            "failed to compile in base HEAD~1 (aaaaaaaaa): error: e; failed to compile in head \
+             HEAD (bbbbbbbbb): error: f"
+        );
     }
 
     #[test]

@@ -54,6 +54,7 @@ fn build(
                 BuildEvent::LayoutsUnavailable { target, reason } => {
                     format!("layouts unavailable {target}: {reason}")
                 }
+                BuildEvent::NotCompiled(target) => format!("not compiled {target:?}"),
             })
         },
     );
@@ -255,7 +256,7 @@ fn a_syntax_error_fails_naming_the_revision_with_cargos_error() {
 }
 
 #[test]
-fn a_nightly_only_bench_target_fails_with_the_flags_that_compare_the_others() {
+fn a_nightly_only_bench_target_is_left_out_and_reported_again_when_the_build_is_kept() {
     let dir = tempfile::tempdir().unwrap();
     let crate_dir = copy_fixture(dir.path(), "nightly-bench");
     // Common in real crates: libtest `#[bench]` files, which need nightly, beside criterion's.
@@ -265,17 +266,38 @@ fn a_nightly_only_bench_target_fails_with_the_flags_that_compare_the_others() {
     )
     .unwrap();
 
-    let (result, _) = build(&crate_dir, "base (cafe)", &dir.path().join("bin"));
-    let text = result.unwrap_err().to_string();
-    assert!(text.contains("base (cafe)"), "{text}");
-    assert!(text.contains("E0554"), "{text}");
+    let bin = dir.path().join("bin");
+    let (result, events) = build(&crate_dir, "base (cafe)", &bin);
+    let exes = result.unwrap();
+    let targets: Vec<&str> = exes.iter().map(|e| e.target.as_str()).collect();
+    assert_eq!(targets, ["demo"]);
+    assert_eq!(classify(&exes[0]).unwrap(), Harness::Criterion);
+    let not_compiled: Vec<&String> = events
+        .iter()
+        .filter(|e| e.starts_with("not compiled"))
+        .collect();
+    assert_eq!(not_compiled.len(), 1, "{events:?}");
     assert!(
-        text.contains(
-            "hint: only bench target(s) `nightly` failed to compile (`#![feature]` needs a \
-             nightly toolchain); to compare the others, run again with `--bench demo`"
-        ),
-        "{text}"
+        not_compiled[0].contains("target: \"nightly\"") && not_compiled[0].contains("E0554"),
+        "{not_compiled:?}"
     );
+    assert!(
+        not_compiled[0].contains("(at benches/nightly.rs:1:1)"),
+        "{not_compiled:?}"
+    );
+
+    // The build is kept with what it left out: the same again, without cargo.
+    let (again, events_again) = build(&crate_dir, "base (cafe)", &bin);
+    assert_eq!(again.unwrap(), exes);
+    assert!(
+        !events_again.iter().any(|e| e.starts_with("compiling")),
+        "{events_again:?}"
+    );
+    let not_compiled_again: Vec<&String> = events_again
+        .iter()
+        .filter(|e| e.starts_with("not compiled"))
+        .collect();
+    assert_eq!(not_compiled_again, not_compiled);
 }
 
 #[test]

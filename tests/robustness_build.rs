@@ -1,7 +1,8 @@
-//! Robustness (issue #7), building: a revision that does not build, revisions without (matching)
-//! benchmarks, and project layouts `cargo bench` handles (a workspace of several packages in a
-//! subdirectory of the repository, a submodule, `build.target-dir`). Every case runs the real
-//! binary and checks the user's repository is byte-for-byte unchanged.
+//! Robustness (issue #7), building: a revision that does not build, a bench target that does not
+//! compile beside others that do (issue #33), revisions without (matching) benchmarks, and
+//! project layouts `cargo bench` handles (a workspace of several packages in a subdirectory of
+//! the repository, a submodule, `build.target-dir`). Every case runs the real binary and checks
+//! the user's repository is byte-for-byte unchanged.
 
 mod support;
 
@@ -46,6 +47,140 @@ fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_bu
         !repo.join("target/perfdiff").exists(),
         "nothing written to the user's target"
     );
+}
+
+/// The skipped targets of a JSON listing or report, as `(package, target, reason)`.
+fn skipped_targets(json: &serde_json::Value) -> Vec<(String, String, String)> {
+    json["skipped_targets"]
+        .as_array()
+        .expect("skipped_targets")
+        .iter()
+        .map(|s| {
+            let text = |key: &str| s[key].as_str().unwrap_or_default().to_string();
+            (text("package"), text("target"), text("reason"))
+        })
+        .collect()
+}
+
+/// The ids of a JSON listing or report.
+fn benchmark_ids(json: &serde_json::Value) -> Vec<String> {
+    json["benchmarks"]
+        .as_array()
+        .expect("benchmarks")
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others_compared() {
+    let _guard = measuring_lock();
+    let root = tempfile::tempdir().unwrap();
+    let repo = root.path().join("two targets");
+    criterion_workspace_repo(&repo, &["speedy"], |repo| {
+        write_criterion_package(
+            &repo.join("speedy"),
+            "speedy",
+            &[("good", &[("g_mix", 1000)]), ("bad", &[("b_mix", 1000)])],
+            "",
+        );
+    });
+    // Head: `bad` no longer compiles; `good` and the library do.
+    replace_in(
+        &repo,
+        "speedy/benches/bad.rs",
+        "fn benches(c: &mut Criterion) {",
+        "fn benches(c: &mut Criterion) {\n    let _ = undefined_in_bad;",
+    );
+    commit_all(&repo, "head: bad does not compile");
+    let before = RepoState::capture(&repo);
+
+    let list = ["HEAD~1", "HEAD", "--list", "--format", "json"];
+    let output = cargo_perfdiff(&repo, &list);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(benchmark_ids(&listing), ["g_mix"]);
+    let skipped = skipped_targets(&listing);
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    let (package, target, reason) = &skipped[0];
+    assert_eq!((package.as_str(), target.as_str()), ("speedy", "bad"));
+    let head = rev_parse(&repo, "HEAD");
+    assert!(
+        reason.starts_with(&format!(
+            "failed to compile in head HEAD ({}): error[E0425]: cannot find value \
+             `undefined_in_bad` in this scope (at ",
+            &head[..9]
+        )),
+        "{reason}"
+    );
+    assert!(reason.ends_with("are not compared"), "{reason}");
+    assert!(!reason.contains('\n'), "one line: {reason}");
+    // The text listing names it too, with the same reason.
+    let text = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
+    assert!(
+        stderr(&text).contains(&format!("skipped bench target `bad`: {reason}")),
+        "{}",
+        stderr(&text)
+    );
+    assert!(String::from_utf8_lossy(&text.stdout).contains("g_mix"));
+
+    // The run compares `good` and reports `bad` as skipped, in the JSON report and the table.
+    let output = cargo_perfdiff(&repo, &parent_vs_head_json(&[]));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    measured_entry(&report, "g_mix", 2);
+    assert_eq!(benchmark_ids(&report), ["g_mix"]);
+    assert_eq!(skipped_targets(&report), skipped);
+    let table = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--fail-on", "never"]));
+    assert!(
+        all_output(&table).contains("skipped bench target `bad`: failed to compile in head"),
+        "{}",
+        all_output(&table)
+    );
+
+    // Failing in both revisions, it is skipped once, for both.
+    let output = cargo_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(benchmark_ids(&listing), ["g_mix"]);
+    let both = skipped_targets(&listing);
+    assert_eq!(both.len(), 1, "{both:?}");
+    assert!(
+        both[0]
+            .2
+            .starts_with("failed to compile in both revisions: error[E0425]"),
+        "{both:?}"
+    );
+
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // A library that does not compile still ends the run, with rustc's error.
+    std::fs::write(
+        repo.join("speedy/src/lib.rs"),
+        "pub fn broken() -> u64 { undefined_in_library }\n",
+    )
+    .unwrap();
+    commit_all(&repo, "head: the library does not compile");
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(&output, 2, "building the benchmarks of head");
+    assert_clean_error(&output, 2, "undefined_in_library");
+
+    // So does a revision none of whose bench targets compiles.
+    git_ok(&repo, &["revert", "--no-edit", "HEAD"]);
+    replace_in(
+        &repo,
+        "speedy/benches/good.rs",
+        "fn benches(c: &mut Criterion) {",
+        "fn benches(c: &mut Criterion) {\n    let _ = undefined_in_good;",
+    );
+    commit_all(&repo, "head: no bench target compiles");
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(&output, 2, "building the benchmarks of head");
+    assert_clean_error(&output, 2, "undefined_in_good");
+    assert_clean_error(&output, 2, "undefined_in_bad");
+    assert_eq!(RepoState::capture(&repo), before);
 }
 
 #[test]

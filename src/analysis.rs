@@ -576,7 +576,7 @@ fn analyse_one(
             settings.alpha,
         ));
     }
-    result.layout_spread = layout_spread(record, mode);
+    result.layout_spread = layout_spread(record, &base, &head, mode);
     result.min_detectable_change = min_detectable_change(&result, settings);
     result.warnings.extend(side_warnings(&result));
     if mode == Mode::Duet {
@@ -664,9 +664,14 @@ pub fn fork_interval_verdict(
 
 /// How far the benchmark's time moves between code layouts of the same source: the larger of
 /// the two sides' half-ranges of their layout means ([`stats::layout::half_range`]), and the
-/// fewest layouts a side was measured in. `None` when a side was measured in fewer than two.
-pub fn layout_spread(record: &BenchmarkRecord, mode: Mode) -> Option<LayoutSpread> {
-    let (base, head) = record.analysed_by_fork(mode);
+/// fewest layouts a side was measured in, from the analysed forks `base` and `head`
+/// ([`BenchmarkRecord::analysed_by_fork`]). `None` when a side was measured in fewer than two.
+pub fn layout_spread(
+    record: &BenchmarkRecord,
+    base: &[Vec<f64>],
+    head: &[Vec<f64>],
+    mode: Mode,
+) -> Option<LayoutSpread> {
     let (base_layouts, head_layouts) = record.analysed_layouts(mode);
     let side = |forks: &[Vec<f64>], layouts: &[Option<usize>]| {
         let count = stats::layout::distinct_layouts(layouts);
@@ -676,7 +681,7 @@ pub fn layout_spread(record: &BenchmarkRecord, mode: Mode) -> Option<LayoutSprea
             .flatten()
             .map(|spread| (count, spread))
     };
-    let (base, head) = (side(&base, &base_layouts)?, side(&head, &head_layouts)?);
+    let (base, head) = (side(base, &base_layouts)?, side(head, &head_layouts)?);
     Some(LayoutSpread {
         layouts: base.0.min(head.0),
         spread: base.1.max(head.1),

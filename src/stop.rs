@@ -498,7 +498,7 @@ impl StopPolicy {
         ) else {
             return false;
         };
-        let layout_spread = crate::analysis::layout_spread(record, self.mode);
+        let layout_spread = crate::analysis::layout_spread(record, base, head, self.mode);
         let verdict_at = |threshold: f64| {
             let evidence = Evidence {
                 ratio,

@@ -69,13 +69,7 @@ fn assert_identical(left: &[(String, Vec<u8>)], right: &[(String, Vec<u8>)]) {
 fn a_comment_only_commit_and_a_code_free_edit_build_byte_identical_executables() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&Default::default());
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "pub fn",
-        "// A comment changes no code.\npub fn",
-    );
-    commit_all(&repo, "a comment");
+    commit_a_comment_in_the_library(&repo);
 
     list(&repo, &["HEAD~1", "HEAD", "--list"]);
     let before = executables(&repo, &rev_parse(&repo, "HEAD~1"));

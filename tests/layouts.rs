@@ -89,13 +89,7 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&strong_changes());
     // Identical source on both sides of the library: a comment-only commit on top.
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "pub fn",
-        "// A comment changes no code.\npub fn",
-    );
-    commit_all(&repo, "a comment");
+    commit_a_comment_in_the_library(&repo);
     let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
     let settings = ["--forks", "3", "--layouts", "3"];
     let args = [&comparison[..], FAST, STRICT_ALPHA, &settings].concat();

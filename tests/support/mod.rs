@@ -318,6 +318,17 @@ pub fn replace_in(repo: &Path, file: &str, from: &str, to: &str) {
     std::fs::write(&path, text.replace(from, to)).unwrap();
 }
 
+/// Commits a comment in the demo's `src/lib.rs`: a commit that changes no code.
+pub fn commit_a_comment_in_the_library(repo: &Path) {
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "pub fn",
+        "// A comment changes no code.\npub fn",
+    );
+    commit_all(repo, "a comment");
+}
+
 /// Commits everything in `repo` (new, changed and deleted files).
 pub fn commit_all(repo: &Path, message: &str) {
     git_ok(repo, &["add", "-A"]);

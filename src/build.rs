@@ -329,6 +329,9 @@ pub struct ParsedBuild {
     pub failed_targets: Vec<FailedTarget>,
     /// What each package's build script gives the processes cargo runs for it, by package id.
     pub build_scripts: BTreeMap<String, BuildScriptEnv>,
+    /// Lines of stdout that are not cargo's JSON messages: what rustc printed for a `--print`
+    /// request (the linker command of `--print link-args`).
+    pub printed: Vec<String>,
 }
 
 /// A target cargo reported an error for.
@@ -426,6 +429,9 @@ impl MessageCollector {
         let text = String::from_utf8_lossy(line);
         let text = text.trim();
         if !text.starts_with('{') {
+            if !text.is_empty() {
+                self.parsed.printed.push(text.to_string());
+            }
             return Observed::Nothing;
         }
         match serde_json::from_str::<Message>(text) {
@@ -681,34 +687,81 @@ fn relink_layouts(
 ) -> Result<BTreeMap<(String, String), Vec<PathBuf>>, BuildError> {
     let mut layouts = BTreeMap::new();
     for artifact in artifacts {
-        let mut paths = Vec::new();
-        for layout in 1..relinker.opts.layouts {
-            on_event(BuildEvent::Relinking {
-                target: &artifact.target,
-                layout,
-            });
-            let built = match relinker.relink(artifact, layout, on_event) {
-                Ok(built) => built,
-                Err(reason) => {
-                    on_event(BuildEvent::LayoutsUnavailable {
-                        target: &artifact.target,
-                        reason: &reason,
-                    });
-                    paths.clear();
-                    break;
-                }
-            };
-            let name = built.file_name().unwrap_or(OsStr::new(&artifact.target));
-            let destination = crate::layout::kept_path(bin_dir, layout, name);
-            copy_into(&built, &destination, label)?;
-            paths.push(destination);
-        }
+        let paths = match layouts_of(relinker, artifact, label, bin_dir, on_event)? {
+            Ok(paths) => paths,
+            Err(reason) => {
+                on_event(BuildEvent::LayoutsUnavailable {
+                    target: &artifact.target,
+                    reason: &reason,
+                });
+                Vec::new()
+            }
+        };
         layouts.insert(
             (artifact.package_id.clone(), artifact.target.clone()),
             paths,
         );
     }
     Ok(layouts)
+}
+
+/// Layouts 1, 2, … of one bench target, kept in `bin_dir`; the inner error says why the target
+/// has no layouts but cargo's build. Layout 1 comes from cargo, which keeps its objects and
+/// prints its linker command, and the others from linking those objects again with their seeds;
+/// a layout whose link cannot be replayed is built through cargo too (`crate::layout`).
+fn layouts_of(
+    relinker: &crate::layout::Relinker,
+    artifact: &BenchArtifact,
+    label: &str,
+    bin_dir: &Path,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<Result<Vec<PathBuf>, String>, BuildError> {
+    let mut paths = Vec::new();
+    let mut link = None;
+    let mut name = OsString::from(&artifact.target);
+    for layout in 1..relinker.opts.layouts {
+        on_event(BuildEvent::Relinking {
+            target: &artifact.target,
+            layout,
+        });
+        let destination = crate::layout::kept_path(bin_dir, layout, &name);
+        if let Some(link) = &link
+            && replay_into(link, layout, &destination, relinker.cargo.workspace_dir).is_ok()
+        {
+            paths.push(destination);
+            continue;
+        }
+        let built = match relinker.relink(artifact, layout, layout == 1, on_event) {
+            Ok(built) => built,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        if let Some(file) = built.executable.file_name() {
+            name = file.to_os_string();
+        }
+        let destination = crate::layout::kept_path(bin_dir, layout, &name);
+        copy_into(&built.executable, &destination, label)?;
+        paths.push(destination);
+        link = link.or(built.link);
+    }
+    if let Some(link) = &link {
+        link.remove_kept_objects();
+    }
+    Ok(Ok(paths))
+}
+
+/// Links layout `layout` into `destination` with `link`, through a partial file renamed when
+/// complete, so an interrupted link never leaves a truncated executable there.
+fn replay_into(
+    link: &crate::layout::LinkCommand,
+    layout: usize,
+    destination: &Path,
+    dir: &Path,
+) -> Result<(), String> {
+    let parent = destination.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let partial = destination.with_extension("partial");
+    link.replay(layout, &partial, dir)?;
+    fs::rename(&partial, destination).map_err(|e| e.to_string())
 }
 
 /// Copies an executable `from` the target directory to `to` in a bin directory of `label`'s,

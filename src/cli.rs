@@ -426,7 +426,11 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
             },
             ..request
         };
-        let (matched, skipped) = run::list(&request, &mut progress)?;
+        let run::Listed {
+            matched,
+            skipped,
+            unannounced,
+        } = run::list(&request, &mut progress)?;
         progress.finish_bar();
         let several_packages = crate::analysis::distinct_more_than_one(
             matched
@@ -434,7 +438,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
                 .filter_map(|m| m.target().map(|k| k.package.as_str()))
                 .chain(skipped.iter().filter_map(|s| s.package.as_deref())),
         );
-        for skipped in &skipped {
+        for skipped in &unannounced {
             progress.note(&format!(
                 "skipped bench target `{}`: {}",
                 skipped.label(several_packages),

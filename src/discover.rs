@@ -19,6 +19,12 @@
 //!   that no other target of its package has on the other side, and that moved there from one
 //!   target to another of the same package (a target renamed or split), is still matched; a
 //!   package that exists on one side only has its benchmarks `only_in_base` / `only_in_head`.
+//! - A listing that starts measuring is stopped at once: criterion prints `Benchmarking <id>` as it
+//!   starts to measure a benchmark and never while listing, and an executable does that when its
+//!   `Criterion` never reads the command line (`Criterion::default()` in a hand-written `main`,
+//!   as curve25519-dalek's benches do, instead of `criterion_group!`, which calls
+//!   `configure_from_args`). Such a target would run its whole suite for `--list` and for every
+//!   fork, so it is skipped with that reason instead of after the fork timeout.
 //! - Every executable is listed twice: an id made of the time or a random value (chrono names two
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
@@ -32,9 +38,10 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -51,6 +58,9 @@ const CRITERION_MARKER: &str = "CARGO_CRITERION_PORT";
 const DIVAN_MARKER: &str = "DIVAN_SAMPLE_COUNT";
 /// Bytes read at a time when scanning an executable.
 const SCAN_CHUNK: usize = 1 << 20;
+/// What criterion prints as it starts to measure a benchmark (on stdout or stderr, by version);
+/// a listing never does.
+const MEASURING_MARKER: &str = "Benchmarking ";
 /// How many lines of a failing listing's stderr an error quotes.
 const STDERR_TAIL_LINES: usize = 20;
 
@@ -77,6 +87,9 @@ pub enum DiscoverError {
         message: String,
         stderr_tail: String,
     },
+    /// A listing that began to measure: the executable ignores its command line.
+    #[error("cannot list the benchmarks of {executable}: {message}")]
+    ListMeasured { executable: String, message: String },
     #[error("cannot read the bench executable {} (target {target}): {source}", path.display())]
     Read {
         path: PathBuf,
@@ -301,23 +314,33 @@ fn run_listing(
         .stderr(Stdio::piped());
     let mut child = crate::fork::spawn::spawn_when_not_busy(&mut command)
         .map_err(|e| fail(format!("cannot start it: {e}")))?;
-    let stdout = read_in_background(child.stdout.take());
-    let stderr = read_in_background(child.stderr.take());
-    let status = wait_with_timeout(&mut child, timeout)
+    let measuring = Arc::new(OnceLock::new());
+    let stdout = read_in_background(child.stdout.take(), Some(Arc::clone(&measuring)));
+    let stderr = read_in_background(child.stderr.take(), Some(Arc::clone(&measuring)));
+    let waited = wait_with_timeout(&mut child, timeout, &measuring)
         .map_err(|e| fail(format!("cannot wait for it: {e}")))?;
     let stdout = join_text(stdout);
     let stderr = join_text(stderr);
-    match status {
-        None => Err(DiscoverError::ListTimedOut {
+    match waited {
+        Waited::Measuring => Err(DiscoverError::ListMeasured {
+            executable,
+            message: format!(
+                "it began to measure instead (`{}`), killed: its criterion does not read the \
+                 command line (a `Criterion::default()` in a hand-written `main` instead of \
+                 `criterion_group!`), so no fork could select one of its benchmarks",
+                measuring.get().map_or("", String::as_str)
+            ),
+        }),
+        Waited::TimedOut => Err(DiscoverError::ListTimedOut {
             executable,
             message: format!("no answer within {timeout:.0?} (--fork-timeout), killed"),
             stderr_tail: stderr_tail(&stderr),
         }),
-        Some(status) if !status.success() => Err(fail_with(
+        Waited::Exited(status) if !status.success() => Err(fail_with(
             format!("`{}` exited with {status}", args.join(" ")),
             &stderr,
         )),
-        Some(_) => Ok(stdout),
+        Waited::Exited(_) => Ok(stdout),
     }
 }
 
@@ -342,11 +365,25 @@ fn ids_with_suffix(stdout: &str, suffix: &str) -> Vec<String> {
         .collect()
 }
 
-fn read_in_background<R: Read + Send + 'static>(stream: Option<R>) -> Option<JoinHandle<Vec<u8>>> {
-    stream.map(|mut stream| {
+/// Reads `stream` to its end on a thread of its own. With `measuring`, the first line that
+/// starts with [`MEASURING_MARKER`] (on either stream) is set there as soon as it is read.
+fn read_in_background<R: Read + Send + 'static>(
+    stream: Option<R>,
+    measuring: Option<Arc<OnceLock<String>>>,
+) -> Option<JoinHandle<Vec<u8>>> {
+    stream.map(|stream| {
         std::thread::spawn(move || {
+            let mut reader = BufReader::new(stream);
             let mut bytes = Vec::new();
-            let _ = stream.read_to_end(&mut bytes);
+            let mut line = Vec::new();
+            while matches!(reader.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+                if let Some(measuring) = &measuring
+                    && line.starts_with(MEASURING_MARKER.as_bytes())
+                {
+                    let _ = measuring.set(String::from_utf8_lossy(&line).trim_end().to_string());
+                }
+                bytes.append(&mut line);
+            }
             bytes
         })
     })
@@ -359,19 +396,36 @@ fn join_text(handle: Option<JoinHandle<Vec<u8>>>) -> String {
         .unwrap_or_default()
 }
 
-/// Waits for `child`; `None` when it was killed at the deadline.
-fn wait_with_timeout(child: &mut Child, timeout: Duration) -> std::io::Result<Option<ExitStatus>> {
+/// How a listing process ended.
+enum Waited {
+    Exited(ExitStatus),
+    /// Killed at the deadline.
+    TimedOut,
+    /// Killed because it began to measure ([`MEASURING_MARKER`]).
+    Measuring,
+}
+
+/// Waits for `child`, killing it at the deadline or once `measuring` is set.
+fn wait_with_timeout(
+    child: &mut Child,
+    timeout: Duration,
+    measuring: &OnceLock<String>,
+) -> std::io::Result<Waited> {
     let deadline = Instant::now() + timeout;
     let mut pause = Duration::from_millis(1);
     loop {
         if let Some(status) = child.try_wait()? {
-            return Ok(Some(status));
+            return Ok(Waited::Exited(status));
         }
         let now = Instant::now();
-        if now >= deadline {
+        if measuring.get().is_some() || now >= deadline {
             kill_process_group(child);
             child.wait()?;
-            return Ok(None);
+            return Ok(if measuring.get().is_some() {
+                Waited::Measuring
+            } else {
+                Waited::TimedOut
+            });
         }
         std::thread::sleep(pause.min(deadline - now));
         pause = (pause * 2).min(Duration::from_millis(50));
@@ -690,7 +744,8 @@ pub fn qualified_id(key: &TargetKey, criterion_id: &str, with_package: bool) -> 
 #[derive(Debug)]
 pub struct FailedListing {
     pub target: TargetKey,
-    /// A [`DiscoverError::List`] or [`DiscoverError::ListTimedOut`].
+    /// A [`DiscoverError::List`], [`DiscoverError::ListTimedOut`] or
+    /// [`DiscoverError::ListMeasured`].
     pub error: DiscoverError,
 }
 
@@ -698,9 +753,9 @@ impl FailedListing {
     /// What went wrong, without the stderr tail.
     pub fn message(&self) -> String {
         match &self.error {
-            DiscoverError::List { message, .. } | DiscoverError::ListTimedOut { message, .. } => {
-                message.clone()
-            }
+            DiscoverError::List { message, .. }
+            | DiscoverError::ListTimedOut { message, .. }
+            | DiscoverError::ListMeasured { message, .. } => message.clone(),
             other => other.to_string(),
         }
     }
@@ -714,9 +769,13 @@ impl FailedListing {
         }
     }
 
-    /// Whether the listing was killed for outlasting its timeout.
-    pub fn timed_out(&self) -> bool {
-        matches!(self.error, DiscoverError::ListTimedOut { .. })
+    /// Whether the listing was killed (for outlasting its timeout, or for measuring): the
+    /// executable ran, so no file was missing.
+    pub fn killed(&self) -> bool {
+        matches!(
+            self.error,
+            DiscoverError::ListTimedOut { .. } | DiscoverError::ListMeasured { .. }
+        )
     }
 
     /// One line of the stderr tail that says most: a panic's message (the line after

@@ -91,13 +91,25 @@ pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> 
 /// Checks out and builds both revisions and returns the benchmarks a comparison would measure
 /// (matched across the revisions, filtered, ignored ones dropped, this shard's share) and what
 /// was skipped, measuring nothing: `--list`.
-pub fn list(
-    request: &RunRequest,
-    progress: &mut Progress,
-) -> Result<(Vec<Matched>, Vec<SkippedTarget>)> {
+pub fn list(request: &RunRequest, progress: &mut Progress) -> Result<Listed> {
     with_selected_benchmarks(request, progress, |selected, _| {
-        Ok((selected.matched, sorted_once(selected.skipped)))
+        let unannounced = selected.skipped[selected.announced..].to_vec();
+        Ok(Listed {
+            matched: selected.matched,
+            skipped: sorted_once(selected.skipped),
+            unannounced: sorted_once(unannounced),
+        })
     })
+}
+
+/// What `--list` shows: the benchmarks a comparison would measure and the bench targets it would
+/// skip.
+pub struct Listed {
+    pub matched: Vec<Matched>,
+    pub skipped: Vec<SkippedTarget>,
+    /// The skipped targets no note has named yet (those cargo left out were named as the builds
+    /// ended; those discovery skipped were not).
+    pub unannounced: Vec<SkippedTarget>,
 }
 
 /// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.
@@ -112,6 +124,8 @@ struct Selected<'a> {
     head: &'a SideBuild,
     matched: Vec<Matched>,
     skipped: Vec<SkippedTarget>,
+    /// How many of `skipped`, from the first, a note has already named.
+    announced: usize,
     /// Bench targets whose listing failed on one side, by side: their benchmarks are `failed`
     /// there.
     failed_listings: Vec<(Side, TargetKey, FailureRecord)>,
@@ -212,6 +226,7 @@ fn with_selected_benchmarks<T>(
     let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
         not_compiled.into_iter().unzip();
     skipped.extend(not_compiled);
+    let announced = skipped.len();
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
     let list_timeout = fork_timeout(&request.settings);
@@ -251,6 +266,7 @@ fn with_selected_benchmarks<T>(
         head: head_build,
         matched,
         skipped,
+        announced,
         failed_listings,
     };
     then(selected, progress)
@@ -270,6 +286,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         matched,
         skipped,
         failed_listings,
+        announced: _,
     } = selected;
     let settings = &request.settings;
     let samples_path = match (&request.resume, &request.samples_path) {
@@ -838,7 +855,7 @@ fn set_apart_unlisted(
             .unwrap_or_default();
         // A listing killed for its time had slow set-up code, not a file the checkouts lack.
         let hint = match side {
-            None if !failed.timed_out() => format!(" ({NOT_IN_CHECKOUTS})"),
+            None if !failed.killed() => format!(" ({NOT_IN_CHECKOUTS})"),
             _ => String::new(),
         };
         skipped.push(SkippedTarget {

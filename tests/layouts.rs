@@ -137,6 +137,24 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
         // … in another order.
         assert_ne!(functions, cargo_build, "layout {layout} is cargo's order");
     }
+    // Layout 2 linked layout 1's objects again (it carries layout 1's name; cargo would have
+    // given it a unit, and a name, of its own), and the objects kept for that were removed.
+    let layout_1 = layout_executable(&repo, &head, 1);
+    let name = layout_1.file_name().unwrap().to_string_lossy().into_owned();
+    let layout_2 = layout_executable(&repo, &head, 2);
+    assert_eq!(layout_2.file_name().unwrap().to_string_lossy(), name);
+    let deps = shared_target_dir().join("perfdiff/target/release/deps");
+    let kept: Vec<String> = std::fs::read_dir(&deps)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|file| file.starts_with(&format!("{name}.")) && file.ends_with(".o"))
+        .collect();
+    assert!(
+        kept.is_empty(),
+        "objects left in {}: {kept:?}",
+        deps.display()
+    );
 }
 
 #[test]

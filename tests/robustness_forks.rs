@@ -246,6 +246,34 @@ fn listing_a_bench_target_gets_the_fork_timeout() {
 }
 
 #[test]
+fn a_bench_target_that_ignores_its_command_line_is_skipped_without_waiting() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    // curve25519-dalek's way: a hand-written main with `Criterion::default()`, which never reads
+    // the arguments, so `--list` measures the whole suite (here: for a minute).
+    let ignores_args = r#"use criterion::Criterion;
+
+fn main() {
+    let mut c = Criterion::default().measurement_time(std::time::Duration::from_secs(60));
+    c.bench_function("deaf/len", |b| b.iter(|| std::hint::black_box([0u8; 3].len())));
+}
+"#;
+    add_bench_target(&repo, "deaf", ignores_args);
+    commit_all(&repo, "a bench target that ignores its command line");
+
+    // The default fork timeout is minutes: the target is skipped as soon as it starts measuring.
+    let args = quick(&["HEAD", "HEAD", "--format", "json", "--", "hash/steady"]);
+    let (report, reason) = skipped_first(&cargo_perfdiff(&repo, &args), "deaf");
+    assert!(
+        reason.contains("it began to measure instead (`Benchmarking deaf/len")
+            && reason.contains("does not read the command line"),
+        "{reason}"
+    );
+    assert!(!reason.contains("--copy-untracked"), "{reason}");
+    measured_entry(&report, "hash/steady", 2);
+}
+
+#[test]
 fn data_git_ignores_is_copied_into_both_checkouts_on_request() {
     let _guard = measuring_lock();
     let (_dir, repo) = unchanged_demo();

@@ -536,12 +536,7 @@ fn write_outputs(
     output: &OutputArgs,
     fail_on: FailOn,
 ) -> Result<i32, Error> {
-    let to_terminal =
-        output.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let style = report::Style {
-        color: to_terminal && std::env::var_os("NO_COLOR").is_none(),
-        width: None,
-    };
+    let style = report::Style::detect(output.output.is_some());
     write_text(output, &report::render(report, output.format, &style))?;
     if let Some(path) = &output.html {
         write_file(path, report::render_html(report, samples).as_bytes())?;

@@ -441,7 +441,15 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
                 skipped.reason
             ));
         }
-        progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
+        let plan = run::plan(&matched, &effective.settings);
+        progress.note(&format!(
+            "{} benchmark(s) would be compared; a run would take {}",
+            matched.len(),
+            plan.describe()
+        ));
+        if plan.is_large() {
+            progress.note(&format!("note: {}", crate::estimate::large_run_hint()));
+        }
         write_text(
             &args.output,
             &report::render_listing(&matched, &skipped, args.output.format),

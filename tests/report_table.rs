@@ -724,8 +724,8 @@ fn the_binary_fits_a_piped_report_and_honours_columns() {
 /// docs/reports.md states the order columns are dropped in: it must be the code's.
 #[test]
 fn the_documented_drop_order_is_the_real_one() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md"))
-        .unwrap();
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md")).unwrap();
     for (i, column) in DROP_ORDER.iter().enumerate() {
         let row = format!("| {} | `{column}` |", i + 1);
         assert!(doc.contains(&row), "docs/reports.md lacks {row}");

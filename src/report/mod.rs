@@ -30,7 +30,9 @@ pub use calibration::render_calibration;
 pub use html::render_html;
 pub use listing::render_listing;
 pub use table::DROP_ORDER;
-pub use text::{forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note, outcome_label};
+pub use text::{
+    forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note, outcome_label, wall_time,
+};
 
 /// Output format of the report on stdout (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

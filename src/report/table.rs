@@ -18,16 +18,17 @@ use super::text::{self, outcome_label};
 use crate::analysis::{BenchmarkResult, Outcome, Report};
 
 /// The optional columns, in the order they are dropped when the table is too wide (documented in
-/// docs/reports.md): how many forks ran, the test statistics, then the means, then what a
-/// reader can look up elsewhere. `benchmark`, `change`, the ratio CI and `verdict` are never
+/// docs/reports.md): how many forks ran, the test statistics, the layout spread (a warning
+/// under the table names a change it makes inconclusive), then the means, which a newcomer
+/// reads first, and the package. `benchmark`, `change`, the ratio CI and `verdict` are never
 /// dropped.
 pub const DROP_ORDER: [&str; 7] = [
     "forks",
     "p (q)",
     "Cliff's δ",
+    "layout ±",
     "base",
     "head",
-    "layout ±",
     "package",
 ];
 

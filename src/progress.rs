@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::estimate::{time_left, wall};
+use crate::report;
 
 /// How much to say and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,14 +89,19 @@ impl Progress {
         Progress::new(Style::Quiet, false)
     }
 
-    /// A one-off message (a phase starting, a path to remember).
+    /// A one-off message (a phase starting, a path to remember). On a terminal it is wrapped
+    /// between words at the terminal's width; plain logs keep one line per message.
     pub fn note(&self, message: &str) {
         match self.style {
             Style::Quiet => {}
-            Style::Bars => match &self.bar {
-                Some(bar) => bar.println(message),
-                None => eprintln!("{message}"),
-            },
+            Style::Bars => {
+                let width = report::terminal_columns(report::Stream::Stderr);
+                let message = report::wrap_words(message, width);
+                match &self.bar {
+                    Some(bar) => bar.println(message),
+                    None => eprintln!("{message}"),
+                }
+            }
             Style::Plain => self.plain(message),
         }
     }

@@ -32,6 +32,7 @@ pub use listing::render_listing;
 pub use table::DROP_ORDER;
 pub use text::{
     forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note, outcome_label, wall_time,
+    wrap_words,
 };
 
 /// Output format of the report on stdout (`--format`).
@@ -88,7 +89,7 @@ impl Destination {
             term: var("TERM"),
             columns: var("COLUMNS"),
             window_columns: if terminal {
-                window_size_columns()
+                terminal_columns(Stream::Stdout)
             } else {
                 None
             },
@@ -130,17 +131,30 @@ impl Style {
     }
 }
 
+/// A standard stream that may be a terminal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// The width of the terminal `stream` writes to (the kernel's window size), `None` when it is
+/// not a terminal or does not say.
 #[cfg(unix)]
-fn window_size_columns() -> Option<u16> {
+pub fn terminal_columns(stream: Stream) -> Option<u16> {
+    let fd = match stream {
+        Stream::Stdout => libc::STDOUT_FILENO,
+        Stream::Stderr => libc::STDERR_FILENO,
+    };
     // SAFETY: TIOCGWINSZ only writes a `winsize` into the struct we pass; a failing call leaves
     // it zeroed, which we treat as unknown.
     let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0;
     (ok && size.ws_col > 0).then_some(size.ws_col)
 }
 
 #[cfg(not(unix))]
-fn window_size_columns() -> Option<u16> {
+pub fn terminal_columns(_stream: Stream) -> Option<u16> {
     None
 }
 

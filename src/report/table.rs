@@ -36,8 +36,6 @@ pub const DROP_ORDER: [&str; 7] = [
 const MIN_ID_WIDTH: usize = 12;
 /// The widest a package name is shown when the width is limited.
 const MAX_PACKAGE_WIDTH: usize = 16;
-/// Below this width the prose under the table is left to the terminal.
-const MIN_WRAP_WIDTH: usize = 40;
 
 /// What a column shows, as far as fitting and colouring it goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +164,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             out.push('\n');
         }
     }
-    let wrap = |line: &str| wrap_words(line, style.width);
+    let wrap = |line: &str| text::wrap_words(line, style.width);
     out += &paint(
         &wrap(&text::summary_line(report)),
         summary_color(report),
@@ -259,66 +257,6 @@ fn take_width(chars: impl Iterator<Item = char>, width: usize) -> String {
             used <= width
         })
         .collect()
-}
-
-/// `text` broken between words into lines at most `width` wide (a word longer than that stays
-/// whole), continuation lines indented by two spaces; unchanged when the width is unknown or too
-/// small to be worth it.
-fn wrap_words(text: &str, width: Option<u16>) -> String {
-    match width.map(usize::from).filter(|&w| w >= MIN_WRAP_WIDTH) {
-        Some(width) => text
-            .split('\n')
-            .map(|line| wrap_line(line, width))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        None => text.to_string(),
-    }
-}
-
-fn wrap_line(line: &str, width: usize) -> String {
-    let mut out = String::with_capacity(line.len() + 16);
-    // Width of the current output line, and whether it holds a word yet.
-    let (mut current, mut has_word) = (0, false);
-    for word in unbreakable_words(line) {
-        let word_width = word.width();
-        if has_word && current + 1 + word_width > width {
-            out.push_str("\n  ");
-            current = 2;
-        } else if has_word {
-            out.push(' ');
-            current += 1;
-        }
-        out.push_str(&word);
-        current += word_width;
-        has_word = true;
-    }
-    out
-}
-
-/// The words of `line`, a unit kept with the number before it (`±2 %`, `911 µs`) so that a
-/// figure is never split across lines, and a short last word kept with the one before.
-fn unbreakable_words(line: &str) -> Vec<String> {
-    const UNITS: [&str; 7] = ["%", "ns", "µs", "ms", "s", "min", "h"];
-    let is_unit = |word: &str| UNITS.contains(&word.trim_end_matches([')', ',', ';', ':', '.']));
-    let mut words: Vec<String> = Vec::new();
-    for word in line.split(' ') {
-        match words.last_mut() {
-            Some(previous) if is_unit(word) && previous.ends_with(|c: char| c.is_ascii_digit()) => {
-                previous.push(' ');
-                previous.push_str(word);
-            }
-            _ => words.push(word.to_string()),
-        }
-    }
-    // Nor is a short last word (`seed 1`) left alone on a line.
-    if words.len() > 1 && words.last().is_some_and(|w| w.width() <= 3) {
-        let last = words.pop().unwrap_or_default();
-        if let Some(previous) = words.last_mut() {
-            previous.push(' ');
-            previous.push_str(&last);
-        }
-    }
-    words
 }
 
 fn build_table(report: &Report, columns: &[Column], style: &Style) -> Table {
@@ -494,32 +432,5 @@ mod tests {
         // Wide characters count double and are never cut in half.
         let wide = shorten_middle("ベンチマーク/とても長い名前", 11);
         assert!(wide.width() <= 11 && wide.contains('…'), "{wide}");
-    }
-
-    #[test]
-    fn prose_wraps_between_words_with_an_indent() {
-        let line = "note: one two three four five six seven eight nine ten eleven twelve";
-        let wrapped = wrap_words(line, Some(40));
-        assert_eq!(
-            wrapped,
-            "note: one two three four five six seven\n  eight nine ten eleven twelve"
-        );
-        assert!(wrapped.lines().all(|l| l.width() <= 40));
-        // A word longer than the width stays whole, on a line of its own.
-        let path = format!("samples: {}", "x".repeat(60));
-        assert_eq!(
-            wrap_words(&path, Some(40)),
-            format!("samples:\n  {}", "x".repeat(60))
-        );
-        // A figure stays whole: its unit is not put on the next line.
-        let figure = "note: the noise hides changes below ±13.31 % (threshold ±2 %), 911 µs";
-        let wrapped = wrap_words(figure, Some(40));
-        assert_eq!(
-            wrapped,
-            "note: the noise hides changes below\n  ±13.31 % (threshold ±2 %), 911 µs"
-        );
-        // Unknown or tiny widths leave the line to the terminal.
-        assert_eq!(wrap_words(line, None), line);
-        assert_eq!(wrap_words(line, Some(20)), line);
     }
 }

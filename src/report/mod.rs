@@ -54,6 +54,10 @@ pub struct Style {
     pub color: bool,
     /// Width to fit the table in; `None` renders every column at its natural width.
     pub width: Option<u16>,
+    /// Wrap the notes under the table between words at `width`: on a terminal, which would
+    /// otherwise break them mid-word. Piped or in a file each note stays one line, for grep and
+    /// for log viewers that wrap lines themselves.
+    pub wrap: bool,
 }
 
 /// The width the table is fitted to when the report does not go to a terminal (a pipe, a file,
@@ -111,7 +115,7 @@ impl Style {
     /// Colour only on a terminal, without a non-empty `NO_COLOR` and with a `TERM` other than
     /// `dumb`. The width is `COLUMNS` when set, else the terminal's, else [`PIPED_WIDTH`]: always
     /// known, so the table never wraps (a terminal wraps a row mid-number, and the verdict lands
-    /// on the next line).
+    /// on the next line). Notes are wrapped on a terminal only.
     pub fn resolve(destination: &Destination) -> Self {
         let no_color = destination
             .no_color
@@ -127,6 +131,7 @@ impl Style {
         Style {
             color: destination.terminal && !no_color && !dumb,
             width: Some(columns.or(window).unwrap_or(PIPED_WIDTH)),
+            wrap: destination.terminal,
         }
     }
 }
@@ -221,7 +226,8 @@ mod tests {
             style,
             Style {
                 color: true,
-                width: Some(93)
+                width: Some(93),
+                wrap: true,
             }
         );
     }
@@ -240,7 +246,8 @@ mod tests {
             resolve(false, None, &[]),
             Style {
                 color: false,
-                width: Some(PIPED_WIDTH)
+                width: Some(PIPED_WIDTH),
+                wrap: false,
             }
         );
         // A window size is a terminal's only.

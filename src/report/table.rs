@@ -6,7 +6,7 @@
 //! from the CLI: see [`super::Style::resolve`]), optional columns are dropped in [`DROP_ORDER`]
 //! until it fits, then long benchmark ids are shortened in the middle with an ellipsis. The id,
 //! change, interval and verdict always stay; everything dropped is still in the JSON and HTML.
-//! The prose under the table is wrapped between words at the same width.
+//! On a terminal the prose under the table is wrapped between words at the same width.
 
 use comfy_table::{
     Attribute, Cell, CellAlignment, Color, ContentArrangement, Table, TableComponent, presets,
@@ -164,7 +164,7 @@ pub fn render(report: &Report, style: &Style) -> String {
             out.push('\n');
         }
     }
-    let wrap = |line: &str| text::wrap_words(line, style.width);
+    let wrap = |line: &str| text::wrap_words(line, style.width.filter(|_| style.wrap));
     out += &paint(
         &wrap(&text::summary_line(report)),
         summary_color(report),

@@ -166,6 +166,16 @@ fn crowded_report() -> cargo_perfdiff::analysis::Report {
     report
 }
 
+/// `report`'s table at `width` columns, with colour or not, the notes unwrapped.
+fn table_at(report: &cargo_perfdiff::analysis::Report, width: u16, color: bool) -> String {
+    let style = Style {
+        color,
+        width: Some(width),
+        wrap: false,
+    };
+    render(report, Format::Table, &style)
+}
+
 /// The style a report piped into another program or a file gets.
 fn piped() -> Style {
     Style::resolve(&Destination::default())
@@ -239,24 +249,8 @@ fn every_row_fits_at_80_100_and_120_columns_and_piped() {
 fn colour_changes_nothing_but_the_escape_sequences() {
     let report = crowded_report();
     for width in [80, 100, 120] {
-        let plain = render(
-            &report,
-            Format::Table,
-            &Style {
-                color: false,
-                width: Some(width),
-                wrap: false,
-            },
-        );
-        let coloured = render(
-            &report,
-            Format::Table,
-            &Style {
-                color: true,
-                width: Some(width),
-                wrap: false,
-            },
-        );
+        let plain = table_at(&report, width, false);
+        let coloured = table_at(&report, width, true);
         assert!(coloured.contains("\x1b["), "no colour at {width}");
         let uncoloured: Vec<String> = strip_ansi(&coloured)
             .lines()
@@ -305,15 +299,7 @@ fn a_long_id_is_shortened_in_the_middle_not_wrapped() {
 fn columns_are_dropped_in_the_documented_order() {
     let report = crowded_report();
     let header = |width: u16| {
-        let out = render(
-            &report,
-            Format::Table,
-            &Style {
-                color: false,
-                width: Some(width),
-                wrap: false,
-            },
-        );
+        let out = table_at(&report, width, false);
         table_lines(&out)[0].to_string()
     };
     let present = |header: &str, column: &str| {

@@ -18,18 +18,54 @@ use crate::run::{self, RunRequest};
 use crate::samples::SampleFile;
 use crate::schedule::Shard;
 
-/// Statistical A/B performance regression testing: did this change make my code slower?
+/// Examples under `-h`: the common commands, one line each.
+const EXAMPLES: &str = "\
+Examples:
+  cargo perfdiff                     your uncommitted edit against HEAD
+  cargo perfdiff HEAD~1 HEAD         the last commit
+  cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
+  cargo perfdiff --list              what a run would measure, and its time
+  cargo perfdiff demo                a demo with a known regression
+
+Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
+
+/// Under `--help`: the revisions, the examples and every exit code.
+const LONG_AFTER_HELP: &str = "\
+Revisions work like `git diff`: none compares HEAD with the working tree (uncommitted changes \
+included), one compares REV with the working tree, `A B` or `A..B` compares A with B, and \
+`A...B` compares merge-base(A, B) with B.
+
+Examples:
+  cargo perfdiff                                 your uncommitted edit against HEAD
+  cargo perfdiff HEAD~1 HEAD                     the last commit
+  cargo perfdiff main...HEAD -- io/              this branch; benchmarks matching io/
+  cargo perfdiff --list                          what a run would measure, and its time
+  cargo perfdiff --mode duet --format markdown   on a shared CI runner, for a PR comment
+  cargo perfdiff --shard 1/3                     a third of a large suite (merge: report)
+  cargo perfdiff report target/perfdiff/runs/*.json --format json
+  cargo perfdiff --calibrate                     this machine's noise floor
+  cargo perfdiff completions bash > ~/.local/share/bash-completion/completions/cargo-perfdiff
+
+Exit codes: 0 no regression (or --fail-on never), 1 regression, 2 error, 3 inconclusive or \
+failed (--fail-on inconclusive), 4 improved (--fail-on any-change), 130 interrupted (the \
+samples are kept: --resume).
+
+Settings also come from [workspace.metadata.perfdiff], [package.metadata.perfdiff] or \
+perfdiff.toml (--print-config shows where each came from). Documentation: README.md and docs/.";
+
+/// Did this change make my code slower? Statistical A/B benchmark comparison
+///
+/// Builds the benchmarks of two git revisions, runs them interleaved (or side by side on two
+/// pinned CPUs), stops as soon as the answer is clear, and gives every benchmark a verdict:
+/// regressed, improved, unchanged or inconclusive.
 #[derive(Debug, Parser)]
 #[command(
     name = "cargo-perfdiff",
     bin_name = "cargo perfdiff",
     version,
     args_conflicts_with_subcommands = true,
-    after_help = "Revisions work like `git diff`: none compares HEAD with the working tree \
-(uncommitted changes included), one compares REV with the working tree, `A B` or `A..B` compares \
-A with B, and `A...B` compares merge-base(A, B) with B.\n\nExit codes: 0 no regression, \
-1 regression, 2 error, 3 inconclusive (--fail-on inconclusive), 4 change (--fail-on any-change), \
-130 interrupted."
+    after_help = EXAMPLES,
+    after_long_help = LONG_AFTER_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -40,13 +76,34 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Re-analyse samples files (several: shards of one run) without running anything.
+    /// Re-analyse samples files without measuring
+    ///
+    /// Several files (the shards of one run) are merged into one report.
     Report(ReportArgs),
-    /// Replay a stop rule on a samples file recorded with a generous fixed configuration
-    /// (--max-forks is at most the recording's rounds).
+    /// Replay stop rules on a recorded samples file
+    ///
+    /// The file should be recorded with a generous fixed configuration (`--stop fixed --forks
+    /// 20`); --max-forks is at most the recording's rounds.
     Replay(crate::replay::ReplayArgs),
-    /// Create a throwaway git repository with a known regression and compare its two commits.
+    /// Compare two commits of a demo with a known regression
+    ///
+    /// The demo is a throwaway git repository whose second commit makes one benchmark 10 %
+    /// slower, one 3 % slower and one 20 % faster, leaves one unchanged and adds one.
     Demo(DemoArgs),
+    /// Print a shell completion script
+    ///
+    /// The script completes `cargo-perfdiff`, the name cargo runs for `cargo perfdiff`. Bash:
+    /// `cargo perfdiff completions bash > ~/.local/share/bash-completion/completions/cargo-perfdiff`;
+    /// zsh: into a directory of your `fpath` as `_cargo-perfdiff`; fish: `cargo perfdiff
+    /// completions fish > ~/.config/fish/completions/cargo-perfdiff.fish`.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// The limits and parameters of a stop rule, shared by measuring and `replay` so that both speak
@@ -55,55 +112,74 @@ pub enum Command {
 pub struct StopLimitArgs {
     /// Rounds always run before a stop rule may stop [default: 2 under decided, whose look at two
     /// forks decides only large changes; 3 under cv, rciw and kld]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub min_forks: Option<usize>,
     /// Rounds after which a benchmark stops whatever its rule says [default: 10]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub max_forks: Option<usize>,
     /// Threshold of the stop rule [default: the rule's published value]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub stop_threshold: Option<f64>,
     /// Sliding window of the stop rules [default: 5]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub window: Option<usize>,
 }
 
 /// Settings shared by measuring and re-analysing.
 #[derive(Debug, Args, Default, Clone)]
 pub struct AnalysisArgs {
-    /// Changes smaller than this are not relevant (relative: 0.02 = 2 %) [default: 0.02]
+    /// Smallest change that matters [default: 0.02]
+    ///
+    /// Relative: 0.02 is 2 %. Changes smaller than this are not relevant; `unchanged` means
+    /// the whole interval lies within ±threshold.
     #[arg(long, value_name = "FRACTION")]
     pub threshold: Option<f64>,
     /// Significance level of Mann–Whitney U after false-discovery control [default: 0.01]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub alpha: Option<f64>,
     /// Confidence level of the ratio CI [default: 0.99]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub confidence: Option<f64>,
     /// Bootstrap resamples [default: 10000]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub resamples: Option<usize>,
     /// Disable Benjamini–Hochberg false discovery rate control across the suite
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_fdr: bool,
     /// Seed for every random choice (fork order, bootstrap); recorded in the samples file
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub seed: Option<u64>,
-    /// What makes the exit code non-zero
-    #[arg(long, value_enum)]
+    /// When to exit non-zero [default: regression]
+    ///
+    /// `regression` (default) exits 1 when a benchmark regressed; `inconclusive` also exits 3
+    /// when one is inconclusive or failed; `any-change` also exits 4 when one improved; `never`
+    /// exits 0 unless the tool itself failed.
+    #[arg(long, value_enum, value_name = "GATE", hide_possible_values = true)]
     pub fail_on: Option<FailOn>,
 }
 
 /// Where and how the report is written.
 #[derive(Debug, Args, Default, Clone)]
 pub struct OutputArgs {
-    /// Report format
-    #[arg(long, value_enum, default_value = "table")]
+    /// Report format: table (default), json or markdown
+    ///
+    /// `table` for the terminal (fitted to its width), `json` for scripts (schema in
+    /// docs/reports.md), `markdown` for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "table",
+        hide_default_value = true,
+        hide_possible_values = true
+    )]
     pub format: Format,
     /// Write the report to FILE instead of stdout
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write a self-contained HTML page with plots to FILE
+    /// Also write an HTML page with plots to FILE
+    ///
+    /// The page is self-contained: every benchmark's distributions and its ratio CI against the
+    /// threshold band, no JavaScript, nothing loaded from elsewhere.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Print only errors and the report
@@ -116,93 +192,113 @@ pub struct OutputArgs {
 
 #[derive(Debug, Args, Default)]
 pub struct CompareArgs {
-    /// Revisions to compare: none, REV, A B, A..B or A...B (see below)
+    /// Revisions to compare: none, REV, A B, A..B or A...B
+    ///
+    /// As `git diff` takes them: none compares HEAD with the working tree, REV compares REV
+    /// with the working tree, `A B` or `A..B` compares A with B, `A...B` compares merge-base(A,
+    /// B) with B.
     #[arg(value_name = "REVISION", num_args = 0..=2)]
     pub revisions: Vec<String>,
-    /// Only benchmarks whose id matches one of these regexes (as criterion takes them; `hash/` works)
+    /// Only benchmarks whose id matches one of these regexes
+    ///
+    /// As criterion takes them: a plain substring such as `hash/` works.
     #[arg(last = true, value_name = "FILTER")]
     pub filters: Vec<String>,
 
     /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_short_help = true)]
     pub manifest_path: Option<PathBuf>,
-    /// Package(s) to benchmark
+    /// Package(s) to benchmark (names or globs)
     #[arg(long, short = 'p', value_name = "SPEC")]
     pub package: Vec<String>,
     /// Benchmark every member of the workspace [default: cargo's default members, which in a
     /// workspace whose root is a package is the root alone]
-    #[arg(long, conflicts_with = "package")]
+    #[arg(long, conflicts_with = "package", hide_short_help = true)]
     pub workspace: bool,
     /// With --workspace: leave out these members (names or globs, repeatable)
-    #[arg(long, value_name = "SPEC", requires = "workspace")]
+    #[arg(
+        long,
+        value_name = "SPEC",
+        requires = "workspace",
+        hide_short_help = true
+    )]
     pub exclude: Vec<String>,
     /// Only this bench target (repeatable)
     #[arg(long, value_name = "NAME")]
     pub bench: Vec<String>,
     /// Features to activate (comma or space separated, repeatable)
-    #[arg(long, short = 'F')]
+    #[arg(long, short = 'F', hide_short_help = true)]
     pub features: Vec<String>,
     /// Activate all features
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub all_features: bool,
     /// Do not activate the `default` feature
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub no_default_features: bool,
     /// Copy PATH (a file or directory of your working tree that git ignores or never held, such
     /// as downloaded benchmark data) into both revisions' checkouts (repeatable)
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", hide_short_help = true)]
     pub copy_untracked: Vec<PathBuf>,
 
-    /// Interleaved forks, or duet pairs on two pinned CPUs [default: interleaved]
-    #[arg(long, value_enum)]
+    /// interleaved (default), or duet on two pinned CPUs
+    ///
+    /// `interleaved`: forks of base and head alternate in random order; `duet`: base and head
+    /// run at the same time, each pinned to its own CPU, so that noise from outside hits both
+    /// (recommended on shared CI runners).
+    #[arg(long, value_enum, hide_possible_values = true)]
     pub mode: Option<Mode>,
     /// The two CPUs of duet mode, e.g. 2,3 [default: the first two this process may use]
-    #[arg(long, value_name = "A,B", value_parser = parse_cpus)]
+    #[arg(long, value_name = "A,B", value_parser = parse_cpus, hide_short_help = true)]
     pub cpus: Option<[usize; 2]>,
     /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
     /// with the linker's sections shuffled; 1 measures cargo's build alone [default: 10]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", hide_short_help = true)]
     pub layouts: Option<usize>,
     /// When to stop adding forks [default: decided]
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, hide_short_help = true)]
     pub stop: Option<StopRule>,
     /// Rounds of forks with --stop fixed; alone, it means --stop fixed (with another rule, cap it
     /// with --max-forks) [default: 10]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub forks: Option<usize>,
     #[command(flatten)]
     pub stop_limits: StopLimitArgs,
     /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
     pub warm_up_time: Option<f64>,
     /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
     /// seconds) [default: 0.5]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
     pub measurement_time: Option<f64>,
     /// Criterion samples per fork, at least 10 [default: 30]
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub sample_size: Option<usize>,
     /// Kill a fork running longer than this and report the benchmark failed; a bench target's
     /// listing of its benchmarks gets as long [default: 300]
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", hide_short_help = true)]
     pub fork_timeout: Option<f64>,
-    /// Run a deterministic share K/N of the benchmarks (merge shards with `report`)
+    /// Measure share K of N of the benchmarks
+    ///
+    /// A deterministic share, for a suite split over N machines; `cargo perfdiff report` merges
+    /// the shards' samples files into one report.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
     /// Continue an interrupted run from its samples file
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub resume: Option<PathBuf>,
     /// Where to write the samples file [default: target/perfdiff/runs/TIME-BASE-HEAD.json]
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", hide_short_help = true)]
     pub samples: Option<PathBuf>,
     /// Measure each benchmark against itself (HEAD vs HEAD) and print its noise floor
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub calibrate: bool,
     /// Print the effective settings and where each came from, then exit
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub print_config: bool,
-    /// Build both revisions and list the benchmarks a comparison would measure (after filters,
-    /// the ignore list and --shard), then exit without measuring
+    /// List what a run would measure; measure nothing
+    ///
+    /// Builds both revisions, lists the benchmarks a comparison would measure (after filters,
+    /// the ignore list and --shard) with the forks and time a run would take, and exits.
     #[arg(long, conflicts_with_all = ["resume", "samples", "html"])]
     pub list: bool,
 
@@ -308,6 +404,7 @@ fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Report(args)) => report_command(args),
         Some(Command::Replay(args)) => crate::replay::replay_command(&args),
         Some(Command::Demo(args)) => demo_command(args),
+        Some(Command::Completions(args)) => completions_command(&args),
         None => compare_command(cli.compare),
     }
 }
@@ -445,7 +542,15 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
                 skipped.reason
             ));
         }
-        progress.note(&format!("{} benchmark(s) would be compared", matched.len()));
+        let plan = run::plan(&matched, &effective.settings);
+        progress.note(&format!(
+            "{} benchmark(s) would be compared; a run would take {}",
+            matched.len(),
+            plan.describe()
+        ));
+        if plan.is_large() {
+            progress.note(&format!("note: {}", crate::estimate::large_run_hint()));
+        }
         write_text(
             &args.output,
             &report::render_listing(&matched, &skipped, args.output.format),
@@ -524,6 +629,23 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     Ok(exit_code::OK)
 }
 
+/// Writes the completion script for `args.shell` to stdout.
+fn completions_command(args: &CompletionsArgs) -> Result<i32, Error> {
+    let mut script = Vec::new();
+    clap_complete::generate(
+        args.shell,
+        &mut <Cli as clap::CommandFactory>::command(),
+        "cargo-perfdiff",
+        &mut script,
+    );
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(&script)
+        .and_then(|()| stdout.flush())
+        .map_err(|e| Error::io("<stdout>", e))?;
+    Ok(exit_code::OK)
+}
+
 /// A report that cannot be written after a whole run: say where the measurements are.
 fn measurements_kept(error: Error, samples: &Path) -> Error {
     Error::Usage(format!(
@@ -540,12 +662,7 @@ fn write_outputs(
     output: &OutputArgs,
     fail_on: FailOn,
 ) -> Result<i32, Error> {
-    let to_terminal =
-        output.output.is_none() && std::io::IsTerminal::is_terminal(&std::io::stdout());
-    let style = report::Style {
-        color: to_terminal && std::env::var_os("NO_COLOR").is_none(),
-        width: None,
-    };
+    let style = report::Style::detect(output.output.is_some());
     write_text(output, &report::render(report, output.format, &style))?;
     if let Some(path) = &output.html {
         write_file(path, report::render_html(report, samples).as_bytes())?;
@@ -616,6 +733,11 @@ fn create_parent_dir<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_command_line_definition_is_consistent() {
+        <Cli as clap::CommandFactory>::command().debug_assert();
+    }
 
     #[test]
     fn cargo_inserted_subcommand_name_is_dropped() {

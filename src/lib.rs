@@ -17,6 +17,7 @@ pub mod demo;
 pub mod discover;
 pub mod duet;
 pub mod error;
+pub mod estimate;
 pub mod fork;
 pub mod freshness;
 pub mod layout;

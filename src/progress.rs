@@ -1,14 +1,23 @@
 //! Progress: what the user sees while revisions are checked out, built and measured.
 //!
-//! On a terminal, indicatif bars (a spinner per build, a bar with ETA for the run). When stderr is
-//! not a terminal or `CI` is set, plain one-line-per-event logs without control characters, so CI
-//! logs stay readable. `-q` silences everything but errors; `-v` adds per-fork lines.
-//! Everything goes to stderr: stdout carries only the report.
+//! On a terminal, indicatif bars (a spinner per build, a bar with the time left for the run). When
+//! stderr is not a terminal or `CI` is set, plain one-line-per-event logs without control
+//! characters, so CI logs stay readable, with a line per round saying the time left. `-q`
+//! silences everything but errors; `-v` adds per-fork lines. Everything goes to stderr: stdout
+//! carries only the report.
+//!
+//! The time left is the run's own: the mean wall time of the forks measured so far in this run
+//! times the forks still expected ([`crate::estimate::time_left`]), the settings' estimate only
+//! until the first fork ends. indicatif's own ETA smooths the rate of recent steps, which at a
+//! round's end, where checkpoints and the next round's set-up take time without a step, swings.
 
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::estimate::{time_left, wall};
+use crate::report;
 
 /// How much to say and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +49,28 @@ pub struct Progress {
     verbose: bool,
     started: Instant,
     bar: Option<ProgressBar>,
+    run: Option<RunClock>,
+}
+
+/// What the time left of a run is computed from.
+#[derive(Debug, Clone, Copy)]
+struct RunClock {
+    started: Instant,
+    /// Forks measured in this run (a resumed run's earlier forks are not).
+    measured: u64,
+    /// Forks done, the resumed ones included, and expected in all.
+    done: u64,
+    total: u64,
+    /// Estimate of a fork's wall time before any was measured.
+    prior: Duration,
+}
+
+impl RunClock {
+    fn left(&self) -> String {
+        let remaining = self.total.saturating_sub(self.done);
+        let left = time_left(self.started.elapsed(), self.measured, remaining, self.prior);
+        format!("about {} left", wall(left))
+    }
 }
 
 impl Progress {
@@ -49,6 +80,7 @@ impl Progress {
             verbose,
             started: Instant::now(),
             bar: None,
+            run: None,
         }
     }
 
@@ -57,14 +89,19 @@ impl Progress {
         Progress::new(Style::Quiet, false)
     }
 
-    /// A one-off message (a phase starting, a path to remember).
+    /// A one-off message (a phase starting, a path to remember). On a terminal it is wrapped
+    /// between words at the terminal's width; plain logs keep one line per message.
     pub fn note(&self, message: &str) {
         match self.style {
             Style::Quiet => {}
-            Style::Bars => match &self.bar {
-                Some(bar) => bar.println(message),
-                None => eprintln!("{message}"),
-            },
+            Style::Bars => {
+                let width = report::terminal_columns(report::Stream::Stderr);
+                let message = report::wrap_words(message, width);
+                match &self.bar {
+                    Some(bar) => bar.println(message),
+                    None => eprintln!("{message}"),
+                }
+            }
             Style::Plain => self.plain(message),
         }
     }
@@ -107,47 +144,80 @@ impl Progress {
         }
     }
 
-    /// Starts the measurement bar: `total` forks expected at most.
-    pub fn start_run(&mut self, total: u64, message: &str) {
+    /// Starts measuring: prints `headline`, then a bar of `total` forks expected at most, `done`
+    /// of them already (a resumed run), each expected to take `per_fork` until one is measured.
+    pub fn start_run(&mut self, headline: &str, (done, total): (u64, u64), per_fork: Duration) {
         self.finish_bar();
-        match self.style {
-            Style::Bars => {
-                let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-                bar.set_style(
-                    ProgressStyle::with_template(
-                        "{elapsed:>4} [{bar:30.cyan/blue}] {pos}/{len} forks, ETA {eta} {msg}",
-                    )
-                    .expect("valid template")
-                    .progress_chars("=> "),
-                );
-                bar.set_message(message.to_string());
-                self.bar = Some(bar);
-            }
-            Style::Plain => self.plain(message),
-            Style::Quiet => {}
+        self.note(headline);
+        let clock = RunClock {
+            started: Instant::now(),
+            measured: 0,
+            done,
+            total,
+            prior: per_fork,
+        };
+        self.run = Some(clock);
+        if self.style == Style::Bars {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed:>4} [{bar:30.cyan/blue}] {pos}/{len} forks, {prefix} {msg}",
+                )
+                .expect("valid template")
+                .progress_chars("=> "),
+            );
+            bar.set_position(done);
+            bar.set_prefix(clock.left());
+            self.bar = Some(bar);
         }
     }
 
-    /// The expected number of forks changed (benchmarks stopped early).
-    pub fn set_total(&self, total: u64) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(total);
+    /// A round ended and `total` forks are now expected (benchmarks stopped early); in plain
+    /// logs, a line with the forks done and the time left.
+    pub fn round_done(&mut self, round: usize, total: u64) {
+        let Some(clock) = self.run.as_mut() else {
+            return;
+        };
+        clock.total = total;
+        let clock = *clock;
+        match (&self.bar, self.style) {
+            (Some(bar), _) => {
+                bar.set_length(total);
+                bar.set_prefix(clock.left());
+            }
+            (None, Style::Plain) if clock.done < clock.total => self.plain(&format!(
+                "round {round}: {}/{} forks, {}",
+                clock.done,
+                clock.total,
+                clock.left()
+            )),
+            (None, Style::Plain) => self.plain(&format!(
+                "round {round}: {}/{} forks, the last",
+                clock.done, clock.total
+            )),
+            _ => {}
         }
     }
 
-    /// A fork finished.
-    pub fn fork_done(&self, message: &str) {
-        match &self.bar {
-            Some(bar) => {
-                bar.inc(1);
+    /// `forks` forks finished (a benchmark's base and head of one round).
+    pub fn fork_done(&mut self, forks: u64, message: &str) {
+        if let Some(clock) = self.run.as_mut() {
+            clock.measured += forks;
+            clock.done += forks;
+        }
+        match (&self.bar, self.run) {
+            (Some(bar), Some(clock)) => {
+                bar.set_position(clock.done);
+                bar.set_prefix(clock.left());
                 bar.set_message(message.to_string());
             }
-            None => self.detail(message),
+            _ => self.detail(message),
         }
     }
 
     /// Clears any bar; further output is plain.
     pub fn finish_bar(&mut self) {
+        self.run = None;
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }

@@ -22,6 +22,7 @@ use crate::discover::{
 };
 use crate::duet;
 use crate::error::{Error, Result};
+use crate::estimate::{Plan, large_run_hint};
 use crate::fork::fresh_copy::FreshCopies;
 use crate::fork::{self, CliDialect, ForkError, ForkOutcome, ForkRequest};
 use crate::progress::Progress;
@@ -110,6 +111,13 @@ pub struct Listed {
     /// The skipped targets no note has named yet (those cargo left out were named as the builds
     /// ended; those discovery skipped were not).
     pub unannounced: Vec<SkippedTarget>,
+}
+
+/// What measuring `matched` would take at `settings`: the benchmarks present in both revisions,
+/// from their first round (what `--list` tells before a run).
+pub fn plan(matched: &[Matched], settings: &Settings) -> Plan {
+    let measured = matched.iter().filter(|m| m.presence == Presence::Both);
+    Plan::new(settings, &vec![0; measured.count()])
 }
 
 /// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.
@@ -1254,15 +1262,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
     let mut checkpoint_ms: BTreeMap<usize, f64> = BTreeMap::new();
     let copies_dir = ctx.perfdiff_dir.join("fresh-bin");
     let mut copies = FreshCopies::new(copies_dir.clone()).map_err(|e| Error::io(&copies_dir, e))?;
-    progress.start_run(
-        (measurable.len() * policy.max_rounds() * 2) as u64,
-        &format!(
-            "measuring {} benchmark(s), {} mode, stop rule {}",
-            measurable.len(),
-            ctx.settings.mode,
-            policy.rule
-        ),
-    );
+    announce_run(ctx, file, &index, &measurable, progress);
     for round in 0..policy.max_rounds() {
         let active: Vec<usize> = measurable
             .iter()
@@ -1335,7 +1335,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                     save_progress(ctx, file)?;
                 }
             }
-            progress.fork_done(&format!("round {} {}", round + 1, m.id));
+            progress.fork_done(2, &format!("round {} {}", round + 1, m.id));
         }
         for &i in &active {
             let record = &mut file.benchmarks[index[i]];
@@ -1361,17 +1361,57 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             .iter()
             .filter(|&&i| is_active(&file.benchmarks[index[i]], round + 1))
             .count();
-        let done: usize = measurable
-            .iter()
-            .map(|&i| {
-                file.benchmarks[index[i]].base.forks.len()
-                    + file.benchmarks[index[i]].head.forks.len()
-            })
-            .sum();
-        progress.set_total((done + remaining * 2 * (policy.max_rounds() - round - 1)) as u64);
+        let done = forks_recorded(file, &index, &measurable);
+        let total = done + remaining * 2 * (policy.max_rounds() - round - 1);
+        progress.round_done(round + 1, total as u64);
     }
     mark_unfinished(file, &policy);
     save_progress(ctx, file)
+}
+
+/// Says what the run will measure, the forks it expects and their time, with a hint for a
+/// large suite, and starts the progress bar.
+fn announce_run(
+    ctx: &MeasureContext,
+    file: &SampleFile,
+    index: &[usize],
+    measurable: &[usize],
+    progress: &mut Progress,
+) {
+    let policy = StopPolicy::from_settings(ctx.settings);
+    let completed: Vec<usize> = measurable
+        .iter()
+        .map(|&i| file.benchmarks[index[i]].completed_rounds())
+        .collect();
+    let plan = Plan::new(ctx.settings, &completed);
+    progress.start_run(
+        &format!(
+            "measuring {} benchmark(s), {} mode, stop rule {}: {}",
+            plan.benchmarks,
+            ctx.settings.mode,
+            policy.rule,
+            plan.describe()
+        ),
+        (
+            forks_recorded(file, index, measurable) as u64,
+            (measurable.len() * policy.max_rounds() * 2) as u64,
+        ),
+        plan.per_fork,
+    );
+    if plan.is_large() {
+        progress.note(&format!("note: {}", large_run_hint()));
+    }
+}
+
+/// Forks recorded so far for the `measurable` benchmarks, both sides.
+fn forks_recorded(file: &SampleFile, index: &[usize], measurable: &[usize]) -> usize {
+    measurable
+        .iter()
+        .map(|&i| {
+            let record = &file.benchmarks[index[i]];
+            record.base.forks.len() + record.head.forks.len()
+        })
+        .sum()
 }
 
 /// A benchmark takes part in a round while it has not stopped, not failed, and has no more

@@ -68,3 +68,20 @@ fn every_toml_example_loads() {
         );
     }
 }
+
+/// The README's configuration example loads too, and changes what it says it changes.
+#[test]
+fn the_readme_toml_example_loads() {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let blocks = toml_blocks(&readme);
+    assert!(!blocks.is_empty(), "no TOML example in the README");
+    for block in blocks {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("perfdiff.toml"), &block).unwrap();
+        let effective = load(dir.path(), PartialSettings::default())
+            .unwrap_or_else(|e| panic!("README example does not load: {e}\n{block}"));
+        assert_eq!(effective.settings.threshold, 0.05, "{block}");
+        assert!(!effective.settings.overrides.is_empty(), "{block}");
+    }
+}

@@ -3,13 +3,14 @@
 mod report_support;
 
 use cargo_perfdiff::analysis::ForkCounts;
-use cargo_perfdiff::report::{Format, Style, render};
+use cargo_perfdiff::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};
 use report_support::{NASTY_ID, all_verdicts, report_of};
 
 /// No colour, no width limit.
 const NO_COLOR: Style = Style {
     color: false,
     width: None,
+    wrap: false,
 };
 
 fn plain(width: Option<u16>) -> String {
@@ -19,6 +20,7 @@ fn plain(width: Option<u16>) -> String {
         &Style {
             color: false,
             width,
+            wrap: false,
         },
     )
 }
@@ -36,7 +38,8 @@ fn rows_carry_the_numbers() {
                 Format::Table,
                 &Style {
                     color: true,
-                    width: Some(100)
+                    width: Some(100),
+                    wrap: false
                 }
             )
         );
@@ -118,12 +121,232 @@ fn colour_marks_verdicts() {
         &Style {
             color: true,
             width: None,
+            wrap: false,
         },
     );
     assert!(out.contains("\x1b["), "no escape codes with colour on");
     assert!(
         out.contains("31m") || out.contains("38;5;9m") || out.contains("91m"),
         "no red"
+    );
+}
+
+/// The table's lines: the header, then one line per benchmark (between the three rules).
+fn table_lines(out: &str) -> Vec<&str> {
+    let lines: Vec<&str> = out.lines().collect();
+    let rules: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].starts_with('─'))
+        .collect();
+    assert_eq!(rules.len(), 3, "three rules:\n{out}");
+    let mut table = vec![lines[rules[0] + 1]];
+    table.extend(&lines[rules[1] + 1..rules[2]]);
+    table
+}
+
+/// A report as a real suite gives one: every verdict, a benchmark id far longer than a third of
+/// any terminal, benchmarks of two packages and a layout spread, so every column is there.
+fn crowded_report() -> cargo_perfdiff::analysis::Report {
+    let mut report = all_verdicts();
+    report.benchmarks[0].id =
+        "combinations_with_replacement/specialised_nth_of_a_long_iterator/1048576".to_string();
+    for (i, b) in report.benchmarks.iter_mut().enumerate() {
+        b.package = Some(
+            if i % 2 == 0 {
+                "alpha"
+            } else {
+                "beta-with-a-long-name"
+            }
+            .into(),
+        );
+        b.layout_spread = Some(cargo_perfdiff::analysis::LayoutSpread {
+            layouts: 10,
+            spread: 0.013,
+        });
+    }
+    report
+}
+
+/// `report`'s table at `width` columns, with colour or not, the notes unwrapped.
+fn table_at(report: &cargo_perfdiff::analysis::Report, width: u16, color: bool) -> String {
+    let style = Style {
+        color,
+        width: Some(width),
+        wrap: false,
+    };
+    render(report, Format::Table, &style)
+}
+
+/// The style a report piped into another program or a file gets.
+fn piped() -> Style {
+    Style::resolve(&Destination::default())
+}
+
+/// Every benchmark is one row no wider than the terminal, with its id (whole or visibly
+/// shortened), change, interval and verdict on it, every number whole.
+fn assert_rows_fit(report: &cargo_perfdiff::analysis::Report, style: &Style) {
+    let width = usize::from(style.width.unwrap());
+    let out = render(report, Format::Table, style);
+    let lines = table_lines(&out);
+    assert_eq!(lines.len(), report.benchmarks.len() + 1, "{out}");
+    for line in out.lines().take_while(|l| !l.contains(" regressed,")) {
+        let columns = line.chars().count();
+        assert!(columns <= width, "{columns} > {width}: {line}\n{out}");
+    }
+    // A change and an interval, whole, or the placeholder of a benchmark without one.
+    let change = regex::Regex::new(r" ([+-]\d+\.\d %|—) ").unwrap();
+    let interval = regex::Regex::new(r" (\[\d+\.\d+, \d+\.\d+\]|—) ").unwrap();
+    for (row, b) in lines[1..].iter().zip(&report.benchmarks) {
+        let label = cargo_perfdiff::report::outcome_label(b.verdict);
+        assert!(row.ends_with(label), "verdict not on the row: {row}\n{out}");
+        assert!(
+            change.is_match(row),
+            "no whole change on the row: {row}\n{out}"
+        );
+        assert!(
+            interval.is_match(row),
+            "no whole interval on the row: {row}\n{out}"
+        );
+        let id_start: String = b.id.chars().take(8).collect();
+        assert!(row.trim_start().starts_with(&id_start), "id: {row}\n{out}");
+        let whole = row.contains(&b.id);
+        assert!(
+            whole || row.contains('…'),
+            "id neither whole nor shortened: {row}"
+        );
+    }
+    let header = lines[0];
+    for kept in ["benchmark", "change", "ratio 99 % CI", "verdict"] {
+        assert!(header.contains(kept), "{kept} dropped at {width}: {header}");
+    }
+}
+
+#[test]
+fn every_row_fits_at_80_100_and_120_columns_and_piped() {
+    assert_eq!(
+        piped(),
+        Style {
+            color: false,
+            width: Some(PIPED_WIDTH),
+            wrap: false
+        }
+    );
+    for report in [all_verdicts(), crowded_report()] {
+        for width in [80, 100, 120] {
+            assert_rows_fit(
+                &report,
+                &Style {
+                    color: false,
+                    width: Some(width),
+                    wrap: false,
+                },
+            );
+        }
+        assert_rows_fit(&report, &piped());
+    }
+}
+
+#[test]
+fn colour_changes_nothing_but_the_escape_sequences() {
+    let report = crowded_report();
+    for width in [80, 100, 120] {
+        let plain = table_at(&report, width, false);
+        let coloured = table_at(&report, width, true);
+        assert!(coloured.contains("\x1b["), "no colour at {width}");
+        let uncoloured: Vec<String> = strip_ansi(&coloured)
+            .lines()
+            .map(|l| l.trim_end().to_string())
+            .collect();
+        assert_eq!(uncoloured.join("\n") + "\n", plain, "at {width}");
+    }
+}
+
+/// `text` without ANSI escape sequences.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for end in chars.by_ref() {
+                if end.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_long_id_is_shortened_in_the_middle_not_wrapped() {
+    let out = plain(Some(80));
+    let row = table_lines(&out)
+        .into_iter()
+        .find(|l| l.contains("parse|pipe"))
+        .unwrap_or_else(|| panic!("no row for the long id:\n{out}"));
+    assert!(row.contains('…'), "{row}");
+    assert!(row.contains("*bold*"), "the id's end is kept: {row}");
+    assert!(row.ends_with("inconclusive"), "{row}");
+    // Nothing of the id spills onto a line of its own.
+    assert!(
+        !out.lines().any(|l| l.trim_start().starts_with("*bold*")),
+        "{out}"
+    );
+}
+
+#[test]
+fn columns_are_dropped_in_the_documented_order() {
+    let report = crowded_report();
+    let header = |width: u16| {
+        let out = table_at(&report, width, false);
+        table_lines(&out)[0].to_string()
+    };
+    let present = |header: &str, column: &str| {
+        let padded = format!(" {column} ");
+        format!("{header} ").contains(&padded)
+    };
+    let mut dropped_so_far = 0;
+    for width in (40..=260).rev() {
+        let header = header(width);
+        let dropped = DROP_ORDER
+            .iter()
+            .take_while(|c| !present(&header, c))
+            .count();
+        assert!(
+            DROP_ORDER[dropped..].iter().all(|c| present(&header, c)),
+            "at {width} a column went out of order: {header}"
+        );
+        assert!(dropped >= dropped_so_far, "at {width}: {header}");
+        dropped_so_far = dropped;
+    }
+    assert_eq!(
+        dropped_so_far,
+        DROP_ORDER.len(),
+        "all dropped at 40 columns"
+    );
+}
+
+#[test]
+fn the_prose_under_the_table_wraps_between_words_on_a_terminal() {
+    let terminal = Style {
+        color: false,
+        width: Some(80),
+        wrap: true,
+    };
+    let out = render(&all_verdicts(), Format::Table, &terminal);
+    let footer = out.lines().skip_while(|l| !l.contains(" regressed,"));
+    for line in footer.filter(|l| !l.starts_with("    │")) {
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+    let settings = out
+        .lines()
+        .position(|l| l.starts_with("settings: "))
+        .unwrap();
+    let continued = out.lines().nth(settings + 1).unwrap();
+    assert!(
+        continued.starts_with("  ") && continued.ends_with("seed 42"),
+        "{out}"
     );
 }
 
@@ -309,6 +532,7 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
             &Style {
                 color: false,
                 width: None,
+                wrap: false,
             },
         )
     };
@@ -460,4 +684,51 @@ fn calibration_suggests_the_other_mode_and_the_forks_the_noise_needs() {
     let duet = render_calibration(&report);
     assert!(duet.contains("so may --mode interleaved"), "{duet}");
     assert!(!duet.contains("--mode duet"), "{duet}");
+}
+
+/// The real binary, re-rendering a recorded run of the demo: piped, the table is fitted to
+/// [`PIPED_WIDTH`]; `COLUMNS` sets another width; neither has a colour.
+#[test]
+fn the_binary_fits_a_piped_report_and_honours_columns() {
+    let recording = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/recordings/demo-quiet-fixed20.json"
+    );
+    let report = |columns: Option<&str>| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+        command.args(["report", recording, "--resamples", "1000"]);
+        command.env_remove("COLUMNS").env_remove("NO_COLOR");
+        if let Some(columns) = columns {
+            command.env("COLUMNS", columns);
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    for (columns, width) in [(None, usize::from(PIPED_WIDTH)), (Some("80"), 80)] {
+        let out = report(columns);
+        assert!(!out.contains('\x1b'), "{out}");
+        for line in out.lines().take_while(|l| !l.contains(" regressed,")) {
+            assert!(line.chars().count() <= width, "wider than {width}: {line}");
+        }
+        let rows = &table_lines(&out)[1..];
+        assert_eq!(rows.len(), 5, "{out}");
+        for verdict in ["regressed", "improved", "unchanged", "only in head"] {
+            assert!(
+                rows.iter().any(|r| r.ends_with(verdict)),
+                "{verdict}:\n{out}"
+            );
+        }
+    }
+}
+
+/// docs/reports.md states the order columns are dropped in: it must be the code's.
+#[test]
+fn the_documented_drop_order_is_the_real_one() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/reports.md")).unwrap();
+    for (i, column) in DROP_ORDER.iter().enumerate() {
+        let row = format!("| {} | `{column}` |", i + 1);
+        assert!(doc.contains(&row), "docs/reports.md lacks {row}");
+    }
 }

@@ -216,10 +216,20 @@ fn markdown_html_and_plain_logs_read_well() {
             .count();
         assert_eq!(bad, 0, "{name} has {bad} control characters");
     }
+    let err = stderr(&output);
     assert!(
-        stderr(&output).contains("samples are saved"),
+        err.contains("samples are saved"),
         "plain progress lines on stderr"
     );
+    // Before measuring: the forks expected and their time; after each round: the time left.
+    assert!(
+        err.contains(
+            "measuring 4 benchmark(s), interleaved mode, stop rule fixed: 24 forks, about"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("round 1: 8/24 forks, about "), "{err}");
+    assert!(err.contains("round 3: 24/24 forks, the last"), "{err}");
 }
 
 #[test]
@@ -323,7 +333,32 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     );
     assert_eq!(lines.len(), 5, "the demo's five hash/ benchmarks: {text}");
     assert!(err.contains("5 benchmark(s) would be compared"), "{err}");
+    // The four in both revisions, two to ten rounds of two forks each, with the time they take.
+    assert!(
+        err.contains("a run would take 16 to 80 forks, about "),
+        "{err}"
+    );
+    assert!(!err.contains("a large suite"), "{err}");
     assert!(!err.contains("measuring"), "{err}");
+    // Forks that measure 30 s each make the same suite large: the hint says how to measure less.
+    let long = cargo_perfdiff(
+        &repo,
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--list",
+            "--measurement-time",
+            "30",
+            "--",
+            "hash/",
+        ],
+    );
+    let err = stderr(&long);
+    assert!(err.contains("note: a large suite"), "{err}");
+    assert!(
+        err.contains("--shard K/N") && err.contains("-- REGEX"),
+        "{err}"
+    );
     let runs = state_dir(&repo).join("runs");
     let saved = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
     assert_eq!(saved, 0, "no samples file in {}", runs.display());

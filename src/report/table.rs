@@ -1,72 +1,147 @@
 //! The terminal table: one row per benchmark, then what the rows cannot say (warnings, failures,
 //! skipped targets, settings).
 //!
-//! A table wider than the terminal wraps into an unreadable mess, so when the width is known the
-//! least important columns are dropped first (forks, p-values, effect size, means) until it fits;
-//! only then are long ids wrapped.
+//! Users judge the tool by this screen, and a row wider than the terminal wraps mid-number and
+//! puts the verdict on the next line. So the table never wraps: when the width is known (always,
+//! from the CLI: see [`super::Style::resolve`]), optional columns are dropped in [`DROP_ORDER`]
+//! until it fits, then long benchmark ids are shortened in the middle with an ellipsis. The id,
+//! change, interval and verdict always stay; everything dropped is still in the JSON and HTML.
+//! On a terminal the prose under the table is wrapped between words at the same width.
 
 use comfy_table::{
-    Attribute, Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement, Table,
-    TableComponent, Width, presets,
+    Attribute, Cell, CellAlignment, Color, ContentArrangement, Table, TableComponent, presets,
 };
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::Style;
 use super::text::{self, outcome_label};
 use crate::analysis::{BenchmarkResult, Outcome, Report};
 
-/// One column: its header, how to fill a cell, and how readily it is dropped (higher = later).
+/// The optional columns, in the order they are dropped when the table is too wide (documented in
+/// docs/reports.md): how many forks ran, the test statistics, the layout spread (a warning
+/// under the table names a change it makes inconclusive), then the means, which a newcomer
+/// reads first, and the package. `benchmark`, `change`, the ratio CI and `verdict` are never
+/// dropped.
+pub const DROP_ORDER: [&str; 7] = [
+    "forks",
+    "p (q)",
+    "Cliff's δ",
+    "layout ±",
+    "base",
+    "head",
+    "package",
+];
+
+/// The narrowest a shortened id gets, so that `benchmark` and a few characters of each end stay.
+const MIN_ID_WIDTH: usize = 12;
+/// The widest a package name is shown when the width is limited.
+const MAX_PACKAGE_WIDTH: usize = 16;
+
+/// What a column shows, as far as fitting and colouring it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Id,
+    Package,
+    Verdict,
+    Other,
+}
+
+/// One column with its cells already rendered, so that fitting works on their widths.
 struct Column {
     header: String,
-    keep_priority: u8,
+    /// Position in [`DROP_ORDER`]; `None` for a column that is never dropped.
+    drop_rank: Option<usize>,
+    kind: Kind,
     right_aligned: bool,
-    cell: fn(&BenchmarkResult, &Report) -> String,
+    rows: Vec<String>,
+}
+
+impl Column {
+    fn new(
+        report: &Report,
+        header: impl Into<String>,
+        kind: Kind,
+        right_aligned: bool,
+        cell: impl Fn(&BenchmarkResult) -> String,
+    ) -> Self {
+        let header = header.into();
+        Column {
+            drop_rank: drop_rank(&header),
+            header,
+            kind,
+            right_aligned,
+            rows: report.benchmarks.iter().map(cell).collect(),
+        }
+    }
+
+    /// Display width of the widest cell, header included.
+    fn width(&self) -> usize {
+        self.rows
+            .iter()
+            .chain(std::iter::once(&self.header))
+            .map(|text| text.width())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Shortens every cell wider than `width` in the middle.
+    fn shorten_to(&mut self, width: usize) {
+        for row in &mut self.rows {
+            *row = shorten_middle(row, width);
+        }
+    }
+}
+
+/// Position of the column named `header` in [`DROP_ORDER`].
+fn drop_rank(header: &str) -> Option<usize> {
+    DROP_ORDER.iter().position(|h| *h == header)
 }
 
 fn columns(report: &Report) -> Vec<Column> {
-    let column = |header: String, keep_priority, right_aligned, cell| Column {
-        header,
-        keep_priority,
-        right_aligned,
-        cell,
+    use Kind::{Id, Other, Package, Verdict};
+    let column = |header: &str, kind, right, cell: fn(&BenchmarkResult) -> String| {
+        Column::new(report, header, kind, right, cell)
     };
+    let fdr = report.settings.fdr;
     let mut columns = vec![
-        column("benchmark".into(), 9, false, |b, _| text::id_line(&b.id)),
-        column("base".into(), 3, true, |b, _| {
+        column("benchmark", Id, false, |b| text::id_line(&b.id)),
+        column("base", Other, true, |b| {
             text::mean_in(b.base.mean_ns, b.unit.as_deref())
         }),
-        column("head".into(), 4, true, |b, _| {
+        column("head", Other, true, |b| {
             text::mean_in(b.head.mean_ns, b.unit.as_deref())
         }),
-        column("change".into(), 8, true, |b, _| text::change(b.change_rate)),
+        column("change", Other, true, |b| text::change(b.change_rate)),
         column(
-            format!("ratio {} CI", text::percent(report.settings.confidence)),
-            6,
+            &format!("ratio {} CI", text::percent(report.settings.confidence)),
+            Other,
             false,
-            |b, _| text::ratio_ci(b.ratio.as_ref()),
+            |b| text::ratio_ci(b.ratio.as_ref()),
         ),
-        column(
-            if report.settings.fdr { "p (q)" } else { "p" }.into(),
-            1,
-            true,
-            |b, r| text::p_and_q(b, r.settings.fdr),
-        ),
-        column("Cliff's δ".into(), 2, false, |b, _| {
+        Column {
+            // Without FDR control the header is `p`; the column drops all the same.
+            drop_rank: drop_rank("p (q)"),
+            ..Column::new(report, if fdr { "p (q)" } else { "p" }, Other, true, |b| {
+                text::p_and_q(b, fdr)
+            })
+        },
+        column("Cliff's δ", Other, false, |b| {
             text::delta(b.cliffs_delta.as_ref())
         }),
-        column("forks".into(), 0, true, |b, _| text::forks(b)),
-        column("verdict".into(), 9, false, |b, _| {
+        column("forks", Other, true, text::forks),
+        column("verdict", Verdict, false, |b| {
             outcome_label(b.verdict).to_string()
         }),
     ];
     // Several layouts measured: how far each benchmark moves between them, after the interval.
     if report.layouts_measured() {
-        let spread = column("layout ±".into(), 5, true, |b, _| text::layout_spread(b));
+        let spread = column("layout ±", Other, true, text::layout_spread);
         let after_interval = columns.len() - 4;
         columns.insert(after_interval, spread);
     }
     // Benchmarks of several packages: each row names its package, after the id.
     if report.several_packages() {
-        let package = column("package".into(), 7, false, |b, _| {
+        let package = column("package", Package, false, |b| {
             text::id_line(b.package.as_deref().unwrap_or("?"))
         });
         columns.insert(1, package);
@@ -84,75 +159,104 @@ pub fn render(report: &Report, style: &Style) -> String {
     if report.benchmarks.is_empty() {
         out += "no benchmarks to report\n";
     } else {
-        for line in fitted_table(report, style).lines() {
+        for line in build_table(report, &fitted_columns(report, style), style).lines() {
             out += line.trim_end();
             out.push('\n');
         }
     }
-    out += &paint(&text::summary_line(report), summary_color(report), style);
+    let wrap = |line: &str| text::wrap_words(line, style.width.filter(|_| style.wrap));
+    out += &paint(
+        &wrap(&text::summary_line(report)),
+        summary_color(report),
+        style,
+    );
     out.push('\n');
-    out += &footer(report);
+    out += &footer(report, &wrap);
     out
 }
 
-/// The table with as many columns as fit `style.width`. Ids longer than a third of the width
-/// are wrapped rather than costing everyone else's columns.
-fn fitted_table(report: &Report, style: &Style) -> Table {
+/// The columns that fit `style.width`, ids shortened to what is left for them; every column
+/// at its natural width when the width is unknown.
+fn fitted_columns(report: &Report, style: &Style) -> Vec<Column> {
     let mut columns = columns(report);
-    let mut table = build_table(report, &columns, style);
-    let Some(width) = style.width else {
-        return table;
+    let Some(width) = style.width.map(usize::from) else {
+        return columns;
     };
+    for column in columns.iter_mut().filter(|c| c.kind == Kind::Package) {
+        column.shorten_to(MAX_PACKAGE_WIDTH);
+    }
+    // An id may take up to a third of the width before columns are dropped for it.
     let id_budget = (width / 3).max(20);
-    while natural_width(&mut table, id_budget) > usize::from(width) {
-        let Some(drop) = least_important(&columns) else {
+    while table_width(&columns, id_budget) > width {
+        let Some(drop) = next_to_drop(&columns) else {
             break;
         };
         columns.remove(drop);
-        table = build_table(report, &columns, style);
     }
-    if natural_width(&mut table, u16::MAX) > usize::from(width) {
-        let id_width = column_width(&mut table, 0).min(
-            width.saturating_sub((natural_width(&mut table, 0)).min(usize::from(u16::MAX)) as u16),
-        );
-        table
-            .set_content_arrangement(ContentArrangement::Dynamic)
-            .set_width(width);
-        if let Some(id_column) = table.column_mut(0) {
-            id_column.set_constraint(ColumnConstraint::UpperBoundary(Width::Fixed(
-                id_width.max(id_budget),
-            )));
-        }
+    let others = table_width(&columns, 0) - padding();
+    let id_width = width.saturating_sub(others + padding()).max(MIN_ID_WIDTH);
+    for column in columns.iter_mut().filter(|c| c.kind == Kind::Id) {
+        column.shorten_to(id_width);
     }
-    table
+    columns
 }
 
-fn column_width(table: &mut Table, index: usize) -> u16 {
-    table
-        .column_max_content_widths()
-        .get(index)
-        .copied()
-        .unwrap_or(0)
-}
-
-/// Index of the column to drop next, never the id, change or verdict.
-fn least_important(columns: &[Column]) -> Option<usize> {
+/// Index of the column to drop next, by [`DROP_ORDER`]; `None` when only essential ones are left.
+fn next_to_drop(columns: &[Column]) -> Option<usize> {
     columns
         .iter()
         .enumerate()
-        .filter(|(_, c)| c.keep_priority < 8)
-        .min_by_key(|(_, c)| c.keep_priority)
-        .map(|(i, _)| i)
+        .filter_map(|(i, c)| Some((c.drop_rank?, i)))
+        .min()
+        .map(|(_, i)| i)
 }
 
-/// Width of the table with the id column at most `id_budget` wide: contents plus one space of
-/// padding each side (the style draws no vertical lines).
-fn natural_width(table: &mut Table, id_budget: u16) -> usize {
-    let mut widths = table.column_max_content_widths();
-    if let Some(id) = widths.first_mut() {
-        *id = (*id).min(id_budget);
+/// Padding comfy-table puts around each cell: one space each side.
+fn padding() -> usize {
+    2
+}
+
+/// Width of the table with the id column at most `id_budget` wide: the cells, their padding, and
+/// the blank column comfy-table draws between two columns (where the header rule has its
+/// intersections).
+fn table_width(columns: &[Column], id_budget: usize) -> usize {
+    let cells: usize = columns
+        .iter()
+        .map(|c| match c.kind {
+            Kind::Id => c.width().min(id_budget),
+            _ => c.width(),
+        })
+        .map(|w| w + padding())
+        .sum();
+    cells + columns.len().saturating_sub(1)
+}
+
+/// `text` at most `width` columns wide: the start and the end kept and `…` between them, so a
+/// shortened id still shows its group and its parameter.
+fn shorten_middle(text: &str, width: usize) -> String {
+    if text.width() <= width {
+        return text.to_string();
     }
-    widths.iter().map(|w| usize::from(*w) + 2).sum()
+    let room = width.saturating_sub(1);
+    // The end gets the odd column: it holds the parameter that tells benchmarks of a group apart.
+    let tail_room = room - room / 2;
+    let head = take_width(text.chars(), room / 2);
+    let tail: String = take_width(text.chars().rev(), tail_room)
+        .chars()
+        .rev()
+        .collect();
+    format!("{head}…{tail}")
+}
+
+/// The longest prefix of `chars` at most `width` columns wide.
+fn take_width(chars: impl Iterator<Item = char>, width: usize) -> String {
+    let mut used = 0;
+    chars
+        .take_while(|c| {
+            used += c.width().unwrap_or(0);
+            used <= width
+        })
+        .collect()
 }
 
 fn build_table(report: &Report, columns: &[Column], style: &Style) -> Table {
@@ -192,10 +296,10 @@ fn build_table(report: &Report, columns: &[Column], style: &Style) -> Table {
         };
         align(cell, c.right_aligned)
     }));
-    for result in &report.benchmarks {
+    for (row, result) in report.benchmarks.iter().enumerate() {
         table.add_row(columns.iter().map(|c| {
-            let cell = align(Cell::new((c.cell)(result, report)), c.right_aligned);
-            if c.header == "verdict" && style.color {
+            let cell = align(Cell::new(&c.rows[row]), c.right_aligned);
+            if c.kind == Kind::Verdict && style.color {
                 style_verdict(cell, result.verdict)
             } else {
                 cell
@@ -261,35 +365,43 @@ fn paint(line: &str, paint: Option<Paint>, style: &Style) -> String {
     format!("\x1b[{code}m{line}\x1b[0m")
 }
 
-/// Warnings, failures, skipped targets, settings, samples path: one item per line.
-fn footer(report: &Report) -> String {
-    let mut out = String::new();
+/// Warnings, failures, skipped targets, settings, samples path: one item per line, each passed
+/// through `wrap` (a failure's output tail is shown as it came).
+fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
+    let mut lines = Vec::new();
     for notice in text::benchmark_notices(report) {
         let line = text::notice_line(&notice, text::id_line);
-        out += &format!("{}: {}\n", notice.kind.as_str(), text::sanitize(&line));
+        lines.push(wrap(&format!(
+            "{}: {}",
+            notice.kind.as_str(),
+            text::sanitize(&line)
+        )));
     }
     for result in report.benchmarks.iter().filter(|b| b.failure.is_some()) {
-        out += &failure_block(result);
+        lines.push(failure_block(result).trim_end().to_string());
     }
     let several_packages = report.several_packages();
     for skipped in &report.skipped_targets {
-        out += &format!(
-            "skipped bench target `{}`: {}\n",
+        lines.push(wrap(&format!(
+            "skipped bench target `{}`: {}",
             text::id_line(&skipped.label(several_packages)),
             text::sanitize(&skipped.reason)
-        );
+        )));
     }
     for note in text::run_notes(report) {
-        out += &format!("note: {note}\n");
+        lines.push(wrap(&format!("note: {note}")));
     }
     if let Some(time) = text::time_line(report) {
-        out += &format!("time: {time}\n");
+        lines.push(wrap(&format!("time: {time}")));
     }
-    out += &format!("settings: {}\n", text::settings_line(&report.settings));
+    lines.push(wrap(&format!(
+        "settings: {}",
+        text::settings_line(&report.settings)
+    )));
     if let Some(path) = &report.samples_file {
-        out += &format!("samples: {}\n", text::sanitize(path));
+        lines.push(format!("samples: {}", text::sanitize(path)));
     }
-    out
+    lines.into_iter().map(|line| line + "\n").collect()
 }
 
 /// `failed: id: head: message`, then the stderr tail indented.
@@ -305,4 +417,20 @@ fn failure_block(result: &BenchmarkResult) -> String {
         out += &format!("    │ {line}\n");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_keeps_both_ends_around_an_ellipsis() {
+        assert_eq!(shorten_middle("hash/mix", 12), "hash/mix");
+        let short = shorten_middle("combinations_with_replacement/nth/1024", 16);
+        assert_eq!(short, "combina…nth/1024");
+        assert_eq!(short.width(), 16);
+        // Wide characters count double and are never cut in half.
+        let wide = shorten_middle("ベンチマーク/とても長い名前", 11);
+        assert!(wide.width() <= 11 && wide.contains('…'), "{wide}");
+    }
 }

@@ -744,7 +744,7 @@ fn layouts_of(
         link = link.or(built.link);
     }
     if let Some(link) = &link {
-        link.remove_kept_objects();
+        link.remove_unlinked_intermediates();
     }
     Ok(Ok(paths))
 }

@@ -22,9 +22,12 @@
 //! objects again with another seed ([`LinkCommand::replay`]): the executable is byte-identical
 //! to the one `cargo rustc` would build for that seed (the compiled code does not depend on the
 //! seed), and a link takes a fraction of a second where `cargo rustc` recompiles the bench crate
-//! (4.6 s for k256's `field` target, against 0.07 s). The kept objects are removed afterwards.
-//! When no command was printed (cargo found layout 1 up to date) or a replay fails, the layout
-//! is built through cargo as layout 1 is.
+//! (4.6 s for k256's `field` target, against 0.07 s). The objects the command links stay beside
+//! layout 1's executable, with the command in `<executable>.perfdiff-link`, because cargo finds
+//! layout 1 up to date whenever the target's code did not change (a new commit elsewhere in the
+//! workspace) and prints nothing then; the other intermediate files of `-C save-temps` (bitcode)
+//! are removed. When there is no command, or a replay fails, the layout is built through cargo
+//! as layout 1 is.
 //!
 //! `--shuffle-sections` is an option of LLVM's lld (rust-lld, the default linker on x86_64 Linux
 //! since Rust 1.90); a linker that rejects it leaves the target with layout 0 alone, and the run
@@ -50,7 +53,7 @@ pub struct Relinker<'a> {
 }
 
 /// A layout cargo built: its executable (in the target directory) and, when it was asked for,
-/// the linker command that made it.
+/// the linker command that made it (printed now, or saved when cargo last linked it).
 pub struct Relinked {
     pub executable: PathBuf,
     pub link: Option<LinkCommand>,
@@ -97,10 +100,7 @@ impl Relinker<'_> {
                 executable: built.executable.clone(),
                 link: keep_link
                     .then(|| {
-                        parsed
-                            .printed
-                            .iter()
-                            .find_map(|line| LinkCommand::parse(line, layout))
+                        LinkCommand::printed_or_saved(&parsed.printed, &built.executable, layout)
                     })
                     .flatten(),
             }),
@@ -113,6 +113,8 @@ impl Relinker<'_> {
 /// `KEY="value" … "cc" "arg" …`, each string in Rust's debug quoting.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LinkCommand {
+    /// The line as rustc printed it, which is what is saved.
+    line: String,
     env: Vec<(OsString, OsString)>,
     program: OsString,
     args: Vec<OsString>,
@@ -153,12 +155,69 @@ impl LinkCommand {
         let output_at = words.iter().position(|w| w == "-o")?;
         let program = words.first()?.clone();
         Some(LinkCommand {
+            line: line.trim().to_string(),
             env,
             program,
             args: words.split_off(1),
             output_at,
             seed_at,
         })
+    }
+
+    /// The command rustc printed for `executable` in `printed`, saved beside it (replacing the
+    /// one saved before, whose temporary directory is removed); else the one saved when cargo
+    /// last linked it, if every file it links is still there.
+    fn printed_or_saved(printed: &[String], executable: &Path, layout: usize) -> Option<Self> {
+        let saved_at = saved_path(executable);
+        let saved = std::fs::read_to_string(&saved_at)
+            .ok()
+            .and_then(|line| LinkCommand::parse(&line, layout));
+        let commands: Vec<LinkCommand> = printed
+            .iter()
+            .filter_map(|line| LinkCommand::parse(line, layout))
+            .collect();
+        let fresh = match commands.iter().position(|link| link.output() == executable) {
+            Some(at) => commands.into_iter().nth(at),
+            // One command can only be this target's, wherever its output was named.
+            None if commands.len() == 1 => commands.into_iter().next(),
+            None => None,
+        };
+        match fresh {
+            Some(fresh) => {
+                if let Some(old) = saved.filter(|old| old.temp_dirs() != fresh.temp_dirs()) {
+                    old.temp_dirs().iter().for_each(|dir| {
+                        let _ = std::fs::remove_dir_all(dir);
+                    });
+                }
+                let _ = std::fs::write(&saved_at, &fresh.line);
+                Some(fresh)
+            }
+            None => saved.filter(LinkCommand::inputs_exist),
+        }
+    }
+
+    /// Whether every object and library the command links is still on disk.
+    fn inputs_exist(&self) -> bool {
+        self.args
+            .iter()
+            .map(Path::new)
+            .filter(|arg| arg.is_absolute() && is_link_input(arg))
+            .all(Path::exists)
+    }
+
+    /// rustc's temporary directories (`rustcXXXXXX`, holding `symbols.o`) beside the output.
+    fn temp_dirs(&self) -> std::collections::BTreeSet<&Path> {
+        let dir = self.output().parent();
+        self.args
+            .iter()
+            .filter_map(|arg| Path::new(arg).parent())
+            .filter(|parent| {
+                parent.parent() == dir
+                    && parent
+                        .file_name()
+                        .is_some_and(|name| name.to_string_lossy().starts_with("rustc"))
+            })
+            .collect()
     }
 
     /// Links layout `layout` into `output` from the same objects.
@@ -190,39 +249,48 @@ impl LinkCommand {
         Path::new(&self.args[self.output_at])
     }
 
-    /// Removes what `-C save-temps` kept for this link: the executable's intermediate files
-    /// beside it (`<name>.*.rcgu.o`, `*.bc`, …, never cargo's `<name>.d`) and rustc's temporary
-    /// directory (`rustcXXXXXX`, holding `symbols.o`). Failures are ignored: they cost disk
-    /// space, not correctness.
-    pub fn remove_kept_objects(&self) {
+    /// Removes what `-C save-temps` kept beside the executable that this command does not link
+    /// (bitcode and objects of earlier builds), never cargo's dep-info (`<name>.d`) nor the
+    /// saved command. Failures are ignored: they cost disk space, not correctness.
+    pub fn remove_unlinked_intermediates(&self) {
         let output = self.output();
         let (Some(dir), Some(name)) = (output.parent(), output.file_name()) else {
             return;
         };
         let prefix = format!("{}.", name.to_string_lossy());
-        if let Ok(entries) = std::fs::read_dir(dir) {
-            for entry in entries.flatten() {
-                let file = entry.file_name().to_string_lossy().into_owned();
-                if file.starts_with(&prefix) && is_kept_intermediate(&file) {
-                    let _ = std::fs::remove_file(entry.path());
-                }
+        let linked: std::collections::BTreeSet<&Path> = self.args.iter().map(Path::new).collect();
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with(&prefix)
+                && is_intermediate(&file)
+                && !linked.contains(path.as_path())
+            {
+                let _ = std::fs::remove_file(path);
             }
-        }
-        let temp_dirs = self.args.iter().map(Path::new).filter_map(|arg| {
-            let parent = arg.parent()?;
-            let temp = parent.file_name()?.to_string_lossy().starts_with("rustc")
-                && parent.parent() == Some(dir);
-            temp.then_some(parent)
-        });
-        for temp in temp_dirs.collect::<std::collections::BTreeSet<_>>() {
-            let _ = std::fs::remove_dir_all(temp);
         }
     }
 }
 
-/// Whether a file beside an executable is one `-C save-temps` kept: an object, bitcode or
+/// Where the link command of the layout-1 executable `executable` is saved.
+fn saved_path(executable: &Path) -> PathBuf {
+    let mut name = executable.as_os_str().to_os_string();
+    name.push(".perfdiff-link");
+    PathBuf::from(name)
+}
+
+/// Whether a linker argument names a file it links (an object or a library).
+fn is_link_input(arg: &Path) -> bool {
+    arg.extension()
+        .is_some_and(|extension| ["o", "rlib", "a", "so"].iter().any(|e| extension == *e))
+}
+
+/// Whether a file beside an executable is one `-C save-temps` may keep: an object, bitcode or
 /// LLVM text, never the dep-info (`.d`) cargo reads for freshness.
-fn is_kept_intermediate(file: &str) -> bool {
+fn is_intermediate(file: &str) -> bool {
     [".o", ".bc", ".ll", ".s"]
         .iter()
         .any(|extension| file.ends_with(extension))
@@ -349,11 +417,11 @@ mod tests {
 
     #[test]
     fn only_intermediate_files_are_removed_never_cargo_s_dep_info() {
-        assert!(is_kept_intermediate("field-c0fb.field.c296-cgu.00.rcgu.o"));
-        assert!(is_kept_intermediate(
+        assert!(is_intermediate("field-c0fb.field.c296-cgu.00.rcgu.o"));
+        assert!(is_intermediate(
             "field-c0fb.field.c296-cgu.00.rcgu.thin-lto-input.bc"
         ));
-        assert!(!is_kept_intermediate("field-c0fb.d"));
+        assert!(!is_intermediate("field-c0fb.d"));
     }
 
     #[test]

@@ -91,23 +91,23 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     // Identical source on both sides of the library: a comment-only commit on top.
     commit_a_comment_in_the_library(&repo);
     let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
-    let settings = ["--forks", "3", "--layouts", "3"];
+    let settings = ["--forks", "4", "--layouts", "4"];
     let args = [&comparison[..], FAST, STRICT_ALPHA, &settings].concat();
     let output = cargo_perfdiff(&repo, &args);
     assert!(output.status.success(), "{}", all_output(&output));
     let report = json_report(&output);
 
-    // Rounds 0, 1, 2 ran layouts 0, 1, 2 on both sides.
+    // Rounds 0, 1, 2, 3 ran layouts 0, 1, 2, 3 on both sides.
     for side in ["base", "head"] {
         for layouts in fork_layouts(&repo, side) {
-            assert_eq!(layouts, [Some(0), Some(1), Some(2)], "{side}");
+            assert_eq!(layouts, [Some(0), Some(1), Some(2), Some(3)], "{side}");
         }
     }
     // Every measured benchmark has its layout spread, over the layouts of its analysed forks
-    // (all three, unless one was left out as disturbed).
-    let steady = measured_entry(&report, "hash/steady", 3);
+    // (all four, unless one was left out as disturbed).
+    let steady = measured_entry(&report, "hash/steady", 4);
     let layouts = steady["layout_spread"]["layouts"].as_u64();
-    assert!(matches!(layouts, Some(2 | 3)), "{steady:#}");
+    assert!(matches!(layouts, Some(3 | 4)), "{steady:#}");
     assert!(steady["layout_spread"]["spread"].as_f64().unwrap() >= 0.0);
     // Identical executables in every layout: nothing to call changed.
     for benchmark in report["benchmarks"].as_array().unwrap() {
@@ -121,7 +121,7 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     let head = rev_parse(&repo, "HEAD");
     let parent = rev_parse(&repo, "HEAD~1");
     let cargo_build = functions_in_address_order(&layout_executable(&repo, &head, 0));
-    for layout in 1..3 {
+    for layout in 1..4 {
         let relinked = layout_executable(&repo, &head, layout);
         // Identical source, identical executable: in every layout, not only cargo's.
         let parent_relinked = layout_executable(&repo, &parent, layout);
@@ -137,22 +137,41 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
         // … in another order.
         assert_ne!(functions, cargo_build, "layout {layout} is cargo's order");
     }
-    // Layout 2 linked layout 1's objects again (it carries layout 1's name; cargo would have
-    // given it a unit, and a name, of its own), and the objects kept for that were removed.
-    let layout_1 = layout_executable(&repo, &head, 1);
+    assert_layouts_linked_again(&repo, &head);
+
+    // Commits that leave the code alone. The second one's head is built in the checkout that
+    // last built the same code: cargo finds layout 1 up to date and prints no link command, so
+    // the one saved when it was linked serves.
+    for notes in ["not code\n", "still not code\n"] {
+        std::fs::write(repo.join("NOTES.md"), notes).unwrap();
+        commit_all(&repo, "a file no crate reads");
+        let output = cargo_perfdiff(&repo, &args);
+        assert!(output.status.success(), "{}", all_output(&output));
+        assert_layouts_linked_again(&repo, &rev_parse(&repo, "HEAD"));
+    }
+}
+
+/// Layouts 2 and 3 of `commit` linked layout 1's objects again: they carry layout 1's name
+/// (cargo would have given each a unit, and a name, of its own). Beside layout 1's executable in
+/// the target directory, the link command is saved and no bitcode is left.
+fn assert_layouts_linked_again(repo: &Path, commit: &str) {
+    let layout_1 = layout_executable(repo, commit, 1);
     let name = layout_1.file_name().unwrap().to_string_lossy().into_owned();
-    let layout_2 = layout_executable(&repo, &head, 2);
-    assert_eq!(layout_2.file_name().unwrap().to_string_lossy(), name);
+    for layout in [2, 3] {
+        let replayed = layout_executable(repo, commit, layout);
+        assert_eq!(replayed.file_name().unwrap().to_string_lossy(), name);
+    }
     let deps = shared_target_dir().join("perfdiff/target/release/deps");
-    let kept: Vec<String> = std::fs::read_dir(&deps)
+    assert!(deps.join(format!("{name}.perfdiff-link")).is_file());
+    let bitcode: Vec<String> = std::fs::read_dir(&deps)
         .unwrap()
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|file| file.starts_with(&format!("{name}.")) && file.ends_with(".o"))
+        .filter(|file| file.starts_with(&format!("{name}.")) && file.ends_with(".bc"))
         .collect();
     assert!(
-        kept.is_empty(),
-        "objects left in {}: {kept:?}",
+        bitcode.is_empty(),
+        "bitcode left in {}: {bitcode:?}",
         deps.display()
     );
 }

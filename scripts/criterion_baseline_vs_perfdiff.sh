@@ -10,8 +10,10 @@
 # `cargo perfdiff demo --dir DIR`, whose HEAD~1 → HEAD has known changes; BASE = HEAD = HEAD is
 # an A/A comparison). BENCH (optional) is the bench target for `cargo bench --bench`. Both tools
 # run with their defaults. Checkouts of BASE and HEAD are made with `git worktree` in a
-# temporary directory (the repository's own checkout is not touched) and share one target
-# directory, so criterion's saved baseline is found by the head run.
+# temporary directory (the repository's own checkout is not touched), each with a target
+# directory of its own (in a shared one cargo may take one checkout's build for the other's:
+# its fingerprints of a workspace's files are relative paths and modification times) and one
+# criterion directory for both (`CRITERION_HOME`), so the head run finds the saved baseline.
 set -euo pipefail
 
 repo=$(cd "${1:?usage: $0 REPO BASE HEAD [REPS] [BENCH]}" && pwd)
@@ -37,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 git -C "$repo" worktree add --detach -q "$work/base" "$base"
 git -C "$repo" worktree add --detach -q "$work/head" "$head"
-export CARGO_TARGET_DIR="$work/target"
+export CRITERION_HOME="$work/criterion"
 
 # `<benchmark>\t<criterion's verdict>` from criterion's report on stdin: the benchmark's name
 # starts a line, its verdict is one of four fixed sentences below it.
@@ -55,8 +57,8 @@ criterion_verdicts() {
 for rep in $(seq "$reps"); do
     echo "== repetition $rep: criterion --save-baseline on $base, --baseline on $head" >&2
     start=$(date +%s)
-    (cd "$work/base" && cargo bench -q "${criterion_args[@]}" -- --save-baseline "perfdiff_$rep" >/dev/null 2>&1)
-    (cd "$work/head" && cargo bench -q "${criterion_args[@]}" -- --baseline-lenient "perfdiff_$rep" 2>/dev/null) \
+    (cd "$work/base" && CARGO_TARGET_DIR="$work/base-target" cargo bench -q "${criterion_args[@]}" -- --save-baseline "perfdiff_$rep" >/dev/null 2>&1)
+    (cd "$work/head" && CARGO_TARGET_DIR="$work/head-target" cargo bench -q "${criterion_args[@]}" -- --baseline-lenient "perfdiff_$rep" 2>/dev/null) \
         | tee "$work/criterion-$rep.txt" | criterion_verdicts | sed "s/^/criterion\t$rep\t/" | tee -a "$work/verdicts.tsv"
     echo "criterion repetition $rep: $(( $(date +%s) - start )) s" >&2
 

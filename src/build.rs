@@ -724,12 +724,12 @@ fn layouts_of(
             target: &artifact.target,
             layout,
         });
-        let destination = crate::layout::kept_path(bin_dir, layout, &name);
-        if let Some(link) = &link
-            && replay_into(link, layout, &destination, relinker.cargo.workspace_dir).is_ok()
-        {
-            paths.push(destination);
-            continue;
+        if let Some(link) = &link {
+            let destination = crate::layout::kept_path(bin_dir, layout, &name);
+            if replay_into(link, layout, &destination, relinker.cargo.workspace_dir).is_ok() {
+                paths.push(destination);
+                continue;
+            }
         }
         let built = match relinker.relink(artifact, layout, layout == 1, on_event) {
             Ok(built) => built,

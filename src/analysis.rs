@@ -14,7 +14,8 @@ use crate::discover;
 use crate::duet;
 pub use crate::samples::SkippedTarget;
 use crate::samples::{
-    BenchmarkRecord, ForkRecord, Mode, Presence, RunInfo, SampleFile, SideRecord,
+    BenchmarkRecord, ForkRecord, HarnessKind, Mode, PerFork, Presence, RunInfo, SampleFile,
+    SideRecord,
 };
 use crate::stats::layout::layout_means;
 use crate::stats::{
@@ -168,6 +169,15 @@ pub struct BenchmarkResult {
     /// The id criterion gives it, when `id` is qualified.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub criterion_id: Option<String>,
+    /// The harness of its bench target (`criterion`, `divan`, `libtest`, `bencher`); absent for
+    /// samples files recorded before harnesses were recorded (criterion then).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub harness: Option<HarnessKind>,
+    /// Set when its forks gave one value each (a summary of the harness's own samples: divan's
+    /// mean, libtest's and bencher's median) instead of their samples: every statistic then
+    /// rests on the fork values.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub per_fork: Option<PerFork>,
     pub verdict: Outcome,
     /// `head / base` ratio of means and its CI.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -222,6 +232,8 @@ impl BenchmarkResult {
             target: None,
             package: None,
             criterion_id: None,
+            harness: None,
+            per_fork: None,
             verdict: Outcome::Inconclusive,
             ratio: None,
             fork_interval: None,
@@ -500,6 +512,13 @@ fn analyse_one(
         target: record.target.clone(),
         package: record.package.clone(),
         criterion_id: record.criterion_id.clone(),
+        harness: record.harness,
+        per_fork: record
+            .base
+            .forks
+            .iter()
+            .chain(&record.head.forks)
+            .find_map(|fork| fork.per_fork),
         forks: ForkCounts {
             base: record.base.forks.len(),
             head: record.head.forks.len(),
@@ -1114,6 +1133,7 @@ mod tests {
             target: None,
             package: None,
             criterion_id: None,
+            harness: None,
             presence: Presence::Both,
             base: side_of(vec![fork(base), fork(base)]),
             head: side_of(vec![fork(head), fork(head)]),

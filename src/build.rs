@@ -216,6 +216,10 @@ pub struct BenchExecutable {
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,
+    /// The target's root source file in the worktree (a `bencher` target's benchmarks are
+    /// listed from it).
+    #[serde(default)]
+    pub src_path: PathBuf,
     /// False when the target says `harness = false` (criterion, divan, plain binaries).
     pub harness: bool,
     pub package_version: String,
@@ -269,12 +273,20 @@ pub enum Uncompiled {
     /// rustc reported errors for it: the first, in one line (its headline and location), and
     /// how many there were.
     Failed { error: String, errors: usize },
+    /// It uses `#![feature]` (libtest's `#[bench]` needs `#![feature(test)]`) and the toolchain is
+    /// stable (rustc's error E0554).
+    NeedsNightly,
     /// A bench target of the same name in `package` failed to compile: cargo's `--bench NAME`,
     /// the only way to leave a bench target out, leaves out every package's target of that name.
     SharesFailedName { package: String },
 }
 
 impl UncompiledBench {
+    /// Whether it was left out only because the toolchain is not nightly.
+    pub fn needs_nightly(&self) -> bool {
+        self.why == Uncompiled::NeedsNightly
+    }
+
     /// Why it was not built in `revision`, for a report: `failed to compile in head HEAD
     /// (1a2b3c4d5): error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)`.
     pub fn reason_in(&self, revision: &str) -> String {
@@ -286,6 +298,10 @@ impl UncompiledBench {
                 };
                 format!("failed to compile in {revision}: {error}{more}")
             }
+            Uncompiled::NeedsNightly => format!(
+                "needs a nightly toolchain in {revision}: it uses `#![feature]` (libtest's \
+                 `#[bench]` needs `#![feature(test)]`), which a stable toolchain refuses"
+            ),
             Uncompiled::SharesFailedName { package } => format!(
                 "not built in {revision}: bench target `{}` of package {package} failed to \
                  compile, and cargo's `--bench {}` cannot leave out one package's target of \
@@ -370,6 +386,8 @@ pub struct BenchArtifact {
     pub target: String,
     pub executable: PathBuf,
     pub manifest_path: PathBuf,
+    /// The target's root source file.
+    pub src_path: PathBuf,
 }
 
 /// One rendered rustc diagnostic.
@@ -450,6 +468,7 @@ impl MessageCollector {
                         target: artifact.target.name,
                         executable: executable.into_std_path_buf(),
                         manifest_path: artifact.manifest_path.into_std_path_buf(),
+                        src_path: artifact.target.src_path.into_std_path_buf(),
                     });
                 }
                 Observed::Nothing
@@ -995,9 +1014,13 @@ fn not_compiled(
         .map(|f| UncompiledBench {
             package: package_name(&f.package_id),
             target: f.target.clone(),
-            why: Uncompiled::Failed {
-                error: f.first_error.clone(),
-                errors: f.errors,
+            why: if f.needs_nightly {
+                Uncompiled::NeedsNightly
+            } else {
+                Uncompiled::Failed {
+                    error: f.first_error.clone(),
+                    errors: f.errors,
+                }
             },
         })
         .collect();
@@ -1595,6 +1618,7 @@ fn copy_executables(
                 .map(Path::to_path_buf)
                 .unwrap_or_default(),
             manifest_path: package.manifest_path,
+            src_path: artifact.src_path.clone(),
             package_version: package.version,
             cargo_env: built.cargo_env_of(&artifact.package_id),
             native_library_dirs: built.native_library_dirs.to_vec(),
@@ -2434,6 +2458,7 @@ mod tests {
             layouts: Vec::new(),
             package_root: root.into(),
             manifest_path: root.join("Cargo.toml"),
+            src_path: root.join("benches/b.rs"),
             harness: false,
             package_version: "2.3.4".into(),
             // `[env]`, then the build script's, as `copy_executables` orders them; an `[env]`

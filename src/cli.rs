@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 
 use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
+use crate::demo::DemoHarness;
 use crate::error::{Error, exit_code};
 use crate::progress::{Progress, Style};
 use crate::report::{self, Format};
@@ -327,6 +328,10 @@ pub struct DemoArgs {
     /// Criterion version of the demo crate (0.5; 0.3, 0.4 and 0.8 also work)
     #[arg(long, default_value = "0.5")]
     pub criterion: String,
+    /// Benchmark harness of the demo crate (libtest needs `cargo +nightly perfdiff demo`; mixed is
+    /// a workspace with one member per harness)
+    #[arg(long, value_enum, default_value_t = DemoHarness::Criterion)]
+    pub harness: DemoHarness,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -589,11 +594,13 @@ fn report_command(args: ReportArgs) -> Result<i32, Error> {
 
 fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     check_writable(&args.output)?;
-    let (repo, _keep) = crate::demo::prepare_demo_dir(args.dir.as_deref(), &args.criterion)?;
+    let (repo, _keep) =
+        crate::demo::prepare_demo_dir(args.dir.as_deref(), &args.criterion, args.harness)?;
     let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
     progress.note(&format!(
-        "demo repository: {} (head: hash/mix does 1.1x the work, hash/checksum 0.8x, hash/slight 1.03x, hash/steady unchanged, hash/new_in_head added)",
-        repo.display()
+        "demo repository: {} ({} benchmarks; head: hash/mix does 1.1x the work, hash/checksum 0.8x, hash/slight 1.03x, hash/steady unchanged, hash/new_in_head added)",
+        repo.display(),
+        args.harness,
     ));
     let workspace_root = crate::build::workspace_root(&repo)?;
     let mut settings = crate::demo::demo_settings();

@@ -10,6 +10,11 @@
 //! - `hash/slight` does 1.03× the work (a 3 % regression, near the default threshold),
 //! - `hash/steady` is unchanged,
 //! - `hash/new_in_head` exists only in head.
+//!
+//! The same crate comes with each harness cargo-perfdiff runs (`--harness`): criterion (the
+//! default), divan, libtest `#[bench]` (nightly) and `bencher`, whose benchmarks are named
+//! `demo::hash::mix` (divan) and `hash::mix` (libtest, bencher); `mixed` is a workspace with one
+//! member per harness, all calling one library member, so every harness sees the same changes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -25,6 +30,107 @@ const CARGO_TOML: &str = include_str!("../fixtures/criterion-demo/Cargo.toml");
 const CARGO_LOCK: &str = include_str!("../fixtures/criterion-demo/Cargo.lock");
 const LIB_RS: &str = include_str!("../fixtures/criterion-demo/src/lib.rs");
 const BENCH_RS: &str = include_str!("../fixtures/criterion-demo/benches/demo.rs");
+const DIVAN_RS: &str = include_str!("../fixtures/harness-demos/divan.rs");
+const LIBTEST_RS: &str = include_str!("../fixtures/harness-demos/libtest.rs");
+const BENCHER_RS: &str = include_str!("../fixtures/harness-demos/bencher.rs");
+const DIVAN_LOCK: &str = include_str!("../fixtures/harness-demos/divan.lock");
+const BENCHER_LOCK: &str = include_str!("../fixtures/harness-demos/bencher.lock");
+const MIXED_LOCK: &str = include_str!("../fixtures/harness-demos/mixed.lock");
+
+/// Where head adds a benchmark in every bench file.
+const NEW_BENCHMARK_MARKER: &str = "    // perfdiff-demo: head adds a benchmark here\n";
+/// Where head adds it to `bencher`'s group.
+const BENCHER_GROUP_MARKER: &str = "    // perfdiff-demo: head adds it to the group here\n";
+
+/// The benchmark harness of the demo crate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DemoHarness {
+    /// criterion (its version set by `--criterion`)
+    #[default]
+    Criterion,
+    /// divan
+    Divan,
+    /// libtest `#[bench]`, which needs a nightly toolchain: `cargo +nightly perfdiff demo`
+    Libtest,
+    /// the `bencher` crate
+    Bencher,
+    /// a workspace with one member per harness (the libtest one needs nightly, the rest are
+    /// compared on stable)
+    Mixed,
+}
+
+impl DemoHarness {
+    /// The harnesses a single-harness crate can use, in `--harness` order.
+    const SINGLE: [DemoHarness; 4] = [
+        DemoHarness::Criterion,
+        DemoHarness::Divan,
+        DemoHarness::Libtest,
+        DemoHarness::Bencher,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            DemoHarness::Criterion => "criterion",
+            DemoHarness::Divan => "divan",
+            DemoHarness::Libtest => "libtest",
+            DemoHarness::Bencher => "bencher",
+            DemoHarness::Mixed => "mixed",
+        }
+    }
+
+    /// The bench file's source.
+    fn bench_source(self) -> &'static str {
+        match self {
+            DemoHarness::Criterion | DemoHarness::Mixed => BENCH_RS,
+            DemoHarness::Divan => DIVAN_RS,
+            DemoHarness::Libtest => LIBTEST_RS,
+            DemoHarness::Bencher => BENCHER_RS,
+        }
+    }
+
+    /// The dev-dependency line of the harness, if it is a crate.
+    fn dependency(self, criterion_version: &str) -> Option<String> {
+        match self {
+            DemoHarness::Criterion | DemoHarness::Mixed => Some(format!(
+                "criterion = {{ version = \"{criterion_version}\", default-features = false, features = [\"cargo_bench_support\"] }}"
+            )),
+            DemoHarness::Divan => Some("divan = \"0.1\"".to_string()),
+            DemoHarness::Libtest => None,
+            DemoHarness::Bencher => Some("bencher = \"0.1\"".to_string()),
+        }
+    }
+
+    /// Head's bench file: `source` with `new_in_head` added.
+    fn with_new_benchmark(self, source: &str) -> String {
+        let (function, group_entry) = match self {
+            DemoHarness::Criterion | DemoHarness::Mixed => (
+                "    group.bench_function(\"new_in_head\", |b| b.iter(|| mix(black_box(STEADY_ROUNDS / 2))));\n",
+                "",
+            ),
+            DemoHarness::Divan => (
+                "    #[divan::bench]\n    fn new_in_head() -> u64 {\n        super::mix(black_box(STEADY_ROUNDS / 2))\n    }\n",
+                "",
+            ),
+            DemoHarness::Libtest => (
+                "    #[bench]\n    fn new_in_head(b: &mut Bencher) {\n        b.iter(|| mix_rounds(STEADY_ROUNDS / 2));\n    }\n",
+                "",
+            ),
+            DemoHarness::Bencher => (
+                "    pub fn new_in_head(b: &mut Bencher) {\n        b.iter(|| mix_rounds(STEADY_ROUNDS / 2));\n    }\n",
+                "    hash::new_in_head,\n",
+            ),
+        };
+        source
+            .replace(NEW_BENCHMARK_MARKER, function)
+            .replace(BENCHER_GROUP_MARKER, group_entry)
+    }
+}
+
+impl std::fmt::Display for DemoHarness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
 
 /// Which changes the head commit makes, as multipliers of the base's work.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +163,8 @@ pub struct DemoOptions {
     /// Criterion version the fixture depends on (`"0.5"` by default; `"0.3"`, `"0.4"` and `"0.8"`
     /// also work).
     pub criterion_version: Option<String>,
+    /// The benchmark harness (criterion by default).
+    pub harness: DemoHarness,
 }
 
 /// Creates the demo repository in `dir` (which must be empty or absent): a base commit and a head
@@ -79,7 +187,7 @@ pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, De
         git2::Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))
             .map_err(|e| fail(e.message().to_string()))?;
     commit_all(&repo, "base: the fixture as it was").map_err(|e| fail(e.message().to_string()))?;
-    apply_head_changes(dir, &options.changes).map_err(|e| fail(e.to_string()))?;
+    apply_head_changes(dir, options).map_err(|e| fail(e.to_string()))?;
     commit_all(
         &repo,
         "head: mix 1.1x work, checksum 0.8x, slight 1.03x, new benchmark",
@@ -88,28 +196,140 @@ pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, De
     Ok(dir.to_path_buf())
 }
 
-fn write_base(dir: &Path, options: &DemoOptions) -> std::io::Result<()> {
-    fs::create_dir_all(dir.join("src"))?;
-    fs::create_dir_all(dir.join("benches"))?;
-    let (manifest, lock) = match options.criterion_version.as_deref() {
-        None | Some("0.5") => (CARGO_TOML.to_string(), Some(CARGO_LOCK)),
-        Some(version) => (
-            CARGO_TOML.replace("version = \"0.5\"", &format!("version = \"{version}\"")),
-            None,
-        ),
-    };
-    fs::write(dir.join("Cargo.toml"), manifest)?;
-    if let Some(lock) = lock {
-        fs::write(dir.join("Cargo.lock"), lock)?;
+/// The files of the base commit, as (path, contents).
+fn base_files(options: &DemoOptions) -> Vec<(PathBuf, String)> {
+    let version = options.criterion_version.as_deref().unwrap_or("0.5");
+    let mut files = vec![(PathBuf::from(".gitignore"), "/target\n".to_string())];
+    match options.harness {
+        DemoHarness::Criterion => {
+            files.push(("Cargo.toml".into(), criterion_manifest(version)));
+            if version == "0.5" {
+                files.push(("Cargo.lock".into(), CARGO_LOCK.to_string()));
+            }
+            files.push(("src/lib.rs".into(), LIB_RS.to_string()));
+            files.push(("benches/demo.rs".into(), BENCH_RS.to_string()));
+        }
+        DemoHarness::Divan | DemoHarness::Libtest | DemoHarness::Bencher => {
+            let harness = options.harness;
+            let manifest = package_manifest(
+                "perfdiff-demo",
+                harness.dependency(version).as_deref(),
+                Some(("demo", harness)),
+            );
+            files.push(("Cargo.toml".into(), own_workspace(manifest)));
+            match harness {
+                DemoHarness::Divan => files.push(("Cargo.lock".into(), DIVAN_LOCK.to_string())),
+                DemoHarness::Bencher => files.push(("Cargo.lock".into(), BENCHER_LOCK.to_string())),
+                _ => {}
+            }
+            files.push(("src/lib.rs".into(), LIB_RS.to_string()));
+            files.push(("benches/demo.rs".into(), harness.bench_source().to_string()));
+        }
+        DemoHarness::Mixed => files.extend(mixed_workspace_files(version)),
     }
-    fs::write(dir.join("src/lib.rs"), LIB_RS)?;
-    fs::write(dir.join("benches/demo.rs"), BENCH_RS)?;
-    fs::write(dir.join(".gitignore"), "/target\n")?;
+    files
+}
+
+/// The criterion crate's manifest, with criterion `version`.
+fn criterion_manifest(version: &str) -> String {
+    CARGO_TOML.replace("version = \"0.5\"", &format!("version = \"{version}\""))
+}
+
+/// A virtual workspace: the library as member `kernel`, and member `<harness>` with bench target
+/// `<harness>_demo` for every harness.
+fn mixed_workspace_files(criterion_version: &str) -> Vec<(PathBuf, String)> {
+    let members: Vec<String> = std::iter::once("kernel")
+        .chain(DemoHarness::SINGLE.iter().map(|h| h.name()))
+        .map(|m| format!("\"{m}\""))
+        .collect();
+    let mut files = vec![
+        (
+            PathBuf::from("Cargo.toml"),
+            format!(
+                "# The demo's benchmarks once per harness, all measuring the `kernel` library.\n\
+                 [workspace]\nmembers = [{}]\nresolver = \"2\"\n",
+                members.join(", ")
+            ),
+        ),
+        (
+            "kernel/Cargo.toml".into(),
+            package_manifest("perfdiff-demo", None, None),
+        ),
+        ("kernel/src/lib.rs".into(), LIB_RS.to_string()),
+    ];
+    if criterion_version == "0.5" {
+        files.push(("Cargo.lock".into(), MIXED_LOCK.to_string()));
+    }
+    for harness in DemoHarness::SINGLE {
+        let name = harness.name();
+        let kernel = "perfdiff-demo = { path = \"../kernel\" }";
+        let dependencies = match harness.dependency(criterion_version) {
+            Some(dependency) => format!("{kernel}\n{dependency}"),
+            None => kernel.to_string(),
+        };
+        let target = format!("{name}_demo");
+        files.push((
+            format!("{name}/Cargo.toml").into(),
+            package_manifest(
+                &format!("perfdiff-demo-{name}"),
+                Some(&dependencies),
+                Some((&target, harness)),
+            ),
+        ));
+        files.push((
+            format!("{name}/src/lib.rs").into(),
+            format!("//! Only the {name} benchmarks of the demo.\n"),
+        ));
+        files.push((
+            format!("{name}/benches/{target}.rs").into(),
+            harness.bench_source().to_string(),
+        ));
+    }
+    files
+}
+
+/// A package manifest with `dev_dependencies` and, if given, one bench target of `harness`.
+fn package_manifest(
+    name: &str,
+    dev_dependencies: Option<&str>,
+    bench: Option<(&str, DemoHarness)>,
+) -> String {
+    let mut manifest = format!(
+        "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n"
+    );
+    if let Some(dependencies) = dev_dependencies {
+        manifest.push_str(&format!("\n[dev-dependencies]\n{dependencies}\n"));
+    }
+    if let Some((target, harness)) = bench {
+        // libtest is the default harness: only the others need `harness = false`.
+        let harness_line = match harness {
+            DemoHarness::Libtest => "",
+            _ => "harness = false\n",
+        };
+        manifest.push_str(&format!("\n[[bench]]\nname = \"{target}\"\n{harness_line}"));
+    }
+    manifest
+}
+
+/// `manifest` as a workspace of its own, wherever it is copied.
+fn own_workspace(manifest: String) -> String {
+    format!("{manifest}\n# Its own workspace, wherever it is copied.\n[workspace]\n")
+}
+
+fn write_base(dir: &Path, options: &DemoOptions) -> std::io::Result<()> {
+    for (path, contents) in base_files(options) {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        fs::write(path, contents)?;
+    }
     Ok(())
 }
 
 /// The head commit's source: constants scaled, and optionally one more benchmark.
-fn apply_head_changes(dir: &Path, changes: &DemoChanges) -> std::io::Result<()> {
+fn apply_head_changes(dir: &Path, options: &DemoOptions) -> std::io::Result<()> {
+    let changes = &options.changes;
     let scale = |text: String, name: &str, base: u64, factor: f64| {
         let scaled = (base as f64 * factor).round() as u64;
         text.replace(
@@ -120,13 +340,24 @@ fn apply_head_changes(dir: &Path, changes: &DemoChanges) -> std::io::Result<()> 
     let lib = scale(LIB_RS.to_string(), "MIX_ROUNDS", 2000, changes.mix);
     let lib = scale(lib, "CHECKSUM_ROUNDS", 2500, changes.checksum);
     let lib = scale(lib, "SLIGHT_ROUNDS", 3000, changes.slight);
-    fs::write(dir.join("src/lib.rs"), lib)?;
+    let bench_files: Vec<(PathBuf, DemoHarness)> = match options.harness {
+        DemoHarness::Mixed => {
+            fs::write(dir.join("kernel/src/lib.rs"), lib)?;
+            DemoHarness::SINGLE
+                .iter()
+                .map(|&h| (format!("{0}/benches/{0}_demo.rs", h.name()).into(), h))
+                .collect()
+        }
+        single => {
+            fs::write(dir.join("src/lib.rs"), lib)?;
+            vec![("benches/demo.rs".into(), single)]
+        }
+    };
     if changes.add_benchmark {
-        let bench = BENCH_RS.replace(
-            "    // perfdiff-demo: head adds a benchmark here\n",
-            "    group.bench_function(\"new_in_head\", |b| b.iter(|| mix(black_box(STEADY_ROUNDS / 2))));\n",
-        );
-        fs::write(dir.join("benches/demo.rs"), bench)?;
+        for (file, harness) in bench_files {
+            let source = fs::read_to_string(dir.join(&file))?;
+            fs::write(dir.join(&file), harness.with_new_benchmark(&source))?;
+        }
     }
     Ok(())
 }
@@ -150,14 +381,16 @@ fn commit_all(repo: &git2::Repository, message: &str) -> Result<git2::Oid, git2:
 }
 
 /// The directory of `cargo perfdiff demo`: `dir` if given (created if absent, reused if it already
-/// holds the demo), else a fresh directory under the system's temporary directory. Returns the
-/// repository path and whether it was newly created.
+/// holds the same demo), else a fresh directory under the system's temporary directory. Returns
+/// the repository path and whether it was newly created.
 pub fn prepare_demo_dir(
     dir: Option<&Path>,
     criterion_version: &str,
+    harness: DemoHarness,
 ) -> Result<(PathBuf, bool), DemoError> {
     let options = DemoOptions {
         criterion_version: Some(criterion_version.to_string()),
+        harness,
         ..DemoOptions::default()
     };
     let dir = match dir {
@@ -173,17 +406,20 @@ pub fn prepare_demo_dir(
             parent.keep().join("demo")
         }
     };
-    if is_demo_repo(&dir) {
+    if is_demo_repo(&dir, &options) {
         return Ok((dir, false));
     }
     create_demo_repo(&dir, &options).map(|path| (path, true))
 }
 
-/// True when `dir` already holds a demo repository (so `--dir` can be reused between runs).
-fn is_demo_repo(dir: &Path) -> bool {
-    dir.join(".git").exists()
-        && fs::read_to_string(dir.join("Cargo.toml"))
-            .is_ok_and(|m| m.contains("name = \"perfdiff-demo\""))
+/// True when `dir` already holds the demo repository `options` describe (so `--dir` can be reused
+/// between runs): its manifest, which head does not change, is the one the demo writes.
+fn is_demo_repo(dir: &Path, options: &DemoOptions) -> bool {
+    let expected = base_files(options)
+        .into_iter()
+        .find(|(path, _)| path == Path::new("Cargo.toml"))
+        .map(|(_, manifest)| manifest);
+    dir.join(".git").exists() && fs::read_to_string(dir.join("Cargo.toml")).ok() == expected
 }
 
 /// Settings of the demo run: the defaults, which are what a user gets.
@@ -224,6 +460,94 @@ mod tests {
             fs::read_to_string(dir.path().join("keep.txt")).unwrap(),
             "mine"
         );
+    }
+
+    #[test]
+    fn every_harness_gets_the_same_changes_and_a_new_benchmark() {
+        for harness in [
+            DemoHarness::Divan,
+            DemoHarness::Libtest,
+            DemoHarness::Bencher,
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("demo");
+            let options = DemoOptions {
+                harness,
+                ..Default::default()
+            };
+            create_demo_repo(&path, &options).unwrap();
+            let lib = fs::read_to_string(path.join("src/lib.rs")).unwrap();
+            assert!(
+                lib.contains("pub const MIX_ROUNDS: u64 = 2200;"),
+                "{harness}"
+            );
+            let bench = fs::read_to_string(path.join("benches/demo.rs")).unwrap();
+            assert!(bench.contains("fn new_in_head"), "{harness}: {bench}");
+            assert!(!bench.contains("perfdiff-demo: head adds"), "{harness}");
+            let manifest = fs::read_to_string(path.join("Cargo.toml")).unwrap();
+            assert_eq!(
+                manifest.contains("harness = false"),
+                harness != DemoHarness::Libtest,
+                "{manifest}"
+            );
+            assert_eq!(
+                path.join("Cargo.lock").exists(),
+                harness != DemoHarness::Libtest
+            );
+            assert!(is_demo_repo(&path, &options));
+            let criterion = DemoOptions::default();
+            assert!(
+                !is_demo_repo(&path, &criterion),
+                "another harness's demo is not reused"
+            );
+        }
+    }
+
+    #[test]
+    fn the_bencher_demo_adds_its_new_benchmark_to_the_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("demo");
+        let options = DemoOptions {
+            harness: DemoHarness::Bencher,
+            ..Default::default()
+        };
+        create_demo_repo(&path, &options).unwrap();
+        let names = crate::harness::bencher::list_from_source(&path.join("benches/demo.rs"));
+        assert_eq!(
+            names.unwrap(),
+            [
+                "hash::checksum",
+                "hash::mix",
+                "hash::new_in_head",
+                "hash::slight",
+                "hash::steady"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_mixed_demo_is_a_workspace_of_one_member_per_harness() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("demo");
+        let options = DemoOptions {
+            harness: DemoHarness::Mixed,
+            ..Default::default()
+        };
+        create_demo_repo(&path, &options).unwrap();
+        let root = fs::read_to_string(path.join("Cargo.toml")).unwrap();
+        assert!(
+            root.contains(r#"members = ["kernel", "criterion", "divan", "libtest", "bencher"]"#)
+        );
+        let kernel = fs::read_to_string(path.join("kernel/src/lib.rs")).unwrap();
+        assert!(kernel.contains("pub const CHECKSUM_ROUNDS: u64 = 2000;"));
+        for harness in DemoHarness::SINGLE {
+            let member = path.join(harness.name());
+            let manifest = fs::read_to_string(member.join("Cargo.toml")).unwrap();
+            assert!(manifest.contains(r#"path = "../kernel""#), "{manifest}");
+            let bench = member.join(format!("benches/{}_demo.rs", harness.name()));
+            assert!(fs::read_to_string(bench).unwrap().contains("new_in_head"));
+        }
+        assert!(path.join("Cargo.lock").exists());
     }
 
     #[test]

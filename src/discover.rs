@@ -1,12 +1,15 @@
-//! Discovery: which bench targets are criterion benchmarks, and which benchmark ids each contains.
+//! Discovery: which harness each bench target uses, and which benchmark ids each contains.
 //!
 //! Why it works this way:
-//! - Classification reads the executable's bytes and never runs it: a bench target that is not a
-//!   criterion benchmark may be anything (a plain `main` that deletes files, a divan binary that
-//!   benchmarks for minutes), so only binaries known to speak criterion's command line are run.
-//!   Every criterion binary contains the string `CARGO_CRITERION_PORT` (criterion reads it on start
-//!   to find cargo-criterion); every divan binary contains `DIVAN_SAMPLE_COUNT` (the environment
-//!   name of its `--sample-count` option).
+//! - Classification reads the executable's bytes and never runs it: a bench target may be
+//!   anything (a plain `main` that deletes files), so only binaries known to speak a harness's
+//!   command line are run. A target with the default harness is libtest's `#[bench]`. Every
+//!   criterion binary contains the string `CARGO_CRITERION_PORT` (criterion reads it on start to
+//!   find cargo-criterion; its forks `criterion2` and `codspeed-criterion-compat` keep it); every
+//!   divan binary contains `DIVAN_SAMPLE_COUNT` (the environment name of its `--sample-count`
+//!   option); every `bencher` binary contains its result line's ` ns/iter (+/- `.
+//! - Each harness lists its benchmarks its own way ([`list_benchmarks`]; [`crate::harness`]).
+//!   Criterion's listing is described below.
 //! - Listing uses `--bench --list --format terse`, which recent criterion (0.5, 0.7 and 0.8 are
 //!   tested) answers with exactly one `<id>: benchmark` line per benchmark and nothing else on
 //!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
@@ -49,6 +52,8 @@ use regex::Regex;
 
 use crate::build::BenchExecutable;
 use crate::fork::CliDialect;
+pub use crate::harness::HarnessKind;
+use crate::harness::{Harness, bencher, divan, libtest};
 use crate::samples::Presence;
 use crate::schedule::Side;
 
@@ -56,6 +61,9 @@ use crate::schedule::Side;
 const CRITERION_MARKER: &str = "CARGO_CRITERION_PORT";
 /// The string every divan benchmark binary contains.
 const DIVAN_MARKER: &str = "DIVAN_SAMPLE_COUNT";
+/// A piece of the result line's format string every `bencher` binary contains
+/// (`{:>11} ns/iter (+/- {})`); libtest's own harness is known from the target instead.
+const BENCHER_MARKER: &str = " ns/iter (+/- ";
 /// Bytes read at a time when scanning an executable.
 const SCAN_CHUNK: usize = 1 << 20;
 /// What criterion prints as it starts to measure a benchmark (on stdout or stderr, by version);
@@ -98,23 +106,20 @@ pub enum DiscoverError {
     },
 }
 
-/// What kind of benchmark harness a bench executable uses.
+/// What a bench executable is, as far as measuring it goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Harness {
-    /// A criterion benchmark: it can be listed and measured.
-    Criterion,
+pub enum Classified {
+    /// A benchmark harness cargo-perfdiff runs: list it with [`list_benchmarks`].
+    Runs(HarnessKind),
     /// Anything else; it is not run, and `reason` says why.
     Skipped { reason: String },
 }
 
-/// Decides whether `exe` is a criterion benchmark, without running it.
-pub fn classify(exe: &BenchExecutable) -> Result<Harness, DiscoverError> {
+/// Decides which harness `exe` uses, without running it: libtest for a target with the default
+/// harness, else from the markers its bytes contain.
+pub fn classify(exe: &BenchExecutable) -> Result<Classified, DiscoverError> {
     if exe.harness {
-        return Ok(skipped(format!(
-            "libtest #[bench] is not supported yet (bench target {:?} uses the default harness; \
-             criterion benchmarks need `harness = false`)",
-            exe.target
-        )));
+        return Ok(Classified::Runs(HarnessKind::Libtest));
     }
     let found = scan_for_markers(&exe.path).map_err(|source| DiscoverError::Read {
         path: exe.path.clone(),
@@ -122,22 +127,19 @@ pub fn classify(exe: &BenchExecutable) -> Result<Harness, DiscoverError> {
         source,
     })?;
     Ok(if found.criterion {
-        Harness::Criterion
+        Classified::Runs(HarnessKind::Criterion)
     } else if found.divan {
-        skipped(format!(
-            "divan benchmarks are not supported yet (bench target {:?})",
-            exe.target
-        ))
+        Classified::Runs(HarnessKind::Divan)
+    } else if found.bencher {
+        Classified::Runs(HarnessKind::Bencher)
     } else {
-        skipped(format!(
-            "plain binary, not a criterion benchmark (bench target {:?})",
-            exe.target
-        ))
+        Classified::Skipped {
+            reason: format!(
+                "plain binary, no benchmark harness (bench target {:?})",
+                exe.target
+            ),
+        }
     })
-}
-
-fn skipped(reason: String) -> Harness {
-    Harness::Skipped { reason }
 }
 
 /// Which markers a file contains.
@@ -145,6 +147,7 @@ fn skipped(reason: String) -> Harness {
 struct Markers {
     criterion: bool,
     divan: bool,
+    bencher: bool,
 }
 
 /// Scans a file chunk by chunk (memory stays bounded for large binaries) for the markers; chunks
@@ -152,21 +155,29 @@ struct Markers {
 /// criterion marker, which decides the classification.
 fn scan_for_markers(path: &std::path::Path) -> std::io::Result<Markers> {
     let mut file = File::open(path)?;
-    let overlap = CRITERION_MARKER.len().max(DIVAN_MARKER.len()) - 1;
+    let overlap = [CRITERION_MARKER, DIVAN_MARKER, BENCHER_MARKER]
+        .map(str::len)
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+        - 1;
     let mut buffer = vec![0u8; SCAN_CHUNK + overlap];
     let mut kept = 0;
     let mut found = Markers::default();
     // A literal alternation is searched with memchr/aho-corasick acceleration.
-    let markers = regex::bytes::Regex::new(&format!("{CRITERION_MARKER}|{DIVAN_MARKER}"))
-        .expect("two literal identifiers form a valid regex");
+    let markers = regex::bytes::Regex::new(&format!(
+        "{CRITERION_MARKER}|{DIVAN_MARKER}|{}",
+        regex::escape(BENCHER_MARKER)
+    ))
+    .expect("escaped literals form a valid regex");
     loop {
         let read = read_full(&mut file, &mut buffer[kept..])?;
         let filled = kept + read;
         for marker in markers.find_iter(&buffer[..filled]) {
-            if marker.as_bytes() == CRITERION_MARKER.as_bytes() {
-                found.criterion = true;
-            } else {
-                found.divan = true;
+            match marker.as_bytes() {
+                m if m == CRITERION_MARKER.as_bytes() => found.criterion = true,
+                m if m == DIVAN_MARKER.as_bytes() => found.divan = true,
+                _ => found.bencher = true,
             }
         }
         if found.criterion || read == 0 || filled < buffer.len() {
@@ -195,7 +206,42 @@ fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listing {
     pub ids: Vec<String>,
-    pub dialect: CliDialect,
+    pub harness: Harness,
+}
+
+/// Lists the benchmark ids of `exe`, a bench executable of harness `kind`, running it (but for
+/// `bencher`, read from its source) in its package root with `env`, killed after `timeout`.
+pub fn list_benchmarks(
+    kind: HarnessKind,
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> Result<Listing, DiscoverError> {
+    let listing = |ids, harness| Ok(Listing { ids, harness });
+    match kind {
+        HarnessKind::Criterion => list_criterion(exe, env, timeout),
+        HarnessKind::Divan => {
+            let env: Vec<_> = env.iter().cloned().chain(divan::list_env()).collect();
+            let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;
+            listing(divan::parse_list(&stdout), Harness::Divan)
+        }
+        HarnessKind::Libtest => {
+            let stdout = run_listing(exe, env, timeout, libtest::LIST_ARGS)?;
+            listing(libtest::parse_list(&stdout), Harness::Libtest)
+        }
+        HarnessKind::Bencher => {
+            let ids =
+                bencher::list_from_source(&exe.src_path).map_err(|error| DiscoverError::List {
+                    executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
+                    message: format!(
+                        "a `bencher` executable cannot list its benchmarks, and its source could \
+                         not be read: {error}"
+                    ),
+                    stderr_tail: String::new(),
+                })?;
+            listing(ids, Harness::Bencher)
+        }
+    }
 }
 
 /// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
@@ -208,7 +254,7 @@ pub struct Listing {
 /// on, so that only 0.3's forks are rounded up to whole seconds (a 0.4 suite's forks took three
 /// times as long that way). If the listing fails both ways, the terse listing's error is the one
 /// reported.
-pub fn list_benchmarks(
+fn list_criterion(
     exe: &BenchExecutable,
     env: &[(OsString, OsString)],
     timeout: Duration,
@@ -222,7 +268,7 @@ pub fn list_benchmarks(
     match terse {
         Ok(stdout) => Ok(Listing {
             ids: parse_list(&stdout),
-            dialect: CliDialect::Current,
+            harness: Harness::Criterion(CliDialect::Current),
         }),
         // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
         // asked again: a hang or a panic would just repeat.
@@ -242,7 +288,22 @@ pub fn list_benchmarks(
             if ids.is_empty() {
                 return Err(terse_error);
             }
-            Ok(Listing { ids, dialect })
+            Ok(Listing {
+                ids,
+                harness: Harness::Criterion(dialect),
+            })
+        }
+        // criterion2 (oxc's fork) refuses `--list` together with `--bench`, and lists without it.
+        Err(terse_error @ DiscoverError::List { .. })
+            if terse_error.to_string().contains("`--bench`") =>
+        {
+            match run_listing(exe, env, timeout, &["--list", "--format", "terse"]) {
+                Ok(stdout) if !parse_list(&stdout).is_empty() => Ok(Listing {
+                    ids: parse_list(&stdout),
+                    harness: Harness::Criterion(CliDialect::Current),
+                }),
+                _ => Err(terse_error),
+            }
         }
         Err(terse_error) => Err(terse_error),
     }
@@ -548,6 +609,8 @@ pub struct Matched {
     /// The bench target that has it in head, if any.
     pub head_target: Option<TargetKey>,
     pub presence: Presence,
+    /// The harness of its bench target (head's, or base's when head lacks it), once known.
+    pub harness: Option<HarnessKind>,
 }
 
 impl Matched {
@@ -632,6 +695,7 @@ pub fn match_benchmarks(
                 base_target: unit.base.cloned(),
                 head_target: unit.head.cloned(),
                 presence,
+                harness: None,
             }
         })
         .collect()
@@ -913,6 +977,7 @@ mod tests {
             layouts: Vec::new(),
             package_root: path.parent().unwrap().to_path_buf(),
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
+            src_path: path.parent().unwrap().join("benches/t.rs"),
             harness,
             package_version: "0.1.0".into(),
             cargo_env: Vec::new(),
@@ -987,32 +1052,29 @@ mod tests {
     #[test]
     fn classification_follows_the_markers() {
         let dir = tempfile::tempdir().unwrap();
-        let criterion = file_with(dir.path(), "c", 4096, CRITERION_MARKER, 100);
-        assert_eq!(
-            classify(&executable(&criterion, false)).unwrap(),
-            Harness::Criterion
-        );
-        let divan = file_with(dir.path(), "d", 4096, DIVAN_MARKER, 100);
-        let Harness::Skipped { reason } = classify(&executable(&divan, false)).unwrap() else {
-            panic!("divan classified as criterion")
+        let classified = |name: &str, marker: &str| {
+            let path = file_with(dir.path(), name, 4096, marker, 100);
+            classify(&executable(&path, false)).unwrap()
         };
-        assert!(reason.contains("divan"), "{reason}");
-        let plain = file_with(dir.path(), "p", 4096, "main", 100);
-        let Harness::Skipped { reason } = classify(&executable(&plain, false)).unwrap() else {
-            panic!("plain classified as criterion")
+        let runs = Classified::Runs;
+        assert_eq!(
+            classified("c", CRITERION_MARKER),
+            runs(HarnessKind::Criterion)
+        );
+        assert_eq!(classified("d", DIVAN_MARKER), runs(HarnessKind::Divan));
+        assert_eq!(classified("b", BENCHER_MARKER), runs(HarnessKind::Bencher));
+        let Classified::Skipped { reason } = classified("p", "main") else {
+            panic!("a plain binary classified as a harness")
         };
         assert!(reason.contains("plain binary"), "{reason}");
     }
 
     #[test]
-    fn libtest_targets_are_skipped_without_reading_the_file() {
+    fn a_target_with_the_default_harness_is_libtest_without_reading_the_file() {
         let missing = Path::new("/nonexistent/dir/bench-123");
-        let Harness::Skipped { reason } = classify(&executable(missing, true)).unwrap() else {
-            panic!("libtest classified as criterion")
-        };
-        assert!(
-            reason.contains("libtest #[bench] is not supported yet"),
-            "{reason}"
+        assert_eq!(
+            classify(&executable(missing, true)).unwrap(),
+            Classified::Runs(HarnessKind::Libtest)
         );
     }
 

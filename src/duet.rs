@@ -34,7 +34,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::fork::session::{FinishedFork, RunningFork};
+use crate::fork::Fork;
+use crate::fork::session::FinishedFork;
 use crate::fork::{ForkError, ForkOutcome, ForkRequest, usable_cpus};
 use crate::samples::ForkRecord;
 use crate::stats::duet::DuetRun;
@@ -83,8 +84,8 @@ pub struct DuetPairOutcome {
 /// A side that fails does not stop the other; its outcome is `Failed` (and the overlap 0).
 /// `Err` as for [`crate::fork::run_fork`]: launch or socket problems, an interrupt.
 pub fn run_pair(base: &ForkRequest, head: &ForkRequest) -> Result<DuetPairOutcome, ForkError> {
-    let mut base_fork = RunningFork::launch(base)?;
-    let mut head_fork = RunningFork::launch(head)?;
+    let mut base_fork = Fork::launch_held(base)?;
+    let mut head_fork = Fork::launch_held(head)?;
     let stop = AtomicBool::new(false);
     base_fork.wait_until_connected(&stop)?;
     head_fork.wait_until_connected(&stop)?;
@@ -170,10 +171,14 @@ pub fn recorded_overlap(base: &ForkRecord, head: &ForkRecord) -> Option<f64> {
 
 /// The duet run of one round, its samples paired by time (see the module docs).
 ///
-/// `None` when the pairing by time is impossible: a fork without a recorded window, or windows
-/// that do not overlap at all. Samples dropped as warm-up ([`ForkRecord::warmup_dropped`]) are
+/// `None` when the pairing by time is impossible: a fork without a recorded window, a fork that
+/// gave one value ([`ForkRecord::per_fork`]), or windows that do not overlap at all. Samples dropped as warm-up ([`ForkRecord::warmup_dropped`]) are
 /// never paired. The run may come back empty when no kept samples met.
 pub fn time_paired_run(base: &ForkRecord, head: &ForkRecord) -> Option<DuetRun> {
+    // One value per fork has no moments to pair: the round pairs the two values.
+    if base.per_fork.is_some() || head.per_fork.is_some() {
+        return None;
+    }
     let base_line = Timeline::of(base)?;
     let head_line = Timeline::of(head)?;
     let from = base_line.start.max(head_line.start);
@@ -260,7 +265,7 @@ impl Timeline {
 /// Returns the side's own result and how many fillers it launched. An error (an interrupt) sets
 /// `stop`, which ends the other side too.
 fn run_side(
-    fork: RunningFork,
+    fork: Fork,
     req: &ForkRequest,
     done: &AtomicBool,
     other_done: &AtomicBool,
@@ -294,7 +299,7 @@ fn run_side(
 fn fill_until(req: &ForkRequest, other_done: &AtomicBool) -> Result<usize, ForkError> {
     let mut launched = 0;
     while !other_done.load(Ordering::SeqCst) {
-        let mut filler = match RunningFork::launch(req) {
+        let mut filler = match Fork::launch(req) {
             Ok(filler) => filler,
             Err(ForkError::Interrupted) => return Err(ForkError::Interrupted),
             // The real fork of this side just launched fine; a filler failing to is not worth

@@ -20,6 +20,7 @@ pub mod error;
 pub mod estimate;
 pub mod fork;
 pub mod freshness;
+pub mod harness;
 pub mod layout;
 pub mod progress;
 pub mod replay;

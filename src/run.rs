@@ -17,14 +17,15 @@ use crate::build::{
 };
 use crate::config::{Settings, StopRule};
 use crate::discover::{
-    self, DiscoverError, FailedListing, Filter, Harness, Matched, Settled, SideListings, TargetKey,
-    TargetLists,
+    self, Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings,
+    TargetKey, TargetLists,
 };
 use crate::duet;
 use crate::error::{Error, Result};
 use crate::estimate::{Plan, large_run_hint};
 use crate::fork::fresh_copy::FreshCopies;
-use crate::fork::{self, CliDialect, ForkError, ForkOutcome, ForkRequest};
+use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
+use crate::harness::{Harness, HarnessKind};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
 use crate::samples::{
@@ -79,9 +80,9 @@ struct SideBuild {
 struct BuiltTarget {
     exe: BenchExecutable,
     env: Vec<(OsString, OsString)>,
-    /// The criterion command line its forks speak, learnt when its benchmarks are listed (a
-    /// cell: in an A/A comparison both sides share one build).
-    dialect: Cell<CliDialect>,
+    /// Its harness and the command line its forks speak, learnt when its benchmarks are listed
+    /// (a cell: in an A/A comparison both sides share one build).
+    harness: Cell<Harness>,
 }
 
 /// Runs a whole comparison.
@@ -231,6 +232,9 @@ fn with_selected_benchmarks<T>(
             uncompiled.reason
         ));
     }
+    if let Some(note) = nightly_command(&base_build, head_build, &comparison, several) {
+        progress.note(&note);
+    }
     let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
         not_compiled.into_iter().unzip();
     skipped.extend(not_compiled);
@@ -247,7 +251,7 @@ fn with_selected_benchmarks<T>(
     );
     let failed_listings = failed_listings(&settled, &labels, several, progress);
     let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
-    let matched = select_benchmarks(
+    let mut matched = select_benchmarks(
         &base_lists,
         &head_lists,
         settings,
@@ -260,6 +264,9 @@ fn with_selected_benchmarks<T>(
             start_dir: &request.start_dir,
         },
     )?;
+    for m in &mut matched {
+        m.harness = harness_of(&base_build, head_build, m).map(Harness::kind);
+    }
     if !unselected.is_empty() {
         progress.note(&unselected_members(&unselected));
     }
@@ -278,6 +285,17 @@ fn with_selected_benchmarks<T>(
         failed_listings,
     };
     then(selected, progress)
+}
+
+/// The harness of `matched`'s bench target: head's, or base's when head lacks it; `None` when
+/// neither side built it.
+fn harness_of(base: &SideBuild, head: &SideBuild, matched: &Matched) -> Option<Harness> {
+    let of = |build: &SideBuild, key: &Option<TargetKey>| {
+        key.as_ref()
+            .and_then(|key| build.targets.get(key))
+            .map(|built| built.harness.get())
+    };
+    of(head, &matched.head_target).or_else(|| of(base, &matched.base_target))
 }
 
 /// Measures the selected benchmarks, saving the samples after every fork, and analyses them.
@@ -320,6 +338,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         record.target = m.target().map(|key| key.target.clone());
         record.package = m.target().map(|key| key.package.clone());
         record.criterion_id = (m.criterion_id != m.id).then(|| m.criterion_id.clone());
+        record.harness = m.harness;
         for (side, target, failure) in &failed_listings {
             let (side_target, side_record) = match side {
                 Side::Base => (&m.base_target, &mut record.base),
@@ -561,7 +580,7 @@ impl Builder<'_> {
                     let target = BuiltTarget {
                         exe,
                         env,
-                        dialect: Cell::new(CliDialect::Current),
+                        harness: Cell::new(Harness::default()),
                     };
                     (TargetKey::of(&target.exe), target)
                 })
@@ -712,6 +731,71 @@ fn not_compiled(
         .collect()
 }
 
+/// When bench targets were left out because the toolchain is not nightly (libtest's `#[bench]`),
+/// the command that compares them: the same revisions with `cargo +nightly`, those targets only.
+fn nightly_command(
+    base: &SideBuild,
+    head: &SideBuild,
+    comparison: &revisions::Comparison,
+    several_packages: bool,
+) -> Option<String> {
+    let keys = sorted_once(
+        base.not_compiled
+            .iter()
+            .chain(&head.not_compiled)
+            .filter(|u| u.needs_nightly())
+            .map(|u| TargetKey::new(&u.package, &u.target))
+            .collect(),
+    );
+    if keys.is_empty() {
+        return None;
+    }
+    let mut command = vec!["cargo".to_string(), "+nightly".into(), "perfdiff".into()];
+    command.extend(revision_arguments(comparison));
+    if several_packages {
+        for package in sorted_once(keys.iter().map(|k| k.package.clone()).collect()) {
+            command.extend(["-p".to_string(), package]);
+        }
+    }
+    for target in sorted_once(keys.iter().map(|k| k.target.clone()).collect()) {
+        command.extend(["--bench".to_string(), target]);
+    }
+    let labels: Vec<String> = keys.iter().map(|k| k.label(several_packages)).collect();
+    Some(format!(
+        "{} bench target(s) need a nightly toolchain ({}); compare them with `{}`",
+        keys.len(),
+        labels.join(", "),
+        command
+            .iter()
+            .map(|word| quote_for_shell(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ))
+}
+
+/// The revision arguments that select `comparison` again: none for HEAD against the working
+/// tree, `REV` for REV against the working tree, `A...B` for a merge base, else both.
+fn revision_arguments(comparison: &revisions::Comparison) -> Vec<String> {
+    if comparison.base.spec.contains("...") {
+        return vec![comparison.base.spec.clone()];
+    }
+    match (comparison.base.working_tree, comparison.head.working_tree) {
+        (false, true) if comparison.base.spec == "HEAD" => Vec::new(),
+        (false, true) => vec![comparison.base.spec.clone()],
+        _ => vec![comparison.base.spec.clone(), comparison.head.spec.clone()],
+    }
+}
+
+/// `word` as a POSIX shell reads it back: quoted when it holds anything but safe characters.
+fn quote_for_shell(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./~^+:@=,".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// Why a target is skipped when it was not compiled in `base`, `head` or both.
 fn not_compiled_reason(
     base: Option<UncompiledBench>,
@@ -738,7 +822,7 @@ fn not_compiled_reason(
     }
 }
 
-/// Lists the criterion benchmarks of every target of one side but those `left_out` (skipped
+/// Lists the benchmarks of every target of one side but those `left_out` (skipped
 /// already); other harnesses are skipped, and a target whose listing fails is kept apart for
 /// [`discover::settle_failed_listings`].
 fn discover_side(
@@ -761,8 +845,8 @@ fn discover_side(
             reason,
         };
         match discover::classify(exe)? {
-            Harness::Criterion => {
-                let listing = match discover::list_benchmarks(exe, env, timeout) {
+            Classified::Runs(kind) => {
+                let listing = match discover::list_benchmarks(kind, exe, env, timeout) {
                     Ok(listing) => listing,
                     Err(error) => {
                         listings.failed.push(FailedListing {
@@ -772,18 +856,23 @@ fn discover_side(
                         continue;
                     }
                 };
-                // A second listing that fails says nothing about the ids: keep them all.
-                let (ids, unstable) = match discover::list_benchmarks(exe, env, timeout) {
+                // A second listing that fails says nothing about the ids: keep them all. A
+                // `bencher` listing reads the source, which says the same every time.
+                let again = match kind {
+                    HarnessKind::Bencher => Ok(listing.clone()),
+                    _ => discover::list_benchmarks(kind, exe, env, timeout),
+                };
+                let (ids, unstable) = match again {
                     Ok(again) => discover::split_unstable(listing.ids, &again.ids),
                     Err(_) => (listing.ids, Vec::new()),
                 };
                 if !unstable.is_empty() {
                     skipped.push(skip(unstable_ids_reason(&unstable)));
                 }
-                built.dialect.set(listing.dialect);
+                built.harness.set(listing.harness);
                 listings.lists.push((key.clone(), ids));
             }
-            Harness::Skipped { reason } => {
+            Classified::Skipped { reason } => {
                 progress.detail(&format!(
                     "skipping bench target {} of package {}: {reason}",
                     key.target, key.package
@@ -915,7 +1004,7 @@ fn unstable_ids_reason(unstable: &[String]) -> String {
     )
 }
 
-/// What the builds and discovery set aside, to say why no criterion benchmark was found, and
+/// What the builds and discovery set aside, to say why no benchmark was found, and
 /// where to look for packages of their own with bench targets.
 struct NothingFound<'a> {
     needs_features: &'a [FeatureGatedBench],
@@ -925,8 +1014,8 @@ struct NothingFound<'a> {
     start_dir: &'a Path,
 }
 
-/// Why no criterion benchmark was found, for the error: a bench target gated by features is the
-/// likeliest reason (say which and how); otherwise name the targets that are not criterion; and
+/// Why no benchmark was found, for the error: a bench target gated by features is the
+/// likeliest reason (say which and how); otherwise name the targets no harness runs; and
 /// name the workspace members whose bench targets the build did not select (in a workspace
 /// whose root is a package, cargo builds only the root's unless told `-p` or `--workspace`).
 fn why_nothing_found(found: &NothingFound) -> String {
@@ -948,7 +1037,8 @@ fn why_nothing_found(found: &NothingFound) -> String {
         .collect();
     let why = if !reasons.is_empty() {
         format!(
-            "; only criterion benchmarks are measured, and the bench targets are not: {}",
+            "; only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are \
+             measured, and the bench targets are not: {}",
             reasons.join("; ")
         )
     } else if found.unselected.is_empty() {
@@ -1007,7 +1097,7 @@ fn select_benchmarks(
     let all = discover::match_benchmarks(base, head);
     if all.is_empty() {
         return Err(Error::NothingToRun(format!(
-            "no criterion benchmarks found in either revision{}",
+            "no benchmarks found in either revision{}",
             why_nothing_found(nothing_found)
         )));
     }
@@ -1191,7 +1281,7 @@ impl MeasureContext<'_> {
         cpu: Option<usize>,
         copies: &mut FreshCopies,
     ) -> Result<ForkRequest> {
-        let BuiltTarget { exe, env, dialect } = self.built(side, matched);
+        let BuiltTarget { exe, env, harness } = self.built(side, matched);
         let original = match layout.index {
             0 => &exe.path,
             k => &exe.layouts[k - 1],
@@ -1204,7 +1294,7 @@ impl MeasureContext<'_> {
             cwd: exe.package_root.clone(),
             env: env.clone(),
             benchmark_id: matched.criterion_id.clone(),
-            dialect: dialect.get(),
+            harness: harness.get(),
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),
             sample_size: self.settings.sample_size.max(10),
@@ -1609,7 +1699,7 @@ mod tests {
         let skipped = |target: &str| SkippedTarget {
             package: Some("p".to_string()),
             target: target.to_string(),
-            reason: "plain binary, not a criterion benchmark".to_string(),
+            reason: "plain binary, no benchmark harness".to_string(),
         };
         let shard = |id: &str, targets: &[&str]| {
             let mut file = SampleFile::new(Default::default());

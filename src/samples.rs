@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::harness::{HarnessKind, PerFork};
+
 /// The schema tag written to and required in every samples file.
 pub const SCHEMA: &str = "perfdiff-samples/1";
 
@@ -165,6 +167,10 @@ pub struct BenchmarkRecord {
     /// because another bench target defines it too (`kern::a_mix` for `a_mix`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub criterion_id: Option<String>,
+    /// The harness of its bench target (head's, or base's when head lacks it); absent in files
+    /// recorded before other harnesses than criterion were run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessKind>,
     #[serde(default)]
     pub presence: Presence,
     #[serde(default)]
@@ -247,6 +253,11 @@ pub struct ForkRecord {
     /// `MeasurementComplete`). Duet analysis pairs base and head samples by time with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measurement_window_ms: Option<[f64; 2]>,
+    /// Set when the fork gave one value instead of its samples (divan, libtest, bencher print
+    /// only a summary): which summary of the harness's own samples it is. `iters` is then `[1]`
+    /// and `times_ns` holds the value, nanoseconds per iteration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_fork: Option<PerFork>,
 }
 
 /// A fork's criterion settings: those criterion used, as `MeasurementComplete` reports them
@@ -426,6 +437,7 @@ impl SampleFile {
             target: None,
             package: None,
             criterion_id: None,
+            harness: None,
             presence,
             base: SideRecord::default(),
             head: SideRecord::default(),

@@ -238,7 +238,14 @@ impl StopPolicy {
     }
 
     /// Finds the steady state of a fork and marks the samples before it as warm-up.
+    /// A fork that gave one value ([`ForkRecord::per_fork`]) has no warm-up to find: its harness
+    /// warmed up before summarising, and it is steady by definition.
     pub fn mark_warmup(&self, fork: &mut ForkRecord) {
+        if fork.per_fork.is_some() {
+            fork.warmup_dropped = Some(0);
+            fork.unsteady = false;
+            return;
+        }
         let values: Vec<f64> = fork
             .iters
             .iter()
@@ -606,6 +613,7 @@ mod tests {
             target: None,
             package: None,
             criterion_id: None,
+            harness: None,
             presence: Default::default(),
             base: Default::default(),
             head: Default::default(),
@@ -847,6 +855,7 @@ mod tests {
             target: None,
             package: None,
             criterion_id: None,
+            harness: None,
             presence: Default::default(),
             base: side(base),
             head: side(head),

@@ -11,7 +11,9 @@ use std::time::Duration;
 use cargo_perfdiff::build::{
     BenchExecutable, BuildError, BuildEvent, BuildOptions, build_benches, fork_environment,
 };
-use cargo_perfdiff::discover::{Harness, TargetKey, classify, list_benchmarks, match_benchmarks};
+use cargo_perfdiff::discover::{
+    Classified, HarnessKind, TargetKey, classify, list_benchmarks, match_benchmarks,
+};
 use cargo_perfdiff::samples::Presence;
 
 fn shared_target_dir() -> PathBuf {
@@ -63,7 +65,7 @@ fn build(
 
 fn list(exe: &BenchExecutable) -> Vec<String> {
     let env = fork_environment(exe, &shared_target_dir());
-    list_benchmarks(exe, &env, Duration::from_secs(60))
+    list_benchmarks(HarnessKind::Criterion, exe, &env, Duration::from_secs(60))
         .unwrap()
         .ids
 }
@@ -121,8 +123,14 @@ fn two_revisions_share_the_target_dir_and_keep_their_own_executables() {
     let same = fs::read(&base_exe.path).unwrap() == fs::read(&head_exe.path).unwrap();
     assert!(!same, "base and head have the same executable");
 
-    assert_eq!(classify(base_exe).unwrap(), Harness::Criterion);
-    assert_eq!(classify(head_exe).unwrap(), Harness::Criterion);
+    assert_eq!(
+        classify(base_exe).unwrap(),
+        Classified::Runs(HarnessKind::Criterion)
+    );
+    assert_eq!(
+        classify(head_exe).unwrap(),
+        Classified::Runs(HarnessKind::Criterion)
+    );
     let base_ids = list(base_exe);
     let head_ids = list(head_exe);
     assert_eq!(
@@ -195,17 +203,14 @@ fn plain_and_libtest_bench_targets_are_skipped_without_being_run() {
     let exes = result.unwrap();
     let targets: Vec<&str> = exes.iter().map(|e| e.target.as_str()).collect();
     assert_eq!(targets, ["demo", "libtest_style", "plain"]);
-    let harness: Vec<Harness> = exes.iter().map(|e| classify(e).unwrap()).collect();
-    assert_eq!(harness[0], Harness::Criterion);
+    let harness: Vec<Classified> = exes.iter().map(|e| classify(e).unwrap()).collect();
+    assert_eq!(harness[0], Classified::Runs(HarnessKind::Criterion));
     match &harness[1] {
-        Harness::Skipped { reason } => assert!(
-            reason.contains("libtest #[bench] is not supported yet"),
-            "{reason}"
-        ),
+        Classified::Runs(HarnessKind::Libtest) => {}
         other => panic!("libtest target classified as {other:?}"),
     }
     match &harness[2] {
-        Harness::Skipped { reason } => assert!(reason.contains("plain binary"), "{reason}"),
+        Classified::Skipped { reason } => assert!(reason.contains("plain binary"), "{reason}"),
         other => panic!("plain target classified as {other:?}"),
     }
     assert!(exes[1].harness && !exes[2].harness);
@@ -271,18 +276,19 @@ fn a_nightly_only_bench_target_is_left_out_and_reported_again_when_the_build_is_
     let exes = result.unwrap();
     let targets: Vec<&str> = exes.iter().map(|e| e.target.as_str()).collect();
     assert_eq!(targets, ["demo"]);
-    assert_eq!(classify(&exes[0]).unwrap(), Harness::Criterion);
+    assert_eq!(
+        classify(&exes[0]).unwrap(),
+        Classified::Runs(HarnessKind::Criterion)
+    );
     let not_compiled: Vec<&String> = events
         .iter()
         .filter(|e| e.starts_with("not compiled"))
         .collect();
     assert_eq!(not_compiled.len(), 1, "{events:?}");
+    // rustc's E0554 (`#![feature]` on stable) marks it as needing nightly, not as broken.
     assert!(
-        not_compiled[0].contains("target: \"nightly\"") && not_compiled[0].contains("E0554"),
-        "{not_compiled:?}"
-    );
-    assert!(
-        not_compiled[0].contains("(at benches/nightly.rs:1:1)"),
+        not_compiled[0].contains("target: \"nightly\"")
+            && not_compiled[0].contains("why: NeedsNightly"),
         "{not_compiled:?}"
     );
 
@@ -337,7 +343,10 @@ fn criterion_0_8_is_classified_and_listed_too() {
     let (result, _) = build(&crate_dir, "head", &dir.path().join("bin"));
     let exes = result.unwrap();
     assert_eq!(exes.len(), 1, "{exes:?}");
-    assert_eq!(classify(&exes[0]).unwrap(), Harness::Criterion);
+    assert_eq!(
+        classify(&exes[0]).unwrap(),
+        Classified::Runs(HarnessKind::Criterion)
+    );
     assert_eq!(
         list(&exes[0]),
         ["hash/mix", "hash/checksum", "hash/slight", "hash/steady"]

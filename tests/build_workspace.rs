@@ -7,7 +7,7 @@ use cargo_perfdiff::build::{
     BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
     bench_packages_elsewhere, build_benches, target_directory, workspace_root,
 };
-use cargo_perfdiff::discover::{Harness, classify};
+use cargo_perfdiff::discover::{Classified, classify};
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
@@ -65,7 +65,7 @@ fn build(workspace: &Path, bin_dir: &Path, opts: &BuildOptions) -> Vec<(String, 
         );
         assert_eq!(exe.package_root, workspace.join(&exe.package));
         assert_eq!(exe.package_version, "1.2.3");
-        assert!(matches!(classify(exe).unwrap(), Harness::Skipped { .. }));
+        assert!(matches!(classify(exe).unwrap(), Classified::Skipped { .. }));
     }
     exes.into_iter().map(|e| (e.package, e.target)).collect()
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cargo_perfdiff::build::BenchExecutable;
-use cargo_perfdiff::discover::{DiscoverError, list_benchmarks};
+use cargo_perfdiff::discover::{DiscoverError, HarnessKind, list_benchmarks};
 use cargo_perfdiff::fork::CliDialect;
 
 /// An executable shell script with `body`, as bench target `fake` of a package in `dir`.
@@ -27,6 +27,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         package_version: "0.1.0".into(),
         cargo_env: Vec::new(),
         native_library_dirs: Vec::new(),
+        src_path: dir.join("benches/fake.rs"),
     }
 }
 
@@ -43,8 +44,12 @@ echo "Gnuplot not found, using plotters backend"
 printf 'ünï/cödé:x/3: benchmark\n'"#,
     );
     let env = [("MY_VAR".into(), "from env".into())];
-    let listing = list_benchmarks(&exe, &env, Duration::from_secs(20)).unwrap();
-    assert_eq!(listing.dialect, CliDialect::Current);
+    let listing =
+        list_benchmarks(HarnessKind::Criterion, &exe, &env, Duration::from_secs(20)).unwrap();
+    assert_eq!(
+        listing.harness.criterion_dialect().unwrap(),
+        CliDialect::Current
+    );
     let ids = listing.ids;
     let cwd = dir.path().canonicalize().unwrap();
     assert_eq!(
@@ -96,9 +101,10 @@ fn criterion_0_3_and_0_4_are_listed_without_format_and_told_apart_by_their_secon
     ] {
         let dir = tempfile::tempdir().unwrap();
         let exe = script(dir.path(), listing_script);
-        let listing = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap();
+        let listing =
+            list_benchmarks(HarnessKind::Criterion, &exe, &[], Duration::from_secs(20)).unwrap();
         assert_eq!(listing.ids, ids, "{dialect:?}");
-        assert_eq!(listing.dialect, dialect);
+        assert_eq!(listing.harness.criterion_dialect().unwrap(), dialect);
     }
 }
 
@@ -113,7 +119,7 @@ fn only_a_rejected_format_is_retried() {
             calls.display()
         ),
     );
-    assert!(list_benchmarks(&exe, &[], Duration::from_secs(20)).is_err());
+    assert!(list_benchmarks(HarnessKind::Criterion, &exe, &[], Duration::from_secs(20)).is_err());
     assert_eq!(fs::read_to_string(&calls).unwrap().lines().count(), 1);
 }
 
@@ -124,7 +130,8 @@ fn a_failing_listing_names_the_target_and_quotes_stderr() {
         dir.path(),
         "echo 'thread main panicked: no fixture' >&2\nexit 3",
     );
-    let err = list_benchmarks(&exe, &[], Duration::from_secs(20)).unwrap_err();
+    let err =
+        list_benchmarks(HarnessKind::Criterion, &exe, &[], Duration::from_secs(20)).unwrap_err();
     assert!(matches!(err, DiscoverError::List { .. }));
     let text = err.to_string();
     assert!(
@@ -140,7 +147,13 @@ fn a_hanging_executable_is_killed_at_the_timeout() {
     // A child that outlives the script would keep the output pipes open if only the script died.
     let exe = script(dir.path(), "echo 'thinking' >&2\nsleep 30\necho late");
     let started = Instant::now();
-    let err = list_benchmarks(&exe, &[], Duration::from_millis(300)).unwrap_err();
+    let err = list_benchmarks(
+        HarnessKind::Criterion,
+        &exe,
+        &[],
+        Duration::from_millis(300),
+    )
+    .unwrap_err();
     assert!(matches!(err, DiscoverError::ListTimedOut { .. }), "{err}");
     let err = err.to_string();
     assert!(
@@ -156,7 +169,7 @@ fn a_missing_executable_is_an_error_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();
     let mut exe = script(dir.path(), "true");
     exe.path = dir.path().join("gone");
-    let err = list_benchmarks(&exe, &[], Duration::from_secs(5))
+    let err = list_benchmarks(HarnessKind::Criterion, &exe, &[], Duration::from_secs(5))
         .unwrap_err()
         .to_string();
     assert!(

@@ -20,7 +20,7 @@ fn request(
         cwd: fixture.dir.clone(),
         env: vec![],
         benchmark_id: benchmark_id.to_string(),
-        dialect: Default::default(),
+        harness: Default::default(),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(measurement_ms),
         sample_size: 10,

@@ -19,7 +19,7 @@ fn request(benchmark_id: &str, timeout: Duration) -> (ForkRequest, tempfile::Tem
         cwd: benches.dir.clone(),
         env: vec![],
         benchmark_id: benchmark_id.to_string(),
-        dialect: Default::default(),
+        harness: Default::default(),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,

@@ -20,7 +20,7 @@ fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {
         cwd: benches.dir.clone(),
         env: vec![marker.clone()],
         benchmark_id: "fail/hangs".to_string(),
-        dialect: Default::default(),
+        harness: Default::default(),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,

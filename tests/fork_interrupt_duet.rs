@@ -26,7 +26,7 @@ fn an_interrupt_kills_both_sides_of_a_pair() {
         cwd: benches.dir.clone(),
         env: vec![marker.clone()],
         benchmark_id: "fail/hangs".to_string(),
-        dialect: Default::default(),
+        harness: Default::default(),
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,

@@ -206,7 +206,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_clean_error(
         &output,
         2,
-        "no criterion benchmarks found in either revision: neither has a bench target",
+        "no benchmarks found in either revision: neither has a bench target",
     );
     assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
@@ -226,7 +226,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_clean_error(
         &output,
         2,
-        "no criterion benchmarks found in either revision: the selected package(s) have no \
+        "no benchmarks found in either revision: the selected package(s) have no \
          bench target; workspace member(s) not built have bench targets: `member` (speed): pass \
          `-p member`, or `--workspace` for all of them",
     );
@@ -234,7 +234,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_clean_error(
         &output,
         2,
-        "plain binary, not a criterion benchmark (bench target \"speed\")",
+        "plain binary, no benchmark harness (bench target \"speed\")",
     );
     git_ok(&repo, &["rm", "-q", "-r", "member"]);
     std::fs::write(
@@ -254,7 +254,7 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_clean_error(
         &output,
         2,
-        "no criterion benchmarks found in either revision: neither has a bench target; \
+        "no benchmarks found in either revision: neither has a bench target; \
          `bench/Cargo.toml` is a package of its own with bench targets: compare it with \
          `--manifest-path bench/Cargo.toml`",
     );
@@ -268,8 +268,8 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert_clean_error(
         &output,
         2,
-        "only criterion benchmarks are measured, and the bench targets are not: plain binary, \
-         not a criterion benchmark (bench target \"speed\")",
+        "only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are measured, and \
+         the bench targets are not: plain binary, no benchmark harness (bench target \"speed\")",
     );
 
     let (_dir, repo) = demo_repo(&DemoOptions::default());

@@ -66,6 +66,7 @@ fn empty_record() -> BenchmarkRecord {
         base: SideRecord::default(),
         head: SideRecord::default(),
         stop: None,
+        harness: None,
     }
 }
 

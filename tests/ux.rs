@@ -322,7 +322,7 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     assert!(
         lines
             .iter()
-            .any(|l| l.starts_with("hash/mix ") && l.ends_with("(bench target demo)")),
+            .any(|l| l.starts_with("hash/mix ") && l.ends_with("(bench target demo, criterion)")),
         "{text}"
     );
     assert!(

@@ -10,6 +10,9 @@
 //! finish) so that duet mode ([`crate::duet`]) can start two forks, hold both at criterion's
 //! hello, and release them at the same instant.
 //!
+//! Harnesses that print only a summary (divan, libtest, bencher) run through
+//! [`text::TextFork`] instead, with the same steps ([`Fork`]); their fork yields one value.
+//!
 //! A benchmark that misbehaves (panics, exits non-zero, hangs, never connects, is not found)
 //! yields [`ForkOutcome::Failed`]: that is a result about the benchmark, and the run goes on.
 //! [`ForkError`] is reserved for what stops the whole run.
@@ -21,12 +24,14 @@ pub mod protocol;
 pub mod session;
 pub mod spawn;
 pub mod steal;
+pub mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use crate::harness::Harness;
 use crate::samples::{FailureRecord, ForkRecord};
 
 pub use process::usable_cpus;
@@ -75,10 +80,11 @@ pub struct ForkRequest {
     pub cwd: PathBuf,
     /// Added to the inherited environment.
     pub env: Vec<(OsString, OsString)>,
-    /// Criterion's full id, `group/function/parameter`; matched exactly.
+    /// The benchmark's id as its harness lists it (criterion's `group/function/parameter`,
+    /// divan's `module::function`, a `#[bench]` function's path); matched exactly.
     pub benchmark_id: String,
-    /// The command line the executable understands.
-    pub dialect: CliDialect,
+    /// The harness of the executable, and with it the command line it understands.
+    pub harness: Harness,
     pub warm_up: Duration,
     pub measurement: Duration,
     /// Samples per fork; criterion needs at least 10, smaller values are raised to 10.
@@ -91,6 +97,14 @@ pub struct ForkRequest {
     pub criterion_home: PathBuf,
     /// Pin the benchmark to this CPU (duet mode).
     pub cpu: Option<usize>,
+}
+
+impl ForkRequest {
+    /// The criterion command line of the executable (criterion's current one for the other
+    /// harnesses, which never use it).
+    pub fn dialect(&self) -> CliDialect {
+        self.harness.criterion_dialect().unwrap_or_default()
+    }
 }
 
 /// The command line a criterion bench executable understands.
@@ -169,10 +183,72 @@ impl ForkOutcome {
 /// whole run: the executable cannot be started, no socket, an unusable CPU, or an interrupt.
 pub fn run_fork(req: &ForkRequest) -> Result<ForkOutcome, ForkError> {
     let never_cancelled = AtomicBool::new(false);
-    let mut fork = session::RunningFork::launch(req)?;
+    let mut fork = Fork::launch(req)?;
     fork.wait_until_connected(&never_cancelled)?;
     fork.release();
     Ok(fork.finish(&never_cancelled)?.outcome)
+}
+
+/// A running fork of any harness: criterion's, parked at its runner protocol, or one of a
+/// harness that prints a summary ([`text::TextFork`]), held before it starts when asked to be.
+pub enum Fork {
+    Criterion(Box<session::RunningFork>),
+    Text(Box<text::TextFork>),
+}
+
+impl Fork {
+    /// Starts the fork of `req`; a criterion fork parks at the runner hello, any other fork runs
+    /// at once.
+    pub fn launch(req: &ForkRequest) -> Result<Fork, ForkError> {
+        Self::launch_with(req, false)
+    }
+
+    /// Starts the fork of `req` held until [`release`](Self::release), whatever its harness
+    /// (duet mode releases two held forks together).
+    pub fn launch_held(req: &ForkRequest) -> Result<Fork, ForkError> {
+        Self::launch_with(req, true)
+    }
+
+    fn launch_with(req: &ForkRequest, held: bool) -> Result<Fork, ForkError> {
+        Ok(match req.harness {
+            Harness::Criterion(_) => Fork::Criterion(Box::new(session::RunningFork::launch(req)?)),
+            _ => Fork::Text(Box::new(text::TextFork::launch(req, held)?)),
+        })
+    }
+
+    /// Waits until the fork is ready to be released (a criterion fork connected); `false` when
+    /// it no longer can be (see [`session::RunningFork::wait_until_connected`]). A summary fork
+    /// is ready at once.
+    pub fn wait_until_connected(&mut self, cancel: &AtomicBool) -> Result<bool, ForkError> {
+        match self {
+            Fork::Criterion(fork) => fork.wait_until_connected(cancel),
+            Fork::Text(_) => Ok(true),
+        }
+    }
+
+    /// Lets the benchmark start measuring.
+    pub fn release(&mut self) {
+        match self {
+            Fork::Criterion(fork) => fork.release(),
+            Fork::Text(fork) => fork.release(),
+        }
+    }
+
+    /// Sets `flag` once the benchmark's result has arrived.
+    pub fn signal_when_measured(&mut self, flag: std::sync::Arc<AtomicBool>) {
+        match self {
+            Fork::Criterion(fork) => fork.signal_when_measured(flag),
+            Fork::Text(fork) => fork.signal_when_measured(flag),
+        }
+    }
+
+    /// Drives the fork to its end (see [`session::RunningFork::finish`]).
+    pub fn finish(self, cancel: &AtomicBool) -> Result<session::FinishedFork, ForkError> {
+        match self {
+            Fork::Criterion(fork) => fork.finish(cancel),
+            Fork::Text(fork) => fork.finish(cancel),
+        }
+    }
 }
 
 /// Set by the CLI's Ctrl-C/SIGTERM handler; never cleared (the process is about to end).

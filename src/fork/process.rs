@@ -37,7 +37,25 @@ pub struct Launch<'a> {
     /// Added to the inherited environment, in order (later entries win).
     pub env: Vec<(OsString, OsString)>,
     pub cpu: Option<usize>,
+    /// Hold the process before it starts until the write end of this pipe is closed (see
+    /// [`BARRIER_SCRIPT`]); `None` starts it at once.
+    pub barrier: Option<io::PipeReader>,
+    /// Called with every complete line of output (stdout and stderr), as it arrives.
+    pub on_line: Option<LineWatch>,
 }
+
+/// A callback for each line a process prints (without its line ending).
+pub type LineWatch = Box<dyn FnMut(&str) + Send>;
+
+/// How a process is held at a barrier: a shell whose standard input is the barrier pipe reads
+/// it until it is closed, then `exec`s the executable with its arguments (same pid, group and
+/// CPU affinity). The waiting happens before the executable exists, so nothing of the benchmark
+/// runs early; closing the pipe releases every process held on it at once. (A `pre_exec` hook
+/// cannot wait: `Command::spawn` itself waits for the `exec`.)
+pub const BARRIER_SCRIPT: &str = "read _; exec \"$0\" \"$@\"";
+
+/// The shell that holds a process at a barrier.
+const BARRIER_SHELL: &str = "/bin/sh";
 
 /// A running benchmark process. Dropping it kills its process group and reaps it.
 pub struct BenchProcess {
@@ -52,12 +70,26 @@ impl BenchProcess {
         // stdout and stderr share one pipe: argument errors of older criterion (clap 2) and
         // messages of custom mains go to stdout, and a failure should quote them too.
         let (output, output_writer) = io::pipe()?;
-        let mut command = Command::new(launch.executable);
+        let mut command = match launch.barrier {
+            Some(barrier) => {
+                let mut shell = Command::new(BARRIER_SHELL);
+                shell
+                    .arg("-c")
+                    .arg(BARRIER_SCRIPT)
+                    .arg(launch.executable)
+                    .stdin(barrier);
+                shell
+            }
+            None => {
+                let mut direct = Command::new(launch.executable);
+                direct.stdin(Stdio::null());
+                direct
+            }
+        };
         command
             .args(&launch.args)
             .current_dir(launch.cwd)
             .envs(launch.env)
-            .stdin(Stdio::null())
             .stdout(output_writer.try_clone()?)
             .stderr(output_writer)
             .process_group(0);
@@ -67,7 +99,7 @@ impl BenchProcess {
         let child = super::spawn::spawn_when_not_busy(&mut command)?;
         // The parent's write ends must close, or the reader never sees the end of the output.
         drop(command);
-        let output = OutputTail::collect(output);
+        let output = OutputTail::collect(output, launch.on_line);
         Ok(BenchProcess {
             child,
             output,
@@ -260,19 +292,24 @@ struct OutputTail {
 }
 
 impl OutputTail {
-    fn collect(mut pipe: impl Read + Send + 'static) -> OutputTail {
+    fn collect(mut pipe: impl Read + Send + 'static, on_line: Option<LineWatch>) -> OutputTail {
         let lines = Arc::new(Mutex::new(TailLines::default()));
         let (closed_tx, closed_rx) = mpsc::channel();
         let sink = Arc::clone(&lines);
         std::thread::spawn(move || {
             let mut chunk = [0u8; 8192];
+            let mut watch = on_line.map(LineSplitter::new);
             loop {
                 match pipe.read(&mut chunk) {
                     Ok(0) => break,
-                    Ok(n) => sink
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .push(&chunk[..n]),
+                    Ok(n) => {
+                        if let Some(watch) = watch.as_mut() {
+                            watch.push(&chunk[..n]);
+                        }
+                        sink.lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(&chunk[..n]);
+                    }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                     Err(_) => break,
                 }
@@ -293,6 +330,37 @@ impl OutputTail {
             .unwrap_or_else(|p| p.into_inner())
             .recv_timeout(grace);
         self.lines.lock().unwrap_or_else(|p| p.into_inner()).text()
+    }
+}
+
+/// Cuts output into lines for a [`LineWatch`] (bytes that are not UTF-8 are replaced; a line
+/// longer than [`MAX_WATCHED_LINE_BYTES`] is passed on cut).
+struct LineSplitter {
+    watch: LineWatch,
+    current: Vec<u8>,
+}
+
+/// Longest line a [`LineWatch`] is given, in bytes.
+const MAX_WATCHED_LINE_BYTES: usize = 64 * 1024;
+
+impl LineSplitter {
+    fn new(watch: LineWatch) -> Self {
+        LineSplitter {
+            watch,
+            current: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            if byte == b'\n' {
+                let line = String::from_utf8_lossy(&self.current);
+                (self.watch)(line.trim_end_matches('\r'));
+                self.current.clear();
+            } else if self.current.len() < MAX_WATCHED_LINE_BYTES {
+                self.current.push(byte);
+            }
+        }
     }
 }
 
@@ -369,6 +437,8 @@ mod tests {
             cwd: Path::new("/"),
             env: Vec::new(),
             cpu: Some(cpu),
+            barrier: None,
+            on_line: None,
         })
         .unwrap()
     }
@@ -408,6 +478,8 @@ mod tests {
             cwd: Path::new("/"),
             env: vec![],
             cpu: Some(cpu),
+            barrier: None,
+            on_line: None,
         })
         .unwrap();
         std::thread::sleep(Duration::from_millis(200));

@@ -25,7 +25,7 @@ use crate::samples::{FailureRecord, ForkRecord, ForkSettings};
 /// Longest wait between checks for interrupts, cancellation, timeouts and process exit.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// How long to wait for the stderr pipe to close after the process died.
-const STDERR_GRACE: Duration = Duration::from_millis(500);
+pub(super) const STDERR_GRACE: Duration = Duration::from_millis(500);
 /// Criterion refuses sample sizes below this.
 const MIN_SAMPLE_SIZE: usize = 10;
 
@@ -94,21 +94,7 @@ impl RunningFork {
         if interrupted() {
             return Err(ForkError::Interrupted);
         }
-        if let Some(cpu) = req.cpu {
-            let usable = usable_cpus();
-            if !usable.contains(&cpu) {
-                return Err(ForkError::CpuNotUsable { cpu, usable });
-            }
-        }
-        if !req.cwd.is_dir() {
-            return Err(ForkError::Launch {
-                executable: req.executable.display().to_string(),
-                source: io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("working directory {} does not exist", req.cwd.display()),
-                ),
-            });
-        }
+        check_launchable(req)?;
         let socket_error = |source| ForkError::Socket { source };
         let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(socket_error)?;
         listener.set_nonblocking(true).map_err(socket_error)?;
@@ -129,6 +115,8 @@ impl RunningFork {
             cwd: &req.cwd,
             env,
             cpu: req.cpu,
+            barrier: None,
+            on_line: None,
         })
         .map_err(|source| ForkError::Launch {
             executable: req.executable.display().to_string(),
@@ -137,10 +125,7 @@ impl RunningFork {
         Ok(RunningFork {
             benchmark_id: req.benchmark_id.clone(),
             asked: asked_settings(req),
-            executable_name: req.executable.file_name().map_or_else(
-                || req.executable.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            ),
+            executable_name: executable_name(&req.executable),
             cpu: req.cpu,
             timeout: req.timeout,
             process,
@@ -544,7 +529,7 @@ fn check_samples(measurement: &Measurement) -> Result<(), ProtocolError> {
 
 /// The settings [`fork_arguments`] asks for, as criterion receives them.
 fn asked_settings(req: &ForkRequest) -> ForkSettings {
-    let ms = |d: Duration| req.dialect.sent_duration(d).as_secs_f64() * 1000.0;
+    let ms = |d: Duration| req.dialect().sent_duration(d).as_secs_f64() * 1000.0;
     ForkSettings {
         sample_size: req.sample_size.max(MIN_SAMPLE_SIZE),
         warm_up_ms: ms(req.warm_up),
@@ -555,9 +540,10 @@ fn asked_settings(req: &ForkRequest) -> ForkSettings {
 
 /// The command line of one fork.
 fn fork_arguments(req: &ForkRequest) -> Vec<std::ffi::OsString> {
-    let seconds = |d: Duration| req.dialect.seconds(d);
+    let dialect = req.dialect();
+    let seconds = |d: Duration| dialect.seconds(d);
     let mut args = vec!["--bench".to_string()];
-    args.extend(req.dialect.select(&req.benchmark_id));
+    args.extend(dialect.select(&req.benchmark_id));
     args.extend([
         "--warm-up-time".to_string(),
         seconds(req.warm_up),
@@ -616,19 +602,47 @@ fn is_transient(error: &io::Error) -> bool {
 }
 
 /// `start + timeout`, saturating: an absurdly large timeout means "never" rather than a panic.
-fn deadline_after(start: Instant, timeout: Duration) -> Instant {
+/// Whether a fork of `req` can be started: its CPU usable, its working directory there.
+pub(super) fn check_launchable(req: &ForkRequest) -> Result<(), ForkError> {
+    if let Some(cpu) = req.cpu {
+        let usable = usable_cpus();
+        if !usable.contains(&cpu) {
+            return Err(ForkError::CpuNotUsable { cpu, usable });
+        }
+    }
+    if !req.cwd.is_dir() {
+        return Err(ForkError::Launch {
+            executable: req.executable.display().to_string(),
+            source: io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("working directory {} does not exist", req.cwd.display()),
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The file name of an executable, as failure messages name it.
+pub(super) fn executable_name(executable: &std::path::Path) -> String {
+    executable.file_name().map_or_else(
+        || executable.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+pub(super) fn deadline_after(start: Instant, timeout: Duration) -> Instant {
     const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
     start.checked_add(timeout.min(CENTURY)).unwrap_or(start)
 }
 
-fn unix_ms_now() -> u64 {
+pub(super) fn unix_ms_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// `2s`, `1.5s`, `300ms`.
-fn format_duration(duration: Duration) -> String {
+pub(super) fn format_duration(duration: Duration) -> String {
     if duration >= Duration::from_secs(1) {
         format!("{}s", duration.as_secs_f64())
     } else {
@@ -639,6 +653,7 @@ fn format_duration(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Harness;
 
     fn request() -> ForkRequest {
         ForkRequest {
@@ -646,7 +661,7 @@ mod tests {
             cwd: "/".into(),
             env: vec![],
             benchmark_id: "g/f".into(),
-            dialect: Default::default(),
+            harness: Default::default(),
             warm_up: Duration::from_millis(50),
             measurement: Duration::from_millis(1500),
             sample_size: 3,
@@ -665,7 +680,7 @@ mod tests {
         ] {
             let req = ForkRequest {
                 benchmark_id: "extend 4 bytes/a+b (x)".into(),
-                dialect,
+                harness: Harness::Criterion(dialect),
                 ..request()
             };
             let args = fork_arguments(&req);
@@ -715,7 +730,7 @@ mod tests {
             (crate::fork::CliDialect::Criterion03, 1000.0, 2000.0),
         ] {
             let req = ForkRequest {
-                dialect,
+                harness: Harness::Criterion(dialect),
                 ..request()
             };
             let expected = ForkSettings {

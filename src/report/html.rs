@@ -388,6 +388,7 @@ fn card(
     let measured_as_it_is = [
         text::slow_iterations_note(result, &report.run),
         text::settings_from_code_note(result),
+        text::per_fork_note(result),
     ];
     notes.extend(
         measured_as_it_is

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::Format;
 use crate::analysis::distinct_more_than_one;
-use crate::discover::Matched;
+use crate::discover::{HarnessKind, Matched};
 use crate::samples::{Presence, SkippedTarget};
 
 /// The JSON form: `{"benchmarks": [...], "skipped_targets": [...]}`.
@@ -31,6 +31,9 @@ struct ListedBenchmark<'a> {
     package: Option<&'a str>,
     /// The bench target that has it (head's, or base's when head lacks it).
     target: Option<&'a str>,
+    /// That target's harness (`criterion`, `divan`, `libtest`, `bencher`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    harness: Option<HarnessKind>,
     presence: Presence,
 }
 
@@ -46,6 +49,7 @@ pub fn render_listing(matched: &[Matched], skipped: &[SkippedTarget], format: Fo
             criterion_id: (m.criterion_id != m.id).then_some(m.criterion_id.as_str()),
             package: m.target().map(|k| k.package.as_str()),
             target: m.target().map(|k| k.target.as_str()),
+            harness: m.harness,
             presence: m.presence,
         })
         .collect();
@@ -84,9 +88,12 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
             Some(package) if several_packages => format!(" of package {package}"),
             _ => String::new(),
         };
+        let harness = bench
+            .harness
+            .map_or_else(String::new, |harness| format!(", {harness}"));
         let _ = writeln!(
             out,
-            "{:<width$}  (bench target {target}{package}{side})",
+            "{:<width$}  (bench target {target}{package}{harness}{side})",
             bench.id
         );
     }
@@ -106,6 +113,7 @@ mod tests {
             base_target: base.map(key),
             head_target: head.map(key),
             presence,
+            harness: None,
         }
     }
 

@@ -638,6 +638,13 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
                 .to_string();
             add(NoticeKind::Note, note, shared, &result.id, Some(figure));
         }
+        if let Some((note, figure)) = per_fork_note(result) {
+            let shared = "their harness prints a summary, not its samples, so each fork gave \
+                          one value (the harness and the value given for each) and the \
+                          statistics rest on the fork values"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
         if let Some((note, figure)) = settings_from_code_note(result) {
             let shared = "their bench code sets the criterion settings given for each, which \
                           criterion prefers to cargo-perfdiff's --measurement-time, \
@@ -647,6 +654,21 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
         }
     }
     notices
+}
+
+/// The note for a benchmark whose forks gave one value each, and its figure among several
+/// (`divan, mean`); `None` for a benchmark with samples.
+pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
+    let value = result.per_fork?;
+    let harness = result.harness.map_or("its harness", |h| h.name());
+    Some((
+        format!(
+            "{harness} prints a summary, not its samples, so each fork gave one value (its {}) \
+             and the statistics rest on the fork values",
+            value.as_str()
+        ),
+        format!("{harness}, {}", value.as_str()),
+    ))
 }
 
 /// The note for a benchmark whose own code set criterion settings in place of those

@@ -76,6 +76,7 @@ pub fn strong_changes() -> DemoOptions {
             add_benchmark: true,
         },
         criterion_version: None,
+        harness: Default::default(),
     }
 }
 

@@ -1,0 +1,122 @@
+//! End to end, every harness: the demo's benchmarks written for divan, libtest `#[bench]` and
+//! `bencher` beside criterion's, run as a user runs them. The demo's head makes `mix` 2× the
+//! work and `checksum` 0.5×, leaves `steady` alone and adds `new_in_head`.
+//!
+//! These harnesses print one value per fork, so Mann–Whitney needs at least 5 forks a side to
+//! reach p < 0.01 (docs/statistics.md); the runs use 8.
+
+mod support;
+
+use cargo_perfdiff::demo::{DemoHarness, DemoOptions};
+use support::*;
+
+/// Compares the demo's `mix`, `checksum` and `steady` benchmarks, 8 forks a side, JSON report.
+fn harness_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = with_options(
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--stop",
+            "fixed",
+            "--forks",
+            "8",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+        ],
+        FAST,
+    );
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", "mix", "checksum", "steady"]);
+    args
+}
+
+/// The entry of benchmark `id` of bench target `target`.
+fn entry<'a>(report: &'a serde_json::Value, target: &str, id: &str) -> &'a serde_json::Value {
+    report["benchmarks"]
+        .as_array()
+        .expect("benchmarks")
+        .iter()
+        .find(|b| {
+            b["target"] == target && b["criterion_id"].as_str().or(b["id"].as_str()) == Some(id)
+        })
+        .unwrap_or_else(|| panic!("{target} {id} missing from {report:#}"))
+}
+
+/// `mix` regressed, `checksum` improved, `steady` not changed, all named with `harness`, and, for
+/// the harnesses that give one value per fork, judged on 8 fork values a side.
+fn assert_known_changes(report: &serde_json::Value, target: &str, prefix: &str, harness: &str) {
+    let verdict = |name: &str| {
+        let entry = entry(report, target, &format!("{prefix}{name}"));
+        assert_eq!(entry["harness"], harness, "{entry:#}");
+        if harness != "criterion" {
+            assert!(entry["per_fork"].is_string(), "{entry:#}");
+            assert_eq!(entry["forks"]["base"], 8, "{entry:#}");
+        }
+        entry["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(verdict("mix"), "regressed", "{harness}");
+    assert_eq!(verdict("checksum"), "improved", "{harness}");
+    let steady = verdict("steady");
+    assert!(
+        ["unchanged", "inconclusive"].contains(&steady.as_str()),
+        "{harness} steady: {steady}"
+    );
+}
+
+#[test]
+fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_nightly() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions {
+        harness: DemoHarness::Mixed,
+        ..strong_changes()
+    });
+    let before = RepoState::capture(&repo);
+    let output = cargo_perfdiff(&repo, &harness_args(&[]));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_known_changes(&report, "criterion_demo", "hash/", "criterion");
+    assert_known_changes(&report, "divan_demo", "divan_demo::hash::", "divan");
+    assert_known_changes(&report, "bencher_demo", "hash::", "bencher");
+    // libtest's `#[bench]` needs nightly: the run says so, with the command that compares it.
+    assert!(
+        err.contains("1 bench target(s) need a nightly toolchain (")
+            && err.contains(
+                "cargo +nightly perfdiff HEAD~1 HEAD -p perfdiff-demo-libtest --bench libtest_demo"
+            ),
+        "{err}"
+    );
+    assert_no_panic_text(&err);
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // The listing names each target's harness.
+    let output = cargo_perfdiff(&repo, &["HEAD", "HEAD", "--list"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    for harness in ["criterion", "divan", "bencher"] {
+        assert!(
+            text.contains(&format!(
+                "(bench target {harness}_demo of package perfdiff-demo-{harness}, {harness})"
+            )),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn libtest_benchmarks_are_compared_with_a_nightly_toolchain_in_duet_mode_too() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&DemoOptions {
+        harness: DemoHarness::Libtest,
+        ..strong_changes()
+    });
+    // Stands in for `cargo +nightly perfdiff`: no nightly toolchain can be installed here.
+    let mut command = perfdiff_command(&repo, &harness_args(&["--mode", "duet"]));
+    let output = command.env("RUSTC_BOOTSTRAP", "1").output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_known_changes(&report, "demo", "hash::", "libtest");
+    assert_eq!(report["run"]["mode"], "duet", "{:#}", report["run"]);
+}

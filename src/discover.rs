@@ -336,6 +336,18 @@ pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Ve
     (stable, patterns)
 }
 
+/// Splits criterion ids into those a fork can select and the repeats of an id: criterion lists
+/// the second benchmark registered under an id as `<id> #2` (the third `#3`, …) but matches its
+/// filter against the id without the suffix, so `--exact '<id> #2'` runs nothing and no command
+/// line measures that benchmark alone (nom's `json` target registers `json` twice).
+pub fn split_repeated_ids(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let listed: HashSet<String> = ids.iter().cloned().collect();
+    ids.into_iter().partition(|id| match id.rsplit_once(" #") {
+        Some((first, n)) => !(listed.contains(first) && n.parse::<u32>().is_ok_and(|n| n >= 2)),
+        None => true,
+    })
+}
+
 /// The longest common prefix of `a` and `b`, on character boundaries.
 fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
     let end = a
@@ -922,7 +934,22 @@ pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled
 
 #[cfg(test)]
 mod unstable_tests {
-    use super::split_unstable;
+    use super::{split_repeated_ids, split_unstable};
+
+    #[test]
+    fn the_repeats_criterion_numbers_are_split_off() {
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (kept, repeated) = split_repeated_ids(ids(&[
+            "json",
+            "json #2",
+            "json #3",
+            "issue #12",
+            "x #1",
+            "y #2",
+        ]));
+        assert_eq!(kept, ids(&["json", "issue #12", "x #1", "y #2"]));
+        assert_eq!(repeated, ids(&["json #2", "json #3"]));
+    }
 
     fn ids(list: &[&str]) -> Vec<String> {
         list.iter().map(|s| s.to_string()).collect()

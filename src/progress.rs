@@ -172,17 +172,18 @@ impl Progress {
         }
     }
 
-    /// A round ended and `total` forks are now expected (benchmarks stopped early); in plain
-    /// logs, a line with the forks done and the time left.
-    pub fn round_done(&mut self, round: usize, total: u64) {
+    /// A round ended and at most `still_to_run` more forks are expected (benchmarks stopped
+    /// early); in plain logs, a line with the forks done and the time left. The total counts the
+    /// forks already done as this clock counted them (failed ones too), so it is never below them.
+    pub fn round_done(&mut self, round: usize, still_to_run: u64) {
         let Some(clock) = self.run.as_mut() else {
             return;
         };
-        clock.total = total;
+        clock.total = clock.done + still_to_run;
         let clock = *clock;
         match (&self.bar, self.style) {
             (Some(bar), _) => {
-                bar.set_length(total);
+                bar.set_length(clock.total);
                 bar.set_prefix(clock.left());
             }
             (None, Style::Plain) if clock.done < clock.total => self.plain(&format!(

@@ -564,9 +564,12 @@ impl Builder<'_> {
             0 => "up to date".to_string(),
             n => format!("{n} crate(s) compiled"),
         };
-        let failed = match not_compiled.len() {
-            0 => String::new(),
-            n => format!(", {n} left out for compile errors"),
+        let nightly = not_compiled.iter().filter(|u| u.needs_nightly()).count();
+        let failed = match (not_compiled.len() - nightly, nightly) {
+            (0, 0) => String::new(),
+            (0, n) => format!(", {n} left out (need nightly)"),
+            (n, 0) => format!(", {n} left out for compile errors"),
+            (n, m) => format!(", {n} left out for compile errors and {m} (need nightly)"),
         };
         progress.note(&format!(
             "built {label}: {} bench target(s){failed}, {work}",
@@ -869,6 +872,13 @@ fn discover_side(
                 if !unstable.is_empty() {
                     skipped.push(skip(unstable_ids_reason(&unstable)));
                 }
+                let (ids, repeated) = match kind {
+                    HarnessKind::Criterion => discover::split_repeated_ids(ids),
+                    _ => (ids, Vec::new()),
+                };
+                if !repeated.is_empty() {
+                    skipped.push(skip(repeated_ids_reason(&repeated)));
+                }
                 built.harness.set(listing.harness);
                 listings.lists.push((key.clone(), ids));
             }
@@ -1001,6 +1011,16 @@ fn unstable_ids_reason(unstable: &[String]) -> String {
          (a time or a random value in the id): no fork can select them, and the revisions cannot \
          be matched; give them fixed ids to compare them",
         unstable.join("`, `")
+    )
+}
+
+/// Why criterion's repeats of an id (`json #2`) are not measured ([`discover::split_repeated_ids`]).
+fn repeated_ids_reason(repeated: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`: criterion lists a benchmark registered under an id already \
+         taken with ` #N` added, but selects by the id without it, so no fork can measure it \
+         alone; give it an id of its own to compare it",
+        repeated.join("`, `")
     )
 }
 
@@ -1451,9 +1471,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             .iter()
             .filter(|&&i| is_active(&file.benchmarks[index[i]], round + 1))
             .count();
-        let done = forks_recorded(file, &index, &measurable);
-        let total = done + remaining * 2 * (policy.max_rounds() - round - 1);
-        progress.round_done(round + 1, total as u64);
+        let still_to_run = remaining * 2 * (policy.max_rounds() - round - 1);
+        progress.round_done(round + 1, still_to_run as u64);
     }
     mark_unfinished(file, &policy);
     save_progress(ctx, file)

@@ -3,14 +3,15 @@
 //! work and `checksum` 0.5×, leaves `steady` alone and adds `new_in_head`.
 //!
 //! These harnesses print one value per fork, so Mann–Whitney needs at least 5 forks a side to
-//! reach p < 0.01 (docs/statistics.md); the runs use 8.
+//! reach p < 0.01 (docs/statistics.md); the runs use 6 (smallest p 0.0022, below 0.01 after
+//! Benjamini–Hochberg over the 9 benchmarks compared).
 
 mod support;
 
 use cargo_perfdiff::demo::{DemoHarness, DemoOptions};
 use support::*;
 
-/// Compares the demo's `mix`, `checksum` and `steady` benchmarks, 8 forks a side, JSON report.
+/// Compares the demo's `mix`, `checksum` and `steady` benchmarks, 6 forks a side, JSON report.
 fn harness_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = with_options(
         &[
@@ -19,7 +20,7 @@ fn harness_args<'a>(extra: &[&'a str]) -> Vec<&'a str> {
             "--stop",
             "fixed",
             "--forks",
-            "8",
+            "6",
             "--format",
             "json",
             "--fail-on",
@@ -45,14 +46,14 @@ fn entry<'a>(report: &'a serde_json::Value, target: &str, id: &str) -> &'a serde
 }
 
 /// `mix` regressed, `checksum` improved, `steady` not changed, all named with `harness`, and, for
-/// the harnesses that give one value per fork, judged on 8 fork values a side.
+/// the harnesses that give one value per fork, judged on 6 fork values a side.
 fn assert_known_changes(report: &serde_json::Value, target: &str, prefix: &str, harness: &str) {
     let verdict = |name: &str| {
         let entry = entry(report, target, &format!("{prefix}{name}"));
         assert_eq!(entry["harness"], harness, "{entry:#}");
         if harness != "criterion" {
             assert!(entry["per_fork"].is_string(), "{entry:#}");
-            assert_eq!(entry["forks"]["base"], 8, "{entry:#}");
+            assert_eq!(entry["forks"]["base"], 6, "{entry:#}");
         }
         entry["verdict"].as_str().unwrap().to_string()
     };
@@ -80,6 +81,15 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     assert_known_changes(&report, "criterion_demo", "hash/", "criterion");
     assert_known_changes(&report, "divan_demo", "divan_demo::hash::", "divan");
     assert_known_changes(&report, "bencher_demo", "hash::", "bencher");
+    // Every harness is measured across code layouts: one per round.
+    for (target, id) in [
+        ("criterion_demo", "hash/mix"),
+        ("divan_demo", "divan_demo::hash::mix"),
+        ("bencher_demo", "hash::mix"),
+    ] {
+        let spread = &entry(&report, target, id)["layout_spread"];
+        assert_eq!(spread["layouts"], 6, "{target}: {spread}");
+    }
     // libtest's `#[bench]` needs nightly: the run says so, with the command that compares it.
     assert!(
         err.contains("1 bench target(s) need a nightly toolchain (")
@@ -111,8 +121,9 @@ fn libtest_benchmarks_are_compared_with_a_nightly_toolchain_in_duet_mode_too() {
         harness: DemoHarness::Libtest,
         ..strong_changes()
     });
-    // Stands in for `cargo +nightly perfdiff`: no nightly toolchain can be installed here.
-    let mut command = perfdiff_command(&repo, &harness_args(&["--mode", "duet"]));
+    // Stands in for `cargo +nightly perfdiff`: no nightly toolchain can be installed here. One
+    // layout: the mixed workspace's test relinks layouts of the other harnesses.
+    let mut command = perfdiff_command(&repo, &harness_args(&["--mode", "duet", "--layouts", "1"]));
     let output = command.env("RUSTC_BOOTSTRAP", "1").output().unwrap();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");

@@ -8,17 +8,24 @@
 //! One fork: `--bench --exact <path> --min-time <s> --max-time <s>` measures that benchmark (one
 //! argument of it) for the measurement time; command-line options override the benchmark's own
 //! attributes in divan. Divan has no machine-readable output (nvzqz/divan#10), so the value is
-//! read from its table: the row of the benchmark, whose fourth column is the mean time per
-//! iteration (`fastest │ slowest │ median │ mean │ samples │ iters`), printed to four
-//! significant digits with a unit from `ps` to `d`.
+//! read from its table: the row of the benchmark, whose third column is the median time per
+//! iteration over its samples (`fastest │ slowest │ median │ mean │ samples │ iters`), printed to
+//! four significant digits with a unit from `ps` to `d`.
+//!
+//! Why the median, not the mean: over 20 forks of the demo's divan benchmarks (0.5 s each), the
+//! fork medians varied by a CV of 0.0–0.1 %, the fork means by 0.3–0.6 %: divan's samples at a
+//! few microseconds are single iterations, and an interrupt in one of them moves the mean (one
+//! sample of 4.7 ms among 33,000 of 3 µs put a fork's mean 60 % above its median). libtest and
+//! `bencher` report a median as well. The figures and the command: docs/evidence.md, "Every
+//! harness".
 
 use std::ffi::OsString;
 use std::time::Duration;
 
 /// The column separator of divan's table.
 const COLUMN: char = '│';
-/// The index of the mean among the columns.
-const MEAN_COLUMN: usize = 3;
+/// The index of the median among the columns.
+const MEDIAN_COLUMN: usize = 2;
 
 /// The arguments of a divan listing (with [`list_env`]).
 pub const LIST_ARGS: &[&str] = &["--list", "--format", "terse"];
@@ -56,13 +63,13 @@ pub fn fork_args(path: &str, measurement: Duration) -> Vec<OsString> {
     .to_vec()
 }
 
-/// The mean nanoseconds per iteration of benchmark `path` from its row of divan's table; `None`
+/// The median nanoseconds per iteration of benchmark `path` from its row of divan's table; `None`
 /// for the header, rows of its parents (no values), counter rows and any other line.
-pub fn mean_in_row(path: &str, line: &str) -> Option<f64> {
+pub fn median_in_row(path: &str, line: &str) -> Option<f64> {
     // Nested rows start with the tree's own `│`, which is not a column separator.
     let row = line.trim_start_matches([' ', '├', '╰', '─', COLUMN]);
     let columns: Vec<&str> = row.split(COLUMN).collect();
-    if columns.len() <= MEAN_COLUMN {
+    if columns.len() <= MEDIAN_COLUMN {
         return None;
     }
     let leaf = path.rsplit("::").next().unwrap_or(path);
@@ -72,7 +79,7 @@ pub fn mean_in_row(path: &str, line: &str) -> Option<f64> {
     }
     // A benchmark's row has its fastest time right of its name; parents and headers do not.
     parse_duration_ns(&name_and_fastest[leaf.len()..])?;
-    parse_duration_ns(columns[MEAN_COLUMN])
+    parse_duration_ns(columns[MEDIAN_COLUMN])
 }
 
 /// A divan duration (`1.234 µs`) in nanoseconds.
@@ -110,23 +117,26 @@ divan_demo     fastest       │ slowest       │ median        │ mean       
    ╰─ 64       1.001 ms      │ 1.2 ms        │ 1.1 ms        │ 1.102 ms      │ 100     │ 100
                12.5 GB/s     │ 10 GB/s       │ 11 GB/s       │ 11.2 GB/s     │         │";
 
-    fn mean_of(path: &str) -> Option<f64> {
-        TABLE.lines().find_map(|line| mean_in_row(path, line))
+    fn median_of(path: &str) -> Option<f64> {
+        TABLE.lines().find_map(|line| median_in_row(path, line))
     }
 
     #[test]
-    fn the_mean_of_the_benchmark_row() {
-        assert_eq!(mean_of("hash::mix"), Some(1520.0));
-        assert_eq!(mean_of("sizes::8"), Some(11.25));
-        assert_eq!(mean_of("sizes::64"), Some(1_102_000.0));
+    fn the_median_of_the_benchmark_row() {
+        assert_eq!(median_of("hash::mix"), Some(1500.0));
+        assert_eq!(median_of("sizes::8"), Some(11.0));
+        assert_eq!(median_of("sizes::64"), Some(1_100_000.0));
     }
 
     #[test]
     fn headers_parents_and_counters_have_no_value() {
-        assert_eq!(mean_of("hash"), None);
-        assert_eq!(mean_in_row("fastest", TABLE.lines().next().unwrap()), None);
+        assert_eq!(median_of("hash"), None);
+        assert_eq!(
+            median_in_row("fastest", TABLE.lines().next().unwrap()),
+            None
+        );
         let counter = TABLE.lines().last().unwrap();
-        assert_eq!(mean_in_row("x", counter), None);
+        assert_eq!(median_in_row("x", counter), None);
     }
 
     #[test]

@@ -8,9 +8,9 @@
 //! - **criterion** (and its forks `criterion2` and `codspeed-criterion-compat`, which keep its
 //!   runner protocol) hands over its raw samples over a socket ([`crate::fork::protocol`]);
 //! - **divan**, **libtest `#[bench]`** and the **`bencher`** crate only print a summary, so a fork
-//!   yields one value ([`PerFork`]): divan's mean, libtest's and bencher's median `ns/iter`. The
-//!   statistics then rest on the fork values (docs/statistics.md, "Harnesses that give one value
-//!   per fork").
+//!   yields one value ([`PerFork`]): divan's median time per iteration, libtest's and bencher's
+//!   median `ns/iter`. The statistics then rest on the fork values (docs/statistics.md,
+//!   "Harnesses that give one value per fork").
 //!
 //! The text formats are parsed here from plain `&str` lines, so they are tested without running
 //! anything; [`crate::fork::text`] runs the processes.
@@ -95,7 +95,7 @@ impl Harness {
     pub fn per_fork(self) -> Option<PerFork> {
         match self {
             Harness::Criterion(_) => None,
-            Harness::Divan => Some(PerFork::Mean),
+            Harness::Divan => Some(PerFork::Median),
             Harness::Libtest | Harness::Bencher => Some(PerFork::Median),
         }
     }
@@ -124,7 +124,7 @@ impl Harness {
     /// output; `None` for any other line.
     pub fn value_in_line(self, id: &str, line: &str) -> Option<f64> {
         match self {
-            Harness::Divan => divan::mean_in_row(id, line),
+            Harness::Divan => divan::median_in_row(id, line),
             Harness::Libtest | Harness::Bencher => libtest::ns_per_iter_in_line(id, line),
             Harness::Criterion(_) => None,
         }
@@ -138,19 +138,19 @@ impl std::fmt::Display for Harness {
 }
 
 /// What the one value of a fork is, for a harness that prints a summary instead of its samples.
+/// Every such harness gives a median today; the samples file names it so that another summary
+/// could be told apart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PerFork {
-    /// The harness's mean time per iteration over its samples (divan).
-    Mean,
-    /// The harness's median time per iteration over its samples (libtest, bencher).
+    /// The harness's median time per iteration over its own samples (divan's table, libtest's
+    /// and bencher's `ns/iter`).
     Median,
 }
 
 impl PerFork {
     pub fn as_str(self) -> &'static str {
         match self {
-            PerFork::Mean => "mean",
             PerFork::Median => "median",
         }
     }
@@ -172,7 +172,7 @@ mod tests {
     fn names_and_per_fork_values() {
         assert_eq!(Harness::Criterion(CliDialect::Current).name(), "criterion");
         assert_eq!(Harness::Criterion(CliDialect::Current).per_fork(), None);
-        assert_eq!(Harness::Divan.per_fork(), Some(PerFork::Mean));
+        assert_eq!(Harness::Divan.per_fork(), Some(PerFork::Median));
         assert_eq!(Harness::Libtest.per_fork(), Some(PerFork::Median));
         assert_eq!(Harness::Bencher.per_fork(), Some(PerFork::Median));
     }

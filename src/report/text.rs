@@ -657,7 +657,7 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
 }
 
 /// The note for a benchmark whose forks gave one value each, and its figure among several
-/// (`divan, mean`); `None` for a benchmark with samples.
+/// (`(divan median)`); `None` for a benchmark with samples.
 pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
     let value = result.per_fork?;
     let harness = result.harness.map_or("its harness", |h| h.name());
@@ -667,7 +667,7 @@ pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
              and the statistics rest on the fork values",
             value.as_str()
         ),
-        format!("{harness}, {}", value.as_str()),
+        format!("({harness} {})", value.as_str()),
     ))
 }
 
@@ -983,6 +983,24 @@ mod tests {
             head: side(head),
             ..BenchmarkResult::new("own/settings", 0.02)
         }
+    }
+
+    #[test]
+    fn a_benchmark_with_one_value_per_fork_says_so_and_which_value() {
+        let criterion = BenchmarkResult {
+            harness: Some(crate::harness::HarnessKind::Criterion),
+            ..BenchmarkResult::new("hash/mix", 0.02)
+        };
+        assert_eq!(per_fork_note(&criterion), None);
+        let divan = BenchmarkResult {
+            harness: Some(crate::harness::HarnessKind::Divan),
+            per_fork: Some(crate::harness::PerFork::Median),
+            ..BenchmarkResult::new("demo::mix", 0.02)
+        };
+        let (note, figure) = per_fork_note(&divan).unwrap();
+        assert!(note.starts_with("divan prints a summary"), "{note}");
+        assert!(note.contains("(its median)"), "{note}");
+        assert_eq!(figure, "(divan median)");
     }
 
     #[test]

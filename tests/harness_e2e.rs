@@ -81,14 +81,16 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     assert_known_changes(&report, "criterion_demo", "hash/", "criterion");
     assert_known_changes(&report, "divan_demo", "divan_demo::hash::", "divan");
     assert_known_changes(&report, "bencher_demo", "hash::", "bencher");
-    // Every harness is measured across code layouts: one per round.
+    // Every harness is measured across code layouts: one per round (a side's forks left out
+    // as disturbed take theirs with them, and fewer than half of them can be).
     for (target, id) in [
         ("criterion_demo", "hash/mix"),
         ("divan_demo", "divan_demo::hash::mix"),
         ("bencher_demo", "hash::mix"),
     ] {
         let spread = &entry(&report, target, id)["layout_spread"];
-        assert_eq!(spread["layouts"], 6, "{target}: {spread}");
+        let layouts = spread["layouts"].as_u64().unwrap_or(0);
+        assert!((4..=6).contains(&layouts), "{target}: {spread}");
     }
     // libtest's `#[bench]` needs nightly: the run says so, with the command that compares it.
     assert!(

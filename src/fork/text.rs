@@ -170,7 +170,8 @@ impl TextFork {
     fn end(mut self, ending: Ending) -> FinishedFork {
         let cpu_wait_share = self.process.cpu_wait_share();
         let status = self.process.kill_and_reap();
-        // An exit may have raced the value's line: read it from the complete output.
+        // An exit may have raced the value's line: once the output's readers are done (or the
+        // grace is over), every line has been through the watcher, so `found` is final.
         let tail = self.process.output_tail(STDERR_GRACE);
         let wall_ms = self.started_at.elapsed().as_secs_f64() * 1e3;
         let steal_share = self
@@ -235,7 +236,7 @@ impl TextFork {
         }
     }
 
-    /// `benchmark `mix` (divan_demo-1a2b3c, divan)`: how every failure message starts.
+    /// `divan benchmark `mix` (divan_demo-1a2b3c)`: how every failure message starts.
     fn who(&self) -> String {
         format!(
             "{} benchmark `{}` ({})",

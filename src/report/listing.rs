@@ -177,6 +177,26 @@ mod tests {
     }
 
     #[test]
+    fn each_line_and_entry_names_its_harness() {
+        let mut listed = sample();
+        listed[0].harness = Some(HarnessKind::Divan);
+        listed[2].harness = Some(HarnessKind::Bencher);
+        let text = render_listing(&listed, &[], Format::Table);
+        assert!(
+            text.contains("hash/mix          (bench target demo, divan)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("(bench target demo, bencher, only in head)"),
+            "{text}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&render_listing(&listed, &[], Format::Json)).unwrap();
+        assert_eq!(json["benchmarks"][0]["harness"], "divan");
+        assert!(json["benchmarks"][1].get("harness").is_none());
+    }
+
+    #[test]
     fn an_empty_listing_is_empty() {
         assert_eq!(render_listing(&[], &[], Format::Table), "");
     }

@@ -770,7 +770,7 @@ fn nightly_command(
         labels.join(", "),
         command
             .iter()
-            .map(|word| quote_for_shell(word))
+            .map(|word| fork::quote_for_shell(word))
             .collect::<Vec<_>>()
             .join(" ")
     ))
@@ -786,16 +786,6 @@ fn revision_arguments(comparison: &revisions::Comparison) -> Vec<String> {
         (false, true) if comparison.base.spec == "HEAD" => Vec::new(),
         (false, true) => vec![comparison.base.spec.clone()],
         _ => vec![comparison.base.spec.clone(), comparison.head.spec.clone()],
-    }
-}
-
-/// `word` as a POSIX shell reads it back: quoted when it holds anything but safe characters.
-fn quote_for_shell(word: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./~^+:@=,".contains(c);
-    if !word.is_empty() && word.chars().all(safe) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 

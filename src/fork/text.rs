@@ -245,17 +245,10 @@ impl TextFork {
     }
 }
 
-/// Arguments as a shell would need them (an argument with spaces quoted), for messages.
+/// Arguments as a shell would read them back, for messages.
 fn shell_words(args: &[std::ffi::OsString]) -> String {
     args.iter()
-        .map(|arg| {
-            let arg = arg.to_string_lossy();
-            if arg.is_empty() || arg.contains(char::is_whitespace) {
-                format!("'{arg}'")
-            } else {
-                arg.into_owned()
-            }
-        })
+        .map(|arg| super::quote_for_shell(&arg.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -173,9 +173,9 @@ pub struct BenchmarkResult {
     /// samples files recorded before harnesses were recorded (criterion then).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub harness: Option<HarnessKind>,
-    /// Set when its forks gave one value each (a summary of the harness's own samples: divan's
-    /// mean, libtest's and bencher's median) instead of their samples: every statistic then
-    /// rests on the fork values.
+    /// Set when its forks gave one value each (a summary of the harness's own samples: divan's,
+    /// libtest's and bencher's median) instead of their samples: every statistic then rests on
+    /// the fork values.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub per_fork: Option<PerFork>,
     pub verdict: Outcome,

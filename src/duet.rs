@@ -172,8 +172,9 @@ pub fn recorded_overlap(base: &ForkRecord, head: &ForkRecord) -> Option<f64> {
 /// The duet run of one round, its samples paired by time (see the module docs).
 ///
 /// `None` when the pairing by time is impossible: a fork without a recorded window, a fork that
-/// gave one value ([`ForkRecord::per_fork`]), or windows that do not overlap at all. Samples dropped as warm-up ([`ForkRecord::warmup_dropped`]) are
-/// never paired. The run may come back empty when no kept samples met.
+/// gave one value ([`ForkRecord::per_fork`]), or windows that do not overlap at all. Samples
+/// dropped as warm-up ([`ForkRecord::warmup_dropped`]) are never paired. The run may come back
+/// empty when no kept samples met.
 pub fn time_paired_run(base: &ForkRecord, head: &ForkRecord) -> Option<DuetRun> {
     // One value per fork has no moments to pair: the round pairs the two values.
     if base.per_fork.is_some() || head.per_fork.is_some() {

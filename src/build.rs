@@ -337,6 +337,9 @@ pub struct FeatureGatedBench {
 pub struct ParsedBuild {
     /// Executables of `bench` targets, in the order cargo reported them.
     pub benches: Vec<BenchArtifact>,
+    /// Executables of `bin` targets (the programs commands run), in the order cargo reported
+    /// them.
+    pub programs: Vec<BenchArtifact>,
     /// Every rendered rustc diagnostic, in order.
     pub diagnostics: Vec<RenderedDiagnostic>,
     /// `build-finished`'s verdict; `None` when the stream ended before it (cargo died early).
@@ -461,9 +464,16 @@ impl MessageCollector {
     fn observe(&mut self, message: Message) -> Observed {
         match message {
             Message::CompilerArtifact(artifact) => {
-                let is_bench = artifact.target.kind.contains(&TargetKind::Bench);
-                if let (true, Some(executable)) = (is_bench, artifact.executable) {
-                    self.parsed.benches.push(BenchArtifact {
+                let kind = &artifact.target.kind;
+                let list = if kind.contains(&TargetKind::Bench) {
+                    &mut self.parsed.benches
+                } else if kind.contains(&TargetKind::Bin) {
+                    &mut self.parsed.programs
+                } else {
+                    return Observed::Nothing;
+                };
+                if let Some(executable) = artifact.executable {
+                    list.push(BenchArtifact {
                         package_id: artifact.package_id.repr,
                         target: artifact.target.name,
                         executable: executable.into_std_path_buf(),
@@ -653,6 +663,7 @@ pub fn build_benches(
     let relinker = crate::layout::Relinker {
         cargo: &cargo,
         opts,
+        kind: crate::layout::RelinkedKind::Bench,
     };
     let layouts = relink_layouts(&relinker, &parsed.benches, label, bin_dir, on_event)?;
     let built = Built {
@@ -728,7 +739,7 @@ fn relink_layouts(
 /// has no layouts but cargo's build. Layout 1 comes from cargo, which keeps its objects and
 /// prints its linker command, and the others from linking those objects again with their seeds;
 /// a layout whose link cannot be replayed is built through cargo too (`crate::layout`).
-fn layouts_of(
+pub(crate) fn layouts_of(
     relinker: &crate::layout::Relinker,
     artifact: &BenchArtifact,
     label: &str,
@@ -785,7 +796,7 @@ fn replay_into(
 
 /// Copies an executable `from` the target directory to `to` in a bin directory of `label`'s,
 /// creating the directory.
-fn copy_into(from: &Path, to: &Path, label: &str) -> Result<(), BuildError> {
+pub(crate) fn copy_into(from: &Path, to: &Path, label: &str) -> Result<(), BuildError> {
     let dir = to.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|source| BuildError::BinDir {
         revision: label.to_string(),
@@ -828,7 +839,23 @@ pub(crate) struct CargoBuild<'a> {
     separate_build_dir: bool,
 }
 
-impl CargoBuild<'_> {
+impl<'a> CargoBuild<'a> {
+    /// How cargo builds in the checkout at `workspace_dir` into `shared_target_dir` (asks cargo
+    /// whether a separate build directory is configured).
+    pub(crate) fn new(
+        workspace_dir: &'a Path,
+        label: &'a str,
+        shared_target_dir: &'a Path,
+    ) -> Result<Self, BuildError> {
+        let metadata = revision_metadata(workspace_dir, label, shared_target_dir)?;
+        Ok(CargoBuild {
+            workspace_dir,
+            label,
+            shared_target_dir,
+            separate_build_dir: has_separate_build_dir(&metadata),
+        })
+    }
+
     /// `cargo bench --no-run --message-format=json` with `opts`, in its own process group.
     fn command(&self, opts: &BuildOptions) -> Command {
         let mut args: Vec<String> = ["bench", "--no-run", "--message-format=json"]
@@ -1289,14 +1316,14 @@ struct PackageInfo {
     manifest_path: PathBuf,
 }
 
-/// Reads the workspace's packages; a manifest cargo cannot read is a failed build of `label`.
-fn workspace_packages(
+/// `cargo metadata --no-deps` of a revision's checkout; a manifest cargo cannot read is a failed
+/// build of `label`.
+fn revision_metadata(
     workspace_dir: &Path,
     label: &str,
     shared_target_dir: &Path,
-    opts: &BuildOptions,
-) -> Result<WorkspacePackages, BuildError> {
-    let metadata = MetadataCommand::new()
+) -> Result<cargo_metadata::Metadata, BuildError> {
+    MetadataCommand::new()
         .current_dir(workspace_dir)
         .no_deps()
         .env("CARGO_TARGET_DIR", shared_target_dir)
@@ -1305,11 +1332,26 @@ fn workspace_packages(
             revision: label.to_string(),
             diagnostics: e.to_string().trim_end().to_string(),
             hint: None,
-        })?;
-    let separate_build_dir = metadata
+        })
+}
+
+/// True when cargo reports a `build.build-dir` apart from the target directory.
+fn has_separate_build_dir(metadata: &cargo_metadata::Metadata) -> bool {
+    metadata
         .build_directory
         .as_ref()
-        .is_some_and(|build_dir| *build_dir != metadata.target_directory);
+        .is_some_and(|build_dir| *build_dir != metadata.target_directory)
+}
+
+/// Reads the workspace's packages; a manifest cargo cannot read is a failed build of `label`.
+fn workspace_packages(
+    workspace_dir: &Path,
+    label: &str,
+    shared_target_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<WorkspacePackages, BuildError> {
+    let metadata = revision_metadata(workspace_dir, label, shared_target_dir)?;
+    let separate_build_dir = has_separate_build_dir(&metadata);
     let feature_gated = feature_gated_benches(&metadata, opts);
     let gated_enabled = enabled_gated_benches(&metadata, opts);
     let bench_targets = built_bench_targets(&metadata, opts);

@@ -187,7 +187,7 @@ pub struct OutputArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Print a line per fork
-    #[arg(long, short = 'v', conflicts_with = "quiet")]
+    #[arg(long, short = 'v', conflicts_with = "quiet", hide_short_help = true)]
     pub verbose: bool,
 }
 
@@ -278,6 +278,20 @@ pub struct CompareArgs {
     /// listing of its benchmarks gets as long [default: 300]
     #[arg(long, value_name = "SECS", hide_short_help = true)]
     pub fork_timeout: Option<f64>,
+    /// Also compare a program: NAME='{bin}/prog args'
+    ///
+    /// Repeatable. `{bin}` in COMMAND is the revision's directory of built programs (`cargo build
+    /// --release`), `{root}` its checkout: `--cmd parse='{bin}/mycli parse data/in.json'`. Each
+    /// execution is measured from outside, wall time and peak memory, and each gets a verdict
+    /// (docs/commands.md). Replaces the `[[command]]` tables of the configuration.
+    #[arg(long = "cmd", value_name = "NAME=COMMAND", value_parser = parse_command)]
+    pub commands: Vec<config::CommandSpec>,
+    /// Compare the commands alone, not the benchmarks
+    #[arg(long, hide_short_help = true)]
+    pub commands_only: bool,
+    /// Cargo profile the programs of commands are built with [default: release]
+    #[arg(long, value_name = "NAME", hide_short_help = true)]
+    pub profile: Option<String>,
     /// Measure share K of N of the benchmarks
     ///
     /// A deterministic share, for a suite split over N machines; `cargo perfdiff report` merges
@@ -345,6 +359,10 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
             "expected a number of seconds, at least 0.001, got {text:?}"
         )),
     }
+}
+
+fn parse_command(text: &str) -> Result<config::CommandSpec, String> {
+    config::CommandSpec::from_cli(text).map_err(|e| e.to_string())
 }
 
 fn parse_cpus(text: &str) -> Result<[usize; 2], String> {
@@ -436,6 +454,10 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.layouts = args.layouts;
     layer.fork_timeout_s = args.fork_timeout;
     layer.cpus = args.cpus;
+    if !args.commands.is_empty() {
+        layer.commands = Some(args.commands.clone());
+    }
+    layer.profile = args.profile.clone();
     if !args.filters.is_empty() {
         layer.filters = Some(args.filters.clone());
     }
@@ -515,6 +537,7 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
                 .collect(),
         },
         settings: effective.settings.clone(),
+        commands_only: args.commands_only,
         shard: args.shard,
         resume: args.resume.clone(),
         samples_path: args.samples.clone(),
@@ -612,6 +635,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         build: Default::default(),
         copy_untracked: Vec::new(),
         settings,
+        commands_only: false,
         shard: None,
         resume: None,
         samples_path: None,

@@ -29,6 +29,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
+pub use crate::command::CommandSpec;
 pub use crate::samples::Mode;
 
 /// Errors in a configuration file or on the command line. Each names the file (or the command
@@ -211,6 +212,10 @@ pub struct Settings {
     pub cpus: Option<[usize; 2]>,
     /// Per-benchmark overrides, keyed by a regex over the benchmark id.
     pub overrides: BTreeMap<String, BenchOverride>,
+    /// Programs compared from the outside ([`crate::command`]), besides the benchmarks.
+    pub commands: Vec<CommandSpec>,
+    /// The cargo profile the programs that commands run are built with.
+    pub profile: String,
 }
 
 impl Default for Settings {
@@ -238,6 +243,8 @@ impl Default for Settings {
             fail_on: FailOn::Regression,
             cpus: None,
             overrides: BTreeMap::new(),
+            commands: Vec::new(),
+            profile: crate::programs::DEFAULT_PROFILE.to_string(),
         }
     }
 }
@@ -336,6 +343,11 @@ pub struct PartialSettings {
     pub cpus: Option<[usize; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub benchmarks: Option<BTreeMap<String, BenchOverride>>,
+    /// `[[command]]` tables.
+    #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
+    pub commands: Option<Vec<CommandSpec>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
 }
 
 /// Layouts per revision unless the user says otherwise: chosen from the false alarms and the
@@ -367,6 +379,8 @@ pub const KNOWN_KEYS: &[&str] = &[
     "fail-on",
     "cpus",
     "benchmarks",
+    "command",
+    "profile",
 ];
 
 /// The keys of one `benchmarks."REGEX"` table.
@@ -428,6 +442,8 @@ impl PartialSettings {
             fail_on: Some(settings.fail_on),
             cpus: settings.cpus,
             benchmarks: (!settings.overrides.is_empty()).then(|| settings.overrides.clone()),
+            commands: (!settings.commands.is_empty()).then(|| settings.commands.clone()),
+            profile: Some(settings.profile.clone()),
         }
     }
 }
@@ -933,6 +949,20 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
             )
         })?;
     }
+    if let Some(commands) = &partial.commands {
+        crate::command::validate_all(commands)
+            .map_err(|e| Violation::new(&["command"], e.to_string()))?;
+    }
+    if partial
+        .profile
+        .as_deref()
+        .is_some_and(|p| p.trim().is_empty())
+    {
+        return Err(Violation::new(
+            &["profile"],
+            "must name a cargo profile".to_string(),
+        ));
+    }
     for (pattern, bench) in partial.benchmarks.iter().flatten() {
         regex::Regex::new(pattern).map_err(|e| {
             Violation::new(
@@ -992,6 +1022,8 @@ impl Effective {
             fail_on,
             cpus,
             benchmarks,
+            commands,
+            profile,
         } = partial;
         let settings = &mut self.settings;
         let sources = &mut self.sources;
@@ -1030,6 +1062,8 @@ impl Effective {
             filters => "filters", std::convert::identity;
             fail_on => "fail-on", std::convert::identity;
             cpus => "cpus", Some;
+            commands => "command", std::convert::identity;
+            profile => "profile", std::convert::identity;
         }
         for (pattern, bench) in benchmarks.into_iter().flatten() {
             sources.insert(benchmark_key(&pattern), source.clone());
@@ -1119,6 +1153,8 @@ impl Effective {
         let mut benchmark_tables = String::new();
         for entry in entries(&self.settings) {
             match (entry.toml, entry.key.starts_with("benchmarks.")) {
+                // The `[[command]]` tables come last.
+                (None, _) if entry.key == "command" => {}
                 (Some(value), false) => out.push_str(&format!("{} = {value}\n", entry.key)),
                 (None, _) => out.push_str(&format!("# {} = …  ({})\n", entry.key, entry.shown)),
                 (Some(value), true) => {
@@ -1127,6 +1163,10 @@ impl Effective {
             }
         }
         out.push_str(&benchmark_tables);
+        for command in &self.settings.commands {
+            let table = toml::Table::try_from(command).unwrap_or_default();
+            out.push_str(&format!("\n[[command]]\n{table}"));
+        }
         out
     }
 }
@@ -1220,6 +1260,21 @@ fn entries(s: &Settings) -> Vec<Entry> {
                 .map(|cpus| Array(cpus.iter().map(|c| integer(*c)).collect())),
             "unset: the first two CPUs the process may use",
         ),
+        Entry {
+            key: "command".to_string(),
+            shown: if s.commands.is_empty() {
+                "none: benchmarks only".to_string()
+            } else {
+                s.commands
+                    .iter()
+                    .map(|c| format!("{} = {}", c.name, c.run))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            },
+            // Written as `[[command]]` tables at the end of the file (`to_toml`).
+            toml: None,
+        },
+        Entry::set("profile", text(&s.profile)),
     ];
     for (pattern, bench) in &s.overrides {
         let mut body = String::new();

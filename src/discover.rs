@@ -220,6 +220,8 @@ pub fn list_benchmarks(
     let listing = |ids, harness| Ok(Listing { ids, harness });
     match kind {
         HarnessKind::Criterion => list_criterion(exe, env, timeout),
+        // Commands are declared, never found in a bench executable.
+        HarnessKind::Command => listing(Vec::new(), Harness::Command),
         HarnessKind::Divan => {
             let env: Vec<_> = env.iter().cloned().chain(divan::list_env()).collect();
             let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;

@@ -46,10 +46,34 @@ pub fn shuffle_link_arg(layout: usize) -> String {
     format!("link-arg=-Wl,--shuffle-sections=*={layout}")
 }
 
-/// Relinks the bench executables of one build: the cargo that built them and its options.
+/// Relinks the executables of one build: the cargo that built them, its options, and which
+/// kind of target they are.
 pub struct Relinker<'a> {
     pub(crate) cargo: &'a CargoBuild<'a>,
     pub opts: &'a BuildOptions,
+    pub kind: RelinkedKind<'a>,
+}
+
+/// The kind of target a [`Relinker`] relinks, and the profile it was built with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RelinkedKind<'a> {
+    /// Bench targets, built with the `bench` profile (`cargo bench`).
+    Bench,
+    /// Programs (`bin` targets), built with this profile (`cargo build --profile P`).
+    Bin { profile: &'a str },
+}
+
+impl<'a> RelinkedKind<'a> {
+    /// The `cargo rustc` arguments that select `target` of this kind.
+    fn selection<'t>(self, target: &'t str) -> [&'t str; 4]
+    where
+        'a: 't,
+    {
+        match self {
+            RelinkedKind::Bench => ["--profile", "bench", "--bench", target],
+            RelinkedKind::Bin { profile } => ["--profile", profile, "--bin", target],
+        }
+    }
 }
 
 /// A layout cargo built: its executable (in the target directory) and, when it was asked for,
@@ -70,18 +94,11 @@ impl Relinker<'_> {
         keep_link: bool,
         on_event: &mut dyn FnMut(BuildEvent),
     ) -> Result<Relinked, String> {
-        let mut args: Vec<String> = ["rustc", "--profile", "bench", "--message-format=json"]
+        let mut args: Vec<String> = ["rustc", "--message-format=json"]
             .map(String::from)
             .to_vec();
-        args.extend(
-            [
-                "--package",
-                &artifact.package_id,
-                "--bench",
-                &artifact.target,
-            ]
-            .map(String::from),
-        );
+        args.extend(["--package", &artifact.package_id].map(String::from));
+        args.extend(self.kind.selection(&artifact.target).map(String::from));
         args.extend(self.opts.feature_args());
         args.extend(["--".to_string(), "-C".to_string(), shuffle_link_arg(layout)]);
         if keep_link {
@@ -91,8 +108,11 @@ impl Relinker<'_> {
         let (parsed, stderr_tail, status) =
             crate::build::run_cargo(command, self.cargo.workspace_dir, on_event)
                 .map_err(|e| e.to_string())?;
-        let built = parsed
-            .benches
+        let artifacts = match self.kind {
+            RelinkedKind::Bench => &parsed.benches,
+            RelinkedKind::Bin { .. } => &parsed.programs,
+        };
+        let built = artifacts
             .iter()
             .find(|b| b.package_id == artifact.package_id && b.target == artifact.target);
         match built {
@@ -366,7 +386,12 @@ fn failure_reason(errors: &str, stderr_tail: &[String]) -> String {
 /// Where layout `layout` of an executable named `file_name` is kept in a revision's bin
 /// directory.
 pub fn kept_path(bin_dir: &Path, layout: usize, file_name: &OsStr) -> PathBuf {
-    bin_dir.join(format!("layout-{layout}")).join(file_name)
+    layout_dir(bin_dir, layout).join(file_name)
+}
+
+/// The directory of layout `layout`'s executables in a revision's bin directory.
+pub fn layout_dir(bin_dir: &Path, layout: usize) -> PathBuf {
+    bin_dir.join(format!("layout-{layout}"))
 }
 
 #[cfg(test)]

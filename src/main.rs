@@ -1,5 +1,10 @@
 //! `cargo perfdiff` / `cargo-perfdiff`: a thin shell over [`cargo_perfdiff::cli::main`].
 
 fn main() {
+    // First, before anything else runs: the process may be the small helper that runs one
+    // execution of a command (its peak memory must not include ours).
+    if let Some(code) = cargo_perfdiff::fork::exec_helper::run_if_asked() {
+        std::process::exit(code);
+    }
     std::process::exit(cargo_perfdiff::cli::main());
 }

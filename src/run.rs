@@ -15,6 +15,7 @@ use crate::build::{
     self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UncompiledBench,
     UnselectedPackage,
 };
+use crate::command::{self, CommandSpec, Places};
 use crate::config::{Settings, StopRule};
 use crate::discover::{
     self, Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings,
@@ -23,13 +24,15 @@ use crate::discover::{
 use crate::duet;
 use crate::error::{Error, Result};
 use crate::estimate::{Plan, large_run_hint};
+use crate::fork::command::CommandRun;
 use crate::fork::fresh_copy::FreshCopies;
 use crate::fork::{self, ForkError, ForkOutcome, ForkRequest};
 use crate::harness::{Harness, HarnessKind};
+use crate::programs::{self, Programs};
 use crate::progress::Progress;
 use crate::revisions::{self, Revision};
 use crate::samples::{
-    BenchmarkRecord, FailureRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
+    BenchmarkRecord, FailureRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
 };
 use crate::schedule::{self, Shard, Side};
 use crate::stop::StopPolicy;
@@ -50,6 +53,8 @@ pub struct RunRequest {
     /// (`--copy-untracked`, [`UntrackedCopies`]).
     pub copy_untracked: Vec<PathBuf>,
     pub settings: Settings,
+    /// Compare the settings' commands alone, building and listing no benchmarks.
+    pub commands_only: bool,
     pub shard: Option<Shard>,
     pub resume: Option<PathBuf>,
     pub samples_path: Option<PathBuf>,
@@ -73,6 +78,12 @@ struct SideBuild {
     unselected: Vec<UnselectedPackage>,
     /// Bench targets left out of the build for a compile error (the others were built).
     not_compiled: Vec<UncompiledBench>,
+    /// The revision's programs, when commands are compared.
+    programs: Option<Programs>,
+    /// The revision's checkout of the workspace (`{root}` of its commands).
+    root: PathBuf,
+    /// Commands whose set-up or inputs failed in this revision: they are `failed` here.
+    command_failures: Vec<(String, FailureRecord)>,
 }
 
 /// A bench executable with the environment `cargo bench` would give it, computed once (it reads
@@ -193,6 +204,9 @@ fn with_selected_benchmarks<T>(
         workspace_rel: &workspace_rel,
         options: &options,
         untracked: &untracked,
+        commands: &settings.commands,
+        commands_only: request.commands_only,
+        profile: &settings.profile,
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
@@ -254,6 +268,7 @@ fn with_selected_benchmarks<T>(
     let mut matched = select_benchmarks(
         &base_lists,
         &head_lists,
+        &command_entries(&settings.commands),
         settings,
         request.shard,
         &NothingFound {
@@ -265,7 +280,9 @@ fn with_selected_benchmarks<T>(
         },
     )?;
     for m in &mut matched {
-        m.harness = harness_of(&base_build, head_build, m).map(Harness::kind);
+        m.harness = harness_of(&base_build, head_build, m)
+            .map(Harness::kind)
+            .or(m.harness);
     }
     if !unselected.is_empty() {
         progress.note(&unselected_members(&unselected));
@@ -339,6 +356,10 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         record.package = m.target().map(|key| key.package.clone());
         record.criterion_id = (m.criterion_id != m.id).then(|| m.criterion_id.clone());
         record.harness = m.harness;
+        if m.harness == Some(HarnessKind::Command) {
+            register_command(&mut file, m, base_build, head_build);
+            continue;
+        }
         for (side, target, failure) in &failed_listings {
             let (side_target, side_record) = match side {
                 Side::Base => (&m.base_target, &mut record.base),
@@ -502,6 +523,9 @@ struct Builder<'a> {
     workspace_rel: &'a Path,
     options: &'a BuildOptions,
     untracked: &'a UntrackedCopies,
+    commands: &'a [CommandSpec],
+    commands_only: bool,
+    profile: &'a str,
 }
 
 impl Builder<'_> {
@@ -551,14 +575,30 @@ impl Builder<'_> {
             )),
             BuildEvent::NotCompiled(target) => not_compiled.push(target.clone()),
         };
-        let executables = build::build_benches(
-            &checkout.join(self.workspace_rel),
-            &label,
-            self.shared_target,
-            &bin_dir,
-            self.options,
-            &mut on_event,
-        )?;
+        let root = checkout.join(self.workspace_rel);
+        let executables = match self.commands_only {
+            true => Vec::new(),
+            false => build::build_benches(
+                &root,
+                &label,
+                self.shared_target,
+                &bin_dir,
+                self.options,
+                &mut on_event,
+            )?,
+        };
+        let programs = match self.commands.is_empty() {
+            true => None,
+            false => Some(programs::build_programs(
+                &root,
+                &label,
+                self.shared_target,
+                &bin_dir,
+                self.options,
+                self.profile,
+                &mut on_event,
+            )?),
+        };
         progress.finish_bar();
         let work = match compiled {
             0 => "up to date".to_string(),
@@ -571,10 +611,20 @@ impl Builder<'_> {
             (n, 0) => format!(", {n} left out for compile errors"),
             (n, m) => format!(", {n} left out for compile errors and {m} (need nightly)"),
         };
+        let programs_built = programs
+            .as_ref()
+            .map(|p| format!(", {} program(s)", p.names.len()))
+            .unwrap_or_default();
         progress.note(&format!(
-            "built {label}: {} bench target(s){failed}, {work}",
+            "built {label}: {} bench target(s){failed}{programs_built}, {work}",
             executables.len()
         ));
+        let command_failures = match &programs {
+            Some(programs) => {
+                command::prepare_side(self.commands, programs, &root, &label, progress)
+            }
+            None => Vec::new(),
+        };
         Ok(SideBuild {
             targets: executables
                 .into_iter()
@@ -591,6 +641,9 @@ impl Builder<'_> {
             needs_features,
             unselected,
             not_compiled,
+            programs,
+            root,
+            command_failures,
         })
     }
 }
@@ -1100,11 +1153,13 @@ fn unselected_members(unselected: &[UnselectedPackage]) -> String {
 fn select_benchmarks(
     base: &[(TargetKey, Vec<String>)],
     head: &[(TargetKey, Vec<String>)],
+    commands: &[Matched],
     settings: &Settings,
     shard: Option<Shard>,
     nothing_found: &NothingFound,
 ) -> Result<Vec<Matched>> {
-    let all = discover::match_benchmarks(base, head);
+    let mut all = discover::match_benchmarks(base, head);
+    all.extend(commands.iter().cloned());
     if all.is_empty() {
         return Err(Error::NothingToRun(format!(
             "no benchmarks found in either revision{}",
@@ -1131,6 +1186,22 @@ fn select_benchmarks(
         )));
     }
     Ok(selected)
+}
+
+/// The commands, as benchmarks of both revisions (one entry each: its time; the memory record is
+/// its companion, [`command::memory_id`]).
+fn command_entries(commands: &[CommandSpec]) -> Vec<Matched> {
+    commands
+        .iter()
+        .map(|c| Matched {
+            id: c.name.clone(),
+            criterion_id: c.name.clone(),
+            base_target: None,
+            head_target: None,
+            presence: Presence::Both,
+            harness: Some(HarnessKind::Command),
+        })
+        .collect()
 }
 
 /// The benchmarks there are, for an error whose filter matched none: the ids to write a filter
@@ -1258,6 +1329,13 @@ struct MeasureContext<'a> {
 }
 
 impl MeasureContext<'_> {
+    fn side(&self, side: Side) -> &SideBuild {
+        match side {
+            Side::Base => self.base,
+            Side::Head => self.head,
+        }
+    }
+
     fn built(&self, side: Side, matched: &Matched) -> &BuiltTarget {
         let (build, target) = match side {
             Side::Base => (self.base, matched.base_target.as_ref()),
@@ -1271,8 +1349,16 @@ impl MeasureContext<'_> {
     /// The layout both sides of `matched` run in `round`: the rounds go through the layouts both
     /// sides have, in turn, so each layout index is measured as often on either side.
     fn layout(&self, matched: &Matched, round: usize) -> Layout {
+        let layouts = |side: Side| match is_command(matched) {
+            true => self
+                .side(side)
+                .programs
+                .as_ref()
+                .map_or(1, |p| p.layout_dirs.len()),
+            false => self.built(side, matched).exe.layouts.len() + 1,
+        };
         let count = [Side::Base, Side::Head]
-            .map(|side| self.built(side, matched).exe.layouts.len() + 1)
+            .map(layouts)
             .into_iter()
             .min()
             .unwrap_or(1);
@@ -1291,6 +1377,9 @@ impl MeasureContext<'_> {
         cpu: Option<usize>,
         copies: &mut FreshCopies,
     ) -> Result<ForkRequest> {
+        if is_command(matched) {
+            return self.command_request(side, matched, layout, cpu, copies);
+        }
         let BuiltTarget { exe, env, harness } = self.built(side, matched);
         let original = match layout.index {
             0 => &exe.path,
@@ -1311,7 +1400,83 @@ impl MeasureContext<'_> {
             timeout: fork_timeout(self.settings),
             criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
             cpu,
+            command: None,
         })
+    }
+}
+
+impl MeasureContext<'_> {
+    /// The fork of a command: one execution of its program from this round's fresh copy of the
+    /// side's programs in `layout`.
+    fn command_request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: Layout,
+        cpu: Option<usize>,
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
+        let build = self.side(side);
+        let spec = self
+            .settings
+            .commands
+            .iter()
+            .find(|c| c.name == matched.id)
+            .expect("measured commands are declared");
+        let programs = build
+            .programs
+            .as_ref()
+            .expect("programs built for commands");
+        let original = &programs.layout_dirs[layout.index];
+        let bin = copies
+            .directory(side, original, &programs.names)
+            .map_err(|e| Error::io(original, e))?;
+        let places = Places {
+            bin,
+            root: build.root.clone(),
+        };
+        let argv = spec.argv(&places);
+        let helper = std::env::current_exe().map_err(|e| Error::io("cargo-perfdiff", e))?;
+        Ok(ForkRequest {
+            executable: PathBuf::from(&argv[0]),
+            cwd: spec.working_dir(&build.root),
+            env: spec.environment(&places),
+            benchmark_id: matched.id.clone(),
+            harness: Harness::Command,
+            warm_up: Duration::ZERO,
+            measurement: Duration::ZERO,
+            sample_size: 1,
+            timeout: fork_timeout(self.settings),
+            criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
+            cpu,
+            command: Some(CommandRun {
+                argv,
+                prepare: spec.prepare_line(&places),
+                warm_up: spec.warm_up,
+                helper,
+            }),
+        })
+    }
+}
+
+fn is_command(matched: &Matched) -> bool {
+    matched.harness == Some(HarnessKind::Command)
+}
+
+/// Registers a command's two records, time and memory, with the failures its set-up had.
+fn register_command(file: &mut SampleFile, m: &Matched, base: &SideBuild, head: &SideBuild) {
+    for id in [m.id.clone(), command::memory_id(&m.id)] {
+        let record = file.benchmark_mut(&id, Presence::Both);
+        record.harness = Some(HarnessKind::Command);
+        for (build, side_record) in [(base, &mut record.base), (head, &mut record.head)] {
+            let failure = build
+                .command_failures
+                .iter()
+                .find(|(name, _)| *name == m.id);
+            if let (Some((_, failure)), None) = (failure, &side_record.failure) {
+                side_record.failure = Some(failure.clone());
+            }
+        }
     }
 }
 
@@ -1351,6 +1516,22 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 .expect("registered")
         })
         .collect();
+    // A command's memory record takes the same forks as its time record.
+    let companion: Vec<Option<usize>> = ctx
+        .matched
+        .iter()
+        .map(|m| {
+            let memory = command::memory_id(&m.id);
+            is_command(m)
+                .then(|| file.benchmarks.iter().position(|b| b.id == memory))
+                .flatten()
+        })
+        .collect();
+    let active_in = |file: &SampleFile, i: usize, round: usize| {
+        std::iter::once(index[i])
+            .chain(companion[i])
+            .any(|b| is_active(&file.benchmarks[b], round))
+    };
     // Benchmarks failed before measuring (their target's listing failed) have nothing to run.
     let measurable: Vec<usize> = (0..ctx.matched.len())
         .filter(|&i| {
@@ -1367,7 +1548,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         let active: Vec<usize> = measurable
             .iter()
             .copied()
-            .filter(|&i| is_active(&file.benchmarks[index[i]], round))
+            .filter(|&i| active_in(file, i, round))
             .collect();
         if active.is_empty() {
             break;
@@ -1397,7 +1578,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                         let outcome =
                             fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
                         let at = (round, layout.recorded());
-                        record_outcomes(file, b, at, &policy, vec![(side, outcome)]);
+                        let records = (b, companion[slot.benchmark]);
+                        record_outcomes(file, records, at, &policy, vec![(side, outcome)]);
                         save_progress(ctx, file)?;
                     }
                 }
@@ -1424,7 +1606,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                     let pair =
                         duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
                     let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
-                    record_outcomes(file, b, (round, layout.recorded()), &policy, outcomes);
+                    let records = (b, companion[slot.benchmark]);
+                    record_outcomes(file, records, (round, layout.recorded()), &policy, outcomes);
                     if pair.overlap < 0.5 {
                         progress.detail(&format!(
                             "{}: base and head measured at the same time for only {:.0} % of the pair",
@@ -1437,14 +1620,17 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             }
             progress.fork_done(2, &format!("round {} {}", round + 1, m.id));
         }
-        for &i in &active {
-            let record = &mut file.benchmarks[index[i]];
-            if record.failed() {
+        for b in active
+            .iter()
+            .flat_map(|&i| std::iter::once(index[i]).chain(companion[i]))
+        {
+            let record = &mut file.benchmarks[b];
+            if record.failed() || record.stop.is_some() {
                 continue;
             }
             let checkpoint = Instant::now();
-            let stop = policy.evaluate(record, round + 1, ctx.seed ^ index[i] as u64);
-            let spent = checkpoint_ms.entry(i).or_insert(0.0);
+            let stop = policy.evaluate(record, round + 1, ctx.seed ^ b as u64);
+            let spent = checkpoint_ms.entry(b).or_insert(0.0);
             *spent += checkpoint.elapsed().as_secs_f64() * 1e3;
             if let Some(mut stop) = stop {
                 // The overhead of every checkpoint of this benchmark, not only the last.
@@ -1459,7 +1645,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         save_progress(ctx, file)?;
         let remaining = measurable
             .iter()
-            .filter(|&&i| is_active(&file.benchmarks[index[i]], round + 1))
+            .filter(|&&i| active_in(file, i, round + 1))
             .count();
         let still_to_run = remaining * 2 * (policy.max_rounds() - round - 1);
         progress.round_done(round + 1, still_to_run as u64);
@@ -1523,11 +1709,24 @@ fn is_active(record: &BenchmarkRecord, round: usize) -> bool {
 /// they ran in) or the failure.
 fn record_outcomes(
     file: &mut SampleFile,
-    bench: usize,
+    (bench, memory): (usize, Option<usize>),
     (round, layout): (usize, Option<usize>),
     policy: &StopPolicy,
     outcomes: Vec<(Side, ForkOutcome)>,
 ) {
+    if let Some(memory) = memory {
+        let memory_outcomes = outcomes
+            .iter()
+            .map(|(side, outcome)| (*side, memory_outcome(outcome)))
+            .collect();
+        record_outcomes(
+            file,
+            (memory, None),
+            (round, layout),
+            policy,
+            memory_outcomes,
+        );
+    }
     let record = &mut file.benchmarks[bench];
     for (side, outcome) in outcomes {
         let side_record = match side {
@@ -1545,6 +1744,22 @@ fn record_outcomes(
                 side_record.failure = Some(failure);
             }
         }
+    }
+}
+
+/// A command execution's outcome as its memory record takes it: the peak RSS as the fork's one
+/// value, in bytes; a failure as it is.
+fn memory_outcome(outcome: &ForkOutcome) -> ForkOutcome {
+    match outcome {
+        ForkOutcome::Completed(fork) => ForkOutcome::Completed(Box::new(ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![fork.resources.map_or(0.0, |r| r.peak_rss_bytes)],
+            per_fork: Some(crate::harness::PerFork::PeakMemory),
+            unit: Some(command::MEMORY_UNIT.to_string()),
+            resources: None,
+            ..(**fork).clone()
+        })),
+        failed => failed.clone(),
     }
 }
 

@@ -258,6 +258,21 @@ pub struct ForkRecord {
     /// and `times_ns` holds the value, nanoseconds per iteration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_fork: Option<PerFork>,
+    /// A command's execution ([`crate::command`]): its CPU times and peak memory, as the
+    /// measuring helper read them from the program's resource usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ExecResources>,
+}
+
+/// What one execution of a command used, besides its wall time (`times_ns`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct ExecResources {
+    /// CPU time in user mode, nanoseconds.
+    pub user_ns: f64,
+    /// CPU time in the kernel on its behalf, nanoseconds.
+    pub system_ns: f64,
+    /// Peak resident set size, bytes.
+    pub peak_rss_bytes: f64,
 }
 
 /// A fork's criterion settings: those criterion used, as `MeasurementComplete` reports them

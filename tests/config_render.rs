@@ -58,6 +58,10 @@ fn everything_set() -> PartialSettings {
         fail_on: Some(FailOn::Inconclusive),
         cpus: Some([2, 5]),
         benchmarks: Some(benchmarks),
+        commands: Some(vec![
+            cargo_perfdiff::config::CommandSpec::from_cli("parse={bin}/mycli parse 'a b'").unwrap(),
+        ]),
+        profile: Some("bench".to_string()),
     }
 }
 

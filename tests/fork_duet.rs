@@ -27,6 +27,7 @@ fn request(
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
         cpu: Some(cpu),
+        command: None,
     }
 }
 

@@ -26,6 +26,7 @@ fn request(benchmark_id: &str, timeout: Duration) -> (ForkRequest, tempfile::Tem
         timeout,
         criterion_home: home.path().to_path_buf(),
         cpu: None,
+        command: None,
     };
     (request, home)
 }

@@ -27,6 +27,7 @@ fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
         cpu: None,
+        command: None,
     };
 
     let interrupter = {

@@ -33,6 +33,7 @@ fn an_interrupt_kills_both_sides_of_a_pair() {
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
         cpu: Some(cpu),
+        command: None,
     };
 
     let interrupter = {

@@ -24,6 +24,7 @@ fn request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
         timeout: Duration::from_secs(60),
         criterion_home: criterion_home.to_path_buf(),
         cpu: None,
+        command: None,
     }
 }
 

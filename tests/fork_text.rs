@@ -30,6 +30,7 @@ fn request(dir: &Path, body: &str, timeout: Duration) -> ForkRequest {
         timeout,
         criterion_home: dir.to_path_buf(),
         cpu: None,
+        command: None,
     }
 }
 

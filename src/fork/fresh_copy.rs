@@ -61,6 +61,30 @@ impl FreshCopies {
     }
 }
 
+impl FreshCopies {
+    /// The directory to run the programs `names` of `original` from for `side` in this round
+    /// (`{bin}` of a command), copying them on first use. The directory's path is the same for
+    /// both sides but for the side's name, so neither side's command line is longer.
+    pub fn directory(
+        &mut self,
+        side: Side,
+        original: &Path,
+        names: &[String],
+    ) -> std::io::Result<PathBuf> {
+        let key = (side, original.to_path_buf());
+        if let Some(path) = self.current.get(&key) {
+            return Ok(path.clone());
+        }
+        let dir = self.dir.join(side.as_str()).join("programs");
+        std::fs::create_dir_all(&dir)?;
+        for name in names {
+            crate::build::copy_atomically(&original.join(name), &dir.join(name))?;
+        }
+        self.current.insert(key, dir.clone());
+        Ok(dir)
+    }
+}
+
 impl Drop for FreshCopies {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);

@@ -17,7 +17,9 @@
 //! yields [`ForkOutcome::Failed`]: that is a result about the benchmark, and the run goes on.
 //! [`ForkError`] is reserved for what stops the whole run.
 
+pub mod command;
 pub mod cpu_wait;
+pub mod exec_helper;
 pub mod fresh_copy;
 pub mod process;
 pub mod protocol;
@@ -97,6 +99,9 @@ pub struct ForkRequest {
     pub criterion_home: PathBuf,
     /// Pin the benchmark to this CPU (duet mode).
     pub cpu: Option<usize>,
+    /// Set for a command ([`crate::command`]): the execution to measure, in place of a bench
+    /// executable's benchmark.
+    pub command: Option<command::CommandRun>,
 }
 
 impl ForkRequest {
@@ -194,6 +199,7 @@ pub fn run_fork(req: &ForkRequest) -> Result<ForkOutcome, ForkError> {
 pub enum Fork {
     Criterion(Box<session::RunningFork>),
     Text(Box<text::TextFork>),
+    Command(Box<command::CommandFork>),
 }
 
 impl Fork {
@@ -210,6 +216,11 @@ impl Fork {
     }
 
     fn launch_with(req: &ForkRequest, held: bool) -> Result<Fork, ForkError> {
+        if let Some(run) = &req.command {
+            return Ok(Fork::Command(Box::new(command::CommandFork::launch(
+                req, run, held,
+            )?)));
+        }
         Ok(match req.harness {
             Harness::Criterion(_) => Fork::Criterion(Box::new(session::RunningFork::launch(req)?)),
             _ => Fork::Text(Box::new(text::TextFork::launch(req, held)?)),
@@ -222,7 +233,7 @@ impl Fork {
     pub fn wait_until_connected(&mut self, cancel: &AtomicBool) -> Result<bool, ForkError> {
         match self {
             Fork::Criterion(fork) => fork.wait_until_connected(cancel),
-            Fork::Text(_) => Ok(true),
+            Fork::Text(_) | Fork::Command(_) => Ok(true),
         }
     }
 
@@ -231,6 +242,7 @@ impl Fork {
         match self {
             Fork::Criterion(fork) => fork.release(),
             Fork::Text(fork) => fork.release(),
+            Fork::Command(fork) => fork.release(),
         }
     }
 
@@ -239,6 +251,7 @@ impl Fork {
         match self {
             Fork::Criterion(fork) => fork.signal_when_measured(flag),
             Fork::Text(fork) => fork.signal_when_measured(flag),
+            Fork::Command(fork) => fork.signal_when_measured(flag),
         }
     }
 
@@ -247,6 +260,7 @@ impl Fork {
         match self {
             Fork::Criterion(fork) => fork.finish(cancel),
             Fork::Text(fork) => fork.finish(cancel),
+            Fork::Command(fork) => fork.finish(cancel),
         }
     }
 }

@@ -668,6 +668,7 @@ mod tests {
             timeout: Duration::from_secs(5),
             criterion_home: "/nonexistent".into(),
             cpu: None,
+            command: None,
         }
     }
 

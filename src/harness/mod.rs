@@ -38,6 +38,8 @@ pub enum Harness {
     Libtest,
     /// The `bencher` crate: libtest's bench runner ported to stable, a substring filter only.
     Bencher,
+    /// Not a harness: a command run from the outside ([`crate::command`]), one execution a fork.
+    Command,
 }
 
 impl Default for Harness {
@@ -55,6 +57,7 @@ pub enum HarnessKind {
     Divan,
     Libtest,
     Bencher,
+    Command,
 }
 
 impl HarnessKind {
@@ -64,6 +67,7 @@ impl HarnessKind {
             HarnessKind::Divan => "divan",
             HarnessKind::Libtest => "libtest",
             HarnessKind::Bencher => "bencher",
+            HarnessKind::Command => "command",
         }
     }
 }
@@ -82,6 +86,7 @@ impl Harness {
             Harness::Divan => HarnessKind::Divan,
             Harness::Libtest => HarnessKind::Libtest,
             Harness::Bencher => HarnessKind::Bencher,
+            Harness::Command => HarnessKind::Command,
         }
     }
 
@@ -97,6 +102,7 @@ impl Harness {
             Harness::Criterion(_) => None,
             Harness::Divan => Some(PerFork::Median),
             Harness::Libtest | Harness::Bencher => Some(PerFork::Median),
+            Harness::Command => Some(PerFork::Execution),
         }
     }
 
@@ -116,7 +122,7 @@ impl Harness {
             Harness::Divan => divan::fork_args(id, measurement),
             Harness::Libtest => libtest::fork_args(id),
             Harness::Bencher => bencher::fork_args(id),
-            Harness::Criterion(_) => Vec::new(),
+            Harness::Criterion(_) | Harness::Command => Vec::new(),
         }
     }
 
@@ -126,7 +132,7 @@ impl Harness {
         match self {
             Harness::Divan => divan::median_in_row(id, line),
             Harness::Libtest | Harness::Bencher => libtest::ns_per_iter_in_line(id, line),
-            Harness::Criterion(_) => None,
+            Harness::Criterion(_) | Harness::Command => None,
         }
     }
 }
@@ -146,12 +152,18 @@ pub enum PerFork {
     /// The harness's median time per iteration over its own samples (divan's table, libtest's
     /// and bencher's `ns/iter`).
     Median,
+    /// One execution of a command: its wall time ([`crate::command`]).
+    Execution,
+    /// One execution of a command: its peak resident memory, in bytes.
+    PeakMemory,
 }
 
 impl PerFork {
     pub fn as_str(self) -> &'static str {
         match self {
             PerFork::Median => "median",
+            PerFork::Execution => "execution",
+            PerFork::PeakMemory => "peak memory",
         }
     }
 }

@@ -516,6 +516,7 @@ fn distributions(
     let (top, bottom) = (22.0, height - 34.0);
     let row_h = (bottom - top) / 2.0;
     let (factor, title) = match unit {
+        Some(crate::command::MEMORY_UNIT) => (1024.0 * 1024.0, "peak memory (MiB)".to_string()),
         Some(unit) => (1.0, format!("{} per iteration", escape(unit))),
         None => {
             let (factor, name) = time_unit(scale.hi.abs().max(scale.lo.abs()));

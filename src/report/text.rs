@@ -63,9 +63,22 @@ pub fn mean(ns: Option<f64>) -> String {
 /// cycles` reads `12300 cycles`).
 pub fn mean_in(value: Option<f64>, unit: Option<&str>) -> String {
     match (value, unit) {
+        (Some(value), Some(crate::command::MEMORY_UNIT)) if value.is_finite() => bytes(value),
         (Some(value), Some(unit)) if value.is_finite() => format!("{} {unit}", significant(value)),
         (value, _) => mean(value),
     }
+}
+
+/// A size in bytes with a binary unit and three significant digits: `812 KiB`, `33.7 MiB`.
+pub fn bytes(value: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut scaled = value;
+    let mut unit = 0;
+    while scaled.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        scaled /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", significant(scaled), UNITS[unit])
 }
 
 /// A relative change as a signed percentage: `+12.3 %`, `-4.0 %`.
@@ -660,6 +673,10 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
 /// (`(divan median)`); `None` for a benchmark with samples.
 pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
     let value = result.per_fork?;
+    if result.harness == Some(crate::harness::HarnessKind::Command) {
+        // A command's fork is one execution by definition (docs/commands.md): nothing to note.
+        return None;
+    }
     let harness = result.harness.map_or("its harness", |h| h.name());
     Some((
         format!(
@@ -983,6 +1000,15 @@ mod tests {
             head: side(head),
             ..BenchmarkResult::new("own/settings", 0.02)
         }
+    }
+
+    #[test]
+    fn sizes_in_bytes_read_with_a_binary_unit() {
+        assert_eq!(bytes(35_332_608.0), "33.7 MiB");
+        assert_eq!(bytes(1_783_808.0), "1.7 MiB");
+        assert_eq!(bytes(812.0 * 1024.0), "812 KiB");
+        assert_eq!(bytes(100.0), "100 B");
+        assert_eq!(mean_in(Some(2048.0), Some("bytes")), "2 KiB");
     }
 
     #[test]

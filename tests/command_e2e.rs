@@ -1,0 +1,122 @@
+//! End to end, commands: `fixtures/cli-demo` (the `democli` program) in a git repository whose
+//! head makes `hash` 1.5× the work, doubles what `table` allocates, leaves `steady` alone and
+//! makes `check` fail with a message on stderr. Compared as a user would, with `--cmd`.
+
+mod support;
+
+use std::path::Path;
+
+use support::*;
+
+/// A repository of `fixtures/cli-demo` with two commits: the fixture, then head's changes.
+fn cli_repo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("cli repo");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cli-demo");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    for file in ["Cargo.toml", "Cargo.lock", ".gitignore", "src/main.rs"] {
+        std::fs::copy(fixture.join(file), repo.join(file)).unwrap();
+    }
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "democli");
+    let main = "src/main.rs";
+    replace_in(&repo, main, "40_000_000;", "60_000_000;");
+    replace_in(&repo, main, "16 << 20;", "32 << 20;");
+    replace_in(
+        &repo,
+        main,
+        "fn check() -> Result<(), String> {\n    Ok(())",
+        "fn check() -> Result<(), String> {\n    Err(\"the input is corrupt\".to_string())",
+    );
+    commit_all(&repo, "hash 1.5x, table 2x memory, check fails");
+    (dir, repo)
+}
+
+const COMMANDS: &[&str] = &[
+    "--cmd",
+    "hash={bin}/democli hash",
+    "--cmd",
+    "table={bin}/democli table",
+    "--cmd",
+    "steady={bin}/democli steady",
+    "--cmd",
+    "check={bin}/democli check",
+];
+
+fn entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    bench_entry(report, id)
+}
+
+#[test]
+fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_stderr() {
+    let _measuring = measuring_lock();
+    let (_dir, repo) = cli_repo();
+    let before = RepoState::capture(&repo);
+    let mut args = vec![
+        "HEAD~1",
+        "HEAD",
+        "--commands-only",
+        "--stop",
+        "fixed",
+        "--forks",
+        "8",
+        "--layouts",
+        "2",
+        "--seed",
+        "7",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ];
+    args.extend_from_slice(COMMANDS);
+    let output = cargo_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json_report(&output);
+
+    let hash = entry(&report, "hash");
+    assert_eq!(hash["verdict"], "regressed", "{hash:#}");
+    assert_eq!(hash["harness"], "command");
+    assert_eq!(hash["per_fork"], "execution");
+    assert_eq!(hash["forks"]["base"], 8);
+    let memory = entry(&report, "table (peak memory)");
+    assert_eq!(memory["verdict"], "regressed", "{memory:#}");
+    assert_eq!(memory["unit"], "bytes");
+    let ratio = memory["change_rate"].as_f64().unwrap();
+    assert!((0.6..1.1).contains(&ratio), "16 MiB → 32 MiB: {memory:#}");
+    let steady = entry(&report, "steady");
+    assert!(
+        !["regressed", "improved"].contains(&steady["verdict"].as_str().unwrap()),
+        "{steady:#}"
+    );
+    let steady_memory = entry(&report, "steady (peak memory)");
+    assert!(
+        !["regressed", "improved"].contains(&steady_memory["verdict"].as_str().unwrap()),
+        "{steady_memory:#}"
+    );
+    // A program this small peaks at a few MiB, not at cargo-perfdiff's own size.
+    let base_peak = steady_memory["base"]["mean_ns"].as_f64().unwrap();
+    assert!(base_peak < 8e6, "{steady_memory:#}");
+    for id in ["check", "check (peak memory)"] {
+        let check = entry(&report, id);
+        assert_eq!(check["verdict"], "failed", "{check:#}");
+        let failure = check["failure"].as_str().unwrap();
+        assert!(
+            failure.starts_with("head: command `check` failed"),
+            "{failure}"
+        );
+        assert!(failure.contains("the input is corrupt"), "{failure}");
+    }
+    assert_eq!(
+        RepoState::capture(&repo),
+        before,
+        "the user's repository changed"
+    );
+
+    // The gate: a regressed command exits 1, as a regressed benchmark does.
+    let mut gate = vec!["HEAD~1", "HEAD", "--commands-only", "--stop", "fixed"];
+    gate.extend_from_slice(&["--forks", "6", "--layouts", "1", "-q"]);
+    gate.extend_from_slice(&["--cmd", "table={bin}/democli table"]);
+    let output = cargo_perfdiff(&repo, &gate);
+    assert_eq!(output.status.code(), Some(1), "{}", all_output(&output));
+}

@@ -42,7 +42,10 @@ fn a_small_and_a_large_program_peak_at_their_own_size_as_gnu_time_says() {
     let large: &[&str] = &["dd", "if=/dev/zero", "of=/dev/null", "bs=32M", "count=1"];
     let small_peak = helper_peak_kib(small);
     let large_peak = helper_peak_kib(large);
-    assert!(small_peak < 3.0 * 1024.0, "/bin/true peaked at {small_peak} KiB");
+    assert!(
+        small_peak < 3.0 * 1024.0,
+        "/bin/true peaked at {small_peak} KiB"
+    );
     assert!(
         (32.0 * 1024.0..40.0 * 1024.0).contains(&large_peak),
         "dd peaked at {large_peak} KiB"

@@ -78,6 +78,15 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
         .unwrap_or(0);
     let mut out = String::new();
     for bench in listed {
+        if bench.harness == Some(crate::harness::HarnessKind::Command) {
+            let _ = writeln!(
+                out,
+                "{:<width$}  (command: wall time, and peak memory as {:?})",
+                bench.id,
+                crate::command::memory_id(bench.id)
+            );
+            continue;
+        }
         let side = match bench.presence {
             Presence::Both => "",
             Presence::OnlyInBase => ", only in base",
@@ -138,6 +147,17 @@ mod tests {
             ]
         );
         assert_eq!(render_listing(&sample(), &[], Format::Markdown), text);
+    }
+
+    #[test]
+    fn a_command_is_listed_with_its_two_records() {
+        let mut command = matched("parse", None, None, Presence::Both);
+        command.harness = Some(crate::harness::HarnessKind::Command);
+        let text = render_listing(&[command], &[], Format::Table);
+        assert_eq!(
+            text,
+            "parse  (command: wall time, and peak memory as \"parse (peak memory)\")\n"
+        );
     }
 
     #[test]

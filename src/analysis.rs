@@ -98,6 +98,31 @@ pub struct SideSummary {
     /// criterion takes at least one iteration per sample.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub fork_measured_ms: Option<f64>,
+    /// A command's executions ([`crate::command`]): their mean CPU times, which the verdicts do
+    /// not use (wall time and peak memory have their own records).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cpu: Option<CpuTimes>,
+}
+
+/// Mean CPU time of a command's executions on one side, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct CpuTimes {
+    pub user_ns: f64,
+    pub system_ns: f64,
+}
+
+impl CpuTimes {
+    /// The mean CPU times of the forks of `side` that recorded them; `None` when none did.
+    fn of(side: &SideRecord) -> Option<CpuTimes> {
+        let used: Vec<_> = side.forks.iter().filter_map(|f| f.resources).collect();
+        let mean = |value: fn(&crate::samples::ExecResources) -> f64| {
+            used.iter().map(value).sum::<f64>() / used.len() as f64
+        };
+        (!used.is_empty()).then(|| CpuTimes {
+            user_ns: mean(|r| r.user_ns),
+            system_ns: mean(|r| r.system_ns),
+        })
+    }
 }
 
 /// Criterion settings a benchmark's own code set in place of those cargo-perfdiff asked for on
@@ -810,6 +835,7 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
         stable,
         settings_from_code: SettingsFromCode::of(side),
         fork_measured_ms: mean_measured_ms(side),
+        cpu: CpuTimes::of(side),
     }
 }
 

@@ -1403,9 +1403,7 @@ impl MeasureContext<'_> {
             command: None,
         })
     }
-}
 
-impl MeasureContext<'_> {
     /// The fork of a command: one execution of its program from this round's fresh copy of the
     /// side's programs in `layout`.
     fn command_request(

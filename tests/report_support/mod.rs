@@ -27,6 +27,7 @@ fn side(mean_ns: Option<f64>, forks: usize) -> SideSummary {
         stable: Some(true),
         settings_from_code: None,
         fork_measured_ms: None,
+        cpu: None,
     }
 }
 

@@ -1,5 +1,5 @@
 //! End to end, commands: `fixtures/cli-demo` (the `democli` program) in a git repository whose
-//! head makes `hash` 1.5× the work, doubles what `table` allocates, leaves `steady` alone and
+//! head makes `hash` 2× the work, doubles what `table` allocates, leaves `steady` alone and
 //! makes `check` fail with a message on stderr. Compared as a user would, with `--cmd`.
 
 mod support;
@@ -20,7 +20,7 @@ fn cli_repo() -> (tempfile::TempDir, std::path::PathBuf) {
     git_ok(&repo, &["init", "-q"]);
     commit_all(&repo, "democli");
     let main = "src/main.rs";
-    replace_in(&repo, main, "40_000_000;", "60_000_000;");
+    replace_in(&repo, main, "40_000_000;", "80_000_000;");
     replace_in(&repo, main, "16 << 20;", "32 << 20;");
     replace_in(
         &repo,
@@ -28,7 +28,7 @@ fn cli_repo() -> (tempfile::TempDir, std::path::PathBuf) {
         "fn check() -> Result<(), String> {\n    Ok(())",
         "fn check() -> Result<(), String> {\n    Err(\"the input is corrupt\".to_string())",
     );
-    commit_all(&repo, "hash 1.5x, table 2x memory, check fails");
+    commit_all(&repo, "hash 2x, table 2x memory, check fails");
     (dir, repo)
 }
 
@@ -68,6 +68,8 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         "json",
         "--fail-on",
         "never",
+        "--html",
+        "report.html",
     ];
     args.extend_from_slice(COMMANDS);
     let output = cargo_perfdiff(&repo, &args);
@@ -107,6 +109,16 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         );
         assert!(failure.contains("the input is corrupt"), "{failure}");
     }
+    // Every format shows them: the HTML plots memory in MiB, and the Markdown of a re-analysis
+    // of the samples file gives both records with their units.
+    let html = std::fs::read_to_string(repo.join("report.html")).unwrap();
+    std::fs::remove_file(repo.join("report.html")).unwrap();
+    assert!(html.contains("table (peak memory)") && html.contains("peak memory (MiB)"));
+    let samples = report["samples_file"].as_str().unwrap();
+    let markdown = cargo_perfdiff(&repo, &["report", samples, "--format", "markdown"]);
+    let markdown = String::from_utf8_lossy(&markdown.stdout).into_owned();
+    assert!(markdown.contains("| table (peak memory) |"), "{markdown}");
+    assert!(markdown.contains(" MiB |"), "{markdown}");
     assert_eq!(
         RepoState::capture(&repo),
         before,

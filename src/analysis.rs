@@ -867,7 +867,9 @@ fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
     let measured: Vec<f64> = side
         .forks
         .iter()
-        .filter(|fork| !fork.times_ns.is_empty() && fork.unit.is_none())
+        // A fork that gave one value (a summary, or one execution of a command) has no
+        // samples whose times add up to its measuring.
+        .filter(|fork| !fork.times_ns.is_empty() && fork.unit.is_none() && fork.per_fork.is_none())
         .map(|fork| fork.times_ns.iter().sum::<f64>() / 1e6)
         .collect();
     (!measured.is_empty()).then(|| descriptive::mean(&measured))
@@ -1184,6 +1186,14 @@ mod tests {
             mean_measured_ms(&record(None, None).base),
             Some(120.0 / 1e6)
         );
+        // Nor is one execution of a command (or a harness's summary) a fork's samples.
+        let execution = ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![1.37e9],
+            per_fork: Some(crate::harness::PerFork::Execution),
+            ..Default::default()
+        };
+        assert_eq!(mean_measured_ms(&side_of(vec![execution])), None);
     }
 
     #[test]

@@ -1434,7 +1434,8 @@ impl MeasureContext<'_> {
             root: build.root.clone(),
         };
         let argv = spec.argv(&places);
-        let helper = std::env::current_exe().map_err(|e| Error::io("cargo-perfdiff", e))?;
+        let helper = crate::fork::exec_helper::helper_executable()
+            .map_err(|e| Error::io("cargo-perfdiff", e))?;
         Ok(ForkRequest {
             executable: PathBuf::from(&argv[0]),
             cwd: spec.working_dir(&build.root),

@@ -88,6 +88,19 @@ pub fn helper_args(
     args
 }
 
+/// The executable to start the helper from: this very process's image, through
+/// `/proc/<pid>/exe`, which stays valid while this process lives even when the file it was
+/// started from is replaced or deleted (a `cargo install` or a rebuild during a long run); the
+/// path it was started from where `/proc` is not mounted.
+pub fn helper_executable() -> std::io::Result<std::path::PathBuf> {
+    let own = std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+    if own.exists() {
+        Ok(own)
+    } else {
+        std::env::current_exe()
+    }
+}
+
 /// Runs the helper when the process was started as one (`args[1]` is [`HELPER_ARG`]) and returns
 /// its exit code; `None` otherwise. Called first thing in `main`, before anything allocates much.
 pub fn run_if_asked() -> Option<i32> {

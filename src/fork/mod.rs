@@ -21,6 +21,7 @@ pub mod command;
 pub mod cpu_wait;
 pub mod exec_helper;
 pub mod fresh_copy;
+mod held;
 pub mod process;
 pub mod protocol;
 pub mod session;

@@ -501,6 +501,13 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         print!("{}", effective.render());
         return Ok(exit_code::OK);
     }
+    if args.commands_only && effective.settings.commands.is_empty() {
+        return Err(Error::Usage(
+            "--commands-only compares commands, and none is declared: add --cmd \
+             NAME='{bin}/PROGRAM ARGS', or [[command]] tables to perfdiff.toml (docs/commands.md)"
+                .to_string(),
+        ));
+    }
     let mut revisions = args.revisions.clone();
     if args.calibrate {
         if !revisions.is_empty() {

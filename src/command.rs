@@ -136,6 +136,15 @@ impl CommandSpec {
             .collect()
     }
 
+    /// The program its command line runs from `{bin}`, when that is not among `programs` (a
+    /// typo, or a program the revision does not build).
+    pub fn missing_program(&self, programs: &[String]) -> Option<String> {
+        let words = shlex::split(&self.run)?;
+        let program = words.first()?.strip_prefix(BIN_PLACEHOLDER)?;
+        let name = program.trim_start_matches('/');
+        (!programs.iter().any(|p| p == name)).then(|| name.to_string())
+    }
+
     /// The working directory in a side's checkout.
     pub fn working_dir(&self, root: &Path) -> PathBuf {
         match &self.cwd {
@@ -213,6 +222,25 @@ pub fn prepare_side(
     };
     let mut failures = Vec::new();
     for spec in commands {
+        if let Some(missing) = spec.missing_program(&programs.names) {
+            failures.push((
+                spec.name.clone(),
+                crate::samples::FailureRecord {
+                    message: format!(
+                        "command `{}`: {BIN_PLACEHOLDER}/{missing} is not a program of {label}; \
+                         its programs are: {}",
+                        spec.name,
+                        if programs.names.is_empty() {
+                            "none (no bin target was built)".to_string()
+                        } else {
+                            programs.names.join(", ")
+                        }
+                    ),
+                    stderr_tail: String::new(),
+                },
+            ));
+            continue;
+        }
         if let Some(setup) = spec.setup_line(&places) {
             progress.detail(&format!(
                 "command {}: set-up in {label}: {setup}",
@@ -360,6 +388,19 @@ mod tests {
             validate_all(&twice),
             Err(CommandError::Repeated("a".into()))
         );
+    }
+
+    #[test]
+    fn a_program_the_revision_does_not_build_is_named() {
+        let spec = CommandSpec::from_cli("x={bin}/mycli run").unwrap();
+        assert_eq!(spec.missing_program(&["mycli".to_string()]), None);
+        assert_eq!(
+            spec.missing_program(&["other".to_string()]),
+            Some("mycli".to_string())
+        );
+        // A program from elsewhere is not ours to check.
+        let system = CommandSpec::from_cli("x=sh -c '{bin}/mycli | wc'").unwrap();
+        assert_eq!(system.missing_program(&[]), None);
     }
 
     #[test]

@@ -386,6 +386,11 @@ pub const KNOWN_KEYS: &[&str] = &[
 /// The keys of one `benchmarks."REGEX"` table.
 pub const BENCHMARK_KEYS: &[&str] = &["threshold", "ignore"];
 
+/// The keys of one `[[command]]` table ([`CommandSpec`]).
+pub const COMMAND_KEYS: &[&str] = &[
+    "name", "run", "setup", "prepare", "cwd", "env", "inputs", "warm-up",
+];
+
 fn deserialize_seed<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
     struct SeedVisitor;
     impl serde::de::Visitor<'_> for SeedVisitor {
@@ -740,6 +745,7 @@ fn typed_error(
     });
     let (table_name, candidates) = match holder {
         Some((name, table)) if table.contains_key(key) => (name, KNOWN_KEYS),
+        Some((name, table)) if in_command_table(table, key) => (name, COMMAND_KEYS),
         Some((name, _)) => (name, BENCHMARK_KEYS),
         None => (specs.first().map_or("", |spec| spec.name), KNOWN_KEYS),
     };
@@ -764,9 +770,24 @@ fn table_at<'a>(document: &'a toml::Table, key_path: &[&str]) -> Option<&'a toml
         .try_fold(document, |table, segment| table.get(*segment)?.as_table())
 }
 
-/// True when `key` is in `table` or in one of its `benchmarks."REGEX"` tables.
+/// True when `key` is in one of `table`'s `[[command]]` tables.
+fn in_command_table(table: &toml::Table, key: &str) -> bool {
+    table
+        .get("command")
+        .and_then(toml::Value::as_array)
+        .is_some_and(|commands| {
+            commands
+                .iter()
+                .filter_map(toml::Value::as_table)
+                .any(|command| command.contains_key(key))
+        })
+}
+
+/// True when `key` is in `table`, in one of its `benchmarks."REGEX"` tables or in one of its
+/// `[[command]]` tables.
 fn holds_key(table: &toml::Table, key: &str) -> bool {
-    table.contains_key(key)
+    in_command_table(table, key)
+        || table.contains_key(key)
         || table
             .get("benchmarks")
             .and_then(toml::Value::as_table)
@@ -951,7 +972,7 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
     }
     if let Some(commands) = &partial.commands {
         crate::command::validate_all(commands)
-            .map_err(|e| Violation::new(&["command"], e.to_string()))?;
+            .map_err(|e| Violation::new(&["command"], format!("is invalid: {e}")))?;
     }
     if partial
         .profile

@@ -132,3 +132,27 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
     let output = cargo_perfdiff(&repo, &gate);
     assert_eq!(output.status.code(), Some(1), "{}", all_output(&output));
 }
+
+#[test]
+fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_built() {
+    let (_dir, repo) = cli_repo();
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--commands-only"]);
+    assert_clean_error(
+        &output,
+        2,
+        "--commands-only compares commands, and none is declared",
+    );
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--cmd", "x={bin}/democli 'open"]);
+    assert_clean_error(&output, 2, "unbalanced quotes");
+    std::fs::write(
+        repo.join("perfdiff.toml"),
+        "[[command]]\nname = \"a\"\nrun = \"{bin}/democli hash\"\nwarmup = 2\n",
+    )
+    .unwrap();
+    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--commands-only"]);
+    assert_clean_error(&output, 2, "unknown key `warmup` (did you mean `warm-up`?)");
+    assert!(
+        !support::state_dir(&repo).join("bin").exists(),
+        "nothing was built"
+    );
+}

@@ -15,6 +15,10 @@
 //! default), divan, libtest `#[bench]` (nightly) and `bencher`, whose benchmarks are named
 //! `demo::hash::mix` (divan) and `hash::mix` (libtest, bencher); `mixed` is a workspace with one
 //! member per harness, all calling one library member, so every harness sees the same changes.
+//!
+//! `--program` is the demo of commands ([`crate::command`]): `fixtures/cli-demo`, a small
+//! program whose head makes `hash` 1.2× the work and doubles the memory `table` fills, leaving
+//! `steady` alone ([`create_program_demo_repo`]), compared with [`program_demo_commands`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +40,9 @@ const BENCHER_RS: &str = include_str!("../fixtures/harness-demos/bencher.rs");
 const DIVAN_LOCK: &str = include_str!("../fixtures/harness-demos/divan.lock");
 const BENCHER_LOCK: &str = include_str!("../fixtures/harness-demos/bencher.lock");
 const MIXED_LOCK: &str = include_str!("../fixtures/harness-demos/mixed.lock");
+const CLI_CARGO_TOML: &str = include_str!("../fixtures/cli-demo/Cargo.toml");
+const CLI_CARGO_LOCK: &str = include_str!("../fixtures/cli-demo/Cargo.lock");
+const CLI_MAIN_RS: &str = include_str!("../fixtures/cli-demo/src/main.rs");
 
 /// Where head adds a benchmark in every bench file.
 const NEW_BENCHMARK_MARKER: &str = "    // perfdiff-demo: head adds a benchmark here\n";
@@ -170,6 +177,122 @@ pub struct DemoOptions {
 /// Creates the demo repository in `dir` (which must be empty or absent): a base commit and a head
 /// commit on branch `main`. Returns the repository path.
 pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, DemoError> {
+    create_two_commits(
+        dir,
+        &base_files(options),
+        |dir| apply_head_changes(dir, options),
+        "head: mix 1.1x work, checksum 0.8x, slight 1.03x, new benchmark",
+    )
+}
+
+/// What head changes in the program demo.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProgramChanges {
+    /// Work factor of `democli hash` (1.2 = 20 % slower).
+    pub hash: f64,
+    /// Factor of the memory `democli table` fills (2.0 = twice the peak memory).
+    pub table: f64,
+    /// Whether `democli check` fails in head (exit code 1, a message on stderr).
+    pub check_fails: bool,
+}
+
+impl Default for ProgramChanges {
+    fn default() -> Self {
+        ProgramChanges {
+            hash: 1.2,
+            table: 2.0,
+            check_fails: false,
+        }
+    }
+}
+
+/// Creates the program demo repository in `dir` (empty or absent): `fixtures/cli-demo` as the
+/// base commit, and head with `changes`. Returns the repository path.
+pub fn create_program_demo_repo(
+    dir: &Path,
+    changes: &ProgramChanges,
+) -> Result<PathBuf, DemoError> {
+    create_two_commits(
+        dir,
+        &program_base_files(),
+        |dir| {
+            let main = scaled_constant(CLI_MAIN_RS, "HASH_ROUNDS", changes.hash);
+            let mut main = scaled_constant(&main, "TABLE_BYTES", changes.table);
+            if changes.check_fails {
+                main = main.replace(
+                    "fn check() -> Result<(), String> {\n    Ok(())",
+                    "fn check() -> Result<(), String> {\n    Err(\"the input is corrupt\".to_string())",
+                );
+            }
+            fs::write(dir.join("src/main.rs"), main)
+        },
+        &format!(
+            "head: hash {}x work, table {}x memory{}",
+            changes.hash,
+            changes.table,
+            if changes.check_fails {
+                ", check fails"
+            } else {
+                ""
+            }
+        ),
+    )
+}
+
+/// `source` with its constant `const NAME: u64 = VALUE;` multiplied by `factor`.
+fn scaled_constant(source: &str, name: &str, factor: f64) -> String {
+    let pattern =
+        regex::Regex::new(&format!(r"(const {name}: u64 = )([0-9_]+);")).expect("a valid pattern");
+    pattern
+        .replace(source, |caps: &regex::Captures| {
+            let value: u64 = caps[2].replace('_', "").parse().unwrap_or(0);
+            format!("{}{};", &caps[1], (value as f64 * factor).round() as u64)
+        })
+        .into_owned()
+}
+
+/// The program demo's base commit, with its commands in a `perfdiff.toml`, so that a plain
+/// `cargo perfdiff HEAD~1 HEAD` in it compares them.
+fn program_base_files() -> Vec<(PathBuf, String)> {
+    let mut config =
+        "# The commands cargo perfdiff compares in this repository (docs/commands.md).\n"
+            .to_string();
+    for command in program_demo_commands() {
+        config.push_str(&format!(
+            "\n[[command]]\nname = {:?}\nrun = {:?}\n",
+            command.name, command.run
+        ));
+    }
+    vec![
+        (".gitignore".into(), "/target\n".to_string()),
+        ("perfdiff.toml".into(), config),
+        ("Cargo.toml".into(), CLI_CARGO_TOML.to_string()),
+        ("Cargo.lock".into(), CLI_CARGO_LOCK.to_string()),
+        ("src/main.rs".into(), CLI_MAIN_RS.to_string()),
+    ]
+}
+
+/// The commands the program demo compares: `hash` (slower in head), `table` (more memory in
+/// head) and `steady` (unchanged).
+pub fn program_demo_commands() -> Vec<crate::command::CommandSpec> {
+    ["hash", "table", "steady"]
+        .iter()
+        .map(|name| crate::command::CommandSpec {
+            name: (*name).to_string(),
+            run: format!("{{bin}}/democli {name}"),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Writes `base` into `dir` (empty or absent) and commits it, then lets `head` change the files
+/// and commits them with `head_message`, on branch `main`.
+fn create_two_commits(
+    dir: &Path,
+    base: &[(PathBuf, String)],
+    head: impl FnOnce(&Path) -> std::io::Result<()>,
+    head_message: &str,
+) -> Result<PathBuf, DemoError> {
     let fail = |message: String| DemoError::Create {
         path: dir.to_path_buf(),
         message,
@@ -182,17 +305,13 @@ pub fn create_demo_repo(dir: &Path, options: &DemoOptions) -> Result<PathBuf, De
     {
         return Err(fail("the directory is not empty".to_string()));
     }
-    write_base(dir, options).map_err(|e| fail(e.to_string()))?;
+    write_files(dir, base).map_err(|e| fail(e.to_string()))?;
     let repo =
         git2::Repository::init_opts(dir, git2::RepositoryInitOptions::new().initial_head("main"))
             .map_err(|e| fail(e.message().to_string()))?;
     commit_all(&repo, "base: the fixture as it was").map_err(|e| fail(e.message().to_string()))?;
-    apply_head_changes(dir, options).map_err(|e| fail(e.to_string()))?;
-    commit_all(
-        &repo,
-        "head: mix 1.1x work, checksum 0.8x, slight 1.03x, new benchmark",
-    )
-    .map_err(|e| fail(e.message().to_string()))?;
+    head(dir).map_err(|e| fail(e.to_string()))?;
+    commit_all(&repo, head_message).map_err(|e| fail(e.message().to_string()))?;
     Ok(dir.to_path_buf())
 }
 
@@ -316,8 +435,8 @@ fn own_workspace(manifest: String) -> String {
     format!("{manifest}\n# Its own workspace, wherever it is copied.\n[workspace]\n")
 }
 
-fn write_base(dir: &Path, options: &DemoOptions) -> std::io::Result<()> {
-    for (path, contents) in base_files(options) {
+fn write_files(dir: &Path, files: &[(PathBuf, String)]) -> std::io::Result<()> {
+    for (path, contents) in files {
         let path = dir.join(path);
         if let Some(parent) = path.parent() {
             fs::create_dir_all(parent)?;
@@ -383,15 +502,21 @@ fn commit_all(repo: &git2::Repository, message: &str) -> Result<git2::Oid, git2:
 /// The directory of `cargo perfdiff demo`: `dir` if given (created if absent, reused if it already
 /// holds the same demo), else a fresh directory under the system's temporary directory. Returns
 /// the repository path and whether it was newly created.
+/// With `program`, the program demo ([`create_program_demo_repo`]) in place of the benchmarks'.
 pub fn prepare_demo_dir(
     dir: Option<&Path>,
     criterion_version: &str,
     harness: DemoHarness,
+    program: bool,
 ) -> Result<(PathBuf, bool), DemoError> {
     let options = DemoOptions {
         criterion_version: Some(criterion_version.to_string()),
         harness,
         ..DemoOptions::default()
+    };
+    let base = match program {
+        true => program_base_files(),
+        false => base_files(&options),
     };
     let dir = match dir {
         Some(dir) => dir.to_path_buf(),
@@ -406,20 +531,25 @@ pub fn prepare_demo_dir(
             parent.keep().join("demo")
         }
     };
-    if is_demo_repo(&dir, &options) {
+    if is_demo_repo(&dir, &base) {
         return Ok((dir, false));
     }
-    create_demo_repo(&dir, &options).map(|path| (path, true))
+    match program {
+        true => create_program_demo_repo(&dir, &ProgramChanges::default()),
+        false => create_demo_repo(&dir, &options),
+    }
+    .map(|path| (path, true))
 }
 
-/// True when `dir` already holds the demo repository `options` describe (so `--dir` can be reused
-/// between runs): its manifest, which head does not change, is the one the demo writes.
-fn is_demo_repo(dir: &Path, options: &DemoOptions) -> bool {
-    let expected = base_files(options)
-        .into_iter()
+/// True when `dir` already holds the demo repository whose base commit is `base` (so `--dir` can
+/// be reused between runs): its manifest, which head does not change, is the one the demo writes.
+fn is_demo_repo(dir: &Path, base: &[(PathBuf, String)]) -> bool {
+    let expected = base
+        .iter()
         .find(|(path, _)| path == Path::new("Cargo.toml"))
         .map(|(_, manifest)| manifest);
-    dir.join(".git").exists() && fs::read_to_string(dir.join("Cargo.toml")).ok() == expected
+    dir.join(".git").exists()
+        && fs::read_to_string(dir.join("Cargo.toml")).ok().as_ref() == expected
 }
 
 /// Settings of the demo run: the defaults, which are what a user gets.
@@ -448,6 +578,34 @@ mod tests {
         assert!(bench.contains("new_in_head"));
         let statuses = repo.statuses(None).unwrap();
         assert!(statuses.is_empty(), "the demo repository is clean");
+    }
+
+    #[test]
+    fn the_program_demo_scales_its_constants_in_head() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p");
+        let changes = ProgramChanges {
+            check_fails: true,
+            ..ProgramChanges::default()
+        };
+        create_program_demo_repo(&path, &changes).unwrap();
+        let main = fs::read_to_string(path.join("src/main.rs")).unwrap();
+        assert!(
+            main.contains("const HASH_ROUNDS: u64 = 48000000;"),
+            "{main}"
+        );
+        assert!(
+            main.contains("const TABLE_BYTES: u64 = 33554432;"),
+            "{main}"
+        );
+        assert!(main.contains("the input is corrupt"), "{main}");
+        let repo = git2::Repository::open(&path).unwrap();
+        let head = repo.head().unwrap().peel_to_commit().unwrap();
+        assert_eq!(head.parent_count(), 1);
+        assert!(head.message().unwrap().contains("hash 1.2x work"));
+        assert_eq!(program_demo_commands().len(), 3);
+        let config = crate::config::load(&path, Default::default()).unwrap();
+        assert_eq!(config.settings.commands, program_demo_commands());
     }
 
     #[test]
@@ -494,10 +652,10 @@ mod tests {
                 path.join("Cargo.lock").exists(),
                 harness != DemoHarness::Libtest
             );
-            assert!(is_demo_repo(&path, &options));
+            assert!(is_demo_repo(&path, &base_files(&options)));
             let criterion = DemoOptions::default();
             assert!(
-                !is_demo_repo(&path, &criterion),
+                !is_demo_repo(&path, &base_files(&criterion)),
                 "another harness's demo is not reused"
             );
         }

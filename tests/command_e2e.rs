@@ -1,34 +1,24 @@
-//! End to end, commands: `fixtures/cli-demo` (the `democli` program) in a git repository whose
-//! head makes `hash` 2× the work, doubles what `table` allocates, leaves `steady` alone and
-//! makes `check` fail with a message on stderr. Compared as a user would, with `--cmd`.
+//! End to end, commands: the program demo (`fixtures/cli-demo`, the `democli` program) in a git
+//! repository whose head makes `hash` 2× the work, doubles what `table` allocates, leaves
+//! `steady` alone and makes `check` fail with a message on stderr. Compared as a user would, with
+//! `--cmd`.
 
 mod support;
 
-use std::path::Path;
-
+use cargo_perfdiff::demo::{ProgramChanges, create_program_demo_repo};
 use support::*;
 
-/// A repository of `fixtures/cli-demo` with two commits: the fixture, then head's changes.
+/// The program demo's repository with head's changes made unmistakable (verdicts must not depend
+/// on how loaded the test machine is) and `check` failing.
 fn cli_repo() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let repo = dir.path().join("cli repo");
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/cli-demo");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    for file in ["Cargo.toml", "Cargo.lock", ".gitignore", "src/main.rs"] {
-        std::fs::copy(fixture.join(file), repo.join(file)).unwrap();
-    }
-    git_ok(&repo, &["init", "-q"]);
-    commit_all(&repo, "democli");
-    let main = "src/main.rs";
-    replace_in(&repo, main, "40_000_000;", "80_000_000;");
-    replace_in(&repo, main, "16 << 20;", "32 << 20;");
-    replace_in(
-        &repo,
-        main,
-        "fn check() -> Result<(), String> {\n    Ok(())",
-        "fn check() -> Result<(), String> {\n    Err(\"the input is corrupt\".to_string())",
-    );
-    commit_all(&repo, "hash 2x, table 2x memory, check fails");
+    let changes = ProgramChanges {
+        hash: 2.0,
+        table: 2.0,
+        check_fails: true,
+    };
+    create_program_demo_repo(&repo, &changes).unwrap();
     (dir, repo)
 }
 

@@ -53,6 +53,9 @@ pub struct RunRequest {
     pub shard: Option<Shard>,
     pub resume: Option<PathBuf>,
     pub samples_path: Option<PathBuf>,
+    /// Keep the executables built for other commits (a bisection comes back to them); a
+    /// comparison removes them ([`remove_other_executables`]).
+    pub keep_builds: bool,
 }
 
 /// What a comparison produced.
@@ -196,14 +199,16 @@ fn with_selected_benchmarks<T>(
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
-    remove_other_executables(
-        &perfdiff_dir.join("bin"),
-        &[
-            bin_dir_name(base_slot, &comparison.base),
-            bin_dir_name(head_slot, &comparison.head),
-        ],
-        progress,
-    );
+    if !request.keep_builds {
+        remove_other_executables(
+            &perfdiff_dir.join("bin"),
+            &[
+                bin_dir_name(base_slot, &comparison.base),
+                bin_dir_name(head_slot, &comparison.head),
+            ],
+            progress,
+        );
+    }
     let base_build = builder.prepare("base", base_slot, &comparison.base, progress)?;
     let head_build = if one_build_serves_both(&comparison.base, &comparison.head) {
         None

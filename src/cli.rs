@@ -25,7 +25,6 @@ Examples:
   cargo perfdiff                     your uncommitted edit against HEAD
   cargo perfdiff HEAD~1 HEAD         the last commit
   cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
-  cargo perfdiff --list              what a run would measure, and its time
   cargo perfdiff demo                a demo with a known regression
 
 Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
@@ -45,6 +44,7 @@ Examples:
   cargo perfdiff --shard 1/3                     a third of a large suite (merge: report)
   cargo perfdiff report target/perfdiff/runs/*.json --format json
   cargo perfdiff --calibrate                     this machine's noise floor
+  cargo perfdiff bisect v1.4 HEAD -- io/         the commit that changed io/ benchmarks
   cargo perfdiff completions bash > ~/.local/share/bash-completion/completions/cargo-perfdiff
 
 Exit codes: 0 no regression (or --fail-on never), 1 regression, 2 error, 3 inconclusive or \

@@ -1375,6 +1375,18 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             .filter(|&i| is_active(&file.benchmarks[index[i]], round))
             .collect();
         if active.is_empty() {
+            // A resumed benchmark sits out the rounds it completed and catches up after them:
+            // stop only when none is left to run (a file resumed after its first round used to
+            // end here, measuring nothing).
+            let pending = measurable.iter().any(|&i| {
+                let record = &file.benchmarks[index[i]];
+                record.stop.is_none()
+                    && !record.failed()
+                    && record.completed_rounds() < policy.max_rounds()
+            });
+            if pending {
+                continue;
+            }
             break;
         }
         let plan = schedule::plan_round(ctx.seed, round, &active);

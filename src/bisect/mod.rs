@@ -187,6 +187,8 @@ pub struct StepBenchmark {
     /// `[estimate, ci_low, ci_high]` of head / GOOD.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratio: Option<[f64; 3]>,
+    /// The relevance threshold the verdict was taken at.
+    pub threshold: f64,
     /// Forks per side, the larger side.
     pub forks: usize,
     /// Times the step was measured for it (more than one after an inconclusive attempt).
@@ -229,6 +231,9 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let settings = pinned_settings(&request.template.settings);
     let mut state = load_state(&dir, request, &good_sha, &bad_sha, &settings, progress)?;
+    // Saved before measuring: a bisection interrupted in its first step is resumed only under
+    // the same settings too.
+    save_state(&dir, &state)?;
     progress.note(&format!(
         "bisecting {} commits between {} (good) and {} (bad){}; steps are kept in {}",
         history.commits.len(),
@@ -261,7 +266,15 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
             state.steps.clear();
             let selected = count_selected(&ctx, progress)?;
             let level = confirm_level(&settings, selected, attempts);
-            let step = ctx.measure(1, StepKind::Confirm, &bad, None, level, progress)?;
+            let plan = StepPlan {
+                number: 1,
+                kind: StepKind::Confirm,
+                head: &bad,
+                ids: None,
+                level,
+                thresholds: &[],
+            };
+            let step = ctx.measure(&plan, progress)?;
             if let Some(reason) = &step.skipped {
                 return Err(BisectError::BadDoesNotBuild {
                     bad: request.bad.clone(),
@@ -307,7 +320,7 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
             .collect();
         let replayed = recorded
             .next()
-            .filter(|step| step.head.sha == head.sha && step_ids(step) == ids);
+            .filter(|step| replays(step, &head.sha, &ids));
         let step = match replayed {
             Some(step) => step,
             None => {
@@ -315,8 +328,27 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
                 recorded = Vec::new().into_iter();
                 let level = search_level(&settings, changed.len(), budget);
                 let number = state.steps.len() + 1;
-                let step =
-                    ctx.measure(number, StepKind::Search, head, Some(&ids), level, progress)?;
+                let thresholds: Vec<(String, f64)> = ids
+                    .iter()
+                    .map(|id| {
+                        let ratio = confirm
+                            .benchmarks
+                            .iter()
+                            .find(|b| &b.id == id)
+                            .and_then(|b| b.ratio)
+                            .map(|r| r[0]);
+                        (id.clone(), search_threshold(&settings, id, ratio))
+                    })
+                    .collect();
+                let plan = StepPlan {
+                    number,
+                    kind: StepKind::Search,
+                    head,
+                    ids: Some(&ids),
+                    level,
+                    thresholds: &thresholds,
+                };
+                let step = ctx.measure(&plan, progress)?;
                 announce_step(&step, history.commits.len(), progress);
                 step
             }
@@ -423,8 +455,14 @@ fn evidence_of(verdict: &str, direction: Direction) -> Option<Evidence> {
     }
 }
 
-fn step_ids(step: &StepRecord) -> Vec<String> {
-    step.benchmarks.iter().map(|b| b.id.clone()).collect()
+/// Whether a recorded step is the one the search asks for now: the same commit, measured for the
+/// same benchmarks (in any order; a skipped step measured none).
+fn replays(step: &StepRecord, sha: &str, ids: &[String]) -> bool {
+    let mut recorded: Vec<&str> = step.benchmarks.iter().map(|b| b.id.as_str()).collect();
+    let mut asked: Vec<&str> = ids.iter().map(String::as_str).collect();
+    recorded.sort_unstable();
+    asked.sort_unstable();
+    step.head.sha == sha && (step.skipped.is_some() || recorded == asked)
 }
 
 /// Feeds a finished step to the search.
@@ -457,6 +495,33 @@ fn search_index(changed: &[(String, Direction)], id: &str) -> usize {
     changed.iter().position(|(c, _)| c == id).unwrap_or(0)
 }
 
+/// One step: GOOD against `head`.
+struct StepPlan<'a> {
+    number: usize,
+    kind: StepKind,
+    head: &'a CommitInfo,
+    /// The benchmarks measured; `None`: those the user's filters select.
+    ids: Option<&'a [String]>,
+    /// `(alpha, confidence)` of each decision.
+    level: (f64, f64),
+    /// Per-benchmark thresholds ([`search_threshold`]); none for the confirmation.
+    thresholds: &'a [(String, f64)],
+}
+
+/// The threshold of a search step for benchmark `id`, whose confirmation measured `ratio` (BAD /
+/// GOOD): half the confirmed change on the log scale (the distance from 1 of the geometric
+/// midpoint `sqrt(ratio)`), or the user's threshold if larger. A commit then counts as having the
+/// change when at least about half of it is there, and as not having it when its whole interval
+/// stays closer to GOOD than that, which noise two or three times the user's threshold still
+/// allows when the change is large.
+fn search_threshold(settings: &Settings, id: &str, ratio: Option<f64>) -> f64 {
+    let user = settings.threshold_for(id);
+    match ratio {
+        Some(r) if r.is_finite() && r > 0.0 => user.max((r.sqrt() - 1.0).abs()),
+        _ => user,
+    }
+}
+
 /// What a step measures and keeps, the same for every step.
 struct StepContext<'a> {
     request: &'a BisectRequest,
@@ -466,26 +531,40 @@ struct StepContext<'a> {
 }
 
 impl StepContext<'_> {
-    /// The comparison request of GOOD against `head` for the benchmarks `filters` select.
-    fn run_request(
-        &self,
-        head: &CommitInfo,
-        filters: Vec<String>,
-        level: (f64, f64),
-        attempt: usize,
-        samples: &Path,
-    ) -> RunRequest {
+    /// The comparison request of a step's attempt `attempt` (0 first): the step's level, its
+    /// benchmarks and thresholds, twice the forks for each attempt after the first.
+    fn run_request(&self, plan: &StepPlan<'_>, attempt: usize, samples: &Path) -> RunRequest {
         let mut settings = self.settings.clone();
-        settings.alpha = level.0;
-        settings.confidence = level.1;
-        settings.filters = filters;
+        settings.alpha = plan.level.0;
+        settings.confidence = plan.level.1;
+        if let Some(ids) = plan.ids {
+            settings.filters = ids
+                .iter()
+                .map(|id| format!("^{}$", regex::escape(id)))
+                .collect();
+        }
+        if !plan.thresholds.is_empty() {
+            // The step's thresholds decide: the user's own are already in them.
+            for o in settings.overrides.values_mut() {
+                o.threshold = None;
+            }
+            for (id, threshold) in plan.thresholds {
+                settings.overrides.insert(
+                    format!("^{}$", regex::escape(id)),
+                    crate::config::BenchOverride {
+                        threshold: Some(*threshold),
+                        ignore: false,
+                    },
+                );
+            }
+        }
         let grow = 1 << attempt;
         match settings.stop {
             StopRule::Fixed => settings.forks *= grow,
             _ => settings.max_forks *= grow,
         }
         RunRequest {
-            revisions: vec![self.good.sha.clone(), head.sha.clone()],
+            revisions: vec![self.good.sha.clone(), plan.head.sha.clone()],
             settings,
             resume: samples.is_file().then(|| samples.to_path_buf()),
             samples_path: Some(samples.to_path_buf()),
@@ -494,27 +573,20 @@ impl StepContext<'_> {
         }
     }
 
-    /// Measures GOOD against `head` for `ids` (`None`: the user's filters), at `level`, again
-    /// with twice the forks while some benchmark is inconclusive and retries are left.
-    fn measure(
-        &self,
-        number: usize,
-        kind: StepKind,
-        head: &CommitInfo,
-        ids: Option<&[String]>,
-        level: (f64, f64),
-        progress: &mut Progress,
-    ) -> Result<StepRecord> {
+    /// Measures a step, again with twice the forks while some benchmark is inconclusive and
+    /// retries are left.
+    fn measure(&self, plan: &StepPlan<'_>, progress: &mut Progress) -> Result<StepRecord> {
+        let StepPlan {
+            number,
+            kind,
+            head,
+            ids,
+            level,
+            ..
+        } = *plan;
         let started = Instant::now();
         let samples = self.dir.join(format!("step-{number:02}.json"));
         discard_other_comparison(&samples, &self.good.sha, &head.sha);
-        let filters = match ids {
-            Some(ids) => ids
-                .iter()
-                .map(|id| format!("^{}$", regex::escape(id)))
-                .collect(),
-            None => self.settings.filters.clone(),
-        };
         progress.note(&format!(
             "step {number}: {} against {} (good){}",
             describe(head),
@@ -526,7 +598,7 @@ impl StepContext<'_> {
         ));
         let mut benchmarks: Vec<StepBenchmark> = Vec::new();
         for attempt in 0..=self.request.retries {
-            let request = self.run_request(head, filters.clone(), level, attempt, &samples);
+            let request = self.run_request(plan, attempt, &samples);
             let report = match run::run(&request, progress) {
                 Ok(outcome) => outcome.report,
                 Err(error) => {
@@ -573,14 +645,18 @@ impl StepContext<'_> {
         started: Instant,
     ) -> Result<StepRecord> {
         let reason = match &error {
-            Error::Build(BuildError::Failed { revision, .. }) if revision.starts_with("base") => {
+            Error::Build(BuildError::Failed {
+                revision,
+                diagnostics,
+                ..
+            }) if revision.starts_with("base") => {
                 return Err(BisectError::GoodDoesNotBuild {
                     good: self.request.good.clone(),
-                    reason: first_line(&error.to_string()),
+                    reason: build_failure(diagnostics),
                 }
                 .into());
             }
-            Error::Build(BuildError::Failed { .. }) => first_line(&error.to_string()),
+            Error::Build(BuildError::Failed { diagnostics, .. }) => build_failure(diagnostics),
             Error::NothingToRun(message) if kind == StepKind::Search => message.clone(),
             Error::Interrupted { .. } => {
                 return Err(BisectError::Interrupted {
@@ -623,18 +699,22 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
                 .filter(|m| m.presence == crate::samples::Presence::Both)
                 .count())
         }
-        Err(Error::Build(BuildError::Failed { revision, .. })) if revision.starts_with("base") => {
-            Err(BisectError::GoodDoesNotBuild {
-                good: ctx.request.good.clone(),
-                reason: "its build failed".to_string(),
+        Err(Error::Build(BuildError::Failed {
+            revision,
+            diagnostics,
+            ..
+        })) if revision.starts_with("base") => Err(BisectError::GoodDoesNotBuild {
+            good: ctx.request.good.clone(),
+            reason: build_failure(&diagnostics),
+        }
+        .into()),
+        Err(Error::Build(BuildError::Failed { diagnostics, .. })) => {
+            Err(BisectError::BadDoesNotBuild {
+                bad,
+                reason: build_failure(&diagnostics),
             }
             .into())
         }
-        Err(Error::Build(error @ BuildError::Failed { .. })) => Err(BisectError::BadDoesNotBuild {
-            bad,
-            reason: first_line(&error.to_string()),
-        }
-        .into()),
         Err(error) => Err(error),
     }
 }
@@ -647,6 +727,7 @@ fn merge_verdicts(benchmarks: &mut Vec<StepBenchmark>, report: &Report, attempt:
             id: result.id.clone(),
             verdict: result.verdict.as_str().to_string(),
             ratio: result.ratio.map(|r| [r.estimate, r.ci_low, r.ci_high]),
+            threshold: result.threshold,
             forks: result.forks.base.max(result.forks.head),
             attempts: attempt + 1,
         };
@@ -739,6 +820,7 @@ fn load_state(
             "the steps kept in {} were measured with other settings: starting afresh",
             dir.display()
         ));
+        remove_step_files(dir);
         return Ok(fresh);
     }
     if !old.steps.is_empty() {
@@ -749,6 +831,20 @@ fn load_state(
         ));
     }
     Ok(old)
+}
+
+/// Removes the samples files of the steps of an earlier bisection (their settings differ).
+fn remove_step_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with("step-") && name.ends_with(".json") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
 }
 
 fn save_state(dir: &Path, state: &State) -> Result<()> {
@@ -797,9 +893,8 @@ fn announce_step(step: &StepRecord, commits: usize, progress: &Progress) {
             .join(", "),
     };
     progress.note(&format!(
-        "step {} of at most ~{}: {}: {what}",
+        "step {}: {} of {commits} commits: {what}",
         step.number,
-        Search::decision_budget(commits, 1),
         step.head.short()
     ));
 }
@@ -880,8 +975,16 @@ fn short(sha: &str) -> &str {
     &sha[..sha.len().min(9)]
 }
 
-fn first_line(text: &str) -> String {
-    text.lines().next().unwrap_or("").trim().to_string()
+/// A build failure in one line: "does not build" and the compiler's first error.
+fn build_failure(diagnostics: &str) -> String {
+    match diagnostics
+        .lines()
+        .map(str::trim)
+        .find(|line| line.starts_with("error"))
+    {
+        Some(error) => format!("does not build ({error})"),
+        None => "does not build".to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -920,6 +1023,56 @@ mod tests {
         let total = 3.0 * 2.0 * confirm_level(&settings, 3, 2).0
             + 2.0 * 12.0 * search_level(&settings, 2, 12).0;
         assert!((total - 0.01).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_search_step_asks_for_half_the_confirmed_change_or_the_threshold() {
+        let settings = Settings {
+            threshold: 0.02,
+            ..Settings::default()
+        };
+        // 3x slower: the geometric midpoint is sqrt(3) = 1.732.
+        let t = search_threshold(&settings, "a", Some(3.0));
+        assert!((t - (3f64.sqrt() - 1.0)).abs() < 1e-12);
+        // 0.25x: the midpoint is 0.5, half of it away from 1.
+        assert!((search_threshold(&settings, "a", Some(0.25)) - 0.5).abs() < 1e-12);
+        // +3 %: half of it is below the user's threshold, which stays.
+        assert_eq!(search_threshold(&settings, "a", Some(1.03)), 0.02);
+        assert_eq!(search_threshold(&settings, "a", None), 0.02);
+        assert_eq!(search_threshold(&settings, "a", Some(f64::NAN)), 0.02);
+    }
+
+    #[test]
+    fn a_recorded_step_is_replayed_for_the_same_commit_and_benchmarks_in_any_order() {
+        let step = |ids: &[&str], skipped: Option<&str>| StepRecord {
+            number: 2,
+            kind: StepKind::Search,
+            head: CommitInfo {
+                sha: "abc".into(),
+                subject: String::new(),
+            },
+            benchmarks: ids
+                .iter()
+                .map(|id| StepBenchmark {
+                    id: id.to_string(),
+                    verdict: "unchanged".into(),
+                    ratio: None,
+                    threshold: 0.02,
+                    forks: 2,
+                    attempts: 1,
+                })
+                .collect(),
+            skipped: skipped.map(str::to_string),
+            alpha: 0.01,
+            confidence: 0.99,
+            samples: None,
+            wall_ms: 0,
+        };
+        let asked = ["b".to_string(), "a".to_string()];
+        assert!(replays(&step(&["a", "b"], None), "abc", &asked));
+        assert!(!replays(&step(&["a"], None), "abc", &asked));
+        assert!(!replays(&step(&["a", "b"], None), "abd", &asked));
+        assert!(replays(&step(&[], Some("does not build")), "abc", &asked));
     }
 
     #[test]

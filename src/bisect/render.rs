@@ -125,7 +125,7 @@ fn step_rows(step: &StepRecord) -> Vec<[String; 7]> {
                 head.clone(),
                 b.id.clone(),
                 ratio_cell(b),
-                b.verdict.clone(),
+                format!("{} (±{:.0} %)", b.verdict, b.threshold * 100.0),
                 if b.attempts > 1 {
                     format!("{} ({} attempts)", b.forks, b.attempts)
                 } else {

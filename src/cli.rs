@@ -1042,6 +1042,89 @@ mod tests {
         assert!(matches!(cli.command, Some(Command::Report(_))));
     }
 
+    fn report_with(verdicts: &[crate::analysis::Outcome]) -> crate::analysis::Report {
+        let empty = SampleFile::new(Default::default());
+        let mut report = crate::analysis::analyse(&empty, &config::Settings::default(), 0);
+        report.benchmarks = verdicts
+            .iter()
+            .enumerate()
+            .map(|(i, &verdict)| {
+                let mut result = crate::analysis::BenchmarkResult::new(&format!("b{i}"), 0.02);
+                result.verdict = verdict;
+                result
+            })
+            .collect();
+        report
+    }
+
+    #[test]
+    fn git_bisect_gets_good_bad_or_skip() {
+        use crate::analysis::Outcome::*;
+        let code = |verdicts: &[crate::analysis::Outcome], fail_on| {
+            git_bisect_code(&report_with(verdicts), fail_on)
+        };
+        assert_eq!(code(&[Unchanged, Improved], FailOn::Regression), 0);
+        assert_eq!(
+            code(&[Unchanged, Regressed, Inconclusive], FailOn::Regression),
+            1
+        );
+        // Noise is never taken for good or bad: git skips the commit.
+        assert_eq!(code(&[Unchanged, Inconclusive], FailOn::Regression), 125);
+        assert_eq!(code(&[Failed], FailOn::Regression), 125);
+        assert_eq!(code(&[Improved], FailOn::AnyChange), 1);
+        assert_eq!(code(&[Inconclusive], FailOn::Inconclusive), 125);
+    }
+
+    #[test]
+    fn git_bisect_skips_a_head_that_does_not_build_and_stops_on_other_errors() {
+        let failed = |revision: &str| {
+            Error::Build(crate::build::BuildError::Failed {
+                revision: revision.to_string(),
+                diagnostics: String::new(),
+                hint: None,
+            })
+        };
+        assert_eq!(git_bisect_error_code(&failed("head HEAD (abc)")), 125);
+        assert_eq!(git_bisect_error_code(&failed("base v1 (abc)")), 128);
+        assert_eq!(
+            git_bisect_error_code(&Error::NothingToRun("no benchmark".into())),
+            125
+        );
+        assert_eq!(git_bisect_error_code(&Error::Usage("typo".into())), 128);
+        let interrupted = Error::Interrupted {
+            samples: PathBuf::from("s.json"),
+        };
+        assert_eq!(git_bisect_error_code(&interrupted), 130);
+    }
+
+    #[test]
+    fn bisect_parses_its_ends_options_and_filters() {
+        let cli = Cli::try_parse_from([
+            "cargo-perfdiff",
+            "bisect",
+            "v1",
+            "HEAD",
+            "--all-commits",
+            "--retries",
+            "2",
+            "--threshold",
+            "0.05",
+            "--",
+            "parse/",
+        ])
+        .unwrap();
+        let Some(Command::Bisect(args)) = cli.command else {
+            panic!("not bisect");
+        };
+        assert_eq!((args.good.as_str(), args.bad.as_str()), ("v1", "HEAD"));
+        assert!(args.all_commits);
+        assert_eq!(args.retries, 2);
+        let layer = cli_layer(&args.comparison());
+        assert_eq!(layer.threshold, Some(0.05));
+        assert_eq!(layer.filters, Some(vec!["parse/".to_string()]));
+        assert!(Cli::try_parse_from(["cargo-perfdiff", "bisect", "v1"]).is_err());
+    }
+
     #[test]
     fn measuring_and_replay_take_the_same_stop_limits() {
         let limits = [

@@ -620,7 +620,8 @@ impl StepContext<'_> {
                 "step {number}: {} inconclusive; measuring again with twice the forks",
                 inconclusive.join(", ")
             ));
-            reopen(&samples, &inconclusive)?;
+            let next = self.run_request(plan, attempt + 1, &samples);
+            reopen(&samples, &inconclusive, &next.settings)?;
         }
         Ok(StepRecord {
             number,
@@ -749,9 +750,11 @@ fn merge_verdicts(benchmarks: &mut Vec<StepBenchmark>, report: &Report, attempt:
 }
 
 /// Lets the inconclusive benchmarks of a step's samples file run again: their stop record is
-/// cleared, so a resumed run gives them more forks.
-fn reopen(samples: &Path, ids: &[String]) -> Result<()> {
+/// cleared, so a resumed run gives them more forks, and the file records the settings of that
+/// attempt (`cargo perfdiff report` then analyses it as the attempt did).
+fn reopen(samples: &Path, ids: &[String], settings: &Settings) -> Result<()> {
     let mut file = SampleFile::load(samples)?;
+    file.run.settings = serde_json::to_value(settings).ok();
     for record in &mut file.benchmarks {
         if ids.contains(&record.id) {
             record.stop = None;

@@ -512,7 +512,14 @@ pub fn main() -> i32 {
     match dispatch(cli) {
         Ok(code) => code,
         // An interrupt while building shows up as a failed cargo; say what really happened.
-        Err(e) if crate::fork::interrupted() && !matches!(e, Error::Interrupted { .. }) => {
+        Err(e)
+            if crate::fork::interrupted()
+                && !matches!(
+                    e,
+                    Error::Interrupted { .. }
+                        | Error::Bisect(crate::bisect::BisectError::Interrupted { .. })
+                ) =>
+        {
             eprintln!("error: interrupted before any fork of this run was measured");
             exit_code::INTERRUPTED
         }
@@ -687,6 +694,10 @@ fn git_bisect_code(report: &crate::analysis::Report, fail_on: FailOn) -> i32 {
 /// does not build or lacks the benchmarks, 130 when interrupted, and 128 otherwise (which stops
 /// `git bisect run`: a GOOD that does not build, a typo, a full disk).
 fn git_bisect_error_code(error: &Error) -> i32 {
+    if crate::fork::interrupted() {
+        // A build stopped by Ctrl-C fails too: not a commit to skip.
+        return exit_code::INTERRUPTED;
+    }
     match error {
         Error::Build(crate::build::BuildError::Failed { revision, .. })
             if revision.starts_with("head") =>

@@ -479,6 +479,9 @@ fn apply_step(
     for &t in &probe.targets {
         let (id, direction) = &changed[search_index(changed, &search.targets()[t].id)];
         let Some(measured) = step.benchmarks.iter().find(|b| &b.id == id) else {
+            // The commit lacks the benchmark: it cannot be measured, like one that does not
+            // build.
+            search.skip(probe.commit);
             continue;
         };
         for _ in 0..measured.attempts.max(1) {
@@ -645,6 +648,13 @@ impl StepContext<'_> {
         head: &CommitInfo,
         started: Instant,
     ) -> Result<StepRecord> {
+        if crate::fork::interrupted() {
+            // A build stopped by Ctrl-C fails too: that is no reason to skip the commit.
+            return Err(BisectError::Interrupted {
+                dir: self.dir.to_path_buf(),
+            }
+            .into());
+        }
         let reason = match &error {
             Error::Build(BuildError::Failed {
                 revision,
@@ -1076,6 +1086,31 @@ mod tests {
         assert!(!replays(&step(&["a"], None), "abc", &asked));
         assert!(!replays(&step(&["a", "b"], None), "abd", &asked));
         assert!(replays(&step(&[], Some("does not build")), "abc", &asked));
+    }
+
+    #[test]
+    fn a_step_without_one_of_its_benchmarks_skips_the_commit() {
+        let changed = vec![("a".to_string(), Direction::Regressed)];
+        let mut search = Search::new(search::Range::linear(6), changed.clone(), 10);
+        let probe = search.next_probe().unwrap();
+        let step = StepRecord {
+            number: 2,
+            kind: StepKind::Search,
+            head: CommitInfo {
+                sha: "abc".into(),
+                subject: String::new(),
+            },
+            benchmarks: Vec::new(),
+            skipped: None,
+            alpha: 0.01,
+            confidence: 0.99,
+            samples: None,
+            wall_ms: 0,
+        };
+        apply_step(&mut search, &probe, &step, &changed);
+        assert_eq!(search.skipped(), vec![probe.commit]);
+        // The search moves on to another commit instead of asking for the same one again.
+        assert_ne!(search.next_probe().map(|p| p.commit), Some(probe.commit));
     }
 
     #[test]

@@ -694,7 +694,7 @@ fn git_bisect_code(report: &crate::analysis::Report, fail_on: FailOn) -> i32 {
 /// does not build or lacks the benchmarks, 130 when interrupted, and 128 otherwise (which stops
 /// `git bisect run`: a GOOD that does not build, a typo, a full disk).
 fn git_bisect_error_code(error: &Error) -> i32 {
-    if crate::fork::interrupted() {
+    if crate::bisect::interrupted_meanwhile() {
         // A build stopped by Ctrl-C fails too: not a commit to skip.
         return exit_code::INTERRUPTED;
     }

@@ -5,8 +5,10 @@
 
 mod support;
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
 use support::*;
@@ -76,7 +78,7 @@ fn mix_four_times_slower(repo: &Path) {
 }
 
 #[test]
-fn bisect_names_each_culprit_skips_the_broken_commit_and_touches_nothing() {
+fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing() {
     let _guard = measuring_lock();
     let (_dir, repo) = unchanged_demo();
     // GOOD, then: unrelated commits, a commit that does not build, hash/mix 4× slower,
@@ -117,9 +119,38 @@ fn bisect_names_each_culprit_skips_the_broken_commit_and_touches_nothing() {
     ];
     args.extend_from_slice(BISECT_FAST);
     args.extend(["--", "hash/mix", "hash/checksum"]);
+    // Ctrl-C once two steps after the confirmation are kept: exit 130, the steps kept.
+    let steps_kept = || {
+        std::fs::read_to_string(state_file(&good))
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .map_or(0, |state| state["steps"].as_array().map_or(0, Vec::len))
+    };
+    let mut child = perfdiff_command(&repo, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while steps_kept() < 3 && child.try_wait().unwrap().is_none() {
+        assert!(Instant::now() < deadline, "no step was kept in time");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: plain kill(2) on the process group this test started.
+    unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) };
+    let interrupted = child.wait_with_output().unwrap();
+    let err = stderr(&interrupted);
+    // Three of at most seven steps were kept: the bisection had not finished.
+    assert_eq!(interrupted.status.code(), Some(130), "{err}");
+    assert!(err.contains("run the same command again"), "{err}");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // The same command again resumes: the kept steps are replayed, the rest measured.
     let output = cargo_perfdiff(&repo, &args);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "culprits found: {err}");
+    assert!(err.contains("resuming"), "{err}");
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
     assert_eq!(report["verdict"], "culprit", "{report:#}");
@@ -193,6 +224,19 @@ fn bisect_names_each_culprit_skips_the_broken_commit_and_touches_nothing() {
         "{table}"
     );
     assert_eq!(RepoState::capture(&repo), before);
+}
+
+/// The state file of the bisection from `good` to HEAD in the shared target directory.
+fn state_file(good: &str) -> PathBuf {
+    let pattern = shared_target_dir()
+        .join("perfdiff/*/bisect")
+        .join(format!("{}-*", &good[..9]))
+        .join("state.json");
+    glob::glob(pattern.to_str().unwrap())
+        .unwrap()
+        .flatten()
+        .next()
+        .unwrap_or_default()
 }
 
 /// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`: the installed binary on

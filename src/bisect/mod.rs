@@ -648,7 +648,7 @@ impl StepContext<'_> {
         head: &CommitInfo,
         started: Instant,
     ) -> Result<StepRecord> {
-        if crate::fork::interrupted() {
+        if interrupted_meanwhile() {
             // A build stopped by Ctrl-C fails too: that is no reason to skip the commit.
             return Err(BisectError::Interrupted {
                 dir: self.dir.to_path_buf(),
@@ -701,7 +701,14 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
         keep_builds: true,
         ..ctx.request.template.clone()
     };
-    match run::list(&request, progress) {
+    let listed = run::list(&request, progress);
+    if listed.is_err() && interrupted_meanwhile() {
+        return Err(BisectError::Interrupted {
+            dir: ctx.dir.to_path_buf(),
+        }
+        .into());
+    }
+    match listed {
         Ok(listed) => {
             progress.finish_bar();
             Ok(listed
@@ -844,6 +851,17 @@ fn load_state(
         ));
     }
     Ok(old)
+}
+
+/// Whether Ctrl-C (or SIGTERM) came, given that a step just failed. Ctrl-C reaches cargo and
+/// the interrupt handler's thread at once, so a build or `cargo metadata` can fail before the
+/// handler has recorded the interrupt: on this error path, it gets a moment to.
+pub fn interrupted_meanwhile() -> bool {
+    if crate::fork::interrupted() {
+        return true;
+    }
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    crate::fork::interrupted()
 }
 
 /// Removes the samples files of the steps of an earlier bisection (their settings differ).

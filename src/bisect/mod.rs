@@ -100,7 +100,7 @@ pub struct BisectReport {
     pub levels: Levels,
     pub results: Vec<BenchmarkResult>,
     /// Selected benchmarks that did not change between GOOD and BAD, with their verdict there.
-    pub not_confirmed: Vec<(String, String)>,
+    pub not_confirmed: Vec<NotConfirmed>,
     /// Commits that could not be measured, and why.
     pub skipped: Vec<SkippedCommit>,
     pub steps: Vec<StepRecord>,
@@ -142,6 +142,14 @@ pub struct BenchmarkResult {
     /// The ratio BAD / GOOD the confirmation measured.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ratio: Option<[f64; 3]>,
+}
+
+/// A selected benchmark the confirmation did not find changed, so not searched.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct NotConfirmed {
+    pub id: String,
+    /// Its verdict between GOOD and BAD (`unchanged`, `inconclusive`, `only_in_head`, …).
+    pub verdict: String,
 }
 
 /// A commit that could not be measured.
@@ -296,7 +304,10 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         .benchmarks
         .iter()
         .filter(|b| direction_of(&b.verdict).is_none())
-        .map(|b| (b.id.clone(), b.verdict.clone()))
+        .map(|b| NotConfirmed {
+            id: b.id.clone(),
+            verdict: b.verdict.clone(),
+        })
         .collect();
     announce_confirmation(&confirm, &changed, progress);
     let budget = Search::decision_budget(history.commits.len(), attempts);
@@ -825,10 +836,18 @@ fn load_state(
     let Ok(text) = std::fs::read_to_string(&path) else {
         return Ok(fresh);
     };
-    let old: State = serde_json::from_str(&text).map_err(|e| BisectError::State {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let old: State = match serde_json::from_str(&text) {
+        Ok(old) => old,
+        Err(e) => {
+            // The state only saves measuring: one that cannot be read is measured again.
+            progress.note(&format!(
+                "cannot read the kept steps {} ({e}): starting afresh",
+                path.display()
+            ));
+            remove_step_files(dir);
+            return Ok(fresh);
+        }
+    };
     let same = old.schema == fresh.schema
         && old.good == fresh.good
         && old.bad == fresh.bad

@@ -4,7 +4,7 @@
 //! verdict, the forks and the time), then the commits skipped.
 
 use super::search::Direction;
-use super::{BenchmarkResult, BisectReport, StepBenchmark, StepKind, StepRecord};
+use super::{BenchmarkResult, BisectReport, NotConfirmed, StepBenchmark, StepKind, StepRecord};
 use crate::report::{Format, escape_html, escape_markdown};
 
 /// The report in `format`.
@@ -112,7 +112,8 @@ fn step_rows(step: &StepRecord) -> Vec<[String; 7]> {
             head,
             "–".to_string(),
             "–".to_string(),
-            format!("skipped: {reason}"),
+            // The compiler's error is in the list of skipped commits below the table.
+            format!("skipped: {}", reason.split(" (").next().unwrap_or(reason)),
             "–".to_string(),
             time,
         ]];
@@ -160,7 +161,7 @@ fn text(report: &BisectReport) -> String {
         }
         out += "\n";
     }
-    for (id, verdict) in &report.not_confirmed {
+    for NotConfirmed { id, verdict } in &report.not_confirmed {
         out += &format!("{id}: {verdict} between GOOD and BAD, not searched\n");
     }
     let rows: Vec<[String; 7]> = report.steps.iter().flat_map(step_rows).collect();
@@ -194,7 +195,7 @@ fn skipped_and_levels(report: &BisectReport) -> String {
     let mut out = String::new();
     for skipped in &report.skipped {
         out += &format!(
-            "\nskipped {} {}: {}",
+            "\nskipped {} {:?}: {}",
             skipped.commit.short(),
             skipped.commit.subject,
             skipped.reason
@@ -227,7 +228,7 @@ fn markdown(report: &BisectReport) -> String {
             out += &format!("\n  ```\n{}  ```\n", indent(stat, "  "));
         }
     }
-    for (id, verdict) in &report.not_confirmed {
+    for NotConfirmed { id, verdict } in &report.not_confirmed {
         out += &format!(
             "- {}: {verdict} between GOOD and BAD, not searched\n",
             escape_markdown(id)
@@ -244,8 +245,9 @@ fn markdown(report: &BisectReport) -> String {
             out += &format!("| {} |\n", cells.join(" | "));
         }
     }
-    out += &escape_markdown(&skipped_and_levels(report)).replace('\n', "\n\n");
-    out.push('\n');
+    for line in skipped_and_levels(report).lines().filter(|l| !l.is_empty()) {
+        out += &format!("\n{}\n", escape_markdown(line));
+    }
     out
 }
 

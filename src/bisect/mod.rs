@@ -267,34 +267,7 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
     };
     let attempts = request.retries + 1;
 
-    // The confirmation: GOOD against BAD, every selected benchmark.
-    let confirm = match state.steps.first() {
-        Some(step) if step.kind == StepKind::Confirm => step.clone(),
-        _ => {
-            state.steps.clear();
-            let selected = count_selected(&ctx, progress)?;
-            let level = confirm_level(&settings, selected, attempts);
-            let plan = StepPlan {
-                number: 1,
-                kind: StepKind::Confirm,
-                head: &bad,
-                ids: None,
-                level,
-                thresholds: &[],
-            };
-            let step = ctx.measure(&plan, progress)?;
-            if let Some(reason) = &step.skipped {
-                return Err(BisectError::BadDoesNotBuild {
-                    bad: request.bad.clone(),
-                    reason: reason.clone(),
-                }
-                .into());
-            }
-            state.steps.push(step.clone());
-            save_state(&dir, &state)?;
-            step
-        }
-    };
+    let confirm = confirmation(&ctx, &mut state, &bad, attempts, progress)?;
     let changed: Vec<(String, Direction)> = confirm
         .benchmarks
         .iter()
@@ -311,69 +284,24 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         .collect();
     announce_confirmation(&confirm, &changed, progress);
     let budget = Search::decision_budget(history.commits.len(), attempts);
+    let level = search_level(&settings, changed.len(), budget);
     let levels = Levels {
         alpha: settings.alpha,
         confirm_alpha: confirm.alpha,
         confirm_confidence: confirm.confidence,
-        search_alpha: search_level(&settings, changed.len(), budget).0,
-        search_confidence: search_level(&settings, changed.len(), budget).1,
+        search_alpha: level.0,
+        search_confidence: level.1,
         budget,
     };
     let mut search = Search::new(history.range.clone(), changed.clone(), budget);
-    let mut recorded = state.steps.split_off(1).into_iter();
-    let mut skipped = Vec::new();
-    while let Some(probe) = search.next_probe() {
-        let head = &history.commits[probe.commit];
-        let ids: Vec<String> = probe
-            .targets
-            .iter()
-            .map(|&t| search.targets()[t].id.clone())
-            .collect();
-        let replayed = recorded
-            .next()
-            .filter(|step| replays(step, &head.sha, &ids));
-        let step = match replayed {
-            Some(step) => step,
-            None => {
-                // Steps after a mismatch were for another search: measure from here.
-                recorded = Vec::new().into_iter();
-                let level = search_level(&settings, changed.len(), budget);
-                let number = state.steps.len() + 1;
-                let thresholds: Vec<(String, f64)> = ids
-                    .iter()
-                    .map(|id| {
-                        let ratio = confirm
-                            .benchmarks
-                            .iter()
-                            .find(|b| &b.id == id)
-                            .and_then(|b| b.ratio)
-                            .map(|r| r[0]);
-                        (id.clone(), search_threshold(&settings, id, ratio))
-                    })
-                    .collect();
-                let plan = StepPlan {
-                    number,
-                    kind: StepKind::Search,
-                    head,
-                    ids: Some(&ids),
-                    level,
-                    thresholds: &thresholds,
-                };
-                let step = ctx.measure(&plan, progress)?;
-                announce_step(&step, history.commits.len(), progress);
-                step
-            }
-        };
-        if let Some(reason) = &step.skipped {
-            skipped.push(SkippedCommit {
-                commit: head.clone(),
-                reason: reason.clone(),
-            });
-        }
-        apply_step(&mut search, &probe, &step, &changed);
-        state.steps.push(step);
-        save_state(&dir, &state)?;
-    }
+    let skipped = search_steps(
+        &ctx,
+        &mut search,
+        &history,
+        (&confirm, &changed, level),
+        &mut state,
+        progress,
+    )?;
     let results = results(&repo, &search, &history, &confirm);
     let verdict = if changed.is_empty() {
         "not_confirmed"
@@ -403,6 +331,116 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         dir: dir.display().to_string(),
         wall_ms,
     })
+}
+
+/// The confirmation, GOOD against BAD for every selected benchmark: the kept one, or measured
+/// now (and kept).
+fn confirmation(
+    ctx: &StepContext<'_>,
+    state: &mut State,
+    bad: &CommitInfo,
+    attempts: usize,
+    progress: &mut Progress,
+) -> Result<StepRecord> {
+    if let Some(step) = state.steps.first().filter(|s| s.kind == StepKind::Confirm) {
+        return Ok(step.clone());
+    }
+    state.steps.clear();
+    let selected = count_selected(ctx, progress)?;
+    let plan = StepPlan {
+        number: 1,
+        kind: StepKind::Confirm,
+        head: bad,
+        ids: None,
+        level: confirm_level(ctx.settings, selected, attempts),
+        thresholds: &[],
+    };
+    let step = ctx.measure(&plan, progress)?;
+    if let Some(reason) = &step.skipped {
+        return Err(BisectError::BadDoesNotBuild {
+            bad: ctx.request.bad.clone(),
+            reason: reason.clone(),
+        }
+        .into());
+    }
+    state.steps.push(step.clone());
+    save_state(ctx.dir, state)?;
+    Ok(step)
+}
+
+/// The search's steps until every benchmark's search has ended: the steps `state` keeps are
+/// replayed while they are the ones the search asks for, the others measured (at `level`) and
+/// kept. Returns the commits skipped.
+fn search_steps(
+    ctx: &StepContext<'_>,
+    search: &mut Search,
+    history: &History,
+    (confirm, changed, level): (&StepRecord, &[(String, Direction)], (f64, f64)),
+    state: &mut State,
+    progress: &mut Progress,
+) -> Result<Vec<SkippedCommit>> {
+    let mut recorded = state.steps.split_off(1).into_iter();
+    let mut skipped = Vec::new();
+    while let Some(probe) = search.next_probe() {
+        let head = &history.commits[probe.commit];
+        let ids: Vec<String> = probe
+            .targets
+            .iter()
+            .map(|&t| search.targets()[t].id.clone())
+            .collect();
+        let replayed = recorded
+            .next()
+            .filter(|step| replays(step, &head.sha, &ids));
+        let step = match replayed {
+            Some(step) => step,
+            None => {
+                // Steps after a mismatch were for another search: measure from here.
+                recorded = Vec::new().into_iter();
+                let thresholds = search_thresholds(ctx.settings, confirm, &ids);
+                let plan = StepPlan {
+                    number: state.steps.len() + 1,
+                    kind: StepKind::Search,
+                    head,
+                    ids: Some(&ids),
+                    level,
+                    thresholds: &thresholds,
+                };
+                let step = ctx.measure(&plan, progress)?;
+                announce_step(&step, history.commits.len(), progress);
+                step
+            }
+        };
+        if let Some(reason) = &step.skipped {
+            skipped.push(SkippedCommit {
+                commit: head.clone(),
+                reason: reason.clone(),
+            });
+        }
+        apply_step(search, &probe, &step, changed);
+        state.steps.push(step);
+        save_state(ctx.dir, state)?;
+    }
+    Ok(skipped)
+}
+
+/// Each benchmark's threshold in a search step ([`search_threshold`]), from the ratio its
+/// confirmation measured.
+fn search_thresholds(
+    settings: &Settings,
+    confirm: &StepRecord,
+    ids: &[String],
+) -> Vec<(String, f64)> {
+    ids.iter()
+        .map(|id| {
+            let ratio = confirm
+                .benchmarks
+                .iter()
+                .find(|b| &b.id == id)
+                .and_then(|b| b.ratio)
+                .map(|r| r[0]);
+            (id.clone(), search_threshold(settings, id, ratio))
+        })
+        .collect()
 }
 
 /// The exit code of a bisection: 0 every change has its culprit, 5 some change was narrowed to

@@ -38,7 +38,8 @@ head_sha=$(git -C "$repo" rev-parse "$head^{commit}")
 target=$(cd "$repo" && cargo metadata --no-deps --format-version 1 |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
 
-# cargo-perfdiff, default settings; prints "<seconds> <time verdict> <memory verdict> <forks a side>".
+# cargo-perfdiff, default settings; prints "<seconds in all> <seconds measuring> <time verdict>
+# <memory verdict> <forks a side>" (the rest of its time is checking out and finding the build kept).
 perfdiff_run() {
     local from=$1 to=$2 out=$work/perfdiff.json start end
     start=$(date +%s.%N)
@@ -50,7 +51,8 @@ import json, sys
 report = json.load(open(sys.argv[1]))
 by_id = {b["id"]: b for b in report["benchmarks"]}
 forks = by_id["x"]["forks"]["base"]
-print(f'{float(sys.argv[3]) - float(sys.argv[2]):.1f} {by_id["x"]["verdict"]} '
+measuring = report["run"].get("measure_ms", 0) / 1000
+print(f'{float(sys.argv[3]) - float(sys.argv[2]):.1f} {measuring:.1f} {by_id["x"]["verdict"]} '
       f'{by_id["x (peak memory)"]["verdict"]} {forks}')
 EOF
 }
@@ -59,8 +61,8 @@ EOF
 # "<seconds> <different at 0.05> <different at 0.01> <p>".
 sequential_run() {
     local from_sha=$1 to_sha=$2 runs=$3 out=$work/hyperfine.json start end
-    local from_bin=$target/perfdiff/bin/$from_sha/programs/cargo
-    local to_bin=$target/perfdiff/bin/$to_sha/programs/cargo
+    local from_bin=$work/programs-$from_sha
+    local to_bin=$work/programs-$to_sha
     start=$(date +%s.%N)
     hyperfine -N --style none --runs "$runs" --export-json "$out" \
         "${command//\{bin\}/$from_bin}" "${command//\{bin\}/$to_bin}" > /dev/null
@@ -74,10 +76,12 @@ print(f'{float(sys.argv[3]) - float(sys.argv[2]):.1f} {p < 0.05} {p < 0.01} {p:.
 EOF
 }
 
-# Builds both pairs' programs (cargo's layout is what the sequential run executes).
-for from in "$base_sha" "$head_sha"; do
-    (cd "$repo" && cargo perfdiff "$from" "$head_sha" --commands-only --cmd "x=$command" \
-        --list -q > /dev/null)
+# Builds both commits' programs and keeps a copy of cargo's layout, which the sequential run
+# executes (cargo-perfdiff keeps the builds of the commits it last compared only).
+(cd "$repo" && cargo perfdiff "$base_sha" "$head_sha" --commands-only --cmd "x=$command" \
+    --list -q > /dev/null)
+for sha in "$base_sha" "$head_sha"; do
+    cp -r "$target/perfdiff/bin/$sha/programs/cargo" "$work/programs-$sha"
 done
 
 echo "pair repeat method seconds verdict(s)"
@@ -85,12 +89,16 @@ for repeat in $(seq 1 "$repeats"); do
     for pair in real aa; do
         if [ "$pair" = real ]; then from=$base_sha; else from=$head_sha; fi
         # The order alternates between repeats, so a drift of the machine favours neither.
+        # (A failure inside $(…) would not stop the script: each result is taken first.)
         if [ $((repeat % 2)) -eq 1 ]; then
-            echo "$pair $repeat sequential $(sequential_run "$from" "$head_sha" "$runs")"
-            echo "$pair $repeat perfdiff $(perfdiff_run "$from" "$head_sha")"
+            sequential=$(sequential_run "$from" "$head_sha" "$runs")
+            perfdiff=$(perfdiff_run "$from" "$head_sha")
         else
-            echo "$pair $repeat perfdiff $(perfdiff_run "$from" "$head_sha")"
-            echo "$pair $repeat sequential $(sequential_run "$from" "$head_sha" "$runs")"
+            perfdiff=$(perfdiff_run "$from" "$head_sha")
+            sequential=$(sequential_run "$from" "$head_sha" "$runs")
         fi
+        echo "$pair $repeat sequential $sequential"
+        echo "$pair $repeat perfdiff $perfdiff"
     done
 done
+

@@ -25,7 +25,6 @@ Examples:
   cargo perfdiff                     your uncommitted edit against HEAD
   cargo perfdiff HEAD~1 HEAD         the last commit
   cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
-  cargo perfdiff --list              what a run would measure, and its time
   cargo perfdiff demo                a demo with a known regression
 
 Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
@@ -45,6 +44,7 @@ Examples:
   cargo perfdiff --shard 1/3                     a third of a large suite (merge: report)
   cargo perfdiff report target/perfdiff/runs/*.json --format json
   cargo perfdiff --calibrate                     this machine's noise floor
+  cargo perfdiff bisect v1.4 HEAD -- io/         the commit that changed io/ benchmarks
   cargo perfdiff completions bash > ~/.local/share/bash-completion/completions/cargo-perfdiff
 
 Exit codes: 0 no regression (or --fail-on never), 1 regression, 2 error, 3 inconclusive or \
@@ -91,6 +91,14 @@ pub enum Command {
     /// The demo is a throwaway git repository whose second commit makes one benchmark 10 %
     /// slower, one 3 % slower and one 20 % faster, leaves one unchanged and adds one.
     Demo(DemoArgs),
+    /// Find the commit between GOOD and BAD that changed the benchmarks
+    ///
+    /// Confirms the change between GOOD and BAD, then measures commits against GOOD with a
+    /// comparison's rounds, stop rule and verdicts until each changed benchmark has its first
+    /// changed commit. Exit codes: 0 every change has its culprit, 5 a change was narrowed to a
+    /// range only, 6 no change between GOOD and BAD was confirmed, 2 error, 130 interrupted (run
+    /// the same command again to resume). Guarantee and `git bisect run`: docs/bisect.md.
+    Bisect(Box<BisectArgs>),
     /// Print a shell completion script
     ///
     /// The script completes `cargo-perfdiff`, the name cargo runs for `cargo perfdiff`. Bash:
@@ -317,10 +325,135 @@ pub struct CompareArgs {
     #[arg(long, conflicts_with_all = ["resume", "samples", "html"])]
     pub list: bool,
 
+    /// Exit as `git bisect run` expects: 0 good, 1 bad (the --fail-on gate failed), 125 skip
+    /// (head does not build, or nothing failed the gate but something was inconclusive), 128 any
+    /// other error (stops `git bisect run`)
+    #[arg(long, hide_short_help = true, conflicts_with_all = ["list", "calibrate", "print_config"])]
+    pub git_bisect: bool,
+
     #[command(flatten)]
     pub analysis: AnalysisArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `cargo perfdiff bisect GOOD BAD`: the measuring options of a comparison, minus those that make
+/// no sense across many commits (shards, resuming a file, listing, calibrating, the gate).
+#[derive(Debug, Args)]
+pub struct BisectArgs {
+    /// The last commit known good (the older end)
+    #[arg(value_name = "GOOD")]
+    pub good: String,
+    /// A commit known bad, a descendant of GOOD (the newer end)
+    #[arg(value_name = "BAD")]
+    pub bad: String,
+    /// Only benchmarks whose id matches one of these regexes
+    #[arg(last = true, value_name = "FILTER")]
+    pub filters: Vec<String>,
+    /// Search every commit of GOOD..BAD, those of merged branches too [default: BAD's
+    /// first-parent line, a merge counted as one commit]
+    #[arg(long)]
+    pub all_commits: bool,
+    /// Times an inconclusive step is measured again, each time with twice the forks
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub retries: usize,
+
+    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
+    #[arg(long, value_name = "PATH", hide_short_help = true)]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to benchmark (names or globs)
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Vec<String>,
+    /// Only this bench target (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub bench: Vec<String>,
+    /// Features to activate (comma or space separated, repeatable)
+    #[arg(long, short = 'F', hide_short_help = true)]
+    pub features: Vec<String>,
+    /// Activate all features
+    #[arg(long, hide_short_help = true)]
+    pub all_features: bool,
+    /// Do not activate the `default` feature
+    #[arg(long, hide_short_help = true)]
+    pub no_default_features: bool,
+    /// interleaved (default), or duet on two pinned CPUs
+    #[arg(long, value_enum, hide_possible_values = true)]
+    pub mode: Option<Mode>,
+    /// Code layouts per revision that forks are spread over [default: 10]
+    #[arg(long, value_name = "N", hide_short_help = true)]
+    pub layouts: Option<usize>,
+    /// When to stop adding forks [default: decided]
+    #[arg(long, value_enum, hide_short_help = true)]
+    pub stop: Option<StopRule>,
+    /// Rounds of forks with --stop fixed; alone, it means --stop fixed [default: 10]
+    #[arg(long, hide_short_help = true)]
+    pub forks: Option<usize>,
+    #[command(flatten)]
+    pub stop_limits: StopLimitArgs,
+    /// Criterion warm-up time of the first fork, in seconds [default: 0.1]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
+    pub warm_up_time: Option<f64>,
+    /// Criterion measurement time per fork, in seconds [default: 0.5]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
+    pub measurement_time: Option<f64>,
+    /// Criterion samples per fork, at least 10 [default: 30]
+    #[arg(long, hide_short_help = true)]
+    pub sample_size: Option<usize>,
+    /// Kill a fork running longer than this [default: 300]
+    #[arg(long, value_name = "SECS", hide_short_help = true)]
+    pub fork_timeout: Option<f64>,
+    /// Smallest change that matters [default: 0.02]
+    #[arg(long, value_name = "FRACTION")]
+    pub threshold: Option<f64>,
+    /// Chance that any culprit or range named is wrong, shared out over every decision
+    /// (docs/bisect.md) [default: 0.01]
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// Confidence level of the ratio CI, shared out like alpha [default: 0.99]
+    #[arg(long, hide_short_help = true)]
+    pub confidence: Option<f64>,
+    /// Bootstrap resamples [default: 10000]
+    #[arg(long, hide_short_help = true)]
+    pub resamples: Option<usize>,
+    /// Seed for every random choice (fork order, bootstrap)
+    #[arg(long, hide_short_help = true)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl BisectArgs {
+    /// The comparison options every step runs with.
+    fn comparison(&self) -> CompareArgs {
+        CompareArgs {
+            filters: self.filters.clone(),
+            manifest_path: self.manifest_path.clone(),
+            package: self.package.clone(),
+            bench: self.bench.clone(),
+            features: self.features.clone(),
+            all_features: self.all_features,
+            no_default_features: self.no_default_features,
+            mode: self.mode,
+            layouts: self.layouts,
+            stop: self.stop,
+            forks: self.forks,
+            stop_limits: self.stop_limits.clone(),
+            warm_up_time: self.warm_up_time,
+            measurement_time: self.measurement_time,
+            sample_size: self.sample_size,
+            fork_timeout: self.fork_timeout,
+            analysis: AnalysisArgs {
+                threshold: self.threshold,
+                alpha: self.alpha,
+                confidence: self.confidence,
+                resamples: self.resamples,
+                seed: self.seed,
+                ..AnalysisArgs::default()
+            },
+            output: self.output.clone(),
+            ..CompareArgs::default()
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -402,7 +535,14 @@ pub fn main() -> i32 {
     match dispatch(cli) {
         Ok(code) => code,
         // An interrupt while building shows up as a failed cargo; say what really happened.
-        Err(e) if crate::fork::interrupted() && !matches!(e, Error::Interrupted { .. }) => {
+        Err(e)
+            if crate::fork::interrupted()
+                && !matches!(
+                    e,
+                    Error::Interrupted { .. }
+                        | Error::Bisect(crate::bisect::BisectError::Interrupted { .. })
+                ) =>
+        {
             eprintln!("error: interrupted before any fork of this run was measured");
             exit_code::INTERRUPTED
         }
@@ -433,6 +573,7 @@ fn dispatch(cli: Cli) -> Result<i32, Error> {
         Some(Command::Replay(args)) => crate::replay::replay_command(&args),
         Some(Command::Demo(args)) => demo_command(args),
         Some(Command::Completions(args)) => completions_command(&args),
+        Some(Command::Bisect(args)) => bisect_command(&args),
         None => compare_command(cli.compare),
     }
 }
@@ -490,7 +631,8 @@ fn seconds_to_ms(seconds: f64) -> u64 {
     (seconds * 1000.0).round().max(0.0) as u64
 }
 
-fn compare_command(args: CompareArgs) -> Result<i32, Error> {
+/// Where the command runs from, the workspace root and the effective settings of `args`.
+fn resolve_settings(args: &CompareArgs) -> Result<(PathBuf, PathBuf, config::Effective), Error> {
     let start_dir = match &args.manifest_path {
         Some(path) => path
             .parent()
@@ -501,7 +643,103 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
     };
     let workspace_root = crate::build::workspace_root(&start_dir)?;
     let files = config::load_files(&workspace_root)?;
-    let effective = config::resolve(files, cli_layer(&args))?;
+    let effective = config::resolve(files, cli_layer(args))?;
+    Ok((start_dir, workspace_root, effective))
+}
+
+/// The comparison `args` ask for, of `revisions`.
+fn run_request(
+    args: &CompareArgs,
+    (start_dir, workspace_root): (PathBuf, PathBuf),
+    settings: &config::Settings,
+    revisions: Vec<String>,
+) -> RunRequest {
+    RunRequest {
+        start_dir,
+        workspace_root,
+        revisions,
+        build: crate::build::BuildOptions {
+            packages: args.package.clone(),
+            workspace: args.workspace,
+            exclude: args.exclude.clone(),
+            benches: args.bench.clone(),
+            features: args.features.clone(),
+            all_features: args.all_features,
+            no_default_features: args.no_default_features,
+            layouts: settings.layouts,
+        },
+        // Relative to where the command runs, which --manifest-path moves `start_dir` from.
+        copy_untracked: match args.manifest_path {
+            None => args.copy_untracked.clone(),
+            Some(_) => args
+                .copy_untracked
+                .iter()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+                .collect(),
+        },
+        settings: settings.clone(),
+        commands_only: args.commands_only,
+        shard: args.shard,
+        resume: args.resume.clone(),
+        samples_path: args.samples.clone(),
+        keep_builds: false,
+    }
+}
+
+fn compare_command(args: CompareArgs) -> Result<i32, Error> {
+    if !args.git_bisect {
+        return compare(args);
+    }
+    match compare(args) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(git_bisect_error_code(&e))
+        }
+    }
+}
+
+/// `--git-bisect`: what `git bisect run` should make of a report: 1 (bad) when the `--fail-on`
+/// gate fails for a change, 125 (skip) when nothing failed it but a benchmark was inconclusive or
+/// failed, 0 (good) otherwise.
+fn git_bisect_code(report: &crate::analysis::Report, fail_on: FailOn) -> i32 {
+    use crate::analysis::Outcome;
+    let gate = report::exit_code(report, fail_on);
+    let unsure = report
+        .benchmarks
+        .iter()
+        .any(|b| matches!(b.verdict, Outcome::Inconclusive | Outcome::Failed));
+    if gate == exit_code::REGRESSION || gate == exit_code::CHANGE {
+        exit_code::REGRESSION
+    } else if unsure {
+        exit_code::GIT_BISECT_SKIP
+    } else {
+        exit_code::OK
+    }
+}
+
+/// `--git-bisect`: an error becomes 125 (skip) when head, the commit `git bisect` checked out,
+/// does not build or lacks the benchmarks, 130 when interrupted, and 128 otherwise (which stops
+/// `git bisect run`: a GOOD that does not build, a typo, a full disk).
+fn git_bisect_error_code(error: &Error) -> i32 {
+    if crate::bisect::interrupted_meanwhile() {
+        // A build stopped by Ctrl-C fails too: not a commit to skip.
+        return exit_code::INTERRUPTED;
+    }
+    match error {
+        Error::Build(crate::build::BuildError::Failed { revision, .. })
+            if revision.starts_with("head") =>
+        {
+            exit_code::GIT_BISECT_SKIP
+        }
+        Error::NothingToRun(_) => exit_code::GIT_BISECT_SKIP,
+        Error::Interrupted { .. } => exit_code::INTERRUPTED,
+        _ => exit_code::GIT_BISECT_ABORT,
+    }
+}
+
+fn compare(args: CompareArgs) -> Result<i32, Error> {
+    let (start_dir, workspace_root, effective) = resolve_settings(&args)?;
     if args.print_config {
         print!("{}", effective.render());
         return Ok(exit_code::OK);
@@ -525,35 +763,12 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
     // A report that cannot be written should fail now, not after minutes of measuring.
     check_writable(&args.output)?;
     let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
-    let request = RunRequest {
-        start_dir,
-        workspace_root,
+    let request = run_request(
+        &args,
+        (start_dir, workspace_root),
+        &effective.settings,
         revisions,
-        build: crate::build::BuildOptions {
-            packages: args.package.clone(),
-            workspace: args.workspace,
-            exclude: args.exclude.clone(),
-            benches: args.bench.clone(),
-            features: args.features.clone(),
-            all_features: args.all_features,
-            no_default_features: args.no_default_features,
-            layouts: effective.settings.layouts,
-        },
-        // Relative to where the command runs, which --manifest-path moves `start_dir` from.
-        copy_untracked: match args.manifest_path {
-            None => args.copy_untracked.clone(),
-            Some(_) => args
-                .copy_untracked
-                .iter()
-                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
-                .collect(),
-        },
-        settings: effective.settings.clone(),
-        commands_only: args.commands_only,
-        shard: args.shard,
-        resume: args.resume.clone(),
-        samples_path: args.samples.clone(),
-    };
+    );
     if args.list {
         // Listing measures nothing: cargo's build alone tells the benchmarks.
         let request = RunRequest {
@@ -606,6 +821,9 @@ fn compare_command(args: CompareArgs) -> Result<i32, Error> {
         effective.settings.fail_on,
     )
     .map_err(|e| measurements_kept(e, &outcome.samples_path))?;
+    if args.git_bisect {
+        return Ok(git_bisect_code(&outcome.report, effective.settings.fail_on));
+    }
     if args.calibrate {
         eprint!("{}", report::render_calibration(&outcome.report));
     }
@@ -664,6 +882,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         shard: None,
         resume: None,
         samples_path: None,
+        keep_builds: false,
     };
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
@@ -683,6 +902,35 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     ));
     // The demo worked, whatever it found: a newcomer's first command should not look failed.
     Ok(exit_code::OK)
+}
+
+fn bisect_command(args: &BisectArgs) -> Result<i32, Error> {
+    let compare = args.comparison();
+    let (start_dir, workspace_root, effective) = resolve_settings(&compare)?;
+    check_writable(&args.output)?;
+    let mut progress = Progress::new(Style::detect(args.output.quiet), args.output.verbose);
+    let request = crate::bisect::BisectRequest {
+        good: args.good.clone(),
+        bad: args.bad.clone(),
+        all_commits: args.all_commits,
+        retries: args.retries,
+        template: run_request(
+            &compare,
+            (start_dir, workspace_root),
+            &effective.settings,
+            Vec::new(),
+        ),
+    };
+    let report = crate::bisect::bisect(&request, &mut progress)?;
+    progress.finish_bar();
+    write_text(
+        &args.output,
+        &crate::bisect::render::render(&report, args.output.format),
+    )?;
+    if let Some(path) = &args.output.html {
+        write_file(path, crate::bisect::render::html(&report).as_bytes())?;
+    }
+    Ok(crate::bisect::exit_code(&report))
 }
 
 /// Writes the completion script for `args.shell` to stdout.
@@ -852,6 +1100,89 @@ mod tests {
         ])
         .unwrap();
         assert!(matches!(cli.command, Some(Command::Report(_))));
+    }
+
+    fn report_with(verdicts: &[crate::analysis::Outcome]) -> crate::analysis::Report {
+        let empty = SampleFile::new(Default::default());
+        let mut report = crate::analysis::analyse(&empty, &config::Settings::default(), 0);
+        report.benchmarks = verdicts
+            .iter()
+            .enumerate()
+            .map(|(i, &verdict)| {
+                let mut result = crate::analysis::BenchmarkResult::new(&format!("b{i}"), 0.02);
+                result.verdict = verdict;
+                result
+            })
+            .collect();
+        report
+    }
+
+    #[test]
+    fn git_bisect_gets_good_bad_or_skip() {
+        use crate::analysis::Outcome::*;
+        let code = |verdicts: &[crate::analysis::Outcome], fail_on| {
+            git_bisect_code(&report_with(verdicts), fail_on)
+        };
+        assert_eq!(code(&[Unchanged, Improved], FailOn::Regression), 0);
+        assert_eq!(
+            code(&[Unchanged, Regressed, Inconclusive], FailOn::Regression),
+            1
+        );
+        // Noise is never taken for good or bad: git skips the commit.
+        assert_eq!(code(&[Unchanged, Inconclusive], FailOn::Regression), 125);
+        assert_eq!(code(&[Failed], FailOn::Regression), 125);
+        assert_eq!(code(&[Improved], FailOn::AnyChange), 1);
+        assert_eq!(code(&[Inconclusive], FailOn::Inconclusive), 125);
+    }
+
+    #[test]
+    fn git_bisect_skips_a_head_that_does_not_build_and_stops_on_other_errors() {
+        let failed = |revision: &str| {
+            Error::Build(crate::build::BuildError::Failed {
+                revision: revision.to_string(),
+                diagnostics: String::new(),
+                hint: None,
+            })
+        };
+        assert_eq!(git_bisect_error_code(&failed("head HEAD (abc)")), 125);
+        assert_eq!(git_bisect_error_code(&failed("base v1 (abc)")), 128);
+        assert_eq!(
+            git_bisect_error_code(&Error::NothingToRun("no benchmark".into())),
+            125
+        );
+        assert_eq!(git_bisect_error_code(&Error::Usage("typo".into())), 128);
+        let interrupted = Error::Interrupted {
+            samples: PathBuf::from("s.json"),
+        };
+        assert_eq!(git_bisect_error_code(&interrupted), 130);
+    }
+
+    #[test]
+    fn bisect_parses_its_ends_options_and_filters() {
+        let cli = Cli::try_parse_from([
+            "cargo-perfdiff",
+            "bisect",
+            "v1",
+            "HEAD",
+            "--all-commits",
+            "--retries",
+            "2",
+            "--threshold",
+            "0.05",
+            "--",
+            "parse/",
+        ])
+        .unwrap();
+        let Some(Command::Bisect(args)) = cli.command else {
+            panic!("not bisect");
+        };
+        assert_eq!((args.good.as_str(), args.bad.as_str()), ("v1", "HEAD"));
+        assert!(args.all_commits);
+        assert_eq!(args.retries, 2);
+        let layer = cli_layer(&args.comparison());
+        assert_eq!(layer.threshold, Some(0.05));
+        assert_eq!(layer.filters, Some(vec!["parse/".to_string()]));
+        assert!(Cli::try_parse_from(["cargo-perfdiff", "bisect", "v1"]).is_err());
     }
 
     #[test]

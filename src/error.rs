@@ -17,6 +17,15 @@ pub mod exit_code {
     pub const INCONCLUSIVE: i32 = 3;
     /// `--fail-on any-change`: no regression, but a benchmark improved.
     pub const CHANGE: i32 = 4;
+    /// `bisect`: a change between GOOD and BAD was narrowed to a range of commits, not to one.
+    pub const BISECT_RANGE: i32 = 5;
+    /// `bisect`: no selected benchmark changed between GOOD and BAD, so nothing was searched.
+    pub const BISECT_NOT_CONFIRMED: i32 = 6;
+    /// `--git-bisect`: `git bisect run` skips the commit (it does not build, or the comparison
+    /// was inconclusive).
+    pub const GIT_BISECT_SKIP: i32 = 125;
+    /// `--git-bisect`: any other error; `git bisect run` stops at codes above 127.
+    pub const GIT_BISECT_ABORT: i32 = 128;
     /// Interrupted by Ctrl-C or SIGTERM; completed forks are kept in the samples file.
     pub const INTERRUPTED: i32 = 130;
 }
@@ -42,6 +51,8 @@ pub enum Error {
     Config(#[from] crate::config::ConfigError),
     #[error(transparent)]
     Demo(#[from] crate::demo::DemoError),
+    #[error(transparent)]
+    Bisect(#[from] crate::bisect::BisectError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -64,7 +75,10 @@ impl Error {
     /// The exit code this error ends the process with.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Interrupted { .. } => exit_code::INTERRUPTED,
+            Error::Interrupted { .. }
+            | Error::Bisect(crate::bisect::BisectError::Interrupted { .. }) => {
+                exit_code::INTERRUPTED
+            }
             _ => exit_code::ERROR,
         }
     }

@@ -9,6 +9,7 @@
 //! Everything under [`stats`] is pure maths with no I/O.
 
 pub mod analysis;
+pub mod bisect;
 pub mod build;
 pub mod cargo_env;
 pub mod cli;

@@ -58,6 +58,9 @@ pub struct RunRequest {
     pub shard: Option<Shard>,
     pub resume: Option<PathBuf>,
     pub samples_path: Option<PathBuf>,
+    /// Keep the executables built for other commits (a bisection comes back to them); a
+    /// comparison removes them ([`remove_other_executables`]).
+    pub keep_builds: bool,
 }
 
 /// What a comparison produced.
@@ -210,14 +213,16 @@ fn with_selected_benchmarks<T>(
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
-    remove_other_executables(
-        &perfdiff_dir.join("bin"),
-        &[
-            bin_dir_name(base_slot, &comparison.base),
-            bin_dir_name(head_slot, &comparison.head),
-        ],
-        progress,
-    );
+    if !request.keep_builds {
+        remove_other_executables(
+            &perfdiff_dir.join("bin"),
+            &[
+                bin_dir_name(base_slot, &comparison.base),
+                bin_dir_name(head_slot, &comparison.head),
+            ],
+            progress,
+        );
+    }
     let base_build = builder.prepare("base", base_slot, &comparison.base, progress)?;
     let head_build = if one_build_serves_both(&comparison.base, &comparison.head) {
         None
@@ -1171,7 +1176,9 @@ fn select_benchmarks(
     let selected: Vec<Matched> = all
         .into_iter()
         .filter(|m| {
-            m.selected_by(&filter)
+            // A command is selected by its name or by its memory record's id.
+            let memory = is_command(m) && filter.matches(&command::memory_id(&m.id));
+            (m.selected_by(&filter) || memory)
                 && !settings.is_ignored(&m.id)
                 && !settings.is_ignored(&m.criterion_id)
         })
@@ -1550,6 +1557,18 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             .filter(|&i| active_in(file, i, round))
             .collect();
         if active.is_empty() {
+            // A resumed benchmark sits out the rounds it completed and catches up after them:
+            // stop only when none is left to run (a file resumed after its first round used to
+            // end here, measuring nothing).
+            let pending = measurable.iter().any(|&i| {
+                let record = &file.benchmarks[index[i]];
+                record.stop.is_none()
+                    && !record.failed()
+                    && record.completed_rounds() < policy.max_rounds()
+            });
+            if pending {
+                continue;
+            }
             break;
         }
         let plan = schedule::plan_round(ctx.seed, round, &active);

@@ -115,17 +115,30 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         "the user's repository changed"
     );
 
-    // The gate: a regressed command exits 1, as a regressed benchmark does.
+    // The gate: a regressed command exits 1, as a regressed benchmark does. A filter naming a
+    // command's memory record selects the command (both its records).
     let mut gate = vec!["HEAD~1", "HEAD", "--commands-only", "--stop", "fixed"];
-    gate.extend_from_slice(&["--forks", "6", "--layouts", "1", "-q"]);
+    gate.extend_from_slice(&["--forks", "6", "--layouts", "1", "--format", "json"]);
     gate.extend_from_slice(&["--cmd", "table={bin}/democli table"]);
+    gate.extend_from_slice(&["--cmd", "steady={bin}/democli steady"]);
+    gate.extend_from_slice(&["--", "^table \\(peak memory\\)$"]);
     let output = cargo_perfdiff(&repo, &gate);
     assert_eq!(output.status.code(), Some(1), "{}", all_output(&output));
+    let ids: Vec<String> = json_report(&output)["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    assert!(ids.iter().all(|id| id.starts_with("table")), "{ids:?}");
 }
 
 #[test]
 fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_built() {
     let (_dir, repo) = cli_repo();
+    // The demo declares its commands in perfdiff.toml: without it, none is declared.
+    std::fs::remove_file(repo.join("perfdiff.toml")).unwrap();
     let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--commands-only"]);
     assert_clean_error(
         &output,

@@ -27,8 +27,10 @@ use crate::config::FailOn;
 use crate::error::exit_code as code;
 
 pub use calibration::render_calibration;
+pub use html::escape as escape_html;
 pub use html::render_html;
 pub use listing::render_listing;
+pub use markdown::escape as escape_markdown;
 pub use table::DROP_ORDER;
 pub use text::{
     forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note, outcome_label, wall_time,

@@ -159,3 +159,34 @@ fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_b
         "nothing was built"
     );
 }
+
+#[test]
+fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
+    let _measuring = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    // The demo crate builds no program: a command may run any program, here a shell.
+    let options = [
+        "--mode",
+        "duet",
+        "--layouts",
+        "1",
+        "--cmd",
+        "shell=/bin/sh -c 'exit 0'",
+    ];
+    let args = with_options(&parent_vs_head_json(&["^hash/mix$|^shell$"]), &options);
+    let output = cargo_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(report["run"]["mode"], "duet");
+    let mix = bench_entry(&report, "hash/mix");
+    assert_eq!(mix["harness"], "criterion", "{mix:#}");
+    assert_eq!(mix["forks"]["base"], 2, "{mix:#}");
+    for id in ["shell", "shell (peak memory)"] {
+        let shell = bench_entry(&report, id);
+        assert_eq!(shell["harness"], "command", "{shell:#}");
+        assert_eq!(shell["forks"]["base"], 2, "{shell:#}");
+        assert!(shell["failure"].is_null(), "{shell:#}");
+        assert!(shell["base"]["mean_ns"].as_f64().unwrap() > 0.0, "{shell:#}");
+    }
+    assert_eq!(report["benchmarks"].as_array().unwrap().len(), 3);
+}

@@ -106,6 +106,8 @@ pub fn build_programs(
         &programs_dir,
         on_event,
     )?;
+    // A workspace with no bin target copies nothing, and its (empty) build is kept all the same.
+    std::fs::create_dir_all(&programs_dir).map_err(freshness_error)?;
     freshness::keep(&programs_dir, key, &programs).map_err(freshness_error)?;
     Ok(programs)
 }

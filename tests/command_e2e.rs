@@ -186,7 +186,10 @@ fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
         assert_eq!(shell["harness"], "command", "{shell:#}");
         assert_eq!(shell["forks"]["base"], 2, "{shell:#}");
         assert!(shell["failure"].is_null(), "{shell:#}");
-        assert!(shell["base"]["mean_ns"].as_f64().unwrap() > 0.0, "{shell:#}");
+        assert!(
+            shell["base"]["mean_ns"].as_f64().unwrap() > 0.0,
+            "{shell:#}"
+        );
     }
     assert_eq!(report["benchmarks"].as_array().unwrap().len(), 3);
 }

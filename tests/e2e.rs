@@ -178,7 +178,8 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
 }
 
 /// The demo with criterion `version` finds the 2× change of hash/mix, and its forks measured for
-/// `measured_ms` as criterion itself reports it (the tests ask for 0.2 s).
+/// `measured_ms` as criterion itself reports it (the tests ask for 0.2 s). One code layout: what
+/// differs between criterion versions is the command line, not the build.
 fn assert_criterion_version_works(version: &str, measured_ms: f64) {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&DemoOptions {
@@ -188,7 +189,17 @@ fn assert_criterion_version_works(version: &str, measured_ms: f64) {
     let output = cargo_perfdiff(
         &repo,
         &fast_args(&[
-            "HEAD~1", "HEAD", "--stop", "fixed", "--forks", "3", "--format", "json", "--",
+            "HEAD~1",
+            "HEAD",
+            "--stop",
+            "fixed",
+            "--forks",
+            "3",
+            "--layouts",
+            "1",
+            "--format",
+            "json",
+            "--",
             "hash/mix",
         ]),
     );

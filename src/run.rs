@@ -1638,6 +1638,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             }
             progress.fork_done(2, &format!("round {} {}", round + 1, m.id));
         }
+        let p_values = crate::analysis::current_p_values(file, policy.mode);
         for b in active
             .iter()
             .flat_map(|&i| std::iter::once(index[i]).chain(companion[i]))
@@ -1647,7 +1648,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 continue;
             }
             let checkpoint = Instant::now();
-            let stop = policy.evaluate(record, round + 1, ctx.seed ^ b as u64);
+            let others = crate::analysis::others(&p_values, b);
+            let stop = policy.evaluate(record, round + 1, ctx.seed ^ b as u64, &others);
             let spent = checkpoint_ms.entry(b).or_insert(0.0);
             *spent += checkpoint.elapsed().as_secs_f64() * 1e3;
             if let Some(mut stop) = stop {

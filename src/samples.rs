@@ -351,10 +351,10 @@ impl BenchmarkRecord {
     }
 
     /// The rounds an analysis of `mode` rests on: each round's base and head fork, in round
-    /// order, where both sides have data. In interleaved mode a disturbed fork
-    /// ([`crate::stats::disturbed`]) takes its round's partner out too, so that the rounds left
-    /// stay pairs; in duet mode every round is kept, since a disturbance common to both forks
-    /// cancels in their ratio. Forks are paired by their round number, or by position in files
+    /// order, where both sides have data. In interleaved mode a disturbed round
+    /// ([`crate::stats::disturbed`]: one fork far slower than its partner, beyond what the other
+    /// rounds show) is left out with both its forks; in duet mode every round is kept, since a
+    /// disturbance hits both forks of a pair at once and cancels in their ratio. Forks are paired by their round number, or by position in files
     /// that recorded none.
     pub fn analysed_pairs(&self, mode: Mode) -> Vec<(&ForkRecord, &ForkRecord)> {
         let pairs = self.paired_forks();
@@ -362,14 +362,12 @@ impl BenchmarkRecord {
             return pairs;
         }
         let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());
-        let base_means: Vec<f64> = pairs.iter().map(|(b, _)| mean(b)).collect();
-        let head_means: Vec<f64> = pairs.iter().map(|(_, h)| mean(h)).collect();
-        let base_disturbed = crate::stats::disturbed::disturbed_forks(&base_means, &head_means);
-        let head_disturbed = crate::stats::disturbed::disturbed_forks(&head_means, &base_means);
+        let log_ratios: Vec<f64> = pairs.iter().map(|(b, h)| (mean(h) / mean(b)).ln()).collect();
+        let disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios);
         pairs
             .into_iter()
-            .zip(base_disturbed.into_iter().zip(head_disturbed))
-            .filter_map(|(pair, (b, h))| (!b && !h).then_some(pair))
+            .zip(disturbed)
+            .filter_map(|(pair, disturbed)| (!disturbed).then_some(pair))
             .collect()
     }
 

@@ -70,10 +70,6 @@ const FUTILITY_UNCHANGED_OPTIMISM_SE: f64 = 1.0;
 const EARLY_VERDICT_MARGIN: f64 = 1.1;
 /// The futility stop fires only while at least this share of `max-forks` is still to run.
 const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
-/// At the first look with three or more rounds the spread of the rounds rests on few of them,
-/// so futility there assumes the noise is only this fraction of what was measured (a variance
-/// overestimated by 2×).
-const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
 /// A look after fewer rounds than this has a t interval with one degree of freedom (its quantile
 /// at a per-look level is in the hundreds): it decides only what has no spread at all, such as
 /// identical rounds, and gives nothing up.
@@ -325,17 +321,20 @@ impl StopPolicy {
                 if !self.looks().contains(&rounds) {
                     return None;
                 }
-                let paired = crate::analysis::paired_rounds(record, self.mode);
+                let rounds_run =
+                    crate::analysis::round_values(&record.analysed_pairs(self.mode), self.mode);
+                let paired = PairedRounds::of(&rounds_run).ok();
                 let relevance = self.relevance_for(&record.id);
-                let decided = paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
+                let decided =
+                    paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
+                // Futility judges the rounds as they will look once a disturbed one is left out.
+                let hopeful = PairedRounds::of(&stats::rounds::without_farthest(&rounds_run)).ok();
                 futile = !decided
-                    && paired.is_some_and(|p| {
-                        self.futile(&p, rounds, relevance)
-                            && self.open_at_final_level(&p, relevance, others)
-                    });
+                    && paired.is_some_and(|p| self.open_at_final_level(&p, relevance, others))
+                    && hopeful.is_some_and(|h| self.futile(&h, rounds, relevance));
                 let mut details = vec![("futile", Some(f64::from(u8::from(futile))))];
                 if futile {
-                    let needed = paired.map(|p| self.rounds_needed(&p, relevance) as f64);
+                    let needed = hopeful.map(|h| self.rounds_needed(&h, relevance) as f64);
                     details.push(("rounds_needed", needed));
                 }
                 (decided, decided, details)
@@ -415,8 +414,7 @@ impl StopPolicy {
 
     /// Futility: the comparison cannot be decided by `max_forks` if the rounds' spread stays
     /// what it is. With `hw` the half-width of the paired t interval projected to `max_forks`
-    /// rounds at the last look's level (at the first look the measured spread is discounted, see
-    /// [`FIRST_LOOK_NOISE_DISCOUNT`]) and `d` the current mean log ratio with standard error
+    /// rounds at the last look's level and `d` the current mean log ratio with standard error
     /// `se`: "unchanged" needs `max(0, |d| − se) + hw <= relevance` (see
     /// [`FUTILITY_UNCHANGED_OPTIMISM_SE`]), a change needs `|d| > hw` and `|e^d − 1| >= relevance`;
     /// when neither is in reach, more rounds are wasted time. Stopping earlier never adds a false
@@ -429,13 +427,13 @@ impl StopPolicy {
         if remaining < FUTILITY_MIN_REMAINING_SHARE * self.max_forks as f64 {
             return false;
         }
+        // The first look with a spread (three rounds) cannot tell a hopeless benchmark from one
+        // disturbed round among two good ones: futility waits for the next.
         let first_full_look = self.looks().into_iter().find(|&r| !self.small_look(r));
-        let discount = if first_full_look == Some(rounds) {
-            FIRST_LOOK_NOISE_DISCOUNT
-        } else {
-            1.0
-        };
-        let hw = self.half_width_at_cap(paired.sd_log * discount);
+        if first_full_look == Some(rounds) {
+            return false;
+        }
+        let hw = self.half_width_at_cap(paired.sd_log);
         let d = paired.mean_log;
         let se_now = paired.se();
         let smallest = (d.abs() - FUTILITY_UNCHANGED_OPTIMISM_SE * se_now).max(0.0);
@@ -521,12 +519,6 @@ impl StopPolicy {
             |threshold: f64| stats::verdict::decide(&evidence, threshold, alpha).verdict;
         if rounds >= self.max_forks {
             return verdict_at(relevance) != Verdict::Inconclusive;
-        }
-        // Two rounds left because a disturbed one was left out decide nothing: they are the
-        // quiet ones, so their spread understates the noise (a live run called an untouched
-        // benchmark +12 % this way, docs/stopping.md "Two kept forks decide nothing").
-        if self.small_look(paired.n) && !self.small_look(rounds) {
-            return false;
         }
         let change = verdict_at(relevance * EARLY_VERDICT_MARGIN);
         let unchanged = verdict_at(relevance / EARLY_VERDICT_MARGIN);
@@ -710,18 +702,16 @@ mod tests {
     }
 
     #[test]
-    fn two_forks_left_after_a_disturbed_one_decide_nothing() {
-        // A live run on a noisy host (ryu, 2026-11-23): the first round ran ~18 % slow on both
-        // sides, both slow forks were left out, and the two fast rounds, 0.4 % apart, "showed" a
-        // 12 % regression that ten rounds did not.
+    fn a_round_disturbed_on_one_side_is_left_out_and_the_rest_decide() {
+        // Round 1 ran its base fork 30 % slow; head is 12 % slower in every other round.
         let p = default_decided(10);
-        let record = record_from_scales("x", &[1.18, 1.0, 1.004], &[1.35, 1.12, 1.124]);
+        let base = [1.0, 1.3, 1.004, 0.998, 1.001];
+        let head = [1.12, 1.121, 1.124, 1.118, 1.121];
+        let record = record_from_scales("x", &base, &head);
         let pairs = record.analysed_pairs(p.mode);
-        assert_eq!(pairs.len(), 2, "the slow round is left out");
-        assert!(p.evaluate(&record, 3, 0, &[]).is_none());
-        // With nothing left out, three rounds this close do decide a 12 % change.
-        let young = record_from_scales("x", &[1.0, 1.001, 1.0], &[1.12, 1.121, 1.12]);
-        assert!(p.evaluate(&young, 3, 0, &[]).is_some());
+        assert_eq!(pairs.len(), 4, "the disturbed round is left out");
+        assert!(pairs.iter().all(|(b, _)| b.round != Some(1)));
+        assert!(p.evaluate(&record, 5, 0, &[]).is_some());
     }
 
     /// Criterion-like fork: sample `i` has `i·10` iterations; per-iteration noise shrinks with
@@ -888,28 +878,29 @@ mod tests {
             p.evaluate(&hopelessly_noisy(rounds), rounds, 3, &[])
                 .map(|stop| stop.details.get("futile").copied())
         };
-        assert_eq!(futile(3), Some(Some(1.0)), "hopeless at the first look");
+        assert_eq!(futile(3), None, "three rounds cannot tell hopeless from one disturbed");
+        assert_eq!(futile(5), Some(Some(1.0)), "hopeless at the second look");
         assert_eq!(futile(8), None, "look 8 of 10: the last forks decide");
         let at_cap = futile(10).expect("the cap always stops");
         assert_eq!(at_cap, Some(0.0));
     }
 
     #[test]
-    fn a_large_estimate_within_the_noise_is_given_up_but_not_one_beyond_it() {
+    fn an_estimate_within_the_noise_is_given_up_but_a_large_one_beyond_it_not() {
         let p = default_decided(10);
         let futile = |base: &[f64], head: &[f64]| {
-            p.evaluate(&record_from_scales("x", base, head), 3, 3, &[])
+            p.evaluate(&record_from_scales("x", base, head), 5, 3, &[])
                 .and_then(|stop| stop.details.get("futile").copied())
                 == Some(1.0)
         };
-        // Rounds whose ratios lie ±16 % apart: three of them estimate +10.5 %, two standard
-        // errors would be ±18 %.
-        let noisy_base = [1.0, 1.0, 1.0];
-        let noisy_head = [0.92, 1.22, 1.2];
-        assert!(futile(&noisy_base, &noisy_head), "+10.5 % within the noise");
+        // Rounds whose ratios lie ±15 % apart: five of them estimate +6 %, and ten would still
+        // give an interval ±14 % wide.
+        let noisy_base = [1.0; 5];
+        let noisy_head = [0.92, 1.22, 1.0, 0.98, 1.2];
+        assert!(futile(&noisy_base, &noisy_head), "+6 % within the noise");
         // −20 % with rounds ±10 % apart is far outside the noise: never given up.
-        let steady_base = [0.95, 1.05, 1.0];
-        let steady_head: Vec<f64> = [1.05, 0.95, 1.0].iter().map(|s| s * 0.8).collect();
+        let steady_base = [0.95, 1.05, 1.0, 1.0, 0.97];
+        let steady_head: Vec<f64> = [1.05, 0.95, 1.0, 0.93, 1.04].iter().map(|s| s * 0.8).collect();
         assert!(!futile(&steady_base, &steady_head));
     }
 

@@ -296,7 +296,7 @@ pub fn wall_time(ms: u64) -> String {
 }
 
 /// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks
-/// in 2 benchmarks were left out as disturbed (…)`. A disturbed fork is handled, not a problem
+/// in 2 benchmarks were left out as disturbed (…)`. A disturbed round is handled, not a problem
 /// with the result, so it is one note for the run rather than a warning per benchmark.
 pub fn disturbed_note(report: &Report) -> Option<String> {
     let per_benchmark: Vec<(usize, usize)> = report
@@ -315,7 +315,8 @@ pub fn disturbed_note(report: &Report) -> Option<String> {
     let benchmarks = per_benchmark.iter().filter(|(d, _)| *d > 0).count();
     Some(format!(
         "{left_out} of {forks} forks in {benchmarks} benchmark(s) were left out as disturbed \
-         (far slower than the rest of their side: a burst of machine activity); per side in the \
+         (rounds in which one fork ran far slower than its partner, beyond what the other rounds \
+         show: a burst of machine activity; both forks of such a round go); per side in the \
          JSON as `disturbed_forks`"
     ))
 }

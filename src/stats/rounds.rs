@@ -183,6 +183,35 @@ impl PairedRounds {
     }
 }
 
+/// `rounds` without the one whose log ratio lies farthest from their median, when there are at
+/// least four: what the rounds would show once one disturbance among them is left out
+/// ([`super::disturbed`] leaves such rounds out only from more rounds on, and only beyond a
+/// strict limit). The `decided` stop rule judges futility on these, so as not to give up a
+/// benchmark because of one round that later looks would leave out.
+pub fn without_farthest(rounds: &[Round]) -> Vec<Round> {
+    let finite: Vec<f64> = rounds
+        .iter()
+        .map(|r| r.log_ratio)
+        .filter(|v| v.is_finite())
+        .collect();
+    if finite.len() < 4 {
+        return rounds.to_vec();
+    }
+    let centre = super::descriptive::median(&finite);
+    let farthest = rounds
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| r.log_ratio.is_finite())
+        .max_by(|a, b| (a.1.log_ratio - centre).abs().total_cmp(&(b.1.log_ratio - centre).abs()))
+        .map(|(at, _)| at);
+    rounds
+        .iter()
+        .enumerate()
+        .filter(|(at, _)| Some(*at) != farthest)
+        .map(|(_, r)| *r)
+        .collect()
+}
+
 /// The units of `rounds`: their log ratios, or, when some layout ran in more than one of them,
 /// the mean log ratio of each layout's rounds in the order the layouts first appear. Rounds
 /// without a layout are their own units.
@@ -275,6 +304,15 @@ mod tests {
         // every round its own layout: rounds are the units
         let distinct = [round(1.1, 0), round(1.2, 1), round(1.3, 2)];
         assert_eq!(PairedRounds::of(&distinct).unwrap().unit, Unit::Rounds);
+    }
+
+    #[test]
+    fn the_farthest_round_goes_from_four_on() {
+        let four = rounds(&[1.1, 1.11, 1.5, 1.09]);
+        let left = without_farthest(&four);
+        assert_eq!(left.len(), 3);
+        assert!(left.iter().all(|r| r.log_ratio < 1.2f64.ln()));
+        assert_eq!(without_farthest(&four[..3]), four[..3].to_vec());
     }
 
     #[test]

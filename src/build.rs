@@ -605,6 +605,7 @@ pub fn build_benches(
     let sources = checkout.scan().map_err(freshness_error)?;
     let mut key_args = opts.cargo_args();
     key_args.push(format!("layouts={}", opts.layouts.max(1)));
+    key_args.push(format!("layout-method={}", crate::layout::METHOD));
     let key = BuildKey::new(
         &checkout,
         &sources,
@@ -665,7 +666,7 @@ pub fn build_benches(
         opts,
         kind: crate::layout::RelinkedKind::Bench,
     };
-    let layouts = relink_layouts(&relinker, &parsed.benches, label, bin_dir, on_event)?;
+    let layouts = relink_layouts(&relinker, &parsed.benches, bin_dir, on_event)?;
     let built = Built {
         parsed: &parsed,
         layouts: &layouts,
@@ -711,13 +712,12 @@ fn kept_build(bin_dir: &Path, key: BuildKey) -> Option<KeptBuild> {
 fn relink_layouts(
     relinker: &crate::layout::Relinker,
     artifacts: &[BenchArtifact],
-    label: &str,
     bin_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<BTreeMap<(String, String), Vec<PathBuf>>, BuildError> {
     let mut layouts = BTreeMap::new();
     for artifact in artifacts {
-        let paths = match layouts_of(relinker, artifact, label, bin_dir, on_event)? {
+        let paths = match layouts_of(relinker, artifact, bin_dir, on_event)? {
             Ok(paths) => paths,
             Err(reason) => {
                 on_event(BuildEvent::LayoutsUnavailable {
@@ -736,61 +736,82 @@ fn relink_layouts(
 }
 
 /// Layouts 1, 2, … of one bench target, kept in `bin_dir`; the inner error says why the target
-/// has no layouts but cargo's build. Layout 1 comes from cargo, which keeps its objects and
-/// prints its linker command, and the others from linking those objects again with their seeds;
-/// a layout whose link cannot be replayed is built through cargo too (`crate::layout`).
+/// has no layouts but cargo's build. Cargo links the target once more, keeping its objects and
+/// printing its linker command, and each layout links those objects again in its own order
+/// (`crate::layout`).
 pub(crate) fn layouts_of(
     relinker: &crate::layout::Relinker,
     artifact: &BenchArtifact,
-    label: &str,
     bin_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Result<Vec<PathBuf>, String>, BuildError> {
+    if relinker.opts.layouts <= 1 {
+        return Ok(Ok(Vec::new()));
+    }
+    on_event(BuildEvent::Relinking {
+        target: &artifact.target,
+        layout: 1,
+    });
+    let link = match relinker.template(artifact, on_event) {
+        Ok(link) => link,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    link.remove_unlinked_intermediates();
+    let names = match link.function_names() {
+        Ok(names) => names,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let name = link
+        .output()
+        .file_name()
+        .map_or_else(|| OsString::from(&artifact.target), OsStr::to_os_string);
     let mut paths = Vec::new();
-    let mut link = None;
-    let mut name = OsString::from(&artifact.target);
     for layout in 1..relinker.opts.layouts {
-        on_event(BuildEvent::Relinking {
-            target: &artifact.target,
-            layout,
-        });
-        if let Some(link) = &link {
-            let destination = crate::layout::kept_path(bin_dir, layout, &name);
-            if replay_into(link, layout, &destination, relinker.cargo.workspace_dir).is_ok() {
-                paths.push(destination);
-                continue;
-            }
-        }
-        let built = match relinker.relink(artifact, layout, layout == 1, on_event) {
-            Ok(built) => built,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        if let Some(file) = built.executable.file_name() {
-            name = file.to_os_string();
+        if layout > 1 {
+            on_event(BuildEvent::Relinking {
+                target: &artifact.target,
+                layout,
+            });
         }
         let destination = crate::layout::kept_path(bin_dir, layout, &name);
-        copy_into(&built.executable, &destination, label)?;
+        let linked = replay_into(
+            &link,
+            &names,
+            layout,
+            &destination,
+            relinker.cargo.workspace_dir,
+        );
+        if let Err(reason) = linked {
+            return Ok(Err(reason));
+        }
         paths.push(destination);
-        link = link.or(built.link);
-    }
-    if let Some(link) = &link {
-        link.remove_unlinked_intermediates();
     }
     Ok(Ok(paths))
 }
 
-/// Links layout `layout` into `destination` with `link`, through a partial file renamed when
-/// complete, so an interrupted link never leaves a truncated executable there.
+/// Links layout `layout` into `destination` with `link`, in the order of that layout's ordering
+/// file of `names`, through a partial file renamed when complete, so an interrupted link never
+/// leaves a truncated executable there.
 fn replay_into(
     link: &crate::layout::LinkCommand,
+    names: &[String],
     layout: usize,
     destination: &Path,
     dir: &Path,
 ) -> Result<(), String> {
     let parent = destination.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    let mut ordering = tempfile::Builder::new()
+        .prefix(".order-")
+        .tempfile_in(parent)
+        .map_err(|e| e.to_string())?;
+    std::io::Write::write_all(
+        &mut ordering,
+        crate::layout::ordering(layout as u64, names).as_bytes(),
+    )
+    .map_err(|e| e.to_string())?;
     let partial = destination.with_extension("partial");
-    link.replay(layout, &partial, dir)?;
+    link.replay(ordering.path(), &partial, dir)?;
     fs::rename(&partial, destination).map_err(|e| e.to_string())
 }
 

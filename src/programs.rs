@@ -10,8 +10,7 @@
 //! build is kept and reused while the checkout, the options and the profile are the same.
 //!
 //! Code layouts apply to programs as to benchmarks ([`crate::layout`]): layout 0 is cargo's
-//! build, and layout `k` the same program relinked with the linker's sections shuffled with
-//! seed `k`. Each layout is a directory holding every program of the revision, the `{bin}` a
+//! build, and layout `k` the same program relinked with its functions in the order of seed `k`. Each layout is a directory holding every program of the revision, the `{bin}` a
 //! command of that layout's rounds sees.
 
 use std::ffi::{OsStr, OsString};
@@ -56,6 +55,7 @@ pub fn build_programs(
     let mut key_args = vec!["programs".to_string(), format!("profile={profile}")];
     key_args.extend(package_args(opts));
     key_args.push(format!("layouts={}", opts.layouts.max(1)));
+    key_args.push(format!("layout-method={}", crate::layout::METHOD));
     let key = BuildKey::new(
         &checkout,
         &sources,
@@ -158,7 +158,7 @@ fn copy_layouts(
     let mut layout_dirs = vec![cargo_dir];
     let mut relinked: Vec<Vec<PathBuf>> = Vec::new();
     for artifact in artifacts {
-        match build::layouts_of(&relinker, artifact, label, programs_dir, on_event)? {
+        match build::layouts_of(&relinker, artifact, programs_dir, on_event)? {
             Ok(paths) => relinked.push(paths),
             Err(reason) => {
                 on_event(BuildEvent::LayoutsUnavailable {

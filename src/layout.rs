@@ -29,6 +29,9 @@
 //! sides too. The compiled code does not depend on the order: identical source gives
 //! byte-identical executables in every layout, and a link takes a fraction of a second.
 //!
+//! Layouts are linked when a round first needs them ([`KeptLink`]), so a run that stops early
+//! links only those it ran; what links them is kept with the build and serves later runs.
+//!
 //! The command is saved beside the executable cargo linked (`<executable>.perfdiff-link`) with
 //! the objects it links, because cargo finds that unit up to date whenever the target's code did
 //! not change (a new commit elsewhere in the workspace) and prints nothing then; the other
@@ -237,6 +240,20 @@ impl LinkCommand {
         }
     }
 
+    /// The same command with the files it links named by their kept copies.
+    fn with_inputs<'p>(mut self, moved: impl Iterator<Item = (&'p PathBuf, &'p PathBuf)>) -> Self {
+        for (original, copy) in moved {
+            for arg in self
+                .args
+                .iter_mut()
+                .filter(|arg| Path::new(arg) == original)
+            {
+                *arg = copy.as_os_str().to_os_string();
+            }
+        }
+        self
+    }
+
     /// Whether every object and library the command links is still on disk.
     fn inputs_exist(&self) -> bool {
         self.inputs().all(Path::exists)
@@ -259,18 +276,7 @@ impl LinkCommand {
 
     /// Links the same objects into `output` in the order of `ordering_file` ([`ordering`]).
     pub fn replay(&self, ordering_file: &Path, output: &Path, dir: &Path) -> Result<(), String> {
-        let mut ordering = OsString::from("--symbol-ordering-file=");
-        ordering.push(ordering_file);
-        // `-Xlinker` passes each argument whole, whatever commas the path holds.
-        let words = ["-Xlinker".into(), ordering, "-Xlinker".into()];
-        let mut args = self.args.clone();
-        args[self.output_at] = output.as_os_str().to_os_string();
-        args.splice(
-            self.template_at..=self.template_at,
-            words
-                .into_iter()
-                .chain(["--no-warn-symbol-ordering".into()]),
-        );
+        let args = self.replay_args(ordering_file, output);
         let done = Command::new(&self.program)
             .args(&args)
             .envs(self.env.iter().map(|(k, v)| (k, v)))
@@ -288,6 +294,24 @@ impl LinkCommand {
             .unwrap_or("the linker failed without a message")
             .trim()
             .to_string())
+    }
+
+    /// The command's arguments for a replay: its output `output`, and `ordering_file` in place
+    /// of the empty ordering file. `-Xlinker` passes each argument whole, whatever commas the
+    /// path holds.
+    fn replay_args(&self, ordering_file: &Path, output: &Path) -> Vec<OsString> {
+        let mut ordering = OsString::from("--symbol-ordering-file=");
+        ordering.push(ordering_file);
+        let linker_args = [ordering, "--no-warn-symbol-ordering".into()];
+        let mut args = self.args.clone();
+        args[self.output_at] = output.as_os_str().to_os_string();
+        args.splice(
+            self.template_at..=self.template_at,
+            linker_args
+                .into_iter()
+                .flat_map(|arg| [OsString::from("-Xlinker"), arg]),
+        );
+        args
     }
 
     /// The files the command links that the symbols of its functions are read from: objects and
@@ -345,6 +369,142 @@ impl LinkCommand {
             }
         }
     }
+}
+
+/// What links the layouts of one executable when a round first needs them, kept with its build:
+/// the link through cargo's command, with every file it links preserved in the revision's bin
+/// directory.
+///
+/// Why a copy: the two revisions build into one target directory, where a crate whose source
+/// differs between them has the same file names on both sides (its unit is the same), so by the
+/// time base's layout 5 is needed, head's build has replaced base's objects and libraries there.
+/// Static libraries are hard links (rustc writes a new file and renames it over the old one, so
+/// the link keeps this build's content; a copy where the file system refuses), objects are
+/// copies (rustc rewrites them in place); the length and modification time of each are recorded
+/// and checked before every link, so a file changed behind our back fails that layout rather
+/// than linking another revision's code into it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct KeptLink {
+    /// The command as rustc printed it.
+    line: String,
+    /// Each file it links, and its preserved copy with that copy's length and modification time.
+    inputs: Vec<KeptInput>,
+    /// The linker's working directory (the revision's workspace).
+    dir: PathBuf,
+    /// The function names of the inputs, read once per run when the first layout is linked.
+    #[serde(skip)]
+    names: std::cell::OnceCell<Vec<String>>,
+}
+
+/// One file a [`KeptLink`] links: where the command names it, and its preserved copy.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct KeptInput {
+    original: PathBuf,
+    copy: PathBuf,
+    len: u64,
+    modified: std::time::SystemTime,
+}
+
+impl KeptLink {
+    /// Preserves the files `link` links in `dir` (emptied first) and keeps what relinks them;
+    /// `workspace_dir` is the linker's working directory.
+    pub fn preserve(link: &LinkCommand, dir: &Path, workspace_dir: &Path) -> Result<Self, String> {
+        let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
+        if dir.exists() {
+            std::fs::remove_dir_all(dir).map_err(|e| failed(dir, e))?;
+        }
+        std::fs::create_dir_all(dir).map_err(|e| failed(dir, e))?;
+        let mut inputs = Vec::new();
+        for (at, original) in link.inputs().enumerate() {
+            let name = original.file_name().unwrap_or(OsStr::new("input"));
+            let mut file = OsString::from(format!("{at}-"));
+            file.push(name);
+            let copy = dir.join(file);
+            preserve_file(original, &copy).map_err(|e| failed(original, e))?;
+            let metadata = std::fs::metadata(&copy).map_err(|e| failed(&copy, e))?;
+            let modified = metadata.modified().map_err(|e| failed(&copy, e))?;
+            inputs.push(KeptInput {
+                original: original.to_path_buf(),
+                copy,
+                len: metadata.len(),
+                modified,
+            });
+        }
+        Ok(KeptLink {
+            line: link.line.clone(),
+            inputs,
+            dir: workspace_dir.to_path_buf(),
+            names: Default::default(),
+        })
+    }
+
+    /// Whether every preserved file is still there as it was kept.
+    pub fn intact(&self) -> bool {
+        self.changed_input().is_none()
+    }
+
+    /// The first preserved file that is gone or changed since it was kept.
+    fn changed_input(&self) -> Option<&Path> {
+        self.inputs
+            .iter()
+            .find(|input| {
+                let kept = std::fs::metadata(&input.copy).ok();
+                kept.and_then(|m| Some((m.len(), m.modified().ok()?)))
+                    != Some((input.len, input.modified))
+            })
+            .map(|input| input.copy.as_path())
+    }
+
+    /// Links layout `layout` (at least 1) into `destination`, through a partial file renamed
+    /// when complete, so an interrupted link never leaves a truncated executable there; or the
+    /// one-line reason it could not.
+    pub fn link(&self, layout: usize, destination: &Path) -> Result<(), String> {
+        if let Some(changed) = self.changed_input() {
+            return Err(format!(
+                "{} changed since the build (it was kept to link its layouts)",
+                changed.display()
+            ));
+        }
+        let command = LinkCommand::parse(&self.line)
+            .ok_or("the kept link command cannot be read")?
+            .with_inputs(self.inputs.iter().map(|i| (&i.original, &i.copy)));
+        if self.names.get().is_none() {
+            let _ = self.names.set(command.function_names()?);
+        }
+        let names = self.names.get().map(Vec::as_slice).unwrap_or_default();
+        let parent = destination.parent().unwrap_or(Path::new("."));
+        let failed = |e: std::io::Error| format!("{}: {e}", parent.display());
+        std::fs::create_dir_all(parent).map_err(failed)?;
+        let mut ordering_file = tempfile::Builder::new()
+            .prefix(".order-")
+            .tempfile_in(parent)
+            .map_err(failed)?;
+        std::io::Write::write_all(
+            &mut ordering_file,
+            ordering(layout as u64, names).as_bytes(),
+        )
+        .map_err(failed)?;
+        let partial = destination.with_extension("partial");
+        let linked = command
+            .replay(ordering_file.path(), &partial, &self.dir)
+            .and_then(|()| std::fs::rename(&partial, destination).map_err(failed));
+        if linked.is_err() {
+            let _ = std::fs::remove_file(&partial);
+        }
+        linked
+    }
+}
+
+/// Keeps `original` at `copy` as it is now: a hard link for a static library, which rustc
+/// replaces rather than rewrites (a copy where hard links fail), a copy for anything else.
+fn preserve_file(original: &Path, copy: &Path) -> std::io::Result<()> {
+    let archive = original
+        .extension()
+        .is_some_and(|e| e == "rlib" || e == "a");
+    if archive && std::fs::hard_link(original, copy).is_ok() {
+        return Ok(());
+    }
+    std::fs::copy(original, copy).map(|_| ())
 }
 
 /// The names of the functions an object file, or each object of a static library, defines.
@@ -509,6 +669,31 @@ pub fn kept_path(bin_dir: &Path, layout: usize, file_name: &OsStr) -> PathBuf {
     layout_dir(bin_dir, layout).join(file_name)
 }
 
+/// Where the files the link of `executable` (a file name) needs are preserved in a revision's
+/// bin directory.
+pub fn inputs_dir(bin_dir: &Path, executable: &OsStr) -> PathBuf {
+    bin_dir.join("link-inputs").join(executable)
+}
+
+/// Removes the layouts and preserved link inputs of the build kept in `bin_dir`, before a new
+/// build replaces it: layouts are linked when first needed, and one left by the old build would
+/// be taken for the new one's.
+pub fn forget(bin_dir: &Path) -> std::io::Result<()> {
+    let entries = match std::fs::read_dir(bin_dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        entries => entries?,
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if (name.starts_with("layout-") || name == "link-inputs") && entry.file_type()?.is_dir() {
+            std::fs::remove_dir_all(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
 /// The directory of layout `layout`'s executables in a revision's bin directory.
 pub fn layout_dir(bin_dir: &Path, layout: usize) -> PathBuf {
     bin_dir.join(format!("layout-{layout}"))
@@ -552,6 +737,28 @@ mod tests {
         assert_eq!(LinkCommand::parse(&shuffled), None);
         assert_eq!(LinkCommand::parse("warning: unused"), None);
         assert_eq!(LinkCommand::parse(""), None);
+    }
+
+    #[test]
+    fn a_replay_puts_the_ordering_file_where_the_empty_file_was() {
+        let link = LinkCommand::parse(PRINTED).unwrap();
+        let args = link.replay_args(Path::new("/tmp/a,b/order"), Path::new("/bin/layout-3/f"));
+        let args: Vec<&str> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        let at = args.iter().position(|a| *a == "-Wl,--gc-sections").unwrap() + 1;
+        assert_eq!(
+            args[at..at + 4],
+            [
+                "-Xlinker",
+                "--symbol-ordering-file=/tmp/a,b/order",
+                "-Xlinker",
+                "--no-warn-symbol-ordering",
+            ]
+        );
+        assert_eq!(args[at + 4], "-Wl,-O1");
+        assert_eq!(link.output(), Path::new("/t/deps/field-c0fb"));
+        let output = args.iter().position(|a| *a == "-o").unwrap() + 1;
+        assert_eq!(args[output], "/bin/layout-3/f");
+        assert!(!args.contains(&TEMPLATE));
     }
 
     fn names(names: &[&str]) -> Vec<String> {

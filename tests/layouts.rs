@@ -226,6 +226,60 @@ fn layouts_put_the_functions_both_sides_share_in_the_same_order() {
     assert_ne!(orders[0], orders[1], "layout 1 is not cargo's order");
 }
 
+#[test]
+fn layouts_are_linked_when_a_round_first_needs_them() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    let head = rev_parse(&repo, "HEAD");
+    let bin = state_dir(&repo).join("bin").join(&head);
+    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
+    let settings = ["--stop", "fixed", "--forks", "4", "--layouts", "4"];
+    let args = [&comparison[..], FAST, &settings, &["--", "hash/steady"]].concat();
+    let run = |expected: [Option<u64>; 4]| {
+        let output = cargo_perfdiff(&repo, &args);
+        assert!(output.status.success(), "{}", all_output(&output));
+        for side in ["base", "head"] {
+            for layouts in fork_layouts(&repo, side) {
+                assert_eq!(layouts, expected, "{side}");
+            }
+        }
+        stderr(&output)
+    };
+    run([Some(0), Some(1), Some(2), Some(3)]);
+    let linked: Vec<Vec<u8>> = (2..4)
+        .map(|layout| std::fs::read(layout_executable(&repo, &head, layout)).unwrap())
+        .collect();
+
+    // Head's layouts 2 and 3 are gone, and layout 2 cannot be linked: a directory stands where
+    // it goes. The kept builds serve (no cargo runs), and the rounds go through the layouts head
+    // has: 0, 1, then 0, 1 again on both sides; layout 3, which no round needs, is not linked.
+    let name = layout_executable(&repo, &head, 2);
+    let name = name.file_name().unwrap();
+    std::fs::remove_dir_all(bin.join("layout-3")).unwrap();
+    std::fs::remove_dir_all(bin.join("layout-2")).unwrap();
+    let blocked = bin.join("layout-2").join(name);
+    std::fs::create_dir_all(&blocked).unwrap();
+    let err = run([Some(0), Some(1), Some(0), Some(1)]);
+    assert!(!err.contains("compiled"), "{err}");
+    assert!(
+        err.contains(
+            "bench target demo of head is measured in its first 2 code layout(s) from now on: \
+             linking layout 2 failed"
+        ),
+        "{err}"
+    );
+    assert!(!bin.join("layout-3").exists());
+
+    // Unblocked, the next run links them when its rounds need them, as they were.
+    std::fs::remove_dir_all(&blocked).unwrap();
+    let err = run([Some(0), Some(1), Some(2), Some(3)]);
+    assert!(!err.contains("compiled"), "{err}");
+    for (layout, before) in (2..4).zip(linked) {
+        let again = std::fs::read(layout_executable(&repo, &head, layout)).unwrap();
+        assert!(again == before, "layout {layout} linked again differs");
+    }
+}
+
 /// Layouts 1, 2 and 3 of `commit` linked the objects of one link through cargo again: they carry
 /// its name (cargo would have given each a unit, and a name, of its own). Beside its executable
 /// in the target directory, the link command is saved and no bitcode is left.

@@ -304,8 +304,9 @@ impl LinkCommand {
     /// page of its own, so that what precedes it (unwind tables, read-only data, whose sizes
     /// follow every change of code) does not move it: with the order shared, a function then
     /// sits at the same address on both sides until the first function in the order whose size
-    /// differs between them (on the demo with a start-up function added, 86–94 % of the shared
-    /// functions at the same offset in their page, against none without; docs/layout.md).
+    /// differs between them (on the demo with a start-up function added, up to 94 % of the
+    /// shared functions at the same offset in their page depending on the seed, against none
+    /// without; docs/layout.md).
     /// `-Xlinker` passes each argument whole, whatever commas the path holds.
     fn replay_args(&self, ordering_file: &Path, output: &Path) -> Vec<OsString> {
         let mut ordering = OsString::from("--symbol-ordering-file=");

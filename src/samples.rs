@@ -362,7 +362,10 @@ impl BenchmarkRecord {
             return pairs;
         }
         let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());
-        let log_ratios: Vec<f64> = pairs.iter().map(|(b, h)| (mean(h) / mean(b)).ln()).collect();
+        let log_ratios: Vec<f64> = pairs
+            .iter()
+            .map(|(b, h)| (mean(h) / mean(b)).ln())
+            .collect();
         let disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios);
         pairs
             .into_iter()

@@ -325,8 +325,7 @@ impl StopPolicy {
                     crate::analysis::round_values(&record.analysed_pairs(self.mode), self.mode);
                 let paired = PairedRounds::of(&rounds_run).ok();
                 let relevance = self.relevance_for(&record.id);
-                let decided =
-                    paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
+                let decided = paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
                 // Futility judges the rounds as they will look once a disturbed one is left out.
                 let hopeful = PairedRounds::of(&stats::rounds::without_farthest(&rounds_run)).ok();
                 futile = !decided
@@ -878,7 +877,11 @@ mod tests {
             p.evaluate(&hopelessly_noisy(rounds), rounds, 3, &[])
                 .map(|stop| stop.details.get("futile").copied())
         };
-        assert_eq!(futile(3), None, "three rounds cannot tell hopeless from one disturbed");
+        assert_eq!(
+            futile(3),
+            None,
+            "three rounds cannot tell hopeless from one disturbed"
+        );
         assert_eq!(futile(5), Some(Some(1.0)), "hopeless at the second look");
         assert_eq!(futile(8), None, "look 8 of 10: the last forks decide");
         let at_cap = futile(10).expect("the cap always stops");
@@ -900,7 +903,10 @@ mod tests {
         assert!(futile(&noisy_base, &noisy_head), "+6 % within the noise");
         // −20 % with rounds ±10 % apart is far outside the noise: never given up.
         let steady_base = [0.95, 1.05, 1.0, 1.0, 0.97];
-        let steady_head: Vec<f64> = [1.05, 0.95, 1.0, 0.93, 1.04].iter().map(|s| s * 0.8).collect();
+        let steady_head: Vec<f64> = [1.05, 0.95, 1.0, 0.93, 1.04]
+            .iter()
+            .map(|s| s * 0.8)
+            .collect();
         assert!(!futile(&steady_base, &steady_head));
     }
 

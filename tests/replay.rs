@@ -257,14 +257,13 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
 /// The targets on a real crate: base64's criterion suite, 24 benchmarks, with a real encode
 /// regression in head and code-layout changes in the unchanged decoder
 /// (`fixtures/recordings/README.md`), recorded with `--stop fixed --forks 10` on the quiet
-/// machine, one code layout. Change rate and overhead targets are met; 37.5 % of the time is
+/// machine, one code layout. Change rate and overhead targets are met; 32.7 % of the time is
 /// saved in this order (the two-group rule before paired rounds: 53 %): without layouts a
-/// round's two forks share little, and pairing costs degrees of freedom (`docs/stopping.md`).
-/// In this order 23 of 24 verdicts agree: `decode/3072` (+2.6 %) is `regressed` over ten rounds
-/// and given up after three, where a round slowed by a burst made its spread look hopeless.
+/// round's two forks share little, pairing costs degrees of freedom, and futility waits for the
+/// second look (`docs/stopping.md`). At least 23 of 24 verdicts agree.
 #[test]
 fn the_default_rule_on_a_real_crate_agrees_with_fixed_max_forks() {
-    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.35, 0.95);
+    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.30, 0.95);
 }
 
 /// An A/A recording of 12 base64 benchmarks (the same executable on both sides) taken while
@@ -303,25 +302,25 @@ fn the_default_rule_raises_no_false_alarm_on_a_disturbed_a_a_recording() {
     );
 }
 
-/// The burst-free recording of the same base64 A/B: change rate and overhead met, 49.2 % of the
-/// time saved (58.1 % with the two-group rule), 23 of 24 verdicts the same as over ten rounds
-/// (`decode_reuse_buf/3072`, +2.4 % over ten rounds, waits past five and is then given up).
+/// The burst-free recording of the same base64 A/B: change rate and overhead met, 46.4 % of the
+/// time saved (58.1 % with the two-group rule), at least 23 of 24 verdicts the same as over ten
+/// rounds.
 #[test]
 fn the_default_rule_on_a_burst_free_recording_of_the_real_crate() {
     assert_default_rule_targets(
         "fixtures/recordings/base64-encode-quiet-fixed10.json",
-        0.47,
+        0.44,
         0.95,
     );
 }
 
 /// A second real crate: bumpalo's criterion 0.3 suite, 17 benchmarks, with a deliberate regression
-/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). 59.3 % of the
+/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). 45.7 % of the
 /// time saved (61.6 % with the two-group rule), every verdict the same as fixed 10's, change
 /// rate and overhead met.
 #[test]
 fn the_default_rule_on_a_second_real_crate() {
-    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.57, 0.99);
+    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.43, 0.99);
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/bumpalo-fixed10.json");
     let file = SampleFile::load(&path).unwrap();
@@ -525,7 +524,9 @@ fn default_rule_in_four_orders(name: &str) -> Vec<(u64, RuleReplay)> {
 /// fixed 10 decides only the 4.4× regression. The default rule must find it too, call nothing
 /// else changed, and not run undecidable benchmarks to the cap because three noisy forks
 /// estimated a large change by chance (the large-change guard's two standard errors): over these
-/// four orders it saves 57 % (61 % with the two-group rule).
+/// four orders it saves 39 % (61 % with the two-group rule, which gave up after three forks; the
+/// paired rounds wait for the second look, since three rounds cannot tell a hopeless benchmark
+/// from one disturbed round).
 #[test]
 fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
     let mut saved = 0.0;
@@ -540,7 +541,7 @@ fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
         }
         saved += result.totals.time_saved / 4.0;
     }
-    assert!(saved > 0.54, "time saved {saved}");
+    assert!(saved > 0.37, "time saved {saved}");
 }
 
 /// The held-out httparse recording, on a host whose fork means lay ±10–28 % apart: fixed 10
@@ -549,9 +550,10 @@ fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
 /// slow forks kept). A benchmark that runs to the cap is judged on the same forks as fixed 10, at
 /// the last look's level; with an equal share of alpha (a 99.76 % interval against fixed 10's
 /// 99 %) the default rule agreed on 35 of the then 52 over these four orders, with the last
-/// look's 35 % on 38; the two-group rule on 25 of 36, the paired rounds on 21: at this noise
-/// three rounds' spread often looks hopeless, and a round's two forks share little. It must never
-/// call a benchmark changed in the direction opposite to fixed 10.
+/// look's 35 % on 38; the two-group rule on 25 of 36. With paired rounds fixed 10 itself finds 3
+/// clear changes (it left out fewer forks as disturbed: only rounds far outside the others are),
+/// and the default rule agrees on 10 of their 12. It must never call a benchmark changed in the
+/// direction opposite to fixed 10.
 #[test]
 fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
     let (mut clear, mut clear_agreeing) = (0, 0);
@@ -568,20 +570,22 @@ fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
             }
         }
     }
-    assert_eq!(clear, 4 * 9);
-    assert!(clear_agreeing >= 20, "{clear_agreeing} of {clear}");
+    eprintln!("{clear_agreeing} of {clear}");
+    assert_eq!(clear, 4 * 3);
+    assert!(clear_agreeing >= 9, "{clear_agreeing} of {clear}");
 }
 
 /// A third held-out crate, on a quiet host: unicode-segmentation's ASCII fast path (`af87c8d`),
 /// 24 benchmarks, recorded twice (`fixtures/recordings/README.md`; the two fixed-10 runs agree on
 /// only 19 verdicts). On each recording, in every one of four orders, the default rule finds every
-/// clear change in its direction (11 on the first, 12 on the second), the −79 % one after three
+/// clear change in its direction (10 on the first, 12 on the second), the −79 % one after three
 /// rounds, and contradicts no clear verdict: a clear "unchanged" may stay `inconclusive`, never
-/// be called changed.
+/// be called changed. It saves 20 % of the time (the two-group rule: 33 %): most of these changes
+/// are 2–6 %, which paired rounds over one code layout decide after eight rounds.
 #[test]
 fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
     for (recording, changes) in [
-        ("unicode-segmentation-fixed10.json", 11),
+        ("unicode-segmentation-fixed10.json", 10),
         ("unicode-segmentation-again-fixed10.json", 12),
     ] {
         for (order, result) in default_rule_in_four_orders(recording) {
@@ -606,7 +610,7 @@ fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
                 "{context}"
             );
             assert!(
-                result.totals.time_saved > 0.3,
+                result.totals.time_saved > 0.15,
                 "{context}: {:?}",
                 result.totals
             );
@@ -618,8 +622,7 @@ fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
 /// apart, `fixtures/recordings/README.md`). Fixed 10 finds the 20 `nth` benchmarks 6–79 % faster
 /// and leaves the 24 untouched ones `inconclusive`. Over these four orders the default rule must
 /// find every `nth` change of 40 % or more within eight rounds, call nothing else changed, never
-/// contradict a clear verdict, and save close to half of the time (48–49 %; 50 % or more with the
-/// two-group rule). The `nth/0` changes (−6 % to −12 %) it may give up: at this noise three or
+/// contradict a clear verdict, and save 41 % of the time (50 % or more with the two-group rule). The `nth/0` changes (−6 % to −12 %) it may give up: at this noise three or
 /// five forks often cannot tell them from noise.
 #[test]
 fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() {
@@ -638,7 +641,7 @@ fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() 
         }
         saved += result.totals.time_saved / 4.0;
     }
-    assert!(saved > 0.45, "time saved {saved}");
+    assert!(saved > 0.39, "time saved {saved}");
 }
 
 /// One round decides nothing (the layout issue): the first round alone of a real A/A recording

@@ -95,7 +95,8 @@ fn prediction_limit(core: &[f64]) -> Option<f64> {
         return None;
     }
     let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
-    let half = t.inverse_cdf(1.0 - DISTURBED_P / 2.0) * std_dev(core) * (1.0 + 1.0 / n as f64).sqrt();
+    let half =
+        t.inverse_cdf(1.0 - DISTURBED_P / 2.0) * std_dev(core) * (1.0 + 1.0 / n as f64).sqrt();
     Some(DISTURBED_MIN_EXCESS.ln_1p().max(half))
 }
 
@@ -111,8 +112,18 @@ mod tests {
     #[test]
     fn a_round_far_off_the_others_is_disturbed() {
         // base64's decode/3: the first head fork ran 43 % slow, base's did not
-        let ratios = [59.3 / 37.6, 41.6 / 36.9, 42.1 / 37.0, 41.9 / 37.1, 41.7 / 37.0];
-        let eight: Vec<f64> = ratios.iter().chain(&[1.128, 1.131, 1.127]).copied().collect();
+        let ratios = [
+            59.3 / 37.6,
+            41.6 / 36.9,
+            42.1 / 37.0,
+            41.9 / 37.1,
+            41.7 / 37.0,
+        ];
+        let eight: Vec<f64> = ratios
+            .iter()
+            .chain(&[1.128, 1.131, 1.127])
+            .copied()
+            .collect();
         let mut expected = vec![false; 8];
         expected[0] = true;
         assert_eq!(disturbed_rounds(&logs(&eight)), expected);

@@ -202,7 +202,11 @@ pub fn without_farthest(rounds: &[Round]) -> Vec<Round> {
         .iter()
         .enumerate()
         .filter(|(_, r)| r.log_ratio.is_finite())
-        .max_by(|a, b| (a.1.log_ratio - centre).abs().total_cmp(&(b.1.log_ratio - centre).abs()))
+        .max_by(|a, b| {
+            (a.1.log_ratio - centre)
+                .abs()
+                .total_cmp(&(b.1.log_ratio - centre).abs())
+        })
         .map(|(at, _)| at);
     rounds
         .iter()

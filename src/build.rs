@@ -622,7 +622,7 @@ pub fn build_benches(
         return Ok(kept.executables);
     }
     freshness::forget(bin_dir).map_err(freshness_error)?;
-    checkout
+    let marked = checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
     let cargo = CargoBuild {
@@ -636,7 +636,7 @@ pub fn build_benches(
         not_compiled,
     } = compile_benches(&cargo, &packages, opts, on_event)?;
     checkout
-        .record(shared_target_dir, &sources)
+        .record(shared_target_dir, &sources, &marked)
         .map_err(freshness_error)?;
     // A gated target that failed to compile had its features: it is reported as not compiled.
     let not_built: Vec<FeatureGatedBench> =

@@ -101,14 +101,52 @@ struct BuiltTarget {
 
 /// Runs a whole comparison.
 pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> {
-    with_selected_benchmarks(request, progress, measure_selected)
+    with_selected_benchmarks(request, None, progress, measure_selected)
+}
+
+/// Runs a whole comparison for a caller that holds the workspace's run lock already
+/// ([`lock_workspace`]): a bisection holds it from its first step to its last.
+pub fn run_locked(
+    request: &RunRequest,
+    lock: &worktree::RunLock,
+    progress: &mut Progress,
+) -> Result<RunOutcome> {
+    with_selected_benchmarks(request, Some(lock), progress, measure_selected)
+}
+
+/// The run lock of `workspace_root`'s state directory ([`state_dir`]), taken now or refused
+/// with one line when another run holds it. [`run`] and [`list`] take it themselves; a caller
+/// that runs several comparisons as one operation takes it once and passes it to
+/// [`run_locked`] and [`list_locked`].
+pub fn lock_workspace(workspace_root: &Path) -> Result<worktree::RunLock> {
+    let target_dir = build::target_directory(workspace_root)?;
+    let perfdiff_dir = state_dir(&target_dir, workspace_root);
+    std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
+    Ok(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?)
 }
 
 /// Checks out and builds both revisions and returns the benchmarks a comparison would measure
 /// (matched across the revisions, filtered, ignored ones dropped, this shard's share) and what
 /// was skipped, measuring nothing: `--list`.
 pub fn list(request: &RunRequest, progress: &mut Progress) -> Result<Listed> {
-    with_selected_benchmarks(request, progress, |selected, _| {
+    list_with(request, None, progress)
+}
+
+/// [`list`] for a caller that holds the workspace's run lock ([`lock_workspace`]).
+pub fn list_locked(
+    request: &RunRequest,
+    lock: &worktree::RunLock,
+    progress: &mut Progress,
+) -> Result<Listed> {
+    list_with(request, Some(lock), progress)
+}
+
+fn list_with(
+    request: &RunRequest,
+    lock: Option<&worktree::RunLock>,
+    progress: &mut Progress,
+) -> Result<Listed> {
+    with_selected_benchmarks(request, lock, progress, |selected, _| {
         let unannounced = selected.skipped[selected.announced..].to_vec();
         Ok(Listed {
             matched: selected.matched,
@@ -155,9 +193,10 @@ struct Selected<'a> {
 }
 
 /// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
-/// lock is still held.
+/// lock is still held: the one `held` by the caller when it is this workspace's, else its own.
 fn with_selected_benchmarks<T>(
     request: &RunRequest,
+    held: Option<&worktree::RunLock>,
     progress: &mut Progress,
     then: impl FnOnce(Selected<'_>, &mut Progress) -> Result<T>,
 ) -> Result<T> {
@@ -169,7 +208,10 @@ fn with_selected_benchmarks<T>(
     let target_dir = build::target_directory(&request.workspace_root)?;
     let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
     std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
-    let _lock = worktree::lock_run(&perfdiff_dir, Duration::ZERO)?;
+    let _own_lock = match held {
+        Some(lock) if lock.path() == perfdiff_dir.join("lock") => None,
+        _ => Some(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?),
+    };
     let settings = &request.settings;
     if settings.mode == Mode::Duet {
         // Fail before minutes of building, not after.

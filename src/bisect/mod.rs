@@ -232,6 +232,10 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         (&request.good, &request.bad),
     )
     .map_err(BisectError::from)?;
+    // Held from the first step to the last, so a second bisection (or comparison) of this
+    // workspace refuses at once instead of interleaving its steps with ours and overwriting
+    // the state file.
+    let lock = run::lock_workspace(&request.template.workspace_root)?;
     let target_dir = crate::build::target_directory(&request.template.workspace_root)?;
     let dir = run::state_dir(&target_dir, &request.template.workspace_root)
         .join("bisect")
@@ -264,6 +268,7 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         settings: &settings,
         good: &good,
         dir: &dir,
+        lock: &lock,
     };
     let attempts = request.retries + 1;
 
@@ -580,6 +585,8 @@ struct StepContext<'a> {
     settings: &'a Settings,
     good: &'a CommitInfo,
     dir: &'a Path,
+    /// The workspace's run lock, held for the whole bisection.
+    lock: &'a crate::worktree::RunLock,
 }
 
 impl StepContext<'_> {
@@ -651,7 +658,7 @@ impl StepContext<'_> {
         let mut benchmarks: Vec<StepBenchmark> = Vec::new();
         for attempt in 0..=self.request.retries {
             let request = self.run_request(plan, attempt, &samples);
-            let report = match run::run(&request, progress) {
+            let report = match run::run_locked(&request, self.lock, progress) {
                 Ok(outcome) => outcome.report,
                 Err(error) => {
                     progress.finish_bar();
@@ -750,7 +757,7 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
         keep_builds: true,
         ..ctx.request.template.clone()
     };
-    let listed = run::list(&request, progress);
+    let listed = run::list_locked(&request, ctx.lock, progress);
     if listed.is_err() && interrupted_meanwhile() {
         return Err(BisectError::Interrupted {
             dir: ctx.dir.to_path_buf(),

@@ -306,7 +306,7 @@ fn program_and_benches_repo(repo: &Path) -> (String, String, String) {
     criterion_workspace_repo(repo, &["app", "core"], |root| {
         write_library_package(&root.join("app"), "app", "");
         std::fs::remove_file(root.join("app/src/lib.rs")).unwrap();
-        std::fs::write(root.join("app/src/main.rs"), spin_source(6_000_000)).unwrap();
+        std::fs::write(root.join("app/src/main.rs"), spin_source(30_000_000)).unwrap();
         let hashes: CriterionTarget = ("hashes", &[("mix", 2000), ("steady", 2000)]);
         let extra: CriterionTarget = ("extra", &[("other", 500)]);
         write_criterion_package(&root.join("core"), "core", &[hashes, extra], "");
@@ -318,7 +318,7 @@ fn program_and_benches_repo(repo: &Path) -> (String, String, String) {
     });
     let good = rev_parse(repo, "HEAD");
     write_notes(repo, "notes 1");
-    std::fs::write(repo.join("app/src/main.rs"), spin_source(24_000_000)).unwrap();
+    std::fs::write(repo.join("app/src/main.rs"), spin_source(120_000_000)).unwrap();
     commit_all(repo, "app: four times the rounds");
     let spin_culprit = rev_parse(repo, "HEAD");
     write_notes(repo, "notes 2");

@@ -706,7 +706,8 @@ fn bench_build_key(
 pub fn build_needed_benches(
     workspace_dir: &Path,
     label: &str,
-    (shared_target_dir, bin_dir): (&Path, &Path),
+    shared_target_dir: &Path,
+    bin_dir: &Path,
     opts: &BuildOptions,
     needed: &[TargetKey],
     on_event: &mut dyn FnMut(BuildEvent),

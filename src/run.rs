@@ -694,7 +694,8 @@ impl Builder<'_> {
             (false, Some(needed)) => build::build_needed_benches(
                 &root,
                 &label,
-                (self.shared_target, &bin_dir),
+                self.shared_target,
+                &bin_dir,
                 self.options,
                 needed,
                 &mut on_event,

@@ -382,12 +382,20 @@ fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
     // Once the first has saved its state it holds the lock, until its last step.
     let deadline = Instant::now() + Duration::from_secs(300);
     while !state_file(&good).is_file() {
-        assert!(Instant::now() < deadline, "the first bisection saved no state");
+        assert!(
+            Instant::now() < deadline,
+            "the first bisection saved no state"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let second = cargo_perfdiff(&repo, &args);
     assert_clean_error(&second, 2, "another cargo-perfdiff run is using");
-    assert_eq!(stderr(&second).trim().lines().count(), 1, "{}", stderr(&second));
+    assert_eq!(
+        stderr(&second).trim().lines().count(),
+        1,
+        "{}",
+        stderr(&second)
+    );
 
     let output = first.wait_with_output().unwrap();
     let err = stderr(&output);
@@ -419,11 +427,20 @@ fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
             .iter()
             .map(|b| b["id"].as_str().unwrap())
             .collect();
-        assert!(ids.iter().all(|id| ["spin", "mix"].contains(id)), "{step:#}");
+        assert!(
+            ids.iter().all(|id| ["spin", "mix"].contains(id)),
+            "{step:#}"
+        );
         let commit = bin.join(step["head"]["sha"].as_str().unwrap());
         let kept = file_names(&commit);
-        assert!(!kept.contains(&"perfdiff-build.json".to_string()), "{kept:?}");
-        assert_eq!(kept.contains(&"programs".to_string()), ids.contains(&"spin"));
+        assert!(
+            !kept.contains(&"perfdiff-build.json".to_string()),
+            "{kept:?}"
+        );
+        assert_eq!(
+            kept.contains(&"programs".to_string()),
+            ids.contains(&"spin")
+        );
         let narrow: Vec<&String> = kept.iter().filter(|n| n.starts_with("only-")).collect();
         match ids.contains(&"mix") {
             true => {
@@ -439,12 +456,23 @@ fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
     assert!(!err.contains("(peak memory) inconclusive"), "{err}");
     assert_eq!(RepoState::capture(&repo), before);
 
+    // Run again: every step, those of the command too, is replayed; nothing is measured.
+    let again = cargo_perfdiff(&repo, &args);
+    let err = stderr(&again);
+    assert_eq!(again.status.code(), Some(0), "{err}");
+    assert!(err.contains("resuming"), "{err}");
+    assert!(!err.contains("measuring"), "nothing measured again: {err}");
+
     // A comparison whose filter names a command only builds no bench target; one naming a
     // benchmark builds no program.
     let listed = cargo_perfdiff(&repo, &[&good, "HEAD", "--list", "--", "^spin$"]);
     let err = stderr(&listed);
     assert!(listed.status.success(), "{err}");
-    assert_eq!(err.matches(": 0 bench target(s), 1 program(s)").count(), 2, "{err}");
+    assert_eq!(
+        err.matches(": 0 bench target(s), 1 program(s)").count(),
+        2,
+        "{err}"
+    );
     assert!(String::from_utf8_lossy(&listed.stdout).contains("spin"));
     let listed = cargo_perfdiff(&repo, &[&good, "HEAD", "--list", "--", "^mix$"]);
     let err = stderr(&listed);

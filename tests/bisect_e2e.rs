@@ -300,7 +300,7 @@ fn git_bisect_run_finds_the_culprit_with_exit_codes_0_1_and_125() {
 
 /// A workspace as the held-out check of issue 44 has it: a program in one member (`app`, whose
 /// `spin` command `perfdiff.toml` declares) and criterion bench targets in another (`core`:
-/// `hashes` with `mix` and `steady`, and `extra`), with `spin` 4× slower in one commit and
+/// `hashes` with `mix` and `steady`, and `extra`), with `spin` 8× slower in one commit and
 /// `mix` 4× slower in a later one. Returns GOOD, the two culprits and BAD's directory.
 fn program_and_benches_repo(repo: &Path) -> (String, String, String) {
     criterion_workspace_repo(repo, &["app", "core"], |root| {
@@ -318,8 +318,8 @@ fn program_and_benches_repo(repo: &Path) -> (String, String, String) {
     });
     let good = rev_parse(repo, "HEAD");
     write_notes(repo, "notes 1");
-    std::fs::write(repo.join("app/src/main.rs"), spin_source(120_000_000)).unwrap();
-    commit_all(repo, "app: four times the rounds");
+    std::fs::write(repo.join("app/src/main.rs"), spin_source(240_000_000)).unwrap();
+    commit_all(repo, "app: eight times the rounds");
     let spin_culprit = rev_parse(repo, "HEAD");
     write_notes(repo, "notes 2");
     replace_in(

@@ -20,6 +20,14 @@
 //! - **Builds are kept per commit** (the run does not remove other commits' executables), so each
 //!   commit is built once and GOOD's build serves every step; a commit whose build fails is skipped
 //!   like `git bisect skip` and named.
+//! - **A step pays only for what it searches** ([`step_focus`]): it builds the targets that hold
+//!   the records still searched, as the confirmation found them (a command's programs, a
+//!   benchmark's bench target), and those records alone decide when a command stops and whether
+//!   the step is measured again. A user waits for every build; a bench target the search never
+//!   runs cost minutes a step with fat LTO.
+//! - **One lock for the whole bisection**: the workspace's run lock is taken before the state is
+//!   read and held to the last step, so a second bisection refuses at once instead of
+//!   interleaving its steps and overwriting the state file.
 //! - **Resumable.** Every step's samples file and the list of finished steps are kept under
 //!   `<target>/perfdiff/bisect/<good>-<bad>/`; the search is a pure function of the finished steps
 //!   ([`search`]), so running the same command again replays them, resumes the step that was

@@ -20,7 +20,7 @@
 //! - **Builds are kept per commit** (the run does not remove other commits' executables), so each
 //!   commit is built once and GOOD's build serves every step; a commit whose build fails is skipped
 //!   like `git bisect skip` and named.
-//! - **A step pays only for what it searches** ([`step_focus`]): it builds the targets that hold
+//! - **A step pays only for what it searches** (`step_focus`): it builds the targets that hold
 //!   the records still searched, as the confirmation found them (a command's programs, a
 //!   benchmark's bench target), and those records alone decide when a command stops and whether
 //!   the step is measured again. A user waits for every build; a bench target the search never

@@ -701,7 +701,7 @@ fn bench_build_key(
 /// serves as it is. Otherwise cargo builds the needed targets only, as `--bench NAME` with the
 /// package selection and features unchanged, so every unit is the one the whole build makes;
 /// that build is kept apart, in a directory of `bin_dir` named after the targets
-/// ([`narrow_bin_dir`]), where it neither replaces the whole build nor passes for it. Returns
+/// (`narrow_bin_dir`), where it neither replaces the whole build nor passes for it. Returns
 /// the executables of the needed targets.
 pub fn build_needed_benches(
     workspace_dir: &Path,

@@ -86,7 +86,7 @@ struct Record {
 pub struct Marked {
     /// How many files were given a new modification time.
     pub count: usize,
-    /// Since when each file has had the content it has now ([`Record::since`]).
+    /// Since when each file has had the content it has now (`Record::since`).
     since: BTreeMap<String, u64>,
 }
 
@@ -340,7 +340,7 @@ pub fn lock(target_dir: &Path) -> io::Result<File> {
 
 /// Gives every file of `sources` (scanned from the checkout `root`) whose content differs from
 /// the last build that `owner` ([`Checkout::owner`]) recorded in `target_dir`, or that is older
-/// than the moment the record took its content ([`Record::since`]), a modification time after
+/// than the moment the record took its content (`Record::since`), a modification time after
 /// that build, so cargo rebuilds what depends on it; then removes the record, which [`record`]
 /// writes again once the build has succeeded. Returns what it marked, for [`record`].
 /// Hold [`lock`] from here until the record is written.

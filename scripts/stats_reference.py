@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference vectors for src/stats, computed with scipy/numpy; written to fixtures/stats/*.json.
 
-Run from the repository root after `pip install scipy numpy`:
+Run from the repository root after `pip install scipy numpy statsmodels`:
 
     python3 scripts/stats_reference.py
 
@@ -182,6 +182,38 @@ def cv_cases():
     return cases
 
 
+def paired_t_cases():
+    """The interval that decides (src/stats/rounds.rs): Student's t over per-round log ratios.
+
+    For each case: the log ratios, scipy's one-sample t test of "mean 0" (two-sided p), the
+    two-sided t intervals at several levels (exponentiated: ratio scale), and statsmodels' two
+    one-sided tests (TOST) of equivalence within ±threshold on the ratio scale, i.e. on the log
+    scale within [ln(1 − t), ln(1 + t)]. Its own generator, so adding these cases leaves the
+    other files as they were.
+    """
+    from statsmodels.stats.weightstats import DescrStatsW
+
+    rng = np.random.default_rng(20261126)
+    cases = []
+    for n, mean, sd in [(2, 0.0, 0.01), (3, 0.03, 0.01), (3, -0.2, 0.05), (5, 0.0, 0.004),
+                        (5, 0.015, 0.004), (10, 0.0, 0.012), (10, 0.1, 0.02), (20, -0.01, 0.03),
+                        (4, 0.0, 0.0005)]:
+        logs = rng.normal(mean, sd, n)
+        m, se, df = float(np.mean(logs)), float(stats.sem(logs)), n - 1
+        intervals = []
+        for level in [0.9, 0.99, 0.9965, 0.98]:
+            low, high = stats.t.interval(level, df, loc=m, scale=se)
+            intervals.append({"level": level, "low": float(np.exp(low)), "high": float(np.exp(high))})
+        tost = []
+        for threshold in [0.01, 0.02, 0.05]:
+            p_tost = DescrStatsW(logs).ttost_mean(np.log(1 - threshold), np.log(1 + threshold))[0]
+            tost.append({"threshold": threshold, "p": float(p_tost)})
+        cases.append({"log_ratios": floats(logs),
+                      "p": float(stats.ttest_1samp(logs, 0.0).pvalue),
+                      "intervals": intervals, "tost": tost})
+    return cases
+
+
 def main():
     write("mann_whitney.json", mann_whitney_cases())
     write("benjamini_hochberg.json", bh_cases())
@@ -189,7 +221,10 @@ def main():
     write("kld.json", kld_cases())
     write("cliffs_delta.json", cliffs_cases())
     write("cv.json", cv_cases())
+    write("paired_t.json", paired_t_cases())
+    import statsmodels
     write("versions.json", {"scipy": scipy.__version__, "numpy": np.__version__,
+                            "statsmodels": statsmodels.__version__,
                             "python": sys.version.split()[0]})
 
 

@@ -1,9 +1,12 @@
 //! Analysis: a samples file in, one [`BenchmarkResult`] per benchmark out.
 //!
-//! This is where the statistics of [`crate::stats`] meet the data: per-iteration times by fork go
-//! to the hierarchical bootstrap (or, in duet mode, paired ratios go to the duet statistics), all
-//! iterations to Mann–Whitney U and Cliff's delta, and the suite's U p-values through
-//! Benjamini–Hochberg before the verdict. The result is plain data; `report` only formats it.
+//! This is where the statistics of [`crate::stats`] meet the data. Every round ran one fork of
+//! each side in the same time slot and code layout, so the rounds are paired blocks: each gives
+//! one log ratio (of the fork means, or in duet mode of the paired samples), and Student's t over
+//! them is the interval that decides ([`stats::rounds`], [`stats::verdict`]); the suite's
+//! p-values of that test go through Benjamini–Hochberg before the verdicts. The fork values feed
+//! Mann–Whitney U and Cliff's δ, and the rounds a design-level bootstrap, both reported beside
+//! it. The result is plain data; `report` only formats it.
 
 use std::collections::BTreeMap;
 
@@ -19,8 +22,8 @@ use crate::samples::{
 };
 use crate::stats::layout::layout_means;
 use crate::stats::{
-    self, BootstrapConfig, CliffsDelta, Evidence, MannWhitney, RatioCi, Verdict, descriptive,
-    duet::DuetRun,
+    self, BootstrapConfig, CliffsDelta, Evidence, PairedRounds, RatioCi, RatioInterval, Round,
+    Verdict, descriptive, duet::DuetRun,
 };
 
 /// The verdict of one benchmark as reported.
@@ -168,16 +171,41 @@ impl SettingsFromCode {
     }
 }
 
-/// Mann–Whitney U with the suite-adjusted p-value used for the verdict.
+/// Mann–Whitney U of the fork values (the mean of each analysed fork), reported beside the
+/// verdict as a rank view of the same forks; it does not decide.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MannWhitneySummary {
     /// U of the head sample.
     pub u: f64,
-    /// Two-sided p-value of this benchmark alone.
+    /// Two-sided p-value.
     pub p_value: f64,
-    /// Benjamini–Hochberg adjusted p-value (equals `p_value` with `--no-fdr`).
-    pub q_value: f64,
     pub method: stats::mann_whitney::Method,
+}
+
+/// The paired test that decides: Student's t over the rounds' (or layouts') log ratios
+/// ([`stats::rounds`]), with its p-value before and after false-discovery control.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedTest {
+    #[serde(flatten)]
+    pub rounds: PairedRounds,
+    /// Degrees of freedom, `n − 1`.
+    pub df: f64,
+    /// Two-sided p-value of "no change".
+    pub p_value: f64,
+    /// Benjamini–Hochberg adjusted over the suite (equals `p_value` with `--no-fdr`).
+    pub q_value: f64,
+}
+
+impl PairedTest {
+    fn of(rounds: PairedRounds) -> PairedTest {
+        let p_value = rounds.p_value();
+        PairedTest {
+            rounds,
+            df: rounds.df(),
+            p_value,
+            q_value: p_value,
+        }
+    }
 }
 
 /// Everything reported for one benchmark.
@@ -204,19 +232,26 @@ pub struct BenchmarkResult {
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub per_fork: Option<PerFork>,
     pub verdict: Outcome,
-    /// `head / base` ratio of means and its CI.
+    /// `head / base` with the interval the verdict rests on ([`stats::verdict::decide`]): the
+    /// paired t interval over the rounds at the run's level, or, for `unchanged`, the interval
+    /// of the two one-sided tests. Absent with fewer than two rounds (or layouts) to pair.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ratio: Option<RatioCi>,
-    /// When both sides have at least two analysed forks (any stop rule): the verdict of the t
-    /// interval on the fork means ([`stats::fork_interval`]) at the run's level, which the
-    /// verdict must share.
+    pub ratio: Option<RatioInterval>,
+    /// The paired test behind `ratio`.
     #[serde(skip_serializing_if = "Option::is_none", default)]
-    pub fork_interval: Option<Verdict>,
+    pub paired: Option<PairedTest>,
+    /// The percentile bootstrap of the ratio at the level of the design, at the run's
+    /// confidence: of the ratio of means with rounds as blocks, then samples within forks; in
+    /// duet mode the duet paper's bootstrap of the runs' geometric means. Information only,
+    /// since over few rounds it covers less than its level (`docs/statistics.md`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bootstrap: Option<RatioCi>,
     /// How far the benchmark moves between code layouts of the same source, when each side was
-    /// measured in at least two; a change within it is not called a change.
+    /// measured in at least two: information, the interval already carries it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub layout_spread: Option<LayoutSpread>,
-    /// `mean(head) / mean(base) − 1`.
+    /// The estimated change, `ratio − 1`: the geometric mean of the rounds' `head / base` minus
+    /// one (with a single round, `mean(head) / mean(base) − 1`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub change_rate: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -229,7 +264,8 @@ pub struct BenchmarkResult {
     pub head: SideSummary,
     /// Relevance threshold applied to this benchmark.
     pub threshold: f64,
-    /// Smallest relative change this benchmark's noise lets the run detect (80 % power).
+    /// Smallest relative change this benchmark's noise lets the run detect (80 % power), from
+    /// the spread of its rounds' log ratios.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_detectable_change: Option<f64>,
     /// How measurement stopped.
@@ -261,7 +297,8 @@ impl BenchmarkResult {
             per_fork: None,
             verdict: Outcome::Inconclusive,
             ratio: None,
-            fork_interval: None,
+            paired: None,
+            bootstrap: None,
             layout_spread: None,
             change_rate: None,
             mann_whitney: None,
@@ -443,7 +480,7 @@ pub struct ReportSettings {
 }
 
 /// Schema tag of the JSON report.
-pub const REPORT_SCHEMA: &str = "perfdiff-report/1";
+pub const REPORT_SCHEMA: &str = "perfdiff-report/2";
 
 /// Analyses every benchmark of `samples` with `settings`; `seed` drives every bootstrap.
 pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
@@ -532,7 +569,55 @@ fn analyse_one(
     settings: &Settings,
     seed: u64,
 ) -> BenchmarkResult {
-    let analysed = record.analysed_by_fork(mode);
+    let pairs = record.analysed_pairs(mode);
+    let mut result = described(record, &pairs, settings);
+    match record.presence {
+        Presence::OnlyInBase => {
+            result.verdict = Outcome::OnlyInBase;
+            return result;
+        }
+        Presence::OnlyInHead => {
+            result.verdict = Outcome::OnlyInHead;
+            return result;
+        }
+        Presence::Both => {}
+    }
+    if let Some(failure) = failure_of(record) {
+        result.verdict = Outcome::Failed;
+        result.failure = Some(failure);
+        return result;
+    }
+    if pairs.is_empty() {
+        result.warnings.push("no samples on one side".to_string());
+        return result;
+    }
+    let config = BootstrapConfig {
+        confidence: settings.confidence,
+        resamples: settings.resamples,
+        seed,
+    };
+    compare(&mut result, &pairs, mode, &config);
+    result.min_detectable_change = result.paired.map(|test| {
+        stats::power::min_detectable_change(test.rounds.sd_log, test.rounds.n, settings.alpha, 0.8)
+    });
+    result.warnings.extend(side_warnings(&result));
+    if mode == Mode::Duet {
+        result.warnings.extend(duet_overlap_warning(record));
+    }
+    result
+}
+
+/// A benchmark's result before any comparison: its names, harness, forks, sides and stop.
+fn described(
+    record: &BenchmarkRecord,
+    pairs: &[(&ForkRecord, &ForkRecord)],
+    settings: &Settings,
+) -> BenchmarkResult {
+    let (base, head): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs
+        .iter()
+        .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+        .unzip();
+    let stable = |side: fn(&crate::samples::StopRecord) -> bool| record.stop.as_ref().map(side);
     let mut result = BenchmarkResult {
         target: record.target.clone(),
         package: record.package.clone(),
@@ -548,254 +633,186 @@ fn analyse_one(
             base: record.base.forks.len(),
             head: record.head.forks.len(),
         },
-        base: side_summary(
-            &record.base,
-            &analysed.0,
-            record.stop.as_ref().map(|s| s.base_stable),
-        ),
-        head: side_summary(
-            &record.head,
-            &analysed.1,
-            record.stop.as_ref().map(|s| s.head_stable),
-        ),
+        base: side_summary(&record.base, &base, stable(|s| s.base_stable)),
+        head: side_summary(&record.head, &head, stable(|s| s.head_stable)),
         stop: record.stop.clone(),
         ..BenchmarkResult::new(&record.id, settings.threshold_for(&record.id))
     };
     let (unit, unit_warning) = unit_of(record);
     result.unit = unit;
     result.warnings.extend(unit_warning);
-    match record.presence {
-        Presence::OnlyInBase => {
-            result.verdict = Outcome::OnlyInBase;
-            return result;
-        }
-        Presence::OnlyInHead => {
-            result.verdict = Outcome::OnlyInHead;
-            return result;
-        }
-        Presence::Both => {}
-    }
-    if let Some(failure) = record.base.failure.as_ref().map(|f| ("base", f)).or(record
-        .head
-        .failure
-        .as_ref()
-        .map(|f| ("head", f)))
-    {
-        result.verdict = Outcome::Failed;
-        let tail = if failure.1.stderr_tail.is_empty() {
-            String::new()
-        } else {
-            format!("\n{}", failure.1.stderr_tail)
-        };
-        result.failure = Some(format!("{}: {}{tail}", failure.0, failure.1.message));
-        return result;
-    }
-    let (base, head) = analysed;
-    if base.is_empty() || head.is_empty() {
-        result.warnings.push("no samples on one side".to_string());
-        return result;
-    }
-    let config = BootstrapConfig {
-        confidence: settings.confidence,
-        resamples: settings.resamples,
-        seed,
-    };
-    let comparison = comparison_stats(record, &base, &head, mode, &config);
-    result.ratio = comparison.ratio;
-    result.change_rate = Some(comparison.change_rate);
-    result.mann_whitney = comparison.mann_whitney.map(|mw| MannWhitneySummary {
-        u: mw.u,
-        p_value: mw.p_value,
-        q_value: mw.p_value,
-        method: mw.method,
-    });
-    result.cliffs_delta = comparison.cliffs_delta;
-    if base.len() >= 2 && head.len() >= 2 {
-        result.fork_interval = Some(fork_interval_verdict(
-            record,
-            &base,
-            &head,
-            mode,
-            result.threshold,
-            settings.alpha,
-        ));
-    }
-    result.layout_spread = layout_spread(record, &base, &head, mode);
-    result.min_detectable_change = min_detectable_change(&result, settings);
-    result.warnings.extend(side_warnings(&result));
-    if mode == Mode::Duet {
-        result.warnings.extend(duet_overlap_warning(record));
-    }
     result
 }
 
-/// The per-benchmark statistics a verdict rests on, before suite-wide p-value adjustment.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct ComparisonStats {
-    /// See [`comparison_ratio`].
-    pub ratio: Option<RatioCi>,
-    /// `mean(head) / mean(base) − 1`, a side's mean being the mean of its fork means.
-    pub change_rate: f64,
-    pub mann_whitney: Option<MannWhitney>,
-    pub cliffs_delta: Option<CliffsDelta>,
+/// Why a benchmark failed (the side, its message and the tail of its stderr), if it did.
+fn failure_of(record: &BenchmarkRecord) -> Option<String> {
+    let (side, failure) = [("base", &record.base), ("head", &record.head)]
+        .into_iter()
+        .find_map(|(name, side)| Some((name, side.failure.as_ref()?)))?;
+    let tail = if failure.stderr_tail.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", failure.stderr_tail)
+    };
+    Some(format!("{side}: {}{tail}", failure.message))
 }
 
-/// The statistics of one benchmark from its per-iteration times by fork (`base`, `head`, as
-/// [`SideRecord::per_iteration_by_fork`] gives them). The final analysis and the `decided` stop
-/// rule's interim looks both use this, so a look judges exactly what the verdict will.
-pub fn comparison_stats(
-    record: &BenchmarkRecord,
-    base: &[Vec<f64>],
-    head: &[Vec<f64>],
+/// The comparison of the analysed rounds `pairs`: the paired test and its estimate, the
+/// design-level bootstrap, Mann–Whitney and Cliff's δ of the fork values, and the layout spread.
+fn compare(
+    result: &mut BenchmarkResult,
+    pairs: &[(&ForkRecord, &ForkRecord)],
     mode: Mode,
     config: &BootstrapConfig,
-) -> ComparisonStats {
-    let base_flat = base.concat();
-    let head_flat = head.concat();
-    ComparisonStats {
-        ratio: comparison_ratio(record, base, head, mode, config),
-        change_rate: descriptive::change_rate(
-            descriptive::mean_of_fork_means(base),
-            descriptive::mean_of_fork_means(head),
+) {
+    let samples: Vec<(Vec<f64>, Vec<f64>)> = pairs
+        .iter()
+        .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+        .collect();
+    let rounds = round_values(pairs, mode);
+    result.paired = PairedRounds::of(&rounds).ok().map(PairedTest::of);
+    let (base_values, head_values): (Vec<f64>, Vec<f64>) = samples
+        .iter()
+        .map(|(b, h)| (descriptive::mean(b), descriptive::mean(h)))
+        .unzip();
+    result.change_rate = Some(match result.paired {
+        Some(test) => test.rounds.estimate() - 1.0,
+        None => descriptive::change_rate(
+            descriptive::mean(&base_values),
+            descriptive::mean(&head_values),
         ),
-        mann_whitney: stats::mann_whitney::mann_whitney_u(&base_flat, &head_flat).ok(),
-        cliffs_delta: stats::cliffs::cliffs_delta(&base_flat, &head_flat).ok(),
-    }
-}
-
-/// The verdict of a t interval (level `1 − alpha`) on the fork means of `base` and `head` (the
-/// forks analysed, by fork): in interleaved mode Student's two-sample interval of the log fork
-/// means, in duet mode the one-sample interval of the rounds' log ratios
-/// ([`stats::fork_interval`]).
-///
-/// When the forks ran in several code layouts, the interval takes one value per layout (the mean
-/// of its forks, [`stats::layout`]): forks of one layout share its effect and are not
-/// independent replicates of the revision.
-pub fn fork_interval_verdict(
-    record: &BenchmarkRecord,
-    base: &[Vec<f64>],
-    head: &[Vec<f64>],
-    mode: Mode,
-    relevance: f64,
-    alpha: f64,
-) -> Verdict {
-    match mode {
-        Mode::Interleaved => {
-            let (base_layouts, head_layouts) = record.analysed_layouts(mode);
-            stats::fork_interval::two_sample_verdict(
-                &layout_means(&descriptive::fork_means(base), &base_layouts),
-                &layout_means(&descriptive::fork_means(head), &head_layouts),
-                relevance,
-                alpha,
-            )
-        }
+    });
+    result.bootstrap = match mode {
+        // The duet paper's own interval: a percentile bootstrap of the runs' geometric means.
         Mode::Duet => {
-            let (log_ratios, layouts): (Vec<f64>, Vec<Option<usize>>) = duet_fork_pairs(record)
-                .map(|(b, h)| {
-                    let ratio = descriptive::mean(&h.per_iteration_ns())
-                        / descriptive::mean(&b.per_iteration_ns());
-                    (ratio.ln(), b.layout)
-                })
-                .unzip();
-            stats::fork_interval::paired_verdict(
-                &layout_means(&log_ratios, &layouts),
-                relevance,
-                alpha,
-            )
+            let runs: Vec<DuetRun> = pairs.iter().map(|(b, h)| duet_run(b, h)).collect();
+            stats::duet::duet_ratio(&runs, config).ok()
         }
-    }
+        Mode::Interleaved => stats::bootstrap::ratio_of_means_by_rounds(&samples, config).ok(),
+    };
+    result.mann_whitney = stats::mann_whitney::mann_whitney_u(&base_values, &head_values)
+        .ok()
+        .map(|mw| MannWhitneySummary {
+            u: mw.u,
+            p_value: mw.p_value,
+            method: mw.method,
+        });
+    result.cliffs_delta = stats::cliffs::cliffs_delta(&base_values, &head_values).ok();
+    result.layout_spread = layout_spread(pairs, &rounds);
 }
 
-/// How far the benchmark's time moves between code layouts of the same source: the larger of
-/// the two sides' half-ranges of their layout means ([`stats::layout::half_range`]), and the
-/// fewest layouts a side was measured in, from the analysed forks `base` and `head`
-/// ([`BenchmarkRecord::analysed_by_fork`]). `None` when a side was measured in fewer than two.
-pub fn layout_spread(
-    record: &BenchmarkRecord,
-    base: &[Vec<f64>],
-    head: &[Vec<f64>],
-    mode: Mode,
-) -> Option<LayoutSpread> {
-    let (base_layouts, head_layouts) = record.analysed_layouts(mode);
-    let side = |forks: &[Vec<f64>], layouts: &[Option<usize>]| {
-        let count = stats::layout::distinct_layouts(layouts);
-        let means = layout_means(&descriptive::fork_means(forks), layouts);
-        (count >= 2)
-            .then(|| stats::layout::half_range(&means))
-            .flatten()
-            .map(|spread| (count, spread))
-    };
-    let (base, head) = (side(base, &base_layouts)?, side(head, &head_layouts)?);
-    Some(LayoutSpread {
-        layouts: base.0.min(head.0),
-        spread: base.1.max(head.1),
+/// Each analysed round's log ratio and layout: in interleaved mode `ln(head fork mean / base
+/// fork mean)`; in duet mode the log of the round's geometric-mean ratio of its paired samples
+/// (the duet paper's per-run value, samples paired by time where the forks recorded their
+/// measurement windows, [`duet::time_paired_run`]).
+pub fn round_values(pairs: &[(&ForkRecord, &ForkRecord)], mode: Mode) -> Vec<Round> {
+    pairs
+        .iter()
+        .map(|(b, h)| Round {
+            log_ratio: match mode {
+                Mode::Interleaved => (descriptive::mean(&h.per_iteration_ns())
+                    / descriptive::mean(&b.per_iteration_ns()))
+                .ln(),
+                Mode::Duet => stats::duet::run_log_ratio(&duet_run(b, h)).unwrap_or(f64::NAN),
+            },
+            layout: b.layout,
+        })
+        .collect()
+}
+
+/// The paired summary of `record`'s analysed rounds ([`BenchmarkRecord::analysed_pairs`]), as
+/// the verdict uses it; `None` with fewer than two rounds (or layouts). The `decided` stop
+/// rule's looks judge exactly this.
+pub fn paired_rounds(record: &BenchmarkRecord, mode: Mode) -> Option<PairedRounds> {
+    PairedRounds::of(&round_values(&record.analysed_pairs(mode), mode)).ok()
+}
+
+/// The p-value of each benchmark's paired test on the rounds it has now (NaN where it has fewer
+/// than two, or is present on one side only), in the file's order: what a look of the `decided`
+/// rule controls the false-discovery rate over.
+pub fn current_p_values(file: &SampleFile, mode: Mode) -> Vec<f64> {
+    file.benchmarks
+        .iter()
+        .map(|record| {
+            let compared = record.presence == Presence::Both && !record.failed();
+            compared
+                .then(|| paired_rounds(record, mode))
+                .flatten()
+                .map_or(f64::NAN, |paired| paired.p_value())
+        })
+        .collect()
+}
+
+/// The p-values of all but the `index`-th of `p_values`.
+pub fn others(p_values: &[f64], index: usize) -> Vec<f64> {
+    p_values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| (i != index).then_some(*p))
+        .collect()
+}
+
+/// A duet round's samples, paired by time when the forks recorded their measurement windows
+/// ([`duet::time_paired_run`]), else by position.
+fn duet_run(b: &ForkRecord, h: &ForkRecord) -> DuetRun {
+    duet::time_paired_run(b, h).unwrap_or_else(|| {
+        let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
+        let n = base.len().min(head.len());
+        DuetRun {
+            base: base[..n].to_vec(),
+            head: head[..n].to_vec(),
+        }
     })
 }
 
-/// A benchmark's layout spread ([`layout_spread`]).
+/// How far the benchmark moves between code layouts of the same source: the larger of the two
+/// sides' relative standard deviations of their layout means ([`stats::layout::relative_sd`]),
+/// the fewest layouts a side ran in, and in how many of the rounds head was slower. `None` when
+/// a side ran in fewer than two layouts.
+fn layout_spread(pairs: &[(&ForkRecord, &ForkRecord)], rounds: &[Round]) -> Option<LayoutSpread> {
+    let side = |forks: Vec<&ForkRecord>| {
+        let layouts: Vec<Option<usize>> = forks.iter().map(|f| f.layout).collect();
+        let means: Vec<f64> = forks
+            .iter()
+            .map(|f| descriptive::mean(&f.per_iteration_ns()))
+            .collect();
+        let count = stats::layout::distinct_layouts(&layouts);
+        let spread = stats::layout::relative_sd(&layout_means(&means, &layouts))?;
+        (count >= 2).then_some((count, spread))
+    };
+    let base = side(pairs.iter().map(|p| p.0).collect())?;
+    let head = side(pairs.iter().map(|p| p.1).collect())?;
+    let compared: Vec<&Round> = rounds.iter().filter(|r| r.log_ratio.is_finite()).collect();
+    Some(LayoutSpread {
+        layouts: base.0.min(head.0),
+        spread: base.1.max(head.1),
+        head_slower: compared.iter().filter(|r| r.log_ratio > 0.0).count(),
+        rounds: compared.len(),
+    })
+}
+
+/// A benchmark's layout spread: information on how far the same code moves between layouts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct LayoutSpread {
     /// Layouts measured on the side with fewer.
     pub layouts: usize,
-    /// Half the range of the layout means, as a fraction of their mean (the larger side's).
+    /// The standard deviation of a side's layout means as a fraction of their mean (the larger
+    /// side's).
     pub spread: f64,
-}
-
-/// The `head / base` ratio and its CI as the verdict uses it: in duet mode the duet statistics
-/// over the rounds' paired samples (falling back to the ratio of means when no round paired),
-/// in interleaved mode the hierarchical bootstrap of the ratio of means of the analysed forks
-/// `base` and `head` ([`BenchmarkRecord::analysed_by_fork`]). A stop rule that judges the
-/// comparison (`decided`) should use this too, so duet runs stop on the duet CI.
-pub fn comparison_ratio(
-    record: &BenchmarkRecord,
-    base: &[Vec<f64>],
-    head: &[Vec<f64>],
-    mode: Mode,
-    config: &BootstrapConfig,
-) -> Option<RatioCi> {
-    let duet = match mode {
-        Mode::Duet => {
-            duet_runs(record).and_then(|runs| stats::duet::duet_ratio(&runs, config).ok())
-        }
-        Mode::Interleaved => None,
-    };
-    duet.or_else(|| stats::bootstrap::ratio_of_means(base, head, config).ok())
-}
-
-/// Duet pairs: base and head forks of the same round, samples paired by time when the forks
-/// recorded their measurement windows ([`duet::time_paired_run`]), else by position.
-fn duet_runs(record: &BenchmarkRecord) -> Option<Vec<DuetRun>> {
-    let runs: Vec<DuetRun> = duet_fork_pairs(record)
-        .filter_map(|(b, h)| {
-            let run = duet::time_paired_run(b, h).unwrap_or_else(|| {
-                let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
-                let n = base.len().min(head.len());
-                DuetRun {
-                    base: base[..n].to_vec(),
-                    head: head[..n].to_vec(),
-                }
-            });
-            (!run.base.is_empty()).then_some(run)
-        })
-        .collect();
-    (!runs.is_empty()).then_some(runs)
-}
-
-/// The base and head forks of each round.
-pub fn duet_fork_pairs(
-    record: &BenchmarkRecord,
-) -> impl Iterator<Item = (&ForkRecord, &ForkRecord)> {
-    record.base.forks.iter().filter_map(|b| {
-        let round = b.round?;
-        let h = record.head.forks.iter().find(|h| h.round == Some(round))?;
-        Some((b, h))
-    })
+    /// Of the analysed rounds, those in which head was slower than base.
+    #[serde(default)]
+    pub head_slower: usize,
+    /// The analysed rounds.
+    #[serde(default)]
+    pub rounds: usize,
 }
 
 /// Mean overlap of the two sides' measurement windows over a duet benchmark's rounds; `None`
 /// when no round recorded both windows.
 pub fn duet_mean_overlap(record: &BenchmarkRecord) -> Option<f64> {
-    let overlaps: Vec<f64> = duet_fork_pairs(record)
+    let overlaps: Vec<f64> = record
+        .analysed_pairs(Mode::Duet)
+        .into_iter()
         .filter_map(|(b, h)| duet::recorded_overlap(b, h))
         .collect();
     (!overlaps.is_empty()).then(|| descriptive::mean(&overlaps))
@@ -875,18 +892,6 @@ fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
     (!measured.is_empty()).then(|| descriptive::mean(&measured))
 }
 
-/// Smallest detectable change at the forks run, from the noisier side's fork-to-fork variation.
-fn min_detectable_change(result: &BenchmarkResult, settings: &Settings) -> Option<f64> {
-    let rel_sd = result.base.fork_rel_sd?.max(result.head.fork_rel_sd?);
-    let forks = result.forks.base.min(result.forks.head);
-    Some(stats::power::min_detectable_change(
-        rel_sd,
-        forks,
-        settings.alpha,
-        0.8,
-    ))
-}
-
 fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
     let mut warnings = Vec::new();
     for (name, side) in [("base", &result.base), ("head", &result.head)] {
@@ -897,30 +902,36 @@ fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
             ));
         }
     }
-    if result
-        .stop
-        .as_ref()
-        .is_some_and(|s| s.details.get("futile").is_some_and(|f| *f > 0.0))
-    {
-        warnings.push(
-            "stopped early: at this noise even max-forks could not decide the comparison"
-                .to_string(),
-        );
-    }
-    if result.stop.as_ref().is_some_and(|s| s.capped) {
-        warnings.push("stopped at max-forks before the stop rule was met".to_string());
+    if let Some(stop) = &result.stop {
+        if stop.details.get("futile").is_some_and(|f| *f > 0.0) {
+            warnings.push(futility_warning(stop.details.get("rounds_needed").copied()));
+        }
+        if stop.capped {
+            warnings.push("stopped at max-forks before the stop rule was met".to_string());
+        }
     }
     warnings
 }
 
-/// Benjamini–Hochberg over the suite's U p-values (when enabled), then each verdict.
+/// The warning of a benchmark the `decided` rule gave up, with the rounds a decision would take
+/// at the spread its rounds showed, when the stop rule recorded them.
+fn futility_warning(rounds_needed: Option<f64>) -> String {
+    let base = "stopped early: at this noise even max-forks could not decide the comparison";
+    match rounds_needed.filter(|n| n.is_finite()) {
+        Some(n) => format!("{base}; deciding it would take about {n:.0} rounds (--max-forks)"),
+        None => base.to_string(),
+    }
+}
+
+/// Benjamini–Hochberg over the suite's paired-test p-values (when enabled), then each verdict
+/// and the interval it rests on.
 fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) {
     let measured: Vec<usize> = (0..results.len())
-        .filter(|&i| results[i].mann_whitney.is_some() && results[i].ratio.is_some())
+        .filter(|&i| results[i].paired.is_some())
         .collect();
     let p_values: Vec<f64> = measured
         .iter()
-        .map(|&i| results[i].mann_whitney.expect("filtered").p_value)
+        .map(|&i| results[i].paired.expect("filtered").p_value)
         .collect();
     let q_values = if settings.fdr {
         stats::fdr::benjamini_hochberg(&p_values)
@@ -929,84 +940,64 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) 
     };
     for (&i, q) in measured.iter().zip(q_values) {
         let result = &mut results[i];
-        let mw = result.mann_whitney.as_mut().expect("filtered");
-        mw.q_value = q;
+        let test = result.paired.as_mut().expect("filtered");
+        test.q_value = q;
         let evidence = Evidence {
-            ratio: result.ratio.expect("filtered"),
-            p_value: q,
-            delta: result.cliffs_delta.map_or(0.0, |d| d.delta),
-            change_rate: result.change_rate.unwrap_or(0.0),
-            fork_interval: result.fork_interval,
-            layout_spread: result.layout_spread.map(|l| l.spread),
+            paired: test.rounds,
+            q_value: q,
         };
-        let verdict = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
-        let by_ci_alone = stats::verdict::decide_by_bootstrap_and_ranks(
-            &evidence,
-            result.threshold,
-            settings.alpha,
-        );
-        let before_layout =
-            stats::verdict::decide_by_code_and_forks(&evidence, result.threshold, settings.alpha);
-        let note = match (result.fork_interval, result.layout_spread) {
-            (None, _) => single_fork_note(by_ci_alone, result.forks),
-            (Some(_), Some(spread)) if before_layout != verdict => {
-                Some(layout_note(before_layout, evidence.change_rate, spread))
-            }
-            (Some(_), _) => spread_note(by_ci_alone, verdict),
-        };
-        result.warnings.extend(note);
-        result.verdict = verdict.into();
+        let decision = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
+        let without_fdr =
+            stats::verdict::decide_without_fdr(&test.rounds, result.threshold, settings.alpha);
+        if without_fdr != decision.verdict {
+            result
+                .warnings
+                .push(fdr_note(without_fdr, *test, p_values.len()));
+        }
+        result.ratio = Some(decision.interval);
+        result.verdict = decision.verdict.into();
+    }
+    for result in results.iter_mut() {
+        let compared = result.verdict == Outcome::Inconclusive && result.paired.is_none();
+        if compared && result.change_rate.is_some() {
+            result.warnings.push(single_round_note(result.forks));
+        }
     }
 }
 
-/// Why a benchmark with a single fork on a side is `inconclusive`, and what the CI alone would
-/// have called: the samples of one process never vary what differs from process to process (its
-/// luck, the code layout its executable fixed), so one fork per side cannot tell a change from
-/// the difference between two processes (an A/A run of base64 reported after its first round:
-/// 18 of 104 benchmarks "changed", −25.5 % to +14.1 %).
-fn single_fork_note(by_ci_alone: Verdict, forks: ForkCounts) -> Option<String> {
-    let ci_says = match by_ci_alone {
-        Verdict::Inconclusive => String::new(),
-        decided => format!(
-            "the CI alone says {}, but ",
-            Outcome::from(decided).as_str()
-        ),
-    };
-    Some(format!(
-        "{ci_says}{} fork(s) of base and {} of head cannot tell a change from the difference \
-         between two processes: at least two forks per side are needed (raise --forks or \
-         --max-forks)",
-        forks.base, forks.head
-    ))
-}
-
-/// Why a benchmark whose change lies within its layout spread is `inconclusive`: the same source
-/// linked in another order moved it as far, so the difference may be one of layout, not of code.
-fn layout_note(would_be: Verdict, change: f64, spread: LayoutSpread) -> String {
+/// Why a change the interval shows is `inconclusive`: it does not survive false-discovery
+/// control over the suite's tests.
+fn fdr_note(without: Verdict, test: PairedTest, tests: usize) -> String {
     format!(
-        "{} by {:+.1} %, but that lies within its layout spread (±{:.1} % between {} code \
-         layouts of the same source): the difference may be where the code sits, not what it \
-         does; a change larger than the spread, or more layouts (--layouts) showing a narrower \
-         one, would settle it",
-        Outcome::from(would_be).as_str(),
-        change * 100.0,
-        spread.spread * 100.0,
-        spread.layouts
+        "its interval alone says {}, but not after false-discovery control over {tests} \
+         benchmarks (p = {}, q = {})",
+        Outcome::from(without).as_str(),
+        short_p(test.p_value),
+        short_p(test.q_value),
     )
 }
 
-/// Why a benchmark whose bootstrap CI alone would decide is `inconclusive`: its fork means
-/// disagree more than its samples suggest, so the t interval on them does not share the verdict
-/// (`docs/statistics.md`). Without this a table row such as "+1.0 %, CI [1.000, 1.020],
-/// inconclusive" would be a riddle.
-fn spread_note(by_ci_alone: Verdict, verdict: Verdict) -> Option<String> {
-    (verdict == Verdict::Inconclusive && by_ci_alone != Verdict::Inconclusive).then(|| {
-        format!(
-            "the CI alone says {}, but the forks' means differ too much to confirm it (t interval \
-             on the fork means): more forks may decide",
-            Outcome::from(by_ci_alone).as_str()
-        )
-    })
+/// A p-value in a few characters: `0.042`, `3.1e-5`.
+fn short_p(p: f64) -> String {
+    if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// Why a benchmark with a single analysed round is `inconclusive`: the samples of one process
+/// never vary what differs from process to process (its luck, the code layout its executable
+/// fixed), so one round cannot tell a change from the difference between two processes (an A/A
+/// run of base64 reported after its first round: 18 of 104 benchmarks "changed", −25.5 % to
+/// +14.1 %).
+fn single_round_note(forks: ForkCounts) -> String {
+    format!(
+        "{} fork(s) of base and {} of head give fewer than two rounds (or code layouts) to pair: \
+         one round cannot tell a change from the difference between two processes, at least two \
+         are needed (raise --forks or --max-forks)",
+        forks.base, forks.head
+    )
 }
 
 fn summarise(results: &[BenchmarkResult]) -> Summary {
@@ -1029,7 +1020,6 @@ fn summarise(results: &[BenchmarkResult]) -> Summary {
 mod tests {
     use super::*;
     use crate::samples::ForkSettings;
-    use crate::stats::{RatioCi, Resampling};
 
     /// A fork that asked for 0.5 s of measurement, 0.1 s of warm-up and 30 samples and got `used`.
     fn fork_given(used: Option<ForkSettings>) -> ForkRecord {
@@ -1102,50 +1092,127 @@ mod tests {
         assert_eq!(SettingsFromCode::of(&side_of(vec![fork_given(None)])), None);
     }
 
-    /// hex's `encode/rustc_hex` in a fixed 10-fork run: +1.0 %, bootstrap CI [1.0005, 1.0199].
-    fn evidence(fork_interval: Option<Verdict>) -> Evidence {
-        Evidence {
-            ratio: RatioCi {
-                estimate: 1.0097,
-                ci_low: 1.0005,
-                ci_high: 1.0199,
-                confidence: 0.99,
-                resamples: 10_000,
-                resampling: Resampling::Hierarchical,
-            },
-            p_value: 1e-29,
-            delta: 0.55,
-            layout_spread: None,
-            change_rate: 0.0097,
-            fork_interval,
+    /// A record whose round `r` ran base at `base[r]` and head at `head[r]` (ns, ten samples
+    /// each, ±0.1 %), every round in its own layout.
+    fn rounds_record(base: &[f64], head: &[f64]) -> BenchmarkRecord {
+        let side = |levels: &[f64]| {
+            side_of(
+                levels
+                    .iter()
+                    .enumerate()
+                    .map(|(round, level)| ForkRecord {
+                        iters: vec![1.0; 10],
+                        times_ns: (0..10)
+                            .map(|i| level * (1.0 + 0.001 * (i % 3) as f64))
+                            .collect(),
+                        round: Some(round),
+                        layout: Some(round),
+                        ..Default::default()
+                    })
+                    .collect(),
+            )
+        };
+        BenchmarkRecord {
+            id: "b".into(),
+            target: None,
+            package: None,
+            criterion_id: None,
+            harness: None,
+            presence: Presence::Both,
+            base: side(base),
+            head: side(head),
+            stop: None,
         }
     }
 
-    /// The note for `evidence` as the analysis makes it: threshold 2 %, alpha 1 %.
-    fn note_for(evidence: &Evidence) -> (Verdict, Option<String>) {
-        let verdict = stats::verdict::decide(evidence, 0.02, 0.01);
-        let by_ci_alone = stats::verdict::decide_by_bootstrap_and_ranks(evidence, 0.02, 0.01);
-        (verdict, spread_note(by_ci_alone, verdict))
+    fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
+        let mut file = SampleFile::new(RunInfo::default());
+        file.benchmarks.push(record);
+        let report = analyse(&file, &Settings::default(), 7);
+        report.benchmarks.into_iter().next().unwrap()
     }
 
     #[test]
-    fn a_verdict_the_fork_means_do_not_confirm_is_explained() {
-        let (verdict, note) = note_for(&evidence(Some(Verdict::Inconclusive)));
-        assert_eq!(verdict, Verdict::Inconclusive);
-        let note = note.expect("a note");
-        assert!(note.contains("says unchanged"), "{note}");
+    fn layouts_that_move_both_sides_alike_cancel_in_the_rounds() {
+        // Each layout moves the benchmark by up to ±15 %, on both sides alike; head is 3 %
+        // slower in every round. Two independent groups could not see it; paired rounds do.
+        let layouts = [1.0, 1.15, 0.9, 1.05, 0.85, 1.1, 0.95, 1.12];
+        let base: Vec<f64> = layouts.iter().map(|l| 1000.0 * l).collect();
+        let head: Vec<f64> = base.iter().map(|b| b * 1.03).collect();
+        let result = analysed(rounds_record(&base, &head));
+        assert_eq!(result.verdict, Outcome::Regressed, "{result:?}");
+        let ratio = result.ratio.unwrap();
+        assert!(ratio.ci_low > 1.0 && (ratio.estimate - 1.03).abs() < 1e-3);
+        let test = result.paired.unwrap();
+        assert_eq!((test.rounds.n, test.df), (8, 7.0));
+        let spread = result.layout_spread.unwrap();
+        assert!(spread.spread > 0.09, "{spread:?}");
+        assert_eq!((spread.head_slower, spread.rounds), (8, 8));
     }
 
     #[test]
-    fn no_note_when_the_fork_means_agree_or_nothing_was_decided() {
-        assert_eq!(
-            note_for(&evidence(Some(Verdict::Unchanged))),
-            (Verdict::Unchanged, None)
+    fn a_disturbed_fork_takes_its_rounds_partner_out() {
+        let base = [1000.0, 1001.0, 999.0, 1000.5, 1600.0, 1000.2, 999.5, 1000.1];
+        let head = [1000.3, 1000.8, 999.2, 1000.1, 1000.4, 1000.0, 999.9, 1000.6];
+        let record = rounds_record(&base, &head);
+        let pairs = record.analysed_pairs(Mode::Interleaved);
+        assert_eq!(pairs.len(), 7);
+        assert!(
+            pairs
+                .iter()
+                .all(|(b, h)| b.round == h.round && b.round != Some(4))
         );
-        // a CI reaching past the threshold is inconclusive on its own: nothing to explain
-        let mut wide = evidence(Some(Verdict::Inconclusive));
-        wide.ratio.ci_high = 1.03;
-        assert_eq!(note_for(&wide), (Verdict::Inconclusive, None));
+        let result = analysed(record);
+        assert_eq!(result.verdict, Outcome::Unchanged, "{result:?}");
+        assert_eq!((result.base.forks, result.head.forks), (7, 7));
+        assert_eq!(
+            (result.base.disturbed_forks, result.head.disturbed_forks),
+            (1, 1)
+        );
+        // duet rounds keep every round: a disturbance common to both cancels in the pair
+        assert_eq!(
+            rounds_record(&base, &head).analysed_pairs(Mode::Duet).len(),
+            8
+        );
+    }
+
+    #[test]
+    fn one_round_decides_nothing_and_says_why() {
+        let result = analysed(rounds_record(&[1000.0], &[1500.0]));
+        assert_eq!(result.verdict, Outcome::Inconclusive);
+        assert!(result.ratio.is_none() && result.paired.is_none());
+        assert!((result.change_rate.unwrap() - 0.5).abs() < 0.01);
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains("at least two are needed")),
+            "{:?}",
+            result.warnings
+        );
+    }
+
+    #[test]
+    fn a_change_held_back_by_false_discovery_control_is_explained() {
+        let note = fdr_note(
+            Verdict::Regressed,
+            PairedTest {
+                q_value: 0.02,
+                ..PairedTest::of(
+                    PairedRounds::of(&[0.1, 0.11, 0.09].map(|log_ratio| Round {
+                        log_ratio,
+                        layout: None,
+                    }))
+                    .unwrap(),
+                )
+            },
+            12,
+        );
+        assert!(note.contains("alone says regressed"), "{note}");
+        assert!(
+            note.contains("12 benchmarks") && note.contains("q = 0.020"),
+            "{note}"
+        );
     }
 
     #[test]

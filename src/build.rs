@@ -210,10 +210,14 @@ pub struct BenchExecutable {
     pub target: String,
     /// The copied executable in the caller's per-revision bin directory: cargo's build, layout 0.
     pub path: PathBuf,
-    /// The executables of layouts 1, 2, …: the same code relinked in other orders
-    /// ([`crate::layout`]); empty when one layout was asked for or the linker cannot shuffle.
+    /// Where the executables of layouts 1, 2, … are: the same code relinked in other orders
+    /// ([`crate::layout`]), each linked when a round first needs it ([`Self::layout`]); empty
+    /// when one layout was asked for or the linker cannot order functions.
     #[serde(default)]
     pub layouts: Vec<PathBuf>,
+    /// What links them.
+    #[serde(default)]
+    pub relink: Option<crate::layout::KeptLink>,
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,
@@ -233,6 +237,28 @@ pub struct BenchExecutable {
     pub native_library_dirs: Vec<PathBuf>,
 }
 
+impl BenchExecutable {
+    /// The executable of layout `layout` (0: cargo's build), linked now if no round needed it
+    /// before; or why it cannot be.
+    pub fn layout(&self, layout: usize) -> Result<&Path, String> {
+        let Some(path) = layout.checked_sub(1).map(|k| &self.layouts[k]) else {
+            return Ok(&self.path);
+        };
+        if !path.is_file() {
+            let relink = self.relink.as_ref().ok_or("nothing links it")?;
+            relink.link(layout, path)?;
+        }
+        Ok(path)
+    }
+
+    /// Whether layout `layout` is still to be linked.
+    pub fn unlinked(&self, layout: usize) -> bool {
+        layout
+            .checked_sub(1)
+            .is_some_and(|k| !self.layouts[k].is_file())
+    }
+}
+
 /// Progress of a build, reported as it happens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BuildEvent<'a> {
@@ -248,8 +274,9 @@ pub enum BuildEvent<'a> {
     /// A workspace member with bench targets that the build does not select (not `-p`, not a
     /// default member).
     NotSelected(&'a UnselectedPackage),
-    /// Layout `layout` of bench target `target` is being linked.
-    Relinking { target: &'a str, layout: usize },
+    /// Bench target (or program) `target` is being linked once more through cargo, which keeps
+    /// what links its other code layouts ([`crate::layout`]).
+    Relinking { target: &'a str },
     /// Bench target `target` could not be relinked in another layout, for `reason`; it is
     /// measured in cargo's build alone.
     LayoutsUnavailable { target: &'a str, reason: &'a str },
@@ -615,6 +642,7 @@ pub fn build_benches(
         return Ok(kept.executables);
     }
     freshness::forget(bin_dir).map_err(freshness_error)?;
+    crate::layout::forget(bin_dir).map_err(freshness_error)?;
     let marked = checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
@@ -658,7 +686,7 @@ pub fn build_benches(
         opts,
         kind: crate::layout::RelinkedKind::Bench,
     };
-    let layouts = relink_layouts(&relinker, &parsed.benches, label, bin_dir, on_event)?;
+    let layouts = relink_layouts(&relinker, &parsed.benches, bin_dir, on_event);
     let built = Built {
         parsed: &parsed,
         layouts: &layouts,
@@ -686,6 +714,7 @@ fn bench_build_key(
 ) -> BuildKey {
     let mut key_args = opts.cargo_args();
     key_args.push(format!("layouts={}", opts.layouts.max(1)));
+    key_args.push(format!("layout-method={}", crate::layout::METHOD));
     BuildKey::new(
         checkout,
         sources,
@@ -815,100 +844,81 @@ struct KeptBuild {
 /// The build kept in `bin_dir` under `key`, if every executable it names is still there.
 fn kept_build(bin_dir: &Path, key: BuildKey) -> Option<KeptBuild> {
     freshness::kept::<KeptBuild>(bin_dir, key).filter(|kept| {
-        kept.executables
-            .iter()
-            .flat_map(|exe| std::iter::once(&exe.path).chain(&exe.layouts))
-            .all(|path| path.is_file())
+        kept.executables.iter().all(|exe| {
+            let linked = || exe.layouts.iter().all(|path| path.is_file());
+            exe.path.is_file() && (linked() || exe.relink.as_ref().is_some_and(|r| r.intact()))
+        })
     })
 }
 
-/// The executables of layouts 1 to `layouts − 1` of every bench artifact, copied into `bin_dir`
-/// (`layout-K/`), by package id and target. A target the linker cannot relink gets none, and
-/// `on_event` hears why.
+/// Layouts 1 to `layouts − 1` of every bench artifact, by package id and target: where they go
+/// in `bin_dir` (`layout-K/`) and what links them. A target the linker cannot relink gets none,
+/// and `on_event` hears why.
 fn relink_layouts(
     relinker: &crate::layout::Relinker,
     artifacts: &[BenchArtifact],
-    label: &str,
     bin_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
-) -> Result<BTreeMap<(String, String), Vec<PathBuf>>, BuildError> {
+) -> BTreeMap<(String, String), Layouts> {
     let mut layouts = BTreeMap::new();
     for artifact in artifacts {
-        let paths = match layouts_of(relinker, artifact, label, bin_dir, on_event)? {
-            Ok(paths) => paths,
+        let these = match layouts_of(relinker, artifact, bin_dir, on_event) {
+            Ok(these) => these,
             Err(reason) => {
                 on_event(BuildEvent::LayoutsUnavailable {
                     target: &artifact.target,
                     reason: &reason,
                 });
-                Vec::new()
+                Layouts::default()
             }
         };
         layouts.insert(
             (artifact.package_id.clone(), artifact.target.clone()),
-            paths,
+            these,
         );
     }
-    Ok(layouts)
+    layouts
 }
 
-/// Layouts 1, 2, … of one bench target, kept in `bin_dir`; the inner error says why the target
-/// has no layouts but cargo's build. Layout 1 comes from cargo, which keeps its objects and
-/// prints its linker command, and the others from linking those objects again with their seeds;
-/// a layout whose link cannot be replayed is built through cargo too (`crate::layout`).
+/// Layouts 1, 2, … of one executable: where each is linked in a bin directory, and what links
+/// it when a round first needs it.
+#[derive(Debug, Default)]
+pub(crate) struct Layouts {
+    pub paths: Vec<PathBuf>,
+    pub link: Option<crate::layout::KeptLink>,
+}
+
+/// Layouts 1, 2, … of one bench target (or program) whose layouts go in `bin_dir`, or why it has
+/// no layouts but cargo's build. Cargo links the target once more, keeping its objects and
+/// printing its linker command; the files that command links are preserved in
+/// `bin_dir/link-inputs`, and each layout links them again in its own order when a round first
+/// needs it (`crate::layout`).
 pub(crate) fn layouts_of(
     relinker: &crate::layout::Relinker,
     artifact: &BenchArtifact,
-    label: &str,
     bin_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
-) -> Result<Result<Vec<PathBuf>, String>, BuildError> {
-    let mut paths = Vec::new();
-    let mut link = None;
-    let mut name = OsString::from(&artifact.target);
-    for layout in 1..relinker.opts.layouts {
-        on_event(BuildEvent::Relinking {
-            target: &artifact.target,
-            layout,
-        });
-        if let Some(link) = &link {
-            let destination = crate::layout::kept_path(bin_dir, layout, &name);
-            if replay_into(link, layout, &destination, relinker.cargo.workspace_dir).is_ok() {
-                paths.push(destination);
-                continue;
-            }
-        }
-        let built = match relinker.relink(artifact, layout, layout == 1, on_event) {
-            Ok(built) => built,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        if let Some(file) = built.executable.file_name() {
-            name = file.to_os_string();
-        }
-        let destination = crate::layout::kept_path(bin_dir, layout, &name);
-        copy_into(&built.executable, &destination, label)?;
-        paths.push(destination);
-        link = link.or(built.link);
+) -> Result<Layouts, String> {
+    if relinker.opts.layouts <= 1 {
+        return Ok(Layouts::default());
     }
-    if let Some(link) = &link {
-        link.remove_unlinked_intermediates();
-    }
-    Ok(Ok(paths))
-}
-
-/// Links layout `layout` into `destination` with `link`, through a partial file renamed when
-/// complete, so an interrupted link never leaves a truncated executable there.
-fn replay_into(
-    link: &crate::layout::LinkCommand,
-    layout: usize,
-    destination: &Path,
-    dir: &Path,
-) -> Result<(), String> {
-    let parent = destination.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(parent).map_err(|e| e.to_string())?;
-    let partial = destination.with_extension("partial");
-    link.replay(layout, &partial, dir)?;
-    fs::rename(&partial, destination).map_err(|e| e.to_string())
+    on_event(BuildEvent::Relinking {
+        target: &artifact.target,
+    });
+    let link = relinker.template(artifact, on_event)?;
+    link.remove_unlinked_intermediates();
+    let name = link
+        .output()
+        .file_name()
+        .map_or_else(|| OsString::from(&artifact.target), OsStr::to_os_string);
+    let inputs = crate::layout::inputs_dir(bin_dir, &name);
+    let kept = crate::layout::KeptLink::preserve(&link, &inputs, relinker.cargo.workspace_dir)?;
+    Ok(Layouts {
+        paths: (1..relinker.opts.layouts)
+            .map(|layout| crate::layout::kept_path(bin_dir, layout, &name))
+            .collect(),
+        link: Some(kept),
+    })
 }
 
 /// Copies an executable `from` the target directory to `to` in a bin directory of `label`'s,
@@ -1720,8 +1730,8 @@ fn feature_gated_benches(
 /// What a successful build knows about its bench executables.
 struct Built<'a> {
     parsed: &'a ParsedBuild,
-    /// The executables of the other layouts, by package id and target ([`relink_layouts`]).
-    layouts: &'a BTreeMap<(String, String), Vec<PathBuf>>,
+    /// The other layouts, by package id and target ([`relink_layouts`]).
+    layouts: &'a BTreeMap<(String, String), Layouts>,
     packages: &'a HashMap<String, PackageInfo>,
     /// The `[env]` variables cargo would set ([`cargo_env::config_env`]).
     config_env: &'a [(OsString, OsString)],
@@ -1756,6 +1766,9 @@ fn copy_executables(
             .unwrap_or_else(|| OsString::from(&artifact.target));
         let destination = bin_dir.join(file_name);
         copy_into(&artifact.executable, &destination, label)?;
+        let layouts = built
+            .layouts
+            .get(&(artifact.package_id.clone(), artifact.target.clone()));
         let package = built
             .packages
             .get(&artifact.package_id)
@@ -1766,11 +1779,8 @@ fn copy_executables(
             package: package.name,
             target: artifact.target.clone(),
             path: destination,
-            layouts: built
-                .layouts
-                .get(&(artifact.package_id.clone(), artifact.target.clone()))
-                .cloned()
-                .unwrap_or_default(),
+            layouts: layouts.map(|l| l.paths.clone()).unwrap_or_default(),
+            relink: layouts.and_then(|l| l.link.clone()),
             package_root: package
                 .manifest_path
                 .parent()
@@ -2615,6 +2625,7 @@ mod tests {
             target: "b".into(),
             path: "/bins/b-123".into(),
             layouts: Vec::new(),
+            relink: None,
             package_root: root.into(),
             manifest_path: root.join("Cargo.toml"),
             src_path: root.join("benches/b.rs"),

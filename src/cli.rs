@@ -260,7 +260,8 @@ pub struct CompareArgs {
     #[arg(long, value_name = "A,B", value_parser = parse_cpus, hide_short_help = true)]
     pub cpus: Option<[usize; 2]>,
     /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
-    /// with the linker's sections shuffled; 1 measures cargo's build alone [default: 10]
+    /// with the functions in other orders, shared by base and head; 1 measures cargo's build
+    /// alone [default: 10]
     #[arg(long, value_name = "N", hide_short_help = true)]
     pub layouts: Option<usize>,
     /// When to stop adding forks [default: decided]

@@ -179,7 +179,7 @@ pub struct Settings {
     /// Sliding window length of the stop rules.
     pub window: usize,
     /// Code layouts of each revision that forks are spread over: the build cargo makes, and
-    /// `layouts − 1` relinks of it with the linker's sections shuffled (`docs/layout.md`).
+    /// `layouts − 1` relinks of it with its functions in other orders (`docs/layout.md`).
     pub layouts: usize,
     /// Criterion warm-up time asked for per fork, in milliseconds.
     pub warm_up_ms: u64,

@@ -1099,6 +1099,7 @@ mod tests {
             target: "t".into(),
             path: path.to_path_buf(),
             layouts: Vec::new(),
+            relink: None,
             package_root: path.parent().unwrap().to_path_buf(),
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
             src_path: path.parent().unwrap().join("benches/t.rs"),

@@ -10,8 +10,7 @@
 //! build is kept and reused while the checkout, the options and the profile are the same.
 //!
 //! Code layouts apply to programs as to benchmarks ([`crate::layout`]): layout 0 is cargo's
-//! build, and layout `k` the same program relinked with the linker's sections shuffled with
-//! seed `k`. Each layout is a directory holding every program of the revision, the `{bin}` a
+//! build, and layout `k` the same program relinked with its functions in the order of seed `k`. Each layout is a directory holding every program of the revision, the `{bin}` a
 //! command of that layout's rounds sees.
 
 use std::ffi::{OsStr, OsString};
@@ -27,10 +26,53 @@ pub const DEFAULT_PROFILE: &str = "release";
 /// One revision's programs, in every layout.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, Default)]
 pub struct Programs {
-    /// The directory of each layout's programs: cargo's build first, then the relinked ones.
+    /// The directory of each layout's programs: cargo's build first, then the relinked ones,
+    /// each linked when a round first needs it ([`Programs::link_layout`]).
     pub layout_dirs: Vec<PathBuf>,
     /// The programs' file names, sorted.
     pub names: Vec<String>,
+    /// What links each program (in the order of `names`) in the other layouts.
+    #[serde(default)]
+    pub relinks: Vec<crate::layout::KeptLink>,
+}
+
+impl Programs {
+    /// Links the programs of layout `layout` that no round needed before; or says why one
+    /// cannot be.
+    pub fn link_layout(&self, layout: usize) -> Result<(), String> {
+        let Some(dir) = self.layout_dirs.get(layout).filter(|_| layout > 0) else {
+            return Ok(());
+        };
+        for (name, relink) in self.names.iter().zip(&self.relinks) {
+            let path = dir.join(name);
+            if !path.is_file() {
+                relink.link(layout, &path)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether some program of layout `layout` is still to be linked.
+    pub fn unlinked(&self, layout: usize) -> bool {
+        layout > 0
+            && self
+                .layout_dirs
+                .get(layout)
+                .is_some_and(|dir| self.names.iter().any(|name| !dir.join(name).is_file()))
+    }
+
+    /// Whether every layout is linked or can be.
+    fn complete(&self) -> bool {
+        let cargo_s = self.layout_dirs.first();
+        let in_cargo_s =
+            || cargo_s.is_some_and(|dir| self.names.iter().all(|name| dir.join(name).is_file()));
+        let relinkable = || {
+            self.layout_dirs.len() == 1
+                || (self.relinks.len() == self.names.len()
+                    && self.relinks.iter().all(crate::layout::KeptLink::intact))
+        };
+        in_cargo_s() && relinkable()
+    }
 }
 
 /// Builds the programs of the checkout at `workspace_dir` (the revision's workspace root) with
@@ -56,6 +98,7 @@ pub fn build_programs(
     let mut key_args = vec!["programs".to_string(), format!("profile={profile}")];
     key_args.extend(package_args(opts));
     key_args.push(format!("layouts={}", opts.layouts.max(1)));
+    key_args.push(format!("layout-method={}", crate::layout::METHOD));
     let key = BuildKey::new(
         &checkout,
         &sources,
@@ -67,6 +110,7 @@ pub fn build_programs(
         return Ok(kept);
     }
     freshness::forget(&programs_dir).map_err(freshness_error)?;
+    crate::layout::forget(&programs_dir).map_err(freshness_error)?;
     let marked = checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
@@ -123,16 +167,13 @@ fn package_args(opts: &BuildOptions) -> Vec<String> {
 
 /// The kept programs in `programs_dir` under `key`, if every one is still there.
 fn kept_programs(programs_dir: &Path, key: BuildKey) -> Option<Programs> {
-    freshness::kept::<Programs>(programs_dir, key).filter(|kept| {
-        kept.layout_dirs
-            .iter()
-            .all(|dir| kept.names.iter().all(|name| dir.join(name).is_file()))
-    })
+    freshness::kept::<Programs>(programs_dir, key).filter(Programs::complete)
 }
 
-/// Copies cargo's programs into `programs_dir/cargo` and each relinked layout into
-/// `programs_dir/layout-K`. A program that cannot be relinked leaves the revision with cargo's
-/// layout alone (every layout directory must hold every program), and `on_event` hears why.
+/// Copies cargo's programs into `programs_dir/cargo` and prepares each relinked layout in
+/// `programs_dir/layout-K`, linked when a round first needs it. A program that cannot be
+/// relinked leaves the revision with cargo's layout alone (every layout directory must hold
+/// every program), and `on_event` hears why.
 fn copy_layouts(
     cargo: &CargoBuild,
     artifacts: &[build::BenchArtifact],
@@ -143,41 +184,57 @@ fn copy_layouts(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Programs, BuildError> {
     let cargo_dir = programs_dir.join("cargo");
-    let mut names = Vec::new();
-    for artifact in artifacts {
-        let name = file_name(&artifact.executable, &artifact.target);
-        build::copy_into(&artifact.executable, &cargo_dir.join(&name), label)?;
-        names.push(name.to_string_lossy().into_owned());
+    let mut artifacts: Vec<(String, &build::BenchArtifact)> = artifacts
+        .iter()
+        .map(|a| {
+            (
+                file_name(&a.executable, &a.target)
+                    .to_string_lossy()
+                    .into_owned(),
+                a,
+            )
+        })
+        .collect();
+    artifacts.sort_by(|a, b| a.0.cmp(&b.0));
+    for (name, artifact) in &artifacts {
+        build::copy_into(&artifact.executable, &cargo_dir.join(name), label)?;
     }
-    names.sort();
+    let names: Vec<String> = artifacts.iter().map(|(name, _)| name.clone()).collect();
     let relinker = Relinker {
         cargo,
         opts,
         kind: RelinkedKind::Bin { profile },
     };
-    let mut layout_dirs = vec![cargo_dir];
-    let mut relinked: Vec<Vec<PathBuf>> = Vec::new();
-    for artifact in artifacts {
-        match build::layouts_of(&relinker, artifact, label, programs_dir, on_event)? {
-            Ok(paths) => relinked.push(paths),
+    let cargo_only = |names| Programs {
+        layout_dirs: vec![cargo_dir.clone()],
+        names,
+        relinks: Vec::new(),
+    };
+    let mut relinks = Vec::new();
+    for (_, artifact) in &artifacts {
+        match build::layouts_of(&relinker, artifact, programs_dir, on_event) {
+            Ok(build::Layouts {
+                link: Some(link), ..
+            }) => relinks.push(link),
+            Ok(_) => return Ok(cargo_only(names)),
             Err(reason) => {
                 on_event(BuildEvent::LayoutsUnavailable {
                     target: &artifact.target,
                     reason: &reason,
                 });
-                return Ok(Programs { layout_dirs, names });
+                return Ok(cargo_only(names));
             }
         }
     }
+    let mut layout_dirs = vec![cargo_dir.clone()];
     for layout in 1..opts.layouts.max(1) {
         layout_dirs.push(crate::layout::layout_dir(programs_dir, layout));
     }
-    debug_assert!(
-        relinked
-            .iter()
-            .all(|paths| paths.len() + 1 == layout_dirs.len())
-    );
-    Ok(Programs { layout_dirs, names })
+    Ok(Programs {
+        layout_dirs,
+        names,
+        relinks,
+    })
 }
 
 fn file_name(executable: &Path, target: &str) -> OsString {

@@ -198,12 +198,9 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
         mark_warmup(record, &policy);
         checkpoint_ms[index] += started.elapsed().as_secs_f64() * 1e3;
         record.stop = None;
-        let stop = replay_benchmark(
-            record,
-            &policy,
-            seed ^ index as u64,
-            &mut checkpoint_ms[index],
-        );
+    }
+    let stops = replay_rounds(&full, &policy, seed, &mut checkpoint_ms);
+    for (index, (record, stop)) in full.benchmarks.iter_mut().zip(stops).enumerate() {
         let kept = &mut replayed.benchmarks[index];
         *kept = record.clone();
         if let Some(stop) = stop {
@@ -310,28 +307,52 @@ pub fn replay_settings(file: &SampleFile, rule: StopRule, options: &ReplayOption
     }
 }
 
-/// Asks the rule after every round, as the measurement loop does; `None` if it never stops
-/// within the recording.
-fn replay_benchmark(
-    record: &BenchmarkRecord,
+/// Asks the rule after every round, as the measurement loop does, every benchmark still running
+/// at once (a look controls false discoveries over the whole suite as it stands then): where
+/// each stopped, `None` for one that never stops within the recording.
+fn replay_rounds(
+    file: &SampleFile,
     policy: &StopPolicy,
     seed: u64,
-    checkpoint_ms: &mut f64,
-) -> Option<StopRecord> {
-    let rounds = record.completed_rounds();
-    let mut prefix = record.clone();
+    checkpoint_ms: &mut [f64],
+) -> Vec<Option<StopRecord>> {
+    let mut stops: Vec<Option<StopRecord>> = vec![None; file.benchmarks.len()];
+    let mut prefixes = file.clone();
+    let rounds = file
+        .benchmarks
+        .iter()
+        .map(BenchmarkRecord::completed_rounds)
+        .max()
+        .unwrap_or(0);
     for round in 1..=rounds {
-        prefix.base.forks = record.base.forks[..round].to_vec();
-        prefix.head.forks = record.head.forks[..round].to_vec();
-        let started = Instant::now();
-        let stop = policy.evaluate(&prefix, round, seed);
-        *checkpoint_ms += started.elapsed().as_secs_f64() * 1e3;
-        if let Some(mut stop) = stop {
-            stop.checkpoint_ms = *checkpoint_ms;
-            return Some(stop);
+        for (index, record) in file.benchmarks.iter().enumerate() {
+            if stops[index].is_none() && round <= record.completed_rounds() {
+                let prefix = &mut prefixes.benchmarks[index];
+                prefix.base.forks = record.base.forks[..round].to_vec();
+                prefix.head.forks = record.head.forks[..round].to_vec();
+            }
+        }
+        let p_values = crate::analysis::current_p_values(&prefixes, policy.mode);
+        for (index, record) in file.benchmarks.iter().enumerate() {
+            if stops[index].is_some() || round > record.completed_rounds() {
+                continue;
+            }
+            let others = crate::analysis::others(&p_values, index);
+            let started = Instant::now();
+            let stop = policy.evaluate(
+                &prefixes.benchmarks[index],
+                round,
+                seed ^ index as u64,
+                &others,
+            );
+            checkpoint_ms[index] += started.elapsed().as_secs_f64() * 1e3;
+            stops[index] = stop.map(|mut stop| {
+                stop.checkpoint_ms = checkpoint_ms[index];
+                stop
+            });
         }
     }
-    None
+    stops
 }
 
 fn mark_warmup(record: &mut BenchmarkRecord, policy: &StopPolicy) {

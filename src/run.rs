@@ -4,7 +4,7 @@
 //! the samples file is saved after every fork, so whatever happens (a crash, Ctrl-C, a failing
 //! benchmark) the measurements taken so far are kept and `--resume` can continue.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -455,6 +455,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         samples_path: &samples_path,
         started,
         measuring_since: Instant::now(),
+        linked_layouts: RefCell::default(),
     };
     measure(&context, &mut file, progress)?;
 
@@ -669,9 +670,8 @@ impl Builder<'_> {
             BuildEvent::Finished => {}
             BuildEvent::NeedsFeatures(gated) => needs_features.push(gated.clone()),
             BuildEvent::NotSelected(package) => unselected.push(package.clone()),
-            BuildEvent::Relinking { target, layout } => progress.step_message(&format!(
-                "building {label}: {target} in layout {} of {}",
-                layout + 1,
+            BuildEvent::Relinking { target } => progress.step_message(&format!(
+                "building {label}: {target} for its {} code layouts",
                 self.options.layouts
             )),
             BuildEvent::LayoutsUnavailable { target, reason } => progress.note(&format!(
@@ -1444,6 +1444,9 @@ struct MeasureContext<'a> {
     samples_path: &'a Path,
     started: Instant,
     measuring_since: Instant,
+    /// The layouts a side's target (`None`: its programs) has, where linking one failed: its
+    /// rounds go through those alone.
+    linked_layouts: RefCell<BTreeMap<(Side, Option<TargetKey>), usize>>,
 }
 
 impl MeasureContext<'_> {
@@ -1467,13 +1470,18 @@ impl MeasureContext<'_> {
     /// The layout both sides of `matched` run in `round`: the rounds go through the layouts both
     /// sides have, in turn, so each layout index is measured as often on either side.
     fn layout(&self, matched: &Matched, round: usize) -> Layout {
-        let layouts = |side: Side| match is_command(matched) {
-            true => self
-                .side(side)
-                .programs
-                .as_ref()
-                .map_or(1, |p| p.layout_dirs.len()),
-            false => self.built(side, matched).exe.layouts.len() + 1,
+        let layouts = |side: Side| {
+            let prepared = match is_command(matched) {
+                true => self
+                    .side(side)
+                    .programs
+                    .as_ref()
+                    .map_or(1, |p| p.layout_dirs.len()),
+                false => self.built(side, matched).exe.layouts.len() + 1,
+            };
+            let linked = self.linked_layouts.borrow();
+            let linked = linked.get(&(side, self.target_of(side, matched)));
+            linked.map_or(prepared, |&linked| prepared.min(linked))
         };
         let count = [Side::Base, Side::Head]
             .map(layouts)
@@ -1484,6 +1492,82 @@ impl MeasureContext<'_> {
             index: round % count,
             count,
         }
+    }
+
+    /// The target of `matched` on `side`, or `None` for a command (the side's programs).
+    fn target_of(&self, side: Side, matched: &Matched) -> Option<TargetKey> {
+        match (is_command(matched), side) {
+            (true, _) => None,
+            (false, Side::Base) => matched.base_target.clone(),
+            (false, Side::Head) => matched.head_target.clone(),
+        }
+    }
+
+    /// [`Self::layout`], with the executables of that layout linked on both sides if no round
+    /// needed them before. A side whose layout cannot be linked keeps the layouts it has (the
+    /// rounds go through those alone), and the run says so.
+    fn linked_layout(&self, matched: &Matched, round: usize, progress: &Progress) -> Layout {
+        loop {
+            let layout = self.layout(matched, round);
+            let failed = [Side::Base, Side::Head].into_iter().find_map(|side| {
+                let linked = self.link_layout(side, matched, layout.index, progress);
+                linked.err().map(|reason| (side, reason))
+            });
+            let Some((side, reason)) = failed else {
+                return layout;
+            };
+            let what = match self.target_of(side, matched) {
+                Some(target) => format!("bench target {}", target.target),
+                None => "the programs".to_string(),
+            };
+            progress.note(&format!(
+                "{what} of {} {} measured in its first {} code layout(s) from now on: linking \
+                 layout {} failed ({reason})",
+                side.as_str(),
+                if what.starts_with("the") { "are" } else { "is" },
+                layout.index,
+                layout.index
+            ));
+            // Both sides run the layouts the side with fewer has.
+            self.linked_layouts
+                .borrow_mut()
+                .insert((side, self.target_of(side, matched)), layout.index);
+        }
+    }
+
+    /// Links layout `layout` of `matched`'s executable (or of the programs) on `side`, unless it
+    /// is linked already.
+    fn link_layout(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: usize,
+        progress: &Progress,
+    ) -> std::result::Result<(), String> {
+        let linking = |what: &str| {
+            let message = format!("linking layout {layout} of {what} ({})", side.as_str());
+            progress.step_message(&message);
+            progress.detail(&message);
+        };
+        match is_command(matched) {
+            true => {
+                let Some(programs) = self.side(side).programs.as_ref() else {
+                    return Ok(());
+                };
+                if programs.unlinked(layout) {
+                    linking("the programs");
+                    programs.link_layout(layout)?;
+                }
+            }
+            false => {
+                let exe = &self.built(side, matched).exe;
+                if exe.unlinked(layout) {
+                    linking(&exe.target);
+                    exe.layout(layout)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn request(
@@ -1690,7 +1774,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
         for slot in &plan.slots {
             let m = &ctx.matched[slot.benchmark];
             let b = index[slot.benchmark];
-            let layout = ctx.layout(m, round);
+            let layout = ctx.linked_layout(m, round, progress);
             let mut warm = |side: Side, record: &BenchmarkRecord| {
                 let current = *warm_up
                     .entry((slot.benchmark, side))
@@ -1752,6 +1836,7 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             }
             progress.fork_done(2, &format!("round {} {}", round + 1, m.id));
         }
+        let p_values = crate::analysis::current_p_values(file, policy.mode);
         for b in active
             .iter()
             .flat_map(|&i| std::iter::once(index[i]).chain(companion[i]))
@@ -1761,7 +1846,8 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 continue;
             }
             let checkpoint = Instant::now();
-            let stop = policy.evaluate(record, round + 1, ctx.seed ^ b as u64);
+            let others = crate::analysis::others(&p_values, b);
+            let stop = policy.evaluate(record, round + 1, ctx.seed ^ b as u64, &others);
             let spent = checkpoint_ms.entry(b).or_insert(0.0);
             *spent += checkpoint.elapsed().as_secs_f64() * 1e3;
             if let Some(mut stop) = stop {

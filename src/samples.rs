@@ -350,61 +350,56 @@ impl BenchmarkRecord {
         self.base.failure.is_some() || self.head.failure.is_some()
     }
 
-    /// The forks an analysis of `mode` uses, per-iteration times by fork, `(base, head)`: in
-    /// interleaved mode every fork with data except the disturbed ones
-    /// ([`crate::stats::disturbed`]); in duet mode all of them, since a round's two forks are
-    /// analysed as a pair and a disturbance common to both cancels in it.
-    pub fn analysed_by_fork(&self, mode: Mode) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
-        let (base, head) = self.analysed_forks(mode);
-        let times = |forks: Vec<&ForkRecord>| {
-            forks
-                .into_iter()
-                .map(ForkRecord::per_iteration_ns)
-                .collect()
-        };
-        (times(base), times(head))
-    }
-
-    /// The code layout of each fork [`BenchmarkRecord::analysed_by_fork`] gives, in its order.
-    pub fn analysed_layouts(&self, mode: Mode) -> (Vec<Option<usize>>, Vec<Option<usize>>) {
-        let (base, head) = self.analysed_forks(mode);
-        let layouts = |forks: Vec<&ForkRecord>| forks.into_iter().map(|f| f.layout).collect();
-        (layouts(base), layouts(head))
-    }
-
-    /// The forks [`BenchmarkRecord::analysed_by_fork`] analyses, `(base, head)`.
-    fn analysed_forks(&self, mode: Mode) -> (Vec<&ForkRecord>, Vec<&ForkRecord>) {
-        let (base, head) = (self.base.forks_with_data(), self.head.forks_with_data());
+    /// The rounds an analysis of `mode` rests on: each round's base and head fork, in round
+    /// order, where both sides have data. In interleaved mode a disturbed round
+    /// ([`crate::stats::disturbed`]: one fork far slower than its partner, beyond what the other
+    /// rounds show) is left out with both its forks; in duet mode every round is kept, since a
+    /// disturbance hits both forks of a pair at once and cancels in their ratio. Forks are paired by their round number, or by position in files
+    /// that recorded none.
+    pub fn analysed_pairs(&self, mode: Mode) -> Vec<(&ForkRecord, &ForkRecord)> {
+        let pairs = self.paired_forks();
         if mode == Mode::Duet {
-            return (base, head);
+            return pairs;
         }
-        let fork_means = |forks: &[&ForkRecord]| -> Vec<f64> {
-            forks
-                .iter()
-                .map(|f| crate::stats::descriptive::mean(&f.per_iteration_ns()))
-                .collect()
-        };
-        let (base_means, head_means) = (fork_means(&base), fork_means(&head));
-        (
-            keep_undisturbed(base, &base_means, &head_means),
-            keep_undisturbed(head, &head_means, &base_means),
-        )
+        let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());
+        let log_ratios: Vec<f64> = pairs
+            .iter()
+            .map(|(b, h)| (mean(h) / mean(b)).ln())
+            .collect();
+        let disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios);
+        pairs
+            .into_iter()
+            .zip(disturbed)
+            .filter_map(|(pair, disturbed)| (!disturbed).then_some(pair))
+            .collect()
     }
-}
 
-/// The forks of a side that are not disturbed ([`crate::stats::disturbed`]), given their means
-/// (`own`) and the other side's.
-fn keep_undisturbed<'a>(
-    forks: Vec<&'a ForkRecord>,
-    own: &[f64],
-    other: &[f64],
-) -> Vec<&'a ForkRecord> {
-    let disturbed = crate::stats::disturbed::disturbed_forks(own, other);
-    forks
-        .into_iter()
-        .zip(disturbed)
-        .filter_map(|(fork, disturbed)| (!disturbed).then_some(fork))
-        .collect()
+    /// Per-iteration times by fork of the forks of [`BenchmarkRecord::analysed_pairs`],
+    /// `(base, head)`: as many forks on each side, the i-th of either from the same round.
+    pub fn analysed_by_fork(&self, mode: Mode) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        self.analysed_pairs(mode)
+            .into_iter()
+            .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+            .unzip()
+    }
+
+    /// Base and head forks with data from the same round, in round order.
+    fn paired_forks(&self) -> Vec<(&ForkRecord, &ForkRecord)> {
+        let (base, head) = (self.base.forks_with_data(), self.head.forks_with_data());
+        let numbered = |forks: &[&ForkRecord]| forks.iter().all(|f| f.round.is_some());
+        if !(numbered(&base) && numbered(&head)) {
+            return base.into_iter().zip(head).collect();
+        }
+        let mut pairs: Vec<(&ForkRecord, &ForkRecord)> = base
+            .iter()
+            .filter_map(|b| {
+                let h = head.iter().find(|h| h.round == b.round)?;
+                Some((*b, *h))
+            })
+            .collect();
+        pairs.sort_by_key(|(b, _)| b.round);
+        pairs
+    }
 }
 
 impl SideRecord {
@@ -418,7 +413,7 @@ impl SideRecord {
     }
 
     /// The forks [`SideRecord::per_iteration_by_fork`] gives times of, in order.
-    fn forks_with_data(&self) -> Vec<&ForkRecord> {
+    pub fn forks_with_data(&self) -> Vec<&ForkRecord> {
         self.forks
             .iter()
             .filter(|fork| !fork.per_iteration_ns().is_empty())

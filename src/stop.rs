@@ -30,7 +30,7 @@ use std::time::Duration;
 use crate::config::{Settings, StopRule};
 use crate::samples::{BenchmarkRecord, ForkRecord, SideRecord, StopRecord};
 use crate::stats::stability::{self, Criterion};
-use crate::stats::{self, BootstrapConfig, Evidence, Verdict, descriptive};
+use crate::stats::{self, Evidence, PairedRounds, Verdict};
 
 /// Minimum samples considered warm-up candidates in a fork (the paper's `wi_min`).
 pub const WARMUP_MIN: usize = 5;
@@ -51,63 +51,40 @@ pub const WARMUP_TIME_MAX: Duration = Duration::from_secs(3);
 pub const LOOK_GROWTH: f64 = 1.5;
 /// A change of at least this many relevance thresholds (5 × 2 % = 10 % by default) is *large*:
 /// the futility stop does not give up a benchmark whose estimate is that large (unless the noise
-/// explains it, [`FUTILITY_LARGE_CHANGE_MIN_SE`]), and it is all a look at two forks per side can
-/// decide ([`LARGE_CHANGE_ONLY_BELOW_FORKS`]).
+/// explains it, [`FUTILITY_LARGE_CHANGE_MIN_SE`]).
 const LARGE_CHANGE_THRESHOLDS: f64 = 5.0;
 /// The large-change guard of the futility stop keeps an estimate only if it lies at least this
-/// many standard errors from no change: with fork means ±20–60 % apart (a noisy host, a loaded
-/// machine) three forks often estimate 10 % by chance, and the guard then ran such benchmarks to
-/// `max-forks` for nothing. On the quiet recordings it changed no figure; on the loaded demo
-/// recording it saved 62 % instead of 44 %, on a noisy hex recording 59 % instead of 52 %, with
-/// the same agreement (`docs/stopping.md`).
+/// many standard errors from no change: on a noisy host three rounds often estimate 10 % by
+/// chance, and the guard then ran such benchmarks to `max-forks` for nothing
+/// (`docs/stopping.md`).
 const FUTILITY_LARGE_CHANGE_MIN_SE: f64 = 2.0;
 /// Futility judges whether "unchanged" is in reach with the current estimate moved this many
 /// standard errors towards no change: with the estimate taken as the truth, an unchanged
-/// benchmark whose three forks showed −1.3 % by chance was given up (a live demo run). The same
-/// optimism for changes kept near-threshold changes running to the cap on the recordings without
-/// changing a verdict (6 points less time saved), so changes are judged at the estimate.
+/// benchmark whose three rounds showed −1.3 % by chance was given up (a live demo run). Changes
+/// are judged at the estimate.
 const FUTILITY_UNCHANGED_OPTIMISM_SE: f64 = 1.0;
-/// Whether the futility stop may fire at the first look with three forks per side already (the
-/// look at two forks never gives up).
-const FUTILITY_AT_FIRST_LOOK: bool = true;
 /// Before `max-forks`, a look stops a benchmark only if its verdict also holds with the threshold
 /// moved against it by this factor: a change must reach threshold × margin, an "unchanged"
-/// interval must fit in ±threshold / margin. Near-threshold results are where three forks and ten
-/// disagree; on the recordings 1.1 changed only bumpalo's −1.8 % `extend_from_slices_copy`
-/// (`improved` after 3 forks, `inconclusive` after 10), now run to the cap, for 1 point of time.
+/// interval must fit in ±threshold / margin. Near-threshold results are where few rounds and ten
+/// disagree.
 const EARLY_VERDICT_MARGIN: f64 = 1.1;
 /// The futility stop fires only while at least this share of `max-forks` is still to run.
 const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
-/// At the first look with three forks per side the noise estimate rests on three forks, so
-/// futility there assumes the noise is only this fraction of what was measured (a variance
-/// overestimated by 2×).
-const FIRST_LOOK_NOISE_DISCOUNT: f64 = std::f64::consts::FRAC_1_SQRT_2;
-/// With fewer forks per side than this, a look of the `decided` rule can decide only a large
-/// change, of at least [`LARGE_CHANGE_THRESHOLDS`] thresholds: no "unchanged" and no
-/// futility. Two forks a side cannot show a benchmark's second speed mode (3.5–5 % away on
-/// bumpalo) nor tell a slow stretch of the machine from a change, but a 4× regression needs no
-/// third fork. Replayed over 100 orders of every recording, the look at two forks saved up to
-/// 3.2 points of time and agreed with fixed 10 as often or more (`docs/stopping.md`).
-const LARGE_CHANGE_ONLY_BELOW_FORKS: usize = 3;
-/// The share of alpha a large-change-only look spends; the other looks share the rest (the last
-/// one [`LAST_LOOK_ALPHA_SHARE`]). A large change decided at two forks is decided by a wide
-/// margin, so a small share suffices, and the later looks, which decide the borderline
-/// benchmarks, keep 95 % of alpha. With 0.1,
-/// hex's untouched `encode/data_encoding` stayed `unchanged` in 14 of 20 orders instead of 17;
-/// 0.02 saved 0.1–0.9 points less time on every recording.
-const LARGE_CHANGE_LOOK_ALPHA_SHARE: f64 = 0.05;
+/// A look after fewer rounds than this has a t interval with one degree of freedom (its quantile
+/// at a per-look level is in the hundreds): it decides only what has no spread at all, such as
+/// identical rounds, and gives nothing up.
+const SMALL_LOOK_BELOW_ROUNDS: usize = 3;
+/// The share of alpha a look of [`SMALL_LOOK_BELOW_ROUNDS`] spends; the other looks share the
+/// rest (the last one [`LAST_LOOK_ALPHA_SHARE`]).
+const SMALL_LOOK_ALPHA_SHARE: f64 = 0.05;
 /// The share of alpha the last look (at `max-forks`) spends when there are looks between it and
-/// the first: the rest, after the large-change-only look's, is shared equally by those.
-/// A benchmark that reaches the cap is judged on the same forks as a fixed run of `max-forks`,
-/// so its level decides how often the two agree; the early looks decide the clear changes, for
-/// which a smaller level costs little. Replayed over 100 orders of every recording, 0.35
-/// (instead of an equal 0.2375) agreed with fixed 10 as often or more on every one (hex 98.4 %
-/// instead of 96.5 %, the noisy httparse recording 87.0 % instead of 83.5 %) for 0.2–2.4 points
-/// of time saved (`docs/stopping.md`).
+/// the first: the rest, after a small look's, is shared equally by those. A benchmark that
+/// reaches the cap is judged on the same rounds as a fixed run of `max-forks`, so its level
+/// decides how often the two agree; the early looks decide the clear changes, for which a
+/// smaller level costs little (`docs/stopping.md`).
 const LAST_LOOK_ALPHA_SHARE: f64 = 0.35;
-/// Bootstrap resamples of the `decided` rule's interim looks (the final analysis uses the
-/// configured number).
-const LOOK_RESAMPLES: usize = 2_000;
+/// Power that the futility stop's "rounds it would take" aims for.
+const ROUNDS_NEEDED_POWER: f64 = 0.8;
 
 /// The stop rule of a run with its parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -131,6 +108,9 @@ pub struct StopPolicy {
     /// Interleaved or duet: the `decided` rule judges the comparison with the statistics the
     /// verdict will use (duet runs are paired by round).
     pub mode: crate::samples::Mode,
+    /// Whether a change must survive false-discovery control over the suite, at every look as in
+    /// the final verdict.
+    pub fdr: bool,
 }
 
 impl StopPolicy {
@@ -161,6 +141,7 @@ impl StopPolicy {
             relevance: settings.threshold,
             overrides: settings.overrides.clone(),
             mode: settings.mode,
+            fdr: settings.fdr,
         }
     }
 
@@ -175,12 +156,12 @@ impl StopPolicy {
     }
 
     /// The rounds after which the `decided` rule looks at the comparison: `min_forks`, then
-    /// [`LOOK_GROWTH`] times as many forks each time, and always `max_forks` (2, 3, 5, 8, 10; with
+    /// [`LOOK_GROWTH`] times as many rounds each time, and always `max_forks` (2, 3, 5, 8, 10; with
     /// 20: 2, 3, 5, 8, 12, 18, 20; with `--min-forks 3`: 3, 5, 8, 10). Every look costs alpha
-    /// (Bonferroni, `alpha_share`), but at few forks the t quantile falls fast with the
-    /// degrees of freedom (7.2 at three forks per side, 4.5 at five, for the 20 % of alpha 0.01
-    /// that each look between the first and the last spends), so an early second look decides
-    /// much that the first could not; the growth was chosen on recordings (`docs/stopping.md`).
+    /// (Bonferroni, `alpha_share`), but the paired t quantile falls fast with the rounds (21 at
+    /// three, 7.0 at five, 4.8 at eight, for the 21.7 % of alpha 0.01 each look between the
+    /// first and the last spends), so an early second look decides much that the first could
+    /// not (`docs/stopping.md`).
     pub fn looks(&self) -> Vec<usize> {
         let mut looks = vec![self.min_forks];
         let mut next = self.min_forks;
@@ -205,31 +186,30 @@ impl StopPolicy {
         adjusted
     }
 
-    /// Whether a look with `forks` forks on its thinner side (after rounds, or analysed forks
-    /// once disturbed ones are left out) can decide only a large change: fewer than
-    /// [`LARGE_CHANGE_ONLY_BELOW_FORKS`], unless it is the last look (`max-forks` 2).
-    fn large_change_only(&self, forks: usize) -> bool {
-        forks < LARGE_CHANGE_ONLY_BELOW_FORKS && forks < self.max_forks
+    /// Whether the look after `rounds` is a small one ([`SMALL_LOOK_BELOW_ROUNDS`]), unless it is
+    /// the last look (`max-forks` 2).
+    fn small_look(&self, rounds: usize) -> bool {
+        rounds < SMALL_LOOK_BELOW_ROUNDS && rounds < self.max_forks
     }
 
     /// The share of alpha the `decided` rule's look after `rounds` spends (Bonferroni over the
-    /// looks, the shares summing to 1): a large-change-only look
-    /// [`LARGE_CHANGE_LOOK_ALPHA_SHARE`], the last look [`LAST_LOOK_ALPHA_SHARE`], every look
-    /// between them an equal part of the rest (the last look takes all that is left when there
-    /// is none between). The last look's share is also the level of the final analysis.
+    /// looks, the shares summing to 1): a small look [`SMALL_LOOK_ALPHA_SHARE`], the last look
+    /// [`LAST_LOOK_ALPHA_SHARE`], every look between them an equal part of the rest (the last
+    /// look takes all that is left when there is none between). The last look's share is also
+    /// the level of the final analysis.
     fn alpha_share(&self, rounds: usize) -> f64 {
         let looks = self.looks();
-        let large_change_looks = looks.iter().filter(|&&r| self.large_change_only(r)).count();
-        if self.large_change_only(rounds) {
-            return LARGE_CHANGE_LOOK_ALPHA_SHARE / large_change_looks as f64;
+        let small_looks = looks.iter().filter(|&&r| self.small_look(r)).count();
+        if self.small_look(rounds) {
+            return SMALL_LOOK_ALPHA_SHARE / small_looks as f64;
         }
-        let full_share = if large_change_looks == 0 {
+        let full_share = if small_looks == 0 {
             1.0
         } else {
-            1.0 - LARGE_CHANGE_LOOK_ALPHA_SHARE
+            1.0 - SMALL_LOOK_ALPHA_SHARE
         };
-        // The last look is never large-change-only, so it is one of the full looks.
-        let between = looks.len() - large_change_looks - 1;
+        // The last look is never a small one, so it is one of the full looks.
+        let between = looks.len() - small_looks - 1;
         match (between, rounds >= self.max_forks) {
             (0, _) => full_share,
             (_, true) => LAST_LOOK_ALPHA_SHARE,
@@ -317,12 +297,16 @@ impl StopPolicy {
         adjusted.clamp(WARMUP_TIME_MIN, WARMUP_TIME_MAX)
     }
 
-    /// After a round: whether benchmark `record` should stop, with why.
+    /// After a round: whether benchmark `record` should stop, with why. `others` are the
+    /// p-values of the paired tests of the run's other benchmarks at this moment (NaN where there
+    /// is none yet, [`crate::analysis::current_p_values`]): under `decided` a look calls a change
+    /// only if it survives false-discovery control among them, as the final verdict will.
     pub fn evaluate(
         &self,
         record: &BenchmarkRecord,
         rounds: usize,
         seed: u64,
+        others: &[f64],
     ) -> Option<StopRecord> {
         let mut futile = false;
         let (base_stable, head_stable, details) = match self.rule {
@@ -337,12 +321,21 @@ impl StopPolicy {
                 if !self.looks().contains(&rounds) {
                     return None;
                 }
-                let (base, head) = record.analysed_by_fork(self.mode);
+                let rounds_run =
+                    crate::analysis::round_values(&record.analysed_pairs(self.mode), self.mode);
+                let paired = PairedRounds::of(&rounds_run).ok();
                 let relevance = self.relevance_for(&record.id);
-                let decided =
-                    self.comparison_decided(record, &base, &head, relevance, rounds, seed);
-                futile = !decided && self.futile(&base, &head, rounds, relevance);
-                let details = vec![("futile", Some(f64::from(u8::from(futile))))];
+                let decided = paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
+                // Futility judges the rounds as they will look once a disturbed one is left out.
+                let hopeful = PairedRounds::of(&stats::rounds::without_farthest(&rounds_run)).ok();
+                futile = !decided
+                    && paired.is_some_and(|p| self.open_at_final_level(&p, relevance, others))
+                    && hopeful.is_some_and(|h| self.futile(&h, rounds, relevance));
+                let mut details = vec![("futile", Some(f64::from(u8::from(futile))))];
+                if futile {
+                    let needed = hopeful.map(|h| self.rounds_needed(&h, relevance) as f64);
+                    details.push(("rounds_needed", needed));
+                }
                 (decided, decided, details)
             }
         };
@@ -418,55 +411,30 @@ impl StopPolicy {
         )
     }
 
-    /// Futility: the comparison cannot be decided by `max_forks` if the fork-to-fork noise stays
-    /// what it is. With `hw` the half-width of the t interval of the log ratio projected to
-    /// `max_forks` forks at the per-look level (at the first look the measured noise is
-    /// discounted, see [`FIRST_LOOK_NOISE_DISCOUNT`]) and `d` the current log ratio with standard
-    /// error `se`: "unchanged" needs `max(0, |d| − se) + hw <= relevance` (see
-    /// [`FUTILITY_UNCHANGED_OPTIMISM_SE`]), a change needs `|d| > hw` and
-    /// `|e^d − 1| >= relevance`; when
-    /// neither is in reach, more forks are wasted time. Stopping earlier never adds a false
+    /// Futility: the comparison cannot be decided by `max_forks` if the rounds' spread stays
+    /// what it is. With `hw` the half-width of the paired t interval projected to `max_forks`
+    /// rounds at the last look's level and `d` the current mean log ratio with standard error
+    /// `se`: "unchanged" needs `max(0, |d| − se) + hw <= relevance` (see
+    /// [`FUTILITY_UNCHANGED_OPTIMISM_SE`]), a change needs `|d| > hw` and `|e^d − 1| >= relevance`;
+    /// when neither is in reach, more rounds are wasted time. Stopping earlier never adds a false
     /// alarm path: the final verdict is still computed at the per-look level.
-    fn futile(&self, base: &[Vec<f64>], head: &[Vec<f64>], rounds: usize, relevance: f64) -> bool {
-        let first_full_look = self
-            .looks()
-            .into_iter()
-            .find(|&r| !self.large_change_only(r));
-        if rounds >= self.max_forks || (!FUTILITY_AT_FIRST_LOOK && first_full_look == Some(rounds))
-        {
+    fn futile(&self, paired: &PairedRounds, rounds: usize, relevance: f64) -> bool {
+        if rounds >= self.max_forks || self.small_look(paired.n) {
             return false;
         }
         let remaining = (self.max_forks - rounds) as f64;
         if remaining < FUTILITY_MIN_REMAINING_SHARE * self.max_forks as f64 {
             return false;
         }
-        let log_means =
-            |forks: &[Vec<f64>]| descriptive::finite_logs(&descriptive::fork_means(forks));
-        let (b, h) = (log_means(base), log_means(head));
-        if b.len() < 3 || h.len() < 3 {
+        // The first look with a spread (three rounds) cannot tell a hopeless benchmark from one
+        // disturbed round among two good ones: futility waits for the next.
+        let first_full_look = self.looks().into_iter().find(|&r| !self.small_look(r));
+        if first_full_look == Some(rounds) {
             return false;
         }
-        let d = descriptive::mean(&h) - descriptive::mean(&b);
-        let se_at_max = ((descriptive::variance(&b) + descriptive::variance(&h))
-            / self.max_forks as f64)
-            .sqrt();
-        let alpha = self.alpha * self.alpha_share(self.max_forks);
-        let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, (2 * self.max_forks - 2) as f64)
-        else {
-            return false;
-        };
-        use statrs::distribution::ContinuousCDF;
-        let discount = if first_full_look == Some(rounds) {
-            FIRST_LOOK_NOISE_DISCOUNT
-        } else {
-            1.0
-        };
-        let hw = t.inverse_cdf(1.0 - alpha / 2.0) * se_at_max * discount;
-        // The current estimate is itself uncertain: "unchanged" is judged at the end of its
-        // standard-error band nearest to no change.
-        let se_now = (descriptive::variance(&b) / b.len() as f64
-            + descriptive::variance(&h) / h.len() as f64)
-            .sqrt();
+        let hw = self.half_width_at_cap(paired.sd_log);
+        let d = paired.mean_log;
+        let se_now = paired.se();
         let smallest = (d.abs() - FUTILITY_UNCHANGED_OPTIMISM_SE * se_now).max(0.0);
         let unchanged_reachable = smallest + hw <= relevance;
         let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= relevance;
@@ -478,66 +446,79 @@ impl StopPolicy {
         !(unchanged_reachable || change_reachable || large_change)
     }
 
-    /// Whether the verdict is already decided at the per-look level.
-    fn comparison_decided(
+    /// Whether the final analysis, at the last look's level, would leave `paired` inconclusive.
+    /// Futility gives up only such benchmarks: one given up is analysed at that level, so a
+    /// verdict the look at its own (smaller) level did not reach would be a path to a false
+    /// alarm that no look's share of alpha pays for.
+    fn open_at_final_level(&self, paired: &PairedRounds, relevance: f64, others: &[f64]) -> bool {
+        let evidence = Evidence {
+            paired: *paired,
+            q_value: self.q_value(paired.p_value(), others),
+        };
+        let alpha = self.alpha * self.alpha_share(self.max_forks);
+        stats::verdict::decide(&evidence, relevance, alpha).verdict == Verdict::Inconclusive
+    }
+
+    /// The half-width (log scale) of a paired t interval over `max_forks` rounds with spread
+    /// `sd`, at the last look's level.
+    fn half_width_at_cap(&self, sd: f64) -> f64 {
+        let alpha = self.alpha * self.alpha_share(self.max_forks);
+        let df = (self.max_forks.max(2) - 1) as f64;
+        let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, df) else {
+            return f64::INFINITY;
+        };
+        use statrs::distribution::ContinuousCDF;
+        t.inverse_cdf(1.0 - alpha / 2.0) * sd / (self.max_forks as f64).sqrt()
+    }
+
+    /// About how many rounds would decide the comparison at the spread of `paired`: those that
+    /// detect a change of the threshold with 80 % power at the last look's level, or, when the
+    /// estimate lies well inside the band, those whose interval would fit in what is left of it.
+    pub fn rounds_needed(&self, paired: &PairedRounds, relevance: f64) -> usize {
+        let alpha = self.alpha * self.alpha_share(self.max_forks);
+        let room = relevance - paired.mean_log.abs();
+        let target = if room > relevance / 2.0 {
+            room
+        } else {
+            relevance
+        };
+        paired.units_needed(target, alpha, ROUNDS_NEEDED_POWER)
+    }
+
+    /// `p` adjusted by Benjamini–Hochberg among the suite's `others` (NaN ones do not count), or
+    /// `p` itself without false-discovery control.
+    fn q_value(&self, p: f64, others: &[f64]) -> f64 {
+        if !self.fdr {
+            return p;
+        }
+        let mut all = others.to_vec();
+        all.push(p);
+        stats::fdr::benjamini_hochberg(&all)
+            .last()
+            .copied()
+            .unwrap_or(p)
+    }
+
+    /// Whether the verdict is already decided at the per-look level: [`stats::verdict::decide`]
+    /// on the paired rounds, before `max-forks` with the threshold moved against the verdict by
+    /// [`EARLY_VERDICT_MARGIN`].
+    fn decided(
         &self,
-        record: &BenchmarkRecord,
-        base: &[Vec<f64>],
-        head: &[Vec<f64>],
+        paired: &PairedRounds,
         relevance: f64,
         rounds: usize,
-        seed: u64,
+        others: &[f64],
     ) -> bool {
-        if base.len() < 2 || head.len() < 2 {
-            return false;
-        }
         let alpha = self.alpha * self.alpha_share(rounds);
-        let config = BootstrapConfig {
-            confidence: 1.0 - alpha,
-            resamples: LOOK_RESAMPLES,
-            seed,
+        let evidence = Evidence {
+            paired: *paired,
+            q_value: self.q_value(paired.p_value(), others),
         };
-        let comparison = crate::analysis::comparison_stats(record, base, head, self.mode, &config);
-        let (Some(ratio), Some(mw), Some(delta)) = (
-            comparison.ratio,
-            comparison.mann_whitney,
-            comparison.cliffs_delta,
-        ) else {
-            return false;
-        };
-        let layout_spread = crate::analysis::layout_spread(record, base, head, self.mode);
-        let verdict_at = |threshold: f64| {
-            let evidence = Evidence {
-                ratio,
-                p_value: mw.p_value,
-                delta: delta.delta,
-                change_rate: comparison.change_rate,
-                fork_interval: Some(crate::analysis::fork_interval_verdict(
-                    record, base, head, self.mode, threshold, alpha,
-                )),
-                layout_spread: layout_spread.map(|l| l.spread),
-            };
-            stats::verdict::decide(&evidence, threshold, alpha)
-        };
+        let verdict_at =
+            |threshold: f64| stats::verdict::decide(&evidence, threshold, alpha).verdict;
         if rounds >= self.max_forks {
             return verdict_at(relevance) != Verdict::Inconclusive;
         }
-        // Two forks a side, because the run is young or a disturbed fork was left out.
-        let kept = base.len().min(head.len());
-        if self.large_change_only(kept) {
-            // Two forks kept because a disturbed one was left out decide nothing: they are the
-            // fast ones, so their spread understates the noise (a live run called an untouched
-            // benchmark +12 % this way, docs/stopping.md "Two kept forks decide nothing").
-            if kept < rounds {
-                return false;
-            }
-            return matches!(
-                verdict_at(relevance * LARGE_CHANGE_THRESHOLDS),
-                Verdict::Regressed | Verdict::Improved
-            );
-        }
-        // Before the cap a verdict must also hold with the threshold moved against it, so that a
-        // change or an interval edge within a margin of the threshold waits for more forks.
         let change = verdict_at(relevance * EARLY_VERDICT_MARGIN);
         let unchanged = verdict_at(relevance / EARLY_VERDICT_MARGIN);
         matches!(change, Verdict::Regressed | Verdict::Improved) || unchanged == Verdict::Unchanged
@@ -619,8 +600,8 @@ mod tests {
             head: Default::default(),
             stop: None,
         };
-        assert!(p.evaluate(&record, 9, 0).is_none());
-        let stop = p.evaluate(&record, 10, 0).unwrap();
+        assert!(p.evaluate(&record, 9, 0, &[]).is_none());
+        let stop = p.evaluate(&record, 10, 0, &[]).unwrap();
         assert!(!stop.capped);
     }
 
@@ -676,11 +657,11 @@ mod tests {
     }
 
     #[test]
-    fn a_look_at_two_forks_spends_a_small_share_of_alpha_and_the_shares_sum_to_one() {
+    fn a_look_at_two_rounds_spends_a_small_share_of_alpha_and_the_shares_sum_to_one() {
         let p = default_decided(10);
         assert_eq!(p.looks(), vec![2, 3, 5, 8, 10]);
         let shares = shares_of_alpha(&p);
-        assert!((shares[0] - LARGE_CHANGE_LOOK_ALPHA_SHARE).abs() < 1e-15);
+        assert!((shares[0] - SMALL_LOOK_ALPHA_SHARE).abs() < 1e-15);
         assert!(shares[1..4].windows(2).all(|w| w[0] == w[1]), "{shares:?}");
         assert!((shares[4] - LAST_LOOK_ALPHA_SHARE).abs() < 1e-15);
         assert!(shares[4] > shares[3], "{shares:?}");
@@ -699,46 +680,37 @@ mod tests {
     }
 
     #[test]
-    fn two_forks_decide_a_large_change_and_nothing_else() {
+    fn two_rounds_decide_only_what_has_no_spread() {
         let p = default_decided(10);
-        let stops_after_two = |change: f64| {
-            let mut record = record_with_change("x", change);
-            record.base.forks.truncate(2);
-            record.head.forks.truncate(2);
-            p.evaluate(&record, 2, 0).is_some()
+        let stops_after_two = |base: &[f64], head: &[f64]| {
+            p.evaluate(&record_from_scales("x", base, head), 2, 0, &[])
+                .is_some()
         };
-        assert!(
-            stops_after_two(0.5),
-            "a 50 % regression needs no third fork"
-        );
-        assert!(stops_after_two(-0.3), "nor a 30 % improvement");
-        // A 5 % change with the same tight forks is decided at three forks, not two.
-        assert!(!stops_after_two(0.05));
-        assert!(p.evaluate(&record_with_change("x", 0.05), 3, 0).is_some());
-        // Neither "unchanged" nor futility at two forks.
-        assert!(!stops_after_two(0.0));
+        // One degree of freedom: a 50 % regression whose two rounds differ by 0.1 % waits for a
+        // third round, which decides it.
+        assert!(!stops_after_two(&[1.0, 1.001], &[1.5, 1.5]));
+        let three = record_from_scales("x", &[1.0, 1.001, 0.999], &[1.5, 1.5, 1.499]);
+        assert!(p.evaluate(&three, 3, 0, &[]).is_some());
+        // Rounds with the very same ratio (no spread at all, as instruction counts give) decide.
+        assert!(stops_after_two(&[1.0, 1.1], &[1.5, 1.65]));
+        assert!(stops_after_two(&[1.0, 1.1], &[1.0, 1.1]));
+        // Futility never fires at two rounds.
         let mut noisy = hopelessly_noisy(2);
         noisy.id = "noisy".into();
-        assert!(p.evaluate(&noisy, 2, 0).is_none());
+        assert!(p.evaluate(&noisy, 2, 0, &[]).is_none());
     }
 
     #[test]
-    fn two_forks_left_after_a_disturbed_one_decide_nothing() {
-        // A live run on a noisy host (ryu, 2026-11-23): the first round ran ~18 % slow on both
-        // sides, both slow forks were left out, and the two fast forks a side, 0.4 % apart,
-        // "showed" a 12 % regression that ten forks did not.
+    fn a_round_disturbed_on_one_side_is_left_out_and_the_rest_decide() {
+        // Round 1 ran its base fork 30 % slow; head is 12 % slower in every other round.
         let p = default_decided(10);
-        let record = record_from_scales("x", &[1.18, 1.0, 1.004], &[1.35, 1.12, 1.124]);
-        let (base, head) = record.analysed_by_fork(p.mode);
-        assert_eq!(
-            (base.len(), head.len()),
-            (2, 2),
-            "the slow round is left out"
-        );
-        assert!(p.evaluate(&record, 3, 0).is_none());
-        // With nothing left out, two forks a side this close do decide a 12 % change.
-        let young = record_from_scales("x", &[1.0, 1.001], &[1.12, 1.121]);
-        assert!(p.evaluate(&young, 2, 0).is_some());
+        let base = [1.0, 1.3, 1.004, 0.998, 1.001];
+        let head = [1.12, 1.121, 1.124, 1.118, 1.121];
+        let record = record_from_scales("x", &base, &head);
+        let pairs = record.analysed_pairs(p.mode);
+        assert_eq!(pairs.len(), 4, "the disturbed round is left out");
+        assert!(pairs.iter().all(|(b, _)| b.round != Some(1)));
+        assert!(p.evaluate(&record, 5, 0, &[]).is_some());
     }
 
     /// Criterion-like fork: sample `i` has `i·10` iterations; per-iteration noise shrinks with
@@ -902,30 +874,39 @@ mod tests {
         };
         assert_eq!(p.looks(), vec![3, 5, 8, 10]);
         let futile = |rounds: usize| {
-            p.evaluate(&hopelessly_noisy(rounds), rounds, 3)
+            p.evaluate(&hopelessly_noisy(rounds), rounds, 3, &[])
                 .map(|stop| stop.details.get("futile").copied())
         };
-        assert_eq!(futile(3), Some(Some(1.0)), "hopeless at the first look");
+        assert_eq!(
+            futile(3),
+            None,
+            "three rounds cannot tell hopeless from one disturbed"
+        );
+        assert_eq!(futile(5), Some(Some(1.0)), "hopeless at the second look");
         assert_eq!(futile(8), None, "look 8 of 10: the last forks decide");
         let at_cap = futile(10).expect("the cap always stops");
         assert_eq!(at_cap, Some(0.0));
     }
 
     #[test]
-    fn a_large_estimate_within_the_noise_is_given_up_but_not_one_beyond_it() {
+    fn an_estimate_within_the_noise_is_given_up_but_a_large_one_beyond_it_not() {
         let p = default_decided(10);
         let futile = |base: &[f64], head: &[f64]| {
-            p.evaluate(&record_from_scales("x", base, head), 3, 3)
+            p.evaluate(&record_from_scales("x", base, head), 5, 3, &[])
                 .and_then(|stop| stop.details.get("futile").copied())
                 == Some(1.0)
         };
-        // Forks ±15 % apart: three of them estimate +12 %, two standard errors would be ±25 %.
-        let noisy_base = [0.85, 1.15, 1.0];
-        let noisy_head: Vec<f64> = [0.98, 1.3, 1.08].iter().map(|s| s * 1.04).collect();
-        assert!(futile(&noisy_base, &noisy_head), "+12 % within the noise");
-        // −20 % with forks ±5 % apart is far outside the noise: never given up.
-        let steady_base = [0.95, 1.05, 1.0];
-        let steady_head: Vec<f64> = [1.05, 0.95, 1.0].iter().map(|s| s * 0.8).collect();
+        // Rounds whose ratios lie ±15 % apart: five of them estimate +6 %, and ten would still
+        // give an interval ±14 % wide.
+        let noisy_base = [1.0; 5];
+        let noisy_head = [0.92, 1.22, 1.0, 0.98, 1.2];
+        assert!(futile(&noisy_base, &noisy_head), "+6 % within the noise");
+        // −20 % with rounds ±10 % apart is far outside the noise: never given up.
+        let steady_base = [0.95, 1.05, 1.0, 1.0, 0.97];
+        let steady_head: Vec<f64> = [1.05, 0.95, 1.0, 0.93, 1.04]
+            .iter()
+            .map(|s| s * 0.8)
+            .collect();
         assert!(!futile(&steady_base, &steady_head));
     }
 
@@ -937,11 +918,17 @@ mod tests {
         };
         // 2.1 % with ±0.1 % noise: a regression against 2 %, but within the early margin.
         let record = record_with_change("x", 0.021);
-        assert_eq!(p.evaluate(&record, 3, 7), None, "not decided at look 3");
+        assert_eq!(
+            p.evaluate(&record, 3, 7, &[]),
+            None,
+            "not decided at look 3"
+        );
         let clear = record_with_change("x", 0.03);
-        let stop = p.evaluate(&clear, 3, 7).expect("3 % is past the margin");
+        let stop = p
+            .evaluate(&clear, 3, 7, &[])
+            .expect("3 % is past the margin");
         assert!(stop.base_stable && !stop.capped);
-        let at_cap = p.evaluate(&record, 10, 7).expect("the cap stops");
+        let at_cap = p.evaluate(&record, 10, 7, &[]).expect("the cap stops");
         assert!(at_cap.base_stable, "at the cap the plain threshold decides");
         assert!(!at_cap.capped);
     }
@@ -972,22 +959,31 @@ mod tests {
         assert_eq!(overridden.relevance_for("fast/x"), 0.02);
         let (at_2, at_4) = (with_threshold(0.02, &[]), with_threshold(0.04, &[]));
         // A 3.5 % change is a regression against 2 % but undecided against 4 %.
-        let evaluate =
-            |policy: &StopPolicy, id: &str| policy.evaluate(&record_with_change(id, 0.035), 3, 7);
+        let evaluate = |policy: &StopPolicy, id: &str| {
+            policy.evaluate(&record_with_change(id, 0.035), 3, 7, &[])
+        };
         assert_ne!(evaluate(&at_2, "slow/x"), evaluate(&at_4, "slow/x"));
         assert_eq!(evaluate(&overridden, "slow/x"), evaluate(&at_4, "slow/x"));
         assert_eq!(evaluate(&overridden, "fast/x"), evaluate(&at_2, "fast/x"));
     }
 
     #[test]
-    fn duet_rounds_decide_where_unpaired_fork_means_cannot() {
-        use crate::analysis::fork_interval_verdict;
-        use crate::samples::Mode;
-        let record = duet_record(6);
-        let base = record.base.per_iteration_by_fork();
-        let head = record.head.per_iteration_by_fork();
-        let verdict = |mode| fork_interval_verdict(&record, &base, &head, mode, 0.02, 0.01);
-        assert_eq!(verdict(Mode::Duet), Verdict::Regressed);
-        assert_eq!(verdict(Mode::Interleaved), Verdict::Inconclusive);
+    fn interference_common_to_a_round_cancels_in_either_mode() {
+        // Rounds moved by up to ±30 % on both sides alike, head 10 % slower in each.
+        for mode in [
+            crate::samples::Mode::Interleaved,
+            crate::samples::Mode::Duet,
+        ] {
+            let p = StopPolicy {
+                mode,
+                ..default_decided(10)
+            };
+            let stop = p
+                .evaluate(&duet_record(5), 5, 0, &[])
+                .expect("decided at five rounds");
+            assert!(stop.base_stable && !stop.capped, "{mode:?}");
+            let paired = crate::analysis::paired_rounds(&duet_record(5), mode).unwrap();
+            assert!((paired.estimate() - 1.1).abs() < 1e-9);
+        }
     }
 }

@@ -52,7 +52,7 @@ fn build(
                 BuildEvent::Finished => "finished".to_string(),
                 BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
                 BuildEvent::NotSelected(package) => format!("not selected {package:?}"),
-                BuildEvent::Relinking { target, layout } => format!("relinking {target} {layout}"),
+                BuildEvent::Relinking { target } => format!("relinking {target}"),
                 BuildEvent::LayoutsUnavailable { target, reason } => {
                     format!("layouts unavailable {target}: {reason}")
                 }

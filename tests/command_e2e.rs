@@ -105,6 +105,25 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
     std::fs::remove_file(repo.join("report.html")).unwrap();
     assert!(html.contains("table (peak memory)") && html.contains("peak memory (MiB)"));
     let samples = report["samples_file"].as_str().unwrap();
+    // Round r ran the programs of layout r mod 2 on both sides, layout 1 linked when round 1
+    // first needed it.
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
+    let hash_record = recorded["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == "hash")
+        .unwrap();
+    for side in ["base", "head"] {
+        let layouts: Vec<Option<u64>> = hash_record[side]["forks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|fork| fork["layout"].as_u64())
+            .collect();
+        assert_eq!(layouts, [0, 1, 0, 1, 0, 1, 0, 1].map(Some), "{side}");
+    }
     let markdown = cargo_perfdiff(&repo, &["report", samples, "--format", "markdown"]);
     let markdown = String::from_utf8_lossy(&markdown.stdout).into_owned();
     assert!(markdown.contains("| table (peak memory) |"), "{markdown}");

@@ -21,6 +21,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         target: "fake".into(),
         path,
         layouts: Vec::new(),
+        relink: None,
         package_root: dir.to_path_buf(),
         manifest_path: dir.join("Cargo.toml"),
         harness: false,

@@ -1,5 +1,6 @@
 //! Forks spread over code layouts (`src/layout.rs`, docs/layout.md): each revision is measured
-//! in cargo's build and in relinks of the same code with the linker's sections shuffled.
+//! in cargo's build and in relinks of the same code, each layout's functions in an order that
+//! base and head share.
 //!
 //! These run the real binary on a demo repository with a tiny measurement time and inspect what
 //! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the
@@ -48,6 +49,29 @@ fn functions_in_address_order(executable: &Path) -> Vec<String> {
             let (_, kind, name) = (fields.next()?, fields.next()?, fields.next()?);
             matches!(kind, "t" | "T").then(|| name.to_string())
         })
+        .collect()
+}
+
+/// The functions of `executable` that share their address with another.
+fn aliased_functions(executable: &Path) -> Vec<String> {
+    let output = Command::new("nm")
+        .arg(executable)
+        .output()
+        .expect("nm runs");
+    let mut by_address: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for line in String::from_utf8_lossy(&output.stdout).lines() {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if let [address, "t" | "T", name] = fields[..] {
+            by_address
+                .entry(address.to_string())
+                .or_default()
+                .push(name.to_string());
+        }
+    }
+    by_address
+        .into_values()
+        .filter(|names| names.len() > 1)
+        .flatten()
         .collect()
 }
 
@@ -151,9 +175,114 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     }
 }
 
-/// Layouts 2 and 3 of `commit` linked layout 1's objects again: they carry layout 1's name
-/// (cargo would have given each a unit, and a name, of its own). Beside layout 1's executable in
-/// the target directory, the link command is saved and no bitcode is left.
+#[test]
+fn layouts_put_the_functions_both_sides_share_in_the_same_order() {
+    let _guard = measuring_lock();
+    // Head adds a benchmark (its functions) and changes constants: code moves.
+    let (_dir, repo) = demo_repo(&strong_changes());
+    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
+    let settings = ["--stop", "fixed", "--forks", "3", "--layouts", "3"];
+    let args = [&comparison[..], FAST, &settings, &["--", "hash/steady"]].concat();
+    let output = cargo_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", all_output(&output));
+
+    let (base, head) = (rev_parse(&repo, "HEAD~1"), rev_parse(&repo, "HEAD"));
+    let mut orders = Vec::new();
+    for layout in 0..3 {
+        let base_order = functions_in_address_order(&layout_executable(&repo, &base, layout));
+        let head_order = functions_in_address_order(&layout_executable(&repo, &head, layout));
+        let only_in_head = head_order
+            .iter()
+            .filter(|f| !base_order.contains(f))
+            .count();
+        assert!(only_in_head > 0, "head adds functions");
+        // A function LLVM merged with an identical one (an alias, one section for both) sits
+        // where the first of their names in the order puts it: when it is merged on one side
+        // only, the other side has no such partner. Those are left out of the comparison.
+        let merged: Vec<String> = [&base, &head]
+            .iter()
+            .flat_map(|commit| aliased_functions(&layout_executable(&repo, commit, layout)))
+            .collect();
+        let shared = |order: &[String], other: &[String]| -> Vec<String> {
+            order
+                .iter()
+                .filter(|f| other.contains(f) && !merged.contains(f))
+                .cloned()
+                .collect()
+        };
+        let (base_shared, head_shared) = (
+            shared(&base_order, &head_order),
+            shared(&head_order, &base_order),
+        );
+        if layout > 0 {
+            assert!(
+                base_shared == head_shared,
+                "layout {layout}: the functions both sides have are in another order on each"
+            );
+        }
+        orders.push(base_shared);
+    }
+    assert_ne!(orders[1], orders[2], "layouts 1 and 2 are other orders");
+    assert_ne!(orders[0], orders[1], "layout 1 is not cargo's order");
+}
+
+#[test]
+fn layouts_are_linked_when_a_round_first_needs_them() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&strong_changes());
+    let head = rev_parse(&repo, "HEAD");
+    let bin = state_dir(&repo).join("bin").join(&head);
+    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
+    let settings = ["--stop", "fixed", "--forks", "4", "--layouts", "4"];
+    let args = [&comparison[..], FAST, &settings, &["--", "hash/steady"]].concat();
+    let run = |expected: [Option<u64>; 4]| {
+        let output = cargo_perfdiff(&repo, &args);
+        assert!(output.status.success(), "{}", all_output(&output));
+        for side in ["base", "head"] {
+            for layouts in fork_layouts(&repo, side) {
+                assert_eq!(layouts, expected, "{side}");
+            }
+        }
+        stderr(&output)
+    };
+    run([Some(0), Some(1), Some(2), Some(3)]);
+    let linked: Vec<Vec<u8>> = (2..4)
+        .map(|layout| std::fs::read(layout_executable(&repo, &head, layout)).unwrap())
+        .collect();
+
+    // Head's layouts 2 and 3 are gone, and layout 2 cannot be linked: a directory stands where
+    // it goes. The kept builds serve (no cargo runs), and the rounds go through the layouts head
+    // has: 0, 1, then 0, 1 again on both sides; layout 3, which no round needs, is not linked.
+    let name = layout_executable(&repo, &head, 2);
+    let name = name.file_name().unwrap();
+    std::fs::remove_dir_all(bin.join("layout-3")).unwrap();
+    std::fs::remove_dir_all(bin.join("layout-2")).unwrap();
+    let blocked = bin.join("layout-2").join(name);
+    std::fs::create_dir_all(&blocked).unwrap();
+    let err = run([Some(0), Some(1), Some(0), Some(1)]);
+    assert!(!err.contains("compiled"), "{err}");
+    assert!(
+        err.contains(
+            "bench target demo of head is measured in its first 2 code layout(s) from now on: \
+             linking layout 2 failed"
+        ),
+        "{err}"
+    );
+    assert!(!bin.join("layout-3").exists());
+
+    // Unblocked, the next run links them when its rounds need them, as they were.
+    std::fs::remove_dir_all(&blocked).unwrap();
+    let err = run([Some(0), Some(1), Some(2), Some(3)]);
+    assert!(!err.contains("compiled"), "{err}");
+    for (layout, before) in (2..4).zip(linked) {
+        let again = std::fs::read(layout_executable(&repo, &head, layout)).unwrap();
+        assert!(again == before, "layout {layout} linked again differs");
+    }
+}
+
+/// Layouts 1, 2 and 3 of `commit` linked the objects of one link through cargo again: they carry
+/// its name (cargo would have given each a unit, and a name, of its own). Beside its executable
+/// in the target directory, the link command is saved and no bitcode is left.
 fn assert_layouts_linked_again(repo: &Path, commit: &str) {
     let layout_1 = layout_executable(repo, commit, 1);
     let name = layout_1.file_name().unwrap().to_string_lossy().into_owned();
@@ -177,10 +306,10 @@ fn assert_layouts_linked_again(repo: &Path, commit: &str) {
 }
 
 #[test]
-fn a_linker_that_cannot_shuffle_leaves_cargo_s_build_and_says_so() {
+fn a_linker_without_ordering_files_leaves_cargo_s_build_and_says_so() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&strong_changes());
-    // GNU ld has no --shuffle-sections: link with it, as a user's configuration may.
+    // GNU ld has no --symbol-ordering-file: link with it, as a user's configuration may.
     let config = repo.join(".cargo");
     std::fs::create_dir_all(&config).unwrap();
     std::fs::write(
@@ -199,7 +328,7 @@ fn a_linker_that_cannot_shuffle_leaves_cargo_s_build_and_says_so() {
     let err = stderr(&output);
     assert!(
         err.contains("is measured in cargo's build alone")
-            && err.contains("unrecognized option '--shuffle-sections=*=1'"),
+            && err.contains("unrecognized option '--symbol-ordering-file=/dev/null'"),
         "{err}"
     );
     let report = json_report(&output);

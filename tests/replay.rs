@@ -257,15 +257,13 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
 /// The targets on a real crate: base64's criterion suite, 24 benchmarks, with a real encode
 /// regression in head and code-layout changes in the unchanged decoder
 /// (`fixtures/recordings/README.md`), recorded with `--stop fixed --forks 10` on the quiet
-/// machine. Change rate and overhead targets are met; about 53 % of the time is saved in this
-/// order (55 % over 20 orders; 57 % before a look left with two forks on a side by a disturbed
-/// one stopped deciding). The 60 % target is missed because bursts of machine activity send
-/// benchmarks to later looks, see `docs/stopping.md`. In this order 22 of 24 verdicts agree: `decode/500` and `decode/3072`
-/// (+3.1 % and +2.6 %) are `regressed` after 5 forks and `inconclusive` over 10, where forks
-/// slowed by a burst widen the fork-means t interval of the fixed analysis.
+/// machine, one code layout. Change rate and overhead targets are met; 32.7 % of the time is
+/// saved in this order (the two-group rule before paired rounds: 53 %): without layouts a
+/// round's two forks share little, pairing costs degrees of freedom, and futility waits for the
+/// second look (`docs/stopping.md`). At least 23 of 24 verdicts agree.
 #[test]
 fn the_default_rule_on_a_real_crate_agrees_with_fixed_max_forks() {
-    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.52, 0.91);
+    assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.30, 0.95);
 }
 
 /// An A/A recording of 12 base64 benchmarks (the same executable on both sides) taken while
@@ -304,25 +302,25 @@ fn the_default_rule_raises_no_false_alarm_on_a_disturbed_a_a_recording() {
     );
 }
 
-/// The burst-free recording of the same base64 A/B: agreement, change rate and overhead met,
-/// 58.1 % of the time saved (`docs/stopping.md`).
+/// The burst-free recording of the same base64 A/B: change rate and overhead met, 46.4 % of the
+/// time saved (58.1 % with the two-group rule), at least 23 of 24 verdicts the same as over ten
+/// rounds.
 #[test]
 fn the_default_rule_on_a_burst_free_recording_of_the_real_crate() {
     assert_default_rule_targets(
         "fixtures/recordings/base64-encode-quiet-fixed10.json",
-        0.57,
-        0.99,
+        0.44,
+        0.95,
     );
 }
 
 /// A second real crate: bumpalo's criterion 0.3 suite, 17 benchmarks, with a deliberate regression
-/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). All four targets
-/// are met: 61.6 % of the time saved, every verdict the same as fixed 10's (the −1.8 %
-/// `extend_from_slices_copy`, which 3 forks would call improved, waits for more forks because of
-/// the early-verdict margin), change rate and overhead.
+/// of `Vec::extend_from_slice_copy` in head (`fixtures/recordings/README.md`). 45.7 % of the
+/// time saved (61.6 % with the two-group rule), every verdict the same as fixed 10's, change
+/// rate and overhead met.
 #[test]
 fn the_default_rule_on_a_second_real_crate() {
-    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.60, 0.99);
+    assert_default_rule_targets("fixtures/recordings/bumpalo-fixed10.json", 0.43, 0.99);
     let path =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/recordings/bumpalo-fixed10.json");
     let file = SampleFile::load(&path).unwrap();
@@ -452,8 +450,8 @@ fn the_binary_replays_several_orders_and_refuses_none() {
 /// The held-out crate (hex, `fixtures/recordings/README.md`), replayed in several orders of its
 /// rounds: the default rule may leave a clear verdict `inconclusive`, but never contradicts one
 /// (a clear change called unchanged or the other way, a clear "unchanged" called changed), and the
-/// one real change (4.4× slower) is found in every order, after two forks: the look at two forks
-/// per side decides large changes.
+/// one real change (4.4× slower) is found in every order, at the first look with a spread to
+/// judge (three rounds), or at the next when a disturbed round was left out.
 #[test]
 fn the_default_rule_never_contradicts_a_clear_verdict_of_the_held_out_crate() {
     let path =
@@ -473,7 +471,11 @@ fn the_default_rule_never_contradicts_a_clear_verdict_of_the_held_out_crate() {
             .find(|b| b.id == "encode/hex")
             .unwrap();
         assert_eq!(encode.verdict, Outcome::Regressed, "order {order}");
-        assert_eq!(encode.rounds, 2, "order {order}");
+        assert!(
+            encode.rounds <= 5,
+            "order {order}: {} rounds",
+            encode.rounds
+        );
         assert!(
             result.totals.time_saved > 0.25,
             "order {order}: {:?}",
@@ -522,7 +524,9 @@ fn default_rule_in_four_orders(name: &str) -> Vec<(u64, RuleReplay)> {
 /// fixed 10 decides only the 4.4× regression. The default rule must find it too, call nothing
 /// else changed, and not run undecidable benchmarks to the cap because three noisy forks
 /// estimated a large change by chance (the large-change guard's two standard errors): over these
-/// four orders it saves 61 % (53 % with the guard as it was).
+/// four orders it saves 39 % (61 % with the two-group rule, which gave up after three forks; the
+/// paired rounds wait for the second look, since three rounds cannot tell a hopeless benchmark
+/// from one disturbed round).
 #[test]
 fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
     let mut saved = 0.0;
@@ -537,7 +541,7 @@ fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
         }
         saved += result.totals.time_saved / 4.0;
     }
-    assert!(saved > 0.57, "time saved {saved}");
+    assert!(saved > 0.37, "time saved {saved}");
 }
 
 /// The held-out httparse recording, on a host whose fork means lay ±10–28 % apart: fixed 10
@@ -546,8 +550,10 @@ fn on_a_noisy_host_the_default_rule_gives_up_what_no_fork_count_decides() {
 /// slow forks kept). A benchmark that runs to the cap is judged on the same forks as fixed 10, at
 /// the last look's level; with an equal share of alpha (a 99.76 % interval against fixed 10's
 /// 99 %) the default rule agreed on 35 of the then 52 over these four orders, with the last
-/// look's 35 % on 38; now on 25 of 36. It must never call a benchmark changed in the direction
-/// opposite to fixed 10.
+/// look's 35 % on 38; the two-group rule on 25 of 36. With paired rounds fixed 10 itself finds 3
+/// clear changes (it left out fewer forks as disturbed: only rounds far outside the others are),
+/// and the default rule agrees on 10 of their 12. It must never call a benchmark changed in the
+/// direction opposite to fixed 10.
 #[test]
 fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
     let (mut clear, mut clear_agreeing) = (0, 0);
@@ -564,16 +570,18 @@ fn on_a_noisy_host_the_last_look_finds_the_changes_fixed_ten_finds() {
             }
         }
     }
-    assert_eq!(clear, 4 * 9);
-    assert!(clear_agreeing >= 25, "{clear_agreeing} of {clear}");
+    eprintln!("{clear_agreeing} of {clear}");
+    assert_eq!(clear, 4 * 3);
+    assert!(clear_agreeing >= 9, "{clear_agreeing} of {clear}");
 }
 
 /// A third held-out crate, on a quiet host: unicode-segmentation's ASCII fast path (`af87c8d`),
 /// 24 benchmarks, recorded twice (`fixtures/recordings/README.md`; the two fixed-10 runs agree on
 /// only 19 verdicts). On each recording, in every one of four orders, the default rule finds every
-/// clear change in its direction (10 on the first, 12 on the second), the −79 % one after two
-/// forks, and contradicts no clear verdict: a clear "unchanged" may stay `inconclusive` (at most
-/// two per order), never be called changed.
+/// clear change in its direction (10 on the first, 12 on the second), the −79 % one after three
+/// rounds, and contradicts no clear verdict: a clear "unchanged" may stay `inconclusive`, never
+/// be called changed. It saves 20 % of the time (the two-group rule: 33 %): most of these changes
+/// are 2–6 %, which paired rounds over one code layout decide after eight rounds.
 #[test]
 fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
     for (recording, changes) in [
@@ -598,11 +606,11 @@ fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
                 .unwrap();
             assert_eq!(
                 (ascii.verdict, ascii.rounds),
-                (Outcome::Improved, 2),
+                (Outcome::Improved, 3),
                 "{context}"
             );
             assert!(
-                result.totals.time_saved > 0.3,
+                result.totals.time_saved > 0.15,
                 "{context}: {:?}",
                 result.totals
             );
@@ -613,9 +621,9 @@ fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
 /// The held-out itertools recording (criterion 0.4, a noisy host: a side's fork means 6–13 %
 /// apart, `fixtures/recordings/README.md`). Fixed 10 finds the 20 `nth` benchmarks 6–79 % faster
 /// and leaves the 24 untouched ones `inconclusive`. Over these four orders the default rule must
-/// find every `nth` change of 40 % or more within five forks, call nothing else changed, never
-/// contradict a clear verdict, and save more than half of the time. The `nth/0` changes (−6 % to
-/// −12 %) it may give up: at this noise three or five forks often cannot tell them from noise.
+/// find every `nth` change of 40 % or more within eight rounds, call nothing else changed, never
+/// contradict a clear verdict, and save 41 % of the time (50 % or more with the two-group rule). The `nth/0` changes (−6 % to −12 %) it may give up: at this noise three or
+/// five forks often cannot tell them from noise.
 #[test]
 fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() {
     let mut saved = 0.0;
@@ -628,17 +636,17 @@ fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() 
                 assert_eq!(b.verdict, Outcome::Inconclusive, "{context}");
             } else if !b.id.ends_with("/nth/0") {
                 assert_eq!(b.verdict, Outcome::Improved, "{context}");
-                assert!(b.rounds <= 5, "{context}");
+                assert!(b.rounds <= 8, "{context}");
             }
         }
         saved += result.totals.time_saved / 4.0;
     }
-    assert!(saved > 0.5, "time saved {saved}");
+    assert!(saved > 0.39, "time saved {saved}");
 }
 
-/// One fork per side decides nothing (the layout issue): the first round alone of a real A/A
-/// recording (base64, head = base plus a comment) is what `--forks 1` or an interrupted run gives.
-/// Judged by the within-fork bootstrap alone, two of its benchmarks came out changed; now none
+/// One round decides nothing (the layout issue): the first round alone of a real A/A recording
+/// (base64, head = base plus a comment) is what `--forks 1` or an interrupted run gives. Judged
+/// by the within-fork bootstrap alone, two of its benchmarks once came out changed; now none
 /// does, and those say why.
 #[test]
 fn a_single_fork_per_side_is_never_called_changed() {
@@ -673,7 +681,7 @@ fn a_single_fork_per_side_is_never_called_changed() {
             result
                 .warnings
                 .iter()
-                .any(|w| w.contains("at least two forks per side")),
+                .any(|w| w.contains("fewer than two rounds")),
             "{formerly_changed}: {:?}",
             result.warnings
         );

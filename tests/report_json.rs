@@ -22,7 +22,7 @@ fn number(value: &Value, pointer: &str) -> f64 {
 #[test]
 fn top_level_fields() {
     let v = json();
-    assert_eq!(v["schema"], "perfdiff-report/1");
+    assert_eq!(v["schema"], "perfdiff-report/2");
     assert!(v["benchmarks"].is_array());
     assert_eq!(v["summary"]["regressed"], 1);
     assert_eq!(v["summary"]["only_in_head"], 1);
@@ -77,10 +77,16 @@ fn measured_benchmarks_carry_the_statistics() {
     assert_eq!(number(mix, "/ratio/estimate"), 1.5);
     assert_eq!(number(mix, "/ratio/ci_low"), 1.47);
     assert_eq!(number(mix, "/ratio/ci_high"), 1.53);
+    assert_eq!(number(mix, "/ratio/confidence"), 0.99);
+    assert_eq!(mix["ratio"]["kind"], "difference");
+    assert_eq!(mix["paired"]["unit"], "rounds");
+    assert_eq!(number(mix, "/paired/n"), 10.0);
+    assert_eq!(number(mix, "/paired/df"), 9.0);
+    assert_eq!(number(mix, "/paired/p_value"), 1e-6);
+    assert_eq!(number(mix, "/paired/q_value"), 4e-6);
     assert!((number(mix, "/change_rate") - 0.5).abs() < 1e-12);
     assert_eq!(number(mix, "/mann_whitney/u"), 123.0);
     assert_eq!(number(mix, "/mann_whitney/p_value"), 1e-6);
-    assert_eq!(number(mix, "/mann_whitney/q_value"), 4e-6);
     assert_eq!(number(mix, "/cliffs_delta/delta"), 0.98);
     assert_eq!(mix["cliffs_delta"]["magnitude"], "large");
     assert_eq!(number(mix, "/base/mean_ns"), 1000.0);
@@ -101,7 +107,13 @@ fn unmeasured_benchmarks_omit_the_statistics() {
     let v = json();
     for b in v["benchmarks"].as_array().unwrap() {
         if ["only_in_base", "only_in_head", "failed"].contains(&b["verdict"].as_str().unwrap()) {
-            for absent in ["ratio", "change_rate", "mann_whitney", "cliffs_delta"] {
+            for absent in [
+                "ratio",
+                "paired",
+                "change_rate",
+                "mann_whitney",
+                "cliffs_delta",
+            ] {
                 assert!(b.get(absent).is_none(), "{absent} present in {b}");
             }
         }

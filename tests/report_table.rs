@@ -88,7 +88,7 @@ fn footer_has_summary_warnings_failures_and_settings() {
     assert!(out.contains("    │ index out of bounds\n"), "{out}");
     assert!(out.contains("skipped bench target `custom_harness`"));
     assert!(out.contains(
-        "settings: interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42\n"
+        "settings: interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on · seed 42\n"
     ));
     assert!(out.contains("samples: target/perfdiff/samples-HEAD~1-HEAD.json\n"));
 }
@@ -161,6 +161,8 @@ fn crowded_report() -> cargo_perfdiff::analysis::Report {
         b.layout_spread = Some(cargo_perfdiff::analysis::LayoutSpread {
             layouts: 10,
             spread: 0.013,
+            head_slower: 5,
+            rounds: 10,
         });
     }
     report
@@ -194,7 +196,7 @@ fn assert_rows_fit(report: &cargo_perfdiff::analysis::Report, style: &Style) {
     }
     // A change and an interval, whole, or the placeholder of a benchmark without one.
     let change = regex::Regex::new(r" ([+-]\d+\.\d %|—) ").unwrap();
-    let interval = regex::Regex::new(r" (\[\d+\.\d+, \d+\.\d+\]|—) ").unwrap();
+    let interval = regex::Regex::new(r" (\[\d+\.\d+, \d+\.\d+\]†?|—) ").unwrap();
     for (row, b) in lines[1..].iter().zip(&report.benchmarks) {
         let label = cargo_perfdiff::report::outcome_label(b.verdict);
         assert!(row.ends_with(label), "verdict not on the row: {row}\n{out}");
@@ -624,9 +626,9 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
     assert!(
         out.contains(
             "note: this run's noise hides changes below the size given for each (threshold ±2 %), \
-             and about how many forks per side would reveal ±2 % at that noise (--max-forks, or \
-             --forks with --stop fixed) (3 benchmarks: f32/ryu ±13.31 % (443 forks), f64/lone ±20 % \
-             (1000 forks), f64/ryu ±49.56 % (6141 forks))\n"
+             and about how many rounds would reveal ±2 % at that noise (--max-forks, or --forks \
+             with --stop fixed) (3 benchmarks: f32/ryu ±13.31 % (443 rounds), f64/lone ±20 % \
+             (1000 rounds), f64/ryu ±49.56 % (6141 rounds))\n"
         ),
         "{out}"
     );
@@ -639,32 +641,29 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
     );
 }
 
-/// The forks the note asks for are the ones the power formula gives for a change of the
-/// threshold's size at the measured noise, up to rounding the detectable change to it.
+/// The rounds the note asks for are the ones the power formula gives for a change of the
+/// threshold's size at the measured spread of the rounds, up to rounding the detectable change.
 #[test]
-fn the_forks_a_hidden_change_needs_follow_the_power_formula() {
-    use cargo_perfdiff::report::forks_to_reveal_threshold;
-    use cargo_perfdiff::stats::power::{forks_needed, min_detectable_change};
+fn the_rounds_a_hidden_change_needs_follow_the_power_formula() {
+    use cargo_perfdiff::report::rounds_to_reveal_threshold;
+    use cargo_perfdiff::stats::power::{min_detectable_change, units_needed};
     let alpha = 0.01;
-    for (rel_sd, forks) in [(0.01, 3), (0.03, 5), (0.08, 10), (0.2, 4)] {
+    for (sd, rounds) in [(0.01, 3), (0.03, 5), (0.08, 10), (0.2, 4)] {
         let mut result = inconclusive("noisy");
-        result.forks = ForkCounts {
-            base: forks,
-            head: forks + 2,
-        };
-        result.min_detectable_change = Some(min_detectable_change(rel_sd, forks, alpha, 0.8));
-        let wanted = forks_needed(rel_sd, result.threshold, alpha, 0.8);
-        let got = forks_to_reveal_threshold(&result).unwrap();
+        result.paired.as_mut().unwrap().rounds.n = rounds;
+        result.min_detectable_change = Some(min_detectable_change(sd, rounds, alpha, 0.8));
+        let wanted = units_needed(sd, result.threshold, alpha, 0.8);
+        let got = rounds_to_reveal_threshold(&result).unwrap();
         assert!(
             got.abs_diff(wanted) <= 1,
-            "{rel_sd} {forks}: {got} vs {wanted}"
+            "{sd} {rounds}: {got} vs {wanted}"
         );
     }
     let mut unknown = inconclusive("unknown");
     unknown.min_detectable_change = Some(f64::INFINITY);
-    assert_eq!(forks_to_reveal_threshold(&unknown), None);
+    assert_eq!(rounds_to_reveal_threshold(&unknown), None);
     unknown.min_detectable_change = None;
-    assert_eq!(forks_to_reveal_threshold(&unknown), None);
+    assert_eq!(rounds_to_reveal_threshold(&unknown), None);
 }
 
 /// The calibration's advice names the other mode, never the one the run used: duet is the

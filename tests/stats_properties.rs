@@ -5,7 +5,10 @@ use cargo_perfdiff::stats::duet::{DuetRun, duet_ratio};
 use cargo_perfdiff::stats::fdr::benjamini_hochberg;
 use cargo_perfdiff::stats::mann_whitney::mann_whitney_u;
 use cargo_perfdiff::stats::stability::kld_probability;
-use cargo_perfdiff::stats::{BootstrapConfig, Resampling};
+use cargo_perfdiff::stats::verdict::decide;
+use cargo_perfdiff::stats::{
+    BootstrapConfig, Decision, Evidence, PairedRounds, Resampling, Round, Verdict,
+};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
@@ -135,6 +138,86 @@ proptest! {
             .collect();
         let r = duet_ratio(&runs, &config(300, seed)).unwrap();
         prop_assert!(r.ci_low <= r.estimate && r.estimate <= r.ci_high, "{r:?}");
+    }
+}
+
+/// 2..12 rounds' log ratios, optionally each with one of 4 layouts.
+fn rounds() -> impl Strategy<Value = Vec<Round>> {
+    prop::collection::vec((-0.5f64..0.5, prop::option::of(0usize..4)), 2..12).prop_map(|pairs| {
+        let with_layouts = pairs.iter().all(|(_, l)| l.is_some());
+        pairs
+            .into_iter()
+            .map(|(log_ratio, layout)| Round {
+                log_ratio,
+                layout: if with_layouts { layout } else { None },
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        rng_seed: RngSeed::Fixed(0x0f1a),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// The paired interval contains its estimate, the equivalence interval (`1 − 2α`) lies
+    /// inside the difference interval (`1 − α`), and swapping base and head (negating every log
+    /// ratio) inverts estimate and interval.
+    #[test]
+    fn paired_intervals_are_nested_and_swap_exactly(rounds in rounds(), alpha in 0.001f64..0.2) {
+        let Ok(paired) = PairedRounds::of(&rounds) else { return Ok(()); };
+        let difference = paired.interval(1.0 - alpha);
+        let equivalence = paired.equivalence_interval(alpha);
+        for r in [difference, equivalence] {
+            prop_assert!(r.ci_low <= r.estimate && r.estimate <= r.ci_high, "{r:?}");
+        }
+        prop_assert!(difference.ci_low <= equivalence.ci_low + 1e-15);
+        prop_assert!(equivalence.ci_high <= difference.ci_high + 1e-15);
+        let swapped: Vec<Round> = rounds
+            .iter()
+            .map(|r| Round { log_ratio: -r.log_ratio, ..*r })
+            .collect();
+        let back = PairedRounds::of(&swapped).unwrap().interval(1.0 - alpha);
+        prop_assert!(close(difference.estimate * back.estimate, 1.0, 1e-12));
+        prop_assert!(close(difference.ci_low * back.ci_high, 1.0, 1e-12));
+        prop_assert!(close(difference.ci_high * back.ci_low, 1.0, 1e-12));
+    }
+
+    /// Every verdict can be read off the interval it returns: `regressed` has its low end above
+    /// 1 and the estimate past the threshold, `improved` the mirror image, `unchanged` the whole
+    /// interval within `1 ± threshold`; and a p-value below alpha is an interval without 1.
+    #[test]
+    fn every_verdict_agrees_with_its_interval(
+        rounds in rounds(),
+        alpha in 0.001f64..0.2,
+        threshold in 0.0f64..0.1,
+    ) {
+        let Ok(paired) = PairedRounds::of(&rounds) else { return Ok(()); };
+        let p = paired.p_value();
+        let evidence = Evidence { paired, q_value: p };
+        let Decision { verdict, interval } = decide(&evidence, threshold, alpha);
+        match verdict {
+            Verdict::Regressed => {
+                prop_assert!(interval.ci_low > 1.0 && interval.estimate - 1.0 >= threshold)
+            }
+            Verdict::Improved => {
+                prop_assert!(interval.ci_high < 1.0 && 1.0 - interval.estimate >= threshold)
+            }
+            Verdict::Unchanged => prop_assert!(
+                interval.ci_low >= 1.0 - threshold && interval.ci_high <= 1.0 + threshold
+            ),
+            Verdict::Inconclusive => {}
+        }
+        let excludes_one = {
+            let i = paired.interval(1.0 - alpha);
+            i.ci_low > 1.0 || i.ci_high < 1.0
+        };
+        if (p - alpha).abs() > 1e-9 && paired.sd_log > 0.0 {
+            prop_assert_eq!(p < alpha, excludes_one, "p {}", p);
+        }
     }
 }
 

@@ -137,3 +137,69 @@ fn cv_and_quantiles_match_numpy() {
         }
     }
 }
+
+#[derive(Deserialize)]
+struct PairedInterval {
+    level: f64,
+    low: f64,
+    high: f64,
+}
+
+#[derive(Deserialize)]
+struct Tost {
+    threshold: f64,
+    p: f64,
+}
+
+#[derive(Deserialize)]
+struct PairedCase {
+    log_ratios: Vec<f64>,
+    p: f64,
+    intervals: Vec<PairedInterval>,
+    tost: Vec<Tost>,
+}
+
+/// The paired t over rounds against `scipy.stats.ttest_1samp` and `t.interval`, and its
+/// equivalence interval against statsmodels' two one-sided tests: the `1 − 2·alpha` interval
+/// lies inside `1 ± threshold` exactly when the TOST p-value is below alpha.
+#[test]
+fn paired_t_matches_scipy_and_statsmodels_tost() {
+    use cargo_perfdiff::stats::{PairedRounds, Round};
+    let cases: Vec<PairedCase> = load("paired_t.json");
+    assert!(cases.len() >= 9);
+    for (i, case) in cases.iter().enumerate() {
+        let rounds: Vec<Round> = case
+            .log_ratios
+            .iter()
+            .map(|&log_ratio| Round {
+                log_ratio,
+                layout: None,
+            })
+            .collect();
+        let paired = PairedRounds::of(&rounds).unwrap();
+        let what = format!("case {i}");
+        assert_close(paired.p_value(), case.p, 1e-9, &what);
+        for interval in &case.intervals {
+            let ours = paired.interval(interval.level);
+            assert_close(ours.ci_low, interval.low, 1e-10, &what);
+            assert_close(ours.ci_high, interval.high, 1e-10, &what);
+        }
+        for tost in &case.tost {
+            for alpha in [0.005, 0.01, 0.05, 0.1] {
+                let eq = paired.equivalence_interval(alpha);
+                let inside =
+                    eq.ci_low >= 1.0 - tost.threshold && eq.ci_high <= 1.0 + tost.threshold;
+                // Skip a p-value within rounding of alpha, where either answer is right.
+                if (tost.p - alpha).abs() > 1e-9 {
+                    assert_eq!(
+                        inside,
+                        tost.p < alpha,
+                        "{what}: threshold {} alpha {alpha}: TOST p {}",
+                        tost.threshold,
+                        tost.p
+                    );
+                }
+            }
+        }
+    }
+}

@@ -20,7 +20,7 @@ pub fn render_calibration(report: &Report) -> String {
     let _ = writeln!(
         out,
         "  {:<40} {:>10} {:>8} {:>14} {:>16}",
-        "benchmark", "fork noise", "forks", "detectable", "forks for ±thr"
+        "benchmark", "round noise", "rounds", "detectable", "rounds for ±thr"
     );
     let mut worst_forks = 0usize;
     for bench in &report.benchmarks {
@@ -76,13 +76,12 @@ struct CalibrationLine {
 }
 
 fn calibration_line(bench: &BenchmarkResult, alpha: f64) -> Option<CalibrationLine> {
-    let noise = bench.base.fork_rel_sd?.max(bench.head.fork_rel_sd?);
-    let forks = bench.forks.base.min(bench.forks.head);
+    let rounds = bench.paired?.rounds;
     Some(CalibrationLine {
-        noise,
-        forks,
-        detectable: power::min_detectable_change(noise, forks, alpha, POWER),
-        forks_for_threshold: power::forks_needed(noise, bench.threshold, alpha, POWER),
+        noise: rounds.sd_log,
+        forks: rounds.n,
+        detectable: power::min_detectable_change(rounds.sd_log, rounds.n, alpha, POWER),
+        forks_for_threshold: power::units_needed(rounds.sd_log, bench.threshold, alpha, POWER),
     })
 }
 

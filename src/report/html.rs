@@ -266,16 +266,26 @@ fn ci_bar(scale: &Scale, result: &BenchmarkResult, y: f64, thickness: f64) -> St
         scale.px(r.estimate),
     );
     format!(
-        "<g><title>{id}: ratio {est:.4}, {conf} CI {ci}</title><rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{thickness:.1}\" rx=\"{:.1}\" fill=\"{color}\" fill-opacity=\"0.35\" stroke=\"{color}\"/><circle cx=\"{xe:.1}\" cy=\"{y:.1}\" r=\"{:.1}\" fill=\"{color}\" stroke=\"#fff\" stroke-width=\"1.5\"/></g>\n",
+        "<g><title>{id}: ratio {est:.4}, {conf} {ci}</title><rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{thickness:.1}\" rx=\"{:.1}\" fill=\"{color}\" fill-opacity=\"0.35\" stroke=\"{color}\"/><circle cx=\"{xe:.1}\" cy=\"{y:.1}\" r=\"{:.1}\" fill=\"{color}\" stroke=\"#fff\" stroke-width=\"1.5\"/></g>\n",
         y - thickness / 2.0,
         (x1 - x0).max(2.0),
         thickness / 2.0,
         thickness * 0.55,
         id = escape(&result.id),
         est = r.estimate,
-        conf = text::percent(r.confidence),
+        conf = interval_name(&r),
         ci = text::ratio_ci(Some(&r)),
     )
+}
+
+/// What an interval is, for a tooltip or a title: `99.65 % CI`, `99.3 % CI, two one-sided tests`.
+fn interval_name(r: &crate::stats::RatioInterval) -> String {
+    match r.kind {
+        crate::stats::IntervalKind::Difference => format!("{} CI", text::percent(r.confidence)),
+        crate::stats::IntervalKind::Equivalence => {
+            format!("{} CI, two one-sided tests", text::percent(r.confidence))
+        }
+    }
 }
 
 /// The forest plot of every benchmark's ratio CI on one shared axis; rows link to the cards.
@@ -296,9 +306,14 @@ fn overview(report: &Report) -> String {
     );
     let _ = writeln!(
         svg,
-        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">change of the mean, head vs base ({} CI) — left of 0 is faster, right is slower</text>",
+        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">change of the mean, head vs base ({} CI{}) — left of 0 is faster, right is slower</text>",
         (scale.x0 + scale.x1) / 2.0,
-        text::percent(report.settings.confidence)
+        text::percent(text::difference_level(&report.settings)),
+        if text::interval_legend(report).is_some() {
+            "; † two one-sided tests"
+        } else {
+            ""
+        }
     );
     for (i, _) in report
         .benchmarks
@@ -380,7 +395,7 @@ fn card(
     if base.is_empty() && head.is_empty() {
         out += "<p class=\"nodata\">No samples to plot.</p>\n";
     } else {
-        out += &bench_plot(result, &base, &head, report);
+        out += &bench_plot(result, &base, &head);
     }
     out += &numbers(result, report);
     let mut notes: Vec<String> = result.warnings.iter().map(|w| escape(w)).collect();
@@ -424,17 +439,28 @@ fn numbers(result: &BenchmarkResult, report: &Report) -> String {
         (
             "ratio CI",
             match result.ratio {
-                Some(r) => format!("{:.3} {}", r.estimate, text::ratio_ci(Some(&r))),
+                Some(r) => format!(
+                    "{:.3} {} ({})",
+                    r.estimate,
+                    text::ratio_ci(Some(&r)),
+                    text::interval_label(result).unwrap_or_default()
+                ),
                 None => text::MISSING.to_string(),
             },
         ),
         (
             if report.settings.fdr {
-                "Mann–Whitney p (q)"
+                "paired t p (q)"
             } else {
-                "Mann–Whitney p"
+                "paired t p"
             },
             text::p_and_q(result, report.settings.fdr),
+        ),
+        (
+            "Mann–Whitney p (forks)",
+            result
+                .mann_whitney
+                .map_or(text::MISSING.to_string(), |mw| text::p_value(mw.p_value)),
         ),
         ("Cliff's δ", text::delta(result.cliffs_delta.as_ref())),
         (
@@ -450,9 +476,11 @@ fn numbers(result: &BenchmarkResult, report: &Report) -> String {
         items.push((
             "layout spread",
             format!(
-                "±{} over {} layouts",
+                "±{} over {} layouts (sd); head slower in {} of {} rounds",
                 text::percent(layout.spread),
-                layout.layouts
+                layout.layouts,
+                layout.head_slower,
+                layout.rounds
             ),
         ));
     }
@@ -471,7 +499,7 @@ fn numbers(result: &BenchmarkResult, report: &Report) -> String {
 }
 
 /// The per-benchmark SVG: distributions on the left, the ratio CI on the right.
-fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64], report: &Report) -> String {
+fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64]) -> String {
     const WIDTH: f64 = 1100.0;
     const HEIGHT: f64 = 190.0;
     let mut svg = format!(
@@ -480,7 +508,7 @@ fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64], report: &Rep
     );
     svg += &distributions(base, head, result.unit.as_deref(), 0.0, 700.0, HEIGHT);
     if result.ratio.is_some() {
-        svg += &ratio_panel(result, report, 740.0, WIDTH - 10.0, HEIGHT);
+        svg += &ratio_panel(result, 740.0, WIDTH - 10.0, HEIGHT);
     } else {
         let _ = writeln!(
             svg,
@@ -685,20 +713,14 @@ fn tick_decimals(ticks: &[f64], unit: f64) -> usize {
 }
 
 /// The ratio CI of one benchmark against its threshold band.
-fn ratio_panel(
-    result: &BenchmarkResult,
-    report: &Report,
-    left: f64,
-    right: f64,
-    height: f64,
-) -> String {
+fn ratio_panel(result: &BenchmarkResult, left: f64, right: f64, height: f64) -> String {
     let (lo, hi) = own_ratio_domain(result);
     let scale = Scale::new(lo, hi, left + 10.0, right - 10.0);
     let (top, bottom) = (22.0, height - 34.0);
     let mut svg = format!(
-        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">head vs base, {} CI of the mean ratio</text>\n",
+        "<text class=\"axis-title\" x=\"{:.1}\" y=\"14\" text-anchor=\"middle\">head vs base, {} of the ratio</text>\n",
         (scale.x0 + scale.x1) / 2.0,
-        text::percent(report.settings.confidence)
+        result.ratio.map_or(String::new(), |r| interval_name(&r))
     );
     svg += &ratio_axis(&scale, result.threshold, top, bottom);
     svg += &ci_bar(&scale, result, (top + bottom) / 2.0, 18.0);
@@ -749,8 +771,8 @@ fn footer(report: &Report) -> String {
 
 const HOW_TO_READ: &str = "<details><summary>How to read this page</summary>\n<ul>\
 <li><b>Left plot</b>: every kept sample (time per iteration, warm-up removed) of base (blue) and head (red), jittered vertically; the box spans the middle half, the bar inside is the median, the diamond the mean, whiskers reach the furthest sample within 1.5 box lengths. Extreme samples are drawn at the edge of the axis.</li>\
-<li><b>Right plot</b>: the bootstrap confidence interval of mean(head) / mean(base) as a change in percent. The grey band is the relevance threshold, the dark line no change. A bar entirely right of the band is a regression, entirely left an improvement, inside the band no relevant change; a bar crossing a band edge cannot decide.</li>\
-<li>A verdict also needs Mann–Whitney U significant (after false-discovery control) and Cliff's δ not negligible.</li>\
+<li><b>Right plot</b>: the interval the verdict rests on, as a change in percent: Student's t over the rounds' head/base ratios (each round ran base and head in the same time slot and code layout). The grey band is the relevance threshold, the dark line no change. A bar entirely right of 1 whose estimate reaches the band's edge is a regression, entirely left of 1 an improvement; for <i>unchanged</i> the bar is the interval of two one-sided tests (†), entirely inside the band; anything else cannot decide.</li>\
+<li>A change must also survive false-discovery control over the suite (the q-value). Mann–Whitney U and Cliff's δ compare the forks' means, the layout spread says how far the same code moves between code layouts: both are information.</li>\
 </ul></details>\n";
 
 const CSS: &str = r#"

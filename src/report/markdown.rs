@@ -113,7 +113,7 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
     };
     let mut out = format!(
         "| Benchmark | Base | Head | Change | Ratio {} CI |{layout_header} {p_header} | Cliff's δ | Forks | Verdict |\n",
-        text::percent(report.settings.confidence)
+        text::percent(text::difference_level(&report.settings))
     );
     out += &format!("|:--|--:|--:|--:|:-:|{layout_rule}--:|:--|--:|:--|\n");
     let several_packages = report.several_packages();
@@ -174,7 +174,10 @@ fn failures(results: &[&BenchmarkResult]) -> String {
 
 /// Warnings and skipped targets as a list; empty when there are none.
 fn notes(report: &Report) -> String {
-    let mut items = Vec::new();
+    let mut items: Vec<String> = text::interval_legend(report)
+        .map(|l| escape(&l))
+        .into_iter()
+        .collect();
     for notice in text::benchmark_notices(report) {
         let escaped = text::Notice {
             message: escape(&notice.message),

@@ -33,7 +33,7 @@ pub use listing::render_listing;
 pub use markdown::escape as escape_markdown;
 pub use table::DROP_ORDER;
 pub use text::{
-    forks_to_reveal_threshold, median_fork_rel_sd, noisy_forks_note, outcome_label, wall_time,
+    median_fork_rel_sd, noisy_forks_note, outcome_label, rounds_to_reveal_threshold, wall_time,
     wrap_words,
 };
 

@@ -113,7 +113,10 @@ fn columns(report: &Report) -> Vec<Column> {
         }),
         column("change", Other, true, |b| text::change(b.change_rate)),
         column(
-            &format!("ratio {} CI", text::percent(report.settings.confidence)),
+            &format!(
+                "ratio {} CI",
+                text::percent(text::difference_level(&report.settings))
+            ),
             Other,
             false,
             |b| text::ratio_ci(b.ratio.as_ref()),
@@ -368,7 +371,10 @@ fn paint(line: &str, paint: Option<Paint>, style: &Style) -> String {
 /// Warnings, failures, skipped targets, settings, samples path: one item per line, each passed
 /// through `wrap` (a failure's output tail is shown as it came).
 fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
-    let mut lines = Vec::new();
+    let mut lines: Vec<String> = text::interval_legend(report)
+        .iter()
+        .map(|l| wrap(l))
+        .collect();
     for notice in text::benchmark_notices(report) {
         let line = text::notice_line(&notice, text::id_line);
         lines.push(wrap(&format!(

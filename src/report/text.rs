@@ -3,7 +3,7 @@
 
 use crate::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
 use crate::samples::{Mode, RevisionInfo, RunInfo};
-use crate::stats::{CliffsDelta, Magnitude, RatioCi};
+use crate::stats::{CliffsDelta, IntervalKind, Magnitude, RatioInterval};
 use unicode_width::UnicodeWidthStr;
 
 /// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
@@ -109,8 +109,9 @@ fn trim_float(value: f64, decimals: usize) -> String {
     }
 }
 
-/// The ratio CI as `[1.10, 1.15]`, with enough decimals to tell the bounds apart.
-pub fn ratio_ci(ratio: Option<&RatioCi>) -> String {
+/// The ratio CI as `[1.10, 1.15]`, with enough decimals to tell the bounds apart, marked
+/// [`EQUIVALENCE_MARK`] when it is the interval of two one-sided tests (`unchanged`).
+pub fn ratio_ci(ratio: Option<&RatioInterval>) -> String {
     let Some(r) = ratio else {
         return MISSING.to_string();
     };
@@ -122,7 +123,37 @@ pub fn ratio_ci(ratio: Option<&RatioCi>) -> String {
     } else {
         4
     };
-    format!("[{:.decimals$}, {:.decimals$}]", r.ci_low, r.ci_high)
+    let mark = match r.kind {
+        IntervalKind::Difference => "",
+        IntervalKind::Equivalence => EQUIVALENCE_MARK,
+    };
+    format!("[{:.decimals$}, {:.decimals$}]{mark}", r.ci_low, r.ci_high)
+}
+
+/// Marks an interval of two one-sided tests in the table and the Markdown.
+pub const EQUIVALENCE_MARK: &str = "†";
+
+/// The level of the intervals that show a change: `1 − alpha`.
+pub fn difference_level(settings: &ReportSettings) -> f64 {
+    1.0 - settings.alpha
+}
+
+/// What the intervals of the report are, when some row shows the interval of two one-sided
+/// tests: "intervals: 99.65 % t over the paired rounds; * `unchanged`: …".
+pub fn interval_legend(report: &Report) -> Option<String> {
+    let equivalence = report
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.ratio)
+        .find(|r| r.kind == IntervalKind::Equivalence)?;
+    Some(format!(
+        "{EQUIVALENCE_MARK} the {} interval of two one-sided tests at alpha {}: inside \
+         ±threshold, no change as large as the threshold (`unchanged`); the other intervals are \
+         {} t intervals over the paired rounds",
+        percent(equivalence.confidence),
+        significant(report.settings.alpha),
+        percent(difference_level(&report.settings)),
+    ))
 }
 
 /// A p-value in three characters or so: `0.042`, `3.1e-5`.
@@ -136,13 +167,29 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
-/// Mann–Whitney p, and the FDR-adjusted q in parentheses when FDR is on.
+/// The deciding paired test's p, and the FDR-adjusted q in parentheses when FDR is on.
 pub fn p_and_q(result: &BenchmarkResult, fdr: bool) -> String {
-    match result.mann_whitney {
-        Some(mw) if fdr => format!("{} ({})", p_value(mw.p_value), p_value(mw.q_value)),
-        Some(mw) => p_value(mw.p_value),
+    match result.paired {
+        Some(test) if fdr => format!("{} ({})", p_value(test.p_value), p_value(test.q_value)),
+        Some(test) => p_value(test.p_value),
         None => MISSING.to_string(),
     }
+}
+
+/// Which interval a benchmark's `ratio` is, in words: `99.65 % t over 10 rounds`, or for an
+/// `unchanged` verdict `99.3 % (two one-sided tests) over 10 rounds`.
+pub fn interval_label(result: &BenchmarkResult) -> Option<String> {
+    let (ratio, test) = (result.ratio?, result.paired?);
+    let units = format!("{} {}", test.rounds.n, test.rounds.unit.as_str());
+    Some(match ratio.kind {
+        IntervalKind::Difference => {
+            format!("{} t interval over {units}", percent(ratio.confidence))
+        }
+        IntervalKind::Equivalence => format!(
+            "{} interval of two one-sided tests over {units}",
+            percent(ratio.confidence)
+        ),
+    })
 }
 
 pub fn magnitude_label(magnitude: Magnitude) -> &'static str {
@@ -249,7 +296,7 @@ pub fn wall_time(ms: u64) -> String {
 }
 
 /// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks
-/// in 2 benchmarks were left out as disturbed (…)`. A disturbed fork is handled, not a problem
+/// in 2 benchmarks were left out as disturbed (…)`. A disturbed round is handled, not a problem
 /// with the result, so it is one note for the run rather than a warning per benchmark.
 pub fn disturbed_note(report: &Report) -> Option<String> {
     let per_benchmark: Vec<(usize, usize)> = report
@@ -268,7 +315,8 @@ pub fn disturbed_note(report: &Report) -> Option<String> {
     let benchmarks = per_benchmark.iter().filter(|(d, _)| *d > 0).count();
     Some(format!(
         "{left_out} of {forks} forks in {benchmarks} benchmark(s) were left out as disturbed \
-         (far slower than the rest of their side: a burst of machine activity); per side in the \
+         (rounds in which one fork ran far slower than its partner, beyond what the other rounds \
+         show: a burst of machine activity; both forks of such a round go); per side in the \
          JSON as `disturbed_forks`"
     ))
 }
@@ -408,10 +456,11 @@ pub fn cpu_wait_note(report: &Report) -> Option<String> {
     ))
 }
 
-/// `interleaved mode · threshold ±2 % · alpha 0.01 · 99 % CI (10000 resamples) · FDR on · seed 42`.
+/// `interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on ·
+/// seed 42`.
 pub fn settings_line(settings: &ReportSettings) -> String {
     format!(
-        "{} mode · threshold ±{} · alpha {} · {} CI ({} resamples) · FDR {} · seed {}",
+        "{} mode · threshold ±{} · alpha {} · bootstrap {} ({} resamples) · FDR {} · seed {}",
         settings.mode,
         percent(settings.threshold),
         significant(settings.alpha),
@@ -634,11 +683,11 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
             let threshold = percent(result.threshold);
             let shared = format!(
                 "this run's noise hides changes below the size given for each (threshold \
-                 ±{threshold}), and about how many forks per side would reveal ±{threshold} at \
-                 that noise ({MORE_FORKS})"
+                 ±{threshold}), and about how many rounds would reveal ±{threshold} at that \
+                 noise ({MORE_FORKS})"
             );
-            let figure = match forks_to_reveal_threshold(result) {
-                Some(forks) => format!("±{} ({forks} forks)", percent(mdc)),
+            let figure = match rounds_to_reveal_threshold(result) {
+                Some(rounds) => format!("±{} ({rounds} rounds)", percent(mdc)),
                 None => format!("±{}", percent(mdc)),
             };
             add(NoticeKind::Note, note, shared, &result.id, Some(figure));
@@ -858,11 +907,11 @@ pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
         return None;
     }
     let threshold = percent(result.threshold);
-    let remedy = match forks_to_reveal_threshold(result) {
-        Some(forks) => format!(
-            "about {forks} forks per side would reveal ±{threshold} at this noise ({MORE_FORKS})"
-        ),
-        None => format!("run more forks ({MORE_FORKS})"),
+    let remedy = match rounds_to_reveal_threshold(result) {
+        Some(rounds) => {
+            format!("about {rounds} rounds would reveal ±{threshold} at this noise ({MORE_FORKS})")
+        }
+        None => format!("run more rounds ({MORE_FORKS})"),
     };
     Some(format!(
         "this run's noise hides changes below ±{} (threshold ±{threshold}): {remedy}",
@@ -870,16 +919,16 @@ pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
     ))
 }
 
-/// Forks per side that would bring the minimum detectable change down to the threshold at the
-/// fork-to-fork noise this run measured (the detectable change shrinks with the square root of
-/// the forks, `stats::power`), or `None` without a finite detectable change or any forks.
-pub fn forks_to_reveal_threshold(result: &BenchmarkResult) -> Option<usize> {
+/// Rounds that would bring the minimum detectable change down to the threshold at the spread
+/// of the rounds this run measured (the detectable change shrinks with the square root of the
+/// rounds, `stats::power`), or `None` without a finite detectable change or any rounds.
+pub fn rounds_to_reveal_threshold(result: &BenchmarkResult) -> Option<usize> {
     let mdc = result.min_detectable_change?;
-    let forks = result.forks.base.min(result.forks.head);
-    if !(mdc.is_finite() && result.threshold > 0.0 && forks > 0) {
+    let units = result.paired?.rounds.n;
+    if !(mdc.is_finite() && result.threshold > 0.0 && units > 0) {
         return None;
     }
-    let needed = forks as f64 * (mdc / result.threshold).powi(2);
+    let needed = units as f64 * (mdc / result.threshold).powi(2);
     Some(needed.ceil() as usize)
 }
 
@@ -956,16 +1005,20 @@ mod tests {
 
     #[test]
     fn ratio_ci_decimals_follow_width() {
-        let ci = |lo, hi| RatioCi {
+        let ci = |lo, hi| RatioInterval {
             estimate: (lo + hi) / 2.0,
             ci_low: lo,
             ci_high: hi,
             confidence: 0.99,
-            resamples: 100,
-            resampling: crate::stats::Resampling::Hierarchical,
+            kind: IntervalKind::Difference,
         };
         assert_eq!(ratio_ci(Some(&ci(1.1, 1.15))), "[1.10, 1.15]");
         assert_eq!(ratio_ci(Some(&ci(0.998, 1.003))), "[0.998, 1.003]");
+        let equivalence = RatioInterval {
+            kind: IntervalKind::Equivalence,
+            ..ci(0.995, 1.004)
+        };
+        assert_eq!(ratio_ci(Some(&equivalence)), "[0.995, 1.004]†");
     }
 
     #[test]

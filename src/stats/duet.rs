@@ -86,6 +86,14 @@ pub fn duet_ratio(runs: &[DuetRun], config: &BootstrapConfig) -> Result<RatioCi,
     })
 }
 
+/// The log of one run's geometric-mean ratio `gms` (its winsorised paired ratios
+/// `head_i / base_i`): the value a duet round contributes to the paired interval of
+/// [`super::rounds`]. Errors as [`duet_ratio`] for that run alone.
+pub fn run_log_ratio(run: &DuetRun) -> Result<f64, StatsError> {
+    let logs = runs_log_ratios(std::slice::from_ref(run))?;
+    Ok(mean(&logs[0]))
+}
+
 /// Per non-empty run, the logarithms of its winsorised ratios `head_i / base_i`.
 fn runs_log_ratios(runs: &[DuetRun]) -> Result<Vec<Vec<f64>>, StatsError> {
     let mut all = Vec::with_capacity(runs.len());

@@ -2,18 +2,18 @@
 //!
 //! A fork runs one executable, and one executable is one code layout; the forks of a run go
 //! through the layouts of each revision in turn (`crate::layout`). Forks of one layout share its
-//! effect, so they are not independent replicates of the revision: the fork-level t interval
-//! takes one value per layout (the mean of its forks), and how far those values lie apart is the
-//! benchmark's *layout spread*.
+//! effect, so they are not independent replicates of the revision (the paired interval of
+//! [`super::rounds`] averages a layout's rounds for the same reason), and how far a side's layout
+//! means lie apart is the benchmark's *layout spread*, reported as information.
 //!
-//! Invariants: grouping keeps the first-seen order of the layouts; values without a layout form
+//! Invariants: grouping orders the layouts by index; values without a layout form
 //! no group of their own but leave the input ungrouped (a recording from before layouts were
 //! measured has none, and is analysed per fork exactly as before); the spread is scale-free (a
 //! fraction of the mean) and needs at least two layouts.
 
 use std::collections::BTreeMap;
 
-use super::descriptive::mean;
+use super::descriptive::{mean, std_dev};
 
 /// `values` (one per fork) averaged per layout, in layout order; `values` itself when any
 /// value has no layout or the lengths differ (nothing to group by).
@@ -42,23 +42,16 @@ pub fn distinct_layouts(layouts: &[Option<usize>]) -> usize {
     seen.len()
 }
 
-/// Half the range of `layout_means` as a fraction of their mean: a benchmark moves by ± this
-/// much between layouts of the same source. `None` for fewer than two means or a non-positive
-/// or non-finite mean.
-pub fn half_range(layout_means: &[f64]) -> Option<f64> {
+/// The standard deviation of `layout_means` as a fraction of their mean: how far a benchmark
+/// moves, typically, between layouts of the same source (and, with one fork per layout, between
+/// processes). Reported as information: the paired interval already carries whatever of it the
+/// two sides do not share. `None` for fewer than two means or a non-positive or non-finite mean.
+pub fn relative_sd(layout_means: &[f64]) -> Option<f64> {
     if layout_means.len() < 2 || layout_means.iter().any(|m| !m.is_finite()) {
         return None;
     }
     let centre = mean(layout_means);
-    if centre <= 0.0 {
-        return None;
-    }
-    let low = layout_means.iter().copied().fold(f64::INFINITY, f64::min);
-    let high = layout_means
-        .iter()
-        .copied()
-        .fold(f64::NEG_INFINITY, f64::max);
-    Some((high - low) / 2.0 / centre)
+    (centre > 0.0).then(|| std_dev(layout_means) / centre)
 }
 
 #[cfg(test)]
@@ -86,14 +79,14 @@ mod tests {
     }
 
     #[test]
-    fn the_spread_is_half_the_range_relative_to_the_mean() {
-        let spread = half_range(&[9.0, 11.0, 10.0]).unwrap();
+    fn the_spread_is_the_relative_sd_of_the_layout_means() {
+        let spread = relative_sd(&[9.0, 11.0, 10.0]).unwrap();
         assert!((spread - 0.1).abs() < 1e-12, "{spread}");
         // scale-free
-        let scaled = half_range(&[900.0, 1100.0, 1000.0]).unwrap();
+        let scaled = relative_sd(&[900.0, 1100.0, 1000.0]).unwrap();
         assert!((scaled - spread).abs() < 1e-12);
-        assert_eq!(half_range(&[10.0]), None);
-        assert_eq!(half_range(&[10.0, f64::NAN]), None);
-        assert_eq!(half_range(&[0.0, 0.0]), None);
+        assert_eq!(relative_sd(&[10.0]), None);
+        assert_eq!(relative_sd(&[10.0, f64::NAN]), None);
+        assert_eq!(relative_sd(&[0.0, 0.0]), None);
     }
 }

@@ -8,18 +8,19 @@ pub mod descriptive;
 pub mod disturbed;
 pub mod duet;
 pub mod fdr;
-pub mod fork_interval;
 pub mod layout;
 pub mod mann_whitney;
 pub mod power;
 mod resample;
+pub mod rounds;
 pub mod stability;
 pub mod verdict;
 
 pub use bootstrap::{BootstrapConfig, RatioCi, Resampling};
 pub use cliffs::{CliffsDelta, Magnitude};
 pub use mann_whitney::MannWhitney;
-pub use verdict::{Evidence, Verdict};
+pub use rounds::{IntervalKind, PairedRounds, RatioInterval, Round, Unit};
+pub use verdict::{Decision, Evidence, Verdict};
 
 /// Inputs the statistics cannot work with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -1,13 +1,16 @@
-//! How much measurement a change needs (Peass, section II).
+//! How much measurement a change needs (Peass, section II), for paired rounds.
 //!
-//! With effect size `γ = change / rel_sd` (the change in units of the fork-to-fork standard
-//! deviation) and `n` forks per side, a two-sided test at level α has power `1 − β` where
-//! `z(1−β) = γ·√(n/2) − z(1−α/2)`. Solved for the change or for `n`, it tells users which changes
-//! their noise lets them see, and how many forks a given change needs.
+//! The comparison's units are paired rounds (or layouts, [`super::rounds`]): each gives one log
+//! ratio `ln(head / base)`, and their standard deviation `sd` is all the noise the verdict sees.
+//! With effect size `γ = change / sd` and `n` units, a two-sided test at level α has power
+//! `1 − β` where `z(1−β) = γ·√n − z(1−α/2)` (Peass states it for two groups of `n`, where the
+//! difference of two means has `√(2/n)` standard deviations of one side instead of `√(1/n)`).
+//! Solved for the change or for `n`, it tells users which changes their noise lets them see, and
+//! how many rounds a given change needs.
 //!
 //! The functions return plain numbers (the analysis shows them, it never branches on errors):
 //! parameters outside their domain give NaN (`min_detectable_change`) or `usize::MAX`
-//! (`forks_needed`), documented per function.
+//! (`units_needed`), documented per function.
 use statrs::distribution::{ContinuousCDF, Normal};
 
 /// `z(1−α/2) + z(power)`: the effect, in standard errors, a test at level α detects with `power`.
@@ -19,35 +22,35 @@ fn z_sum(alpha: f64, power: f64) -> f64 {
     normal.inverse_cdf(1.0 - alpha / 2.0) + normal.inverse_cdf(power)
 }
 
-/// Smallest relative change detectable with `forks` forks per side at level `alpha` and `power`,
-/// given the relative standard deviation of fork means `rel_sd`:
-/// `rel_sd · (z(1−α/2) + z(power)) / √(forks/2)`.
+/// Smallest relative change detectable with `units` paired units at level `alpha` and `power`,
+/// given the standard deviation `sd` of the units' log ratios: `sd · (z(1−α/2) + z(power)) / √units`.
 ///
-/// `forks = 0` gives infinity; `alpha` or `power` outside (0, 1), or a negative or NaN `rel_sd`,
+/// `units = 0` gives infinity; `alpha` or `power` outside (0, 1), or a negative or NaN `sd`,
 /// give NaN.
-pub fn min_detectable_change(rel_sd: f64, forks: usize, alpha: f64, power: f64) -> f64 {
-    if rel_sd.is_nan() || rel_sd < 0.0 {
+pub fn min_detectable_change(sd: f64, units: usize, alpha: f64, power: f64) -> f64 {
+    if sd.is_nan() || sd < 0.0 {
         return f64::NAN;
     }
     let z = z_sum(alpha, power);
-    if forks == 0 {
+    if units == 0 {
         return if z.is_nan() { f64::NAN } else { f64::INFINITY };
     }
-    rel_sd * z / (forks as f64 / 2.0).sqrt()
+    sd * z / (units as f64).sqrt()
 }
 
-/// Forks per side needed to detect a relative change `change` (its sign is ignored):
-/// `⌈2·((z(1−α/2) + z(power)) · rel_sd / change)²⌉`, at least 2.
+/// Paired units needed to detect a relative `change` (sign ignored) at level `alpha` with
+/// `power`, given the standard deviation `sd` of the units' log ratios: the smallest `n ≥ 2`
+/// with `min_detectable_change(sd, n, …) ≤ |change|`.
 ///
-/// A zero change or invalid parameters (NaN, negative `rel_sd`, `alpha`/`power` outside (0, 1))
-/// give `usize::MAX`: no number of forks will do.
-pub fn forks_needed(rel_sd: f64, change: f64, alpha: f64, power: f64) -> usize {
+/// A zero `change`, or `alpha`/`power` outside (0, 1), or a NaN or negative `sd`, give
+/// `usize::MAX`; a zero `sd` gives 2.
+pub fn units_needed(sd: f64, change: f64, alpha: f64, power: f64) -> usize {
     let z = z_sum(alpha, power);
     let change = change.abs();
-    if z.is_nan() || rel_sd.is_nan() || rel_sd < 0.0 || change.is_nan() || change == 0.0 {
+    if z.is_nan() || sd.is_nan() || sd < 0.0 || change.is_nan() || change == 0.0 {
         return usize::MAX;
     }
-    let n = 2.0 * (z * rel_sd / change).powi(2);
+    let n = (z * sd / change).powi(2);
     if n >= usize::MAX as f64 {
         return usize::MAX;
     }
@@ -60,23 +63,23 @@ mod tests {
 
     #[test]
     fn textbook_values() {
-        // alpha 0.05, power 0.8: z sum = 1.959964 + 0.841621 = 2.801585
+        // z(0.975) + z(0.8) = 2.8016
         let z = 2.801_585_218_2;
-        let mdc = min_detectable_change(0.1, 8, 0.05, 0.8);
+        let mdc = min_detectable_change(0.1, 4, 0.05, 0.8);
         assert!((mdc - 0.1 * z / 2.0).abs() < 1e-8);
-        // gamma = 0.5 needs 2 (2.8016 / 0.5)^2 = 62.79 -> 63 forks
-        assert_eq!(forks_needed(0.02, 0.01, 0.05, 0.8), 63);
-        assert_eq!(forks_needed(0.02, -0.01, 0.05, 0.8), 63);
-        assert_eq!(forks_needed(0.0, 0.01, 0.05, 0.8), 2);
+        // (2.8016 · 0.02 / 0.01)² = 31.4
+        assert_eq!(units_needed(0.02, 0.01, 0.05, 0.8), 32);
+        assert_eq!(units_needed(0.02, -0.01, 0.05, 0.8), 32);
+        assert_eq!(units_needed(0.0, 0.01, 0.05, 0.8), 2);
     }
 
     #[test]
     fn the_two_functions_invert_each_other() {
-        for forks in [2usize, 5, 30, 200] {
-            let change = min_detectable_change(0.03, forks, 0.01, 0.9);
+        for units in [2usize, 5, 30, 200] {
+            let change = min_detectable_change(0.03, units, 0.01, 0.9);
             assert_eq!(
-                forks_needed(0.03, change * 1.000_001, 0.01, 0.9),
-                forks.max(2)
+                units_needed(0.03, change * 1.000_001, 0.01, 0.9),
+                units.max(2)
             );
         }
     }
@@ -86,7 +89,7 @@ mod tests {
         assert!(min_detectable_change(0.1, 0, 0.05, 0.8).is_infinite());
         assert!(min_detectable_change(0.1, 5, 1.5, 0.8).is_nan());
         assert!(min_detectable_change(-0.1, 5, 0.05, 0.8).is_nan());
-        assert_eq!(forks_needed(0.1, 0.0, 0.05, 0.8), usize::MAX);
-        assert_eq!(forks_needed(0.1, 0.01, 0.05, 1.0), usize::MAX);
+        assert_eq!(units_needed(0.1, 0.0, 0.05, 0.8), usize::MAX);
+        assert_eq!(units_needed(0.1, 0.01, 0.05, 1.0), usize::MAX);
     }
 }

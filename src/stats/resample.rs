@@ -166,7 +166,7 @@ impl<'a> Side<'a> {
 /// below what a bootstrap resolves), four per step from the stream's two generators, into four
 /// accumulators so neither the generators nor the additions wait on each other.
 #[inline]
-fn resampled_fork_sum(fork: &[f64], rng: &mut Stream) -> f64 {
+pub(crate) fn resampled_fork_sum(fork: &[f64], rng: &mut Stream) -> f64 {
     let n = fork.len();
     if n as u64 > u32::MAX as u64 {
         return (0..n).map(|_| fork[index(rng, n)]).sum();

@@ -3,14 +3,16 @@
 #![allow(dead_code)]
 
 use cargo_perfdiff::analysis::{
-    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, REPORT_SCHEMA, Report,
+    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, PairedTest, REPORT_SCHEMA, Report,
     ReportSettings, SideSummary, SkippedTarget, Summary,
 };
 use cargo_perfdiff::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile, SideRecord,
 };
 use cargo_perfdiff::stats::mann_whitney::Method;
-use cargo_perfdiff::stats::{CliffsDelta, Magnitude, RatioCi, Resampling};
+use cargo_perfdiff::stats::{
+    CliffsDelta, IntervalKind, Magnitude, PairedRounds, RatioInterval, Unit,
+};
 
 /// An id with every character that could break a format.
 pub const NASTY_ID: &str = "parse|pipe <script>alert(1)</script> & ünïcödé `tick` *bold*";
@@ -45,20 +47,12 @@ pub fn measured(
         package: None,
         criterion_id: None,
         verdict,
-        fork_interval: None,
-        ratio: Some(RatioCi {
-            estimate: ratio.0,
-            ci_low: ratio.1,
-            ci_high: ratio.2,
-            confidence: 0.99,
-            resamples: 10_000,
-            resampling: Resampling::Hierarchical,
-        }),
+        ratio: Some(interval(verdict, ratio)),
+        paired: Some(paired_test(ratio.0, p)),
         change_rate: Some(ratio.0 - 1.0),
         mann_whitney: Some(MannWhitneySummary {
             u: 123.0,
             p_value: p,
-            q_value: (p * 4.0).min(1.0),
             method: Method::Asymptotic,
         }),
         cliffs_delta: Some(CliffsDelta {
@@ -70,6 +64,38 @@ pub fn measured(
         head: side(Some(base_ns * ratio.0), 10),
         min_detectable_change: Some(0.015),
         ..BenchmarkResult::new(id, 0.02)
+    }
+}
+
+/// The interval a benchmark with `verdict` reports: for `unchanged` the 98 % interval of two
+/// one-sided tests, else the 99 % t interval.
+fn interval(verdict: Outcome, (estimate, ci_low, ci_high): (f64, f64, f64)) -> RatioInterval {
+    let (confidence, kind) = match verdict {
+        Outcome::Unchanged => (0.98, IntervalKind::Equivalence),
+        _ => (0.99, IntervalKind::Difference),
+    };
+    RatioInterval {
+        estimate,
+        ci_low,
+        ci_high,
+        confidence,
+        kind,
+    }
+}
+
+/// The paired test of ten rounds behind a ratio `estimate` with p-value `p` (q four times it).
+fn paired_test(estimate: f64, p: f64) -> PairedTest {
+    PairedTest {
+        rounds: PairedRounds {
+            unit: Unit::Rounds,
+            n: 10,
+            rounds: 10,
+            mean_log: estimate.ln(),
+            sd_log: 0.01,
+        },
+        df: 9.0,
+        p_value: p,
+        q_value: (p * 4.0).min(1.0),
     }
 }
 

@@ -37,6 +37,7 @@ use std::sync::{Mutex, OnceLock, mpsc};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
 use crate::cargo_env::{self, BuildScriptEnv};
+use crate::discover::TargetKey;
 use crate::freshness::{self, BuildKey};
 
 /// How many lines of cargo's stderr an error message quotes.
@@ -630,16 +631,7 @@ pub fn build_benches(
     };
     let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
     let sources = checkout.scan().map_err(freshness_error)?;
-    let mut key_args = opts.cargo_args();
-    key_args.push(format!("layouts={}", opts.layouts.max(1)));
-    key_args.push(format!("layout-method={}", crate::layout::METHOD));
-    let key = BuildKey::new(
-        &checkout,
-        &sources,
-        workspace_dir,
-        &key_args,
-        shared_target_dir,
-    );
+    let key = bench_build_key(&checkout, &sources, workspace_dir, shared_target_dir, opts);
     if let Some(kept) = kept_build(bin_dir, key) {
         for gated in &kept.not_built {
             on_event(BuildEvent::NeedsFeatures(gated));
@@ -651,7 +643,7 @@ pub fn build_benches(
     }
     freshness::forget(bin_dir).map_err(freshness_error)?;
     crate::layout::forget(bin_dir).map_err(freshness_error)?;
-    checkout
+    let marked = checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
     let cargo = CargoBuild {
@@ -665,7 +657,7 @@ pub fn build_benches(
         not_compiled,
     } = compile_benches(&cargo, &packages, opts, on_event)?;
     checkout
-        .record(shared_target_dir, &sources)
+        .record(shared_target_dir, &sources, &marked)
         .map_err(freshness_error)?;
     // A gated target that failed to compile had its features: it is reported as not compiled.
     let not_built: Vec<FeatureGatedBench> =
@@ -710,6 +702,131 @@ pub fn build_benches(
     };
     freshness::keep(bin_dir, key, &kept).map_err(freshness_error)?;
     Ok(kept.executables)
+}
+
+/// The key a bench build with `opts` of the checkout's `sources` is kept under.
+fn bench_build_key(
+    checkout: &freshness::Checkout,
+    sources: &freshness::Sources,
+    workspace_dir: &Path,
+    shared_target_dir: &Path,
+    opts: &BuildOptions,
+) -> BuildKey {
+    let mut key_args = opts.cargo_args();
+    key_args.push(format!("layouts={}", opts.layouts.max(1)));
+    key_args.push(format!("layout-method={}", crate::layout::METHOD));
+    BuildKey::new(
+        checkout,
+        sources,
+        workspace_dir,
+        &key_args,
+        shared_target_dir,
+    )
+}
+
+/// Builds the bench targets `needed` of one revision, when the question needs fewer than `opts`
+/// select (a bisection's step that searches one benchmark needs its target alone); otherwise as
+/// [`build_benches`]. A build of every selected target kept in `bin_dir` (the confirmation's)
+/// serves as it is. Otherwise cargo builds the needed targets only, as `--bench NAME` with the
+/// package selection and features unchanged, so every unit is the one the whole build makes;
+/// that build is kept apart, in a directory of `bin_dir` named after the targets
+/// (`narrow_bin_dir`), where it neither replaces the whole build nor passes for it. Returns
+/// the executables of the needed targets.
+pub fn build_needed_benches(
+    workspace_dir: &Path,
+    label: &str,
+    shared_target_dir: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+    needed: &[TargetKey],
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<Vec<BenchExecutable>, BuildError> {
+    let is_needed = |package: &str, target: &str| {
+        needed
+            .iter()
+            .any(|k| k.package == package && k.target == target)
+    };
+    if needed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let names = sorted_names(needed.iter().map(|k| k.target.as_str()));
+    if names == sorted_names(opts.benches.iter().map(String::as_str)) {
+        let all = build_benches(
+            workspace_dir,
+            label,
+            shared_target_dir,
+            bin_dir,
+            opts,
+            on_event,
+        )?;
+        return Ok(all
+            .into_iter()
+            .filter(|exe| is_needed(&exe.package, &exe.target))
+            .collect());
+    }
+    let kept = kept_whole_build(workspace_dir, label, shared_target_dir, bin_dir, opts)?;
+    let executables = match kept {
+        Some(kept) => {
+            let gated = kept.not_built.iter();
+            for gated in gated.filter(|g| is_needed(&g.package, &g.target)) {
+                on_event(BuildEvent::NeedsFeatures(gated));
+            }
+            let uncompiled = kept.not_compiled.iter();
+            for uncompiled in uncompiled.filter(|u| is_needed(&u.package, &u.target)) {
+                on_event(BuildEvent::NotCompiled(uncompiled));
+            }
+            kept.executables
+        }
+        None => {
+            let narrow = BuildOptions {
+                benches: names,
+                ..opts.clone()
+            };
+            let dir = narrow_bin_dir(bin_dir, &narrow.benches);
+            build_benches(
+                workspace_dir,
+                label,
+                shared_target_dir,
+                &dir,
+                &narrow,
+                on_event,
+            )?
+        }
+    };
+    Ok(executables
+        .into_iter()
+        .filter(|exe| is_needed(&exe.package, &exe.target))
+        .collect())
+}
+
+/// The build of every target `opts` select kept in `bin_dir` for the checkout as it is now, if
+/// there is one.
+fn kept_whole_build(
+    workspace_dir: &Path,
+    label: &str,
+    shared_target_dir: &Path,
+    bin_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<Option<KeptBuild>, BuildError> {
+    let checkout = freshness::Checkout::containing(workspace_dir);
+    let freshness_error = |source| BuildError::Freshness {
+        revision: label.to_string(),
+        dir: checkout.root.clone(),
+        source,
+    };
+    let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
+    let sources = checkout.scan().map_err(freshness_error)?;
+    let key = bench_build_key(&checkout, &sources, workspace_dir, shared_target_dir, opts);
+    Ok(kept_build(bin_dir, key))
+}
+
+/// Where a build of the bench targets `names` alone is kept: `only-<hash of the names>` in the
+/// revision's `bin_dir`, one directory per selection, apart from the build of every target.
+fn narrow_bin_dir(bin_dir: &Path, names: &[String]) -> PathBuf {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    names.hash(&mut hasher);
+    bin_dir.join(format!("only-{:016x}", hasher.finish()))
 }
 
 /// A build kept with its executables in their bin directory ([`freshness::keep`]).

@@ -684,6 +684,7 @@ fn run_request(
         resume: args.resume.clone(),
         samples_path: args.samples.clone(),
         keep_builds: false,
+        focus: None,
     }
 }
 
@@ -884,6 +885,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         resume: None,
         samples_path: None,
         keep_builds: false,
+        focus: None,
     };
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();

@@ -566,6 +566,101 @@ impl Filter {
                 Pattern::Substring(text) => id.contains(text.as_str()),
             })
     }
+
+    /// Every id the filters can match, when that is a known list of names: each filter is
+    /// anchored at both ends around literal names (`^hash$`, `^(hash|table)$`, `^a$|^b$`, with
+    /// punctuation escaped as `regex::escape` writes it). `None` when any filter could match an id
+    /// not known in advance (a prefix, a class, a substring), or there is no filter. What a run
+    /// selects can then be told before anything is built: a filter naming commands only needs no
+    /// bench target.
+    pub fn exact_ids(&self) -> Option<Vec<String>> {
+        let mut ids = Vec::new();
+        for pattern in &self.patterns {
+            let Pattern::Regex(regex) = pattern else {
+                return None;
+            };
+            let names = anchored_names(regex.as_str())?;
+            // The parse above is ours, not the regex crate's: each name must match, whole.
+            let whole = |name: &String| regex.find(name).is_some_and(|m| m.len() == name.len());
+            if !names.iter().all(whole) {
+                return None;
+            }
+            ids.extend(names);
+        }
+        (!ids.is_empty()).then_some(ids)
+    }
+}
+
+/// The names a pattern matches when it is `^NAME$`, `^(NAME|…)$` (or `(?:…)`) or `^NAME$|^NAME$`;
+/// `None` for any other pattern.
+fn anchored_names(pattern: &str) -> Option<Vec<String>> {
+    if let Some(names) = pattern
+        .strip_prefix('^')
+        .and_then(|p| p.strip_suffix('$'))
+        .filter(|inner| !inner.ends_with('\\'))
+        .and_then(|inner| {
+            let group = inner
+                .strip_prefix("(?:")
+                .or_else(|| inner.strip_prefix('('))?;
+            split_alternatives(group.strip_suffix(')')?)
+        })
+    {
+        return Some(names);
+    }
+    split_top_level(pattern)?
+        .into_iter()
+        .map(|alternative| {
+            let inner = alternative.strip_prefix('^')?.strip_suffix('$')?;
+            let mut names = split_alternatives(inner).filter(|names| names.len() == 1)?;
+            names.pop()
+        })
+        .collect()
+}
+
+/// `a|b\|c` split at its unescaped `|`, each part read as a literal name; `None` when a part
+/// holds anything but plain characters and escaped punctuation.
+fn split_alternatives(text: &str) -> Option<Vec<String>> {
+    split_top_level(text)?
+        .into_iter()
+        .map(|part| literal(&part))
+        .collect()
+}
+
+/// `text` split at its unescaped `|` (escapes kept); `None` for a dangling backslash.
+fn split_top_level(text: &str) -> Option<Vec<String>> {
+    let mut parts = vec![String::new()];
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let last = parts.last_mut()?;
+                last.push(c);
+                last.push(chars.next()?);
+            }
+            '|' => parts.push(String::new()),
+            c => parts.last_mut()?.push(c),
+        }
+    }
+    Some(parts)
+}
+
+/// The name `text` matches literally: plain characters and escaped ASCII punctuation; `None` for
+/// a metacharacter, a class escape (`\d`) or nothing at all.
+fn literal(text: &str) -> Option<String> {
+    const META: &str = ".^$*+?()[]{}|\\";
+    let mut name = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                escaped if escaped.is_ascii_punctuation() => name.push(escaped),
+                _ => return None,
+            },
+            c if META.contains(c) => return None,
+            c => name.push(c),
+        }
+    }
+    (!name.is_empty()).then_some(name)
 }
 
 /// A bench target: the `[[bench]]` `target` of package `package`. Two members of a workspace
@@ -1146,6 +1241,47 @@ mod tests {
             ]
         );
         assert!(parse_list(out).is_empty(), "not a terse listing");
+    }
+
+    #[test]
+    fn filters_of_anchored_names_tell_every_id_they_can_match() {
+        let exact = |patterns: &[&str]| {
+            let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            Filter::new(&patterns).exact_ids()
+        };
+        let names = |ids: &[&str]| Some(ids.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+        assert_eq!(exact(&["^hash$"]), names(&["hash"]));
+        assert_eq!(
+            exact(&[&format!("^{}$", regex::escape("parse (peak memory)"))]),
+            names(&["parse (peak memory)"])
+        );
+        assert_eq!(exact(&["^(hash|table)$"]), names(&["hash", "table"]));
+        assert_eq!(exact(&["^(?:hash|table)$"]), names(&["hash", "table"]));
+        assert_eq!(
+            exact(&["^hash$|^table$", "^x$"]),
+            names(&["hash", "table", "x"])
+        );
+        assert_eq!(exact(&["^a\\.b$"]), names(&["a.b"]));
+        // Anything that may match an id not named: no list.
+        for open in [
+            "hash",
+            "^hash",
+            "hash$",
+            "^hash.*$",
+            "^h.sh$",
+            "^(a)|(b)$",
+            "^\\d$",
+            "^(?i)hash$",
+            "^[ab]$",
+            "^a\\$",
+            "^$",
+            "^a|b$",
+            "([unclosed",
+        ] {
+            assert_eq!(exact(&[open]), None, "{open}");
+        }
+        assert_eq!(exact(&["^hash$", "table"]), None);
+        assert_eq!(exact(&[]), None);
     }
 
     #[test]

@@ -26,6 +26,16 @@
 //! The record is removed while cargo runs and written again only after a build succeeded
 //! ([`record`]); without a record every file is marked changed, which is always safe.
 //!
+//! A build need not rebuild every unit the target directory holds: a bench build leaves the
+//! programs alone, and a narrower one (`--commands-only`, `--bench`, a bisection's step that
+//! needs one target) leaves the other targets as an earlier build of other content made them.
+//! The record still says which content the *marked* files now have, so a file the record names
+//! is not marked again in another checkout that has the same content; but a unit left over from
+//! before the record changed is older than that moment. So the record also keeps, per file, since
+//! when its content is the recorded one, and a file older than that is marked changed all the
+//! same ([`mark_changed`]): whichever build made the units that depend on it, a unit older than
+//! the file is rebuilt, and a unit built since then was built from the recorded content.
+//!
 //! One target directory holds one build of each crate, so building base after head rebuilds
 //! what differs, even when base was built before. A build is therefore also kept with its
 //! executables ([`keep`], in the revision's bin directory) under a key of everything that decides
@@ -63,6 +73,21 @@ struct Record {
     /// every file count as changed.
     owner: PathBuf,
     sources: Sources,
+    /// Since when each file has had its recorded content, in nanoseconds since the Unix epoch:
+    /// the modification time the build that recorded it gave it ([`Marked`]). A file older than
+    /// that, in any checkout, is marked changed. Absent in records written before it was kept
+    /// (those files are taken as they were then).
+    #[serde(default)]
+    since: BTreeMap<String, u64>,
+}
+
+/// What [`mark_changed`] did, for [`record`] once the build has succeeded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Marked {
+    /// How many files were given a new modification time.
+    pub count: usize,
+    /// Since when each file has had the content it has now (`Record::since`).
+    since: BTreeMap<String, u64>,
 }
 
 impl Sources {
@@ -73,14 +98,6 @@ impl Sources {
         let mut files = BTreeMap::new();
         scan_dir(root, "", &mut files)?;
         Ok(Sources { files })
-    }
-
-    /// The files here whose content `before` does not have at the same path.
-    fn changed_since<'a>(&'a self, before: Option<&'a Sources>) -> impl Iterator<Item = &'a str> {
-        self.files
-            .iter()
-            .filter(move |(path, hash)| before.and_then(|b| b.files.get(*path)) != Some(hash))
-            .map(|(path, _)| path.as_str())
     }
 }
 
@@ -166,13 +183,13 @@ impl Checkout {
 
     /// Marks what in `sources` (this checkout's) differs from the last build in `target_dir`
     /// ([`mark_changed`]).
-    pub fn mark_changed(&self, target_dir: &Path, sources: &Sources) -> io::Result<usize> {
+    pub fn mark_changed(&self, target_dir: &Path, sources: &Sources) -> io::Result<Marked> {
         mark_changed(target_dir, &self.owner, &self.root, sources)
     }
 
-    /// Records a successful build of `sources` ([`record`]).
-    pub fn record(&self, target_dir: &Path, sources: &Sources) -> io::Result<()> {
-        record(target_dir, &self.owner, sources)
+    /// Records a successful build of `sources`, as `marked` left them ([`record`]).
+    pub fn record(&self, target_dir: &Path, sources: &Sources, marked: &Marked) -> io::Result<()> {
+        record(target_dir, &self.owner, sources, marked)
     }
 }
 
@@ -322,32 +339,52 @@ pub fn lock(target_dir: &Path) -> io::Result<File> {
 }
 
 /// Gives every file of `sources` (scanned from the checkout `root`) whose content differs from
-/// the last build that `owner` ([`Checkout::owner`]) recorded in `target_dir` a modification time
-/// after that build, so cargo rebuilds what depends on it; then removes the record, which
-/// [`record`] writes again once the build has succeeded. Returns how many files were marked.
+/// the last build that `owner` ([`Checkout::owner`]) recorded in `target_dir`, or that is older
+/// than the moment the record took its content (`Record::since`), a modification time after
+/// that build, so cargo rebuilds what depends on it; then removes the record, which [`record`]
+/// writes again once the build has succeeded. Returns what it marked, for [`record`].
 /// Hold [`lock`] from here until the record is written.
 pub fn mark_changed(
     target_dir: &Path,
     owner: &Path,
     root: &Path,
     sources: &Sources,
-) -> io::Result<usize> {
+) -> io::Result<Marked> {
     let path = record_path(target_dir);
     let last = read_json::<Record>(&path).filter(|record| record.owner == owner);
     let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
     let stamp = after(built_at);
-    let mut marked = 0;
-    for relative in sources.changed_since(last.as_ref().map(|r| &r.sources)) {
+    let mut marked = Marked::default();
+    for (relative, hash) in &sources.files {
+        let same = last.as_ref().and_then(|r| r.sources.files.get(relative)) == Some(hash);
+        let since = last
+            .as_ref()
+            .and_then(|r| r.since.get(relative))
+            .copied()
+            .unwrap_or(0);
         let file = root.join(relative);
+        let metadata = fs::symlink_metadata(&file)?;
+        let older = metadata.modified().map_or(true, |m| nanos(m) < since);
         // A symbolic link is not followed: cargo reads what it points at, whose own entry (if it
         // lies in the checkout) is marked when it changed.
-        if fs::symlink_metadata(&file)?.is_file() {
+        let mut now = nanos(metadata.modified().unwrap_or(stamp));
+        if metadata.is_file() && (!same || older) {
             File::open(&file)?.set_modified(stamp)?;
-            marked += 1;
+            // What the file system kept of the stamp (its clock may be coarser).
+            now = fs::metadata(&file)?.modified().map_or(nanos(stamp), nanos);
+            marked.count += 1;
         }
+        let since = if same { since } else { now };
+        marked.since.insert(relative.clone(), since);
     }
     remove_if_present(&path)?;
     Ok(marked)
+}
+
+/// Nanoseconds since the Unix epoch (0 before it).
+fn nanos(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
 /// The present moment, once it is later than `built` (the last build's record): the marked files
@@ -366,12 +403,19 @@ fn after(built: Option<SystemTime>) -> SystemTime {
     }
 }
 
-/// Records that the target directory now holds what `sources`, a checkout of `owner`'s, builds to.
-pub fn record(target_dir: &Path, owner: &Path, sources: &Sources) -> io::Result<()> {
+/// Records that the target directory now holds what `sources`, a checkout of `owner`'s, builds to,
+/// each file since the moment [`mark_changed`] found (`marked`).
+pub fn record(
+    target_dir: &Path,
+    owner: &Path,
+    sources: &Sources,
+    marked: &Marked,
+) -> io::Result<()> {
     fs::create_dir_all(target_dir)?;
     let record = Record {
         owner: owner.to_path_buf(),
         sources: sources.clone(),
+        since: marked.since.clone(),
     };
     write_json(&record_path(target_dir), &record)
 }
@@ -444,29 +488,77 @@ mod tests {
         // No record yet: everything counts as changed.
         let base_sources = Sources::scan(base.path()).unwrap();
         let marked = mark_changed(target.path(), owner, base.path(), &base_sources).unwrap();
-        assert_eq!(marked, 3);
-        record(target.path(), owner, &base_sources).unwrap();
+        assert_eq!(marked.count, 3);
+        record(target.path(), owner, &base_sources, &marked).unwrap();
+        let base_marked = marked;
 
-        // The head checkout was written before base's build: its files look older. Another
-        // workspace's record says nothing about ours: all are marked.
-        backdate_head();
+        // Another workspace's record says nothing about ours: all are marked.
         let head_sources = Sources::scan(head.path()).unwrap();
         let stranger = target.path().join("elsewhere");
         let marked = mark_changed(target.path(), &stranger, head.path(), &head_sources).unwrap();
-        assert_eq!(marked, 4);
+        assert_eq!(marked.count, 4);
 
-        // Our own record: only what differs from base.
-        record(target.path(), owner, &base_sources).unwrap();
-        backdate_head();
+        // Our own record, and the head checkout written after base's build (as a run checks
+        // head out after building base): only what differs from base.
+        record(target.path(), owner, &base_sources, &base_marked).unwrap();
+        let written = SystemTime::now();
+        for file in all_of_head {
+            File::open(head.path().join(file))
+                .unwrap()
+                .set_modified(written)
+                .unwrap();
+        }
         let built = mtime(&record_path(target.path()));
         let marked = mark_changed(target.path(), owner, head.path(), &head_sources).unwrap();
-        assert_eq!(marked, 2);
+        assert_eq!(marked.count, 2);
         assert!(mtime(&head.path().join("benches/b.rs")) > built);
         assert!(mtime(&head.path().join("src/new.rs")) > built);
         // Not in the future, or the next build would find them newer than itself.
         assert!(mtime(&head.path().join("benches/b.rs")) <= SystemTime::now());
-        assert!(mtime(&head.path().join("src/lib.rs")) < built);
+        assert_eq!(mtime(&head.path().join("src/lib.rs")), written);
+
+        // Written before base's build (a checkout kept from an earlier run), the files with
+        // base's content are older than the moment the record took it: marked too.
+        record(target.path(), owner, &base_sources, &base_marked).unwrap();
+        backdate_head();
+        let marked = mark_changed(target.path(), owner, head.path(), &head_sources).unwrap();
+        assert_eq!(marked.count, 4);
         // The record is gone until the next build succeeds.
         assert!(!record_path(target.path()).exists());
+    }
+
+    /// A build that leaves some units alone (the programs only, one bench target) still records
+    /// the content it built. A unit it left alone, made by an earlier build from other content,
+    /// is older than that record; another checkout with the recorded content must not take it
+    /// for fresh just because its files are as old as the unit.
+    #[test]
+    fn a_file_older_than_the_moment_its_content_was_recorded_is_marked_in_any_checkout() {
+        let target = tempfile::tempdir().unwrap();
+        let owner = tempfile::tempdir().unwrap();
+        let owner = owner.path();
+        let [old, changed, again] = [(); 3].map(|()| tempfile::tempdir().unwrap());
+        write(old.path(), "benches/b.rs", "fn one() {}");
+        write(changed.path(), "benches/b.rs", "fn two() {}");
+        write(again.path(), "benches/b.rs", "fn one() {}");
+        let file = |dir: &tempfile::TempDir| dir.path().join("benches/b.rs");
+        let build = |dir: &tempfile::TempDir| {
+            let sources = Sources::scan(dir.path()).unwrap();
+            let marked = mark_changed(target.path(), owner, dir.path(), &sources).unwrap();
+            record(target.path(), owner, &sources, &marked).unwrap();
+            marked.count
+        };
+        // `old` is built (a slot a later run keeps as it is); then `changed`, whose build makes
+        // the unit of b.rs from "two"; then `again`, with old's content, whose build leaves that
+        // unit alone: the record says "one" again, and the unit is still "two".
+        assert_eq!(build(&old), 1);
+        let old_written = mtime(&file(&old));
+        assert_eq!(build(&changed), 1);
+        assert_eq!(build(&again), 1);
+        // `old` has the recorded content, but its file predates the record's taking it: marked.
+        let sources = Sources::scan(old.path()).unwrap();
+        let marked = mark_changed(target.path(), owner, old.path(), &sources).unwrap();
+        assert_eq!(marked.count, 1);
+        assert!(mtime(&file(&old)) > old_written);
+        assert!(mtime(&file(&old)) >= mtime(&file(&again)));
     }
 }

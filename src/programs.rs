@@ -111,7 +111,7 @@ pub fn build_programs(
     }
     freshness::forget(&programs_dir).map_err(freshness_error)?;
     crate::layout::forget(&programs_dir).map_err(freshness_error)?;
-    checkout
+    let marked = checkout
         .mark_changed(shared_target_dir, &sources)
         .map_err(freshness_error)?;
     let cargo = CargoBuild::new(workspace_dir, label, shared_target_dir)?;
@@ -139,7 +139,7 @@ pub fn build_programs(
         });
     }
     checkout
-        .record(shared_target_dir, &sources)
+        .record(shared_target_dir, &sources, &marked)
         .map_err(freshness_error)?;
     let programs = copy_layouts(
         &cargo,

@@ -61,6 +61,22 @@ pub struct RunRequest {
     /// Keep the executables built for other commits (a bisection comes back to them); a
     /// comparison removes them ([`remove_other_executables`]).
     pub keep_builds: bool,
+    /// What the caller will read of the run, when it knows more than the filters say (a
+    /// bisection's step knows it from its confirmation); `None`: everything selected.
+    pub focus: Option<Focus>,
+}
+
+/// The part of a comparison its caller reads: the run builds and measures no more than that
+/// needs. A bisection's step that searches a command needs its programs and no bench target; one
+/// that searches a benchmark needs its bench target alone.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Focus {
+    /// The bench targets that hold the benchmarks asked for: only these are built (a kept build
+    /// of every target serves too). `None`: every target the build options select.
+    pub bench_targets: Option<Vec<TargetKey>>,
+    /// The records whose verdicts are read. A command whose other record is not among them runs
+    /// until these are decided; its other record is still measured, by the same executions.
+    pub records: Vec<String>,
 }
 
 /// What a comparison produced.
@@ -101,14 +117,52 @@ struct BuiltTarget {
 
 /// Runs a whole comparison.
 pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> {
-    with_selected_benchmarks(request, progress, measure_selected)
+    with_selected_benchmarks(request, None, progress, measure_selected)
+}
+
+/// Runs a whole comparison for a caller that holds the workspace's run lock already
+/// ([`lock_workspace`]): a bisection holds it from its first step to its last.
+pub fn run_locked(
+    request: &RunRequest,
+    lock: &worktree::RunLock,
+    progress: &mut Progress,
+) -> Result<RunOutcome> {
+    with_selected_benchmarks(request, Some(lock), progress, measure_selected)
+}
+
+/// The run lock of `workspace_root`'s state directory ([`state_dir`]), taken now or refused
+/// with one line when another run holds it. [`run`] and [`list`] take it themselves; a caller
+/// that runs several comparisons as one operation takes it once and passes it to
+/// [`run_locked`] and [`list_locked`].
+pub fn lock_workspace(workspace_root: &Path) -> Result<worktree::RunLock> {
+    let target_dir = build::target_directory(workspace_root)?;
+    let perfdiff_dir = state_dir(&target_dir, workspace_root);
+    std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
+    Ok(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?)
 }
 
 /// Checks out and builds both revisions and returns the benchmarks a comparison would measure
 /// (matched across the revisions, filtered, ignored ones dropped, this shard's share) and what
 /// was skipped, measuring nothing: `--list`.
 pub fn list(request: &RunRequest, progress: &mut Progress) -> Result<Listed> {
-    with_selected_benchmarks(request, progress, |selected, _| {
+    list_with(request, None, progress)
+}
+
+/// [`list`] for a caller that holds the workspace's run lock ([`lock_workspace`]).
+pub fn list_locked(
+    request: &RunRequest,
+    lock: &worktree::RunLock,
+    progress: &mut Progress,
+) -> Result<Listed> {
+    list_with(request, Some(lock), progress)
+}
+
+fn list_with(
+    request: &RunRequest,
+    lock: Option<&worktree::RunLock>,
+    progress: &mut Progress,
+) -> Result<Listed> {
+    with_selected_benchmarks(request, lock, progress, |selected, _| {
         let unannounced = selected.skipped[selected.announced..].to_vec();
         Ok(Listed {
             matched: selected.matched,
@@ -155,9 +209,10 @@ struct Selected<'a> {
 }
 
 /// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
-/// lock is still held.
+/// lock is still held: the one `held` by the caller when it is this workspace's, else its own.
 fn with_selected_benchmarks<T>(
     request: &RunRequest,
+    held: Option<&worktree::RunLock>,
     progress: &mut Progress,
     then: impl FnOnce(Selected<'_>, &mut Progress) -> Result<T>,
 ) -> Result<T> {
@@ -169,7 +224,10 @@ fn with_selected_benchmarks<T>(
     let target_dir = build::target_directory(&request.workspace_root)?;
     let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
     std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
-    let _lock = worktree::lock_run(&perfdiff_dir, Duration::ZERO)?;
+    let _own_lock = match held {
+        Some(lock) if lock.path() == perfdiff_dir.join("lock") => None,
+        _ => Some(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?),
+    };
     let settings = &request.settings;
     if settings.mode == Mode::Duet {
         // Fail before minutes of building, not after.
@@ -200,6 +258,11 @@ fn with_selected_benchmarks<T>(
             .min(StopPolicy::from_settings(settings).max_rounds()),
         ..request.build.clone()
     };
+    // Build what the run measures: the programs of the commands selected, and no bench target
+    // when nothing but commands can be selected.
+    let commands = selected_commands(settings, request.shard);
+    let focus = request.focus.as_ref();
+    let bench_targets = focus.and_then(|f| f.bench_targets.as_deref());
     let builder = Builder {
         repo: &repo,
         perfdiff_dir: &perfdiff_dir,
@@ -207,8 +270,11 @@ fn with_selected_benchmarks<T>(
         workspace_rel: &workspace_rel,
         options: &options,
         untracked: &untracked,
-        commands: &settings.commands,
-        commands_only: request.commands_only,
+        commands: &commands,
+        commands_only: request.commands_only
+            || filters_name_only_commands(settings)
+            || bench_targets.is_some_and(<[TargetKey]>::is_empty),
+        bench_targets,
         profile: &settings.profile,
     };
     let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
@@ -385,6 +451,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         base: base_build,
         head: head_build,
         matched: &matched,
+        followed: request.focus.as_ref().map(|f| f.records.as_slice()),
         samples_path: &samples_path,
         started,
         measuring_since: Instant::now(),
@@ -521,6 +588,35 @@ fn relative_workspace(repo_root: &Path, workspace_root: &Path) -> Result<PathBuf
         })
 }
 
+/// The commands a run measures: those the filters select (by name or by memory record), not
+/// ignored, in this shard (as [`select_benchmarks`] selects them). Only their programs are built.
+fn selected_commands(settings: &Settings, shard: Option<Shard>) -> Vec<CommandSpec> {
+    let filter = Filter::new(&settings.filters);
+    settings
+        .commands
+        .iter()
+        .filter(|c| filter.matches(&c.name) || filter.matches(&command::memory_id(&c.name)))
+        .filter(|c| !settings.is_ignored(&c.name))
+        .filter(|c| shard.is_none_or(|s| s.contains(&c.name)))
+        .cloned()
+        .collect()
+}
+
+/// Whether the filters can select commands only: every id they can match is a command's name
+/// or its memory record's ([`Filter::exact_ids`]), so no bench target needs building, whatever
+/// its benchmarks are called.
+fn filters_name_only_commands(settings: &Settings) -> bool {
+    let is_command = |id: &String| {
+        settings
+            .commands
+            .iter()
+            .any(|c| c.name == *id || command::memory_id(&c.name) == *id)
+    };
+    Filter::new(&settings.filters)
+        .exact_ids()
+        .is_some_and(|ids| ids.iter().all(is_command))
+}
+
 /// What checking out and building a side needs, the same for both sides.
 struct Builder<'a> {
     repo: &'a git2::Repository,
@@ -529,8 +625,12 @@ struct Builder<'a> {
     workspace_rel: &'a Path,
     options: &'a BuildOptions,
     untracked: &'a UntrackedCopies,
+    /// The commands measured: their programs are built when there is one.
     commands: &'a [CommandSpec],
+    /// Build no bench target.
     commands_only: bool,
+    /// The bench targets needed, when fewer than the options select ([`Focus::bench_targets`]).
+    bench_targets: Option<&'a [TargetKey]>,
     profile: &'a str,
 }
 
@@ -581,14 +681,23 @@ impl Builder<'_> {
             BuildEvent::NotCompiled(target) => not_compiled.push(target.clone()),
         };
         let root = checkout.join(self.workspace_rel);
-        let executables = match self.commands_only {
-            true => Vec::new(),
-            false => build::build_benches(
+        let executables = match (self.commands_only, self.bench_targets) {
+            (true, _) => Vec::new(),
+            (false, None) => build::build_benches(
                 &root,
                 &label,
                 self.shared_target,
                 &bin_dir,
                 self.options,
+                &mut on_event,
+            )?,
+            (false, Some(needed)) => build::build_needed_benches(
+                &root,
+                &label,
+                self.shared_target,
+                &bin_dir,
+                self.options,
+                needed,
                 &mut on_event,
             )?,
         };
@@ -1330,6 +1439,8 @@ struct MeasureContext<'a> {
     base: &'a SideBuild,
     head: &'a SideBuild,
     matched: &'a [Matched],
+    /// The records the caller reads ([`Focus::records`]); `None`: all.
+    followed: Option<&'a [String]>,
     samples_path: &'a Path,
     started: Instant,
     measuring_since: Instant,
@@ -1617,10 +1728,11 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
                 .flatten()
         })
         .collect();
+    let deciding = deciding_records(ctx, file, &index, &companion);
     let active_in = |file: &SampleFile, i: usize, round: usize| {
-        std::iter::once(index[i])
-            .chain(companion[i])
-            .any(|b| is_active(&file.benchmarks[b], round))
+        deciding[i]
+            .iter()
+            .any(|&b| is_active(&file.benchmarks[b], round))
     };
     // Benchmarks failed before measuring (their target's listing failed) have nothing to run.
     let measurable: Vec<usize> = (0..ctx.matched.len())
@@ -1645,10 +1757,12 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
             // stop only when none is left to run (a file resumed after its first round used to
             // end here, measuring nothing).
             let pending = measurable.iter().any(|&i| {
-                let record = &file.benchmarks[index[i]];
-                record.stop.is_none()
-                    && !record.failed()
-                    && record.completed_rounds() < policy.max_rounds()
+                deciding[i].iter().any(|&b| {
+                    let record = &file.benchmarks[b];
+                    record.stop.is_none()
+                        && !record.failed()
+                        && record.completed_rounds() < policy.max_rounds()
+                })
             });
             if pending {
                 continue;
@@ -1756,6 +1870,29 @@ fn measure(ctx: &MeasureContext, file: &mut SampleFile, progress: &mut Progress)
     }
     mark_unfinished(file, &policy);
     save_progress(ctx, file)
+}
+
+/// The records whose stop rule keeps each matched benchmark running, by index into the file's
+/// records: its own, and a command's memory record ([`command::memory_id`]), which the same
+/// executions measure; of a command, only those the caller follows ([`Focus::records`]) when it
+/// follows either.
+fn deciding_records(
+    ctx: &MeasureContext,
+    file: &SampleFile,
+    index: &[usize],
+    companion: &[Option<usize>],
+) -> Vec<Vec<usize>> {
+    let followed = |b: &usize| {
+        ctx.followed
+            .is_none_or(|ids| ids.contains(&file.benchmarks[*b].id))
+    };
+    (0..index.len())
+        .map(|i| {
+            let all: Vec<usize> = std::iter::once(index[i]).chain(companion[i]).collect();
+            let chosen: Vec<usize> = all.iter().copied().filter(followed).collect();
+            if chosen.is_empty() { all } else { chosen }
+        })
+        .collect()
 }
 
 /// Says what the run will measure, the forks it expects and their time, with a hint for a
@@ -2112,6 +2249,41 @@ mod tests {
             assign_slots(&tree, &commit("c"), &held(Some("b"), Some("a"))),
             SLOTS
         );
+    }
+
+    #[test]
+    fn only_the_commands_the_filters_select_are_built_and_a_filter_of_commands_needs_no_bench() {
+        let command = |name: &str| CommandSpec {
+            name: name.to_string(),
+            run: format!("{{bin}}/cli {name}"),
+            ..CommandSpec::default()
+        };
+        let settings = |filters: &[&str]| Settings {
+            commands: vec![command("parse"), command("check")],
+            filters: filters.iter().map(|f| f.to_string()).collect(),
+            ..Settings::default()
+        };
+        let names = |settings: &Settings| -> Vec<String> {
+            selected_commands(settings, None)
+                .into_iter()
+                .map(|c| c.name)
+                .collect()
+        };
+        assert_eq!(names(&settings(&[])), ["parse", "check"]);
+        // By name or by memory record; a filter of benchmarks selects none.
+        assert_eq!(names(&settings(&["^parse$"])), ["parse"]);
+        assert_eq!(names(&settings(&["check \\(peak"])), ["check"]);
+        assert!(names(&settings(&["^hash/"])).is_empty());
+        // Only anchored names of commands (or of their memory records) rule out every benchmark.
+        assert!(filters_name_only_commands(&settings(&["^parse$"])));
+        assert!(filters_name_only_commands(&settings(&[
+            "^(parse|check \\(peak memory\\))$"
+        ])));
+        assert!(!filters_name_only_commands(&settings(&["parse"])));
+        assert!(!filters_name_only_commands(&settings(&[
+            "^parse$", "^hash$"
+        ])));
+        assert!(!filters_name_only_commands(&settings(&[])));
     }
 
     #[test]

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use cargo_perfdiff::build::{
     BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
-    bench_packages_elsewhere, build_benches, target_directory, workspace_root,
+    bench_packages_elsewhere, build_benches, build_needed_benches, target_directory,
+    workspace_root,
 };
-use cargo_perfdiff::discover::{Classified, classify};
+use cargo_perfdiff::discover::{Classified, TargetKey, classify};
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
@@ -68,6 +69,75 @@ fn build(workspace: &Path, bin_dir: &Path, opts: &BuildOptions) -> Vec<(String, 
         assert!(matches!(classify(exe).unwrap(), Classified::Skipped { .. }));
     }
     exes.into_iter().map(|e| (e.package, e.target)).collect()
+}
+
+/// A build of some bench targets (a bisection's step) is kept apart from the build of every
+/// target: neither replaces the other, and a kept build of every target serves the narrower
+/// question without cargo.
+#[test]
+fn a_build_of_some_targets_is_kept_apart_and_the_whole_build_serves_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = two_package_workspace(dir.path());
+    let bin_dir = dir.path().join("bin");
+    let opts = BuildOptions::default();
+    let needed = [TargetKey::new("b", "b_bench")];
+    // (executables, whether cargo ran)
+    let needed_build = || {
+        let mut cargo_ran = false;
+        let exes = build_needed_benches(
+            &workspace,
+            "working tree",
+            &shared_target_dir(),
+            &bin_dir,
+            &opts,
+            &needed,
+            &mut |event| cargo_ran |= event == BuildEvent::Finished,
+        )
+        .unwrap();
+        (exes, cargo_ran)
+    };
+    let (narrow, cargo_ran) = needed_build();
+    assert!(cargo_ran);
+    let names: Vec<&str> = narrow.iter().map(|e| e.target.as_str()).collect();
+    assert_eq!(names, ["b_bench"]);
+    let apart = narrow[0].path.parent().unwrap();
+    assert!(apart.starts_with(&bin_dir) && apart != bin_dir, "{apart:?}");
+    assert!(
+        apart
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("only-")
+    );
+    assert!(!bin_dir.join("perfdiff-build.json").exists());
+
+    // The build of every target does not take the narrower one for itself, and keeps its own.
+    let mut cargo_ran = false;
+    let whole = build_benches(
+        &workspace,
+        "working tree",
+        &shared_target_dir(),
+        &bin_dir,
+        &opts,
+        &mut |event| cargo_ran |= event == BuildEvent::Finished,
+    )
+    .unwrap();
+    assert!(cargo_ran);
+    assert_eq!(whole.len(), 2);
+    assert!(
+        whole
+            .iter()
+            .all(|e| e.path.parent() == Some(bin_dir.as_path()))
+    );
+    assert!(narrow[0].path.is_file(), "the narrower build is still kept");
+
+    // Now the whole build serves the narrower question as it is: no cargo.
+    let (served, cargo_ran) = needed_build();
+    assert!(!cargo_ran);
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].path.parent(), Some(bin_dir.as_path()));
+    let again = build(&workspace, &bin_dir, &opts);
+    assert_eq!(again.len(), 2);
 }
 
 #[test]

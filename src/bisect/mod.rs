@@ -20,6 +20,14 @@
 //! - **Builds are kept per commit** (the run does not remove other commits' executables), so each
 //!   commit is built once and GOOD's build serves every step; a commit whose build fails is skipped
 //!   like `git bisect skip` and named.
+//! - **A step pays only for what it searches** (`step_focus`): it builds the targets that hold
+//!   the records still searched, as the confirmation found them (a command's programs, a
+//!   benchmark's bench target), and those records alone decide when a command stops and whether
+//!   the step is measured again. A user waits for every build; a bench target the search never
+//!   runs cost minutes a step with fat LTO.
+//! - **One lock for the whole bisection**: the workspace's run lock is taken before the state is
+//!   read and held to the last step, so a second bisection refuses at once instead of
+//!   interleaving its steps and overwriting the state file.
 //! - **Resumable.** Every step's samples file and the list of finished steps are kept under
 //!   `<target>/perfdiff/bisect/<good>-<bad>/`; the search is a pure function of the finished steps
 //!   ([`search`]), so running the same command again replays them, resumes the step that was
@@ -37,11 +45,13 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::{Outcome, Report};
 use crate::build::BuildError;
 use crate::config::{Settings, StopRule};
+use crate::discover::TargetKey;
 use crate::error::{Error, Result, exit_code};
+use crate::harness::HarnessKind;
 use crate::progress::Progress;
 use crate::revisions;
-use crate::run::{self, RunRequest};
-use crate::samples::SampleFile;
+use crate::run::{self, Focus, RunRequest};
+use crate::samples::{BenchmarkRecord, SampleFile};
 use crate::stop::StopPolicy;
 use history::{CommitInfo, History};
 use search::{Direction, Evidence, Probe, Search, Status, Unresolved};
@@ -232,6 +242,10 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         (&request.good, &request.bad),
     )
     .map_err(BisectError::from)?;
+    // Held from the first step to the last, so a second bisection (or comparison) of this
+    // workspace refuses at once instead of interleaving its steps with ours and overwriting
+    // the state file.
+    let lock = run::lock_workspace(&request.template.workspace_root)?;
     let target_dir = crate::build::target_directory(&request.template.workspace_root)?;
     let dir = run::state_dir(&target_dir, &request.template.workspace_root)
         .join("bisect")
@@ -264,6 +278,7 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         settings: &settings,
         good: &good,
         dir: &dir,
+        lock: &lock,
     };
     let attempts = request.retries + 1;
 
@@ -354,6 +369,7 @@ fn confirmation(
         ids: None,
         level: confirm_level(ctx.settings, selected, attempts),
         thresholds: &[],
+        focus: None,
     };
     let step = ctx.measure(&plan, progress)?;
     if let Some(reason) = &step.skipped {
@@ -404,6 +420,7 @@ fn search_steps(
                     ids: Some(&ids),
                     level,
                     thresholds: &thresholds,
+                    focus: Some(step_focus(confirm, &ids)),
                 };
                 let step = ctx.measure(&plan, progress)?;
                 announce_step(&step, history.commits.len(), progress);
@@ -558,6 +575,9 @@ struct StepPlan<'a> {
     level: (f64, f64),
     /// Per-benchmark thresholds ([`search_threshold`]); none for the confirmation.
     thresholds: &'a [(String, f64)],
+    /// What the step builds and follows ([`step_focus`]); `None` for the confirmation, which
+    /// measures everything the user's filters select.
+    focus: Option<Focus>,
 }
 
 /// The threshold of a search step for benchmark `id`, whose confirmation measured `ratio` (BAD /
@@ -580,12 +600,21 @@ struct StepContext<'a> {
     settings: &'a Settings,
     good: &'a CommitInfo,
     dir: &'a Path,
+    /// The workspace's run lock, held for the whole bisection.
+    lock: &'a crate::worktree::RunLock,
 }
 
 impl StepContext<'_> {
     /// The comparison request of a step's attempt `attempt` (0 first): the step's level, its
-    /// benchmarks and thresholds, twice the forks for each attempt after the first.
-    fn run_request(&self, plan: &StepPlan<'_>, attempt: usize, samples: &Path) -> RunRequest {
+    /// benchmarks and thresholds, what it builds and follows (`focus`), twice the forks for each
+    /// attempt after the first.
+    fn run_request(
+        &self,
+        plan: &StepPlan<'_>,
+        focus: Option<&Focus>,
+        attempt: usize,
+        samples: &Path,
+    ) -> RunRequest {
         let mut settings = self.settings.clone();
         settings.alpha = plan.level.0;
         settings.confidence = plan.level.1;
@@ -621,6 +650,7 @@ impl StepContext<'_> {
             resume: samples.is_file().then(|| samples.to_path_buf()),
             samples_path: Some(samples.to_path_buf()),
             keep_builds: true,
+            focus: focus.cloned(),
             ..self.request.template.clone()
         }
     }
@@ -649,17 +679,19 @@ impl StepContext<'_> {
             }
         ));
         let mut benchmarks: Vec<StepBenchmark> = Vec::new();
+        let mut focus = plan.focus.clone();
         for attempt in 0..=self.request.retries {
-            let request = self.run_request(plan, attempt, &samples);
-            let report = match run::run(&request, progress) {
-                Ok(outcome) => outcome.report,
+            let report = match self.attempt(plan, &mut focus, attempt, &samples, progress) {
+                Ok(report) => report,
                 Err(error) => {
                     progress.finish_bar();
                     return self.unmeasured(error, (number, kind, level), head, started);
                 }
             };
             progress.finish_bar();
-            merge_verdicts(&mut benchmarks, &report, attempt);
+            merge_verdicts(&mut benchmarks, &report, attempt, ids);
+            // Only the records searched are measured again: a command's other record, or a
+            // benchmark measured beside them, does not make the step longer.
             let inconclusive: Vec<String> = benchmarks
                 .iter()
                 .filter(|b| b.verdict == "inconclusive")
@@ -672,7 +704,7 @@ impl StepContext<'_> {
                 "step {number}: {} inconclusive; measuring again with twice the forks",
                 inconclusive.join(", ")
             ));
-            let next = self.run_request(plan, attempt + 1, &samples);
+            let next = self.run_request(plan, focus.as_ref(), attempt + 1, &samples);
             reopen(&samples, &inconclusive, &next.settings)?;
         }
         Ok(StepRecord {
@@ -686,6 +718,45 @@ impl StepContext<'_> {
             samples: Some(samples.display().to_string()),
             wall_ms: started.elapsed().as_millis() as u64,
         })
+    }
+
+    /// Measures attempt `attempt` of a step. A step that builds only the bench targets that held
+    /// its benchmarks at the confirmation (`focus`) and finds one of them missing there (moved to
+    /// another target, or a target renamed, in this commit) is measured again with every bench
+    /// target built, and so are its later attempts.
+    fn attempt(
+        &self,
+        plan: &StepPlan<'_>,
+        focus: &mut Option<Focus>,
+        attempt: usize,
+        samples: &Path,
+        progress: &mut Progress,
+    ) -> Result<Report> {
+        let request = self.run_request(plan, focus.as_ref(), attempt, samples);
+        let outcome = run::run_locked(&request, self.lock, progress);
+        let narrowed = focus
+            .as_ref()
+            .is_some_and(|f| f.bench_targets.as_ref().is_some_and(|t| !t.is_empty()));
+        let missed = match &outcome {
+            Ok(outcome) => plan.ids.is_some_and(|ids| misses(&outcome.report, ids)),
+            Err(Error::NothingToRun(_)) => true,
+            Err(_) => false,
+        };
+        if !(narrowed && missed) || crate::fork::interrupted() {
+            return outcome.map(|o| o.report);
+        }
+        progress.finish_bar();
+        progress.note(&format!(
+            "step {}: a benchmark searched is not in the bench target(s) that held it between \
+             GOOD and BAD; measuring the step again with every bench target built",
+            plan.number
+        ));
+        if let Some(focus) = focus.as_mut() {
+            focus.bench_targets = None;
+        }
+        let _ = std::fs::remove_file(samples);
+        let request = self.run_request(plan, focus.as_ref(), attempt, samples);
+        run::run_locked(&request, self.lock, progress).map(|o| o.report)
     }
 
     /// A step that ended in an error: a skipped commit when `head` does not build or lacks the
@@ -750,7 +821,7 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
         keep_builds: true,
         ..ctx.request.template.clone()
     };
-    let listed = run::list(&request, progress);
+    let listed = run::list_locked(&request, ctx.lock, progress);
     if listed.is_err() && interrupted_meanwhile() {
         return Err(BisectError::Interrupted {
             dir: ctx.dir.to_path_buf(),
@@ -786,10 +857,69 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
     }
 }
 
+/// Whether `report` lacks a verdict between the two commits for one of `ids`: it is absent, or
+/// on one side only.
+fn misses(report: &Report, ids: &[String]) -> bool {
+    ids.iter().any(|id| {
+        !report
+            .benchmarks
+            .iter()
+            .any(|b| &b.id == id && !matches!(b.verdict, Outcome::OnlyInBase | Outcome::OnlyInHead))
+    })
+}
+
+/// What a search step for `ids` builds and follows: the bench targets that held them at the
+/// confirmation (its samples file says which) and those of any benchmark with the same
+/// criterion id (with them present, the ids are qualified as they were), no bench target for a
+/// command; every bench target when the file does not say. Only `ids` decide when a command
+/// stops ([`Focus::records`]).
+fn step_focus(confirm: &StepRecord, ids: &[String]) -> Focus {
+    let file = confirm
+        .samples
+        .as_ref()
+        .and_then(|path| SampleFile::load(Path::new(path)).ok());
+    Focus {
+        bench_targets: file.and_then(|file| targets_holding(&file, ids)),
+        records: ids.to_vec(),
+    }
+}
+
+/// The bench targets of `file` that hold `ids` (and the benchmarks that share their criterion
+/// ids), sorted; `None` when a record does not name its target.
+fn targets_holding(file: &SampleFile, ids: &[String]) -> Option<Vec<TargetKey>> {
+    let is_command = |r: &&BenchmarkRecord| r.harness == Some(HarnessKind::Command);
+    let criterion_id = |r: &BenchmarkRecord| r.criterion_id.clone().unwrap_or_else(|| r.id.clone());
+    let mut targets = Vec::new();
+    for id in ids {
+        let record = file.benchmarks.iter().find(|r| &r.id == id)?;
+        if is_command(&record) {
+            continue;
+        }
+        let shared = criterion_id(record);
+        let namesakes = file
+            .benchmarks
+            .iter()
+            .filter(|r| !is_command(r) && criterion_id(r) == shared);
+        for r in namesakes {
+            targets.push(TargetKey::new(r.package.as_deref()?, r.target.as_deref()?));
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    Some(targets)
+}
+
 /// Takes the verdicts of `report` for the benchmarks not yet decided (a retry measures only the
-/// inconclusive ones: the others keep the verdict of their own attempt).
-fn merge_verdicts(benchmarks: &mut Vec<StepBenchmark>, report: &Report, attempt: usize) {
-    for result in &report.benchmarks {
+/// inconclusive ones: the others keep the verdict of their own attempt), of `ids` only when the
+/// step searches those (a command's other record is measured too, and not searched).
+fn merge_verdicts(
+    benchmarks: &mut Vec<StepBenchmark>,
+    report: &Report,
+    attempt: usize,
+    ids: Option<&[String]>,
+) {
+    let searched = |id: &String| ids.is_none_or(|ids| ids.contains(id));
+    for result in report.benchmarks.iter().filter(|r| searched(&r.id)) {
         let measured = StepBenchmark {
             id: result.id.clone(),
             verdict: result.verdict.as_str().to_string(),
@@ -1186,6 +1316,89 @@ mod tests {
         assert_eq!(search.skipped(), vec![probe.commit]);
         // The search moves on to another commit instead of asking for the same one again.
         assert_ne!(search.next_probe().map(|p| p.commit), Some(probe.commit));
+    }
+
+    fn record(
+        id: &str,
+        target: Option<(&str, &str)>,
+        criterion_id: Option<&str>,
+    ) -> BenchmarkRecord {
+        let mut file = SampleFile::new(Default::default());
+        let record = file.benchmark_mut(id, crate::samples::Presence::Both);
+        record.package = target.map(|(p, _)| p.to_string());
+        record.target = target.map(|(_, t)| t.to_string());
+        record.criterion_id = criterion_id.map(str::to_string);
+        record.harness = Some(match target {
+            Some(_) => HarnessKind::Criterion,
+            None => HarnessKind::Command,
+        });
+        record.clone()
+    }
+
+    #[test]
+    fn a_step_builds_the_targets_that_held_its_benchmarks_and_none_for_a_command() {
+        let mut file = SampleFile::new(Default::default());
+        file.benchmarks = vec![
+            record("parse", None, None),
+            record("parse (peak memory)", None, None),
+            record("hash/mix", Some(("core", "hash")), None),
+            record("io/read", Some(("core", "io")), None),
+            // One criterion id in two targets: qualified, and both needed to stay so.
+            record("kern::a_mix", Some(("core", "kern")), Some("a_mix")),
+            record("kern2::a_mix", Some(("core", "kern2")), Some("a_mix")),
+        ];
+        let targets = |file: &SampleFile, ids: &[&str]| {
+            let ids: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+            targets_holding(file, &ids).map(|keys| {
+                keys.into_iter()
+                    .map(|k| format!("{}/{}", k.package, k.target))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(targets(&file, &["parse"]), Some(Vec::new()));
+        assert_eq!(
+            targets(&file, &["parse (peak memory)", "hash/mix"]),
+            Some(vec!["core/hash".into()])
+        );
+        assert_eq!(
+            targets(&file, &["kern::a_mix"]),
+            Some(vec!["core/kern".into(), "core/kern2".into()])
+        );
+        // A record that does not say (or is not there): every target.
+        assert_eq!(targets(&file, &["gone"]), None);
+        file.benchmarks.push(record("old", None, None));
+        file.benchmarks.last_mut().unwrap().harness = None;
+        assert_eq!(targets(&file, &["old"]), None);
+    }
+
+    #[test]
+    fn a_step_keeps_the_verdicts_of_the_records_it_searches_only() {
+        let report = |verdicts: &[(&str, Outcome)]| {
+            let empty = SampleFile::new(Default::default());
+            let mut report = crate::analysis::analyse(&empty, &Settings::default(), 0);
+            for (id, verdict) in verdicts {
+                let mut result = crate::analysis::BenchmarkResult::new(id, 0.02);
+                result.verdict = *verdict;
+                report.benchmarks.push(result);
+            }
+            report
+        };
+        let ids = vec!["parse".to_string()];
+        let mut benchmarks = Vec::new();
+        let first = report(&[
+            ("parse", Outcome::Regressed),
+            ("parse (peak memory)", Outcome::Inconclusive),
+        ]);
+        merge_verdicts(&mut benchmarks, &first, 0, Some(&ids));
+        assert_eq!(benchmarks.len(), 1);
+        assert_eq!(benchmarks[0].verdict, "regressed");
+        // The confirmation keeps every record.
+        let mut all = Vec::new();
+        merge_verdicts(&mut all, &first, 0, None);
+        assert_eq!(all.len(), 2);
+        assert!(misses(&first, &["absent".to_string()]));
+        assert!(!misses(&first, &ids));
+        assert!(misses(&report(&[("parse", Outcome::OnlyInHead)]), &ids));
     }
 
     #[test]

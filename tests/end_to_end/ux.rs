@@ -1,7 +1,7 @@
 //! The developer's loop and CI, end to end: configuration, gates, report formats, shards,
 //! calibration, and plain output when nobody is watching a terminal.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -6,7 +6,7 @@
 //! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the
 //! layout of each fork) and the JSON report (each benchmark's layout spread).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! unmistakable changes (hash/mix twice the work, hash/checksum half, hash/steady unchanged), so
 //! the verdicts test the duet plumbing, not how loaded the test machine happens to be.
 
-mod support;
+use crate::support;
 
 use cargo_perfdiff::samples::SampleFile;
 use support::*;

@@ -10,7 +10,7 @@ use support::*;
 #[test]
 fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
     let report_path = repo.parent().unwrap().join("duet-report.json");
     let samples_path = repo.parent().unwrap().join("duet-samples.json");
     let mut args = vec![

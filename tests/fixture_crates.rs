@@ -6,7 +6,9 @@
 //!
 //! `cargo test --test fixture_crates` runs them; `cargo test --test fixture_crates fork_duet::`
 //! one file's. The installed binary's end-to-end runs are in `tests/end_to_end.rs`; what builds
-//! nothing is in `tests/offline.rs`.
+//! nothing is in `tests/offline.rs`. The two tests of an interrupt, `tests/fork_interrupt.rs` and
+//! `tests/fork_interrupt_duet.rs`, stay binaries of their own: the interrupt flag they set is
+//! global to the process, and every fork after it returns `Interrupted`.
 
 #[path = "common/fixture.rs"]
 mod fixture;
@@ -23,9 +25,5 @@ mod build_workspace;
 mod fork_duet;
 #[path = "fixture_crates/fork_failures.rs"]
 mod fork_failures;
-#[path = "fixture_crates/fork_interrupt.rs"]
-mod fork_interrupt;
-#[path = "fixture_crates/fork_interrupt_duet.rs"]
-mod fork_interrupt_duet;
 #[path = "fixture_crates/fork_single.rs"]
 mod fork_single;

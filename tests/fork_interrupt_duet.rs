@@ -1,19 +1,27 @@
-//! Interruption (Ctrl-C/SIGTERM): the running fork's process tree is killed within moments and
-//! the fork returns `ForkError::Interrupted`. Its own test binary, because the flag is global.
+//! Interruption of a duet pair: both sides' process trees are killed and the pair returns
+//! `ForkError::Interrupted`. Its own test binary, because the interrupt flag is global.
 
-use crate::fixture;
-use crate::processes;
+#[path = "common/fixture.rs"]
+mod fixture;
+#[path = "common/processes.rs"]
+mod processes;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::fork::{ForkError, ForkRequest, interrupted, request_interrupt, run_fork};
+use cargo_perfdiff::duet::{choose_cpus, run_pair};
+use cargo_perfdiff::fork::{ForkError, ForkRequest, request_interrupt, usable_cpus};
 
 #[test]
-fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {
+fn an_interrupt_kills_both_sides_of_a_pair() {
+    if usable_cpus().len() < 2 {
+        eprintln!("skipped: needs two usable CPUs");
+        return;
+    }
+    let [base_cpu, head_cpu] = choose_cpus(None).unwrap();
     let benches = fixture::failing_benches();
     let home = tempfile::tempdir().unwrap();
-    let marker = processes::marker("interrupt");
-    let request = ForkRequest {
+    let marker = processes::marker("duet-interrupt");
+    let side = |cpu| ForkRequest {
         executable: benches.executable.clone(),
         cwd: benches.dir.clone(),
         env: vec![marker.clone()],
@@ -24,16 +32,16 @@ fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {
         sample_size: 10,
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
-        cpu: None,
+        cpu: Some(cpu),
         command: None,
     };
 
     let interrupter = {
         let marker = marker.clone();
         std::thread::spawn(move || {
-            // Wait until the benchmark and its helper are both running, then interrupt.
+            // Both benchmarks and both of their helpers.
             let deadline = Instant::now() + Duration::from_secs(20);
-            while processes::alive_with_marker(&marker).len() < 2 && Instant::now() < deadline {
+            while processes::alive_with_marker(&marker).len() < 4 && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(50));
             }
             let running = processes::alive_with_marker(&marker);
@@ -41,24 +49,16 @@ fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {
             (Instant::now(), running)
         })
     };
-    let result = run_fork(&request);
+    let result = run_pair(&side(base_cpu), &side(head_cpu));
     let returned = Instant::now();
     let (interrupted_at, running_before) = interrupter.join().unwrap();
 
-    assert_eq!(
-        running_before.len(),
-        2,
-        "benchmark and helper were not both seen running"
-    );
+    assert_eq!(running_before.len(), 4, "both sides were not seen running");
     assert!(matches!(result, Err(ForkError::Interrupted)), "{result:?}");
-    assert!(interrupted());
     let reaction = returned.duration_since(interrupted_at);
     assert!(
         reaction < Duration::from_millis(1000),
         "noticed after {reaction:?}"
     );
     assert_eq!(processes::alive_with_marker(&marker), Vec::<u32>::new());
-
-    // Once interrupted, no new fork starts.
-    assert!(matches!(run_fork(&request), Err(ForkError::Interrupted)));
 }

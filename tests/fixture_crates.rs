@@ -1,7 +1,7 @@
 //! The library's build and fork steps on real crates, in one test binary: the fixture crates
 //! under `fixtures/` (and small workspaces written by the tests) built with cargo into
 //! `target/test-fixture-builds`, their executables classified, listed and run as forks, alone
-//! and in duet pairs, failing, hanging and interrupted. Each module is one former test file, in
+//! and in duet pairs, failing and hanging. Each module is one former test file, in
 //! `tests/fixture_crates/`.
 //!
 //! `cargo test --test fixture_crates` runs them; `cargo test --test fixture_crates fork_duet::`

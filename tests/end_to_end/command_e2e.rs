@@ -50,8 +50,10 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         "fixed",
         "--forks",
         "8",
+        // Four layouts in eight rounds: each layout runs twice, and the paired interval rests on
+        // the four layout means (two would leave one degree of freedom).
         "--layouts",
-        "2",
+        "4",
         "--seed",
         "7",
         "--format",
@@ -105,7 +107,7 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
     std::fs::remove_file(repo.join("report.html")).unwrap();
     assert!(html.contains("table (peak memory)") && html.contains("peak memory (MiB)"));
     let samples = report["samples_file"].as_str().unwrap();
-    // Round r ran the programs of layout r mod 2 on both sides, layout 1 linked when round 1
+    // Round r ran the programs of layout r mod 4 on both sides, each layout linked when a round
     // first needed it.
     let recorded: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
@@ -122,7 +124,7 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
             .iter()
             .map(|fork| fork["layout"].as_u64())
             .collect();
-        assert_eq!(layouts, [0, 1, 0, 1, 0, 1, 0, 1].map(Some), "{side}");
+        assert_eq!(layouts, [0, 1, 2, 3, 0, 1, 2, 3].map(Some), "{side}");
     }
     let markdown = cargo_perfdiff(&repo, &["report", samples, "--format", "markdown"]);
     let markdown = String::from_utf8_lossy(&markdown.stdout).into_owned();

@@ -5,7 +5,7 @@ Run from the repository root after `pip install scipy numpy statsmodels`:
 
     python3 scripts/stats_reference.py
 
-`tests/stats_reference.rs` compares the Rust implementation against these files, so `cargo test`
+`tests/offline/stats_reference.rs` compares the Rust implementation against these files, so `cargo test`
 needs no Python. Every input is generated from a fixed numpy seed, so re-running the script with
 the same scipy/numpy versions reproduces the files byte for byte (versions are recorded in
 fixtures/stats/versions.json). Floats are written with Python's repr, which round-trips exactly.

@@ -1,8 +1,9 @@
 //! Building the fixture crates under `fixtures/` into real criterion bench executables, once per
 //! test run, for tests that run real forks.
 //!
-//! Use from a test file with `#[path = "common/fixture.rs"] mod fixture;`, then
-//! `fixture::criterion_demo()` or `fixture::failing_benches()`.
+//! Declared once per test binary (`#[path = "common/fixture.rs"] mod fixture;` in its root file),
+//! used from its modules with `use crate::fixture;`, then `fixture::criterion_demo()` or
+//! `fixture::failing_benches()`.
 //!
 //! Each fixture is copied to `<repo>/target/test-fixtures/<name>` (outside the repository's own
 //! workspace, and never inside `fixtures/`) and built with `cargo bench --no-run` into the shared

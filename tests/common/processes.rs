@@ -1,6 +1,7 @@
 //! Finding processes through /proc, to check that forks leave nothing running behind them.
 //!
-//! Use with `#[path = "common/processes.rs"] mod processes;`. A test gives its fork a unique
+//! Declared once per test binary (`#[path = "common/processes.rs"] mod processes;` in its root
+//! file), used from its modules with `use crate::processes;`. A test gives its fork a unique
 //! environment variable ([`marker`]); every process of the fork's tree inherits it, so
 //! [`alive_with_marker`] finds them all, whatever their pids.
 #![allow(dead_code)]

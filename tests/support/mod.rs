@@ -2,6 +2,8 @@
 //! repositories, and a byte-exact snapshot of everything of the user's that must not change.
 #![allow(dead_code)]
 
+use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
@@ -11,10 +13,39 @@ use cargo_perfdiff::demo::{DemoOptions, create_demo_repo};
 /// End-to-end runs measure real benchmarks: one at a time, so they do not disturb each other.
 static MEASURING: Mutex<()> = Mutex::new(());
 
-pub fn measuring_lock() -> MutexGuard<'static, ()> {
-    MEASURING
+/// Held while a test measures: [`measuring_lock`].
+pub struct MeasuringGuard {
+    /// The lock on `measuring.lock` in the target directory's temporary directory (released
+    /// first: fields drop in order).
+    _file: File,
+    _thread: MutexGuard<'static, ()>,
+}
+
+/// Waits until no other test measures, then holds the measuring lock until the guard is dropped:
+/// the threads of one test binary wait on a mutex, test processes (as nextest runs them) on a
+/// lock file in `CARGO_TARGET_TMPDIR`.
+pub fn measuring_lock() -> MeasuringGuard {
+    let thread = MEASURING
         .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    MeasuringGuard {
+        _file: locked_file(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("measuring.lock")),
+        _thread: thread,
+    }
+}
+
+/// `path`, created if absent, with an exclusive OS lock on it (released when the file closes).
+fn locked_file(path: &Path) -> File {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    file.lock()
+        .unwrap_or_else(|e| panic!("locking {}: {e}", path.display()));
+    file
 }
 
 /// A cargo target directory shared by all end-to-end tests, so criterion compiles once.
@@ -86,6 +117,71 @@ pub fn demo_repo(options: &DemoOptions) -> (tempfile::TempDir, PathBuf) {
     let repo = dir.path().join("demo repo ü");
     create_demo_repo(&repo, options).unwrap();
     (dir, repo)
+}
+
+/// The demo repository `options` make, shared by every test that only reads it, and a fresh
+/// temporary directory for the test's own files (as [`demo_repo`] gives).
+///
+/// One repository per content of the demo, at a fixed path,
+/// `CARGO_TARGET_TMPDIR/shared-demos/<hash of its commits' trees>/demo repo ü`, created by the
+/// first test that asks (under a lock file, so test processes running at once agree) and kept
+/// from one test run to the next. Its state directory is therefore one too, with the builds
+/// cargo-perfdiff keeps of the last run's two commits: the first comparison of HEAD~1 with HEAD
+/// builds them, the next ones with the same build options find them built (`built base … up to
+/// date`) and only measure.
+///
+/// Only for tests that change neither the repository nor its state directory, do not depend on
+/// what an earlier run left there (builds, samples files), and hold `measuring` while they run
+/// cargo-perfdiff in it, so that no two runs in it overlap.
+pub fn shared_demo(
+    _measuring: &MeasuringGuard,
+    options: &DemoOptions,
+) -> (tempfile::TempDir, PathBuf) {
+    static SHARED: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
+    let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
+    let key = format!("{options:?}");
+    let repo = match shared.get_or_insert_with(HashMap::new).get(&key) {
+        Some(repo) => repo.clone(),
+        None => {
+            let repo = create_shared_demo(options);
+            shared.as_mut().unwrap().insert(key, repo.clone());
+            repo
+        }
+    };
+    (tempfile::tempdir().unwrap(), repo)
+}
+
+/// Makes the demo `options` describe in a scratch directory, then moves it to its shared place
+/// unless a demo of the same content is already there.
+fn create_shared_demo(options: &DemoOptions) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared-demos");
+    std::fs::create_dir_all(&root).unwrap();
+    let scratch = tempfile::tempdir_in(&root).unwrap();
+    let made = scratch.path().join("demo repo ü");
+    create_demo_repo(&made, options).unwrap();
+    // The trees of its commits name its content: commit ids also hold the time of creation.
+    let trees = git_ok(&made, &["log", "--format=%T"]);
+    let name = trees.bytes().fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
+    });
+    let dir = root.join(format!("{name:016x}"));
+    let _lock = locked_file(&dir.with_extension("lock"));
+    let ready = dir.join("ready");
+    let repo = dir.join("demo repo ü");
+    if !ready.exists() {
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        std::fs::create_dir(&dir).unwrap();
+        // The state of an earlier repository at this path (its worktrees belong to that one).
+        let state = state_dir(&repo);
+        if state.exists() {
+            std::fs::remove_dir_all(&state).unwrap();
+        }
+        std::fs::rename(&made, &repo).unwrap();
+        std::fs::write(&ready, trees).unwrap();
+    }
+    repo
 }
 
 /// Everything of the user's that cargo-perfdiff must leave byte-for-byte unchanged.

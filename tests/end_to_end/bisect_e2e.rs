@@ -3,7 +3,7 @@
 //! work) and the threshold wide (±50 %): on a loaded 2-core machine two builds of the same code
 //! were measured 15 % apart with intervals ±20 % wide, and the verdicts must not depend on that.
 
-mod support;
+use crate::support;
 
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

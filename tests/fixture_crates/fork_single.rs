@@ -2,8 +2,7 @@
 //! clear failure for an id that matches nothing; and a fork of a benchmark whose group sets its
 //! own settings, recording what was asked beside what criterion used.
 
-#[path = "common/fixture.rs"]
-mod fixture;
+use crate::fixture;
 
 use std::path::Path;
 use std::time::Duration;

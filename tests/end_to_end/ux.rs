@@ -1,7 +1,7 @@
 //! The developer's loop and CI, end to end: configuration, gates, report formats, shards,
 //! calibration, and plain output when nobody is watching a terminal.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 
@@ -114,7 +114,7 @@ fn fail_on_drives_the_exit_code() {
 #[test]
 fn shards_merge_into_the_same_benchmark_set_as_one_run() {
     let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&strong_changes());
+    let (dir, repo) = shared_demo(&_guard, &strong_changes());
     let mut sets = Vec::new();
     for shard in ["1/2", "2/2"] {
         let samples = dir.path().join(format!("shard{}.json", &shard[..1]));
@@ -179,7 +179,7 @@ fn shards_merge_into_the_same_benchmark_set_as_one_run() {
 #[test]
 fn markdown_html_and_plain_logs_read_well() {
     let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&strong_changes());
+    let (dir, repo) = shared_demo(&_guard, &strong_changes());
     let html = dir.path().join("report.html");
     let mut args = vec![
         "HEAD~1",
@@ -235,7 +235,7 @@ fn markdown_html_and_plain_logs_read_well() {
 #[test]
 fn calibration_reports_the_noise_floor() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
     let mut args = vec!["--calibrate", "--format", "json"];
     args.extend(quick(&["--", "hash/steady"]));
     let output = cargo_perfdiff(&repo, &args);
@@ -310,10 +310,22 @@ fn commits(repo: &Path, revisions: &[&str]) -> Vec<String> {
     ids
 }
 
+/// The names of the files in `runs` (none if it does not exist), sorted.
+fn samples_files(runs: &Path) -> Vec<std::ffi::OsString> {
+    let mut names: Vec<_> = std::fs::read_dir(runs)
+        .map(|entries| entries.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
 #[test]
 fn list_names_what_a_run_would_measure_and_measures_nothing() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
+    // The samples files earlier runs in the shared repository saved: listing adds none.
+    let runs = state_dir(&repo).join("runs");
+    let saved_before = samples_files(&runs);
     let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "hash/"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -359,9 +371,8 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
         err.contains("--shard K/N") && err.contains("-- REGEX"),
         "{err}"
     );
-    let runs = state_dir(&repo).join("runs");
-    let saved = std::fs::read_dir(&runs).map(|d| d.count()).unwrap_or(0);
-    assert_eq!(saved, 0, "no samples file in {}", runs.display());
+    let saved = samples_files(&runs);
+    assert_eq!(saved, saved_before, "no samples file in {}", runs.display());
 
     // JSON for scripts, filters and all.
     let output = cargo_perfdiff(

@@ -1,6 +1,6 @@
 //! The Markdown report: outcome in the title, bad news first, a valid GitHub table, escaped ids.
 
-mod report_support;
+use crate::report_support;
 
 use cargo_perfdiff::analysis::Outcome;
 use cargo_perfdiff::report::{Format, Style, render};

@@ -5,7 +5,7 @@
 //! nothing) on a demo repository, and compare the bench executables each side's build kept in
 //! the state directory (`bin/<commit>`, `bin/working-tree-<slot>`).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! changes are known (here: hash/mix 2× the work, hash/checksum 0.5×, hash/slight 1.03×,
 //! hash/steady unchanged, hash/new_in_head only in head).
 
-mod support;
+use crate::support;
 
 use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
 use support::*;
@@ -14,7 +14,7 @@ fn fast_args<'a>(args: &[&'a str]) -> Vec<&'a str> {
 #[test]
 fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
     let before = RepoState::capture(&repo);
     let report_path = repo.parent().unwrap().join("report.json");
     let mut args = fast_args(&[

@@ -9,7 +9,7 @@
 //! code layout: relinking layouts does not depend on the harness (the demo's runs with ten,
 //! docs/evidence.md "Every harness"), and each layout costs a bench crate's compile here.
 
-mod support;
+use crate::support;
 
 use cargo_perfdiff::demo::{DemoHarness, DemoOptions};
 use support::*;

@@ -6,7 +6,7 @@
 //! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the
 //! layout of each fork) and the JSON report (each benchmark's layout spread).
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -179,7 +179,7 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
 fn layouts_put_the_functions_both_sides_share_in_the_same_order() {
     let _guard = measuring_lock();
     // Head adds a benchmark (its functions) and changes constants: code moves.
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
     let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
     let settings = ["--stop", "fixed", "--forks", "3", "--layouts", "3"];
     let args = [&comparison[..], FAST, &settings, &["--", "hash/steady"]].concat();

@@ -4,7 +4,7 @@
 //! the repository, a submodule, `build.target-dir`). Every case runs the real binary and checks
 //! the user's repository is byte-for-byte unchanged.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 //! The terminal table: content, colour only when asked, and fitting narrow terminals.
 
-mod report_support;
+use crate::report_support;
 
 use cargo_perfdiff::analysis::ForkCounts;
 use cargo_perfdiff::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};

@@ -1,10 +1,8 @@
 //! Forks of benchmarks that panic, exit non-zero or hang: each becomes a failure with the stderr
 //! tail, and a hanging benchmark's whole process tree is killed.
 
-#[path = "common/fixture.rs"]
-mod fixture;
-#[path = "common/processes.rs"]
-mod processes;
+use crate::fixture;
+use crate::processes;
 
 use std::time::{Duration, Instant};
 

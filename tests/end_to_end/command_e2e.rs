@@ -3,7 +3,7 @@
 //! `steady` alone and makes `check` fail with a message on stderr. Compared as a user would, with
 //! `--cmd`.
 
-mod support;
+use crate::support;
 
 use cargo_perfdiff::demo::{ProgramChanges, create_program_demo_repo};
 use support::*;

@@ -1,7 +1,6 @@
 //! Duet pairs of real forks: simultaneous, pinned to two CPUs, kept equally busy to the end.
 
-#[path = "common/fixture.rs"]
-mod fixture;
+use crate::fixture;
 
 use std::time::{Duration, Instant};
 

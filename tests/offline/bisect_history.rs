@@ -2,7 +2,7 @@
 //! line, every commit with its ancestry, and clean errors for ranges that cannot be bisected. No
 //! build, no measuring.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

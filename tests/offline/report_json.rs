@@ -1,6 +1,6 @@
 //! The JSON report's contract: the paths CI scripts rely on (documented in docs/reports.md).
 
-mod report_support;
+use crate::report_support;
 
 use cargo_perfdiff::analysis::Report;
 use cargo_perfdiff::report::{Format, Style, render};

@@ -3,7 +3,7 @@
 //! worktree, `git worktree prune` in the user's repository) are detected and rebuilt, and the
 //! next run measures the right code.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! naming what is wrong and saying what to do, exit code 2, and the user's repository untouched.
 //! Nothing here builds or measures, so the whole file takes seconds.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 

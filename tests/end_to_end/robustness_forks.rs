@@ -4,10 +4,9 @@
 //! target) are reported, never dropped; ids and paths with spaces, unicode, slashes and shell
 //! metacharacters are taken literally.
 
-mod support;
+use crate::support;
 
-#[path = "common/processes.rs"]
-mod processes;
+use crate::processes;
 
 use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
 use support::*;

@@ -1,6 +1,6 @@
 //! The exit code under each `--fail-on` gate.
 
-mod report_support;
+use crate::report_support;
 
 use cargo_perfdiff::analysis::Outcome::{self, *};
 use cargo_perfdiff::config::FailOn;

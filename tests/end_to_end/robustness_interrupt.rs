@@ -4,10 +4,9 @@
 //! file that loads, and `--resume FILE` completes the run; a second run meanwhile refuses (the
 //! lock); a crash (SIGKILL) too leaves a file that loads and resumes. The repository is unchanged.
 
-mod support;
+use crate::support;
 
-#[path = "common/processes.rs"]
-mod processes;
+use crate::processes;
 
 use std::os::unix::process::CommandExt;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! unmistakable changes (hash/mix twice the work, hash/checksum half, hash/steady unchanged), so
 //! the verdicts test the duet plumbing, not how loaded the test machine happens to be.
 
-mod support;
+use crate::support;
 
 use cargo_perfdiff::samples::SampleFile;
 use support::*;
@@ -10,7 +10,7 @@ use support::*;
 #[test]
 fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
     let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
     let report_path = repo.parent().unwrap().join("duet-report.json");
     let samples_path = repo.parent().unwrap().join("duet-samples.json");
     let mut args = vec![

@@ -4,7 +4,7 @@
 //! members that come and go change nothing else, and every target not measured is named with
 //! its reason.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The HTML page: self-contained, one plot per benchmark with samples, ids escaped.
 //! Set `PERFDIFF_HTML_OUT=FILE` to keep the page (for `scripts/check_html.sh`).
 
-mod report_support;
+use crate::report_support;
 
 use cargo_perfdiff::analysis::Outcome;
 use cargo_perfdiff::report::render_html;

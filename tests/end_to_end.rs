@@ -1,0 +1,38 @@
+//! End to end, in one test binary: the installed binary run as `cargo perfdiff` on demo
+//! repositories and small workspaces, building and measuring real benchmarks with tiny
+//! measurement times. Every test that measures holds `support::measuring_lock()`, so measurements
+//! never overlap. Each module is one former test file, in `tests/end_to_end/`.
+//!
+//! `cargo test --test end_to_end` runs them; `cargo test --test end_to_end layouts::` one file's.
+
+mod support;
+
+#[path = "common/processes.rs"]
+mod processes;
+
+#[path = "end_to_end/bisect_e2e.rs"]
+mod bisect_e2e;
+#[path = "end_to_end/build_identity.rs"]
+mod build_identity;
+#[path = "end_to_end/command_e2e.rs"]
+mod command_e2e;
+#[path = "end_to_end/duet_e2e.rs"]
+mod duet_e2e;
+#[path = "end_to_end/e2e.rs"]
+mod e2e;
+#[path = "end_to_end/harness_e2e.rs"]
+mod harness_e2e;
+#[path = "end_to_end/layouts.rs"]
+mod layouts;
+#[path = "end_to_end/robustness_build.rs"]
+mod robustness_build;
+#[path = "end_to_end/robustness_forks.rs"]
+mod robustness_forks;
+#[path = "end_to_end/robustness_interrupt.rs"]
+mod robustness_interrupt;
+#[path = "end_to_end/robustness_worktrees.rs"]
+mod robustness_worktrees;
+#[path = "end_to_end/ux.rs"]
+mod ux;
+#[path = "end_to_end/workspace_targets.rs"]
+mod workspace_targets;

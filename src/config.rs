@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use crate::command::CommandSpec;
-pub use crate::samples::Mode;
+pub use crate::model::command::CommandSpec;
+pub use crate::model::samples::Mode;
 
 /// Errors in a configuration file or on the command line. Each names the file (or the command
 /// line) and, where it can, the line and the key.
@@ -212,7 +212,7 @@ pub struct Settings {
     pub cpus: Option<[usize; 2]>,
     /// Per-benchmark overrides, keyed by a regex over the benchmark id.
     pub overrides: BTreeMap<String, BenchOverride>,
-    /// Programs compared from the outside ([`crate::command`]), besides the benchmarks.
+    /// Programs compared from the outside ([`crate::model::command`]), besides the benchmarks.
     pub commands: Vec<CommandSpec>,
     /// The cargo profile the programs that commands run are built with.
     pub profile: String,
@@ -244,7 +244,7 @@ impl Default for Settings {
             cpus: None,
             overrides: BTreeMap::new(),
             commands: Vec::new(),
-            profile: crate::programs::DEFAULT_PROFILE.to_string(),
+            profile: crate::steps::build::programs::DEFAULT_PROFILE.to_string(),
         }
     }
 }
@@ -971,7 +971,7 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
         })?;
     }
     if let Some(commands) = &partial.commands {
-        crate::command::validate_all(commands)
+        crate::model::command::validate_all(commands)
             .map_err(|e| Violation::new(&["command"], format!("is invalid: {e}")))?;
     }
     if partial

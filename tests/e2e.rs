@@ -4,7 +4,7 @@
 
 mod support;
 
-use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
 fn fast_args<'a>(args: &[&'a str]) -> Vec<&'a str> {
@@ -60,7 +60,10 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
     // The paired test over the rounds decides; Mann–Whitney on 4 fork means a side is information
     // and cannot go below 2 / C(8, 4) ≈ 0.029 (every head fork slower than every base fork).
     assert!(mix["paired"]["p_value"].as_f64().unwrap() < 0.01, "{mix}");
-    assert!(mix["mann_whitney"]["p_value"].as_f64().unwrap() < 0.03, "{mix}");
+    assert!(
+        mix["mann_whitney"]["p_value"].as_f64().unwrap() < 0.03,
+        "{mix}"
+    );
     assert!(mix["cliffs_delta"]["delta"].as_f64().unwrap() > 0.33);
     let slight = verdict_of(&report, "hash/slight");
     assert!(

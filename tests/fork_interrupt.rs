@@ -8,7 +8,9 @@ mod processes;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::fork::{ForkError, ForkRequest, interrupted, request_interrupt, run_fork};
+use cargo_perfdiff::steps::fork::{
+    ForkError, ForkRequest, interrupted, request_interrupt, run_fork,
+};
 
 #[test]
 fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {

@@ -1,7 +1,7 @@
 //! Code layout as a level of the analysis: values grouped by the layout they were measured in.
 //!
 //! A fork runs one executable, and one executable is one code layout; the forks of a run go
-//! through the layouts of each revision in turn (`crate::layout`). Forks of one layout share its
+//! through the layouts of each revision in turn (`crate::steps::build::layout`). Forks of one layout share its
 //! effect, so they are not independent replicates of the revision (the paired interval of
 //! [`super::rounds`] averages a layout's rounds for the same reason), and how far a side's layout
 //! means lie apart is the benchmark's *layout spread*, reported as information.

@@ -2,7 +2,7 @@
 //!
 //! Why: every round runs one fork of base and one of head in the same time slot and, with code
 //! layouts, in the same layout index, whose layouts place the code both revisions share alike
-//! (`crate::layout`). What the machine did during that round, and where the layout put the code,
+//! (`crate::steps::build::layout`). What the machine did during that round, and where the layout put the code,
 //! hit both sides; analysing them as two independent groups throws that pairing away and counts
 //! the layout's effect as noise of the difference. So the unit of the analysis is the round: its
 //! log ratio `ln(head / base)` (`docs/statistics.md`, "The interval that decides").

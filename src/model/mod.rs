@@ -1,0 +1,5 @@
+//! The data model.
+
+pub mod command;
+pub mod harness;
+pub mod samples;

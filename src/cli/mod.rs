@@ -13,11 +13,12 @@ use clap::{Args, Parser, Subcommand};
 use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
 use crate::model::samples::SampleFile;
 use crate::orchestrate::demo::DemoHarness;
-use crate::orchestrate::error::{Error, exit_code};
+use crate::orchestrate::error::Error;
 use crate::orchestrate::run::{self, RunRequest};
 use crate::steps::progress::{Progress, Style};
 use crate::steps::report::{self, Format};
 use crate::steps::schedule::Shard;
+use crate::util::exit_code;
 
 /// Examples under `-h`: the common commands, one line each.
 const EXAMPLES: &str = "\
@@ -537,7 +538,7 @@ pub fn main() -> i32 {
         Ok(code) => code,
         // An interrupt while building shows up as a failed cargo; say what really happened.
         Err(e)
-            if crate::steps::fork::interrupted()
+            if crate::util::interrupt::interrupted()
                 && !matches!(
                     e,
                     Error::Interrupted { .. }
@@ -567,7 +568,7 @@ fn cargo_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
 
 fn install_interrupt_handler() {
     // A second handler cannot be installed (tests call `main` once per process); ignore that.
-    let _ = ctrlc::set_handler(crate::steps::fork::request_interrupt);
+    let _ = ctrlc::set_handler(crate::util::interrupt::request_interrupt);
 }
 
 fn dispatch(cli: Cli) -> Result<i32, Error> {

@@ -937,7 +937,7 @@ fn nightly_command(
         labels.join(", "),
         command
             .iter()
-            .map(|word| fork::quote_for_shell(word))
+            .map(|word| crate::util::shell::quote_for_shell(word))
             .collect::<Vec<_>>()
             .join(" ")
     ))

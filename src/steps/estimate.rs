@@ -121,7 +121,7 @@ pub fn time_left(elapsed: Duration, measured: u64, remaining: u64, prior: Durati
 
 /// A duration for people, as the reports write it: `850 ms`, `38.6 s`, `3 min 50 s`.
 pub fn wall(duration: Duration) -> String {
-    crate::steps::report::wall_time(duration.as_millis().min(u128::from(u64::MAX)) as u64)
+    crate::util::terminal::wall_time(duration.as_millis().min(u128::from(u64::MAX)) as u64)
 }
 
 #[cfg(test)]

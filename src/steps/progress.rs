@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::steps::estimate::{time_left, wall};
-use crate::steps::report;
+use crate::util::terminal::{Stream, terminal_columns, wrap_words};
 
 /// How much to say and how.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,8 +95,8 @@ impl Progress {
         match self.style {
             Style::Quiet => {}
             Style::Bars => {
-                let width = report::terminal_columns(report::Stream::Stderr);
-                let message = report::wrap_words(message, width);
+                let width = terminal_columns(Stream::Stderr);
+                let message = wrap_words(message, width);
                 match &self.bar {
                     Some(bar) => bar.println(message),
                     None => eprintln!("{message}"),

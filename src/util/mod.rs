@@ -1,2 +1,8 @@
 //! Leaf utilities: small, generic helpers every layer may use. They import nothing else of the
 //! crate.
+
+pub mod exit_code;
+pub mod fs;
+pub mod interrupt;
+pub mod shell;
+pub mod terminal;

@@ -45,7 +45,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Settings, StopRule};
 use crate::model::harness::HarnessKind;
 use crate::model::samples::{BenchmarkRecord, SampleFile};
-use crate::orchestrate::error::{Error, Result, exit_code};
+use crate::orchestrate::error::{Error, Result};
 use crate::orchestrate::run::{self, Focus, RunRequest};
 use crate::steps::analysis::{Outcome, Report};
 use crate::steps::build::BuildError;
@@ -53,6 +53,7 @@ use crate::steps::discover::TargetKey;
 use crate::steps::git::revisions;
 use crate::steps::progress::Progress;
 use crate::steps::stop::StopPolicy;
+use crate::util::exit_code;
 use history::{CommitInfo, History};
 use search::{Direction, Evidence, Probe, Search, Status, Unresolved};
 
@@ -742,7 +743,7 @@ impl StepContext<'_> {
             Err(Error::NothingToRun(_)) => true,
             Err(_) => false,
         };
-        if !(narrowed && missed) || crate::steps::fork::interrupted() {
+        if !(narrowed && missed) || crate::util::interrupt::interrupted() {
             return outcome.map(|o| o.report);
         }
         progress.finish_bar();
@@ -1044,11 +1045,11 @@ fn load_state(
 /// the interrupt handler's thread at once, so a build or `cargo metadata` can fail before the
 /// handler has recorded the interrupt: on this error path, it gets a moment to.
 pub fn interrupted_meanwhile() -> bool {
-    if crate::steps::fork::interrupted() {
+    if crate::util::interrupt::interrupted() {
         return true;
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
-    crate::steps::fork::interrupted()
+    crate::util::interrupt::interrupted()
 }
 
 /// Removes the samples files of the steps of an earlier bisection (their settings differ).

@@ -44,6 +44,7 @@ use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use crate::steps::build::cargo_env::BuildScriptEnv;
 use crate::steps::build::freshness::BuildKey;
 use crate::steps::discover::TargetKey;
+use crate::util::fs::copy_atomically;
 
 /// How many lines of cargo's stderr an error message quotes.
 const STDERR_TAIL_LINES: usize = 30;
@@ -1094,7 +1095,7 @@ fn compile_benches(
             Some(names)
                 if !names.is_empty()
                     && names != attempt.benches
-                    && !crate::steps::fork::interrupted() =>
+                    && !crate::util::interrupt::interrupted() =>
             {
                 attempt = BuildOptions {
                     benches: names,
@@ -1287,7 +1288,7 @@ fn stop_cargo_on_interrupt(
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !done.load(std::sync::atomic::Ordering::SeqCst) {
-            if crate::steps::fork::interrupted() {
+            if crate::util::interrupt::interrupted() {
                 #[cfg(unix)]
                 // SAFETY: kill(2) on our own child's group, not yet reaped (see `run_cargo`).
                 unsafe {
@@ -1809,16 +1810,6 @@ fn copy_executables(
     }
     executables.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));
     Ok(executables)
-}
-
-/// Copies through a temporary file and a rename, so a process still running the previous copy
-/// (Linux refuses to overwrite a running executable) does not break the build.
-pub(crate) fn copy_atomically(from: &Path, to: &Path) -> std::io::Result<()> {
-    let dir = to.parent().unwrap_or(Path::new("."));
-    let temporary = tempfile::Builder::new().prefix(".copy-").tempfile_in(dir)?;
-    fs::copy(from, temporary.path())?;
-    temporary.persist(to).map_err(|e| e.error)?;
-    Ok(())
 }
 
 /// Name and version from a package id, when `cargo metadata` did not list the package

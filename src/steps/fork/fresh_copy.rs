@@ -55,7 +55,7 @@ impl FreshCopies {
         std::fs::create_dir_all(&side_dir)?;
         let name = original.file_name().unwrap_or(original.as_os_str());
         let copy = side_dir.join(name);
-        crate::steps::build::copy_atomically(original, &copy)?;
+        crate::util::fs::copy_atomically(original, &copy)?;
         self.current.insert(key, copy.clone());
         Ok(copy)
     }
@@ -78,7 +78,7 @@ impl FreshCopies {
         let dir = self.dir.join(side.as_str()).join("programs");
         std::fs::create_dir_all(&dir)?;
         for name in names {
-            crate::steps::build::copy_atomically(&original.join(name), &dir.join(name))?;
+            crate::util::fs::copy_atomically(&original.join(name), &dir.join(name))?;
         }
         self.current.insert(key, dir.clone());
         Ok(dir)

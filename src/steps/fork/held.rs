@@ -18,7 +18,9 @@ use std::time::{Duration, Instant};
 use super::process::{BenchProcess, Launch, LineWatch};
 use super::session::{STDERR_GRACE, deadline_after, format_duration, unix_ms_now};
 use super::steal::CpuTimes;
-use super::{ForkError, ForkRequest, interrupted};
+use super::{ForkError, ForkRequest};
+use crate::util::interrupt::interrupted;
+use crate::util::shell::quote_for_shell;
 
 /// A launched (or held) process of a fork.
 pub(super) struct HeldProcess {
@@ -193,7 +195,7 @@ impl HeldProcess {
 /// Arguments as a shell would read them back, for messages.
 pub(super) fn shell_words(args: &[OsString]) -> String {
     args.iter()
-        .map(|arg| super::quote_for_shell(&arg.to_string_lossy()))
+        .map(|arg| quote_for_shell(&arg.to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
 }

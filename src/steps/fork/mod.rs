@@ -32,7 +32,7 @@ pub mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use crate::model::harness::Harness;
@@ -264,45 +264,5 @@ impl Fork {
             Fork::Text(fork) => fork.finish(cancel),
             Fork::Command(fork) => fork.finish(cancel),
         }
-    }
-}
-
-/// `word` as a POSIX shell reads it back: quoted when it holds anything but safe characters. For
-/// the commands messages show (a fork's command line, a command to run next).
-pub(crate) fn quote_for_shell(word: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./~^+:@=,".contains(c);
-    if !word.is_empty() && word.chars().all(safe) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-/// Set by the CLI's Ctrl-C/SIGTERM handler; never cleared (the process is about to end).
-static INTERRUPT_REQUESTED: AtomicBool = AtomicBool::new(false);
-
-/// Asks every running fork to stop: each kills its process tree within ~100 ms and returns
-/// [`ForkError::Interrupted`]; forks started afterwards stop at once. Safe to call from a signal
-/// handler thread.
-pub fn request_interrupt() {
-    INTERRUPT_REQUESTED.store(true, Ordering::SeqCst);
-}
-
-/// Whether [`request_interrupt`] was called.
-pub fn interrupted() -> bool {
-    INTERRUPT_REQUESTED.load(Ordering::SeqCst)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::quote_for_shell;
-
-    #[test]
-    fn words_are_quoted_only_when_a_shell_would_change_them() {
-        assert_eq!(quote_for_shell("hash::mix"), "hash::mix");
-        assert_eq!(quote_for_shell("HEAD~1"), "HEAD~1");
-        assert_eq!(quote_for_shell("json #2"), "'json #2'");
-        assert_eq!(quote_for_shell("it's"), "'it'\\''s'");
-        assert_eq!(quote_for_shell(""), "''");
     }
 }

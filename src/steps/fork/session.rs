@@ -19,8 +19,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
 use super::steal::CpuTimes;
-use super::{ForkError, ForkOutcome, ForkRequest, interrupted};
+use super::{ForkError, ForkOutcome, ForkRequest};
 use crate::model::samples::{FailureRecord, ForkRecord, ForkSettings};
+use crate::util::interrupt::interrupted;
 
 /// Longest wait between checks for interrupts, cancellation, timeouts and process exit.
 pub const POLL_INTERVAL: Duration = Duration::from_millis(50);

@@ -23,19 +23,17 @@ mod table;
 mod text;
 
 use crate::config::FailOn;
-use crate::orchestrate::error::exit_code as code;
 use crate::steps::analysis::{Outcome, Report};
+use crate::util::exit_code as code;
 
+use crate::util::terminal::{Stream, terminal_columns};
 pub use calibration::render_calibration;
 pub use html::escape as escape_html;
 pub use html::render_html;
 pub use listing::render_listing;
 pub use markdown::escape as escape_markdown;
 pub use table::DROP_ORDER;
-pub use text::{
-    median_fork_rel_sd, noisy_forks_note, outcome_label, rounds_to_reveal_threshold, wall_time,
-    wrap_words,
-};
+pub use text::{median_fork_rel_sd, noisy_forks_note, outcome_label, rounds_to_reveal_threshold};
 
 /// Output format of the report on stdout (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -138,33 +136,6 @@ impl Style {
     }
 }
 
-/// A standard stream that may be a terminal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// The width of the terminal `stream` writes to (the kernel's window size), `None` when it is
-/// not a terminal or does not say.
-#[cfg(unix)]
-pub fn terminal_columns(stream: Stream) -> Option<u16> {
-    let fd = match stream {
-        Stream::Stdout => libc::STDOUT_FILENO,
-        Stream::Stderr => libc::STDERR_FILENO,
-    };
-    // SAFETY: TIOCGWINSZ only writes a `winsize` into the struct we pass; a failing call leaves
-    // it zeroed, which we treat as unknown.
-    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
-    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut size) } == 0;
-    (ok && size.ws_col > 0).then_some(size.ws_col)
-}
-
-#[cfg(not(unix))]
-pub fn terminal_columns(_stream: Stream) -> Option<u16> {
-    None
-}
-
 /// Renders `report` in `format`; `style` only matters for [`Format::Table`].
 pub fn render(report: &Report, format: Format, style: &Style) -> String {
     match format {
@@ -175,7 +146,7 @@ pub fn render(report: &Report, format: Format, style: &Style) -> String {
 }
 
 /// The process exit code for `report` under the gate `fail_on` (codes in
-/// [`crate::orchestrate::error::exit_code`]):
+/// [`crate::util::exit_code`]):
 ///
 /// | `--fail-on`    | 1 when          | otherwise                                   |
 /// |----------------|-----------------|---------------------------------------------|

@@ -167,7 +167,8 @@ pub fn render(report: &Report, style: &Style) -> String {
             out.push('\n');
         }
     }
-    let wrap = |line: &str| text::wrap_words(line, style.width.filter(|_| style.wrap));
+    let wrap =
+        |line: &str| crate::util::terminal::wrap_words(line, style.width.filter(|_| style.wrap));
     out += &paint(
         &wrap(&text::summary_line(report)),
         summary_color(report),

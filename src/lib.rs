@@ -9,3 +9,4 @@ pub mod steps;
 pub mod util;
 
 pub use orchestrate::error::{Error, Result};
+

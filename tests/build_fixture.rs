@@ -9,11 +9,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use cargo_perfdiff::model::samples::Presence;
+use cargo_perfdiff::model::target::TargetKey;
 use cargo_perfdiff::steps::build::{
     BenchExecutable, BuildError, BuildEvent, BuildOptions, build_benches, fork_environment,
 };
 use cargo_perfdiff::steps::discover::{
-    Classified, HarnessKind, TargetKey, classify, list_benchmarks, match_benchmarks,
+    Classified, HarnessKind, classify, list_benchmarks, match_benchmarks,
 };
 
 fn shared_target_dir() -> PathBuf {

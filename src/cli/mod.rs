@@ -1116,7 +1116,8 @@ mod tests {
 
     fn report_with(verdicts: &[crate::steps::analysis::Outcome]) -> crate::steps::analysis::Report {
         let empty = SampleFile::new(Default::default());
-        let mut report = crate::steps::analysis::analyse(&empty, &config::Settings::default(), 0);
+        let mut report =
+            crate::steps::analysis::analyse(&empty, &(&config::Settings::default()).into(), 0);
         report.benchmarks = verdicts
             .iter()
             .enumerate()

@@ -2,4 +2,6 @@
 
 pub mod command;
 pub mod harness;
+pub mod policy;
 pub mod samples;
+pub mod target;

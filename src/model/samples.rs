@@ -93,11 +93,7 @@ pub struct SkippedTarget {
 impl SkippedTarget {
     /// How reports name it: `target`, or `package::target` when `several_packages`.
     pub fn label(&self, several_packages: bool) -> String {
-        crate::steps::discover::target_label(
-            self.package.as_deref(),
-            &self.target,
-            several_packages,
-        )
+        crate::model::target::target_label(self.package.as_deref(), &self.target, several_packages)
     }
 }
 

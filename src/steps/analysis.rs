@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::Settings;
+use crate::model::policy::{self, BenchOverride};
 pub use crate::model::samples::SkippedTarget;
 use crate::model::samples::{
     BenchmarkRecord, ForkRecord, HarnessKind, Mode, PerFork, Presence, RunInfo, SampleFile,
@@ -23,7 +23,7 @@ use crate::stats::{
     self, BootstrapConfig, CliffsDelta, Evidence, PairedRounds, RatioCi, RatioInterval, Round,
     Verdict, descriptive, duet::DuetRun,
 };
-use crate::steps::discover;
+
 use crate::steps::fork::duet;
 
 /// The verdict of one benchmark as reported.
@@ -415,8 +415,11 @@ fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
             wall += ms;
             all.push(out);
             if let Some(target) = bench.target.as_deref() {
-                let label =
-                    discover::target_label(bench.package.as_deref(), target, several_packages);
+                let label = crate::model::target::target_label(
+                    bench.package.as_deref(),
+                    target,
+                    several_packages,
+                );
                 per_target.entry(label).or_default().push(out);
             }
         }
@@ -479,11 +482,41 @@ pub struct ReportSettings {
     pub seed: u64,
 }
 
+/// What the analysis takes of a run's settings: the verdicts' parameters and the per-benchmark
+/// overrides (the configuration layer builds it from its `Settings`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisSettings {
+    /// Changes smaller than this (relative) are not relevant, unless an override says otherwise.
+    pub threshold: f64,
+    /// Significance level of the tests (after false-discovery control).
+    pub alpha: f64,
+    /// Confidence of the ratio CI.
+    pub confidence: f64,
+    /// Bootstrap resamples for the ratio CI.
+    pub resamples: usize,
+    /// Benjamini–Hochberg false discovery rate control across the suite.
+    pub fdr: bool,
+    /// Per-benchmark overrides, keyed by a regex over the benchmark id.
+    pub overrides: BTreeMap<String, BenchOverride>,
+}
+
+impl AnalysisSettings {
+    /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
+    pub fn threshold_for(&self, id: &str) -> f64 {
+        policy::threshold_for(&self.overrides, self.threshold, id)
+    }
+
+    /// True when a per-benchmark override says to ignore `id`.
+    pub fn is_ignored(&self, id: &str) -> bool {
+        policy::is_ignored(&self.overrides, id)
+    }
+}
+
 /// Schema tag of the JSON report.
 pub const REPORT_SCHEMA: &str = "perfdiff-report/2";
 
 /// Analyses every benchmark of `samples` with `settings`; `seed` drives every bootstrap.
-pub fn analyse(samples: &SampleFile, settings: &Settings, seed: u64) -> Report {
+pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> Report {
     let mode = samples.run.mode;
     let mut results: Vec<BenchmarkResult> = samples
         .benchmarks
@@ -547,7 +580,7 @@ fn checkpoint_overhead(samples: &SampleFile) -> Option<f64> {
 }
 
 /// Whether an override ignores the benchmark, by its id or its plain criterion id.
-fn is_ignored(settings: &Settings, record: &BenchmarkRecord) -> bool {
+fn is_ignored(settings: &AnalysisSettings, record: &BenchmarkRecord) -> bool {
     settings.is_ignored(&record.id)
         || record
             .criterion_id
@@ -566,7 +599,7 @@ fn bench_seed(seed: u64, index: usize) -> u64 {
 fn analyse_one(
     record: &BenchmarkRecord,
     mode: Mode,
-    settings: &Settings,
+    settings: &AnalysisSettings,
     seed: u64,
 ) -> BenchmarkResult {
     let pairs = record.analysed_pairs(mode);
@@ -611,7 +644,7 @@ fn analyse_one(
 fn described(
     record: &BenchmarkRecord,
     pairs: &[(&ForkRecord, &ForkRecord)],
-    settings: &Settings,
+    settings: &AnalysisSettings,
 ) -> BenchmarkResult {
     let (base, head): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs
         .iter()
@@ -926,7 +959,7 @@ fn futility_warning(rounds_needed: Option<f64>) -> String {
 
 /// Benjamini–Hochberg over the suite's paired-test p-values (when enabled), then each verdict
 /// and the interval it rests on.
-fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &Settings) {
+fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &AnalysisSettings) {
     let measured: Vec<usize> = (0..results.len())
         .filter(|&i| results[i].paired.is_some())
         .collect();
@@ -1129,7 +1162,18 @@ mod tests {
     fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
         let mut file = SampleFile::new(RunInfo::default());
         file.benchmarks.push(record);
-        let report = analyse(&file, &Settings::default(), 7);
+        let report = analyse(
+            &file,
+            &AnalysisSettings {
+                threshold: 0.02,
+                alpha: 0.01,
+                confidence: 0.99,
+                resamples: 10_000,
+                fdr: true,
+                overrides: BTreeMap::new(),
+            },
+            7,
+        );
         report.benchmarks.into_iter().next().unwrap()
     }
 

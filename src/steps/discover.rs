@@ -50,11 +50,12 @@ use std::time::{Duration, Instant};
 
 use regex::Regex;
 
+use crate::model::harness::CliDialect;
 pub use crate::model::harness::HarnessKind;
 use crate::model::harness::{Harness, bencher, divan, libtest};
 use crate::model::samples::Presence;
+use crate::model::target::{QUALIFIER, TargetKey};
 use crate::steps::build::BenchExecutable;
-use crate::steps::fork::CliDialect;
 use crate::steps::schedule::Side;
 
 /// The string every criterion benchmark binary contains.
@@ -387,7 +388,7 @@ fn run_listing(
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let mut child = crate::steps::fork::spawn::spawn_when_not_busy(&mut command)
+    let mut child = crate::util::spawn::spawn_when_not_busy(&mut command)
         .map_err(|e| fail(format!("cannot start it: {e}")))?;
     let measuring = Arc::new(OnceLock::new());
     let stdout = read_in_background(child.stdout.take(), Some(Arc::clone(&measuring)));
@@ -662,47 +663,6 @@ fn literal(text: &str) -> Option<String> {
     }
     (!name.is_empty()).then_some(name)
 }
-
-/// A bench target: the `[[bench]]` `target` of package `package`. Two members of a workspace
-/// may each have a target of the same name, so a name alone does not identify one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TargetKey {
-    pub package: String,
-    pub target: String,
-}
-
-impl TargetKey {
-    pub fn new(package: &str, target: &str) -> TargetKey {
-        TargetKey {
-            package: package.to_string(),
-            target: target.to_string(),
-        }
-    }
-
-    /// The target a bench executable was built from.
-    pub fn of(exe: &BenchExecutable) -> TargetKey {
-        TargetKey::new(&exe.package, &exe.target)
-    }
-
-    /// How messages name it: `target`, or `package::target` when `several_packages` (the run
-    /// has bench targets in more than one package).
-    pub fn label(&self, several_packages: bool) -> String {
-        target_label(Some(&self.package), &self.target, several_packages)
-    }
-}
-
-/// `target`, or `package::target` when the run has bench targets in several packages and the
-/// package is known.
-pub fn target_label(package: Option<&str>, target: &str, several_packages: bool) -> String {
-    match package {
-        Some(package) if several_packages => format!("{package}{QUALIFIER}{target}"),
-        _ => target.to_string(),
-    }
-}
-
-/// What joins package, target and criterion id in a qualified id (`kern::a_mix`,
-/// `core::kern::a_mix`): criterion separates groups with `/`, never with `::`.
-pub const QUALIFIER: &str = "::";
 
 /// One benchmark and where it exists.
 #[derive(Debug, Clone, PartialEq, Eq)]

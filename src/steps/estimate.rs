@@ -11,9 +11,8 @@
 
 use std::time::Duration;
 
-use crate::config::Settings;
 use crate::model::samples::Mode;
-use crate::steps::stop::StopPolicy;
+use crate::steps::stop::{StopPolicy, StopSettings};
 
 /// Time a fork takes beyond its warm-up and measurement: starting the executable, criterion's
 /// set-up and the report back. The demo's forks took 0.64 s at the default 0.1 s warm-up and 0.5
@@ -25,6 +24,17 @@ pub const FORK_OVERHEAD: Duration = Duration::from_millis(100);
 /// less. The demo's 4 measured benchmarks take under a minute at most, base64's 24 about 5.6
 /// minutes; winnow's 72 (17 minutes) and anything larger get the hint.
 pub const LARGE_RUN: Duration = Duration::from_secs(10 * 60);
+
+/// What the estimate takes of a run's settings: the stop rule's limits and a fork's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateSettings {
+    /// The stop rule, whose limits bound the forks.
+    pub stop: StopSettings,
+    /// Warm-up time asked for per fork, in milliseconds.
+    pub warm_up_ms: u64,
+    /// Measurement time per fork, in milliseconds.
+    pub measurement_ms: u64,
+}
 
 /// The forks a run expects and the time they should take, before any is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,8 +52,8 @@ pub struct Plan {
 impl Plan {
     /// The plan for benchmarks that have already completed `completed_rounds` each (all zero
     /// unless the run is resumed).
-    pub fn new(settings: &Settings, completed_rounds: &[usize]) -> Plan {
-        let policy = StopPolicy::from_settings(settings);
+    pub fn new(settings: &EstimateSettings, completed_rounds: &[usize]) -> Plan {
+        let policy = StopPolicy::from_settings(settings.stop.clone());
         let forks_left = |rounds: usize| -> u64 {
             completed_rounds
                 .iter()
@@ -101,9 +111,9 @@ pub fn large_run_hint() -> String {
 
 /// Wall time one fork adds to the run at these settings: its warm-up, measurement and
 /// [`FORK_OVERHEAD`]; half that in duet mode, where base and head run at the same time.
-pub fn per_fork(settings: &Settings) -> Duration {
+pub fn per_fork(settings: &EstimateSettings) -> Duration {
     let fork = Duration::from_millis(settings.warm_up_ms + settings.measurement_ms) + FORK_OVERHEAD;
-    match settings.mode {
+    match settings.stop.mode {
         Mode::Interleaved => fork,
         Mode::Duet => fork / 2,
     }
@@ -127,11 +137,37 @@ pub fn wall(duration: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::StopRule;
+    use crate::model::policy::StopRule;
+    use crate::steps::analysis::AnalysisSettings;
+
+    /// The settings of a default run.
+    fn defaults() -> EstimateSettings {
+        EstimateSettings {
+            stop: StopSettings {
+                rule: StopRule::Decided,
+                forks: 10,
+                min_forks: 2,
+                max_forks: 10,
+                stop_threshold: None,
+                window: 5,
+                mode: Mode::Interleaved,
+                verdict: AnalysisSettings {
+                    threshold: 0.02,
+                    alpha: 0.01,
+                    confidence: 0.99,
+                    resamples: 10_000,
+                    fdr: true,
+                    overrides: Default::default(),
+                },
+            },
+            warm_up_ms: 100,
+            measurement_ms: 500,
+        }
+    }
 
     #[test]
     fn the_demo_plans_its_forks_and_time_from_the_settings() {
-        let plan = Plan::new(&Settings::default(), &[0; 4]);
+        let plan = Plan::new(&defaults(), &[0; 4]);
         assert_eq!(plan.per_fork, Duration::from_millis(700));
         assert_eq!((plan.fewest_forks, plan.most_forks), (16, 80));
         assert_eq!(
@@ -143,12 +179,10 @@ mod tests {
 
     #[test]
     fn a_fixed_rule_expects_one_count_and_duet_runs_two_forks_at_once() {
-        let settings = Settings {
-            stop: StopRule::Fixed,
-            forks: 3,
-            mode: Mode::Duet,
-            ..Settings::default()
-        };
+        let mut settings = defaults();
+        settings.stop.rule = StopRule::Fixed;
+        settings.stop.forks = 3;
+        settings.stop.mode = Mode::Duet;
         let plan = Plan::new(&settings, &[0; 2]);
         assert_eq!((plan.fewest_forks, plan.most_forks), (12, 12));
         assert_eq!(plan.per_fork, Duration::from_millis(350));
@@ -157,7 +191,7 @@ mod tests {
 
     #[test]
     fn a_resumed_run_plans_only_the_rounds_left() {
-        let plan = Plan::new(&Settings::default(), &[10, 4, 0]);
+        let plan = Plan::new(&defaults(), &[10, 4, 0]);
         assert_eq!(plan.fewest_forks, 4);
         assert_eq!(plan.most_forks, 12 + 20);
     }
@@ -165,10 +199,10 @@ mod tests {
     #[test]
     fn a_suite_that_could_take_ten_minutes_is_large() {
         // 72 benchmarks (winnow): 1,440 forks at most, 16.8 minutes.
-        let winnow = Plan::new(&Settings::default(), &[0; 72]);
+        let winnow = Plan::new(&defaults(), &[0; 72]);
         assert!(winnow.is_large(), "{}", winnow.describe());
         // 24 (base64): 5.6 minutes.
-        assert!(!Plan::new(&Settings::default(), &[0; 24]).is_large());
+        assert!(!Plan::new(&defaults(), &[0; 24]).is_large());
     }
 
     #[test]

@@ -27,10 +27,12 @@
 
 use std::time::Duration;
 
-use crate::config::{Settings, StopRule};
+use crate::model::policy::StopRule;
+use crate::model::samples::Mode;
 use crate::model::samples::{BenchmarkRecord, ForkRecord, SideRecord, StopRecord};
 use crate::stats::stability::{self, Criterion};
 use crate::stats::{self, Evidence, PairedRounds, Verdict};
+use crate::steps::analysis::AnalysisSettings;
 
 /// Minimum samples considered warm-up candidates in a fork (the paper's `wi_min`).
 pub const WARMUP_MIN: usize = 5;
@@ -86,6 +88,28 @@ const LAST_LOOK_ALPHA_SHARE: f64 = 0.35;
 /// Power that the futility stop's "rounds it would take" aims for.
 const ROUNDS_NEEDED_POWER: f64 = 0.8;
 
+/// What the stop rules take of a run's settings (the configuration layer builds it from its
+/// `Settings`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StopSettings {
+    /// When to stop adding forks.
+    pub rule: StopRule,
+    /// Rounds for the `fixed` rule.
+    pub forks: usize,
+    /// Rounds always run before a stop rule may stop a benchmark.
+    pub min_forks: usize,
+    /// Rounds after which a benchmark stops whatever its rule says.
+    pub max_forks: usize,
+    /// Threshold of the stop rule (`None`: the rule's published default).
+    pub stop_threshold: Option<f64>,
+    /// Sliding window length of the stop rules.
+    pub window: usize,
+    /// Interleaved forks or duet pairs.
+    pub mode: Mode,
+    /// The verdicts' parameters, which the `decided` rule judges by.
+    pub verdict: AnalysisSettings,
+}
+
 /// The stop rule of a run with its parameters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StopPolicy {
@@ -103,8 +127,8 @@ pub struct StopPolicy {
     /// The relevance threshold of benchmarks no override names.
     pub relevance: f64,
     /// The per-benchmark overrides of the settings, so that every look judges a benchmark by the
-    /// threshold its final verdict will use ([`crate::config::threshold_for`]).
-    pub overrides: std::collections::BTreeMap<String, crate::config::BenchOverride>,
+    /// threshold its final verdict will use ([`crate::model::policy::threshold_for`]).
+    pub overrides: std::collections::BTreeMap<String, crate::model::policy::BenchOverride>,
     /// Interleaved or duet: the `decided` rule judges the comparison with the statistics the
     /// verdict will use (duet runs are paired by round).
     pub mode: crate::model::samples::Mode,
@@ -114,9 +138,11 @@ pub struct StopPolicy {
 }
 
 impl StopPolicy {
-    pub fn from_settings(settings: &Settings) -> Self {
-        let criterion = criterion_of(settings.stop);
-        let (min_forks, max_forks) = match settings.stop {
+    pub fn from_settings(settings: impl Into<StopSettings>) -> Self {
+        let settings: StopSettings = settings.into();
+        let verdict = &settings.verdict;
+        let criterion = criterion_of(settings.rule);
+        let (min_forks, max_forks) = match settings.rule {
             StopRule::Fixed => (settings.forks, settings.forks),
             _ => (
                 settings.min_forks.max(2),
@@ -127,7 +153,7 @@ impl StopPolicy {
         // bootstrap CIs of five or six sample means say nothing (see `docs/stopping.md`).
         let warmup_criterion = Criterion::Cv;
         StopPolicy {
-            rule: settings.stop,
+            rule: settings.rule,
             min_forks,
             max_forks,
             window: settings.window.max(2),
@@ -137,17 +163,17 @@ impl StopPolicy {
                 .unwrap_or(0.0),
             warmup_criterion,
             warmup_threshold: WARMUP_THRESHOLD,
-            alpha: settings.alpha,
-            relevance: settings.threshold,
-            overrides: settings.overrides.clone(),
+            alpha: verdict.alpha,
+            relevance: verdict.threshold,
+            overrides: verdict.overrides.clone(),
             mode: settings.mode,
-            fdr: settings.fdr,
+            fdr: verdict.fdr,
         }
     }
 
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn relevance_for(&self, id: &str) -> f64 {
-        crate::config::threshold_for(&self.overrides, self.relevance, id)
+        crate::model::policy::threshold_for(&self.overrides, self.relevance, id)
     }
 
     /// Rounds after which every benchmark stops.
@@ -176,7 +202,7 @@ impl StopPolicy {
 
     /// The settings the final analysis must use: under `decided`, alpha and the CI level are
     /// split over the looks so repeated looking does not inflate false alarms.
-    pub fn analysis_settings(&self, settings: &Settings) -> Settings {
+    pub fn analysis_settings(&self, settings: &AnalysisSettings) -> AnalysisSettings {
         let mut adjusted = settings.clone();
         if self.rule == StopRule::Decided {
             let share = self.alpha_share(self.max_forks);
@@ -577,13 +603,34 @@ fn dropped_wall_ns(fork: &ForkRecord, dropped: usize) -> f64 {
 mod tests {
     use super::*;
 
+    /// The settings of a default run.
+    fn defaults() -> StopSettings {
+        StopSettings {
+            rule: StopRule::Decided,
+            forks: 10,
+            min_forks: 2,
+            max_forks: 10,
+            stop_threshold: None,
+            window: 5,
+            mode: Mode::Interleaved,
+            verdict: AnalysisSettings {
+                threshold: 0.02,
+                alpha: 0.01,
+                confidence: 0.99,
+                resamples: 10_000,
+                fdr: true,
+                overrides: Default::default(),
+            },
+        }
+    }
+
     fn policy(rule: StopRule) -> StopPolicy {
-        StopPolicy::from_settings(&Settings {
-            stop: rule,
+        StopPolicy::from_settings(StopSettings {
+            rule,
             min_forks: 3,
             max_forks: 20,
             forks: 10,
-            ..Settings::default()
+            ..defaults()
         })
     }
 
@@ -626,7 +673,7 @@ mod tests {
 
     #[test]
     fn decided_analysis_splits_alpha_over_looks() {
-        let settings = Settings::default();
+        let settings = defaults().verdict;
         let p = policy(StopRule::Decided);
         let adjusted = p.analysis_settings(&settings);
         // Looks 3, 5, 8, 12, 18, 20: the last spends its share, the others the rest equally.
@@ -652,9 +699,9 @@ mod tests {
 
     /// The default policy of a `decided` run with `max_forks`.
     fn default_decided(max_forks: usize) -> StopPolicy {
-        StopPolicy::from_settings(&Settings {
+        StopPolicy::from_settings(StopSettings {
             max_forks,
-            ..Settings::default()
+            ..defaults()
         })
     }
 
@@ -668,7 +715,7 @@ mod tests {
         assert!((shares[4] - LAST_LOOK_ALPHA_SHARE).abs() < 1e-15);
         assert!(shares[4] > shares[3], "{shares:?}");
         // The final analysis uses the last look's level.
-        let settings = Settings::default();
+        let settings = defaults().verdict;
         let adjusted = p.analysis_settings(&settings);
         assert!((adjusted.alpha - settings.alpha * shares[4]).abs() < 1e-15);
         // With `max-forks` 2 the only look is an ordinary one and spends all of alpha.
@@ -938,23 +985,23 @@ mod tests {
     #[test]
     fn every_look_judges_a_benchmark_by_its_own_threshold() {
         let with_threshold = |threshold: f64, overrides: &[(&str, f64)]| {
-            let mut settings = Settings {
-                stop: StopRule::Decided,
+            let mut settings = StopSettings {
+                rule: StopRule::Decided,
                 min_forks: 3,
                 max_forks: 10,
-                threshold,
-                ..Settings::default()
+                ..defaults()
             };
+            settings.verdict.threshold = threshold;
             for &(pattern, t) in overrides {
-                settings.overrides.insert(
+                settings.verdict.overrides.insert(
                     pattern.to_string(),
-                    crate::config::BenchOverride {
+                    crate::model::policy::BenchOverride {
                         threshold: Some(t),
                         ..Default::default()
                     },
                 );
             }
-            StopPolicy::from_settings(&settings)
+            StopPolicy::from_settings(settings)
         };
         let overridden = with_threshold(0.02, &[("^slow/", 0.04)]);
         assert_eq!(overridden.relevance_for("slow/x"), 0.04);

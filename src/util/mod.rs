@@ -5,4 +5,5 @@ pub mod exit_code;
 pub mod fs;
 pub mod interrupt;
 pub mod shell;
+pub mod spawn;
 pub mod terminal;

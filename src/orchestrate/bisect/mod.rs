@@ -45,11 +45,11 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Settings, StopRule};
 use crate::model::harness::HarnessKind;
 use crate::model::samples::{BenchmarkRecord, SampleFile};
+use crate::model::target::TargetKey;
 use crate::orchestrate::error::{Error, Result};
 use crate::orchestrate::run::{self, Focus, RunRequest};
 use crate::steps::analysis::{Outcome, Report};
 use crate::steps::build::BuildError;
-use crate::steps::discover::TargetKey;
 use crate::steps::git::revisions;
 use crate::steps::progress::Progress;
 use crate::steps::stop::StopPolicy;
@@ -633,7 +633,7 @@ impl StepContext<'_> {
             for (id, threshold) in plan.thresholds {
                 settings.overrides.insert(
                     format!("^{}$", regex::escape(id)),
-                    crate::config::BenchOverride {
+                    crate::model::policy::BenchOverride {
                         threshold: Some(*threshold),
                         ignore: false,
                     },
@@ -1376,7 +1376,8 @@ mod tests {
     fn a_step_keeps_the_verdicts_of_the_records_it_searches_only() {
         let report = |verdicts: &[(&str, Outcome)]| {
             let empty = SampleFile::new(Default::default());
-            let mut report = crate::steps::analysis::analyse(&empty, &Settings::default(), 0);
+            let mut report =
+                crate::steps::analysis::analyse(&empty, &(&Settings::default()).into(), 0);
             for (id, verdict) in verdicts {
                 let mut result = crate::steps::analysis::BenchmarkResult::new(id, 0.02);
                 result.verdict = *verdict;

@@ -41,9 +41,9 @@ use std::sync::{Mutex, OnceLock, mpsc};
 
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
+use crate::model::target::TargetKey;
 use crate::steps::build::cargo_env::BuildScriptEnv;
 use crate::steps::build::freshness::BuildKey;
-use crate::steps::discover::TargetKey;
 use crate::util::fs::copy_atomically;
 
 /// How many lines of cargo's stderr an error message quotes.

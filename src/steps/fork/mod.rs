@@ -26,13 +26,15 @@ mod held;
 pub mod process;
 pub mod protocol;
 pub mod session;
-pub mod spawn;
+
 pub mod steal;
 pub mod text;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
+
+use crate::model::harness::CliDialect;
 use std::time::Duration;
 
 use crate::model::harness::Harness;
@@ -111,47 +113,6 @@ impl ForkRequest {
     /// harnesses, which never use it).
     pub fn dialect(&self) -> CliDialect {
         self.harness.criterion_dialect().unwrap_or_default()
-    }
-}
-
-/// The command line a criterion bench executable understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CliDialect {
-    /// Criterion 0.5 and later: `--exact ID`, fractional seconds.
-    #[default]
-    Current,
-    /// Criterion 0.4: no `--exact` (the filter is a regex), fractional seconds.
-    Criterion04,
-    /// Criterion 0.3: no `--exact`, and whole seconds only.
-    Criterion03,
-}
-
-impl CliDialect {
-    /// The arguments that select exactly benchmark `id`.
-    pub fn select(self, id: &str) -> Vec<String> {
-        match self {
-            CliDialect::Current => vec!["--exact".to_string(), id.to_string()],
-            CliDialect::Criterion04 | CliDialect::Criterion03 => {
-                vec![format!("^{}$", regex::escape(id))]
-            }
-        }
-    }
-
-    /// The duration criterion is given for `duration`: criterion 0.3 takes whole seconds, at
-    /// least one (it rejects zero), so a duration is rounded up; later versions take it as it is.
-    pub fn sent_duration(self, duration: Duration) -> Duration {
-        match self {
-            CliDialect::Current | CliDialect::Criterion04 => duration,
-            CliDialect::Criterion03 => {
-                Duration::from_secs(duration.as_secs_f64().ceil().max(1.0) as u64)
-            }
-        }
-    }
-
-    /// A duration as `--warm-up-time` and `--measurement-time` take it ([`Self::sent_duration`]
-    /// in seconds).
-    pub fn seconds(self, duration: Duration) -> String {
-        self.sent_duration(duration).as_secs_f64().to_string()
     }
 }
 

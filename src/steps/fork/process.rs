@@ -96,7 +96,7 @@ impl BenchProcess {
         if let Some(cpu) = launch.cpu {
             pin_after_fork(&mut command, cpu)?;
         }
-        let child = super::spawn::spawn_when_not_busy(&mut command)?;
+        let child = crate::util::spawn::spawn_when_not_busy(&mut command)?;
         // The parent's write ends must close, or the reader never sees the end of the output.
         drop(command);
         let output = OutputTail::collect(output, launch.on_line);

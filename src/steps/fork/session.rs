@@ -677,8 +677,12 @@ mod tests {
     fn criterion_0_3_and_0_4_get_an_anchored_escaped_regex_and_their_kind_of_seconds() {
         // 0.3: whole seconds, rounded up, never zero; 0.4: the 0.05 s and 1.5 s asked for.
         for (dialect, warm_up, measurement) in [
-            (crate::steps::fork::CliDialect::Criterion03, "1", "2"),
-            (crate::steps::fork::CliDialect::Criterion04, "0.05", "1.5"),
+            (crate::model::harness::CliDialect::Criterion03, "1", "2"),
+            (
+                crate::model::harness::CliDialect::Criterion04,
+                "0.05",
+                "1.5",
+            ),
         ] {
             let req = ForkRequest {
                 benchmark_id: "extend 4 bytes/a+b (x)".into(),
@@ -727,9 +731,13 @@ mod tests {
         // 0.05 s and 1.5 s as sent to criterion 0.5 and 0.4, and as whole seconds to 0.3; the
         // sample size raised to criterion's minimum of 10 alike.
         for (dialect, warm_up_ms, measurement_ms) in [
-            (crate::steps::fork::CliDialect::Current, 50.0, 1500.0),
-            (crate::steps::fork::CliDialect::Criterion04, 50.0, 1500.0),
-            (crate::steps::fork::CliDialect::Criterion03, 1000.0, 2000.0),
+            (crate::model::harness::CliDialect::Current, 50.0, 1500.0),
+            (crate::model::harness::CliDialect::Criterion04, 50.0, 1500.0),
+            (
+                crate::model::harness::CliDialect::Criterion03,
+                1000.0,
+                2000.0,
+            ),
         ] {
             let req = ForkRequest {
                 harness: Harness::Criterion(dialect),

@@ -7,7 +7,7 @@
 
 use std::fmt::Write;
 
-use crate::config::Mode;
+use crate::model::samples::Mode;
 use crate::stats::power;
 use crate::steps::analysis::{BenchmarkResult, Report};
 

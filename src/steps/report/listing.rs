@@ -112,7 +112,7 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::steps::discover::TargetKey;
+    use crate::model::target::TargetKey;
 
     fn matched(id: &str, base: Option<&str>, head: Option<&str>, presence: Presence) -> Matched {
         let key = |target: &str| TargetKey::new("p", target);

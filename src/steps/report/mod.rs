@@ -22,7 +22,7 @@ mod markdown;
 mod table;
 mod text;
 
-use crate::config::FailOn;
+use crate::model::policy::FailOn;
 use crate::steps::analysis::{Outcome, Report};
 use crate::util::exit_code as code;
 

@@ -4,6 +4,8 @@
 //! the samples file is saved after every fork, so whatever happens (a crash, Ctrl-C, a failing
 //! benchmark) the measurements taken so far are kept and `--resume` can continue.
 
+mod prepare;
+
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -16,6 +18,7 @@ use crate::model::harness::{Harness, HarnessKind};
 use crate::model::samples::{
     BenchmarkRecord, FailureRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
 };
+use crate::model::target::TargetKey;
 use crate::orchestrate::error::{Error, Result};
 use crate::steps::analysis::{self, Report, SkippedTarget};
 use crate::steps::build::programs::{self, Programs};
@@ -25,7 +28,7 @@ use crate::steps::build::{
 };
 use crate::steps::discover::{
     self, Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings,
-    TargetKey, TargetLists,
+    TargetLists,
 };
 use crate::steps::estimate::{Plan, large_run_hint};
 use crate::steps::fork::command::CommandRun;
@@ -186,7 +189,7 @@ pub struct Listed {
 /// from their first round (what `--list` tells before a run).
 pub fn plan(matched: &[Matched], settings: &Settings) -> Plan {
     let measured = matched.iter().filter(|m| m.presence == Presence::Both);
-    Plan::new(settings, &vec![0; measured.count()])
+    Plan::new(&settings.into(), &vec![0; measured.count()])
 }
 
 /// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.
@@ -474,7 +477,7 @@ pub fn analyse_samples(
     settings: &Settings,
     samples_path: Option<&Path>,
 ) -> Report {
-    let analysis_settings = StopPolicy::from_settings(settings).analysis_settings(settings);
+    let analysis_settings = StopPolicy::from_settings(settings).analysis_settings(&settings.into());
     let seed = settings.seed.or(file.run.seed).unwrap_or(0);
     let mut report = analysis::analyse(file, &analysis_settings, seed);
     report.samples_file = samples_path.map(|p| p.display().to_string());
@@ -735,7 +738,7 @@ impl Builder<'_> {
         ));
         let command_failures = match &programs {
             Some(programs) => {
-                command::prepare_side(self.commands, programs, &root, &label, progress)
+                prepare::prepare_side(self.commands, programs, &root, &label, progress)
             }
             None => Vec::new(),
         };
@@ -749,7 +752,10 @@ impl Builder<'_> {
                         env,
                         harness: Cell::new(Harness::default()),
                     };
-                    (TargetKey::of(&target.exe), target)
+                    (
+                        TargetKey::new(&target.exe.package, &target.exe.target),
+                        target,
+                    )
                 })
                 .collect(),
             needs_features,
@@ -1909,7 +1915,7 @@ fn announce_run(
         .iter()
         .map(|&i| file.benchmarks[index[i]].completed_rounds())
         .collect();
-    let plan = Plan::new(ctx.settings, &completed);
+    let plan = Plan::new(&ctx.settings.into(), &completed);
     progress.start_run(
         &format!(
             "measuring {} benchmark(s), {} mode, stop rule {}: {}",

@@ -1,4 +1,29 @@
 //! cargo-perfdiff: statistical A/B performance regression testing for Rust benchmarks.
+//!
+//! # Layers
+//!
+//! The folders follow the data flow of one comparison, and every module imports only from the
+//! layers below it (and, within a layer, from the modules before it in the list below). There is
+//! no import circle, so one step can be read, tested and changed without the rest in mind.
+//! `layers.rs` keeps the rule: a unit test reads every source file and fails on an import that
+//! points up.
+//!
+//! | Layer | Folder | What it holds |
+//! |---|---|---|
+//! | command line | [`cli`] | clap's arguments, flags translated into settings, the catch-all error and the exit code |
+//! | orchestration | [`orchestrate`] | the comparison's error; `run` (prepare the sides, select, measure rounds, checkpoint), `replay`, `demo`, `bisect` |
+//! | configuration | [`config`] | the settings of a run with the provenance of each value (files, command line, defaults) |
+//! | steps | [`steps`] | `git` → `build` → `schedule` → `discover` → `fork` → `analysis` → `stop` → `report`, then `estimate` and `progress` |
+//! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness |
+//! | data model | [`model`] | harness kinds, target ids, thresholds and stop rules, command specs, the samples file |
+//! | leaf utilities | [`util`] | exit codes, the interrupt flag, atomic copy, terminal width and wrapping, shell quoting, spawning |
+//!
+//! Each step has its own typed error and takes a small settings struct of its own
+//! ([`steps::analysis::AnalysisSettings`], [`steps::stop::StopSettings`],
+//! [`steps::estimate::EstimateSettings`]); [`config`] converts its [`config::Settings`] into each.
+//! Only [`cli`] knows the command line; only it turns an error into an exit code.
+//!
+//! The binary `cargo perfdiff` is a thin shell over [`cli::main`].
 
 pub mod cli;
 pub mod config;
@@ -8,5 +33,5 @@ pub mod stats;
 pub mod steps;
 pub mod util;
 
-pub use orchestrate::error::{Error, Result};
-
+#[cfg(test)]
+mod layers;

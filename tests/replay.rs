@@ -6,10 +6,9 @@
 //! targets of issue #4 are checked for the default rule.
 use std::path::Path;
 
-use cargo_perfdiff::cli::StopLimitArgs;
 use cargo_perfdiff::config::{Settings, StopRule};
 use cargo_perfdiff::model::samples::SampleFile;
-use cargo_perfdiff::orchestrate::replay::{self, ReplayOptions, RuleReplay};
+use cargo_perfdiff::orchestrate::replay::{self, ReplayOptions, RuleReplay, StopLimits};
 use cargo_perfdiff::steps::analysis::Outcome;
 
 const RECORDING: &str = "fixtures/recordings/demo-fixed20.json";
@@ -31,8 +30,8 @@ fn options() -> ReplayOptions {
 }
 
 /// The stop limits with `--max-forks N` and the defaults otherwise.
-fn max_forks(n: usize) -> StopLimitArgs {
-    StopLimitArgs {
+fn max_forks(n: usize) -> StopLimits {
+    StopLimits {
         max_forks: Some(n),
         ..Default::default()
     }

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 
+pub mod error;
+pub mod replay;
+
 use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
 use crate::model::samples::SampleFile;
 use crate::orchestrate::demo::DemoHarness;
@@ -19,6 +22,7 @@ use crate::steps::progress::{Progress, Style};
 use crate::steps::report::{self, Format};
 use crate::steps::schedule::Shard;
 use crate::util::exit_code;
+use error::CliError;
 
 /// Examples under `-h`: the common commands, one line each.
 const EXAMPLES: &str = "\
@@ -86,7 +90,7 @@ pub enum Command {
     ///
     /// The file should be recorded with a generous fixed configuration (`--stop fixed --forks
     /// 20`); --max-forks is at most the recording's rounds.
-    Replay(crate::orchestrate::replay::ReplayArgs),
+    Replay(replay::ReplayArgs),
     /// Compare two commits of a demo with a known regression
     ///
     /// The demo is a throwaway git repository whose second commit makes one benchmark 10 %
@@ -133,6 +137,17 @@ pub struct StopLimitArgs {
     /// Sliding window of the stop rules [default: 5]
     #[arg(long, hide_short_help = true)]
     pub window: Option<usize>,
+}
+
+impl From<StopLimitArgs> for crate::orchestrate::replay::StopLimits {
+    fn from(args: StopLimitArgs) -> Self {
+        crate::orchestrate::replay::StopLimits {
+            min_forks: args.min_forks,
+            max_forks: args.max_forks,
+            stop_threshold: args.stop_threshold,
+            window: args.window,
+        }
+    }
 }
 
 /// Settings shared by measuring and re-analysing.
@@ -537,16 +552,7 @@ pub fn main() -> i32 {
     match dispatch(cli) {
         Ok(code) => code,
         // An interrupt while building shows up as a failed cargo; say what really happened.
-        Err(e)
-            if crate::util::interrupt::interrupted()
-                && !matches!(
-                    e,
-                    Error::Interrupted { .. }
-                        | Error::Bisect(
-                            crate::orchestrate::bisect::BisectError::Interrupted { .. }
-                        )
-                ) =>
-        {
+        Err(e) if crate::util::interrupt::interrupted() && !e.is_interrupt() => {
             eprintln!("error: interrupted before any fork of this run was measured");
             exit_code::INTERRUPTED
         }
@@ -571,14 +577,14 @@ fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(crate::util::interrupt::request_interrupt);
 }
 
-fn dispatch(cli: Cli) -> Result<i32, Error> {
+fn dispatch(cli: Cli) -> Result<i32, CliError> {
     match cli.command {
-        Some(Command::Report(args)) => report_command(args),
-        Some(Command::Replay(args)) => crate::orchestrate::replay::replay_command(&args),
+        Some(Command::Report(args)) => Ok(report_command(args)?),
+        Some(Command::Replay(args)) => Ok(replay::replay_command(&args)?),
         Some(Command::Demo(args)) => demo_command(args),
-        Some(Command::Completions(args)) => completions_command(&args),
+        Some(Command::Completions(args)) => Ok(completions_command(&args)?),
         Some(Command::Bisect(args)) => bisect_command(&args),
-        None => compare_command(cli.compare),
+        None => Ok(compare_command(cli.compare)?),
     }
 }
 
@@ -853,7 +859,7 @@ fn report_command(args: ReportArgs) -> Result<i32, Error> {
     write_outputs(&report, &samples, &args.output, settings.fail_on)
 }
 
-fn demo_command(args: DemoArgs) -> Result<i32, Error> {
+fn demo_command(args: DemoArgs) -> Result<i32, CliError> {
     check_writable(&args.output)?;
     let (repo, _keep) = crate::orchestrate::demo::prepare_demo_dir(
         args.dir.as_deref(),
@@ -873,7 +879,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
         ),
     };
     progress.note(&format!("demo repository: {} ({contents})", repo.display()));
-    let workspace_root = crate::steps::build::workspace_root(&repo)?;
+    let workspace_root = crate::steps::build::workspace_root(&repo).map_err(Error::from)?;
     let mut settings = crate::orchestrate::demo::demo_settings();
     settings.fail_on = FailOn::Never;
     if args.program {
@@ -913,7 +919,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, Error> {
     Ok(exit_code::OK)
 }
 
-fn bisect_command(args: &BisectArgs) -> Result<i32, Error> {
+fn bisect_command(args: &BisectArgs) -> Result<i32, CliError> {
     let compare = args.comparison();
     let (start_dir, workspace_root, effective) = resolve_settings(&compare)?;
     check_writable(&args.output)?;

@@ -1,13 +1,13 @@
-//! The library's error type and the process exit codes.
+//! The error of a comparison: what stops `run` (and `report`, `replay`) from producing a report.
 //!
 //! Every failure a user can cause or meet becomes one line naming the revision, path, benchmark or
-//! command involved. Each pipeline step has its own typed error; [`Error`] gathers them.
+//! command involved. Each step has its own typed error; [`Error`] gathers those of a comparison.
+//! A bisection's and the demo's own errors are theirs; the command line gathers all of them into
+//! its catch-all error, which alone decides the exit code (`cli::error`).
 
 use std::path::PathBuf;
 
-use crate::util::exit_code;
-
-/// Anything that stops cargo-perfdiff from producing a report.
+/// Anything that stops a comparison from producing a report.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error(transparent)]
@@ -26,10 +26,6 @@ pub enum Error {
     Samples(#[from] crate::model::samples::SamplesError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
-    #[error(transparent)]
-    Demo(#[from] crate::orchestrate::demo::DemoError),
-    #[error(transparent)]
-    Bisect(#[from] crate::orchestrate::bisect::BisectError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -49,17 +45,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// The exit code this error ends the process with.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            Error::Interrupted { .. }
-            | Error::Bisect(crate::orchestrate::bisect::BisectError::Interrupted { .. }) => {
-                exit_code::INTERRUPTED
-            }
-            _ => exit_code::ERROR,
-        }
-    }
-
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
@@ -69,5 +54,5 @@ impl Error {
     }
 }
 
-/// Result with the library's [`Error`].
+/// Result with a comparison's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -28,10 +28,8 @@
 //! What a replay cannot show: the adaptive warm-up time (the recording's forks ran with the warm-up
 //! time they were given), and how the benchmarks would have run on a machine with fewer forks
 //! competing. Both make replayed savings an estimate of a real run's.
-use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::Args;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -39,52 +37,27 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{Settings, StopRule};
 use crate::model::samples::{BenchmarkRecord, ForkRecord, Presence, SampleFile, StopRecord};
-use crate::orchestrate::error::Error;
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
 use crate::steps::stop::StopPolicy;
 
-/// Arguments of `cargo perfdiff replay`.
-#[derive(Debug, Args)]
-pub struct ReplayArgs {
-    /// A samples file recorded with a generous fixed configuration
-    /// (e.g. `--stop fixed --forks 20`)
-    pub file: PathBuf,
-    /// Stop rule(s) to replay, comma separated or repeated [default: all of cv, rciw, kld, decided]
-    #[arg(long, value_enum, value_delimiter = ',')]
-    pub stop: Vec<StopRule>,
-    #[command(flatten)]
-    pub stop_limits: crate::cli::StopLimitArgs,
-    /// Output format
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: ReplayFormat,
-    /// Also print one line per benchmark
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
-    /// Replay every rule on N orders of the rounds: the recorded one and N − 1 seeded shuffles
-    /// (base and head of a round kept together). One order is one draw of the noise a rule
-    /// meets; the table then gives the mean over orders and the worst agreement and time saved
-    /// (JSON: one replay per rule and order; `-v` applies to a single order only)
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 1,
-        value_parser = clap::value_parser!(u64).range(1..)
-    )]
-    pub orders: u64,
-}
-
-/// Output of `replay`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReplayFormat {
-    Table,
-    Json,
+/// The limits and parameters of a stop rule as a run is given them (`None`: the default).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StopLimits {
+    /// Rounds always run before a stop rule may stop.
+    pub min_forks: Option<usize>,
+    /// Rounds after which a benchmark stops whatever its rule says.
+    pub max_forks: Option<usize>,
+    /// Threshold of the stop rule.
+    pub stop_threshold: Option<f64>,
+    /// Sliding window of the stop rules.
+    pub window: Option<usize>,
 }
 
 /// What to replay: the rule's parameters (`None`: current defaults) and how.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReplayOptions {
     /// `--min-forks`, `--max-forks`, `--stop-threshold` and `--window`, as a run takes them.
-    pub limits: crate::cli::StopLimitArgs,
+    pub limits: StopLimits,
     /// Bootstrap resamples of the analyses (`None`: the recording's setting).
     pub resamples: Option<usize>,
     /// Replay the rounds in this shuffled order ([`permute_rounds`]; `None` or 0: as recorded).
@@ -473,43 +446,6 @@ fn totals(benchmarks: &[BenchmarkReplay]) -> ReplayTotals {
             0.0
         },
     }
-}
-
-/// `cargo perfdiff replay`.
-pub fn replay_command(args: &ReplayArgs) -> Result<i32, Error> {
-    let file = SampleFile::load(&args.file)?;
-    let rules = if args.stop.is_empty() {
-        vec![
-            StopRule::Cv,
-            StopRule::Rciw,
-            StopRule::Kld,
-            StopRule::Decided,
-        ]
-    } else {
-        args.stop.clone()
-    };
-    let results: Vec<RuleReplay> = rules
-        .iter()
-        .flat_map(|&rule| {
-            (0..args.orders).map(move |order| {
-                let options = ReplayOptions {
-                    limits: args.stop_limits.clone(),
-                    resamples: None,
-                    order: Some(order),
-                };
-                (rule, options)
-            })
-        })
-        .map(|(rule, options)| replay(&file, rule, &options))
-        .collect();
-    let text = match args.format {
-        ReplayFormat::Json => serde_json::to_string_pretty(&results)
-            .map_err(|e| Error::Usage(format!("cannot serialise the replay: {e}")))?,
-        ReplayFormat::Table if args.orders > 1 => render_orders_table(&results),
-        ReplayFormat::Table => render_table(&results, args.verbose),
-    };
-    println!("{text}");
-    Ok(0)
 }
 
 /// Suite figures of one rule over several orders of the rounds.

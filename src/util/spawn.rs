@@ -6,7 +6,7 @@
 //! the new child inherits that descriptor and keeps it until its own `exec`, a window of
 //! microseconds to milliseconds. `O_CLOEXEC` does not close it: the descriptor lives until the exec,
 //! and that is the window. cargo-perfdiff writes fresh copies of every bench executable each
-//! round ([`super::fresh_copy`]) and starts forks from several threads in duet mode, and its
+//! round (the fork step's fresh copies) and starts forks from several threads in duet mode, and its
 //! test suite starts scripts it has just written from parallel tests, which is where this was
 //! seen. The error is transient by nature, so it is retried for a short while; any other error,
 //! or a file still busy after [`BUSY_RETRY_LIMIT`], is returned as it is.

@@ -46,7 +46,7 @@ use crate::config::{Settings, StopRule};
 use crate::model::harness::HarnessKind;
 use crate::model::samples::{BenchmarkRecord, SampleFile};
 use crate::model::target::TargetKey;
-use crate::orchestrate::error::{Error, Result};
+use crate::orchestrate::error::Error;
 use crate::orchestrate::run::{self, Focus, RunRequest};
 use crate::steps::analysis::{Outcome, Report};
 use crate::steps::build::BuildError;
@@ -57,9 +57,15 @@ use crate::util::exit_code;
 use history::{CommitInfo, History};
 use search::{Direction, Evidence, Probe, Search, Status, Unresolved};
 
-/// Errors of a bisection that are not a comparison's.
+/// Result of a bisection's steps.
+type Result<T, E = BisectError> = std::result::Result<T, E>;
+
+/// Errors of a bisection: a comparison's, or its own.
 #[derive(Debug, thiserror::Error)]
 pub enum BisectError {
+    /// A comparison of the bisection failed.
+    #[error(transparent)]
+    Compare(#[from] Error),
     #[error(transparent)]
     History(#[from] history::HistoryError),
     #[error(
@@ -231,8 +237,9 @@ struct State {
 /// Runs (or resumes) a bisection.
 pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<BisectReport> {
     let started = Instant::now();
-    let repo = revisions::open_repository(&request.template.start_dir)?;
-    let ends = revisions::resolve_comparison(&repo, &[request.good.clone(), request.bad.clone()])?;
+    let repo = revisions::open_repository(&request.template.start_dir).map_err(Error::from)?;
+    let ends = revisions::resolve_comparison(&repo, &[request.good.clone(), request.bad.clone()])
+        .map_err(Error::from)?;
     let good_sha = ends.base.commit.clone().unwrap_or_default();
     let bad_sha = ends.head.commit.clone().unwrap_or_default();
     let history = history::read(
@@ -241,13 +248,13 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         &bad_sha,
         request.all_commits,
         (&request.good, &request.bad),
-    )
-    .map_err(BisectError::from)?;
+    )?;
     // Held from the first step to the last, so a second bisection (or comparison) of this
     // workspace refuses at once instead of interleaving its steps with ours and overwriting
     // the state file.
     let lock = run::lock_workspace(&request.template.workspace_root)?;
-    let target_dir = crate::steps::build::target_directory(&request.template.workspace_root)?;
+    let target_dir = crate::steps::build::target_directory(&request.template.workspace_root)
+        .map_err(Error::from)?;
     let dir = run::state_dir(&target_dir, &request.template.workspace_root)
         .join("bisect")
         .join(format!("{}-{}", short(&good_sha), short(&bad_sha)));
@@ -377,8 +384,7 @@ fn confirmation(
         return Err(BisectError::BadDoesNotBuild {
             bad: ctx.request.bad.clone(),
             reason: reason.clone(),
-        }
-        .into());
+        });
     }
     state.steps.push(step.clone());
     save_state(ctx.dir, state)?;
@@ -732,7 +738,7 @@ impl StepContext<'_> {
         attempt: usize,
         samples: &Path,
         progress: &mut Progress,
-    ) -> Result<Report> {
+    ) -> Result<Report, Error> {
         let request = self.run_request(plan, focus.as_ref(), attempt, samples);
         let outcome = run::run_locked(&request, self.lock, progress);
         let narrowed = focus
@@ -773,8 +779,7 @@ impl StepContext<'_> {
             // A build stopped by Ctrl-C fails too: that is no reason to skip the commit.
             return Err(BisectError::Interrupted {
                 dir: self.dir.to_path_buf(),
-            }
-            .into());
+            });
         }
         let reason = match &error {
             Error::Build(BuildError::Failed {
@@ -785,18 +790,16 @@ impl StepContext<'_> {
                 return Err(BisectError::GoodDoesNotBuild {
                     good: self.request.good.clone(),
                     reason: build_failure(diagnostics),
-                }
-                .into());
+                });
             }
             Error::Build(BuildError::Failed { diagnostics, .. }) => build_failure(diagnostics),
             Error::NothingToRun(message) if kind == StepKind::Search => message.clone(),
             Error::Interrupted { .. } => {
                 return Err(BisectError::Interrupted {
                     dir: self.dir.to_path_buf(),
-                }
-                .into());
+                });
             }
-            _ => return Err(error),
+            _ => return Err(error.into()),
         };
         Ok(StepRecord {
             number,
@@ -826,8 +829,7 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
     if listed.is_err() && interrupted_meanwhile() {
         return Err(BisectError::Interrupted {
             dir: ctx.dir.to_path_buf(),
-        }
-        .into());
+        });
     }
     match listed {
         Ok(listed) => {
@@ -845,16 +847,14 @@ fn count_selected(ctx: &StepContext<'_>, progress: &mut Progress) -> Result<usiz
         })) if revision.starts_with("base") => Err(BisectError::GoodDoesNotBuild {
             good: ctx.request.good.clone(),
             reason: build_failure(&diagnostics),
-        }
-        .into()),
+        }),
         Err(Error::Build(BuildError::Failed { diagnostics, .. })) => {
             Err(BisectError::BadDoesNotBuild {
                 bad,
                 reason: build_failure(&diagnostics),
-            }
-            .into())
+            })
         }
-        Err(error) => Err(error),
+        Err(error) => Err(error.into()),
     }
 }
 
@@ -950,14 +950,14 @@ fn merge_verdicts(
 /// cleared, so a resumed run gives them more forks, and the file records the settings of that
 /// attempt (`cargo perfdiff report` then analyses it as the attempt did).
 fn reopen(samples: &Path, ids: &[String], settings: &Settings) -> Result<()> {
-    let mut file = SampleFile::load(samples)?;
+    let mut file = SampleFile::load(samples).map_err(Error::from)?;
     file.run.settings = serde_json::to_value(settings).ok();
     for record in &mut file.benchmarks {
         if ids.contains(&record.id) {
             record.stop = None;
         }
     }
-    file.save(samples)?;
+    file.save(samples).map_err(Error::from)?;
     Ok(())
 }
 
@@ -1074,7 +1074,7 @@ fn save_state(dir: &Path, state: &State) -> Result<()> {
     })?;
     let partial = dir.join("state.json.partial");
     std::fs::write(&partial, text).map_err(|e| Error::io(&partial, e))?;
-    std::fs::rename(&partial, &path).map_err(|e| Error::io(&path, e))
+    std::fs::rename(&partial, &path).map_err(|e| Error::io(&path, e).into())
 }
 
 fn announce_confirmation(

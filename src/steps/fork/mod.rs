@@ -65,7 +65,7 @@ pub enum ForkError {
         if .usable.is_empty() { "none".to_string() } else { format!("CPU {}", list(.usable)) }
     )]
     NotEnoughCpus { usable: Vec<usize> },
-    /// Ctrl-C or SIGTERM ([`request_interrupt`]); the running fork was killed.
+    /// Ctrl-C or SIGTERM ([`crate::util::interrupt::request_interrupt`]); the running fork was killed.
     #[error("interrupted")]
     Interrupted,
 }

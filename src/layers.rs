@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// The modules of the crate from the bottom up: (layer, modules of that layer in order).
 const LAYERS: &[(&str, &[&str])] = &[
     ("leaf utilities", &["util"]),
+    // The `perfdiff-stats` crate, re-exported: the compiler keeps it free of the others.
     ("statistics", &["stats"]),
     (
         "data model",
@@ -193,11 +194,13 @@ fn every_import_points_down() {
     );
 }
 
+/// Every listed module has its source under `src/` (`stats` is the `perfdiff-stats` crate, whose
+/// manifest lets it depend on nothing of ours).
 #[test]
 fn every_listed_module_exists() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     for (_, modules) in LAYERS {
-        for module in modules.iter() {
+        for module in modules.iter().filter(|&&m| m != "stats") {
             let path = src.join(module.replace("::", "/"));
             assert!(
                 path.is_dir() || path.with_extension("rs").is_file(),

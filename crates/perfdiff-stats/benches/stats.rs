@@ -4,14 +4,14 @@
 //! (`scripts/bench_stats_vs_numpy.py` compares the same analyses with numpy/scipy.)
 use std::hint::black_box;
 
-use cargo_perfdiff::stats::BootstrapConfig;
-use cargo_perfdiff::stats::bootstrap::ratio_of_means;
-use cargo_perfdiff::stats::cliffs::cliffs_delta;
-use cargo_perfdiff::stats::mann_whitney::mann_whitney_u;
-use cargo_perfdiff::stats::stability::{
+use criterion::{Criterion, criterion_group, criterion_main};
+use perfdiff_stats::BootstrapConfig;
+use perfdiff_stats::bootstrap::ratio_of_means;
+use perfdiff_stats::cliffs::cliffs_delta;
+use perfdiff_stats::mann_whitney::mann_whitney_u;
+use perfdiff_stats::stability::{
     Criterion as StopCriterion, kld_probability, latest_prefix_values,
 };
-use criterion::{Criterion, criterion_group, criterion_main};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 

@@ -81,7 +81,7 @@ pub fn decide_without_fdr(paired: &PairedRounds, threshold: f64, alpha: f64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::rounds::{IntervalKind, Round};
+    use crate::rounds::{IntervalKind, Round};
 
     fn paired(ratios: &[f64]) -> PairedRounds {
         let rounds: Vec<Round> = ratios

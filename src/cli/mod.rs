@@ -13,6 +13,9 @@ use clap::{Args, Parser, Subcommand};
 pub mod error;
 pub mod replay;
 
+#[cfg(test)]
+mod help_snapshot;
+
 use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
 use crate::model::samples::SampleFile;
 use crate::orchestrate::demo::DemoHarness;

@@ -28,6 +28,7 @@
 
 pub mod cargo_env;
 pub mod freshness;
+mod keep;
 pub mod layout;
 pub mod programs;
 
@@ -43,8 +44,8 @@ use cargo_metadata::{Message, MetadataCommand, TargetKind};
 
 use crate::model::target::TargetKey;
 use crate::steps::build::cargo_env::BuildScriptEnv;
-use crate::steps::build::freshness::BuildKey;
 use crate::util::fs::copy_atomically;
+use keep::{BuildSite, Kept};
 
 /// How many lines of cargo's stderr an error message quotes.
 const STDERR_TAIL_LINES: usize = 30;
@@ -617,54 +618,67 @@ pub fn build_benches(
     for unselected in &packages.unselected {
         on_event(BuildEvent::NotSelected(unselected));
     }
-    let only_defaults = *opts
-        == BuildOptions {
-            workspace: opts.workspace,
-            layouts: opts.layouts,
-            ..BuildOptions::default()
-        };
-    if packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults {
+    if nothing_to_build(&packages, opts) {
         // No bench target to build: cargo would compile the library and its dev-dependencies
         // (a minute for chrono) for nothing. With packages, targets or features named, cargo
         // still runs, to say what it makes of them.
         return Ok(Vec::new());
     }
-    let checkout = freshness::Checkout::containing(workspace_dir);
-    let freshness_error = |source| BuildError::Freshness {
-        revision: label.to_string(),
-        dir: checkout.root.clone(),
-        source,
+    let site = BuildSite {
+        workspace_dir,
+        label,
+        shared_target_dir,
+        kept_dir: bin_dir,
     };
-    let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
-    let sources = checkout.scan().map_err(freshness_error)?;
-    let key = bench_build_key(&checkout, &sources, workspace_dir, shared_target_dir, opts);
-    if let Some(kept) = kept_build(bin_dir, key) {
-        for gated in &kept.not_built {
-            on_event(BuildEvent::NeedsFeatures(gated));
-        }
-        for uncompiled in &kept.not_compiled {
-            on_event(BuildEvent::NotCompiled(uncompiled));
-        }
-        return Ok(kept.executables);
-    }
-    freshness::forget(bin_dir).map_err(freshness_error)?;
-    crate::steps::build::layout::forget(bin_dir).map_err(freshness_error)?;
-    let marked = checkout
-        .mark_changed(shared_target_dir, &sources)
-        .map_err(freshness_error)?;
     let cargo = CargoBuild {
         workspace_dir,
         label,
         shared_target_dir,
         separate_build_dir: packages.separate_build_dir,
     };
+    let build = site.kept_or_built(
+        opts.cargo_args(),
+        opts.layouts,
+        KeptBuild::usable,
+        |on_event| compile_benches(&cargo, &packages, opts, on_event),
+        |compiled, on_event| finish_benches(&cargo, &packages, opts, compiled, bin_dir, on_event),
+        on_event,
+    )?;
+    match build {
+        Kept::Reused(kept) => {
+            kept.report_left_out(on_event);
+            Ok(kept.executables)
+        }
+        Kept::Built(kept) => Ok(kept.executables),
+    }
+}
+
+/// Whether a build with `opts` has nothing to do: no bench target, none gated on features, and
+/// nothing named that cargo should have its say on.
+fn nothing_to_build(packages: &WorkspacePackages, opts: &BuildOptions) -> bool {
+    let only_defaults = *opts
+        == BuildOptions {
+            workspace: opts.workspace,
+            layouts: opts.layouts,
+            ..BuildOptions::default()
+        };
+    packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults
+}
+
+/// What a bench build keeps once cargo has run: the targets left out reported, each executable
+/// copied into `bin_dir` with its environment and its layouts prepared.
+fn finish_benches(
+    cargo: &CargoBuild,
+    packages: &WorkspacePackages,
+    opts: &BuildOptions,
+    compiled: Compiled,
+    bin_dir: &Path,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<KeptBuild, BuildError> {
     let Compiled {
         parsed,
         not_compiled,
-    } = compile_benches(&cargo, &packages, opts, on_event)?;
-    checkout
-        .record(shared_target_dir, &sources, &marked)
-        .map_err(freshness_error)?;
+    } = compiled;
     // A gated target that failed to compile had its features: it is reported as not compiled.
     let not_built: Vec<FeatureGatedBench> =
         not_built(&packages.feature_gated, &parsed.benches, opts)
@@ -675,22 +689,23 @@ pub fn build_benches(
             })
             .cloned()
             .collect();
-    for gated in &not_built {
-        on_event(BuildEvent::NeedsFeatures(gated));
-    }
-    for uncompiled in &not_compiled {
-        on_event(BuildEvent::NotCompiled(uncompiled));
-    }
-    let config_env =
-        cargo_env::config_env(workspace_dir, cargo_env::cargo_home().as_deref(), |key| {
-            std::env::var_os(key).is_some()
-        });
+    let mut kept = KeptBuild {
+        executables: Vec::new(),
+        not_built,
+        not_compiled,
+    };
+    kept.report_left_out(on_event);
+    let config_env = cargo_env::config_env(
+        cargo.workspace_dir,
+        cargo_env::cargo_home().as_deref(),
+        |key| std::env::var_os(key).is_some(),
+    );
     let native_library_dirs =
-        cargo_env::native_library_dirs(parsed.build_scripts.values(), shared_target_dir);
-    let relinker = crate::steps::build::layout::Relinker {
-        cargo: &cargo,
+        cargo_env::native_library_dirs(parsed.build_scripts.values(), cargo.shared_target_dir);
+    let relinker = layout::Relinker {
+        cargo,
         opts,
-        kind: crate::steps::build::layout::RelinkedKind::Bench,
+        kind: layout::RelinkedKind::Bench,
     };
     let layouts = relink_layouts(&relinker, &parsed.benches, bin_dir, on_event);
     let built = Built {
@@ -700,37 +715,8 @@ pub fn build_benches(
         config_env: &config_env,
         native_library_dirs: &native_library_dirs,
     };
-    let executables = copy_executables(&built, label, bin_dir)?;
-    let kept = KeptBuild {
-        executables,
-        not_built,
-        not_compiled,
-    };
-    freshness::keep(bin_dir, key, &kept).map_err(freshness_error)?;
-    Ok(kept.executables)
-}
-
-/// The key a bench build with `opts` of the checkout's `sources` is kept under.
-fn bench_build_key(
-    checkout: &freshness::Checkout,
-    sources: &freshness::Sources,
-    workspace_dir: &Path,
-    shared_target_dir: &Path,
-    opts: &BuildOptions,
-) -> BuildKey {
-    let mut key_args = opts.cargo_args();
-    key_args.push(format!("layouts={}", opts.layouts.max(1)));
-    key_args.push(format!(
-        "layout-method={}",
-        crate::steps::build::layout::METHOD
-    ));
-    BuildKey::new(
-        checkout,
-        sources,
-        workspace_dir,
-        &key_args,
-        shared_target_dir,
-    )
+    kept.executables = copy_executables(&built, cargo.label, bin_dir)?;
+    Ok(kept)
 }
 
 /// Builds the bench targets `needed` of one revision, when the question needs fewer than `opts`
@@ -817,16 +803,13 @@ fn kept_whole_build(
     bin_dir: &Path,
     opts: &BuildOptions,
 ) -> Result<Option<KeptBuild>, BuildError> {
-    let checkout = freshness::Checkout::containing(workspace_dir);
-    let freshness_error = |source| BuildError::Freshness {
-        revision: label.to_string(),
-        dir: checkout.root.clone(),
-        source,
+    let site = BuildSite {
+        workspace_dir,
+        label,
+        shared_target_dir,
+        kept_dir: bin_dir,
     };
-    let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
-    let sources = checkout.scan().map_err(freshness_error)?;
-    let key = bench_build_key(&checkout, &sources, workspace_dir, shared_target_dir, opts);
-    Ok(kept_build(bin_dir, key))
+    site.kept(opts.cargo_args(), opts.layouts, KeptBuild::usable)
 }
 
 /// Where a build of the bench targets `names` alone is kept: `only-<hash of the names>` in the
@@ -850,14 +833,25 @@ struct KeptBuild {
     not_compiled: Vec<UncompiledBench>,
 }
 
-/// The build kept in `bin_dir` under `key`, if every executable it names is still there.
-fn kept_build(bin_dir: &Path, key: BuildKey) -> Option<KeptBuild> {
-    freshness::kept::<KeptBuild>(bin_dir, key).filter(|kept| {
-        kept.executables.iter().all(|exe| {
+impl KeptBuild {
+    /// Whether every executable the kept build names is still there (or can be linked again).
+    fn usable(&self) -> bool {
+        self.executables.iter().all(|exe| {
             let linked = || exe.layouts.iter().all(|path| path.is_file());
             exe.path.is_file() && (linked() || exe.relink.as_ref().is_some_and(|r| r.intact()))
         })
-    })
+    }
+
+    /// Tells `on_event` of the bench targets the build left out: those needing features, then
+    /// those that did not compile.
+    fn report_left_out(&self, on_event: &mut dyn FnMut(BuildEvent)) {
+        for gated in &self.not_built {
+            on_event(BuildEvent::NeedsFeatures(gated));
+        }
+        for uncompiled in &self.not_compiled {
+            on_event(BuildEvent::NotCompiled(uncompiled));
+        }
+    }
 }
 
 /// Layouts 1 to `layouts − 1` of every bench artifact, by package id and target: where they go

@@ -16,9 +16,9 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::steps::build::freshness::{self, BuildKey};
+use crate::steps::build::keep::{BuildSite, Kept};
 use crate::steps::build::layout::{RelinkedKind, Relinker};
-use crate::steps::build::{self, BuildError, BuildEvent, BuildOptions, CargoBuild};
+use crate::steps::build::{self, BuildError, BuildEvent, BuildOptions, CargoBuild, ParsedBuild};
 
 /// The profile programs are built with unless the configuration says otherwise.
 pub const DEFAULT_PROFILE: &str = "release";
@@ -90,36 +90,59 @@ pub fn build_programs(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Programs, BuildError> {
     let programs_dir = bin_dir.join("programs");
-    let checkout = freshness::Checkout::containing(workspace_dir);
-    let freshness_error = |source| BuildError::Freshness {
-        revision: label.to_string(),
-        dir: checkout.root.clone(),
-        source,
+    let site = BuildSite {
+        workspace_dir,
+        label,
+        shared_target_dir,
+        kept_dir: &programs_dir,
     };
-    let _building = freshness::lock(shared_target_dir).map_err(freshness_error)?;
-    let sources = checkout.scan().map_err(freshness_error)?;
     let mut key_args = vec!["programs".to_string(), format!("profile={profile}")];
     key_args.extend(package_args(opts));
-    key_args.push(format!("layouts={}", opts.layouts.max(1)));
-    key_args.push(format!(
-        "layout-method={}",
-        crate::steps::build::layout::METHOD
-    ));
-    let key = BuildKey::new(
-        &checkout,
-        &sources,
-        workspace_dir,
-        &key_args,
-        shared_target_dir,
-    );
-    if let Some(kept) = kept_programs(&programs_dir, key) {
-        return Ok(kept);
+    let build = site.kept_or_built(
+        key_args,
+        opts.layouts,
+        Programs::complete,
+        |on_event| {
+            compile_programs(
+                workspace_dir,
+                label,
+                shared_target_dir,
+                opts,
+                profile,
+                on_event,
+            )
+        },
+        |(cargo, parsed), on_event| {
+            let programs = copy_layouts(
+                &cargo,
+                &parsed.programs,
+                opts,
+                profile,
+                label,
+                &programs_dir,
+                on_event,
+            )?;
+            // A workspace with no bin target copies nothing, and its (empty) build is kept all
+            // the same.
+            site.create_kept_dir()?;
+            Ok(programs)
+        },
+        on_event,
+    )?;
+    match build {
+        Kept::Reused(programs) | Kept::Built(programs) => Ok(programs),
     }
-    freshness::forget(&programs_dir).map_err(freshness_error)?;
-    crate::steps::build::layout::forget(&programs_dir).map_err(freshness_error)?;
-    let marked = checkout
-        .mark_changed(shared_target_dir, &sources)
-        .map_err(freshness_error)?;
+}
+
+/// `cargo build --profile P --bins` of the checkout at `workspace_dir`.
+fn compile_programs<'a>(
+    workspace_dir: &'a Path,
+    label: &'a str,
+    shared_target_dir: &'a Path,
+    opts: &BuildOptions,
+    profile: &str,
+    on_event: &mut dyn FnMut(BuildEvent),
+) -> Result<(CargoBuild<'a>, ParsedBuild), BuildError> {
     let cargo = CargoBuild::new(workspace_dir, label, shared_target_dir)?;
     let mut args: Vec<String> = [
         "build",
@@ -144,22 +167,7 @@ pub fn build_programs(
             hint: None,
         });
     }
-    checkout
-        .record(shared_target_dir, &sources, &marked)
-        .map_err(freshness_error)?;
-    let programs = copy_layouts(
-        &cargo,
-        &parsed.programs,
-        opts,
-        profile,
-        label,
-        &programs_dir,
-        on_event,
-    )?;
-    // A workspace with no bin target copies nothing, and its (empty) build is kept all the same.
-    std::fs::create_dir_all(&programs_dir).map_err(freshness_error)?;
-    freshness::keep(&programs_dir, key, &programs).map_err(freshness_error)?;
-    Ok(programs)
+    Ok((cargo, parsed))
 }
 
 /// The package and feature selection, as `cargo build` takes it (bench selections do not apply).
@@ -169,11 +177,6 @@ fn package_args(opts: &BuildOptions) -> Vec<String> {
         ..opts.clone()
     }
     .cargo_args()
-}
-
-/// The kept programs in `programs_dir` under `key`, if every one is still there.
-fn kept_programs(programs_dir: &Path, key: BuildKey) -> Option<Programs> {
-    freshness::kept::<Programs>(programs_dir, key).filter(Programs::complete)
 }
 
 /// Copies cargo's programs into `programs_dir/cargo` and prepares each relinked layout in

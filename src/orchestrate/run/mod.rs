@@ -221,40 +221,118 @@ fn with_selected_benchmarks<T>(
     then: impl FnOnce(Selected<'_>, &mut Progress) -> Result<T>,
 ) -> Result<T> {
     let started = Instant::now();
-    let repo = revisions::open_repository(&request.start_dir)?;
-    let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
-    let untracked = UntrackedCopies::new(&repo, &request.start_dir, &request.copy_untracked)?;
-    let workspace_rel = relative_workspace(&comparison.repo_root, &request.workspace_root)?;
-    let target_dir = build::target_directory(&request.workspace_root)?;
-    let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
-    std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
-    let _own_lock = match held {
-        Some(lock) if lock.path() == perfdiff_dir.join("lock") => None,
-        _ => Some(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?),
-    };
-    let settings = &request.settings;
-    if settings.mode == Mode::Duet {
-        // Fail before minutes of building, not after.
-        duet::choose_cpus(settings.cpus)?;
-    }
-
-    let resumed = match &request.resume {
-        Some(path) => Some(load_resumable(path, &comparison.base, &comparison.head)?),
-        None => None,
-    };
-    let seed = settings
-        .seed
-        .or(resumed.as_ref().and_then(|f| f.run.seed))
-        .unwrap_or_else(schedule::fresh_seed);
-
+    let opened = Opened::open(request, held)?;
+    let comparison = &opened.comparison;
+    let (resumed, seed) = resumed_and_seed(request, comparison)?;
     progress.note(&format!(
         "comparing {} (base) with {} (head)",
         comparison.base.label(),
         comparison.head.label()
     ));
+    let (base_build, head_build) = build_sides(request, &opened, progress)?;
+    let head_build = head_build.as_ref().unwrap_or(&base_build);
+    let sides = (&base_build, head_build);
+    let Selection {
+        matched,
+        skipped,
+        announced,
+        failed_listings,
+    } = select_and_discover(request, comparison, sides, progress)?;
+    let selected = Selected {
+        request,
+        started,
+        comparison,
+        perfdiff_dir: &opened.perfdiff_dir,
+        seed,
+        resumed,
+        base: &base_build,
+        head: head_build,
+        matched,
+        skipped,
+        announced,
+        failed_listings,
+    };
+    then(selected, progress)
+}
+
+/// A comparison resolved in its repository, with the run's state directory locked.
+struct Opened {
+    repo: git2::Repository,
+    comparison: revisions::Comparison,
+    untracked: UntrackedCopies,
+    /// The workspace root, relative to the repository root.
+    workspace_rel: PathBuf,
+    /// The workspace's cargo target directory.
+    target_dir: PathBuf,
+    perfdiff_dir: PathBuf,
+    /// The run lock taken here, when the caller held none of this workspace's.
+    _own_lock: Option<worktree::RunLock>,
+}
+
+impl Opened {
+    fn open(request: &RunRequest, held: Option<&worktree::RunLock>) -> Result<Opened> {
+        let repo = revisions::open_repository(&request.start_dir)?;
+        let comparison = revisions::resolve_comparison(&repo, &request.revisions)?;
+        let untracked = UntrackedCopies::new(&repo, &request.start_dir, &request.copy_untracked)?;
+        let workspace_rel = relative_workspace(&comparison.repo_root, &request.workspace_root)?;
+        let target_dir = build::target_directory(&request.workspace_root)?;
+        let perfdiff_dir = state_dir(&target_dir, &request.workspace_root);
+        std::fs::create_dir_all(&perfdiff_dir).map_err(|e| Error::io(&perfdiff_dir, e))?;
+        let _own_lock = match held {
+            Some(lock) if lock.path() == perfdiff_dir.join("lock") => None,
+            _ => Some(worktree::lock_run(&perfdiff_dir, Duration::ZERO)?),
+        };
+        if request.settings.mode == Mode::Duet {
+            // Fail before minutes of building, not after.
+            duet::choose_cpus(request.settings.cpus)?;
+        }
+        Ok(Opened {
+            repo,
+            comparison,
+            untracked,
+            workspace_rel,
+            target_dir,
+            perfdiff_dir,
+            _own_lock,
+        })
+    }
+}
+
+/// The samples file a resumed run continues, and the run's seed: the settings', the resumed
+/// file's, or a fresh one.
+fn resumed_and_seed(
+    request: &RunRequest,
+    comparison: &revisions::Comparison,
+) -> Result<(Option<SampleFile>, u64)> {
+    let resumed = match &request.resume {
+        Some(path) => Some(load_resumable(path, &comparison.base, &comparison.head)?),
+        None => None,
+    };
+    let seed = request
+        .settings
+        .seed
+        .or(resumed.as_ref().and_then(|f| f.run.seed))
+        .unwrap_or_else(schedule::fresh_seed);
+    Ok((resumed, seed))
+}
+
+/// Checks out and builds both sides in their worktree slots; `None` for head when base's build
+/// serves it too.
+fn build_sides(
+    request: &RunRequest,
+    opened: &Opened,
+    progress: &mut Progress,
+) -> Result<(SideBuild, Option<SideBuild>)> {
+    let Opened {
+        repo,
+        comparison,
+        perfdiff_dir,
+        ..
+    } = opened;
+    let settings = &request.settings;
     // One cargo target directory for both revisions (dependencies compile once), shared even by
     // workspaces that share a CARGO_TARGET_DIR.
-    let shared_target = target_dir.join("perfdiff").join("target");
+    let shared_target = opened.target_dir.join("perfdiff").join("target");
     let options = BuildOptions {
         // Round r runs layout r mod layouts: more layouts than rounds would never run.
         layouts: settings
@@ -268,12 +346,12 @@ fn with_selected_benchmarks<T>(
     let focus = request.focus.as_ref();
     let bench_targets = focus.and_then(|f| f.bench_targets.as_deref());
     let builder = Builder {
-        repo: &repo,
-        perfdiff_dir: &perfdiff_dir,
+        repo,
+        perfdiff_dir,
         shared_target: &shared_target,
-        workspace_rel: &workspace_rel,
+        workspace_rel: &opened.workspace_rel,
         options: &options,
-        untracked: &untracked,
+        untracked: &opened.untracked,
         commands: &commands,
         commands_only: request.commands_only
             || filters_name_only_commands(settings)
@@ -281,7 +359,7 @@ fn with_selected_benchmarks<T>(
         bench_targets,
         profile: &settings.profile,
     };
-    let held = SLOTS.map(|slot| worktree::slot_commit(&repo, &perfdiff_dir, slot));
+    let held = SLOTS.map(|slot| worktree::slot_commit(repo, perfdiff_dir, slot));
     let [base_slot, head_slot] = assign_slots(&comparison.base, &comparison.head, &held);
     if !request.keep_builds {
         remove_other_executables(
@@ -299,34 +377,36 @@ fn with_selected_benchmarks<T>(
     } else {
         Some(builder.prepare("head", head_slot, &comparison.head, progress)?)
     };
-    let head_build = head_build.as_ref().unwrap_or(&base_build);
+    Ok((base_build, head_build))
+}
 
+/// What a run measures, and what it leaves out and why.
+struct Selection {
+    matched: Vec<Matched>,
+    skipped: Vec<SkippedTarget>,
+    /// How many of `skipped`, from the first, a note has already named.
+    announced: usize,
+    failed_listings: Vec<(Side, TargetKey, FailureRecord)>,
+}
+
+/// Says which bench targets the builds left out, lists the benchmarks of both sides and selects
+/// those the run measures (filters, ignore list, shard, commands).
+fn select_and_discover(
+    request: &RunRequest,
+    comparison: &revisions::Comparison,
+    (base_build, head_build): (&SideBuild, &SideBuild),
+    progress: &mut Progress,
+) -> Result<Selection> {
+    let settings = &request.settings;
     let needs_features = both_sides(&base_build.needs_features, &head_build.needs_features);
-    let several = several_packages(&base_build, head_build);
-    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
-    // Once per target, not once per side.
-    for gated in &skipped {
-        progress.note(&format!(
-            "bench target {} {}",
-            gated.label(several),
-            gated.reason
-        ));
-    }
+    let several = several_packages(base_build, head_build);
     let labels = [comparison.base.label(), comparison.head.label()];
-    let not_compiled = not_compiled(&base_build, head_build, &labels);
-    for (key, uncompiled) in &not_compiled {
-        progress.note(&format!(
-            "bench target {} {}",
-            key.label(several),
-            uncompiled.reason
-        ));
-    }
-    if let Some(note) = nightly_command(&base_build, head_build, &comparison, several) {
-        progress.note(&note);
-    }
-    let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
-        not_compiled.into_iter().unzip();
-    skipped.extend(not_compiled);
+    let (left_out, mut skipped) = announce_left_out(
+        comparison,
+        (base_build, head_build),
+        &needs_features,
+        progress,
+    );
     let announced = skipped.len();
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
@@ -335,7 +415,7 @@ fn with_selected_benchmarks<T>(
         discover_side(side, &left_out, list_timeout, skipped, progress)
     };
     let settled = discover::settle_failed_listings(
-        discover(&base_build, &mut skipped)?,
+        discover(base_build, &mut skipped)?,
         discover(head_build, &mut skipped)?,
     );
     let failed_listings = failed_listings(&settled, &labels, several, progress);
@@ -355,28 +435,55 @@ fn with_selected_benchmarks<T>(
         },
     )?;
     for m in &mut matched {
-        m.harness = harness_of(&base_build, head_build, m)
+        m.harness = harness_of(base_build, head_build, m)
             .map(Harness::kind)
             .or(m.harness);
     }
     if !unselected.is_empty() {
         progress.note(&unselected_members(&unselected));
     }
-    let selected = Selected {
-        request,
-        started,
-        comparison: &comparison,
-        perfdiff_dir: &perfdiff_dir,
-        seed,
-        resumed,
-        base: &base_build,
-        head: head_build,
+    Ok(Selection {
         matched,
         skipped,
         announced,
         failed_listings,
-    };
-    then(selected, progress)
+    })
+}
+
+/// Notes, once per target, the bench targets that need features or did not compile (and the
+/// nightly command for `#[bench]` targets); returns the targets left out and their skip records.
+fn announce_left_out(
+    comparison: &revisions::Comparison,
+    (base_build, head_build): (&SideBuild, &SideBuild),
+    needs_features: &[FeatureGatedBench],
+    progress: &mut Progress,
+) -> (Vec<TargetKey>, Vec<SkippedTarget>) {
+    let several = several_packages(base_build, head_build);
+    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
+    // Once per target, not once per side.
+    for gated in &skipped {
+        progress.note(&format!(
+            "bench target {} {}",
+            gated.label(several),
+            gated.reason
+        ));
+    }
+    let labels = [comparison.base.label(), comparison.head.label()];
+    let not_compiled = not_compiled(base_build, head_build, &labels);
+    for (key, uncompiled) in &not_compiled {
+        progress.note(&format!(
+            "bench target {} {}",
+            key.label(several),
+            uncompiled.reason
+        ));
+    }
+    if let Some(note) = nightly_command(base_build, head_build, comparison, several) {
+        progress.note(&note);
+    }
+    let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
+        not_compiled.into_iter().unzip();
+    skipped.extend(not_compiled);
+    (left_out, skipped)
 }
 
 /// The harness of `matched`'s bench target: head's, or base's when head lacks it; `None` when

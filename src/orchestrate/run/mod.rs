@@ -755,6 +755,46 @@ impl Builder<'_> {
         progress: &mut Progress,
     ) -> Result<SideBuild> {
         let label = format!("{side} {}", revision.label());
+        let checkout = self.check_out(slot, revision, &label, progress)?;
+        progress.start_step(&format!("building {label}"));
+        let bin_dir = self
+            .perfdiff_dir
+            .join("bin")
+            .join(bin_dir_name(slot, revision));
+        let root = checkout.join(self.workspace_rel);
+        let mut log = BuildLog::default();
+        let mut on_event =
+            |event: BuildEvent| log.hear(event, &label, self.options.layouts, progress);
+        let executables = self.build_benches(&root, &label, &bin_dir, &mut on_event)?;
+        let programs = self.build_programs(&root, &label, &bin_dir, &mut on_event)?;
+        progress.finish_bar();
+        progress.note(&log.summary(&label, executables.len(), programs.as_ref()));
+        let command_failures = match &programs {
+            Some(programs) => {
+                prepare::prepare_side(self.commands, programs, &root, &label, progress)
+            }
+            None => Vec::new(),
+        };
+        Ok(SideBuild {
+            targets: self.built_targets(executables),
+            needs_features: log.needs_features,
+            unselected: log.unselected,
+            not_compiled: log.not_compiled,
+            programs,
+            root,
+            command_failures,
+        })
+    }
+
+    /// Checks `revision` out in worktree slot `slot` and copies the untracked files asked for
+    /// into it; returns the checkout.
+    fn check_out(
+        &self,
+        slot: &str,
+        revision: &Revision,
+        label: &str,
+        progress: &mut Progress,
+    ) -> Result<PathBuf> {
         progress.start_step(&format!("checking out {label}"));
         let checkout = worktree::materialise(self.repo, self.perfdiff_dir, slot, revision)?;
         let copied = self.untracked.copy_into(&checkout)?;
@@ -763,116 +803,124 @@ impl Builder<'_> {
                 "copied {copied} file(s) git does not hold into the checkout of {label}"
             ));
         }
-        progress.start_step(&format!("building {label}"));
-        let bin_dir = self
-            .perfdiff_dir
-            .join("bin")
-            .join(bin_dir_name(slot, revision));
-        let mut needs_features = Vec::new();
-        let mut unselected = Vec::new();
-        let mut not_compiled = Vec::new();
-        let mut compiled = 0_usize;
-        let mut on_event = |event: BuildEvent| match event {
+        Ok(checkout)
+    }
+
+    /// The bench executables of the side: none when only commands are measured, the needed
+    /// targets' when the caller needs fewer than the options select, else every selected one.
+    fn build_benches(
+        &self,
+        root: &Path,
+        label: &str,
+        bin_dir: &Path,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<Vec<BenchExecutable>> {
+        let (target, options) = (self.shared_target, self.options);
+        Ok(match (self.commands_only, self.bench_targets) {
+            (true, _) => Vec::new(),
+            (false, None) => build::build_benches(root, label, target, bin_dir, options, on_event)?,
+            (false, Some(needed)) => build::build_needed_benches(
+                root, label, target, bin_dir, options, needed, on_event,
+            )?,
+        })
+    }
+
+    /// The side's programs, when commands are measured.
+    fn build_programs(
+        &self,
+        root: &Path,
+        label: &str,
+        bin_dir: &Path,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<Option<Programs>> {
+        if self.commands.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(programs::build_programs(
+            root,
+            label,
+            self.shared_target,
+            bin_dir,
+            self.options,
+            self.profile,
+            on_event,
+        )?))
+    }
+
+    /// Each executable with the environment its forks run in, by target.
+    fn built_targets(&self, executables: Vec<BenchExecutable>) -> BTreeMap<TargetKey, BuiltTarget> {
+        executables
+            .into_iter()
+            .map(|exe| {
+                let env = build::fork_environment(&exe, self.shared_target);
+                let target = BuiltTarget {
+                    exe,
+                    env,
+                    harness: Cell::new(Harness::default()),
+                };
+                (
+                    TargetKey::new(&target.exe.package, &target.exe.target),
+                    target,
+                )
+            })
+            .collect()
+    }
+}
+
+/// What a side's build said besides its executables: the bench targets it left out, and how
+/// many crates cargo compiled.
+#[derive(Default)]
+struct BuildLog {
+    needs_features: Vec<FeatureGatedBench>,
+    unselected: Vec<UnselectedPackage>,
+    not_compiled: Vec<UncompiledBench>,
+    compiled: usize,
+}
+
+impl BuildLog {
+    /// Takes in one event of `label`'s build, showing progress.
+    fn hear(&mut self, event: BuildEvent, label: &str, layouts: usize, progress: &mut Progress) {
+        match event {
             BuildEvent::Compiling(name) => {
-                compiled += 1;
+                self.compiled += 1;
                 progress.step_message(&format!("building {label}: {name}"))
             }
             BuildEvent::Message(text) => progress.detail(text),
             BuildEvent::Finished => {}
-            BuildEvent::NeedsFeatures(gated) => needs_features.push(gated.clone()),
-            BuildEvent::NotSelected(package) => unselected.push(package.clone()),
+            BuildEvent::NeedsFeatures(gated) => self.needs_features.push(gated.clone()),
+            BuildEvent::NotSelected(package) => self.unselected.push(package.clone()),
             BuildEvent::Relinking { target } => progress.step_message(&format!(
-                "building {label}: {target} for its {} code layouts",
-                self.options.layouts
+                "building {label}: {target} for its {layouts} code layouts"
             )),
             BuildEvent::LayoutsUnavailable { target, reason } => progress.note(&format!(
                 "bench target {target} of {label} is measured in cargo's build alone: relinking \
                  it in another code layout failed ({reason})"
             )),
-            BuildEvent::NotCompiled(target) => not_compiled.push(target.clone()),
-        };
-        let root = checkout.join(self.workspace_rel);
-        let executables = match (self.commands_only, self.bench_targets) {
-            (true, _) => Vec::new(),
-            (false, None) => build::build_benches(
-                &root,
-                &label,
-                self.shared_target,
-                &bin_dir,
-                self.options,
-                &mut on_event,
-            )?,
-            (false, Some(needed)) => build::build_needed_benches(
-                &root,
-                &label,
-                self.shared_target,
-                &bin_dir,
-                self.options,
-                needed,
-                &mut on_event,
-            )?,
-        };
-        let programs = match self.commands.is_empty() {
-            true => None,
-            false => Some(programs::build_programs(
-                &root,
-                &label,
-                self.shared_target,
-                &bin_dir,
-                self.options,
-                self.profile,
-                &mut on_event,
-            )?),
-        };
-        progress.finish_bar();
-        let work = match compiled {
+            BuildEvent::NotCompiled(target) => self.not_compiled.push(target.clone()),
+        }
+    }
+
+    /// `built base abc123: 3 bench target(s), 1 left out (need nightly), 2 program(s), up to date`.
+    fn summary(&self, label: &str, executables: usize, programs: Option<&Programs>) -> String {
+        let work = match self.compiled {
             0 => "up to date".to_string(),
             n => format!("{n} crate(s) compiled"),
         };
-        let nightly = not_compiled.iter().filter(|u| u.needs_nightly()).count();
-        let failed = match (not_compiled.len() - nightly, nightly) {
+        let nightly = self
+            .not_compiled
+            .iter()
+            .filter(|u| u.needs_nightly())
+            .count();
+        let failed = match (self.not_compiled.len() - nightly, nightly) {
             (0, 0) => String::new(),
             (0, n) => format!(", {n} left out (need nightly)"),
             (n, 0) => format!(", {n} left out for compile errors"),
             (n, m) => format!(", {n} left out for compile errors and {m} (need nightly)"),
         };
         let programs_built = programs
-            .as_ref()
             .map(|p| format!(", {} program(s)", p.names.len()))
             .unwrap_or_default();
-        progress.note(&format!(
-            "built {label}: {} bench target(s){failed}{programs_built}, {work}",
-            executables.len()
-        ));
-        let command_failures = match &programs {
-            Some(programs) => {
-                prepare::prepare_side(self.commands, programs, &root, &label, progress)
-            }
-            None => Vec::new(),
-        };
-        Ok(SideBuild {
-            targets: executables
-                .into_iter()
-                .map(|exe| {
-                    let env = build::fork_environment(&exe, self.shared_target);
-                    let target = BuiltTarget {
-                        exe,
-                        env,
-                        harness: Cell::new(Harness::default()),
-                    };
-                    (
-                        TargetKey::new(&target.exe.package, &target.exe.target),
-                        target,
-                    )
-                })
-                .collect(),
-            needs_features,
-            unselected,
-            not_compiled,
-            programs,
-            root,
-            command_failures,
-        })
+        format!("built {label}: {executables} bench target(s){failed}{programs_built}, {work}")
     }
 }
 

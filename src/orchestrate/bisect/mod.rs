@@ -237,50 +237,35 @@ struct State {
 /// Runs (or resumes) a bisection.
 pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<BisectReport> {
     let started = Instant::now();
-    let repo = revisions::open_repository(&request.template.start_dir).map_err(Error::from)?;
-    let ends = revisions::resolve_comparison(&repo, &[request.good.clone(), request.bad.clone()])
-        .map_err(Error::from)?;
-    let good_sha = ends.base.commit.clone().unwrap_or_default();
-    let bad_sha = ends.head.commit.clone().unwrap_or_default();
-    let history = history::read(
-        &repo,
-        &good_sha,
-        &bad_sha,
-        request.all_commits,
-        (&request.good, &request.bad),
-    )?;
+    let ends = Ends::read(request)?;
     // Held from the first step to the last, so a second bisection (or comparison) of this
     // workspace refuses at once instead of interleaving its steps with ours and overwriting
     // the state file.
     let lock = run::lock_workspace(&request.template.workspace_root)?;
-    let target_dir = crate::steps::build::target_directory(&request.template.workspace_root)
-        .map_err(Error::from)?;
-    let dir = run::state_dir(&target_dir, &request.template.workspace_root)
-        .join("bisect")
-        .join(format!("{}-{}", short(&good_sha), short(&bad_sha)));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let dir = bisection_dir(request, &ends)?;
     let settings = pinned_settings(&request.template.settings);
-    let mut state = load_state(&dir, request, &good_sha, &bad_sha, &settings, progress)?;
+    let mut state = load_state(
+        &dir,
+        request,
+        &ends.good_sha,
+        &ends.bad_sha,
+        &settings,
+        progress,
+    )?;
     // Saved before measuring: a bisection interrupted in its first step is resumed only under
     // the same settings too.
     save_state(&dir, &state)?;
-    progress.note(&format!(
-        "bisecting {} commits between {} (good) and {} (bad){}; steps are kept in {}",
-        history.commits.len(),
-        ends.base.label(),
-        ends.head.label(),
-        if request.all_commits {
-            ""
-        } else {
-            " on the first-parent line"
-        },
-        dir.display()
-    ));
+    announce_bisection(request, &ends, &dir, progress);
     let good = CommitInfo {
-        sha: good_sha.clone(),
-        subject: subject_of(&repo, &good_sha),
+        sha: ends.good_sha.clone(),
+        subject: subject_of(&ends.repo, &ends.good_sha),
     };
-    let bad = history.commits.last().cloned().expect("a non-empty range");
+    let bad = ends
+        .history
+        .commits
+        .last()
+        .cloned()
+        .expect("a non-empty range");
     let ctx = StepContext {
         request,
         settings: &settings,
@@ -291,7 +276,117 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
     let attempts = request.retries + 1;
 
     let confirm = confirmation(&ctx, &mut state, &bad, attempts, progress)?;
-    let changed: Vec<(String, Direction)> = confirm
+    let (changed, not_confirmed) = confirmed_changes(&confirm);
+    announce_confirmation(&confirm, &changed, progress);
+    let budget = Search::decision_budget(ends.history.commits.len(), attempts);
+    let level = search_level(&settings, changed.len(), budget);
+    let levels = Levels {
+        alpha: settings.alpha,
+        confirm_alpha: confirm.alpha,
+        confirm_confidence: confirm.confidence,
+        search_alpha: level.0,
+        search_confidence: level.1,
+        budget,
+    };
+    let mut search = Search::new(ends.history.range.clone(), changed.clone(), budget);
+    let skipped = search_steps(
+        &ctx,
+        &mut search,
+        &ends.history,
+        (&confirm, &changed, level),
+        &mut state,
+        progress,
+    )?;
+    let results = results(&ends.repo, &search, &ends.history, &confirm);
+    let steps = state.steps;
+    let wall_ms = steps
+        .iter()
+        .map(|s| s.wall_ms)
+        .sum::<u64>()
+        .max(started.elapsed().as_millis() as u64);
+    Ok(BisectReport {
+        schema: SCHEMA.to_string(),
+        good,
+        bad,
+        commits: ends.history.commits.len(),
+        first_parent: !request.all_commits,
+        verdict: overall_verdict(&changed, &results).to_string(),
+        levels,
+        results,
+        not_confirmed,
+        skipped,
+        steps,
+        dir: dir.display().to_string(),
+        wall_ms,
+    })
+}
+
+/// GOOD and BAD resolved in their repository, and the commits between them.
+struct Ends {
+    repo: git2::Repository,
+    comparison: revisions::Comparison,
+    good_sha: String,
+    bad_sha: String,
+    history: History,
+}
+
+impl Ends {
+    fn read(request: &BisectRequest) -> Result<Ends> {
+        let repo = revisions::open_repository(&request.template.start_dir).map_err(Error::from)?;
+        let specs = [request.good.clone(), request.bad.clone()];
+        let comparison = revisions::resolve_comparison(&repo, &specs).map_err(Error::from)?;
+        let good_sha = comparison.base.commit.clone().unwrap_or_default();
+        let bad_sha = comparison.head.commit.clone().unwrap_or_default();
+        let history = history::read(
+            &repo,
+            &good_sha,
+            &bad_sha,
+            request.all_commits,
+            (&request.good, &request.bad),
+        )?;
+        Ok(Ends {
+            repo,
+            comparison,
+            good_sha,
+            bad_sha,
+            history,
+        })
+    }
+}
+
+/// The directory a bisection of these ends keeps its state and steps in, created.
+fn bisection_dir(request: &BisectRequest, ends: &Ends) -> Result<PathBuf> {
+    let workspace_root = &request.template.workspace_root;
+    let target_dir = crate::steps::build::target_directory(workspace_root).map_err(Error::from)?;
+    let dir = run::state_dir(&target_dir, workspace_root)
+        .join("bisect")
+        .join(format!(
+            "{}-{}",
+            short(&ends.good_sha),
+            short(&ends.bad_sha)
+        ));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    Ok(dir)
+}
+
+fn announce_bisection(request: &BisectRequest, ends: &Ends, dir: &Path, progress: &mut Progress) {
+    progress.note(&format!(
+        "bisecting {} commits between {} (good) and {} (bad){}; steps are kept in {}",
+        ends.history.commits.len(),
+        ends.comparison.base.label(),
+        ends.comparison.head.label(),
+        if request.all_commits {
+            ""
+        } else {
+            " on the first-parent line"
+        },
+        dir.display()
+    ));
+}
+
+/// The benchmarks the confirmation found changed, with the direction, and those it did not.
+fn confirmed_changes(confirm: &StepRecord) -> (Vec<(String, Direction)>, Vec<NotConfirmed>) {
+    let changed = confirm
         .benchmarks
         .iter()
         .filter_map(|b| direction_of(&b.verdict).map(|d| (b.id.clone(), d)))
@@ -305,55 +400,18 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
             verdict: b.verdict.clone(),
         })
         .collect();
-    announce_confirmation(&confirm, &changed, progress);
-    let budget = Search::decision_budget(history.commits.len(), attempts);
-    let level = search_level(&settings, changed.len(), budget);
-    let levels = Levels {
-        alpha: settings.alpha,
-        confirm_alpha: confirm.alpha,
-        confirm_confidence: confirm.confidence,
-        search_alpha: level.0,
-        search_confidence: level.1,
-        budget,
-    };
-    let mut search = Search::new(history.range.clone(), changed.clone(), budget);
-    let skipped = search_steps(
-        &ctx,
-        &mut search,
-        &history,
-        (&confirm, &changed, level),
-        &mut state,
-        progress,
-    )?;
-    let results = results(&repo, &search, &history, &confirm);
-    let verdict = if changed.is_empty() {
+    (changed, not_confirmed)
+}
+
+/// `not_confirmed`, `culprit` (every change has its commit) or `range`.
+fn overall_verdict(changed: &[(String, Direction)], results: &[BenchmarkResult]) -> &'static str {
+    if changed.is_empty() {
         "not_confirmed"
     } else if results.iter().all(|r| r.culprit.is_some()) {
         "culprit"
     } else {
         "range"
-    };
-    let steps = state.steps;
-    let wall_ms = steps
-        .iter()
-        .map(|s| s.wall_ms)
-        .sum::<u64>()
-        .max(started.elapsed().as_millis() as u64);
-    Ok(BisectReport {
-        schema: SCHEMA.to_string(),
-        good,
-        bad,
-        commits: history.commits.len(),
-        first_parent: !request.all_commits,
-        verdict: verdict.to_string(),
-        levels,
-        results,
-        not_confirmed,
-        skipped,
-        steps,
-        dir: dir.display().to_string(),
-        wall_ms,
-    })
+    }
 }
 
 /// The confirmation, GOOD against BAD for every selected benchmark: the kept one, or measured

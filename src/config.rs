@@ -853,27 +853,13 @@ fn check_command_line(partial: &PartialSettings) -> Result<(), Violation> {
 
 /// Range checks of the values one layer sets.
 fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
-    let open_range = |key: &[&str], value: Option<f64>, low: f64, high: f64| match value {
-        Some(v) if !(v > low && v < high) => Err(Violation::new(
-            key,
-            format!("must be between {low} and {high} (exclusive), got {v}"),
-        )),
-        _ => Ok(()),
-    };
-    let at_least = |key: &str, value: Option<usize>, min: usize| match value {
-        Some(v) if v < min => Err(Violation::new(
-            &[key],
-            format!("must be at least {min}, got {v}"),
-        )),
-        _ => Ok(()),
-    };
-    let positive = |key: &str, value: Option<f64>| match value {
-        Some(v) if !(v > 0.0 && v.is_finite()) => Err(Violation::new(
-            &[key],
-            format!("must be a positive number, got {v}"),
-        )),
-        _ => Ok(()),
-    };
+    check_numbers(partial)?;
+    check_combinations(partial)?;
+    check_texts(partial)
+}
+
+/// Each number within its range.
+fn check_numbers(partial: &PartialSettings) -> Result<(), Violation> {
     open_range(&["threshold"], partial.threshold, 0.0, 1.0)?;
     open_range(&["alpha"], partial.alpha, 0.0, 0.5)?;
     open_range(&["confidence"], partial.confidence, 0.5, 1.0)?;
@@ -895,6 +881,11 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
             return Err(Violation::new(&[key], "must be at least 1".to_string()));
         }
     }
+    Ok(())
+}
+
+/// Values that must agree with one another.
+fn check_combinations(partial: &PartialSettings) -> Result<(), Violation> {
     if let (Some(min), Some(max)) = (partial.min_forks, partial.max_forks)
         && min > max
     {
@@ -911,6 +902,12 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
             format!("must name two different CPUs, got [{a}, {b}]"),
         ));
     }
+    Ok(())
+}
+
+/// The texts: filters and per-benchmark patterns valid regexes (with their thresholds in range),
+/// commands valid, the profile named (in this order: the first violation is reported).
+fn check_texts(partial: &PartialSettings) -> Result<(), Violation> {
     for filter in partial.filters.iter().flatten() {
         regex::Regex::new(filter).map_err(|e| {
             Violation::new(
@@ -948,6 +945,36 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
         )?;
     }
     Ok(())
+}
+
+fn open_range(key: &[&str], value: Option<f64>, low: f64, high: f64) -> Result<(), Violation> {
+    match value {
+        Some(v) if !(v > low && v < high) => Err(Violation::new(
+            key,
+            format!("must be between {low} and {high} (exclusive), got {v}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn at_least(key: &str, value: Option<usize>, min: usize) -> Result<(), Violation> {
+    match value {
+        Some(v) if v < min => Err(Violation::new(
+            &[key],
+            format!("must be at least {min}, got {v}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn positive(key: &str, value: Option<f64>) -> Result<(), Violation> {
+    match value {
+        Some(v) if !(v > 0.0 && v.is_finite()) => Err(Violation::new(
+            &[key],
+            format!("must be a positive number, got {v}"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The regex crate's errors span several lines (a caret diagram); keep the last, the reason.

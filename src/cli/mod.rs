@@ -784,50 +784,7 @@ fn compare(args: CompareArgs) -> Result<i32, Error> {
         revisions,
     );
     if args.list {
-        // Listing measures nothing: cargo's build alone tells the benchmarks.
-        let request = RunRequest {
-            settings: config::Settings {
-                layouts: 1,
-                ..request.settings
-            },
-            ..request
-        };
-        let run::Listed {
-            matched,
-            skipped,
-            unannounced,
-        } = run::list(&request, &mut progress)?;
-        progress.finish_bar();
-        let several_packages = crate::steps::analysis::distinct_more_than_one(
-            matched
-                .iter()
-                .filter_map(|m| m.target().map(|k| k.package.as_str()))
-                .chain(skipped.iter().filter_map(|s| s.package.as_deref())),
-        );
-        for skipped in &unannounced {
-            progress.note(&format!(
-                "skipped bench target `{}`: {}",
-                skipped.label(several_packages),
-                skipped.reason
-            ));
-        }
-        let plan = run::plan(&matched, &effective.settings);
-        progress.note(&format!(
-            "{} benchmark(s) would be compared; a run would take {}",
-            matched.len(),
-            plan.describe()
-        ));
-        if plan.is_large() {
-            progress.note(&format!(
-                "note: {}",
-                crate::steps::estimate::large_run_hint()
-            ));
-        }
-        write_text(
-            &args.output,
-            &report::render_listing(&matched, &skipped, args.output.format),
-        )?;
-        return Ok(exit_code::OK);
+        return list(&args, request, &effective.settings, &mut progress);
     }
     let outcome = run::run(&request, &mut progress)?;
     progress.finish_bar();
@@ -845,6 +802,59 @@ fn compare(args: CompareArgs) -> Result<i32, Error> {
         eprint!("{}", report::render_calibration(&outcome.report));
     }
     Ok(code)
+}
+
+/// `--list`: what a run would measure, and what it would take; measures nothing.
+fn list(
+    args: &CompareArgs,
+    request: RunRequest,
+    settings: &config::Settings,
+    progress: &mut Progress,
+) -> Result<i32, Error> {
+    // Listing measures nothing: cargo's build alone tells the benchmarks.
+    let request = RunRequest {
+        settings: config::Settings {
+            layouts: 1,
+            ..request.settings
+        },
+        ..request
+    };
+    let run::Listed {
+        matched,
+        skipped,
+        unannounced,
+    } = run::list(&request, progress)?;
+    progress.finish_bar();
+    let several_packages = crate::steps::analysis::distinct_more_than_one(
+        matched
+            .iter()
+            .filter_map(|m| m.target().map(|k| k.package.as_str()))
+            .chain(skipped.iter().filter_map(|s| s.package.as_deref())),
+    );
+    for skipped in &unannounced {
+        progress.note(&format!(
+            "skipped bench target `{}`: {}",
+            skipped.label(several_packages),
+            skipped.reason
+        ));
+    }
+    let plan = run::plan(&matched, settings);
+    progress.note(&format!(
+        "{} benchmark(s) would be compared; a run would take {}",
+        matched.len(),
+        plan.describe()
+    ));
+    if plan.is_large() {
+        progress.note(&format!(
+            "note: {}",
+            crate::steps::estimate::large_run_hint()
+        ));
+    }
+    write_text(
+        &args.output,
+        &report::render_listing(&matched, &skipped, args.output.format),
+    )?;
+    Ok(exit_code::OK)
 }
 
 fn report_command(args: ReportArgs) -> Result<i32, Error> {

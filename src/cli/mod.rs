@@ -153,15 +153,95 @@ impl From<StopLimitArgs> for crate::orchestrate::replay::StopLimits {
     }
 }
 
-/// Settings shared by measuring and re-analysing.
+/// Which workspace and which of its packages are benchmarked.
 #[derive(Debug, Args, Default, Clone)]
-pub struct AnalysisArgs {
+pub struct PackageArgs {
+    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
+    #[arg(long, value_name = "PATH", hide_short_help = true)]
+    pub manifest_path: Option<PathBuf>,
+    /// Package(s) to benchmark (names or globs)
+    #[arg(long, short = 'p', value_name = "SPEC")]
+    pub package: Vec<String>,
+}
+
+/// Which bench targets are built, with which features.
+#[derive(Debug, Args, Default, Clone)]
+pub struct BenchTargetArgs {
+    /// Only this bench target (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub bench: Vec<String>,
+    /// Features to activate (comma or space separated, repeatable)
+    #[arg(long, short = 'F', hide_short_help = true)]
+    pub features: Vec<String>,
+    /// Activate all features
+    #[arg(long, hide_short_help = true)]
+    pub all_features: bool,
+    /// Do not activate the `default` feature
+    #[arg(long, hide_short_help = true)]
+    pub no_default_features: bool,
+}
+
+/// Interleaved or duet.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ModeArgs {
+    /// interleaved (default), or duet on two pinned CPUs
+    ///
+    /// `interleaved`: forks of base and head alternate in random order; `duet`: base and head
+    /// run at the same time, each pinned to its own CPU, so that noise from outside hits both
+    /// (recommended on shared CI runners).
+    #[arg(long, value_enum, hide_possible_values = true)]
+    pub mode: Option<Mode>,
+}
+
+/// How benchmarks are measured: code layouts, the stop rule and its limits, and each fork.
+#[derive(Debug, Args, Default, Clone)]
+pub struct MeasuringArgs {
+    /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
+    /// with the functions in other orders, shared by base and head; 1 measures cargo's build
+    /// alone [default: 10]
+    #[arg(long, value_name = "N", hide_short_help = true)]
+    pub layouts: Option<usize>,
+    /// When to stop adding forks [default: decided]
+    #[arg(long, value_enum, hide_short_help = true)]
+    pub stop: Option<StopRule>,
+    /// Rounds of forks with --stop fixed; alone, it means --stop fixed (with another rule, cap it
+    /// with --max-forks) [default: 10]
+    #[arg(long, hide_short_help = true)]
+    pub forks: Option<usize>,
+    #[command(flatten)]
+    pub stop_limits: StopLimitArgs,
+    /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
+    pub warm_up_time: Option<f64>,
+    /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
+    /// seconds) [default: 0.5]
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
+    pub measurement_time: Option<f64>,
+    /// Criterion samples per fork, at least 10 [default: 30]
+    #[arg(long, hide_short_help = true)]
+    pub sample_size: Option<usize>,
+    /// Kill a fork running longer than this and report the benchmark failed; a bench target's
+    /// listing of its benchmarks gets as long [default: 300]
+    #[arg(long, value_name = "SECS", hide_short_help = true)]
+    pub fork_timeout: Option<f64>,
+}
+
+/// The smallest change that matters.
+#[derive(Debug, Args, Default, Clone)]
+pub struct ThresholdArgs {
     /// Smallest change that matters [default: 0.02]
     ///
     /// Relative: 0.02 is 2 %. Changes smaller than this are not relevant; `unchanged` means
     /// the whole interval lies within ±threshold.
     #[arg(long, value_name = "FRACTION")]
     pub threshold: Option<f64>,
+}
+
+/// Settings shared by measuring and re-analysing.
+#[derive(Debug, Args, Default, Clone)]
+pub struct AnalysisArgs {
+    #[command(flatten)]
+    pub threshold: ThresholdArgs,
     /// Significance level of Mann–Whitney U after false-discovery control [default: 0.01]
     #[arg(long, hide_short_help = true)]
     pub alpha: Option<f64>,
@@ -233,12 +313,8 @@ pub struct CompareArgs {
     #[arg(last = true, value_name = "FILTER")]
     pub filters: Vec<String>,
 
-    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
-    #[arg(long, value_name = "PATH", hide_short_help = true)]
-    pub manifest_path: Option<PathBuf>,
-    /// Package(s) to benchmark (names or globs)
-    #[arg(long, short = 'p', value_name = "SPEC")]
-    pub package: Vec<String>,
+    #[command(flatten)]
+    pub packages: PackageArgs,
     /// Benchmark every member of the workspace [default: cargo's default members, which in a
     /// workspace whose root is a package is the root alone]
     #[arg(long, conflicts_with = "package", hide_short_help = true)]
@@ -251,61 +327,20 @@ pub struct CompareArgs {
         hide_short_help = true
     )]
     pub exclude: Vec<String>,
-    /// Only this bench target (repeatable)
-    #[arg(long, value_name = "NAME")]
-    pub bench: Vec<String>,
-    /// Features to activate (comma or space separated, repeatable)
-    #[arg(long, short = 'F', hide_short_help = true)]
-    pub features: Vec<String>,
-    /// Activate all features
-    #[arg(long, hide_short_help = true)]
-    pub all_features: bool,
-    /// Do not activate the `default` feature
-    #[arg(long, hide_short_help = true)]
-    pub no_default_features: bool,
+    #[command(flatten)]
+    pub targets: BenchTargetArgs,
     /// Copy PATH (a file or directory of your working tree that git ignores or never held, such
     /// as downloaded benchmark data) into both revisions' checkouts (repeatable)
     #[arg(long, value_name = "PATH", hide_short_help = true)]
     pub copy_untracked: Vec<PathBuf>,
 
-    /// interleaved (default), or duet on two pinned CPUs
-    ///
-    /// `interleaved`: forks of base and head alternate in random order; `duet`: base and head
-    /// run at the same time, each pinned to its own CPU, so that noise from outside hits both
-    /// (recommended on shared CI runners).
-    #[arg(long, value_enum, hide_possible_values = true)]
-    pub mode: Option<Mode>,
+    #[command(flatten)]
+    pub mode: ModeArgs,
     /// The two CPUs of duet mode, e.g. 2,3 [default: the first two this process may use]
     #[arg(long, value_name = "A,B", value_parser = parse_cpus, hide_short_help = true)]
     pub cpus: Option<[usize; 2]>,
-    /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
-    /// with the functions in other orders, shared by base and head; 1 measures cargo's build
-    /// alone [default: 10]
-    #[arg(long, value_name = "N", hide_short_help = true)]
-    pub layouts: Option<usize>,
-    /// When to stop adding forks [default: decided]
-    #[arg(long, value_enum, hide_short_help = true)]
-    pub stop: Option<StopRule>,
-    /// Rounds of forks with --stop fixed; alone, it means --stop fixed (with another rule, cap it
-    /// with --max-forks) [default: 10]
-    #[arg(long, hide_short_help = true)]
-    pub forks: Option<usize>,
     #[command(flatten)]
-    pub stop_limits: StopLimitArgs,
-    /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
-    pub warm_up_time: Option<f64>,
-    /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
-    /// seconds) [default: 0.5]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
-    pub measurement_time: Option<f64>,
-    /// Criterion samples per fork, at least 10 [default: 30]
-    #[arg(long, hide_short_help = true)]
-    pub sample_size: Option<usize>,
-    /// Kill a fork running longer than this and report the benchmark failed; a bench target's
-    /// listing of its benchmarks gets as long [default: 300]
-    #[arg(long, value_name = "SECS", hide_short_help = true)]
-    pub fork_timeout: Option<f64>,
+    pub measuring: MeasuringArgs,
     /// Also compare a program: NAME='{bin}/prog args'
     ///
     /// Repeatable. `{bin}` in COMMAND is the revision's directory of built programs (`cargo build
@@ -378,53 +413,26 @@ pub struct BisectArgs {
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub retries: usize,
 
-    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
-    #[arg(long, value_name = "PATH", hide_short_help = true)]
-    pub manifest_path: Option<PathBuf>,
-    /// Package(s) to benchmark (names or globs)
-    #[arg(long, short = 'p', value_name = "SPEC")]
-    pub package: Vec<String>,
-    /// Only this bench target (repeatable)
-    #[arg(long, value_name = "NAME")]
-    pub bench: Vec<String>,
-    /// Features to activate (comma or space separated, repeatable)
-    #[arg(long, short = 'F', hide_short_help = true)]
-    pub features: Vec<String>,
-    /// Activate all features
-    #[arg(long, hide_short_help = true)]
-    pub all_features: bool,
-    /// Do not activate the `default` feature
-    #[arg(long, hide_short_help = true)]
-    pub no_default_features: bool,
-    /// interleaved (default), or duet on two pinned CPUs
-    #[arg(long, value_enum, hide_possible_values = true)]
-    pub mode: Option<Mode>,
-    /// Code layouts per revision that forks are spread over [default: 10]
-    #[arg(long, value_name = "N", hide_short_help = true)]
-    pub layouts: Option<usize>,
-    /// When to stop adding forks [default: decided]
-    #[arg(long, value_enum, hide_short_help = true)]
-    pub stop: Option<StopRule>,
-    /// Rounds of forks with --stop fixed; alone, it means --stop fixed [default: 10]
-    #[arg(long, hide_short_help = true)]
-    pub forks: Option<usize>,
     #[command(flatten)]
-    pub stop_limits: StopLimitArgs,
-    /// Criterion warm-up time of the first fork, in seconds [default: 0.1]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
-    pub warm_up_time: Option<f64>,
-    /// Criterion measurement time per fork, in seconds [default: 0.5]
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
-    pub measurement_time: Option<f64>,
-    /// Criterion samples per fork, at least 10 [default: 30]
-    #[arg(long, hide_short_help = true)]
-    pub sample_size: Option<usize>,
-    /// Kill a fork running longer than this [default: 300]
-    #[arg(long, value_name = "SECS", hide_short_help = true)]
-    pub fork_timeout: Option<f64>,
-    /// Smallest change that matters [default: 0.02]
-    #[arg(long, value_name = "FRACTION")]
-    pub threshold: Option<f64>,
+    pub packages: PackageArgs,
+    #[command(flatten)]
+    pub targets: BenchTargetArgs,
+    #[command(flatten)]
+    pub mode: ModeArgs,
+    #[command(flatten)]
+    pub measuring: MeasuringArgs,
+    #[command(flatten)]
+    pub analysis: BisectAnalysisArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The analysis options of a bisection: alpha and the CI level are shared out over its
+/// decisions, so they are its own options; the threshold is a comparison's.
+#[derive(Debug, Args, Default, Clone)]
+pub struct BisectAnalysisArgs {
+    #[command(flatten)]
+    pub threshold: ThresholdArgs,
     /// Chance that any culprit or range named is wrong, shared out over every decision
     /// (docs/bisect.md) [default: 0.01]
     #[arg(long)]
@@ -438,8 +446,6 @@ pub struct BisectArgs {
     /// Seed for every random choice (fork order, bootstrap)
     #[arg(long, hide_short_help = true)]
     pub seed: Option<u64>,
-    #[command(flatten)]
-    pub output: OutputArgs,
 }
 
 impl BisectArgs {
@@ -447,31 +453,27 @@ impl BisectArgs {
     fn comparison(&self) -> CompareArgs {
         CompareArgs {
             filters: self.filters.clone(),
-            manifest_path: self.manifest_path.clone(),
-            package: self.package.clone(),
-            bench: self.bench.clone(),
-            features: self.features.clone(),
-            all_features: self.all_features,
-            no_default_features: self.no_default_features,
-            mode: self.mode,
-            layouts: self.layouts,
-            stop: self.stop,
-            forks: self.forks,
-            stop_limits: self.stop_limits.clone(),
-            warm_up_time: self.warm_up_time,
-            measurement_time: self.measurement_time,
-            sample_size: self.sample_size,
-            fork_timeout: self.fork_timeout,
-            analysis: AnalysisArgs {
-                threshold: self.threshold,
-                alpha: self.alpha,
-                confidence: self.confidence,
-                resamples: self.resamples,
-                seed: self.seed,
-                ..AnalysisArgs::default()
-            },
+            packages: self.packages.clone(),
+            targets: self.targets.clone(),
+            mode: self.mode.clone(),
+            measuring: self.measuring.clone(),
+            analysis: self.analysis.comparison(),
             output: self.output.clone(),
             ..CompareArgs::default()
+        }
+    }
+}
+
+impl BisectAnalysisArgs {
+    /// The analysis options of each step's comparison.
+    fn comparison(&self) -> AnalysisArgs {
+        AnalysisArgs {
+            threshold: self.threshold.clone(),
+            alpha: self.alpha,
+            confidence: self.confidence,
+            resamples: self.resamples,
+            seed: self.seed,
+            ..AnalysisArgs::default()
         }
     }
 }
@@ -594,24 +596,24 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
 /// The command-line layer of the settings.
 fn cli_layer(args: &CompareArgs) -> PartialSettings {
     let mut layer = analysis_layer(&args.analysis);
-    layer.mode = args.mode;
-    layer.stop = args.stop;
-    layer.forks = args.forks;
+    layer.mode = args.mode.mode;
+    layer.stop = args.measuring.stop;
+    layer.forks = args.measuring.forks;
     let StopLimitArgs {
         min_forks,
         max_forks,
         stop_threshold,
         window,
-    } = args.stop_limits.clone();
+    } = args.measuring.stop_limits.clone();
     layer.min_forks = min_forks;
     layer.max_forks = max_forks;
     layer.stop_threshold = stop_threshold;
     layer.window = window;
-    layer.warm_up_ms = args.warm_up_time.map(seconds_to_ms);
-    layer.measurement_ms = args.measurement_time.map(seconds_to_ms);
-    layer.sample_size = args.sample_size;
-    layer.layouts = args.layouts;
-    layer.fork_timeout_s = args.fork_timeout;
+    layer.warm_up_ms = args.measuring.warm_up_time.map(seconds_to_ms);
+    layer.measurement_ms = args.measuring.measurement_time.map(seconds_to_ms);
+    layer.sample_size = args.measuring.sample_size;
+    layer.layouts = args.measuring.layouts;
+    layer.fork_timeout_s = args.measuring.fork_timeout;
     layer.cpus = args.cpus;
     if !args.commands.is_empty() {
         layer.commands = Some(args.commands.clone());
@@ -620,7 +622,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     if !args.filters.is_empty() {
         layer.filters = Some(args.filters.clone());
     }
-    if args.stop.is_none() && args.forks.is_some() {
+    if args.measuring.stop.is_none() && args.measuring.forks.is_some() {
         // `--forks N` alone means the fixed configuration.
         layer.stop = Some(StopRule::Fixed);
     }
@@ -629,7 +631,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
 
 fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
     PartialSettings {
-        threshold: args.threshold,
+        threshold: args.threshold.threshold,
         alpha: args.alpha,
         confidence: args.confidence,
         resamples: args.resamples,
@@ -646,7 +648,7 @@ fn seconds_to_ms(seconds: f64) -> u64 {
 
 /// Where the command runs from, the workspace root and the effective settings of `args`.
 fn resolve_settings(args: &CompareArgs) -> Result<(PathBuf, PathBuf, config::Effective), Error> {
-    let start_dir = match &args.manifest_path {
+    let start_dir = match &args.packages.manifest_path {
         Some(path) => path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -672,17 +674,17 @@ fn run_request(
         workspace_root,
         revisions,
         build: crate::steps::build::BuildOptions {
-            packages: args.package.clone(),
+            packages: args.packages.package.clone(),
             workspace: args.workspace,
             exclude: args.exclude.clone(),
-            benches: args.bench.clone(),
-            features: args.features.clone(),
-            all_features: args.all_features,
-            no_default_features: args.no_default_features,
+            benches: args.targets.bench.clone(),
+            features: args.targets.features.clone(),
+            all_features: args.targets.all_features,
+            no_default_features: args.targets.no_default_features,
             layouts: settings.layouts,
         },
         // Relative to where the command runs, which --manifest-path moves `start_dir` from.
-        copy_untracked: match args.manifest_path {
+        copy_untracked: match args.packages.manifest_path {
             None => args.copy_untracked.clone(),
             Some(_) => args
                 .copy_untracked
@@ -1246,7 +1248,7 @@ mod tests {
             stop_threshold: Some(0.05),
             window: Some(6),
         };
-        assert_eq!(compare.compare.stop_limits, expected);
+        assert_eq!(compare.compare.measuring.stop_limits, expected);
         assert_eq!(replay.stop_limits, expected);
         let layer = cli_layer(&compare.compare);
         assert_eq!(

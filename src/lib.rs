@@ -14,8 +14,8 @@
 //! | orchestration | [`orchestrate`] | the comparison's error; `run` (prepare the sides, select, measure rounds, checkpoint), `replay`, `demo`, `bisect` |
 //! | configuration | [`config`] | the settings of a run with the provenance of each value (files, command line, defaults) |
 //! | steps | [`steps`] | `git` → `build` → `schedule` → `discover` → `fork` → `analysis` → `stop` → `report`, then `estimate` and `progress` |
-//! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness; its own crate (`crates/perfdiff-stats`), so the compiler keeps it free of the rest |
 //! | data model | [`model`] | harness kinds, target ids, thresholds and stop rules, command specs, the samples file |
+//! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness; its own crate (`crates/perfdiff-stats`), so the compiler keeps it free of the rest |
 //! | leaf utilities | [`util`] | exit codes, the interrupt flag, atomic copy, terminal width and wrapping, shell quoting, spawning |
 //!
 //! Each step has its own typed error and takes a small settings struct of its own

@@ -139,6 +139,28 @@ fn crate_paths(code: &str) -> Vec<String> {
     paths
 }
 
+/// Every path after `super::` (one or more), resolved against `module` to a path from the crate
+/// root: in `steps::build::cargo`, `super::keep::X` is `steps::build::keep::X`.
+fn super_paths(code: &str, module: &str) -> Vec<String> {
+    let is_path_char = |c: char| c.is_alphanumeric() || c == '_' || c == ':';
+    let mut paths = Vec::new();
+    for (start, _) in code.match_indices("super::") {
+        if code[..start].ends_with(|c: char| c.is_alphanumeric() || "_:".contains(c)) {
+            continue; // the second `super::` of `super::super::`, seen with the first
+        }
+        let mut parent: Vec<&str> = module.split("::").collect();
+        let mut tail = &code[start..];
+        while let Some(after) = tail.strip_prefix("super::") {
+            parent.pop();
+            tail = after;
+        }
+        let path: String = tail.chars().take_while(|&c| is_path_char(c)).collect();
+        parent.push(&path);
+        paths.push(parent.join("::"));
+    }
+    paths
+}
+
 fn source_files(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -168,7 +190,9 @@ fn upward_imports(src: &Path) -> Vec<String> {
             )
         });
         let code = code_only(&std::fs::read_to_string(&file).unwrap());
-        for path in crate_paths(&code) {
+        let mut paths = crate_paths(&code);
+        paths.extend(super_paths(&code, &module));
+        for path in paths {
             let Some((target, target_name)) = rank(&path) else {
                 continue; // the crate root's re-exports
             };
@@ -194,6 +218,21 @@ fn every_import_points_down() {
     );
 }
 
+/// The command line is clap's only user: below it, no module names clap.
+#[test]
+fn clap_only_in_the_command_line() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    source_files(&src, &mut files);
+    let outside: Vec<String> = files
+        .iter()
+        .filter(|file| !file.strip_prefix(&src).unwrap().starts_with("cli"))
+        .filter(|file| code_only(&std::fs::read_to_string(file).unwrap()).contains("clap::"))
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(outside.is_empty(), "clap outside src/cli: {outside:?}");
+}
+
 /// Every listed module has its source under `src/` (`stats` is the `perfdiff-stats` crate, whose
 /// manifest lets it depend on nothing of ours).
 #[test]
@@ -208,6 +247,15 @@ fn every_listed_module_exists() {
             );
         }
     }
+}
+
+#[test]
+fn super_paths_are_resolved_from_the_module() {
+    let code = code_only("use super::keep::BuildSite;\nlet x = super::super::fork::run();");
+    assert_eq!(
+        super_paths(&code, "steps::build::cargo"),
+        ["steps::build::keep::BuildSite", "steps::fork::run"]
+    );
 }
 
 #[test]

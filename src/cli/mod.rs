@@ -12,6 +12,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub mod error;
 pub mod replay;
+mod values;
 
 #[cfg(test)]
 mod help_snapshot;

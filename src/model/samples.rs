@@ -48,7 +48,7 @@ pub enum SamplesError {
 }
 
 /// How the two revisions were measured.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Forks of base and head alternate in randomised rounds.

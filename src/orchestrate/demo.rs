@@ -50,7 +50,7 @@ const NEW_BENCHMARK_MARKER: &str = "    // perfdiff-demo: head adds a benchmark 
 const BENCHER_GROUP_MARKER: &str = "    // perfdiff-demo: head adds it to the group here\n";
 
 /// The benchmark harness of the demo crate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum DemoHarness {
     /// criterion (its version set by `--criterion`)
     #[default]

@@ -36,7 +36,7 @@ pub use table::DROP_ORDER;
 pub use text::{median_fork_rel_sd, noisy_forks_note, outcome_label, rounds_to_reveal_threshold};
 
 /// Output format of the report on stdout (`--format`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Format {
     /// A table for the terminal.
     #[default]

@@ -18,8 +18,8 @@
 //! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness; its own crate (`crates/perfdiff-stats`), so the compiler keeps it free of the rest |
 //! | leaf utilities | [`util`] | exit codes, the interrupt flag, atomic copy, terminal width and wrapping, shell quoting, spawning |
 //!
-//! Each step has its own typed error and takes a small settings struct of its own
-//! ([`steps::analysis::AnalysisSettings`], [`steps::stop::StopSettings`],
+//! Each step that can fail has its own typed error; a step that needs settings takes a small struct
+//! of its own ([`steps::analysis::AnalysisSettings`], [`steps::stop::StopSettings`],
 //! [`steps::estimate::EstimateSettings`]); [`config`] converts its [`config::Settings`] into each.
 //! Only [`cli`] knows the command line; only it turns an error into an exit code.
 //!

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference vectors for src/stats, computed with scipy/numpy; written to fixtures/stats/*.json.
+"""Reference vectors for crates/perfdiff-stats, computed with scipy/numpy; written to fixtures/stats/*.json.
 
 Run from the repository root after `pip install scipy numpy statsmodels`:
 
@@ -126,7 +126,7 @@ def kde_cases():
 
 
 def kld_probability(before, after):
-    """The definition in src/stats/stability.rs, written with numpy/scipy from scratch."""
+    """The definition in crates/perfdiff-stats/src/stability.rs, written with numpy/scipy from scratch."""
     before, after = np.asarray(before, float), np.asarray(after, float)
     pooled = np.concatenate([before, after])
     q1, q3 = np.quantile(pooled, [0.25, 0.75])
@@ -183,7 +183,7 @@ def cv_cases():
 
 
 def paired_t_cases():
-    """The interval that decides (src/stats/rounds.rs): Student's t over per-round log ratios.
+    """The interval that decides (crates/perfdiff-stats/src/rounds.rs): Student's t over per-round log ratios.
 
     For each case: the log ratios, scipy's one-sample t test of "mean 0" (two-sided p), the
     two-sided t intervals at several levels (exponentiated: ratio scale), and statsmodels' two

@@ -48,7 +48,7 @@ def fork_mean(fork):
 
 
 def without_disturbed(base, head):
-    """The log fork means of both sides without disturbed forks (src/stats/disturbed.rs)."""
+    """The log fork means of both sides without disturbed forks (crates/perfdiff-stats/src/disturbed.rs)."""
     medians = [np.median(base), np.median(head)]
     deviations = np.concatenate([np.abs(base - medians[0]), np.abs(head - medians[1])])
     robust_sd = 1.4826 * np.median(deviations)

@@ -29,8 +29,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub use crate::command::CommandSpec;
-pub use crate::samples::Mode;
+pub use crate::model::command::CommandSpec;
+pub use crate::model::policy::{BenchOverride, FailOn, StopRule, threshold_for};
+pub use crate::model::samples::Mode;
+use crate::steps::analysis::AnalysisSettings;
+use crate::steps::estimate::EstimateSettings;
+use crate::steps::stop::StopSettings;
 
 /// Errors in a configuration file or on the command line. Each names the file (or the command
 /// line) and, where it can, the line and the key.
@@ -89,77 +93,6 @@ fn suggestion_suffix(suggestion: Option<&str>) -> String {
         .unwrap_or_default()
 }
 
-/// When measurement of a benchmark stops adding forks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum StopRule {
-    /// Exactly `forks` rounds.
-    Fixed,
-    /// Coefficient of variation stable over a sliding window (Laaber et al.).
-    Cv,
-    /// Relative width of the bootstrap CI of the mean stable over a sliding window.
-    Rciw,
-    /// Kullback–Leibler based probability that new data changes nothing.
-    Kld,
-    /// The comparison is decided: the verdict can no longer change (alpha spent over looks).
-    #[default]
-    Decided,
-}
-
-impl StopRule {
-    /// The rounds a rule runs before it may stop when `min-forks` is not set. Under `decided`
-    /// two: its look at two forks per side can decide only a change of at least five times the
-    /// threshold (`stop::LARGE_CHANGE_ONLY_BELOW_FORKS`), which saved up to 3 points of time on
-    /// the recordings and agreed with fixed 10 as often or more. Under the paper's rules three: at
-    /// two forks they stop on two prefix values, which cost them 2–18 points of agreement in
-    /// replay (`docs/stopping.md`).
-    pub fn default_min_forks(self) -> usize {
-        match self {
-            StopRule::Decided => 2,
-            StopRule::Fixed | StopRule::Cv | StopRule::Rciw | StopRule::Kld => 3,
-        }
-    }
-}
-
-impl std::fmt::Display for StopRule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            StopRule::Fixed => "fixed",
-            StopRule::Cv => "cv",
-            StopRule::Rciw => "rciw",
-            StopRule::Kld => "kld",
-            StopRule::Decided => "decided",
-        })
-    }
-}
-
-/// What makes the process exit non-zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum FailOn {
-    /// Exit 1 when a benchmark regressed (default).
-    #[default]
-    Regression,
-    /// Exit 1 on a regression, 3 when a benchmark is inconclusive or failed.
-    Inconclusive,
-    /// Exit 1 on a regression, 4 on an improvement (any change needs review).
-    AnyChange,
-    /// Always exit 0 unless the tool itself failed.
-    Never,
-}
-
-/// Per-benchmark overrides from the configuration file, keyed by a regex over the benchmark id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct BenchOverride {
-    /// Relevance threshold for matching benchmarks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threshold: Option<f64>,
-    /// Do not run or report matching benchmarks.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub ignore: bool,
-}
-
 /// Every setting of a run, with its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -212,7 +145,7 @@ pub struct Settings {
     pub cpus: Option<[usize; 2]>,
     /// Per-benchmark overrides, keyed by a regex over the benchmark id.
     pub overrides: BTreeMap<String, BenchOverride>,
-    /// Programs compared from the outside ([`crate::command`]), besides the benchmarks.
+    /// Programs compared from the outside ([`crate::model::command`]), besides the benchmarks.
     pub commands: Vec<CommandSpec>,
     /// The cargo profile the programs that commands run are built with.
     pub profile: String,
@@ -244,7 +177,48 @@ impl Default for Settings {
             cpus: None,
             overrides: BTreeMap::new(),
             commands: Vec::new(),
-            profile: crate::programs::DEFAULT_PROFILE.to_string(),
+            profile: crate::steps::build::programs::DEFAULT_PROFILE.to_string(),
+        }
+    }
+}
+
+/// The analysis's part of the settings.
+impl From<&Settings> for AnalysisSettings {
+    fn from(s: &Settings) -> Self {
+        AnalysisSettings {
+            threshold: s.threshold,
+            alpha: s.alpha,
+            confidence: s.confidence,
+            resamples: s.resamples,
+            fdr: s.fdr,
+            overrides: s.overrides.clone(),
+        }
+    }
+}
+
+/// The stop rules' part of the settings.
+impl From<&Settings> for StopSettings {
+    fn from(s: &Settings) -> Self {
+        StopSettings {
+            rule: s.stop,
+            forks: s.forks,
+            min_forks: s.min_forks,
+            max_forks: s.max_forks,
+            stop_threshold: s.stop_threshold,
+            window: s.window,
+            mode: s.mode,
+            verdict: AnalysisSettings::from(s),
+        }
+    }
+}
+
+/// The estimate's part of the settings.
+impl From<&Settings> for EstimateSettings {
+    fn from(s: &Settings) -> Self {
+        EstimateSettings {
+            stop: StopSettings::from(s),
+            warm_up_ms: s.warm_up_ms,
+            measurement_ms: s.measurement_ms,
         }
     }
 }
@@ -257,33 +231,8 @@ impl Settings {
 
     /// True when a per-benchmark override says to ignore `id`.
     pub fn is_ignored(&self, id: &str) -> bool {
-        matching_overrides(&self.overrides, id).any(|o| o.ignore)
+        crate::model::policy::is_ignored(&self.overrides, id)
     }
-}
-
-/// The relevance threshold for benchmark `id`: that of the first override in `overrides` that
-/// names it and sets one, else `default`.
-pub fn threshold_for(overrides: &BTreeMap<String, BenchOverride>, default: f64, id: &str) -> f64 {
-    matching_overrides(overrides, id)
-        .find_map(|o| o.threshold)
-        .unwrap_or(default)
-}
-
-fn matching_overrides<'a>(
-    overrides: &'a BTreeMap<String, BenchOverride>,
-    id: &'a str,
-) -> impl Iterator<Item = &'a BenchOverride> {
-    overrides
-        .iter()
-        .filter_map(move |(pattern, o)| override_matches(pattern, id).then_some(o))
-}
-
-/// Whether a per-benchmark override's pattern names `id`: a regex match, or a substring when the
-/// pattern is not a valid regex.
-fn override_matches(pattern: &str, id: &str) -> bool {
-    regex::Regex::new(pattern)
-        .map(|re| re.is_match(id))
-        .unwrap_or_else(|_| id.contains(pattern))
 }
 
 /// Every setting optional: what one layer (a file, or the command line) says.
@@ -904,27 +853,13 @@ fn check_command_line(partial: &PartialSettings) -> Result<(), Violation> {
 
 /// Range checks of the values one layer sets.
 fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
-    let open_range = |key: &[&str], value: Option<f64>, low: f64, high: f64| match value {
-        Some(v) if !(v > low && v < high) => Err(Violation::new(
-            key,
-            format!("must be between {low} and {high} (exclusive), got {v}"),
-        )),
-        _ => Ok(()),
-    };
-    let at_least = |key: &str, value: Option<usize>, min: usize| match value {
-        Some(v) if v < min => Err(Violation::new(
-            &[key],
-            format!("must be at least {min}, got {v}"),
-        )),
-        _ => Ok(()),
-    };
-    let positive = |key: &str, value: Option<f64>| match value {
-        Some(v) if !(v > 0.0 && v.is_finite()) => Err(Violation::new(
-            &[key],
-            format!("must be a positive number, got {v}"),
-        )),
-        _ => Ok(()),
-    };
+    check_numbers(partial)?;
+    check_combinations(partial)?;
+    check_texts(partial)
+}
+
+/// Each number within its range.
+fn check_numbers(partial: &PartialSettings) -> Result<(), Violation> {
     open_range(&["threshold"], partial.threshold, 0.0, 1.0)?;
     open_range(&["alpha"], partial.alpha, 0.0, 0.5)?;
     open_range(&["confidence"], partial.confidence, 0.5, 1.0)?;
@@ -946,6 +881,11 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
             return Err(Violation::new(&[key], "must be at least 1".to_string()));
         }
     }
+    Ok(())
+}
+
+/// Values that must agree with one another.
+fn check_combinations(partial: &PartialSettings) -> Result<(), Violation> {
     if let (Some(min), Some(max)) = (partial.min_forks, partial.max_forks)
         && min > max
     {
@@ -962,6 +902,12 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
             format!("must name two different CPUs, got [{a}, {b}]"),
         ));
     }
+    Ok(())
+}
+
+/// The texts: filters and per-benchmark patterns valid regexes (with their thresholds in range),
+/// commands valid, the profile named (in this order: the first violation is reported).
+fn check_texts(partial: &PartialSettings) -> Result<(), Violation> {
     for filter in partial.filters.iter().flatten() {
         regex::Regex::new(filter).map_err(|e| {
             Violation::new(
@@ -971,7 +917,7 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
         })?;
     }
     if let Some(commands) = &partial.commands {
-        crate::command::validate_all(commands)
+        crate::model::command::validate_all(commands)
             .map_err(|e| Violation::new(&["command"], format!("is invalid: {e}")))?;
     }
     if partial
@@ -999,6 +945,36 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
         )?;
     }
     Ok(())
+}
+
+fn open_range(key: &[&str], value: Option<f64>, low: f64, high: f64) -> Result<(), Violation> {
+    match value {
+        Some(v) if !(v > low && v < high) => Err(Violation::new(
+            key,
+            format!("must be between {low} and {high} (exclusive), got {v}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn at_least(key: &str, value: Option<usize>, min: usize) -> Result<(), Violation> {
+    match value {
+        Some(v) if v < min => Err(Violation::new(
+            &[key],
+            format!("must be at least {min}, got {v}"),
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn positive(key: &str, value: Option<f64>) -> Result<(), Violation> {
+    match value {
+        Some(v) if !(v > 0.0 && v.is_finite()) => Err(Violation::new(
+            &[key],
+            format!("must be a positive number, got {v}"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The regex crate's errors span several lines (a caret diagram); keep the last, the reason.

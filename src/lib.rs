@@ -1,40 +1,37 @@
 //! cargo-perfdiff: statistical A/B performance regression testing for Rust benchmarks.
 //!
-//! The modules follow the data flow of one comparison:
+//! # Layers
 //!
-//! revisions → worktree → build → discover → schedule → fork → stop → samples → stats/analysis →
-//! report (and the exit code).
+//! The folders follow the data flow of one comparison, and every module imports only from the
+//! layers below it (and, within a layer, from the modules before it in the list below). There is
+//! no import circle, so one step can be read, tested and changed without the rest in mind.
+//! `layers.rs` keeps the rule: a unit test reads every source file and fails on an import that
+//! points up.
 //!
-//! `cli` wires them together for the `cargo perfdiff` binary, which is a thin shell over [`cli::main`].
-//! Everything under [`stats`] is pure maths with no I/O.
+//! | Layer | Folder | What it holds |
+//! |---|---|---|
+//! | command line | [`cli`] | clap's arguments, flags translated into settings, the catch-all error and the exit code |
+//! | orchestration | [`orchestrate`] | the comparison's error; `run` (prepare the sides, select, measure rounds, checkpoint), `replay`, `demo`, `bisect` |
+//! | configuration | [`config`] | the settings of a run with the provenance of each value (files, command line, defaults) |
+//! | steps | [`steps`] | `git` → `build` → `schedule` → `discover` → `fork` → `analysis` → `stop` → `report`, then `estimate` and `progress` |
+//! | data model | [`model`] | harness kinds, target ids, thresholds and stop rules, command specs, the samples file |
+//! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness; its own crate (`crates/perfdiff-stats`), so the compiler keeps it free of the rest |
+//! | leaf utilities | [`util`] | exit codes, the interrupt flag, atomic copy, terminal width and wrapping, shell quoting, spawning |
+//!
+//! Each step that can fail has its own typed error; a step that needs settings takes a small struct
+//! of its own ([`steps::analysis::AnalysisSettings`], [`steps::stop::StopSettings`],
+//! [`steps::estimate::EstimateSettings`]); [`config`] converts its [`config::Settings`] into each.
+//! Only [`cli`] knows the command line; only it turns an error into an exit code.
+//!
+//! The binary `cargo perfdiff` is a thin shell over [`cli::main`].
 
-pub mod analysis;
-pub mod bisect;
-pub mod build;
-pub mod cargo_env;
 pub mod cli;
-pub mod command;
 pub mod config;
-pub mod demo;
-pub mod discover;
-pub mod duet;
-pub mod error;
-pub mod estimate;
-pub mod fork;
-pub mod freshness;
-pub mod harness;
-pub mod layout;
-pub mod programs;
-pub mod progress;
-pub mod replay;
-pub mod report;
-pub mod revisions;
-pub mod run;
-pub mod samples;
-pub mod schedule;
-pub mod stats;
-pub mod stop;
-pub mod untracked;
-pub mod worktree;
+pub mod model;
+pub mod orchestrate;
+pub use perfdiff_stats as stats;
+pub mod steps;
+pub mod util;
 
-pub use error::{Error, Result};
+#[cfg(test)]
+mod layers;

@@ -3,7 +3,7 @@
 fn main() {
     // First, before anything else runs: the process may be the small helper that runs one
     // execution of a command (its peak memory must not include ours).
-    if let Some(code) = cargo_perfdiff::fork::exec_helper::run_if_asked() {
+    if let Some(code) = cargo_perfdiff::steps::fork::exec_helper::run_if_asked() {
         std::process::exit(code);
     }
     std::process::exit(cargo_perfdiff::cli::main());

@@ -8,7 +8,8 @@ mod processes;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::fork::{ForkError, ForkRequest, interrupted, request_interrupt, run_fork};
+use cargo_perfdiff::steps::fork::{ForkError, ForkRequest, run_fork};
+use cargo_perfdiff::util::interrupt::{interrupted, request_interrupt};
 
 #[test]
 fn an_interrupt_kills_the_running_fork_and_stops_later_ones() {

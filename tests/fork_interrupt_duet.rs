@@ -8,8 +8,9 @@ mod processes;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::duet::{choose_cpus, run_pair};
-use cargo_perfdiff::fork::{ForkError, ForkRequest, request_interrupt, usable_cpus};
+use cargo_perfdiff::steps::fork::duet::{choose_cpus, run_pair};
+use cargo_perfdiff::steps::fork::{ForkError, ForkRequest, usable_cpus};
+use cargo_perfdiff::util::interrupt::request_interrupt;
 
 #[test]
 fn an_interrupt_kills_both_sides_of_a_pair() {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
 /// Tiny forks, one code layout, a wide threshold (the changes are 4× and 0.2×), at most six

@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use cargo_perfdiff::demo::{ProgramChanges, create_program_demo_repo};
+use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo};
 use support::*;
 
 /// The program demo's repository with head's changes made unmistakable (verdicts must not depend

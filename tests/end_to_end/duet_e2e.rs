@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use cargo_perfdiff::samples::SampleFile;
+use cargo_perfdiff::model::samples::SampleFile;
 use support::*;
 
 #[test]

@@ -4,7 +4,7 @@
 
 use crate::support;
 
-use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
 fn fast_args<'a>(args: &[&'a str]) -> Vec<&'a str> {

@@ -11,7 +11,7 @@
 
 use crate::support;
 
-use cargo_perfdiff::demo::{DemoHarness, DemoOptions};
+use cargo_perfdiff::orchestrate::demo::{DemoHarness, DemoOptions};
 use support::*;
 
 /// Compares the demo's benchmarks `filters` select, 6 forks a side, JSON report.

@@ -8,7 +8,7 @@ use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::demo::DemoOptions;
+use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 #[test]
@@ -368,7 +368,8 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     measured_entry(&report, "hash/mix", 2);
-    let state = cargo_perfdiff::run::state_dir(&shared_target_dir(), &repo.join("rust"));
+    let state =
+        cargo_perfdiff::orchestrate::run::state_dir(&shared_target_dir(), &repo.join("rust"));
     assert!(
         state.join("worktrees/base/data/note.txt").is_file(),
         "the submodule is checked out in the slot"

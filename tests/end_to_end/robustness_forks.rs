@@ -8,7 +8,7 @@ use crate::support;
 
 use crate::processes;
 
-use cargo_perfdiff::demo::{DemoChanges, DemoOptions};
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
 fn unchanged_demo() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -377,7 +377,7 @@ fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
     let dir = tempfile::tempdir().unwrap();
     // The repository's path is as odd as the id.
     let repo = dir.path().join("it's ü; $(touch PWNED) & `x` \"d\" [*]");
-    cargo_perfdiff::demo::create_demo_repo(&repo, &DemoOptions::default()).unwrap();
+    cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &DemoOptions::default()).unwrap();
     let odd = r#"a b/ü é; $(touch PWNED) `touch PWNED2` 'q' "d" *?[x] | & > out"#;
     add_bench_group(&repo, "odd", &[(odd, HEALTHY)]);
     commit_all(&repo, "odd benchmark id");

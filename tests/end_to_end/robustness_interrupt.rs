@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::demo::DemoOptions;
-use cargo_perfdiff::samples::SampleFile;
+use cargo_perfdiff::model::samples::SampleFile;
+use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 const FORKS: usize = 6;

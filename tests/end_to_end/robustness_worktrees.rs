@@ -7,7 +7,7 @@ use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::demo::DemoOptions;
+use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 fn run_ok(repo: &Path) -> serde_json::Value {

@@ -6,7 +6,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use cargo_perfdiff::build::{BuildOptions, build_benches, dylib_search_variable, fork_environment};
+use cargo_perfdiff::steps::build::{
+    BuildOptions, build_benches, dylib_search_variable, fork_environment,
+};
 
 /// Variables the bench prints, one `NAME=value` line each (`NAME unset` when absent).
 const PRINTED: &[&str] = &[

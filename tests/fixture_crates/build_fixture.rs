@@ -8,13 +8,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use cargo_perfdiff::build::{
+use cargo_perfdiff::model::samples::Presence;
+use cargo_perfdiff::model::target::TargetKey;
+use cargo_perfdiff::steps::build::{
     BenchExecutable, BuildError, BuildEvent, BuildOptions, build_benches, fork_environment,
 };
-use cargo_perfdiff::discover::{
-    Classified, HarnessKind, TargetKey, classify, list_benchmarks, match_benchmarks,
+use cargo_perfdiff::steps::discover::{
+    Classified, HarnessKind, classify, list_benchmarks, match_benchmarks,
 };
-use cargo_perfdiff::samples::Presence;
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")

@@ -3,12 +3,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use cargo_perfdiff::build::{
+use cargo_perfdiff::model::target::TargetKey;
+use cargo_perfdiff::steps::build::{
     BuildError, BuildEvent, BuildOptions, FeatureGatedBench, UnselectedPackage,
     bench_packages_elsewhere, build_benches, build_needed_benches, target_directory,
     workspace_root,
 };
-use cargo_perfdiff::discover::{Classified, TargetKey, classify};
+use cargo_perfdiff::steps::discover::{Classified, classify};
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")

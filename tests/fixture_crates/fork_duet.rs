@@ -4,8 +4,8 @@ use crate::fixture;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::duet::{choose_cpus, run_pair};
-use cargo_perfdiff::fork::{ForkRequest, usable_cpus};
+use cargo_perfdiff::steps::fork::duet::{choose_cpus, run_pair};
+use cargo_perfdiff::steps::fork::{ForkRequest, usable_cpus};
 
 fn request(
     fixture: &fixture::Fixture,

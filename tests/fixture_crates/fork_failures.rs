@@ -6,8 +6,8 @@ use crate::processes;
 
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::fork::{ForkOutcome, ForkRequest, run_fork};
-use cargo_perfdiff::samples::FailureRecord;
+use cargo_perfdiff::model::samples::FailureRecord;
+use cargo_perfdiff::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 
 fn request(benchmark_id: &str, timeout: Duration) -> (ForkRequest, tempfile::TempDir) {
     let benches = fixture::failing_benches();

@@ -7,7 +7,7 @@ use crate::fixture;
 use std::path::Path;
 use std::time::Duration;
 
-use cargo_perfdiff::fork::{ForkOutcome, ForkRequest, run_fork};
+use cargo_perfdiff::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 
 fn request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
     let demo = fixture::criterion_demo();

@@ -6,8 +6,8 @@ use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::bisect::history::{self, HistoryError};
-use cargo_perfdiff::bisect::search::{Direction, Evidence, Search, Status};
+use cargo_perfdiff::orchestrate::bisect::history::{self, HistoryError};
+use cargo_perfdiff::orchestrate::bisect::search::{Direction, Evidence, Search, Status};
 use support::*;
 
 fn commit(repo: &Path, file: &str, message: &str) -> String {

@@ -7,9 +7,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::build::BenchExecutable;
-use cargo_perfdiff::discover::{DiscoverError, HarnessKind, list_benchmarks};
-use cargo_perfdiff::fork::CliDialect;
+use cargo_perfdiff::model::harness::CliDialect;
+use cargo_perfdiff::steps::build::BenchExecutable;
+use cargo_perfdiff::steps::discover::{DiscoverError, HarnessKind, list_benchmarks};
 
 /// An executable shell script with `body`, as bench target `fake` of a package in `dir`.
 fn script(dir: &Path, body: &str) -> BenchExecutable {

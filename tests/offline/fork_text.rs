@@ -10,8 +10,8 @@ use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use cargo_perfdiff::fork::{Fork, ForkOutcome, ForkRequest, run_fork};
-use cargo_perfdiff::harness::{Harness, PerFork};
+use cargo_perfdiff::model::harness::{Harness, PerFork};
+use cargo_perfdiff::steps::fork::{Fork, ForkOutcome, ForkRequest, run_fork};
 
 /// A fork of benchmark `hash::mix` run by a script with `body` in `dir`.
 fn request(dir: &Path, body: &str, timeout: Duration) -> ForkRequest {

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime};
 
-use cargo_perfdiff::revisions::{self, Comparison, Revision, RevisionError};
-use cargo_perfdiff::worktree::{self, WorktreeError};
+use cargo_perfdiff::steps::git::revisions::{self, Comparison, Revision, RevisionError};
+use cargo_perfdiff::steps::git::worktree::{self, WorktreeError};
 
 // ---------------------------------------------------------------- helpers
 

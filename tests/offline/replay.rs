@@ -6,11 +6,10 @@
 //! targets of issue #4 are checked for the default rule.
 use std::path::Path;
 
-use cargo_perfdiff::analysis::Outcome;
-use cargo_perfdiff::cli::StopLimitArgs;
 use cargo_perfdiff::config::{Settings, StopRule};
-use cargo_perfdiff::replay::{self, ReplayOptions, RuleReplay};
-use cargo_perfdiff::samples::SampleFile;
+use cargo_perfdiff::model::samples::SampleFile;
+use cargo_perfdiff::orchestrate::replay::{self, ReplayOptions, RuleReplay, StopLimits};
+use cargo_perfdiff::steps::analysis::Outcome;
 
 const RECORDING: &str = "fixtures/recordings/demo-fixed20.json";
 
@@ -18,7 +17,7 @@ fn recording() -> SampleFile {
     SampleFile::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING)).unwrap()
 }
 
-fn wall(forks: &[cargo_perfdiff::samples::ForkRecord]) -> f64 {
+fn wall(forks: &[cargo_perfdiff::model::samples::ForkRecord]) -> f64 {
     forks.iter().map(|f| f.wall_ms.unwrap()).sum()
 }
 
@@ -31,8 +30,8 @@ fn options() -> ReplayOptions {
 }
 
 /// The stop limits with `--max-forks N` and the defaults otherwise.
-fn max_forks(n: usize) -> StopLimitArgs {
-    StopLimitArgs {
+fn max_forks(n: usize) -> StopLimits {
+    StopLimits {
         max_forks: Some(n),
         ..Default::default()
     }
@@ -85,13 +84,13 @@ fn check_bookkeeping(file: &SampleFile, result: &RuleReplay) {
     );
     // The replayed means are those of an analysis of the truncated recording with the same
     // warm-up detection.
-    let policy = cargo_perfdiff::stop::StopPolicy::from_settings(&settings);
+    let policy = cargo_perfdiff::steps::stop::StopPolicy::from_settings(&settings);
     for record in &mut truncated.benchmarks {
         for forks in [&mut record.base.forks, &mut record.head.forks] {
             forks.iter_mut().for_each(|fork| policy.mark_warmup(fork));
         }
     }
-    let report = cargo_perfdiff::run::analyse_samples(&truncated, &settings, None);
+    let report = cargo_perfdiff::orchestrate::run::analyse_samples(&truncated, &settings, None);
     for b in &result.benchmarks {
         let r = report.benchmarks.iter().find(|r| r.id == b.id).unwrap();
         assert_eq!(r.forks.base, b.rounds, "{}", b.id);
@@ -350,15 +349,16 @@ fn shuffled_orders_move_whole_rounds() {
     let shuffled = replay::permute_rounds(&file, 7);
     assert_eq!(shuffled, replay::permute_rounds(&file, 7), "seeded");
     assert_ne!(shuffled, file, "order 7 is not the recorded order");
-    let rounds_of = |record: &cargo_perfdiff::samples::BenchmarkRecord| -> Vec<(usize, usize)> {
-        record
-            .base
-            .forks
-            .iter()
-            .zip(&record.head.forks)
-            .map(|(b, h)| (b.round.unwrap(), h.round.unwrap()))
-            .collect()
-    };
+    let rounds_of =
+        |record: &cargo_perfdiff::model::samples::BenchmarkRecord| -> Vec<(usize, usize)> {
+            record
+                .base
+                .forks
+                .iter()
+                .zip(&record.head.forks)
+                .map(|(b, h)| (b.round.unwrap(), h.round.unwrap()))
+                .collect()
+        };
     let first = rounds_of(&shuffled.benchmarks[0]);
     for (original, moved) in file.benchmarks.iter().zip(&shuffled.benchmarks) {
         let pairs = rounds_of(moved);
@@ -657,7 +657,8 @@ fn a_single_fork_per_side_is_never_called_changed() {
         record.base.forks.truncate(1);
         record.head.forks.truncate(1);
     }
-    let report = cargo_perfdiff::run::analyse_samples(&file, &Settings::default(), None);
+    let report =
+        cargo_perfdiff::orchestrate::run::analyse_samples(&file, &Settings::default(), None);
     let changed: Vec<_> = report
         .benchmarks
         .iter()

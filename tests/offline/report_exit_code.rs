@@ -2,10 +2,10 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::analysis::Outcome::{self, *};
 use cargo_perfdiff::config::FailOn;
-use cargo_perfdiff::error::exit_code as code;
-use cargo_perfdiff::report::exit_code;
+use cargo_perfdiff::steps::analysis::Outcome::{self, *};
+use cargo_perfdiff::steps::report::exit_code;
+use cargo_perfdiff::util::exit_code as code;
 use report_support::{all_verdicts, with_verdicts};
 
 fn exit(verdicts: &[Outcome], fail_on: FailOn) -> i32 {

@@ -3,9 +3,9 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::analysis::Outcome;
-use cargo_perfdiff::report::render_html;
-use cargo_perfdiff::samples::SampleFile;
+use cargo_perfdiff::model::samples::SampleFile;
+use cargo_perfdiff::steps::analysis::Outcome;
+use cargo_perfdiff::steps::report::render_html;
 use report_support::{NASTY_ID, all_verdicts, samples_for};
 
 fn page() -> String {
@@ -95,7 +95,7 @@ fn summary_and_settings_are_shown() {
 
 #[test]
 fn degenerate_samples_draw_without_nan() {
-    use cargo_perfdiff::samples::ForkRecord;
+    use cargo_perfdiff::model::samples::ForkRecord;
     let report = report_support::with_verdicts(&[Outcome::Unchanged, Outcome::Unchanged]);
     let mut samples = samples_for(&report);
     // Identical times on both sides; a single sample on one side.
@@ -120,7 +120,7 @@ fn degenerate_samples_draw_without_nan() {
 
 #[test]
 fn huge_sample_counts_are_thinned() {
-    use cargo_perfdiff::samples::ForkRecord;
+    use cargo_perfdiff::model::samples::ForkRecord;
     let report = report_support::with_verdicts(&[Outcome::Unchanged]);
     let mut samples = samples_for(&report);
     let big = ForkRecord {
@@ -140,7 +140,7 @@ fn huge_sample_counts_are_thinned() {
 fn a_card_says_which_settings_the_benchmark_code_chose() {
     let mut report = all_verdicts();
     report.benchmarks[0].head.settings_from_code =
-        Some(cargo_perfdiff::analysis::SettingsFromCode {
+        Some(cargo_perfdiff::steps::analysis::SettingsFromCode {
             sample_size: Some(12),
             ..Default::default()
         });

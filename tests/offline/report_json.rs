@@ -2,8 +2,8 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::analysis::Report;
-use cargo_perfdiff::report::{Format, Style, render};
+use cargo_perfdiff::steps::analysis::Report;
+use cargo_perfdiff::steps::report::{Format, Style, render};
 use report_support::{NASTY_ID, all_verdicts};
 use serde_json::Value;
 

@@ -2,11 +2,11 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::analysis::Outcome;
-use cargo_perfdiff::report::{Format, Style, render};
+use cargo_perfdiff::steps::analysis::Outcome;
+use cargo_perfdiff::steps::report::{Format, Style, render};
 use report_support::{all_verdicts, with_verdicts};
 
-fn markdown(report: &cargo_perfdiff::analysis::Report) -> String {
+fn markdown(report: &cargo_perfdiff::steps::analysis::Report) -> String {
     render(report, Format::Markdown, &Style::plain())
 }
 

@@ -2,8 +2,8 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::analysis::ForkCounts;
-use cargo_perfdiff::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};
+use cargo_perfdiff::steps::analysis::ForkCounts;
+use cargo_perfdiff::steps::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};
 use report_support::{NASTY_ID, all_verdicts, report_of};
 
 /// No colour, no width limit.
@@ -145,7 +145,7 @@ fn table_lines(out: &str) -> Vec<&str> {
 
 /// A report as a real suite gives one: every verdict, a benchmark id far longer than a third of
 /// any terminal, benchmarks of two packages and a layout spread, so every column is there.
-fn crowded_report() -> cargo_perfdiff::analysis::Report {
+fn crowded_report() -> cargo_perfdiff::steps::analysis::Report {
     let mut report = all_verdicts();
     report.benchmarks[0].id =
         "combinations_with_replacement/specialised_nth_of_a_long_iterator/1048576".to_string();
@@ -158,7 +158,7 @@ fn crowded_report() -> cargo_perfdiff::analysis::Report {
             }
             .into(),
         );
-        b.layout_spread = Some(cargo_perfdiff::analysis::LayoutSpread {
+        b.layout_spread = Some(cargo_perfdiff::steps::analysis::LayoutSpread {
             layouts: 10,
             spread: 0.013,
             head_slower: 5,
@@ -169,7 +169,7 @@ fn crowded_report() -> cargo_perfdiff::analysis::Report {
 }
 
 /// `report`'s table at `width` columns, with colour or not, the notes unwrapped.
-fn table_at(report: &cargo_perfdiff::analysis::Report, width: u16, color: bool) -> String {
+fn table_at(report: &cargo_perfdiff::steps::analysis::Report, width: u16, color: bool) -> String {
     let style = Style {
         color,
         width: Some(width),
@@ -185,7 +185,7 @@ fn piped() -> Style {
 
 /// Every benchmark is one row no wider than the terminal, with its id (whole or visibly
 /// shortened), change, interval and verdict on it, every number whole.
-fn assert_rows_fit(report: &cargo_perfdiff::analysis::Report, style: &Style) {
+fn assert_rows_fit(report: &cargo_perfdiff::steps::analysis::Report, style: &Style) {
     let width = usize::from(style.width.unwrap());
     let out = render(report, Format::Table, style);
     let lines = table_lines(&out);
@@ -198,7 +198,7 @@ fn assert_rows_fit(report: &cargo_perfdiff::analysis::Report, style: &Style) {
     let change = regex::Regex::new(r" ([+-]\d+\.\d %|—) ").unwrap();
     let interval = regex::Regex::new(r" (\[\d+\.\d+, \d+\.\d+\]†?|—) ").unwrap();
     for (row, b) in lines[1..].iter().zip(&report.benchmarks) {
-        let label = cargo_perfdiff::report::outcome_label(b.verdict);
+        let label = cargo_perfdiff::steps::report::outcome_label(b.verdict);
         assert!(row.ends_with(label), "verdict not on the row: {row}\n{out}");
         assert!(
             change.is_match(row),
@@ -472,7 +472,7 @@ fn cpu_wait_is_noted_only_when_noticeable_with_advice_for_the_mode() {
 fn time_outside_the_benchmarks_is_noted_when_it_is_a_large_share() {
     let style = NO_COLOR;
     let mut report = all_verdicts();
-    let outside = |share: f64| cargo_perfdiff::analysis::OutsideTime {
+    let outside = |share: f64| cargo_perfdiff::steps::analysis::OutsideTime {
         share,
         median_ms: 245.4,
         heaviest_targets: vec!["bench1".into(), "specializations".into()],
@@ -514,9 +514,9 @@ fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
 
 /// Sets every side's relative SD of fork means to `spread`.
 fn with_fork_spread(
-    mut report: cargo_perfdiff::analysis::Report,
+    mut report: cargo_perfdiff::steps::analysis::Report,
     spread: f64,
-) -> cargo_perfdiff::analysis::Report {
+) -> cargo_perfdiff::steps::analysis::Report {
     for b in &mut report.benchmarks {
         b.base.fork_rel_sd = Some(spread);
         b.head.fork_rel_sd = Some(spread);
@@ -526,8 +526,8 @@ fn with_fork_spread(
 
 #[test]
 fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
-    use cargo_perfdiff::report::{median_fork_rel_sd, noisy_forks_note};
-    let table = |report: &cargo_perfdiff::analysis::Report| {
+    use cargo_perfdiff::steps::report::{median_fork_rel_sd, noisy_forks_note};
+    let table = |report: &cargo_perfdiff::steps::analysis::Report| {
         render(
             report,
             Format::Table,
@@ -581,10 +581,10 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
 }
 
 /// An `inconclusive` result 2 % apart with a wide interval, for the notes' tests to dress.
-fn inconclusive(id: &str) -> cargo_perfdiff::analysis::BenchmarkResult {
+fn inconclusive(id: &str) -> cargo_perfdiff::steps::analysis::BenchmarkResult {
     report_support::measured(
         id,
-        cargo_perfdiff::analysis::Outcome::Inconclusive,
+        cargo_perfdiff::steps::analysis::Outcome::Inconclusive,
         50.0,
         (1.02, 0.8, 1.3),
         0.4,
@@ -645,8 +645,8 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
 /// threshold's size at the measured spread of the rounds, up to rounding the detectable change.
 #[test]
 fn the_rounds_a_hidden_change_needs_follow_the_power_formula() {
-    use cargo_perfdiff::report::rounds_to_reveal_threshold;
     use cargo_perfdiff::stats::power::{min_detectable_change, units_needed};
+    use cargo_perfdiff::steps::report::rounds_to_reveal_threshold;
     let alpha = 0.01;
     for (sd, rounds) in [(0.01, 3), (0.03, 5), (0.08, 10), (0.2, 4)] {
         let mut result = inconclusive("noisy");
@@ -671,7 +671,7 @@ fn the_rounds_a_hidden_change_needs_follow_the_power_formula() {
 #[test]
 fn calibration_suggests_the_other_mode_and_the_forks_the_noise_needs() {
     use cargo_perfdiff::config::Mode;
-    use cargo_perfdiff::report::render_calibration;
+    use cargo_perfdiff::steps::report::render_calibration;
     let mut report = with_fork_spread(all_verdicts(), 0.03);
     let interleaved = render_calibration(&report);
     assert!(

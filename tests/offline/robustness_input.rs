@@ -6,7 +6,7 @@ use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::demo::DemoOptions;
+use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 /// Nothing was done: no state directory (worktrees, builds, samples) for `workspace`.

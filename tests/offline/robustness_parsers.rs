@@ -7,8 +7,8 @@
 use std::path::Path;
 
 use cargo_perfdiff::config::Settings;
-use cargo_perfdiff::fork::protocol::{self, Inbox};
-use cargo_perfdiff::samples::{FailureRecord, ForkRecord, SampleFile, SideRecord};
+use cargo_perfdiff::model::samples::{FailureRecord, ForkRecord, SampleFile, SideRecord};
+use cargo_perfdiff::steps::fork::protocol::{self, Inbox};
 use proptest::prelude::*;
 
 const VALID: &str = r#"{"schema": "perfdiff-samples/1",
@@ -26,7 +26,7 @@ fn load_and_analyse(text: &str) -> Result<(), TestCaseError> {
                 resamples: 50,
                 ..Settings::default()
             };
-            let report = cargo_perfdiff::run::analyse_samples(&file, &settings, None);
+            let report = cargo_perfdiff::orchestrate::run::analyse_samples(&file, &settings, None);
             prop_assert_eq!(report.benchmarks.len(), file.benchmarks.len());
         }
         Err(e) => {
@@ -102,9 +102,9 @@ proptest! {
         let mut file = SampleFile::new(Default::default());
         for (base, head, id, presence) in sides {
             let presence = match presence {
-                0 => cargo_perfdiff::samples::Presence::Both,
-                1 => cargo_perfdiff::samples::Presence::OnlyInBase,
-                _ => cargo_perfdiff::samples::Presence::OnlyInHead,
+                0 => cargo_perfdiff::model::samples::Presence::Both,
+                1 => cargo_perfdiff::model::samples::Presence::OnlyInBase,
+                _ => cargo_perfdiff::model::samples::Presence::OnlyInHead,
             };
             let record = file.benchmark_mut(&id, presence);
             record.base = base;
@@ -117,12 +117,12 @@ proptest! {
     #[test]
     fn arbitrary_cargo_messages_never_panic(lines in proptest::collection::vec(cargo_ish_line(), 0..8)) {
         let stream = lines.join("\n");
-        let _ = cargo_perfdiff::build::parse_messages(stream.as_bytes());
+        let _ = cargo_perfdiff::steps::build::parse_messages(stream.as_bytes());
     }
 
     #[test]
     fn arbitrary_criterion_listings_never_panic(text in any::<String>()) {
-        let ids = cargo_perfdiff::discover::parse_list(&text);
+        let ids = cargo_perfdiff::steps::discover::parse_list(&text);
         for id in ids {
             let line = format!("{id}: benchmark");
             prop_assert!(text.contains(&line));

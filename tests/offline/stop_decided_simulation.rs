@@ -16,10 +16,12 @@
 //! share of A/A comparisons called `unchanged`, the power at +3 % and +10 %, and the rounds run.
 //! `cargo test --release --test stop_decided_simulation -- --ignored --nocapture` prints the full
 //! table of `docs/statistics.md`.
-use cargo_perfdiff::analysis::Outcome;
 use cargo_perfdiff::config::{Settings, StopRule};
-use cargo_perfdiff::samples::{BenchmarkRecord, ForkRecord, Presence, SampleFile, SideRecord};
-use cargo_perfdiff::stop::StopPolicy;
+use cargo_perfdiff::model::samples::{
+    BenchmarkRecord, ForkRecord, Presence, SampleFile, SideRecord,
+};
+use cargo_perfdiff::steps::analysis::Outcome;
+use cargo_perfdiff::steps::stop::StopPolicy;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -120,7 +122,7 @@ fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, us
     let rounds = record.base.forks.len();
     let mut file = SampleFile::new(Default::default());
     file.benchmarks.push(record);
-    let report = cargo_perfdiff::run::analyse_samples(&file, settings, None);
+    let report = cargo_perfdiff::orchestrate::run::analyse_samples(&file, settings, None);
     (report.benchmarks[0].verdict, rounds)
 }
 

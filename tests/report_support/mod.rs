@@ -2,16 +2,16 @@
 //! numbers are invented but consistent (ratio = head mean / base mean, δ sign follows it).
 #![allow(dead_code)]
 
-use cargo_perfdiff::analysis::{
-    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, PairedTest, REPORT_SCHEMA, Report,
-    ReportSettings, SideSummary, SkippedTarget, Summary,
-};
-use cargo_perfdiff::samples::{
+use cargo_perfdiff::model::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile, SideRecord,
 };
 use cargo_perfdiff::stats::mann_whitney::Method;
 use cargo_perfdiff::stats::{
     CliffsDelta, IntervalKind, Magnitude, PairedRounds, RatioInterval, Unit,
+};
+use cargo_perfdiff::steps::analysis::{
+    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, PairedTest, REPORT_SCHEMA, Report,
+    ReportSettings, SideSummary, SkippedTarget, Summary,
 };
 
 /// An id with every character that could break a format.

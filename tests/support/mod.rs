@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
 
-use cargo_perfdiff::demo::{DemoOptions, create_demo_repo};
+use cargo_perfdiff::orchestrate::demo::{DemoOptions, create_demo_repo};
 
 /// End-to-end runs measure real benchmarks: one at a time, so they do not disturb each other.
 static MEASURING: Mutex<()> = Mutex::new(());
@@ -100,7 +100,7 @@ pub const STRICT_ALPHA: &[&str] = &["--alpha", "0.001"];
 /// test machine is): hash/mix twice the work, hash/checksum half, hash/slight +3 %.
 pub fn strong_changes() -> DemoOptions {
     DemoOptions {
-        changes: cargo_perfdiff::demo::DemoChanges {
+        changes: cargo_perfdiff::orchestrate::demo::DemoChanges {
             mix: 2.0,
             checksum: 0.5,
             slight: 1.03,
@@ -486,7 +486,7 @@ pub fn add_bench_group(repo: &Path, name: &str, functions: &[(&str, &str)]) {
 /// The directory where cargo-perfdiff keeps the state of `workspace` (worktrees, bin, runs,
 /// lock) when run through [`cargo_perfdiff`] (the shared target directory).
 pub fn state_dir(workspace: &Path) -> PathBuf {
-    cargo_perfdiff::run::state_dir(&shared_target_dir(), workspace)
+    cargo_perfdiff::orchestrate::run::state_dir(&shared_target_dir(), workspace)
 }
 
 /// Text that must never reach a user: panics, backtraces, Rust debug output.

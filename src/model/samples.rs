@@ -1,0 +1,643 @@
+//! The samples file: every raw measurement of a run, written after every fork.
+//!
+//! Measurements cost minutes; analysis costs milliseconds. So the raw samples are the product's
+//! primary artefact: they are saved after each fork (write to a temporary file, then rename, so a
+//! crash at any moment leaves the previous complete file), `cargo perfdiff report` re-analyses
+//! them, `--resume` continues from them, and `replay` evaluates stop rules on them.
+//!
+//! Format (`perfdiff-samples/1`, JSON):
+//!
+//! ```json
+//! {"schema": "perfdiff-samples/1",
+//!  "run": {"base": {"spec": "HEAD~1", "commit": "…"}, "head": {…}, "mode": "interleaved", …},
+//!  "benchmarks": [{"id": "group/name",
+//!                  "base": {"forks": [{"iters": [7, 14], "times_ns": [7100.0, 14150.0]}]},
+//!                  "head": {"forks": [{"iters": [7, 14], "times_ns": [7300.0, 14700.0]}]}}]}
+//! ```
+//!
+//! Only `schema`, `benchmarks[].id` and the forks' `iters`/`times_ns` are required when reading;
+//! every other field has a default, so hand-written or foreign files load too.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::model::harness::{HarnessKind, PerFork};
+
+/// The schema tag written to and required in every samples file.
+pub const SCHEMA: &str = "perfdiff-samples/1";
+
+/// Errors reading or writing a samples file. Each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SamplesError {
+    #[error("cannot read samples file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write samples file {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("malformed samples file {path}: {message}")]
+    Malformed { path: PathBuf, message: String },
+}
+
+/// How the two revisions were measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Forks of base and head alternate in randomised rounds.
+    #[default]
+    Interleaved,
+    /// Base and head run at the same time on two pinned CPUs; forks of one round are paired.
+    Duet,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Interleaved => "interleaved",
+            Mode::Duet => "duet",
+        })
+    }
+}
+
+/// A whole samples file.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SampleFile {
+    pub schema: String,
+    #[serde(default)]
+    pub run: RunInfo,
+    pub benchmarks: Vec<BenchmarkRecord>,
+    /// Bench targets (or some of their benchmarks) the run did not measure, and why, so that a
+    /// re-analysis (`cargo perfdiff report`) reports them as the run did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped_targets: Vec<SkippedTarget>,
+}
+
+/// A bench target that was not measured, or the part of it that was not, and why.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SkippedTarget {
+    /// The package the target belongs to (absent in files recorded before packages were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    pub target: String,
+    pub reason: String,
+}
+
+impl SkippedTarget {
+    /// How reports name it: `target`, or `package::target` when `several_packages`.
+    pub fn label(&self, several_packages: bool) -> String {
+        crate::model::target::target_label(self.package.as_deref(), &self.target, several_packages)
+    }
+}
+
+/// What was compared and how; informative, never needed for analysis.
+#[derive(Debug, Clone, Serialize, Deserialize, Default, PartialEq)]
+pub struct RunInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<RevisionInfo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<RevisionInfo>,
+    #[serde(default)]
+    pub mode: Mode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The effective settings of the run (see `config::Settings`), as JSON.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_version: Option<String>,
+    /// Unix time in milliseconds when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
+    /// Shard `K/N` this file holds, when the run was sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Wall time of the whole run so far, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<u64>,
+    /// The part of `wall_ms` spent running rounds of forks (with their checkpoints); the rest is
+    /// checkout, build and discovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measure_ms: Option<u64>,
+}
+
+/// One side of the comparison as the user named it and as it was resolved.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RevisionInfo {
+    /// What the user typed (`HEAD~1`, `main`, `working tree`).
+    pub spec: String,
+    /// The commit it resolved to; `None` for an uncommitted working tree snapshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// True when this side is the working tree including uncommitted changes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dirty: bool,
+}
+
+/// Which sides a benchmark exists on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Presence {
+    #[default]
+    Both,
+    OnlyInBase,
+    OnlyInHead,
+}
+
+/// All measurements of one benchmark.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct BenchmarkRecord {
+    /// Criterion id (`group/function/parameter`), qualified as `target::id` or
+    /// `package::target::id` when several bench targets of the run define it.
+    pub id: String,
+    /// The bench target (`[[bench]]` name) the benchmark belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The package of that bench target (absent in files recorded before packages were).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// The id criterion gives the benchmark, when `id` is qualified by target and package
+    /// because another bench target defines it too (`kern::a_mix` for `a_mix`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub criterion_id: Option<String>,
+    /// The harness of its bench target (head's, or base's when head lacks it); absent in files
+    /// recorded before other harnesses than criterion were run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub harness: Option<HarnessKind>,
+    #[serde(default)]
+    pub presence: Presence,
+    #[serde(default)]
+    pub base: SideRecord,
+    #[serde(default)]
+    pub head: SideRecord,
+    /// Why measurement stopped (stop rule met, cap reached, …), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<StopRecord>,
+}
+
+/// The forks of one side of one benchmark.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct SideRecord {
+    #[serde(default)]
+    pub forks: Vec<ForkRecord>,
+    /// Set when a fork of this side failed; the benchmark is then reported `failed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureRecord>,
+}
+
+/// One launch of a benchmark process: its samples and how they were taken.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ForkRecord {
+    /// Iterations per sample (criterion's `iters`); floats because criterion sends floats.
+    pub iters: Vec<f64>,
+    /// Total time per sample in nanoseconds (criterion's `times`).
+    pub times_ns: Vec<f64>,
+    /// Round number (0-based) the fork ran in; duet mode pairs forks by round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<usize>,
+    /// The code layout of the executable the fork ran (0: cargo's build; `k`: relinked with
+    /// seed `k`, [`crate::steps::build::layout`]); absent when the run measured one layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout: Option<usize>,
+    /// Leading samples dropped as warm-up by steady-state detection (see `stop`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_dropped: Option<usize>,
+    /// True when no steady state was found in this fork.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsteady: bool,
+    /// CPU the fork was pinned to (duet mode).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<usize>,
+    /// Unix time in milliseconds when the fork's process started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ms: Option<u64>,
+    /// Wall time of the fork's process in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_ms: Option<f64>,
+    /// Of `wall_ms`, the time outside the fork's own benchmark: from the process's start to
+    /// criterion's `BeginningBenchmark`, and from `MeasurementComplete` to the exit. Starting the
+    /// executable and the set-up code of its other benchmarks, which criterion runs in every
+    /// process, whichever benchmark it measures. In duet mode it also holds the wait for the
+    /// pair's release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_ms: Option<f64>,
+    /// Share of all of the machine's CPU time that the hypervisor stole while the fork ran
+    /// (`/proc/stat`, see [`crate::steps::fork::steal`]); absent where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
+    /// Share of the time the fork's process was ready to run that it waited for a CPU
+    /// (`/proc/<pid>/schedstat`, see [`crate::steps::fork::cpu_wait`]); absent where it cannot be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_share: Option<f64>,
+    /// What `times_ns` measures when it is not nanoseconds of wall time: the unit a custom
+    /// criterion `Measurement` names (`cycles` for `criterion-cycles-per-byte`). Absent for
+    /// criterion's own wall time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// The settings criterion actually used (a `BenchmarkGroup` may override ours).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<ForkSettings>,
+    /// The settings cargo-perfdiff asked for on the fork's command line, as sent (criterion 0.3's
+    /// whole seconds); where `config` differs, the benchmark's own code set it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<ForkSettings>,
+    /// Duet mode: when this fork's measurement phase ran, as Unix times in (fractional)
+    /// milliseconds `[start, end]` (receipt of criterion's `MeasurementStart` and
+    /// `MeasurementComplete`). Duet analysis pairs base and head samples by time with it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement_window_ms: Option<[f64; 2]>,
+    /// Set when the fork gave one value instead of its samples (divan, libtest, bencher print
+    /// only a summary): which summary of the harness's own samples it is. `iters` is then `[1]`
+    /// and `times_ns` holds the value, nanoseconds per iteration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_fork: Option<PerFork>,
+    /// A command's execution ([`crate::model::command`]): its CPU times and peak memory, as the
+    /// measuring helper read them from the program's resource usage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<ExecResources>,
+}
+
+/// What one execution of a command used, besides its wall time (`times_ns`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Default)]
+pub struct ExecResources {
+    /// CPU time in user mode, nanoseconds.
+    pub user_ns: f64,
+    /// CPU time in the kernel on its behalf, nanoseconds.
+    pub system_ns: f64,
+    /// Peak resident set size, bytes.
+    pub peak_rss_bytes: f64,
+}
+
+/// A fork's criterion settings: those criterion used, as `MeasurementComplete` reports them
+/// ([`ForkRecord::config`]), or those cargo-perfdiff asked for ([`ForkRecord::asked`], without
+/// `sampling`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ForkSettings {
+    pub sample_size: usize,
+    pub warm_up_ms: f64,
+    pub measurement_ms: f64,
+    /// `linear` or `flat`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<String>,
+}
+
+/// Why a side failed: a panic, a non-zero exit, a timeout, a protocol error.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct FailureRecord {
+    pub message: String,
+    /// The last lines the process wrote to stderr or stdout.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr_tail: String,
+}
+
+/// How measurement of a benchmark ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct StopRecord {
+    /// The rule in force (`fixed`, `cv`, `rciw`, `kld`, `decided`).
+    pub rule: String,
+    /// Rounds run when it stopped.
+    pub rounds: usize,
+    /// Whether the rule was met per side (false: stopped at the cap).
+    #[serde(default)]
+    pub base_stable: bool,
+    #[serde(default)]
+    pub head_stable: bool,
+    /// True when the benchmark stopped at `max-forks` without meeting its rule.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capped: bool,
+    /// Time spent evaluating the stop rule for this benchmark, in milliseconds.
+    #[serde(default)]
+    pub checkpoint_ms: f64,
+    /// Extra per-rule details (e.g. the last criterion values).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub details: BTreeMap<String, f64>,
+}
+
+impl ForkRecord {
+    /// Time per iteration (ns) of every sample kept after warm-up: `times_ns / iters`.
+    pub fn per_iteration_ns(&self) -> Vec<f64> {
+        let skip = self.warmup_dropped.unwrap_or(0);
+        self.iters
+            .iter()
+            .zip(&self.times_ns)
+            .skip(skip)
+            .map(|(iters, time)| time / iters)
+            .collect()
+    }
+}
+
+impl BenchmarkRecord {
+    /// Rounds in which both sides completed a fork.
+    pub fn completed_rounds(&self) -> usize {
+        self.base.forks.len().min(self.head.forks.len())
+    }
+
+    /// Keeps the forks of the first `rounds` rounds on both sides.
+    pub fn truncate_to_rounds(&mut self, rounds: usize) {
+        self.base.forks.truncate(rounds);
+        self.head.forks.truncate(rounds);
+    }
+
+    /// True when a fork of either side failed.
+    pub fn failed(&self) -> bool {
+        self.base.failure.is_some() || self.head.failure.is_some()
+    }
+
+    /// The rounds an analysis of `mode` rests on: each round's base and head fork, in round
+    /// order, where both sides have data. In interleaved mode a disturbed round
+    /// ([`crate::stats::disturbed`]: one fork far slower than its partner, beyond what the other
+    /// rounds show) is left out with both its forks; in duet mode every round is kept, since a
+    /// disturbance hits both forks of a pair at once and cancels in their ratio. Forks are paired by their round number, or by position in files
+    /// that recorded none.
+    pub fn analysed_pairs(&self, mode: Mode) -> Vec<(&ForkRecord, &ForkRecord)> {
+        let pairs = self.paired_forks();
+        if mode == Mode::Duet {
+            return pairs;
+        }
+        let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());
+        let log_ratios: Vec<f64> = pairs
+            .iter()
+            .map(|(b, h)| (mean(h) / mean(b)).ln())
+            .collect();
+        let disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios);
+        pairs
+            .into_iter()
+            .zip(disturbed)
+            .filter_map(|(pair, disturbed)| (!disturbed).then_some(pair))
+            .collect()
+    }
+
+    /// Per-iteration times by fork of the forks of [`BenchmarkRecord::analysed_pairs`],
+    /// `(base, head)`: as many forks on each side, the i-th of either from the same round.
+    pub fn analysed_by_fork(&self, mode: Mode) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        self.analysed_pairs(mode)
+            .into_iter()
+            .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+            .unzip()
+    }
+
+    /// Base and head forks with data from the same round, in round order.
+    fn paired_forks(&self) -> Vec<(&ForkRecord, &ForkRecord)> {
+        let (base, head) = (self.base.forks_with_data(), self.head.forks_with_data());
+        let numbered = |forks: &[&ForkRecord]| forks.iter().all(|f| f.round.is_some());
+        if !(numbered(&base) && numbered(&head)) {
+            return base.into_iter().zip(head).collect();
+        }
+        let mut pairs: Vec<(&ForkRecord, &ForkRecord)> = base
+            .iter()
+            .filter_map(|b| {
+                let h = head.iter().find(|h| h.round == b.round)?;
+                Some((*b, *h))
+            })
+            .collect();
+        pairs.sort_by_key(|(b, _)| b.round);
+        pairs
+    }
+}
+
+impl SideRecord {
+    /// Per-iteration times of every fork, fork structure kept (the input of the bootstrap).
+    pub fn per_iteration_by_fork(&self) -> Vec<Vec<f64>> {
+        self.forks
+            .iter()
+            .map(ForkRecord::per_iteration_ns)
+            .filter(|fork| !fork.is_empty())
+            .collect()
+    }
+
+    /// The forks [`SideRecord::per_iteration_by_fork`] gives times of, in order.
+    pub fn forks_with_data(&self) -> Vec<&ForkRecord> {
+        self.forks
+            .iter()
+            .filter(|fork| !fork.per_iteration_ns().is_empty())
+            .collect()
+    }
+
+    /// All per-iteration times of all forks, flattened (the input of Mann–Whitney and Cliff's δ).
+    pub fn per_iteration_flat(&self) -> Vec<f64> {
+        self.per_iteration_by_fork().concat()
+    }
+}
+
+impl SampleFile {
+    /// An empty file for a new run.
+    pub fn new(run: RunInfo) -> Self {
+        SampleFile {
+            schema: SCHEMA.to_string(),
+            run,
+            benchmarks: Vec::new(),
+            skipped_targets: Vec::new(),
+        }
+    }
+
+    /// The record of benchmark `id`, created (with `presence`) if absent.
+    pub fn benchmark_mut(&mut self, id: &str, presence: Presence) -> &mut BenchmarkRecord {
+        if let Some(index) = self.benchmarks.iter().position(|b| b.id == id) {
+            return &mut self.benchmarks[index];
+        }
+        self.benchmarks.push(BenchmarkRecord {
+            id: id.to_string(),
+            target: None,
+            package: None,
+            criterion_id: None,
+            harness: None,
+            presence,
+            base: SideRecord::default(),
+            head: SideRecord::default(),
+            stop: None,
+        });
+        self.benchmarks.last_mut().expect("just pushed")
+    }
+
+    /// Parses a samples file from its text; `path` only names it in errors.
+    pub fn from_json(path: &Path, text: &str) -> Result<Self, SamplesError> {
+        let malformed = |message: String| SamplesError::Malformed {
+            path: path.to_path_buf(),
+            message,
+        };
+        let file: SampleFile = serde_json::from_str(text).map_err(|e| {
+            malformed(format!(
+                "{} (line {}, column {})",
+                strip_position(&e.to_string()),
+                e.line(),
+                e.column()
+            ))
+        })?;
+        if file.schema != SCHEMA {
+            return Err(malformed(format!(
+                "field `schema` is {:?}, expected {SCHEMA:?}",
+                file.schema
+            )));
+        }
+        file.validate().map_err(malformed)?;
+        Ok(file)
+    }
+
+    /// Reads and validates a samples file.
+    pub fn load(path: &Path) -> Result<Self, SamplesError> {
+        let text = fs::read_to_string(path).map_err(|source| SamplesError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(path, &text)
+    }
+
+    /// Checks what serde cannot: equal lengths, positive iteration counts, finite times.
+    pub fn validate(&self) -> Result<(), String> {
+        for (b, bench) in self.benchmarks.iter().enumerate() {
+            for (side_name, side) in [("base", &bench.base), ("head", &bench.head)] {
+                for (f, fork) in side.forks.iter().enumerate() {
+                    let at = format!("benchmarks[{b}] ({:?}).{side_name}.forks[{f}]", bench.id);
+                    if fork.iters.len() != fork.times_ns.len() {
+                        return Err(format!(
+                            "{at}: `iters` has {} values but `times_ns` has {}",
+                            fork.iters.len(),
+                            fork.times_ns.len()
+                        ));
+                    }
+                    if let Some(i) = fork.iters.iter().position(|v| !(v.is_finite() && *v > 0.0)) {
+                        return Err(format!(
+                            "{at}.iters[{i}]: {} is not a positive iteration count",
+                            fork.iters[i]
+                        ));
+                    }
+                    if let Some(i) = fork
+                        .times_ns
+                        .iter()
+                        .position(|v| !(v.is_finite() && *v >= 0.0))
+                    {
+                        return Err(format!(
+                            "{at}.times_ns[{i}]: {} is not a finite non-negative time",
+                            fork.times_ns[i]
+                        ));
+                    }
+                    if let Some([start, end]) = fork.measurement_window_ms
+                        && !(start.is_finite() && end.is_finite() && start <= end)
+                    {
+                        return Err(format!(
+                            "{at}.measurement_window_ms: [{start}, {end}] is not a time window"
+                        ));
+                    }
+                    if fork.warmup_dropped.unwrap_or(0) > fork.iters.len() {
+                        return Err(format!(
+                            "{at}.warmup_dropped: {} is more than the {} samples",
+                            fork.warmup_dropped.unwrap_or(0),
+                            fork.iters.len()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the file atomically: a temporary file in the same directory, flushed, then renamed.
+    pub fn save(&self, path: &Path) -> Result<(), SamplesError> {
+        let write_error = |source| SamplesError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        fs::create_dir_all(dir).map_err(write_error)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_error)?;
+        let json = serde_json::to_vec_pretty(self).map_err(|e| write_error(e.into()))?;
+        tmp.write_all(&json).map_err(write_error)?;
+        tmp.write_all(b"\n").map_err(write_error)?;
+        tmp.as_file().sync_all().map_err(write_error)?;
+        tmp.persist(path).map_err(|e| write_error(e.error))?;
+        Ok(())
+    }
+}
+
+/// serde_json appends " at line L column C"; we report the position ourselves.
+fn strip_position(message: &str) -> &str {
+    message.split(" at line ").next().unwrap_or(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"{"schema": "perfdiff-samples/1",
+      "benchmarks": [{"id": "group/name",
+        "base": {"forks": [{"iters": [7, 14], "times_ns": [7100.0, 14150.0]}]},
+        "head": {"forks": [{"iters": [7, 14], "times_ns": [7300.0, 14700.0]}]}}]}"#;
+
+    #[test]
+    fn the_documented_minimal_format_loads() {
+        let file = SampleFile::from_json(Path::new("x.json"), MINIMAL).unwrap();
+        assert_eq!(file.benchmarks[0].id, "group/name");
+        assert_eq!(file.benchmarks[0].presence, Presence::Both);
+        let base = file.benchmarks[0].base.per_iteration_flat();
+        assert_eq!(base, vec![7100.0 / 7.0, 14150.0 / 14.0]);
+    }
+
+    #[test]
+    fn save_then_load_round_trips() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs/a.json");
+        let file = SampleFile::from_json(Path::new("x.json"), MINIMAL).unwrap();
+        file.save(&path).unwrap();
+        assert_eq!(SampleFile::load(&path).unwrap(), file);
+    }
+
+    #[test]
+    fn truncated_file_names_path_and_position() {
+        let err = SampleFile::from_json(Path::new("cut.json"), &MINIMAL[..80]).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("cut.json"), "{text}");
+        assert!(text.contains("line "), "{text}");
+    }
+
+    #[test]
+    fn mismatched_lengths_name_the_field() {
+        let text = MINIMAL.replace("[7300.0, 14700.0]", "[7300.0]");
+        let err = SampleFile::from_json(Path::new("m.json"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("head.forks[0]"), "{err}");
+        assert!(err.contains("times_ns"), "{err}");
+    }
+
+    #[test]
+    fn wrong_schema_is_refused() {
+        let text = MINIMAL.replace("perfdiff-samples/1", "other/2");
+        let err = SampleFile::from_json(Path::new("s.json"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("schema"), "{err}");
+    }
+
+    #[test]
+    fn a_backwards_measurement_window_is_refused() {
+        let text = MINIMAL.replace(
+            r#""times_ns": [7300.0, 14700.0]"#,
+            r#""times_ns": [7300.0, 14700.0], "measurement_window_ms": [5.0, 4.0]"#,
+        );
+        let err = SampleFile::from_json(Path::new("w.json"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("head.forks[0].measurement_window_ms"), "{err}");
+    }
+
+    #[test]
+    fn warmup_dropped_samples_are_excluded() {
+        let fork = ForkRecord {
+            iters: vec![1.0, 2.0, 3.0],
+            times_ns: vec![10.0, 8.0, 9.0],
+            warmup_dropped: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(fork.per_iteration_ns(), vec![4.0, 3.0]);
+    }
+}

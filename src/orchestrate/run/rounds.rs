@@ -1,0 +1,732 @@
+//! The round loop: rounds of forks until every benchmark's stop rule says stop.
+//!
+//! Each round measures the benchmarks still active, in the schedule's order, interleaved (one
+//! side's fork after the other's) or as duet pairs (both sides at once on two CPUs), then
+//! checkpoints: every record the round touched is judged by its stop rule, and the samples file
+//! is saved, so an interrupt loses at most the fork running.
+
+use super::*;
+
+/// Rounds of forks until every benchmark's stop rule says stop.
+pub(super) fn measure(
+    ctx: &MeasureContext,
+    file: &mut SampleFile,
+    progress: &mut Progress,
+) -> Result<()> {
+    let mut rounds = RoundLoop::new(ctx, file)?;
+    announce_run(ctx, file, &rounds.index, &rounds.measurable, progress);
+    for round in 0..rounds.policy.max_rounds() {
+        let active = rounds.active(file, round);
+        if active.is_empty() {
+            // A resumed benchmark sits out the rounds it completed and catches up after them:
+            // stop only when none is left to run (a file resumed after its first round used to
+            // end here, measuring nothing).
+            if rounds.pending(file) {
+                continue;
+            }
+            break;
+        }
+        rounds.measure_round(round, &active, file, progress)?;
+        rounds.checkpoint(round, &active, file, progress)?;
+        let remaining = rounds.active(file, round + 1).len();
+        let still_to_run = remaining * 2 * (rounds.policy.max_rounds() - round - 1);
+        progress.round_done(round + 1, still_to_run as u64);
+    }
+    mark_unfinished(file, &rounds.policy);
+    save_progress(ctx, file)
+}
+
+/// What the round loop keeps between rounds. Benchmarks are numbered as in `ctx.matched`; records
+/// by their index into the samples file.
+struct RoundLoop<'c, 'a> {
+    ctx: &'c MeasureContext<'a>,
+    policy: StopPolicy,
+    /// The two CPUs of duet mode; `None` when interleaved.
+    cpus: Option<[usize; 2]>,
+    /// Each benchmark's record.
+    index: Vec<usize>,
+    /// A command's memory record, which takes the same forks as its time record.
+    companion: Vec<Option<usize>>,
+    /// The records whose stop rule keeps each benchmark running ([`deciding_records`]).
+    deciding: Vec<Vec<usize>>,
+    /// The benchmarks with something to run: in both revisions, and not failed before measuring
+    /// (their target's listing failed).
+    measurable: Vec<usize>,
+    /// The warm-up each benchmark's side gets next.
+    warm_up: BTreeMap<(usize, Side), Duration>,
+    /// The time each record's checkpoints took so far.
+    checkpoint_ms: BTreeMap<usize, f64>,
+    copies: FreshCopies,
+}
+
+impl<'c, 'a> RoundLoop<'c, 'a> {
+    fn new(ctx: &'c MeasureContext<'a>, file: &SampleFile) -> Result<Self> {
+        let policy = StopPolicy::from_settings(ctx.settings);
+        let cpus = match ctx.settings.mode {
+            Mode::Duet => Some(duet::choose_cpus(ctx.settings.cpus)?),
+            Mode::Interleaved => None,
+        };
+        let position = |id: &str| file.benchmarks.iter().position(|b| b.id == id);
+        let index: Vec<usize> = ctx
+            .matched
+            .iter()
+            .map(|m| position(&m.id).expect("registered"))
+            .collect();
+        let companion: Vec<Option<usize>> = ctx
+            .matched
+            .iter()
+            .map(|m| {
+                is_command(m)
+                    .then(|| position(&command::memory_id(&m.id)))
+                    .flatten()
+            })
+            .collect();
+        let deciding = deciding_records(ctx, file, &index, &companion);
+        let measurable = (0..ctx.matched.len())
+            .filter(|&i| {
+                ctx.matched[i].presence == Presence::Both && !file.benchmarks[index[i]].failed()
+            })
+            .collect();
+        let copies_dir = ctx.perfdiff_dir.join("fresh-bin");
+        let copies = FreshCopies::new(copies_dir.clone()).map_err(|e| Error::io(&copies_dir, e))?;
+        Ok(RoundLoop {
+            ctx,
+            policy,
+            cpus,
+            index,
+            companion,
+            deciding,
+            measurable,
+            warm_up: BTreeMap::new(),
+            checkpoint_ms: BTreeMap::new(),
+            copies,
+        })
+    }
+
+    /// The measurable benchmarks that take part in `round` ([`is_active`]).
+    fn active(&self, file: &SampleFile, round: usize) -> Vec<usize> {
+        let active_in = |i: usize| {
+            self.deciding[i]
+                .iter()
+                .any(|&b| is_active(&file.benchmarks[b], round))
+        };
+        self.measurable
+            .iter()
+            .copied()
+            .filter(|&i| active_in(i))
+            .collect()
+    }
+
+    /// Whether a benchmark is still to run in a later round (a resumed one catching up).
+    fn pending(&self, file: &SampleFile) -> bool {
+        self.measurable.iter().any(|&i| {
+            self.deciding[i].iter().any(|&b| {
+                let record = &file.benchmarks[b];
+                record.stop.is_none()
+                    && !record.failed()
+                    && record.completed_rounds() < self.policy.max_rounds()
+            })
+        })
+    }
+
+    /// Measures one round of the `active` benchmarks in the schedule's order.
+    fn measure_round(
+        &mut self,
+        round: usize,
+        active: &[usize],
+        file: &mut SampleFile,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        let plan = schedule::plan_round(self.ctx.seed, round, active);
+        self.copies.start_round();
+        for slot in &plan.slots {
+            let matched = &self.ctx.matched[slot.benchmark];
+            let layout = self.ctx.linked_layout(matched, round, progress);
+            let at = (round, layout);
+            match self.cpus {
+                None => self.measure_interleaved(slot, at, file)?,
+                Some(cpus) => self.measure_duet(slot, at, cpus, file, progress)?,
+            }
+            progress.fork_done(2, &format!("round {} {}", round + 1, matched.id));
+        }
+        Ok(())
+    }
+
+    /// The warm-up of `benchmark`'s `side` in this fork, adapted to its previous forks.
+    fn next_warm_up(&mut self, benchmark: usize, side: Side, file: &SampleFile) -> Duration {
+        let record = &file.benchmarks[self.index[benchmark]];
+        let initial = Duration::from_millis(self.ctx.settings.warm_up_ms);
+        let current = *self.warm_up.entry((benchmark, side)).or_insert(initial);
+        let next = match side {
+            Side::Base => self.policy.next_warm_up(&record.base, current),
+            Side::Head => self.policy.next_warm_up(&record.head, current),
+        };
+        self.warm_up.insert((benchmark, side), next);
+        next
+    }
+
+    /// One slot interleaved: each side's fork in turn, in the slot's random order.
+    fn measure_interleaved(
+        &mut self,
+        slot: &schedule::Slot,
+        (round, layout): (usize, Layout),
+        file: &mut SampleFile,
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let matched = &ctx.matched[slot.benchmark];
+        for &side in &slot.order {
+            let warm_up = self.next_warm_up(slot.benchmark, side, file);
+            let request = ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+            let outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+            let records = (self.index[slot.benchmark], self.companion[slot.benchmark]);
+            let at = (round, layout.recorded());
+            record_outcomes(file, records, at, &self.policy, vec![(side, outcome)]);
+            save_progress(ctx, file)?;
+        }
+        Ok(())
+    }
+
+    /// One slot as a duet pair: both sides at once, each on its own CPU.
+    fn measure_duet(
+        &mut self,
+        slot: &schedule::Slot,
+        (round, layout): (usize, Layout),
+        cpus: [usize; 2],
+        file: &mut SampleFile,
+        progress: &Progress,
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let matched = &ctx.matched[slot.benchmark];
+        // The side run first in this round's random order gets the first CPU.
+        let cpu_of = |side: Side| {
+            Some(if slot.order[0] == side {
+                cpus[0]
+            } else {
+                cpus[1]
+            })
+        };
+        // Duet pairs need identical settings on both sides for overlapping samples, and a short
+        // warm-up (its random overshoot would desynchronise them).
+        let base_warm_up = self.next_warm_up(slot.benchmark, Side::Base, file);
+        let head_warm_up = self.next_warm_up(slot.benchmark, Side::Head, file);
+        let warm_up = duet::pair_warm_up(
+            base_warm_up.max(head_warm_up),
+            Duration::from_millis(ctx.settings.measurement_ms),
+        );
+        let copies = &mut self.copies;
+        let base = ctx.request(
+            Side::Base,
+            matched,
+            layout,
+            warm_up,
+            cpu_of(Side::Base),
+            copies,
+        )?;
+        let head = ctx.request(
+            Side::Head,
+            matched,
+            layout,
+            warm_up,
+            cpu_of(Side::Head),
+            copies,
+        )?;
+        let pair = duet::run_pair(&base, &head).map_err(|e| interrupted(e, ctx, file))?;
+        let outcomes = vec![(Side::Base, pair.base), (Side::Head, pair.head)];
+        let records = (self.index[slot.benchmark], self.companion[slot.benchmark]);
+        record_outcomes(
+            file,
+            records,
+            (round, layout.recorded()),
+            &self.policy,
+            outcomes,
+        );
+        if pair.overlap < duet::LOW_OVERLAP {
+            progress.detail(&format!(
+                "{}: base and head measured at the same time for only {:.0} % of the pair",
+                matched.id,
+                pair.overlap * 100.0
+            ));
+        }
+        save_progress(ctx, file)
+    }
+
+    /// After a round: every record of the `active` benchmarks that has not stopped or failed is
+    /// judged by its stop rule, with the time the checkpoints took; then the file is saved.
+    fn checkpoint(
+        &mut self,
+        round: usize,
+        active: &[usize],
+        file: &mut SampleFile,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        let p_values = crate::steps::analysis::current_p_values(file, self.policy.mode);
+        let records = active
+            .iter()
+            .flat_map(|&i| std::iter::once(self.index[i]).chain(self.companion[i]));
+        for b in records {
+            let record = &mut file.benchmarks[b];
+            if record.failed() || record.stop.is_some() {
+                continue;
+            }
+            let checkpoint = Instant::now();
+            let others = crate::steps::analysis::others(&p_values, b);
+            let stop = self
+                .policy
+                .evaluate(record, round + 1, self.ctx.seed ^ b as u64, &others);
+            let spent = self.checkpoint_ms.entry(b).or_insert(0.0);
+            *spent += checkpoint.elapsed().as_secs_f64() * 1e3;
+            if let Some(mut stop) = stop {
+                // The overhead of every checkpoint of this benchmark, not only the last.
+                stop.checkpoint_ms = *spent;
+                progress.detail(&format!(
+                    "{}: stopped after {} round(s)",
+                    record.id, stop.rounds
+                ));
+                record.stop = Some(stop);
+            }
+        }
+        save_progress(self.ctx, file)
+    }
+}
+
+/// The records whose stop rule keeps each matched benchmark running, by index into the file's
+/// records: its own, and a command's memory record ([`command::memory_id`]), which the same
+/// executions measure; of a command, only those the caller follows ([`Focus::records`]) when it
+/// follows either.
+fn deciding_records(
+    ctx: &MeasureContext,
+    file: &SampleFile,
+    index: &[usize],
+    companion: &[Option<usize>],
+) -> Vec<Vec<usize>> {
+    let followed = |b: &usize| {
+        ctx.followed
+            .is_none_or(|ids| ids.contains(&file.benchmarks[*b].id))
+    };
+    (0..index.len())
+        .map(|i| {
+            let all: Vec<usize> = std::iter::once(index[i]).chain(companion[i]).collect();
+            let chosen: Vec<usize> = all.iter().copied().filter(followed).collect();
+            if chosen.is_empty() { all } else { chosen }
+        })
+        .collect()
+}
+
+/// Says what the run will measure, the forks it expects and their time, with a hint for a
+/// large suite, and starts the progress bar.
+fn announce_run(
+    ctx: &MeasureContext,
+    file: &SampleFile,
+    index: &[usize],
+    measurable: &[usize],
+    progress: &mut Progress,
+) {
+    let policy = StopPolicy::from_settings(ctx.settings);
+    let completed: Vec<usize> = measurable
+        .iter()
+        .map(|&i| file.benchmarks[index[i]].completed_rounds())
+        .collect();
+    let plan = Plan::new(&ctx.settings.into(), &completed);
+    progress.start_run(
+        &format!(
+            "measuring {} benchmark(s), {} mode, stop rule {}: {}",
+            plan.benchmarks,
+            ctx.settings.mode,
+            policy.rule,
+            plan.describe()
+        ),
+        (
+            forks_recorded(file, index, measurable) as u64,
+            (measurable.len() * policy.max_rounds() * 2) as u64,
+        ),
+        plan.per_fork,
+    );
+    if plan.is_large() {
+        progress.note(&format!("note: {}", large_run_hint()));
+    }
+}
+
+/// Forks recorded so far for the `measurable` benchmarks, both sides.
+fn forks_recorded(file: &SampleFile, index: &[usize], measurable: &[usize]) -> usize {
+    measurable
+        .iter()
+        .map(|&i| {
+            let record = &file.benchmarks[index[i]];
+            record.base.forks.len() + record.head.forks.len()
+        })
+        .sum()
+}
+
+/// A benchmark takes part in a round while it has not stopped, not failed, and has no more
+/// completed rounds than the round number (a resumed benchmark catches up).
+fn is_active(record: &BenchmarkRecord, round: usize) -> bool {
+    record.stop.is_none() && !record.failed() && record.completed_rounds() <= round
+}
+
+/// Stores fork outcomes in the record: samples (with warm-up marked, and the round and layout
+/// they ran in) or the failure.
+fn record_outcomes(
+    file: &mut SampleFile,
+    (bench, memory): (usize, Option<usize>),
+    (round, layout): (usize, Option<usize>),
+    policy: &StopPolicy,
+    outcomes: Vec<(Side, ForkOutcome)>,
+) {
+    if let Some(memory) = memory {
+        let memory_outcomes = outcomes
+            .iter()
+            .map(|(side, outcome)| (*side, memory_outcome(outcome)))
+            .collect();
+        record_outcomes(
+            file,
+            (memory, None),
+            (round, layout),
+            policy,
+            memory_outcomes,
+        );
+    }
+    let record = &mut file.benchmarks[bench];
+    for (side, outcome) in outcomes {
+        let side_record = match side {
+            Side::Base => &mut record.base,
+            Side::Head => &mut record.head,
+        };
+        match outcome {
+            ForkOutcome::Completed(mut fork) => {
+                fork.round = Some(round);
+                fork.layout = layout;
+                policy.mark_warmup(&mut fork);
+                side_record.forks.push(*fork);
+            }
+            ForkOutcome::Failed(failure) => {
+                side_record.failure = Some(failure);
+            }
+        }
+    }
+}
+
+/// A command execution's outcome as its memory record takes it: the peak RSS as the fork's one
+/// value, in bytes; a failure as it is.
+fn memory_outcome(outcome: &ForkOutcome) -> ForkOutcome {
+    match outcome {
+        ForkOutcome::Completed(fork) => ForkOutcome::Completed(Box::new(ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![fork.resources.map_or(0.0, |r| r.peak_rss_bytes)],
+            per_fork: Some(crate::model::harness::PerFork::PeakMemory),
+            unit: Some(command::MEMORY_UNIT.to_string()),
+            resources: None,
+            ..(**fork).clone()
+        })),
+        failed => failed.clone(),
+    }
+}
+
+fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
+    file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
+    file.run.measure_ms = Some(ctx.measuring_since.elapsed().as_millis() as u64);
+    file.save(ctx.samples_path)?;
+    Ok(())
+}
+
+/// On interruption the samples taken so far are saved and the error says how to resume.
+fn interrupted(error: ForkError, ctx: &MeasureContext, file: &mut SampleFile) -> Error {
+    if matches!(error, ForkError::Interrupted) {
+        let _ = save_progress(ctx, file);
+        return Error::Interrupted {
+            samples: ctx.samples_path.to_path_buf(),
+        };
+    }
+    error.into()
+}
+
+/// Benchmarks that ran out of rounds without a stop record (e.g. a resumed run) get one.
+fn mark_unfinished(file: &mut SampleFile, policy: &StopPolicy) {
+    for record in &mut file.benchmarks {
+        if record.presence == Presence::Both
+            && record.stop.is_none()
+            && !record.failed()
+            && !record.base.forks.is_empty()
+        {
+            record.stop = Some(crate::model::samples::StopRecord {
+                rule: policy.rule.to_string(),
+                rounds: record.completed_rounds(),
+                capped: policy.rule != StopRule::Fixed,
+                ..Default::default()
+            });
+        }
+    }
+}
+
+/// What the measurement loop needs.
+pub(super) struct MeasureContext<'a> {
+    pub(super) settings: &'a Settings,
+    pub(super) seed: u64,
+    pub(super) perfdiff_dir: &'a Path,
+    pub(super) base: &'a SideBuild,
+    pub(super) head: &'a SideBuild,
+    pub(super) matched: &'a [Matched],
+    /// The records the caller reads ([`Focus::records`]); `None`: all.
+    pub(super) followed: Option<&'a [String]>,
+    pub(super) samples_path: &'a Path,
+    pub(super) started: Instant,
+    pub(super) measuring_since: Instant,
+    /// The layouts a side's target (`None`: its programs) has, where linking one failed: its
+    /// rounds go through those alone.
+    pub(super) linked_layouts: RefCell<BTreeMap<(Side, Option<TargetKey>), usize>>,
+}
+
+impl MeasureContext<'_> {
+    pub(super) fn side(&self, side: Side) -> &SideBuild {
+        match side {
+            Side::Base => self.base,
+            Side::Head => self.head,
+        }
+    }
+
+    pub(super) fn built(&self, side: Side, matched: &Matched) -> &BuiltTarget {
+        let (build, target) = match side {
+            Side::Base => (self.base, matched.base_target.as_ref()),
+            Side::Head => (self.head, matched.head_target.as_ref()),
+        };
+        target
+            .and_then(|target| build.targets.get(target))
+            .expect("measured benchmarks are present on both sides")
+    }
+
+    /// The layout both sides of `matched` run in `round`: the rounds go through the layouts both
+    /// sides have, in turn, so each layout index is measured as often on either side.
+    pub(super) fn layout(&self, matched: &Matched, round: usize) -> Layout {
+        let layouts = |side: Side| {
+            let prepared = match is_command(matched) {
+                true => self
+                    .side(side)
+                    .programs
+                    .as_ref()
+                    .map_or(1, |p| p.layout_dirs.len()),
+                false => self.built(side, matched).exe.layouts.len() + 1,
+            };
+            let linked = self.linked_layouts.borrow();
+            let linked = linked.get(&(side, self.target_of(side, matched)));
+            linked.map_or(prepared, |&linked| prepared.min(linked))
+        };
+        let count = [Side::Base, Side::Head]
+            .map(layouts)
+            .into_iter()
+            .min()
+            .unwrap_or(1);
+        Layout {
+            index: round % count,
+            count,
+        }
+    }
+
+    /// The target of `matched` on `side`, or `None` for a command (the side's programs).
+    pub(super) fn target_of(&self, side: Side, matched: &Matched) -> Option<TargetKey> {
+        match (is_command(matched), side) {
+            (true, _) => None,
+            (false, Side::Base) => matched.base_target.clone(),
+            (false, Side::Head) => matched.head_target.clone(),
+        }
+    }
+
+    /// [`Self::layout`], with the executables of that layout linked on both sides if no round
+    /// needed them before. A side whose layout cannot be linked keeps the layouts it has (the
+    /// rounds go through those alone), and the run says so.
+    pub(super) fn linked_layout(
+        &self,
+        matched: &Matched,
+        round: usize,
+        progress: &Progress,
+    ) -> Layout {
+        loop {
+            let layout = self.layout(matched, round);
+            let failed = [Side::Base, Side::Head].into_iter().find_map(|side| {
+                let linked = self.link_layout(side, matched, layout.index, progress);
+                linked.err().map(|reason| (side, reason))
+            });
+            let Some((side, reason)) = failed else {
+                return layout;
+            };
+            let what = match self.target_of(side, matched) {
+                Some(target) => format!("bench target {}", target.target),
+                None => "the programs".to_string(),
+            };
+            progress.note(&format!(
+                "{what} of {} {} measured in its first {} code layout(s) from now on: linking \
+                 layout {} failed ({reason})",
+                side.as_str(),
+                if what.starts_with("the") { "are" } else { "is" },
+                layout.index,
+                layout.index
+            ));
+            // Both sides run the layouts the side with fewer has.
+            self.linked_layouts
+                .borrow_mut()
+                .insert((side, self.target_of(side, matched)), layout.index);
+        }
+    }
+
+    /// Links layout `layout` of `matched`'s executable (or of the programs) on `side`, unless it
+    /// is linked already.
+    pub(super) fn link_layout(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: usize,
+        progress: &Progress,
+    ) -> std::result::Result<(), String> {
+        let linking = |what: &str| {
+            let message = format!("linking layout {layout} of {what} ({})", side.as_str());
+            progress.step_message(&message);
+            progress.detail(&message);
+        };
+        match is_command(matched) {
+            true => {
+                let Some(programs) = self.side(side).programs.as_ref() else {
+                    return Ok(());
+                };
+                if programs.unlinked(layout) {
+                    linking("the programs");
+                    programs.link_layout(layout)?;
+                }
+            }
+            false => {
+                let exe = &self.built(side, matched).exe;
+                if exe.unlinked(layout) {
+                    linking(&exe.target);
+                    exe.layout(layout)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: Layout,
+        warm_up: Duration,
+        cpu: Option<usize>,
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
+        if is_command(matched) {
+            return self.command_request(side, matched, layout, cpu, copies);
+        }
+        let BuiltTarget { exe, env, harness } = self.built(side, matched);
+        let original = match layout.index {
+            0 => &exe.path,
+            k => &exe.layouts[k - 1],
+        };
+        let executable = copies
+            .path(side, original)
+            .map_err(|e| Error::io(original, e))?;
+        Ok(ForkRequest {
+            executable,
+            cwd: exe.package_root.clone(),
+            env: env.clone(),
+            benchmark_id: matched.criterion_id.clone(),
+            harness: harness.get(),
+            warm_up,
+            measurement: Duration::from_millis(self.settings.measurement_ms),
+            sample_size: self.settings.sample_size.max(10),
+            timeout: fork_timeout(self.settings),
+            criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
+            cpu,
+            command: None,
+        })
+    }
+
+    /// The fork of a command: one execution of its program from this round's fresh copy of the
+    /// side's programs in `layout`.
+    pub(super) fn command_request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: Layout,
+        cpu: Option<usize>,
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
+        let build = self.side(side);
+        let spec = self
+            .settings
+            .commands
+            .iter()
+            .find(|c| c.name == matched.id)
+            .expect("measured commands are declared");
+        let programs = build
+            .programs
+            .as_ref()
+            .expect("programs built for commands");
+        let original = &programs.layout_dirs[layout.index];
+        let bin = copies
+            .directory(side, original, &programs.names)
+            .map_err(|e| Error::io(original, e))?;
+        let places = Places {
+            bin,
+            root: build.root.clone(),
+        };
+        let argv = spec.argv(&places);
+        let helper = crate::steps::fork::exec_helper::helper_executable()
+            .map_err(|e| Error::io("cargo-perfdiff", e))?;
+        Ok(ForkRequest {
+            executable: PathBuf::from(&argv[0]),
+            cwd: spec.working_dir(&build.root),
+            env: spec.environment(&places),
+            benchmark_id: matched.id.clone(),
+            harness: Harness::Command,
+            warm_up: Duration::ZERO,
+            measurement: Duration::ZERO,
+            sample_size: 1,
+            timeout: fork_timeout(self.settings),
+            criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
+            cpu,
+            command: Some(CommandRun {
+                argv,
+                prepare: spec.prepare_line(&places),
+                warm_up: spec.warm_up,
+                helper,
+            }),
+        })
+    }
+}
+
+pub(super) fn is_command(matched: &Matched) -> bool {
+    matched.harness == Some(HarnessKind::Command)
+}
+
+/// Registers a command's two records, time and memory, with the failures its set-up had.
+pub(super) fn register_command(
+    file: &mut SampleFile,
+    m: &Matched,
+    base: &SideBuild,
+    head: &SideBuild,
+) {
+    for id in [m.id.clone(), command::memory_id(&m.id)] {
+        let record = file.benchmark_mut(&id, Presence::Both);
+        record.harness = Some(HarnessKind::Command);
+        for (build, side_record) in [(base, &mut record.base), (head, &mut record.head)] {
+            let failure = build
+                .command_failures
+                .iter()
+                .find(|(name, _)| *name == m.id);
+            if let (Some((_, failure)), None) = (failure, &side_record.failure) {
+                side_record.failure = Some(failure.clone());
+            }
+        }
+    }
+}
+
+/// The code layout a round's forks of one benchmark run in, of how many.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layout {
+    pub(super) index: usize,
+    pub(super) count: usize,
+}
+
+impl Layout {
+    /// What the samples file records: the index, when there is more than one layout.
+    pub(super) fn recorded(self) -> Option<usize> {
+        (self.count > 1).then_some(self.index)
+    }
+}

@@ -1,0 +1,631 @@
+//! Selecting and discovering: the bench targets the builds left out said once, the benchmarks
+//! of both sides listed, matched and selected (filters, ignore list, shard, commands), and why
+//! nothing was found when nothing is.
+
+use super::*;
+
+/// What a run measures, and what it leaves out and why.
+pub(super) struct Selection {
+    pub(super) matched: Vec<Matched>,
+    pub(super) skipped: Vec<SkippedTarget>,
+    /// How many of `skipped`, from the first, a note has already named.
+    pub(super) announced: usize,
+    pub(super) failed_listings: Vec<(Side, TargetKey, FailureRecord)>,
+}
+
+/// Says which bench targets the builds left out, lists the benchmarks of both sides and selects
+/// those the run measures (filters, ignore list, shard, commands).
+pub(super) fn select_and_discover(
+    request: &RunRequest,
+    comparison: &revisions::Comparison,
+    (base_build, head_build): (&SideBuild, &SideBuild),
+    progress: &mut Progress,
+) -> Result<Selection> {
+    let settings = &request.settings;
+    let needs_features = both_sides(&base_build.needs_features, &head_build.needs_features);
+    let several = several_packages(base_build, head_build);
+    let labels = [comparison.base.label(), comparison.head.label()];
+    let (left_out, mut skipped) = announce_left_out(
+        comparison,
+        (base_build, head_build),
+        &needs_features,
+        progress,
+    );
+    let announced = skipped.len();
+    let unselected = both_sides(&base_build.unselected, &head_build.unselected);
+    // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
+    let list_timeout = fork_timeout(&request.settings);
+    let discover = |side: &SideBuild, skipped: &mut Vec<SkippedTarget>| {
+        discover_side(side, &left_out, list_timeout, skipped, progress)
+    };
+    let settled = discover::settle_failed_listings(
+        discover(base_build, &mut skipped)?,
+        discover(head_build, &mut skipped)?,
+    );
+    let failed_listings = failed_listings(&settled, &labels, several, progress);
+    let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
+    let mut matched = select_benchmarks(
+        &base_lists,
+        &head_lists,
+        &command_entries(&settings.commands),
+        settings,
+        request.shard,
+        &NothingFound {
+            needs_features: &needs_features,
+            skipped: &skipped,
+            unselected: &unselected,
+            workspace_root: &request.workspace_root,
+            start_dir: &request.start_dir,
+        },
+    )?;
+    for m in &mut matched {
+        m.harness = harness_of(base_build, head_build, m)
+            .map(Harness::kind)
+            .or(m.harness);
+    }
+    if !unselected.is_empty() {
+        progress.note(&unselected_members(&unselected));
+    }
+    Ok(Selection {
+        matched,
+        skipped,
+        announced,
+        failed_listings,
+    })
+}
+
+/// Notes, once per target, the bench targets that need features or did not compile (and the
+/// nightly command for `#[bench]` targets); returns the targets left out and their skip records.
+pub(super) fn announce_left_out(
+    comparison: &revisions::Comparison,
+    (base_build, head_build): (&SideBuild, &SideBuild),
+    needs_features: &[FeatureGatedBench],
+    progress: &mut Progress,
+) -> (Vec<TargetKey>, Vec<SkippedTarget>) {
+    let several = several_packages(base_build, head_build);
+    let mut skipped: Vec<SkippedTarget> = needs_features.iter().map(skipped_for_features).collect();
+    // Once per target, not once per side.
+    for gated in &skipped {
+        progress.note(&format!(
+            "bench target {} {}",
+            gated.label(several),
+            gated.reason
+        ));
+    }
+    let labels = [comparison.base.label(), comparison.head.label()];
+    let not_compiled = not_compiled(base_build, head_build, &labels);
+    for (key, uncompiled) in &not_compiled {
+        progress.note(&format!(
+            "bench target {} {}",
+            key.label(several),
+            uncompiled.reason
+        ));
+    }
+    if let Some(note) = nightly_command(base_build, head_build, comparison, several) {
+        progress.note(&note);
+    }
+    let (left_out, not_compiled): (Vec<TargetKey>, Vec<SkippedTarget>) =
+        not_compiled.into_iter().unzip();
+    skipped.extend(not_compiled);
+    (left_out, skipped)
+}
+
+/// The harness of `matched`'s bench target: head's, or base's when head lacks it; `None` when
+/// neither side built it.
+pub(super) fn harness_of(base: &SideBuild, head: &SideBuild, matched: &Matched) -> Option<Harness> {
+    let of = |build: &SideBuild, key: &Option<TargetKey>| {
+        key.as_ref()
+            .and_then(|key| build.targets.get(key))
+            .map(|built| built.harness.get())
+    };
+    of(head, &matched.head_target).or_else(|| of(base, &matched.base_target))
+}
+
+/// Whether the two sides' bench targets (built or gated by features) come from more than one
+/// package: messages then name each target's package.
+pub(super) fn several_packages(base: &SideBuild, head: &SideBuild) -> bool {
+    let packages = [base, head].into_iter().flat_map(|side| {
+        let built = side.targets.keys().map(|key| key.package.as_str());
+        let gated = side.needs_features.iter().map(|g| g.package.as_str());
+        let not_compiled = side.not_compiled.iter().map(|u| u.package.as_str());
+        built.chain(gated).chain(not_compiled)
+    });
+    analysis::distinct_more_than_one(packages)
+}
+
+/// What either side's build reported, sorted, each once.
+pub(super) fn both_sides<T: Ord + Clone>(base: &[T], head: &[T]) -> Vec<T> {
+    sorted_once(base.iter().chain(head).cloned().collect())
+}
+
+/// `items` sorted, each once.
+pub(super) fn sorted_once<T: Ord>(mut items: Vec<T>) -> Vec<T> {
+    items.sort();
+    items.dedup();
+    items
+}
+
+/// How a bench target cargo skipped for its `required-features` appears in the report.
+pub(super) fn skipped_for_features(gated: &FeatureGatedBench) -> SkippedTarget {
+    SkippedTarget {
+        package: Some(gated.package.clone()),
+        target: gated.target.clone(),
+        reason: format!(
+            "not built: it requires the feature(s) `{}` of {}, which are not enabled (pass `{}`)",
+            gated.required_features.join("`, `"),
+            gated.package,
+            gated.suggestion
+        ),
+    }
+}
+
+/// The bench targets a compile error left out of either side's build, each skipped once with
+/// why, naming the revision(s). A target that one side could not build is not compared at all:
+/// the other side's benchmarks alone would read as removed or added.
+pub(super) fn not_compiled(
+    base: &SideBuild,
+    head: &SideBuild,
+    labels: &[String; 2],
+) -> Vec<(TargetKey, SkippedTarget)> {
+    let keys = sorted_once(
+        base.not_compiled
+            .iter()
+            .chain(&head.not_compiled)
+            .map(|u| TargetKey::new(&u.package, &u.target))
+            .collect(),
+    );
+    keys.into_iter()
+        .map(|key| {
+            let on = |side: &SideBuild| {
+                side.not_compiled
+                    .iter()
+                    .find(|u| u.package == key.package && u.target == key.target)
+                    .cloned()
+            };
+            let reason = not_compiled_reason(on(base), on(head), labels);
+            let skipped = SkippedTarget {
+                package: Some(key.package.clone()),
+                target: key.target.clone(),
+                reason,
+            };
+            (key, skipped)
+        })
+        .collect()
+}
+
+/// When bench targets were left out because the toolchain is not nightly (libtest's `#[bench]`),
+/// the command that compares them: the same revisions with `cargo +nightly`, those targets only.
+pub(super) fn nightly_command(
+    base: &SideBuild,
+    head: &SideBuild,
+    comparison: &revisions::Comparison,
+    several_packages: bool,
+) -> Option<String> {
+    let keys = sorted_once(
+        base.not_compiled
+            .iter()
+            .chain(&head.not_compiled)
+            .filter(|u| u.needs_nightly())
+            .map(|u| TargetKey::new(&u.package, &u.target))
+            .collect(),
+    );
+    if keys.is_empty() {
+        return None;
+    }
+    let mut command = vec!["cargo".to_string(), "+nightly".into(), "perfdiff".into()];
+    command.extend(revision_arguments(comparison));
+    if several_packages {
+        for package in sorted_once(keys.iter().map(|k| k.package.clone()).collect()) {
+            command.extend(["-p".to_string(), package]);
+        }
+    }
+    for target in sorted_once(keys.iter().map(|k| k.target.clone()).collect()) {
+        command.extend(["--bench".to_string(), target]);
+    }
+    let labels: Vec<String> = keys.iter().map(|k| k.label(several_packages)).collect();
+    Some(format!(
+        "{} bench target(s) need a nightly toolchain ({}); compare them with `{}`",
+        keys.len(),
+        labels.join(", "),
+        command
+            .iter()
+            .map(|word| crate::util::shell::quote_for_shell(word))
+            .collect::<Vec<_>>()
+            .join(" ")
+    ))
+}
+
+/// The revision arguments that select `comparison` again: none for HEAD against the working
+/// tree, `REV` for REV against the working tree, `A...B` for a merge base, else both.
+pub(super) fn revision_arguments(comparison: &revisions::Comparison) -> Vec<String> {
+    if comparison.base.spec.contains("...") {
+        return vec![comparison.base.spec.clone()];
+    }
+    match (comparison.base.working_tree, comparison.head.working_tree) {
+        (false, true) if comparison.base.spec == "HEAD" => Vec::new(),
+        (false, true) => vec![comparison.base.spec.clone()],
+        _ => vec![comparison.base.spec.clone(), comparison.head.spec.clone()],
+    }
+}
+
+/// Why a target is skipped when it was not compiled in `base`, `head` or both.
+pub(super) fn not_compiled_reason(
+    base: Option<UncompiledBench>,
+    head: Option<UncompiledBench>,
+    labels: &[String; 2],
+) -> String {
+    let [base_label, head_label] = [Side::Base, Side::Head].map(|side| side_label(side, labels));
+    match (base, head) {
+        (Some(base), Some(head)) if base.why == head.why => base.reason_in("both revisions"),
+        (Some(base), Some(head)) => format!(
+            "{}; {}",
+            base.reason_in(&base_label),
+            head.reason_in(&head_label)
+        ),
+        (Some(base), None) => format!(
+            "{}; its benchmarks in {head_label} are not compared",
+            base.reason_in(&base_label)
+        ),
+        (None, Some(head)) => format!(
+            "{}; its benchmarks in {base_label} are not compared",
+            head.reason_in(&head_label)
+        ),
+        (None, None) => String::new(),
+    }
+}
+
+/// Lists the benchmarks of every target of one side but those `left_out` (skipped
+/// already); other harnesses are skipped, and a target whose listing fails is kept apart for
+/// [`discover::settle_failed_listings`].
+pub(super) fn discover_side(
+    side: &SideBuild,
+    left_out: &[TargetKey],
+    timeout: Duration,
+    skipped: &mut Vec<SkippedTarget>,
+    progress: &Progress,
+) -> Result<SideListings> {
+    let mut listings = SideListings::default();
+    let listed = side
+        .targets
+        .iter()
+        .filter(|(key, _)| !left_out.contains(key));
+    for (key, built) in listed {
+        let BuiltTarget { exe, env, .. } = built;
+        let skip = |reason: String| SkippedTarget {
+            package: Some(key.package.clone()),
+            target: key.target.clone(),
+            reason,
+        };
+        match discover::classify(exe)? {
+            Classified::Runs(kind) => {
+                let listing = match discover::list_benchmarks(kind, exe, env, timeout) {
+                    Ok(listing) => listing,
+                    Err(error) => {
+                        listings.failed.push(FailedListing {
+                            target: key.clone(),
+                            error,
+                        });
+                        continue;
+                    }
+                };
+                // A second listing that fails says nothing about the ids: keep them all. A
+                // `bencher` listing reads the source, which says the same every time.
+                let again = match kind {
+                    HarnessKind::Bencher => Ok(listing.clone()),
+                    _ => discover::list_benchmarks(kind, exe, env, timeout),
+                };
+                let (ids, unstable) = match again {
+                    Ok(again) => discover::split_unstable(listing.ids, &again.ids),
+                    Err(_) => (listing.ids, Vec::new()),
+                };
+                if !unstable.is_empty() {
+                    skipped.push(skip(unstable_ids_reason(&unstable)));
+                }
+                let (ids, repeated) = match kind {
+                    HarnessKind::Criterion => discover::split_repeated_ids(ids),
+                    _ => (ids, Vec::new()),
+                };
+                if !repeated.is_empty() {
+                    skipped.push(skip(repeated_ids_reason(&repeated)));
+                }
+                built.harness.set(listing.harness);
+                listings.lists.push((key.clone(), ids));
+            }
+            Classified::Skipped { reason } => {
+                progress.detail(&format!(
+                    "skipping bench target {} of package {}: {reason}",
+                    key.target, key.package
+                ));
+                skipped.push(skip(reason));
+            }
+        }
+    }
+    Ok(listings)
+}
+
+/// The failure each benchmark of a target whose listing failed on one side is given there,
+/// announced as a note.
+pub(super) fn failed_listings(
+    settled: &Settled,
+    labels: &[String; 2],
+    several_packages: bool,
+    progress: &Progress,
+) -> Vec<(Side, TargetKey, FailureRecord)> {
+    settled
+        .failed_on_one_side
+        .iter()
+        .map(|&(side, ref failed)| {
+            let message = format!(
+                "listing the benchmarks of bench target `{}` failed: {}",
+                failed.target.label(several_packages),
+                failed.message()
+            );
+            progress.note(&format!(
+                "{}: {message}; its benchmarks are reported failed",
+                side_label(side, labels)
+            ));
+            let failure = FailureRecord {
+                message,
+                stderr_tail: failed.stderr_tail().to_string(),
+            };
+            (side, failed.target.clone(), failure)
+        })
+        .collect()
+}
+
+/// `base HEAD~1 (1a2b3c4)`: a side and its revision, from the revisions' `labels` (base, head).
+pub(super) fn side_label(side: Side, labels: &[String; 2]) -> String {
+    let label = match side {
+        Side::Base => &labels[0],
+        Side::Head => &labels[1],
+    };
+    format!("{} {label}", side.as_str())
+}
+
+/// Sets apart the targets no revision could list: skipped, with why, when other targets have
+/// benchmarks; the error, when none has.
+pub(super) fn set_apart_unlisted(
+    settled: Settled,
+    labels: &[String; 2],
+    skipped: &mut Vec<SkippedTarget>,
+) -> Result<(TargetLists, TargetLists)> {
+    let Settled {
+        base,
+        head,
+        unlisted,
+        ..
+    } = settled;
+    let nothing_else = base.iter().chain(&head).all(|(_, ids)| ids.is_empty());
+    let mut unlisted = unlisted.into_iter();
+    if nothing_else && let Some((side, failed)) = unlisted.next() {
+        return Err(unlisted_error(side, failed.error).into());
+    }
+    for (side, failed) in unlisted {
+        let where_ = match side {
+            None => "either revision".to_string(),
+            Some(side) => side_label(side, labels),
+        };
+        let headline = failed
+            .headline()
+            .map(|h| format!(": {h}"))
+            .unwrap_or_default();
+        // A listing killed for its time had slow set-up code, not a file the checkouts lack.
+        let hint = match side {
+            None if !failed.killed() => format!(" ({NOT_IN_CHECKOUTS})"),
+            _ => String::new(),
+        };
+        skipped.push(SkippedTarget {
+            package: Some(failed.target.package.clone()),
+            target: failed.target.target.clone(),
+            reason: format!(
+                "its benchmarks could not be listed in {where_}: {}{headline}{hint}",
+                failed.message()
+            ),
+        });
+    }
+    Ok((base, head))
+}
+
+/// Why a listing that fails in both revisions may fail, and the remedy.
+pub(super) const NOT_IN_CHECKOUTS: &str = "each is a checkout of what git holds: a file the benchmarks \
+     read that is not committed, or that git ignores, is missing there; `--copy-untracked PATH` \
+     brings it along";
+
+/// The error of a listing that failed with nothing else to compare. When it failed in both
+/// revisions, the likeliest cause is something both checkouts lack that the user's has: a file
+/// git does not track.
+pub(super) fn unlisted_error(side: Option<Side>, error: DiscoverError) -> DiscoverError {
+    match (side, error) {
+        (
+            None,
+            DiscoverError::List {
+                executable,
+                message,
+                stderr_tail,
+            },
+        ) => DiscoverError::List {
+            executable,
+            message: format!("{message}, in both revisions ({NOT_IN_CHECKOUTS})"),
+            stderr_tail,
+        },
+        (_, error) => error,
+    }
+}
+
+/// Why benchmarks whose ids change from one process to the next are not measured, naming them
+/// by what their ids keep ([`discover::split_unstable`]).
+pub(super) fn unstable_ids_reason(unstable: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`, whose ids change from one run of the executable to the next \
+         (a time or a random value in the id): no fork can select them, and the revisions cannot \
+         be matched; give them fixed ids to compare them",
+        unstable.join("`, `")
+    )
+}
+
+/// Why criterion's repeats of an id (`json #2`) are not measured ([`discover::split_repeated_ids`]).
+pub(super) fn repeated_ids_reason(repeated: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`: criterion lists a benchmark registered under an id already \
+         taken with ` #N` added, but selects by the id without it, so no fork can measure it \
+         alone; give it an id of its own to compare it",
+        repeated.join("`, `")
+    )
+}
+
+/// What the builds and discovery set aside, to say why no benchmark was found, and
+/// where to look for packages of their own with bench targets.
+pub(super) struct NothingFound<'a> {
+    pub(super) needs_features: &'a [FeatureGatedBench],
+    pub(super) skipped: &'a [SkippedTarget],
+    pub(super) unselected: &'a [UnselectedPackage],
+    pub(super) workspace_root: &'a Path,
+    pub(super) start_dir: &'a Path,
+}
+
+/// Why no benchmark was found, for the error: a bench target gated by features is the
+/// likeliest reason (say which and how); otherwise name the targets no harness runs; and
+/// name the workspace members whose bench targets the build did not select (in a workspace
+/// whose root is a package, cargo builds only the root's unless told `-p` or `--workspace`).
+pub(super) fn why_nothing_found(found: &NothingFound) -> String {
+    if !found.needs_features.is_empty() {
+        let gated: Vec<String> = found
+            .needs_features
+            .iter()
+            .map(|g| format!("`{}` (pass `{}`)", g.target, g.suggestion))
+            .collect();
+        return format!(
+            ": cargo did not build bench target(s) {} because they require features that are \
+             not enabled",
+            gated.join(", ")
+        );
+    }
+    let reasons: Vec<String> = sorted_once(found.skipped.to_vec())
+        .into_iter()
+        .map(|s| s.reason)
+        .collect();
+    let why = if !reasons.is_empty() {
+        format!(
+            "; only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are \
+             measured, and the bench targets are not: {}",
+            reasons.join("; ")
+        )
+    } else if found.unselected.is_empty() {
+        ": neither has a bench target".to_string()
+    } else {
+        ": the selected package(s) have no bench target".to_string()
+    };
+    let why = match found.unselected {
+        [] => why,
+        unselected => format!("{why}; {}", unselected_members(unselected)),
+    };
+    match build::compare_elsewhere(&packages_elsewhere(found)) {
+        None => why,
+        Some(hint) => format!("{why}; {hint}"),
+    }
+}
+
+/// The manifests of [`build::bench_packages_elsewhere`] as the user would type them: relative
+/// when run from the workspace root, else absolute.
+pub(super) fn packages_elsewhere(found: &NothingFound) -> Vec<String> {
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let from_root = canonical(found.start_dir) == canonical(found.workspace_root);
+    build::bench_packages_elsewhere(found.workspace_root)
+        .into_iter()
+        .map(|manifest| match from_root {
+            true => manifest,
+            false => found.workspace_root.join(manifest),
+        })
+        .map(|manifest| manifest.display().to_string())
+        .collect()
+}
+
+/// `workspace member(s) not built have bench targets: `a` (a_bench): pass `-p a`, or
+/// `--workspace` for all of them`.
+pub(super) fn unselected_members(unselected: &[UnselectedPackage]) -> String {
+    let members: Vec<String> = unselected
+        .iter()
+        .map(|u| format!("`{}` ({})", u.package, u.bench_targets.join(", ")))
+        .collect();
+    format!(
+        "workspace member(s) not built have bench targets: {}: pass `-p {}`, or `--workspace` \
+         for all of them",
+        members.join(", "),
+        unselected[0].package
+    )
+}
+
+/// Matches, filters, drops ignored ones and keeps this shard's share.
+pub(super) fn select_benchmarks(
+    base: &[(TargetKey, Vec<String>)],
+    head: &[(TargetKey, Vec<String>)],
+    commands: &[Matched],
+    settings: &Settings,
+    shard: Option<Shard>,
+    nothing_found: &NothingFound,
+) -> Result<Vec<Matched>> {
+    let mut all = discover::match_benchmarks(base, head);
+    all.extend(commands.iter().cloned());
+    if all.is_empty() {
+        return Err(Error::NothingToRun(format!(
+            "no benchmarks found in either revision{}",
+            why_nothing_found(nothing_found)
+        )));
+    }
+    let found: Vec<String> = all.iter().map(|m| m.id.clone()).collect();
+    let filter = Filter::new(&settings.filters);
+    let selected: Vec<Matched> = all
+        .into_iter()
+        .filter(|m| {
+            // A command is selected by its name or by its memory record's id.
+            let memory = is_command(m) && filter.matches(&command::memory_id(&m.id));
+            (m.selected_by(&filter) || memory)
+                && !settings.is_ignored(&m.id)
+                && !settings.is_ignored(&m.criterion_id)
+        })
+        .filter(|m| shard.is_none_or(|s| s.contains(&m.id)))
+        .collect();
+    if selected.is_empty() {
+        return Err(Error::NothingToRun(format!(
+            "no benchmark matches the filter {:?}{}; {}",
+            settings.filters,
+            shard.map(|s| format!(" in shard {s}")).unwrap_or_default(),
+            benchmarks_found(&found)
+        )));
+    }
+    Ok(selected)
+}
+
+/// The commands, as benchmarks of both revisions (one entry each: its time; the memory record is
+/// its companion, [`command::memory_id`]).
+pub(super) fn command_entries(commands: &[CommandSpec]) -> Vec<Matched> {
+    commands
+        .iter()
+        .map(|c| Matched {
+            id: c.name.clone(),
+            criterion_id: c.name.clone(),
+            base_target: None,
+            head_target: None,
+            presence: Presence::Both,
+            harness: Some(HarnessKind::Command),
+        })
+        .collect()
+}
+
+/// The benchmarks there are, for an error whose filter matched none: the ids to write a filter
+/// from (or the sign that `--bench` chose another target), the first [`IDS_SHOWN`] of them.
+pub(super) fn benchmarks_found(ids: &[String]) -> String {
+    const IDS_SHOWN: usize = 8;
+    let shown = ids.iter().take(IDS_SHOWN).cloned().collect::<Vec<_>>();
+    let more = ids.len().saturating_sub(IDS_SHOWN);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "the {} benchmark(s) found are {}{tail}",
+        ids.len(),
+        shown.join(", ")
+    )
+}

@@ -1,0 +1,1339 @@
+//! Analysis: a samples file in, one [`BenchmarkResult`] per benchmark out.
+//!
+//! This is where the statistics of [`crate::stats`] meet the data. Every round ran one fork of
+//! each side in the same time slot and code layout, so the rounds are paired blocks: each gives
+//! one log ratio (of the fork means, or in duet mode of the paired samples), and Student's t over
+//! them is the interval that decides ([`stats::rounds`], [`stats::verdict`]); the suite's
+//! p-values of that test go through Benjamini–Hochberg before the verdicts. The fork values feed
+//! Mann–Whitney U and Cliff's δ, and the rounds a design-level bootstrap, both reported beside
+//! it. The result is plain data; `report` only formats it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::policy::{self, BenchOverride};
+pub use crate::model::samples::SkippedTarget;
+use crate::model::samples::{
+    BenchmarkRecord, ForkRecord, HarnessKind, Mode, PerFork, Presence, RunInfo, SampleFile,
+    SideRecord,
+};
+use crate::stats::layout::layout_means;
+use crate::stats::{
+    self, BootstrapConfig, CliffsDelta, Evidence, PairedRounds, RatioCi, RatioInterval, Round,
+    Verdict, descriptive, duet::DuetRun,
+};
+
+use crate::steps::fork::duet;
+
+/// The verdict of one benchmark as reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Regressed,
+    Failed,
+    Inconclusive,
+    Improved,
+    Unchanged,
+    OnlyInBase,
+    OnlyInHead,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Regressed => "regressed",
+            Outcome::Improved => "improved",
+            Outcome::Unchanged => "unchanged",
+            Outcome::Inconclusive => "inconclusive",
+            Outcome::OnlyInBase => "only_in_base",
+            Outcome::OnlyInHead => "only_in_head",
+            Outcome::Failed => "failed",
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl From<Verdict> for Outcome {
+    fn from(v: Verdict) -> Self {
+        match v {
+            Verdict::Regressed => Outcome::Regressed,
+            Verdict::Improved => Outcome::Improved,
+            Verdict::Unchanged => Outcome::Unchanged,
+            Verdict::Inconclusive => Outcome::Inconclusive,
+        }
+    }
+}
+
+/// Summary of one side of one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SideSummary {
+    /// Mean time per iteration in ns (mean of fork means); `None` without data.
+    pub mean_ns: Option<f64>,
+    /// Forks with data.
+    pub forks: usize,
+    /// Samples kept (after warm-up removal) over all forks.
+    pub samples: usize,
+    /// Samples dropped as warm-up over all forks.
+    pub warmup_dropped: usize,
+    /// Forks in which no steady state was found.
+    pub unsteady_forks: usize,
+    /// Forks left out of the analysis as disturbed (far slower than the side's other forks,
+    /// see [`stats::disturbed`]); `forks` and `samples` count the forks analysed.
+    #[serde(default)]
+    pub disturbed_forks: usize,
+    /// Relative standard deviation of the fork means (fork-to-fork noise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fork_rel_sd: Option<f64>,
+    /// Whether the stop rule was met for this side (`None` with `--stop fixed` or unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stable: Option<bool>,
+    /// Criterion settings this side's own bench code set in place of those asked for.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub settings_from_code: Option<SettingsFromCode>,
+    /// Mean time criterion spent measuring a fork of this side (the sum of its samples' times),
+    /// in milliseconds: more than the measurement time asked when one iteration is slow, since
+    /// criterion takes at least one iteration per sample.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fork_measured_ms: Option<f64>,
+    /// A command's executions ([`crate::model::command`]): their mean CPU times, which the verdicts do
+    /// not use (wall time and peak memory have their own records).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub cpu: Option<CpuTimes>,
+}
+
+/// Mean CPU time of a command's executions on one side, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
+pub struct CpuTimes {
+    pub user_ns: f64,
+    pub system_ns: f64,
+}
+
+impl CpuTimes {
+    /// The mean CPU times of the forks of `side` that recorded them; `None` when none did.
+    fn of(side: &SideRecord) -> Option<CpuTimes> {
+        let used: Vec<_> = side.forks.iter().filter_map(|f| f.resources).collect();
+        let mean = |value: fn(&crate::model::samples::ExecResources) -> f64| {
+            used.iter().map(value).sum::<f64>() / used.len() as f64
+        };
+        (!used.is_empty()).then(|| CpuTimes {
+            user_ns: mean(|r| r.user_ns),
+            system_ns: mean(|r| r.system_ns),
+        })
+    }
+}
+
+/// Criterion settings a benchmark's own code set in place of those cargo-perfdiff asked for on
+/// the command line: a `BenchmarkGroup`'s `measurement_time`, `warm_up_time` or `sample_size`
+/// wins over `--measurement-time`, `--warm-up-time` (and so over the adaptive warm-up) and
+/// `--sample-size`, which then silently do nothing for it. Each field holds the value criterion
+/// used and is present only where it differed from what a fork asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct SettingsFromCode {
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub measurement_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub warm_up_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sample_size: Option<usize>,
+}
+
+impl SettingsFromCode {
+    /// Milliseconds within which a duration counts as what was asked: seconds sent as text come
+    /// back as criterion's `Duration`, a round trip that may move them by a nanosecond.
+    const SAME_MS: f64 = 0.5;
+
+    /// From the forks of `side` that recorded both what they asked for and what criterion used;
+    /// `None` when each got what it asked for (or none recorded both, as in older files).
+    pub fn of(side: &SideRecord) -> Option<SettingsFromCode> {
+        let differs = |used: f64, asked: f64| (used - asked).abs() > Self::SAME_MS;
+        let mut found = SettingsFromCode::default();
+        for fork in &side.forks {
+            let (Some(asked), Some(used)) = (&fork.asked, &fork.config) else {
+                continue;
+            };
+            if differs(used.measurement_ms, asked.measurement_ms) {
+                found.measurement_ms = Some(used.measurement_ms);
+            }
+            if differs(used.warm_up_ms, asked.warm_up_ms) {
+                found.warm_up_ms = Some(used.warm_up_ms);
+            }
+            if used.sample_size != asked.sample_size {
+                found.sample_size = Some(used.sample_size);
+            }
+        }
+        (found != SettingsFromCode::default()).then_some(found)
+    }
+}
+
+/// Mann–Whitney U of the fork values (the mean of each analysed fork), reported beside the
+/// verdict as a rank view of the same forks; it does not decide.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MannWhitneySummary {
+    /// U of the head sample.
+    pub u: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    pub method: stats::mann_whitney::Method,
+}
+
+/// The paired test that decides: Student's t over the rounds' (or layouts') log ratios
+/// ([`stats::rounds`]), with its p-value before and after false-discovery control.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedTest {
+    #[serde(flatten)]
+    pub rounds: PairedRounds,
+    /// Degrees of freedom, `n − 1`.
+    pub df: f64,
+    /// Two-sided p-value of "no change".
+    pub p_value: f64,
+    /// Benjamini–Hochberg adjusted over the suite (equals `p_value` with `--no-fdr`).
+    pub q_value: f64,
+}
+
+impl PairedTest {
+    fn of(rounds: PairedRounds) -> PairedTest {
+        let p_value = rounds.p_value();
+        PairedTest {
+            rounds,
+            df: rounds.df(),
+            p_value,
+            q_value: p_value,
+        }
+    }
+}
+
+/// Everything reported for one benchmark.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchmarkResult {
+    /// The benchmark's name: its criterion id, qualified (`target::id`,
+    /// `package::target::id`) when several bench targets of the run define it.
+    pub id: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The package of the bench target.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub package: Option<String>,
+    /// The id criterion gives it, when `id` is qualified.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub criterion_id: Option<String>,
+    /// The harness of its bench target (`criterion`, `divan`, `libtest`, `bencher`); absent for
+    /// samples files recorded before harnesses were recorded (criterion then).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub harness: Option<HarnessKind>,
+    /// Set when its forks gave one value each (a summary of the harness's own samples: divan's,
+    /// libtest's and bencher's median) instead of their samples: every statistic then rests on
+    /// the fork values.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub per_fork: Option<PerFork>,
+    pub verdict: Outcome,
+    /// `head / base` with the interval the verdict rests on ([`stats::verdict::decide`]): the
+    /// paired t interval over the rounds at the run's level, or, for `unchanged`, the interval
+    /// of the two one-sided tests. Absent with fewer than two rounds (or layouts) to pair.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<RatioInterval>,
+    /// The paired test behind `ratio`.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub paired: Option<PairedTest>,
+    /// The percentile bootstrap of the ratio at the level of the design, at the run's
+    /// confidence: of the ratio of means with rounds as blocks, then samples within forks; in
+    /// duet mode the duet paper's bootstrap of the runs' geometric means. Information only,
+    /// since over few rounds it covers less than its level (`docs/statistics.md`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub bootstrap: Option<RatioCi>,
+    /// How far the benchmark moves between code layouts of the same source, when each side was
+    /// measured in at least two: information, the interval already carries it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub layout_spread: Option<LayoutSpread>,
+    /// The estimated change, `ratio − 1`: the geometric mean of the rounds' `head / base` minus
+    /// one (with a single round, `mean(head) / mean(base) − 1`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change_rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mann_whitney: Option<MannWhitneySummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cliffs_delta: Option<CliffsDelta>,
+    /// Forks per side.
+    pub forks: ForkCounts,
+    pub base: SideSummary,
+    pub head: SideSummary,
+    /// Relevance threshold applied to this benchmark.
+    pub threshold: f64,
+    /// Smallest relative change this benchmark's noise lets the run detect (80 % power), from
+    /// the spread of its rounds' log ratios.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_detectable_change: Option<f64>,
+    /// How measurement stopped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::model::samples::StopRecord>,
+    /// Why the benchmark failed, with the stderr tail.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    /// Things the user should know about this result.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub warnings: Vec<String>,
+    /// What the means and samples (`mean_ns`, `times_ns`) measure when it is not nanoseconds of
+    /// wall time: the unit a custom criterion measurement names (`cycles`). Ratios, tests and
+    /// verdicts do not depend on it.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub unit: Option<String>,
+}
+
+impl BenchmarkResult {
+    /// Benchmark `id` with nothing measured or decided yet: `inconclusive`, no forks, no
+    /// statistics, judged against `threshold`.
+    pub fn new(id: &str, threshold: f64) -> BenchmarkResult {
+        BenchmarkResult {
+            id: id.to_string(),
+            target: None,
+            package: None,
+            criterion_id: None,
+            harness: None,
+            per_fork: None,
+            verdict: Outcome::Inconclusive,
+            ratio: None,
+            paired: None,
+            bootstrap: None,
+            layout_spread: None,
+            change_rate: None,
+            mann_whitney: None,
+            cliffs_delta: None,
+            forks: ForkCounts::default(),
+            base: SideSummary::default(),
+            head: SideSummary::default(),
+            threshold,
+            min_detectable_change: None,
+            stop: None,
+            failure: None,
+            warnings: Vec::new(),
+            unit: None,
+        }
+    }
+}
+
+/// Forks per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct ForkCounts {
+    pub base: usize,
+    pub head: usize,
+}
+
+/// Counts of verdicts over the suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Summary {
+    pub regressed: usize,
+    pub improved: usize,
+    pub unchanged: usize,
+    pub inconclusive: usize,
+    pub only_in_base: usize,
+    pub only_in_head: usize,
+    pub failed: usize,
+}
+
+/// The analysed suite: what the reporters format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub run: RunInfo,
+    pub settings: ReportSettings,
+    pub summary: Summary,
+    pub benchmarks: Vec<BenchmarkResult>,
+    /// Bench targets (or some of their benchmarks) not measured, and why: another harness,
+    /// features not enabled, ids that change every run, a listing no revision could make.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub skipped_targets: Vec<SkippedTarget>,
+    /// Where the raw samples are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples_file: Option<String>,
+    /// Time spent in stop-rule checkpoints over the wall time of all forks (`None` without
+    /// recorded fork times).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub checkpoint_overhead: Option<f64>,
+    /// Share of the machine's CPU time the hypervisor stole while forks ran, weighted by the
+    /// forks' wall times (`steal_share` of the forks); absent where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_share: Option<f64>,
+    /// Share of the time forks were ready to run that they waited for a CPU, weighted by the
+    /// forks' wall times (`cpu_wait_share` of the forks); absent where it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_wait_share: Option<f64>,
+    /// Time forks spent outside the benchmark they measured (`outside_ms` of the forks); absent
+    /// where no fork recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_benchmark: Option<OutsideTime>,
+}
+
+impl Report {
+    /// Whether some benchmark was measured in several code layouts per side: reports then give
+    /// each its layout spread.
+    pub fn layouts_measured(&self) -> bool {
+        self.benchmarks.iter().any(|b| b.layout_spread.is_some())
+    }
+
+    /// Whether its benchmarks and skipped targets come from more than one package: reports then
+    /// name each bench target's package.
+    pub fn several_packages(&self) -> bool {
+        packages_differ(
+            self.benchmarks.iter().map(|b| b.package.as_deref()),
+            &self.skipped_targets,
+        )
+    }
+}
+
+/// The time forks spent outside the benchmark they measured: starting the executable and running
+/// the set-up code of its other benchmarks, which criterion runs in every process.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutsideTime {
+    /// Σ outside time / Σ wall time over the forks that recorded both.
+    pub share: f64,
+    /// Median outside time of a fork, in milliseconds.
+    pub median_ms: f64,
+    /// The bench targets whose forks spent the most time outside their benchmark, by mean,
+    /// largest first (at most three).
+    pub heaviest_targets: Vec<String>,
+}
+
+/// How many bench targets [`OutsideTime::heaviest_targets`] names.
+const HEAVIEST_TARGETS: usize = 3;
+
+/// The time forks spent outside their benchmark, over the forks that recorded it.
+fn outside_time(samples: &SampleFile) -> Option<OutsideTime> {
+    let several_packages = several_packages(samples);
+    let mut per_target: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let (mut outside, mut wall, mut all) = (0.0, 0.0, Vec::new());
+    for bench in &samples.benchmarks {
+        for fork in bench.base.forks.iter().chain(&bench.head.forks) {
+            let (Some(out), Some(ms)) = (fork.outside_ms, fork.wall_ms) else {
+                continue;
+            };
+            outside += out;
+            wall += ms;
+            all.push(out);
+            if let Some(target) = bench.target.as_deref() {
+                let label = crate::model::target::target_label(
+                    bench.package.as_deref(),
+                    target,
+                    several_packages,
+                );
+                per_target.entry(label).or_default().push(out);
+            }
+        }
+    }
+    if wall <= 0.0 {
+        return None;
+    }
+    let mut means: Vec<(String, f64)> = per_target
+        .into_iter()
+        .map(|(target, values)| (target, descriptive::mean(&values)))
+        .collect();
+    means.sort_by(|a, b| b.1.total_cmp(&a.1));
+    Some(OutsideTime {
+        share: outside / wall,
+        median_ms: descriptive::median(&all),
+        heaviest_targets: means
+            .into_iter()
+            .take(HEAVIEST_TARGETS)
+            .map(|(target, _)| target)
+            .collect(),
+    })
+}
+
+/// Whether a samples file's benchmarks and skipped targets come from more than one package, so
+/// that reports name the package of a bench target.
+pub fn several_packages(samples: &SampleFile) -> bool {
+    packages_differ(
+        samples.benchmarks.iter().map(|b| b.package.as_deref()),
+        &samples.skipped_targets,
+    )
+}
+
+/// Whether the packages of some benchmarks (`None` where unrecorded) and skipped targets are not
+/// all one.
+fn packages_differ<'a>(
+    benchmarks: impl Iterator<Item = Option<&'a str>>,
+    skipped: &'a [SkippedTarget],
+) -> bool {
+    let skipped = skipped.iter().map(|s| s.package.as_deref());
+    distinct_more_than_one(benchmarks.chain(skipped).flatten())
+}
+
+/// Whether `items` hold at least two different values.
+pub fn distinct_more_than_one<'a>(mut items: impl Iterator<Item = &'a str>) -> bool {
+    match items.next() {
+        Some(first) => items.any(|item| item != first),
+        None => false,
+    }
+}
+
+/// The settings that shaped the verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportSettings {
+    pub mode: Mode,
+    pub threshold: f64,
+    pub alpha: f64,
+    pub confidence: f64,
+    pub resamples: usize,
+    pub fdr: bool,
+    pub seed: u64,
+}
+
+/// What the analysis takes of a run's settings: the verdicts' parameters and the per-benchmark
+/// overrides (the configuration layer builds it from its `Settings`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnalysisSettings {
+    /// Changes smaller than this (relative) are not relevant, unless an override says otherwise.
+    pub threshold: f64,
+    /// Significance level of the tests (after false-discovery control).
+    pub alpha: f64,
+    /// Confidence of the ratio CI.
+    pub confidence: f64,
+    /// Bootstrap resamples for the ratio CI.
+    pub resamples: usize,
+    /// Benjamini–Hochberg false discovery rate control across the suite.
+    pub fdr: bool,
+    /// Per-benchmark overrides, keyed by a regex over the benchmark id.
+    pub overrides: BTreeMap<String, BenchOverride>,
+}
+
+impl AnalysisSettings {
+    /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
+    pub fn threshold_for(&self, id: &str) -> f64 {
+        policy::threshold_for(&self.overrides, self.threshold, id)
+    }
+
+    /// True when a per-benchmark override says to ignore `id`.
+    pub fn is_ignored(&self, id: &str) -> bool {
+        policy::is_ignored(&self.overrides, id)
+    }
+}
+
+/// Schema tag of the JSON report.
+pub const REPORT_SCHEMA: &str = "perfdiff-report/2";
+
+/// Analyses every benchmark of `samples` with `settings`; `seed` drives every bootstrap.
+pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> Report {
+    let mode = samples.run.mode;
+    let mut results: Vec<BenchmarkResult> = samples
+        .benchmarks
+        .iter()
+        .filter(|b| !is_ignored(settings, b))
+        .enumerate()
+        .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i)))
+        .collect();
+    apply_fdr_and_verdicts(&mut results, settings);
+    results.sort_by(|a, b| a.verdict.cmp(&b.verdict).then_with(|| a.id.cmp(&b.id)));
+    Report {
+        schema: REPORT_SCHEMA.to_string(),
+        run: samples.run.clone(),
+        settings: ReportSettings {
+            mode,
+            threshold: settings.threshold,
+            alpha: settings.alpha,
+            confidence: settings.confidence,
+            resamples: settings.resamples,
+            fdr: settings.fdr,
+            seed,
+        },
+        summary: summarise(&results),
+        benchmarks: results,
+        skipped_targets: samples.skipped_targets.clone(),
+        samples_file: None,
+        checkpoint_overhead: checkpoint_overhead(samples),
+        steal_share: wall_weighted(samples, |f| f.steal_share),
+        cpu_wait_share: wall_weighted(samples, |f| f.cpu_wait_share),
+        outside_benchmark: outside_time(samples),
+    }
+}
+
+/// Σ share × wall time / Σ wall time over the forks that recorded both.
+fn wall_weighted(samples: &SampleFile, share: impl Fn(&ForkRecord) -> Option<f64>) -> Option<f64> {
+    let (weighted, wall) = samples
+        .benchmarks
+        .iter()
+        .flat_map(|b| b.base.forks.iter().chain(&b.head.forks))
+        .filter_map(|f| Some((share(f)?, f.wall_ms?)))
+        .fold((0.0, 0.0), |(weighted, wall), (share, ms)| {
+            (weighted + share * ms, wall + ms)
+        });
+    (wall > 0.0).then(|| weighted / wall)
+}
+
+/// Σ checkpoint time / Σ fork wall time over the suite.
+fn checkpoint_overhead(samples: &SampleFile) -> Option<f64> {
+    let forks_ms: f64 = samples
+        .benchmarks
+        .iter()
+        .flat_map(|b| b.base.forks.iter().chain(&b.head.forks))
+        .filter_map(|f| f.wall_ms)
+        .sum();
+    let checkpoint_ms: f64 = samples
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.stop.as_ref().map(|s| s.checkpoint_ms))
+        .sum();
+    (forks_ms > 0.0).then(|| checkpoint_ms / forks_ms)
+}
+
+/// Whether an override ignores the benchmark, by its id or its plain criterion id.
+fn is_ignored(settings: &AnalysisSettings, record: &BenchmarkRecord) -> bool {
+    settings.is_ignored(&record.id)
+        || record
+            .criterion_id
+            .as_deref()
+            .is_some_and(|id| settings.is_ignored(id))
+}
+
+/// A distinct, reproducible seed per benchmark so results do not depend on suite order.
+fn bench_seed(seed: u64, index: usize) -> u64 {
+    seed ^ (index as u64)
+        .wrapping_add(1)
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// The per-benchmark statistics; verdicts wait for the suite-wide p-value adjustment.
+fn analyse_one(
+    record: &BenchmarkRecord,
+    mode: Mode,
+    settings: &AnalysisSettings,
+    seed: u64,
+) -> BenchmarkResult {
+    let pairs = record.analysed_pairs(mode);
+    let mut result = described(record, &pairs, settings);
+    match record.presence {
+        Presence::OnlyInBase => {
+            result.verdict = Outcome::OnlyInBase;
+            return result;
+        }
+        Presence::OnlyInHead => {
+            result.verdict = Outcome::OnlyInHead;
+            return result;
+        }
+        Presence::Both => {}
+    }
+    if let Some(failure) = failure_of(record) {
+        result.verdict = Outcome::Failed;
+        result.failure = Some(failure);
+        return result;
+    }
+    if pairs.is_empty() {
+        result.warnings.push("no samples on one side".to_string());
+        return result;
+    }
+    let config = BootstrapConfig {
+        confidence: settings.confidence,
+        resamples: settings.resamples,
+        seed,
+    };
+    compare(&mut result, &pairs, mode, &config);
+    result.min_detectable_change = result.paired.map(|test| {
+        stats::power::min_detectable_change(test.rounds.sd_log, test.rounds.n, settings.alpha, 0.8)
+    });
+    result.warnings.extend(side_warnings(&result));
+    if mode == Mode::Duet {
+        result.warnings.extend(duet_overlap_warning(record));
+    }
+    result
+}
+
+/// A benchmark's result before any comparison: its names, harness, forks, sides and stop.
+fn described(
+    record: &BenchmarkRecord,
+    pairs: &[(&ForkRecord, &ForkRecord)],
+    settings: &AnalysisSettings,
+) -> BenchmarkResult {
+    let (base, head): (Vec<Vec<f64>>, Vec<Vec<f64>>) = pairs
+        .iter()
+        .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+        .unzip();
+    let stable =
+        |side: fn(&crate::model::samples::StopRecord) -> bool| record.stop.as_ref().map(side);
+    let mut result = BenchmarkResult {
+        target: record.target.clone(),
+        package: record.package.clone(),
+        criterion_id: record.criterion_id.clone(),
+        harness: record.harness,
+        per_fork: record
+            .base
+            .forks
+            .iter()
+            .chain(&record.head.forks)
+            .find_map(|fork| fork.per_fork),
+        forks: ForkCounts {
+            base: record.base.forks.len(),
+            head: record.head.forks.len(),
+        },
+        base: side_summary(&record.base, &base, stable(|s| s.base_stable)),
+        head: side_summary(&record.head, &head, stable(|s| s.head_stable)),
+        stop: record.stop.clone(),
+        ..BenchmarkResult::new(&record.id, settings.threshold_for(&record.id))
+    };
+    let (unit, unit_warning) = unit_of(record);
+    result.unit = unit;
+    result.warnings.extend(unit_warning);
+    result
+}
+
+/// Why a benchmark failed (the side, its message and the tail of its stderr), if it did.
+fn failure_of(record: &BenchmarkRecord) -> Option<String> {
+    let (side, failure) = [("base", &record.base), ("head", &record.head)]
+        .into_iter()
+        .find_map(|(name, side)| Some((name, side.failure.as_ref()?)))?;
+    let tail = if failure.stderr_tail.is_empty() {
+        String::new()
+    } else {
+        format!("\n{}", failure.stderr_tail)
+    };
+    Some(format!("{side}: {}{tail}", failure.message))
+}
+
+/// The comparison of the analysed rounds `pairs`: the paired test and its estimate, the
+/// design-level bootstrap, Mann–Whitney and Cliff's δ of the fork values, and the layout spread.
+fn compare(
+    result: &mut BenchmarkResult,
+    pairs: &[(&ForkRecord, &ForkRecord)],
+    mode: Mode,
+    config: &BootstrapConfig,
+) {
+    let samples: Vec<(Vec<f64>, Vec<f64>)> = pairs
+        .iter()
+        .map(|(b, h)| (b.per_iteration_ns(), h.per_iteration_ns()))
+        .collect();
+    let rounds = round_values(pairs, mode);
+    result.paired = PairedRounds::of(&rounds).ok().map(PairedTest::of);
+    let (base_values, head_values): (Vec<f64>, Vec<f64>) = samples
+        .iter()
+        .map(|(b, h)| (descriptive::mean(b), descriptive::mean(h)))
+        .unzip();
+    result.change_rate = Some(match result.paired {
+        Some(test) => test.rounds.estimate() - 1.0,
+        None => descriptive::change_rate(
+            descriptive::mean(&base_values),
+            descriptive::mean(&head_values),
+        ),
+    });
+    result.bootstrap = match mode {
+        // The duet paper's own interval: a percentile bootstrap of the runs' geometric means.
+        Mode::Duet => {
+            let runs: Vec<DuetRun> = pairs.iter().map(|(b, h)| duet_run(b, h)).collect();
+            stats::duet::duet_ratio(&runs, config).ok()
+        }
+        Mode::Interleaved => stats::bootstrap::ratio_of_means_by_rounds(&samples, config).ok(),
+    };
+    result.mann_whitney = stats::mann_whitney::mann_whitney_u(&base_values, &head_values)
+        .ok()
+        .map(|mw| MannWhitneySummary {
+            u: mw.u,
+            p_value: mw.p_value,
+            method: mw.method,
+        });
+    result.cliffs_delta = stats::cliffs::cliffs_delta(&base_values, &head_values).ok();
+    result.layout_spread = layout_spread(pairs, &rounds);
+}
+
+/// Each analysed round's log ratio and layout: in interleaved mode `ln(head fork mean / base
+/// fork mean)`; in duet mode the log of the round's geometric-mean ratio of its paired samples
+/// (the duet paper's per-run value, samples paired by time where the forks recorded their
+/// measurement windows, [`duet::time_paired_run`]).
+pub fn round_values(pairs: &[(&ForkRecord, &ForkRecord)], mode: Mode) -> Vec<Round> {
+    pairs
+        .iter()
+        .map(|(b, h)| Round {
+            log_ratio: match mode {
+                Mode::Interleaved => (descriptive::mean(&h.per_iteration_ns())
+                    / descriptive::mean(&b.per_iteration_ns()))
+                .ln(),
+                Mode::Duet => stats::duet::run_log_ratio(&duet_run(b, h)).unwrap_or(f64::NAN),
+            },
+            layout: b.layout,
+        })
+        .collect()
+}
+
+/// The paired summary of `record`'s analysed rounds ([`BenchmarkRecord::analysed_pairs`]), as
+/// the verdict uses it; `None` with fewer than two rounds (or layouts). The `decided` stop
+/// rule's looks judge exactly this.
+pub fn paired_rounds(record: &BenchmarkRecord, mode: Mode) -> Option<PairedRounds> {
+    PairedRounds::of(&round_values(&record.analysed_pairs(mode), mode)).ok()
+}
+
+/// The p-value of each benchmark's paired test on the rounds it has now (NaN where it has fewer
+/// than two, or is present on one side only), in the file's order: what a look of the `decided`
+/// rule controls the false-discovery rate over.
+pub fn current_p_values(file: &SampleFile, mode: Mode) -> Vec<f64> {
+    file.benchmarks
+        .iter()
+        .map(|record| {
+            let compared = record.presence == Presence::Both && !record.failed();
+            compared
+                .then(|| paired_rounds(record, mode))
+                .flatten()
+                .map_or(f64::NAN, |paired| paired.p_value())
+        })
+        .collect()
+}
+
+/// The p-values of all but the `index`-th of `p_values`.
+pub fn others(p_values: &[f64], index: usize) -> Vec<f64> {
+    p_values
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| (i != index).then_some(*p))
+        .collect()
+}
+
+/// A duet round's samples, paired by time when the forks recorded their measurement windows
+/// ([`duet::time_paired_run`]), else by position.
+fn duet_run(b: &ForkRecord, h: &ForkRecord) -> DuetRun {
+    duet::time_paired_run(b, h).unwrap_or_else(|| {
+        let (base, head) = (b.per_iteration_ns(), h.per_iteration_ns());
+        let n = base.len().min(head.len());
+        DuetRun {
+            base: base[..n].to_vec(),
+            head: head[..n].to_vec(),
+        }
+    })
+}
+
+/// How far the benchmark moves between code layouts of the same source: the larger of the two
+/// sides' relative standard deviations of their layout means ([`stats::layout::relative_sd`]),
+/// the fewest layouts a side ran in, and in how many of the rounds head was slower. `None` when
+/// a side ran in fewer than two layouts.
+fn layout_spread(pairs: &[(&ForkRecord, &ForkRecord)], rounds: &[Round]) -> Option<LayoutSpread> {
+    let side = |forks: Vec<&ForkRecord>| {
+        let layouts: Vec<Option<usize>> = forks.iter().map(|f| f.layout).collect();
+        let means: Vec<f64> = forks
+            .iter()
+            .map(|f| descriptive::mean(&f.per_iteration_ns()))
+            .collect();
+        let count = stats::layout::distinct_layouts(&layouts);
+        let spread = stats::layout::relative_sd(&layout_means(&means, &layouts))?;
+        (count >= 2).then_some((count, spread))
+    };
+    let base = side(pairs.iter().map(|p| p.0).collect())?;
+    let head = side(pairs.iter().map(|p| p.1).collect())?;
+    let compared: Vec<&Round> = rounds.iter().filter(|r| r.log_ratio.is_finite()).collect();
+    Some(LayoutSpread {
+        layouts: base.0.min(head.0),
+        spread: base.1.max(head.1),
+        head_slower: compared.iter().filter(|r| r.log_ratio > 0.0).count(),
+        rounds: compared.len(),
+    })
+}
+
+/// A benchmark's layout spread: information on how far the same code moves between layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct LayoutSpread {
+    /// Layouts measured on the side with fewer.
+    pub layouts: usize,
+    /// The standard deviation of a side's layout means as a fraction of their mean (the larger
+    /// side's).
+    pub spread: f64,
+    /// Of the analysed rounds, those in which head was slower than base.
+    #[serde(default)]
+    pub head_slower: usize,
+    /// The analysed rounds.
+    #[serde(default)]
+    pub rounds: usize,
+}
+
+/// Mean overlap of the two sides' measurement windows over a duet benchmark's rounds; `None`
+/// when no round recorded both windows.
+pub fn duet_mean_overlap(record: &BenchmarkRecord) -> Option<f64> {
+    let overlaps: Vec<f64> = record
+        .analysed_pairs(Mode::Duet)
+        .into_iter()
+        .filter_map(|(b, h)| duet::recorded_overlap(b, h))
+        .collect();
+    (!overlaps.is_empty()).then(|| descriptive::mean(&overlaps))
+}
+
+/// The warning for a duet benchmark whose two sides mostly measured at different moments.
+fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<String> {
+    let overlap = duet_mean_overlap(record)?;
+    (overlap < duet::LOW_OVERLAP).then(|| {
+        format!(
+            "duet: base and head measured at the same time for only {:.0} % of their measurement \
+             windows on average (very different iteration times, or a disturbed warm-up); \
+             pairing cancels less noise",
+            overlap * 100.0
+        )
+    })
+}
+
+/// A side's summary from its record and the forks the analysis kept of it.
+fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> SideSummary {
+    let fork_means = descriptive::fork_means(forks);
+    let mean = (!forks.is_empty()).then(|| descriptive::mean(&fork_means));
+    let fork_rel_sd =
+        (fork_means.len() >= 2).then(|| descriptive::coefficient_of_variation(&fork_means));
+    SideSummary {
+        mean_ns: mean,
+        forks: forks.len(),
+        samples: forks.iter().map(Vec::len).sum(),
+        warmup_dropped: side
+            .forks
+            .iter()
+            .map(|f| f.warmup_dropped.unwrap_or(0))
+            .sum(),
+        unsteady_forks: side.forks.iter().filter(|f| f.unsteady).count(),
+        disturbed_forks: side.per_iteration_by_fork().len() - forks.len(),
+        fork_rel_sd,
+        stable,
+        settings_from_code: SettingsFromCode::of(side),
+        fork_measured_ms: mean_measured_ms(side),
+        cpu: CpuTimes::of(side),
+    }
+}
+
+/// The unit of a benchmark's samples (`None`: nanoseconds of wall time), and a warning when
+/// base and head measured in different units, which makes their ratio meaningless.
+fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<String>) {
+    let side_unit = |side: &SideRecord| -> Option<Option<String>> {
+        side.forks
+            .iter()
+            .find(|fork| !fork.times_ns.is_empty())
+            .map(|fork| fork.unit.clone())
+    };
+    let name = |unit: &Option<String>| unit.clone().unwrap_or_else(|| "ns".to_string());
+    match (side_unit(&record.base), side_unit(&record.head)) {
+        (Some(base), Some(head)) if base != head => (
+            head.clone(),
+            Some(format!(
+                "base measured in {} and head in {}: their ratio compares different quantities",
+                name(&base),
+                name(&head)
+            )),
+        ),
+        (base, head) => (head.or(base).flatten(), None),
+    }
+}
+
+/// The mean over `side`'s forks with samples of the time they measured, in milliseconds.
+fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
+    let measured: Vec<f64> = side
+        .forks
+        .iter()
+        // A fork that gave one value (a summary, or one execution of a command) has no
+        // samples whose times add up to its measuring.
+        .filter(|fork| !fork.times_ns.is_empty() && fork.unit.is_none() && fork.per_fork.is_none())
+        .map(|fork| fork.times_ns.iter().sum::<f64>() / 1e6)
+        .collect();
+    (!measured.is_empty()).then(|| descriptive::mean(&measured))
+}
+
+fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for (name, side) in [("base", &result.base), ("head", &result.head)] {
+        if side.unsteady_forks > 0 {
+            warnings.push(format!(
+                "{name}: {} fork(s) never reached a steady state",
+                side.unsteady_forks
+            ));
+        }
+    }
+    if let Some(stop) = &result.stop {
+        if stop.details.get("futile").is_some_and(|f| *f > 0.0) {
+            warnings.push(futility_warning(stop.details.get("rounds_needed").copied()));
+        }
+        if stop.capped {
+            warnings.push("stopped at max-forks before the stop rule was met".to_string());
+        }
+    }
+    warnings
+}
+
+/// The warning of a benchmark the `decided` rule gave up, with the rounds a decision would take
+/// at the spread its rounds showed, when the stop rule recorded them.
+fn futility_warning(rounds_needed: Option<f64>) -> String {
+    let base = "stopped early: at this noise even max-forks could not decide the comparison";
+    match rounds_needed.filter(|n| n.is_finite()) {
+        Some(n) => format!("{base}; deciding it would take about {n:.0} rounds (--max-forks)"),
+        None => base.to_string(),
+    }
+}
+
+/// Benjamini–Hochberg over the suite's paired-test p-values (when enabled), then each verdict
+/// and the interval it rests on.
+fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &AnalysisSettings) {
+    let measured: Vec<usize> = (0..results.len())
+        .filter(|&i| results[i].paired.is_some())
+        .collect();
+    let p_values: Vec<f64> = measured
+        .iter()
+        .map(|&i| results[i].paired.expect("filtered").p_value)
+        .collect();
+    let q_values = if settings.fdr {
+        stats::fdr::benjamini_hochberg(&p_values)
+    } else {
+        p_values.clone()
+    };
+    for (&i, q) in measured.iter().zip(q_values) {
+        let result = &mut results[i];
+        let test = result.paired.as_mut().expect("filtered");
+        test.q_value = q;
+        let evidence = Evidence {
+            paired: test.rounds,
+            q_value: q,
+        };
+        let decision = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
+        let without_fdr =
+            stats::verdict::decide_without_fdr(&test.rounds, result.threshold, settings.alpha);
+        if without_fdr != decision.verdict {
+            result
+                .warnings
+                .push(fdr_note(without_fdr, *test, p_values.len()));
+        }
+        result.ratio = Some(decision.interval);
+        result.verdict = decision.verdict.into();
+    }
+    for result in results.iter_mut() {
+        let compared = result.verdict == Outcome::Inconclusive && result.paired.is_none();
+        if compared && result.change_rate.is_some() {
+            result.warnings.push(single_round_note(result.forks));
+        }
+    }
+}
+
+/// Why a change the interval shows is `inconclusive`: it does not survive false-discovery
+/// control over the suite's tests.
+fn fdr_note(without: Verdict, test: PairedTest, tests: usize) -> String {
+    format!(
+        "its interval alone says {}, but not after false-discovery control over {tests} \
+         benchmarks (p = {}, q = {})",
+        Outcome::from(without).as_str(),
+        short_p(test.p_value),
+        short_p(test.q_value),
+    )
+}
+
+/// A p-value in a few characters: `0.042`, `3.1e-5`.
+fn short_p(p: f64) -> String {
+    if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// Why a benchmark with a single analysed round is `inconclusive`: the samples of one process
+/// never vary what differs from process to process (its luck, the code layout its executable
+/// fixed), so one round cannot tell a change from the difference between two processes (an A/A
+/// run of base64 reported after its first round: 18 of 104 benchmarks "changed", −25.5 % to
+/// +14.1 %).
+fn single_round_note(forks: ForkCounts) -> String {
+    format!(
+        "{} fork(s) of base and {} of head give fewer than two rounds (or code layouts) to pair: \
+         one round cannot tell a change from the difference between two processes, at least two \
+         are needed (raise --forks or --max-forks)",
+        forks.base, forks.head
+    )
+}
+
+fn summarise(results: &[BenchmarkResult]) -> Summary {
+    let mut s = Summary::default();
+    for r in results {
+        *match r.verdict {
+            Outcome::Regressed => &mut s.regressed,
+            Outcome::Improved => &mut s.improved,
+            Outcome::Unchanged => &mut s.unchanged,
+            Outcome::Inconclusive => &mut s.inconclusive,
+            Outcome::OnlyInBase => &mut s.only_in_base,
+            Outcome::OnlyInHead => &mut s.only_in_head,
+            Outcome::Failed => &mut s.failed,
+        } += 1;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::samples::ForkSettings;
+
+    /// A fork that asked for 0.5 s of measurement, 0.1 s of warm-up and 30 samples and got `used`.
+    fn fork_given(used: Option<ForkSettings>) -> ForkRecord {
+        let asked = ForkSettings {
+            sample_size: 30,
+            warm_up_ms: 100.0,
+            measurement_ms: 500.0,
+            sampling: None,
+        };
+        ForkRecord {
+            config: used,
+            asked: Some(asked),
+            ..Default::default()
+        }
+    }
+
+    fn used(sample_size: usize, warm_up_ms: f64, measurement_ms: f64) -> Option<ForkSettings> {
+        Some(ForkSettings {
+            sample_size,
+            warm_up_ms,
+            measurement_ms,
+            sampling: Some("linear".to_string()),
+        })
+    }
+
+    fn side_of(forks: Vec<ForkRecord>) -> SideRecord {
+        SideRecord {
+            forks,
+            failure: None,
+        }
+    }
+
+    #[test]
+    fn settings_are_from_code_only_where_criterion_used_other_values_than_asked() {
+        // What was asked, give or take the nanosecond of a seconds-as-text round trip.
+        let as_asked = side_of(vec![fork_given(used(30, 99.999_999, 500.000_001))]);
+        assert_eq!(SettingsFromCode::of(&as_asked), None);
+
+        let measuring_longer = side_of(vec![
+            fork_given(used(30, 100.0, 10_000.0)),
+            fork_given(used(30, 100.0, 10_000.0)),
+        ]);
+        assert_eq!(
+            SettingsFromCode::of(&measuring_longer),
+            Some(SettingsFromCode {
+                measurement_ms: Some(10_000.0),
+                ..Default::default()
+            })
+        );
+
+        // A later fork asking for exactly the group's warm-up does not hide it.
+        let mut coinciding = fork_given(used(10, 700.0, 500.0));
+        coinciding.asked.as_mut().unwrap().warm_up_ms = 700.0;
+        let warming_up = side_of(vec![fork_given(used(10, 700.0, 500.0)), coinciding]);
+        assert_eq!(
+            SettingsFromCode::of(&warming_up),
+            Some(SettingsFromCode {
+                warm_up_ms: Some(700.0),
+                sample_size: Some(10),
+                ..Default::default()
+            })
+        );
+    }
+
+    #[test]
+    fn forks_that_did_not_record_both_settings_say_nothing() {
+        let mut older_file = fork_given(used(10, 700.0, 2000.0));
+        older_file.asked = None;
+        assert_eq!(SettingsFromCode::of(&side_of(vec![older_file])), None);
+        assert_eq!(SettingsFromCode::of(&side_of(vec![fork_given(None)])), None);
+    }
+
+    /// A record whose round `r` ran base at `base[r]` and head at `head[r]` (ns, ten samples
+    /// each, ±0.1 %), every round in its own layout.
+    fn rounds_record(base: &[f64], head: &[f64]) -> BenchmarkRecord {
+        let side = |levels: &[f64]| {
+            side_of(
+                levels
+                    .iter()
+                    .enumerate()
+                    .map(|(round, level)| ForkRecord {
+                        iters: vec![1.0; 10],
+                        times_ns: (0..10)
+                            .map(|i| level * (1.0 + 0.001 * (i % 3) as f64))
+                            .collect(),
+                        round: Some(round),
+                        layout: Some(round),
+                        ..Default::default()
+                    })
+                    .collect(),
+            )
+        };
+        BenchmarkRecord {
+            id: "b".into(),
+            target: None,
+            package: None,
+            criterion_id: None,
+            harness: None,
+            presence: Presence::Both,
+            base: side(base),
+            head: side(head),
+            stop: None,
+        }
+    }
+
+    fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
+        let mut file = SampleFile::new(RunInfo::default());
+        file.benchmarks.push(record);
+        let report = analyse(
+            &file,
+            &AnalysisSettings {
+                threshold: 0.02,
+                alpha: 0.01,
+                confidence: 0.99,
+                resamples: 10_000,
+                fdr: true,
+                overrides: BTreeMap::new(),
+            },
+            7,
+        );
+        report.benchmarks.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn layouts_that_move_both_sides_alike_cancel_in_the_rounds() {
+        // Each layout moves the benchmark by up to ±15 %, on both sides alike; head is 3 %
+        // slower in every round. Two independent groups could not see it; paired rounds do.
+        let layouts = [1.0, 1.15, 0.9, 1.05, 0.85, 1.1, 0.95, 1.12];
+        let base: Vec<f64> = layouts.iter().map(|l| 1000.0 * l).collect();
+        let head: Vec<f64> = base.iter().map(|b| b * 1.03).collect();
+        let result = analysed(rounds_record(&base, &head));
+        assert_eq!(result.verdict, Outcome::Regressed, "{result:?}");
+        let ratio = result.ratio.unwrap();
+        assert!(ratio.ci_low > 1.0 && (ratio.estimate - 1.03).abs() < 1e-3);
+        let test = result.paired.unwrap();
+        assert_eq!((test.rounds.n, test.df), (8, 7.0));
+        let spread = result.layout_spread.unwrap();
+        assert!(spread.spread > 0.09, "{spread:?}");
+        assert_eq!((spread.head_slower, spread.rounds), (8, 8));
+    }
+
+    #[test]
+    fn a_disturbed_fork_takes_its_rounds_partner_out() {
+        let base = [1000.0, 1001.0, 999.0, 1000.5, 1600.0, 1000.2, 999.5, 1000.1];
+        let head = [1000.3, 1000.8, 999.2, 1000.1, 1000.4, 1000.0, 999.9, 1000.6];
+        let record = rounds_record(&base, &head);
+        let pairs = record.analysed_pairs(Mode::Interleaved);
+        assert_eq!(pairs.len(), 7);
+        assert!(
+            pairs
+                .iter()
+                .all(|(b, h)| b.round == h.round && b.round != Some(4))
+        );
+        let result = analysed(record);
+        assert_eq!(result.verdict, Outcome::Unchanged, "{result:?}");
+        assert_eq!((result.base.forks, result.head.forks), (7, 7));
+        assert_eq!(
+            (result.base.disturbed_forks, result.head.disturbed_forks),
+            (1, 1)
+        );
+        // duet rounds keep every round: a disturbance common to both cancels in the pair
+        assert_eq!(
+            rounds_record(&base, &head).analysed_pairs(Mode::Duet).len(),
+            8
+        );
+    }
+
+    #[test]
+    fn one_round_decides_nothing_and_says_why() {
+        let result = analysed(rounds_record(&[1000.0], &[1500.0]));
+        assert_eq!(result.verdict, Outcome::Inconclusive);
+        assert!(result.ratio.is_none() && result.paired.is_none());
+        assert!((result.change_rate.unwrap() - 0.5).abs() < 0.01);
+        assert!(
+            result
+                .warnings
+                .iter()
+                .any(|w| w.contains("at least two are needed")),
+            "{:?}",
+            result.warnings
+        );
+    }
+
+    #[test]
+    fn a_change_held_back_by_false_discovery_control_is_explained() {
+        let note = fdr_note(
+            Verdict::Regressed,
+            PairedTest {
+                q_value: 0.02,
+                ..PairedTest::of(
+                    PairedRounds::of(&[0.1, 0.11, 0.09].map(|log_ratio| Round {
+                        log_ratio,
+                        layout: None,
+                    }))
+                    .unwrap(),
+                )
+            },
+            12,
+        );
+        assert!(note.contains("alone says regressed"), "{note}");
+        assert!(
+            note.contains("12 benchmarks") && note.contains("q = 0.020"),
+            "{note}"
+        );
+    }
+
+    #[test]
+    fn a_custom_measurements_unit_is_reported_and_a_mixed_one_warned_about() {
+        let fork = |unit: Option<&str>| ForkRecord {
+            iters: vec![1.0, 2.0],
+            times_ns: vec![40.0, 80.0],
+            unit: unit.map(str::to_string),
+            ..Default::default()
+        };
+        let record = |base: Option<&str>, head: Option<&str>| BenchmarkRecord {
+            id: "b".into(),
+            target: None,
+            package: None,
+            criterion_id: None,
+            harness: None,
+            presence: Presence::Both,
+            base: side_of(vec![fork(base), fork(base)]),
+            head: side_of(vec![fork(head), fork(head)]),
+            stop: None,
+        };
+        assert_eq!(unit_of(&record(None, None)), (None, None));
+        assert_eq!(
+            unit_of(&record(Some("cycles"), Some("cycles"))),
+            (Some("cycles".to_string()), None)
+        );
+        let (unit, warning) = unit_of(&record(None, Some("cycles")));
+        assert_eq!(unit.as_deref(), Some("cycles"));
+        assert_eq!(
+            warning.as_deref(),
+            Some(
+                "base measured in ns and head in cycles: their ratio compares different quantities"
+            )
+        );
+        // Cycles are not milliseconds: no measured time, so no note on slow iterations.
+        assert_eq!(mean_measured_ms(&record(Some("cycles"), None).base), None);
+        assert_eq!(
+            mean_measured_ms(&record(None, None).base),
+            Some(120.0 / 1e6)
+        );
+        // Nor is one execution of a command (or a harness's summary) a fork's samples.
+        let execution = ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![1.37e9],
+            per_fork: Some(crate::model::harness::PerFork::Execution),
+            ..Default::default()
+        };
+        assert_eq!(mean_measured_ms(&side_of(vec![execution])), None);
+    }
+
+    #[test]
+    fn time_outside_the_benchmarks_is_summed_up_with_the_heaviest_targets() {
+        let fork = |outside_ms: Option<f64>| ForkRecord {
+            wall_ms: Some(1000.0),
+            outside_ms,
+            ..Default::default()
+        };
+        let mut file = SampleFile::new(RunInfo::default());
+        for (id, target, outside) in [
+            ("a/x", "light", 50.0),
+            ("b/x", "heavy", 450.0),
+            ("c/x", "middle", 200.0),
+        ] {
+            let record = file.benchmark_mut(id, Presence::Both);
+            record.target = Some(target.to_string());
+            record.base = side_of(vec![fork(Some(outside)), fork(Some(outside))]);
+            // A fork of an older file without the figure counts for nothing.
+            record.head = side_of(vec![fork(Some(outside)), fork(None)]);
+        }
+        let outside = outside_time(&file).expect("recorded");
+        assert!(
+            (outside.share - 700.0 * 3.0 / 9000.0).abs() < 1e-12,
+            "{outside:?}"
+        );
+        assert_eq!(outside.median_ms, 200.0);
+        assert_eq!(outside.heaviest_targets, ["heavy", "middle", "light"]);
+        assert_eq!(outside_time(&SampleFile::new(RunInfo::default())), None);
+    }
+}

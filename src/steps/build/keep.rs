@@ -1,0 +1,143 @@
+//! Freshness and keeping: the one sequence every build of a revision follows, bench targets
+//! ([`super::build_benches`]) and programs ([`super::programs::build_programs`]) alike.
+//!
+//! lock the shared target directory → scan the checkout → key the build (checkout, options,
+//! layouts) → a build kept under that key serves as it is; otherwise forget what was kept → mark
+//! the files that differ from the target directory's last build changed → run cargo → record what
+//! the target directory was built from → copy the executables out and prepare their layouts →
+//! keep the build under its key.
+//!
+//! Why one sequence: a step left out of one of two copies (a build kept across a layout change,
+//! a checkout not recorded) would make one kind of build reuse what it should not, and nothing
+//! would fail; written once, both kinds keep the same promises ([`freshness`]).
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::freshness::{self, BuildKey, Checkout, Sources};
+use super::{BuildError, BuildEvent};
+
+/// Where one revision's build happens and is kept.
+pub(crate) struct BuildSite<'a> {
+    /// The revision's workspace root inside its checkout.
+    pub workspace_dir: &'a Path,
+    /// The revision, as messages name it.
+    pub label: &'a str,
+    /// The target directory both revisions build into.
+    pub shared_target_dir: &'a Path,
+    /// The directory the build is copied and kept in.
+    pub kept_dir: &'a Path,
+}
+
+/// A build that was kept, or made now.
+pub(crate) enum Kept<T> {
+    /// A build kept under the same key served; nothing ran.
+    Reused(T),
+    /// Cargo ran, and the build is now kept.
+    Built(T),
+}
+
+/// The checkout of a build site, scanned, and the key of its build; the target directory is
+/// locked while this lives.
+struct Scanned {
+    checkout: Checkout,
+    sources: Sources,
+    key: BuildKey,
+    _lock: std::fs::File,
+}
+
+impl BuildSite<'_> {
+    fn freshness_error(&self, checkout: &Checkout, source: std::io::Error) -> BuildError {
+        BuildError::Freshness {
+            revision: self.label.to_string(),
+            dir: checkout.root.clone(),
+            source,
+        }
+    }
+
+    /// Locks the target directory, scans the checkout and keys a build with `key_args` (the
+    /// options that change what cargo builds) in `layouts` layouts.
+    fn scan(&self, mut key_args: Vec<String>, layouts: usize) -> Result<Scanned, BuildError> {
+        let checkout = Checkout::containing(self.workspace_dir);
+        let lock = freshness::lock(self.shared_target_dir)
+            .map_err(|e| self.freshness_error(&checkout, e))?;
+        let sources = checkout
+            .scan()
+            .map_err(|e| self.freshness_error(&checkout, e))?;
+        key_args.push(format!("layouts={}", layouts.max(1)));
+        key_args.push(format!("layout-method={}", super::layout::METHOD));
+        let key = BuildKey::new(
+            &checkout,
+            &sources,
+            self.workspace_dir,
+            &key_args,
+            self.shared_target_dir,
+        );
+        Ok(Scanned {
+            checkout,
+            sources,
+            key,
+            _lock: lock,
+        })
+    }
+
+    /// The build kept for the checkout as it is now under `key_args` and `layouts`, if `usable`
+    /// (its files are all still there).
+    pub(crate) fn kept<T: DeserializeOwned>(
+        &self,
+        key_args: Vec<String>,
+        layouts: usize,
+        usable: impl Fn(&T) -> bool,
+    ) -> Result<Option<T>, BuildError> {
+        let scanned = self.scan(key_args, layouts)?;
+        Ok(freshness::kept::<T>(self.kept_dir, scanned.key).filter(|kept| usable(kept)))
+    }
+
+    /// The build kept under `key_args` and `layouts` if it is `usable`; otherwise runs `compile`
+    /// (cargo) and `finish` (copying and relinking what cargo made) with the checkout marked
+    /// and recorded around them, and keeps what `finish` returns.
+    pub(crate) fn kept_or_built<T, C>(
+        &self,
+        key_args: Vec<String>,
+        layouts: usize,
+        usable: impl Fn(&T) -> bool,
+        compile: impl FnOnce(&mut dyn FnMut(BuildEvent)) -> Result<C, BuildError>,
+        finish: impl FnOnce(C, &mut dyn FnMut(BuildEvent)) -> Result<T, BuildError>,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<Kept<T>, BuildError>
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        let Scanned {
+            checkout,
+            sources,
+            key,
+            _lock,
+        } = self.scan(key_args, layouts)?;
+        let error = |e| self.freshness_error(&checkout, e);
+        if let Some(kept) = freshness::kept::<T>(self.kept_dir, key).filter(|kept| usable(kept)) {
+            return Ok(Kept::Reused(kept));
+        }
+        freshness::forget(self.kept_dir).map_err(error)?;
+        super::layout::forget(self.kept_dir).map_err(error)?;
+        let marked = checkout
+            .mark_changed(self.shared_target_dir, &sources)
+            .map_err(error)?;
+        let compiled = compile(on_event)?;
+        checkout
+            .record(self.shared_target_dir, &sources, &marked)
+            .map_err(error)?;
+        let build = finish(compiled, on_event)?;
+        freshness::keep(self.kept_dir, key, &build).map_err(error)?;
+        Ok(Kept::Built(build))
+    }
+
+    /// Creates the kept directory, for a build that copied nothing into it.
+    pub(crate) fn create_kept_dir(&self) -> Result<PathBuf, BuildError> {
+        std::fs::create_dir_all(self.kept_dir)
+            .map_err(|e| self.freshness_error(&Checkout::containing(self.workspace_dir), e))?;
+        Ok(self.kept_dir.to_path_buf())
+    }
+}

@@ -1,0 +1,1474 @@
+//! Discovery: which harness each bench target uses, and which benchmark ids each contains.
+//!
+//! Why it works this way:
+//! - Classification reads the executable's bytes and never runs it: a bench target may be
+//!   anything (a plain `main` that deletes files), so only binaries known to speak a harness's
+//!   command line are run. A target with the default harness is libtest's `#[bench]`. Every
+//!   criterion binary contains the string `CARGO_CRITERION_PORT` (criterion reads it on start to
+//!   find cargo-criterion; its forks `criterion2` and `codspeed-criterion-compat` keep it); every
+//!   divan binary contains `DIVAN_SAMPLE_COUNT` (the environment name of its `--sample-count`
+//!   option); every `bencher` binary contains its result line's ` ns/iter (+/- `.
+//! - Each harness lists its benchmarks its own way ([`list_benchmarks`]; [`crate::model::harness`]).
+//!   Criterion's listing is described below.
+//! - Listing uses `--bench --list --format terse`, which recent criterion (0.5, 0.7 and 0.8 are
+//!   tested) answers with exactly one `<id>: benchmark` line per benchmark and nothing else on
+//!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
+//!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
+//!   ([`CliDialect`]), since they have no `--exact` either.
+//! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
+//!   targets by convention (`benches/bench.rs`), so one target name in several members is the
+//!   normal case, and a name alone would lose or swap whole suites.
+//! - Benchmarks are matched across revisions by package, target and criterion id. A benchmark
+//!   that no other target of its package has on the other side, and that moved there from one
+//!   target to another of the same package (a target renamed or split), is still matched; a
+//!   package that exists on one side only has its benchmarks `only_in_base` / `only_in_head`.
+//! - A listing that starts measuring is stopped at once: criterion prints `Benchmarking <id>` as it
+//!   starts to measure a benchmark and never while listing, and an executable does that when its
+//!   `Criterion` never reads the command line (`Criterion::default()` in a hand-written `main`,
+//!   as curve25519-dalek's benches do, instead of `criterion_group!`, which calls
+//!   `configure_from_args`). Such a target would run its whole suite for `--list` and for every
+//!   fork, so it is skipped with that reason instead of after the fork timeout.
+//! - Every executable is listed twice: an id made of the time or a random value (chrono names two
+//!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
+//!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
+//!   ids apart, to be reported as skipped.
+//! - The same criterion id in two bench targets is not an error: both are compared, each under a
+//!   name of its own ([`qualified_id`]). An id unique in the run keeps its plain criterion id, so
+//!   single-target suites and recordings made before read as they did; a colliding one becomes
+//!   `target::id`, or `package::target::id` when the colliding targets share a name. `::` is
+//!   never criterion's group separator (`/`), and forks are still given the plain id.
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use regex::Regex;
+
+use crate::model::harness::CliDialect;
+pub use crate::model::harness::HarnessKind;
+use crate::model::harness::{Harness, bencher, divan, libtest};
+use crate::model::samples::Presence;
+use crate::model::target::{QUALIFIER, TargetKey};
+use crate::steps::build::BenchExecutable;
+use crate::steps::schedule::Side;
+
+/// The string every criterion benchmark binary contains.
+const CRITERION_MARKER: &str = "CARGO_CRITERION_PORT";
+/// The string every divan benchmark binary contains.
+const DIVAN_MARKER: &str = "DIVAN_SAMPLE_COUNT";
+/// A piece of the result line's format string every `bencher` binary contains
+/// (`{:>11} ns/iter (+/- {})`); libtest's own harness is known from the target instead.
+const BENCHER_MARKER: &str = " ns/iter (+/- ";
+/// Bytes read at a time when scanning an executable.
+const SCAN_CHUNK: usize = 1 << 20;
+/// What criterion prints as it starts to measure a benchmark (on stdout or stderr, by version);
+/// a listing never does.
+const MEASURING_MARKER: &str = "Benchmarking ";
+/// How many lines of a failing listing's stderr an error quotes.
+const STDERR_TAIL_LINES: usize = 20;
+
+/// Errors classifying or listing benchmarks.
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoverError {
+    #[error(
+        "cannot list the benchmarks of {executable}: {message}{}",
+        stderr_suffix(stderr_tail)
+    )]
+    List {
+        executable: String,
+        message: String,
+        /// The last lines the executable wrote to stderr (empty if none).
+        stderr_tail: String,
+    },
+    /// A listing killed for outlasting its timeout: slow set-up code, not a missing file.
+    #[error(
+        "cannot list the benchmarks of {executable}: {message}{}",
+        stderr_suffix(stderr_tail)
+    )]
+    ListTimedOut {
+        executable: String,
+        message: String,
+        stderr_tail: String,
+    },
+    /// A listing that began to measure: the executable ignores its command line.
+    #[error("cannot list the benchmarks of {executable}: {message}")]
+    ListMeasured { executable: String, message: String },
+    #[error("cannot read the bench executable {} (target {target}): {source}", path.display())]
+    Read {
+        path: PathBuf,
+        target: String,
+        source: std::io::Error,
+    },
+}
+
+/// What a bench executable is, as far as measuring it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Classified {
+    /// A benchmark harness cargo-perfdiff runs: list it with [`list_benchmarks`].
+    Runs(HarnessKind),
+    /// Anything else; it is not run, and `reason` says why.
+    Skipped { reason: String },
+}
+
+/// Decides which harness `exe` uses, without running it: libtest for a target with the default
+/// harness, else from the markers its bytes contain.
+pub fn classify(exe: &BenchExecutable) -> Result<Classified, DiscoverError> {
+    if exe.harness {
+        return Ok(Classified::Runs(HarnessKind::Libtest));
+    }
+    let found = scan_for_markers(&exe.path).map_err(|source| DiscoverError::Read {
+        path: exe.path.clone(),
+        target: exe.target.clone(),
+        source,
+    })?;
+    Ok(if found.criterion {
+        Classified::Runs(HarnessKind::Criterion)
+    } else if found.divan {
+        Classified::Runs(HarnessKind::Divan)
+    } else if found.bencher {
+        Classified::Runs(HarnessKind::Bencher)
+    } else {
+        Classified::Skipped {
+            reason: format!(
+                "plain binary, no benchmark harness (bench target {:?})",
+                exe.target
+            ),
+        }
+    })
+}
+
+/// Which markers a file contains.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Markers {
+    criterion: bool,
+    divan: bool,
+    bencher: bool,
+}
+
+/// Scans a file chunk by chunk (memory stays bounded for large binaries) for the markers; chunks
+/// overlap by one marker length so a marker across a chunk boundary is found. Stops at the
+/// criterion marker, which decides the classification.
+fn scan_for_markers(path: &std::path::Path) -> std::io::Result<Markers> {
+    let mut file = File::open(path)?;
+    let overlap = [CRITERION_MARKER, DIVAN_MARKER, BENCHER_MARKER]
+        .map(str::len)
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+        - 1;
+    let mut buffer = vec![0u8; SCAN_CHUNK + overlap];
+    let mut kept = 0;
+    let mut found = Markers::default();
+    // A literal alternation is searched with memchr/aho-corasick acceleration.
+    let markers = regex::bytes::Regex::new(&format!(
+        "{CRITERION_MARKER}|{DIVAN_MARKER}|{}",
+        regex::escape(BENCHER_MARKER)
+    ))
+    .expect("escaped literals form a valid regex");
+    loop {
+        let read = read_full(&mut file, &mut buffer[kept..])?;
+        let filled = kept + read;
+        for marker in markers.find_iter(&buffer[..filled]) {
+            match marker.as_bytes() {
+                m if m == CRITERION_MARKER.as_bytes() => found.criterion = true,
+                m if m == DIVAN_MARKER.as_bytes() => found.divan = true,
+                _ => found.bencher = true,
+            }
+        }
+        if found.criterion || read == 0 || filled < buffer.len() {
+            return Ok(found);
+        }
+        kept = overlap.min(filled);
+        buffer.copy_within(filled - kept..filled, 0);
+    }
+}
+
+/// Reads until `buffer` is full or the file ends; returns the bytes read.
+fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut total = 0;
+    while total < buffer.len() {
+        match file.read(&mut buffer[total..]) {
+            Ok(0) => break,
+            Ok(n) => total += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(total)
+}
+
+/// The benchmarks of one bench executable, and how to select one of them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listing {
+    pub ids: Vec<String>,
+    pub harness: Harness,
+}
+
+/// Lists the benchmark ids of `exe`, a bench executable of harness `kind`, running it (but for
+/// `bencher`, read from its source) in its package root with `env`, killed after `timeout`.
+pub fn list_benchmarks(
+    kind: HarnessKind,
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> Result<Listing, DiscoverError> {
+    let listing = |ids, harness| Ok(Listing { ids, harness });
+    match kind {
+        HarnessKind::Criterion => list_criterion(exe, env, timeout),
+        // Commands are declared, never found in a bench executable.
+        HarnessKind::Command => listing(Vec::new(), Harness::Command),
+        HarnessKind::Divan => {
+            let env: Vec<_> = env.iter().cloned().chain(divan::list_env()).collect();
+            let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;
+            listing(divan::parse_list(&stdout), Harness::Divan)
+        }
+        HarnessKind::Libtest => {
+            let stdout = run_listing(exe, env, timeout, libtest::LIST_ARGS)?;
+            listing(libtest::parse_list(&stdout), Harness::Libtest)
+        }
+        HarnessKind::Bencher => {
+            let ids =
+                bencher::list_from_source(&exe.src_path).map_err(|error| DiscoverError::List {
+                    executable: format!("bench target {:?} ({})", exe.target, exe.path.display()),
+                    message: format!(
+                        "a `bencher` executable cannot list its benchmarks, and its source could \
+                         not be read: {error}"
+                    ),
+                    stderr_tail: String::new(),
+                })?;
+            listing(ids, Harness::Bencher)
+        }
+    }
+}
+
+/// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
+/// its package root with `env`, killing it after `timeout`.
+///
+/// Criterion 0.3 and 0.4 know neither `--format terse` nor `--exact`: when the terse listing is
+/// rejected for its `--format`, `--bench --list` is tried, whose `<id>: bench` lines mark such an
+/// executable, and its forks will select their benchmark with an anchored regex instead. That
+/// listing is first asked with a fractional `--measurement-time`, which 0.4 takes and 0.3 exits
+/// on, so that only 0.3's forks are rounded up to whole seconds (a 0.4 suite's forks took three
+/// times as long that way). If the listing fails both ways, the terse listing's error is the one
+/// reported.
+fn list_criterion(
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> Result<Listing, DiscoverError> {
+    let terse = run_listing(
+        exe,
+        env,
+        timeout,
+        &["--bench", "--list", "--format", "terse"],
+    );
+    match terse {
+        Ok(stdout) => Ok(Listing {
+            ids: parse_list(&stdout),
+            harness: Harness::Criterion(CliDialect::Current),
+        }),
+        // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
+        // asked again: a hang or a panic would just repeat.
+        Err(terse_error) if terse_error.to_string().contains("'--format'") => {
+            let legacy = |extra: &[&str]| {
+                let args: Vec<&str> = ["--bench", "--list"].iter().chain(extra).copied().collect();
+                run_listing(exe, env, timeout, &args)
+                    .map(|stdout| parse_legacy_list(&stdout))
+                    .unwrap_or_default()
+            };
+            let fractional = legacy(&["--measurement-time", "0.5"]);
+            let (ids, dialect) = if fractional.is_empty() {
+                (legacy(&[]), CliDialect::Criterion03)
+            } else {
+                (fractional, CliDialect::Criterion04)
+            };
+            if ids.is_empty() {
+                return Err(terse_error);
+            }
+            Ok(Listing {
+                ids,
+                harness: Harness::Criterion(dialect),
+            })
+        }
+        // criterion2 (oxc's fork) refuses `--list` together with `--bench`, and lists without it.
+        Err(terse_error @ DiscoverError::List { .. })
+            if terse_error.to_string().contains("`--bench`") =>
+        {
+            match run_listing(exe, env, timeout, &["--list", "--format", "terse"]) {
+                Ok(stdout) if !parse_list(&stdout).is_empty() => Ok(Listing {
+                    ids: parse_list(&stdout),
+                    harness: Harness::Criterion(CliDialect::Current),
+                }),
+                _ => Err(terse_error),
+            }
+        }
+        Err(terse_error) => Err(terse_error),
+    }
+}
+
+/// Splits the ids of one listing into those a second listing of the same executable gave again
+/// (in the first listing's order) and, for the others, what they share with the most alike id
+/// of the second listing up to its last `/`, followed by `…` (`delayed_format/with_display/…`
+/// for an id ending in the time): ids that change from one process to the next cannot be
+/// selected by a fork, and this names them the same way whichever listing they came from.
+pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Vec<String>) {
+    let again: std::collections::HashSet<&str> = second.iter().map(String::as_str).collect();
+    let (stable, unstable): (Vec<String>, Vec<String>) = first
+        .into_iter()
+        .partition(|id| again.contains(id.as_str()));
+    let mut patterns: Vec<String> = unstable
+        .iter()
+        .map(|id| {
+            let shared = second
+                .iter()
+                .map(|other| common_prefix(id, other))
+                .max_by_key(|prefix| prefix.len())
+                .unwrap_or("");
+            let kept = shared.rfind('/').map_or("", |slash| &shared[..=slash]);
+            format!("{kept}…")
+        })
+        .collect();
+    patterns.sort();
+    patterns.dedup();
+    (stable, patterns)
+}
+
+/// Splits criterion ids into those a fork can select and the repeats of an id: criterion lists
+/// the second benchmark registered under an id as `<id> #2` (the third `#3`, …) but matches its
+/// filter against the id without the suffix, so `--exact '<id> #2'` runs nothing and no command
+/// line measures that benchmark alone (nom's `json` target registers `json` twice).
+pub fn split_repeated_ids(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let listed: HashSet<String> = ids.iter().cloned().collect();
+    ids.into_iter().partition(|id| match id.rsplit_once(" #") {
+        Some((first, n)) => !(listed.contains(first) && n.parse::<u32>().is_ok_and(|n| n >= 2)),
+        None => true,
+    })
+}
+
+/// The longest common prefix of `a` and `b`, on character boundaries.
+fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
+    let end = a
+        .char_indices()
+        .zip(b.chars())
+        .find(|((_, x), y)| x != y)
+        .map_or_else(|| a.len().min(b.len()), |((i, _), _)| i);
+    &a[..end]
+}
+
+/// Runs `exe` with the listing `args` and returns its stdout.
+fn run_listing(
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+    args: &[&str],
+) -> Result<String, DiscoverError> {
+    let executable = format!("bench target {:?} ({})", exe.target, exe.path.display());
+    let fail_with = |message: String, stderr: &str| DiscoverError::List {
+        executable: executable.clone(),
+        message,
+        stderr_tail: stderr_tail(stderr),
+    };
+    let fail = |message: String| fail_with(message, "");
+    let mut command = Command::new(&exe.path);
+    // Its own process group, so a timeout kills whatever it started too (an orphan holding the
+    // output pipes open would otherwise keep this function waiting).
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    command
+        .args(args)
+        .current_dir(&exe.package_root)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove("CARGO_CRITERION_PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = crate::util::spawn::spawn_when_not_busy(&mut command)
+        .map_err(|e| fail(format!("cannot start it: {e}")))?;
+    let measuring = Arc::new(OnceLock::new());
+    let stdout = read_in_background(child.stdout.take(), Some(Arc::clone(&measuring)));
+    let stderr = read_in_background(child.stderr.take(), Some(Arc::clone(&measuring)));
+    let waited = wait_with_timeout(&mut child, timeout, &measuring)
+        .map_err(|e| fail(format!("cannot wait for it: {e}")))?;
+    let stdout = join_text(stdout);
+    let stderr = join_text(stderr);
+    match waited {
+        Waited::Measuring => Err(DiscoverError::ListMeasured {
+            executable,
+            message: format!(
+                "it began to measure instead (`{}`), killed: its criterion does not read the \
+                 command line (a `Criterion::default()` in a hand-written `main` instead of \
+                 `criterion_group!`), so no fork could select one of its benchmarks",
+                measuring.get().map_or("", String::as_str)
+            ),
+        }),
+        Waited::TimedOut => Err(DiscoverError::ListTimedOut {
+            executable,
+            message: format!("no answer within {timeout:.0?} (--fork-timeout), killed"),
+            stderr_tail: stderr_tail(&stderr),
+        }),
+        Waited::Exited(status) if !status.success() => Err(fail_with(
+            format!("`{}` exited with {status}", args.join(" ")),
+            &stderr,
+        )),
+        Waited::Exited(_) => Ok(stdout),
+    }
+}
+
+/// Ids from criterion's terse listing: every line ending in `: benchmark`, with that suffix cut.
+/// Ids may contain spaces, colons, slashes and any unicode, so nothing else is touched.
+pub fn parse_list(stdout: &str) -> Vec<String> {
+    ids_with_suffix(stdout, ": benchmark")
+}
+
+/// Ids from criterion 0.3's `--list`: every line ending in `: bench` (its stdout also carries
+/// warnings, which never end that way).
+pub fn parse_legacy_list(stdout: &str) -> Vec<String> {
+    ids_with_suffix(stdout, ": bench")
+}
+
+fn ids_with_suffix(stdout: &str, suffix: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .map(|line| line.strip_suffix('\r').unwrap_or(line))
+        .filter_map(|line| line.strip_suffix(suffix))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Reads `stream` to its end on a thread of its own. With `measuring`, the first line that
+/// starts with [`MEASURING_MARKER`] (on either stream) is set there as soon as it is read.
+fn read_in_background<R: Read + Send + 'static>(
+    stream: Option<R>,
+    measuring: Option<Arc<OnceLock<String>>>,
+) -> Option<JoinHandle<Vec<u8>>> {
+    stream.map(|stream| {
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stream);
+            let mut bytes = Vec::new();
+            let mut line = Vec::new();
+            while matches!(reader.read_until(b'\n', &mut line), Ok(n) if n > 0) {
+                if let Some(measuring) = &measuring
+                    && line.starts_with(MEASURING_MARKER.as_bytes())
+                {
+                    let _ = measuring.set(String::from_utf8_lossy(&line).trim_end().to_string());
+                }
+                bytes.append(&mut line);
+            }
+            bytes
+        })
+    })
+}
+
+fn join_text(handle: Option<JoinHandle<Vec<u8>>>) -> String {
+    handle
+        .and_then(|h| h.join().ok())
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default()
+}
+
+/// How a listing process ended.
+enum Waited {
+    Exited(ExitStatus),
+    /// Killed at the deadline.
+    TimedOut,
+    /// Killed because it began to measure ([`MEASURING_MARKER`]).
+    Measuring,
+}
+
+/// Waits for `child`, killing it at the deadline or once `measuring` is set.
+fn wait_with_timeout(
+    child: &mut Child,
+    timeout: Duration,
+    measuring: &OnceLock<String>,
+) -> std::io::Result<Waited> {
+    let deadline = Instant::now() + timeout;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(Waited::Exited(status));
+        }
+        let now = Instant::now();
+        if measuring.get().is_some() || now >= deadline {
+            kill_process_group(child);
+            child.wait()?;
+            return Ok(if measuring.get().is_some() {
+                Waited::Measuring
+            } else {
+                Waited::TimedOut
+            });
+        }
+        std::thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// Kills `child` and, on Unix, every process of its group (it was made a group leader).
+fn kill_process_group(child: &mut Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals the process group; no memory is involved.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+}
+
+/// The last [`STDERR_TAIL_LINES`] non-blank lines of `stderr`.
+fn stderr_tail(stderr: &str) -> String {
+    let all: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    all[all.len().saturating_sub(STDERR_TAIL_LINES)..].join("\n")
+}
+
+fn stderr_suffix(tail: &str) -> String {
+    if tail.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr:\n{tail}")
+    }
+}
+
+/// The user's FILTER arguments, as criterion takes them: each is a regex (a pattern that is not a
+/// valid regex matches as a plain substring); an id matches if any filter matches; no filters
+/// match everything.
+#[derive(Debug, Clone)]
+pub struct Filter {
+    patterns: Vec<Pattern>,
+}
+
+#[derive(Debug, Clone)]
+enum Pattern {
+    Regex(Regex),
+    Substring(String),
+}
+
+impl Filter {
+    pub fn new(patterns: &[String]) -> Self {
+        let patterns = patterns
+            .iter()
+            .map(|p| match Regex::new(p) {
+                Ok(regex) => Pattern::Regex(regex),
+                Err(_) => Pattern::Substring(p.clone()),
+            })
+            .collect();
+        Filter { patterns }
+    }
+
+    pub fn matches(&self, id: &str) -> bool {
+        self.patterns.is_empty()
+            || self.patterns.iter().any(|p| match p {
+                Pattern::Regex(regex) => regex.is_match(id),
+                Pattern::Substring(text) => id.contains(text.as_str()),
+            })
+    }
+
+    /// Every id the filters can match, when that is a known list of names: each filter is
+    /// anchored at both ends around literal names (`^hash$`, `^(hash|table)$`, `^a$|^b$`, with
+    /// punctuation escaped as `regex::escape` writes it). `None` when any filter could match an id
+    /// not known in advance (a prefix, a class, a substring), or there is no filter. What a run
+    /// selects can then be told before anything is built: a filter naming commands only needs no
+    /// bench target.
+    pub fn exact_ids(&self) -> Option<Vec<String>> {
+        let mut ids = Vec::new();
+        for pattern in &self.patterns {
+            let Pattern::Regex(regex) = pattern else {
+                return None;
+            };
+            let names = anchored_names(regex.as_str())?;
+            // The parse above is ours, not the regex crate's: each name must match, whole.
+            let whole = |name: &String| regex.find(name).is_some_and(|m| m.len() == name.len());
+            if !names.iter().all(whole) {
+                return None;
+            }
+            ids.extend(names);
+        }
+        (!ids.is_empty()).then_some(ids)
+    }
+}
+
+/// The names a pattern matches when it is `^NAME$`, `^(NAME|…)$` (or `(?:…)`) or `^NAME$|^NAME$`;
+/// `None` for any other pattern.
+fn anchored_names(pattern: &str) -> Option<Vec<String>> {
+    if let Some(names) = pattern
+        .strip_prefix('^')
+        .and_then(|p| p.strip_suffix('$'))
+        .filter(|inner| !inner.ends_with('\\'))
+        .and_then(|inner| {
+            let group = inner
+                .strip_prefix("(?:")
+                .or_else(|| inner.strip_prefix('('))?;
+            split_alternatives(group.strip_suffix(')')?)
+        })
+    {
+        return Some(names);
+    }
+    split_top_level(pattern)?
+        .into_iter()
+        .map(|alternative| {
+            let inner = alternative.strip_prefix('^')?.strip_suffix('$')?;
+            let mut names = split_alternatives(inner).filter(|names| names.len() == 1)?;
+            names.pop()
+        })
+        .collect()
+}
+
+/// `a|b\|c` split at its unescaped `|`, each part read as a literal name; `None` when a part
+/// holds anything but plain characters and escaped punctuation.
+fn split_alternatives(text: &str) -> Option<Vec<String>> {
+    split_top_level(text)?
+        .into_iter()
+        .map(|part| literal(&part))
+        .collect()
+}
+
+/// `text` split at its unescaped `|` (escapes kept); `None` for a dangling backslash.
+fn split_top_level(text: &str) -> Option<Vec<String>> {
+    let mut parts = vec![String::new()];
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let last = parts.last_mut()?;
+                last.push(c);
+                last.push(chars.next()?);
+            }
+            '|' => parts.push(String::new()),
+            c => parts.last_mut()?.push(c),
+        }
+    }
+    Some(parts)
+}
+
+/// The name `text` matches literally: plain characters and escaped ASCII punctuation; `None` for
+/// a metacharacter, a class escape (`\d`) or nothing at all.
+fn literal(text: &str) -> Option<String> {
+    const META: &str = ".^$*+?()[]{}|\\";
+    let mut name = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next()? {
+                escaped if escaped.is_ascii_punctuation() => name.push(escaped),
+                _ => return None,
+            },
+            c if META.contains(c) => return None,
+            c => name.push(c),
+        }
+    }
+    (!name.is_empty()).then_some(name)
+}
+
+/// One benchmark and where it exists.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matched {
+    /// The name it is reported, recorded and resumed under: the criterion id, qualified by its
+    /// target (and package) when another target of the run defines the same id
+    /// ([`qualified_id`]).
+    pub id: String,
+    /// The criterion id, exactly as the executable listed it (pass it to the executable as is).
+    pub criterion_id: String,
+    /// The bench target that has it in base, if any.
+    pub base_target: Option<TargetKey>,
+    /// The bench target that has it in head, if any.
+    pub head_target: Option<TargetKey>,
+    pub presence: Presence,
+    /// The harness of its bench target (head's, or base's when head lacks it), once known.
+    pub harness: Option<HarnessKind>,
+}
+
+impl Matched {
+    /// The target it is reported under: head's, or base's when head lacks it.
+    pub fn target(&self) -> Option<&TargetKey> {
+        self.head_target.as_ref().or(self.base_target.as_ref())
+    }
+
+    /// Whether `filter` selects it, by its plain or its qualified id.
+    pub fn selected_by(&self, filter: &Filter) -> bool {
+        filter.matches(&self.id) || filter.matches(&self.criterion_id)
+    }
+}
+
+/// Matches benchmarks across revisions by package, bench target and criterion id. Benchmarks on
+/// one side only get `OnlyInBase`/`OnlyInHead` and are kept. A benchmark on one side only whose
+/// id one other target of the same package has on the other side only is matched with it: the
+/// target was renamed, or the benchmark moved to another target of its package.
+///
+/// Order: base's benchmarks in the order given (targets as given, ids as listed), with each
+/// head-only one placed right after the benchmark that precedes it in head, so a new benchmark
+/// appears next to its neighbours. Deterministic for a given input. An id a target lists twice
+/// counts once. Ids defined by several targets are qualified ([`qualified_id`]).
+pub fn match_benchmarks(
+    base: &[(TargetKey, Vec<String>)],
+    head: &[(TargetKey, Vec<String>)],
+) -> Vec<Matched> {
+    let base_entries = entries(base);
+    let head_entries = entries(head);
+    let in_base: HashSet<(&TargetKey, &str)> = base_entries.iter().copied().collect();
+    let in_head: HashSet<(&TargetKey, &str)> = head_entries.iter().copied().collect();
+    let moved = moved_within_package(&base_entries, &head_entries, &in_base, &in_head);
+
+    let mut units: Vec<Unit> = base_entries
+        .iter()
+        .map(|&(key, id)| Unit {
+            criterion_id: id,
+            base: Some(key),
+            head: None,
+        })
+        .collect();
+    let unit_of: HashMap<(&TargetKey, &str), usize> = base_entries
+        .iter()
+        .enumerate()
+        .map(|(index, &entry)| (entry, index))
+        .collect();
+    let mut order: Vec<usize> = (0..units.len()).collect();
+    let mut cursor = 0;
+    for &(key, id) in &head_entries {
+        let known = unit_of
+            .get(&(key, id))
+            .or_else(|| moved.get(&(key, id)).and_then(|from| unit_of.get(from)));
+        match known {
+            Some(&unit) => {
+                units[unit].head = Some(key);
+                cursor = order.iter().position(|&u| u == unit).unwrap_or(cursor) + 1;
+            }
+            None => {
+                units.push(Unit {
+                    criterion_id: id,
+                    base: None,
+                    head: Some(key),
+                });
+                order.insert(cursor, units.len() - 1);
+                cursor += 1;
+            }
+        }
+    }
+    let ids = qualified_ids(&units);
+    order
+        .into_iter()
+        .map(|index| {
+            let unit = &units[index];
+            let presence = match (unit.base, unit.head) {
+                (Some(_), Some(_)) => Presence::Both,
+                (Some(_), None) => Presence::OnlyInBase,
+                _ => Presence::OnlyInHead,
+            };
+            Matched {
+                id: ids[index].clone(),
+                criterion_id: unit.criterion_id.to_string(),
+                base_target: unit.base.cloned(),
+                head_target: unit.head.cloned(),
+                presence,
+                harness: None,
+            }
+        })
+        .collect()
+}
+
+/// One benchmark being matched: its criterion id and the target that has it on each side.
+struct Unit<'a> {
+    criterion_id: &'a str,
+    base: Option<&'a TargetKey>,
+    head: Option<&'a TargetKey>,
+}
+
+impl Unit<'_> {
+    /// The target it is reported under: head's, or base's when head lacks it.
+    fn key(&self) -> &TargetKey {
+        self.head.or(self.base).expect("a unit exists on some side")
+    }
+}
+
+/// Every (target, id) of one side in order, each once.
+fn entries(side: &[(TargetKey, Vec<String>)]) -> Vec<(&TargetKey, &str)> {
+    let mut seen = HashSet::new();
+    side.iter()
+        .flat_map(|(key, ids)| ids.iter().map(move |id| (key, id.as_str())))
+        .filter(|entry| seen.insert(*entry))
+        .collect()
+}
+
+/// Head's one-sided benchmarks that moved from another target of the same package, mapped to
+/// base's entry: the pairs where exactly one target of the package has the id on base's side
+/// only and exactly one on head's side only.
+fn moved_within_package<'a>(
+    base: &[(&'a TargetKey, &'a str)],
+    head: &[(&'a TargetKey, &'a str)],
+    in_base: &HashSet<(&TargetKey, &str)>,
+    in_head: &HashSet<(&TargetKey, &str)>,
+) -> HashMap<(&'a TargetKey, &'a str), (&'a TargetKey, &'a str)> {
+    type Candidates<'a> = HashMap<(&'a str, &'a str), Vec<(&'a TargetKey, &'a str)>>;
+    let one_sided = |entries: &[(&'a TargetKey, &'a str)], other: &HashSet<(&TargetKey, &str)>| {
+        let mut by_package: Candidates<'a> = HashMap::new();
+        for &(key, id) in entries {
+            if !other.contains(&(key, id)) {
+                by_package
+                    .entry((key.package.as_str(), id))
+                    .or_default()
+                    .push((key, id));
+            }
+        }
+        by_package
+    };
+    let base_only = one_sided(base, in_head);
+    let head_only = one_sided(head, in_base);
+    head_only
+        .into_iter()
+        .filter_map(
+            |(package_id, heads)| match (&heads[..], base_only.get(&package_id)) {
+                ([head], Some(bases)) if bases.len() == 1 => Some((*head, bases[0])),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// The id each unit is reported under: its criterion id when no other unit has it, else
+/// [`qualified_id`] by target, or by package and target when the colliding targets share a name
+/// (or a qualified id would still collide).
+fn qualified_ids(units: &[Unit]) -> Vec<String> {
+    let mut by_id: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (index, unit) in units.iter().enumerate() {
+        by_id.entry(unit.criterion_id).or_default().push(index);
+    }
+    let mut ids: Vec<String> = units.iter().map(|u| u.criterion_id.to_string()).collect();
+    for indices in by_id.values().filter(|indices| indices.len() > 1) {
+        let targets: HashSet<&str> = indices
+            .iter()
+            .map(|&i| units[i].key().target.as_str())
+            .collect();
+        let with_package = targets.len() < indices.len();
+        for &i in indices {
+            ids[i] = qualified_id(units[i].key(), units[i].criterion_id, with_package);
+        }
+    }
+    // A qualified id that is some other benchmark's plain id (`kern::x` listed as such) takes
+    // its package too.
+    let plain: HashSet<&str> = units.iter().map(|u| u.criterion_id).collect();
+    for (index, unit) in units.iter().enumerate() {
+        if ids[index] != unit.criterion_id && plain.contains(ids[index].as_str()) {
+            ids[index] = qualified_id(unit.key(), unit.criterion_id, true);
+        }
+    }
+    ids
+}
+
+/// `target::id`, or `package::target::id` with `with_package`: the name of a benchmark whose
+/// criterion id another bench target of the run defines too.
+pub fn qualified_id(key: &TargetKey, criterion_id: &str, with_package: bool) -> String {
+    if with_package {
+        format!(
+            "{}{QUALIFIER}{}{QUALIFIER}{criterion_id}",
+            key.package, key.target
+        )
+    } else {
+        format!("{}{QUALIFIER}{criterion_id}", key.target)
+    }
+}
+
+/// A bench target of one revision whose benchmarks could not be listed: the executable panicked,
+/// exited non-zero or hung while criterion called the benchmark functions to learn their ids
+/// (set-up code outside `b.iter` runs then, e.g. reading a data file).
+#[derive(Debug)]
+pub struct FailedListing {
+    pub target: TargetKey,
+    /// A [`DiscoverError::List`], [`DiscoverError::ListTimedOut`] or
+    /// [`DiscoverError::ListMeasured`].
+    pub error: DiscoverError,
+}
+
+impl FailedListing {
+    /// What went wrong, without the stderr tail.
+    pub fn message(&self) -> String {
+        match &self.error {
+            DiscoverError::List { message, .. }
+            | DiscoverError::ListTimedOut { message, .. }
+            | DiscoverError::ListMeasured { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The last lines the executable wrote to stderr.
+    pub fn stderr_tail(&self) -> &str {
+        match &self.error {
+            DiscoverError::List { stderr_tail, .. }
+            | DiscoverError::ListTimedOut { stderr_tail, .. } => stderr_tail,
+            _ => "",
+        }
+    }
+
+    /// Whether the listing was killed (for outlasting its timeout, or for measuring): the
+    /// executable ran, so no file was missing.
+    pub fn killed(&self) -> bool {
+        matches!(
+            self.error,
+            DiscoverError::ListTimedOut { .. } | DiscoverError::ListMeasured { .. }
+        )
+    }
+
+    /// One line of the stderr tail that says most: a panic's message (the line after
+    /// `panicked at`), else the last line.
+    pub fn headline(&self) -> Option<String> {
+        let lines: Vec<&str> = self.stderr_tail().lines().collect();
+        let panic = lines.iter().position(|l| l.contains("panicked at"));
+        match panic {
+            Some(at) => Some(lines[at..(at + 2).min(lines.len())].join(" ")),
+            None => lines.last().map(|l| l.to_string()),
+        }
+    }
+}
+
+/// Bench targets with the benchmark ids each lists, in order.
+pub type TargetLists = Vec<(TargetKey, Vec<String>)>;
+
+/// One revision's discovery: the ids of every criterion target that listed, and the targets
+/// that failed to.
+#[derive(Debug, Default)]
+pub struct SideListings {
+    pub lists: TargetLists,
+    pub failed: Vec<FailedListing>,
+}
+
+/// Both revisions' discovery once the failed listings are settled: see [`settle_failed_listings`].
+#[derive(Debug, Default)]
+pub struct Settled {
+    pub base: TargetLists,
+    pub head: TargetLists,
+    /// Targets whose benchmarks the other revision listed: those benchmarks are compared as
+    /// present in both and reported `failed` on this side.
+    pub failed_on_one_side: Vec<(Side, FailedListing)>,
+    /// Targets whose benchmarks no revision could list, with the side(s) where the listing
+    /// failed (`None`: both).
+    pub unlisted: Vec<(Option<Side>, FailedListing)>,
+}
+
+/// Settles the bench targets whose listing failed, so that one broken target does not stop the
+/// comparison of the rest (a set-up panic in head is a result to report, not a reason to compare
+/// nothing): a target that failed on one side and listed on the other takes the other side's
+/// ids on the failing side too, so its benchmarks are matched and then reported `failed` there;
+/// a target listed by neither side is set apart in [`Settled::unlisted`].
+pub fn settle_failed_listings(base: SideListings, head: SideListings) -> Settled {
+    let names = |failed: &[FailedListing]| -> Vec<TargetKey> {
+        failed.iter().map(|f| f.target.clone()).collect()
+    };
+    let (base_failed, head_failed) = (names(&base.failed), names(&head.failed));
+    let mut settled = Settled {
+        base: base.lists,
+        head: head.lists,
+        ..Settled::default()
+    };
+    let sides = [
+        (Side::Base, base.failed, &head_failed),
+        (Side::Head, head.failed, &base_failed),
+    ];
+    for (side, failures, failed_on_other_side) in sides {
+        for failure in failures {
+            let in_both = failed_on_other_side.contains(&failure.target);
+            if in_both && side == Side::Head {
+                continue; // set apart once, with base's failure
+            }
+            let (own, other) = match side {
+                Side::Base => (&mut settled.base, &settled.head),
+                Side::Head => (&mut settled.head, &settled.base),
+            };
+            let listed = other.iter().find(|(t, _)| *t == failure.target);
+            match listed.map(|(_, ids)| ids.clone()) {
+                Some(ids) => {
+                    own.push((failure.target.clone(), ids));
+                    settled.failed_on_one_side.push((side, failure));
+                }
+                None => settled.unlisted.push(((!in_both).then_some(side), failure)),
+            }
+        }
+    }
+    settled
+}
+
+#[cfg(test)]
+mod unstable_tests {
+    use super::{split_repeated_ids, split_unstable};
+
+    #[test]
+    fn the_repeats_criterion_numbers_are_split_off() {
+        let ids = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (kept, repeated) = split_repeated_ids(ids(&[
+            "json",
+            "json #2",
+            "json #3",
+            "issue #12",
+            "x #1",
+            "y #2",
+        ]));
+        assert_eq!(kept, ids(&["json", "issue #12", "x #1", "y #2"]));
+        assert_eq!(repeated, ids(&["json #2", "json #3"]));
+    }
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn ids_a_second_listing_does_not_give_again_are_set_apart_by_their_stable_part() {
+        let first = ids(&[
+            "bench_datetime_with",
+            "delayed_format/with_display/2026-11-24 03:38:14.310156125 +00:00",
+            "delayed_format/with_string_buffer/2026-11-24 03:38:14.310156125 +00:00",
+            "sort/ünïcödé",
+        ]);
+        let second = ids(&[
+            "delayed_format/with_display/2026-11-24 03:38:14.391700699 +00:00",
+            "delayed_format/with_string_buffer/2026-11-24 03:38:14.391700699 +00:00",
+            "sort/ünïcödé",
+            "bench_datetime_with",
+        ]);
+        let (stable, unstable) = split_unstable(first, &second);
+        assert_eq!(stable, ["bench_datetime_with", "sort/ünïcödé"]);
+        assert_eq!(
+            unstable,
+            [
+                "delayed_format/with_display/…",
+                "delayed_format/with_string_buffer/…"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_id_without_a_stable_group_is_named_by_the_ellipsis_alone() {
+        let (stable, unstable) = split_unstable(ids(&["0.8231"]), &ids(&["0.1174"]));
+        assert!(stable.is_empty());
+        assert_eq!(unstable, ["…"]);
+        let (stable, unstable) = split_unstable(ids(&["a", "b"]), &ids(&["b", "a"]));
+        assert_eq!(stable, ["a", "b"]);
+        assert!(unstable.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn executable(path: &Path, harness: bool) -> BenchExecutable {
+        BenchExecutable {
+            package: "p".into(),
+            target: "t".into(),
+            path: path.to_path_buf(),
+            layouts: Vec::new(),
+            relink: None,
+            package_root: path.parent().unwrap().to_path_buf(),
+            manifest_path: path.parent().unwrap().join("Cargo.toml"),
+            src_path: path.parent().unwrap().join("benches/t.rs"),
+            harness,
+            package_version: "0.1.0".into(),
+            cargo_env: Vec::new(),
+            native_library_dirs: Vec::new(),
+        }
+    }
+
+    /// One side's listings of targets of package `p`.
+    fn side(targets: &[(&str, &[&str])]) -> TargetLists {
+        in_packages(
+            &targets
+                .iter()
+                .map(|(t, ids)| ("p", *t, *ids))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// One side's listings of `(package, target, ids)`.
+    fn in_packages(targets: &[(&str, &str, &[&str])]) -> TargetLists {
+        targets
+            .iter()
+            .map(|(p, t, ids)| {
+                let ids = ids.iter().map(|i| i.to_string()).collect();
+                (TargetKey::new(p, t), ids)
+            })
+            .collect()
+    }
+
+    fn target_of(key: &Option<TargetKey>) -> Option<&str> {
+        key.as_ref().map(|k| k.target.as_str())
+    }
+
+    /// A file of `len` filler bytes with `marker` written at `at`.
+    fn file_with(dir: &Path, name: &str, len: usize, marker: &str, at: usize) -> PathBuf {
+        let mut bytes = vec![b'x'; len];
+        bytes[at..at + marker.len()].copy_from_slice(marker.as_bytes());
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    #[test]
+    fn markers_are_found_anywhere_including_across_chunk_boundaries() {
+        let dir = tempfile::tempdir().unwrap();
+        let len = 2 * SCAN_CHUNK + 100;
+        for at in [
+            0,
+            SCAN_CHUNK - 5,
+            SCAN_CHUNK + 3,
+            2 * SCAN_CHUNK - 10,
+            len - CRITERION_MARKER.len(),
+        ] {
+            let path = file_with(dir.path(), "c", len, CRITERION_MARKER, at);
+            assert!(
+                scan_for_markers(&path).unwrap().criterion,
+                "criterion marker at {at}"
+            );
+            let path = file_with(dir.path(), "d", len, DIVAN_MARKER, at);
+            let found = scan_for_markers(&path).unwrap();
+            assert!(found.divan && !found.criterion, "divan marker at {at}");
+        }
+        let path = file_with(
+            dir.path(),
+            "none",
+            len,
+            "CARGO_CRITERION_POR",
+            SCAN_CHUNK - 3,
+        );
+        assert_eq!(scan_for_markers(&path).unwrap(), Markers::default());
+    }
+
+    #[test]
+    fn classification_follows_the_markers() {
+        let dir = tempfile::tempdir().unwrap();
+        let classified = |name: &str, marker: &str| {
+            let path = file_with(dir.path(), name, 4096, marker, 100);
+            classify(&executable(&path, false)).unwrap()
+        };
+        let runs = Classified::Runs;
+        assert_eq!(
+            classified("c", CRITERION_MARKER),
+            runs(HarnessKind::Criterion)
+        );
+        assert_eq!(classified("d", DIVAN_MARKER), runs(HarnessKind::Divan));
+        assert_eq!(classified("b", BENCHER_MARKER), runs(HarnessKind::Bencher));
+        let Classified::Skipped { reason } = classified("p", "main") else {
+            panic!("a plain binary classified as a harness")
+        };
+        assert!(reason.contains("plain binary"), "{reason}");
+    }
+
+    #[test]
+    fn a_target_with_the_default_harness_is_libtest_without_reading_the_file() {
+        let missing = Path::new("/nonexistent/dir/bench-123");
+        assert_eq!(
+            classify(&executable(missing, true)).unwrap(),
+            Classified::Runs(HarnessKind::Libtest)
+        );
+    }
+
+    #[test]
+    fn an_unreadable_executable_names_path_and_target() {
+        let missing = Path::new("/nonexistent/dir/bench-123");
+        let err = classify(&executable(missing, false))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/nonexistent/dir/bench-123") && err.contains("target t"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn terse_listing_keeps_ids_verbatim() {
+        let out = "hash/mix: benchmark\nodd id: with colons/and spaces: benchmark\n\
+                   größe/λ/10: benchmark\r\nGnuplot not found\n\nnot a: benchmark line\n";
+        assert_eq!(
+            parse_list(out),
+            ["hash/mix", "odd id: with colons/and spaces", "größe/λ/10"]
+        );
+    }
+
+    #[test]
+    fn criterion_0_3_listing_keeps_ids_and_skips_its_warnings() {
+        let out = "WARNING: HTML report generation will become a non-default optional feature.\n\
+                   Gnuplot not found, using plotters backend\n\
+                   extend 4 bytes/extend: bench\n\
+                   alloc-try-with/small, small: bench\r\n\
+                   format-realloc/format-realloc/10: bench\n";
+        assert_eq!(
+            parse_legacy_list(out),
+            [
+                "extend 4 bytes/extend",
+                "alloc-try-with/small, small",
+                "format-realloc/format-realloc/10"
+            ]
+        );
+        assert!(parse_list(out).is_empty(), "not a terse listing");
+    }
+
+    #[test]
+    fn filters_of_anchored_names_tell_every_id_they_can_match() {
+        let exact = |patterns: &[&str]| {
+            let patterns: Vec<String> = patterns.iter().map(|p| p.to_string()).collect();
+            Filter::new(&patterns).exact_ids()
+        };
+        let names = |ids: &[&str]| Some(ids.iter().map(|i| i.to_string()).collect::<Vec<_>>());
+        assert_eq!(exact(&["^hash$"]), names(&["hash"]));
+        assert_eq!(
+            exact(&[&format!("^{}$", regex::escape("parse (peak memory)"))]),
+            names(&["parse (peak memory)"])
+        );
+        assert_eq!(exact(&["^(hash|table)$"]), names(&["hash", "table"]));
+        assert_eq!(exact(&["^(?:hash|table)$"]), names(&["hash", "table"]));
+        assert_eq!(
+            exact(&["^hash$|^table$", "^x$"]),
+            names(&["hash", "table", "x"])
+        );
+        assert_eq!(exact(&["^a\\.b$"]), names(&["a.b"]));
+        // Anything that may match an id not named: no list.
+        for open in [
+            "hash",
+            "^hash",
+            "hash$",
+            "^hash.*$",
+            "^h.sh$",
+            "^(a)|(b)$",
+            "^\\d$",
+            "^(?i)hash$",
+            "^[ab]$",
+            "^a\\$",
+            "^$",
+            "^a|b$",
+            "([unclosed",
+        ] {
+            assert_eq!(exact(&[open]), None, "{open}");
+        }
+        assert_eq!(exact(&["^hash$", "table"]), None);
+        assert_eq!(exact(&[]), None);
+    }
+
+    #[test]
+    fn filters_are_regexes_with_substring_fallback() {
+        let filter = Filter::new(&["^hash/m".to_string(), "([unclosed".to_string()]);
+        assert!(filter.matches("hash/mix"));
+        assert!(!filter.matches("hash/checksum"));
+        assert!(filter.matches("x/([unclosed/y"));
+        assert!(Filter::new(&[]).matches("anything"));
+    }
+
+    #[test]
+    fn benchmarks_match_by_id_across_renamed_targets() {
+        let base = side(&[("old_name", &["g/a", "g/b", "g/gone"])]);
+        let head = side(&[("new_name", &["g/new_first", "g/a", "g/added", "g/b"])]);
+        let matched = match_benchmarks(&base, &head);
+        let ids: Vec<&str> = matched.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["g/new_first", "g/a", "g/added", "g/b", "g/gone"]);
+        let by_id: HashMap<&str, &Matched> = matched.iter().map(|m| (m.id.as_str(), m)).collect();
+        assert_eq!(by_id["g/a"].presence, Presence::Both);
+        assert_eq!(target_of(&by_id["g/a"].base_target), Some("old_name"));
+        assert_eq!(target_of(&by_id["g/a"].head_target), Some("new_name"));
+        assert_eq!(by_id["g/gone"].presence, Presence::OnlyInBase);
+        assert_eq!(by_id["g/gone"].head_target, None);
+        assert_eq!(by_id["g/added"].presence, Presence::OnlyInHead);
+        assert_eq!(by_id["g/added"].base_target, None);
+        assert!(matched.iter().all(|m| m.id == m.criterion_id));
+    }
+
+    #[test]
+    fn matching_is_deterministic_and_keeps_every_target_of_a_shared_id() {
+        let base = side(&[("a", &["x", "y"]), ("b", &["y", "z"])]);
+        let head = side(&[("a", &["z", "x"])]);
+        let first = match_benchmarks(&base, &head);
+        assert_eq!(first, match_benchmarks(&base, &head));
+        let ids: Vec<(&str, &str, Presence)> = first
+            .iter()
+            .map(|m| (m.id.as_str(), m.criterion_id.as_str(), m.presence))
+            .collect();
+        // `z` moved from target `b` to `a` of the package: still compared.
+        assert_eq!(
+            ids,
+            [
+                ("x", "x", Presence::Both),
+                ("a::y", "y", Presence::OnlyInBase),
+                ("b::y", "y", Presence::OnlyInBase),
+                ("z", "z", Presence::Both),
+            ]
+        );
+    }
+
+    #[test]
+    fn same_named_targets_of_several_packages_are_matched_by_package() {
+        // Head adds member `c` with its own `kern`: `b`'s benchmarks are untouched.
+        let base = in_packages(&[("a", "kern", &["c_mix"]), ("b", "kern", &["b_mix", "mix"])]);
+        let head = in_packages(&[
+            ("a", "kern", &["c_mix"]),
+            ("b", "kern", &["b_mix", "mix"]),
+            ("c", "kern", &["mix", "c_only"]),
+        ]);
+        let matched = match_benchmarks(&base, &head);
+        let got: Vec<(&str, Presence, Option<&str>)> = matched
+            .iter()
+            .map(|m| {
+                let package = m.target().map(|k| k.package.as_str());
+                (m.id.as_str(), m.presence, package)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("c_mix", Presence::Both, Some("a")),
+                ("b_mix", Presence::Both, Some("b")),
+                ("b::kern::mix", Presence::Both, Some("b")),
+                ("c::kern::mix", Presence::OnlyInHead, Some("c")),
+                ("c_only", Presence::OnlyInHead, Some("c")),
+            ]
+        );
+        // A member gone in head: its benchmarks are only in base, and nothing moves to another
+        // package's target of the same name.
+        let matched = match_benchmarks(&head, &base);
+        let c_mix = matched.iter().find(|m| m.id == "c::kern::mix").unwrap();
+        assert_eq!(c_mix.presence, Presence::OnlyInBase);
+        assert_eq!(
+            matched
+                .iter()
+                .find(|m| m.id == "b::kern::mix")
+                .unwrap()
+                .presence,
+            Presence::Both
+        );
+    }
+
+    #[test]
+    fn two_targets_of_one_package_defining_an_id_are_both_kept_under_their_targets() {
+        let lists = side(&[("kern", &["a_mix", "k"]), ("kern2", &["a_mix"])]);
+        let matched = match_benchmarks(&lists, &lists);
+        let ids: Vec<&str> = matched.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(ids, ["kern::a_mix", "k", "kern2::a_mix"]);
+        assert!(matched.iter().all(|m| m.presence == Presence::Both));
+        assert!(matched.iter().all(|m| m.base_target == m.head_target));
+        let filter = Filter::new(&["^a_mix$".to_string()]);
+        assert_eq!(matched.iter().filter(|m| m.selected_by(&filter)).count(), 2);
+        let filter = Filter::new(&["^kern2::".to_string()]);
+        assert_eq!(matched.iter().filter(|m| m.selected_by(&filter)).count(), 1);
+    }
+
+    #[test]
+    fn a_qualified_id_that_is_another_plain_id_takes_its_package() {
+        let lists = side(&[("kern", &["x", "kern::x"]), ("other", &["x"])]);
+        let ids: Vec<String> = match_benchmarks(&lists, &lists)
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, ["p::kern::x", "kern::x", "other::x"]);
+    }
+
+    fn failed(target: &str, stderr_tail: &str) -> FailedListing {
+        FailedListing {
+            target: TargetKey::new("p", target),
+            error: DiscoverError::List {
+                executable: format!("bench target {target:?}"),
+                message: "`--bench --list --format terse` exited with exit status: 101".into(),
+                stderr_tail: stderr_tail.into(),
+            },
+        }
+    }
+
+    fn listings(lists: &[(&str, &[&str])], failed_targets: &[&str]) -> SideListings {
+        SideListings {
+            lists: side(lists),
+            failed: failed_targets.iter().map(|t| failed(t, "")).collect(),
+        }
+    }
+
+    #[test]
+    fn a_target_failing_on_one_side_takes_the_other_sides_ids_there() {
+        let settled = settle_failed_listings(
+            listings(&[("speed", &["a", "b"]), ("size", &["s"])], &[]),
+            listings(&[("size", &["s", "t"])], &["speed"]),
+        );
+        assert_eq!(
+            settled.base,
+            side(&[("speed", &["a", "b"]), ("size", &["s"])])
+        );
+        assert_eq!(
+            settled.head,
+            side(&[("size", &["s", "t"]), ("speed", &["a", "b"])])
+        );
+        let [(Side::Head, failure)] = &settled.failed_on_one_side[..] else {
+            panic!("{:?}", settled.failed_on_one_side)
+        };
+        assert_eq!(failure.target.target, "speed");
+        assert!(settled.unlisted.is_empty());
+        // Matched, they are present in both revisions.
+        let matched = match_benchmarks(&settled.base, &settled.head);
+        assert!(
+            matched
+                .iter()
+                .all(|m| m.id == "t" || m.presence == Presence::Both)
+        );
+
+        let settled = settle_failed_listings(
+            listings(&[], &["speed"]),
+            listings(&[("speed", &["a"])], &[]),
+        );
+        assert_eq!(settled.base, side(&[("speed", &["a"])]));
+        assert!(matches!(settled.failed_on_one_side[..], [(Side::Base, _)]));
+    }
+
+    #[test]
+    fn a_target_no_side_could_list_is_set_apart_once() {
+        let settled = settle_failed_listings(
+            listings(&[("ok", &["a"])], &["broken", "old"]),
+            listings(&[("ok", &["a"])], &["broken", "new"]),
+        );
+        assert_eq!(settled.base, side(&[("ok", &["a"])]));
+        assert_eq!(settled.head, side(&[("ok", &["a"])]));
+        assert!(settled.failed_on_one_side.is_empty());
+        let unlisted: Vec<(Option<Side>, &str)> = settled
+            .unlisted
+            .iter()
+            .map(|(side, f)| (*side, f.target.target.as_str()))
+            .collect();
+        assert_eq!(
+            unlisted,
+            [
+                (None, "broken"),
+                (Some(Side::Base), "old"),
+                (Some(Side::Head), "new")
+            ]
+        );
+    }
+
+    #[test]
+    fn listings_without_failures_pass_through() {
+        let settled = settle_failed_listings(
+            listings(&[("speed", &["a"])], &[]),
+            listings(&[("speed", &["a", "b"])], &[]),
+        );
+        assert_eq!(settled.base, side(&[("speed", &["a"])]));
+        assert_eq!(settled.head, side(&[("speed", &["a", "b"])]));
+        assert!(settled.failed_on_one_side.is_empty() && settled.unlisted.is_empty());
+    }
+
+    #[test]
+    fn a_failed_listing_is_summed_up_by_its_panic_message_or_last_line() {
+        let panic = "thread 'main' (42) panicked at benches/speed.rs:17:65:\n\
+                     data.bin must exist: NotFound\nstack backtrace:\n   0: main";
+        assert_eq!(
+            failed("speed", panic).headline().as_deref(),
+            Some(
+                "thread 'main' (42) panicked at benches/speed.rs:17:65: data.bin must exist: NotFound"
+            )
+        );
+        assert_eq!(
+            failed("speed", "error: no data\nexiting")
+                .headline()
+                .as_deref(),
+            Some("exiting")
+        );
+        assert_eq!(failed("speed", "").headline(), None);
+        let error = failed("speed", "a\nb").error.to_string();
+        assert!(
+            error.ends_with("exit status: 101; stderr:\na\nb"),
+            "{error}"
+        );
+        assert!(!failed("speed", "").error.to_string().contains("stderr"));
+    }
+}

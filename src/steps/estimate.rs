@@ -1,0 +1,225 @@
+//! How long a run will take, said before it measures, and how long is left while it does.
+//!
+//! A first `cargo perfdiff` in a user's repository may measure hundreds of benchmarks, and
+//! minutes of measuring that start without a word look like a hang. So before the first fork the
+//! run states how many benchmarks and forks it expects and what they would take ([`Plan`]), and
+//! for a large suite how to measure less. The forks are a range, since the stop rule may stop a
+//! benchmark from `min-forks` rounds on and always stops it at `max-forks`; the time is an
+//! estimate from the settings alone, since nothing has been measured yet. Once forks have run,
+//! the time left comes from them instead ([`time_left`]): their mean wall time in this run,
+//! which includes whatever the settings do not say (slow iterations, set-up code, a busy host).
+
+use std::time::Duration;
+
+use crate::model::samples::Mode;
+use crate::steps::stop::{StopPolicy, StopSettings};
+
+/// Time a fork takes beyond its warm-up and measurement: starting the executable, criterion's
+/// set-up and the report back. The demo's forks took 0.64 s at the default 0.1 s warm-up and 0.5
+/// s measurement (40 ms more), itertools' 0.93 s (its groups' set-up code: 197 ms a fork at the
+/// median, `outside_ms`); 100 ms is between the two.
+pub const FORK_OVERHEAD: Duration = Duration::from_millis(100);
+
+/// A run whose forks could take this long at `max-forks` is large: it gets a hint on measuring
+/// less. The demo's 4 measured benchmarks take under a minute at most, base64's 24 about 5.6
+/// minutes; winnow's 72 (17 minutes) and anything larger get the hint.
+pub const LARGE_RUN: Duration = Duration::from_secs(10 * 60);
+
+/// What the estimate takes of a run's settings: the stop rule's limits and a fork's length.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EstimateSettings {
+    /// The stop rule, whose limits bound the forks.
+    pub stop: StopSettings,
+    /// Warm-up time asked for per fork, in milliseconds.
+    pub warm_up_ms: u64,
+    /// Measurement time per fork, in milliseconds.
+    pub measurement_ms: u64,
+}
+
+/// The forks a run expects and the time they should take, before any is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    /// Benchmarks to measure.
+    pub benchmarks: usize,
+    /// Forks if the stop rule stops every benchmark at its first chance.
+    pub fewest_forks: u64,
+    /// Forks if every benchmark runs to `max-forks`.
+    pub most_forks: u64,
+    /// Wall time one fork is expected to add to the run, from the settings.
+    pub per_fork: Duration,
+}
+
+impl Plan {
+    /// The plan for benchmarks that have already completed `completed_rounds` each (all zero
+    /// unless the run is resumed).
+    pub fn new(settings: &EstimateSettings, completed_rounds: &[usize]) -> Plan {
+        let policy = StopPolicy::from_settings(settings.stop.clone());
+        let forks_left = |rounds: usize| -> u64 {
+            completed_rounds
+                .iter()
+                .map(|&done| 2 * rounds.saturating_sub(done) as u64)
+                .sum()
+        };
+        Plan {
+            benchmarks: completed_rounds.len(),
+            fewest_forks: forks_left(policy.min_forks),
+            most_forks: forks_left(policy.max_rounds()),
+            per_fork: per_fork(settings),
+        }
+    }
+
+    /// Time of the fewest and of the most forks.
+    pub fn time_range(&self) -> (Duration, Duration) {
+        let time = |forks: u64| {
+            self.per_fork
+                .saturating_mul(forks.min(u64::from(u32::MAX)) as u32)
+        };
+        (time(self.fewest_forks), time(self.most_forks))
+    }
+
+    /// Whether the run is large enough to suggest measuring less ([`LARGE_RUN`]).
+    pub fn is_large(&self) -> bool {
+        self.time_range().1 >= LARGE_RUN
+    }
+
+    /// `16 to 80 forks, about 11.2 s to 56.0 s (700 ms a fork from the settings)`.
+    pub fn describe(&self) -> String {
+        let (fewest, most) = self.time_range();
+        let forks = if self.fewest_forks == self.most_forks {
+            format!("{} forks, about {}", self.most_forks, wall(most))
+        } else {
+            format!(
+                "{} to {} forks, about {} to {}",
+                self.fewest_forks,
+                self.most_forks,
+                wall(fewest),
+                wall(most)
+            )
+        };
+        format!("{forks} ({} a fork from the settings)", wall(self.per_fork))
+    }
+}
+
+/// The advice for a large run: what measures part of the suite, and how to split it.
+pub fn large_run_hint() -> String {
+    "a large suite: to measure part of it, give benchmark filters (`cargo perfdiff A B -- \
+     REGEX`), `--bench NAME` or `-p PACKAGE` (`--list` shows what a run would measure); to split \
+     it over machines, run each with `--shard K/N` and merge the samples with `cargo perfdiff \
+     report`. Ctrl-C keeps what was measured (`--resume` continues)"
+        .to_string()
+}
+
+/// Wall time one fork adds to the run at these settings: its warm-up, measurement and
+/// [`FORK_OVERHEAD`]; half that in duet mode, where base and head run at the same time.
+pub fn per_fork(settings: &EstimateSettings) -> Duration {
+    let fork = Duration::from_millis(settings.warm_up_ms + settings.measurement_ms) + FORK_OVERHEAD;
+    match settings.stop.mode {
+        Mode::Interleaved => fork,
+        Mode::Duet => fork / 2,
+    }
+}
+
+/// Time left for `remaining` forks: at the mean wall time of the `measured` forks so far
+/// (`elapsed` since the first started), or at `prior` a fork before any was measured.
+pub fn time_left(elapsed: Duration, measured: u64, remaining: u64, prior: Duration) -> Duration {
+    let per_fork = match measured {
+        0 => prior,
+        n => elapsed.div_f64(n as f64),
+    };
+    per_fork.mul_f64(remaining as f64)
+}
+
+/// A duration for people, as the reports write it: `850 ms`, `38.6 s`, `3 min 50 s`.
+pub fn wall(duration: Duration) -> String {
+    crate::util::terminal::wall_time(duration.as_millis().min(u128::from(u64::MAX)) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::policy::StopRule;
+    use crate::steps::analysis::AnalysisSettings;
+
+    /// The settings of a default run.
+    fn defaults() -> EstimateSettings {
+        EstimateSettings {
+            stop: StopSettings {
+                rule: StopRule::Decided,
+                forks: 10,
+                min_forks: 2,
+                max_forks: 10,
+                stop_threshold: None,
+                window: 5,
+                mode: Mode::Interleaved,
+                verdict: AnalysisSettings {
+                    threshold: 0.02,
+                    alpha: 0.01,
+                    confidence: 0.99,
+                    resamples: 10_000,
+                    fdr: true,
+                    overrides: Default::default(),
+                },
+            },
+            warm_up_ms: 100,
+            measurement_ms: 500,
+        }
+    }
+
+    #[test]
+    fn the_demo_plans_its_forks_and_time_from_the_settings() {
+        let plan = Plan::new(&defaults(), &[0; 4]);
+        assert_eq!(plan.per_fork, Duration::from_millis(700));
+        assert_eq!((plan.fewest_forks, plan.most_forks), (16, 80));
+        assert_eq!(
+            plan.describe(),
+            "16 to 80 forks, about 11.2 s to 56.0 s (700 ms a fork from the settings)"
+        );
+        assert!(!plan.is_large());
+    }
+
+    #[test]
+    fn a_fixed_rule_expects_one_count_and_duet_runs_two_forks_at_once() {
+        let mut settings = defaults();
+        settings.stop.rule = StopRule::Fixed;
+        settings.stop.forks = 3;
+        settings.stop.mode = Mode::Duet;
+        let plan = Plan::new(&settings, &[0; 2]);
+        assert_eq!((plan.fewest_forks, plan.most_forks), (12, 12));
+        assert_eq!(plan.per_fork, Duration::from_millis(350));
+        assert!(plan.describe().starts_with("12 forks, about 4.2 s ("));
+    }
+
+    #[test]
+    fn a_resumed_run_plans_only_the_rounds_left() {
+        let plan = Plan::new(&defaults(), &[10, 4, 0]);
+        assert_eq!(plan.fewest_forks, 4);
+        assert_eq!(plan.most_forks, 12 + 20);
+    }
+
+    #[test]
+    fn a_suite_that_could_take_ten_minutes_is_large() {
+        // 72 benchmarks (winnow): 1,440 forks at most, 16.8 minutes.
+        let winnow = Plan::new(&defaults(), &[0; 72]);
+        assert!(winnow.is_large(), "{}", winnow.describe());
+        // 24 (base64): 5.6 minutes.
+        assert!(!Plan::new(&defaults(), &[0; 24]).is_large());
+    }
+
+    #[test]
+    fn time_left_comes_from_the_forks_measured() {
+        let prior = Duration::from_millis(700);
+        assert_eq!(
+            time_left(Duration::ZERO, 0, 10, prior),
+            Duration::from_secs(7)
+        );
+        // Ten forks in 20 s: 2 s a fork, whatever the settings said.
+        assert_eq!(
+            time_left(Duration::from_secs(20), 10, 30, prior),
+            Duration::from_secs(60)
+        );
+        assert_eq!(
+            time_left(Duration::from_secs(20), 10, 0, prior),
+            Duration::ZERO
+        );
+    }
+}

@@ -1,0 +1,253 @@
+//! GitHub-flavoured Markdown for a pull-request comment or `$GITHUB_STEP_SUMMARY`.
+//!
+//! A reviewer wants the answer in the title and the bad news right below it; everything that is
+//! fine is collapsed in a `<details>` block. Every string that came from outside (ids, revision
+//! names, stderr) is escaped, since an id like `a|b` would otherwise split a table cell and
+//! `<script>` would become markup.
+
+use super::text::{self, outcome_label};
+use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
+
+/// The Markdown report.
+pub fn render(report: &Report) -> String {
+    let mut out = format!("## {}\n\n", title(report));
+    if let Some(comparison) = comparison(report) {
+        out += &format!("{comparison}\n\n");
+    }
+    let (attention, rest): (Vec<&BenchmarkResult>, Vec<&BenchmarkResult>) = report
+        .benchmarks
+        .iter()
+        .partition(|b| matches!(b.verdict, Outcome::Regressed | Outcome::Failed));
+    if !attention.is_empty() {
+        out += &results_table(report, &attention);
+        out.push('\n');
+    }
+    out += &failures(&attention);
+    if !rest.is_empty() {
+        out += &format!(
+            "<details><summary>{} other benchmark{}: {}</summary>\n\n",
+            rest.len(),
+            plural(rest.len()),
+            rest_summary(&rest)
+        );
+        out += &results_table(report, &rest);
+        out += "\n</details>\n\n";
+    }
+    out += &notes(report);
+    out += &settings(report);
+    out
+}
+
+/// `:x: 1 regression`, `:warning: no regression, 2 failed`, `:white_check_mark: no regression`.
+fn title(report: &Report) -> String {
+    let count = |o: Outcome| report.benchmarks.iter().filter(|b| b.verdict == o).count();
+    let regressed = count(Outcome::Regressed);
+    let failed = count(Outcome::Failed);
+    let improved = count(Outcome::Improved);
+    let mut title = if regressed > 0 {
+        format!(":x: {regressed} regression{}", plural(regressed))
+    } else if failed > 0 {
+        ":warning: no regression".to_string()
+    } else {
+        ":white_check_mark: no regression".to_string()
+    };
+    let mut extras = Vec::new();
+    if failed > 0 {
+        extras.push(format!("{failed} failed"));
+    }
+    if improved > 0 {
+        extras.push(format!("{improved} improved"));
+    }
+    if !extras.is_empty() {
+        title += &format!(" ({})", extras.join(", "));
+    }
+    title + " — cargo-perfdiff"
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// `Comparing `HEAD~1` (1a2b3c4d5e) → `HEAD` (…) · 4 benchmarks`.
+fn comparison(report: &Report) -> Option<String> {
+    let side = |info: Option<&crate::model::samples::RevisionInfo>| {
+        info.map_or("?".to_string(), |i| {
+            let mut s = format!("**{}**", escape(&i.spec));
+            if let Some(commit) = &i.commit {
+                s += &format!(" ({})", escape(commit.get(..10).unwrap_or(commit)));
+            }
+            if i.dirty {
+                s += " + uncommitted changes";
+            }
+            s
+        })
+    };
+    (report.run.base.is_some() || report.run.head.is_some()).then(|| {
+        format!(
+            "Comparing base {} → head {} · {} benchmark{}",
+            side(report.run.base.as_ref()),
+            side(report.run.head.as_ref()),
+            report.benchmarks.len(),
+            plural(report.benchmarks.len())
+        )
+    })
+}
+
+fn rest_summary(rest: &[&BenchmarkResult]) -> String {
+    text::SUMMARY_ORDER
+        .iter()
+        .map(|&o| (o, rest.iter().filter(|b| b.verdict == o).count()))
+        .filter(|&(_, n)| n > 0)
+        .map(|(o, n)| format!("{n} {}", outcome_label(o)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
+    let p_header = if report.settings.fdr { "p (q)" } else { "p" };
+    let layouts = report.layouts_measured();
+    let (layout_header, layout_rule) = if layouts {
+        (" Layout ± |", "--:|")
+    } else {
+        ("", "")
+    };
+    let mut out = format!(
+        "| Benchmark | Base | Head | Change | Ratio {} CI |{layout_header} {p_header} | Cliff's δ | Forks | Verdict |\n",
+        text::percent(text::difference_level(&report.settings))
+    );
+    out += &format!("|:--|--:|--:|--:|:-:|{layout_rule}--:|:--|--:|:--|\n");
+    let several_packages = report.several_packages();
+    for b in results {
+        let name = match (&b.package, several_packages) {
+            (Some(package), true) => format!("{} ({})", escape(&b.id), escape(package)),
+            _ => escape(&b.id),
+        };
+        let mut cells = vec![
+            name,
+            text::mean_in(b.base.mean_ns, b.unit.as_deref()),
+            text::mean_in(b.head.mean_ns, b.unit.as_deref()),
+            text::change(b.change_rate),
+            text::ratio_ci(b.ratio.as_ref()),
+            text::p_and_q(b, report.settings.fdr),
+            text::delta(b.cliffs_delta.as_ref()),
+            text::forks(b),
+            format!("{} {}", emoji(b.verdict), outcome_label(b.verdict)),
+        ];
+        if layouts {
+            cells.insert(5, text::layout_spread(b));
+        }
+        out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+fn emoji(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Regressed => ":red_circle:",
+        Outcome::Improved => ":green_circle:",
+        Outcome::Unchanged => ":white_circle:",
+        Outcome::Inconclusive => ":yellow_circle:",
+        Outcome::Failed => ":warning:",
+        Outcome::OnlyInBase => ":heavy_minus_sign:",
+        Outcome::OnlyInHead => ":heavy_plus_sign:",
+    }
+}
+
+/// Each failure with its stderr tail in a collapsed code block.
+fn failures(results: &[&BenchmarkResult]) -> String {
+    let mut out = String::new();
+    for b in results {
+        let Some(failure) = &b.failure else { continue };
+        let failure = text::sanitize(failure);
+        let (first, tail) = failure.split_once('\n').unwrap_or((&failure, ""));
+        out += &format!("**{}** failed: {}\n", escape(&b.id), escape(first));
+        if !tail.trim().is_empty() {
+            out += &format!(
+                "<details><summary>stderr</summary>\n\n{}\n</details>\n",
+                fenced(tail)
+            );
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// Warnings and skipped targets as a list; empty when there are none.
+fn notes(report: &Report) -> String {
+    let mut items: Vec<String> = text::interval_legend(report)
+        .map(|l| escape(&l))
+        .into_iter()
+        .collect();
+    for notice in text::benchmark_notices(report) {
+        let escaped = text::Notice {
+            message: escape(&notice.message),
+            shared_message: escape(&notice.shared_message),
+            ..notice
+        };
+        items.push(text::notice_line(&escaped, |id| {
+            format!("**{}**", escape(id))
+        }));
+    }
+    for note in text::run_notes(report) {
+        items.push(escape(&note));
+    }
+    let several_packages = report.several_packages();
+    for skipped in &report.skipped_targets {
+        items.push(format!(
+            "bench target **{}** skipped: {}",
+            escape(&skipped.label(several_packages)),
+            escape(&skipped.reason.replace('\n', " "))
+        ));
+    }
+    if items.is_empty() {
+        return String::new();
+    }
+    let mut out = "**Notes**\n\n".to_string();
+    for item in items {
+        out += &format!("- {item}\n");
+    }
+    out + "\n"
+}
+
+fn settings(report: &Report) -> String {
+    let mut line = format!(
+        "<sub>Ratio = head / base (> 1: head slower). {}",
+        escape(&text::settings_line(&report.settings))
+    );
+    if let Some(time) = text::time_line(report) {
+        line += &format!(" · {}", escape(&time));
+    }
+    if let Some(version) = &report.run.tool_version {
+        line += &format!(" · cargo-perfdiff {}", escape(version));
+    }
+    line + "</sub>\n"
+}
+
+/// `text` in a code fence longer than any run of backticks inside it.
+fn fenced(body: &str) -> String {
+    let longest_run = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat((longest_run + 1).max(3));
+    format!("{fence}text\n{}\n{fence}\n", body.trim_end())
+}
+
+/// Escapes Markdown and HTML metacharacters so that `raw` renders literally, on one line, inside
+/// a table cell or a list item. Backslash escapes work for every ASCII punctuation character in
+/// CommonMark; characters that only matter at the start of a line (`#`, `-`) or after an escaped
+/// one (`(` after `]`, `!` before `[`) are left alone. `~` is escaped (GFM strikethrough);
+/// `|` must be escaped even inside code spans in GFM tables. GitHub links `@name` after
+/// rendering, whatever the escaping, so a zero-width space follows every `@`.
+pub fn escape(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    for c in text::sanitize(raw).chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '<' | '>' | '~' | '&' | '$' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '@' => out.push_str("@\u{200B}"),
+            '\n' | '\t' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,1066 @@
+//! Number and label formatting shared by every format, so that the table, the Markdown and the
+//! HTML say the same thing in the same words.
+
+use crate::model::samples::{Mode, RevisionInfo, RunInfo};
+use crate::stats::{CliffsDelta, IntervalKind, Magnitude, RatioInterval};
+use crate::steps::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
+use crate::util::terminal::wall_time;
+
+/// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
+pub const MISSING: &str = "—";
+
+/// Verdicts in the order the summary line lists them.
+pub const SUMMARY_ORDER: [Outcome; 7] = [
+    Outcome::Regressed,
+    Outcome::Improved,
+    Outcome::Unchanged,
+    Outcome::Inconclusive,
+    Outcome::Failed,
+    Outcome::OnlyInBase,
+    Outcome::OnlyInHead,
+];
+
+/// A verdict as words: `only in head` rather than `only_in_head`.
+pub fn outcome_label(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::OnlyInBase => "only in base",
+        Outcome::OnlyInHead => "only in head",
+        other => other.as_str(),
+    }
+}
+
+/// A time per iteration in human units with three significant digits: `812 ns`, `1.23 µs`.
+pub fn duration(ns: f64) -> String {
+    if !ns.is_finite() {
+        return MISSING.to_string();
+    }
+    const UNITS: [(f64, &str); 4] = [(1.0, "ns"), (1e3, "µs"), (1e6, "ms"), (1e9, "s")];
+    let magnitude = ns.abs();
+    // Thresholds at 999.5 so that rounding never prints `1000 µs` instead of `1.00 ms`.
+    let (scale, unit) = UNITS
+        .iter()
+        .rev()
+        .find(|(scale, _)| magnitude >= scale * 0.9995)
+        .copied()
+        .unwrap_or(UNITS[0]);
+    let value = ns / scale;
+    let decimals = match value.abs() {
+        v if v >= 99.95 => 0,
+        v if v >= 9.995 => 1,
+        v if v >= 0.9995 || v == 0.0 => 2,
+        _ => 3,
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+/// Optional mean time, `—` when absent.
+pub fn mean(ns: Option<f64>) -> String {
+    ns.map_or_else(|| MISSING.to_string(), duration)
+}
+
+/// A benchmark's mean in its unit: a duration for criterion's wall time (`unit` `None`),
+/// otherwise three significant digits and the unit its custom measurement names (`1.23e4
+/// cycles` reads `12300 cycles`).
+pub fn mean_in(value: Option<f64>, unit: Option<&str>) -> String {
+    match (value, unit) {
+        (Some(value), Some(crate::model::command::MEMORY_UNIT)) if value.is_finite() => {
+            bytes(value)
+        }
+        (Some(value), Some(unit)) if value.is_finite() => format!("{} {unit}", significant(value)),
+        (value, _) => mean(value),
+    }
+}
+
+/// A size in bytes with a binary unit and three significant digits: `812 KiB`, `33.7 MiB`.
+pub fn bytes(value: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut scaled = value;
+    let mut unit = 0;
+    while scaled.abs() >= 1024.0 && unit + 1 < UNITS.len() {
+        scaled /= 1024.0;
+        unit += 1;
+    }
+    format!("{} {}", significant(scaled), UNITS[unit])
+}
+
+/// A relative change as a signed percentage: `+12.3 %`, `-4.0 %`.
+pub fn change(rate: Option<f64>) -> String {
+    match rate {
+        Some(r) if r.is_finite() => format!("{:+.1} %", r * 100.0),
+        _ => MISSING.to_string(),
+    }
+}
+
+/// A relative threshold as a percentage without sign: `2 %`, `0.5 %`.
+pub fn percent(fraction: f64) -> String {
+    let p = fraction * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{p:.0} %")
+    } else {
+        trim_float(p, 2) + " %"
+    }
+}
+
+/// `value` with at most `decimals` decimals and no trailing zeros.
+fn trim_float(value: f64, decimals: usize) -> String {
+    let s = format!("{value:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// The ratio CI as `[1.10, 1.15]`, with enough decimals to tell the bounds apart, marked
+/// [`EQUIVALENCE_MARK`] when it is the interval of two one-sided tests (`unchanged`).
+pub fn ratio_ci(ratio: Option<&RatioInterval>) -> String {
+    let Some(r) = ratio else {
+        return MISSING.to_string();
+    };
+    let width = (r.ci_high - r.ci_low).abs();
+    let decimals = if width >= 0.02 {
+        2
+    } else if width >= 0.002 {
+        3
+    } else {
+        4
+    };
+    let mark = match r.kind {
+        IntervalKind::Difference => "",
+        IntervalKind::Equivalence => EQUIVALENCE_MARK,
+    };
+    format!("[{:.decimals$}, {:.decimals$}]{mark}", r.ci_low, r.ci_high)
+}
+
+/// Marks an interval of two one-sided tests in the table and the Markdown.
+pub const EQUIVALENCE_MARK: &str = "†";
+
+/// The level of the intervals that show a change: `1 − alpha`.
+pub fn difference_level(settings: &ReportSettings) -> f64 {
+    1.0 - settings.alpha
+}
+
+/// What the intervals of the report are, when some row shows the interval of two one-sided
+/// tests: "intervals: 99.65 % t over the paired rounds; * `unchanged`: …".
+pub fn interval_legend(report: &Report) -> Option<String> {
+    let equivalence = report
+        .benchmarks
+        .iter()
+        .filter_map(|b| b.ratio)
+        .find(|r| r.kind == IntervalKind::Equivalence)?;
+    Some(format!(
+        "{EQUIVALENCE_MARK} the {} interval of two one-sided tests at alpha {}: inside \
+         ±threshold, no change as large as the threshold (`unchanged`); the other intervals are \
+         {} t intervals over the paired rounds",
+        percent(equivalence.confidence),
+        significant(report.settings.alpha),
+        percent(difference_level(&report.settings)),
+    ))
+}
+
+/// A p-value in three characters or so: `0.042`, `3.1e-5`.
+pub fn p_value(p: f64) -> String {
+    if !p.is_finite() {
+        MISSING.to_string()
+    } else if p >= 0.001 || p == 0.0 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+/// The deciding paired test's p, and the FDR-adjusted q in parentheses when FDR is on.
+pub fn p_and_q(result: &BenchmarkResult, fdr: bool) -> String {
+    match result.paired {
+        Some(test) if fdr => format!("{} ({})", p_value(test.p_value), p_value(test.q_value)),
+        Some(test) => p_value(test.p_value),
+        None => MISSING.to_string(),
+    }
+}
+
+/// Which interval a benchmark's `ratio` is, in words: `99.65 % t over 10 rounds`, or for an
+/// `unchanged` verdict `99.3 % (two one-sided tests) over 10 rounds`.
+pub fn interval_label(result: &BenchmarkResult) -> Option<String> {
+    let (ratio, test) = (result.ratio?, result.paired?);
+    let units = format!("{} {}", test.rounds.n, test.rounds.unit.as_str());
+    Some(match ratio.kind {
+        IntervalKind::Difference => {
+            format!("{} t interval over {units}", percent(ratio.confidence))
+        }
+        IntervalKind::Equivalence => format!(
+            "{} interval of two one-sided tests over {units}",
+            percent(ratio.confidence)
+        ),
+    })
+}
+
+pub fn magnitude_label(magnitude: Magnitude) -> &'static str {
+    match magnitude {
+        Magnitude::Negligible => "negligible",
+        Magnitude::Small => "small",
+        Magnitude::Medium => "medium",
+        Magnitude::Large => "large",
+    }
+}
+
+/// Cliff's delta with its magnitude: `+0.62 large`.
+pub fn delta(delta: Option<&CliffsDelta>) -> String {
+    match delta {
+        Some(d) => format!("{:+.2} {}", d.delta, magnitude_label(d.magnitude)),
+        None => MISSING.to_string(),
+    }
+}
+
+/// The layout spread as `±4.1 %`, or [`MISSING`] for a benchmark measured in one layout.
+pub fn layout_spread(result: &BenchmarkResult) -> String {
+    match result.layout_spread {
+        Some(layout) => format!("±{}", percent(layout.spread)),
+        None => MISSING.to_string(),
+    }
+}
+
+/// Forks as `base/head`.
+pub fn forks(result: &BenchmarkResult) -> String {
+    format!("{}/{}", result.forks.base, result.forks.head)
+}
+
+/// Counts of every verdict present, in [`SUMMARY_ORDER`].
+pub fn counts(report: &Report) -> Vec<(Outcome, usize)> {
+    SUMMARY_ORDER
+        .iter()
+        .map(|&o| {
+            (
+                o,
+                report.benchmarks.iter().filter(|b| b.verdict == o).count(),
+            )
+        })
+        .filter(|&(_, n)| n > 0)
+        .collect()
+}
+
+/// `1 regressed, 1 improved, 1 unchanged, 1 only in head`.
+pub fn summary_line(report: &Report) -> String {
+    let parts: Vec<String> = counts(report)
+        .into_iter()
+        .map(|(o, n)| format!("{n} {}", outcome_label(o)))
+        .collect();
+    if parts.is_empty() {
+        "no benchmarks".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
+/// Where the run's time went, `None` when the samples file does not say (older files, merged
+/// shards, replays): `3 min 50 s in all, 3 min 49 s of it running 160 forks (3.3 per benchmark
+/// and side)`. The rest of the run is checkout, build and discovery.
+pub fn time_line(report: &Report) -> Option<String> {
+    let wall_ms = report.run.wall_ms?;
+    let measure_ms = report.run.measure_ms?;
+    let sides: Vec<usize> = report
+        .benchmarks
+        .iter()
+        .flat_map(|b| [b.forks.base, b.forks.head])
+        .filter(|&forks| forks > 0)
+        .collect();
+    let forks: usize = sides.iter().sum();
+    let per_side = if sides.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} per benchmark and side)",
+            trim_float(forks as f64 / sides.len() as f64, 1)
+        )
+    };
+    Some(format!(
+        "{} in all, {} of it running {forks} fork{}{per_side}",
+        wall_time(wall_ms),
+        wall_time(measure_ms),
+        if forks == 1 { "" } else { "s" }
+    ))
+}
+
+/// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks
+/// in 2 benchmarks were left out as disturbed (…)`. A disturbed round is handled, not a problem
+/// with the result, so it is one note for the run rather than a warning per benchmark.
+pub fn disturbed_note(report: &Report) -> Option<String> {
+    let per_benchmark: Vec<(usize, usize)> = report
+        .benchmarks
+        .iter()
+        .map(|b| {
+            let left_out = b.base.disturbed_forks + b.head.disturbed_forks;
+            (left_out, b.forks.base + b.forks.head)
+        })
+        .collect();
+    let left_out: usize = per_benchmark.iter().map(|(d, _)| d).sum();
+    if left_out == 0 {
+        return None;
+    }
+    let forks: usize = per_benchmark.iter().map(|(_, f)| f).sum();
+    let benchmarks = per_benchmark.iter().filter(|(d, _)| *d > 0).count();
+    Some(format!(
+        "{left_out} of {forks} forks in {benchmarks} benchmark(s) were left out as disturbed \
+         (rounds in which one fork ran far slower than its partner, beyond what the other rounds \
+         show: a burst of machine activity; both forks of such a round go); per side in the \
+         JSON as `disturbed_forks`"
+    ))
+}
+
+/// The notes about the whole run (disturbed forks, noisy forks, steal time, CPU wait, time
+/// outside the benchmarks), in that order.
+pub fn run_notes(report: &Report) -> Vec<String> {
+    [
+        disturbed_note(report),
+        noisy_forks_note(report),
+        steal_note(report),
+        cpu_wait_note(report),
+        outside_benchmark_note(report),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A run whose typical benchmark's fork means vary by this many relevance thresholds (relative
+/// SD) gets a note: at one threshold, ten forks per side (the default `--max-forks`) leave a
+/// minimum detectable change of about 1.5 thresholds, so changes of the threshold's size cannot
+/// be decided. The committed recordings (`fixtures/recordings/`) have a median of 0.5–1.1 % on a
+/// quiet machine (base64, hex, bumpalo, unicode-segmentation, the demo), 6–14 % on a noisy host
+/// (httparse, winnow, hex) and 21 % under load (the demo), after disturbed forks are left out.
+/// At twice the threshold (until 2026-11-23) a noisy-host run of ropey at 2.3 % got no note
+/// although 23 of its 24 benchmarks were given up as undecidable.
+pub const NOISY_FORKS_NOTE_FROM_THRESHOLDS: f64 = 1.0;
+
+/// The median relative SD of a side's fork means over the benchmarks and sides that have one.
+pub fn median_fork_rel_sd(report: &Report) -> Option<f64> {
+    let spreads: Vec<f64> = report
+        .benchmarks
+        .iter()
+        .flat_map(|b| [b.base.fork_rel_sd, b.head.fork_rel_sd])
+        .flatten()
+        .filter(|sd| sd.is_finite())
+        .collect();
+    (!spreads.is_empty()).then(|| crate::stats::descriptive::median(&spreads))
+}
+
+/// A note when the forks of the typical benchmark disagree by much more than the threshold,
+/// `None` otherwise. Such a host (seen here with no steal time and no CPU wait to show for it)
+/// makes most verdicts `inconclusive` whatever the stop rule, and the user should hear it once
+/// for the run, with what to try, rather than only in each benchmark's detectable change.
+pub fn noisy_forks_note(report: &Report) -> Option<String> {
+    let spread = median_fork_rel_sd(report)?;
+    let threshold = report.settings.threshold;
+    if !(threshold > 0.0 && spread >= NOISY_FORKS_NOTE_FROM_THRESHOLDS * threshold) {
+        return None;
+    }
+    let advice = match report.settings.mode {
+        Mode::Duet => {
+            "a quieter machine, or --mode interleaved, which is the quieter mode on some \
+             machines (--calibrate in each mode shows which is quieter here)"
+        }
+        Mode::Interleaved => {
+            "a quieter machine, or --mode duet, which cancels noise that hits both sides at once \
+             but on some machines adds its own (--calibrate in each mode shows which is quieter \
+             here)"
+        }
+    };
+    Some(format!(
+        "the forks of a typical benchmark differed by {} (median relative SD of a side's fork \
+         means), against a threshold of ±{}: this machine is noisy, so small changes stay \
+         inconclusive; try {advice}",
+        percent(spread),
+        percent(threshold)
+    ))
+}
+
+/// Shares of fork time spent outside the measured benchmark from this one up are worth a note.
+/// The demo and unicode-segmentation spent 1.4 % there (10 ms a fork, mostly starting the
+/// process); itertools, whose groups each build 1,000 iterators before their benchmarks, 21 %
+/// (197 ms a fork of its `specializations` target, 108 ms of `bench1`).
+pub const OUTSIDE_NOTE_FROM: f64 = 0.1;
+
+/// A note when forks spent much of their time outside the benchmark they measured, `None`
+/// otherwise: criterion runs every group function of an executable in every process, so inputs
+/// a group builds before `bench_function` are built by every fork of every benchmark of that
+/// executable, which the user can avoid.
+pub fn outside_benchmark_note(report: &Report) -> Option<String> {
+    let outside = report
+        .outside_benchmark
+        .as_ref()
+        .filter(|o| o.share >= OUTSIDE_NOTE_FROM)?;
+    let targets = match outside.heaviest_targets.as_slice() {
+        [] => String::new(),
+        targets => format!("; most in bench target(s) `{}`", targets.join("`, `")),
+    };
+    Some(format!(
+        "forks spent {} of their time outside the benchmark they measured ({} a fork at the \
+         median{targets}): starting the executable and running the set-up code of its other \
+         benchmarks, which criterion runs in every process; an input built lazily (a \
+         `LazyLock` first used inside the benchmark's closure) is built only by the forks that \
+         measure it",
+        percent(outside.share),
+        rounded_wall_time(outside.median_ms)
+    ))
+}
+
+/// Steal shares from this one up are worth a note (a quiet machine measures 0–0.5 %).
+pub const STEAL_NOTE_FROM: f64 = 0.01;
+
+/// A note when the hypervisor stole a noticeable share of the CPU while forks ran, `None`
+/// otherwise: the user should know the machine was disturbed from outside, which neither the
+/// load average nor the benchmarks' own noise figures explain.
+pub fn steal_note(report: &Report) -> Option<String> {
+    let share = report.steal_share.filter(|s| *s >= STEAL_NOTE_FROM)?;
+    Some(format!(
+        "the hypervisor took {} of this machine's CPU time while forks ran (steal time): it was \
+         disturbed from outside, which makes results noisier; duet mode cancels part of it \
+         (--mode duet)",
+        percent(share)
+    ))
+}
+
+/// CPU-wait shares from this one up are worth a note: the forks of a demo run on a quiet
+/// machine waited 0.01–0.05 % of the time, and waiting 2 % slows a fork by about as much as the
+/// default relevance threshold.
+pub const CPU_WAIT_NOTE_FROM: f64 = 0.02;
+
+/// A note when forks often waited for a CPU, `None` otherwise: other work on this machine shared
+/// their CPUs, which makes results noisier and, in duet mode, means the pinned CPUs were not free.
+pub fn cpu_wait_note(report: &Report) -> Option<String> {
+    let share = report.cpu_wait_share.filter(|s| *s >= CPU_WAIT_NOTE_FROM)?;
+    let advice = match report.settings.mode {
+        Mode::Duet => {
+            "the two pinned CPUs were not free: choose idle ones with --cpus, or stop what else runs"
+        }
+        Mode::Interleaved => "other work on this machine competed with the benchmarks",
+    };
+    Some(format!(
+        "forks waited for a CPU {} of the time they were ready to run ({advice}); results are \
+         noisier than on a quiet machine",
+        percent(share)
+    ))
+}
+
+/// `interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on ·
+/// seed 42`.
+pub fn settings_line(settings: &ReportSettings) -> String {
+    format!(
+        "{} mode · threshold ±{} · alpha {} · bootstrap {} ({} resamples) · FDR {} · seed {}",
+        settings.mode,
+        percent(settings.threshold),
+        significant(settings.alpha),
+        percent(settings.confidence),
+        settings.resamples,
+        if settings.fdr { "on" } else { "off" },
+        settings.seed
+    )
+}
+
+/// A probability with three significant digits and no trailing zeros (`0.01`, `0.00333`): the
+/// per-look alpha of `--stop decided` is a long fraction.
+pub fn significant(value: f64) -> String {
+    if !(value.is_finite() && value > 0.0) {
+        return value.to_string();
+    }
+    let decimals = (2 - value.log10().floor() as i32).max(0) as usize;
+    let text = format!("{value:.decimals$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+/// A revision as the user named it, with the short commit: `HEAD~1 (1a2b3c4)`.
+pub fn revision(info: Option<&RevisionInfo>) -> String {
+    let Some(info) = info else {
+        return "?".to_string();
+    };
+    let mut out = info.spec.clone();
+    match (&info.commit, info.dirty) {
+        (Some(commit), true) => out += &format!(" ({} + uncommitted changes)", short(commit)),
+        (Some(commit), false) => out += &format!(" ({})", short(commit)),
+        (None, true) => out += " (uncommitted changes)",
+        (None, false) => {}
+    }
+    out
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..10).unwrap_or(commit)
+}
+
+/// `base → head`, or `None` when the report does not say what was compared.
+pub fn comparison(report: &Report) -> Option<String> {
+    (report.run.base.is_some() || report.run.head.is_some()).then(|| {
+        format!(
+            "{} → {}",
+            revision(report.run.base.as_ref()),
+            revision(report.run.head.as_ref())
+        )
+    })
+}
+
+/// Text that came from outside (ids, stderr of a benchmark) made safe for a terminal or a page:
+/// ANSI escape sequences removed, other control characters except newline and tab escaped.
+pub fn sanitize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\x1b' => skip_escape_sequence(&mut chars),
+            '\n' | '\t' => out.push(c),
+            '\r' => {}
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Skips the rest of an escape sequence: CSI (`ESC [ … final`), OSC (`ESC ] … BEL/ST`), or one
+/// character.
+fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => {
+            for c in chars.by_ref() {
+                if ('\x40'..='\x7e').contains(&c) {
+                    break;
+                }
+            }
+        }
+        Some(']') => {
+            while let Some(c) = chars.next() {
+                if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A benchmark id on one line for a terminal: sanitized, newlines and tabs as spaces.
+pub fn id_line(id: &str) -> String {
+    sanitize(id).replace(['\n', '\t'], " ")
+}
+
+/// Whether a [`Notice`] is a warning (the result may not be what it seems) or a note (what the
+/// noise allows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    Warning,
+    Note,
+}
+
+impl NoticeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeKind::Warning => "warning",
+            NoticeKind::Note => "note",
+        }
+    }
+}
+
+/// One warning or note about benchmarks, and the benchmarks it concerns with the figure each
+/// adds (the minimum detectable change of a note), in the order of the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub kind: NoticeKind,
+    /// The words for one benchmark: `stopped early: …`.
+    pub message: String,
+    /// The words when several benchmarks share the notice, each with its figure.
+    pub shared_message: String,
+    pub benchmarks: Vec<(String, Option<String>)>,
+}
+
+/// The per-benchmark warnings and notes, each said once: on a noisy host most benchmarks of a
+/// suite can be given up alike, and a line per benchmark and notice buried the run's own notes
+/// (a live 16-benchmark run printed 30 such lines).
+pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
+    let mut notices: Vec<Notice> = Vec::new();
+    let mut add = |kind, message: String, shared_message: String, id: &str, figure| {
+        let same = |n: &&mut Notice| n.kind == kind && n.shared_message == shared_message;
+        match notices.iter_mut().find(|n| same(n)) {
+            Some(notice) => notice.benchmarks.push((id.to_string(), figure)),
+            None => notices.push(Notice {
+                kind,
+                message,
+                shared_message,
+                benchmarks: vec![(id.to_string(), figure)],
+            }),
+        }
+    };
+    for result in &report.benchmarks {
+        for warning in &result.warnings {
+            add(
+                NoticeKind::Warning,
+                warning.clone(),
+                warning.clone(),
+                &result.id,
+                None,
+            );
+        }
+        if let (Some(note), Some(mdc)) = (detectable_note(result), result.min_detectable_change) {
+            let threshold = percent(result.threshold);
+            let shared = format!(
+                "this run's noise hides changes below the size given for each (threshold \
+                 ±{threshold}), and about how many rounds would reveal ±{threshold} at that \
+                 noise ({MORE_FORKS})"
+            );
+            let figure = match rounds_to_reveal_threshold(result) {
+                Some(rounds) => format!("±{} ({rounds} rounds)", percent(mdc)),
+                None => format!("±{}", percent(mdc)),
+            };
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
+        if let Some((note, figure)) = slow_iterations_note(result, &report.run) {
+            let shared = "one iteration takes so long that criterion measures a fork's samples \
+                          for more than twice the time asked (the time of an iteration and of a \
+                          fork's samples given for each): `--sample-size 10`, criterion's least, \
+                          shortens such forks"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
+        if let Some((note, figure)) = per_fork_note(result) {
+            let shared = "their harness prints a summary, not its samples, so each fork gave \
+                          one value (the harness and the value given for each) and the \
+                          statistics rest on the fork values"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
+        if let Some((note, figure)) = settings_from_code_note(result) {
+            let shared = "their bench code sets the criterion settings given for each, which \
+                          criterion prefers to cargo-perfdiff's --measurement-time, \
+                          --warm-up-time (and its adaptive warm-up) and --sample-size"
+                .to_string();
+            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
+        }
+    }
+    notices
+}
+
+/// The note for a benchmark whose forks gave one value each, and its figure among several
+/// (`(divan median)`); `None` for a benchmark with samples.
+pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
+    let value = result.per_fork?;
+    if result.harness == Some(crate::model::harness::HarnessKind::Command) {
+        // A command's fork is one execution by definition (docs/commands.md): nothing to note.
+        return None;
+    }
+    let harness = result.harness.map_or("its harness", |h| h.name());
+    Some((
+        format!(
+            "{harness} prints a summary, not its samples, so each fork gave one value (its {}) \
+             and the statistics rest on the fork values",
+            value.as_str()
+        ),
+        format!("({harness} {})", value.as_str()),
+    ))
+}
+
+/// The note for a benchmark whose own code set criterion settings in place of those
+/// cargo-perfdiff asked for, and its figure among several (the settings, per side where the
+/// sides differ); `None` when neither side did. Without it a group's `measurement_time(10 s)`
+/// made every fork twenty times as long as asked, with nothing to say why.
+pub fn settings_from_code_note(result: &BenchmarkResult) -> Option<(String, String)> {
+    let sides = [
+        ("base", result.base.settings_from_code.as_ref()),
+        ("head", result.head.settings_from_code.as_ref()),
+    ];
+    let (settings, figure) = match sides {
+        [(_, None), (_, None)] => return None,
+        [(_, Some(base)), (_, Some(head))] if base == head => {
+            let parts = describe_settings(base);
+            (in_words(&parts), parts.join(", "))
+        }
+        _ => {
+            let per_side = sides
+                .iter()
+                .filter_map(|(side, set)| {
+                    Some(format!("{side}: {}", describe_settings((*set)?).join(", ")))
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            (per_side.clone(), per_side)
+        }
+    };
+    let any =
+        |field: fn(&SettingsFromCode) -> bool| sides.iter().any(|(_, s)| s.is_some_and(field));
+    let options: Vec<String> = [
+        (any(|s| s.measurement_ms.is_some()), "--measurement-time"),
+        (
+            any(|s| s.warm_up_ms.is_some()),
+            "--warm-up-time (and its adaptive warm-up)",
+        ),
+        (any(|s| s.sample_size.is_some()), "--sample-size"),
+    ]
+    .into_iter()
+    .filter(|(set, _)| *set)
+    .map(|(_, option)| option.to_string())
+    .collect();
+    let note = format!(
+        "its bench code sets {settings}, which criterion prefers to cargo-perfdiff's {}",
+        in_words(&options)
+    );
+    Some((note, figure))
+}
+
+/// The note for a benchmark whose iterations are so slow that criterion measured its forks for
+/// more than twice the measurement time asked (it takes at least one iteration per sample, so a
+/// 1 s benchmark measures 30 s a fork at the default 30 samples), and its figure among several;
+/// `None` otherwise, when the sample size is already criterion's least, or when a side's own code
+/// set its settings (the note of [`settings_from_code_note`] speaks for it).
+pub fn slow_iterations_note(result: &BenchmarkResult, run: &RunInfo) -> Option<(String, String)> {
+    let setting = |key: &str| run.settings.as_ref()?.get(key)?.as_f64();
+    let asked_ms = setting("measurement_ms")?;
+    let samples = setting("sample_size")?;
+    if samples <= 10.0 {
+        return None;
+    }
+    let sides = [&result.base, &result.head];
+    if sides.iter().any(|side| side.settings_from_code.is_some()) {
+        return None;
+    }
+    let (measured_ms, iteration_ns) = sides
+        .iter()
+        .filter_map(|side| Some((side.fork_measured_ms?, side.mean_ns?)))
+        .max_by(|a, b| a.0.total_cmp(&b.0))?;
+    if measured_ms <= 2.0 * asked_ms {
+        return None;
+    }
+    let at_ten_samples_ms = criterion_measuring_ms(10, iteration_ns / 1e6, asked_ms);
+    let time = rounded_wall_time;
+    let note = format!(
+        "one iteration takes {}, so criterion measures a fork's {samples} samples for {} where {} \
+         were asked: `--sample-size 10`, criterion's least, would take about {}",
+        duration(iteration_ns),
+        time(measured_ms),
+        time(asked_ms),
+        time(at_ten_samples_ms)
+    );
+    let figure = format!(
+        "{} an iteration, {} a fork",
+        duration(iteration_ns),
+        time(measured_ms)
+    );
+    Some((note, figure))
+}
+
+/// How long criterion's automatic sampling measures `samples` samples of an iteration taking
+/// `iteration_ms` when asked for `target_ms`: linear sampling (sample `i` runs `i·d`
+/// iterations, `d` the least that fills the target) unless that would take more than twice
+/// the target, else flat (every sample `ceil(target / (iteration · samples))` iterations, at
+/// least one).
+fn criterion_measuring_ms(samples: u32, iteration_ms: f64, target_ms: f64) -> f64 {
+    let samples = f64::from(samples);
+    let linear_runs = samples * (samples + 1.0) / 2.0;
+    let linear_ms =
+        linear_runs * (target_ms / (iteration_ms * linear_runs)).ceil().max(1.0) * iteration_ms;
+    if linear_ms <= 2.0 * target_ms {
+        return linear_ms;
+    }
+    samples * (target_ms / (iteration_ms * samples)).ceil().max(1.0) * iteration_ms
+}
+
+/// `["measurement time 2.0 s", "warm-up 700 ms", "sample size 15"]`: the settings present.
+fn describe_settings(settings: &SettingsFromCode) -> Vec<String> {
+    let time = rounded_wall_time;
+    [
+        settings
+            .measurement_ms
+            .map(|ms| format!("measurement time {}", time(ms))),
+        settings
+            .warm_up_ms
+            .map(|ms| format!("warm-up {}", time(ms))),
+        settings.sample_size.map(|n| format!("sample size {n}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// [`wall_time`] of a fractional number of milliseconds.
+fn rounded_wall_time(ms: f64) -> String {
+    wall_time(ms.round() as u64)
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn in_words(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [only] => only.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// A notice as one line without its `warning:`/`note:` label: `id: message` for one benchmark,
+/// `message (N benchmarks: id figure, …)` for several; `quote` dresses each id.
+pub fn notice_line(notice: &Notice, quote: impl Fn(&str) -> String) -> String {
+    match notice.benchmarks.as_slice() {
+        [(id, _)] => format!("{}: {}", quote(id), notice.message),
+        several => {
+            let list: Vec<String> = several
+                .iter()
+                .map(|(id, figure)| match figure {
+                    Some(figure) => format!("{} {figure}", quote(id)),
+                    None => quote(id),
+                })
+                .collect();
+            format!(
+                "{} ({} benchmarks: {})",
+                notice.shared_message,
+                several.len(),
+                list.join(", ")
+            )
+        }
+    }
+}
+
+/// Where more forks come from: the cap of an adaptive rule, or the count of a fixed one.
+const MORE_FORKS: &str = "--max-forks, or --forks with --stop fixed";
+
+/// Why an inconclusive result could not decide, in words, when the noise explains it, with the
+/// forks that would let it decide: "run more forks" alone left the user to guess how many, and
+/// whether any number would do on this machine.
+pub fn detectable_note(result: &BenchmarkResult) -> Option<String> {
+    let mdc = result.min_detectable_change?;
+    if !(result.verdict == Outcome::Inconclusive && mdc.is_finite() && mdc > result.threshold) {
+        return None;
+    }
+    let threshold = percent(result.threshold);
+    let remedy = match rounds_to_reveal_threshold(result) {
+        Some(rounds) => {
+            format!("about {rounds} rounds would reveal ±{threshold} at this noise ({MORE_FORKS})")
+        }
+        None => format!("run more rounds ({MORE_FORKS})"),
+    };
+    Some(format!(
+        "this run's noise hides changes below ±{} (threshold ±{threshold}): {remedy}",
+        percent(mdc)
+    ))
+}
+
+/// Rounds that would bring the minimum detectable change down to the threshold at the spread
+/// of the rounds this run measured (the detectable change shrinks with the square root of the
+/// rounds, `stats::power`), or `None` without a finite detectable change or any rounds.
+pub fn rounds_to_reveal_threshold(result: &BenchmarkResult) -> Option<usize> {
+    let mdc = result.min_detectable_change?;
+    let units = result.paired?.rounds.n;
+    if !(mdc.is_finite() && result.threshold > 0.0 && units > 0) {
+        return None;
+    }
+    let needed = units as f64 * (mdc / result.threshold).powi(2);
+    Some(needed.ceil() as usize)
+}
+
+#[cfg(test)]
+mod significant_tests {
+    use super::significant;
+
+    #[test]
+    fn three_significant_digits_without_trailing_zeros() {
+        assert_eq!(significant(0.01), "0.01");
+        assert_eq!(significant(0.01 / 3.0), "0.00333");
+        assert_eq!(significant(0.05), "0.05");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn means_of_a_custom_measurement_carry_its_unit() {
+        assert_eq!(mean_in(Some(12_345.0), None), "12.3 µs");
+        assert_eq!(mean_in(Some(12_345.0), Some("cycles")), "12345 cycles");
+        assert_eq!(mean_in(Some(3.25), Some("cycles")), "3.25 cycles");
+        assert_eq!(mean_in(None, Some("cycles")), MISSING);
+    }
+
+    #[test]
+    fn durations_have_three_significant_digits() {
+        assert_eq!(duration(812.4), "812 ns");
+        assert_eq!(duration(1234.0), "1.23 µs");
+        assert_eq!(duration(12_345.0), "12.3 µs");
+        assert_eq!(duration(999.7), "1.00 µs");
+        assert_eq!(duration(999_960.0), "1.00 ms");
+        assert_eq!(duration(2.5e9), "2.50 s");
+        assert_eq!(duration(0.456), "0.456 ns");
+        assert_eq!(duration(f64::NAN), MISSING);
+    }
+
+    #[test]
+    fn changes_are_signed_percentages() {
+        assert_eq!(change(Some(0.123)), "+12.3 %");
+        assert_eq!(change(Some(-0.04)), "-4.0 %");
+        assert_eq!(change(None), MISSING);
+    }
+
+    #[test]
+    fn ratio_ci_decimals_follow_width() {
+        let ci = |lo, hi| RatioInterval {
+            estimate: (lo + hi) / 2.0,
+            ci_low: lo,
+            ci_high: hi,
+            confidence: 0.99,
+            kind: IntervalKind::Difference,
+        };
+        assert_eq!(ratio_ci(Some(&ci(1.1, 1.15))), "[1.10, 1.15]");
+        assert_eq!(ratio_ci(Some(&ci(0.998, 1.003))), "[0.998, 1.003]");
+        let equivalence = RatioInterval {
+            kind: IntervalKind::Equivalence,
+            ..ci(0.995, 1.004)
+        };
+        assert_eq!(ratio_ci(Some(&equivalence)), "[0.995, 1.004]†");
+    }
+
+    #[test]
+    fn sanitize_strips_ansi_and_controls() {
+        assert_eq!(sanitize("a\x1b[31mred\x1b[0m\x07b\nc"), "ared\\u{7}b\nc");
+        assert_eq!(sanitize("\x1b]0;title\x07x"), "x");
+    }
+
+    /// A measured benchmark whose sides' code set `base` and `head`.
+    fn with_settings_from_code(
+        base: Option<SettingsFromCode>,
+        head: Option<SettingsFromCode>,
+    ) -> BenchmarkResult {
+        let side = |settings_from_code| crate::steps::analysis::SideSummary {
+            forks: 2,
+            settings_from_code,
+            ..Default::default()
+        };
+        BenchmarkResult {
+            base: side(base),
+            head: side(head),
+            ..BenchmarkResult::new("own/settings", 0.02)
+        }
+    }
+
+    #[test]
+    fn sizes_in_bytes_read_with_a_binary_unit() {
+        assert_eq!(bytes(35_332_608.0), "33.7 MiB");
+        assert_eq!(bytes(1_783_808.0), "1.7 MiB");
+        assert_eq!(bytes(812.0 * 1024.0), "812 KiB");
+        assert_eq!(bytes(100.0), "100 B");
+        assert_eq!(mean_in(Some(2048.0), Some("bytes")), "2 KiB");
+    }
+
+    #[test]
+    fn a_benchmark_with_one_value_per_fork_says_so_and_which_value() {
+        let criterion = BenchmarkResult {
+            harness: Some(crate::model::harness::HarnessKind::Criterion),
+            ..BenchmarkResult::new("hash/mix", 0.02)
+        };
+        assert_eq!(per_fork_note(&criterion), None);
+        let divan = BenchmarkResult {
+            harness: Some(crate::model::harness::HarnessKind::Divan),
+            per_fork: Some(crate::model::harness::PerFork::Median),
+            ..BenchmarkResult::new("demo::mix", 0.02)
+        };
+        let (note, figure) = per_fork_note(&divan).unwrap();
+        assert!(note.starts_with("divan prints a summary"), "{note}");
+        assert!(note.contains("(its median)"), "{note}");
+        assert_eq!(figure, "(divan median)");
+    }
+
+    #[test]
+    fn settings_a_benchmark_sets_in_code_are_named_with_the_options_they_defeat() {
+        let all = SettingsFromCode {
+            measurement_ms: Some(2000.0),
+            warm_up_ms: Some(699.999_999),
+            sample_size: Some(15),
+        };
+        let (note, figure) =
+            settings_from_code_note(&with_settings_from_code(Some(all.clone()), Some(all)))
+                .unwrap();
+        assert_eq!(
+            note,
+            "its bench code sets measurement time 2.0 s, warm-up 700 ms and sample size 15, \
+             which criterion prefers to cargo-perfdiff's --measurement-time, --warm-up-time \
+             (and its adaptive warm-up) and --sample-size"
+        );
+        assert_eq!(
+            figure,
+            "measurement time 2.0 s, warm-up 700 ms, sample size 15"
+        );
+
+        let samples = SettingsFromCode {
+            sample_size: Some(10),
+            ..Default::default()
+        };
+        let (note, figure) =
+            settings_from_code_note(&with_settings_from_code(None, Some(samples))).unwrap();
+        assert_eq!(
+            note,
+            "its bench code sets head: sample size 10, which criterion prefers to \
+             cargo-perfdiff's --sample-size"
+        );
+        assert_eq!(figure, "head: sample size 10");
+
+        assert_eq!(
+            settings_from_code_note(&with_settings_from_code(None, None)),
+            None
+        );
+    }
+
+    #[test]
+    fn sides_whose_code_sets_different_settings_are_told_apart() {
+        let measuring = |ms| SettingsFromCode {
+            measurement_ms: Some(ms),
+            ..Default::default()
+        };
+        let result = with_settings_from_code(Some(measuring(2000.0)), Some(measuring(5000.0)));
+        let (_, figure) = settings_from_code_note(&result).unwrap();
+        assert_eq!(
+            figure,
+            "base: measurement time 2.0 s; head: measurement time 5.0 s"
+        );
+    }
+
+    #[test]
+    fn criterion_measures_slow_iterations_flat_and_at_least_one_a_sample() {
+        // A 40 ms iteration at 0.5 s: 30 samples of one iteration (1.2 s, seen in a real fork),
+        // or 10 samples of two.
+        assert_eq!(criterion_measuring_ms(30, 40.0, 500.0), 1200.0);
+        assert_eq!(criterion_measuring_ms(10, 40.0, 500.0), 800.0);
+        // A fast iteration fills the target with linear sampling.
+        let fast = criterion_measuring_ms(30, 0.001, 500.0);
+        assert!((500.0..=501.0).contains(&fast), "{fast}");
+    }
+
+    #[test]
+    fn slow_iterations_are_named_with_what_fewer_samples_would_take() {
+        let mut result = with_settings_from_code(None, None);
+        result.base.mean_ns = Some(40.0e6);
+        result.base.fork_measured_ms = Some(1200.0);
+        result.head.mean_ns = Some(41.0e6);
+        result.head.fork_measured_ms = Some(1230.0);
+        let run = |sample_size: usize| RunInfo {
+            settings: Some(serde_json::json!({"measurement_ms": 500, "sample_size": sample_size})),
+            ..Default::default()
+        };
+        let (note, figure) = slow_iterations_note(&result, &run(30)).unwrap();
+        assert_eq!(
+            note,
+            "one iteration takes 41.0 ms, so criterion measures a fork's 30 samples for 1.2 s \
+             where 500 ms were asked: `--sample-size 10`, criterion's least, would take about \
+             820 ms"
+        );
+        assert_eq!(figure, "41.0 ms an iteration, 1.2 s a fork");
+        assert_eq!(slow_iterations_note(&result, &run(10)), None);
+
+        // Forks measuring less than twice the time asked are not slow.
+        result.head.fork_measured_ms = Some(900.0);
+        result.base.fork_measured_ms = Some(900.0);
+        assert_eq!(slow_iterations_note(&result, &run(30)), None);
+    }
+
+    #[test]
+    fn percent_trims() {
+        assert_eq!(percent(0.02), "2 %");
+        assert_eq!(percent(0.005), "0.5 %");
+        assert_eq!(percent(0.99), "99 %");
+    }
+}

@@ -1,0 +1,9 @@
+//! Leaf utilities: small, generic helpers every layer may use. They import nothing else of the
+//! crate.
+
+pub mod exit_code;
+pub mod fs;
+pub mod interrupt;
+pub mod shell;
+pub mod spawn;
+pub mod terminal;

@@ -125,9 +125,9 @@ pub struct Settings {
     pub sample_size: usize,
     /// Changes smaller than this (relative, e.g. 0.02 = 2 %) are not relevant.
     pub threshold: f64,
-    /// Significance level of Mann–Whitney U (after false-discovery control).
+    /// Significance level of the paired test that decides (after false-discovery control).
     pub alpha: f64,
-    /// Confidence of the ratio CI.
+    /// Confidence of the bootstrap of the ratio of means (information).
     pub confidence: f64,
     /// Bootstrap resamples for the ratio CI.
     pub resamples: usize,

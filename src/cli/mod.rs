@@ -243,10 +243,11 @@ pub struct ThresholdArgs {
 pub struct AnalysisArgs {
     #[command(flatten)]
     pub threshold: ThresholdArgs,
-    /// Significance level of Mann–Whitney U after false-discovery control [default: 0.01]
+    /// Significance level of the paired test that decides, after false-discovery control; the
+    /// printed interval is at 1 − alpha [default: 0.01]
     #[arg(long, hide_short_help = true)]
     pub alpha: Option<f64>,
-    /// Confidence level of the ratio CI [default: 0.99]
+    /// Confidence level of the bootstrap of the ratio of means (information) [default: 0.99]
     #[arg(long, hide_short_help = true)]
     pub confidence: Option<f64>,
     /// Bootstrap resamples [default: 10000]

@@ -138,28 +138,11 @@ pub fn wall(duration: Duration) -> String {
 mod tests {
     use super::*;
     use crate::model::policy::StopRule;
-    use crate::steps::analysis::AnalysisSettings;
 
     /// The settings of a default run.
     fn defaults() -> EstimateSettings {
         EstimateSettings {
-            stop: StopSettings {
-                rule: StopRule::Decided,
-                forks: 10,
-                min_forks: 2,
-                max_forks: 10,
-                stop_threshold: None,
-                window: 5,
-                mode: Mode::Interleaved,
-                verdict: AnalysisSettings {
-                    threshold: 0.02,
-                    alpha: 0.01,
-                    confidence: 0.99,
-                    resamples: 10_000,
-                    fdr: true,
-                    overrides: Default::default(),
-                },
-            },
+            stop: StopSettings::defaults_for_tests(),
             warm_up_ms: 100,
             measurement_ms: 500,
         }

@@ -600,11 +600,9 @@ fn dropped_wall_ns(fork: &ForkRecord, dropped: usize) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The settings of a default run.
-    fn defaults() -> StopSettings {
+impl StopSettings {
+    /// The settings of a default run, for the tests of the steps that take them.
+    pub(crate) fn defaults_for_tests() -> StopSettings {
         StopSettings {
             rule: StopRule::Decided,
             forks: 10,
@@ -622,6 +620,15 @@ mod tests {
                 overrides: Default::default(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults() -> StopSettings {
+        StopSettings::defaults_for_tests()
     }
 
     fn policy(rule: StopRule) -> StopPolicy {

@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use crate::model::command::CommandSpec;
-pub use crate::model::policy::{BenchOverride, FailOn, StopRule, threshold_for};
+pub use crate::model::policy::{BenchOverride, FailOn, Metrics, StopRule, threshold_for};
 pub use crate::model::samples::Mode;
 use crate::steps::analysis::AnalysisSettings;
 use crate::steps::estimate::EstimateSettings;
@@ -99,6 +99,11 @@ fn suggestion_suffix(suggestion: Option<&str>) -> String {
 pub struct Settings {
     /// Interleaved forks or duet pairs.
     pub mode: Mode,
+    /// What the forks measure: wall time, instructions under valgrind, or both.
+    pub metric: Metrics,
+    /// Count the instructions of every benchmark whose time changed, by function, to name the
+    /// functions behind the change (`--explain`; always so with the instructions metric).
+    pub explain: bool,
     /// When to stop adding forks.
     pub stop: StopRule,
     /// Rounds for `--stop fixed`.
@@ -155,6 +160,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             mode: Mode::Interleaved,
+            metric: Metrics::TIME,
+            explain: false,
             stop: StopRule::default(),
             forks: 10,
             min_forks: StopRule::default().default_min_forks(),
@@ -246,6 +253,10 @@ pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metrics>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forks: Option<usize>,
@@ -307,6 +318,8 @@ pub const DEFAULT_LAYOUTS: usize = 10;
 /// Every key a configuration table may hold, in the order `--print-config` shows them.
 pub const KNOWN_KEYS: &[&str] = &[
     "mode",
+    "metric",
+    "explain",
     "stop",
     "forks",
     "min-forks",
@@ -375,6 +388,8 @@ impl PartialSettings {
     pub fn from_settings(settings: &Settings) -> Self {
         PartialSettings {
             mode: Some(settings.mode),
+            metric: Some(settings.metric),
+            explain: Some(settings.explain),
             stop: Some(settings.stop),
             forks: Some(settings.forks),
             min_forks: Some(settings.min_forks),
@@ -998,6 +1013,8 @@ impl Effective {
     fn apply(&mut self, partial: PartialSettings, source: &Source) {
         let PartialSettings {
             mode,
+            metric,
+            explain,
             stop,
             forks,
             min_forks,
@@ -1039,6 +1056,8 @@ impl Effective {
         }
         layer! {
             mode => "mode", std::convert::identity;
+            metric => "metric", std::convert::identity;
+            explain => "explain", std::convert::identity;
             stop => "stop", std::convert::identity;
             forks => "forks", std::convert::identity;
             min_forks => "min-forks", std::convert::identity;
@@ -1224,6 +1243,8 @@ fn entries(s: &Settings) -> Vec<Entry> {
     };
     let mut entries = vec![
         Entry::set("mode", text(s.mode)),
+        Entry::set("metric", text(s.metric)),
+        Entry::set("explain", Boolean(s.explain)),
         Entry::set("stop", text(s.stop)),
         Entry::set("forks", integer(s.forks)),
         Entry::set("min-forks", integer(s.min_forks)),

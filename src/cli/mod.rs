@@ -194,9 +194,12 @@ pub struct ModeArgs {
     pub mode: Option<Mode>,
 }
 
-/// How benchmarks are measured: code layouts, the stop rule and its limits, and each fork.
+/// How benchmarks are measured: the metric, code layouts, the stop rule and its limits, and
+/// each fork.
 #[derive(Debug, Args, Default, Clone)]
 pub struct MeasuringArgs {
+    #[command(flatten)]
+    pub metric: MetricArgs,
     /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
     /// with the functions in other orders, shared by base and head; 1 measures cargo's build
     /// alone [default: 10]
@@ -225,6 +228,23 @@ pub struct MeasuringArgs {
     /// listing of its benchmarks gets as long [default: 300]
     #[arg(long, value_name = "SECS", hide_short_help = true)]
     pub fork_timeout: Option<f64>,
+}
+
+/// What is measured: wall time, instructions, or both, and the functions behind a change.
+#[derive(Debug, Args, Default, Clone)]
+pub struct MetricArgs {
+    /// time (default), instructions (counted under valgrind), or time,instructions
+    ///
+    /// `instructions` counts every benchmark's and command's instructions per iteration under
+    /// valgrind (records `ID (instructions)`): blind to noise, so a 0.5 % change is found in a
+    /// few rounds on a busy runner, but blind to caches, branch prediction and I/O too
+    /// (docs/instructions.md). Needs valgrind.
+    #[arg(long, value_name = "METRICS")]
+    pub metric: Option<config::Metrics>,
+    /// Name the functions behind every change: count the instructions of each benchmark whose
+    /// time changed, by function, under valgrind (always so with --metric instructions)
+    #[arg(long)]
+    pub explain: bool,
 }
 
 /// The smallest change that matters.
@@ -509,6 +529,8 @@ pub struct DemoArgs {
     #[arg(long, conflicts_with_all = ["harness", "criterion"])]
     pub program: bool,
     #[command(flatten)]
+    pub metric: MetricArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -599,6 +621,8 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
 fn cli_layer(args: &CompareArgs) -> PartialSettings {
     let mut layer = analysis_layer(&args.analysis);
     layer.mode = args.mode.mode;
+    layer.metric = args.measuring.metric.metric;
+    layer.explain = args.measuring.metric.explain.then_some(true);
     layer.stop = args.measuring.stop;
     layer.forks = args.measuring.forks;
     let StopLimitArgs {
@@ -684,6 +708,7 @@ fn run_request(
             all_features: args.targets.all_features,
             no_default_features: args.targets.no_default_features,
             layouts: settings.layouts,
+            line_tables: false,
         },
         // Relative to where the command runs, which --manifest-path moves `start_dir` from.
         copy_untracked: match args.packages.manifest_path {
@@ -899,6 +924,8 @@ fn demo_command(args: DemoArgs) -> Result<i32, CliError> {
     let workspace_root = crate::steps::build::workspace_root(&repo).map_err(Error::from)?;
     let mut settings = crate::orchestrate::demo::demo_settings();
     settings.fail_on = FailOn::Never;
+    settings.metric = args.metric.metric.unwrap_or(settings.metric);
+    settings.explain |= args.metric.explain;
     if args.program {
         settings.commands = crate::orchestrate::demo::program_demo_commands();
     }

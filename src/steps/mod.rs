@@ -14,6 +14,7 @@ pub mod discover;
 pub mod estimate;
 pub mod fork;
 pub mod git;
+pub mod instructions;
 pub mod progress;
 pub mod report;
 pub mod schedule;

@@ -853,7 +853,7 @@ mod tests {
                 unsteady: true,
                 ..Default::default()
             }],
-            failure: None,
+            ..SideRecord::default()
         };
         let mut warm = Duration::from_millis(300);
         for _ in 0..20 {
@@ -876,7 +876,7 @@ mod tests {
                     ..Default::default()
                 })
                 .collect(),
-            failure: None,
+            ..SideRecord::default()
         };
         BenchmarkRecord {
             id: id.into(),

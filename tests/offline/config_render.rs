@@ -37,6 +37,8 @@ fn everything_set() -> PartialSettings {
     );
     PartialSettings {
         mode: Some(Mode::Duet),
+        metric: Some("time,instructions".parse().unwrap()),
+        explain: Some(true),
         stop: Some(StopRule::Rciw),
         forks: Some(7),
         min_forks: Some(3),

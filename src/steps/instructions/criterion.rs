@@ -199,6 +199,13 @@ pub fn measure(
     )))
 }
 
+/// Whether `counts` ran at least two different iteration counts.
+fn distinct_iterations(counts: &[fit::SampleCount]) -> bool {
+    counts
+        .iter()
+        .any(|c| c.iterations != counts.first().map_or(0.0, |f| f.iterations))
+}
+
 /// The iterations of criterion's warm-up calls: 1, 2, 4, … (its warm-up doubles the count after
 /// every call until the warm-up time has passed, in every version since 0.2).
 pub fn warm_up_iterations(calls: usize) -> impl Iterator<Item = f64> {
@@ -216,11 +223,19 @@ pub fn fit_with_warm_up(
     counts: &[fit::SampleCount],
     warm_up: usize,
 ) -> Option<fit::PerIterationFit> {
+    // The samples alone, when they ran different iteration counts and lie on one line: their
+    // iteration counts are criterion's own report, while the warm-up's are inferred (and a
+    // warm-up call counted apart from what criterion did would bend the line).
+    let samples = &counts[warm_up.min(counts.len())..];
+    let exact_samples = distinct_iterations(samples)
+        .then(|| fit::fit(samples))
+        .flatten()
+        .filter(|line| line.exact);
+    if exact_samples.is_some() {
+        return exact_samples;
+    }
     let rest = &counts[warm_up.min(1)..];
-    let distinct = rest
-        .iter()
-        .any(|c| c.iterations != rest.first().map_or(0.0, |f| f.iterations));
-    if warm_up > 0 && distinct {
+    if warm_up > 0 && distinct_iterations(rest) {
         return fit::fit(rest);
     }
     fit::fit(counts)
@@ -283,6 +298,18 @@ mod tests {
         points.extend([(8.0, 13_022.0 * 8.0 + 280.0); 10]);
         let line = fit_with_warm_up(&counts(&points), 3).unwrap();
         assert!((line.per_iteration - 13_022.0).abs() < 1e-6, "{line:?}");
+        assert!(line.exact, "{line:?}");
+    }
+
+    #[test]
+    fn linear_samples_on_one_line_decide_whatever_the_warm_up_did() {
+        // A warm-up call counted apart from what criterion did (an iteration count off the
+        // doubling) must not bend an exact line through the samples criterion reported.
+        let mut points: Vec<(f64, f64)> = vec![(1.0, 1_850.0), (2.0, 3_400.0), (4.0, 9_999_999.0)];
+        points
+            .extend((1..=10).map(|k| (f64::from(k) * 64.0, 1_550.0 * f64::from(k) * 64.0 + 90.0)));
+        let line = fit_with_warm_up(&counts(&points), 3).unwrap();
+        assert!((line.per_iteration - 1_550.0).abs() < 1e-6, "{line:?}");
         assert!(line.exact, "{line:?}");
     }
 

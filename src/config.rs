@@ -130,6 +130,8 @@ pub struct Settings {
     pub sample_size: usize,
     /// Changes smaller than this (relative, e.g. 0.02 = 2 %) are not relevant.
     pub threshold: f64,
+    /// The same for instruction records (`ID (instructions)`), whose counts no noise moves.
+    pub instructions_threshold: f64,
     /// Significance level of the paired test that decides (after false-discovery control).
     pub alpha: f64,
     /// Confidence of the bootstrap of the ratio of means (information).
@@ -173,6 +175,7 @@ impl Default for Settings {
             measurement_ms: 500,
             sample_size: 30,
             threshold: 0.02,
+            instructions_threshold: crate::model::policy::DEFAULT_INSTRUCTIONS_THRESHOLD,
             alpha: 0.01,
             confidence: 0.99,
             resamples: 10_000,
@@ -194,6 +197,7 @@ impl From<&Settings> for AnalysisSettings {
     fn from(s: &Settings) -> Self {
         AnalysisSettings {
             threshold: s.threshold,
+            instructions_threshold: s.instructions_threshold,
             alpha: s.alpha,
             confidence: s.confidence,
             resamples: s.resamples,
@@ -233,7 +237,12 @@ impl From<&Settings> for EstimateSettings {
 impl Settings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        threshold_for(&self.overrides, self.threshold, id)
+        let default = crate::model::policy::default_threshold(
+            id,
+            self.threshold,
+            self.instructions_threshold,
+        );
+        threshold_for(&self.overrides, default, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.
@@ -278,6 +287,8 @@ pub struct PartialSettings {
     pub sample_size: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions_threshold: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -331,6 +342,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "measurement-ms",
     "sample-size",
     "threshold",
+    "instructions-threshold",
     "alpha",
     "confidence",
     "resamples",
@@ -401,6 +413,7 @@ impl PartialSettings {
             measurement_ms: Some(settings.measurement_ms),
             sample_size: Some(settings.sample_size),
             threshold: Some(settings.threshold),
+            instructions_threshold: Some(settings.instructions_threshold),
             alpha: Some(settings.alpha),
             confidence: Some(settings.confidence),
             resamples: Some(settings.resamples),
@@ -876,6 +889,12 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
 /// Each number within its range.
 fn check_numbers(partial: &PartialSettings) -> Result<(), Violation> {
     open_range(&["threshold"], partial.threshold, 0.0, 1.0)?;
+    open_range(
+        &["instructions-threshold"],
+        partial.instructions_threshold,
+        0.0,
+        1.0,
+    )?;
     open_range(&["alpha"], partial.alpha, 0.0, 0.5)?;
     open_range(&["confidence"], partial.confidence, 0.5, 1.0)?;
     at_least("sample-size", partial.sample_size, 10)?;
@@ -1026,6 +1045,7 @@ impl Effective {
             measurement_ms,
             sample_size,
             threshold,
+            instructions_threshold,
             alpha,
             confidence,
             resamples,
@@ -1069,6 +1089,7 @@ impl Effective {
             measurement_ms => "measurement-ms", std::convert::identity;
             sample_size => "sample-size", std::convert::identity;
             threshold => "threshold", std::convert::identity;
+            instructions_threshold => "instructions-threshold", std::convert::identity;
             alpha => "alpha", std::convert::identity;
             confidence => "confidence", std::convert::identity;
             resamples => "resamples", std::convert::identity;
@@ -1260,6 +1281,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
         Entry::set("measurement-ms", integer(s.measurement_ms)),
         Entry::set("sample-size", integer(s.sample_size)),
         Entry::set("threshold", Float(s.threshold)),
+        Entry::set("instructions-threshold", Float(s.instructions_threshold)),
         Entry::set("alpha", Float(s.alpha)),
         Entry::set("confidence", Float(s.confidence)),
         Entry::set("resamples", integer(s.resamples)),

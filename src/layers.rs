@@ -16,9 +16,9 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "model::harness",
             "model::target",
+            "model::profile",
             "model::policy",
             "model::command",
-            "model::profile",
             "model::samples",
         ],
     ),

@@ -34,7 +34,6 @@ Examples:
   cargo perfdiff                     your uncommitted edit against HEAD
   cargo perfdiff HEAD~1 HEAD         the last commit
   cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
-  cargo perfdiff demo                a demo with a known regression
 
 Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
 
@@ -50,6 +49,8 @@ Examples:
   cargo perfdiff main...HEAD -- io/              this branch; benchmarks matching io/
   cargo perfdiff --list                          what a run would measure, and its time
   cargo perfdiff --mode duet --format markdown   on a shared CI runner, for a PR comment
+  cargo perfdiff --metric instructions           instruction counts under valgrind: no noise
+  cargo perfdiff demo                            a demo with a known regression
   cargo perfdiff --shard 1/3                     a third of a large suite (merge: report)
   cargo perfdiff report target/perfdiff/runs/*.json --format json
   cargo perfdiff --calibrate                     this machine's noise floor
@@ -233,7 +234,7 @@ pub struct MeasuringArgs {
 /// What is measured: wall time, instructions, or both, and the functions behind a change.
 #[derive(Debug, Args, Default, Clone)]
 pub struct MetricArgs {
-    /// time (default), instructions (counted under valgrind), or time,instructions
+    /// time (default), instructions, or time,instructions
     ///
     /// `instructions` counts every benchmark's and command's instructions per iteration under
     /// valgrind (records `ID (instructions)`): blind to noise, so a 0.5 % change is found in a
@@ -243,7 +244,7 @@ pub struct MetricArgs {
     pub metric: Option<config::Metrics>,
     /// Name the functions behind every change: count the instructions of each benchmark whose
     /// time changed, by function, under valgrind (always so with --metric instructions)
-    #[arg(long)]
+    #[arg(long, hide_short_help = true)]
     pub explain: bool,
 }
 
@@ -256,6 +257,9 @@ pub struct ThresholdArgs {
     /// the whole interval lies within ±threshold.
     #[arg(long, value_name = "FRACTION")]
     pub threshold: Option<f64>,
+    /// Smallest change of an instruction count that matters [default: 0.002]
+    #[arg(long, value_name = "FRACTION", hide_short_help = true)]
+    pub instructions_threshold: Option<f64>,
 }
 
 /// Settings shared by measuring and re-analysing.
@@ -658,6 +662,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
 fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
     PartialSettings {
         threshold: args.threshold.threshold,
+        instructions_threshold: args.threshold.instructions_threshold,
         alpha: args.alpha,
         confidence: args.confidence,
         resamples: args.resamples,

@@ -153,6 +153,22 @@ pub struct BenchOverride {
     pub ignore: bool,
 }
 
+/// The relevance threshold of instruction records (`ID (instructions)`) unless the user sets
+/// another (`--instructions-threshold`): 0.2 %. An instruction count of the same code is the same
+/// in every process, so it is relevance, not noise, that sets it: well under the 0.5 % of work a
+/// comparison must find, above the few instructions a change elsewhere can move into a loop
+/// (docs/instructions.md).
+pub const DEFAULT_INSTRUCTIONS_THRESHOLD: f64 = 0.002;
+
+/// The threshold of benchmark `id` that no override names: `instructions` for an instruction
+/// record, `time` for every other record.
+pub fn default_threshold(id: &str, time: f64, instructions: f64) -> f64 {
+    match crate::model::profile::counted_id(id) {
+        Some(_) => instructions,
+        None => time,
+    }
+}
+
 /// The relevance threshold for benchmark `id`: that of the first override in `overrides` that
 /// names it and sets one, else `default`.
 pub fn threshold_for(overrides: &BTreeMap<String, BenchOverride>, default: f64, id: &str) -> f64 {

@@ -166,3 +166,50 @@ fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command()
         assert!(!err.contains("building"), "stops before building: {err}");
     }
 }
+
+#[test]
+fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
+    let _guard = measuring_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("cli repo");
+    let changes = cargo_perfdiff::orchestrate::demo::ProgramChanges {
+        hash: 1.005,
+        table: 1.0,
+        check_fails: false,
+    };
+    cargo_perfdiff::orchestrate::demo::create_program_demo_repo(&repo, &changes).unwrap();
+    let args = [
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--commands-only",
+            "--metric",
+            "instructions",
+        ][..],
+        &[
+            "--cmd",
+            "hash={bin}/democli hash",
+            "--cmd",
+            "steady={bin}/democli steady",
+        ],
+        &["--layouts", "2", "--format", "json", "--fail-on", "never"],
+    ]
+    .concat();
+    let report = report_of(&repo, &args);
+    let mut listed = ids(&report);
+    listed.sort();
+    assert_eq!(
+        listed,
+        ["hash (instructions)", "steady (instructions)"],
+        "no time or memory records without the time metric"
+    );
+    let hash = bench_entry(&report, "hash (instructions)");
+    assert_eq!(hash["verdict"], "regressed", "0.5 % more work: {hash:#}");
+    assert_eq!(hash["harness"], "command");
+    let rate = hash["change_rate"].as_f64().unwrap();
+    // The program's start-up and exit are counted too: a little under 0.5 %.
+    assert!((0.003..0.0055).contains(&rate), "{hash:#}");
+    assert!(!function_names(hash).is_empty(), "{hash:#}");
+    let steady = bench_entry(&report, "steady (instructions)");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+}

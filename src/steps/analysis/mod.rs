@@ -496,6 +496,8 @@ pub struct ReportSettings {
 pub struct AnalysisSettings {
     /// Changes smaller than this (relative) are not relevant, unless an override says otherwise.
     pub threshold: f64,
+    /// The same for instruction records (`ID (instructions)`).
+    pub instructions_threshold: f64,
     /// Significance level of the tests (after false-discovery control).
     pub alpha: f64,
     /// Confidence of the ratio CI.
@@ -511,7 +513,8 @@ pub struct AnalysisSettings {
 impl AnalysisSettings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        policy::threshold_for(&self.overrides, self.threshold, id)
+        let default = policy::default_threshold(id, self.threshold, self.instructions_threshold);
+        policy::threshold_for(&self.overrides, default, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.
@@ -1177,6 +1180,7 @@ mod tests {
             &file,
             &AnalysisSettings {
                 threshold: 0.02,
+                instructions_threshold: 0.002,
                 alpha: 0.01,
                 confidence: 0.99,
                 resamples: 10_000,

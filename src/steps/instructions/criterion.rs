@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{
-    Derivation, InstructionMeasurement, InstructionOutcome, InstructionsError, Valgrind, dumps,
-    failed, fit, inlined, io_error, profile::Profile, read_profiles, symbols,
+    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
+    read_profiles, symbols,
 };
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
@@ -185,18 +185,16 @@ pub fn measure(
         ));
     };
     let iterations: f64 = record.iters.iter().sum();
-    Ok(InstructionOutcome::Measured(Box::new(
-        InstructionMeasurement {
-            per_iteration: line.per_iteration,
-            derivation: Derivation::CriterionSamples,
-            samples: counts[warm_up_calls..].to_vec(),
-            fit: line,
-            warm_up_calls,
-            profile: inlined::attribute(&Profile::sum(measured), &req.executable)
-                .per_iteration(iterations),
-            wall_ms,
-        },
-    )))
+    let counted = super::Counted {
+        derivation: Derivation::CriterionSamples,
+        samples: counts[warm_up_calls..].to_vec(),
+        fit: line,
+        warm_up_calls,
+        profiles: measured,
+        iterations,
+        wall_ms,
+    };
+    Ok(super::measured(counted, &req.executable))
 }
 
 /// Whether `counts` ran at least two different iteration counts.

@@ -18,8 +18,8 @@
 use std::path::Path;
 
 use super::{
-    Derivation, InstructionMeasurement, InstructionOutcome, InstructionsError, Valgrind, dumps,
-    failed, fit, inlined, io_error, profile::Profile, read_profiles,
+    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
+    read_profiles,
 };
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
@@ -126,18 +126,16 @@ pub fn measure(
         return Ok(failed(format!("{who}: no iterations"), String::new()));
     };
     let iterations = (SAMPLE_COUNT * LARGE_SAMPLE) as f64;
-    Ok(InstructionOutcome::Measured(Box::new(
-        InstructionMeasurement {
-            per_iteration: line.per_iteration,
-            derivation: Derivation::DivanTwoSampleSizes,
-            samples: counts,
-            fit: line,
-            warm_up_calls: 0,
-            profile: inlined::attribute(&Profile::sum(&large_profiles), &req.executable)
-                .per_iteration(iterations),
-            wall_ms,
-        },
-    )))
+    let counted = super::Counted {
+        derivation: Derivation::DivanTwoSampleSizes,
+        samples: counts,
+        fit: line,
+        warm_up_calls: 0,
+        profiles: &large_profiles,
+        iterations,
+        wall_ms,
+    };
+    Ok(super::measured(counted, &req.executable))
 }
 
 #[cfg(test)]

@@ -22,8 +22,8 @@
 use std::path::Path;
 
 use super::{
-    Derivation, InstructionMeasurement, InstructionOutcome, InstructionsError, Valgrind, dumps,
-    failed, fit, inlined, io_error, profile::Profile, read_profiles,
+    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
+    read_profiles,
 };
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
@@ -163,18 +163,16 @@ pub fn measure(
     let Some(line) = super::bencher::fit_schedule(&counts) else {
         return Ok(failed(format!("{who}: no iterations"), tail));
     };
-    Ok(InstructionOutcome::Measured(Box::new(
-        InstructionMeasurement {
-            per_iteration: line.per_iteration,
-            derivation: Derivation::LibtestSchedule,
-            samples: counts,
-            fit: line,
-            warm_up_calls: 0,
-            profile: inlined::attribute(&Profile::sum(&profiles), &req.executable)
-                .per_iteration(iterations.iter().sum()),
-            wall_ms,
-        },
-    )))
+    let counted = super::Counted {
+        derivation: Derivation::LibtestSchedule,
+        samples: counts,
+        fit: line,
+        warm_up_calls: 0,
+        profiles: &profiles,
+        iterations: iterations.iter().sum(),
+        wall_ms,
+    };
+    Ok(super::measured(counted, &req.executable))
 }
 
 #[cfg(test)]

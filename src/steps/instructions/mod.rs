@@ -206,6 +206,37 @@ pub(crate) fn io_error(
     move |source| InstructionsError::Io { path, source }
 }
 
+/// The samples counted of one benchmark, as the harness's module found them.
+pub(crate) struct Counted<'a> {
+    pub derivation: Derivation,
+    /// The samples the figure rests on, and the line through them.
+    pub samples: Vec<SampleCount>,
+    pub fit: PerIterationFit,
+    pub warm_up_calls: usize,
+    /// The profiles of the measured calls, added up into the benchmark's profile.
+    pub profiles: &'a [profile::Profile],
+    /// The iterations those calls ran.
+    pub iterations: f64,
+    pub wall_ms: f64,
+}
+
+/// The measurement of `counted` samples of the benchmark in `executable`: its profile the
+/// measured calls' profiles added up, inlined code given back to its function
+/// ([`inlined::attribute`]), per iteration.
+pub(crate) fn measured(counted: Counted<'_>, executable: &std::path::Path) -> InstructionOutcome {
+    let profile = inlined::attribute(&profile::Profile::sum(counted.profiles), executable)
+        .per_iteration(counted.iterations);
+    InstructionOutcome::Measured(Box::new(InstructionMeasurement {
+        per_iteration: counted.fit.per_iteration,
+        derivation: counted.derivation,
+        samples: counted.samples,
+        fit: counted.fit,
+        warm_up_calls: counted.warm_up_calls,
+        profile,
+        wall_ms: counted.wall_ms,
+    }))
+}
+
 /// A failure of one benchmark or command.
 pub(crate) fn failed(message: String, stderr_tail: String) -> InstructionOutcome {
     InstructionOutcome::Failed(FailureRecord {

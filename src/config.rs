@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Deserializer, Serialize};
 
 pub use crate::model::command::CommandSpec;
-pub use crate::model::policy::{BenchOverride, FailOn, StopRule, threshold_for};
+pub use crate::model::policy::{BenchOverride, FailOn, Metrics, StopRule, threshold_for};
 pub use crate::model::samples::Mode;
 use crate::steps::analysis::AnalysisSettings;
 use crate::steps::estimate::EstimateSettings;
@@ -99,6 +99,11 @@ fn suggestion_suffix(suggestion: Option<&str>) -> String {
 pub struct Settings {
     /// Interleaved forks or duet pairs.
     pub mode: Mode,
+    /// What the forks measure: wall time, instructions under valgrind, or both.
+    pub metric: Metrics,
+    /// Count the instructions of every benchmark whose time changed, by function, to name the
+    /// functions behind the change (`--explain`; always so with the instructions metric).
+    pub explain: bool,
     /// When to stop adding forks.
     pub stop: StopRule,
     /// Rounds for `--stop fixed`.
@@ -125,6 +130,8 @@ pub struct Settings {
     pub sample_size: usize,
     /// Changes smaller than this (relative, e.g. 0.02 = 2 %) are not relevant.
     pub threshold: f64,
+    /// The same for instruction records (`ID (instructions)`), whose counts no noise moves.
+    pub instructions_threshold: f64,
     /// Significance level of the paired test that decides (after false-discovery control).
     pub alpha: f64,
     /// Confidence of the bootstrap of the ratio of means (information).
@@ -155,6 +162,8 @@ impl Default for Settings {
     fn default() -> Self {
         Settings {
             mode: Mode::Interleaved,
+            metric: Metrics::TIME,
+            explain: false,
             stop: StopRule::default(),
             forks: 10,
             min_forks: StopRule::default().default_min_forks(),
@@ -166,6 +175,7 @@ impl Default for Settings {
             measurement_ms: 500,
             sample_size: 30,
             threshold: 0.02,
+            instructions_threshold: crate::model::policy::DEFAULT_INSTRUCTIONS_THRESHOLD,
             alpha: 0.01,
             confidence: 0.99,
             resamples: 10_000,
@@ -187,6 +197,7 @@ impl From<&Settings> for AnalysisSettings {
     fn from(s: &Settings) -> Self {
         AnalysisSettings {
             threshold: s.threshold,
+            instructions_threshold: s.instructions_threshold,
             alpha: s.alpha,
             confidence: s.confidence,
             resamples: s.resamples,
@@ -226,7 +237,12 @@ impl From<&Settings> for EstimateSettings {
 impl Settings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        threshold_for(&self.overrides, self.threshold, id)
+        let default = crate::model::policy::default_threshold(
+            id,
+            self.threshold,
+            self.instructions_threshold,
+        );
+        threshold_for(&self.overrides, default, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.
@@ -245,6 +261,10 @@ impl Settings {
 pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<Mode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metric: Option<Metrics>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -267,6 +287,8 @@ pub struct PartialSettings {
     pub sample_size: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub instructions_threshold: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -307,6 +329,8 @@ pub const DEFAULT_LAYOUTS: usize = 10;
 /// Every key a configuration table may hold, in the order `--print-config` shows them.
 pub const KNOWN_KEYS: &[&str] = &[
     "mode",
+    "metric",
+    "explain",
     "stop",
     "forks",
     "min-forks",
@@ -318,6 +342,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "measurement-ms",
     "sample-size",
     "threshold",
+    "instructions-threshold",
     "alpha",
     "confidence",
     "resamples",
@@ -375,6 +400,8 @@ impl PartialSettings {
     pub fn from_settings(settings: &Settings) -> Self {
         PartialSettings {
             mode: Some(settings.mode),
+            metric: Some(settings.metric),
+            explain: Some(settings.explain),
             stop: Some(settings.stop),
             forks: Some(settings.forks),
             min_forks: Some(settings.min_forks),
@@ -386,6 +413,7 @@ impl PartialSettings {
             measurement_ms: Some(settings.measurement_ms),
             sample_size: Some(settings.sample_size),
             threshold: Some(settings.threshold),
+            instructions_threshold: Some(settings.instructions_threshold),
             alpha: Some(settings.alpha),
             confidence: Some(settings.confidence),
             resamples: Some(settings.resamples),
@@ -861,6 +889,12 @@ fn check_values(partial: &PartialSettings) -> Result<(), Violation> {
 /// Each number within its range.
 fn check_numbers(partial: &PartialSettings) -> Result<(), Violation> {
     open_range(&["threshold"], partial.threshold, 0.0, 1.0)?;
+    open_range(
+        &["instructions-threshold"],
+        partial.instructions_threshold,
+        0.0,
+        1.0,
+    )?;
     open_range(&["alpha"], partial.alpha, 0.0, 0.5)?;
     open_range(&["confidence"], partial.confidence, 0.5, 1.0)?;
     at_least("sample-size", partial.sample_size, 10)?;
@@ -998,6 +1032,8 @@ impl Effective {
     fn apply(&mut self, partial: PartialSettings, source: &Source) {
         let PartialSettings {
             mode,
+            metric,
+            explain,
             stop,
             forks,
             min_forks,
@@ -1009,6 +1045,7 @@ impl Effective {
             measurement_ms,
             sample_size,
             threshold,
+            instructions_threshold,
             alpha,
             confidence,
             resamples,
@@ -1039,6 +1076,8 @@ impl Effective {
         }
         layer! {
             mode => "mode", std::convert::identity;
+            metric => "metric", std::convert::identity;
+            explain => "explain", std::convert::identity;
             stop => "stop", std::convert::identity;
             forks => "forks", std::convert::identity;
             min_forks => "min-forks", std::convert::identity;
@@ -1050,6 +1089,7 @@ impl Effective {
             measurement_ms => "measurement-ms", std::convert::identity;
             sample_size => "sample-size", std::convert::identity;
             threshold => "threshold", std::convert::identity;
+            instructions_threshold => "instructions-threshold", std::convert::identity;
             alpha => "alpha", std::convert::identity;
             confidence => "confidence", std::convert::identity;
             resamples => "resamples", std::convert::identity;
@@ -1224,6 +1264,8 @@ fn entries(s: &Settings) -> Vec<Entry> {
     };
     let mut entries = vec![
         Entry::set("mode", text(s.mode)),
+        Entry::set("metric", text(s.metric)),
+        Entry::set("explain", Boolean(s.explain)),
         Entry::set("stop", text(s.stop)),
         Entry::set("forks", integer(s.forks)),
         Entry::set("min-forks", integer(s.min_forks)),
@@ -1239,6 +1281,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
         Entry::set("measurement-ms", integer(s.measurement_ms)),
         Entry::set("sample-size", integer(s.sample_size)),
         Entry::set("threshold", Float(s.threshold)),
+        Entry::set("instructions-threshold", Float(s.instructions_threshold)),
         Entry::set("alpha", Float(s.alpha)),
         Entry::set("confidence", Float(s.confidence)),
         Entry::set("resamples", integer(s.resamples)),

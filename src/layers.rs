@@ -16,6 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "model::harness",
             "model::target",
+            "model::profile",
             "model::policy",
             "model::command",
             "model::samples",
@@ -29,6 +30,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "steps::schedule",
             "steps::discover",
             "steps::fork",
+            "steps::instructions",
             "steps::analysis",
             "steps::stop",
             "steps::report",

@@ -13,8 +13,8 @@
 //! | command line | [`cli`] | clap's arguments, flags translated into settings, the catch-all error and the exit code |
 //! | orchestration | [`orchestrate`] | the comparison's error; `run` (prepare the sides, select, measure rounds, checkpoint), `replay`, `demo`, `bisect` |
 //! | configuration | [`config`] | the settings of a run with the provenance of each value (files, command line, defaults) |
-//! | steps | [`steps`] | `git` → `build` → `schedule` → `discover` → `fork` → `analysis` → `stop` → `report`, then `estimate` and `progress` |
-//! | data model | [`model`] | harness kinds, target ids, thresholds and stop rules, command specs, the samples file |
+//! | steps | [`steps`] | `git` → `build` → `schedule` → `discover` → `fork` → `instructions` → `analysis` → `stop` → `report`, then `estimate` and `progress` |
+//! | data model | [`model`] | harness kinds, target ids, thresholds, stop rules and metrics, command specs, instruction profiles, the samples file |
 //! | statistics | [`stats`] | pure maths: no I/O, no clocks, seeded randomness; its own crate (`crates/perfdiff-stats`), so the compiler keeps it free of the rest |
 //! | leaf utilities | [`util`] | exit codes, the interrupt flag, atomic copy, terminal width and wrapping, shell quoting, spawning |
 //!

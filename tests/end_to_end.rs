@@ -22,6 +22,8 @@ mod duet_e2e;
 mod e2e;
 #[path = "end_to_end/harness_e2e.rs"]
 mod harness_e2e;
+#[path = "end_to_end/instructions_e2e.rs"]
+mod instructions_e2e;
 #[path = "end_to_end/layouts.rs"]
 mod layouts;
 #[path = "end_to_end/robustness_build.rs"]

@@ -37,6 +37,8 @@ mod git_revisions_worktrees;
 mod replay;
 #[path = "offline/report_exit_code.rs"]
 mod report_exit_code;
+#[path = "offline/report_functions.rs"]
+mod report_functions;
 #[path = "offline/report_html.rs"]
 mod report_html;
 #[path = "offline/report_json.rs"]

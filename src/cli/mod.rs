@@ -34,7 +34,6 @@ Examples:
   cargo perfdiff                     your uncommitted edit against HEAD
   cargo perfdiff HEAD~1 HEAD         the last commit
   cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
-  cargo perfdiff demo                a demo with a known regression
 
 Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
 
@@ -50,6 +49,8 @@ Examples:
   cargo perfdiff main...HEAD -- io/              this branch; benchmarks matching io/
   cargo perfdiff --list                          what a run would measure, and its time
   cargo perfdiff --mode duet --format markdown   on a shared CI runner, for a PR comment
+  cargo perfdiff --metric instructions           instruction counts under valgrind: no noise
+  cargo perfdiff demo                            a demo with a known regression
   cargo perfdiff --shard 1/3                     a third of a large suite (merge: report)
   cargo perfdiff report target/perfdiff/runs/*.json --format json
   cargo perfdiff --calibrate                     this machine's noise floor
@@ -194,9 +195,12 @@ pub struct ModeArgs {
     pub mode: Option<Mode>,
 }
 
-/// How benchmarks are measured: code layouts, the stop rule and its limits, and each fork.
+/// How benchmarks are measured: the metric, code layouts, the stop rule and its limits, and
+/// each fork.
 #[derive(Debug, Args, Default, Clone)]
 pub struct MeasuringArgs {
+    #[command(flatten)]
+    pub metric: MetricArgs,
     /// Code layouts per revision that forks are spread over: cargo's build and LAYOUTS − 1 relinks
     /// with the functions in other orders, shared by base and head; 1 measures cargo's build
     /// alone [default: 10]
@@ -227,6 +231,23 @@ pub struct MeasuringArgs {
     pub fork_timeout: Option<f64>,
 }
 
+/// What is measured: wall time, instructions, or both, and the functions behind a change.
+#[derive(Debug, Args, Default, Clone)]
+pub struct MetricArgs {
+    /// time (default), instructions, or time,instructions
+    ///
+    /// `instructions` counts every benchmark's and command's instructions per iteration under
+    /// valgrind (records `ID (instructions)`): blind to noise, so a 0.5 % change is found in a
+    /// few rounds on a busy runner, but blind to caches, branch prediction and I/O too
+    /// (docs/instructions.md). Needs valgrind.
+    #[arg(long, value_name = "METRICS")]
+    pub metric: Option<config::Metrics>,
+    /// Name the functions behind every change: count the instructions of each benchmark whose
+    /// time changed, by function, under valgrind (always so with --metric instructions)
+    #[arg(long, hide_short_help = true)]
+    pub explain: bool,
+}
+
 /// The smallest change that matters.
 #[derive(Debug, Args, Default, Clone)]
 pub struct ThresholdArgs {
@@ -236,6 +257,9 @@ pub struct ThresholdArgs {
     /// the whole interval lies within ±threshold.
     #[arg(long, value_name = "FRACTION")]
     pub threshold: Option<f64>,
+    /// Smallest change of an instruction count that matters [default: 0.002]
+    #[arg(long, value_name = "FRACTION", hide_short_help = true)]
+    pub instructions_threshold: Option<f64>,
 }
 
 /// Settings shared by measuring and re-analysing.
@@ -509,6 +533,8 @@ pub struct DemoArgs {
     #[arg(long, conflicts_with_all = ["harness", "criterion"])]
     pub program: bool,
     #[command(flatten)]
+    pub metric: MetricArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -599,6 +625,8 @@ fn dispatch(cli: Cli) -> Result<i32, CliError> {
 fn cli_layer(args: &CompareArgs) -> PartialSettings {
     let mut layer = analysis_layer(&args.analysis);
     layer.mode = args.mode.mode;
+    layer.metric = args.measuring.metric.metric;
+    layer.explain = args.measuring.metric.explain.then_some(true);
     layer.stop = args.measuring.stop;
     layer.forks = args.measuring.forks;
     let StopLimitArgs {
@@ -634,6 +662,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
 fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
     PartialSettings {
         threshold: args.threshold.threshold,
+        instructions_threshold: args.threshold.instructions_threshold,
         alpha: args.alpha,
         confidence: args.confidence,
         resamples: args.resamples,
@@ -684,6 +713,7 @@ fn run_request(
             all_features: args.targets.all_features,
             no_default_features: args.targets.no_default_features,
             layouts: settings.layouts,
+            line_tables: false,
         },
         // Relative to where the command runs, which --manifest-path moves `start_dir` from.
         copy_untracked: match args.packages.manifest_path {
@@ -899,6 +929,8 @@ fn demo_command(args: DemoArgs) -> Result<i32, CliError> {
     let workspace_root = crate::steps::build::workspace_root(&repo).map_err(Error::from)?;
     let mut settings = crate::orchestrate::demo::demo_settings();
     settings.fail_on = FailOn::Never;
+    settings.metric = args.metric.metric.unwrap_or(settings.metric);
+    settings.explain |= args.metric.explain;
     if args.program {
         settings.commands = crate::orchestrate::demo::program_demo_commands();
     }

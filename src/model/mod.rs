@@ -3,10 +3,12 @@
 //!
 //! In the order of the layer rule: harness kinds ([`harness`]), which target a benchmark belongs
 //! to ([`target`]), thresholds and stop rules ([`policy`]), commands compared from the outside
-//! ([`command`]) and the samples file ([`samples`]).
+//! ([`command`]), instruction profiles and their differences ([`profile`]) and the samples file
+//! ([`samples`]).
 
 pub mod command;
 pub mod harness;
 pub mod policy;
+pub mod profile;
 pub mod samples;
 pub mod target;

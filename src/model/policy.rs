@@ -49,6 +49,83 @@ impl std::fmt::Display for StopRule {
     }
 }
 
+/// What the forks measure: wall time (the default), instructions counted under valgrind
+/// ([`crate::model::profile`], docs/instructions.md), or both. Written `time`, `instructions` or
+/// `time,instructions` (in either order) on the command line and in the configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Metrics {
+    pub time: bool,
+    pub instructions: bool,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::TIME
+    }
+}
+
+impl Metrics {
+    /// Wall time alone.
+    pub const TIME: Metrics = Metrics {
+        time: true,
+        instructions: false,
+    };
+    /// Instruction counts alone.
+    pub const INSTRUCTIONS: Metrics = Metrics {
+        time: false,
+        instructions: true,
+    };
+}
+
+impl std::str::FromStr for Metrics {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let mut metrics = Metrics {
+            time: false,
+            instructions: false,
+        };
+        for word in text.split(',').map(str::trim) {
+            match word {
+                "time" => metrics.time = true,
+                "instructions" => metrics.instructions = true,
+                other => {
+                    return Err(format!(
+                        "unknown metric `{other}`: expected `time`, `instructions` or \
+                         `time,instructions`"
+                    ));
+                }
+            }
+        }
+        Ok(metrics)
+    }
+}
+
+impl TryFrom<String> for Metrics {
+    type Error = String;
+
+    fn try_from(text: String) -> Result<Self, Self::Error> {
+        text.parse()
+    }
+}
+
+impl From<Metrics> for String {
+    fn from(metrics: Metrics) -> String {
+        metrics.to_string()
+    }
+}
+
+impl std::fmt::Display for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match (self.time, self.instructions) {
+            (true, true) => "time,instructions",
+            (false, true) => "instructions",
+            _ => "time",
+        })
+    }
+}
+
 /// What makes the process exit non-zero.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -74,6 +151,22 @@ pub struct BenchOverride {
     /// Do not run or report matching benchmarks.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub ignore: bool,
+}
+
+/// The relevance threshold of instruction records (`ID (instructions)`) unless the user sets
+/// another (`--instructions-threshold`): 0.2 %. An instruction count of the same code is the same
+/// in every process, so it is relevance, not noise, that sets it: well under the 0.5 % of work a
+/// comparison must find, above the few instructions a change elsewhere can move into a loop
+/// (docs/instructions.md).
+pub const DEFAULT_INSTRUCTIONS_THRESHOLD: f64 = 0.002;
+
+/// The threshold of benchmark `id` that no override names: `instructions` for an instruction
+/// record, `time` for every other record.
+pub fn default_threshold(id: &str, time: f64, instructions: f64) -> f64 {
+    match crate::model::profile::counted_id(id) {
+        Some(_) => instructions,
+        None => time,
+    }
 }
 
 /// The relevance threshold for benchmark `id`: that of the first override in `overrides` that
@@ -104,4 +197,21 @@ fn override_matches(pattern: &str, id: &str) -> bool {
     regex::Regex::new(pattern)
         .map(|re| re.is_match(id))
         .unwrap_or_else(|_| id.contains(pattern))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_are_read_and_written_as_a_list() {
+        assert_eq!("time".parse(), Ok(Metrics::TIME));
+        assert_eq!("instructions".parse(), Ok(Metrics::INSTRUCTIONS));
+        let both: Metrics = "instructions, time".parse().unwrap();
+        assert!(both.time && both.instructions);
+        assert_eq!(both.to_string(), "time,instructions");
+        let error = "cycles".parse::<Metrics>().unwrap_err();
+        assert!(error.contains("unknown metric `cycles`"), "{error}");
+        assert!("".parse::<Metrics>().is_err());
+    }
 }

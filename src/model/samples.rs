@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use crate::model::harness::{HarnessKind, PerFork};
+use crate::model::profile::{CountFit, PerIterationProfile};
 
 /// The schema tag written to and required in every samples file.
 pub const SCHEMA: &str = "perfdiff-samples/1";
@@ -190,6 +191,12 @@ pub struct SideRecord {
     /// Set when a fork of this side failed; the benchmark is then reported `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<FailureRecord>,
+    /// Where this side's instructions went, by function, per iteration (per execution of a
+    /// command): from its first run under valgrind, pruned ([`PerIterationProfile::pruned`]).
+    /// An instruction record has it; a time record has it when `--explain` profiled it. The
+    /// report lists the functions whose counts changed ([`crate::model::profile::diff`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<PerIterationProfile>,
 }
 
 /// One launch of a benchmark process: its samples and how they were taken.
@@ -262,6 +269,10 @@ pub struct ForkRecord {
     /// measuring helper read them from the program's resource usage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<ExecResources>,
+    /// A run under valgrind (`per_fork` `instructions`): how its one value, instructions per
+    /// iteration, was derived from the counted samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<CountFit>,
 }
 
 /// What one execution of a command used, besides its wall time (`times_ns`).
@@ -353,12 +364,16 @@ impl BenchmarkRecord {
     /// The rounds an analysis of `mode` rests on: each round's base and head fork, in round
     /// order, where both sides have data. In interleaved mode a disturbed round
     /// ([`crate::stats::disturbed`]: one fork far slower than its partner, beyond what the other
-    /// rounds show) is left out with both its forks; in duet mode every round is kept, since a
+    /// rounds show) is left out with both its forks; in duet mode, and for instruction counts,
+    /// which no other process can disturb, every round is kept, since a
     /// disturbance hits both forks of a pair at once and cancels in their ratio. Forks are paired by their round number, or by position in files
     /// that recorded none.
     pub fn analysed_pairs(&self, mode: Mode) -> Vec<(&ForkRecord, &ForkRecord)> {
         let pairs = self.paired_forks();
-        if mode == Mode::Duet {
+        // An instruction count is not disturbed by what else runs: every round stands.
+        let counted =
+            |(b, _): &(&ForkRecord, &ForkRecord)| b.per_fork == Some(PerFork::Instructions);
+        if mode == Mode::Duet || pairs.first().is_some_and(counted) {
             return pairs;
         }
         let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());

@@ -23,6 +23,10 @@ pub enum Error {
     #[error(transparent)]
     Fork(#[from] crate::steps::fork::ForkError),
     #[error(transparent)]
+    Instructions(#[from] crate::steps::instructions::InstructionsError),
+    #[error(transparent)]
+    Valgrind(#[from] crate::steps::instructions::ValgrindError),
+    #[error(transparent)]
     Samples(#[from] crate::model::samples::SamplesError),
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),

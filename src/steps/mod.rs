@@ -1,6 +1,7 @@
 //! The steps of a comparison, in the order of the data flow: check out the two revisions
 //! ([`git`]), build them ([`build`]), lay out the schedule ([`schedule`]), list the benchmarks
-//! ([`discover`]), run the forks ([`fork`]), analyse the samples ([`analysis`]), decide when to stop
+//! ([`discover`]), run the forks ([`fork`]), count instructions under valgrind ([`instructions`]),
+//! analyse the samples ([`analysis`]), decide when to stop
 //! ([`stop`]), render the report ([`report`]); [`estimate`] and [`progress`] tell the user how far
 //! a run is.
 //!
@@ -14,6 +15,7 @@ pub mod discover;
 pub mod estimate;
 pub mod fork;
 pub mod git;
+pub mod instructions;
 pub mod progress;
 pub mod report;
 pub mod schedule;

@@ -126,6 +126,8 @@ pub struct StopPolicy {
     pub alpha: f64,
     /// The relevance threshold of benchmarks no override names.
     pub relevance: f64,
+    /// The same for instruction records (`ID (instructions)`).
+    pub instructions_relevance: f64,
     /// The per-benchmark overrides of the settings, so that every look judges a benchmark by the
     /// threshold its final verdict will use ([`crate::model::policy::threshold_for`]).
     pub overrides: std::collections::BTreeMap<String, crate::model::policy::BenchOverride>,
@@ -165,6 +167,7 @@ impl StopPolicy {
             warmup_threshold: WARMUP_THRESHOLD,
             alpha: verdict.alpha,
             relevance: verdict.threshold,
+            instructions_relevance: verdict.instructions_threshold,
             overrides: verdict.overrides.clone(),
             mode: settings.mode,
             fdr: verdict.fdr,
@@ -173,7 +176,9 @@ impl StopPolicy {
 
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn relevance_for(&self, id: &str) -> f64 {
-        crate::model::policy::threshold_for(&self.overrides, self.relevance, id)
+        use crate::model::policy;
+        let default = policy::default_threshold(id, self.relevance, self.instructions_relevance);
+        policy::threshold_for(&self.overrides, default, id)
     }
 
     /// Rounds after which every benchmark stops.
@@ -613,6 +618,7 @@ impl StopSettings {
             mode: Mode::Interleaved,
             verdict: AnalysisSettings {
                 threshold: 0.02,
+                instructions_threshold: 0.002,
                 alpha: 0.01,
                 confidence: 0.99,
                 resamples: 10_000,
@@ -853,7 +859,7 @@ mod tests {
                 unsteady: true,
                 ..Default::default()
             }],
-            failure: None,
+            ..SideRecord::default()
         };
         let mut warm = Duration::from_millis(300);
         for _ in 0..20 {
@@ -876,7 +882,7 @@ mod tests {
                     ..Default::default()
                 })
                 .collect(),
-            failure: None,
+            ..SideRecord::default()
         };
         BenchmarkRecord {
             id: id.into(),

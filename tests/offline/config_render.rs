@@ -37,6 +37,8 @@ fn everything_set() -> PartialSettings {
     );
     PartialSettings {
         mode: Some(Mode::Duet),
+        metric: Some("time,instructions".parse().unwrap()),
+        explain: Some(true),
         stop: Some(StopRule::Rciw),
         forks: Some(7),
         min_forks: Some(3),
@@ -48,6 +50,7 @@ fn everything_set() -> PartialSettings {
         measurement_ms: Some(500),
         sample_size: Some(20),
         threshold: Some(0.04),
+        instructions_threshold: Some(0.001),
         alpha: Some(0.05),
         confidence: Some(0.95),
         resamples: Some(2000),

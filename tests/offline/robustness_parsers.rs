@@ -76,6 +76,7 @@ fn side() -> impl Strategy<Value = SideRecord> {
                 message,
                 stderr_tail: String::new(),
             }),
+            profile: None,
         })
 }
 

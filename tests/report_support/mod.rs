@@ -282,7 +282,7 @@ fn side_samples(mean_ns: Option<f64>, salt: usize) -> SideRecord {
         .collect();
     SideRecord {
         forks,
-        failure: None,
+        ..SideRecord::default()
     }
 }
 

@@ -58,6 +58,11 @@ pub fn shared_target_dir() -> PathBuf {
 /// `cargo perfdiff ARGS` in `dir`, with the freshly built binary first on PATH (cargo finds
 /// `cargo-perfdiff` there), the shared target directory, and no CI/colour surprises.
 pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
+    cargo_perfdiff_with_env(dir, args, &[])
+}
+
+/// [`cargo_perfdiff`] with more environment variables set.
+pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
     let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
         std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
@@ -71,6 +76,7 @@ pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
         .env("CARGO_TARGET_DIR", shared_target_dir())
         .env("NO_COLOR", "1")
         .env_remove("CARGO_PERFDIFF_LOG")
+        .envs(vars.iter().copied())
         .output()
         .expect("cargo runs")
 }

@@ -195,6 +195,9 @@ pub enum PerFork {
     Execution,
     /// One execution of a command: its peak resident memory, in bytes.
     PeakMemory,
+    /// One run under valgrind: instructions per iteration of a benchmark, per execution of a
+    /// command ([`crate::model::profile`]).
+    Instructions,
 }
 
 impl PerFork {
@@ -203,6 +206,7 @@ impl PerFork {
             PerFork::Median => "median",
             PerFork::Execution => "execution",
             PerFork::PeakMemory => "peak memory",
+            PerFork::Instructions => "instructions",
         }
     }
 }

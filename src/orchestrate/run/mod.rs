@@ -9,6 +9,7 @@
 //! (`select`: list both sides' benchmarks and choose what is measured), measure rounds and
 //! checkpoint (`rounds`), then analyse.
 
+mod count;
 mod prepare;
 mod rounds;
 mod select;
@@ -19,7 +20,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::{Settings, StopRule};
+use crate::config::{self, Settings, StopRule};
 use crate::model::command::{self, CommandSpec, Places};
 use crate::model::harness::{Harness, HarnessKind};
 use crate::model::samples::{
@@ -130,6 +131,7 @@ struct BuiltTarget {
 
 /// Runs a whole comparison.
 pub fn run(request: &RunRequest, progress: &mut Progress) -> Result<RunOutcome> {
+    count::valgrind_for(&request.settings)?;
     with_selected_benchmarks(request, None, progress, measure_selected)
 }
 
@@ -140,6 +142,7 @@ pub fn run_locked(
     lock: &worktree::RunLock,
     progress: &mut Progress,
 ) -> Result<RunOutcome> {
+    count::valgrind_for(&request.settings)?;
     with_selected_benchmarks(request, Some(lock), progress, measure_selected)
 }
 
@@ -337,8 +340,10 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
             }
         }
     }
+    count::register(&mut file, &matched, settings.metric);
     file.skipped_targets = sorted_once(skipped);
     file.save(&samples_path)?;
+    let valgrind = count::valgrind_for(settings)?;
 
     let context = MeasureContext {
         settings,
@@ -351,9 +356,14 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         samples_path: &samples_path,
         started,
         measuring_since: Instant::now(),
+        build: &request.build,
+        valgrind: valgrind.as_ref(),
         linked_layouts: RefCell::default(),
     };
     rounds::measure(&context, &mut file, progress)?;
+    if settings.explain || settings.metric.instructions {
+        count::explain(&context, &mut file, progress)?;
+    }
 
     let report = analyse_samples(&file, settings, Some(&samples_path));
     Ok(RunOutcome {

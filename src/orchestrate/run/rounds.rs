@@ -6,6 +6,7 @@
 //! is saved, so an interrupt loses at most the fork running.
 
 use super::*;
+use crate::model::profile::instructions_id;
 
 /// Rounds of forks until every benchmark's stop rule says stop.
 pub(super) fn measure(
@@ -47,6 +48,8 @@ struct RoundLoop<'c, 'a> {
     index: Vec<usize>,
     /// A command's memory record, which takes the same forks as its time record.
     companion: Vec<Option<usize>>,
+    /// Each benchmark's instruction record ([`count::register`]), with the instructions metric.
+    counted: Vec<Option<usize>>,
     /// The records whose stop rule keeps each benchmark running ([`deciding_records`]).
     deciding: Vec<Vec<usize>>,
     /// The benchmarks with something to run: in both revisions, and not failed before measuring
@@ -67,10 +70,24 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             Mode::Interleaved => None,
         };
         let position = |id: &str| file.benchmarks.iter().position(|b| b.id == id);
+        let counted: Vec<Option<usize>> = ctx
+            .matched
+            .iter()
+            .map(|m| {
+                let id = instructions_id(&m.id);
+                ctx.settings
+                    .metric
+                    .instructions
+                    .then(|| position(&id))
+                    .flatten()
+            })
+            .collect();
+        // Without the time metric a benchmark's only record is its instruction record.
         let index: Vec<usize> = ctx
             .matched
             .iter()
-            .map(|m| position(&m.id).expect("registered"))
+            .zip(&counted)
+            .map(|(m, counted)| position(&m.id).or(*counted).expect("registered"))
             .collect();
         let companion: Vec<Option<usize>> = ctx
             .matched
@@ -81,7 +98,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
                     .flatten()
             })
             .collect();
-        let deciding = deciding_records(ctx, file, &index, &companion);
+        let deciding = deciding_records(ctx, file, &index, &companion, &counted);
         let measurable = (0..ctx.matched.len())
             .filter(|&i| {
                 ctx.matched[i].presence == Presence::Both && !file.benchmarks[index[i]].failed()
@@ -95,6 +112,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             cpus,
             index,
             companion,
+            counted,
             deciding,
             measurable,
             warm_up: BTreeMap::new(),
@@ -137,8 +155,9 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         file: &mut SampleFile,
         progress: &mut Progress,
     ) -> Result<()> {
-        let plan = schedule::plan_round(self.ctx.seed, round, active);
         self.copies.start_round();
+        let timed = self.timed_in_round(file, round, active);
+        let plan = schedule::plan_round(self.ctx.seed, round, &timed);
         for slot in &plan.slots {
             let matched = &self.ctx.matched[slot.benchmark];
             let layout = self.ctx.linked_layout(matched, round, progress);
@@ -149,7 +168,82 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             }
             progress.fork_done(2, &format!("round {} {}", round + 1, matched.id));
         }
-        Ok(())
+        self.count_round(round, active, file, progress)
+    }
+
+    /// The `active` benchmarks whose time (or memory) record takes part in `round`: none
+    /// without the time metric.
+    fn timed_in_round(&self, file: &SampleFile, round: usize, active: &[usize]) -> Vec<usize> {
+        if !self.ctx.settings.metric.time {
+            return Vec::new();
+        }
+        let timed_active = |i: usize| {
+            std::iter::once(self.index[i])
+                .chain(self.companion[i])
+                .any(|b| is_active(&file.benchmarks[b], round))
+        };
+        active
+            .iter()
+            .copied()
+            .filter(|&i| timed_active(i))
+            .collect()
+    }
+
+    /// The round's instruction forks, after its timed ones: both sides of every `active`
+    /// benchmark whose instruction record takes part, all at once on every usable CPU
+    /// ([`count::run_jobs`]); then they are recorded in the schedule's order.
+    fn count_round(
+        &mut self,
+        round: usize,
+        active: &[usize],
+        file: &mut SampleFile,
+        progress: &mut Progress,
+    ) -> Result<()> {
+        let ctx = self.ctx;
+        let (Some(valgrind), true) = (ctx.valgrind, ctx.settings.metric.instructions) else {
+            return Ok(());
+        };
+        let mut jobs = Vec::new();
+        for &i in active {
+            let Some(record) = self.counted[i] else {
+                continue;
+            };
+            if !is_active(&file.benchmarks[record], round) {
+                continue;
+            }
+            let matched = &ctx.matched[i];
+            let layout = ctx.linked_layout(matched, round, progress);
+            for side in [Side::Base, Side::Head] {
+                let warm_up = Duration::ZERO;
+                let request =
+                    ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+                jobs.push(count::CountJob {
+                    record,
+                    side,
+                    round,
+                    layout: layout.recorded(),
+                    request: count::count_request(request),
+                });
+            }
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        progress.step_message(&format!(
+            "round {}: counting instructions of {} benchmark(s) under valgrind",
+            round + 1,
+            jobs.len() / 2
+        ));
+        let outcomes = count::run_jobs(&jobs, valgrind, &ctx.perfdiff_dir.join("instructions"));
+        for (job, outcome) in jobs.iter().zip(outcomes) {
+            let outcome = outcome.map_err(|e| count::count_error(e, ctx, file))?;
+            count::record_count(file, job, outcome, &ctx.side(job.side).root);
+        }
+        progress.fork_done(
+            jobs.len() as u64,
+            &format!("round {} instructions", round + 1),
+        );
+        save_progress(ctx, file)
     }
 
     /// The warm-up of `benchmark`'s `side` in this fork, adapted to its previous forks.
@@ -260,9 +354,16 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         progress: &mut Progress,
     ) -> Result<()> {
         let p_values = crate::steps::analysis::current_p_values(file, self.policy.mode);
-        let records = active
+        let mut records: Vec<usize> = active
             .iter()
-            .flat_map(|&i| std::iter::once(self.index[i]).chain(self.companion[i]));
+            .flat_map(|&i| {
+                std::iter::once(self.index[i])
+                    .chain(self.companion[i])
+                    .chain(self.counted[i])
+            })
+            .collect();
+        records.sort_unstable();
+        records.dedup();
         for b in records {
             let record = &mut file.benchmarks[b];
             if record.failed() || record.stop.is_some() {
@@ -298,6 +399,7 @@ fn deciding_records(
     file: &SampleFile,
     index: &[usize],
     companion: &[Option<usize>],
+    counted: &[Option<usize>],
 ) -> Vec<Vec<usize>> {
     let followed = |b: &usize| {
         ctx.followed
@@ -305,7 +407,11 @@ fn deciding_records(
     };
     (0..index.len())
         .map(|i| {
-            let all: Vec<usize> = std::iter::once(index[i]).chain(companion[i]).collect();
+            let mut all: Vec<usize> = std::iter::once(index[i])
+                .chain(companion[i])
+                .chain(counted[i])
+                .collect();
+            all.dedup();
             let chosen: Vec<usize> = all.iter().copied().filter(followed).collect();
             if chosen.is_empty() { all } else { chosen }
         })
@@ -421,7 +527,7 @@ fn memory_outcome(outcome: &ForkOutcome) -> ForkOutcome {
     }
 }
 
-fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
+pub(super) fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
     file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
     file.run.measure_ms = Some(ctx.measuring_since.elapsed().as_millis() as u64);
     file.save(ctx.samples_path)?;
@@ -429,7 +535,7 @@ fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
 }
 
 /// On interruption the samples taken so far are saved and the error says how to resume.
-fn interrupted(error: ForkError, ctx: &MeasureContext, file: &mut SampleFile) -> Error {
+pub(super) fn interrupted(error: ForkError, ctx: &MeasureContext, file: &mut SampleFile) -> Error {
     if matches!(error, ForkError::Interrupted) {
         let _ = save_progress(ctx, file);
         return Error::Interrupted {
@@ -470,6 +576,10 @@ pub(super) struct MeasureContext<'a> {
     pub(super) samples_path: &'a Path,
     pub(super) started: Instant,
     pub(super) measuring_since: Instant,
+    /// What the sides were built with (a build with line tables repeats it, [`count::LineTables`]).
+    pub(super) build: &'a BuildOptions,
+    /// valgrind, when the run counts instructions (the metric, or `--explain`).
+    pub(super) valgrind: Option<&'a crate::steps::instructions::Valgrind>,
     /// The layouts a side's target (`None`: its programs) has, where linking one failed: its
     /// rounds go through those alone.
     pub(super) linked_layouts: RefCell<BTreeMap<(Side, Option<TargetKey>), usize>>,
@@ -647,14 +757,8 @@ impl MeasureContext<'_> {
         cpu: Option<usize>,
         copies: &mut FreshCopies,
     ) -> Result<ForkRequest> {
-        let build = self.side(side);
-        let spec = self
-            .settings
-            .commands
-            .iter()
-            .find(|c| c.name == matched.id)
-            .expect("measured commands are declared");
-        let programs = build
+        let programs = self
+            .side(side)
             .programs
             .as_ref()
             .expect("programs built for commands");
@@ -662,6 +766,25 @@ impl MeasureContext<'_> {
         let bin = copies
             .directory(side, original, &programs.names)
             .map_err(|e| Error::io(original, e))?;
+        let mut request = self.command_request_in(side, matched, bin)?;
+        request.cpu = cpu;
+        Ok(request)
+    }
+
+    /// The fork of a command running its programs from `bin` (`{bin}`), on no pinned CPU.
+    pub(super) fn command_request_in(
+        &self,
+        side: Side,
+        matched: &Matched,
+        bin: PathBuf,
+    ) -> Result<ForkRequest> {
+        let build = self.side(side);
+        let spec = self
+            .settings
+            .commands
+            .iter()
+            .find(|c| c.name == matched.id)
+            .expect("measured commands are declared");
         let places = Places {
             bin,
             root: build.root.clone(),
@@ -680,7 +803,7 @@ impl MeasureContext<'_> {
             sample_size: 1,
             timeout: fork_timeout(self.settings),
             criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
-            cpu,
+            cpu: None,
             command: Some(CommandRun {
                 argv,
                 prepare: spec.prepare_line(&places),
@@ -725,6 +848,11 @@ pub(super) struct Layout {
 }
 
 impl Layout {
+    /// Layout 0, cargo's own build, alone.
+    pub(super) fn cargo_build() -> Layout {
+        Layout { index: 0, count: 1 }
+    }
+
     /// What the samples file records: the index, when there is more than one layout.
     pub(super) fn recorded(self) -> Option<usize> {
         (self.count > 1).then_some(self.index)

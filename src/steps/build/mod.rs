@@ -136,7 +136,18 @@ pub struct BuildOptions {
     /// Code layouts of each bench target: cargo's build and `layouts − 1` relinks of it
     /// ([`crate::steps::build::layout`]); 0 and 1 both mean cargo's build alone.
     pub layouts: usize,
+    /// Build with debug line tables (`debug = "line-tables-only"` in the `bench` and `release`
+    /// profiles, given to cargo as `--config`), for the functions behind a change
+    /// (docs/instructions.md). Never for the executables a comparison measures: such a build
+    /// goes to a target directory of its own.
+    pub line_tables: bool,
 }
+
+/// The `--config` values of a build with line tables ([`BuildOptions::line_tables`]).
+pub const LINE_TABLES_CONFIG: [&str; 2] = [
+    "profile.bench.debug=\"line-tables-only\"",
+    "profile.release.debug=\"line-tables-only\"",
+];
 
 impl BuildOptions {
     /// The options as `cargo bench` arguments.
@@ -155,6 +166,11 @@ impl BuildOptions {
             args.extend(["--bench".to_string(), bench.clone()]);
         }
         args.extend(self.feature_args());
+        if self.line_tables {
+            for config in LINE_TABLES_CONFIG {
+                args.extend(["--config".to_string(), config.to_string()]);
+            }
+        }
         args
     }
 
@@ -701,7 +717,21 @@ mod tests {
             all_features: true,
             no_default_features: true,
             layouts: 4,
+            line_tables: false,
         };
+        let with_line_tables = BuildOptions {
+            line_tables: true,
+            ..BuildOptions::default()
+        };
+        assert_eq!(
+            with_line_tables.cargo_args(),
+            [
+                "--config",
+                "profile.bench.debug=\"line-tables-only\"",
+                "--config",
+                "profile.release.debug=\"line-tables-only\""
+            ]
+        );
         assert_eq!(
             opts.cargo_args(),
             [

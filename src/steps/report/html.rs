@@ -398,6 +398,7 @@ fn card(
         out += &bench_plot(result, &base, &head);
     }
     out += &numbers(result, report);
+    out += &functions_view(result);
     let mut notes: Vec<String> = result.warnings.iter().map(|w| escape(w)).collect();
     notes.extend(text::detectable_note(result).map(|n| escape(&n)));
     let measured_as_it_is = [
@@ -423,6 +424,60 @@ fn card(
     }
     out += "</article>\n";
     out
+}
+
+/// The functions behind a change as a differential view: each function's self instructions per
+/// iteration in base and head, and a bar from the middle for the difference, to the right (red)
+/// for more work in head, to the left (green) for less, scaled to the largest difference.
+fn functions_view(result: &BenchmarkResult) -> String {
+    if result.functions.is_empty() {
+        return String::new();
+    }
+    let largest = result
+        .functions
+        .iter()
+        .map(|f| f.delta().self_.abs().max(f.delta().inclusive.abs()))
+        .fold(0.0_f64, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let mut out = String::from(
+        "<table class=\"functions\" style=\"border-collapse:collapse;margin:8px 0;font-size:13px\">\n\
+         <caption style=\"text-align:left;font-weight:600;padding:4px 0\">Functions behind the change \
+         (instructions per iteration, most changed first)</caption>\n\
+         <tr><th style=\"text-align:left\">function</th><th style=\"text-align:left\">where</th>\
+         <th>self base</th><th>self head</th><th>change</th><th style=\"width:240px\">head − base (self)</th>\
+         <th>inclusive base</th><th>inclusive head</th></tr>\n",
+    );
+    for f in &result.functions {
+        let delta = f.delta().self_;
+        let share = (delta.abs() / largest * 50.0).min(50.0);
+        let (left, color) = if delta >= 0.0 {
+            (50.0, "#d73a49")
+        } else {
+            (50.0 - share, "#28a745")
+        };
+        let place = match (&f.file, f.line) {
+            (Some(file), Some(line)) => format!("{file}:{line}"),
+            (Some(file), None) => file.clone(),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td style=\"text-align:right\">{}</td>\
+             <td style=\"text-align:right\">{}</td><td style=\"text-align:right\">{}</td>\
+             <td><div style=\"position:relative;height:12px;background:#f3f3f3\">\
+             <div style=\"position:absolute;left:{left:.1}%;width:{share:.1}%;height:12px;background:{color}\"></div>\
+             <div style=\"position:absolute;left:50%;width:1px;height:12px;background:#888\"></div></div></td>\
+             <td style=\"text-align:right\">{}</td><td style=\"text-align:right\">{}</td></tr>",
+            escape(&f.name),
+            escape(&place),
+            text::instructions(f.base.self_),
+            text::instructions(f.head.self_),
+            escape(&text::function_change(f)),
+            text::instructions(f.base.inclusive),
+            text::instructions(f.head.inclusive),
+        );
+    }
+    out + "</table>\n"
 }
 
 /// The key numbers of a card as a definition list.
@@ -546,6 +601,9 @@ fn distributions(
     let (factor, title) = match unit {
         Some(crate::model::command::MEMORY_UNIT) => {
             (1024.0 * 1024.0, "peak memory (MiB)".to_string())
+        }
+        Some(crate::model::profile::INSTRUCTIONS_UNIT) => {
+            (1.0, "instructions per iteration".to_string())
         }
         Some(unit) => (1.0, format!("{} per iteration", escape(unit))),
         None => {

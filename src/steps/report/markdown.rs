@@ -23,6 +23,7 @@ pub fn render(report: &Report) -> String {
         out.push('\n');
     }
     out += &failures(&attention);
+    out += &functions(report);
     if !rest.is_empty() {
         out += &format!(
             "<details><summary>{} other benchmark{}: {}</summary>\n\n",
@@ -137,6 +138,40 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
             cells.insert(5, text::layout_spread(b));
         }
         out += &format!("| {} |\n", cells.join(" | "));
+    }
+    out
+}
+
+/// For every changed benchmark whose instructions were counted by function, the functions
+/// behind the change, all of them, in a table: name, where, and self and inclusive instructions
+/// per iteration in base and head.
+fn functions(report: &Report) -> String {
+    let mut out = String::new();
+    for b in report.benchmarks.iter().filter(|b| !b.functions.is_empty()) {
+        out += &format!(
+            "**Functions behind {} {}** (instructions per iteration, most changed first):\n\n",
+            escape(&b.id),
+            outcome_label(b.verdict)
+        );
+        out += "| Function | Where | Self base | Self head | Change | Inclusive base | Inclusive head |\n";
+        out += "|:--|:--|--:|--:|--:|--:|--:|\n";
+        for f in &b.functions {
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("`{}:{line}`", escape(file)),
+                (Some(file), None) => format!("`{}`", escape(file)),
+                _ => String::new(),
+            };
+            out += &format!(
+                "| `{}` | {place} | {} | {} | {} | {} | {} |\n",
+                f.name.replace('`', "'").replace('|', "\\|"),
+                text::instructions(f.base.self_),
+                text::instructions(f.head.self_),
+                text::function_change(f),
+                text::instructions(f.base.inclusive),
+                text::instructions(f.head.inclusive),
+            );
+        }
+        out.push('\n');
     }
     out
 }

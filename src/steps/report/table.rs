@@ -15,6 +15,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::Style;
 use super::text::{self, outcome_label};
+use crate::model::profile::FunctionChange;
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
 
 /// The optional columns, in the order they are dropped when the table is too wide (documented in
@@ -31,6 +32,10 @@ pub const DROP_ORDER: [&str; 7] = [
     "head",
     "package",
 ];
+
+/// The functions listed under the row of a changed benchmark whose instructions were counted by
+/// function (all of them are in Markdown, HTML and JSON).
+pub const TABLE_FUNCTIONS: usize = 3;
 
 /// The narrowest a shortened id gets, so that `benchmark` and a few characters of each end stay.
 const MIN_ID_WIDTH: usize = 12;
@@ -56,6 +61,40 @@ struct Column {
     rows: Vec<String>,
 }
 
+/// A row of the table: a benchmark's, or one of the functions listed under it.
+#[derive(Debug, Clone, Copy)]
+struct Row {
+    result: usize,
+    function: Option<usize>,
+}
+
+/// The rows of the table: each benchmark, then the first [`TABLE_FUNCTIONS`] of its functions.
+fn rows(report: &Report) -> Vec<Row> {
+    report
+        .benchmarks
+        .iter()
+        .enumerate()
+        .flat_map(|(result, b)| {
+            let functions = (0..b.functions.len().min(TABLE_FUNCTIONS)).map(Some);
+            std::iter::once(None)
+                .chain(functions)
+                .map(move |function| Row { result, function })
+        })
+        .collect()
+}
+
+/// The cell of a function's row under `header`: its name (indented, under the id), its self
+/// instructions per iteration in base and head, and their change; nothing elsewhere.
+fn function_cell(header: &str, change: &FunctionChange) -> String {
+    match header {
+        "benchmark" => format!("  ↳ {}", text::sanitize(&change.name)),
+        "base" => text::instructions(change.base.self_),
+        "head" => text::instructions(change.head.self_),
+        "change" => text::function_change(change),
+        _ => String::new(),
+    }
+}
+
 impl Column {
     fn new(
         report: &Report,
@@ -65,12 +104,22 @@ impl Column {
         cell: impl Fn(&BenchmarkResult) -> String,
     ) -> Self {
         let header = header.into();
+        let rows = rows(report)
+            .into_iter()
+            .map(|row| {
+                let result = &report.benchmarks[row.result];
+                match row.function {
+                    None => cell(result),
+                    Some(f) => function_cell(&header, &result.functions[f]),
+                }
+            })
+            .collect();
         Column {
             drop_rank: drop_rank(&header),
             header,
             kind,
             right_aligned,
-            rows: report.benchmarks.iter().map(cell).collect(),
+            rows,
         }
     }
 
@@ -300,10 +349,11 @@ fn build_table(report: &Report, columns: &[Column], style: &Style) -> Table {
         };
         align(cell, c.right_aligned)
     }));
-    for (row, result) in report.benchmarks.iter().enumerate() {
+    for (i, row) in rows(report).into_iter().enumerate() {
+        let result = &report.benchmarks[row.result];
         table.add_row(columns.iter().map(|c| {
-            let cell = align(Cell::new(&c.rows[row]), c.right_aligned);
-            if c.kind == Kind::Verdict && style.color {
+            let cell = align(Cell::new(&c.rows[i]), c.right_aligned);
+            if c.kind == Kind::Verdict && style.color && row.function.is_none() {
                 style_verdict(cell, result.verdict)
             } else {
                 cell

@@ -66,8 +66,53 @@ pub fn mean_in(value: Option<f64>, unit: Option<&str>) -> String {
         (Some(value), Some(crate::model::command::MEMORY_UNIT)) if value.is_finite() => {
             bytes(value)
         }
+        (Some(value), Some(crate::model::profile::INSTRUCTIONS_UNIT)) if value.is_finite() => {
+            format!("{} instr", instructions(value))
+        }
         (Some(value), Some(unit)) if value.is_finite() => format!("{} {unit}", significant(value)),
         (value, _) => mean(value),
+    }
+}
+
+/// A count of instructions per iteration: whole numbers with thousands separators from 100 on
+/// (`13,022`), one decimal below (`42.5`).
+pub fn instructions(value: f64) -> String {
+    if !value.is_finite() {
+        return MISSING.to_string();
+    }
+    if value.abs() < 100.0 {
+        return format!("{value:.1}");
+    }
+    let digits = format!("{:.0}", value.abs());
+    let mut grouped = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    if value < 0.0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
+/// How a function's own instructions per iteration changed: `+10.0 %`, or `new` / `gone` for a
+/// function on one side only.
+pub fn function_change(change: &crate::model::profile::FunctionChange) -> String {
+    let (base, head) = (change.base.self_, change.head.self_);
+    match (base > 0.0, head > 0.0) {
+        (true, _) => self::change(Some(head / base - 1.0)),
+        (false, true) => "new".to_string(),
+        (false, false) => {
+            let (b, h) = (change.base.inclusive, change.head.inclusive);
+            if b > 0.0 {
+                self::change(Some(h / b - 1.0))
+            } else {
+                "new".to_string()
+            }
+        }
     }
 }
 
@@ -644,8 +689,11 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
 /// (`(divan median)`); `None` for a benchmark with samples.
 pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
     let value = result.per_fork?;
-    if result.harness == Some(crate::model::harness::HarnessKind::Command) {
-        // A command's fork is one execution by definition (docs/commands.md): nothing to note.
+    if result.harness == Some(crate::model::harness::HarnessKind::Command)
+        || value == crate::model::harness::PerFork::Instructions
+    {
+        // A command's fork is one execution by definition (docs/commands.md), an instruction
+        // fork one count per iteration (docs/instructions.md): nothing to note.
         return None;
     }
     let harness = result.harness.map_or("its harness", |h| h.name());
@@ -869,6 +917,19 @@ mod significant_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instruction_counts_are_grouped_by_thousands() {
+        assert_eq!(instructions(13_022.4), "13,022");
+        assert_eq!(instructions(1_234_567.0), "1,234,567");
+        assert_eq!(instructions(999.0), "999");
+        assert_eq!(instructions(42.25), "42.2");
+        assert_eq!(instructions(-1_500.0), "-1,500");
+        assert_eq!(
+            mean_in(Some(13_022.0), Some("instructions")),
+            "13,022 instr"
+        );
+    }
 
     #[test]
     fn means_of_a_custom_measurement_carry_its_unit() {

@@ -8,6 +8,8 @@
 //! Mann–Whitney U and Cliff's δ, and the rounds a design-level bootstrap, both reported beside
 //! it. The result is plain data; `report` only formats it.
 
+pub mod functions;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -282,6 +284,11 @@ pub struct BenchmarkResult {
     /// verdicts do not depend on it.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub unit: Option<String>,
+    /// Of a `regressed` or `improved` benchmark whose instructions were counted by function: the
+    /// functions whose instructions per iteration changed most, most changed first
+    /// ([`functions::changes_of`]).
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub functions: Vec<crate::model::profile::FunctionChange>,
 }
 
 impl BenchmarkResult {
@@ -312,6 +319,7 @@ impl BenchmarkResult {
             failure: None,
             warnings: Vec::new(),
             unit: None,
+            functions: Vec::new(),
         }
     }
 }
@@ -488,6 +496,8 @@ pub struct ReportSettings {
 pub struct AnalysisSettings {
     /// Changes smaller than this (relative) are not relevant, unless an override says otherwise.
     pub threshold: f64,
+    /// The same for instruction records (`ID (instructions)`).
+    pub instructions_threshold: f64,
     /// Significance level of the tests (after false-discovery control).
     pub alpha: f64,
     /// Confidence of the ratio CI.
@@ -503,7 +513,8 @@ pub struct AnalysisSettings {
 impl AnalysisSettings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        policy::threshold_for(&self.overrides, self.threshold, id)
+        let default = policy::default_threshold(id, self.threshold, self.instructions_threshold);
+        policy::threshold_for(&self.overrides, default, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.
@@ -526,6 +537,8 @@ pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> 
         .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i)))
         .collect();
     apply_fdr_and_verdicts(&mut results, settings);
+    functions::attach(&mut results, samples);
+    functions::note_disagreements(&mut results);
     results.sort_by(|a, b| a.verdict.cmp(&b.verdict).then_with(|| a.id.cmp(&b.id)));
     Report {
         schema: REPORT_SCHEMA.to_string(),
@@ -634,6 +647,7 @@ fn analyse_one(
         stats::power::min_detectable_change(test.rounds.sd_log, test.rounds.n, settings.alpha, 0.8)
     });
     result.warnings.extend(side_warnings(&result));
+    result.warnings.extend(functions::inexact_warning(record));
     if mode == Mode::Duet {
         result.warnings.extend(duet_overlap_warning(record));
     }
@@ -1082,7 +1096,7 @@ mod tests {
     fn side_of(forks: Vec<ForkRecord>) -> SideRecord {
         SideRecord {
             forks,
-            failure: None,
+            ..SideRecord::default()
         }
     }
 
@@ -1166,6 +1180,7 @@ mod tests {
             &file,
             &AnalysisSettings {
                 threshold: 0.02,
+                instructions_threshold: 0.002,
                 alpha: 0.01,
                 confidence: 0.99,
                 resamples: 10_000,

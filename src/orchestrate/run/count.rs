@@ -1,0 +1,396 @@
+//! The instructions metric in a run: the records it adds, the instruction forks of a round, and
+//! `--explain`'s profiles of the benchmarks whose time changed.
+//!
+//! Why a part of its own: instruction forks differ from timed ones in two ways that shape the
+//! round loop. They do not disturb each other (valgrind simulates the processor: what else runs
+//! on the machine changes no count), so a round's instruction forks run on every usable CPU at
+//! once, after its timed forks, never beside them. And they are (nearly) deterministic, so their
+//! records are decided after the first rounds by the same paired statistics as time.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::rounds::{Layout, MeasureContext};
+use super::*;
+use crate::model::profile::instructions_id;
+use crate::steps::build::programs;
+use crate::steps::instructions::{self, InstructionOutcome, InstructionsError, Valgrind};
+
+/// Criterion's warm-up in an instruction fork. Nothing of the warm-up is counted; it only has to
+/// give criterion an estimate of an iteration's time to plan its samples by.
+const COUNT_WARM_UP: Duration = Duration::from_millis(100);
+
+/// Criterion's measurement time in an instruction fork: under valgrind (20–50× slower) it
+/// still gives the 10 samples of different iteration counts the per-iteration line is fitted
+/// through; a longer one would count more iterations and change nothing.
+const COUNT_MEASUREMENT: Duration = Duration::from_millis(100);
+
+/// Samples of a criterion instruction fork: criterion's minimum, enough for an exact line.
+const COUNT_SAMPLE_SIZE: usize = 10;
+
+/// Adds an instruction record (`ID (instructions)`, [`instructions_id`]) for every benchmark and
+/// command of `matched` when `metrics` asks for instructions, with the target, harness and the
+/// failures before measuring of its time record; without the time metric, the time records (and
+/// commands' memory records) are then dropped. Idempotent, so a resumed file passes through.
+pub(super) fn register(file: &mut SampleFile, matched: &[Matched], metrics: config::Metrics) {
+    if !metrics.instructions {
+        return;
+    }
+    for m in matched {
+        let Some(time) = file.benchmarks.iter().find(|b| b.id == m.id).cloned() else {
+            continue;
+        };
+        let record = file.benchmark_mut(&instructions_id(&m.id), time.presence);
+        record.target = time.target;
+        record.package = time.package;
+        record.criterion_id = time.criterion_id;
+        record.harness = time.harness;
+        for (from, to) in [
+            (&time.base, &mut record.base),
+            (&time.head, &mut record.head),
+        ] {
+            if to.failure.is_none() && from.forks.is_empty() {
+                to.failure = from.failure.clone();
+            }
+        }
+    }
+    if !metrics.time {
+        let timed: std::collections::BTreeSet<String> = matched
+            .iter()
+            .flat_map(|m| [m.id.clone(), command::memory_id(&m.id)])
+            .collect();
+        file.benchmarks.retain(|b| !timed.contains(&b.id));
+    }
+}
+
+/// Valgrind, found before anything is checked out or built when the run needs it (the
+/// instructions metric, or `--explain`), so that a missing one stops the run at once with the
+/// command that installs it.
+pub(super) fn valgrind_for(settings: &Settings) -> Result<Option<Valgrind>> {
+    if !(settings.metric.instructions || settings.explain) {
+        return Ok(None);
+    }
+    Ok(Some(Valgrind::find()?))
+}
+
+/// One instruction fork to run: a side of a benchmark in a layout, and where its result goes.
+pub(super) struct CountJob {
+    /// The record the result is kept in.
+    pub(super) record: usize,
+    pub(super) side: Side,
+    pub(super) round: usize,
+    pub(super) layout: Option<usize>,
+    pub(super) request: ForkRequest,
+}
+
+/// The fork request of an instruction fork: the timed fork's, with criterion's times fixed for
+/// valgrind and on no pinned CPU.
+pub(super) fn count_request(mut request: ForkRequest) -> ForkRequest {
+    if request.command.is_none() {
+        request.warm_up = COUNT_WARM_UP;
+        request.measurement = COUNT_MEASUREMENT;
+        request.sample_size = COUNT_SAMPLE_SIZE;
+    }
+    request.cpu = None;
+    request
+}
+
+/// Runs `jobs` under `valgrind`, as many at once as this process has usable CPUs, each in an
+/// empty directory of its own under `dir`. The results are in the order of `jobs`.
+pub(super) fn run_jobs(
+    jobs: &[CountJob],
+    valgrind: &Valgrind,
+    dir: &Path,
+) -> Vec<std::result::Result<InstructionOutcome, InstructionsError>> {
+    let workers = crate::steps::fork::usable_cpus()
+        .len()
+        .clamp(1, jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<_>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = jobs.get(i) else { break };
+                    let result = run_job(job, valgrind, &dir.join(format!("job-{i}")));
+                    results.lock().expect("no worker panics")[i] = Some(result);
+                }
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("no worker panics")
+        .into_iter()
+        .map(|result| result.expect("every job ran"))
+        .collect()
+}
+
+fn run_job(
+    job: &CountJob,
+    valgrind: &Valgrind,
+    work_dir: &Path,
+) -> std::result::Result<InstructionOutcome, InstructionsError> {
+    let _ = std::fs::remove_dir_all(work_dir);
+    std::fs::create_dir_all(work_dir).map_err(|source| InstructionsError::Io {
+        path: work_dir.to_path_buf(),
+        source,
+    })?;
+    let outcome = instructions::measure(&job.request, valgrind, work_dir);
+    let _ = std::fs::remove_dir_all(work_dir);
+    outcome
+}
+
+/// Keeps the result of `job` in its record: the fork (its round and layout marked) and, the
+/// first time, the side's profile; or the failure, which makes the record `failed`.
+pub(super) fn record_count(
+    file: &mut SampleFile,
+    job: &CountJob,
+    outcome: InstructionOutcome,
+    root: &Path,
+) {
+    let record = &mut file.benchmarks[job.record];
+    let side = match job.side {
+        Side::Base => &mut record.base,
+        Side::Head => &mut record.head,
+    };
+    match outcome {
+        InstructionOutcome::Measured(measurement) => {
+            let mut fork = measurement.fork_record();
+            fork.round = Some(job.round);
+            fork.layout = job.layout;
+            fork.started_unix_ms = Some(unix_ms_now());
+            side.forks.push(fork);
+            if side.profile.is_none() {
+                side.profile = Some(measurement.kept_profile().relative_to(root));
+            }
+        }
+        InstructionOutcome::Failed(failure) => side.failure = Some(failure),
+    }
+}
+
+fn unix_ms_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The error that stops a run for an instruction fork's error: an interrupt says how to resume.
+pub(super) fn count_error(
+    error: InstructionsError,
+    ctx: &MeasureContext,
+    file: &mut SampleFile,
+) -> Error {
+    match error {
+        InstructionsError::Fork(fork) => rounds::interrupted(fork, ctx, file),
+        other => other.into(),
+    }
+}
+
+/// `--explain`, and every run that counts instructions: for each benchmark or command called
+/// `regressed` or `improved` (in any metric), each side is counted once more, by function, in a
+/// build with debug line tables ([`LineTables`]), so that the report names the functions behind
+/// the change with their files and lines, inlined code given back to the function it came from.
+/// The profiles go to the benchmark's instruction record, else to its time record. When the
+/// build with line tables fails, the executables measured are counted instead (functions by
+/// their symbols alone), and the run says why.
+pub(super) fn explain(
+    ctx: &MeasureContext,
+    file: &mut SampleFile,
+    progress: &mut Progress,
+) -> Result<()> {
+    let Some(valgrind) = ctx.valgrind else {
+        return Ok(());
+    };
+    let changed = changed_benchmarks(file, ctx.settings, ctx.matched);
+    if changed.is_empty() {
+        return Ok(());
+    }
+    progress.note(&format!(
+        "explaining {} change(s): counting their instructions by function under valgrind, in \
+         a build with line tables",
+        changed.len()
+    ));
+    let matched: Vec<&Matched> = changed.iter().map(|&(_, m)| &ctx.matched[m]).collect();
+    let line_tables = [Side::Base, Side::Head].map(|side| {
+        LineTables::build(ctx, side, &matched, progress).unwrap_or_else(|reason| {
+            progress.note(&format!(
+                "the functions behind the changes are named without files and lines: the build \
+                 of {} with line tables failed ({reason})",
+                side.as_str()
+            ));
+            LineTables::default()
+        })
+    });
+    let mut copies = FreshCopies::new(ctx.perfdiff_dir.join("fresh-bin"))
+        .map_err(|e| Error::io(ctx.perfdiff_dir, e))?;
+    copies.start_round();
+    let mut jobs = Vec::new();
+    for (record, m) in changed {
+        let matched = &ctx.matched[m];
+        for side in [Side::Base, Side::Head] {
+            let layout = Layout::cargo_build();
+            let request = ctx.request(side, matched, layout, COUNT_WARM_UP, None, &mut copies)?;
+            let tables = &line_tables[usize::from(side == Side::Head)];
+            jobs.push(CountJob {
+                record,
+                side,
+                round: 0,
+                layout: None,
+                request: count_request(tables.apply(ctx, side, matched, request)),
+            });
+        }
+    }
+    let outcomes = run_jobs(&jobs, valgrind, &ctx.perfdiff_dir.join("instructions"));
+    for (job, outcome) in jobs.iter().zip(outcomes) {
+        match outcome.map_err(|e| count_error(e, ctx, file))? {
+            InstructionOutcome::Measured(measurement) => {
+                let record = &mut file.benchmarks[job.record];
+                let side = match job.side {
+                    Side::Base => &mut record.base,
+                    Side::Head => &mut record.head,
+                };
+                side.profile = Some(
+                    measurement
+                        .kept_profile()
+                        .relative_to(&ctx.side(job.side).root),
+                );
+            }
+            InstructionOutcome::Failed(failure) => progress.note(&format!(
+                "cannot name the functions behind {}: {}",
+                file.benchmarks[job.record].id, failure.message
+            )),
+        }
+    }
+    // The rounds' time stays what it was: this is analysis, not measuring.
+    let measure_ms = file.run.measure_ms;
+    rounds::save_progress(ctx, file)?;
+    file.run.measure_ms = measure_ms;
+    Ok(file.save(ctx.samples_path)?)
+}
+
+/// The benchmarks and commands with a record called `regressed` or `improved`: the record their
+/// profiles go to (the instruction record, else the time record) and their index in `matched`.
+fn changed_benchmarks(
+    file: &SampleFile,
+    settings: &Settings,
+    matched: &[Matched],
+) -> Vec<(usize, usize)> {
+    let report = analyse_samples(file, settings, None);
+    let position = |id: &str| file.benchmarks.iter().position(|b| b.id == id);
+    let mut changed: Vec<(usize, usize)> = report
+        .benchmarks
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.verdict,
+                analysis::Outcome::Regressed | analysis::Outcome::Improved
+            )
+        })
+        .filter_map(|r| {
+            let subject = analysis::functions::subject(&r.id);
+            let record = position(&instructions_id(subject)).or_else(|| position(subject))?;
+            let benchmark = matched.iter().position(|m| m.id == subject)?;
+            Some((record, benchmark))
+        })
+        .collect();
+    changed.sort_unstable();
+    changed.dedup();
+    changed
+}
+
+/// One side's executables built with debug line tables ([`BuildOptions::line_tables`]), in a
+/// target directory and a kept directory of their own, so that the executables the comparison
+/// measures stay exactly as cargo builds them: bench targets by target, and the programs'
+/// directory. Kept like every build: a later run of the same revision builds nothing.
+#[derive(Default)]
+pub(super) struct LineTables {
+    benches: BTreeMap<TargetKey, PathBuf>,
+    programs: Option<PathBuf>,
+}
+
+impl LineTables {
+    /// Builds the bench targets of `matched` (and the programs, for a command) on `side`.
+    fn build(
+        ctx: &MeasureContext,
+        side: Side,
+        matched: &[&Matched],
+        progress: &mut Progress,
+    ) -> std::result::Result<LineTables, String> {
+        let options = BuildOptions {
+            line_tables: true,
+            layouts: 1,
+            ..ctx.build.clone()
+        };
+        let target_dir = ctx.perfdiff_dir.join("line-tables").join("target");
+        let kept_dir = ctx.perfdiff_dir.join("line-tables").join(side.as_str());
+        let root = &ctx.side(side).root;
+        let label = format!("{} with line tables", side.as_str());
+        progress.start_step(&format!("building {label}"));
+        let mut quiet = |_: BuildEvent| {};
+        let needed: Vec<TargetKey> = matched
+            .iter()
+            .filter_map(|m| ctx.target_of(side, m))
+            .collect();
+        let mut tables = LineTables::default();
+        if !needed.is_empty() {
+            let built = build::build_needed_benches(
+                root,
+                &label,
+                &target_dir,
+                &kept_dir,
+                &options,
+                &needed,
+                &mut quiet,
+            )
+            .map_err(|e| e.to_string())?;
+            for exe in built {
+                tables
+                    .benches
+                    .insert(TargetKey::new(&exe.package, &exe.target), exe.path);
+            }
+        }
+        if matched.iter().any(|m| is_command(m)) {
+            let programs = programs::build_programs(
+                root,
+                &label,
+                &target_dir,
+                &kept_dir,
+                &options,
+                &ctx.settings.profile,
+                &mut quiet,
+            )
+            .map_err(|e| e.to_string())?;
+            tables.programs = programs.layout_dirs.first().cloned();
+        }
+        progress.finish_bar();
+        Ok(tables)
+    }
+
+    /// `request` (a fork of `matched` on `side`) with the executable, or a command's programs,
+    /// of this build; as it is where this build has none.
+    fn apply(
+        &self,
+        ctx: &MeasureContext,
+        side: Side,
+        matched: &Matched,
+        mut request: ForkRequest,
+    ) -> ForkRequest {
+        if is_command(matched) {
+            if let Some(bin) = &self.programs {
+                return ctx
+                    .command_request_in(side, matched, bin.clone())
+                    .unwrap_or(request);
+            }
+            return request;
+        }
+        let exe = ctx
+            .target_of(side, matched)
+            .and_then(|target| self.benches.get(&target));
+        if let Some(exe) = exe {
+            request.executable = exe.clone();
+        }
+        request
+    }
+}

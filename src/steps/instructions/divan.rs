@@ -1,0 +1,162 @@
+//! One divan benchmark counted under callgrind.
+//!
+//! divan prints no iteration counts per sample, but it lets the command line fix them:
+//! `--sample-count C --sample-size S` runs exactly C samples of S iterations each. Each sample
+//! runs in one call of divan's sample task (`divan::thread_pool::TaskShared<F>::new::call` in
+//! divan 0.1, the benchmark inlined into it), so counting only that function and dumping after
+//! each call gives each sample's count, as for criterion ([`super::criterion`]). All samples of
+//! one run have the same size, which leaves divan's per-sample overhead (reading the clock)
+//! inside; so the benchmark runs twice, with samples of [`SMALL_SAMPLE`] and [`LARGE_SAMPLE`]
+//! iterations, and the line through both runs' samples separates the two. divan's start-up,
+//! its timer calibration (by far the largest part of a divan run under valgrind: some 90 million
+//! instructions) and its statistics are not counted.
+//!
+//! On the demo's `hash::mix`: every sample of 1 iteration counted 13,264 instructions, every
+//! sample of 11 counted 143,614: 13,035 per iteration (divan's loop around the call costs 13
+//! more than criterion's), 229 per sample.
+
+use std::path::Path;
+
+use super::{
+    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
+    read_profiles,
+};
+use crate::model::harness::Harness;
+use crate::steps::fork::ForkRequest;
+
+/// Samples per run (they should all count the same; more only cost time).
+pub const SAMPLE_COUNT: usize = 3;
+/// Iterations per sample of the first run.
+pub const SMALL_SAMPLE: usize = 1;
+/// Iterations per sample of the second run.
+pub const LARGE_SAMPLE: usize = 5;
+
+/// Whether `skeleton` (a [`super::symbols::skeleton`]) is divan's sample task.
+pub fn is_sample_task(skeleton: &str) -> bool {
+    skeleton == "divan::thread_pool::TaskShared::new::call"
+}
+
+/// Counts the instructions of the divan benchmark of `req` (`req.benchmark_id` its path) under
+/// `valgrind`, using `work_dir` for the profiles.
+pub fn measure(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    work_dir: &Path,
+) -> Result<InstructionOutcome, InstructionsError> {
+    if req.harness != Harness::Divan || req.command.is_some() {
+        return Err(InstructionsError::UnsupportedHarness(req.harness.name()));
+    }
+    let who = format!("benchmark `{}` under callgrind", req.benchmark_id);
+    let functions =
+        super::symbols::matching(&req.executable, |skeleton, _| is_sample_task(skeleton))?;
+    let Some((toggle, functions)) = super::symbols::toggle_pattern(&req.executable, &functions)?
+    else {
+        return Ok(failed(
+            format!(
+                "{who}: {} has no divan sample task (`divan::thread_pool::TaskShared<F>::new::\
+                 call`) in its symbol table: a divan version other than 0.1, or a stripped \
+                 executable",
+                req.executable.display()
+            ),
+            String::new(),
+        ));
+    };
+    let mut counts = Vec::new();
+    let mut large_profiles = Vec::new();
+    let mut wall_ms = 0.0;
+    for size in [SMALL_SAMPLE, LARGE_SAMPLE] {
+        let out_dir = work_dir.join(format!("profiles-{size}"));
+        std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
+        let mut args: Vec<std::ffi::OsString> =
+            super::criterion::callgrind_options(&toggle, &functions, &out_dir)
+                .into_iter()
+                .map(Into::into)
+                .collect();
+        args.push(req.executable.clone().into_os_string());
+        for arg in [
+            "--bench",
+            "--exact",
+            &req.benchmark_id,
+            "--sample-count",
+            &SAMPLE_COUNT.to_string(),
+            "--sample-size",
+            &size.to_string(),
+            "--color",
+            "never",
+        ] {
+            args.push(arg.into());
+        }
+        let (ms, tail) = match super::command::run_under_valgrind(req, valgrind, args, &who)? {
+            Ok(ran) => ran,
+            Err(failure) => return Ok(failure),
+        };
+        wall_ms += ms;
+        let processes = dumps::by_process(&out_dir).map_err(io_error(&out_dir))?;
+        let Some(process) = processes.into_iter().find(|p| !p.dumps.is_empty()) else {
+            return Ok(failed(
+                format!(
+                    "{who}: no sample was counted (is `{}` its exact path?)",
+                    req.benchmark_id
+                ),
+                tail,
+            ));
+        };
+        if process.dumps.len() != SAMPLE_COUNT {
+            return Ok(failed(
+                format!(
+                    "{who}: {} samples were counted, {SAMPLE_COUNT} asked for",
+                    process.dumps.len()
+                ),
+                tail,
+            ));
+        }
+        let profiles = match read_profiles(&process.dumps) {
+            Ok(profiles) => profiles,
+            Err(message) => return Ok(failed(format!("{who}: {message}"), tail)),
+        };
+        counts.extend(profiles.iter().map(|p| fit::SampleCount {
+            iterations: size as f64,
+            instructions: p.total as f64,
+        }));
+        if size == LARGE_SAMPLE {
+            large_profiles = profiles;
+        }
+    }
+    let Some(line) = fit::fit(&counts) else {
+        return Ok(failed(format!("{who}: no iterations"), String::new()));
+    };
+    let iterations = (SAMPLE_COUNT * LARGE_SAMPLE) as f64;
+    let counted = super::Counted {
+        derivation: Derivation::DivanTwoSampleSizes,
+        samples: counts,
+        fit: line,
+        warm_up_calls: 0,
+        profiles: &large_profiles,
+        iterations,
+        wall_ms,
+    };
+    Ok(super::measured(counted, &req.executable))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_task_is_divan_s() {
+        let skeleton = super::super::symbols::skeleton;
+        for name in [
+            "divan::thread_pool::TaskShared<F>::new::call",
+            "<divan::thread_pool::TaskShared<_>>::new::call::<<divan::thread_pool::ThreadPool>\
+             ::par_extend<u8, fn() -> u8>>",
+        ] {
+            assert!(is_sample_task(&skeleton(name)), "{name}");
+        }
+        assert!(!is_sample_task(&skeleton(
+            "divan::thread_pool::ThreadPool::broadcast_task"
+        )));
+        assert!(!is_sample_task(&skeleton(
+            "mycrate::TaskShared<F>::new::call"
+        )));
+    }
+}

@@ -1,0 +1,134 @@
+//! Code inlined into a function, given back to the function it came from.
+//!
+//! In an optimised build most small functions do not exist as functions: they are inlined into
+//! their callers, and callgrind, which sees only real calls, counts their instructions as their
+//! caller's. A benchmark whose closure, `parse` and `render` are all inlined into criterion's
+//! `Bencher::iter` shows a change of `render` as a change of `Bencher::iter`. The debug
+//! information knows better: for every instruction, the chain of inlined functions it belongs
+//! to (`DW_TAG_inlined_subroutine`, present with `debug = "line-tables-only"` and more). With
+//! the profile's costs by instruction address (`--dump-instr=yes`), each instruction's count goes
+//! to the innermost function of the program it was inlined from (self), and to every function
+//! of the program in its chain but the outermost (inclusive); the outermost keeps the rest.
+//! Functions of the standard library inlined into the program's (`Iterator::next`,
+//! `wrapping_add`) are not split off: their instructions are the work of the function that
+//! used them.
+//!
+//! An inlined function is named as the line tables name it, without its module path
+//! (`render`, `parse_bytes<u64>`): they do not carry more (the symbol table, which has full
+//! paths, has no entry for code that only exists inlined). Its file and line say where it is.
+//!
+//! Without debug information the profile is returned unchanged.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::profile::{FunctionCost, Profile};
+
+/// One function of an instruction's inline chain: its name and where the instruction is in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Frame {
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+}
+
+/// `profile` with the instructions of code inlined into the functions of `executable` given to
+/// the functions they came from, using the executable's debug information. Functions of other
+/// objects (the C library), and any profile without addresses, are left as they are.
+pub fn attribute(profile: &Profile, executable: &Path) -> Profile {
+    let Ok(loader) = addr2line::Loader::new(executable) else {
+        return profile.clone();
+    };
+    let object = executable.to_string_lossy();
+    let mut moved: HashMap<(String, Option<String>), FunctionCost> = HashMap::new();
+    let mut functions = Vec::with_capacity(profile.functions.len());
+    for function in &profile.functions {
+        let ours = function.object.as_deref() == Some(object.as_ref());
+        if !ours || function.by_address.is_empty() {
+            functions.push(function.clone());
+            continue;
+        }
+        let mut kept = function.clone();
+        for cost in &function.by_address {
+            let chain = inline_chain(&loader, cost.address);
+            // The outermost frame is the function itself. Of the frames inlined into it, the
+            // standard library's (`Iterator::next`, `wrapping_add`, …) stay with the function
+            // that used them: the question is which of the program's functions changed.
+            let inlined: Vec<&Frame> = match chain.split_last() {
+                Some((_, inner)) => inner
+                    .iter()
+                    .filter(|f| f.name != function.name && !is_standard_library(f))
+                    .collect(),
+                None => Vec::new(),
+            };
+            if inlined.is_empty() {
+                continue;
+            }
+            kept.self_instructions -= cost.self_instructions;
+            for (depth, frame) in inlined.into_iter().enumerate() {
+                let entry = moved
+                    .entry((frame.name.clone(), frame.file.clone()))
+                    .or_insert_with(|| FunctionCost {
+                        name: frame.name.clone(),
+                        file: frame.file.clone(),
+                        line: None,
+                        object: function.object.clone(),
+                        self_instructions: 0,
+                        inclusive_instructions: 0,
+                        calls: 0,
+                        by_address: Vec::new(),
+                    });
+                if depth == 0 {
+                    entry.self_instructions += cost.self_instructions;
+                }
+                entry.inclusive_instructions += cost.self_instructions + cost.callee_instructions;
+                if let Some(line) = frame.line.filter(|_| cost.self_instructions > 0) {
+                    entry.line = Some(entry.line.map_or(line, |l| l.min(line)));
+                }
+            }
+        }
+        functions.push(kept);
+    }
+    let inlined = Profile {
+        total: 0,
+        functions: moved.into_values().collect(),
+    };
+    let rest = Profile {
+        total: profile.total,
+        functions,
+    };
+    Profile::sum([&rest, &inlined])
+}
+
+/// Whether the frame's code is in Rust's standard library (its sources as the line tables name
+/// them: `/rustc/<commit>/library/…`).
+fn is_standard_library(frame: &Frame) -> bool {
+    frame
+        .file
+        .as_deref()
+        .is_some_and(|file| file.starts_with("/rustc/") || file.contains("/lib/rustlib/src/"))
+}
+
+/// The inline chain of the instruction at `address`, innermost first; empty when the debug
+/// information does not cover it.
+fn inline_chain(loader: &addr2line::Loader, address: u64) -> Vec<Frame> {
+    let mut chain = Vec::new();
+    let Ok(mut frames) = loader.find_frames(address) else {
+        return chain;
+    };
+    while let Ok(Some(frame)) = frames.next() {
+        let Some(function) = frame.function.as_ref() else {
+            continue;
+        };
+        let Ok(raw) = function.raw_name() else {
+            continue;
+        };
+        let location = frame.location.as_ref();
+        chain.push(Frame {
+            name: super::callgrind::demangle(&raw),
+            file: location.and_then(|l| l.file).map(str::to_string),
+            line: location.and_then(|l| l.line),
+        });
+    }
+    chain
+}

@@ -1,0 +1,215 @@
+//! End to end, the instructions metric: the demo compared with `--metric instructions` (records
+//! `ID (instructions)` only, decided after the first rounds, the functions behind each change
+//! named), with `--metric time,instructions` (both records, the time record's functions from the
+//! instruction record), with `--explain` on a time-only run, and a missing valgrind refused
+//! before anything is built. The real valgrind runs (`.ci/run` installs it).
+
+use crate::support;
+
+use support::*;
+
+fn report_of(repo: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let output = cargo_perfdiff(repo, args);
+    assert!(output.status.success(), "{}", all_output(&output));
+    json_report(&output)
+}
+
+fn ids(report: &serde_json::Value) -> Vec<String> {
+    report["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn function_names(entry: &serde_json::Value) -> Vec<String> {
+    entry["functions"]
+        .as_array()
+        .map(|functions| {
+            functions
+                .iter()
+                .map(|f| f["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn instructions_find_every_change_of_the_demo_in_the_first_rounds_and_name_their_functions() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
+    let before = RepoState::capture(&repo);
+    let args = [
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--metric",
+            "instructions",
+            "--layouts",
+            "2",
+        ][..],
+        &["--format", "json", "--fail-on", "never", "--seed", "7"],
+        &["--", "hash/mix", "hash/checksum", "hash/steady"],
+    ]
+    .concat();
+    let report = report_of(&repo, &args);
+    let mut listed = ids(&report);
+    listed.sort();
+    assert_eq!(
+        listed,
+        [
+            "hash/checksum (instructions)",
+            "hash/mix (instructions)",
+            "hash/steady (instructions)"
+        ],
+        "instructions alone: no time records"
+    );
+    let mix = bench_entry(&report, "hash/mix (instructions)");
+    assert_eq!(mix["verdict"], "regressed", "{mix:#}");
+    assert_eq!(mix["unit"], "instructions");
+    assert_eq!(mix["per_fork"], "instructions");
+    let rate = mix["change_rate"].as_f64().unwrap();
+    // 2× the rounds of work; criterion's loop around them is a few instructions an iteration.
+    assert!((0.95..1.0).contains(&rate), "2x the work: {mix:#}");
+    let checksum = bench_entry(&report, "hash/checksum (instructions)");
+    assert_eq!(checksum["verdict"], "improved", "{checksum:#}");
+    let steady = bench_entry(&report, "hash/steady (instructions)");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+    for entry in [mix, checksum, steady] {
+        let rounds = entry["stop"]["rounds"].as_u64().unwrap();
+        assert!(rounds <= 3, "decided after the first rounds: {entry:#}");
+    }
+    let functions = function_names(mix);
+    assert!(!functions.is_empty(), "{mix:#}");
+    assert!(
+        functions[0].contains("mix"),
+        "the changed function first: {functions:?}"
+    );
+    let first = &mix["functions"][0];
+    let (base, head) = (
+        first["base"]["self"].as_f64().unwrap(),
+        first["head"]["self"].as_f64().unwrap(),
+    );
+    assert!((1.9..2.1).contains(&(head / base)), "{first:#}");
+    assert!(function_names(steady).is_empty(), "{steady:#}");
+    assert!(
+        before == RepoState::capture(&repo),
+        "the user's repository is unchanged"
+    );
+}
+
+#[test]
+fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_change() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
+    let common = [
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--stop",
+            "fixed",
+            "--forks",
+            "3",
+            "--layouts",
+            "1",
+        ][..],
+        FAST,
+        &["--format", "json", "--fail-on", "never", "--alpha", "0.05"],
+    ]
+    .concat();
+    let both = [
+        &common[..],
+        &["--metric", "time,instructions", "--", "hash/mix"],
+    ]
+    .concat();
+    let report = report_of(&repo, &both);
+    let mut listed = ids(&report);
+    listed.sort();
+    assert_eq!(listed, ["hash/mix", "hash/mix (instructions)"]);
+    let time = bench_entry(&report, "hash/mix");
+    assert_eq!(time["verdict"], "regressed", "{time:#}");
+    assert!(time["unit"].is_null(), "{time:#}");
+    let counted = bench_entry(&report, "hash/mix (instructions)");
+    assert_eq!(counted["verdict"], "regressed", "{counted:#}");
+    assert_eq!(function_names(time), function_names(counted));
+    assert!(!function_names(time).is_empty(), "{time:#}");
+
+    let explained = [&common[..], &["--explain", "--", "hash/mix"]].concat();
+    let report = report_of(&repo, &explained);
+    assert_eq!(ids(&report), ["hash/mix"], "--explain adds no record");
+    let time = bench_entry(&report, "hash/mix");
+    assert_eq!(time["verdict"], "regressed", "{time:#}");
+    let functions = function_names(time);
+    assert!(
+        functions.first().is_some_and(|f| f.contains("mix")),
+        "{functions:?}"
+    );
+}
+
+#[test]
+fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("demo");
+    cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &Default::default()).unwrap();
+    for metric in [&["--metric", "instructions"][..], &["--explain"]] {
+        let args = [&["HEAD~1", "HEAD"][..], metric].concat();
+        let output = cargo_perfdiff_with_env(
+            &repo,
+            &args,
+            &[("CARGO_PERFDIFF_VALGRIND", "/nonexistent/valgrind")],
+        );
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert!(err.contains("need valgrind"), "{err}");
+        assert!(err.contains("install it with `"), "{err}");
+        assert!(!err.contains("building"), "stops before building: {err}");
+    }
+}
+
+#[test]
+fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
+    let _guard = measuring_lock();
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("cli repo");
+    let changes = cargo_perfdiff::orchestrate::demo::ProgramChanges {
+        hash: 1.005,
+        table: 1.0,
+        check_fails: false,
+    };
+    cargo_perfdiff::orchestrate::demo::create_program_demo_repo(&repo, &changes).unwrap();
+    let args = [
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--commands-only",
+            "--metric",
+            "instructions",
+        ][..],
+        &[
+            "--cmd",
+            "hash={bin}/democli hash",
+            "--cmd",
+            "steady={bin}/democli steady",
+        ],
+        &["--layouts", "2", "--format", "json", "--fail-on", "never"],
+    ]
+    .concat();
+    let report = report_of(&repo, &args);
+    let mut listed = ids(&report);
+    listed.sort();
+    assert_eq!(
+        listed,
+        ["hash (instructions)", "steady (instructions)"],
+        "no time or memory records without the time metric"
+    );
+    let hash = bench_entry(&report, "hash (instructions)");
+    assert_eq!(hash["verdict"], "regressed", "0.5 % more work: {hash:#}");
+    assert_eq!(hash["harness"], "command");
+    let rate = hash["change_rate"].as_f64().unwrap();
+    // The program's start-up and exit are counted too: a little under 0.5 %.
+    assert!((0.003..0.0055).contains(&rate), "{hash:#}");
+    assert!(!function_names(hash).is_empty(), "{hash:#}");
+    let steady = bench_entry(&report, "steady (instructions)");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+}

@@ -107,6 +107,66 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     );
     assert_no_panic_text(&err);
     assert_eq!(RepoState::capture(&repo), before);
+    // The same builds counted under valgrind: every harness gets its instruction records, and
+    // the functions behind `mix`'s change.
+    let counted = [
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--metric",
+            "instructions",
+            "--layouts",
+            "1",
+        ][..],
+        &[
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "mix",
+            "steady",
+        ],
+    ]
+    .concat();
+    let output = cargo_perfdiff(&repo, &counted);
+    assert!(output.status.success(), "{}", all_output(&output));
+    let report = json_report(&output);
+    for (target, prefix, harness) in [
+        ("criterion_demo", "hash/", "criterion"),
+        ("divan_demo", "divan_demo::hash::", "divan"),
+        ("bencher_demo", "hash::", "bencher"),
+    ] {
+        // An instruction record by its target and the id it ends with (`… (instructions)`).
+        let counted = |name: &str| {
+            let id = format!("{prefix}{name} (instructions)");
+            report["benchmarks"]
+                .as_array()
+                .expect("benchmarks")
+                .iter()
+                .find(|b| {
+                    b["target"] == target && b["id"].as_str().is_some_and(|i| i.ends_with(&id))
+                })
+                .unwrap_or_else(|| panic!("{target} {id} missing from {report:#}"))
+        };
+        let mix = counted("mix");
+        assert_eq!(mix["harness"], harness, "{mix:#}");
+        assert_eq!(mix["verdict"], "regressed", "{mix:#}");
+        let rate = mix["change_rate"].as_f64().unwrap();
+        assert!((0.95..1.0).contains(&rate), "2x the work: {mix:#}");
+        assert!(mix["functions"][0]["name"].is_string(), "{mix:#}");
+        let steady = counted("steady");
+        if harness == "bencher" {
+            // bencher is counted by its benchmark function's symbol; in base `steady` is the
+            // same code as `mix`, and the compiler merged the two: it cannot be counted apart.
+            assert_eq!(steady["verdict"], "failed", "{steady:#}");
+            let failure = steady["failure"].as_str().unwrap();
+            assert!(failure.contains("merged by the compiler"), "{failure}");
+        } else {
+            assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+        }
+    }
+    assert_eq!(RepoState::capture(&repo), before);
 }
 
 #[test]

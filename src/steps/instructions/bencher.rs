@@ -118,8 +118,9 @@ pub fn measure(
     else {
         return Ok(failed(
             format!(
-                "{who}: {} has no function `<crate>::{}` in its symbol table (stripped, or \
-                 inlined into bencher's runner)",
+                "{who}: {} has no function `<crate>::{}` in its symbol table (stripped, \
+                 inlined into bencher's runner, or merged by the compiler with another \
+                 benchmark function of the same code)",
                 req.executable.display(),
                 req.benchmark_id
             ),

@@ -1,5 +1,6 @@
 //! The instructions metric in a run: the records it adds, the instruction forks of a round, and
-//! `--explain`'s profiles of the benchmarks whose time changed.
+//! the profiles of the benchmarks called changed, counted in a build with line tables (with the
+//! instructions metric, and with `--explain` for time).
 //!
 //! Why a part of its own: instruction forks differ from timed ones in two ways that shape the
 //! round loop. They do not disturb each other (valgrind simulates the processor: what else runs
@@ -31,7 +32,8 @@ const COUNT_SAMPLE_SIZE: usize = 10;
 /// Adds an instruction record (`ID (instructions)`, [`instructions_id`]) for every benchmark and
 /// command of `matched` when `metrics` asks for instructions, with the target, harness and the
 /// failures before measuring of its time record; without the time metric, the time records (and
-/// commands' memory records) are then dropped. Idempotent, so a resumed file passes through.
+/// commands' memory records) that hold no fork are then dropped (a resumed file keeps what it
+/// measured). Idempotent, so a resumed file passes through.
 pub(super) fn register(file: &mut SampleFile, matched: &[Matched], metrics: config::Metrics) {
     if !metrics.instructions {
         return;
@@ -59,7 +61,9 @@ pub(super) fn register(file: &mut SampleFile, matched: &[Matched], metrics: conf
             .iter()
             .flat_map(|m| [m.id.clone(), command::memory_id(&m.id)])
             .collect();
-        file.benchmarks.retain(|b| !timed.contains(&b.id));
+        let measured = |b: &BenchmarkRecord| !(b.base.forks.is_empty() && b.head.forks.is_empty());
+        file.benchmarks
+            .retain(|b| !timed.contains(&b.id) || measured(b));
     }
 }
 

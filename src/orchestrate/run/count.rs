@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use super::rounds::{Layout, MeasureContext};
 use super::*;
 use crate::model::profile::instructions_id;
+use crate::model::samples::SideRecord;
 use crate::steps::build::programs;
 use crate::steps::instructions::{self, InstructionOutcome, InstructionsError, Valgrind};
 
@@ -87,6 +88,17 @@ pub(super) struct CountJob {
     pub(super) request: ForkRequest,
 }
 
+impl CountJob {
+    /// The side of its record the job's result goes to.
+    fn side_record<'f>(&self, file: &'f mut SampleFile) -> &'f mut SideRecord {
+        let record = &mut file.benchmarks[self.record];
+        match self.side {
+            Side::Base => &mut record.base,
+            Side::Head => &mut record.head,
+        }
+    }
+}
+
 /// The fork request of an instruction fork: the timed fork's, with criterion's times fixed for
 /// valgrind and on no pinned CPU.
 pub(super) fn count_request(mut request: ForkRequest) -> ForkRequest {
@@ -154,17 +166,13 @@ pub(super) fn record_count(
     outcome: InstructionOutcome,
     root: &Path,
 ) {
-    let record = &mut file.benchmarks[job.record];
-    let side = match job.side {
-        Side::Base => &mut record.base,
-        Side::Head => &mut record.head,
-    };
+    let side = job.side_record(file);
     match outcome {
         InstructionOutcome::Measured(measurement) => {
             let mut fork = measurement.fork_record();
             fork.round = Some(job.round);
             fork.layout = job.layout;
-            fork.started_unix_ms = Some(unix_ms_now());
+            fork.started_unix_ms = Some(crate::steps::fork::session::unix_ms_now());
             side.forks.push(fork);
             if side.profile.is_none() {
                 side.profile = Some(measurement.kept_profile().relative_to(root));
@@ -172,12 +180,6 @@ pub(super) fn record_count(
         }
         InstructionOutcome::Failed(failure) => side.failure = Some(failure),
     }
-}
-
-fn unix_ms_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
 }
 
 /// The error that stops a run for an instruction fork's error: an interrupt says how to resume.
@@ -198,18 +200,20 @@ pub(super) fn count_error(
 /// the change with their files and lines, inlined code given back to the function it came from.
 /// The profiles go to the benchmark's instruction record, else to its time record. When the
 /// build with line tables fails, the executables measured are counted instead (functions by
-/// their symbols alone), and the run says why.
+/// their symbols alone), and the run says why. `report` is the analysis of `file` after the
+/// rounds; returns whether any profile was counted.
 pub(super) fn explain(
     ctx: &MeasureContext,
     file: &mut SampleFile,
+    report: &Report,
     progress: &mut Progress,
-) -> Result<()> {
+) -> Result<bool> {
     let Some(valgrind) = ctx.valgrind else {
-        return Ok(());
+        return Ok(false);
     };
-    let changed = changed_benchmarks(file, ctx.settings, ctx.matched);
+    let changed = changed_benchmarks(file, report, ctx.matched);
     if changed.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     progress.note(&format!(
         "explaining {} change(s): counting their instructions by function under valgrind, in \
@@ -250,16 +254,8 @@ pub(super) fn explain(
     for (job, outcome) in jobs.iter().zip(outcomes) {
         match outcome.map_err(|e| count_error(e, ctx, file))? {
             InstructionOutcome::Measured(measurement) => {
-                let record = &mut file.benchmarks[job.record];
-                let side = match job.side {
-                    Side::Base => &mut record.base,
-                    Side::Head => &mut record.head,
-                };
-                side.profile = Some(
-                    measurement
-                        .kept_profile()
-                        .relative_to(&ctx.side(job.side).root),
-                );
+                let root = &ctx.side(job.side).root;
+                job.side_record(file).profile = Some(measurement.kept_profile().relative_to(root));
             }
             InstructionOutcome::Failed(failure) => progress.note(&format!(
                 "cannot name the functions behind {}: {}",
@@ -267,21 +263,17 @@ pub(super) fn explain(
             )),
         }
     }
-    // The rounds' time stays what it was: this is analysis, not measuring.
-    let measure_ms = file.run.measure_ms;
-    rounds::save_progress(ctx, file)?;
-    file.run.measure_ms = measure_ms;
-    Ok(file.save(ctx.samples_path)?)
+    rounds::save_wall_time(ctx, file)?;
+    Ok(true)
 }
 
 /// The benchmarks and commands with a record called `regressed` or `improved`: the record their
 /// profiles go to (the instruction record, else the time record) and their index in `matched`.
 fn changed_benchmarks(
     file: &SampleFile,
-    settings: &Settings,
+    report: &Report,
     matched: &[Matched],
 ) -> Vec<(usize, usize)> {
-    let report = analyse_samples(file, settings, None);
     let position = |id: &str| file.benchmarks.iter().position(|b| b.id == id);
     let mut changed: Vec<(usize, usize)> = report
         .benchmarks

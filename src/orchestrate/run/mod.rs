@@ -361,11 +361,13 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         linked_layouts: RefCell::default(),
     };
     rounds::measure(&context, &mut file, progress)?;
-    if settings.explain || settings.metric.instructions {
-        count::explain(&context, &mut file, progress)?;
+    let mut report = analyse_samples(&file, settings, Some(&samples_path));
+    let counts = settings.explain || settings.metric.instructions;
+    if counts && count::explain(&context, &mut file, &report, progress)? {
+        // The profiles change the functions listed, never a verdict.
+        analysis::functions::attach(&mut report.benchmarks, &file);
+        report.run = file.run.clone();
     }
-
-    let report = analyse_samples(&file, settings, Some(&samples_path));
     Ok(RunOutcome {
         report,
         samples: file,

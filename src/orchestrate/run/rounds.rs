@@ -528,8 +528,14 @@ fn memory_outcome(outcome: &ForkOutcome) -> ForkOutcome {
 }
 
 pub(super) fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
-    file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
     file.run.measure_ms = Some(ctx.measuring_since.elapsed().as_millis() as u64);
+    save_wall_time(ctx, file)
+}
+
+/// Saves the file with the run's wall time so far, its time measuring left as it is (work after
+/// the rounds, such as `--explain`'s counts, is not measuring).
+pub(super) fn save_wall_time(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
+    file.run.wall_ms = Some(ctx.started.elapsed().as_millis() as u64);
     file.save(ctx.samples_path)?;
     Ok(())
 }

@@ -636,7 +636,8 @@ pub(super) fn deadline_after(start: Instant, timeout: Duration) -> Instant {
     start.checked_add(timeout.min(CENTURY)).unwrap_or(start)
 }
 
-pub(super) fn unix_ms_now() -> u64 {
+/// Now, as Unix time in milliseconds (0 on a clock before 1970).
+pub fn unix_ms_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64)

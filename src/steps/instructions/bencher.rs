@@ -129,19 +129,14 @@ pub fn measure(
     };
     let out_dir = work_dir.join("profiles");
     std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-    let mut args: Vec<std::ffi::OsString> =
-        super::criterion::callgrind_options(&toggle, &functions, &out_dir)
-            .into_iter()
-            .map(Into::into)
-            .collect();
-    args.push(req.executable.clone().into_os_string());
+    let mut args = super::criterion::callgrind_args(&toggle, &functions, &out_dir, &req.executable);
     args.extend(crate::model::harness::bencher::fork_args(&req.benchmark_id));
     let (wall_ms, tail) = match super::command::run_under_valgrind(req, valgrind, args, &who)? {
         Ok(ran) => ran,
         Err(failure) => return Ok(failure),
     };
-    let processes = dumps::by_process(&out_dir).map_err(io_error(&out_dir))?;
-    let Some(process) = processes.into_iter().find(|p| !p.dumps.is_empty()) else {
+    let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
+    let Some(process) = first else {
         return Ok(failed(format!("{who}: no sample was counted"), tail));
     };
     if process.dumps.len() < 2 + HALF_ROUND {
@@ -153,16 +148,59 @@ pub fn measure(
             tail,
         ));
     }
-    let profiles = match read_profiles(&process.dumps) {
+    let run = ScheduledRun {
+        derivation: Derivation::BencherSchedule,
+        samples: "calls",
+        who: &who,
+        tail,
+        wall_ms,
+    };
+    Ok(measured_on_schedule(&process.dumps, run, &req.executable))
+}
+
+/// A run of a harness that samples on bencher's schedule (bencher, libtest), its samples'
+/// profiles written: what the measurement needs besides them.
+pub(super) struct ScheduledRun<'a> {
+    pub derivation: Derivation,
+    /// What a sample is called in messages (`calls`, `samples`).
+    pub samples: &'a str,
+    /// The benchmark under callgrind, as messages name it.
+    pub who: &'a str,
+    /// The end of the run's output, for a failure.
+    pub tail: String,
+    pub wall_ms: f64,
+}
+
+/// The measurement from the profiles of `sample_dumps` (one per sample, in order) of a run on
+/// bencher's schedule: its `n` found from the counts, the iterations of every sample from the
+/// schedule, a line through them ([`fit_schedule`]); a failure of the benchmark when the
+/// profiles cannot be read or do not follow the schedule.
+pub(super) fn measured_on_schedule(
+    sample_dumps: &[std::path::PathBuf],
+    run: ScheduledRun<'_>,
+    executable: &Path,
+) -> InstructionOutcome {
+    let ScheduledRun {
+        derivation,
+        samples,
+        who,
+        tail,
+        wall_ms,
+    } = run;
+    let profiles = match read_profiles(sample_dumps) {
         Ok(profiles) => profiles,
-        Err(message) => return Ok(failed(format!("{who}: {message}"), tail)),
+        Err(message) => return failed(format!("{who}: {message}"), tail),
     };
     let totals: Vec<f64> = profiles.iter().map(|p| p.total as f64).collect();
     let Some(n) = infer_n(&totals) else {
-        return Ok(failed(
-            format!("{who}: the counts of its calls do not follow bencher's schedule"),
+        let harness = match derivation {
+            Derivation::LibtestSchedule => "libtest",
+            _ => "bencher",
+        };
+        return failed(
+            format!("{who}: the counts of its {samples} do not follow {harness}'s schedule"),
             tail,
-        ));
+        );
     };
     let iterations = schedule(totals.len(), n);
     let counts: Vec<fit::SampleCount> = iterations
@@ -174,10 +212,10 @@ pub fn measure(
         })
         .collect();
     let Some(line) = fit_schedule(&counts) else {
-        return Ok(failed(format!("{who}: no iterations"), tail));
+        return failed(format!("{who}: no iterations"), tail);
     };
     let counted = super::Counted {
-        derivation: Derivation::BencherSchedule,
+        derivation,
         samples: counts,
         fit: line,
         warm_up_calls: 0,
@@ -185,7 +223,7 @@ pub fn measure(
         iterations: iterations.iter().sum(),
         wall_ms,
     };
-    Ok(super::measured(counted, &req.executable))
+    super::measured(counted, executable)
 }
 
 #[cfg(test)]

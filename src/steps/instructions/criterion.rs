@@ -81,6 +81,22 @@ pub fn callgrind_options(toggle: &str, functions: &[String], out_dir: &Path) -> 
     options
 }
 
+/// The arguments of valgrind that run `executable` with [`callgrind_options`], to which the
+/// executable's own arguments are added.
+pub fn callgrind_args(
+    toggle: &str,
+    functions: &[String],
+    out_dir: &Path,
+    executable: &Path,
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = callgrind_options(toggle, functions, out_dir)
+        .into_iter()
+        .map(Into::into)
+        .collect();
+    args.push(executable.as_os_str().to_owned());
+    args
+}
+
 /// Writes the script that runs `executable` under valgrind with `options` (and the arguments it
 /// is given), and returns its path.
 pub fn write_wrapper(
@@ -145,9 +161,8 @@ pub fn measure(
         ForkOutcome::Failed(failure) => return Ok(InstructionOutcome::Failed(failure)),
     };
     let who = format!("benchmark `{}` under callgrind", req.benchmark_id);
-    let processes = dumps::by_process(&out_dir).map_err(io_error(&out_dir))?;
-    let mut with_dumps = processes.into_iter().filter(|p| !p.dumps.is_empty());
-    let Some(process) = with_dumps.next() else {
+    let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
+    let Some(process) = first else {
         return Ok(failed(
             format!("{who}: no call of {} was counted", functions.join(", ")),
             String::new(),

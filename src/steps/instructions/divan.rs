@@ -67,12 +67,8 @@ pub fn measure(
     for size in [SMALL_SAMPLE, LARGE_SAMPLE] {
         let out_dir = work_dir.join(format!("profiles-{size}"));
         std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-        let mut args: Vec<std::ffi::OsString> =
-            super::criterion::callgrind_options(&toggle, &functions, &out_dir)
-                .into_iter()
-                .map(Into::into)
-                .collect();
-        args.push(req.executable.clone().into_os_string());
+        let mut args =
+            super::criterion::callgrind_args(&toggle, &functions, &out_dir, &req.executable);
         for arg in [
             "--bench",
             "--exact",
@@ -91,8 +87,8 @@ pub fn measure(
             Err(failure) => return Ok(failure),
         };
         wall_ms += ms;
-        let processes = dumps::by_process(&out_dir).map_err(io_error(&out_dir))?;
-        let Some(process) = processes.into_iter().find(|p| !p.dumps.is_empty()) else {
+        let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
+        let Some(process) = first else {
             return Ok(failed(
                 format!(
                     "{who}: no sample was counted (is `{}` its exact path?)",

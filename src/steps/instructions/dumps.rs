@@ -24,6 +24,12 @@ pub fn out_file_option(dir: &Path) -> String {
     format!("--callgrind-out-file={}/{PREFIX}%p", dir.display())
 }
 
+/// The dumps of the first process in `dir` (in pid order) that wrote any: the benchmark's, when
+/// the harness counts inside one process (a shell in front of it writes none).
+pub fn first_with_dumps(dir: &Path) -> std::io::Result<Option<ProcessProfiles>> {
+    Ok(by_process(dir)?.into_iter().find(|p| !p.dumps.is_empty()))
+}
+
 /// The profiles in `dir`, by process (in pid order).
 pub fn by_process(dir: &Path) -> std::io::Result<Vec<ProcessProfiles>> {
     // By pid: the numbered dumps, and the profile written at exit.

@@ -21,10 +21,7 @@
 
 use std::path::Path;
 
-use super::{
-    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
-    read_profiles,
-};
+use super::{Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, io_error};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
@@ -110,8 +107,8 @@ pub fn measure(
         Ok(ran) => ran,
         Err(failure) => return Ok(failure),
     };
-    let processes = dumps::by_process(&out_dir).map_err(io_error(&out_dir))?;
-    let Some(process) = processes.into_iter().find(|p| !p.dumps.is_empty()) else {
+    let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
+    let Some(process) = first else {
         return Ok(failed(format!("{who}: no sample was counted"), tail));
     };
     // The samples: dumps triggered by `elapsed` right after one triggered by `now`.
@@ -140,39 +137,18 @@ pub fn measure(
             tail,
         ));
     }
-    let profiles = match read_profiles(&samples) {
-        Ok(profiles) => profiles,
-        Err(message) => return Ok(failed(format!("{who}: {message}"), tail)),
-    };
-    let totals: Vec<f64> = profiles.iter().map(|p| p.total as f64).collect();
-    let Some(n) = super::bencher::infer_n(&totals) else {
-        return Ok(failed(
-            format!("{who}: the counts of its samples do not follow libtest's schedule"),
-            tail,
-        ));
-    };
-    let iterations = super::bencher::schedule(totals.len(), n);
-    let counts: Vec<fit::SampleCount> = iterations
-        .iter()
-        .zip(&totals)
-        .map(|(&iterations, &instructions)| fit::SampleCount {
-            iterations,
-            instructions,
-        })
-        .collect();
-    let Some(line) = super::bencher::fit_schedule(&counts) else {
-        return Ok(failed(format!("{who}: no iterations"), tail));
-    };
-    let counted = super::Counted {
+    let run = super::bencher::ScheduledRun {
         derivation: Derivation::LibtestSchedule,
-        samples: counts,
-        fit: line,
-        warm_up_calls: 0,
-        profiles: &profiles,
-        iterations: iterations.iter().sum(),
+        samples: "samples",
+        who: &who,
+        tail,
         wall_ms,
     };
-    Ok(super::measured(counted, &req.executable))
+    Ok(super::bencher::measured_on_schedule(
+        &samples,
+        run,
+        &req.executable,
+    ))
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@ const BISECT_FAST: &[&str] = &[
 ];
 
 /// The demo crate with nothing changed in its second commit.
-fn unchanged_demo() -> (tempfile::TempDir, PathBuf) {
+fn unchanged_demo() -> (Scratch, PathBuf) {
     demo_repo(&DemoOptions {
         changes: DemoChanges {
             mix: 1.0,
@@ -359,7 +359,7 @@ fn file_names(dir: &Path) -> Vec<String> {
 #[test]
 fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
     let _guard = measuring_lock();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let repo = dir.path().join("program and benches");
     let (good, spin_culprit, mix_culprit) = program_and_benches_repo(&repo);
     let before = RepoState::capture(&repo);

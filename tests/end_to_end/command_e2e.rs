@@ -10,8 +10,8 @@ use support::*;
 
 /// The program demo's repository with head's changes made unmistakable (verdicts must not depend
 /// on how loaded the test machine is) and `check` failing.
-fn cli_repo() -> (tempfile::TempDir, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+fn cli_repo() -> (Scratch, std::path::PathBuf) {
+    let dir = scratch();
     let repo = dir.path().join("cli repo");
     let changes = ProgramChanges {
         hash: 2.0,

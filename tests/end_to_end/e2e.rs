@@ -247,7 +247,7 @@ fn criterion_0_3_benchmarks_work_too() {
 
 #[test]
 fn errors_are_one_clean_line_with_exit_code_2() {
-    let outside = tempfile::tempdir().unwrap();
+    let outside = scratch();
     std::fs::create_dir(outside.path().join("src")).unwrap();
     std::fs::write(outside.path().join("src/lib.rs"), "").unwrap();
     std::fs::write(

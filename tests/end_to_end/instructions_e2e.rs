@@ -149,7 +149,7 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
 
 #[test]
 fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let repo = dir.path().join("demo");
     cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &Default::default()).unwrap();
     for metric in [&["--metric", "instructions"][..], &["--explain"]] {
@@ -170,7 +170,7 @@ fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command()
 #[test]
 fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
     let _guard = measuring_lock();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let repo = dir.path().join("cli repo");
     let changes = cargo_perfdiff::orchestrate::demo::ProgramChanges {
         hash: 1.005,

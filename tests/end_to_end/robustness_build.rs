@@ -75,7 +75,7 @@ fn benchmark_ids(json: &serde_json::Value) -> Vec<String> {
 #[test]
 fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others_compared() {
     let _guard = measuring_lock();
-    let root = tempfile::tempdir().unwrap();
+    let root = scratch();
     let repo = root.path().join("two targets");
     criterion_workspace_repo(&repo, &["speedy"], |repo| {
         write_criterion_package(
@@ -188,7 +188,7 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
 #[test]
 fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     let _guard = measuring_lock();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let repo = dir.path().join("no benches");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     std::fs::write(
@@ -356,7 +356,7 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
 #[test]
 fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
     let _guard = measuring_lock();
-    let root = tempfile::tempdir().unwrap();
+    let root = scratch();
     let repo = nested_workspace_repo(root.path());
     let before = RepoState::capture(&repo);
     // Run from the package's directory, as `cargo bench` would be; the target directory comes

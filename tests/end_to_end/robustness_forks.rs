@@ -11,7 +11,7 @@ use crate::processes;
 use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
-fn unchanged_demo() -> (tempfile::TempDir, std::path::PathBuf) {
+fn unchanged_demo() -> (Scratch, std::path::PathBuf) {
     demo_repo(&DemoOptions {
         changes: DemoChanges {
             mix: 1.0,
@@ -374,7 +374,7 @@ fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
 #[test]
 fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
     let _guard = measuring_lock();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     // The repository's path is as odd as the id.
     let repo = dir.path().join("it's ü; $(touch PWNED) & `x` \"d\" [*]");
     cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &DemoOptions::default()).unwrap();

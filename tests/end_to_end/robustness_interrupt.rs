@@ -43,7 +43,7 @@ enum Signal {
 fn interrupt_then_resume(signal: Signal) {
     let _guard = measuring_lock();
     let repo = shared_demo_repo("interrupt");
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let samples = dir.path().join("run samples ü.json");
     let samples_arg = samples.to_str().unwrap();
     seed_criterion_results(&repo);

@@ -63,23 +63,20 @@ pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
 
 /// [`cargo_perfdiff`] with more environment variables set.
 pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
-    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
-    Command::new("cargo")
-        .arg("perfdiff")
-        .args(args)
-        .current_dir(dir)
-        .env("PATH", path)
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("NO_COLOR", "1")
-        .env_remove("CARGO_PERFDIFF_LOG")
+    perfdiff_command(dir, args)
         .envs(vars.iter().copied())
         .output()
         .expect("cargo runs")
 }
+
+/// The optimisation level of the end-to-end tests' builds (`cargo bench`'s profile, through
+/// cargo's own `CARGO_PROFILE_*` variables, which cargo-perfdiff passes on like any of the
+/// user's settings). Level 1 compiles a demo revision in half the time of the release profile's
+/// level 3 (about 4 s against 6.5 s on the project's 2-core machine), and criterion's, divan's
+/// and `bencher`'s dependencies likewise; what these tests check (builds, identity, layouts,
+/// forks, verdicts on 2× changes, counts) does not depend on it. The release profile as users
+/// have it is built by `fixture_crates` and `tests/instructions.rs`.
+pub const OPT_LEVEL: &str = "1";
 
 /// Fast measurement settings for tests (the defaults take a few seconds per fork).
 pub const FAST: &[&str] = &[
@@ -117,9 +114,62 @@ pub fn strong_changes() -> DemoOptions {
     }
 }
 
-/// A demo repository in a fresh temporary directory.
-pub fn demo_repo(options: &DemoOptions) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+/// A temporary directory for a test's own repositories and files that, when dropped, also
+/// removes the state cargo-perfdiff kept in the shared target directory for every workspace
+/// inside it (worktrees, kept builds, runs: 10 to 300 MB each). Without it, each test's
+/// repository would leave its state behind in `target/e2e` for good, as its path is never
+/// used again; 40 of them filled the disk of a fresh CI machine.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+/// A fresh [`Scratch`] directory.
+pub fn scratch() -> Scratch {
+    Scratch {
+        dir: tempfile::tempdir().unwrap(),
+    }
+}
+
+impl Scratch {
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        for workspace in workspaces_under(self.dir.path(), 3) {
+            let state = state_dir(&workspace);
+            if state.exists() {
+                let _ = std::fs::remove_dir_all(&state);
+            }
+        }
+    }
+}
+
+/// The directories under `dir`, down to `depth` levels, that hold a manifest or a repository
+/// (cargo-perfdiff's state is keyed by the workspace root, which may lie below the repository),
+/// leaving out `.git` and `target`.
+fn workspaces_under(dir: &Path, depth: usize) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if dir.join("Cargo.toml").exists() || dir.join(".git").exists() {
+        found.push(dir.to_path_buf());
+    }
+    if depth == 0 {
+        return found;
+    }
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let name = entry.file_name();
+        if name != ".git" && name != "target" && entry.path().is_dir() {
+            found.extend(workspaces_under(&entry.path(), depth - 1));
+        }
+    }
+    found
+}
+
+/// A demo repository in a fresh [`Scratch`] directory.
+pub fn demo_repo(options: &DemoOptions) -> (Scratch, PathBuf) {
+    let dir = scratch();
     let repo = dir.path().join("demo repo ü");
     create_demo_repo(&repo, options).unwrap();
     (dir, repo)
@@ -139,10 +189,7 @@ pub fn demo_repo(options: &DemoOptions) -> (tempfile::TempDir, PathBuf) {
 /// Only for tests that change neither the repository nor its state directory, do not depend on
 /// what an earlier run left there (builds, samples files), and hold `measuring` while they run
 /// cargo-perfdiff in it, so that no two runs in it overlap.
-pub fn shared_demo(
-    _measuring: &MeasuringGuard,
-    options: &DemoOptions,
-) -> (tempfile::TempDir, PathBuf) {
+pub fn shared_demo(_measuring: &MeasuringGuard, options: &DemoOptions) -> (Scratch, PathBuf) {
     static SHARED: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
     let key = format!("{options:?}");
@@ -154,7 +201,7 @@ pub fn shared_demo(
             repo
         }
     };
-    (tempfile::tempdir().unwrap(), repo)
+    (scratch(), repo)
 }
 
 /// Makes the demo `options` describe in a scratch directory, then moves it to its shared place
@@ -345,6 +392,8 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         .current_dir(dir)
         .env("PATH", path)
         .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", OPT_LEVEL)
+        .env("CARGO_PROFILE_BENCH_OPT_LEVEL", OPT_LEVEL)
         .env("NO_COLOR", "1")
         .env_remove("CARGO_PERFDIFF_LOG");
     command

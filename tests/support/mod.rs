@@ -69,14 +69,25 @@ pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)])
         .expect("cargo runs")
 }
 
-/// The optimisation level of the end-to-end tests' builds (`cargo bench`'s profile, through
-/// cargo's own `CARGO_PROFILE_*` variables, which cargo-perfdiff passes on like any of the
-/// user's settings). Level 1 compiles a demo revision in half the time of the release profile's
-/// level 3 (about 4 s against 6.5 s on the project's 2-core machine), and criterion's, divan's
-/// and `bencher`'s dependencies likewise; what these tests check (builds, identity, layouts,
-/// forks, verdicts on 2× changes, counts) does not depend on it. The release profile as users
-/// have it is built by `fixture_crates` and `tests/instructions.rs`.
+/// The optimisation level of the builds in [`Scratch`] directories, the tests' own repositories
+/// (`cargo bench`'s profile, through cargo's own `CARGO_PROFILE_*` variables, which
+/// cargo-perfdiff passes on like any of the user's settings). Level 1 compiles a demo revision
+/// in about 4 s against 6.5 s at the release profile's level 3 on the project's 2-core machine,
+/// and criterion's dependencies likewise; what those tests check (builds, identity, forks,
+/// failures, verdicts on 2× changes) does not depend on it, and they are most of the suite's
+/// builds. The shared demos ([`shared_demo`], [`shared_demo_repo`]) and the repositories of
+/// [`release_scratch`] build with the release profile as users have it: layouts, merged
+/// functions and instruction counts are checked there.
 pub const OPT_LEVEL: &str = "1";
+
+/// The roots of the [`Scratch`] directories whose builds use [`OPT_LEVEL`].
+static QUICK_BUILDS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether cargo-perfdiff run in `dir` builds with [`OPT_LEVEL`].
+fn quick_builds(dir: &Path) -> bool {
+    let quick = QUICK_BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+    quick.iter().any(|root| dir.starts_with(root))
+}
 
 /// Fast measurement settings for tests (the defaults take a few seconds per fork).
 pub const FAST: &[&str] = &[
@@ -123,8 +134,17 @@ pub struct Scratch {
     dir: tempfile::TempDir,
 }
 
-/// A fresh [`Scratch`] directory.
+/// A fresh [`Scratch`] directory whose repositories build with [`OPT_LEVEL`].
 pub fn scratch() -> Scratch {
+    let scratch = release_scratch();
+    let mut quick = QUICK_BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+    quick.push(scratch.path().to_path_buf());
+    scratch
+}
+
+/// A fresh [`Scratch`] directory whose repositories build with the release profile as users
+/// have it (no [`OPT_LEVEL`]).
+pub fn release_scratch() -> Scratch {
     Scratch {
         dir: tempfile::tempdir().unwrap(),
     }
@@ -138,6 +158,9 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        let mut quick = QUICK_BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+        quick.retain(|root| root != self.dir.path());
+        drop(quick);
         for workspace in workspaces_under(self.dir.path(), 3) {
             let state = state_dir(&workspace);
             if state.exists() {
@@ -167,9 +190,17 @@ fn workspaces_under(dir: &Path, depth: usize) -> Vec<PathBuf> {
     found
 }
 
-/// A demo repository in a fresh [`Scratch`] directory.
+/// A demo repository in a fresh [`Scratch`] directory, built with [`OPT_LEVEL`].
 pub fn demo_repo(options: &DemoOptions) -> (Scratch, PathBuf) {
-    let dir = scratch();
+    demo_repo_in(scratch(), options)
+}
+
+/// A demo repository in a fresh [`release_scratch`] directory, built as users build it.
+pub fn release_demo_repo(options: &DemoOptions) -> (Scratch, PathBuf) {
+    demo_repo_in(release_scratch(), options)
+}
+
+fn demo_repo_in(dir: Scratch, options: &DemoOptions) -> (Scratch, PathBuf) {
     let repo = dir.path().join("demo repo ü");
     create_demo_repo(&repo, options).unwrap();
     (dir, repo)
@@ -392,10 +423,13 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         .current_dir(dir)
         .env("PATH", path)
         .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", OPT_LEVEL)
-        .env("CARGO_PROFILE_BENCH_OPT_LEVEL", OPT_LEVEL)
         .env("NO_COLOR", "1")
         .env_remove("CARGO_PERFDIFF_LOG");
+    if quick_builds(dir) {
+        command
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", OPT_LEVEL)
+            .env("CARGO_PROFILE_BENCH_OPT_LEVEL", OPT_LEVEL);
+    }
     command
 }
 

@@ -234,38 +234,19 @@ struct State {
     steps: Vec<StepRecord>,
 }
 
-/// Runs (or resumes) a bisection.
+/// Runs (or resumes) a bisection: confirms the change between the ends, then searches the
+/// commits between them for each confirmed change.
 pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<BisectReport> {
     let started = Instant::now();
-    let ends = Ends::read(request)?;
-    // Held from the first step to the last, so a second bisection (or comparison) of this
-    // workspace refuses at once instead of interleaving its steps with ours and overwriting
-    // the state file.
-    let lock = run::lock_workspace(&request.template.workspace_root)?;
-    let dir = bisection_dir(request, &ends)?;
-    let settings = pinned_settings(&request.template.settings);
-    let mut state = load_state(
-        &dir,
-        request,
-        &ends.good_sha,
-        &ends.bad_sha,
-        &settings,
-        progress,
-    )?;
-    // Saved before measuring: a bisection interrupted in its first step is resumed only under
-    // the same settings too.
-    save_state(&dir, &state)?;
-    announce_bisection(request, &ends, &dir, progress);
-    let good = CommitInfo {
-        sha: ends.good_sha.clone(),
-        subject: subject_of(&ends.repo, &ends.good_sha),
-    };
-    let bad = ends
-        .history
-        .commits
-        .last()
-        .cloned()
-        .expect("a non-empty range");
+    let Opened {
+        ends,
+        lock,
+        dir,
+        settings,
+        mut state,
+        good,
+        bad,
+    } = Opened::open(request, progress)?;
     let ctx = StepContext {
         request,
         settings: &settings,
@@ -280,14 +261,6 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
     announce_confirmation(&confirm, &changed, progress);
     let budget = Search::decision_budget(ends.history.commits.len(), attempts);
     let level = search_level(&settings, changed.len(), budget);
-    let levels = Levels {
-        alpha: settings.alpha,
-        confirm_alpha: confirm.alpha,
-        confirm_confidence: confirm.confidence,
-        search_alpha: level.0,
-        search_confidence: level.1,
-        budget,
-    };
     let mut search = Search::new(ends.history.range.clone(), changed.clone(), budget);
     let skipped = search_steps(
         &ctx,
@@ -311,7 +284,14 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         commits: ends.history.commits.len(),
         first_parent: !request.all_commits,
         verdict: overall_verdict(&changed, &results).to_string(),
-        levels,
+        levels: Levels {
+            alpha: settings.alpha,
+            confirm_alpha: confirm.alpha,
+            confirm_confidence: confirm.confidence,
+            search_alpha: level.0,
+            search_confidence: level.1,
+            budget,
+        },
         results,
         not_confirmed,
         skipped,
@@ -319,6 +299,61 @@ pub fn bisect(request: &BisectRequest, progress: &mut Progress) -> Result<Bisect
         dir: dir.display().to_string(),
         wall_ms,
     })
+}
+
+/// A bisection ready for its first step: its ends resolved, the workspace locked, its directory
+/// and its state (resumed or new, saved), announced.
+struct Opened {
+    ends: Ends,
+    lock: crate::steps::git::worktree::RunLock,
+    dir: PathBuf,
+    settings: Settings,
+    state: State,
+    good: CommitInfo,
+    bad: CommitInfo,
+}
+
+impl Opened {
+    fn open(request: &BisectRequest, progress: &mut Progress) -> Result<Opened> {
+        let ends = Ends::read(request)?;
+        // Held from the first step to the last, so a second bisection (or comparison) of this
+        // workspace refuses at once instead of interleaving its steps with ours and overwriting
+        // the state file.
+        let lock = run::lock_workspace(&request.template.workspace_root)?;
+        let dir = bisection_dir(request, &ends)?;
+        let settings = pinned_settings(&request.template.settings);
+        let state = load_state(
+            &dir,
+            request,
+            &ends.good_sha,
+            &ends.bad_sha,
+            &settings,
+            progress,
+        )?;
+        // Saved before measuring: a bisection interrupted in its first step is resumed only
+        // under the same settings too.
+        save_state(&dir, &state)?;
+        announce_bisection(request, &ends, &dir, progress);
+        let good = CommitInfo {
+            sha: ends.good_sha.clone(),
+            subject: subject_of(&ends.repo, &ends.good_sha),
+        };
+        let bad = ends
+            .history
+            .commits
+            .last()
+            .cloned()
+            .expect("a non-empty range");
+        Ok(Opened {
+            ends,
+            lock,
+            dir,
+            settings,
+            state,
+            good,
+            bad,
+        })
+    }
 }
 
 /// GOOD and BAD resolved in their repository, and the commits between them.

@@ -320,26 +320,12 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
             request.shard,
         ))
     });
-    for m in &matched {
-        let record = file.benchmark_mut(&m.id, m.presence);
-        record.target = m.target().map(|key| key.target.clone());
-        record.package = m.target().map(|key| key.package.clone());
-        record.criterion_id = (m.criterion_id != m.id).then(|| m.criterion_id.clone());
-        record.harness = m.harness;
-        if m.harness == Some(HarnessKind::Command) {
-            register_command(&mut file, m, base_build, head_build);
-            continue;
-        }
-        for (side, target, failure) in &failed_listings {
-            let (side_target, side_record) = match side {
-                Side::Base => (&m.base_target, &mut record.base),
-                Side::Head => (&m.head_target, &mut record.head),
-            };
-            if side_target.as_ref() == Some(target) && side_record.failure.is_none() {
-                side_record.failure = Some(failure.clone());
-            }
-        }
-    }
+    register_benchmarks(
+        &mut file,
+        &matched,
+        &failed_listings,
+        (base_build, head_build),
+    );
     count::register(&mut file, &matched, settings.metric);
     file.skipped_targets = sorted_once(skipped);
     file.save(&samples_path)?;
@@ -373,6 +359,37 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         samples: file,
         samples_path,
     })
+}
+
+/// Gives every matched benchmark its record in `file`: target, package, criterion id and
+/// harness, a command its time and memory records, and each side whose bench target could not
+/// be listed that listing's failure.
+fn register_benchmarks(
+    file: &mut SampleFile,
+    matched: &[Matched],
+    failed_listings: &[(Side, TargetKey, FailureRecord)],
+    (base, head): (&SideBuild, &SideBuild),
+) {
+    for m in matched {
+        let record = file.benchmark_mut(&m.id, m.presence);
+        record.target = m.target().map(|key| key.target.clone());
+        record.package = m.target().map(|key| key.package.clone());
+        record.criterion_id = (m.criterion_id != m.id).then(|| m.criterion_id.clone());
+        record.harness = m.harness;
+        if m.harness == Some(HarnessKind::Command) {
+            register_command(file, m, base, head);
+            continue;
+        }
+        for (side, target, failure) in failed_listings {
+            let (side_target, side_record) = match side {
+                Side::Base => (&m.base_target, &mut record.base),
+                Side::Head => (&m.head_target, &mut record.head),
+            };
+            if side_target.as_ref() == Some(target) && side_record.failure.is_none() {
+                side_record.failure = Some(failure.clone());
+            }
+        }
+    }
 }
 
 /// Analyses a samples file with the settings the verdicts must use (per-look alpha under

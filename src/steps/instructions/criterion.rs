@@ -148,14 +148,7 @@ pub fn measure(
         ));
     };
     let out_dir = work_dir.join("profiles");
-    std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-    let options = callgrind_options(&toggle, &functions, &out_dir);
-    let wrapper = write_wrapper(work_dir, &valgrind.path, &options, &req.executable)?;
-    let mut under_valgrind = req.clone();
-    under_valgrind.executable = wrapper;
-    let started = Instant::now();
-    let outcome = run_fork(&under_valgrind)?;
-    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let (outcome, wall_ms) = run_counted(req, valgrind, work_dir, &out_dir, (&toggle, &functions))?;
     let record = match outcome {
         ForkOutcome::Completed(record) => record,
         ForkOutcome::Failed(failure) => return Ok(InstructionOutcome::Failed(failure)),
@@ -210,6 +203,26 @@ pub fn measure(
         wall_ms,
     };
     Ok(super::measured(counted, &req.executable))
+}
+
+/// Runs the fork of `req` under callgrind (through a wrapper script in `work_dir`), counting
+/// the calls of `functions` (matched by `toggle`) into `out_dir`: the fork's outcome and its
+/// wall time in milliseconds.
+fn run_counted(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    work_dir: &Path,
+    out_dir: &Path,
+    (toggle, functions): (&str, &[String]),
+) -> Result<(ForkOutcome, f64), InstructionsError> {
+    std::fs::create_dir_all(out_dir).map_err(io_error(out_dir))?;
+    let options = callgrind_options(toggle, functions, out_dir);
+    let wrapper = write_wrapper(work_dir, &valgrind.path, &options, &req.executable)?;
+    let mut under_valgrind = req.clone();
+    under_valgrind.executable = wrapper;
+    let started = Instant::now();
+    let outcome = run_fork(&under_valgrind)?;
+    Ok((outcome, started.elapsed().as_secs_f64() * 1e3))
 }
 
 /// Whether `counts` ran at least two different iteration counts.

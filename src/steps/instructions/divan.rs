@@ -17,6 +17,7 @@
 
 use std::path::Path;
 
+use super::profile::Profile;
 use super::{
     Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
     read_profiles,
@@ -65,51 +66,18 @@ pub fn measure(
     let mut large_profiles = Vec::new();
     let mut wall_ms = 0.0;
     for size in [SMALL_SAMPLE, LARGE_SAMPLE] {
-        let out_dir = work_dir.join(format!("profiles-{size}"));
-        std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-        let mut args =
-            super::criterion::callgrind_args(&toggle, &functions, &out_dir, &req.executable);
-        for arg in [
-            "--bench",
-            "--exact",
-            &req.benchmark_id,
-            "--sample-count",
-            &SAMPLE_COUNT.to_string(),
-            "--sample-size",
-            &size.to_string(),
-            "--color",
-            "never",
-        ] {
-            args.push(arg.into());
-        }
-        let (ms, tail) = match super::command::run_under_valgrind(req, valgrind, args, &who)? {
-            Ok(ran) => ran,
+        let run = SampleRun {
+            req,
+            valgrind,
+            toggle: &toggle,
+            functions: &functions,
+            who: &who,
+        };
+        let (ms, profiles) = match run.count(size, work_dir)? {
+            Ok(counted) => counted,
             Err(failure) => return Ok(failure),
         };
         wall_ms += ms;
-        let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
-        let Some(process) = first else {
-            return Ok(failed(
-                format!(
-                    "{who}: no sample was counted (is `{}` its exact path?)",
-                    req.benchmark_id
-                ),
-                tail,
-            ));
-        };
-        if process.dumps.len() != SAMPLE_COUNT {
-            return Ok(failed(
-                format!(
-                    "{who}: {} samples were counted, {SAMPLE_COUNT} asked for",
-                    process.dumps.len()
-                ),
-                tail,
-            ));
-        }
-        let profiles = match read_profiles(&process.dumps) {
-            Ok(profiles) => profiles,
-            Err(message) => return Ok(failed(format!("{who}: {message}"), tail)),
-        };
         counts.extend(profiles.iter().map(|p| fit::SampleCount {
             iterations: size as f64,
             instructions: p.total as f64,
@@ -132,6 +100,72 @@ pub fn measure(
         wall_ms,
     };
     Ok(super::measured(counted, &req.executable))
+}
+
+/// One run of a divan benchmark under callgrind, counting each of [`SAMPLE_COUNT`] samples.
+struct SampleRun<'a> {
+    req: &'a ForkRequest,
+    valgrind: &'a Valgrind,
+    /// Callgrind's `--toggle-collect` pattern and the functions it names (the sample task).
+    toggle: &'a str,
+    functions: &'a [String],
+    who: &'a str,
+}
+
+impl SampleRun<'_> {
+    /// Runs the benchmark with `size` iterations a sample, its profiles in `work_dir`: the wall
+    /// time of the run and each sample's profile, or the outcome of a failed run.
+    fn count(
+        &self,
+        size: usize,
+        work_dir: &Path,
+    ) -> Result<Result<(f64, Vec<Profile>), InstructionOutcome>, InstructionsError> {
+        let (req, who) = (self.req, self.who);
+        let out_dir = work_dir.join(format!("profiles-{size}"));
+        std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
+        let mut args = super::criterion::callgrind_args(
+            self.toggle,
+            self.functions,
+            &out_dir,
+            &req.executable,
+        );
+        for arg in [
+            "--bench",
+            "--exact",
+            &req.benchmark_id,
+            "--sample-count",
+            &SAMPLE_COUNT.to_string(),
+            "--sample-size",
+            &size.to_string(),
+            "--color",
+            "never",
+        ] {
+            args.push(arg.into());
+        }
+        let (ms, tail) = match super::command::run_under_valgrind(req, self.valgrind, args, who)? {
+            Ok(ran) => ran,
+            Err(failure) => return Ok(Err(failure)),
+        };
+        let first = dumps::first_with_dumps(&out_dir).map_err(io_error(&out_dir))?;
+        let Some(process) = first else {
+            let message = format!(
+                "{who}: no sample was counted (is `{}` its exact path?)",
+                req.benchmark_id
+            );
+            return Ok(Err(failed(message, tail)));
+        };
+        if process.dumps.len() != SAMPLE_COUNT {
+            let message = format!(
+                "{who}: {} samples were counted, {SAMPLE_COUNT} asked for",
+                process.dumps.len()
+            );
+            return Ok(Err(failed(message, tail)));
+        }
+        match read_profiles(&process.dumps) {
+            Ok(profiles) => Ok(Ok((ms, profiles))),
+            Err(message) => Ok(Err(failed(format!("{who}: {message}"), tail))),
+        }
+    }
 }
 
 #[cfg(test)]

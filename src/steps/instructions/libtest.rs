@@ -19,7 +19,7 @@
 //! instructions off the line, so the line goes through the samples of rounds 3 and later
 //! ([`super::bencher::fit_schedule`]), which run multiples of 8 iterations.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::{Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, io_error};
 use crate::model::harness::Harness;
@@ -80,27 +80,13 @@ pub fn measure(
     }
     let out_dir = work_dir.join("profiles");
     std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "--tool=callgrind".into(),
-        "-q".into(),
-        dumps::out_file_option(&out_dir).into(),
-        "--collect-atstart=no".into(),
-        "--demangle=no".into(),
-        "--dump-instr=yes".into(),
-    ];
     let Some((toggle, _)) = super::symbols::toggle_pattern(&req.executable, &closures)? else {
         return Ok(failed(
             format!("{who}: no benchmark closure"),
             String::new(),
         ));
     };
-    args.push(format!("--toggle-collect={toggle}").into());
-    for name in &now {
-        args.push(format!("--dump-after={name}").into());
-    }
-    for name in &elapsed {
-        args.push(format!("--dump-before={name}").into());
-    }
+    let mut args = callgrind_args(&out_dir, &toggle, &now, &elapsed);
     args.push(req.executable.clone().into_os_string());
     args.extend(crate::model::harness::libtest::fork_args(&req.benchmark_id));
     let (wall_ms, tail) = match super::command::run_under_valgrind(req, valgrind, args, &who)? {
@@ -111,23 +97,7 @@ pub fn measure(
     let Some(process) = first else {
         return Ok(failed(format!("{who}: no sample was counted"), tail));
     };
-    // The samples: dumps triggered by `elapsed` right after one triggered by `now`.
-    let mut samples = Vec::new();
-    let mut previous_was_now = false;
-    for path in &process.dumps {
-        let text = std::fs::read_to_string(path).map_err(io_error(path))?;
-        let trigger = dumps::trigger(&text).unwrap_or("");
-        let is_now = trigger
-            .strip_prefix("--dump-after=")
-            .is_some_and(|name| now.iter().any(|n| n == name));
-        let is_elapsed = trigger
-            .strip_prefix("--dump-before=")
-            .is_some_and(|name| elapsed.iter().any(|n| n == name));
-        if is_elapsed && previous_was_now {
-            samples.push(path.clone());
-        }
-        previous_was_now = is_now;
-    }
+    let samples = timed_dumps(&process.dumps, &now, &elapsed)?;
     if samples.len() < 2 + 50 {
         return Ok(failed(
             format!(
@@ -149,6 +119,59 @@ pub fn measure(
         run,
         &req.executable,
     ))
+}
+
+/// Callgrind's options for a libtest benchmark: counting only inside the benchmark's closure
+/// (`toggle`), a dump after each `Instant::now` and before each `elapsed`, so that the dumps
+/// between the two hold one timed batch of iterations each.
+fn callgrind_args(
+    out_dir: &Path,
+    toggle: &str,
+    now: &[String],
+    elapsed: &[String],
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "--tool=callgrind".into(),
+        "-q".into(),
+        dumps::out_file_option(out_dir).into(),
+        "--collect-atstart=no".into(),
+        "--demangle=no".into(),
+        "--dump-instr=yes".into(),
+        format!("--toggle-collect={toggle}").into(),
+    ];
+    args.extend(now.iter().map(|name| format!("--dump-after={name}").into()));
+    args.extend(
+        elapsed
+            .iter()
+            .map(|name| format!("--dump-before={name}").into()),
+    );
+    args
+}
+
+/// The samples among a process's dumps: each one triggered by `elapsed` right after one
+/// triggered by `now`, the work of one timed batch.
+fn timed_dumps(
+    dumps: &[PathBuf],
+    now: &[String],
+    elapsed: &[String],
+) -> Result<Vec<PathBuf>, InstructionsError> {
+    let mut samples = Vec::new();
+    let mut previous_was_now = false;
+    for path in dumps {
+        let text = std::fs::read_to_string(path).map_err(io_error(path))?;
+        let trigger = dumps::trigger(&text).unwrap_or("");
+        let is_now = trigger
+            .strip_prefix("--dump-after=")
+            .is_some_and(|name| now.iter().any(|n| n == name));
+        let is_elapsed = trigger
+            .strip_prefix("--dump-before=")
+            .is_some_and(|name| elapsed.iter().any(|n| n == name));
+        if is_elapsed && previous_was_now {
+            samples.push(path.clone());
+        }
+        previous_was_now = is_now;
+    }
+    Ok(samples)
 }
 
 #[cfg(test)]

@@ -237,12 +237,8 @@ impl From<&Settings> for EstimateSettings {
 impl Settings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        let default = crate::model::policy::default_threshold(
-            id,
-            self.threshold,
-            self.instructions_threshold,
-        );
-        threshold_for(&self.overrides, default, id)
+        let defaults = (self.threshold, self.instructions_threshold);
+        threshold_for(&self.overrides, defaults, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.

@@ -170,11 +170,15 @@ pub fn default_threshold(id: &str, time: f64, instructions: f64) -> f64 {
 }
 
 /// The relevance threshold for benchmark `id`: that of the first override in `overrides` that
-/// names it and sets one, else `default`.
-pub fn threshold_for(overrides: &BTreeMap<String, BenchOverride>, default: f64, id: &str) -> f64 {
+/// names it and sets one, else its [`default_threshold`] of `time` and `instructions`.
+pub fn threshold_for(
+    overrides: &BTreeMap<String, BenchOverride>,
+    (time, instructions): (f64, f64),
+    id: &str,
+) -> f64 {
     matching_overrides(overrides, id)
         .find_map(|o| o.threshold)
-        .unwrap_or(default)
+        .unwrap_or_else(|| default_threshold(id, time, instructions))
 }
 
 /// True when an override in `overrides` says to ignore benchmark `id`.

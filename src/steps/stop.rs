@@ -176,9 +176,8 @@ impl StopPolicy {
 
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn relevance_for(&self, id: &str) -> f64 {
-        use crate::model::policy;
-        let default = policy::default_threshold(id, self.relevance, self.instructions_relevance);
-        policy::threshold_for(&self.overrides, default, id)
+        let defaults = (self.relevance, self.instructions_relevance);
+        crate::model::policy::threshold_for(&self.overrides, defaults, id)
     }
 
     /// Rounds after which every benchmark stops.

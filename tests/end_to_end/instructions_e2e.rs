@@ -14,13 +14,16 @@ fn report_of(repo: &std::path::Path, args: &[&str]) -> serde_json::Value {
     json_report(&output)
 }
 
+/// The ids of the report's benchmarks, sorted.
 fn ids(report: &serde_json::Value) -> Vec<String> {
-    report["benchmarks"]
+    let mut ids: Vec<String> = report["benchmarks"]
         .as_array()
         .unwrap()
         .iter()
         .map(|b| b["id"].as_str().unwrap().to_string())
-        .collect()
+        .collect();
+    ids.sort();
+    ids
 }
 
 fn function_names(entry: &serde_json::Value) -> Vec<String> {
@@ -54,8 +57,7 @@ fn instructions_find_every_change_of_the_demo_in_the_first_rounds_and_name_their
     ]
     .concat();
     let report = report_of(&repo, &args);
-    let mut listed = ids(&report);
-    listed.sort();
+    let listed = ids(&report);
     assert_eq!(
         listed,
         [
@@ -124,8 +126,7 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     ]
     .concat();
     let report = report_of(&repo, &both);
-    let mut listed = ids(&report);
-    listed.sort();
+    let listed = ids(&report);
     assert_eq!(listed, ["hash/mix", "hash/mix (instructions)"]);
     let time = bench_entry(&report, "hash/mix");
     assert_eq!(time["verdict"], "regressed", "{time:#}");
@@ -196,8 +197,7 @@ fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
     ]
     .concat();
     let report = report_of(&repo, &args);
-    let mut listed = ids(&report);
-    listed.sort();
+    let listed = ids(&report);
     assert_eq!(
         listed,
         ["hash (instructions)", "steady (instructions)"],

@@ -513,8 +513,8 @@ pub struct AnalysisSettings {
 impl AnalysisSettings {
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
-        let default = policy::default_threshold(id, self.threshold, self.instructions_threshold);
-        policy::threshold_for(&self.overrides, default, id)
+        let defaults = (self.threshold, self.instructions_threshold);
+        policy::threshold_for(&self.overrides, defaults, id)
     }
 
     /// True when a per-benchmark override says to ignore `id`.

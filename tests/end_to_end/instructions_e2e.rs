@@ -128,6 +128,12 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     let report = report_of(&repo, &both);
     let listed = ids(&report);
     assert_eq!(listed, ["hash/mix", "hash/mix (instructions)"]);
+    assert_eq!(
+        report["settings"]["threshold"], 0.02,
+        "{:#}",
+        report["settings"]
+    );
+    assert_eq!(report["settings"]["instructions_threshold"], 0.002);
     let time = bench_entry(&report, "hash/mix");
     assert_eq!(time["verdict"], "regressed", "{time:#}");
     assert!(time["unit"].is_null(), "{time:#}");
@@ -139,6 +145,7 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     let explained = [&common[..], &["--explain", "--", "hash/mix"]].concat();
     let report = report_of(&repo, &explained);
     assert_eq!(ids(&report), ["hash/mix"], "--explain adds no record");
+    assert!(report["settings"]["instructions_threshold"].is_null());
     let time = bench_entry(&report, "hash/mix");
     assert_eq!(time["verdict"], "regressed", "{time:#}");
     let functions = function_names(time);

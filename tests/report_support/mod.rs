@@ -205,6 +205,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
         settings: ReportSettings {
             mode: Mode::Interleaved,
             threshold: 0.02,
+            instructions_threshold: None,
             alpha: 0.01,
             confidence: 0.99,
             resamples: 10_000,

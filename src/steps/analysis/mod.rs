@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::model::policy::{self, BenchOverride};
+use crate::model::profile::counted_id;
 pub use crate::model::samples::SkippedTarget;
 use crate::model::samples::{
     BenchmarkRecord, ForkRecord, HarnessKind, Mode, PerFork, Presence, RunInfo, SampleFile,
@@ -483,6 +484,9 @@ pub fn distinct_more_than_one<'a>(mut items: impl Iterator<Item = &'a str>) -> b
 pub struct ReportSettings {
     pub mode: Mode,
     pub threshold: f64,
+    /// The threshold of instruction records (`ID (instructions)`), when the report holds any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions_threshold: Option<f64>,
     pub alpha: f64,
     pub confidence: f64,
     pub resamples: usize,
@@ -546,6 +550,10 @@ pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> 
         settings: ReportSettings {
             mode,
             threshold: settings.threshold,
+            instructions_threshold: results
+                .iter()
+                .any(|r| counted_id(&r.id).is_some())
+                .then_some(settings.instructions_threshold),
             alpha: settings.alpha,
             confidence: settings.confidence,
             resamples: settings.resamples,

@@ -487,12 +487,20 @@ pub fn cpu_wait_note(report: &Report) -> Option<String> {
 }
 
 /// `interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on ·
-/// seed 42`.
+/// seed 42`; `threshold ±2 % (instructions ±0.2 %)` when the report holds instruction records.
 pub fn settings_line(settings: &ReportSettings) -> String {
+    let threshold = match settings.instructions_threshold {
+        Some(instructions) => format!(
+            "±{} (instructions ±{})",
+            percent(settings.threshold),
+            percent(instructions)
+        ),
+        None => format!("±{}", percent(settings.threshold)),
+    };
     format!(
-        "{} mode · threshold ±{} · alpha {} · bootstrap {} ({} resamples) · FDR {} · seed {}",
+        "{} mode · threshold {} · alpha {} · bootstrap {} ({} resamples) · FDR {} · seed {}",
         settings.mode,
-        percent(settings.threshold),
+        threshold,
         significant(settings.alpha),
         percent(settings.confidence),
         settings.resamples,
@@ -1116,6 +1124,31 @@ mod tests {
         result.head.fork_measured_ms = Some(900.0);
         result.base.fork_measured_ms = Some(900.0);
         assert_eq!(slow_iterations_note(&result, &run(30)), None);
+    }
+
+    #[test]
+    fn the_settings_line_names_the_instruction_threshold_only_when_instructions_were_judged() {
+        let mut settings = ReportSettings {
+            mode: Mode::Interleaved,
+            threshold: 0.02,
+            instructions_threshold: None,
+            alpha: 0.01,
+            confidence: 0.99,
+            resamples: 10_000,
+            fdr: true,
+            seed: 42,
+        };
+        assert_eq!(
+            settings_line(&settings),
+            "interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · \
+             FDR on · seed 42"
+        );
+        settings.instructions_threshold = Some(0.002);
+        assert!(
+            settings_line(&settings).contains("threshold ±2 % (instructions ±0.2 %) · alpha"),
+            "{}",
+            settings_line(&settings)
+        );
     }
 
     #[test]

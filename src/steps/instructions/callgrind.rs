@@ -21,7 +21,9 @@
 //! A function is identified by its name and the file of its `fl=` (two instantiations of one
 //! generic function, which callgrind names alike, are one function here). Names are demangled:
 //! valgrind demangles Rust's legacy symbols itself, and any name still mangled (`_ZN…`, `_R…`)
-//! goes through `rustc-demangle`.
+//! goes through `rustc-demangle`. Callgrind names the deeper levels of a recursion apart
+//! (`quicksort'2`, its `--separate-recs`, 2 by default); such a name is its function's, so the
+//! levels are one function and the calls between them recursion, counted once.
 
 use std::collections::HashMap;
 
@@ -196,7 +198,7 @@ impl Parser {
             }
             ("fi" | "fe", b'=') => self.source_file = resolve(&mut self.names.files, value),
             ("fn", b'=') => {
-                let name = demangle(&resolve(&mut self.names.functions, value));
+                let name = function_name(&resolve(&mut self.names.functions, value));
                 let key = (name, self.file.clone());
                 self.source_file = self.file.clone();
                 self.touch(&key);
@@ -209,7 +211,7 @@ impl Parser {
                 resolve(&mut self.names.files, value);
             }
             ("cfn", b'=') => {
-                let name = demangle(&resolve(&mut self.names.functions, value));
+                let name = function_name(&resolve(&mut self.names.functions, value));
                 self.pending_call = Some((name, 0));
             }
             ("calls", b'=') => {
@@ -351,6 +353,26 @@ fn first_number(value: &str) -> Option<u64> {
     value.split_whitespace().next()?.parse().ok()
 }
 
+/// The function a profile's name is of: without callgrind's recursion level (`f'2` is `f`),
+/// demangled.
+fn function_name(name: &str) -> String {
+    demangle(without_recursion_level(name))
+}
+
+/// `name` without the `'N` callgrind appends to the levels of a recursion below the first.
+fn without_recursion_level(name: &str) -> &str {
+    match name.rsplit_once('\'') {
+        Some((function, level))
+            if !function.is_empty()
+                && !level.is_empty()
+                && level.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            function
+        }
+        _ => name,
+    }
+}
+
 /// `name` demangled when it is still a mangled Rust symbol (valgrind demangles legacy symbols
 /// itself), without the hash suffix.
 pub fn demangle(name: &str) -> String {
@@ -419,6 +441,41 @@ totals: 1111
         assert_eq!(work.calls, 3);
         // Highest inclusive first.
         assert_eq!(profile.functions[0].name, "main");
+    }
+
+    #[test]
+    fn the_levels_of_a_recursion_are_one_function_demangled() {
+        // quicksort calls its second level (quicksort'2) once; that level calls itself and a
+        // helper. All of it is quicksort's: self 100 + 60, inclusive that and the helper's 5.
+        let text = "positions: line
+events: Ir
+fl=(1) sort.rs
+fn=(1) _ZN4core5slice4sort9quicksort17h0123456789abcdefE
+1 100
+cfn=(2) _ZN4core5slice4sort9quicksort17h0123456789abcdefE'2
+calls=1 1
+1 65
+fn=(2)
+1 60
+cfn=(2)
+calls=3 1
+1 40
+cfn=(3) helper
+calls=1 9
+1 5
+fn=(3)
+9 5
+";
+        let profile = parse(text).unwrap();
+        let names: Vec<&str> = profile.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["core::slice::sort::quicksort", "helper"]);
+        let quicksort = &profile.functions[0];
+        assert_eq!(quicksort.self_instructions, 160);
+        assert_eq!(quicksort.inclusive_instructions, 165);
+        assert_eq!(without_recursion_level("f'12"), "f");
+        assert_eq!(without_recursion_level("f'x"), "f'x");
+        assert_eq!(without_recursion_level("'2"), "'2");
+        assert_eq!(without_recursion_level("f'"), "f'");
     }
 
     #[test]

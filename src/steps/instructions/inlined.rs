@@ -16,6 +16,8 @@
 //! An inlined function is named as the line tables name it, without its module path
 //! (`render`, `parse_bytes<u64>`): they do not carry more (the symbol table, which has full
 //! paths, has no entry for code that only exists inlined). Its file and line say where it is.
+//! A closure's name there is `{closure#0}` alone, which every function's first closure shares,
+//! so it is given the function it was inlined into: `{closure#0} in app::stage_two`.
 //!
 //! Without debug information the profile is returned unchanged.
 
@@ -51,16 +53,7 @@ pub fn attribute(profile: &Profile, executable: &Path) -> Profile {
         let mut kept = function.clone();
         for cost in &function.by_address {
             let chain = inline_chain(&loader, cost.address);
-            // The outermost frame is the function itself. Of the frames inlined into it, the
-            // standard library's (`Iterator::next`, `wrapping_add`, …) stay with the function
-            // that used them: the question is which of the program's functions changed.
-            let inlined: Vec<&Frame> = match chain.split_last() {
-                Some((_, inner)) => inner
-                    .iter()
-                    .filter(|f| f.name != function.name && !is_standard_library(f))
-                    .collect(),
-                None => Vec::new(),
-            };
+            let inlined = program_frames(&chain, &function.name);
             if inlined.is_empty() {
                 continue;
             }
@@ -100,6 +93,41 @@ pub fn attribute(profile: &Profile, executable: &Path) -> Profile {
     Profile::sum([&rest, &inlined])
 }
 
+/// The frames of `chain` (innermost first, the outermost the function `function` itself) that
+/// take the instructions from it: those inlined from the program. The standard library's
+/// (`Iterator::next`, `wrapping_add`, …) stay with the function that used them: the question is
+/// which of the program's functions changed. A closure, which the line tables name `{closure#0}`
+/// alone, is named with the function it was inlined into (`{closure#0} in app::stage_two`), the
+/// nearest frame of the program around it: two functions' first closures are two entries.
+fn program_frames(chain: &[Frame], function: &str) -> Vec<Frame> {
+    let Some((_, inner)) = chain.split_last() else {
+        return Vec::new();
+    };
+    let around = |index: usize| -> &str {
+        inner[index + 1..]
+            .iter()
+            .find(|f| !is_standard_library(f) && !is_closure(&f.name))
+            .map_or(function, |f| f.name.as_str())
+    };
+    inner
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.name != function && !is_standard_library(f))
+        .map(|(index, frame)| match is_closure(&frame.name) {
+            true => Frame {
+                name: format!("{} in {}", frame.name, around(index)),
+                ..frame.clone()
+            },
+            false => frame.clone(),
+        })
+        .collect()
+}
+
+/// Whether the line tables' `name` is a closure's (`{closure#0}`) or an async block's.
+fn is_closure(name: &str) -> bool {
+    name.starts_with('{') && name.ends_with('}')
+}
+
 /// Whether the frame's code is in Rust's standard library (its sources as the line tables name
 /// them: `/rustc/<commit>/library/…`).
 fn is_standard_library(frame: &Frame) -> bool {
@@ -131,4 +159,60 @@ fn inline_chain(loader: &addr2line::Loader, address: u64) -> Vec<Frame> {
         });
     }
     chain
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(name: &str, file: &str) -> Frame {
+        Frame {
+            name: name.to_string(),
+            file: Some(file.to_string()),
+            line: Some(1),
+        }
+    }
+
+    fn names(frames: &[Frame]) -> Vec<&str> {
+        frames.iter().map(|f| f.name.as_str()).collect()
+    }
+
+    #[test]
+    fn the_program_s_inlined_frames_take_the_cost_and_the_standard_library_s_do_not() {
+        let fold = "/rustc/abc/library/core/src/iter/traits/iterator.rs";
+        let chain = [
+            frame("{closure#0}", "src/lib.rs"),
+            frame("fold<u64>", fold),
+            frame("render", "src/lib.rs"),
+            frame("stage_two", "src/lib.rs"),
+        ];
+        let frames = program_frames(&chain, "app::stage_two");
+        assert_eq!(
+            names(&frames),
+            ["{closure#0} in render", "render"],
+            "the closure is named with the nearest frame of the program around it"
+        );
+        // Inlined straight into the function, through the standard library's fold.
+        let chain = [
+            frame("{closure#0}", "src/lib.rs"),
+            frame("fold<u64>", fold),
+            frame("stage_two", "src/lib.rs"),
+        ];
+        assert_eq!(
+            names(&program_frames(&chain, "app::stage_two")),
+            ["{closure#0} in app::stage_two"]
+        );
+        // A closure in a closure is named with the function around both.
+        let chain = [
+            frame("{closure#1}", "src/lib.rs"),
+            frame("{closure#0}", "src/lib.rs"),
+            frame("f", "src/lib.rs"),
+        ];
+        assert_eq!(
+            names(&program_frames(&chain, "app::f")),
+            ["{closure#1} in app::f", "{closure#0} in app::f"]
+        );
+        assert!(program_frames(&[frame("f", "src/lib.rs")], "app::f").is_empty());
+        assert!(program_frames(&[], "app::f").is_empty());
+    }
 }

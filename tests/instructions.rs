@@ -570,7 +570,11 @@ fn check_harness(
     };
     assert!((first - second).abs() < tolerance, "{first} vs {second}");
     let ratio = counted[2].per_iteration / counted[0].per_iteration;
-    assert!((ratio - 1.1).abs() < 0.002, "{ratio}");
+    let fits: Vec<String> = counted
+        .iter()
+        .map(|m| format!("{:.3} over {} samples", m.per_iteration, m.samples.len()))
+        .collect();
+    assert!((ratio - 1.1).abs() < 0.002, "{ratio}: {fits:?}");
     counted[0].per_iteration
 }
 

@@ -13,8 +13,15 @@ use crate::model::samples::{BenchmarkRecord, SampleFile};
 pub const MAX_FUNCTIONS: usize = 20;
 
 /// A function is listed when its count per iteration changed by at least this share of the
-/// benchmark's instructions per iteration (and at least [`MIN_CHANGE_INSTRUCTIONS`]).
+/// benchmark's instructions per iteration (and at least [`MIN_CHANGE_INSTRUCTIONS`], and
+/// [`MIN_SHARE_OF_THE_CHANGE`]).
 pub const MIN_CHANGE_SHARE: f64 = 1e-4;
+
+/// A function is listed when its count per iteration changed by at least this share of the
+/// benchmark's own change: a function whose few instructions only moved (an identical function
+/// merged with another on one side, named `steady` in base and `mix` in head) explains nothing
+/// of a 10 % change.
+pub const MIN_SHARE_OF_THE_CHANGE: f64 = 0.01;
 
 /// The smallest change per iteration a listed function has, in instructions.
 pub const MIN_CHANGE_INSTRUCTIONS: f64 = 0.5;
@@ -54,8 +61,9 @@ pub fn changes_of(samples: &SampleFile, id: &str) -> Vec<FunctionChange> {
     let Some((base, head)) = profiled else {
         return Vec::new();
     };
-    let min_change =
-        (base.total.abs().max(head.total.abs()) * MIN_CHANGE_SHARE).max(MIN_CHANGE_INSTRUCTIONS);
+    let min_change = (base.total.abs().max(head.total.abs()) * MIN_CHANGE_SHARE)
+        .max((head.total - base.total).abs() * MIN_SHARE_OF_THE_CHANGE)
+        .max(MIN_CHANGE_INSTRUCTIONS);
     let mut changes = profile::diff(base, head, min_change);
     changes.truncate(MAX_FUNCTIONS);
     changes
@@ -183,6 +191,43 @@ mod tests {
         assert_eq!(changes[0].base.self_, 500.0);
         assert_eq!(changes[0].head.self_, 550.0);
         assert_eq!(changes_of(&samples, "hash/mix (instructions)"), changes);
+    }
+
+    #[test]
+    fn a_function_whose_few_instructions_only_moved_is_not_listed_beside_the_change() {
+        // render does 1,000 more; `merged` is 4 instructions named `steady` in base and `mix`
+        // in head (one function folded with another on one side only).
+        let side = |work: f64, merged: &str| PerIterationProfile {
+            total: 1004.0 + work,
+            functions: vec![
+                FunctionPerIteration {
+                    name: "render".into(),
+                    file: None,
+                    line: None,
+                    instructions: Instructions {
+                        self_: work,
+                        inclusive: work,
+                    },
+                },
+                FunctionPerIteration {
+                    name: merged.into(),
+                    file: None,
+                    line: None,
+                    instructions: Instructions {
+                        self_: 4.0,
+                        inclusive: 4.0,
+                    },
+                },
+            ],
+        };
+        let mut changed = record("mix", None, None);
+        changed.base.profile = Some(side(10_000.0, "steady"));
+        changed.head.profile = Some(side(11_000.0, "mix"));
+        let names: Vec<String> = changes_of(&file(vec![changed]), "mix")
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(names, ["render"]);
     }
 
     #[test]

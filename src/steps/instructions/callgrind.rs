@@ -332,7 +332,7 @@ fn source_of(own: &str, files: &[(String, u64, Option<u32>)]) -> (Option<String>
 }
 
 /// Sources of Rust's standard library, as its line tables name them.
-fn is_standard_library(file: &str) -> bool {
+pub(super) fn is_standard_library(file: &str) -> bool {
     file.starts_with("/rustc/") || file.contains("/lib/rustlib/src/")
 }
 

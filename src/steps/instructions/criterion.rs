@@ -63,22 +63,26 @@ pub fn is_measured_method(skeleton: &str) -> bool {
 /// The valgrind options that count only the functions `toggle` matches ([`symbols::toggle_pattern`])
 /// and dump after each call of one of `functions`.
 pub fn callgrind_options(toggle: &str, functions: &[String], out_dir: &Path) -> Vec<String> {
-    let mut options = vec![
+    let mut options = toggled_options(toggle, out_dir);
+    options.extend(functions.iter().map(|f| format!("--dump-after={f}")));
+    options
+}
+
+/// The valgrind options that count only the functions `toggle` matches, into profiles in
+/// `out_dir`; the dump options that delimit the samples follow them (the toggle must come
+/// before them: see [`symbols::toggle_pattern`]).
+pub fn toggled_options(toggle: &str, out_dir: &Path) -> Vec<String> {
+    vec![
         "--tool=callgrind".to_string(),
         "-q".to_string(),
         dumps::out_file_option(out_dir),
         "--collect-atstart=no".to_string(),
-        // Raw symbol names, as `functions` are (super::symbols).
+        // Raw symbol names, as the toggle's and the dumps' functions are (super::symbols).
         "--demangle=no".to_string(),
         // Costs by instruction address, for the functions inlined into others (super::inlined).
         "--dump-instr=yes".to_string(),
-    ];
-    // The toggle first, then the dumps (see symbols::toggle_pattern).
-    options.push(format!("--toggle-collect={toggle}"));
-    for function in functions {
-        options.push(format!("--dump-after={function}"));
-    }
-    options
+        format!("--toggle-collect={toggle}"),
+    ]
 }
 
 /// The arguments of valgrind that run `executable` with [`callgrind_options`], to which the

@@ -113,12 +113,12 @@ fn program_frames(chain: &[Frame], function: &str) -> Vec<Frame> {
         .iter()
         .enumerate()
         .filter(|(_, f)| f.name != function && !is_standard_library(f))
-        .map(|(index, frame)| match is_closure(&frame.name) {
-            true => Frame {
-                name: format!("{} in {}", frame.name, around(index)),
-                ..frame.clone()
-            },
-            false => frame.clone(),
+        .map(|(index, frame)| {
+            let mut frame = frame.clone();
+            if is_closure(&frame.name) {
+                frame.name = format!("{} in {}", frame.name, around(index));
+            }
+            frame
         })
         .collect()
 }
@@ -134,7 +134,7 @@ fn is_standard_library(frame: &Frame) -> bool {
     frame
         .file
         .as_deref()
-        .is_some_and(|file| file.starts_with("/rustc/") || file.contains("/lib/rustlib/src/"))
+        .is_some_and(super::callgrind::is_standard_library)
 }
 
 /// The inline chain of the instruction at `address`, innermost first; empty when the debug

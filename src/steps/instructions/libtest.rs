@@ -130,22 +130,10 @@ fn callgrind_args(
     now: &[String],
     elapsed: &[String],
 ) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "--tool=callgrind".into(),
-        "-q".into(),
-        dumps::out_file_option(out_dir).into(),
-        "--collect-atstart=no".into(),
-        "--demangle=no".into(),
-        "--dump-instr=yes".into(),
-        format!("--toggle-collect={toggle}").into(),
-    ];
-    args.extend(now.iter().map(|name| format!("--dump-after={name}").into()));
-    args.extend(
-        elapsed
-            .iter()
-            .map(|name| format!("--dump-before={name}").into()),
-    );
-    args
+    let mut options = super::criterion::toggled_options(toggle, out_dir);
+    options.extend(now.iter().map(|name| format!("--dump-after={name}")));
+    options.extend(elapsed.iter().map(|name| format!("--dump-before={name}")));
+    options.into_iter().map(Into::into).collect()
 }
 
 /// The samples among a process's dumps: each one triggered by `elapsed` right after one

@@ -181,6 +181,81 @@ pub struct BenchmarkRecord {
     /// Why measurement stopped (stop rule met, cap reached, …), when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopRecord>,
+    /// Whether it was measured at all, and why: a benchmark that executes the same code and
+    /// reads the same files on both sides is `unchanged` without a fork (docs/selection.md).
+    /// Absent when selection was off (`--measure-all`) or in files recorded before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<SelectionRecord>,
+}
+
+/// Why a benchmark was measured or not, decided before any timing from what it executes
+/// ([`crate::steps::reach`]).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq, Default)]
+pub struct SelectionRecord {
+    /// False: it executes the same code and reads the same files on both sides, and its verdict
+    /// is `unchanged` without a fork.
+    pub measured: bool,
+    pub reason: SelectionReason,
+    /// One line saying what was decided and on what: what was compared when it is the same, why
+    /// it could not be decided when it was not.
+    pub detail: String,
+    /// Functions executed on base, compared with head's.
+    #[serde(default)]
+    pub functions: usize,
+    /// Data objects those functions reach (constants, statics, vtables), compared.
+    #[serde(default)]
+    pub data: usize,
+    /// Files of the checkout it read, compared.
+    #[serde(default)]
+    pub files: usize,
+    /// The changed functions it executes, demangled, as `--explain` names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_functions: Vec<String>,
+    /// The changed data objects it reaches.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_data: Vec<String>,
+    /// The files it reads that differ, relative to the checkout.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_files: Vec<String>,
+}
+
+/// The reason a [`SelectionRecord`] gives.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum SelectionReason {
+    /// The same code and files on both sides: not measured.
+    SameCode,
+    /// It executes changed code, reaches changed data or reads a changed file: measured.
+    ReachesChange,
+    /// Whether it reaches the change could not be decided (a trace failed, an address had no
+    /// symbol, valgrind is missing, the build settings differ, …): measured.
+    #[default]
+    Undecided,
+}
+
+impl SelectionRecord {
+    /// Whether the benchmark is `unchanged` without a fork.
+    pub fn skipped(&self) -> bool {
+        !self.measured && self.reason == SelectionReason::SameCode
+    }
+
+    /// What the change reaches, for a measured benchmark's note and report: the changed
+    /// functions, data and files, most telling first, at most `most` of them and a count of
+    /// the rest.
+    pub fn reached(&self, most: usize) -> String {
+        let names: Vec<&str> = self
+            .changed_functions
+            .iter()
+            .chain(&self.changed_data)
+            .chain(&self.changed_files)
+            .map(String::as_str)
+            .collect();
+        let mut text = names.iter().take(most).copied().collect::<Vec<_>>().join(", ");
+        if names.len() > most {
+            text.push_str(&format!(" (+{} more)", names.len() - most));
+        }
+        text
+    }
 }
 
 /// The forks of one side of one benchmark.
@@ -467,6 +542,7 @@ impl SampleFile {
             base: SideRecord::default(),
             head: SideRecord::default(),
             stop: None,
+            selection: None,
         });
         self.benchmarks.last_mut().expect("just pushed")
     }

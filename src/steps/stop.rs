@@ -660,6 +660,7 @@ mod tests {
             base: Default::default(),
             head: Default::default(),
             stop: None,
+            selection: None,
         };
         assert!(p.evaluate(&record, 9, 0, &[]).is_none());
         let stop = p.evaluate(&record, 10, 0, &[]).unwrap();
@@ -893,6 +894,7 @@ mod tests {
             base: side(base),
             head: side(head),
             stop: None,
+            selection: None,
         }
     }
 

@@ -93,6 +93,7 @@ fn empty_record() -> BenchmarkRecord {
         base: SideRecord::default(),
         head: SideRecord::default(),
         stop: None,
+        selection: None,
         harness: None,
     }
 }

@@ -305,6 +305,7 @@ pub fn samples_for(report: &Report) -> SampleFile {
             base: side_samples(b.base.mean_ns, 2 * i),
             head: side_samples(b.head.mean_ns, 2 * i + 1),
             stop: None,
+            selection: None,
             harness: None,
         });
     }

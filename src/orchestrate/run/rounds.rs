@@ -101,7 +101,9 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         let deciding = deciding_records(ctx, file, &index, &companion, &counted);
         let measurable = (0..ctx.matched.len())
             .filter(|&i| {
-                ctx.matched[i].presence == Presence::Both && !file.benchmarks[index[i]].failed()
+                let record = &file.benchmarks[index[i]];
+                let same_code = record.selection.as_ref().is_some_and(|s| s.skipped());
+                ctx.matched[i].presence == Presence::Both && !record.failed() && !same_code
             })
             .collect();
         let copies_dir = ctx.perfdiff_dir.join("fresh-bin");

@@ -170,6 +170,7 @@ mod tests {
                 ..SideRecord::default()
             },
             stop: None,
+            selection: None,
         }
     }
 

@@ -290,6 +290,11 @@ pub struct BenchmarkResult {
     /// ([`functions::changes_of`]).
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub functions: Vec<crate::model::profile::FunctionChange>,
+    /// Whether it was measured and why: `measured: false` (`reason: same_code`) for a benchmark
+    /// that executes the same code and reads the same files on both sides, `unchanged` without a
+    /// fork; absent when selection was off ([`crate::model::samples::SelectionRecord`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub selection: Option<crate::model::samples::SelectionRecord>,
 }
 
 impl BenchmarkResult {
@@ -321,7 +326,13 @@ impl BenchmarkResult {
             warnings: Vec::new(),
             unit: None,
             functions: Vec::new(),
+            selection: None,
         }
+    }
+
+    /// Whether it was decided `unchanged` without a fork, for executing the same code.
+    pub fn same_code(&self) -> bool {
+        self.selection.as_ref().is_some_and(|s| s.skipped())
     }
 }
 
@@ -641,6 +652,11 @@ fn analyse_one(
         result.failure = Some(failure);
         return result;
     }
+    if result.same_code() && pairs.is_empty() {
+        // Decided before measuring: the change cannot reach it (docs/selection.md).
+        result.verdict = Outcome::Unchanged;
+        return result;
+    }
     if pairs.is_empty() {
         result.warnings.push("no samples on one side".to_string());
         return result;
@@ -692,6 +708,7 @@ fn described(
         base: side_summary(&record.base, &base, stable(|s| s.base_stable)),
         head: side_summary(&record.head, &head, stable(|s| s.head_stable)),
         stop: record.stop.clone(),
+        selection: record.selection.clone(),
         ..BenchmarkResult::new(&record.id, settings.threshold_for(&record.id))
     };
     let (unit, unit_warning) = unit_of(record);
@@ -1178,6 +1195,7 @@ mod tests {
             base: side(base),
             head: side(head),
             stop: None,
+            selection: None,
         }
     }
 
@@ -1301,6 +1319,7 @@ mod tests {
             base: side_of(vec![fork(base), fork(base)]),
             head: side_of(vec![fork(head), fork(head)]),
             stop: None,
+            selection: None,
         };
         assert_eq!(unit_of(&record(None, None)), (None, None));
         assert_eq!(

@@ -1,0 +1,202 @@
+//! The files a benchmark read, compared between the two checkouts.
+//!
+//! Why: a benchmark whose code is the same on both sides still measures something else when the
+//! input it reads at run time differs (a data file beside its package, a fixture it parses). A
+//! file inside the checkout is compared with the file at the same place in the other checkout,
+//! byte for byte (a directory by its listing); a file outside both checkouts is the machine's
+//! (`/proc`, `/sys`, the shared libraries, the dynamic loader's cache) and the same for both
+//! sides, which run on this machine; a file in the build's own directories (another build's
+//! output read at run time) cannot be paired soundly, so the benchmark is measured.
+
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// Where each side's files are: its checkout, and the directories of its build whose files are
+/// not the checkout's (the target directory, the state directory).
+#[derive(Debug, Clone)]
+pub struct Checkouts<'a> {
+    /// Base's checkout: the traced benchmark ran there.
+    pub base: &'a Path,
+    /// Head's checkout.
+    pub head: &'a Path,
+    /// Files the trace may open that say nothing about the benchmark's input: its own
+    /// executable and what the build keeps of it.
+    pub own_files: &'a [PathBuf],
+    /// Directories whose files are build output (read at run time they cannot be paired with
+    /// head's): a read there leaves the benchmark undecided.
+    pub build_dirs: &'a [PathBuf],
+}
+
+/// What comparing the read files found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileComparison {
+    /// Files of the checkout it read that are the same on both sides.
+    pub same: usize,
+    /// Files of the checkout it read that differ (or exist on one side only), relative to it.
+    pub changed: Vec<String>,
+    /// Why the files cannot be compared (a read of build output, an unreadable file): then it
+    /// is measured.
+    pub undecided: Option<String>,
+}
+
+/// Compares every file in `read` that lies in base's checkout with head's file at the same
+/// place. Paths are made absolute by the trace; `..` components are resolved lexically.
+pub fn compare(read: &BTreeSet<PathBuf>, checkouts: &Checkouts<'_>) -> FileComparison {
+    let mut result = FileComparison::default();
+    for path in read.iter().map(|p| normalise(p)) {
+        if checkouts.own_files.iter().any(|own| normalise(own) == path) {
+            continue;
+        }
+        if let Ok(relative) = path.strip_prefix(normalise(checkouts.base)) {
+            match same_content(&path, &checkouts.head.join(relative)) {
+                Ok(true) => result.same += 1,
+                Ok(false) => result.changed.push(relative.display().to_string()),
+                Err(why) => {
+                    result.undecided.get_or_insert(why);
+                }
+            }
+        } else if let Some(dir) = checkouts
+            .build_dirs
+            .iter()
+            .find(|dir| path.starts_with(normalise(dir)))
+        {
+            result.undecided.get_or_insert(format!(
+                "it reads {}, build output in {}",
+                path.display(),
+                dir.display()
+            ));
+        }
+    }
+    result.changed.sort();
+    result.changed.dedup();
+    result
+}
+
+/// Whether the files (or directories, by their listing) at `base` and `head` are alike: both
+/// absent counts as alike (a file the benchmark looked for and did not find), one absent as a
+/// difference; an error reading one that is there is `Err`.
+fn same_content(base: &Path, head: &Path) -> Result<bool, String> {
+    let kind = |path: &Path| std::fs::metadata(path).ok().map(|m| m.is_dir());
+    match (kind(base), kind(head)) {
+        (None, None) => Ok(true),
+        (Some(true), Some(true)) => Ok(listing(base)? == listing(head)?),
+        (Some(false), Some(false)) => Ok(read(base)? == read(head)?),
+        _ => Ok(false),
+    }
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|e| format!("it reads {}, which cannot be read: {e}", path.display()))
+}
+
+/// The names in directory `path`, sorted.
+fn listing(path: &Path) -> Result<Vec<std::ffi::OsString>, String> {
+    let entries = std::fs::read_dir(path)
+        .map_err(|e| format!("it lists {}, which cannot be read: {e}", path.display()))?;
+    let mut names: Vec<_> = entries.filter_map(|e| Some(e.ok()?.file_name())).collect();
+    names.sort();
+    Ok(names)
+}
+
+/// `path` with `.` and `..` resolved lexically (the trace names what the process asked for).
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Sides {
+        _dir: tempfile::TempDir,
+        base: PathBuf,
+        head: PathBuf,
+        target: PathBuf,
+    }
+
+    fn sides(files: &[(&str, Option<&str>, Option<&str>)]) -> Sides {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base");
+        let head = dir.path().join("head");
+        let target = dir.path().join("target");
+        for root in [&base, &head, &target] {
+            std::fs::create_dir_all(root.join("data")).unwrap();
+        }
+        for (name, in_base, in_head) in files {
+            for (root, content) in [(&base, in_base), (&head, in_head)] {
+                if let Some(content) = content {
+                    std::fs::write(root.join(name), content).unwrap();
+                }
+            }
+        }
+        Sides { _dir: dir, base, head, target }
+    }
+
+    fn compare_in(sides: &Sides, read: &[PathBuf]) -> FileComparison {
+        let build_dirs = [sides.target.clone()];
+        let checkouts = Checkouts {
+            base: &sides.base,
+            head: &sides.head,
+            own_files: &[],
+            build_dirs: &build_dirs,
+        };
+        compare(&read.iter().cloned().collect(), &checkouts)
+    }
+
+    #[test]
+    fn a_file_of_the_checkout_is_compared_with_head_s() {
+        let s = sides(&[
+            ("data/same.txt", Some("a"), Some("a")),
+            ("data/input.txt", Some("1 2 3"), Some("1 2 4")),
+        ]);
+        let read = [s.base.join("data/same.txt"), s.base.join("data/input.txt")];
+        let found = compare_in(&s, &read);
+        assert_eq!(found.same, 1);
+        assert_eq!(found.changed, vec!["data/input.txt".to_string()]);
+        assert_eq!(found.undecided, None);
+    }
+
+    #[test]
+    fn a_file_on_one_side_only_is_a_change_and_absent_on_both_is_not() {
+        let s = sides(&[("data/new.txt", None, Some("x"))]);
+        let read = [s.base.join("data/new.txt"), s.base.join("data/nowhere.txt")];
+        let found = compare_in(&s, &read);
+        assert_eq!(found.changed, vec!["data/new.txt".to_string()]);
+        assert_eq!(found.same, 1);
+    }
+
+    #[test]
+    fn a_directory_is_compared_by_its_listing() {
+        let s = sides(&[("data/a", Some("1"), Some("1"))]);
+        std::fs::write(s.head.join("data/b"), "2").unwrap();
+        let found = compare_in(&s, &[s.base.join("data")]);
+        assert_eq!(found.changed, vec!["data".to_string()]);
+    }
+
+    #[test]
+    fn the_machine_s_files_are_alike_and_build_output_leaves_it_undecided() {
+        let s = sides(&[]);
+        let read = [PathBuf::from("/proc/self/maps"), s.target.join("out/gen.bin")];
+        let found = compare_in(&s, &read);
+        assert_eq!((found.same, found.changed.len()), (0, 0));
+        let why = found.undecided.expect("build output is undecided");
+        assert!(why.contains("gen.bin"), "{why}");
+    }
+
+    #[test]
+    fn dot_dot_in_a_read_path_is_resolved_before_pairing() {
+        let s = sides(&[("data/input.txt", Some("1"), Some("2"))]);
+        let read = [s.base.join("data/../data/input.txt")];
+        assert_eq!(compare_in(&s, &read).changed, vec!["data/input.txt".to_string()]);
+    }
+}

@@ -1,0 +1,159 @@
+//! Which benchmarks a change can reach: decided before measuring, from what each benchmark
+//! executes and reads, so that a benchmark whose executed code, data and input files are the same
+//! on both sides is `unchanged` without a fork (docs/selection.md).
+//!
+//! Why: a pull request that touches one module of a suite of a hundred benchmarks would
+//! otherwise measure all hundred, so CI time grows with the suite rather than with the change,
+//! and the untouched benchmarks are where the verdicts are weakest: the change moves their code
+//! elsewhere in the executable, and a layout's few percent leaves them `inconclusive`. Peass
+//! (Reichelt et al.) selects the tests a change can affect from traces of what each executes;
+//! this module does the same at the level of machine code.
+//!
+//! The parts, in the order a decision takes them:
+//! - [`trace`]: what one benchmark executes (instruction addresses in its executable) and which
+//!   files it opens, under valgrind's callgrind, in its harness's test mode and a short measuring
+//!   run; kept per executable content;
+//! - [`code`]: whether those functions, and the data they reach, are the same machine code on
+//!   both sides, compared in the objects the executables were linked from;
+//! - [`files`]: whether the files of the checkout it read are the same in both checkouts;
+//! - [`settings`]: whether both sides are built with the same settings.
+//!
+//! Conservative wherever unsure: a benchmark is skipped only when all four say "the same"; a
+//! trace that fails, an address without a symbol, a function without a partner, a file that
+//! cannot be read leave it measured, and its record says why ([`decide`]).
+
+pub mod code;
+pub mod files;
+pub mod settings;
+pub mod trace;
+
+use crate::model::samples::{SelectionReason, SelectionRecord};
+use code::CodeComparison;
+use files::FileComparison;
+
+/// The decision for one benchmark from what was compared: skipped (`measured: false`) only when
+/// the build settings agree, its code and data are the same and every file it read is.
+pub fn decide(code: &CodeComparison, files: &FileComparison, settings: &[String]) -> SelectionRecord {
+    if let Some(first) = settings.first() {
+        return undecided(format!("the build settings differ: {first}"));
+    }
+    let (functions, data) = match code {
+        CodeComparison::Unknown { reason } => return undecided(reason.clone()),
+        CodeComparison::Same { functions, data } => (*functions, *data),
+        CodeComparison::Differs { functions, data } => {
+            return reaches(functions.clone(), data.clone(), files.changed.clone());
+        }
+    };
+    if let Some(why) = &files.undecided {
+        return undecided(why.clone());
+    }
+    if !files.changed.is_empty() {
+        return reaches(Vec::new(), Vec::new(), files.changed.clone());
+    }
+    SelectionRecord {
+        measured: false,
+        reason: SelectionReason::SameCode,
+        detail: same_code_detail(functions, data, files.same),
+        functions,
+        data,
+        files: files.same,
+        ..SelectionRecord::default()
+    }
+}
+
+/// A measured benchmark whose selection could not be decided, and why.
+pub fn undecided(why: String) -> SelectionRecord {
+    SelectionRecord {
+        measured: true,
+        reason: SelectionReason::Undecided,
+        detail: why,
+        ..SelectionRecord::default()
+    }
+}
+
+/// A measured benchmark that reaches the change: what changed that it executes or reads.
+fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> SelectionRecord {
+    let mut record = SelectionRecord {
+        measured: true,
+        reason: SelectionReason::ReachesChange,
+        changed_functions: functions,
+        changed_data: data,
+        changed_files: files,
+        ..SelectionRecord::default()
+    };
+    record.detail = format!("it reaches changed code: {}", record.reached(3));
+    record
+}
+
+/// "same code: 41 functions, 12 data objects, 1 file compared".
+pub fn same_code_detail(functions: usize, data: usize, files: usize) -> String {
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = vec![
+        plural(functions, "function", "functions"),
+        plural(data, "data object", "data objects"),
+    ];
+    if files > 0 {
+        parts.push(plural(files, "file", "files"));
+    }
+    format!("same code: {} compared", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same() -> CodeComparison {
+        CodeComparison::Same {
+            functions: 41,
+            data: 12,
+        }
+    }
+
+    #[test]
+    fn the_same_code_files_and_settings_skip_the_benchmark() {
+        let files = FileComparison {
+            same: 1,
+            ..FileComparison::default()
+        };
+        let record = decide(&same(), &files, &[]);
+        assert!(record.skipped());
+        assert_eq!(
+            record.detail,
+            "same code: 41 functions, 12 data objects, 1 file compared"
+        );
+    }
+
+    #[test]
+    fn anything_changed_or_unsure_measures_it() {
+        let quiet = FileComparison::default();
+        let changed_file = FileComparison {
+            changed: vec!["data/input.txt".into()],
+            ..FileComparison::default()
+        };
+        let unreadable = FileComparison {
+            undecided: Some("it reads x, which cannot be read".into()),
+            ..FileComparison::default()
+        };
+        let differs = CodeComparison::Differs {
+            functions: vec!["demo::mix".into()],
+            data: vec![],
+        };
+        let unknown = CodeComparison::Unknown {
+            reason: "an executed address has no symbol".into(),
+        };
+        let settings = vec!["rust-toolchain.toml differs".to_string()];
+        for (code, files, settings) in [
+            (&differs, &quiet, &[][..]),
+            (&unknown, &quiet, &[][..]),
+            (&same(), &changed_file, &[][..]),
+            (&same(), &unreadable, &[][..]),
+            (&same(), &quiet, &settings[..]),
+        ] {
+            let record = decide(code, files, settings);
+            assert!(record.measured && !record.skipped(), "{record:?}");
+        }
+        let record = decide(&differs, &changed_file, &[]);
+        assert_eq!(record.reason, SelectionReason::ReachesChange);
+        assert_eq!(record.reached(5), "demo::mix, data/input.txt");
+    }
+}

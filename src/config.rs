@@ -104,6 +104,9 @@ pub struct Settings {
     /// Count the instructions of every benchmark whose time changed, by function, to name the
     /// functions behind the change (`--explain`; always so with the instructions metric).
     pub explain: bool,
+    /// Measure every benchmark, also those that execute the same code on both sides
+    /// (`--measure-all`; docs/selection.md). Off: such benchmarks are `unchanged` without a fork.
+    pub measure_all: bool,
     /// When to stop adding forks.
     pub stop: StopRule,
     /// Rounds for `--stop fixed`.
@@ -164,6 +167,7 @@ impl Default for Settings {
             mode: Mode::Interleaved,
             metric: Metrics::TIME,
             explain: false,
+            measure_all: false,
             stop: StopRule::default(),
             forks: 10,
             min_forks: StopRule::default().default_min_forks(),
@@ -262,6 +266,8 @@ pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub measure_all: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub stop: Option<StopRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub forks: Option<usize>,
@@ -327,6 +333,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "mode",
     "metric",
     "explain",
+    "measure-all",
     "stop",
     "forks",
     "min-forks",
@@ -398,6 +405,7 @@ impl PartialSettings {
             mode: Some(settings.mode),
             metric: Some(settings.metric),
             explain: Some(settings.explain),
+            measure_all: Some(settings.measure_all),
             stop: Some(settings.stop),
             forks: Some(settings.forks),
             min_forks: Some(settings.min_forks),
@@ -1030,6 +1038,7 @@ impl Effective {
             mode,
             metric,
             explain,
+            measure_all,
             stop,
             forks,
             min_forks,
@@ -1074,6 +1083,7 @@ impl Effective {
             mode => "mode", std::convert::identity;
             metric => "metric", std::convert::identity;
             explain => "explain", std::convert::identity;
+            measure_all => "measure-all", std::convert::identity;
             stop => "stop", std::convert::identity;
             forks => "forks", std::convert::identity;
             min_forks => "min-forks", std::convert::identity;
@@ -1262,6 +1272,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
         Entry::set("mode", text(s.mode)),
         Entry::set("metric", text(s.metric)),
         Entry::set("explain", Boolean(s.explain)),
+        Entry::set("measure-all", Boolean(s.measure_all)),
         Entry::set("stop", text(s.stop)),
         Entry::set("forks", integer(s.forks)),
         Entry::set("min-forks", integer(s.min_forks)),

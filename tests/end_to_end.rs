@@ -34,6 +34,8 @@ mod robustness_forks;
 mod robustness_interrupt;
 #[path = "end_to_end/robustness_worktrees.rs"]
 mod robustness_worktrees;
+#[path = "end_to_end/selection_e2e.rs"]
+mod selection_e2e;
 #[path = "end_to_end/ux.rs"]
 mod ux;
 #[path = "end_to_end/workspace_targets.rs"]

@@ -246,6 +246,18 @@ pub struct MetricArgs {
     /// time changed, by function, under valgrind (always so with --metric instructions)
     #[arg(long, hide_short_help = true)]
     pub explain: bool,
+    /// Measure every benchmark, also those that execute the same code on both sides
+    ///
+    /// By default each benchmark is traced once under valgrind before any timing, and one whose
+    /// executed functions, the data they reach and the files it reads are the same on both
+    /// sides is `unchanged` (same code) without a fork (docs/selection.md).
+    #[arg(
+        long,
+        env = "CARGO_PERFDIFF_MEASURE_ALL",
+        value_parser = clap::builder::FalseyValueParser::new(),
+        hide_env_values = true
+    )]
+    pub measure_all: bool,
 }
 
 /// The smallest change that matters.
@@ -627,6 +639,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.mode = args.mode.mode;
     layer.metric = args.measuring.metric.metric;
     layer.explain = args.measuring.metric.explain.then_some(true);
+    layer.measure_all = args.measuring.metric.measure_all.then_some(true);
     layer.stop = args.measuring.stop;
     layer.forks = args.measuring.forks;
     let StopLimitArgs {
@@ -931,6 +944,7 @@ fn demo_command(args: DemoArgs) -> Result<i32, CliError> {
     settings.fail_on = FailOn::Never;
     settings.metric = args.metric.metric.unwrap_or(settings.metric);
     settings.explain |= args.metric.explain;
+    settings.measure_all |= args.metric.measure_all;
     if args.program {
         settings.commands = crate::orchestrate::demo::program_demo_commands();
     }

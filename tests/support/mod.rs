@@ -424,6 +424,10 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         .env("PATH", path)
         .env("CARGO_TARGET_DIR", shared_target_dir())
         .env("NO_COLOR", "1")
+        // Every benchmark measured, as the statistics these tests check need: selection by
+        // reach traces each benchmark under valgrind first, and has tests of its own
+        // (`selection_e2e`), which remove this variable.
+        .env("CARGO_PERFDIFF_MEASURE_ALL", "1")
         .env_remove("CARGO_PERFDIFF_LOG");
     if quick_builds(dir) {
         command

@@ -11,6 +11,7 @@
 
 mod count;
 mod prepare;
+mod reach;
 mod rounds;
 mod select;
 
@@ -211,6 +212,7 @@ struct Selected<'a> {
     started: Instant,
     comparison: &'a revisions::Comparison,
     perfdiff_dir: &'a Path,
+    target_dir: &'a Path,
     seed: u64,
     resumed: Option<SampleFile>,
     base: &'a SideBuild,
@@ -255,6 +257,7 @@ fn with_selected_benchmarks<T>(
         started,
         comparison,
         perfdiff_dir: &opened.perfdiff_dir,
+        target_dir: &opened.target_dir,
         seed,
         resumed,
         base: &base_build,
@@ -292,6 +295,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         started,
         comparison,
         perfdiff_dir,
+        target_dir,
         seed,
         resumed,
         base: base_build,
@@ -327,6 +331,15 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         (base_build, head_build),
     );
     count::register(&mut file, &matched, settings.metric);
+    let sides = reach::SelectedSides {
+        settings,
+        perfdiff_dir,
+        target_dir,
+        base: base_build,
+        head: head_build,
+    };
+    let selections = reach::select_by_reach(&sides, &matched, &file, progress);
+    reach::record(&mut file, selections);
     file.skipped_targets = sorted_once(skipped);
     file.save(&samples_path)?;
     let valgrind = count::valgrind_for(settings)?;

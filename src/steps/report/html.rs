@@ -347,7 +347,7 @@ fn overview(report: &Report) -> String {
             WIDTH - 155.0,
             y + 4.0,
             verdict_color(result.verdict),
-            outcome_label(result.verdict),
+            text::verdict_label(result),
             escape(&if result.ratio.is_some() {
                 text::change(result.change_rate)
             } else {
@@ -379,7 +379,7 @@ fn card(
     let mut out = format!(
         "<article class=\"card\" id=\"bench-{index}\" style=\"border-left-color:{color}\">\n<header><h3>{}</h3><span class=\"badge\" style=\"background:{color}\">{}</span><span class=\"change\" style=\"color:{color}\">{}</span></header>\n",
         escape(&result.id),
-        outcome_label(result.verdict),
+        text::verdict_label(result),
         if result.change_rate.is_some() {
             escape(&text::change(result.change_rate))
         } else {

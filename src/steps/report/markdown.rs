@@ -132,7 +132,7 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
             text::p_and_q(b, report.settings.fdr),
             text::delta(b.cliffs_delta.as_ref()),
             text::forks(b),
-            format!("{} {}", emoji(b.verdict), outcome_label(b.verdict)),
+            format!("{} {}", emoji(b.verdict), text::verdict_label(b)),
         ];
         if layouts {
             cells.insert(5, text::layout_spread(b));

@@ -181,9 +181,7 @@ fn columns(report: &Report) -> Vec<Column> {
             text::delta(b.cliffs_delta.as_ref())
         }),
         column("forks", Other, true, text::forks),
-        column("verdict", Verdict, false, |b| {
-            outcome_label(b.verdict).to_string()
-        }),
+        column("verdict", Verdict, false, text::verdict_label),
     ];
     // Several layouts measured: how far each benchmark moves between them, after the interval.
     if report.layouts_measured() {

@@ -29,6 +29,17 @@ pub fn outcome_label(outcome: Outcome) -> &'static str {
     }
 }
 
+/// A benchmark's verdict as a row shows it: `unchanged (same code)` for one decided without
+/// measuring, because it executes the same code on both sides (docs/selection.md).
+pub fn verdict_label(result: &BenchmarkResult) -> String {
+    if result.same_code() {
+        format!("{} (same code)", outcome_label(result.verdict))
+    } else {
+        outcome_label(result.verdict).to_string()
+    }
+}
+
+
 /// A time per iteration in human units with three significant digits: `812 ns`, `1.23 µs`.
 pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {
@@ -285,9 +296,13 @@ pub fn counts(report: &Report) -> Vec<(Outcome, usize)> {
 
 /// `1 regressed, 1 improved, 1 unchanged, 1 only in head`.
 pub fn summary_line(report: &Report) -> String {
+    let same_code = report.benchmarks.iter().filter(|b| b.same_code()).count();
     let parts: Vec<String> = counts(report)
         .into_iter()
-        .map(|(o, n)| format!("{n} {}", outcome_label(o)))
+        .map(|(o, n)| match o {
+            Outcome::Unchanged if same_code > 0 => format!("{n} unchanged ({same_code} same code)"),
+            o => format!("{n} {}", outcome_label(o)),
+        })
         .collect();
     if parts.is_empty() {
         "no benchmarks".to_string()

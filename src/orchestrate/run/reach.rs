@@ -1,0 +1,195 @@
+//! Selection by reach: before any timing, the benchmarks whose executed code, data and read
+//! files are the same on both sides are set apart as `unchanged` (same code), and every other
+//! benchmark says why it is measured ([`crate::steps::reach`], docs/selection.md).
+//!
+//! Each benchmark present on both sides is traced once on base (kept per executable content, so a
+//! second comparison against the same base traces nothing), and compared with head's executable
+//! through the objects both were linked from. Nothing here can make a benchmark skipped that the
+//! step did not decide `same_code`: every failure on the way leaves it measured, with the reason.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::samples::SelectionRecord;
+use crate::steps::instructions::Valgrind;
+use crate::steps::reach::code::{Comparer, LinkedCode};
+use crate::steps::reach::files::{self, Checkouts};
+use crate::steps::reach::settings::{self as build_settings, SideSettings};
+use crate::steps::reach::trace::{self, TraceCache};
+use crate::steps::reach::{decide, undecided};
+
+/// The selection of every benchmark of `matched` that both sides have, by id; empty when
+/// selection is off (`--measure-all`). Benchmarks whose records already hold a selection (a
+/// resumed run) keep it.
+pub(super) fn select_by_reach(
+    selected: &SelectedSides<'_>,
+    matched: &[Matched],
+    file: &SampleFile,
+    progress: &mut Progress,
+) -> BTreeMap<String, SelectionRecord> {
+    let candidates: Vec<&Matched> = matched
+        .iter()
+        .filter(|m| m.presence == Presence::Both && !is_command(m))
+        .filter(|m| !file.benchmarks.iter().any(|b| b.id == m.id && b.selection.is_some()))
+        .collect();
+    if selected.settings.measure_all || candidates.is_empty() {
+        return BTreeMap::new();
+    }
+    let valgrind = match Valgrind::find() {
+        Ok(valgrind) => valgrind,
+        Err(e) => {
+            progress.note(&format!(
+                "every benchmark is measured: choosing what the change reaches needs valgrind ({e})"
+            ));
+            let why = format!("valgrind is missing: {e}");
+            return candidates.iter().map(|m| (m.id.clone(), undecided(why.clone()))).collect();
+        }
+    };
+    progress.note(&format!(
+        "finding what the change reaches: tracing {} benchmark(s) of base under valgrind",
+        candidates.len()
+    ));
+    let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
+    for m in candidates {
+        if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
+            by_target.entry((base.clone(), head.clone())).or_default().push(m);
+        }
+    }
+    let mut records = BTreeMap::new();
+    for ((base_key, head_key), benchmarks) in by_target {
+        let (Some(base), Some(head)) = (
+            selected.base.targets.get(&base_key),
+            selected.head.targets.get(&head_key),
+        ) else {
+            continue;
+        };
+        records.extend(select_in_target(selected, &valgrind, (base, head), &benchmarks));
+    }
+    announce(&records, progress);
+    records
+}
+
+/// What a comparison's sides are, for selection.
+pub(super) struct SelectedSides<'a> {
+    pub(super) settings: &'a Settings,
+    pub(super) perfdiff_dir: &'a Path,
+    pub(super) target_dir: &'a Path,
+    pub(super) base: &'a SideBuild,
+    pub(super) head: &'a SideBuild,
+}
+
+/// The selection of `benchmarks`, all of one bench target whose executables are `base` and
+/// `head`.
+fn select_in_target(
+    sides: &SelectedSides<'_>,
+    valgrind: &Valgrind,
+    (base, head): (&BuiltTarget, &BuiltTarget),
+    benchmarks: &[&Matched],
+) -> Vec<(String, SelectionRecord)> {
+    let all = |record: SelectionRecord| {
+        benchmarks
+            .iter()
+            .map(|m| (m.id.clone(), record.clone()))
+            .collect::<Vec<_>>()
+    };
+    let (base_checkout, head_checkout) = (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
+    let differences = build_settings::differences(
+        &side_settings(&base_checkout, &sides.base.root, base),
+        &side_settings(&head_checkout, &sides.head.root, head),
+    );
+    if let Some(first) = differences.first() {
+        return all(undecided(format!("the build settings differ: {first}")));
+    }
+    let code = |built: &BuiltTarget| -> std::result::Result<LinkedCode, String> {
+        let relink = built.exe.relink.as_ref().ok_or_else(|| {
+            "its build kept no objects to compare (one code layout, or a linker that cannot order functions)".to_string()
+        })?;
+        let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
+        LinkedCode::open(&built.exe.path, &inputs).map_err(|e| e.to_string())
+    };
+    let (base_code, head_code) = match (code(base), code(head)) {
+        (Ok(b), Ok(h)) => (b, h),
+        (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
+    };
+    let mut comparer = Comparer::new(&base_code, &head_code);
+    let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
+    let own_files = own_files(base);
+    let build_dirs = [sides.target_dir.to_path_buf()];
+    let checkouts = Checkouts {
+        base: &base_checkout,
+        head: &head_checkout,
+        own_files: &own_files,
+        build_dirs: &build_dirs,
+    };
+    benchmarks
+        .iter()
+        .map(|m| {
+            let traced = cache.get_or_trace(&base.exe.path, &m.criterion_id, || {
+                trace::trace_benchmark(valgrind, base, &m.criterion_id, sides.perfdiff_dir, fork_timeout(sides.settings))
+            });
+            let record = match traced {
+                Err(e) => undecided(format!("its trace failed: {e}")),
+                Ok(traced) => {
+                    let code = comparer.compare(&traced.executed);
+                    let files = files::compare(&traced.files, &checkouts);
+                    decide(&code, &files, &[])
+                }
+            };
+            (m.id.clone(), record)
+        })
+        .collect()
+}
+
+/// The files a trace may open that are the bench executable's own: it, and its kept copies.
+fn own_files(built: &BuiltTarget) -> Vec<PathBuf> {
+    std::iter::once(built.exe.path.clone())
+        .chain(built.exe.layouts.iter().cloned())
+        .collect()
+}
+
+/// A side's settings as [`build_settings::differences`] compares them.
+fn side_settings<'a>(checkout: &'a Path, workspace: &'a Path, built: &'a BuiltTarget) -> SideSettings<'a> {
+    SideSettings {
+        checkout,
+        workspace,
+        env: &built.exe.cargo_env,
+        library_dirs: &built.exe.native_library_dirs,
+    }
+}
+
+/// The root of the checkout holding `workspace`: the nearest directory up from it with a `.git`
+/// (the slot repository), or the workspace itself.
+fn checkout_of(workspace: &Path) -> PathBuf {
+    workspace
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(workspace)
+        .to_path_buf()
+}
+
+/// One line for what was set apart, and one per measured benchmark saying why.
+fn announce(records: &BTreeMap<String, SelectionRecord>, progress: &mut Progress) {
+    let skipped = records.values().filter(|r| r.skipped()).count();
+    progress.note(&format!(
+        "{skipped} of {} benchmark(s) execute the same code on both sides: unchanged without measuring (--measure-all measures them)",
+        records.len()
+    ));
+    for (id, record) in records.iter().filter(|(_, r)| r.measured) {
+        progress.note(&format!("{id} is measured: {}", record.detail));
+    }
+}
+
+/// Sets each benchmark's selection on its records (its time record, and its instruction record
+/// when instructions are counted).
+pub(super) fn record(file: &mut SampleFile, selections: BTreeMap<String, SelectionRecord>) {
+    for (id, selection) in selections {
+        for record in file
+            .benchmarks
+            .iter_mut()
+            .filter(|b| b.id == id || b.id == crate::model::profile::instructions_id(&id))
+        {
+            record.selection = Some(selection.clone());
+        }
+    }
+}
+

@@ -858,10 +858,15 @@ fn list(
     settings: &config::Settings,
     progress: &mut Progress,
 ) -> Result<i32, Error> {
-    // Listing measures nothing: cargo's build alone tells the benchmarks.
+    // Listing measures nothing: cargo's build alone tells the benchmarks, unless the selection
+    // by reach compares their code, which it does in the objects the layouts' build keeps.
+    let layouts = match request.settings.measure_all {
+        true => 1,
+        false => request.settings.layouts,
+    };
     let request = RunRequest {
         settings: config::Settings {
-            layouts: 1,
+            layouts,
             ..request.settings
         },
         ..request
@@ -870,6 +875,7 @@ fn list(
         matched,
         skipped,
         unannounced,
+        selection,
     } = run::list(&request, progress)?;
     progress.finish_bar();
     let several_packages = crate::steps::analysis::distinct_more_than_one(
@@ -885,7 +891,7 @@ fn list(
             skipped.reason
         ));
     }
-    let plan = run::plan(&matched, settings);
+    let plan = run::plan(&matched, &selection, settings);
     progress.note(&format!(
         "{} benchmark(s) would be compared; a run would take {}",
         matched.len(),
@@ -899,7 +905,7 @@ fn list(
     }
     write_text(
         &args.output,
-        &report::render_listing(&matched, &skipped, args.output.format),
+        &report::render_listing(&matched, &skipped, &selection, args.output.format),
     )?;
     Ok(exit_code::OK)
 }

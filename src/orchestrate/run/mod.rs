@@ -179,12 +179,22 @@ fn list_with(
     lock: Option<&worktree::RunLock>,
     progress: &mut Progress,
 ) -> Result<Listed> {
-    with_selected_benchmarks(request, lock, progress, |selected, _| {
+    with_selected_benchmarks(request, lock, progress, |selected, progress| {
         let unannounced = selected.skipped[selected.announced..].to_vec();
+        let sides = reach::SelectedSides {
+            settings: &request.settings,
+            perfdiff_dir: selected.perfdiff_dir,
+            target_dir: selected.target_dir,
+            base: selected.base,
+            head: selected.head,
+        };
+        let empty = SampleFile::new(RunInfo::default());
+        let selection = reach::select_by_reach(&sides, &selected.matched, &empty, progress);
         Ok(Listed {
             matched: selected.matched,
             skipped: sorted_once(selected.skipped),
             unannounced: sorted_once(unannounced),
+            selection,
         })
     })
 }
@@ -197,12 +207,21 @@ pub struct Listed {
     /// The skipped targets no note has named yet (those cargo left out were named as the builds
     /// ended; those discovery skipped were not).
     pub unannounced: Vec<SkippedTarget>,
+    /// Whether a run would measure each benchmark, and why, by id (empty with `--measure-all`).
+    pub selection: BTreeMap<String, crate::model::samples::SelectionRecord>,
 }
 
 /// What measuring `matched` would take at `settings`: the benchmarks present in both revisions,
 /// from their first round (what `--list` tells before a run).
-pub fn plan(matched: &[Matched], settings: &Settings) -> Plan {
-    let measured = matched.iter().filter(|m| m.presence == Presence::Both);
+pub fn plan(
+    matched: &[Matched],
+    selection: &BTreeMap<String, crate::model::samples::SelectionRecord>,
+    settings: &Settings,
+) -> Plan {
+    let same_code = |m: &Matched| selection.get(&m.id).is_some_and(|s| s.skipped());
+    let measured = matched
+        .iter()
+        .filter(|m| m.presence == Presence::Both && !same_code(m));
     Plan::new(&settings.into(), &vec![0; measured.count()])
 }
 

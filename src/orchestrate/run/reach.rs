@@ -9,12 +9,15 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use super::*;
 use crate::model::samples::SelectionRecord;
 use crate::steps::instructions::Valgrind;
 use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
+use crate::steps::fork::ForkRequest;
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::{decide, undecided};
 
@@ -121,23 +124,80 @@ fn select_in_target(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
+    // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
+    let requests: Vec<ForkRequest> = benchmarks
+        .iter()
+        .map(|m| trace_request(sides, base, m))
+        .collect();
+    let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
+        .par_iter()
+        .map(|request| traced(request, valgrind, &cache, sides.perfdiff_dir))
+        .collect();
     benchmarks
         .iter()
-        .map(|m| {
-            let traced = cache.get_or_trace(&base.exe.path, &m.criterion_id, || {
-                trace::trace_benchmark(valgrind, base, &m.criterion_id, sides.perfdiff_dir, fork_timeout(sides.settings))
-            });
+        .zip(traces)
+        .map(|(m, traced)| {
             let record = match traced {
                 Err(e) => undecided(format!("its trace failed: {e}")),
-                Ok(traced) => {
-                    let code = comparer.compare(&traced.executed);
-                    let files = files::compare(&traced.files, &checkouts);
-                    decide(&code, &files, &[])
-                }
+                Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts),
             };
             (m.id.clone(), record)
         })
         .collect()
+}
+
+/// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
+fn traced(
+    request: &ForkRequest,
+    valgrind: &Valgrind,
+    cache: &TraceCache,
+    perfdiff_dir: &Path,
+) -> Result<trace::Trace, trace::TraceError> {
+    cache.get_or_trace(request, || {
+        let scratch = tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
+            who: format!("benchmark `{}`", request.benchmark_id),
+            path: perfdiff_dir.to_path_buf(),
+            source,
+        })?;
+        trace::trace_benchmark(request, valgrind, scratch.path())
+    })
+}
+
+/// The decision for a benchmark whose trace is `traced`.
+fn decide_traced(
+    traced: &trace::Trace,
+    comparer: &mut Comparer<'_>,
+    checkouts: &Checkouts<'_>,
+) -> SelectionRecord {
+    if let Some(call) = traced.unresolved.iter().next() {
+        return undecided(format!("a file it opens cannot be told from its trace ({call})"));
+    }
+    let started = |dir: &Path| traced.programs.iter().find(|p| p.starts_with(dir));
+    if let Some(program) = started(checkouts.base).or_else(|| checkouts.build_dirs.iter().find_map(|d| started(d))) {
+        return undecided(format!("it starts {}, a program of the checkout or build", program.display()));
+    }
+    let code = comparer.compare(&traced.executed);
+    let files = files::compare(traced.files.keys().map(PathBuf::as_path), checkouts);
+    decide(&code, &files, &[])
+}
+
+/// The fork request whose trace tells what `matched` executes: base's cargo-built executable,
+/// run as a fork runs it (its package's directory, cargo's environment).
+fn trace_request(sides: &SelectedSides<'_>, base: &BuiltTarget, matched: &Matched) -> ForkRequest {
+    ForkRequest {
+        executable: base.exe.path.clone(),
+        cwd: base.exe.package_root.clone(),
+        env: base.env.clone(),
+        benchmark_id: matched.criterion_id.clone(),
+        harness: base.harness.get(),
+        warm_up: Duration::from_millis(sides.settings.warm_up_ms),
+        measurement: Duration::from_millis(sides.settings.measurement_ms),
+        sample_size: sides.settings.sample_size.max(10),
+        timeout: fork_timeout(sides.settings),
+        criterion_home: sides.perfdiff_dir.join("criterion-home").join("trace"),
+        cpu: None,
+        command: None,
+    }
 }
 
 /// The files a trace may open that are the bench executable's own: it, and its kept copies.

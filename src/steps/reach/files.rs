@@ -8,7 +8,6 @@
 //! sides, which run on this machine; a file in the build's own directories (another build's
 //! output read at run time) cannot be paired soundly, so the benchmark is measured.
 
-use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 /// Where each side's files are: its checkout, and the directories of its build whose files are
@@ -41,9 +40,12 @@ pub struct FileComparison {
 
 /// Compares every file in `read` that lies in base's checkout with head's file at the same
 /// place. Paths are made absolute by the trace; `..` components are resolved lexically.
-pub fn compare(read: &BTreeSet<PathBuf>, checkouts: &Checkouts<'_>) -> FileComparison {
+pub fn compare<'p>(
+    read: impl IntoIterator<Item = &'p Path>,
+    checkouts: &Checkouts<'_>,
+) -> FileComparison {
     let mut result = FileComparison::default();
-    for path in read.iter().map(|p| normalise(p)) {
+    for path in read.into_iter().map(normalise) {
         if checkouts.own_files.iter().any(|own| normalise(own) == path) {
             continue;
         }
@@ -150,7 +152,7 @@ mod tests {
             own_files: &[],
             build_dirs: &build_dirs,
         };
-        compare(&read.iter().cloned().collect(), &checkouts)
+        compare(read.iter().map(PathBuf::as_path), &checkouts)
     }
 
     #[test]

@@ -7,7 +7,9 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::Format;
-use crate::model::samples::{Presence, SkippedTarget};
+use std::collections::BTreeMap;
+
+use crate::model::samples::{Presence, SelectionRecord, SkippedTarget};
 use crate::steps::analysis::distinct_more_than_one;
 use crate::steps::discover::{HarnessKind, Matched};
 
@@ -35,13 +37,21 @@ struct ListedBenchmark<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     harness: Option<HarnessKind>,
     presence: Presence,
+    /// Whether a run would measure it, and why (absent with `--measure-all`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    selection: Option<&'a SelectionRecord>,
 }
 
 /// The listing in `format`: JSON (`{"benchmarks": [...], "skipped_targets": [...]}`) or, for
 /// the table and Markdown formats, one line per benchmark: its id, its bench target (and the
 /// target's package when the benchmarks come from several) and, for a benchmark that only one
 /// side has, which. Skipped targets are not in the text form: the command notes them.
-pub fn render_listing(matched: &[Matched], skipped: &[SkippedTarget], format: Format) -> String {
+pub fn render_listing(
+    matched: &[Matched],
+    skipped: &[SkippedTarget],
+    selection: &BTreeMap<String, SelectionRecord>,
+    format: Format,
+) -> String {
     let listed: Vec<ListedBenchmark> = matched
         .iter()
         .map(|m| ListedBenchmark {
@@ -51,6 +61,7 @@ pub fn render_listing(matched: &[Matched], skipped: &[SkippedTarget], format: Fo
             target: m.target().map(|k| k.target.as_str()),
             harness: m.harness,
             presence: m.presence,
+            selection: selection.get(&m.id),
         })
         .collect();
     match format {
@@ -100,9 +111,14 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
         let harness = bench
             .harness
             .map_or_else(String::new, |harness| format!(", {harness}"));
+        let selected = match bench.selection {
+            Some(s) if s.skipped() => format!(": not measured, {}", s.detail),
+            Some(s) => format!(": measured, {}", s.detail),
+            None => String::new(),
+        };
         let _ = writeln!(
             out,
-            "{:<width$}  (bench target {target}{package}{harness}{side})",
+            "{:<width$}  (bench target {target}{package}{harness}{side}){selected}",
             bench.id
         );
     }
@@ -136,7 +152,7 @@ mod tests {
 
     #[test]
     fn lines_name_the_target_and_a_one_sided_presence() {
-        let text = render_listing(&sample(), &[], Format::Table);
+        let text = render_listing(&sample(), &[], &BTreeMap::new(), Format::Table);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines,
@@ -146,14 +162,14 @@ mod tests {
                 "hash/new_in_head  (bench target demo, only in head)",
             ]
         );
-        assert_eq!(render_listing(&sample(), &[], Format::Markdown), text);
+        assert_eq!(render_listing(&sample(), &[], &BTreeMap::new(), Format::Markdown), text);
     }
 
     #[test]
     fn a_command_is_listed_with_its_two_records() {
         let mut command = matched("parse", None, None, Presence::Both);
         command.harness = Some(crate::model::harness::HarnessKind::Command);
-        let text = render_listing(&[command], &[], Format::Table);
+        let text = render_listing(&[command], &[], &BTreeMap::new(), Format::Table);
         assert_eq!(
             text,
             "parse  (command: wall time, and peak memory as \"parse (peak memory)\")\n"
@@ -165,7 +181,7 @@ mod tests {
         let mut listed = sample();
         listed[1].base_target = Some(TargetKey::new("other", "demo"));
         listed[1].id = "other::demo::hash/gone".to_string();
-        let text = render_listing(&listed, &[], Format::Table);
+        let text = render_listing(&listed, &[], &BTreeMap::new(), Format::Table);
         assert!(
             text.contains(
                 "other::demo::hash/gone  (bench target demo of package other, only in base)"
@@ -183,7 +199,7 @@ mod tests {
             reason: "not built".into(),
         }];
         let json: serde_json::Value =
-            serde_json::from_str(&render_listing(&sample(), &skipped, Format::Json)).unwrap();
+            serde_json::from_str(&render_listing(&sample(), &skipped, &BTreeMap::new(), Format::Json)).unwrap();
         let benchmarks = json["benchmarks"].as_array().unwrap();
         assert_eq!(benchmarks.len(), 3);
         assert_eq!(benchmarks[1]["id"], "hash/gone");
@@ -201,7 +217,7 @@ mod tests {
         let mut listed = sample();
         listed[0].harness = Some(HarnessKind::Divan);
         listed[2].harness = Some(HarnessKind::Bencher);
-        let text = render_listing(&listed, &[], Format::Table);
+        let text = render_listing(&listed, &[], &BTreeMap::new(), Format::Table);
         assert!(
             text.contains("hash/mix          (bench target demo, divan)"),
             "{text}"
@@ -211,7 +227,7 @@ mod tests {
             "{text}"
         );
         let json: serde_json::Value =
-            serde_json::from_str(&render_listing(&listed, &[], Format::Json)).unwrap();
+            serde_json::from_str(&render_listing(&listed, &[], &BTreeMap::new(), Format::Json)).unwrap();
         assert_eq!(json["benchmarks"][0]["harness"], "divan");
         assert!(json["benchmarks"][1].get("harness").is_none());
     }

@@ -27,3 +27,5 @@ mod fork_duet;
 mod fork_failures;
 #[path = "fixture_crates/fork_single.rs"]
 mod fork_single;
+#[path = "fixture_crates/reach_code.rs"]
+mod reach_code;

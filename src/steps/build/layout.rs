@@ -452,6 +452,12 @@ impl KeptLink {
         })
     }
 
+    /// The preserved copies of the files the link links (objects, static libraries, rlibs with
+    /// std's among them), in the command's order: what the executable's code was linked from.
+    pub fn inputs(&self) -> impl Iterator<Item = &Path> {
+        self.inputs.iter().map(|input| input.copy.as_path())
+    }
+
     /// Whether every preserved file is still there as it was kept.
     pub fn intact(&self) -> bool {
         self.changed_input().is_none()

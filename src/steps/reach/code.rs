@@ -1,0 +1,254 @@
+//! Code identity: whether a benchmark executes the same code on both sides, decided from the
+//! objects each executable was linked from (issue #48; docs/design/selection-code-identity.md).
+//!
+//! Why objects and not the executables: in a linked executable every relocated field holds an
+//! address, and the addresses move whenever any code before them grows, so two executables of
+//! identical functions differ almost everywhere. In the objects rustc puts each function and
+//! each constant in its own section, with its relocations beside it: exact extents and exact
+//! targets, with no disassembly. The objects are the preserved inputs of the link
+//! ([`crate::steps::build::layout::KeptLink::inputs`]); the executable, cargo's own, only says
+//! which function an executed address is in.
+//!
+//! The rules, soundness first (when in doubt: [`CodeComparison::Differs`] or
+//! [`CodeComparison::Unknown`], never [`CodeComparison::Same`]):
+//! - An executed address is in the functions whose symbol covers it, every name at that address;
+//!   an address no symbol covers is unknown. A PLT stub is its import's name.
+//! - A function is its section(s) in the objects, found by raw (mangled) name, hash included:
+//!   base's and head's are paired by that name, so two instantiations of one generic never pair
+//!   with each other, and a dependency whose version changed has no partner. A name several
+//!   objects define (a local copy per codegen unit) pairs all its definitions in link order.
+//! - Two sections are the same when their bytes, size, alignment and flags are, and their
+//!   relocations are at the same offsets with the same types, addends and targets; a target
+//!   function by name (its content counts only if it is executed), data by content, recursively
+//!   (`identity`).
+//! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
+//!   column are: a comment that shifts lines changes nothing else. This is the one thing it
+//!   knowingly does not see: a `Location::caller().line()` read outside a panic.
+//! - A function no input defines is unknown, except the C start-up code the linker driver adds
+//!   ([`TOOLCHAIN_FUNCTIONS`]), the same files on both sides of one toolchain.
+
+mod executable;
+mod identity;
+mod objects;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use executable::{Executable, Place};
+use identity::{Walk, demangle};
+use objects::{Objects, SecRef};
+
+/// Why a linked executable's code cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum CodeError {
+    #[error("cannot read {path}: {source}", path = .path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot parse {path}: {message}", path = .path.display())]
+    Parse { path: PathBuf, message: String },
+}
+
+/// The functions of the C start-up files (`crt1.o`, `crti.o`, `crtbegin.o`, …) that the linker
+/// driver adds to every link without naming them on the command line: compared by name, as the
+/// toolchain's own files (the build settings, the same on both sides, include the toolchain).
+pub const TOOLCHAIN_FUNCTIONS: &[&str] = &[
+    "_start",
+    "_init",
+    "_fini",
+    "deregister_tm_clones",
+    "register_tm_clones",
+    "__do_global_dtors_aux",
+    "frame_dummy",
+    "__libc_csu_init",
+    "__libc_csu_fini",
+    "_dl_relocate_static_pie",
+    "call_weak_fn",
+];
+
+/// One side's code: cargo's executable (for address → symbol names) and the objects it was
+/// linked from (for sections, their bytes and relocations).
+pub struct LinkedCode {
+    executable: Executable,
+    objects: Objects,
+}
+
+impl LinkedCode {
+    /// Reads `executable`'s symbol table and every object of `inputs` (objects, static
+    /// libraries, rlibs; anything that is not an ELF object is skipped).
+    pub fn open(executable: &Path, inputs: &[PathBuf]) -> Result<LinkedCode, CodeError> {
+        let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        let (executable, objects) =
+            rayon::join(|| Executable::read(executable), || Objects::read(&inputs));
+        Ok(LinkedCode {
+            executable: executable?,
+            objects: objects?,
+        })
+    }
+}
+
+/// Whether a benchmark executes the same code on both sides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CodeComparison {
+    /// Every executed function and every data object it reaches is identical.
+    Same { functions: usize, data: usize },
+    /// These executed functions (demangled, without hash, sorted, deduplicated) differ or have
+    /// no partner; `data`: the changed data objects reached (the static's name, or "data of"
+    /// the function that references it).
+    Differs {
+        functions: Vec<String>,
+        data: Vec<String>,
+    },
+    /// Cannot decide (an executed address with no symbol, a function no object defines,
+    /// LTO bitcode, …): measure. One-line reason.
+    Unknown { reason: String },
+}
+
+/// One executed function's verdict, kept for every benchmark of the pair.
+#[derive(Debug, Clone)]
+enum Verdict {
+    Same { data: BTreeSet<SecRef> },
+    Differs { data: Option<String> },
+    Unknown(String),
+}
+
+/// Compares base and head, remembering what it already compared (one Comparer serves every
+/// benchmark of one pair of executables).
+pub struct Comparer<'a> {
+    base: &'a LinkedCode,
+    head: &'a LinkedCode,
+    /// Section pairs proven the same.
+    proven: HashSet<(SecRef, SecRef)>,
+    verdicts: HashMap<String, Verdict>,
+}
+
+impl<'a> Comparer<'a> {
+    pub fn new(base: &'a LinkedCode, head: &'a LinkedCode) -> Self {
+        Comparer {
+            base,
+            head,
+            proven: HashSet::new(),
+            verdicts: HashMap::new(),
+        }
+    }
+
+    /// `executed`: ELF virtual addresses (as in base's symbol table) of executed instructions.
+    pub fn compare(&mut self, executed: &BTreeSet<u64>) -> CodeComparison {
+        for side in [self.base, self.head] {
+            if let Some(file) = &side.objects.bitcode {
+                return CodeComparison::Unknown {
+                    reason: format!("LTO: {file} holds LLVM bitcode, not machine code"),
+                };
+            }
+        }
+        let (names, stubs) = match self.executed_functions(executed) {
+            Ok(found) => found,
+            Err(reason) => return CodeComparison::Unknown { reason },
+        };
+        let mut functions = BTreeSet::new();
+        let mut data_changed = BTreeSet::new();
+        let mut data_same = BTreeSet::new();
+        let mut unknown = None;
+        for name in &names {
+            match self.function(name) {
+                Verdict::Same { data } => data_same.extend(data),
+                Verdict::Differs { data } => {
+                    functions.insert(demangle(name));
+                    data_changed.extend(data);
+                }
+                Verdict::Unknown(reason) => {
+                    unknown.get_or_insert(reason);
+                }
+            }
+        }
+        if !functions.is_empty() {
+            return CodeComparison::Differs {
+                functions: functions.into_iter().collect(),
+                data: data_changed.into_iter().collect(),
+            };
+        }
+        if let Some(reason) = unknown {
+            return CodeComparison::Unknown { reason };
+        }
+        CodeComparison::Same {
+            functions: names.len() + stubs,
+            data: data_same.len(),
+        }
+    }
+
+    /// The raw names of the functions `executed` is in, and how many PLT stubs; or why an
+    /// address is in none.
+    fn executed_functions(
+        &self,
+        executed: &BTreeSet<u64>,
+    ) -> Result<(BTreeSet<String>, usize), String> {
+        let mut names = BTreeSet::new();
+        let mut stubs = BTreeSet::new();
+        for &address in executed {
+            match self.base.executable.place(address) {
+                Place::Functions(found) => names.extend(found),
+                Place::Stub(import) => {
+                    stubs.insert(import);
+                }
+                Place::Unknown(reason) => return Err(reason),
+            }
+        }
+        Ok((names, stubs.len()))
+    }
+
+    /// The verdict of the executed function `name` (raw), compared once per Comparer.
+    fn function(&mut self, name: &str) -> Verdict {
+        if let Some(known) = self.verdicts.get(name) {
+            return known.clone();
+        }
+        let verdict = self.compare_function(name);
+        self.verdicts.insert(name.to_string(), verdict.clone());
+        verdict
+    }
+
+    fn compare_function(&mut self, name: &str) -> Verdict {
+        let (base, head) = (&self.base.objects, &self.head.objects);
+        let definitions = |objects: &Objects| -> Vec<(SecRef, u64, u64)> {
+            objects
+                .definitions
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter_map(|at| {
+                    let symbol = objects.symbol(*at)?;
+                    Some((objects.section_of(*at)?, symbol.value, symbol.size))
+                })
+                .collect()
+        };
+        let (in_base, in_head) = (definitions(base), definitions(head));
+        if in_base.is_empty() {
+            if TOOLCHAIN_FUNCTIONS.contains(&name) {
+                return Verdict::Same {
+                    data: BTreeSet::new(),
+                };
+            }
+            return Verdict::Unknown(format!(
+                "{} is in none of the objects the executable was linked from",
+                demangle(name)
+            ));
+        }
+        if in_base.len() != in_head.len() {
+            return Verdict::Differs { data: None };
+        }
+        let mut walk = Walk::new(base, head, &self.proven, demangle(name));
+        for ((b, vb, zb), (h, vh, zh)) in in_base.into_iter().zip(in_head) {
+            if (vb, zb) != (vh, zh) {
+                return Verdict::Differs { data: None };
+            }
+            if let Err(mismatch) = walk.sections(b, h, None) {
+                return Verdict::Differs {
+                    data: mismatch.data,
+                };
+            }
+        }
+        let Walk { visited, data, .. } = walk;
+        self.proven.extend(visited);
+        Verdict::Same { data }
+    }
+}

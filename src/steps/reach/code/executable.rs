@@ -1,0 +1,232 @@
+//! The linked executable's side: which function an executed address is in, by the symbol table
+//! cargo's executable keeps, and which import a PLT stub jumps to.
+//!
+//! Why the executable and not the objects: a trace gives addresses of the executable, and only
+//! its symbol table says where the linker put each function. The names found here are then looked
+//! up in the objects, where the code's identity is decided.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, SymbolKind};
+
+use super::CodeError;
+
+/// What an executed address is in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Place {
+    /// The functions (every name at that address: aliases, merged functions).
+    Functions(Vec<String>),
+    /// A PLT stub that jumps to this import (or the PLT's resolver).
+    Stub(String),
+    /// Not in any function: the reason, in one line.
+    Unknown(String),
+}
+
+/// One function of the executable: `[start, end)` and its name.
+struct Function {
+    start: u64,
+    end: u64,
+    name: String,
+}
+
+/// A PLT section: its address range and the import each 16-byte entry jumps to.
+struct Plt {
+    start: u64,
+    end: u64,
+    /// The import of entry `i`, if it could be found.
+    entries: Vec<Option<String>>,
+}
+
+/// The executable's functions, sorted by start, and its PLT sections.
+pub(super) struct Executable {
+    functions: Vec<Function>,
+    longest: u64,
+    plts: Vec<Plt>,
+    /// Executable sections: `[start, end)`.
+    code: Vec<(u64, u64)>,
+}
+
+impl Executable {
+    pub fn read(path: &Path) -> Result<Executable, CodeError> {
+        let data = std::fs::read(path).map_err(|source| CodeError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let file = object::File::parse(&*data).map_err(|e| CodeError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        if file.symbols().next().is_none() {
+            return Err(CodeError::Parse {
+                path: path.to_path_buf(),
+                message: "the executable has no symbol table (stripped)".into(),
+            });
+        }
+        let code: Vec<(u64, u64)> = file
+            .sections()
+            .filter(|s| s.kind() == object::SectionKind::Text)
+            .map(|s| (s.address(), s.address() + s.size()))
+            .collect();
+        let functions = functions(&file, &code);
+        let longest = functions.iter().map(|f| f.end - f.start).max().unwrap_or(0);
+        Ok(Executable {
+            functions,
+            longest,
+            plts: plts(&file),
+            code,
+        })
+    }
+
+    /// What the executed address `address` is in.
+    pub fn place(&self, address: u64) -> Place {
+        if let Some(plt) = self
+            .plts
+            .iter()
+            .find(|p| (p.start..p.end).contains(&address))
+        {
+            let entry = ((address - plt.start) / 16) as usize;
+            return match plt.entries.get(entry).cloned().flatten() {
+                Some(name) => Place::Stub(name),
+                None => Place::Unknown(format!("the PLT entry at {address:#x} names no import")),
+            };
+        }
+        let after = self.functions.partition_point(|f| f.start <= address);
+        let mut names: Vec<String> = self.functions[..after]
+            .iter()
+            .rev()
+            .take_while(|f| f.start + self.longest > address)
+            .filter(|f| f.end > address)
+            .map(|f| f.name.clone())
+            .collect();
+        names.sort();
+        names.dedup();
+        if !names.is_empty() {
+            return Place::Functions(names);
+        }
+        if self.code.iter().any(|(s, e)| (*s..*e).contains(&address)) {
+            Place::Unknown(format!(
+                "no symbol covers the executed address {address:#x}"
+            ))
+        } else {
+            Place::Unknown(format!(
+                "the executed address {address:#x} is not in the executable's code"
+            ))
+        }
+    }
+}
+
+/// The defined functions of `file`. A symbol without a size (start-up code written in
+/// assembly) reaches to the next function or the end of its section.
+fn functions(file: &object::File, code: &[(u64, u64)]) -> Vec<Function> {
+    let mut found: Vec<(u64, u64, String)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
+        .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
+        .filter(|(_, _, name)| !name.is_empty())
+        .collect();
+    found.sort();
+    let starts: Vec<u64> = found.iter().map(|f| f.0).collect();
+    found
+        .iter()
+        .map(|(start, size, name)| {
+            let end = if *size > 0 {
+                start + size
+            } else {
+                let section_end = code
+                    .iter()
+                    .find(|(s, e)| (*s..*e).contains(start))
+                    .map_or(*start, |(_, e)| *e);
+                let next = starts[starts.partition_point(|s| s <= start)..]
+                    .first()
+                    .copied()
+                    .unwrap_or(u64::MAX);
+                next.min(section_end)
+            };
+            Function {
+                start: *start,
+                end,
+                name: name.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The PLT sections of `file` and the import each entry jumps to: the GOT slot of the entry's
+/// `jmp *slot(%rip)` (x86-64), named by the dynamic relocation of that slot. The first entry of
+/// `.plt` is the lazy resolver.
+fn plts(file: &object::File) -> Vec<Plt> {
+    let slots: HashMap<u64, String> = file
+        .dynamic_relocations()
+        .into_iter()
+        .flatten()
+        .filter_map(|(slot, relocation)| {
+            let object::RelocationTarget::Symbol(index) = relocation.target() else {
+                return None;
+            };
+            let symbol = file.dynamic_symbol_table()?.symbol_by_index(index).ok()?;
+            Some((slot, symbol.name().ok()?.to_string()))
+        })
+        .collect();
+    file.sections()
+        .filter(|s| {
+            s.name()
+                .is_ok_and(|n| n.starts_with(".plt") || n == ".iplt")
+        })
+        .map(|section| {
+            // Entries of 16 bytes; other PLT sections (GNU ld's 8-byte `.plt.got`) name nothing.
+            let sized = section.name().is_ok_and(|n| n == ".plt" || n == ".plt.sec");
+            let data = if sized {
+                section.data().unwrap_or_default()
+            } else {
+                &[]
+            };
+            let entries = data
+                .chunks(16)
+                .enumerate()
+                .map(|(i, entry)| {
+                    let at = section.address() + 16 * i as u64;
+                    if i == 0 && section.name().is_ok_and(|n| n == ".plt") {
+                        return Some("<PLT resolver>".to_string());
+                    }
+                    let slot = jump_slot(entry, at)?;
+                    slots.get(&slot).cloned()
+                })
+                .collect();
+            Plt {
+                start: section.address(),
+                end: section.address() + section.size(),
+                entries,
+            }
+        })
+        .collect()
+}
+
+/// The GOT slot an x86-64 PLT entry at `at` jumps through: `ff 25 disp32`, RIP-relative.
+fn jump_slot(entry: &[u8], at: u64) -> Option<u64> {
+    let position = entry.windows(2).position(|w| w == [0xff, 0x25])?;
+    let displacement = entry.get(position + 2..position + 6)?;
+    let displacement = i32::from_le_bytes(displacement.try_into().ok()?);
+    let next = at + position as u64 + 6;
+    Some(next.wrapping_add_signed(i64::from(displacement)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plt_entry_s_jump_names_its_got_slot() {
+        // 51a80: ff 25 ea 37 00 00   jmp *0x37ea(%rip)  # 55270
+        let entry = [
+            0xff, 0x25, 0xea, 0x37, 0, 0, 0x68, 0, 0, 0, 0, 0xe9, 0xe0, 0xff, 0xff, 0xff,
+        ];
+        assert_eq!(jump_slot(&entry, 0x51a80), Some(0x55270));
+        // With an endbr64 first (IBT), as in `.plt.sec`.
+        let entry = [
+            0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0x10, 0, 0, 0, 0x66, 0x0f, 0x1f, 0x44, 0, 0,
+        ];
+        assert_eq!(jump_slot(&entry, 0x1000), Some(0x1000 + 10 + 0x10));
+        assert_eq!(jump_slot(&[0x90; 16], 0x1000), None);
+    }
+}

@@ -1,0 +1,330 @@
+//! Whether a section of base's objects and one of head's hold the same thing: the same bytes,
+//! size, alignment and flags, and relocations at the same offsets, of the same types and addends,
+//! to targets that are the same by identity. A function target is the same by its raw name (its
+//! content is compared only where it is executed, as a function of its own); a data target (a
+//! static, an anonymous constant, a vtable, a string, `include_bytes!` data) by its content,
+//! recursively.
+//!
+//! Why a bisimulation: data refers to data in cycles (a vtable to a function, a static to itself
+//! through a pointer); a pair met again while it is being compared is assumed the same, and the
+//! pairs of one comparison are proven the same only when all of it came out the same. A pair found
+//! different is different whatever was assumed, since assumptions only ever say "the same".
+
+use std::collections::{BTreeSet, HashSet};
+
+use object::SymbolKind;
+
+use super::objects::{Objects, Place, Relocation, SecRef, Target};
+
+/// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
+const ABSOLUTE_64: [u32; 2] = [1, 257];
+
+/// Why two sections differ: `None` when it is the compared function's own code, else the data
+/// object (its name, or "data of <function>").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Mismatch {
+    pub data: Option<String>,
+}
+
+/// What a relocation points to, resolved so that base's and head's can be compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Resolved {
+    /// A function, by raw name; `copy` is this object's own copy when several objects each
+    /// define a local function of that name (then its content is compared too).
+    Function {
+        name: String,
+        copy: Option<SecRef>,
+    },
+    /// Data by content: its name (`None` for anonymous data), and each definition with the
+    /// symbol's offset and size in its section.
+    Data {
+        name: Option<String>,
+        defs: Vec<(SecRef, u64, u64)>,
+    },
+    /// An anonymous section (a section symbol): its content.
+    Section(SecRef),
+    /// A name no input defines (a shared library's import, a linker-defined symbol).
+    Import(String),
+    Absolute(String, u64),
+    None,
+    /// A symbol this module cannot place.
+    Unplaceable,
+}
+
+/// One comparison of a pair of executed functions (or of data, for the tests): what it assumed
+/// and which of base's data sections it reached.
+pub(super) struct Walk<'a> {
+    base: &'a Objects,
+    head: &'a Objects,
+    proven: &'a HashSet<(SecRef, SecRef)>,
+    /// Every pair compared or being compared: assumed the same while the walk goes on.
+    pub visited: HashSet<(SecRef, SecRef)>,
+    /// Base's data sections reached.
+    pub data: BTreeSet<SecRef>,
+    /// The demangled name of the function compared, for the names of anonymous data.
+    owner: String,
+}
+
+impl<'a> Walk<'a> {
+    pub fn new(
+        base: &'a Objects,
+        head: &'a Objects,
+        proven: &'a HashSet<(SecRef, SecRef)>,
+        owner: String,
+    ) -> Self {
+        Walk {
+            base,
+            head,
+            proven,
+            visited: HashSet::new(),
+            data: BTreeSet::new(),
+            owner,
+        }
+    }
+
+    /// Whether base's section `b` and head's `h` are the same; `label` names them when they are
+    /// data (`None`: the function compared).
+    pub fn sections(&mut self, b: SecRef, h: SecRef, label: Option<&str>) -> Result<(), Mismatch> {
+        if self.proven.contains(&(b, h)) || !self.visited.insert((b, h)) {
+            return Ok(());
+        }
+        let differs = || Mismatch {
+            data: label.map(str::to_string),
+        };
+        let (sb, sh) = (self.base.section(b), self.head.section(h));
+        let same_shape = !sb.unreadable
+            && !sh.unreadable
+            && (sb.size, sb.align, sb.flags, sb.relocations.len())
+                == (sh.size, sh.align, sh.flags, sh.relocations.len());
+        if !same_shape {
+            return Err(differs());
+        }
+        let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
+        let same_bytes = if is_location(self.base, b) && is_location(self.head, h) {
+            // A panic location: the same file and column, whatever its line.
+            bytes_b[..16] == bytes_h[..16] && bytes_b[20..] == bytes_h[20..]
+        } else {
+            bytes_b == bytes_h
+        };
+        if !same_bytes {
+            return Err(differs());
+        }
+        let pairs: Vec<(Relocation, Relocation)> = sb
+            .relocations
+            .iter()
+            .copied()
+            .zip(sh.relocations.iter().copied())
+            .collect();
+        for (rb, rh) in pairs {
+            if (rb.offset, rb.r_type, rb.addend) != (rh.offset, rh.r_type, rh.addend) {
+                return Err(differs());
+            }
+            let tb = resolve(self.base, b.0, rb.target);
+            let th = resolve(self.head, h.0, rh.target);
+            self.targets(tb, th, label)?;
+        }
+        Ok(())
+    }
+
+    /// Whether two relocations' targets are the same by identity.
+    fn targets(&mut self, b: Resolved, h: Resolved, label: Option<&str>) -> Result<(), Mismatch> {
+        let differs = || Mismatch {
+            data: label.map(str::to_string),
+        };
+        match (b, h) {
+            (
+                Resolved::Function { name: nb, copy: cb },
+                Resolved::Function { name: nh, copy: ch },
+            ) if nb == nh => match (cb, ch) {
+                (None, None) => Ok(()),
+                (Some(cb), Some(ch)) => self.sections(cb, ch, label),
+                _ => Err(differs()),
+            },
+            (Resolved::Data { name: nb, defs: db }, Resolved::Data { name: nh, defs: dh })
+                if nb == nh && db.len() == dh.len() =>
+            {
+                let named = nb.as_deref().map(demangle);
+                let label = named.or_else(|| self.anonymous(label));
+                for ((sb, vb, zb), (sh, vh, zh)) in db.into_iter().zip(dh) {
+                    if (vb, zb) != (vh, zh) {
+                        return Err(Mismatch { data: label });
+                    }
+                    self.data.insert(sb);
+                    self.sections(sb, sh, label.as_deref())?;
+                }
+                Ok(())
+            }
+            (Resolved::Section(sb), Resolved::Section(sh)) => {
+                self.data.insert(sb);
+                let label = self.anonymous(label);
+                self.sections(sb, sh, label.as_deref())
+            }
+            (b, h) if b == h && !matches!(b, Resolved::Unplaceable) => Ok(()),
+            _ => Err(differs()),
+        }
+    }
+
+    /// The name of anonymous data reached from `label` (or from the function compared).
+    fn anonymous(&self, label: Option<&str>) -> Option<String> {
+        Some(label.map_or_else(|| format!("data of {}", self.owner), str::to_string))
+    }
+}
+
+/// The target of a relocation of object `object`.
+fn resolve(objects: &Objects, object: u32, target: Target) -> Resolved {
+    let symbol_at = match target {
+        Target::None => return Resolved::None,
+        Target::Section(section) => return section_target(objects, (object, section)),
+        Target::Symbol(at) => at,
+    };
+    let Some(symbol) = objects.symbol((object, symbol_at)) else {
+        return Resolved::Unplaceable;
+    };
+    match symbol.place {
+        Place::Section(section) if symbol.kind == SymbolKind::Section => {
+            section_target(objects, (object, section))
+        }
+        Place::Section(section) => defined(objects, (object, symbol_at), (object, section)),
+        Place::Absolute => Resolved::Absolute(symbol.name.to_string(), symbol.value),
+        Place::Undefined => by_name(objects, &symbol.name),
+        Place::Common => {
+            Resolved::Import(format!("{} (common, {} bytes)", symbol.name, symbol.size))
+        }
+        Place::Other => Resolved::Unplaceable,
+    }
+}
+
+/// A section symbol's target: the function it holds alone, or the data named at its start (a
+/// static), else its content.
+fn section_target(objects: &Objects, section: SecRef) -> Resolved {
+    let object = &objects.objects[section.0 as usize];
+    let at = section.1 as usize;
+    if objects.section(section).is_code() {
+        return match object.sole_function.get(at).copied().flatten() {
+            Some(function) => defined(objects, (section.0, function), section),
+            None => Resolved::Section(section),
+        };
+    }
+    match object.name_of_section.get(at).copied().flatten() {
+        Some(symbol) => defined(objects, (section.0, symbol), section),
+        None => Resolved::Section(section),
+    }
+}
+
+/// A symbol defined in `section` of its own object.
+fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
+    let Some(found) = objects.symbol(symbol) else {
+        return Resolved::Unplaceable;
+    };
+    let code = objects.section(section).is_code() || found.kind == SymbolKind::Text;
+    if code {
+        let copies = objects.definitions.get(&found.name).map_or(0, Vec::len);
+        return Resolved::Function {
+            name: found.name.to_string(),
+            copy: (found.local && copies > 1).then_some(section),
+        };
+    }
+    Resolved::Data {
+        name: data_name(&found.name),
+        defs: vec![(section, found.value, found.size)],
+    }
+}
+
+/// An undefined symbol, resolved by name among the other objects' global definitions.
+fn by_name(objects: &Objects, name: &str) -> Resolved {
+    let defs: Vec<(u32, u32)> = objects
+        .definitions
+        .get(name)
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|at| objects.symbol(*at).is_some_and(|s| !s.local))
+        .collect();
+    if defs.is_empty() {
+        return Resolved::Import(name.to_string());
+    }
+    let placed: Vec<(SecRef, u64, u64, bool)> = defs
+        .iter()
+        .filter_map(|at| {
+            let symbol = objects.symbol(*at)?;
+            let section = objects.section_of(*at)?;
+            let code = objects.section(section).is_code() || symbol.kind == SymbolKind::Text;
+            Some((section, symbol.value, symbol.size, code))
+        })
+        .collect();
+    if placed.len() != defs.len() {
+        // An absolute definition: compared by name and value.
+        return match objects.symbol(defs[0]) {
+            Some(symbol) if defs.len() == 1 => Resolved::Absolute(name.to_string(), symbol.value),
+            _ => Resolved::Unplaceable,
+        };
+    }
+    if placed.iter().any(|p| p.3) {
+        return Resolved::Function {
+            name: name.to_string(),
+            copy: None,
+        };
+    }
+    Resolved::Data {
+        name: data_name(name),
+        defs: placed.into_iter().map(|(s, v, z, _)| (s, v, z)).collect(),
+    }
+}
+
+/// A data symbol's name as its identity: none for the assembler's local labels (`.L…`), whose
+/// numbering follows the order constants were emitted in, not what they are.
+fn data_name(name: &str) -> Option<String> {
+    (!name.is_empty() && !name.starts_with(".L")).then(|| name.to_string())
+}
+
+/// A function's or static's name for a report: demangled, without its hash.
+pub(super) fn demangle(name: &str) -> String {
+    format!("{:#}", rustc_demangle::demangle(name))
+}
+
+/// Whether `section` is a `core::panic::Location`: 24 bytes, one absolute 64-bit relocation at
+/// offset 0 to a string whose length is the 64-bit word at offset 8 and that ends in `.rs`.
+fn is_location(objects: &Objects, section: SecRef) -> bool {
+    let found = objects.section(section);
+    let [relocation] = found.relocations.as_slice() else {
+        return false;
+    };
+    if found.size != 24
+        || found.is_code()
+        || relocation.offset != 0
+        || !ABSOLUTE_64.contains(&relocation.r_type)
+    {
+        return false;
+    }
+    let bytes = objects.bytes(section);
+    let Some(length) = bytes.get(8..16).and_then(|b| b.try_into().ok()) else {
+        return false;
+    };
+    let length = u64::from_le_bytes(length) as usize;
+    let Some((string, offset)) = string_target(objects, section.0, relocation) else {
+        return false;
+    };
+    let text = objects.bytes(string);
+    let start = usize::try_from(offset).ok();
+    start
+        .and_then(|start| text.get(start..start.checked_add(length)?))
+        .is_some_and(|file| file.ends_with(b".rs"))
+}
+
+/// The section and offset an absolute relocation points into.
+fn string_target(objects: &Objects, object: u32, relocation: &Relocation) -> Option<(SecRef, i64)> {
+    match relocation.target {
+        Target::Section(section) => Some(((object, section), relocation.addend)),
+        Target::Symbol(at) => {
+            let symbol = objects.symbol((object, at))?;
+            let section = objects.section_of((object, at))?;
+            let base = if symbol.kind == SymbolKind::Section {
+                0
+            } else {
+                symbol.value as i64
+            };
+            Some((section, base + relocation.addend))
+        }
+        Target::None => None,
+    }
+}

@@ -1,0 +1,338 @@
+//! Code identity (`steps::reach::code`) on real builds of `fixtures/reach-code`: a base and two
+//! heads (a comment that shifts every line; one change of each kind, each in its own function),
+//! built once and shared by every test, compared with executed addresses taken from base's
+//! symbol table for the functions a test names.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use cargo_perfdiff::steps::build::{BenchExecutable, BuildOptions, build_benches};
+use cargo_perfdiff::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
+use object::{Object, ObjectSymbol, SymbolKind};
+
+fn shared_target_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
+}
+
+const FILES: [&str; 7] = [
+    "Cargo.toml",
+    "Cargo.lock",
+    "src/lib.rs",
+    "benches/kernels.rs",
+    "helper/Cargo.toml",
+    "helper/src/lib.rs",
+    "data/blob.bin",
+];
+
+/// A copy of the fixture in `dir/name`, each file passed through `edit(file, text)`.
+fn copy_fixture(dir: &Path, name: &str, edit: &dyn Fn(&str, String) -> String) -> PathBuf {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/reach-code");
+    let destination = dir.join(name);
+    for file in FILES {
+        let to = destination.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let text = fs::read_to_string(source.join(file)).unwrap();
+        fs::write(to, edit(file, text)).unwrap();
+    }
+    destination
+}
+
+/// The bench executable of the fixture copy `workspace`, built with its relink kept.
+fn build(workspace: &Path, label: &str, bin_dir: &Path) -> BenchExecutable {
+    let options = BuildOptions {
+        layouts: 2,
+        ..BuildOptions::default()
+    };
+    let exes = build_benches(
+        workspace,
+        label,
+        &shared_target_dir(),
+        bin_dir,
+        &options,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(exes.len(), 1, "{exes:?}");
+    exes.into_iter().next().unwrap()
+}
+
+/// The edits of the head with every kind of change, each in a function of its own, after a
+/// comment that shifts every line of the library.
+fn every_change(file: &str, text: String) -> String {
+    let replace = |text: String, marker: &str, with: &str| -> String {
+        let line = text
+            .lines()
+            .find(|l| l.ends_with(&format!("// head: {marker}")))
+            .unwrap_or_else(|| panic!("no line marked {marker}"))
+            .to_string();
+        text.replace(&line, with)
+    };
+    match file {
+        "src/lib.rs" => {
+            let text = format!("// A comment that shifts every line.\n{text}");
+            let text = replace(text, "body", "    x.wrapping_mul(37).rotate_left(7)");
+            let text = replace(
+                text,
+                "static table",
+                "static TABLE: [u64; 8] = [3, 1, 4, 1, 5, 9, 2, 7];",
+            );
+            let text = replace(
+                text,
+                "const table",
+                "const CONST_TABLE: [u64; 8] = [2, 7, 1, 8, 2, 8, 1, 9];",
+            );
+            let text = replace(text, "dyn method", "        self.0 * self.0 * 4");
+            let text = replace(text, "generic", "        self.0 + 3");
+            replace(text, "ring", "    value: 5,")
+        }
+        "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
+        "data/blob.bin" => text.replace("bytes", "BYTES"),
+        _ => text,
+    }
+}
+
+/// Head: base with a comment added at the top of the library (every line below it shifts).
+fn comment_only(file: &str, text: String) -> String {
+    match file {
+        "src/lib.rs" => format!("// A comment.\n// Another comment.\n{text}"),
+        _ => text,
+    }
+}
+
+/// Base, the comment-only head and the head with every change, built once for every test.
+struct Builds {
+    base: LinkedCode,
+    base_exe: PathBuf,
+    comment: LinkedCode,
+    changes: LinkedCode,
+    _dir: tempfile::TempDir,
+}
+
+fn builds() -> &'static Builds {
+    static BUILDS: OnceLock<Builds> = OnceLock::new();
+    BUILDS.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let open = |name: &str, edit: &dyn Fn(&str, String) -> String| {
+            let workspace = copy_fixture(dir.path(), name, edit);
+            let exe = build(&workspace, name, &dir.path().join("bin").join(name));
+            let inputs: Vec<PathBuf> = exe
+                .relink
+                .as_ref()
+                .expect("the build keeps what it was linked from")
+                .inputs()
+                .map(Path::to_path_buf)
+                .collect();
+            (LinkedCode::open(&exe.path, &inputs).unwrap(), exe.path)
+        };
+        let (base, base_exe) = open("base", &|_, text| text);
+        let (comment, _) = open("comment", &comment_only);
+        let (changes, _) = open("changes", &every_change);
+        Builds {
+            base,
+            base_exe,
+            comment,
+            changes,
+            _dir: dir,
+        }
+    })
+}
+
+/// The demangled name (without hash) of every function of base's executable, with the
+/// addresses of its first and last instruction byte: what a trace of it would give.
+fn functions_of_base() -> Vec<(String, [u64; 2])> {
+    let data = fs::read(&builds().base_exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.size() > 0)
+        .map(|s| {
+            let name = format!("{:#}", rustc_demangle::demangle(s.name().unwrap()));
+            (name, [s.address(), s.address() + s.size() - 1])
+        })
+        .collect()
+}
+
+/// The executed addresses of the functions of base named `names` (each must exist).
+fn executed(names: &[&str]) -> BTreeSet<u64> {
+    let functions = functions_of_base();
+    let mut addresses = BTreeSet::new();
+    for name in names {
+        let found: Vec<u64> = functions
+            .iter()
+            .filter(|(n, _)| n == name)
+            .flat_map(|(_, range)| *range)
+            .collect();
+        assert!(!found.is_empty(), "no function {name} in base");
+        addresses.extend(found);
+    }
+    addresses
+}
+
+fn compare_with_changes(names: &[&str]) -> CodeComparison {
+    let b = builds();
+    Comparer::new(&b.base, &b.changes).compare(&executed(names))
+}
+
+fn differs(functions: &[&str], data: &[&str]) -> CodeComparison {
+    CodeComparison::Differs {
+        functions: functions.iter().map(|f| f.to_string()).collect(),
+        data: data.iter().map(|d| d.to_string()).collect(),
+    }
+}
+
+#[test]
+fn a_comment_that_shifts_every_line_changes_no_function() {
+    let b = builds();
+    let every: BTreeSet<u64> = functions_of_base()
+        .into_iter()
+        .flat_map(|(_, range)| range)
+        .collect();
+    let compared = Comparer::new(&b.base, &b.comment).compare(&every);
+    let CodeComparison::Same { functions, data } = compared else {
+        panic!("{compared:?}");
+    };
+    assert!(
+        functions > 500 && data > 100,
+        "{functions} functions, {data} data"
+    );
+}
+
+#[test]
+fn a_changed_body_differs_and_an_untouched_function_does_not() {
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::body_changes"]),
+        differs(&["perfdiff_reach_code::body_changes"], &[])
+    );
+    let untouched = compare_with_changes(&["perfdiff_reach_code::untouched"]);
+    assert!(
+        matches!(untouched, CodeComparison::Same { functions: 1, .. }),
+        "{untouched:?}"
+    );
+}
+
+#[test]
+fn a_caller_is_compared_by_its_own_code_not_by_what_it_calls() {
+    // main calls every kernel, changed ones included, but executes only its own code here.
+    let main = compare_with_changes(&["kernels::main"]);
+    assert!(matches!(main, CodeComparison::Same { .. }), "{main:?}");
+}
+
+#[test]
+fn a_changed_static_table_or_constant_table_differs_as_data() {
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::static_table"]),
+        differs(
+            &["perfdiff_reach_code::static_table"],
+            &["perfdiff_reach_code::TABLE"]
+        )
+    );
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::const_table"]),
+        differs(
+            &["perfdiff_reach_code::const_table"],
+            &["data of perfdiff_reach_code::const_table"]
+        )
+    );
+}
+
+#[test]
+fn a_method_reached_through_dyn_differs_and_its_caller_does_not() {
+    let circle = "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area";
+    let square = "<perfdiff_reach_code::Square as perfdiff_reach_code::Shape>::area";
+    // The caller's code and the vtables it builds are the same (the vtables followed as data,
+    // their functions by name)...
+    let callers = compare_with_changes(&[
+        "perfdiff_reach_code::make_shape",
+        "perfdiff_reach_code::via_dyn",
+        square,
+    ]);
+    let CodeComparison::Same { functions: 3, data } = callers else {
+        panic!("{callers:?}");
+    };
+    assert!(data >= 2, "the two vtables are data: {data}");
+    // ...and the method the vtable leads to, executed, is the change.
+    assert_eq!(
+        compare_with_changes(&[
+            "perfdiff_reach_code::make_shape",
+            "perfdiff_reach_code::via_dyn",
+            circle,
+            square
+        ]),
+        differs(&[circle], &[])
+    );
+}
+
+#[test]
+fn of_two_instantiations_of_a_generic_only_the_changed_one_differs() {
+    let b = builds();
+    let instances: Vec<BTreeSet<u64>> = functions_of_base()
+        .into_iter()
+        .filter(|(name, _)| name == "perfdiff_reach_code::total")
+        .map(|(_, range)| range.into_iter().collect())
+        .collect();
+    assert_eq!(instances.len(), 2, "{instances:?}");
+    let mut comparer = Comparer::new(&b.base, &b.changes);
+    let verdicts: Vec<CodeComparison> = instances.iter().map(|i| comparer.compare(i)).collect();
+    let same = verdicts
+        .iter()
+        .filter(|v| matches!(v, CodeComparison::Same { .. }))
+        .count();
+    assert_eq!(same, 1, "{verdicts:?}");
+    assert!(verdicts.contains(&differs(&["perfdiff_reach_code::total"], &[])));
+}
+
+#[test]
+fn an_inlined_helper_of_another_crate_differs() {
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::scaled"]),
+        differs(&["perfdiff_reach_code::scaled"], &[])
+    );
+}
+
+#[test]
+fn included_bytes_that_change_differ_as_data() {
+    let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
+    let CodeComparison::Differs { functions, data } = &compared else {
+        panic!("{compared:?}");
+    };
+    assert_eq!(functions, &["perfdiff_reach_code::blob_sum"]);
+    assert_eq!(data.len(), 1, "{compared:?}");
+}
+
+#[test]
+fn statics_that_point_to_each_other_are_compared_through_the_cycle() {
+    let b = builds();
+    let ring = executed(&["perfdiff_reach_code::ring"]);
+    let same = Comparer::new(&b.base, &b.comment).compare(&ring);
+    assert!(
+        matches!(
+            same,
+            CodeComparison::Same {
+                functions: 1,
+                data: 2
+            }
+        ),
+        "{same:?}"
+    );
+    let changed = Comparer::new(&b.base, &b.changes).compare(&ring);
+    let CodeComparison::Differs { functions, data } = &changed else {
+        panic!("{changed:?}");
+    };
+    assert_eq!(functions, &["perfdiff_reach_code::ring"]);
+    assert!(
+        data == &["perfdiff_reach_code::RING_A"] || data == &["perfdiff_reach_code::RING_B"],
+        "{changed:?}"
+    );
+}
+
+#[test]
+fn an_address_no_symbol_covers_is_unknown() {
+    let b = builds();
+    let outside = BTreeSet::from([1u64]);
+    let compared = Comparer::new(&b.base, &b.comment).compare(&outside);
+    assert!(
+        matches!(&compared, CodeComparison::Unknown { reason } if reason.contains("0x1")),
+        "{compared:?}"
+    );
+}

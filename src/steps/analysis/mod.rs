@@ -353,6 +353,10 @@ pub struct Summary {
     pub only_in_base: usize,
     pub only_in_head: usize,
     pub failed: usize,
+    /// Of the `unchanged`, those decided without measuring: they execute the same code on both
+    /// sides (docs/selection.md).
+    #[serde(default)]
+    pub same_code: usize,
 }
 
 /// The analysed suite: what the reporters format.
@@ -1086,6 +1090,7 @@ fn summarise(results: &[BenchmarkResult]) -> Summary {
             Outcome::Failed => &mut s.failed,
         } += 1;
     }
+    s.same_code = results.iter().filter(|r| r.same_code()).count();
     s
 }
 

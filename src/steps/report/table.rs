@@ -14,7 +14,7 @@ use comfy_table::{
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::Style;
-use super::text::{self, outcome_label};
+use super::text;
 use crate::model::profile::FunctionChange;
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
 

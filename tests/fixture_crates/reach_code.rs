@@ -101,12 +101,28 @@ fn comment_only(file: &str, text: String) -> String {
     }
 }
 
-/// Base, the comment-only head and the head with every change, built once for every test.
+/// Head: base with the helper crate's version bumped (in its manifest and in `Cargo.lock`).
+fn version_bump(file: &str, text: String) -> String {
+    let (from, to) = (
+        "name = \"reach-helper\"\nversion = \"0.1.0\"",
+        "name = \"reach-helper\"\nversion = \"0.1.1\"",
+    );
+    match file {
+        "helper/Cargo.toml" | "Cargo.lock" => {
+            assert!(text.contains(from), "{file}: {text}");
+            text.replace(from, to)
+        }
+        _ => text,
+    }
+}
+
+/// Base and the heads, built once for every test.
 struct Builds {
     base: LinkedCode,
     base_exe: PathBuf,
     comment: LinkedCode,
     changes: LinkedCode,
+    bumped: LinkedCode,
     _dir: tempfile::TempDir,
 }
 
@@ -129,11 +145,13 @@ fn builds() -> &'static Builds {
         let (base, base_exe) = open("base", &|_, text| text);
         let (comment, _) = open("comment", &comment_only);
         let (changes, _) = open("changes", &every_change);
+        let (bumped, _) = open("bumped", &version_bump);
         Builds {
             base,
             base_exe,
             comment,
             changes,
+            bumped,
             _dir: dir,
         }
     })
@@ -334,5 +352,19 @@ fn an_address_no_symbol_covers_is_unknown() {
     assert!(
         matches!(&compared, CodeComparison::Unknown { reason } if reason.contains("0x1")),
         "{compared:?}"
+    );
+}
+
+#[test]
+fn a_function_of_a_dependency_whose_version_changed_has_no_partner() {
+    let b = builds();
+    let checksum = executed(&["reach_helper::checksum"]);
+    assert!(matches!(
+        Comparer::new(&b.base, &b.changes).compare(&checksum),
+        CodeComparison::Same { functions: 1, .. }
+    ));
+    assert_eq!(
+        Comparer::new(&b.base, &b.bumped).compare(&checksum),
+        differs(&["reach_helper::checksum"], &[])
     );
 }

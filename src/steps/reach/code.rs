@@ -185,8 +185,14 @@ impl<'a> Comparer<'a> {
     ) -> Result<(BTreeSet<String>, usize), String> {
         let mut names = BTreeSet::new();
         let mut stubs = BTreeSet::new();
+        let mut same_until = 0;
         for &address in executed {
-            match self.base.executable.place(address) {
+            if address < same_until {
+                continue;
+            }
+            let (place, until) = self.base.executable.place(address);
+            same_until = until;
+            match place {
                 Place::Functions(found) => names.extend(found),
                 Place::Stub(import) => {
                     stubs.insert(import);

@@ -78,41 +78,49 @@ impl Executable {
         })
     }
 
-    /// What the executed address `address` is in.
-    pub fn place(&self, address: u64) -> Place {
+    /// What the executed address `address` is in, and the first address after it where the
+    /// answer may change (every address in between is in the same place).
+    pub fn place(&self, address: u64) -> (Place, u64) {
         if let Some(plt) = self
             .plts
             .iter()
             .find(|p| (p.start..p.end).contains(&address))
         {
-            let entry = ((address - plt.start) / 16) as usize;
-            return match plt.entries.get(entry).cloned().flatten() {
-                Some(name) => Place::Stub(name),
-                None => Place::Unknown(format!("the PLT entry at {address:#x} names no import")),
+            let entry = (address - plt.start) / 16;
+            let until = (plt.start + 16 * (entry + 1)).min(plt.end);
+            return match plt.entries.get(entry as usize).cloned().flatten() {
+                Some(name) => (Place::Stub(name), until),
+                None => (
+                    Place::Unknown(format!("the PLT entry at {address:#x} names no import")),
+                    until,
+                ),
             };
         }
         let after = self.functions.partition_point(|f| f.start <= address);
-        let mut names: Vec<String> = self.functions[..after]
+        let next_start = self.functions.get(after).map_or(u64::MAX, |f| f.start);
+        let covering: Vec<&Function> = self.functions[..after]
             .iter()
             .rev()
             .take_while(|f| f.start + self.longest > address)
             .filter(|f| f.end > address)
-            .map(|f| f.name.clone())
             .collect();
+        let until = covering
+            .iter()
+            .map(|f| f.end)
+            .fold(next_start, u64::min)
+            .max(address + 1);
+        let mut names: Vec<String> = covering.iter().map(|f| f.name.clone()).collect();
         names.sort();
         names.dedup();
         if !names.is_empty() {
-            return Place::Functions(names);
+            return (Place::Functions(names), until);
         }
-        if self.code.iter().any(|(s, e)| (*s..*e).contains(&address)) {
-            Place::Unknown(format!(
-                "no symbol covers the executed address {address:#x}"
-            ))
+        let reason = if self.code.iter().any(|(s, e)| (*s..*e).contains(&address)) {
+            format!("no symbol covers the executed address {address:#x}")
         } else {
-            Place::Unknown(format!(
-                "the executed address {address:#x} is not in the executable's code"
-            ))
-        }
+            format!("the executed address {address:#x} is not in the executable's code")
+        };
+        (Place::Unknown(reason), address + 1)
     }
 }
 

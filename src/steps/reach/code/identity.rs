@@ -282,10 +282,18 @@ pub(super) fn demangle(name: &str) -> String {
     format!("{:#}", rustc_demangle::demangle(name))
 }
 
-/// Whether `section` is a `core::panic::Location`: 24 bytes, one absolute 64-bit relocation at
-/// offset 0 to a string whose length is the 64-bit word at offset 8 and that ends in `.rs`.
+/// Whether `section` is a `core::panic::Location`: anonymous (a static of that shape keeps its
+/// name, and is compared whole), 24 bytes, one absolute 64-bit relocation at offset 0 to a
+/// string whose length is the 64-bit word at offset 8 and that ends in `.rs`.
 fn is_location(objects: &Objects, section: SecRef) -> bool {
     let found = objects.section(section);
+    let object = &objects.objects[section.0 as usize];
+    let named = object.name_of_section[section.1 as usize]
+        .and_then(|at| object.symbols.get(at as usize))
+        .is_some_and(|symbol| data_name(&symbol.name).is_some());
+    if named {
+        return false;
+    }
     let [relocation] = found.relocations.as_slice() else {
         return false;
     };

@@ -105,7 +105,7 @@ impl Objects {
     /// member that is not an ELF object (a linker script, an rlib's metadata, a shared
     /// library) is skipped.
     pub fn read(inputs: &[&Path]) -> Result<Objects, CodeError> {
-        let read: Vec<(Vec<u8>, Vec<Object>, Option<String>)> = inputs
+        let read: Vec<Input> = inputs
             .par_iter()
             .enumerate()
             .map(|(at, path)| read_input(at, path))
@@ -116,10 +116,10 @@ impl Objects {
             definitions: HashMap::new(),
             bitcode: None,
         };
-        for (data, found, bitcode) in read {
-            objects.data.push(data);
-            objects.bitcode = objects.bitcode.take().or(bitcode);
-            objects.objects.extend(found);
+        for input in read {
+            objects.data.push(input.data);
+            objects.bitcode = objects.bitcode.take().or(input.bitcode);
+            objects.objects.extend(input.objects);
         }
         objects.index_definitions();
         Ok(objects)
@@ -167,8 +167,15 @@ impl Objects {
     }
 }
 
-/// Reads one input: its bytes, its objects, and whether it holds bitcode.
-fn read_input(at: usize, path: &Path) -> Result<(Vec<u8>, Vec<Object>, Option<String>), CodeError> {
+/// One input file as read: its bytes, its objects, and the first of its members that is bitcode.
+struct Input {
+    data: Vec<u8>,
+    objects: Vec<Object>,
+    bitcode: Option<String>,
+}
+
+/// Reads one input.
+fn read_input(at: usize, path: &Path) -> Result<Input, CodeError> {
     let data = std::fs::read(path).map_err(|source| CodeError::Read {
         path: path.to_path_buf(),
         source,
@@ -198,7 +205,11 @@ fn read_input(at: usize, path: &Path) -> Result<(Vec<u8>, Vec<Object>, Option<St
         }
         Err(_) => take(0, &data, label)?,
     }
-    Ok((data, objects, bitcode))
+    Ok(Input {
+        data,
+        objects,
+        bitcode,
+    })
 }
 
 /// LLVM bitcode, bare or in its wrapper.
@@ -337,8 +348,10 @@ fn read_symbols(file: &object::File) -> Vec<Symbol> {
 }
 
 /// Per section: its sole function symbol at offset 0, and a named symbol at offset 0.
-#[allow(clippy::type_complexity)]
-fn section_names(symbols: &[Symbol], sections: &[Section]) -> (Vec<Option<u32>>, Vec<Option<u32>>) {
+/// Per section of an object, a symbol index or none.
+type PerSection = Vec<Option<u32>>;
+
+fn section_names(symbols: &[Symbol], sections: &[Section]) -> (PerSection, PerSection) {
     let mut functions: Vec<Vec<u32>> = vec![Vec::new(); sections.len()];
     let mut names = vec![None; sections.len()];
     for (at, symbol) in symbols.iter().enumerate() {

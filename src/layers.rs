@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "steps::discover",
             "steps::fork",
             "steps::instructions",
+            "steps::reach",
             "steps::analysis",
             "steps::stop",
             "steps::report",

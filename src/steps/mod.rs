@@ -17,6 +17,7 @@ pub mod fork;
 pub mod git;
 pub mod instructions;
 pub mod progress;
+pub mod reach;
 pub mod report;
 pub mod schedule;
 pub mod stop;

@@ -161,6 +161,16 @@ pub fn trace_benchmark(
     valgrind: &Valgrind,
     scratch: &Path,
 ) -> Result<Trace, TraceError> {
+    trace_in_modes(req, valgrind, scratch, Mode::runs_for(req.harness))
+}
+
+/// [`trace_benchmark`] with the runs of `modes` only.
+pub fn trace_in_modes(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    scratch: &Path,
+    modes: &[Mode],
+) -> Result<Trace, TraceError> {
     let who = format!("benchmark `{}`", req.benchmark_id);
     if req.command.is_some() || req.harness == Harness::Command {
         return Err(TraceError::Unsupported {
@@ -172,8 +182,8 @@ pub fn trace_benchmark(
         cwd: req.cwd.clone(),
         ..Trace::default()
     };
-    for &mode in Mode::runs_for(req.harness) {
-        let dir = scratch.join(mode.as_str());
+    for &mode in modes {
+        let dir = scratch.join(mode.as_str().replace(' ', "-"));
         std::fs::create_dir_all(&dir).map_err(|source| TraceError::Io {
             who: who.clone(),
             path: dir.clone(),

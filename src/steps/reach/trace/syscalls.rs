@@ -163,8 +163,7 @@ impl<'a> Call<'a> {
         let start = rest
             .starts_with("sys_")
             .then(|| rest.split_once(" ( "))
-            .flatten()
-            .map(|(name, args)| (name, args));
+            .flatten();
         Some(Call {
             thread,
             start,

@@ -2,6 +2,9 @@
 //! demo's library and criterion benchmarks (base, and head with the demo's 1.1×, 0.8× and 1.03×
 //! work), a benchmark calling two functions of which head changes one, and a small program.
 //!
+//! The module [`trace`]: what one benchmark executes and reads, for selecting the benchmarks a
+//! change can reach.
+//!
 //! valgrind counts instructions, so these runs do not depend on how loaded the machine is; they
 //! run side by side.
 
@@ -16,6 +19,9 @@ use cargo_perfdiff::steps::fork::command::CommandRun;
 use cargo_perfdiff::steps::instructions::{
     self, Derivation, InstructionMeasurement, InstructionOutcome, Valgrind,
 };
+
+#[path = "instructions/trace.rs"]
+mod trace;
 
 const DEMO_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/criterion-demo");
 

@@ -1,0 +1,195 @@
+//! What one benchmark executes and reads, found by running it under valgrind's callgrind
+//! (docs/design/selection-trace.md).
+//!
+//! Why: a benchmark can only change when something it executes or reads changes. Its process is
+//! run under callgrind with everything counted from the first instruction
+//! (`--collect-atstart=yes`) and every instruction's address kept (`--dump-instr=yes`), and with
+//! valgrind's system-call trace (`--trace-syscalls=yes`) for the files it opens; the instructions
+//! it ran inside its own executable ([`Trace::executed`], ELF virtual addresses, checked against
+//! the symbol table) and the paths it touched ([`Trace::files`]) are what the selection then
+//! compares between the two sides.
+//!
+//! Why two runs: the harness's own test mode runs the benchmark once, which misses what only
+//! measuring runs (criterion's warm-up and samples, a branch taken after many iterations, a
+//! thread pool that starts on load); a short measuring run misses nothing of that but, for a
+//! harness whose single run would be enough, costs more. The trace is the union of both
+//! ([`Mode`]); `bencher`, which has no test mode, is traced measuring only. Both runs select
+//! the one benchmark with an exact filter, and both run as forks do: the fork's working
+//! directory and environment, criterion with a private `CRITERION_HOME` (and measuring over its
+//! runner protocol, which writes no report), so nothing is written into the user's checkout.
+//!
+//! A run that fails, times out, leaves a profile cut short or none, or does not show that the
+//! benchmark ran, is a [`TraceError`], never a partial trace.
+
+pub mod cache;
+pub mod executed;
+pub mod runs;
+pub mod syscalls;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use cache::{TraceCache, executable_digest};
+pub use runs::Mode;
+pub use syscalls::Access;
+
+use crate::model::harness::Harness;
+use crate::steps::fork::ForkRequest;
+use crate::steps::instructions::Valgrind;
+
+/// What one benchmark executed and read, over all its runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Trace {
+    /// Instruction addresses executed in the traced executable itself, as ELF virtual addresses
+    /// of the file (comparable with its symbol table).
+    pub executed: BTreeSet<u64>,
+    /// Other objects code ran in (shared libraries, the dynamic loader), by path as valgrind
+    /// named them. Code outside any object (valgrind's own trampolines, `???`) is left out.
+    pub libraries: BTreeSet<PathBuf>,
+    /// Paths it opened or probed, absolute (relative ones resolved against its working
+    /// directory), with how: a file opened, a directory opened, a path found missing, or only
+    /// its metadata asked. Directories and files outside the checkout included.
+    pub files: BTreeMap<PathBuf, Access>,
+    /// Programs it started (`execve`, successful or not).
+    pub programs: BTreeSet<PathBuf>,
+    /// System calls on a path that could not be resolved (relative to a directory descriptor
+    /// the log does not show, after an `fchdir`, or a line that could not be read), as logged.
+    /// Any: the files it read are not all known.
+    pub unresolved: BTreeSet<String>,
+    /// The working directory it ran in (the package root): relative paths were resolved here.
+    pub cwd: PathBuf,
+    /// The runs the trace rests on.
+    pub runs: Vec<RunSummary>,
+}
+
+/// One run of a trace: its mode, the instructions valgrind counted (every process), its wall
+/// time under valgrind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub mode: Mode,
+    pub instructions: u64,
+    pub wall_ms: f64,
+}
+
+/// Why a benchmark has no trace. Each message is one line naming the benchmark.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// The benchmark failed, timed out, or valgrind ended other than with success.
+    #[error("tracing {who} ({mode}): {message}")]
+    Failed {
+        who: String,
+        mode: Mode,
+        message: String,
+        /// The end of its output.
+        tail: String,
+    },
+    /// It exited with success but its output does not show the benchmark ran (no exact match).
+    #[error("tracing {who} ({mode}): its output does not show that it ran")]
+    NotRun {
+        who: String,
+        mode: Mode,
+        tail: String,
+    },
+    /// A profile is missing, cut short or unreadable.
+    #[error("tracing {who} ({mode}): {path}: {message}")]
+    Profile {
+        who: String,
+        mode: Mode,
+        path: PathBuf,
+        message: String,
+    },
+    /// The executed addresses cannot be taken for the executable's own.
+    #[error("tracing {who} ({mode}): {executable}: {message}")]
+    Addresses {
+        who: String,
+        mode: Mode,
+        executable: PathBuf,
+        message: String,
+    },
+    #[error("tracing {who}: {path}: {source}")]
+    Io {
+        who: String,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("tracing {who}: {source}")]
+    Fork {
+        who: String,
+        source: crate::steps::fork::ForkError,
+    },
+    /// Commands are not traced (yet): what they run is not one executable.
+    #[error("tracing {who}: {what} are not traced")]
+    Unsupported { who: String, what: &'static str },
+}
+
+impl Trace {
+    /// Adds what one run found.
+    fn add(&mut self, run: runs::RunTrace) {
+        self.executed.extend(run.executed);
+        self.libraries.extend(run.libraries);
+        let mut touched = syscalls::Touched {
+            files: std::mem::take(&mut self.files),
+            programs: std::mem::take(&mut self.programs),
+            unresolved: std::mem::take(&mut self.unresolved),
+        };
+        touched.merge(run.touched);
+        self.files = touched.files;
+        self.programs = touched.programs;
+        self.unresolved = touched.unresolved;
+        self.runs.push(run.summary);
+    }
+
+    /// The paths it touched inside `root` (a checkout), relative to it.
+    pub fn files_under(&self, root: &Path) -> BTreeMap<PathBuf, Access> {
+        self.files
+            .iter()
+            .filter_map(|(path, access)| {
+                Some((path.strip_prefix(root).ok()?.to_path_buf(), *access))
+            })
+            .collect()
+    }
+}
+
+/// Traces the benchmark of `req` (a fork request as the time metric builds it: executable,
+/// working directory, environment, harness, exact id, timeout per run) under `valgrind`, each
+/// run in a directory of its own under `scratch` (kept by the caller until this returns): the
+/// union of a test-mode run and a short measuring run ([`Mode::runs_for`]).
+pub fn trace_benchmark(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    scratch: &Path,
+) -> Result<Trace, TraceError> {
+    trace_in_modes(req, valgrind, scratch, Mode::runs_for(req.harness))
+}
+
+/// [`trace_benchmark`] with the runs of `modes` only.
+pub fn trace_in_modes(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    scratch: &Path,
+    modes: &[Mode],
+) -> Result<Trace, TraceError> {
+    let who = format!("benchmark `{}`", req.benchmark_id);
+    if req.command.is_some() || req.harness == Harness::Command {
+        return Err(TraceError::Unsupported {
+            who,
+            what: "commands",
+        });
+    }
+    let mut trace = Trace {
+        cwd: req.cwd.clone(),
+        ..Trace::default()
+    };
+    for &mode in modes {
+        let dir = scratch.join(mode.as_str().replace(' ', "-"));
+        std::fs::create_dir_all(&dir).map_err(|source| TraceError::Io {
+            who: who.clone(),
+            path: dir.clone(),
+            source,
+        })?;
+        trace.add(runs::run(req, valgrind, mode, &dir)?);
+    }
+    Ok(trace)
+}

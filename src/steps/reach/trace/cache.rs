@@ -1,0 +1,206 @@
+//! Traces kept by what they depend on, so that comparing a second head against the same base
+//! traces nothing new, and a bisection reuses the traces of the executables it already has.
+//!
+//! What a trace depends on: the executable's content ([`executable_digest`]), the benchmark and
+//! its harness, the working directory (its file paths are resolved there and name it) and the
+//! environment the fork adds. A trace is kept under a digest of all of these, as JSON in one
+//! file per trace, written whole (to a temporary file, then renamed) so that a reader never sees
+//! half a trace. A failed trace is not kept: the next run tries again. A kept file that cannot
+//! be read is traced again and overwritten.
+
+use std::hash::Hasher;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use siphasher::sip128::{Hasher128, SipHasher13};
+
+use super::{Trace, TraceError};
+use crate::steps::fork::ForkRequest;
+
+/// A directory of traces.
+#[derive(Debug, Clone)]
+pub struct TraceCache {
+    dir: PathBuf,
+}
+
+/// The 128-bit SipHash-1-3 of the file at `path`, in hex: the executable's identity for the
+/// cache. (Not a cryptographic hash: it tells apart the executables of honest builds.)
+pub fn executable_digest(path: &Path) -> std::io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = SipHasher13::new();
+    let mut buffer = vec![0u8; 1 << 16];
+    let mut length = 0u64;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        hasher.write(&buffer[..n]);
+        length += n as u64;
+    }
+    hasher.write_u64(length);
+    Ok(format!("{:032x}", hasher.finish128().as_u128()))
+}
+
+impl TraceCache {
+    pub fn new(dir: PathBuf) -> Self {
+        TraceCache { dir }
+    }
+
+    /// The key of the trace of `req`'s benchmark: its executable's digest, harness, id,
+    /// working directory and added environment.
+    pub fn key(req: &ForkRequest) -> std::io::Result<String> {
+        let mut hasher = SipHasher13::new();
+        let mut field = |bytes: &[u8]| {
+            hasher.write_u64(bytes.len() as u64);
+            hasher.write(bytes);
+        };
+        field(executable_digest(&req.executable)?.as_bytes());
+        field(req.harness.name().as_bytes());
+        field(req.benchmark_id.as_bytes());
+        field(req.cwd.as_os_str().as_encoded_bytes());
+        for (name, value) in &req.env {
+            field(name.as_encoded_bytes());
+            field(value.as_encoded_bytes());
+        }
+        Ok(format!("{:032x}", hasher.finish128().as_u128()))
+    }
+
+    /// The kept trace of `req`'s benchmark, or the one `trace` makes, kept. `trace` is not called
+    /// when a trace is kept.
+    pub fn get_or_trace(
+        &self,
+        req: &ForkRequest,
+        trace: impl FnOnce() -> Result<Trace, TraceError>,
+    ) -> Result<Trace, TraceError> {
+        let who = || format!("benchmark `{}`", req.benchmark_id);
+        let key = Self::key(req).map_err(|source| TraceError::Io {
+            who: who(),
+            path: req.executable.clone(),
+            source,
+        })?;
+        let path = self.dir.join(format!("{key}.json"));
+        if let Some(kept) = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Trace>(&bytes).ok())
+        {
+            return Ok(kept);
+        }
+        let fresh = trace()?;
+        self.keep(&path, &fresh).map_err(|source| TraceError::Io {
+            who: who(),
+            path: path.clone(),
+            source,
+        })?;
+        Ok(fresh)
+    }
+
+    fn keep(&self, path: &Path, trace: &Trace) -> std::io::Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
+        serde_json::to_writer(&mut file, trace)?;
+        file.persist(path).map_err(|e| e.error)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn request(executable: &Path) -> ForkRequest {
+        ForkRequest {
+            executable: executable.to_path_buf(),
+            cwd: "/ck".into(),
+            env: vec![],
+            benchmark_id: "alpha".into(),
+            harness: crate::model::harness::Harness::default(),
+            warm_up: Duration::ZERO,
+            measurement: Duration::ZERO,
+            sample_size: 10,
+            timeout: Duration::from_secs(1),
+            criterion_home: "/nonexistent".into(),
+            cpu: None,
+            command: None,
+        }
+    }
+
+    #[test]
+    fn a_trace_is_made_once_per_executable_content_and_benchmark() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, b"same bytes").unwrap();
+        std::fs::write(&b, b"same bytes").unwrap();
+        let made = Trace {
+            executed: [0x1000, 0x1004].into(),
+            cwd: "/ck".into(),
+            ..Trace::default()
+        };
+        let first = cache
+            .get_or_trace(&request(&a), || Ok(made.clone()))
+            .unwrap();
+        assert_eq!(first, made);
+        // Another path, the same content: kept, the closure not called.
+        let second = cache
+            .get_or_trace(&request(&b), || panic!("traced again"))
+            .unwrap();
+        assert_eq!(second, made);
+        // Another benchmark, another content, another directory: traced.
+        let mut other = request(&b);
+        other.benchmark_id = "beta".into();
+        let mut calls = 0;
+        let _ = cache.get_or_trace(&other, || {
+            calls += 1;
+            Ok(Trace::default())
+        });
+        std::fs::write(&b, b"other bytes").unwrap();
+        let _ = cache.get_or_trace(&request(&b), || {
+            calls += 1;
+            Ok(Trace::default())
+        });
+        let mut moved = request(&a);
+        moved.cwd = "/elsewhere".into();
+        let _ = cache.get_or_trace(&moved, || {
+            calls += 1;
+            Ok(Trace::default())
+        });
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn a_failed_trace_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let exe = dir.path().join("a");
+        std::fs::write(&exe, b"bytes").unwrap();
+        let failed = cache.get_or_trace(&request(&exe), || {
+            Err(TraceError::Unsupported {
+                who: "benchmark `alpha`".into(),
+                what: "commands",
+            })
+        });
+        assert!(failed.is_err());
+        let traced = cache
+            .get_or_trace(&request(&exe), || Ok(Trace::default()))
+            .unwrap();
+        assert_eq!(traced, Trace::default());
+    }
+
+    #[test]
+    fn the_digest_is_of_the_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, vec![7u8; 200_000]).unwrap();
+        std::fs::write(&b, vec![7u8; 200_001]).unwrap();
+        let (da, db) = (
+            executable_digest(&a).unwrap(),
+            executable_digest(&b).unwrap(),
+        );
+        assert_eq!(da.len(), 32);
+        assert_ne!(da, db);
+        std::fs::copy(&a, &b).unwrap();
+        assert_eq!(executable_digest(&b).unwrap(), da);
+    }
+}

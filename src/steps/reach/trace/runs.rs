@@ -1,0 +1,455 @@
+//! The two runs of a trace, by harness: the command line of each, how it is started, and how
+//! its output shows that the benchmark ran.
+//!
+//! - test mode: criterion `--test` and divan `--test` with the exact id, a libtest `#[bench]`
+//!   run once as a test (`--exact NAME` without `--bench`); `bencher` has none (it always
+//!   measures);
+//! - measuring mode: criterion as a fork over its runner protocol with a wrapper script putting
+//!   valgrind in front ([`crate::steps::instructions::criterion::write_wrapper`]), with
+//!   [`MEASURE_WARM_UP`] and [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's
+//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed).
+//!
+//! A successful exit is not enough: a filter that matches nothing exits with success too (and
+//! the trace would miss the benchmark entirely), so each run's output must show the benchmark:
+//! criterion's `Testing ID` / `Success`, libtest's `test ID ... ok`, divan's tree leaf, a fork's
+//! result line (the same lines the time metric reads), or criterion's samples over its protocol.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::executed::{self, Executed};
+use super::syscalls::{self, Touched};
+use super::{RunSummary, TraceError};
+use crate::model::harness::Harness;
+use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+use crate::steps::instructions::{Valgrind, dumps};
+
+/// Criterion's warm-up in a measuring run: long enough for a few doubling warm-up calls under
+/// valgrind, short against the samples that follow.
+pub const MEASURE_WARM_UP: Duration = Duration::from_millis(100);
+/// Criterion's and divan's measurement time in a measuring run (criterion 0.3 rounds it up to
+/// one second). Criterion still runs its samples (10, of at least 1, 2, … 10 iterations).
+pub const MEASURE_TIME: Duration = Duration::from_millis(100);
+
+/// Which of a benchmark's two runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The harness's test mode: the benchmark once.
+    Test,
+    /// A short measuring run: warm-up and samples, as a fork runs them.
+    Measure,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Test => "test mode",
+            Mode::Measure => "measuring",
+        }
+    }
+
+    /// The runs a benchmark of `harness` is traced with.
+    pub fn runs_for(harness: Harness) -> &'static [Mode] {
+        match harness {
+            Harness::Bencher => &[Mode::Measure],
+            Harness::Command => &[],
+            _ => &[Mode::Test, Mode::Measure],
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What one run found.
+pub(super) struct RunTrace {
+    pub executed: std::collections::BTreeSet<u64>,
+    pub libraries: std::collections::BTreeSet<PathBuf>,
+    pub touched: Touched,
+    pub summary: RunSummary,
+}
+
+/// The valgrind options of a traced run writing into `dir`.
+pub fn valgrind_options(dir: &Path) -> Vec<String> {
+    vec![
+        "--tool=callgrind".to_string(),
+        "-q".to_string(),
+        dumps::out_file_option(dir),
+        "--collect-atstart=yes".to_string(),
+        "--dump-instr=yes".to_string(),
+        // Raw symbol names, as the symbol table has them (checked in executed::check_addresses).
+        "--demangle=no".to_string(),
+        "--trace-syscalls=yes".to_string(),
+        format!("--log-file={}/{LOG_PREFIX}%p", dir.display()),
+    ]
+}
+
+/// File name prefix of valgrind's log of each process.
+const LOG_PREFIX: &str = "valgrind.log.";
+
+/// The benchmark's arguments in test mode.
+fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
+    let mut args: Vec<OsString> = match harness {
+        Harness::Criterion(_) | Harness::Divan => vec!["--test".into()],
+        _ => Vec::new(),
+    };
+    match harness {
+        Harness::Criterion(dialect) => args.extend(dialect.select(id).into_iter().map(Into::into)),
+        _ => args.extend(["--exact".into(), id.into()]),
+    }
+    args
+}
+
+/// Whether the output `tail` of a run shows that benchmark `id` ran.
+pub fn shows_run(harness: Harness, mode: Mode, id: &str, tail: &str) -> bool {
+    let lines = || tail.lines().map(str::trim_end);
+    match (harness, mode) {
+        (Harness::Criterion(_), Mode::Test) => {
+            let mut lines = lines().skip_while(|l| *l != format!("Testing {id}"));
+            lines.next().is_some() && lines.any(|l| l == "Success")
+        }
+        (Harness::Libtest, Mode::Test) => lines().any(|l| l == format!("test {id} ... ok")),
+        (Harness::Divan, Mode::Test) => {
+            let leaf = id.rsplit("::").next().unwrap_or(id);
+            lines().any(|l| l.trim_start_matches([' ', '├', '╰', '─', '│']) == leaf)
+        }
+        (_, Mode::Measure) => lines().any(|l| harness.value_in_line(id, l).is_some()),
+        _ => false,
+    }
+}
+
+/// Runs the benchmark of `req` in `mode` under `valgrind`, its profiles and logs in `dir`.
+pub(super) fn run(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    mode: Mode,
+    dir: &Path,
+) -> Result<RunTrace, TraceError> {
+    let who = format!("benchmark `{}`", req.benchmark_id);
+    let io = |path: &Path| {
+        let (who, path) = (who.clone(), path.to_path_buf());
+        move |source| TraceError::Io { who, path, source }
+    };
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).map_err(io(&out))?;
+    let home = dir.join("criterion-home");
+    std::fs::create_dir_all(&home).map_err(io(&home))?;
+    let mut req = req.clone();
+    req.criterion_home = home.clone();
+    req.cpu = None;
+    let started = Instant::now();
+    if matches!(req.harness, Harness::Criterion(_)) && mode == Mode::Measure {
+        run_criterion_fork(&mut req, valgrind, dir, &out, &who)?;
+    } else {
+        run_direct(&mut req, valgrind, mode, &out, &who)?;
+    }
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let failed = |message: String| TraceError::Profile {
+        who: who.clone(),
+        mode,
+        path: out.clone(),
+        message,
+    };
+    let (executed, instructions) = read_profiles(&out).map_err(failed)?;
+    let touched = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    let (addresses, libraries) = split_objects(executed, &req.executable, mode, &who)?;
+    Ok(RunTrace {
+        executed: addresses,
+        libraries,
+        touched,
+        summary: RunSummary {
+            mode,
+            instructions,
+            wall_ms,
+        },
+    })
+}
+
+/// Criterion measuring: a fork over its runner protocol, valgrind in front through a script.
+fn run_criterion_fork(
+    req: &mut ForkRequest,
+    valgrind: &Valgrind,
+    dir: &Path,
+    out: &Path,
+    who: &str,
+) -> Result<(), TraceError> {
+    let wrapper = crate::steps::instructions::criterion::write_wrapper(
+        dir,
+        &valgrind.path,
+        &valgrind_options(out),
+        &req.executable,
+    )
+    .map_err(|e| TraceError::Failed {
+        who: who.to_string(),
+        mode: Mode::Measure,
+        message: e.to_string(),
+        tail: String::new(),
+    })?;
+    let mut fork = req.clone();
+    fork.executable = wrapper;
+    fork.warm_up = MEASURE_WARM_UP;
+    fork.measurement = MEASURE_TIME;
+    fork.sample_size = 10;
+    match run_fork(&fork) {
+        Ok(ForkOutcome::Completed(record)) if !record.iters.is_empty() => Ok(()),
+        Ok(ForkOutcome::Completed(_)) => Err(TraceError::NotRun {
+            who: who.to_string(),
+            mode: Mode::Measure,
+            tail: String::new(),
+        }),
+        Ok(ForkOutcome::Failed(failure)) => Err(TraceError::Failed {
+            who: who.to_string(),
+            mode: Mode::Measure,
+            message: failure.message,
+            tail: failure.stderr_tail,
+        }),
+        Err(source) => Err(TraceError::Fork {
+            who: who.to_string(),
+            source,
+        }),
+    }
+}
+
+/// Any other run: valgrind started directly with the harness's arguments, in the fork's
+/// working directory and environment, killed at the fork's timeout.
+fn run_direct(
+    req: &mut ForkRequest,
+    valgrind: &Valgrind,
+    mode: Mode,
+    out: &Path,
+    who: &str,
+) -> Result<(), TraceError> {
+    let mut args: Vec<OsString> = valgrind_options(out).into_iter().map(Into::into).collect();
+    args.push(req.executable.clone().into_os_string());
+    match mode {
+        Mode::Test => args.extend(test_args(req.harness, &req.benchmark_id)),
+        Mode::Measure => args.extend(
+            req.harness
+                .summary_fork_args(&req.benchmark_id, MEASURE_TIME),
+        ),
+    }
+    req.env.push((
+        "CRITERION_HOME".into(),
+        req.criterion_home.clone().into_os_string(),
+    ));
+    let ran = crate::steps::instructions::command::run_under_valgrind(req, valgrind, args, who);
+    let tail = match ran {
+        Ok(Ok((_, tail))) => tail,
+        Ok(Err(outcome)) => {
+            let failure = outcome.failure().cloned().unwrap_or_default();
+            return Err(TraceError::Failed {
+                who: who.to_string(),
+                mode,
+                message: failure.message,
+                tail: failure.stderr_tail,
+            });
+        }
+        Err(e) => {
+            return Err(TraceError::Failed {
+                who: who.to_string(),
+                mode,
+                message: e.to_string(),
+                tail: String::new(),
+            });
+        }
+    };
+    if !shows_run(req.harness, mode, &req.benchmark_id, &tail) {
+        return Err(TraceError::NotRun {
+            who: who.to_string(),
+            mode,
+            tail,
+        });
+    }
+    Ok(())
+}
+
+/// What every process's profile in `out` executed, and the instructions they counted; an error
+/// when there is none, or one is cut short or cannot be read.
+fn read_profiles(out: &Path) -> Result<(Executed, u64), String> {
+    let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
+    let mut executed = Executed::default();
+    let mut instructions = 0;
+    let mut read = 0;
+    for path in processes.iter().filter_map(|p| p.at_exit.as_ref()) {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let profile = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        instructions += totals(&text);
+        executed.merge(profile);
+        read += 1;
+    }
+    if read == 0 {
+        return Err("callgrind wrote no profile".to_string());
+    }
+    Ok((executed, instructions))
+}
+
+/// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).
+fn totals(text: &str) -> u64 {
+    text.lines()
+        .rev()
+        .find_map(|l| l.strip_prefix("totals:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// What the system calls of every process in `out` touched. The first process (lowest pid)
+/// starts in `cwd`; the others were forked from it, so they start there too unless the first
+/// changed its directory, in which case where they started is not known.
+fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
+    let mut logs: Vec<(u32, PathBuf)> = Vec::new();
+    for entry in std::fs::read_dir(out)? {
+        let path = entry?.path();
+        let pid = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(LOG_PREFIX))
+            .and_then(|p| p.parse().ok());
+        if let Some(pid) = pid {
+            logs.push((pid, path));
+        }
+    }
+    logs.sort();
+    let mut touched = Touched::default();
+    let mut children_cwd = Some(cwd);
+    for (index, (_, path)) in logs.iter().enumerate() {
+        let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
+        let start = if index == 0 { Some(cwd) } else { children_cwd };
+        if index == 0 && (text.contains(" sys_chdir ") || text.contains(" sys_fchdir ")) {
+            children_cwd = None;
+        }
+        touched.merge(syscalls::parse(&text, start));
+    }
+    Ok(touched)
+}
+
+/// The addresses executed in `executable` (checked to be its virtual addresses), and the other
+/// objects code ran in.
+fn split_objects(
+    executed: Executed,
+    executable: &Path,
+    mode: Mode,
+    who: &str,
+) -> Result<
+    (
+        std::collections::BTreeSet<u64>,
+        std::collections::BTreeSet<PathBuf>,
+    ),
+    TraceError,
+> {
+    let address_error = |message: String| TraceError::Addresses {
+        who: who.to_string(),
+        mode,
+        executable: executable.to_path_buf(),
+        message,
+    };
+    let mut own = executed::ObjectCode::default();
+    let mut libraries = std::collections::BTreeSet::new();
+    for (object, code) in executed.objects {
+        if executed::is_same_file(&object, executable) {
+            own.addresses.extend(code.addresses);
+            for (function, addresses) in code.functions {
+                own.functions.entry(function).or_default().extend(addresses);
+            }
+        } else if object != "???" && !object.is_empty() {
+            libraries.insert(PathBuf::from(object));
+        }
+    }
+    if own.addresses.is_empty() {
+        return Err(address_error("no instruction of it ran".to_string()));
+    }
+    let data = std::fs::read(executable).map_err(|e| address_error(e.to_string()))?;
+    executed::check_addresses(&own, &data).map_err(|e| address_error(e.to_string()))?;
+    Ok((own.addresses, libraries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::harness::CliDialect;
+
+    #[test]
+    fn each_harness_runs_once_in_its_test_mode_with_an_exact_filter() {
+        let words = |args: Vec<OsString>| -> Vec<String> {
+            args.into_iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            words(test_args(Harness::Criterion(CliDialect::Current), "g/a")),
+            ["--test", "--exact", "g/a"]
+        );
+        assert_eq!(
+            words(test_args(
+                Harness::Criterion(CliDialect::Criterion03),
+                "g/a"
+            )),
+            ["--test", "^g/a$"]
+        );
+        assert_eq!(
+            words(test_args(Harness::Divan, "m::a")),
+            ["--test", "--exact", "m::a"]
+        );
+        assert_eq!(
+            words(test_args(Harness::Libtest, "m::a")),
+            ["--exact", "m::a"]
+        );
+        assert_eq!(Mode::runs_for(Harness::Bencher), [Mode::Measure]);
+    }
+
+    #[test]
+    fn a_run_counts_only_when_its_output_shows_the_benchmark() {
+        let criterion = Harness::Criterion(CliDialect::Current);
+        assert!(shows_run(
+            criterion,
+            Mode::Test,
+            "alpha",
+            "Testing alpha\nSuccess\n\n"
+        ));
+        assert!(!shows_run(criterion, Mode::Test, "alpha", "\n"));
+        assert!(!shows_run(
+            criterion,
+            Mode::Test,
+            "alpha",
+            "Testing alphabet\nSuccess\n"
+        ));
+        assert!(shows_run(
+            Harness::Libtest,
+            Mode::Test,
+            "alpha",
+            "running 1 test\ntest alpha ... ok\n"
+        ));
+        assert!(!shows_run(
+            Harness::Libtest,
+            Mode::Test,
+            "alpha",
+            "running 0 tests\n"
+        ));
+        assert!(shows_run(
+            Harness::Divan,
+            Mode::Test,
+            "dv::alpha",
+            "dv\n╰─ alpha\n"
+        ));
+        assert!(!shows_run(Harness::Divan, Mode::Test, "dv::alpha", ""));
+        assert!(shows_run(
+            Harness::Bencher,
+            Mode::Measure,
+            "alpha",
+            "test alpha ... bench:         695 ns/iter (+/- 726)\n"
+        ));
+        assert!(!shows_run(
+            Harness::Bencher,
+            Mode::Measure,
+            "alpha",
+            "running 0 tests\n"
+        ));
+    }
+}

@@ -1,0 +1,297 @@
+//! Tracing what one benchmark executes and reads (`steps::reach::trace`), under the real
+//! valgrind, on `fixtures/trace-fixture`: one bench target per harness (criterion, divan,
+//! libtest `#[bench]`, bencher), each benchmark's work in a function of its own, so that the
+//! symbol table tells which benchmark's code a trace holds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cargo_perfdiff::model::harness::Harness;
+use cargo_perfdiff::steps::fork::ForkRequest;
+use cargo_perfdiff::steps::instructions::Valgrind;
+use cargo_perfdiff::steps::reach::trace::{self, Access, Mode, Trace, TraceCache, TraceError};
+use object::{Object, ObjectSymbol};
+
+const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/trace-fixture");
+
+/// The fixture crate (a copy under `target/`) and its bench executables by target name.
+struct Fixture {
+    dir: PathBuf,
+    executables: Vec<(String, PathBuf)>,
+}
+
+impl Fixture {
+    fn executable(&self, target: &str) -> &Path {
+        &self
+            .executables
+            .iter()
+            .find(|(name, _)| name == target)
+            .unwrap_or_else(|| panic!("no bench target {target}"))
+            .1
+    }
+}
+
+/// Copies the fixture crate under `target/` and builds its benches once, with the target
+/// directory of the other instruction fixtures (their dependencies are shared).
+fn fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/instructions-fixture");
+        let dir = root.join("trace-crate");
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).unwrap();
+        }
+        copy_tree(Path::new(FIXTURE_DIR), &dir);
+        let output = Command::new(env!("CARGO"))
+            .args(["bench", "--no-run", "--message-format=json", "--quiet"])
+            .current_dir(&dir)
+            // libtest's `#[bench]` is unstable: stands in for a nightly toolchain, as the
+            // other harness fixtures do.
+            .env("RUSTC_BOOTSTRAP", "1")
+            .env("CARGO_TARGET_DIR", root.join("target"))
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let executables = String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+            .filter_map(|m| {
+                Some((
+                    m["target"]["name"].as_str()?.to_string(),
+                    PathBuf::from(m["executable"].as_str()?),
+                ))
+            })
+            .collect();
+        Fixture { dir, executables }
+    })
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+fn request(target: &str, harness: Harness, id: &str, home: &Path) -> ForkRequest {
+    let fixture = fixture();
+    ForkRequest {
+        executable: fixture.executable(target).to_path_buf(),
+        cwd: fixture.dir.clone(),
+        env: vec![],
+        benchmark_id: id.to_string(),
+        harness,
+        warm_up: Duration::from_millis(200),
+        measurement: Duration::from_millis(100),
+        sample_size: 10,
+        timeout: Duration::from_secs(300),
+        criterion_home: home.to_path_buf(),
+        cpu: None,
+        command: None,
+    }
+}
+
+fn valgrind() -> Valgrind {
+    Valgrind::find().expect("valgrind is installed (.ci/run installs it)")
+}
+
+/// Traces `id` of bench target `target` in `modes`, printing what the runs cost.
+fn traced(target: &str, harness: Harness, id: &str, modes: &[Mode]) -> Trace {
+    let scratch = tempfile::tempdir().unwrap();
+    let req = request(target, harness, id, scratch.path());
+    let trace = trace::trace_in_modes(&req, &valgrind(), scratch.path(), modes)
+        .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    for run in &trace.runs {
+        eprintln!(
+            "{target} {id} ({}): {} instructions, {:.0} ms, {} addresses of the executable, \
+             {} libraries, {} paths",
+            run.mode,
+            run.instructions,
+            run.wall_ms,
+            trace.executed.len(),
+            trace.libraries.len(),
+            trace.files.len()
+        );
+    }
+    trace
+}
+
+/// The address range of the function of the executable whose demangled path ends with
+/// `::name` (exactly one).
+fn function_range(executable: &Path, name: &str) -> (u64, u64) {
+    let data = std::fs::read(executable).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let suffix = format!("::{name}");
+    let found: Vec<(u64, u64)> = file
+        .symbols()
+        .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+        .filter(|s| {
+            s.name()
+                .is_ok_and(|raw| format!("{:#}", rustc_demangle::demangle(raw)).ends_with(&suffix))
+        })
+        .map(|s| (s.address(), s.address() + s.size()))
+        .collect();
+    assert_eq!(found.len(), 1, "{name}: {found:x?}");
+    found[0]
+}
+
+/// Whether `trace` executed an instruction of function `name` of `executable`.
+fn ran(trace: &Trace, executable: &Path, name: &str) -> bool {
+    let (start, end) = function_range(executable, name);
+    trace.executed.range(start..end).next().is_some()
+}
+
+const CRITERION: Harness = Harness::Criterion(cargo_perfdiff::model::harness::CliDialect::Current);
+const BOTH: &[Mode] = &[Mode::Test, Mode::Measure];
+
+#[test]
+fn a_criterion_trace_holds_its_own_benchmark_s_code_and_not_another_s() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let trace = traced("crit", CRITERION, "alpha", BOTH);
+    assert_eq!(trace.runs.len(), 2);
+    assert!(
+        ran(&trace, &exe, "alpha_work"),
+        "alpha_work not in the trace"
+    );
+    assert!(
+        !ran(&trace, &exe, "beta_work"),
+        "beta_work ran: not one benchmark"
+    );
+    // Its code ran in libraries too (the loader, libc), and it read no file of the crate.
+    assert!(
+        trace
+            .libraries
+            .iter()
+            .any(|l| l.to_string_lossy().contains("libc.so")),
+        "{:?}",
+        trace.libraries
+    );
+    assert!(
+        trace.files_under(&fixture().dir).is_empty(),
+        "{:?}",
+        trace.files_under(&fixture().dir)
+    );
+    assert!(trace.unresolved.is_empty(), "{:?}", trace.unresolved);
+}
+
+#[test]
+fn code_only_measuring_runs_is_in_the_trace_and_test_mode_alone_misses_it() {
+    // `warm` takes another path after its hundredth call: criterion's warm-up and samples get
+    // there, its test mode (one call) does not.
+    let exe = fixture().executable("crit").to_path_buf();
+    let test_only = traced("crit", CRITERION, "warm", &[Mode::Test]);
+    assert!(!ran(&test_only, &exe, "only_after_many_calls"));
+    let both = traced("crit", CRITERION, "warm", BOTH);
+    assert!(ran(&both, &exe, "only_after_many_calls"));
+    // The union: everything test mode ran is in it.
+    assert!(test_only.executed.is_subset(&both.executed));
+}
+
+#[test]
+fn a_lazily_built_static_and_a_batched_set_up_are_in_the_trace() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let lazy = traced("crit", CRITERION, "lazy", BOTH);
+    assert!(
+        ran(&lazy, &exe, "build_table"),
+        "the lazy table's initialiser"
+    );
+    let batched = traced("crit", CRITERION, "batched", BOTH);
+    assert!(
+        ran(&batched, &exe, "batched_setup"),
+        "iter_batched's set-up"
+    );
+    assert!(!ran(&batched, &exe, "build_table"));
+}
+
+#[test]
+fn a_file_the_benchmark_reads_at_run_time_is_in_the_trace() {
+    let trace = traced("crit", CRITERION, "file", BOTH);
+    let inside = trace.files_under(&fixture().dir);
+    assert_eq!(
+        inside.get(Path::new("data/input.txt")),
+        Some(&Access::Opened),
+        "{inside:?}"
+    );
+    assert_eq!(trace.cwd, fixture().dir);
+    // Nothing was written into the checkout: criterion's home was the scratch directory.
+    assert!(!fixture().dir.join("target").exists());
+}
+
+#[test]
+fn a_benchmark_that_does_not_exist_is_an_error_not_an_empty_trace() {
+    let scratch = tempfile::tempdir().unwrap();
+    let req = request("crit", CRITERION, "alph", scratch.path());
+    let error = trace::trace_benchmark(&req, &valgrind(), scratch.path()).unwrap_err();
+    assert!(
+        matches!(
+            error,
+            TraceError::NotRun {
+                mode: Mode::Test,
+                ..
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("`alph`"), "{error}");
+}
+
+#[test]
+fn the_cache_traces_an_executable_s_content_once() {
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let req = request("crit", CRITERION, "beta", scratch.path());
+    let first = cache
+        .get_or_trace(&req, || {
+            trace::trace_benchmark(&req, &valgrind(), &scratch.path().join("run"))
+        })
+        .unwrap();
+    // A copy of the executable elsewhere (another build of the same code): not traced again.
+    let copy = scratch.path().join("crit-copy");
+    std::fs::copy(&req.executable, &copy).unwrap();
+    let mut again = req.clone();
+    again.executable = copy;
+    let second = cache
+        .get_or_trace(&again, || panic!("traced a second time"))
+        .unwrap();
+    assert_eq!(first, second);
+    assert!(ran(&second, &req.executable, "beta_work"));
+}
+
+#[test]
+fn divan_libtest_and_bencher_traces_hold_their_own_benchmark_only() {
+    let cases: [(&str, Harness, &str, usize); 3] = [
+        ("dv", Harness::Divan, "dv::alpha", 2),
+        ("lt", Harness::Libtest, "alpha", 2),
+        ("bn", Harness::Bencher, "alpha", 1),
+    ];
+    let traces: Vec<Trace> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|&(target, harness, id, _)| {
+                scope.spawn(move || traced(target, harness, id, Mode::runs_for(harness)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for ((target, _, id, runs), trace) in cases.iter().zip(&traces) {
+        let exe = fixture().executable(target);
+        assert_eq!(trace.runs.len(), *runs, "{target}");
+        assert!(ran(trace, exe, "alpha_work"), "{target} {id}: alpha_work");
+        assert!(
+            !ran(trace, exe, "beta_work"),
+            "{target} {id}: beta_work ran"
+        );
+    }
+}

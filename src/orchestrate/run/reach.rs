@@ -177,7 +177,13 @@ fn decide_traced(
         return undecided(format!("it starts {}, a program of the checkout or build", program.display()));
     }
     let code = comparer.compare(&traced.executed);
-    let files = files::compare(traced.files.keys().map(PathBuf::as_path), checkouts);
+    let files = files::compare(
+        traced
+            .files
+            .iter()
+            .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
+        checkouts,
+    );
     decide(&code, &files, &[])
 }
 

@@ -35,7 +35,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use executable::{Executable, Place};
-use identity::{Walk, demangle};
+use identity::{Walk, demangle, functions_named_by};
 use objects::{Objects, SecRef};
 
 /// Why a linked executable's code cannot be read.
@@ -142,23 +142,29 @@ impl<'a> Comparer<'a> {
                 };
             }
         }
-        let (names, stubs) = match self.executed_functions(executed) {
+        let (groups, stubs) = match self.executed_functions(executed) {
             Ok(found) => found,
             Err(reason) => return CodeComparison::Unknown { reason },
         };
+        let names: BTreeSet<String> = groups.iter().flatten().cloned().collect();
+        let verdicts: HashMap<String, Verdict> = names
+            .iter()
+            .map(|name| (name.clone(), self.function(name)))
+            .collect();
+        let entered = self.entered_names(&groups, &verdicts);
         let mut functions = BTreeSet::new();
         let mut data_changed = BTreeSet::new();
         let mut data_same = BTreeSet::new();
         let mut unknown = None;
-        for name in &names {
-            match self.function(name) {
-                Verdict::Same { data } => data_same.extend(data),
+        for name in entered {
+            match &verdicts[name] {
+                Verdict::Same { data } => data_same.extend(data.iter().copied()),
                 Verdict::Differs { data } => {
                     functions.insert(demangle(name));
-                    data_changed.extend(data);
+                    data_changed.extend(data.clone());
                 }
                 Verdict::Unknown(reason) => {
-                    unknown.get_or_insert(reason);
+                    unknown.get_or_insert(reason.clone());
                 }
             }
         }
@@ -172,18 +178,81 @@ impl<'a> Comparer<'a> {
             return CodeComparison::Unknown { reason };
         }
         CodeComparison::Same {
-            functions: names.len() + stubs,
+            functions: groups.len() + stubs,
             data: data_same.len(),
         }
     }
 
-    /// The raw names of the functions `executed` is in, and how many PLT stubs; or why an
-    /// address is in none.
+    /// The names whose head partners decide, of the executed functions `groups` (each the
+    /// names of one executed function).
+    ///
+    /// Why not every name: the compiler merges identical functions into one body with several
+    /// names (two benchmarks' closures doing the same work in base), and head, where they are no
+    /// longer identical, gives each its own. The body base executed is then the same as head's
+    /// under one name and not under the other, and which one head runs depends on the name the
+    /// caller calls it by. Callers call by name: a merged function's names that decide are those
+    /// that base's executed code, the data it reaches and the start-up arrays name (the callers
+    /// are compared themselves, so head's call the same names). A merged function none of them
+    /// names (entered from outside: a shared library, the C start-up) is decided by all its
+    /// names.
+    fn entered_names<'n>(
+        &self,
+        groups: &'n [BTreeSet<String>],
+        verdicts: &HashMap<String, Verdict>,
+    ) -> Vec<&'n String> {
+        let all_same =
+            |group: &BTreeSet<String>| group.iter().all(|n| matches!(verdicts[n], Verdict::Same { .. }));
+        if groups.iter().all(|g| g.len() == 1 || all_same(g)) {
+            return groups.iter().flatten().collect();
+        }
+        let named = self.names_referred_to(groups, verdicts);
+        groups
+            .iter()
+            .flat_map(|group| {
+                let called: Vec<&String> = group.iter().filter(|n| named.contains(*n)).collect();
+                if called.is_empty() { group.iter().collect() } else { called }
+            })
+            .collect()
+    }
+
+    /// The function names that base's executed functions, the data they reach and the objects'
+    /// start-up arrays refer to.
+    fn names_referred_to(
+        &self,
+        groups: &[BTreeSet<String>],
+        verdicts: &HashMap<String, Verdict>,
+    ) -> HashSet<String> {
+        let objects = &self.base.objects;
+        let code = groups
+            .iter()
+            .flatten()
+            .flat_map(|name| objects.definitions.get(name.as_str()).into_iter().flatten())
+            .filter_map(|at| objects.section_of(*at));
+        let data = verdicts.values().flat_map(|verdict| match verdict {
+            Verdict::Same { data } => data.iter().copied().collect::<Vec<_>>(),
+            _ => Vec::new(),
+        });
+        let startup = objects.objects.iter().enumerate().flat_map(|(i, object)| {
+            object
+                .sections
+                .iter()
+                .enumerate()
+                .filter(|(_, section)| section.startup)
+                .map(move |(at, _)| (i as u32, at as u32))
+        });
+        code.chain(data)
+            .chain(startup)
+            .flat_map(|section| functions_named_by(objects, section))
+            .collect()
+    }
+
+    /// The functions `executed` is in, each as the set of its raw names, and how many PLT
+    /// stubs; or why an address is in none.
     fn executed_functions(
         &self,
         executed: &BTreeSet<u64>,
-    ) -> Result<(BTreeSet<String>, usize), String> {
-        let mut names = BTreeSet::new();
+    ) -> Result<(Vec<BTreeSet<String>>, usize), String> {
+        let mut groups = BTreeSet::new();
         let mut stubs = BTreeSet::new();
         let mut same_until = 0;
         for &address in executed {
@@ -193,14 +262,16 @@ impl<'a> Comparer<'a> {
             let (place, until) = self.base.executable.place(address);
             same_until = until;
             match place {
-                Place::Functions(found) => names.extend(found),
+                Place::Functions(found) => {
+                    groups.insert(found.into_iter().collect::<BTreeSet<String>>());
+                }
                 Place::Stub(import) => {
                     stubs.insert(import);
                 }
                 Place::Unknown(reason) => return Err(reason),
             }
         }
-        Ok((names, stubs.len()))
+        Ok((groups.into_iter().collect(), stubs.len()))
     }
 
     /// The verdict of the executed function `name` (raw), compared once per Comparer.

@@ -6,7 +6,9 @@
 //! byte for byte (a directory by its listing); a file outside both checkouts is the machine's
 //! (`/proc`, `/sys`, the shared libraries, the dynamic loader's cache) and the same for both
 //! sides, which run on this machine; a file in the build's own directories (another build's
-//! output read at run time) cannot be paired soundly, so the benchmark is measured.
+//! output read at run time) cannot be paired soundly, so the benchmark is measured when it opened
+//! one. (A path there whose existence it only asked about is the same path for both sides:
+//! criterion looks for its output directory that way.)
 
 use std::path::{Component, Path, PathBuf};
 
@@ -40,12 +42,14 @@ pub struct FileComparison {
 
 /// Compares every file in `read` that lies in base's checkout with head's file at the same
 /// place. Paths are made absolute by the trace; `..` components are resolved lexically.
+/// `read` pairs each path with whether it was opened (true) or only probed (its metadata or
+/// existence asked).
 pub fn compare<'p>(
-    read: impl IntoIterator<Item = &'p Path>,
+    read: impl IntoIterator<Item = (&'p Path, bool)>,
     checkouts: &Checkouts<'_>,
 ) -> FileComparison {
     let mut result = FileComparison::default();
-    for path in read.into_iter().map(normalise) {
+    for (path, opened) in read.into_iter().map(|(p, opened)| (normalise(p), opened)) {
         if checkouts.own_files.iter().any(|own| normalise(own) == path) {
             continue;
         }
@@ -60,7 +64,7 @@ pub fn compare<'p>(
         } else if let Some(dir) = checkouts
             .build_dirs
             .iter()
-            .find(|dir| path.starts_with(normalise(dir)))
+            .find(|dir| opened && path.starts_with(normalise(dir)))
         {
             result.undecided.get_or_insert(format!(
                 "it reads {}, build output in {}",
@@ -152,7 +156,7 @@ mod tests {
             own_files: &[],
             build_dirs: &build_dirs,
         };
-        compare(read.iter().map(PathBuf::as_path), &checkouts)
+        compare(read.iter().map(|p| (p.as_path(), true)), &checkouts)
     }
 
     #[test]
@@ -200,5 +204,20 @@ mod tests {
         let s = sides(&[("data/input.txt", Some("1"), Some("2"))]);
         let read = [s.base.join("data/../data/input.txt")];
         assert_eq!(compare_in(&s, &read).changed, vec!["data/input.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_path_of_the_build_only_probed_is_the_same_for_both_sides() {
+        let s = sides(&[]);
+        let build_dirs = [s.target.clone()];
+        let checkouts = Checkouts {
+            base: &s.base,
+            head: &s.head,
+            own_files: &[],
+            build_dirs: &build_dirs,
+        };
+        let probed = s.target.join("release");
+        let found = compare([(probed.as_path(), false)], &checkouts);
+        assert_eq!(found, FileComparison::default());
     }
 }

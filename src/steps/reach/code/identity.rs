@@ -277,6 +277,20 @@ fn data_name(name: &str) -> Option<String> {
     (!name.is_empty() && !name.starts_with(".L")).then(|| name.to_string())
 }
 
+/// The functions the relocations of `section` name, by raw name: how code and data refer to a
+/// function, and so which of a merged function's names are the ones entered.
+pub(super) fn functions_named_by(objects: &Objects, section: SecRef) -> Vec<String> {
+    objects
+        .section(section)
+        .relocations
+        .iter()
+        .filter_map(|r| match resolve(objects, section.0, r.target) {
+            Resolved::Function { name, .. } => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
 /// A function's or static's name for a report: demangled, without its hash.
 pub(super) fn demangle(name: &str) -> String {
     format!("{:#}", rustc_demangle::demangle(name))

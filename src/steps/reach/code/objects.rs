@@ -59,6 +59,9 @@ pub(super) struct Section {
     pub relocations: Vec<Relocation>,
     /// A relocation this module cannot read (not RELA): the section is never called the same.
     pub unreadable: bool,
+    /// An array of start-up or exit functions (`.init_array`, `.fini_array`, `.preinit_array`,
+    /// `.ctors`, `.dtors`): the functions it names run without a call in the code.
+    pub startup: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -267,6 +270,7 @@ fn empty_section() -> Section {
         flags: 0,
         relocations: Vec::new(),
         unreadable: false,
+        startup: false,
     }
 }
 
@@ -286,6 +290,11 @@ fn read_section(section: &object::Section) -> Result<Section, object::Error> {
         flags: sh_flags & IDENTITY_FLAGS,
         relocations: Vec::new(),
         unreadable: false,
+        startup: section.name().is_ok_and(|name| {
+            [".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors"]
+                .iter()
+                .any(|array| name == *array || name.starts_with(&format!("{array}.")))
+        }),
     };
     // Only what is loaded can be executed or read at run time; debug information is not.
     if sh_flags & 0x2 == 0 {

@@ -85,7 +85,8 @@ fn every_change(file: &str, text: String) -> String {
             );
             let text = replace(text, "dyn method", "        self.0 * self.0 * 4");
             let text = replace(text, "generic", "        self.0 + 3");
-            replace(text, "ring", "    value: 5,")
+            let text = replace(text, "ring", "    value: 5,");
+            replace(text, "lazy", "    [1, 1, 2, 4]")
         }
         "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
         "data/blob.bin" => text.replace("bytes", "BYTES"),
@@ -163,10 +164,12 @@ fn functions_of_base() -> Vec<(String, [u64; 2])> {
     let data = fs::read(&builds().base_exe).unwrap();
     let file = object::File::parse(&*data).unwrap();
     file.symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.size() > 0)
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
         .map(|s| {
             let name = format!("{:#}", rustc_demangle::demangle(s.name().unwrap()));
-            (name, [s.address(), s.address() + s.size() - 1])
+            // A symbol without a size (start-up code): its first instruction.
+            let last = s.address() + s.size().max(1) - 1;
+            (name, [s.address(), last])
         })
         .collect()
 }
@@ -366,5 +369,72 @@ fn a_function_of_a_dependency_whose_version_changed_has_no_partner() {
     assert_eq!(
         Comparer::new(&b.base, &b.bumped).compare(&checksum),
         differs(&["reach_helper::checksum"], &[])
+    );
+}
+
+#[test]
+fn a_lazily_initialised_static_differs_when_its_initialiser_is_executed() {
+    // Reading it: the same code; its initialiser is a function pointer in the static, by name.
+    assert!(matches!(
+        compare_with_changes(&["perfdiff_reach_code::lazy_sum"]),
+        CodeComparison::Same { .. }
+    ));
+    // The traced process runs the initialiser too (the closure, inlined into the `FnOnce` shim
+    // that makes it a function pointer): that is the change.
+    let shim = "core::ops::function::FnOnce::call_once";
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::lazy_sum", shim]),
+        differs(&[shim], &[])
+    );
+}
+
+#[test]
+fn a_plt_stub_is_its_import() {
+    let b = builds();
+    let data = fs::read(&b.base_exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let plt = object::Object::section_by_name(&file, ".plt").expect("lld writes a .plt");
+    let address = object::ObjectSection::address(&plt);
+    let entries = object::ObjectSection::size(&plt) / 16;
+    assert!(entries >= 2, "the resolver and at least one import");
+    let stubs: BTreeSet<u64> = (0..entries).map(|i| address + 16 * i + 3).collect();
+    let compared = Comparer::new(&b.base, &b.comment).compare(&stubs);
+    assert_eq!(
+        compared,
+        CodeComparison::Same {
+            functions: entries as usize,
+            data: 0
+        }
+    );
+}
+
+#[test]
+fn of_every_function_only_the_changed_ones_differ() {
+    let b = builds();
+    let every: BTreeSet<u64> = functions_of_base()
+        .into_iter()
+        .flat_map(|(_, range)| range)
+        .collect();
+    assert_eq!(
+        Comparer::new(&b.base, &b.changes).compare(&every),
+        differs(
+            &[
+                "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area",
+                "core::ops::function::FnOnce::call_once",
+                "perfdiff_reach_code::blob_sum",
+                "perfdiff_reach_code::body_changes",
+                "perfdiff_reach_code::const_table",
+                "perfdiff_reach_code::ring",
+                "perfdiff_reach_code::scaled",
+                "perfdiff_reach_code::static_table",
+                "perfdiff_reach_code::total",
+            ],
+            &[
+                "data of perfdiff_reach_code::blob_sum",
+                "data of perfdiff_reach_code::const_table",
+                "perfdiff_reach_code::RING_B",
+                "perfdiff_reach_code::TABLE",
+            ]
+        )
     );
 }

@@ -329,3 +329,71 @@ impl<'a> Comparer<'a> {
         Verdict::Same { data }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use object::{Object, ObjectSymbol};
+
+    use super::*;
+
+    /// The executed address of `main` in this test executable.
+    fn main_address() -> u64 {
+        let data = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        file.symbols()
+            .find(|s| s.name() == Ok("main"))
+            .expect("the test executable has a symbol table")
+            .address()
+    }
+
+    fn open_with(inputs: &[(&str, &[u8])]) -> (tempfile::TempDir, LinkedCode) {
+        let dir = tempfile::tempdir().unwrap();
+        let paths: Vec<PathBuf> = inputs
+            .iter()
+            .map(|(name, bytes)| {
+                let path = dir.path().join(name);
+                std::fs::write(&path, bytes).unwrap();
+                path
+            })
+            .collect();
+        let code = LinkedCode::open(&std::env::current_exe().unwrap(), &paths).unwrap();
+        (dir, code)
+    }
+
+    #[test]
+    fn an_unreadable_input_is_an_error_naming_it() {
+        let missing = PathBuf::from("/nonexistent/perfdiff/libgone.rlib");
+        let Err(error) = LinkedCode::open(&std::env::current_exe().unwrap(), &[missing]) else {
+            panic!("opened");
+        };
+        assert!(
+            error
+                .to_string()
+                .starts_with("cannot read /nonexistent/perfdiff/libgone.rlib: "),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_function_no_input_defines_is_unknown_and_a_linker_script_is_skipped() {
+        let (_dir, code) = open_with(&[("libc.so", b"INPUT(-lc_real)\n")]);
+        let executed = BTreeSet::from([main_address()]);
+        assert_eq!(
+            Comparer::new(&code, &code).compare(&executed),
+            CodeComparison::Unknown {
+                reason: "main is in none of the objects the executable was linked from".into()
+            }
+        );
+    }
+
+    #[test]
+    fn bitcode_among_the_inputs_is_unknown() {
+        let (_dir, code) = open_with(&[("lto.o", b"BC\xC0\xDE\x35\x14\x00\x00")]);
+        let compared = Comparer::new(&code, &code).compare(&BTreeSet::from([main_address()]));
+        assert!(
+            matches!(&compared, CodeComparison::Unknown { reason }
+                if reason.starts_with("LTO: ") && reason.contains("lto.o")),
+            "{compared:?}"
+        );
+    }
+}

@@ -14,6 +14,7 @@
 //! criterion's `Testing ID` / `Success`, libtest's `test ID ... ok`, divan's tree leaf, a fork's
 //! result line (the same lines the time metric reads), or criterion's samples over its protocol.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -157,8 +158,18 @@ pub(super) fn run(
         path: out.clone(),
         message,
     };
-    let (executed, instructions) = read_profiles(&out).map_err(failed)?;
-    let touched = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    let (executed, instructions, profiled) = read_profiles(&out).map_err(failed)?;
+    let (touched, logged) = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    // A process that neither wrote its profile nor replaced itself with another program was
+    // killed before its end: what it ran is not known.
+    if let Some((pid, _)) = logged
+        .iter()
+        .find(|(pid, exec)| !exec && !profiled.contains(pid))
+    {
+        return Err(failed(format!(
+            "process {pid} left no profile (killed before its end?)"
+        )));
+    }
     let (addresses, libraries) = split_objects(executed, &req.executable, mode, &who)?;
     Ok(RunTrace {
         executed: addresses,
@@ -270,25 +281,28 @@ fn run_direct(
     Ok(())
 }
 
-/// What every process's profile in `out` executed, and the instructions they counted; an error
-/// when there is none, or one is cut short or cannot be read.
-fn read_profiles(out: &Path) -> Result<(Executed, u64), String> {
+/// What every process's profile in `out` executed, the instructions they counted, and the pids
+/// that wrote one; an error when there is none, or one is cut short or cannot be read.
+fn read_profiles(out: &Path) -> Result<(Executed, u64, BTreeSet<u32>), String> {
     let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
     let mut executed = Executed::default();
     let mut instructions = 0;
-    let mut read = 0;
-    for path in processes.iter().filter_map(|p| p.at_exit.as_ref()) {
+    let mut read = BTreeSet::new();
+    for process in &processes {
+        let Some(path) = &process.at_exit else {
+            continue;
+        };
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
         let profile = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         instructions += totals(&text);
         executed.merge(profile);
-        read += 1;
+        read.insert(process.pid);
     }
-    if read == 0 {
+    if read.is_empty() {
         return Err("callgrind wrote no profile".to_string());
     }
-    Ok((executed, instructions))
+    Ok((executed, instructions, read))
 }
 
 /// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).
@@ -300,10 +314,11 @@ fn totals(text: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// What the system calls of every process in `out` touched. The first process (lowest pid)
-/// starts in `cwd`; the others were forked from it, so they start there too unless the first
-/// changed its directory, in which case where they started is not known.
-fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
+/// What the system calls of every process in `out` touched, and each process's pid with
+/// whether it ended by starting another program ([`syscalls::replaced_itself`]). The first
+/// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
+/// too unless the first changed its directory, in which case where they started is not known.
+fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool)>)> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -318,16 +333,18 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
     }
     logs.sort();
     let mut touched = Touched::default();
+    let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);
-    for (index, (_, path)) in logs.iter().enumerate() {
+    for (index, (pid, path)) in logs.iter().enumerate() {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let start = if index == 0 { Some(cwd) } else { children_cwd };
         if index == 0 && (text.contains(" sys_chdir ") || text.contains(" sys_fchdir ")) {
             children_cwd = None;
         }
         touched.merge(syscalls::parse(&text, start));
+        processes.push((*pid, syscalls::replaced_itself(&text)));
     }
-    Ok(touched)
+    Ok((touched, processes))
 }
 
 /// The addresses executed in `executable` (checked to be its virtual addresses), and the other

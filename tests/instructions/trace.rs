@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use cargo_perfdiff::model::harness::Harness;
 use cargo_perfdiff::steps::fork::ForkRequest;
+use cargo_perfdiff::steps::fork::command::CommandRun;
 use cargo_perfdiff::steps::instructions::Valgrind;
 use cargo_perfdiff::steps::reach::trace::{self, Access, Mode, Trace, TraceCache, TraceError};
 use object::{Object, ObjectSymbol};
@@ -267,6 +268,52 @@ fn the_cache_traces_an_executable_s_content_once() {
         .unwrap();
     assert_eq!(first, second);
     assert!(ran(&second, &req.executable, "beta_work"));
+}
+
+#[test]
+fn a_command_is_traced_with_every_program_it_starts() {
+    let program = fixture().executable("tracecmd").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let mut req = request("tracecmd", Harness::Command, "tracecmd", scratch.path());
+    req.command = Some(CommandRun {
+        argv: vec![program.clone().into_os_string(), "spawn".into()],
+        prepare: Some("echo prepared > prepared.txt".to_string()),
+        warm_up: 0,
+        helper: PathBuf::new(),
+    });
+    req.cwd = scratch.path().to_path_buf();
+    copy_tree(&fixture().dir.join("data"), &scratch.path().join("data"));
+    let trace = trace::trace_benchmark(&req, &valgrind(), &scratch.path().join("run"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    eprintln!(
+        "tracecmd: {} instructions, programs {:?}",
+        trace.runs[0].instructions,
+        trace.executed_by_program.keys().collect::<Vec<_>>()
+    );
+    assert!(trace.executed.is_empty(), "a command has no one executable");
+    let ran_in = |name: &str| {
+        let (start, end) = function_range(&program, name);
+        trace
+            .executed_by_program
+            .iter()
+            .filter(|(path, _)| path.canonicalize().unwrap() == program.canonicalize().unwrap())
+            .any(|(_, executed)| executed.range(start..end).next().is_some())
+    };
+    assert!(ran_in("alpha_work"), "the program itself");
+    assert!(ran_in("beta_work"), "the process it started");
+    assert_eq!(
+        trace
+            .files_under(scratch.path())
+            .get(Path::new("data/input.txt")),
+        Some(&Access::Opened)
+    );
+    // The prepare line ran (natively, not traced).
+    assert!(scratch.path().join("prepared.txt").exists());
+    assert!(
+        !trace
+            .files
+            .contains_key(&scratch.path().join("prepared.txt"))
+    );
 }
 
 #[test]

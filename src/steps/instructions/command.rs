@@ -29,23 +29,8 @@ pub fn measure(
         return Err(InstructionsError::UnsupportedHarness(req.harness.name()));
     };
     let who = format!("command `{}` under callgrind", req.benchmark_id);
-    if let Some(prepare) = &run.prepare {
-        let status = std::process::Command::new("/bin/sh")
-            .args(["-c", prepare])
-            .current_dir(&req.cwd)
-            .envs(req.env.iter().map(|(k, v)| (k, v)))
-            .stdin(std::process::Stdio::null())
-            .status()
-            .map_err(io_error("/bin/sh"))?;
-        if !status.success() {
-            return Ok(failed(
-                format!(
-                    "{who}: its prepare command `{prepare}` failed ({})",
-                    describe_status(status)
-                ),
-                String::new(),
-            ));
-        }
+    if let Err(failure) = run_prepare(req, &who)? {
+        return Ok(failure);
     }
     let out_dir = work_dir.join("profiles");
     std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
@@ -97,6 +82,34 @@ pub fn measure(
             profile: profile.per_iteration(1.0),
             wall_ms,
         },
+    )))
+}
+
+/// Runs the `prepare` line of `req`'s command, if any, in its working directory and
+/// environment, unmeasured: the failure of `who` when it fails.
+pub(crate) fn run_prepare(
+    req: &ForkRequest,
+    who: &str,
+) -> Result<Result<(), InstructionOutcome>, InstructionsError> {
+    let Some(prepare) = req.command.as_ref().and_then(|run| run.prepare.as_ref()) else {
+        return Ok(Ok(()));
+    };
+    let status = std::process::Command::new("/bin/sh")
+        .args(["-c", prepare])
+        .current_dir(&req.cwd)
+        .envs(req.env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .status()
+        .map_err(io_error("/bin/sh"))?;
+    if status.success() {
+        return Ok(Ok(()));
+    }
+    Ok(Err(failed(
+        format!(
+            "{who}: its prepare command `{prepare}` failed ({})",
+            describe_status(status)
+        ),
+        String::new(),
     )))
 }
 

@@ -43,8 +43,13 @@ use crate::steps::instructions::Valgrind;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     /// Instruction addresses executed in the traced executable itself, as ELF virtual addresses
-    /// of the file (comparable with its symbol table).
+    /// of the file (comparable with its symbol table). Empty for a command.
     pub executed: BTreeSet<u64>,
+    /// A command's: the instruction addresses executed in each program its processes ran
+    /// (the program of its command line and every one it started), by path as valgrind
+    /// resolved it, as ELF virtual addresses of that file. Empty for a benchmark.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub executed_by_program: BTreeMap<PathBuf, BTreeSet<u64>>,
     /// Other objects code ran in (shared libraries, the dynamic loader), by path as valgrind
     /// named them. Code outside any object (valgrind's own trampolines, `???`) is left out.
     pub libraries: BTreeSet<PathBuf>,
@@ -119,8 +124,8 @@ pub enum TraceError {
         who: String,
         source: crate::steps::fork::ForkError,
     },
-    /// Commands are not traced (yet): what they run is not one executable.
-    #[error("tracing {who}: {what} are not traced")]
+    /// What cannot be traced (a command without its command line).
+    #[error("tracing {who}: {what} cannot be traced")]
     Unsupported { who: String, what: &'static str },
 }
 
@@ -128,6 +133,12 @@ impl Trace {
     /// Adds what one run found.
     fn add(&mut self, run: runs::RunTrace) {
         self.executed.extend(run.executed);
+        for (program, addresses) in run.by_program {
+            self.executed_by_program
+                .entry(program)
+                .or_default()
+                .extend(addresses);
+        }
         self.libraries.extend(run.libraries);
         let mut touched = syscalls::Touched {
             files: std::mem::take(&mut self.files),
@@ -152,10 +163,19 @@ impl Trace {
     }
 }
 
+/// How messages name the benchmark or command of `req`.
+fn who(req: &ForkRequest) -> String {
+    match req.command {
+        Some(_) => format!("command `{}`", req.benchmark_id),
+        None => format!("benchmark `{}`", req.benchmark_id),
+    }
+}
+
 /// Traces the benchmark of `req` (a fork request as the time metric builds it: executable,
 /// working directory, environment, harness, exact id, timeout per run) under `valgrind`, each
 /// run in a directory of its own under `scratch` (kept by the caller until this returns): the
-/// union of a test-mode run and a short measuring run ([`Mode::runs_for`]).
+/// union of a test-mode run and a short measuring run ([`Mode::runs_for`]); a command (`req.command`
+/// set, as the time metric builds its fork) in one execution.
 pub fn trace_benchmark(
     req: &ForkRequest,
     valgrind: &Valgrind,
@@ -171,11 +191,11 @@ pub fn trace_in_modes(
     scratch: &Path,
     modes: &[Mode],
 ) -> Result<Trace, TraceError> {
-    let who = format!("benchmark `{}`", req.benchmark_id);
-    if req.command.is_some() || req.harness == Harness::Command {
+    let who = who(req);
+    if (req.command.is_some()) != (req.harness == Harness::Command) {
         return Err(TraceError::Unsupported {
             who,
-            what: "commands",
+            what: "a command without its command line, or a benchmark with one,",
         });
     }
     let mut trace = Trace {

@@ -14,6 +14,7 @@
 //! criterion's `Testing ID` / `Success`, libtest's `test ID ... ok`, divan's tree leaf, a fork's
 //! result line (the same lines the time metric reads), or criterion's samples over its protocol.
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,6 +43,9 @@ pub enum Mode {
     Test,
     /// A short measuring run: warm-up and samples, as a fork runs them.
     Measure,
+    /// A command: one execution, after its `prepare` line (not traced), every program it
+    /// starts traced too.
+    Execution,
 }
 
 impl Mode {
@@ -49,6 +53,7 @@ impl Mode {
         match self {
             Mode::Test => "test mode",
             Mode::Measure => "measuring",
+            Mode::Execution => "one execution",
         }
     }
 
@@ -56,7 +61,7 @@ impl Mode {
     pub fn runs_for(harness: Harness) -> &'static [Mode] {
         match harness {
             Harness::Bencher => &[Mode::Measure],
-            Harness::Command => &[],
+            Harness::Command => &[Mode::Execution],
             _ => &[Mode::Test, Mode::Measure],
         }
     }
@@ -70,8 +75,10 @@ impl std::fmt::Display for Mode {
 
 /// What one run found.
 pub(super) struct RunTrace {
-    pub executed: std::collections::BTreeSet<u64>,
-    pub libraries: std::collections::BTreeSet<PathBuf>,
+    pub executed: BTreeSet<u64>,
+    /// A command's: by program, what ran in it.
+    pub by_program: std::collections::BTreeMap<PathBuf, BTreeSet<u64>>,
+    pub libraries: BTreeSet<PathBuf>,
     pub touched: Touched,
     pub summary: RunSummary,
 }
@@ -125,14 +132,15 @@ pub fn shows_run(harness: Harness, mode: Mode, id: &str, tail: &str) -> bool {
     }
 }
 
-/// Runs the benchmark of `req` in `mode` under `valgrind`, its profiles and logs in `dir`.
+/// Runs the benchmark (or command) of `req` in `mode` under `valgrind`, its profiles and logs
+/// in `dir`.
 pub(super) fn run(
     req: &ForkRequest,
     valgrind: &Valgrind,
     mode: Mode,
     dir: &Path,
 ) -> Result<RunTrace, TraceError> {
-    let who = format!("benchmark `{}`", req.benchmark_id);
+    let who = super::who(req);
     let io = |path: &Path| {
         let (who, path) = (who.clone(), path.to_path_buf());
         move |source| TraceError::Io { who, path, source }
@@ -145,10 +153,12 @@ pub(super) fn run(
     req.criterion_home = home.clone();
     req.cpu = None;
     let started = Instant::now();
-    if matches!(req.harness, Harness::Criterion(_)) && mode == Mode::Measure {
-        run_criterion_fork(&mut req, valgrind, dir, &out, &who)?;
-    } else {
-        run_direct(&mut req, valgrind, mode, &out, &who)?;
+    match (req.harness, mode) {
+        (Harness::Criterion(_), Mode::Measure) => {
+            run_criterion_fork(&mut req, valgrind, dir, &out, &who)?;
+        }
+        (_, Mode::Execution) => run_command(&req, valgrind, &out, &who)?,
+        _ => run_direct(&mut req, valgrind, mode, &out, &who)?,
     }
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let failed = |message: String| TraceError::Profile {
@@ -157,19 +167,87 @@ pub(super) fn run(
         path: out.clone(),
         message,
     };
-    let (executed, instructions) = read_profiles(&out).map_err(failed)?;
-    let touched = read_logs(&out, &req.cwd).map_err(io(&out))?;
-    let (addresses, libraries) = split_objects(executed, &req.executable, mode, &who)?;
+    let (profiles, instructions) = read_profiles(&out).map_err(failed)?;
+    let (touched, logged) = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    // A process that neither wrote its profile nor replaced itself with another program was
+    // killed before its end: what it ran is not known.
+    if let Some((pid, _)) = logged
+        .iter()
+        .find(|(pid, exec)| !exec && !profiles.iter().any(|p| p.pid == *pid))
+    {
+        return Err(failed(format!(
+            "process {pid} left no profile (killed before its end?)"
+        )));
+    }
+    let summary = RunSummary {
+        mode,
+        instructions,
+        wall_ms,
+    };
+    let context = (mode, who.as_str());
+    if mode == Mode::Execution {
+        let (by_program, libraries) = split_programs(profiles, context)?;
+        return Ok(RunTrace {
+            executed: BTreeSet::new(),
+            by_program,
+            libraries,
+            touched,
+            summary,
+        });
+    }
+    let mut executed = Executed::default();
+    for profile in profiles {
+        executed.merge(profile.executed);
+    }
+    let (addresses, libraries) = split_objects(executed, &req.executable, context)?;
     Ok(RunTrace {
         executed: addresses,
+        by_program: Default::default(),
         libraries,
         touched,
-        summary: RunSummary {
-            mode,
-            instructions,
-            wall_ms,
-        },
+        summary,
     })
+}
+
+/// A command: its `prepare` line natively, then one execution under valgrind with every
+/// process it starts traced (`--trace-children=yes`).
+fn run_command(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    out: &Path,
+    who: &str,
+) -> Result<(), TraceError> {
+    let failure = |message: String, tail: String| TraceError::Failed {
+        who: who.to_string(),
+        mode: Mode::Execution,
+        message,
+        tail,
+    };
+    let command = req.command.as_ref().ok_or_else(|| {
+        failure(
+            "a command without its command line".to_string(),
+            String::new(),
+        )
+    })?;
+    match crate::steps::instructions::command::run_prepare(req, who) {
+        Ok(Ok(())) => {}
+        Ok(Err(outcome)) => {
+            let record = outcome.failure().cloned().unwrap_or_default();
+            return Err(failure(record.message, record.stderr_tail));
+        }
+        Err(e) => return Err(failure(e.to_string(), String::new())),
+    }
+    let mut args: Vec<OsString> = valgrind_options(out).into_iter().map(Into::into).collect();
+    args.push("--trace-children=yes".into());
+    args.extend(command.argv.iter().cloned());
+    match crate::steps::instructions::command::run_under_valgrind(req, valgrind, args, who) {
+        Ok(Ok(_)) => Ok(()),
+        Ok(Err(outcome)) => {
+            let record = outcome.failure().cloned().unwrap_or_default();
+            Err(failure(record.message, record.stderr_tail))
+        }
+        Err(e) => Err(failure(e.to_string(), String::new())),
+    }
 }
 
 /// Criterion measuring: a fork over its runner protocol, valgrind in front through a script.
@@ -230,7 +308,7 @@ fn run_direct(
     args.push(req.executable.clone().into_os_string());
     match mode {
         Mode::Test => args.extend(test_args(req.harness, &req.benchmark_id)),
-        Mode::Measure => args.extend(
+        Mode::Measure | Mode::Execution => args.extend(
             req.harness
                 .summary_fork_args(&req.benchmark_id, MEASURE_TIME),
         ),
@@ -270,25 +348,43 @@ fn run_direct(
     Ok(())
 }
 
-/// What every process's profile in `out` executed, and the instructions they counted; an error
-/// when there is none, or one is cut short or cannot be read.
-fn read_profiles(out: &Path) -> Result<(Executed, u64), String> {
+/// One process's profile: what ran, and the program it ran (`cmd:`, as valgrind resolved it).
+struct ProcessProfile {
+    pid: u32,
+    program: Option<PathBuf>,
+    executed: Executed,
+}
+
+/// Every process's profile in `out`, and the instructions they counted; an error when there is
+/// none, or one is cut short or cannot be read.
+fn read_profiles(out: &Path) -> Result<(Vec<ProcessProfile>, u64), String> {
     let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
-    let mut executed = Executed::default();
+    let mut profiles = Vec::new();
     let mut instructions = 0;
-    let mut read = 0;
-    for path in processes.iter().filter_map(|p| p.at_exit.as_ref()) {
+    for process in &processes {
+        let Some(path) = &process.at_exit else {
+            continue;
+        };
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let profile = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let executed = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         instructions += totals(&text);
-        executed.merge(profile);
-        read += 1;
+        let program = text
+            .lines()
+            .take_while(|l| !l.starts_with("fn=") && !l.starts_with("ob="))
+            .find_map(|l| l.strip_prefix("cmd:"))
+            .and_then(|cmd| cmd.split_whitespace().next())
+            .map(PathBuf::from);
+        profiles.push(ProcessProfile {
+            pid: process.pid,
+            program,
+            executed,
+        });
     }
-    if read == 0 {
+    if profiles.is_empty() {
         return Err("callgrind wrote no profile".to_string());
     }
-    Ok((executed, instructions))
+    Ok((profiles, instructions))
 }
 
 /// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).
@@ -300,10 +396,11 @@ fn totals(text: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// What the system calls of every process in `out` touched. The first process (lowest pid)
-/// starts in `cwd`; the others were forked from it, so they start there too unless the first
-/// changed its directory, in which case where they started is not known.
-fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
+/// What the system calls of every process in `out` touched, and each process's pid with
+/// whether it ended by starting another program ([`syscalls::replaced_itself`]). The first
+/// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
+/// too unless the first changed its directory, in which case where they started is not known.
+fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool)>)> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -318,16 +415,18 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
     }
     logs.sort();
     let mut touched = Touched::default();
+    let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);
-    for (index, (_, path)) in logs.iter().enumerate() {
+    for (index, (pid, path)) in logs.iter().enumerate() {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let start = if index == 0 { Some(cwd) } else { children_cwd };
         if index == 0 && (text.contains(" sys_chdir ") || text.contains(" sys_fchdir ")) {
             children_cwd = None;
         }
         touched.merge(syscalls::parse(&text, start));
+        processes.push((*pid, syscalls::replaced_itself(&text)));
     }
-    Ok(touched)
+    Ok((touched, processes))
 }
 
 /// The addresses executed in `executable` (checked to be its virtual addresses), and the other
@@ -335,23 +434,28 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Touched> {
 fn split_objects(
     executed: Executed,
     executable: &Path,
-    mode: Mode,
-    who: &str,
-) -> Result<
-    (
-        std::collections::BTreeSet<u64>,
-        std::collections::BTreeSet<PathBuf>,
-    ),
-    TraceError,
-> {
+    (mode, who): (Mode, &str),
+) -> Result<(BTreeSet<u64>, BTreeSet<PathBuf>), TraceError> {
     let address_error = |message: String| TraceError::Addresses {
         who: who.to_string(),
         mode,
         executable: executable.to_path_buf(),
         message,
     };
+    let (own, libraries) = own_code(executed, executable);
+    if own.addresses.is_empty() {
+        return Err(address_error("no instruction of it ran".to_string()));
+    }
+    let data = std::fs::read(executable).map_err(|e| address_error(e.to_string()))?;
+    executed::check_addresses(&own, &data).map_err(|e| address_error(e.to_string()))?;
+    Ok((own.addresses, libraries))
+}
+
+/// The code of `executed` that ran in the file at `executable`, and the other objects (code
+/// outside any object, `???`, left out).
+fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTreeSet<PathBuf>) {
     let mut own = executed::ObjectCode::default();
-    let mut libraries = std::collections::BTreeSet::new();
+    let mut libraries = BTreeSet::new();
     for (object, code) in executed.objects {
         if executed::is_same_file(&object, executable) {
             own.addresses.extend(code.addresses);
@@ -362,12 +466,63 @@ fn split_objects(
             libraries.insert(PathBuf::from(object));
         }
     }
-    if own.addresses.is_empty() {
-        return Err(address_error("no instruction of it ran".to_string()));
+    (own, libraries)
+}
+
+/// A command's processes: by program, the addresses that ran in it (checked against its symbols
+/// when it has any: a program without symbols cannot be paired by function anyway), and the
+/// other objects code ran in.
+#[allow(clippy::type_complexity)]
+fn split_programs(
+    profiles: Vec<ProcessProfile>,
+    (mode, who): (Mode, &str),
+) -> Result<
+    (
+        std::collections::BTreeMap<PathBuf, BTreeSet<u64>>,
+        BTreeSet<PathBuf>,
+    ),
+    TraceError,
+> {
+    let mut by_program: std::collections::BTreeMap<PathBuf, executed::ObjectCode> =
+        Default::default();
+    let mut libraries = BTreeSet::new();
+    for profile in profiles {
+        let Some(program) = profile.program else {
+            return Err(TraceError::Profile {
+                who: who.to_string(),
+                mode,
+                path: PathBuf::from(format!("process {}", profile.pid)),
+                message: "its profile does not name its program (`cmd:`)".to_string(),
+            });
+        };
+        let (own, others) = own_code(profile.executed, &program);
+        libraries.extend(others);
+        let entry = by_program.entry(program).or_default();
+        entry.addresses.extend(own.addresses);
+        for (function, addresses) in own.functions {
+            entry
+                .functions
+                .entry(function)
+                .or_default()
+                .extend(addresses);
+        }
     }
-    let data = std::fs::read(executable).map_err(|e| address_error(e.to_string()))?;
-    executed::check_addresses(&own, &data).map_err(|e| address_error(e.to_string()))?;
-    Ok((own.addresses, libraries))
+    let mut checked = std::collections::BTreeMap::new();
+    for (program, code) in by_program {
+        let address_error = |message: String| TraceError::Addresses {
+            who: who.to_string(),
+            mode,
+            executable: program.clone(),
+            message,
+        };
+        let data = std::fs::read(&program).map_err(|e| address_error(e.to_string()))?;
+        match executed::check_addresses(&code, &data) {
+            Ok(_) | Err(executed::AddressError::NothingToCheck(_)) => {}
+            Err(e) => return Err(address_error(e.to_string())),
+        }
+        checked.insert(program, code.addresses);
+    }
+    Ok((checked, libraries))
 }
 
 #[cfg(test)]

@@ -143,6 +143,16 @@ pub fn parse(log: &str, cwd: Option<&Path>) -> Touched {
     touched
 }
 
+/// Whether the process of `log` replaced itself with another program: a successful `execve`
+/// never returns, so its line has no result (`-->`). Such a process writes no profile.
+pub fn replaced_itself(log: &str) -> bool {
+    log.lines().any(|line| {
+        line.starts_with("SYSCALL[")
+            && (line.contains(") sys_execve ( ") || line.contains(") sys_execveat ( "))
+            && !line.contains("-->")
+    })
+}
+
 /// One line of the log that is a system call (its start, its end, or both).
 struct Call<'a> {
     thread: u64,
@@ -487,6 +497,16 @@ SYSCALL[5,1](257) sys_openat ( 4294967196, 0x20(/abs/./d.txt), 0 )[sync] --> Suc
             touched.files.get(Path::new("/start/x.txt")),
             Some(&Access::Opened)
         );
+    }
+
+    #[test]
+    fn a_process_that_started_another_program_is_told_from_one_that_failed_to() {
+        // As valgrind 3.19 logged `sh -c "/bin/true; exit 0"`: the child that became /bin/true.
+        let replaced = "SYSCALL[17866,1](14) sys_rt_sigprocmask ( 2, 0x1fff0002c0, 0x1fff000340, 8 ) --> [pre-success] Success(0x0)
+SYSCALL[17866,1](59) sys_execve ( 0x1298d8(/bin/true), 0x129900, 0x4035b98 )
+";
+        assert!(replaced_itself(replaced));
+        assert!(!replaced_itself(LOG), "its execve failed");
     }
 
     #[test]

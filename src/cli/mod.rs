@@ -892,8 +892,13 @@ fn list(
         ));
     }
     let plan = run::plan(&matched, &selection, settings);
+    let same_code = selection.values().filter(|s| s.skipped()).count();
+    let unmeasured = match same_code {
+        0 => String::new(),
+        n => format!(" ({n} unchanged without measuring: same code)"),
+    };
     progress.note(&format!(
-        "{} benchmark(s) would be compared; a run would take {}",
+        "{} benchmark(s) would be compared{unmeasured}; a run would take {}",
         matched.len(),
         plan.describe()
     ));

@@ -144,3 +144,83 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     );
     assert_eq!(selection(bench_entry(&report, "hash/steady"))["reason"], "same_code", "{err}");
 }
+
+#[test]
+fn list_says_what_a_run_would_measure_and_why() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo(&guard, &constants_only());
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "mix", "steady"]);
+    let text = all_output(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let line = |id: &str| {
+        text.lines()
+            .find(|l| l.starts_with(id))
+            .unwrap_or_else(|| panic!("no line for {id}: {text}"))
+            .to_string()
+    };
+    assert!(line("hash/steady").contains("not measured, same code"), "{text}");
+    assert!(line("hash/mix").contains("measured, it reaches changed code"), "{text}");
+    assert!(
+        text.contains("2 benchmark(s) would be compared (1 unchanged without measuring: same code)"),
+        "{text}"
+    );
+
+    let output = selecting(
+        &repo,
+        &["HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady"],
+    );
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let steady = &listing["benchmarks"][0];
+    assert_eq!(steady["selection"]["reason"], "same_code", "{listing:#}");
+}
+
+#[test]
+fn instruction_records_and_duet_pairs_skip_what_executes_the_same_code() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo(&guard, &constants_only());
+    let mut counted = parent_vs_head_json(&["mix", "steady"]);
+    counted.insert(0, "--metric");
+    counted.insert(1, "time,instructions");
+    let report = json_report(&selecting(&repo, &counted));
+    for id in ["hash/steady", "hash/steady (instructions)"] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+        assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
+        assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+    }
+    let counted_mix = bench_entry(&report, "hash/mix (instructions)");
+    assert_eq!(counted_mix["verdict"], "regressed", "{counted_mix:#}");
+
+    let mut duet = parent_vs_head_json(&["mix", "steady"]);
+    duet.insert(0, "--mode");
+    duet.insert(1, "duet");
+    let report = json_report(&selecting(&repo, &duet));
+    let steady = bench_entry(&report, "hash/steady");
+    assert_eq!(selection(steady)["reason"], "same_code", "{steady:#}");
+    measured_entry(&report, "hash/mix", 2);
+}
+
+#[test]
+fn a_resumed_run_keeps_the_selection_it_recorded_and_traces_nothing_again() {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_demo(&guard, &constants_only());
+    let samples = dir.path().join("samples.json");
+    let samples_arg = samples.to_str().unwrap();
+    let mut first = parent_vs_head_json(&["mix", "steady"]);
+    first.insert(0, "--samples");
+    first.insert(1, samples_arg);
+    let output = selecting(&repo, &first);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let mut resumed = parent_vs_head_json(&["mix", "steady"]);
+    resumed.insert(0, "--resume");
+    resumed.insert(1, samples_arg);
+    let output = selecting(&repo, &resumed);
+    let err = stderr(&output);
+    let report = json_report(&output);
+    assert_eq!(
+        selection(bench_entry(&report, "hash/steady"))["reason"],
+        "same_code",
+        "{err}"
+    );
+    assert!(!err.contains("finding what the change reaches"), "{err}");
+}

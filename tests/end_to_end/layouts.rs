@@ -1,4 +1,4 @@
-//! Forks spread over code layouts (`src/layout.rs`, docs/layout.md): each revision is measured
+//! Forks spread over code layouts (`src/layout.rs`, docs/design/layouts.md): each revision is measured
 //! in cargo's build and in relinks of the same code, each layout's functions in an order that
 //! base and head share.
 //!

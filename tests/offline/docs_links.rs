@@ -174,12 +174,18 @@ fn every_design_note_is_dated_and_indexed() {
             continue;
         }
         let text = fs::read_to_string(&note).unwrap();
-        let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
         let dated = last
             .strip_prefix("Last major revision: ")
             .is_some_and(|date| date.len() == 10 && date.as_bytes()[4] == b'-');
         if !dated {
-            problems.push(format!("{name}: last line is not `Last major revision: YYYY-MM-DD`"));
+            problems.push(format!(
+                "{name}: last line is not `Last major revision: YYYY-MM-DD`"
+            ));
         }
         if !index.contains(&format!("]({name})")) {
             problems.push(format!("{name}: not linked from docs/design/README.md"));

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Would shorter forks after the first look save time without changing verdicts? (docs/design/rejected.md)
+"""Would shorter forks after the first look save time without changing verdicts?
+(docs/design/rejected.md)
 
 Emulates a `decided` run whose forks after the first look (replay position >= 3) measure for a
 fraction of `--measurement-time`, on a recording made with full-length forks: such a fork keeps

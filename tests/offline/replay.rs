@@ -131,14 +131,13 @@ fn fixed_at_max_forks_is_the_reference_itself() {
     assert!(result.benchmarks.iter().all(|b| !b.capped));
 }
 
-/// Issue #4's targets for the default rule against the fixed max-forks configuration. The
-/// recording was taken on a 2-core machine at load average 7–8 (see the `.load` file beside it):
-/// samples vary by 20–40 %, so the mean of 3 forks differs from the mean of 10 by ~20 % whatever
-/// rule stops there. Two targets are NOT met on this recording and are not asserted at their
-/// value (docs/design/replay.md has the figures): the change rate (≤ 1.5 %; here ~9 %) and the time
-/// saved (≥ 60 %; here 27 %, because the large-change guard keeps noise-inflated "changes"
-/// running; 69 % without the guard). What is asserted: agreement, overhead, and that the rule
-/// does save time.
+/// Issue #4's targets for the default rule against the fixed max-forks configuration. The recording
+/// was taken on a 2-core machine at load average 7–8 (see the `.load` file beside it): samples vary
+/// by 20–40 %, so the mean of 3 forks differs from the mean of 10 by ~20 % whatever rule stops
+/// there. Two targets are NOT met on this recording and are not asserted at their value
+/// (docs/design/replay.md has the figures): the change rate (≤ 1.5 %; here ~9 %) and the time saved
+/// (≥ 60 %; here 27 %, because the large-change guard keeps noise-inflated "changes" running; 69 %
+/// without the guard). What is asserted: agreement, overhead, and that the rule does save time.
 #[test]
 fn the_default_rule_on_the_recording() {
     let file = recording();

@@ -38,10 +38,10 @@ use super::descriptive::{mean, median, std_dev};
 /// A round is never disturbed unless its log ratio is at least `ln(1 + this)` from the other
 /// rounds' mean (so a very tight benchmark does not lose rounds to ordinary noise).
 pub const DISTURBED_MIN_EXCESS: f64 = 0.10;
-/// The level of the prediction interval a disturbed round lies outside. The candidates are the
-/// most extreme rounds, so under normal rounds they fall outside more often than this; at 1e-3
-/// and 1e-4 that still took the simulated A/A false-alarm rate at alpha 1 % to 1.9 % and 1.2 %
-/// where forks differ by 5 %, at 1e-5 it is 0.8 % (`docs/design/statistics.md`, "Disturbed rounds").
+/// The level of the prediction interval a disturbed round lies outside. The candidates are the most
+/// extreme rounds, so under normal rounds they fall outside more often than this; at 1e-3 and 1e-4
+/// that still took the simulated A/A false-alarm rate at alpha 1 % to 1.9 % and 1.2 % where forks
+/// differ by 5 %, at 1e-5 it is 0.8 % (`docs/design/statistics.md`, "Disturbed rounds").
 pub const DISTURBED_P: f64 = 1e-5;
 /// Fewest rounds for any of them to be judged disturbed.
 pub const DISTURBED_MIN_ROUNDS: usize = 4;

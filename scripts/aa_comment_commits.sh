@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A/A over comment-only commits (project issue #27, docs/layout.md).
+# A/A over comment-only commits (project issue #27, docs/design/layouts.md).
 #
 # For each case, a fresh git repository holding a copy of fixtures/criterion-demo gets a second
 # commit that changes only a comment, and the real `cargo perfdiff HEAD~1 HEAD` compares them

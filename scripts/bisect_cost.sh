@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What a bisection of a program costs in a workspace that also has a bench target it never
-# measures (project issue #44, docs/evidence.md "Bisecting a program").
+# measures (project issue #44, docs/design/evidence.md "Bisecting a program").
 #
 # Creates a cargo workspace in WORK/repo: fat LTO and one codegen unit (as pulldown-cmark
 # builds), a program `prog` in member `app` (declared as the command `prog` in perfdiff.toml)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Compares GOOD with every commit of GOOD..BAD on BAD's first-parent line, one `cargo perfdiff`
-# comparison each, as the alternative to `cargo perfdiff bisect GOOD BAD` (docs/bisect.md, "Cost").
+# comparison each, as the alternative to `cargo perfdiff bisect GOOD BAD` (docs/bisect.md and
+# docs/design/bisect.md, "Cost").
 # Prints each commit's verdict and forks for the first benchmark selected, the seconds since the
 # start after each, and the total.
 # Usage (in the repository): scripts/compare_every_commit.sh GOOD BAD [cargo perfdiff options]

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Duet vs interleaved, A/A, idle and under a noisy neighbour (project issue #5, docs/duet.md).
+# Duet vs interleaved, A/A, idle and under a noisy neighbour (project issue #5,
+# docs/design/duet.md).
 #
 # Runs the real `cargo perfdiff` on a copy of fixtures/criterion-demo, comparing HEAD with HEAD
 # (an A/A comparison: the true ratio is 1), once in interleaved mode and once in duet mode, with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Do forks need their whole measurement time? (docs/stopping.md, "How long a fork measures")
+"""Do forks need their whole measurement time? (docs/design/warm-up.md, "How long a fork measures")
 
 Criterion benchmarks vary more between processes than within one, so past some length a fork's
 mean stops getting more precise: its error is the fork-to-fork noise. This script emulates
@@ -20,7 +20,7 @@ For each recording and cut it prints:
   at least twice the threshold or unchanged within half of it), as the replay reports them.
 
 Two runs of fixed 10 on the same pair agree on 79-89 % of their verdicts on this project's
-machine (docs/stopping.md), which is the scale to read `fixed` against.
+machine (docs/design/replay.md), which is the scale to read `fixed` against.
 
 Usage: fork_length.py RECORDING.json... [--cuts 21,17,12] [--max-forks 10]
                       [--binary target/release/cargo-perfdiff]

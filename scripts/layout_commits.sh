@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Layout-sound verdicts on a layout-sensitive crate (project issue #27, docs/layout.md).
+# Layout-sound verdicts on a layout-sensitive crate (project issue #27, docs/design/layouts.md).
 #
 # For each case, a fresh git repository holding a copy of fixtures/layout-sensitive gets a second
 # commit, and the real `cargo perfdiff HEAD~1 HEAD` compares the two with default settings plus

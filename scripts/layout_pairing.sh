@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# How far base and head share their code layouts (project issue #41, docs/layout.md).
+# How far base and head share their code layouts (project issue #41, docs/design/layouts.md).
 #
 # For each case, a fresh git repository holding a copy of a fixture gets a second commit, and
 # `cargo perfdiff HEAD~1 HEAD --stop fixed --forks 10 --layouts 10` measures every round, round r

@@ -3,9 +3,9 @@
 
 `unchanged` needs the t interval of the log ratio of fork means within the threshold, and at
 three or five forks per side that interval is wide mostly because the t quantile with 4 or 8
-degrees of freedom is large (docs/stopping.md, "Why `unchanged` takes eight forks"). The
-benchmarks of one suite, measured in the same rounds on the same machine, might have similar
-fork-to-fork variances; if so, the empirical-Bayes moderated t of genomics (Smyth 2004, "Linear
+degrees of freedom is large (docs/design/rejected.md, "Borrowing degrees of freedom from the
+rest of the suite"). The benchmarks of one suite, measured in the same rounds on the same
+machine, might have similar fork-to-fork variances; if so, the empirical-Bayes moderated t of genomics (Smyth 2004, "Linear
 models and empirical Bayes methods for assessing differential expression in microarray
 experiments") borrows degrees of freedom from the other benchmarks. It fits a scaled
 inverse-chi-square prior (`d0` prior degrees of freedom around `s0^2`) to the benchmarks' pooled

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Would shorter forks after the first look save time without changing verdicts? (docs/stopping.md)
+"""Would shorter forks after the first look save time without changing verdicts?
+(docs/design/rejected.md)
 
 Emulates a `decided` run whose forks after the first look (replay position >= 3) measure for a
 fraction of `--measurement-time`, on a recording made with full-length forks: such a fork keeps
@@ -139,7 +140,7 @@ def replay(binary, data, max_forks, workdir, name):
     with open(path, "w") as f:
         json.dump(data, f)
     # The emulation cuts forks after the first look at FIRST_LOOK forks, the looks the figures
-    # in docs/stopping.md were measured with; the default first look is now at two forks.
+    # in docs/design/rejected.md were measured with; the default first look is now at two forks.
     out = subprocess.run(
         [binary, "perfdiff", "replay", path, "--stop", "decided", "--max-forks", str(max_forks),
          "--min-forks", str(FIRST_LOOK), "--orders", "1", "--format", "json"],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Repeated A/B and A/A comparisons at default settings on a layout-sensitive criterion crate
-# (issue #41's check, docs/evidence.md "Verdicts over paired rounds").
+# (issue #41's check, docs/design/evidence.md "Verdicts: one paired interval over the rounds").
 #
 # A fresh git repository holds a copy of fixtures/layout-sensitive whose work constants count in
 # hundredths; three branches sit on its first commit:

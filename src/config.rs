@@ -120,13 +120,13 @@ pub struct Settings {
     /// Sliding window length of the stop rules.
     pub window: usize,
     /// Code layouts of each revision that forks are spread over: the build cargo makes, and
-    /// `layouts − 1` relinks of it with its functions in other orders (`docs/layout.md`).
+    /// `layouts − 1` relinks of it with its functions in other orders (`docs/layouts.md`).
     pub layouts: usize,
     /// Criterion warm-up time asked for per fork, in milliseconds.
     pub warm_up_ms: u64,
     /// Criterion measurement time per fork, in milliseconds. The default, 0.5 s, is as precise
     /// per fork as 1 s on every quiet-host recording: past it a fork's mean is limited by the
-    /// noise between forks, not within one (`scripts/fork_length.py`, docs/stopping.md); on a
+    /// noise between forks, not within one (`scripts/fork_length.py`, docs/design/warm-up.md); on a
     /// noisy host it is about as precise per second of the run.
     pub measurement_ms: u64,
     /// Criterion samples per fork (criterion wants at least 10).
@@ -325,7 +325,7 @@ pub struct PartialSettings {
 
 /// Layouts per revision unless the user says otherwise: chosen from the false alarms and the
 /// cost measured with 1, 4 and 10: as many as the default `max-forks`, so every round of a
-/// benchmark runs a layout of its own (`docs/layout.md`).
+/// benchmark runs a layout of its own (`docs/layouts.md`).
 pub const DEFAULT_LAYOUTS: usize = 10;
 
 /// Every key a configuration table may hold, in the order `--print-config` shows them.

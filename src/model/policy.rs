@@ -28,7 +28,7 @@ impl StopRule {
     /// threshold (`stop::LARGE_CHANGE_ONLY_BELOW_FORKS`), which saved up to 3 points of time on
     /// the recordings and agreed with fixed 10 as often or more. Under the paper's rules three: at
     /// two forks they stop on two prefix values, which cost them 2–18 points of agreement in
-    /// replay (`docs/stopping.md`).
+    /// replay (`docs/design/replay.md`).
     pub fn default_min_forks(self) -> usize {
         match self {
             StopRule::Decided => 2,

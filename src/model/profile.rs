@@ -182,7 +182,7 @@ impl PerIterationProfile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountFit {
     /// `criterion_samples`, `divan_two_sample_sizes`, `bencher_schedule`, `libtest_schedule` or
-    /// `whole_execution` (docs/instructions.md).
+    /// `whole_execution` (docs/design/instructions.md).
     pub derivation: String,
     /// Every sample lies on one line through (iterations, instructions): the benchmark does the
     /// same work in every iteration. False flags a count that depends on time, state or chance.

@@ -22,8 +22,8 @@
 //! two forks on a side by a disturbed one decides nothing. Looks and final
 //! analysis leave out disturbed forks (`stats::disturbed`). The final analysis of a run under
 //! `decided` uses the last look's level and asks the same agreement, so the A/A false-alarm rate
-//! stays at most alpha (`tests/stop_decided_simulation.rs`). Evaluation and the choice of
-//! defaults: `docs/stopping.md`.
+//! stays at most alpha (`tests/offline/stop_decided_simulation.rs`). Evaluation and the choice of
+//! defaults: `docs/design/stop-rule.md` and `docs/design/replay.md`; for users, `docs/stopping.md`.
 
 use std::time::Duration;
 
@@ -40,10 +40,10 @@ pub const WARMUP_MIN: usize = 5;
 /// sample counts: at most half the fork).
 pub const WARMUP_MAX_FRACTION: f64 = 0.5;
 /// Threshold of the warm-up checkpoint: `max − min` of the window's weighted CVs (tuned on
-/// recorded criterion forks, see `docs/stopping.md`).
+/// recorded criterion forks, see `docs/design/warm-up.md`).
 pub const WARMUP_THRESHOLD: f64 = 0.01;
 /// The warm-up window may vary by this multiple of the fork's steady noise (tuned with
-/// `scripts/stop_tune_warmup.py` on recorded forks, see `docs/stopping.md`).
+/// `scripts/stop_tune_warmup.py` on recorded forks, see `docs/design/warm-up.md`).
 pub const WARMUP_NOISE_FACTOR: f64 = 1.0;
 /// Bounds of the adaptive warm-up time per fork.
 pub const WARMUP_TIME_MIN: Duration = Duration::from_millis(100);
@@ -58,7 +58,7 @@ const LARGE_CHANGE_THRESHOLDS: f64 = 5.0;
 /// The large-change guard of the futility stop keeps an estimate only if it lies at least this
 /// many standard errors from no change: on a noisy host three rounds often estimate 10 % by
 /// chance, and the guard then ran such benchmarks to `max-forks` for nothing
-/// (`docs/stopping.md`).
+/// (`docs/design/stop-rule.md`, "The large-change guard on a noisy machine").
 const FUTILITY_LARGE_CHANGE_MIN_SE: f64 = 2.0;
 /// Futility judges whether "unchanged" is in reach with the current estimate moved this many
 /// standard errors towards no change: with the estimate taken as the truth, an unchanged
@@ -83,7 +83,7 @@ const SMALL_LOOK_ALPHA_SHARE: f64 = 0.05;
 /// the first: the rest, after a small look's, is shared equally by those. A benchmark that
 /// reaches the cap is judged on the same rounds as a fixed run of `max-forks`, so its level
 /// decides how often the two agree; the early looks decide the clear changes, for which a
-/// smaller level costs little (`docs/stopping.md`).
+/// smaller level costs little (`docs/design/stop-rule.md`, "The last look's share of alpha").
 const LAST_LOOK_ALPHA_SHARE: f64 = 0.35;
 /// Power that the futility stop's "rounds it would take" aims for.
 const ROUNDS_NEEDED_POWER: f64 = 0.8;
@@ -152,7 +152,7 @@ impl StopPolicy {
             ),
         };
         // The warm-up checkpoint always uses the (iteration-weighted) CV: KLD densities and
-        // bootstrap CIs of five or six sample means say nothing (see `docs/stopping.md`).
+        // bootstrap CIs of five or six sample means say nothing (see `docs/design/warm-up.md`).
         let warmup_criterion = Criterion::Cv;
         StopPolicy {
             rule: settings.rule,
@@ -191,7 +191,7 @@ impl StopPolicy {
     /// (Bonferroni, `alpha_share`), but the paired t quantile falls fast with the rounds (21 at
     /// three, 7.0 at five, 4.8 at eight, for the 21.7 % of alpha 0.01 each look between the
     /// first and the last spends), so an early second look decides much that the first could
-    /// not (`docs/stopping.md`).
+    /// not (`docs/design/stop-rule.md`).
     pub fn looks(&self) -> Vec<usize> {
         let mut looks = vec![self.min_forks];
         let mut next = self.min_forks;
@@ -274,7 +274,7 @@ impl StopPolicy {
     /// threshold or [`WARMUP_NOISE_FACTOR`] × the weighted CV of the fork's second half, whichever
     /// is larger: criterion has already warmed up, so what is left to find is a start that is
     /// off by more than the fork's own noise; a fixed 1 % flagged 86 % of the forks of a loaded
-    /// machine "never steady" (`docs/stopping.md`).
+    /// machine "never steady" (`docs/design/warm-up.md`).
     ///
     /// The criterion is the coefficient of variation **weighted by iterations**: criterion's
     /// linear sampling gives sample `i` `i·d` iterations, so a per-iteration value's variance is
@@ -811,7 +811,7 @@ mod tests {
         assert!(dropped <= 2, "dropped {dropped}");
         // An abrupt slow start (the first 3 samples 30 % slow, then steady) changes the window's
         // CV and is dropped. (A slow *decay* can keep the CV flat: the limitation of the
-        // paper's CV window documented in docs/stopping.md.)
+        // paper's CV window documented in docs/design/warm-up.md.)
         let (mut abrupt, w) = fork_values(1000.0, 0.01, 0, 0.0);
         for v in abrupt.iter_mut().take(3) {
             *v *= 1.3;

@@ -79,7 +79,7 @@ fn a_comment_only_commit_and_a_code_free_edit_build_byte_identical_executables()
     // The working tree against HEAD: an uncommitted edit that changes no code (a comment in the
     // library, a new note beside it). A comment in the bench file itself would change the bench
     // crate's source hash, which rustc hashes into ThinLTO's names of promoted local symbols:
-    // the user's own build then differs too, in the symbol table only (docs/layout.md).
+    // the user's own build then differs too, in the symbol table only (docs/design/layouts.md).
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, format!("{text}\n// Only a comment.\n")).unwrap();

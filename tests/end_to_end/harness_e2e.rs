@@ -3,11 +3,11 @@
 //! work and `checksum` 0.5×, leaves `steady` alone and adds `new_in_head`.
 //!
 //! These harnesses print one value per fork, so Mann–Whitney needs at least 5 forks a side to
-//! reach p < 0.01 (docs/statistics.md); the runs use 6 (smallest p 0.0022, below 0.01 after
+//! reach p < 0.01 (docs/design/statistics.md); the runs use 6 (smallest p 0.0022, below 0.01 after
 //! Benjamini–Hochberg over the at most 6 benchmarks a run compares). The mixed workspace's run
 //! leaves `checksum` out to keep the suite short; the libtest run checks it. Both measure one
 //! code layout: relinking layouts does not depend on the harness (the demo's runs with ten,
-//! docs/evidence.md "Every harness"), and each layout costs a bench crate's compile here.
+//! docs/design/evidence.md "Every harness"), and each layout costs a bench crate's compile here.
 
 use crate::support;
 

@@ -1,6 +1,6 @@
-//! Forks spread over code layouts (`src/layout.rs`, docs/layout.md): each revision is measured
-//! in cargo's build and in relinks of the same code, each layout's functions in an order that
-//! base and head share.
+//! Forks spread over code layouts (`src/steps/build/layout.rs`, docs/design/layouts.md): each
+//! revision is measured in cargo's build and in relinks of the same code, each layout's functions
+//! in an order that base and head share.
 //!
 //! These run the real binary on a demo repository with a tiny measurement time and inspect what
 //! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the

@@ -1,6 +1,7 @@
-//! The README and `docs/` are the product's front door: every relative link and anchor in them
-//! must lead somewhere, every picture must exist, and CI must run the test command the README's
-//! first screen tells a newcomer to run.
+//! The README, `docs/` and the design notes in `docs/design/` are the product's front door: every
+//! relative link and anchor in them must lead somewhere, every picture must exist, every design
+//! note must say when it was last revised and be listed in the design index, and CI must run the
+//! test command the README's first screen tells a newcomer to run.
 
 use std::collections::HashSet;
 use std::fs;
@@ -10,16 +11,23 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The Markdown files a reader follows links through.
-fn markdown_files() -> Vec<PathBuf> {
-    let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = fs::read_dir(root().join("docs"))
+/// The Markdown files directly in `dir`, sorted.
+fn markdown_in(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|e| e == "md"))
         .collect();
-    docs.sort();
-    files.extend(docs);
+    files.sort();
+    files
+}
+
+/// The Markdown files a reader follows links through: the README, the user pages and the
+/// design notes.
+fn markdown_files() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    files.extend(markdown_in(&root().join("docs")));
+    files.extend(markdown_in(&root().join("docs/design")));
     files
 }
 
@@ -151,4 +159,37 @@ fn ci_runs_the_readme_test_command() {
     );
     let first_screen: String = readme.lines().take(40).collect::<Vec<_>>().join("\n");
     assert!(first_screen.contains("cargo install --locked --path . && cargo perfdiff demo"));
+}
+
+/// The design notes are kept current: each ends with the date of its last major revision, and
+/// the index links every one of them.
+#[test]
+fn every_design_note_is_dated_and_indexed() {
+    let design = root().join("docs/design");
+    let index = fs::read_to_string(design.join("README.md")).unwrap();
+    let mut problems = Vec::new();
+    for note in markdown_in(&design) {
+        let name = note.file_name().unwrap().to_string_lossy().to_string();
+        if name == "README.md" {
+            continue;
+        }
+        let text = fs::read_to_string(&note).unwrap();
+        let last = text
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        let dated = last
+            .strip_prefix("Last major revision: ")
+            .is_some_and(|date| date.len() == 10 && date.as_bytes()[4] == b'-');
+        if !dated {
+            problems.push(format!(
+                "{name}: last line is not `Last major revision: YYYY-MM-DD`"
+            ));
+        }
+        if !index.contains(&format!("]({name})")) {
+            problems.push(format!("{name}: not linked from docs/design/README.md"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

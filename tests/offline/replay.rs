@@ -131,14 +131,13 @@ fn fixed_at_max_forks_is_the_reference_itself() {
     assert!(result.benchmarks.iter().all(|b| !b.capped));
 }
 
-/// Issue #4's targets for the default rule against the fixed max-forks configuration. The
-/// recording was taken on a 2-core machine at load average 7–8 (see the `.load` file beside it):
-/// samples vary by 20–40 %, so the mean of 3 forks differs from the mean of 10 by ~20 % whatever
-/// rule stops there. Two targets are NOT met on this recording and are not asserted at their
-/// value (docs/stopping.md has the figures): the change rate (≤ 1.5 %; here ~9 %) and the time
-/// saved (≥ 60 %; here 27 %, because the large-change guard keeps noise-inflated "changes"
-/// running; 69 % without the guard). What is asserted: agreement, overhead, and that the rule
-/// does save time.
+/// Issue #4's targets for the default rule against the fixed max-forks configuration. The recording
+/// was taken on a 2-core machine at load average 7–8 (see the `.load` file beside it): samples vary
+/// by 20–40 %, so the mean of 3 forks differs from the mean of 10 by ~20 % whatever rule stops
+/// there. Two targets are NOT met on this recording and are not asserted at their value
+/// (docs/design/replay.md has the figures): the change rate (≤ 1.5 %; here ~9 %) and the time saved
+/// (≥ 60 %; here 27 %, because the large-change guard keeps noise-inflated "changes" running; 69 %
+/// without the guard). What is asserted: agreement, overhead, and that the rule does save time.
 #[test]
 fn the_default_rule_on_the_recording() {
     let file = recording();
@@ -152,7 +151,7 @@ fn the_default_rule_on_the_recording() {
     assert!(t.time_saved >= 0.20, "time saved {}", t.time_saved);
     assert!(t.agreement >= 0.95, "agreement {}", t.agreement);
     // Checkpoints run unoptimised in a debug test build on a loaded machine; the release figure
-    // is in docs/stopping.md.
+    // is in docs/design/replay.md.
     let overhead_limit = if cfg!(debug_assertions) { 0.10 } else { 0.02 };
     assert!(
         t.checkpoint_overhead < overhead_limit,
@@ -259,7 +258,7 @@ fn the_default_rule_on_a_quiet_recording_meets_time_and_change_rate_targets() {
 /// machine, one code layout. Change rate and overhead targets are met; 32.7 % of the time is
 /// saved in this order (the two-group rule before paired rounds: 53 %): without layouts a
 /// round's two forks share little, pairing costs degrees of freedom, and futility waits for the
-/// second look (`docs/stopping.md`). At least 23 of 24 verdicts agree.
+/// second look (`docs/design/stop-rule.md`). At least 23 of 24 verdicts agree.
 #[test]
 fn the_default_rule_on_a_real_crate_agrees_with_fixed_max_forks() {
     assert_default_rule_targets("fixtures/recordings/base64-encode-fixed10.json", 0.30, 0.95);

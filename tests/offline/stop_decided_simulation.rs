@@ -14,8 +14,8 @@
 //! noise and a false alarm: their rate must stay at most alpha however often the rule looked.
 //! The other cases measure what users see at the default threshold (2 %) and alpha (1 %): the
 //! share of A/A comparisons called `unchanged`, the power at +3 % and +10 %, and the rounds run.
-//! `cargo test --release --test stop_decided_simulation -- --ignored --nocapture` prints the full
-//! table of `docs/statistics.md`.
+//! `cargo test --release --test offline stop_decided_simulation:: -- --ignored --nocapture` prints
+//! the full table of `docs/design/statistics.md` ("The shipped rule, simulated").
 use cargo_perfdiff::config::{Settings, StopRule};
 use cargo_perfdiff::model::samples::{
     BenchmarkRecord, ForkRecord, Presence, SampleFile, SideRecord,
@@ -274,7 +274,7 @@ fn a_clear_change_is_decided_despite_disturbed_forks() {
     assert_eq!(tally.improved + tally.unchanged, 0, "{tally:?}");
 }
 
-/// The table of `docs/statistics.md`: per cell A/A false alarms at threshold 0 and alpha 1 %
+/// The table of `docs/design/statistics.md`: per cell A/A false alarms at threshold 0 and alpha 1 %
 /// (10,000 trials), then at the defaults (1,000 trials each) the A/A `unchanged` share, the power at +3 % and +10 % and the mean
 /// rounds of each.
 #[test]

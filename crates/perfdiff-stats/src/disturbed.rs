@@ -20,7 +20,7 @@
 //!   the simulated A/A false-alarm rate of the shipped rule stays below alpha); a looser
 //!   rule (a robust z of 3.29 on each side's fork means, as Peass used for samples) took the
 //!   simulated A/A false-alarm rate of the paired interval from 0.8 % to 1.4 % at alpha 1 % where
-//!   forks differ by 5 % (`docs/statistics.md`, "Disturbed rounds");
+//!   forks differ by 5 % (`docs/design/statistics.md`, "Disturbed rounds");
 //! - the rule judges rounds, not sides: with code layouts a side's forks differ by the layouts'
 //!   effect, which both sides of a round share and which must not look like a disturbance;
 //! - disturbances are rare (about one fork in twenty): when more than one round in
@@ -38,10 +38,10 @@ use super::descriptive::{mean, median, std_dev};
 /// A round is never disturbed unless its log ratio is at least `ln(1 + this)` from the other
 /// rounds' mean (so a very tight benchmark does not lose rounds to ordinary noise).
 pub const DISTURBED_MIN_EXCESS: f64 = 0.10;
-/// The level of the prediction interval a disturbed round lies outside. The candidates are the
-/// most extreme rounds, so under normal rounds they fall outside more often than this; at 1e-3
-/// and 1e-4 that still took the simulated A/A false-alarm rate at alpha 1 % to 1.9 % and 1.2 %
-/// where forks differ by 5 %, at 1e-5 it is 0.8 % (`docs/statistics.md`, "Disturbed rounds").
+/// The level of the prediction interval a disturbed round lies outside. The candidates are the most
+/// extreme rounds, so under normal rounds they fall outside more often than this; at 1e-3 and 1e-4
+/// that still took the simulated A/A false-alarm rate at alpha 1 % to 1.9 % and 1.2 % where forks
+/// differ by 5 %, at 1e-5 it is 0.8 % (`docs/design/statistics.md`, "Disturbed rounds").
 pub const DISTURBED_P: f64 = 1e-5;
 /// Fewest rounds for any of them to be judged disturbed.
 pub const DISTURBED_MIN_ROUNDS: usize = 4;

@@ -5,7 +5,7 @@
 //! (`crate::steps::build::layout`). What the machine did during that round, and where the layout put the code,
 //! hit both sides; analysing them as two independent groups throws that pairing away and counts
 //! the layout's effect as noise of the difference. So the unit of the analysis is the round: its
-//! log ratio `ln(head / base)` (`docs/statistics.md`, "The interval that decides").
+//! log ratio `ln(head / base)` (`docs/design/statistics.md`, "The interval that decides").
 //!
 //! Rounds that ran the same layout share its effect, so where a layout ran in several rounds its
 //! rounds' log ratios are averaged first and the layouts are the units ([`Unit::Layouts`]); with

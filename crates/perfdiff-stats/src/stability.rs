@@ -5,7 +5,7 @@
 //! into one number `sc_x`; the data count as stable when a sliding window of the last values is
 //! flat (CV, RCIW: `max − min ≤ t`) or consistently high (KLD: `mean > t`).
 //!
-//! Choices the papers leave open, fixed here (also in `docs/statistics.md`):
+//! Choices the papers leave open, fixed here (also in `docs/design/statistics.md`):
 //! - Outliers: values above 10 × the median of the data a criterion looks at are dropped first
 //!   (001 section 5.1.1), separately for every prefix.
 //! - CV uses the sample standard deviation (`n − 1`).

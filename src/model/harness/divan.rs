@@ -16,7 +16,7 @@
 //! fork medians varied by a CV of 0.0–0.1 %, the fork means by 0.3–0.6 %: divan's samples at a
 //! few microseconds are single iterations, and an interrupt in one of them moves the mean (one
 //! sample of 4.7 ms among 33,000 of 3 µs put a fork's mean 60 % above its median). libtest and
-//! `bencher` report a median as well. The figures and the command: docs/evidence.md, "Every
+//! `bencher` report a median as well. The figures and the command: docs/design/evidence.md, "Every
 //! harness".
 
 use std::ffi::OsString;

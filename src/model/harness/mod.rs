@@ -9,7 +9,7 @@
 //!   runner protocol) hands over its raw samples over a socket ([`crate::steps::fork::protocol`]);
 //! - **divan**, **libtest `#[bench]`** and the **`bencher`** crate only print a summary, so a fork
 //!   yields one value ([`PerFork`]): divan's median time per iteration, libtest's and bencher's
-//!   median `ns/iter`. The statistics then rest on the fork values (docs/statistics.md,
+//!   median `ns/iter`. The statistics then rest on the fork values (docs/design/statistics.md,
 //!   "Harnesses that give one value per fork").
 //!
 //! The text formats are parsed here from plain `&str` lines, so they are tested without running

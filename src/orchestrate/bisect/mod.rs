@@ -1,7 +1,7 @@
 //! `cargo perfdiff bisect GOOD BAD`: the first commit between GOOD and BAD at which the selected
 //! benchmarks changed, found with the comparison's own measurements and verdicts.
 //!
-//! Why it works this way (the guarantee is spelled out in `docs/bisect.md`):
+//! Why it works this way (the guarantee is spelled out in `docs/design/bisect.md`):
 //! - **Confirm first.** GOOD is compared with BAD as a comparison would; only benchmarks whose
 //!   verdict there is `regressed` or `improved` are searched, each in its own direction. Nothing
 //!   confirmed, nothing searched.
@@ -127,7 +127,7 @@ pub struct BisectReport {
     pub wall_ms: u64,
 }
 
-/// The per-decision levels of the error control (`docs/bisect.md`).
+/// The per-decision levels of the error control (`docs/design/bisect.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Levels {
     /// The user's alpha: bound on the probability that any culprit or range named is wrong.

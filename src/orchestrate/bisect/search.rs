@@ -18,7 +18,8 @@
 //! changed in the same commit are bisected in the same steps. A benchmark's search stops with a
 //! culprit when one candidate is left, or with a range when a step stays inconclusive, when every
 //! commit that could split the candidates does not build, or when it has used its budget of
-//! decisions ([`Search::decision_budget`]), on which the error control rests (`docs/bisect.md`).
+//! decisions ([`Search::decision_budget`]), on which the error control rests
+//! (`docs/design/bisect.md`).
 
 use serde::{Deserialize, Serialize};
 

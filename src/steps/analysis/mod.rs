@@ -246,7 +246,7 @@ pub struct BenchmarkResult {
     /// The percentile bootstrap of the ratio at the level of the design, at the run's
     /// confidence: of the ratio of means with rounds as blocks, then samples within forks; in
     /// duet mode the duet paper's bootstrap of the runs' geometric means. Information only,
-    /// since over few rounds it covers less than its level (`docs/statistics.md`).
+    /// since over few rounds it covers less than its level (`docs/design/statistics.md`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub bootstrap: Option<RatioCi>,
     /// How far the benchmark moves between code layouts of the same source, when each side was

@@ -3,13 +3,13 @@
 //!
 //! Why: a benchmark's speed depends on where its code sits (function order, alignment, which
 //! functions share a cache line or a branch-predictor slot), not only on what the code does. One
-//! executable is one sample of layout (Curtsinger & Berger, STABILIZER, ASPLOS 2013), and a
-//! change anywhere in a crate moves code it never touches, so a comparison of two executables
-//! compares two layouts as well as two versions of the code (`docs/layout.md`). Measuring each
-//! revision in several layouts lets the analysis see how far a benchmark moves from layout alone;
-//! and since a round runs the same layout index on both sides, layout `k` of base and layout `k`
-//! of head should place the code the two revisions share alike, so that the round compares the
-//! revisions in (nearly) the same layout.
+//! executable is one sample of layout (Curtsinger & Berger, STABILIZER, ASPLOS 2013), and a change
+//! anywhere in a crate moves code it never touches, so a comparison of two executables compares two
+//! layouts as well as two versions of the code (`docs/design/layouts.md`). Measuring each revision
+//! in several layouts lets the analysis see how far a benchmark moves from layout alone; and since
+//! a round runs the same layout index on both sides, layout `k` of base and layout `k` of head
+//! should place the code the two revisions share alike, so that the round compares the revisions in
+//! (nearly) the same layout.
 //!
 //! Layout 0 is cargo's own build, the executable the user's `cargo bench` makes. For the others,
 //! the target is linked once more through cargo, by
@@ -306,7 +306,7 @@ impl LinkCommand {
     /// sits at the same address on both sides until the first function in the order whose size
     /// differs between them (on the demo with a start-up function added, up to 94 % of the
     /// shared functions at the same offset in their page depending on the seed, against none
-    /// without; docs/layout.md).
+    /// without; docs/design/layouts.md).
     /// `-Xlinker` passes each argument whole, whatever commas the path holds.
     fn replay_args(&self, ordering_file: &Path, output: &Path) -> Vec<OsString> {
         let mut ordering = OsString::from("--symbol-ordering-file=");

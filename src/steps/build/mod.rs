@@ -138,7 +138,7 @@ pub struct BuildOptions {
     pub layouts: usize,
     /// Build with debug line tables (`debug = "line-tables-only"` in the `bench` and `release`
     /// profiles, given to cargo as `--config`), for the functions behind a change
-    /// (docs/instructions.md). Never for the executables a comparison measures: such a build
+    /// (docs/design/instructions.md). Never for the executables a comparison measures: such a build
     /// goes to a target directory of its own.
     pub line_tables: bool,
 }

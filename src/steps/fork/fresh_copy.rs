@@ -1,12 +1,12 @@
 //! A fresh copy of every bench executable for every round of forks.
 //!
 //! Why: the speed of some benchmarks depends on where the executable's pages sit in physical
-//! memory. Every process launched from one file maps the same page-cache pages, so if all forks
-//! of a run launched the same file, a placement that happens to be slow would slow every fork
-//! alike. The forks would agree with one another and the run would be confidently wrong. This was
-//! seen on rust-base64 (docs/stopping.md, "Validity"): every fork of `encode/50` took 83.6 ns in
-//! one run and 66.3 ns in another, with byte-identical executables, and the run's own copy was
-//! still slow while fresh copies of it were fast.
+//! memory. Every process launched from one file maps the same page-cache pages, so if all forks of
+//! a run launched the same file, a placement that happens to be slow would slow every fork alike.
+//! The forks would agree with one another and the run would be confidently wrong. This was seen on
+//! rust-base64 (docs/design/replay.md, "Fresh copies every round"): every fork of `encode/50` took
+//! 83.6 ns in one run and 66.3 ns in another, with byte-identical executables, and the run's own
+//! copy was still slow while fresh copies of it were fast.
 //!
 //! A new file has new pages, so copying the executable afresh before each round makes its
 //! placement part of the fork-to-fork variation that the statistics already measure (and that the

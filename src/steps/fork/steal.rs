@@ -4,7 +4,7 @@
 //! our virtual CPUs; the benchmark then runs slower although nothing inside the machine was busy,
 //! and the load average does not show it. Linux counts it as `steal` in `/proc/stat`. Each fork
 //! records the share of all CPU time that was stolen while it ran, so a report can say when the
-//! machine was disturbed from outside (the recordings in `docs/stopping.md` had bursts of slow
+//! machine was disturbed from outside (the recordings in `docs/design/replay.md` had bursts of slow
 //! forks at a load average of 1).
 
 /// A reading of the all-CPU line of `/proc/stat`: stolen and total time, in clock ticks.

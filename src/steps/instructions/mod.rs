@@ -1,6 +1,6 @@
 //! Instruction counts: the benchmarks and commands a comparison already has, counted under
 //! valgrind's `callgrind` tool, in instructions per iteration (per execution for a command),
-//! and the functions behind a change (docs/instructions.md).
+//! and the functions behind a change (docs/instructions.md; how: docs/design/instructions.md).
 //!
 //! Why: on shared machines wall time is noisy, and hardware counters are often refused
 //! (`perf_event_open` on hosted CI runners). valgrind simulates the processor and counts every

@@ -255,7 +255,8 @@ pub struct MetricArgs {
         long,
         env = "CARGO_PERFDIFF_MEASURE_ALL",
         value_parser = clap::builder::FalseyValueParser::new(),
-        hide_env_values = true
+        hide_env_values = true,
+        hide_short_help = true
     )]
     pub measure_all: bool,
 }

@@ -39,6 +39,7 @@ fn everything_set() -> PartialSettings {
         mode: Some(Mode::Duet),
         metric: Some("time,instructions".parse().unwrap()),
         explain: Some(true),
+        measure_all: Some(true),
         stop: Some(StopRule::Rciw),
         forks: Some(7),
         min_forks: Some(3),

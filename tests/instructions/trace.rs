@@ -206,6 +206,14 @@ fn a_criterion_trace_holds_its_own_benchmark_s_code_and_not_another_s() {
         trace.libraries
     );
     assert!(
+        trace
+            .libraries
+            .iter()
+            .all(|l| !l.to_string_lossy().contains("vgpreload")),
+        "valgrind's own preloads are not the benchmark's: {:?}",
+        trace.libraries
+    );
+    assert!(
         trace.files_under(&fixture().dir).is_empty(),
         "{:?}",
         trace.files_under(&fixture().dir)

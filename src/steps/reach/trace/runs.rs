@@ -451,8 +451,20 @@ fn split_objects(
     Ok((own.addresses, libraries))
 }
 
-/// The code of `executed` that ran in the file at `executable`, and the other objects (code
-/// outside any object, `???`, left out).
+/// Whether `object` is valgrind's own rather than the program's: code outside any object
+/// (`???`, its trampolines) and the libraries it preloads into every process
+/// (`vgpreload_core-amd64-linux.so`, `vgpreload_callgrind-…`).
+fn is_valgrind_s(object: &str) -> bool {
+    object.is_empty()
+        || object == "???"
+        || Path::new(object)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("vgpreload_"))
+}
+
+/// The code of `executed` that ran in the file at `executable`, and the other objects
+/// (valgrind's own left out: [`is_valgrind_s`]).
 fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTreeSet<PathBuf>) {
     let mut own = executed::ObjectCode::default();
     let mut libraries = BTreeSet::new();
@@ -462,7 +474,7 @@ fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTr
             for (function, addresses) in code.functions {
                 own.functions.entry(function).or_default().extend(addresses);
             }
-        } else if object != "???" && !object.is_empty() {
+        } else if !is_valgrind_s(&object) {
             libraries.insert(PathBuf::from(object));
         }
     }
@@ -606,5 +618,14 @@ mod tests {
             "alpha",
             "running 0 tests\n"
         ));
+    }
+
+    #[test]
+    fn valgrind_s_own_objects_are_not_the_program_s_libraries() {
+        assert!(is_valgrind_s("???"));
+        assert!(is_valgrind_s(
+            "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so"
+        ));
+        assert!(!is_valgrind_s("/usr/lib/x86_64-linux-gnu/libc.so.6"));
     }
 }

@@ -54,8 +54,8 @@ pub struct Trace {
     /// named them. Code outside any object (valgrind's own trampolines, `???`) is left out.
     pub libraries: BTreeSet<PathBuf>,
     /// Paths it opened or probed, absolute (relative ones resolved against its working
-    /// directory), with how: a file opened, a directory opened, a path found missing, or only
-    /// its metadata asked. Directories and files outside the checkout included.
+    /// directory), with how: a file opened (or opened write-only), a directory opened, a path
+    /// found missing, or only its metadata asked. Directories and files outside the checkout included.
     pub files: BTreeMap<PathBuf, Access>,
     /// Programs it started (`execve`, successful or not).
     pub programs: BTreeSet<PathBuf>,

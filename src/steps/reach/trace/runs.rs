@@ -1,5 +1,5 @@
-//! The two runs of a trace, by harness: the command line of each, how it is started, and how
-//! its output shows that the benchmark ran.
+//! The runs of a trace, by harness: the command line of each, how it is started, and how its
+//! output shows that the benchmark ran.
 //!
 //! - test mode: criterion `--test` and divan `--test` with the exact id, a libtest `#[bench]`
 //!   run once as a test (`--exact NAME` without `--bench`); `bencher` has none (it always
@@ -7,7 +7,9 @@
 //! - measuring mode: criterion as a fork over its runner protocol with a wrapper script putting
 //!   valgrind in front ([`crate::steps::instructions::criterion::write_wrapper`]), with
 //!   [`MEASURE_WARM_UP`] and [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's
-//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed).
+//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
+//! - a command: its `prepare` line natively, then one execution with `--trace-children=yes`,
+//!   the addresses kept by program (the profile's `cmd:`).
 //!
 //! A successful exit is not enough: a filter that matches nothing exits with success too (and
 //! the trace would miss the benchmark entirely), so each run's output must show the benchmark:

@@ -125,6 +125,17 @@ pub(crate) fn run_under_valgrind(
     args: Vec<std::ffi::OsString>,
     who: &str,
 ) -> Result<Result<(f64, String), InstructionOutcome>, InstructionsError> {
+    run_under_valgrind_watching(req, valgrind, args, who, None)
+}
+
+/// [`run_under_valgrind`], with every line of output given to `on_line` as it comes.
+pub(crate) fn run_under_valgrind_watching(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    args: Vec<std::ffi::OsString>,
+    who: &str,
+    on_line: Option<crate::steps::fork::process::LineWatch>,
+) -> Result<Result<(f64, String), InstructionOutcome>, InstructionsError> {
     let started = Instant::now();
     let mut process = BenchProcess::spawn(Launch {
         executable: &valgrind.path,
@@ -133,7 +144,7 @@ pub(crate) fn run_under_valgrind(
         env: req.env.clone(),
         cpu: req.cpu,
         barrier: None,
-        on_line: None,
+        on_line,
     })
     .map_err(|source| crate::steps::fork::ForkError::Launch {
         executable: valgrind.path.display().to_string(),

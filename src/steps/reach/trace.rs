@@ -18,8 +18,13 @@
 //! directory and environment, criterion with a private `CRITERION_HOME` (and measuring over its
 //! runner protocol, which writes no report), so nothing is written into the user's checkout.
 //!
+//! A command is traced in one execution, every program it starts traced too
+//! ([`Trace::executed_by_program`]).
+//!
 //! A run that fails, times out, leaves a profile cut short or none, or does not show that the
-//! benchmark ran, is a [`TraceError`], never a partial trace.
+//! benchmark ran, is a [`TraceError`], never a partial trace. Two traces of one benchmark may
+//! differ in addresses inside a function (a `HashMap`'s probing follows its random seed): compare
+//! them by function.
 
 pub mod cache;
 pub mod executed;
@@ -54,8 +59,8 @@ pub struct Trace {
     /// named them. Code outside any object (valgrind's own trampolines, `???`) is left out.
     pub libraries: BTreeSet<PathBuf>,
     /// Paths it opened or probed, absolute (relative ones resolved against its working
-    /// directory), with how: a file opened, a directory opened, a path found missing, or only
-    /// its metadata asked. Directories and files outside the checkout included.
+    /// directory), with how: a file opened (or opened write-only), a directory opened, a path
+    /// found missing, or only its metadata asked. Directories and files outside the checkout included.
     pub files: BTreeMap<PathBuf, Access>,
     /// Programs it started (`execve`, successful or not).
     pub programs: BTreeSet<PathBuf>,

@@ -1,5 +1,5 @@
-//! The two runs of a trace, by harness: the command line of each, how it is started, and how
-//! its output shows that the benchmark ran.
+//! The runs of a trace, by harness: the command line of each, how it is started, and how its
+//! output shows that the benchmark ran.
 //!
 //! - test mode: criterion `--test` and divan `--test` with the exact id, a libtest `#[bench]`
 //!   run once as a test (`--exact NAME` without `--bench`); `bencher` has none (it always
@@ -7,7 +7,9 @@
 //! - measuring mode: criterion as a fork over its runner protocol with a wrapper script putting
 //!   valgrind in front ([`crate::steps::instructions::criterion::write_wrapper`]), with
 //!   [`MEASURE_WARM_UP`] and [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's
-//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed).
+//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
+//! - a command: its `prepare` line natively, then one execution with `--trace-children=yes`,
+//!   the addresses kept by program (the profile's `cmd:`).
 //!
 //! A successful exit is not enough: a filter that matches nothing exits with success too (and
 //! the trace would miss the benchmark entirely), so each run's output must show the benchmark:
@@ -114,22 +116,62 @@ fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
     args
 }
 
-/// Whether the output `tail` of a run shows that benchmark `id` ran.
-pub fn shows_run(harness: Harness, mode: Mode, id: &str, tail: &str) -> bool {
-    let lines = || tail.lines().map(str::trim_end);
-    match (harness, mode) {
-        (Harness::Criterion(_), Mode::Test) => {
-            let mut lines = lines().skip_while(|l| *l != format!("Testing {id}"));
-            lines.next().is_some() && lines.any(|l| l == "Success")
+/// Watches a run's output, line by line, for the lines that show benchmark `id` ran.
+#[derive(Debug, Clone)]
+pub struct RunWatch {
+    harness: Harness,
+    mode: Mode,
+    id: String,
+    /// Criterion's `Testing ID` was seen (its `Success` must follow).
+    testing: bool,
+    ran: bool,
+}
+
+impl RunWatch {
+    pub fn new(harness: Harness, mode: Mode, id: &str) -> Self {
+        RunWatch {
+            harness,
+            mode,
+            id: id.to_string(),
+            testing: false,
+            ran: false,
         }
-        (Harness::Libtest, Mode::Test) => lines().any(|l| l == format!("test {id} ... ok")),
-        (Harness::Divan, Mode::Test) => {
-            let leaf = id.rsplit("::").next().unwrap_or(id);
-            lines().any(|l| l.trim_start_matches([' ', '├', '╰', '─', '│']) == leaf)
-        }
-        (_, Mode::Measure) => lines().any(|l| harness.value_in_line(id, l).is_some()),
-        _ => false,
     }
+
+    pub fn line(&mut self, line: &str) {
+        let (id, line) = (self.id.as_str(), line.trim_end());
+        let ran = match (self.harness, self.mode) {
+            (Harness::Criterion(_), Mode::Test) => {
+                if line.strip_prefix("Testing ") == Some(id) {
+                    self.testing = true;
+                }
+                self.testing && line == "Success"
+            }
+            (Harness::Libtest, Mode::Test) => {
+                line.strip_prefix("test ")
+                    .and_then(|rest| rest.strip_prefix(id))
+                    == Some(" ... ok")
+            }
+            (Harness::Divan, Mode::Test) => {
+                let leaf = id.rsplit("::").next().unwrap_or(id);
+                line.trim_start_matches([' ', '├', '╰', '─', '│']) == leaf
+            }
+            (harness, Mode::Measure) => harness.value_in_line(id, line).is_some(),
+            _ => false,
+        };
+        self.ran |= ran;
+    }
+
+    pub fn ran(&self) -> bool {
+        self.ran
+    }
+}
+
+/// Whether the output `text` of a run shows that benchmark `id` ran ([`RunWatch`]).
+pub fn shows_run(harness: Harness, mode: Mode, id: &str, text: &str) -> bool {
+    let mut watch = RunWatch::new(harness, mode, id);
+    text.lines().for_each(|line| watch.line(line));
+    watch.ran()
 }
 
 /// Runs the benchmark (or command) of `req` in `mode` under `valgrind`, its profiles and logs
@@ -317,7 +359,24 @@ fn run_direct(
         "CRITERION_HOME".into(),
         req.criterion_home.clone().into_os_string(),
     ));
-    let ran = crate::steps::instructions::command::run_under_valgrind(req, valgrind, args, who);
+    // Watched line by line: what the benchmark itself prints may push the lines that show it
+    // ran out of the output's tail.
+    let watch = std::sync::Arc::new(std::sync::Mutex::new(RunWatch::new(
+        req.harness,
+        mode,
+        &req.benchmark_id,
+    )));
+    let watcher = std::sync::Arc::clone(&watch);
+    let on_line: crate::steps::fork::process::LineWatch = Box::new(move |line: &str| {
+        watcher.lock().unwrap_or_else(|p| p.into_inner()).line(line);
+    });
+    let ran = crate::steps::instructions::command::run_under_valgrind_watching(
+        req,
+        valgrind,
+        args,
+        who,
+        Some(on_line),
+    );
     let tail = match ran {
         Ok(Ok((_, tail))) => tail,
         Ok(Err(outcome)) => {
@@ -338,7 +397,8 @@ fn run_direct(
             });
         }
     };
-    if !shows_run(req.harness, mode, &req.benchmark_id, &tail) {
+    let shown = watch.lock().unwrap_or_else(|p| p.into_inner()).ran();
+    if !shown && !shows_run(req.harness, mode, &req.benchmark_id, &tail) {
         return Err(TraceError::NotRun {
             who: who.to_string(),
             mode,
@@ -451,8 +511,20 @@ fn split_objects(
     Ok((own.addresses, libraries))
 }
 
-/// The code of `executed` that ran in the file at `executable`, and the other objects (code
-/// outside any object, `???`, left out).
+/// Whether `object` is valgrind's own rather than the program's: code outside any object
+/// (`???`, its trampolines) and the libraries it preloads into every process
+/// (`vgpreload_core-amd64-linux.so`, `vgpreload_callgrind-…`).
+fn is_valgrind_s(object: &str) -> bool {
+    object.is_empty()
+        || object == "???"
+        || Path::new(object)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("vgpreload_"))
+}
+
+/// The code of `executed` that ran in the file at `executable`, and the other objects
+/// (valgrind's own left out: [`is_valgrind_s`]).
 fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTreeSet<PathBuf>) {
     let mut own = executed::ObjectCode::default();
     let mut libraries = BTreeSet::new();
@@ -462,7 +534,7 @@ fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTr
             for (function, addresses) in code.functions {
                 own.functions.entry(function).or_default().extend(addresses);
             }
-        } else if object != "???" && !object.is_empty() {
+        } else if !is_valgrind_s(&object) {
             libraries.insert(PathBuf::from(object));
         }
     }
@@ -606,5 +678,26 @@ mod tests {
             "alpha",
             "running 0 tests\n"
         ));
+    }
+
+    #[test]
+    fn a_noisy_benchmark_is_seen_running_line_by_line() {
+        let mut watch = RunWatch::new(Harness::Criterion(CliDialect::Current), Mode::Test, "g/a");
+        watch.line("Testing g/a");
+        for k in 0..100 {
+            watch.line(&format!("the benchmark prints line {k}"));
+        }
+        assert!(!watch.ran());
+        watch.line("Success");
+        assert!(watch.ran());
+    }
+
+    #[test]
+    fn valgrind_s_own_objects_are_not_the_program_s_libraries() {
+        assert!(is_valgrind_s("???"));
+        assert!(is_valgrind_s(
+            "/usr/libexec/valgrind/vgpreload_core-amd64-linux.so"
+        ));
+        assert!(!is_valgrind_s("/usr/lib/x86_64-linux-gnu/libc.so.6"));
     }
 }

@@ -39,6 +39,8 @@ pub enum Access {
     Probed,
     /// An open of it failed (it was not there, or was refused): its absence was seen.
     Missing,
+    /// Opened for writing only (`O_WRONLY`, `creat`): nothing was read through it.
+    Written,
     /// Opened as a file (read, written, or both).
     Opened,
     /// Opened as a directory (`O_DIRECTORY`, as `read_dir` does): its listing may have been read.
@@ -222,12 +224,15 @@ impl Process {
         }
         let arguments = split_arguments(args);
         if let Some(&(_, dirfd, path_at, flags_at)) = OPENS.iter().find(|o| o.0 == name) {
-            let directory =
-                flags_at.is_some_and(|i| arguments.get(i).is_some_and(|f| has_o_directory(f)));
-            let access = if directory {
-                Access::Directory
-            } else {
-                Access::Opened
+            let flags = flags_at.and_then(|i| arguments.get(i).and_then(|f| flags_value(f)));
+            let access = match flags {
+                Some(flags) if flags & i64::from(libc::O_DIRECTORY) != 0 => Access::Directory,
+                Some(flags) if flags & i64::from(libc::O_ACCMODE) == i64::from(libc::O_WRONLY) => {
+                    Access::Written
+                }
+                // `creat` writes only; `openat2`'s flags are in a structure the log does not show.
+                None if name == "sys_creat" => Access::Written,
+                _ => Access::Opened,
             };
             self.path_call(
                 thread,
@@ -317,7 +322,7 @@ impl Process {
             (true, Ok(_)) => self.cwd = Some(pending.path),
             (true, Err(_)) => {}
             (false, Ok(fd)) => {
-                if pending.access >= Access::Opened {
+                if pending.access >= Access::Written {
                     self.descriptors.insert(fd, pending.path.clone());
                 }
                 touched.touch(pending.path, pending.access);
@@ -350,14 +355,13 @@ fn clean(path: &Path) -> PathBuf {
     path.components().collect()
 }
 
-/// Whether a printed flags argument (decimal or `0x` hex) has `O_DIRECTORY`.
-fn has_o_directory(flags: &str) -> bool {
+/// A printed flags argument (decimal or `0x` hex).
+fn flags_value(flags: &str) -> Option<i64> {
     let flags = flags.trim();
-    let value = match flags.strip_prefix("0x") {
+    match flags.strip_prefix("0x") {
         Some(hex) => i64::from_str_radix(hex, 16).ok(),
         None => flags.parse::<i64>().ok(),
-    };
-    value.is_some_and(|v| v & i64::from(libc::O_DIRECTORY) != 0)
+    }
 }
 
 /// The arguments of `args` (the text after `sys_x ( `), split at the commas outside a string
@@ -419,6 +423,10 @@ SYSCALL[9881,1](257) ... [async] --> Success(0x6)
 SYSCALL[9881,1](257) sys_openat ( 9, 0x1fff000a51(unknown.bin), 524288 ) --> [async] ...
 SYSCALL[9881,1](257) ... [async] --> Success(0x7)
 SYSCALL[9881,1](59) sys_execve ( 0x1fff000b00(/usr/bin/gnuplot), 0x1fff000c00, 0x1fff000d00 ) --> [pre-fail] Failure(0x2)
+SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a51(out.log), 577 ) --> [async] ...
+SYSCALL[9881,1](257) ... [async] --> Success(0x8)
+SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a51(both.txt), 577 )[sync] --> Success(0x9)
+SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a51(both.txt), 524288 )[sync] --> Success(0xa)
 ";
 
     #[test]
@@ -432,10 +440,12 @@ SYSCALL[9881,1](59) sys_execve ( 0x1fff000b00(/usr/bin/gnuplot), 0x1fff000c00, 0
         assert_eq!(
             files,
             [
+                ("/ck/pkg/both.txt".to_string(), Access::Opened),
                 ("/ck/pkg/data".to_string(), Access::Directory),
                 ("/ck/pkg/data/inner.bin".to_string(), Access::Opened),
                 ("/ck/pkg/data/probe.txt".to_string(), Access::Probed),
                 ("/ck/pkg/nonexist".to_string(), Access::Missing),
+                ("/ck/pkg/out.log".to_string(), Access::Written),
                 ("/etc/hostname".to_string(), Access::Opened),
                 (
                     "/usr/lib/locale/C.UTF-8/LC_IDENTIFICATION".to_string(),

@@ -438,3 +438,81 @@ fn of_every_function_only_the_changed_ones_differ() {
         )
     );
 }
+
+/// A copy of `fixtures/criterion-demo` as `name`, built, its code opened.
+fn criterion_demo(
+    dir: &Path,
+    name: &str,
+    edit: &dyn Fn(&str, String) -> String,
+) -> (LinkedCode, PathBuf) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/criterion-demo");
+    let destination = dir.join(name);
+    for file in ["Cargo.toml", "Cargo.lock", "src/lib.rs", "benches/demo.rs"] {
+        let to = destination.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let text = fs::read_to_string(source.join(file)).unwrap();
+        fs::write(to, edit(file, text)).unwrap();
+    }
+    let exe = build(&destination, name, &dir.join("bin").join(name));
+    let inputs: Vec<PathBuf> = exe
+        .relink
+        .as_ref()
+        .unwrap()
+        .inputs()
+        .map(Path::to_path_buf)
+        .collect();
+    (LinkedCode::open(&exe.path, &inputs).unwrap(), exe.path)
+}
+
+/// Criterion, with a bench crate of several codegen units whose local functions ThinLTO promotes
+/// with a suffix that is a hash of their module (`.llvm.<digits>`): a change anywhere in the
+/// module changes every suffix, and the functions are still paired without it.
+#[test]
+fn a_criterion_bench_crate_s_thin_lto_suffixes_do_not_unpair_its_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, base_exe) = criterion_demo(dir.path(), "base", &|_, text| text);
+    let lib = |edit: fn(String) -> String| {
+        move |file: &str, text: String| {
+            if file == "src/lib.rs" {
+                edit(text)
+            } else {
+                text
+            }
+        }
+    };
+    let (comment, _) = criterion_demo(
+        dir.path(),
+        "comment",
+        &lib(|t| format!("// A comment.\n{t}")),
+    );
+    let (body, _) = criterion_demo(
+        dir.path(),
+        "body",
+        &lib(|t| t.replace("x ^= x >> 29;", "x ^= x >> 31;")),
+    );
+    let data = fs::read(&base_exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let functions: Vec<_> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
+        .collect();
+    assert!(
+        functions
+            .iter()
+            .any(|s| s.name().unwrap().contains(".llvm.")),
+        "no function has ThinLTO's suffix: the test would not test it"
+    );
+    let every: BTreeSet<u64> = functions
+        .iter()
+        .flat_map(|s| [s.address(), s.address() + s.size().max(1) - 1])
+        .collect();
+    assert!(matches!(
+        Comparer::new(&base, &comment).compare(&every),
+        CodeComparison::Same { .. }
+    ));
+    // `mix` is inlined into each benchmark's closure, in criterion's `Bencher::iter`.
+    assert_eq!(
+        Comparer::new(&base, &body).compare(&every),
+        differs(&["criterion::bencher::Bencher<M>::iter"], &[])
+    );
+}

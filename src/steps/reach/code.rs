@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use executable::{Executable, Place};
 use identity::{Walk, demangle};
-use objects::{Objects, SecRef};
+use objects::{Objects, SecRef, stable_name};
 
 /// Why a linked executable's code cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -177,8 +177,8 @@ impl<'a> Comparer<'a> {
         }
     }
 
-    /// The raw names of the functions `executed` is in, and how many PLT stubs; or why an
-    /// address is in none.
+    /// The raw names (without ThinLTO's suffix) of the functions `executed` is in, and how
+    /// many PLT stubs; or why an address is in none.
     fn executed_functions(
         &self,
         executed: &BTreeSet<u64>,
@@ -193,7 +193,9 @@ impl<'a> Comparer<'a> {
             let (place, until) = self.base.executable.place(address);
             same_until = until;
             match place {
-                Place::Functions(found) => names.extend(found),
+                Place::Functions(found) => {
+                    names.extend(found.iter().map(|name| stable_name(name).to_string()))
+                }
                 Place::Stub(import) => {
                     stubs.insert(import);
                 }
@@ -217,10 +219,8 @@ impl<'a> Comparer<'a> {
         let (base, head) = (&self.base.objects, &self.head.objects);
         let definitions = |objects: &Objects| -> Vec<(SecRef, u64, u64)> {
             objects
-                .definitions
-                .get(name)
-                .into_iter()
-                .flatten()
+                .definitions_of(name)
+                .iter()
                 .filter_map(|at| {
                     let symbol = objects.symbol(*at)?;
                     Some((objects.section_of(*at)?, symbol.value, symbol.size))

@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use object::SymbolKind;
 
-use super::objects::{Objects, Place, Relocation, SecRef, Target};
+use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
 
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
 const ABSOLUTE_64: [u32; 2] = [1, 257];
@@ -218,10 +218,10 @@ fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
     };
     let code = objects.section(section).is_code() || found.kind == SymbolKind::Text;
     if code {
-        let copies = objects.definitions.get(&found.name).map_or(0, Vec::len);
+        let copies = objects.definitions_of(&found.name).len();
         return Resolved::Function {
-            name: found.name.to_string(),
-            copy: (found.local && copies > 1).then_some(section),
+            name: stable_name(&found.name).to_string(),
+            copy: (copies > 1).then_some(section),
         };
     }
     Resolved::Data {
@@ -232,13 +232,15 @@ fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
 
 /// An undefined symbol, resolved by name among the other objects' global definitions.
 fn by_name(objects: &Objects, name: &str) -> Resolved {
-    let defs: Vec<(u32, u32)> = objects
-        .definitions
-        .get(name)
-        .into_iter()
-        .flatten()
+    let copies = objects.definitions_of(name);
+    let defs: Vec<(u32, u32)> = copies
+        .iter()
         .copied()
-        .filter(|at| objects.symbol(*at).is_some_and(|s| !s.local))
+        .filter(|at| {
+            objects
+                .symbol(*at)
+                .is_some_and(|s| !s.local && &*s.name == name)
+        })
         .collect();
     if defs.is_empty() {
         return Resolved::Import(name.to_string());
@@ -260,9 +262,14 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
         };
     }
     if placed.iter().any(|p| p.3) {
+        // One of several copies of a name (without ThinLTO's suffix): by its content too.
+        let copy = match placed.as_slice() {
+            [(section, ..)] if copies.len() > 1 => Some(*section),
+            _ => None,
+        };
         return Resolved::Function {
-            name: name.to_string(),
-            copy: None,
+            name: stable_name(name).to_string(),
+            copy,
         };
     }
     Resolved::Data {
@@ -271,10 +278,14 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
     }
 }
 
-/// A data symbol's name as its identity: none for the assembler's local labels (`.L…`), whose
-/// numbering follows the order constants were emitted in, not what they are.
+/// A data symbol's name as its identity, without ThinLTO's suffix: none for anonymous
+/// constants (the assembler's local labels `.L…`, numbered in the order constants were emitted;
+/// `anon.…` when ThinLTO promotes one; rustc's `alloc_<hash>` of its content), which are only
+/// their content.
 fn data_name(name: &str) -> Option<String> {
-    (!name.is_empty() && !name.starts_with(".L")).then(|| name.to_string())
+    const ANONYMOUS: [&str; 3] = [".L", "anon.", "alloc_"];
+    let named = !name.is_empty() && !ANONYMOUS.iter().any(|p| name.starts_with(p));
+    named.then(|| stable_name(name).to_string())
 }
 
 /// A function's or static's name for a report: demangled, without its hash.

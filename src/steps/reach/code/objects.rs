@@ -17,6 +17,7 @@ use object::{
 use rayon::prelude::*;
 
 use super::CodeError;
+pub(super) use crate::steps::build::layout::stable_name;
 
 /// A section of an object, `(object, section index)`.
 pub(super) type SecRef = (u32, u32);
@@ -31,8 +32,8 @@ const SHF_EXECINSTR: u64 = 0x4;
 pub(super) struct Objects {
     data: Vec<Vec<u8>>,
     pub objects: Vec<Object>,
-    /// Defined symbols by raw name, in link order (objects in the command's order, archive
-    /// members in archive order).
+    /// Defined symbols by raw name without ThinLTO's suffix ([`stable_name`]), in link order
+    /// (objects in the command's order, archive members in archive order).
     pub definitions: HashMap<Box<str>, Vec<SymRef>>,
     /// An input that holds LLVM bitcode instead of machine code (linker-plugin LTO).
     pub bitcode: Option<String>,
@@ -133,12 +134,20 @@ impl Objects {
                     && !matches!(symbol.kind, SymbolKind::Section | SymbolKind::File);
                 if defined && named {
                     self.definitions
-                        .entry(symbol.name.clone())
+                        .entry(stable_name(&symbol.name).into())
                         .or_default()
                         .push((o as u32, s as u32));
                 }
             }
         }
+    }
+
+    /// The definitions of `name` (raw, with or without ThinLTO's suffix): every symbol whose
+    /// name is `name` but for that suffix.
+    pub fn definitions_of(&self, name: &str) -> &[SymRef] {
+        self.definitions
+            .get(stable_name(name))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn section(&self, at: SecRef) -> &Section {

@@ -471,25 +471,14 @@ fn criterion_demo(
 fn a_criterion_bench_crate_s_thin_lto_suffixes_do_not_unpair_its_functions() {
     let dir = tempfile::tempdir().unwrap();
     let (base, base_exe) = criterion_demo(dir.path(), "base", &|_, text| text);
-    let lib = |edit: fn(String) -> String| {
-        move |file: &str, text: String| {
-            if file == "src/lib.rs" {
-                edit(text)
-            } else {
-                text
-            }
+    // A comment that shifts every line, and one changed line in `mix`.
+    let (head, _) = criterion_demo(dir.path(), "head", &|file, text| {
+        if file == "src/lib.rs" {
+            format!("// A comment.\n{text}").replace("x ^= x >> 29;", "x ^= x >> 31;")
+        } else {
+            text
         }
-    };
-    let (comment, _) = criterion_demo(
-        dir.path(),
-        "comment",
-        &lib(|t| format!("// A comment.\n{t}")),
-    );
-    let (body, _) = criterion_demo(
-        dir.path(),
-        "body",
-        &lib(|t| t.replace("x ^= x >> 29;", "x ^= x >> 31;")),
-    );
+    });
     let data = fs::read(&base_exe).unwrap();
     let file = object::File::parse(&*data).unwrap();
     let functions: Vec<_> = file
@@ -506,13 +495,10 @@ fn a_criterion_bench_crate_s_thin_lto_suffixes_do_not_unpair_its_functions() {
         .iter()
         .flat_map(|s| [s.address(), s.address() + s.size().max(1) - 1])
         .collect();
-    assert!(matches!(
-        Comparer::new(&base, &comment).compare(&every),
-        CodeComparison::Same { .. }
-    ));
-    // `mix` is inlined into each benchmark's closure, in criterion's `Bencher::iter`.
+    // `mix` is inlined into each benchmark's closure, in criterion's `Bencher::iter`; nothing
+    // else of criterion's thousands of functions differs.
     assert_eq!(
-        Comparer::new(&base, &body).compare(&every),
+        Comparer::new(&base, &head).compare(&every),
         differs(&["criterion::bencher::Bencher<M>::iter"], &[])
     );
 }

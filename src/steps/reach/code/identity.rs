@@ -19,6 +19,9 @@ use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
 const ABSOLUTE_64: [u32; 2] = [1, 257];
 
+/// A pair of sections still to compare, with the name of what they are.
+type Pending = (SecRef, SecRef, Option<String>);
+
 /// Why two sections differ: `None` when it is the compared function's own code, else the data
 /// object (its name, or "data of <function>").
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,13 +86,29 @@ impl<'a> Walk<'a> {
     }
 
     /// Whether base's section `b` and head's `h` are the same; `label` names them when they are
-    /// data (`None`: the function compared).
+    /// data (`None`: the function compared). A work list rather than recursion: a long chain of
+    /// data (a static linked list) must not exhaust the stack.
     pub fn sections(&mut self, b: SecRef, h: SecRef, label: Option<&str>) -> Result<(), Mismatch> {
+        let mut pending = vec![(b, h, label.map(str::to_string))];
+        while let Some((b, h, label)) = pending.pop() {
+            self.section_pair(b, h, label, &mut pending)?;
+        }
+        Ok(())
+    }
+
+    /// Compares one pair of sections, leaving the pairs their relocations reach in `pending`.
+    fn section_pair(
+        &mut self,
+        b: SecRef,
+        h: SecRef,
+        label: Option<String>,
+        pending: &mut Vec<Pending>,
+    ) -> Result<(), Mismatch> {
         if self.proven.contains(&(b, h)) || !self.visited.insert((b, h)) {
             return Ok(());
         }
         let differs = || Mismatch {
-            data: label.map(str::to_string),
+            data: label.clone(),
         };
         let (sb, sh) = (self.base.section(b), self.head.section(h));
         let same_shape = !sb.unreadable
@@ -109,27 +128,28 @@ impl<'a> Walk<'a> {
         if !same_bytes {
             return Err(differs());
         }
-        let pairs: Vec<(Relocation, Relocation)> = sb
-            .relocations
-            .iter()
-            .copied()
-            .zip(sh.relocations.iter().copied())
-            .collect();
-        for (rb, rh) in pairs {
+        for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type, rb.addend) != (rh.offset, rh.r_type, rh.addend) {
                 return Err(differs());
             }
             let tb = resolve(self.base, b.0, rb.target);
             let th = resolve(self.head, h.0, rh.target);
-            self.targets(tb, th, label)?;
+            self.targets(tb, th, &label, pending)?;
         }
         Ok(())
     }
 
-    /// Whether two relocations' targets are the same by identity.
-    fn targets(&mut self, b: Resolved, h: Resolved, label: Option<&str>) -> Result<(), Mismatch> {
+    /// Whether two relocations' targets are the same by identity, as far as can be told
+    /// without their contents; the pairs of contents still to compare go to `pending`.
+    fn targets(
+        &mut self,
+        b: Resolved,
+        h: Resolved,
+        label: &Option<String>,
+        pending: &mut Vec<Pending>,
+    ) -> Result<(), Mismatch> {
         let differs = || Mismatch {
-            data: label.map(str::to_string),
+            data: label.clone(),
         };
         match (b, h) {
             (
@@ -137,7 +157,10 @@ impl<'a> Walk<'a> {
                 Resolved::Function { name: nh, copy: ch },
             ) if nb == nh => match (cb, ch) {
                 (None, None) => Ok(()),
-                (Some(cb), Some(ch)) => self.sections(cb, ch, label),
+                (Some(cb), Some(ch)) => {
+                    pending.push((cb, ch, label.clone()));
+                    Ok(())
+                }
                 _ => Err(differs()),
             },
             (Resolved::Data { name: nb, defs: db }, Resolved::Data { name: nh, defs: dh })
@@ -150,14 +173,14 @@ impl<'a> Walk<'a> {
                         return Err(Mismatch { data: label });
                     }
                     self.data.insert(sb);
-                    self.sections(sb, sh, label.as_deref())?;
+                    pending.push((sb, sh, label.clone()));
                 }
                 Ok(())
             }
             (Resolved::Section(sb), Resolved::Section(sh)) => {
                 self.data.insert(sb);
-                let label = self.anonymous(label);
-                self.sections(sb, sh, label.as_deref())
+                pending.push((sb, sh, self.anonymous(label)));
+                Ok(())
             }
             (b, h) if b == h && !matches!(b, Resolved::Unplaceable) => Ok(()),
             _ => Err(differs()),
@@ -165,8 +188,12 @@ impl<'a> Walk<'a> {
     }
 
     /// The name of anonymous data reached from `label` (or from the function compared).
-    fn anonymous(&self, label: Option<&str>) -> Option<String> {
-        Some(label.map_or_else(|| format!("data of {}", self.owner), str::to_string))
+    fn anonymous(&self, label: &Option<String>) -> Option<String> {
+        Some(
+            label
+                .clone()
+                .unwrap_or_else(|| format!("data of {}", self.owner)),
+        )
     }
 }
 

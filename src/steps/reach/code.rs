@@ -15,8 +15,11 @@
 //!   an address no symbol covers is unknown. A PLT stub is its import's name.
 //! - A function is its section(s) in the objects, found by raw (mangled) name, hash included:
 //!   base's and head's are paired by that name, so two instantiations of one generic never pair
-//!   with each other, and a dependency whose version changed has no partner. A name several
-//!   objects define (a local copy per codegen unit) pairs all its definitions in link order.
+//!   with each other, and a dependency whose version changed has no partner. The suffix ThinLTO
+//!   gives a promoted local (`.llvm.<digits>`, a hash of its whole module, which any change in the
+//!   module changes) is not part of the name. A name several objects define (a local copy per
+//!   codegen unit) pairs all its definitions in link order, and a reference to such a name is
+//!   compared by the content of the copy it refers to.
 //! - Two sections are the same when their bytes, size, alignment and flags are, and their
 //!   relocations are at the same offsets with the same types, addends and targets; a target
 //!   function by name (its content counts only if it is executed), data by content, recursively

@@ -16,9 +16,11 @@ fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
 }
 
-const FILES: [&str; 7] = [
+const FILES: [&str; 9] = [
     "Cargo.toml",
     "Cargo.lock",
+    "build.rs",
+    "data/generated.txt",
     "src/lib.rs",
     "benches/kernels.rs",
     "helper/Cargo.toml",
@@ -90,6 +92,7 @@ fn every_change(file: &str, text: String) -> String {
         }
         "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
         "data/blob.bin" => text.replace("bytes", "BYTES"),
+        "data/generated.txt" => text.replace("41", "43"),
         _ => text,
     }
 }
@@ -312,6 +315,20 @@ fn an_inlined_helper_of_another_crate_differs() {
 }
 
 #[test]
+fn code_a_build_script_generates_differs_when_its_output_does() {
+    let generated = executed(&["perfdiff_reach_code::generated"]);
+    let b = builds();
+    assert!(matches!(
+        Comparer::new(&b.base, &b.comment).compare(&generated),
+        CodeComparison::Same { functions: 1, .. }
+    ));
+    assert_eq!(
+        Comparer::new(&b.base, &b.changes).compare(&generated),
+        differs(&["perfdiff_reach_code::generated"], &[])
+    );
+}
+
+#[test]
 fn included_bytes_that_change_differ_as_data() {
     let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
     let CodeComparison::Differs { functions, data } = &compared else {
@@ -424,6 +441,7 @@ fn of_every_function_only_the_changed_ones_differ() {
                 "perfdiff_reach_code::blob_sum",
                 "perfdiff_reach_code::body_changes",
                 "perfdiff_reach_code::const_table",
+                "perfdiff_reach_code::generated",
                 "perfdiff_reach_code::ring",
                 "perfdiff_reach_code::scaled",
                 "perfdiff_reach_code::static_table",

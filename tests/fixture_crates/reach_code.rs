@@ -88,6 +88,11 @@ fn every_change(file: &str, text: String) -> String {
             let text = replace(text, "dyn method", "        self.0 * self.0 * 4");
             let text = replace(text, "generic", "        self.0 + 3");
             let text = replace(text, "ring", "    value: 5,");
+            let text = replace(
+                text,
+                "twin",
+                "    x.wrapping_mul(0x9E37_79B9).rotate_left(13) ^ 0x56",
+            );
             replace(text, "lazy", "    [1, 1, 2, 4]")
         }
         "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
@@ -329,6 +334,28 @@ fn code_a_build_script_generates_differs_when_its_output_does() {
 }
 
 #[test]
+fn functions_the_compiler_merged_are_each_paired_with_their_own_partner() {
+    let functions = functions_of_base();
+    let address = |name: &str| {
+        functions
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, range)| range[0])
+    };
+    assert_eq!(
+        address("perfdiff_reach_code::twin_a"),
+        address("perfdiff_reach_code::twin_b"),
+        "base's twins are one function with two names"
+    );
+    // Head's twin_b is a function of its own: the merged address is twin_a's (the same) and
+    // twin_b's (changed) at once.
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::twin_a"]),
+        differs(&["perfdiff_reach_code::twin_b"], &[])
+    );
+}
+
+#[test]
 fn included_bytes_that_change_differ_as_data() {
     let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
     let CodeComparison::Differs { functions, data } = &compared else {
@@ -446,6 +473,7 @@ fn of_every_function_only_the_changed_ones_differ() {
                 "perfdiff_reach_code::scaled",
                 "perfdiff_reach_code::static_table",
                 "perfdiff_reach_code::total",
+                "perfdiff_reach_code::twin_b",
             ],
             &[
                 "data of perfdiff_reach_code::blob_sum",

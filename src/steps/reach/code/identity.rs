@@ -129,7 +129,22 @@ impl<'a> Walk<'a> {
             return Err(differs());
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
-            if (rb.offset, rb.r_type, rb.addend) != (rh.offset, rh.r_type, rh.addend) {
+            if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
+                return Err(differs());
+            }
+            match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
+                (Some(eb), Some(eh)) if eb == eh => {
+                    self.data.insert(eb.section);
+                    continue;
+                }
+                (None, None) => {}
+                _ => {
+                    return Err(Mismatch {
+                        data: self.anonymous(&label),
+                    });
+                }
+            }
+            if rb.addend != rh.addend {
                 return Err(differs());
             }
             let tb = resolve(self.base, b.0, rb.target);
@@ -195,6 +210,65 @@ impl<'a> Walk<'a> {
                 .unwrap_or_else(|| format!("data of {}", self.owner)),
         )
     }
+}
+
+/// What a relocation into a section of merged constants (`.rodata.cst16`, `.rodata.str1.1`)
+/// refers to: one entry, which the linker may move, merge with an equal one or keep apart from
+/// its neighbours, so that it alone is the identity (not the section, whose other entries are
+/// other constants of the codegen unit).
+#[derive(Debug)]
+struct Entry<'a> {
+    /// Base's section, counted as data reached.
+    section: SecRef,
+    bytes: &'a [u8],
+    /// Where in the entry the symbol is.
+    within: usize,
+    /// The addend left once the entry is found (a symbol's: the relocation's own).
+    addend: i64,
+}
+
+impl PartialEq for Entry<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.bytes, self.within, self.addend) == (other.bytes, other.within, other.addend)
+    }
+}
+
+/// The entry of merged constants `relocation` (of object `object`) refers to: through a symbol
+/// in that section, the entry at the symbol (as every linker finds it); through the section's
+/// own symbol, only with an absolute 64-bit relocation, whose addend is the entry's offset.
+fn entry<'a>(objects: &'a Objects, object: u32, relocation: &Relocation) -> Option<Entry<'a>> {
+    let absolute = ABSOLUTE_64.contains(&relocation.r_type);
+    let (section, position, addend) = match relocation.target {
+        Target::Section(section) if absolute => (section, relocation.addend, 0),
+        Target::Symbol(at) => {
+            let symbol = objects.symbol((object, at))?;
+            let Place::Section(section) = symbol.place else {
+                return None;
+            };
+            if symbol.kind != SymbolKind::Section {
+                (
+                    section,
+                    i64::try_from(symbol.value).ok()?,
+                    relocation.addend,
+                )
+            } else if absolute {
+                (section, relocation.addend, 0)
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    let section = (object, section);
+    let bytes = objects.bytes(section);
+    let position = u64::try_from(position).ok()?;
+    let (start, end) = objects.section(section).merged_entry(bytes, position)?;
+    Some(Entry {
+        section,
+        bytes: &bytes[start..end],
+        within: position as usize - start,
+        addend,
+    })
 }
 
 /// The target of a relocation of object `object`.

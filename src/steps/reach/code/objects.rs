@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use object::read::archive::ArchiveFile;
+use object::read::elf::{ElfFile64, ElfSection64, SectionHeader as _};
 use object::{
     Object as _, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionFlags,
     SectionIndex, SymbolKind, SymbolSection,
@@ -27,6 +28,8 @@ pub(super) type SymRef = (u32, u32);
 /// The ELF section flags a section's identity includes: what it may do at run time.
 const IDENTITY_FLAGS: u64 = 0x1 | 0x2 | 0x4 | 0x10 | 0x20 | 0x400; // WRITE ALLOC EXEC MERGE STRINGS TLS
 const SHF_EXECINSTR: u64 = 0x4;
+const SHF_MERGE: u64 = 0x10;
+const SHF_STRINGS: u64 = 0x20;
 
 /// Every object of the inputs of one link, with their bytes.
 pub(super) struct Objects {
@@ -56,6 +59,8 @@ pub(super) struct Section {
     range: Option<(usize, usize)>,
     pub size: u64,
     pub align: u64,
+    /// The size of each entry of a section of merged constants (`SHF_MERGE`).
+    pub entry_size: u64,
     pub flags: u64,
     pub relocations: Vec<Relocation>,
     /// A relocation this module cannot read (not RELA): the section is never called the same.
@@ -98,6 +103,33 @@ pub(super) enum Place {
 impl Section {
     pub fn is_code(&self) -> bool {
         self.flags & SHF_EXECINSTR != 0
+    }
+
+    /// The extent `[start, end)` of the entry at `position` of a section of merged constants
+    /// (`SHF_MERGE`, no relocations): a NUL-terminated string in `bytes` (`SHF_STRINGS` of
+    /// 1-byte characters), else `entry_size` bytes. The linker merges and reorders entries, so
+    /// code can only ever read the one it refers to. `None` for any other section.
+    pub fn merged_entry(&self, bytes: &[u8], position: u64) -> Option<(usize, usize)> {
+        if self.flags & SHF_MERGE == 0 || !self.relocations.is_empty() || self.entry_size == 0 {
+            return None;
+        }
+        let position = usize::try_from(position)
+            .ok()
+            .filter(|p| *p < bytes.len())?;
+        if self.flags & SHF_STRINGS != 0 {
+            if self.entry_size != 1 {
+                return None;
+            }
+            let start = bytes[..position]
+                .iter()
+                .rposition(|b| *b == 0)
+                .map_or(0, |at| at + 1);
+            let end = position + bytes[position..].iter().position(|b| *b == 0)? + 1;
+            return Some((start, end));
+        }
+        let size = usize::try_from(self.entry_size).ok()?;
+        let start = position - position % size;
+        (start + size <= bytes.len()).then_some((start, start + size))
     }
 }
 
@@ -240,11 +272,11 @@ fn read_object(
     bytes: &[u8],
     label: &str,
 ) -> Result<Option<Object>, CodeError> {
-    let Ok(file) = object::File::parse(bytes) else {
+    // 64-bit ELF only (the targets this runs on); anything else is not an object of the link.
+    let Ok(file) = ElfFile64::<object::Endianness>::parse(bytes) else {
         return Ok(None);
     };
-    if file.format() != object::BinaryFormat::Elf || file.kind() != object::ObjectKind::Relocatable
-    {
+    if file.kind() != object::ObjectKind::Relocatable {
         return Ok(None);
     }
     let failed = |e: object::Error| CodeError::Parse {
@@ -273,13 +305,14 @@ fn empty_section() -> Section {
         range: None,
         size: 0,
         align: 0,
+        entry_size: 0,
         flags: 0,
         relocations: Vec::new(),
         unreadable: false,
     }
 }
 
-fn read_section(section: &object::Section) -> Result<Section, object::Error> {
+fn read_section(section: &ElfSection64<object::Endianness>) -> Result<Section, object::Error> {
     let SectionFlags::Elf { sh_flags, .. } = section.flags() else {
         return Ok(empty_section());
     };
@@ -288,10 +321,14 @@ fn read_section(section: &object::Section) -> Result<Section, object::Error> {
         .file_range()
         .filter(|_| section.kind() != object::SectionKind::UninitializedData)
         .map(|(offset, size)| (offset as usize, (offset + size) as usize));
+    let entry_size = section
+        .elf_section_header()
+        .sh_entsize(section.elf_file().endian());
     let mut read = Section {
         range,
         size: section.size(),
         align: section.align(),
+        entry_size,
         flags: sh_flags & IDENTITY_FLAGS,
         relocations: Vec::new(),
         unreadable: false,
@@ -324,7 +361,7 @@ fn read_section(section: &object::Section) -> Result<Section, object::Error> {
     Ok(read)
 }
 
-fn read_symbols(file: &object::File) -> Vec<Symbol> {
+fn read_symbols(file: &ElfFile64<object::Endianness>) -> Vec<Symbol> {
     let count = file.symbols().map(|s| s.index().0 + 1).max().unwrap_or(0);
     let mut symbols: Vec<Symbol> = (0..count)
         .map(|_| Symbol {

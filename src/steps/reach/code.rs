@@ -23,7 +23,7 @@
 //! - Two sections are the same when their bytes, size, alignment and flags are, and their
 //!   relocations are at the same offsets with the same types, addends and targets; a target
 //!   function by name (its content counts only if it is executed), data by content, recursively
-//!   (`identity`).
+//!   (`identity`); in a section of merged constants, the one entry the relocation refers to.
 //! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
 //!   column are: a comment that shifts lines changes nothing else. This is the one thing it
 //!   knowingly does not see: a `Location::caller().line()` read outside a panic.

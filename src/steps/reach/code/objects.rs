@@ -427,3 +427,68 @@ fn section_names(symbols: &[Symbol], sections: &[Section]) -> (PerSection, PerSe
         .collect();
     (sole, names)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merged(flags: u64, entry_size: u64) -> Section {
+        Section {
+            flags,
+            entry_size,
+            ..empty_section()
+        }
+    }
+
+    #[test]
+    fn an_entry_of_merged_strings_is_the_string_around_the_position() {
+        let strings = merged(SHF_MERGE | SHF_STRINGS, 1);
+        let bytes = b"src/lib.rs\0src/main.rs\0\0";
+        assert_eq!(strings.merged_entry(bytes, 0), Some((0, 11)));
+        assert_eq!(strings.merged_entry(bytes, 11), Some((11, 23)));
+        assert_eq!(
+            strings.merged_entry(bytes, 15),
+            Some((11, 23)),
+            "inside a string"
+        );
+        assert_eq!(
+            strings.merged_entry(bytes, 23),
+            Some((23, 24)),
+            "the empty string"
+        );
+        assert_eq!(strings.merged_entry(bytes, 24), None, "past the end");
+        assert_eq!(strings.merged_entry(b"unterminated", 0), None);
+        let wide = merged(SHF_MERGE | SHF_STRINGS, 2);
+        assert_eq!(
+            wide.merged_entry(b"a\0\0\0", 0),
+            None,
+            "wide strings: the whole section"
+        );
+    }
+
+    #[test]
+    fn an_entry_of_merged_constants_is_its_fixed_size_slot() {
+        let constants = merged(SHF_MERGE, 16);
+        let bytes = [7u8; 32];
+        assert_eq!(constants.merged_entry(&bytes, 0), Some((0, 16)));
+        assert_eq!(constants.merged_entry(&bytes, 20), Some((16, 32)));
+        assert_eq!(
+            constants.merged_entry(&bytes[..24], 20),
+            None,
+            "a truncated entry"
+        );
+        assert_eq!(merged(0, 16).merged_entry(&bytes, 0), None, "not merged");
+        let mut relocated = merged(SHF_MERGE, 16);
+        relocated.relocations.push(Relocation {
+            offset: 0,
+            r_type: 1,
+            addend: 0,
+            target: Target::None,
+        });
+        assert_eq!(
+            relocated.merged_entry(&bytes, 0),
+            None,
+            "relocated: not merged"
+        );
+    }
+}

@@ -3,7 +3,7 @@
 //! to targets that are the same by identity. A function target is the same by its raw name (its
 //! content is compared only where it is executed, as a function of its own); a data target (a
 //! static, an anonymous constant, a vtable, a string, `include_bytes!` data) by its content,
-//! recursively.
+//! recursively; a reference into merged constants by the one entry it refers to ([`Entry`]).
 //!
 //! Why a bisimulation: data refers to data in cycles (a vtable to a function, a static to itself
 //! through a pointer); a pair met again while it is being compared is assumed the same, and the
@@ -32,8 +32,8 @@ pub(super) struct Mismatch {
 /// What a relocation points to, resolved so that base's and head's can be compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Resolved {
-    /// A function, by raw name; `copy` is this object's own copy when several objects each
-    /// define a local function of that name (then its content is compared too).
+    /// A function, by raw name without ThinLTO's suffix; `copy` is the very definition referred
+    /// to when several share that name (copies per codegen unit), whose content then counts too.
     Function {
         name: String,
         copy: Option<SecRef>,
@@ -54,8 +54,8 @@ enum Resolved {
     Unplaceable,
 }
 
-/// One comparison of a pair of executed functions (or of data, for the tests): what it assumed
-/// and which of base's data sections it reached.
+/// One comparison of an executed function's definitions on both sides: what it assumed and
+/// which of base's data sections it reached.
 pub(super) struct Walk<'a> {
     base: &'a Objects,
     head: &'a Objects,

@@ -250,7 +250,12 @@ impl SelectionRecord {
             .chain(&self.changed_files)
             .map(String::as_str)
             .collect();
-        let mut text = names.iter().take(most).copied().collect::<Vec<_>>().join(", ");
+        let mut text = names
+            .iter()
+            .take(most)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
         if names.len() > most {
             text.push_str(&format!(" (+{} more)", names.len() - most));
         }

@@ -61,8 +61,14 @@ fn an_untouched_benchmark_is_unchanged_without_a_fork_and_a_changed_one_says_wha
     assert!(!changed.is_empty(), "{mix:#}");
     assert_eq!(report["summary"]["unchanged"], 1, "{report:#}");
 
-    assert!(err.contains("1 of 2 benchmark(s) execute the same code"), "{err}");
-    assert!(err.contains("hash/mix is measured: it reaches changed code"), "{err}");
+    assert!(
+        err.contains("1 of 2 benchmark(s) execute the same code"),
+        "{err}"
+    );
+    assert!(
+        err.contains("hash/mix is measured: it reaches changed code"),
+        "{err}"
+    );
     assert!(!err.contains("hash/steady is measured"), "{err}");
 }
 
@@ -70,7 +76,10 @@ fn an_untouched_benchmark_is_unchanged_without_a_fork_and_a_changed_one_says_wha
 fn the_table_and_markdown_mark_a_benchmark_decided_without_measuring() {
     let guard = measuring_lock();
     let (_dir, repo) = shared_demo(&guard, &constants_only());
-    let table = with_options(&["HEAD~1", "HEAD", "--fail-on", "never", "--", "steady"], FAST);
+    let table = with_options(
+        &["HEAD~1", "HEAD", "--fail-on", "never", "--", "steady"],
+        FAST,
+    );
     let output = selecting(&repo, &table);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
@@ -78,7 +87,16 @@ fn the_table_and_markdown_mark_a_benchmark_decided_without_measuring() {
     assert!(text.contains("1 unchanged (1 same code)"), "{text}");
 
     let markdown = with_options(
-        &["HEAD~1", "HEAD", "--format", "markdown", "--fail-on", "never", "--", "steady"],
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "markdown",
+            "--fail-on",
+            "never",
+            "--",
+            "steady",
+        ],
         FAST,
     );
     let output = selecting(&repo, &markdown);
@@ -111,7 +129,10 @@ fn a_comment_only_commit_measures_nothing() {
         assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
         assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
     }
-    assert!(err.contains("4 of 4 benchmark(s) execute the same code"), "{err}");
+    assert!(
+        err.contains("4 of 4 benchmark(s) execute the same code"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -142,7 +163,11 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
         serde_json::json!(["data/input.txt"]),
         "{read:#}"
     );
-    assert_eq!(selection(bench_entry(&report, "hash/steady"))["reason"], "same_code", "{err}");
+    assert_eq!(
+        selection(bench_entry(&report, "hash/steady"))["reason"],
+        "same_code",
+        "{err}"
+    );
 }
 
 #[test]
@@ -158,16 +183,26 @@ fn list_says_what_a_run_would_measure_and_why() {
             .unwrap_or_else(|| panic!("no line for {id}: {text}"))
             .to_string()
     };
-    assert!(line("hash/steady").contains("not measured, same code"), "{text}");
-    assert!(line("hash/mix").contains("measured, it reaches changed code"), "{text}");
     assert!(
-        text.contains("2 benchmark(s) would be compared (1 unchanged without measuring: same code)"),
+        line("hash/steady").contains("not measured, same code"),
+        "{text}"
+    );
+    assert!(
+        line("hash/mix").contains("measured, it reaches changed code"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "2 benchmark(s) would be compared (1 unchanged without measuring: same code)"
+        ),
         "{text}"
     );
 
     let output = selecting(
         &repo,
-        &["HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady"],
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
+        ],
     );
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let steady = &listing["benchmarks"][0];

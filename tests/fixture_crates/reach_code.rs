@@ -16,9 +16,11 @@ fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
 }
 
-const FILES: [&str; 7] = [
+const FILES: [&str; 9] = [
     "Cargo.toml",
     "Cargo.lock",
+    "build.rs",
+    "data/generated.txt",
     "src/lib.rs",
     "benches/kernels.rs",
     "helper/Cargo.toml",
@@ -86,10 +88,16 @@ fn every_change(file: &str, text: String) -> String {
             let text = replace(text, "dyn method", "        self.0 * self.0 * 4");
             let text = replace(text, "generic", "        self.0 + 3");
             let text = replace(text, "ring", "    value: 5,");
+            let text = replace(
+                text,
+                "twin",
+                "    x.wrapping_mul(0x9E37_79B9).rotate_left(13) ^ 0x56",
+            );
             replace(text, "lazy", "    [1, 1, 2, 4]")
         }
         "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
         "data/blob.bin" => text.replace("bytes", "BYTES"),
+        "data/generated.txt" => text.replace("41", "43"),
         _ => text,
     }
 }
@@ -312,6 +320,42 @@ fn an_inlined_helper_of_another_crate_differs() {
 }
 
 #[test]
+fn code_a_build_script_generates_differs_when_its_output_does() {
+    let generated = executed(&["perfdiff_reach_code::generated"]);
+    let b = builds();
+    assert!(matches!(
+        Comparer::new(&b.base, &b.comment).compare(&generated),
+        CodeComparison::Same { functions: 1, .. }
+    ));
+    assert_eq!(
+        Comparer::new(&b.base, &b.changes).compare(&generated),
+        differs(&["perfdiff_reach_code::generated"], &[])
+    );
+}
+
+#[test]
+fn functions_the_compiler_merged_are_each_paired_with_their_own_partner() {
+    let functions = functions_of_base();
+    let address = |name: &str| {
+        functions
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, range)| range[0])
+    };
+    assert_eq!(
+        address("perfdiff_reach_code::twin_a"),
+        address("perfdiff_reach_code::twin_b"),
+        "base's twins are one function with two names"
+    );
+    // Head's twin_b is a function of its own: the merged address is twin_a's (the same) and
+    // twin_b's (changed) at once.
+    assert_eq!(
+        compare_with_changes(&["perfdiff_reach_code::twin_a"]),
+        differs(&["perfdiff_reach_code::twin_b"], &[])
+    );
+}
+
+#[test]
 fn included_bytes_that_change_differ_as_data() {
     let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
     let CodeComparison::Differs { functions, data } = &compared else {
@@ -424,10 +468,12 @@ fn of_every_function_only_the_changed_ones_differ() {
                 "perfdiff_reach_code::blob_sum",
                 "perfdiff_reach_code::body_changes",
                 "perfdiff_reach_code::const_table",
+                "perfdiff_reach_code::generated",
                 "perfdiff_reach_code::ring",
                 "perfdiff_reach_code::scaled",
                 "perfdiff_reach_code::static_table",
                 "perfdiff_reach_code::total",
+                "perfdiff_reach_code::twin_b",
             ],
             &[
                 "data of perfdiff_reach_code::blob_sum",
@@ -436,5 +482,69 @@ fn of_every_function_only_the_changed_ones_differ() {
                 "perfdiff_reach_code::TABLE",
             ]
         )
+    );
+}
+
+/// A copy of `fixtures/criterion-demo` as `name`, built, its code opened.
+fn criterion_demo(
+    dir: &Path,
+    name: &str,
+    edit: &dyn Fn(&str, String) -> String,
+) -> (LinkedCode, PathBuf) {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/criterion-demo");
+    let destination = dir.join(name);
+    for file in ["Cargo.toml", "Cargo.lock", "src/lib.rs", "benches/demo.rs"] {
+        let to = destination.join(file);
+        fs::create_dir_all(to.parent().unwrap()).unwrap();
+        let text = fs::read_to_string(source.join(file)).unwrap();
+        fs::write(to, edit(file, text)).unwrap();
+    }
+    let exe = build(&destination, name, &dir.join("bin").join(name));
+    let inputs: Vec<PathBuf> = exe
+        .relink
+        .as_ref()
+        .unwrap()
+        .inputs()
+        .map(Path::to_path_buf)
+        .collect();
+    (LinkedCode::open(&exe.path, &inputs).unwrap(), exe.path)
+}
+
+/// Criterion, with a bench crate of several codegen units whose local functions ThinLTO promotes
+/// with a suffix that is a hash of their module (`.llvm.<digits>`): a change anywhere in the
+/// module changes every suffix, and the functions are still paired without it.
+#[test]
+fn a_criterion_bench_crate_s_thin_lto_suffixes_do_not_unpair_its_functions() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, base_exe) = criterion_demo(dir.path(), "base", &|_, text| text);
+    // A comment that shifts every line, and one changed line in `mix`.
+    let (head, _) = criterion_demo(dir.path(), "head", &|file, text| {
+        if file == "src/lib.rs" {
+            format!("// A comment.\n{text}").replace("x ^= x >> 29;", "x ^= x >> 31;")
+        } else {
+            text
+        }
+    });
+    let data = fs::read(&base_exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let functions: Vec<_> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
+        .collect();
+    assert!(
+        functions
+            .iter()
+            .any(|s| s.name().unwrap().contains(".llvm.")),
+        "no function has ThinLTO's suffix: the test would not test it"
+    );
+    let every: BTreeSet<u64> = functions
+        .iter()
+        .flat_map(|s| [s.address(), s.address() + s.size().max(1) - 1])
+        .collect();
+    // `mix` is inlined into each benchmark's closure, in criterion's `Bencher::iter`; nothing
+    // else of criterion's thousands of functions differs.
+    assert_eq!(
+        Comparer::new(&base, &head).compare(&every),
+        differs(&["criterion::bencher::Bencher<M>::iter"], &[])
     );
 }

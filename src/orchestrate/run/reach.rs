@@ -13,11 +13,11 @@ use rayon::prelude::*;
 
 use super::*;
 use crate::model::samples::SelectionRecord;
+use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
 use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
-use crate::steps::fork::ForkRequest;
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::{decide, undecided};
 
@@ -33,7 +33,12 @@ pub(super) fn select_by_reach(
     let candidates: Vec<&Matched> = matched
         .iter()
         .filter(|m| m.presence == Presence::Both && !is_command(m))
-        .filter(|m| !file.benchmarks.iter().any(|b| b.id == m.id && b.selection.is_some()))
+        .filter(|m| {
+            !file
+                .benchmarks
+                .iter()
+                .any(|b| b.id == m.id && b.selection.is_some())
+        })
         .collect();
     if selected.settings.measure_all || candidates.is_empty() {
         return BTreeMap::new();
@@ -45,7 +50,10 @@ pub(super) fn select_by_reach(
                 "every benchmark is measured: choosing what the change reaches needs valgrind ({e})"
             ));
             let why = format!("valgrind is missing: {e}");
-            return candidates.iter().map(|m| (m.id.clone(), undecided(why.clone()))).collect();
+            return candidates
+                .iter()
+                .map(|m| (m.id.clone(), undecided(why.clone())))
+                .collect();
         }
     };
     progress.note(&format!(
@@ -55,7 +63,10 @@ pub(super) fn select_by_reach(
     let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
     for m in candidates {
         if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
-            by_target.entry((base.clone(), head.clone())).or_default().push(m);
+            by_target
+                .entry((base.clone(), head.clone()))
+                .or_default()
+                .push(m);
         }
     }
     let mut records = BTreeMap::new();
@@ -66,7 +77,12 @@ pub(super) fn select_by_reach(
         ) else {
             continue;
         };
-        records.extend(select_in_target(selected, &valgrind, (base, head), &benchmarks));
+        records.extend(select_in_target(
+            selected,
+            &valgrind,
+            (base, head),
+            &benchmarks,
+        ));
     }
     announce(&records, progress);
     records
@@ -95,7 +111,8 @@ fn select_in_target(
             .map(|m| (m.id.clone(), record.clone()))
             .collect::<Vec<_>>()
     };
-    let (base_checkout, head_checkout) = (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
+    let (base_checkout, head_checkout) =
+        (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
     let differences = build_settings::differences(
         &side_settings(&base_checkout, &sides.base.root, base),
         &side_settings(&head_checkout, &sides.head.root, head),
@@ -107,6 +124,9 @@ fn select_in_target(
         let relink = built.exe.relink.as_ref().ok_or_else(|| {
             "its build kept no objects to compare (one code layout, or a linker that cannot order functions)".to_string()
         })?;
+        if !relink.intact() {
+            return Err("the objects its build kept changed since the build".to_string());
+        }
         let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
         LinkedCode::open(&built.exe.path, &inputs).map_err(|e| e.to_string())
     };
@@ -154,11 +174,12 @@ fn traced(
     perfdiff_dir: &Path,
 ) -> Result<trace::Trace, trace::TraceError> {
     cache.get_or_trace(request, || {
-        let scratch = tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
-            who: format!("benchmark `{}`", request.benchmark_id),
-            path: perfdiff_dir.to_path_buf(),
-            source,
-        })?;
+        let scratch =
+            tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
+                who: format!("benchmark `{}`", request.benchmark_id),
+                path: perfdiff_dir.to_path_buf(),
+                source,
+            })?;
         trace::trace_benchmark(request, valgrind, scratch.path())
     })
 }
@@ -170,11 +191,18 @@ fn decide_traced(
     checkouts: &Checkouts<'_>,
 ) -> SelectionRecord {
     if let Some(call) = traced.unresolved.iter().next() {
-        return undecided(format!("a file it opens cannot be told from its trace ({call})"));
+        return undecided(format!(
+            "a file it opens cannot be told from its trace ({call})"
+        ));
     }
     let started = |dir: &Path| traced.programs.iter().find(|p| p.starts_with(dir));
-    if let Some(program) = started(checkouts.base).or_else(|| checkouts.build_dirs.iter().find_map(|d| started(d))) {
-        return undecided(format!("it starts {}, a program of the checkout or build", program.display()));
+    if let Some(program) =
+        started(checkouts.base).or_else(|| checkouts.build_dirs.iter().find_map(|d| started(d)))
+    {
+        return undecided(format!(
+            "it starts {}, a program of the checkout or build",
+            program.display()
+        ));
     }
     let code = comparer.compare(&traced.executed);
     let files = files::compare(
@@ -214,7 +242,11 @@ fn own_files(built: &BuiltTarget) -> Vec<PathBuf> {
 }
 
 /// A side's settings as [`build_settings::differences`] compares them.
-fn side_settings<'a>(checkout: &'a Path, workspace: &'a Path, built: &'a BuiltTarget) -> SideSettings<'a> {
+fn side_settings<'a>(
+    checkout: &'a Path,
+    workspace: &'a Path,
+    built: &'a BuiltTarget,
+) -> SideSettings<'a> {
     SideSettings {
         checkout,
         workspace,
@@ -258,4 +290,3 @@ pub(super) fn record(file: &mut SampleFile, selections: BTreeMap<String, Selecti
         }
     }
 }
-

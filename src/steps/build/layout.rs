@@ -584,7 +584,7 @@ pub fn ordering(seed: u64, names: &[String]) -> String {
 
 /// `name` without the suffix ThinLTO gives a promoted local symbol (`.llvm.<digits>`, a hash of
 /// the crate's source, which a change elsewhere in the crate changes).
-fn stable_name(name: &str) -> &str {
+pub(crate) fn stable_name(name: &str) -> &str {
     match name.rsplit_once(".llvm.") {
         Some((stem, digits))
             if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) =>

@@ -15,12 +15,15 @@
 //!   an address no symbol covers is unknown. A PLT stub is its import's name.
 //! - A function is its section(s) in the objects, found by raw (mangled) name, hash included:
 //!   base's and head's are paired by that name, so two instantiations of one generic never pair
-//!   with each other, and a dependency whose version changed has no partner. A name several
-//!   objects define (a local copy per codegen unit) pairs all its definitions in link order.
+//!   with each other, and a dependency whose version changed has no partner. The suffix ThinLTO
+//!   gives a promoted local (`.llvm.<digits>`, a hash of its whole module, which any change in the
+//!   module changes) is not part of the name. A name several objects define (a local copy per
+//!   codegen unit) pairs all its definitions in link order, and a reference to such a name is
+//!   compared by the content of the copy it refers to.
 //! - Two sections are the same when their bytes, size, alignment and flags are, and their
 //!   relocations are at the same offsets with the same types, addends and targets; a target
 //!   function by name (its content counts only if it is executed), data by content, recursively
-//!   (`identity`).
+//!   (`identity`); in a section of merged constants, the one entry the relocation refers to.
 //! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
 //!   column are: a comment that shifts lines changes nothing else. This is the one thing it
 //!   knowingly does not see: a `Location::caller().line()` read outside a panic.
@@ -36,7 +39,7 @@ use std::path::{Path, PathBuf};
 
 use executable::{Executable, Place};
 use identity::{Walk, demangle, functions_named_by};
-use objects::{Objects, SecRef};
+use objects::{Objects, SecRef, stable_name};
 
 /// Why a linked executable's code cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -200,8 +203,11 @@ impl<'a> Comparer<'a> {
         groups: &'n [BTreeSet<String>],
         verdicts: &HashMap<String, Verdict>,
     ) -> Vec<&'n String> {
-        let all_same =
-            |group: &BTreeSet<String>| group.iter().all(|n| matches!(verdicts[n], Verdict::Same { .. }));
+        let all_same = |group: &BTreeSet<String>| {
+            group
+                .iter()
+                .all(|n| matches!(verdicts[n], Verdict::Same { .. }))
+        };
         if groups.iter().all(|g| g.len() == 1 || all_same(g)) {
             return groups.iter().flatten().collect();
         }
@@ -210,7 +216,11 @@ impl<'a> Comparer<'a> {
             .iter()
             .flat_map(|group| {
                 let called: Vec<&String> = group.iter().filter(|n| named.contains(*n)).collect();
-                if called.is_empty() { group.iter().collect() } else { called }
+                if called.is_empty() {
+                    group.iter().collect()
+                } else {
+                    called
+                }
             })
             .collect()
     }
@@ -226,7 +236,7 @@ impl<'a> Comparer<'a> {
         let code = groups
             .iter()
             .flatten()
-            .flat_map(|name| objects.definitions.get(name.as_str()).into_iter().flatten())
+            .flat_map(|name| objects.definitions_of(name))
             .filter_map(|at| objects.section_of(*at));
         let data = verdicts.values().flat_map(|verdict| match verdict {
             Verdict::Same { data } => data.iter().copied().collect::<Vec<_>>(),
@@ -246,8 +256,8 @@ impl<'a> Comparer<'a> {
             .collect()
     }
 
-    /// The functions `executed` is in, each as the set of its raw names, and how many PLT
-    /// stubs; or why an address is in none.
+    /// The functions `executed` is in, each as the set of its raw names (without ThinLTO's
+    /// suffix), and how many PLT stubs; or why an address is in none.
     fn executed_functions(
         &self,
         executed: &BTreeSet<u64>,
@@ -263,7 +273,8 @@ impl<'a> Comparer<'a> {
             same_until = until;
             match place {
                 Place::Functions(found) => {
-                    groups.insert(found.into_iter().collect::<BTreeSet<String>>());
+                    let names = found.iter().map(|name| stable_name(name).to_string());
+                    groups.insert(names.collect::<BTreeSet<String>>());
                 }
                 Place::Stub(import) => {
                     stubs.insert(import);
@@ -288,10 +299,8 @@ impl<'a> Comparer<'a> {
         let (base, head) = (&self.base.objects, &self.head.objects);
         let definitions = |objects: &Objects| -> Vec<(SecRef, u64, u64)> {
             objects
-                .definitions
-                .get(name)
-                .into_iter()
-                .flatten()
+                .definitions_of(name)
+                .iter()
                 .filter_map(|at| {
                     let symbol = objects.symbol(*at)?;
                     Some((objects.section_of(*at)?, symbol.value, symbol.size))

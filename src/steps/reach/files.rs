@@ -92,7 +92,8 @@ fn same_content(base: &Path, head: &Path) -> Result<bool, String> {
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("it reads {}, which cannot be read: {e}", path.display()))
+    std::fs::read(path)
+        .map_err(|e| format!("it reads {}, which cannot be read: {e}", path.display()))
 }
 
 /// The names in directory `path`, sorted.
@@ -145,7 +146,12 @@ mod tests {
                 }
             }
         }
-        Sides { _dir: dir, base, head, target }
+        Sides {
+            _dir: dir,
+            base,
+            head,
+            target,
+        }
     }
 
     fn compare_in(sides: &Sides, read: &[PathBuf]) -> FileComparison {
@@ -192,7 +198,10 @@ mod tests {
     #[test]
     fn the_machine_s_files_are_alike_and_build_output_leaves_it_undecided() {
         let s = sides(&[]);
-        let read = [PathBuf::from("/proc/self/maps"), s.target.join("out/gen.bin")];
+        let read = [
+            PathBuf::from("/proc/self/maps"),
+            s.target.join("out/gen.bin"),
+        ];
         let found = compare_in(&s, &read);
         assert_eq!((found.same, found.changed.len()), (0, 0));
         let why = found.undecided.expect("build output is undecided");
@@ -203,7 +212,10 @@ mod tests {
     fn dot_dot_in_a_read_path_is_resolved_before_pairing() {
         let s = sides(&[("data/input.txt", Some("1"), Some("2"))]);
         let read = [s.base.join("data/../data/input.txt")];
-        assert_eq!(compare_in(&s, &read).changed, vec!["data/input.txt".to_string()]);
+        assert_eq!(
+            compare_in(&s, &read).changed,
+            vec!["data/input.txt".to_string()]
+        );
     }
 
     #[test]

@@ -33,7 +33,11 @@ use files::FileComparison;
 
 /// The decision for one benchmark from what was compared: skipped (`measured: false`) only when
 /// the build settings agree, its code and data are the same and every file it read is.
-pub fn decide(code: &CodeComparison, files: &FileComparison, settings: &[String]) -> SelectionRecord {
+pub fn decide(
+    code: &CodeComparison,
+    files: &FileComparison,
+    settings: &[String],
+) -> SelectionRecord {
     if let Some(first) = settings.first() {
         return undecided(format!("the build settings differ: {first}"));
     }
@@ -87,7 +91,8 @@ fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> Sel
 
 /// "same code: 41 functions, 12 data objects, 1 file compared".
 pub fn same_code_detail(functions: usize, data: usize, files: usize) -> String {
-    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut parts = vec![
         plural(functions, "function", "functions"),
         plural(data, "data object", "data objects"),
@@ -141,7 +146,7 @@ mod tests {
         let unknown = CodeComparison::Unknown {
             reason: "an executed address has no symbol".into(),
         };
-        let settings = vec!["rust-toolchain.toml differs".to_string()];
+        let settings = ["rust-toolchain.toml differs".to_string()];
         for (code, files, settings) in [
             (&differs, &quiet, &[][..]),
             (&unknown, &quiet, &[][..]),

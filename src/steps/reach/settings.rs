@@ -109,12 +109,14 @@ mod tests {
     const MANIFEST: &str = "[package]\nname = \"demo\"\n\n[profile.bench]\nopt-level = 3\n";
 
     fn differences_of(base: &Path, head: &Path, env: [&[(OsString, OsString)]; 2]) -> Vec<String> {
-        let side = |root: &Path, env| SideSettings {
-            checkout: root,
-            workspace: root,
-            env,
-            library_dirs: &[],
-        };
+        fn side<'a>(root: &'a Path, env: &'a [(OsString, OsString)]) -> SideSettings<'a> {
+            SideSettings {
+                checkout: root,
+                workspace: root,
+                env,
+                library_dirs: &[],
+            }
+        }
         differences(&side(base, env[0]), &side(head, env[1]))
     }
 
@@ -122,7 +124,10 @@ mod tests {
     fn the_same_settings_in_two_checkouts_do_not_differ() {
         let dir = tempfile::tempdir().unwrap();
         let base = checkout(&dir.path().join("base"), MANIFEST);
-        let head = checkout(&dir.path().join("head"), &format!("# a comment\n{MANIFEST}"));
+        let head = checkout(
+            &dir.path().join("head"),
+            &format!("# a comment\n{MANIFEST}"),
+        );
         let env = |root: &Path| vec![(OsString::from("CARGO_MANIFEST_DIR"), root.into())];
         let (b, h) = (env(&base), env(&head));
         assert_eq!(differences_of(&base, &head, [&b, &h]), Vec::<String>::new());

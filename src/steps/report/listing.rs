@@ -162,7 +162,10 @@ mod tests {
                 "hash/new_in_head  (bench target demo, only in head)",
             ]
         );
-        assert_eq!(render_listing(&sample(), &[], &BTreeMap::new(), Format::Markdown), text);
+        assert_eq!(
+            render_listing(&sample(), &[], &BTreeMap::new(), Format::Markdown),
+            text
+        );
     }
 
     #[test]
@@ -198,8 +201,13 @@ mod tests {
             target: "gated".into(),
             reason: "not built".into(),
         }];
-        let json: serde_json::Value =
-            serde_json::from_str(&render_listing(&sample(), &skipped, &BTreeMap::new(), Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_listing(
+            &sample(),
+            &skipped,
+            &BTreeMap::new(),
+            Format::Json,
+        ))
+        .unwrap();
         let benchmarks = json["benchmarks"].as_array().unwrap();
         assert_eq!(benchmarks.len(), 3);
         assert_eq!(benchmarks[1]["id"], "hash/gone");
@@ -226,14 +234,22 @@ mod tests {
             text.contains("(bench target demo, bencher, only in head)"),
             "{text}"
         );
-        let json: serde_json::Value =
-            serde_json::from_str(&render_listing(&listed, &[], &BTreeMap::new(), Format::Json)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_listing(
+            &listed,
+            &[],
+            &BTreeMap::new(),
+            Format::Json,
+        ))
+        .unwrap();
         assert_eq!(json["benchmarks"][0]["harness"], "divan");
         assert!(json["benchmarks"][1].get("harness").is_none());
     }
 
     #[test]
     fn an_empty_listing_is_empty() {
-        assert_eq!(render_listing(&[], &[], Format::Table), "");
+        assert_eq!(
+            render_listing(&[], &[], &BTreeMap::new(), Format::Table),
+            ""
+        );
     }
 }

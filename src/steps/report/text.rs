@@ -39,7 +39,6 @@ pub fn verdict_label(result: &BenchmarkResult) -> String {
     }
 }
 
-
 /// A time per iteration in human units with three significant digits: `812 ns`, `1.23 µs`.
 pub fn duration(ns: f64) -> String {
     if !ns.is_finite() {

@@ -3,7 +3,7 @@
 //! to targets that are the same by identity. A function target is the same by its raw name (its
 //! content is compared only where it is executed, as a function of its own); a data target (a
 //! static, an anonymous constant, a vtable, a string, `include_bytes!` data) by its content,
-//! recursively.
+//! recursively; a reference into merged constants by the one entry it refers to ([`Entry`]).
 //!
 //! Why a bisimulation: data refers to data in cycles (a vtable to a function, a static to itself
 //! through a pointer); a pair met again while it is being compared is assumed the same, and the
@@ -14,10 +14,13 @@ use std::collections::{BTreeSet, HashSet};
 
 use object::SymbolKind;
 
-use super::objects::{Objects, Place, Relocation, SecRef, Target};
+use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
 
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
 const ABSOLUTE_64: [u32; 2] = [1, 257];
+
+/// A pair of sections still to compare, with the name of what they are.
+type Pending = (SecRef, SecRef, Option<String>);
 
 /// Why two sections differ: `None` when it is the compared function's own code, else the data
 /// object (its name, or "data of <function>").
@@ -29,8 +32,8 @@ pub(super) struct Mismatch {
 /// What a relocation points to, resolved so that base's and head's can be compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Resolved {
-    /// A function, by raw name; `copy` is this object's own copy when several objects each
-    /// define a local function of that name (then its content is compared too).
+    /// A function, by raw name without ThinLTO's suffix; `copy` is the very definition referred
+    /// to when several share that name (copies per codegen unit), whose content then counts too.
     Function {
         name: String,
         copy: Option<SecRef>,
@@ -51,8 +54,8 @@ enum Resolved {
     Unplaceable,
 }
 
-/// One comparison of a pair of executed functions (or of data, for the tests): what it assumed
-/// and which of base's data sections it reached.
+/// One comparison of an executed function's definitions on both sides: what it assumed and
+/// which of base's data sections it reached.
 pub(super) struct Walk<'a> {
     base: &'a Objects,
     head: &'a Objects,
@@ -83,13 +86,29 @@ impl<'a> Walk<'a> {
     }
 
     /// Whether base's section `b` and head's `h` are the same; `label` names them when they are
-    /// data (`None`: the function compared).
+    /// data (`None`: the function compared). A work list rather than recursion: a long chain of
+    /// data (a static linked list) must not exhaust the stack.
     pub fn sections(&mut self, b: SecRef, h: SecRef, label: Option<&str>) -> Result<(), Mismatch> {
+        let mut pending = vec![(b, h, label.map(str::to_string))];
+        while let Some((b, h, label)) = pending.pop() {
+            self.section_pair(b, h, label, &mut pending)?;
+        }
+        Ok(())
+    }
+
+    /// Compares one pair of sections, leaving the pairs their relocations reach in `pending`.
+    fn section_pair(
+        &mut self,
+        b: SecRef,
+        h: SecRef,
+        label: Option<String>,
+        pending: &mut Vec<Pending>,
+    ) -> Result<(), Mismatch> {
         if self.proven.contains(&(b, h)) || !self.visited.insert((b, h)) {
             return Ok(());
         }
         let differs = || Mismatch {
-            data: label.map(str::to_string),
+            data: label.clone(),
         };
         let (sb, sh) = (self.base.section(b), self.head.section(h));
         let same_shape = !sb.unreadable
@@ -109,27 +128,43 @@ impl<'a> Walk<'a> {
         if !same_bytes {
             return Err(differs());
         }
-        let pairs: Vec<(Relocation, Relocation)> = sb
-            .relocations
-            .iter()
-            .copied()
-            .zip(sh.relocations.iter().copied())
-            .collect();
-        for (rb, rh) in pairs {
-            if (rb.offset, rb.r_type, rb.addend) != (rh.offset, rh.r_type, rh.addend) {
+        for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
+            if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
+                return Err(differs());
+            }
+            match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
+                (Some(eb), Some(eh)) if eb == eh => {
+                    self.data.insert(eb.section);
+                    continue;
+                }
+                (None, None) => {}
+                _ => {
+                    return Err(Mismatch {
+                        data: self.anonymous(&label),
+                    });
+                }
+            }
+            if rb.addend != rh.addend {
                 return Err(differs());
             }
             let tb = resolve(self.base, b.0, rb.target);
             let th = resolve(self.head, h.0, rh.target);
-            self.targets(tb, th, label)?;
+            self.targets(tb, th, &label, pending)?;
         }
         Ok(())
     }
 
-    /// Whether two relocations' targets are the same by identity.
-    fn targets(&mut self, b: Resolved, h: Resolved, label: Option<&str>) -> Result<(), Mismatch> {
+    /// Whether two relocations' targets are the same by identity, as far as can be told
+    /// without their contents; the pairs of contents still to compare go to `pending`.
+    fn targets(
+        &mut self,
+        b: Resolved,
+        h: Resolved,
+        label: &Option<String>,
+        pending: &mut Vec<Pending>,
+    ) -> Result<(), Mismatch> {
         let differs = || Mismatch {
-            data: label.map(str::to_string),
+            data: label.clone(),
         };
         match (b, h) {
             (
@@ -137,7 +172,10 @@ impl<'a> Walk<'a> {
                 Resolved::Function { name: nh, copy: ch },
             ) if nb == nh => match (cb, ch) {
                 (None, None) => Ok(()),
-                (Some(cb), Some(ch)) => self.sections(cb, ch, label),
+                (Some(cb), Some(ch)) => {
+                    pending.push((cb, ch, label.clone()));
+                    Ok(())
+                }
                 _ => Err(differs()),
             },
             (Resolved::Data { name: nb, defs: db }, Resolved::Data { name: nh, defs: dh })
@@ -150,14 +188,14 @@ impl<'a> Walk<'a> {
                         return Err(Mismatch { data: label });
                     }
                     self.data.insert(sb);
-                    self.sections(sb, sh, label.as_deref())?;
+                    pending.push((sb, sh, label.clone()));
                 }
                 Ok(())
             }
             (Resolved::Section(sb), Resolved::Section(sh)) => {
                 self.data.insert(sb);
-                let label = self.anonymous(label);
-                self.sections(sb, sh, label.as_deref())
+                pending.push((sb, sh, self.anonymous(label)));
+                Ok(())
             }
             (b, h) if b == h && !matches!(b, Resolved::Unplaceable) => Ok(()),
             _ => Err(differs()),
@@ -165,9 +203,72 @@ impl<'a> Walk<'a> {
     }
 
     /// The name of anonymous data reached from `label` (or from the function compared).
-    fn anonymous(&self, label: Option<&str>) -> Option<String> {
-        Some(label.map_or_else(|| format!("data of {}", self.owner), str::to_string))
+    fn anonymous(&self, label: &Option<String>) -> Option<String> {
+        Some(
+            label
+                .clone()
+                .unwrap_or_else(|| format!("data of {}", self.owner)),
+        )
     }
+}
+
+/// What a relocation into a section of merged constants (`.rodata.cst16`, `.rodata.str1.1`)
+/// refers to: one entry, which the linker may move, merge with an equal one or keep apart from
+/// its neighbours, so that it alone is the identity (not the section, whose other entries are
+/// other constants of the codegen unit).
+#[derive(Debug)]
+struct Entry<'a> {
+    /// Base's section, counted as data reached.
+    section: SecRef,
+    bytes: &'a [u8],
+    /// Where in the entry the symbol is.
+    within: usize,
+    /// The addend left once the entry is found (a symbol's: the relocation's own).
+    addend: i64,
+}
+
+impl PartialEq for Entry<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.bytes, self.within, self.addend) == (other.bytes, other.within, other.addend)
+    }
+}
+
+/// The entry of merged constants `relocation` (of object `object`) refers to: through a symbol
+/// in that section, the entry at the symbol (as every linker finds it); through the section's
+/// own symbol, only with an absolute 64-bit relocation, whose addend is the entry's offset.
+fn entry<'a>(objects: &'a Objects, object: u32, relocation: &Relocation) -> Option<Entry<'a>> {
+    let absolute = ABSOLUTE_64.contains(&relocation.r_type);
+    let (section, position, addend) = match relocation.target {
+        Target::Section(section) if absolute => (section, relocation.addend, 0),
+        Target::Symbol(at) => {
+            let symbol = objects.symbol((object, at))?;
+            let Place::Section(section) = symbol.place else {
+                return None;
+            };
+            if symbol.kind != SymbolKind::Section {
+                (
+                    section,
+                    i64::try_from(symbol.value).ok()?,
+                    relocation.addend,
+                )
+            } else if absolute {
+                (section, relocation.addend, 0)
+            } else {
+                return None;
+            }
+        }
+        _ => return None,
+    };
+    let section = (object, section);
+    let bytes = objects.bytes(section);
+    let position = u64::try_from(position).ok()?;
+    let (start, end) = objects.section(section).merged_entry(bytes, position)?;
+    Some(Entry {
+        section,
+        bytes: &bytes[start..end],
+        within: position as usize - start,
+        addend,
+    })
 }
 
 /// The target of a relocation of object `object`.
@@ -218,10 +319,10 @@ fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
     };
     let code = objects.section(section).is_code() || found.kind == SymbolKind::Text;
     if code {
-        let copies = objects.definitions.get(&found.name).map_or(0, Vec::len);
+        let copies = objects.definitions_of(&found.name).len();
         return Resolved::Function {
-            name: found.name.to_string(),
-            copy: (found.local && copies > 1).then_some(section),
+            name: stable_name(&found.name).to_string(),
+            copy: (copies > 1).then_some(section),
         };
     }
     Resolved::Data {
@@ -232,13 +333,15 @@ fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
 
 /// An undefined symbol, resolved by name among the other objects' global definitions.
 fn by_name(objects: &Objects, name: &str) -> Resolved {
-    let defs: Vec<(u32, u32)> = objects
-        .definitions
-        .get(name)
-        .into_iter()
-        .flatten()
+    let copies = objects.definitions_of(name);
+    let defs: Vec<(u32, u32)> = copies
+        .iter()
         .copied()
-        .filter(|at| objects.symbol(*at).is_some_and(|s| !s.local))
+        .filter(|at| {
+            objects
+                .symbol(*at)
+                .is_some_and(|s| !s.local && &*s.name == name)
+        })
         .collect();
     if defs.is_empty() {
         return Resolved::Import(name.to_string());
@@ -260,9 +363,14 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
         };
     }
     if placed.iter().any(|p| p.3) {
+        // One of several copies of a name (without ThinLTO's suffix): by its content too.
+        let copy = match placed.as_slice() {
+            [(section, ..)] if copies.len() > 1 => Some(*section),
+            _ => None,
+        };
         return Resolved::Function {
-            name: name.to_string(),
-            copy: None,
+            name: stable_name(name).to_string(),
+            copy,
         };
     }
     Resolved::Data {
@@ -271,10 +379,14 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
     }
 }
 
-/// A data symbol's name as its identity: none for the assembler's local labels (`.L…`), whose
-/// numbering follows the order constants were emitted in, not what they are.
+/// A data symbol's name as its identity, without ThinLTO's suffix: none for anonymous
+/// constants (the assembler's local labels `.L…`, numbered in the order constants were emitted;
+/// `anon.…` when ThinLTO promotes one; rustc's `alloc_<hash>` of its content), which are only
+/// their content.
 fn data_name(name: &str) -> Option<String> {
-    (!name.is_empty() && !name.starts_with(".L")).then(|| name.to_string())
+    const ANONYMOUS: [&str; 3] = [".L", "anon.", "alloc_"];
+    let named = !name.is_empty() && !ANONYMOUS.iter().any(|p| name.starts_with(p));
+    named.then(|| stable_name(name).to_string())
 }
 
 /// The functions the relocations of `section` name, by raw name: how code and data refer to a
@@ -285,7 +397,7 @@ pub(super) fn functions_named_by(objects: &Objects, section: SecRef) -> Vec<Stri
         .relocations
         .iter()
         .filter_map(|r| match resolve(objects, section.0, r.target) {
-            Resolved::Function { name, .. } => Some(name),
+            Resolved::Function { name, .. } => Some(super::objects::stable_name(&name).to_string()),
             _ => None,
         })
         .collect()

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use object::read::archive::ArchiveFile;
+use object::read::elf::{ElfFile64, ElfSection64, SectionHeader as _};
 use object::{
     Object as _, ObjectSection, ObjectSymbol, RelocationFlags, RelocationTarget, SectionFlags,
     SectionIndex, SymbolKind, SymbolSection,
@@ -17,6 +18,7 @@ use object::{
 use rayon::prelude::*;
 
 use super::CodeError;
+pub(super) use crate::steps::build::layout::stable_name;
 
 /// A section of an object, `(object, section index)`.
 pub(super) type SecRef = (u32, u32);
@@ -26,13 +28,15 @@ pub(super) type SymRef = (u32, u32);
 /// The ELF section flags a section's identity includes: what it may do at run time.
 const IDENTITY_FLAGS: u64 = 0x1 | 0x2 | 0x4 | 0x10 | 0x20 | 0x400; // WRITE ALLOC EXEC MERGE STRINGS TLS
 const SHF_EXECINSTR: u64 = 0x4;
+const SHF_MERGE: u64 = 0x10;
+const SHF_STRINGS: u64 = 0x20;
 
 /// Every object of the inputs of one link, with their bytes.
 pub(super) struct Objects {
     data: Vec<Vec<u8>>,
     pub objects: Vec<Object>,
-    /// Defined symbols by raw name, in link order (objects in the command's order, archive
-    /// members in archive order).
+    /// Defined symbols by raw name without ThinLTO's suffix ([`stable_name`]), in link order
+    /// (objects in the command's order, archive members in archive order).
     pub definitions: HashMap<Box<str>, Vec<SymRef>>,
     /// An input that holds LLVM bitcode instead of machine code (linker-plugin LTO).
     pub bitcode: Option<String>,
@@ -55,6 +59,8 @@ pub(super) struct Section {
     range: Option<(usize, usize)>,
     pub size: u64,
     pub align: u64,
+    /// The size of each entry of a section of merged constants (`SHF_MERGE`).
+    pub entry_size: u64,
     pub flags: u64,
     pub relocations: Vec<Relocation>,
     /// A relocation this module cannot read (not RELA): the section is never called the same.
@@ -101,6 +107,33 @@ impl Section {
     pub fn is_code(&self) -> bool {
         self.flags & SHF_EXECINSTR != 0
     }
+
+    /// The extent `[start, end)` of the entry at `position` of a section of merged constants
+    /// (`SHF_MERGE`, no relocations): a NUL-terminated string in `bytes` (`SHF_STRINGS` of
+    /// 1-byte characters), else `entry_size` bytes. The linker merges and reorders entries, so
+    /// code can only ever read the one it refers to. `None` for any other section.
+    pub fn merged_entry(&self, bytes: &[u8], position: u64) -> Option<(usize, usize)> {
+        if self.flags & SHF_MERGE == 0 || !self.relocations.is_empty() || self.entry_size == 0 {
+            return None;
+        }
+        let position = usize::try_from(position)
+            .ok()
+            .filter(|p| *p < bytes.len())?;
+        if self.flags & SHF_STRINGS != 0 {
+            if self.entry_size != 1 {
+                return None;
+            }
+            let start = bytes[..position]
+                .iter()
+                .rposition(|b| *b == 0)
+                .map_or(0, |at| at + 1);
+            let end = position + bytes[position..].iter().position(|b| *b == 0)? + 1;
+            return Some((start, end));
+        }
+        let size = usize::try_from(self.entry_size).ok()?;
+        let start = position - position % size;
+        (start + size <= bytes.len()).then_some((start, start + size))
+    }
 }
 
 impl Objects {
@@ -136,12 +169,20 @@ impl Objects {
                     && !matches!(symbol.kind, SymbolKind::Section | SymbolKind::File);
                 if defined && named {
                     self.definitions
-                        .entry(symbol.name.clone())
+                        .entry(stable_name(&symbol.name).into())
                         .or_default()
                         .push((o as u32, s as u32));
                 }
             }
         }
+    }
+
+    /// The definitions of `name` (raw, with or without ThinLTO's suffix): every symbol whose
+    /// name is `name` but for that suffix.
+    pub fn definitions_of(&self, name: &str) -> &[SymRef] {
+        self.definitions
+            .get(stable_name(name))
+            .map_or(&[], Vec::as_slice)
     }
 
     pub fn section(&self, at: SecRef) -> &Section {
@@ -234,11 +275,11 @@ fn read_object(
     bytes: &[u8],
     label: &str,
 ) -> Result<Option<Object>, CodeError> {
-    let Ok(file) = object::File::parse(bytes) else {
+    // 64-bit ELF only (the targets this runs on); anything else is not an object of the link.
+    let Ok(file) = ElfFile64::<object::Endianness>::parse(bytes) else {
         return Ok(None);
     };
-    if file.format() != object::BinaryFormat::Elf || file.kind() != object::ObjectKind::Relocatable
-    {
+    if file.kind() != object::ObjectKind::Relocatable {
         return Ok(None);
     }
     let failed = |e: object::Error| CodeError::Parse {
@@ -267,6 +308,7 @@ fn empty_section() -> Section {
         range: None,
         size: 0,
         align: 0,
+        entry_size: 0,
         flags: 0,
         relocations: Vec::new(),
         unreadable: false,
@@ -274,7 +316,7 @@ fn empty_section() -> Section {
     }
 }
 
-fn read_section(section: &object::Section) -> Result<Section, object::Error> {
+fn read_section(section: &ElfSection64<object::Endianness>) -> Result<Section, object::Error> {
     let SectionFlags::Elf { sh_flags, .. } = section.flags() else {
         return Ok(empty_section());
     };
@@ -283,17 +325,27 @@ fn read_section(section: &object::Section) -> Result<Section, object::Error> {
         .file_range()
         .filter(|_| section.kind() != object::SectionKind::UninitializedData)
         .map(|(offset, size)| (offset as usize, (offset + size) as usize));
+    let entry_size = section
+        .elf_section_header()
+        .sh_entsize(section.elf_file().endian());
     let mut read = Section {
         range,
         size: section.size(),
         align: section.align(),
+        entry_size,
         flags: sh_flags & IDENTITY_FLAGS,
         relocations: Vec::new(),
         unreadable: false,
         startup: section.name().is_ok_and(|name| {
-            [".init_array", ".fini_array", ".preinit_array", ".ctors", ".dtors"]
-                .iter()
-                .any(|array| name == *array || name.starts_with(&format!("{array}.")))
+            [
+                ".init_array",
+                ".fini_array",
+                ".preinit_array",
+                ".ctors",
+                ".dtors",
+            ]
+            .iter()
+            .any(|array| name == *array || name.starts_with(&format!("{array}.")))
         }),
     };
     // Only what is loaded can be executed or read at run time; debug information is not.
@@ -324,7 +376,7 @@ fn read_section(section: &object::Section) -> Result<Section, object::Error> {
     Ok(read)
 }
 
-fn read_symbols(file: &object::File) -> Vec<Symbol> {
+fn read_symbols(file: &ElfFile64<object::Endianness>) -> Vec<Symbol> {
     let count = file.symbols().map(|s| s.index().0 + 1).max().unwrap_or(0);
     let mut symbols: Vec<Symbol> = (0..count)
         .map(|_| Symbol {
@@ -389,4 +441,69 @@ fn section_names(symbols: &[Symbol], sections: &[Section]) -> (PerSection, PerSe
         })
         .collect();
     (sole, names)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merged(flags: u64, entry_size: u64) -> Section {
+        Section {
+            flags,
+            entry_size,
+            ..empty_section()
+        }
+    }
+
+    #[test]
+    fn an_entry_of_merged_strings_is_the_string_around_the_position() {
+        let strings = merged(SHF_MERGE | SHF_STRINGS, 1);
+        let bytes = b"src/lib.rs\0src/main.rs\0\0";
+        assert_eq!(strings.merged_entry(bytes, 0), Some((0, 11)));
+        assert_eq!(strings.merged_entry(bytes, 11), Some((11, 23)));
+        assert_eq!(
+            strings.merged_entry(bytes, 15),
+            Some((11, 23)),
+            "inside a string"
+        );
+        assert_eq!(
+            strings.merged_entry(bytes, 23),
+            Some((23, 24)),
+            "the empty string"
+        );
+        assert_eq!(strings.merged_entry(bytes, 24), None, "past the end");
+        assert_eq!(strings.merged_entry(b"unterminated", 0), None);
+        let wide = merged(SHF_MERGE | SHF_STRINGS, 2);
+        assert_eq!(
+            wide.merged_entry(b"a\0\0\0", 0),
+            None,
+            "wide strings: the whole section"
+        );
+    }
+
+    #[test]
+    fn an_entry_of_merged_constants_is_its_fixed_size_slot() {
+        let constants = merged(SHF_MERGE, 16);
+        let bytes = [7u8; 32];
+        assert_eq!(constants.merged_entry(&bytes, 0), Some((0, 16)));
+        assert_eq!(constants.merged_entry(&bytes, 20), Some((16, 32)));
+        assert_eq!(
+            constants.merged_entry(&bytes[..24], 20),
+            None,
+            "a truncated entry"
+        );
+        assert_eq!(merged(0, 16).merged_entry(&bytes, 0), None, "not merged");
+        let mut relocated = merged(SHF_MERGE, 16);
+        relocated.relocations.push(Relocation {
+            offset: 0,
+            r_type: 1,
+            addend: 0,
+            target: Target::None,
+        });
+        assert_eq!(
+            relocated.merged_entry(&bytes, 0),
+            None,
+            "relocated: not merged"
+        );
+    }
 }

@@ -28,7 +28,8 @@
 //!
 //! One file a job: running cargo and reading its messages (`cargo`), the workspace's packages and
 //! features (`workspace`), freshness and keeping, one sequence for bench targets and programs
-//! (`keep`, over [`freshness`]), relinking into code layouts ([`layout`]), the environment of a
+//! (`keep`, over [`freshness`] and `store`, the builds every workspace of a target directory
+//! shares by content), relinking into code layouts ([`layout`]), the environment of a
 //! fork (`fork_env`, [`cargo_env`]); `benches` and [`programs`] are the two builds, this file
 //! their types and errors.
 
@@ -40,6 +41,7 @@ pub mod freshness;
 mod keep;
 pub mod layout;
 pub mod programs;
+mod store;
 mod workspace;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};

@@ -298,6 +298,8 @@ fn os_string_bytes(value: Option<&Value>) -> Option<Vec<u8>> {
 
 /// `text` with each whole occurrence of the path `from` replaced by `to`.
 fn relocate_bytes(text: &[u8], from: &Path, to: &Path) -> Vec<u8> {
+    // Without a trailing separator, which would keep `/a/base/` from matching `/a/base`.
+    let (from, to) = (normal(from), normal(to));
     let from = from.as_os_str().as_encoded_bytes();
     let to = to.as_os_str().as_encoded_bytes();
     if from.is_empty() {
@@ -316,6 +318,11 @@ fn relocate_bytes(text: &[u8], from: &Path, to: &Path) -> Vec<u8> {
     }
     moved.extend_from_slice(&text[at..]);
     moved
+}
+
+/// `path` rebuilt from its components: no trailing separator, no `.` components.
+fn normal(path: &Path) -> PathBuf {
+    path.components().collect()
 }
 
 #[cfg(test)]
@@ -341,8 +348,8 @@ mod tests {
             &[
                 (Path::new("/s/ws-a/bin/c1"), Path::new("/s/ws-b/bin/c2")),
                 (
-                    Path::new("/s/ws-a/worktrees/base"),
-                    Path::new("/s/ws-b/worktrees/head"),
+                    Path::new("/s/ws-a/worktrees/base/"),
+                    Path::new("/s/ws-b/worktrees/head/"),
                 ),
             ],
         );

@@ -41,7 +41,8 @@
 //! executables ([`keep`], in the revision's bin directory) under a key of everything that decides
 //! its output ([`BuildKey`]: the checkout's content, cargo's arguments, the toolchain, cargo's
 //! configuration and environment); a later build with the same key takes it as it is
-//! ([`kept`]) and cargo does not run at all.
+//! ([`super::store::kept_here`], which also finds it in the store of builds every workspace of
+//! the target directory keeps) and cargo does not run at all.
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hasher};
@@ -290,12 +291,6 @@ pub(super) struct Kept<T> {
     #[serde(default)]
     pub dir: Option<PathBuf>,
     pub build: T,
-}
-
-/// The build kept in `bin_dir` under `key`, if there is one.
-pub fn kept<T: serde::de::DeserializeOwned>(bin_dir: &Path, key: BuildKey) -> Option<T> {
-    let kept: Kept<T> = read_json(&bin_dir.join(KEPT_NAME))?;
-    (kept.key == key).then_some(kept.build)
 }
 
 /// Forgets the build kept in `bin_dir`, before its executables are replaced.

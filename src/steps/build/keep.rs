@@ -18,7 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::freshness::{self, BuildKey, Checkout, Sources};
-use super::store::Store;
+use super::store::{self, Store};
 use super::{BuildError, BuildEvent};
 
 /// Where one revision's build happens and is kept.
@@ -97,20 +97,22 @@ impl BuildSite<'_> {
         Ok(self.find(&scanned, &usable))
     }
 
-    /// The build kept for `scanned` in the kept directory if it is `usable` (then also put into
-    /// the target directory's store, for other workspaces), or else the store's, taken into the
-    /// kept directory ([`Store`]). The store is a cache: a failure to put or take is a miss.
+    /// The build kept for `scanned` in the kept directory, re-pointed at this checkout
+    /// ([`store::kept_here`]), if it is `usable` (then also put into the target directory's
+    /// store, for other workspaces), or else the store's, taken into the kept directory
+    /// ([`Store`]). The store is a cache: a failure to put or take is a miss.
     fn find<T: DeserializeOwned>(
         &self,
         scanned: &Scanned,
         usable: &dyn Fn(&T) -> bool,
     ) -> Option<T> {
         let store = Store::of(self.shared_target_dir);
-        if let Some(kept) = freshness::kept::<T>(self.kept_dir, scanned.key).filter(|k| usable(k)) {
+        let root = &scanned.checkout.root;
+        let own = store::kept_here::<T>(self.kept_dir, scanned.key, root);
+        if let Some(kept) = own.filter(|k| usable(k)) {
             let _ = store.put(scanned.key, self.kept_dir);
             return Some(kept);
         }
-        let root = &scanned.checkout.root;
         let taken = store.take::<T>(scanned.key, self.kept_dir, root).ok()??;
         usable(&taken).then_some(taken)
     }

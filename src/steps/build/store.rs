@@ -183,6 +183,29 @@ impl Store {
     }
 }
 
+/// The build kept in `kept_dir` under `key`, for the checkout `root`: its paths re-pointed at
+/// `root` and `kept_dir` when it was made elsewhere. The key holds no path, so a build made in
+/// one worktree slot serves the other slot when that checks out the same content, and a build
+/// kept where the slots lived before they moved serves the slots where they are now; each must
+/// name the checkout it now serves. `None` without such a build, or for one kept without its
+/// places (before they were recorded), which cannot be re-pointed.
+pub(super) fn kept_here<T: DeserializeOwned>(
+    kept_dir: &Path,
+    key: BuildKey,
+    root: &Path,
+) -> Option<T> {
+    let kept = freshness::read_json::<Kept<Value>>(&kept_dir.join(KEPT_NAME))?;
+    let (Some(from_root), Some(from_dir)) = (&kept.root, &kept.dir) else {
+        return None;
+    };
+    if kept.key != key {
+        return None;
+    }
+    let mut build = kept.build;
+    relocate(&mut build, &[(from_dir, kept_dir), (from_root, root)]);
+    serde_json::from_value(build).ok()
+}
+
 /// Marks a stored build as used now.
 fn touch(entry: &Path) -> io::Result<()> {
     File::open(entry.join(KEPT_NAME))?.set_modified(SystemTime::now())
@@ -302,7 +325,7 @@ fn relocate_bytes(text: &[u8], from: &Path, to: &Path) -> Vec<u8> {
     let (from, to) = (normal(from), normal(to));
     let from = from.as_os_str().as_encoded_bytes();
     let to = to.as_os_str().as_encoded_bytes();
-    if from.is_empty() {
+    if from.is_empty() || from == to {
         return text.to_vec();
     }
     let name_byte = |b: u8| b.is_ascii_alphanumeric() || b"-_.".contains(&b) || b >= 0x80;
@@ -400,7 +423,7 @@ mod tests {
         assert_eq!(taken["package_root"], b_root.join("pkg").to_str().unwrap());
         assert_eq!(fs::read_to_string(b_bin.join("demo-1")).unwrap(), "code");
         // Kept there as the taker's own build, found by the key alone from now on.
-        let own: Value = freshness::kept(&b_bin, key).unwrap();
+        let own: Value = kept_here(&b_bin, key, &b_root).unwrap();
         assert_eq!(own, taken);
         // The programs' build is a build of its own: not part of the bench build's files.
         assert!(!b_bin.join("programs").exists());
@@ -412,6 +435,21 @@ mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_build_kept_in_one_slot_serves_the_other_named_for_it_and_one_without_places_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let key = serde_json::from_value::<BuildKey>(serde_json::json!(5)).unwrap();
+        let bin = dir.path().join("bin/c");
+        let (base, head) = (dir.path().join("slots/base"), dir.path().join("slots/head"));
+        kept_build(&bin, &base, key, "code");
+        let served: Value = kept_here(&bin, key, &head).unwrap();
+        assert_eq!(served["package_root"], head.join("pkg").to_str().unwrap());
+        let build = serde_json::json!({"package_root": base.join("pkg")});
+        let old = serde_json::json!({"key": key, "build": build});
+        fs::write(bin.join(KEPT_NAME), old.to_string()).unwrap();
+        assert!(kept_here::<Value>(&bin, key, &base).is_none());
     }
 
     #[test]

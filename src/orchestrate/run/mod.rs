@@ -488,12 +488,7 @@ pub fn state_dir(target_dir: &Path, workspace_root: &Path) -> PathBuf {
                 .collect()
         })
         .unwrap_or_default();
-    let hash = workspace
-        .to_string_lossy()
-        .bytes()
-        .fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-        });
+    let hash = crate::util::hash::fnv1a(workspace.to_string_lossy().as_bytes());
     base.join(format!("ws-{name}-{:08x}", hash as u32))
 }
 

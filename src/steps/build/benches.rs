@@ -298,7 +298,7 @@ pub(super) fn relink_layouts(
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     pub paths: Vec<PathBuf>,
-    pub link: Option<crate::steps::build::layout::KeptLink>,
+    pub link: Option<crate::steps::build::link::KeptLink>,
 }
 
 /// Layouts 1, 2, … of one bench target (or program) whose layouts go in `bin_dir`, or why it has
@@ -325,7 +325,7 @@ pub(crate) fn layouts_of(
         .file_name()
         .map_or_else(|| OsString::from(&artifact.target), OsStr::to_os_string);
     let inputs = crate::steps::build::layout::inputs_dir(bin_dir, &name);
-    let kept = crate::steps::build::layout::KeptLink::preserve(
+    let kept = crate::steps::build::link::KeptLink::preserve(
         &link,
         &inputs,
         relinker.cargo.workspace_dir,

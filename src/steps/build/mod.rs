@@ -40,6 +40,7 @@ mod fork_env;
 pub mod freshness;
 mod keep;
 pub mod layout;
+pub mod link;
 pub mod programs;
 mod store;
 mod workspace;
@@ -208,7 +209,7 @@ pub struct BenchExecutable {
     pub layouts: Vec<PathBuf>,
     /// What links them.
     #[serde(default)]
-    pub relink: Option<crate::steps::build::layout::KeptLink>,
+    pub relink: Option<crate::steps::build::link::KeptLink>,
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,

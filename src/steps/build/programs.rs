@@ -33,7 +33,7 @@ pub struct Programs {
     pub names: Vec<String>,
     /// What links each program (in the order of `names`) in the other layouts.
     #[serde(default)]
-    pub relinks: Vec<crate::steps::build::layout::KeptLink>,
+    pub relinks: Vec<crate::steps::build::link::KeptLink>,
 }
 
 impl Programs {
@@ -72,7 +72,7 @@ impl Programs {
                     && self
                         .relinks
                         .iter()
-                        .all(crate::steps::build::layout::KeptLink::intact))
+                        .all(crate::steps::build::link::KeptLink::intact))
         };
         in_cargo_s() && relinkable()
     }

@@ -9,7 +9,7 @@
 //! `git worktree list`, removable by `git worktree prune`), and libgit2's `worktree_add` insists on
 //! a branch, creating one under `refs/heads` when not given one. Both touch what we promised to
 //! leave alone. Instead each slot (`perfdiff_dir/worktrees/target/package/base`, `…/head`, placed
-//! where cargo finds no workspace above it, [`worktrees_dir`]; a run may give base the
+//! where cargo finds no workspace above it, `worktrees_dir`; a run may give base the
 //! "head" slot and head the "base" one when that finds a commit already built, see
 //! [`slot_commit`]) is a small repository of its own:
 //!
@@ -156,7 +156,7 @@ pub fn lock_run(perfdiff_dir: &Path, wait: Duration) -> Result<RunLock, Worktree
     Ok(RunLock { _file: file, path })
 }
 
-/// Materialises `rev` in `perfdiff_dir/worktrees/target/package/<slot>` ([`worktrees_dir`]; slot is "base" or "head") and returns
+/// Materialises `rev` in `perfdiff_dir/worktrees/target/package/<slot>` (`worktrees_dir`; slot is "base" or "head") and returns
 /// the directory. Reused between runs: switching the slot to another commit must only rewrite
 /// files that differ (keep mtimes of unchanged files so cargo rebuilds only what changed). A
 /// working-tree revision is a snapshot of the user's working tree (tracked files with their
@@ -222,7 +222,7 @@ fn worktrees_dir(perfdiff_dir: &Path) -> PathBuf {
         .join("package")
 }
 
-/// Removes the slots of the layout before [`worktrees_dir`] (`perfdiff_dir/worktrees/<slot>`),
+/// Removes the slots of the layout before `worktrees_dir` (`perfdiff_dir/worktrees/<slot>`),
 /// ours by their marker: a checkout each that no run would use again.
 fn remove_former_slots(perfdiff_dir: &Path) {
     for slot in ["base", "head"] {
@@ -233,7 +233,7 @@ fn remove_former_slots(perfdiff_dir: &Path) {
     }
 }
 
-/// The commit slot `<slot>` of [`worktrees_dir`] was last brought to, if the slot is one of
+/// The commit slot `<slot>` of `worktrees_dir` was last brought to, if the slot is one of
 /// ours for `repo` and its HEAD reads. A working-tree snapshot is a commit of the slot's own, which
 /// no revision of the user's names, so it never matches one.
 pub fn slot_commit(repo: &Repository, perfdiff_dir: &Path, slot: &str) -> Option<String> {

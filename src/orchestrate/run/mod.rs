@@ -20,37 +20,25 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::{self, Settings, StopRule};
-use crate::model::command::{self, CommandSpec, Places};
+use crate::config::Settings;
 use crate::model::harness::{Harness, HarnessKind};
-use crate::model::samples::{
-    BenchmarkRecord, FailureRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
-};
+use crate::model::samples::{FailureRecord, Presence, RevisionInfo, RunInfo, SampleFile};
 use crate::model::target::TargetKey;
 use crate::orchestrate::error::{Error, Result};
 use crate::steps::analysis::{self, Report, SkippedTarget};
-use crate::steps::build::programs::{self, Programs};
+use crate::steps::build::programs::Programs;
 use crate::steps::build::{
-    self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UncompiledBench,
-    UnselectedPackage,
+    self, BenchExecutable, BuildOptions, FeatureGatedBench, UncompiledBench, UnselectedPackage,
 };
-use crate::steps::discover::{
-    self, Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings,
-    TargetLists,
-};
-use crate::steps::estimate::{Plan, large_run_hint};
-use crate::steps::fork::command::CommandRun;
-use crate::steps::fork::duet;
-use crate::steps::fork::fresh_copy::FreshCopies;
-use crate::steps::fork::{self, ForkError, ForkOutcome, ForkRequest};
+use crate::steps::discover::Matched;
+use crate::steps::estimate::Plan;
 use crate::steps::git::revisions::{self, Revision};
-use crate::steps::git::untracked::UntrackedCopies;
 use crate::steps::git::worktree;
 use crate::steps::progress::Progress;
 use crate::steps::schedule::{self, Shard, Side};
 use crate::steps::stop::StopPolicy;
 use prepare::{Opened, build_sides};
-use rounds::{MeasureContext, is_command, register_command};
+use rounds::{MeasureContext, register_command};
 use select::{Selection, select_and_discover, sorted_once};
 
 /// Everything a comparison needs to know.
@@ -594,6 +582,8 @@ fn fork_timeout(settings: &Settings) -> Duration {
 mod tests {
     use super::*;
     use super::{prepare::*, select::*};
+    use crate::model::command::CommandSpec;
+    use crate::steps::discover::{self, DiscoverError, Settled};
 
     #[test]
     fn a_target_no_revision_could_list_is_skipped_or_the_error_when_nothing_else_is_left() {

@@ -2,7 +2,23 @@
 //! ([`super::keep`]), the targets left out reported, the executables copied out with their
 //! environment and their layouts prepared.
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::cargo::{BenchArtifact, CargoBuild, FailedTarget, ParsedBuild, failure_text, run_cargo};
+use super::cargo_env::BuildScriptEnv;
+use super::keep::{BuildSite, Kept};
+use super::workspace::{
+    PackageInfo, WorkspacePackages, bench_harness, not_built, package_from_id, workspace_packages,
+};
+use super::{
+    BenchExecutable, BuildError, BuildEvent, BuildOptions, FeatureGatedBench, Uncompiled,
+    UncompiledBench, cargo_env, layout,
+};
+use crate::model::target::TargetKey;
+use crate::util::fs::copy_atomically;
 
 /// Builds the bench executables of one revision and copies them into `bin_dir`.
 ///

@@ -45,25 +45,8 @@ pub mod programs;
 mod store;
 mod workspace;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::ffi::{OsStr, OsString};
-use std::fs;
-use std::io::{BufRead, BufReader, Read};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock, mpsc};
-
-use cargo_metadata::{Message, MetadataCommand, TargetKind};
-
-use crate::model::target::TargetKey;
-use crate::steps::build::cargo_env::BuildScriptEnv;
-use crate::util::fs::copy_atomically;
-use cargo::{cargo_program, failure_text, one_line};
-use keep::{BuildSite, Kept};
-use workspace::{
-    PackageInfo, WorkspacePackages, bench_harness, has_separate_build_dir, not_built,
-    package_from_id, revision_metadata, workspace_packages,
-};
 
 pub(crate) use benches::{Layouts, copy_into, layouts_of};
 pub use benches::{build_benches, build_needed_benches};
@@ -354,6 +337,10 @@ pub struct FeatureGatedBench {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::ffi::OsStr;
+    use std::fs;
+
     use super::*;
     use super::{benches::*, cargo::*, fork_env::*, workspace::*};
 

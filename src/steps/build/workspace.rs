@@ -1,7 +1,15 @@
 //! The workspace and its features: which packages and bench targets a build selects, which
 //! targets are gated on features, and what `cargo metadata` says of each package.
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{MetadataCommand, TargetKind};
+
+use super::cargo::{BenchArtifact, FailedTarget, cargo_program, one_line};
+use super::{BuildError, BuildOptions, FeatureGatedBench, UnselectedPackage};
 
 /// The workspace's target directory as cargo sees it from `manifest_dir` (honours
 /// `CARGO_TARGET_DIR` and `build.target-dir` in `.cargo/config.toml`), via `cargo metadata --no-deps`.

@@ -22,7 +22,7 @@
 //! two forks on a side by a disturbed one decides nothing. Looks and final
 //! analysis leave out disturbed forks (`stats::disturbed`). The final analysis of a run under
 //! `decided` uses the last look's level and asks the same agreement, so the A/A false-alarm rate
-//! stays at most alpha (`tests/stop_decided_simulation.rs`). Evaluation and the choice of
+//! stays at most alpha (`tests/offline/stop_decided_simulation.rs`). Evaluation and the choice of
 //! defaults: `docs/stopping.md`.
 
 use std::time::Duration;

@@ -198,6 +198,9 @@ pub(super) fn build_sides(
         layouts: settings
             .layouts
             .min(StopPolicy::from_settings(settings).max_rounds()),
+        // Builds of the same content kept by any workspace building into this target
+        // directory serve (docs/design/kept-builds.md).
+        kept_builds: build::kept_builds_from_env(),
         ..request.build.clone()
     };
     // Build what the run measures: the programs of the commands selected, and no bench target

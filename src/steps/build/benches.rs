@@ -55,6 +55,7 @@ pub fn build_benches(
         label,
         shared_target_dir,
         kept_dir: bin_dir,
+        kept_builds: opts.kept_builds,
     };
     let cargo = CargoBuild {
         workspace_dir,
@@ -86,6 +87,7 @@ pub(super) fn nothing_to_build(packages: &WorkspacePackages, opts: &BuildOptions
         == BuildOptions {
             workspace: opts.workspace,
             layouts: opts.layouts,
+            kept_builds: opts.kept_builds,
             ..BuildOptions::default()
         };
     packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults
@@ -234,6 +236,7 @@ pub(super) fn kept_whole_build(
         label,
         shared_target_dir,
         kept_dir: bin_dir,
+        kept_builds: opts.kept_builds,
     };
     site.kept(opts.cargo_args(), opts.layouts, KeptBuild::usable)
 }

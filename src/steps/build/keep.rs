@@ -31,6 +31,8 @@ pub(crate) struct BuildSite<'a> {
     pub shared_target_dir: &'a Path,
     /// The directory the build is copied and kept in.
     pub kept_dir: &'a Path,
+    /// How many builds the target directory's store keeps ([`Store`]; 0: none is shared).
+    pub kept_builds: usize,
 }
 
 /// A build that was kept, or made now.
@@ -106,7 +108,7 @@ impl BuildSite<'_> {
         scanned: &Scanned,
         usable: &dyn Fn(&T) -> bool,
     ) -> Option<T> {
-        let store = Store::of(self.shared_target_dir);
+        let store = Store::with_capacity(self.shared_target_dir, self.kept_builds);
         let root = &scanned.checkout.root;
         let own = store::kept_here::<T>(self.kept_dir, scanned.key, root);
         if let Some(kept) = own.filter(|k| usable(k)) {
@@ -154,7 +156,8 @@ impl BuildSite<'_> {
             .map_err(error)?;
         let build = finish(compiled, on_event)?;
         freshness::keep(self.kept_dir, key, &checkout.root, &build).map_err(error)?;
-        let _ = Store::of(self.shared_target_dir).put(key, self.kept_dir);
+        let _ =
+            Store::with_capacity(self.shared_target_dir, self.kept_builds).put(key, self.kept_dir);
         Ok(Kept::Built(build))
     }
 

@@ -127,6 +127,16 @@ pub struct BuildOptions {
     /// (docs/instructions.md). Never for the executables a comparison measures: such a build
     /// goes to a target directory of its own.
     pub line_tables: bool,
+    /// How many builds the target directory's store of kept builds keeps, which every workspace
+    /// building there takes builds of the same content from (`store`); 0 (the default) neither
+    /// takes nor puts. A comparison sets it from `CARGO_PERFDIFF_KEPT_BUILDS`
+    /// ([`kept_builds_from_env`]). Not an option of cargo's: it changes no build.
+    pub kept_builds: usize,
+}
+
+/// How many builds a run's store of kept builds keeps: `CARGO_PERFDIFF_KEPT_BUILDS`, else 8.
+pub fn kept_builds_from_env() -> usize {
+    store::capacity_from_env()
 }
 
 /// The `--config` values of a build with line tables ([`BuildOptions::line_tables`]).
@@ -708,6 +718,7 @@ mod tests {
             no_default_features: true,
             layouts: 4,
             line_tables: false,
+            kept_builds: 8,
         };
         let with_line_tables = BuildOptions {
             line_tables: true,

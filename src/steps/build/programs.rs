@@ -95,6 +95,7 @@ pub fn build_programs(
         label,
         shared_target_dir,
         kept_dir: &programs_dir,
+        kept_builds: opts.kept_builds,
     };
     let mut key_args = vec!["programs".to_string(), format!("profile={profile}")];
     key_args.extend(package_args(opts));

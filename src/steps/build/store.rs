@@ -28,7 +28,8 @@
 //! executables hold its checkout's path is not stored ([`names_its_checkout`]).
 //!
 //! The store keeps the builds last put or taken, [`DEFAULT_CAPACITY`] of them or as many as
-//! `CARGO_PERFDIFF_KEPT_BUILDS` says (0: none, and nothing is shared). Everything here runs under
+//! `CARGO_PERFDIFF_KEPT_BUILDS` says (0: none, and nothing is shared); the comparison asks for it
+//! ([`super::BuildOptions::kept_builds`]), the library's builds alone share nothing. Everything here runs under
 //! the target directory's build lock ([`freshness::lock`]), so no two runs change it at once.
 
 use std::fs::{self, File};
@@ -51,6 +52,14 @@ pub const CAPACITY_VARIABLE: &str = "CARGO_PERFDIFF_KEPT_BUILDS";
 /// objects and libraries, not executables, left out of [`names_its_checkout`].
 const LINK_INPUTS: &str = "link-inputs";
 
+/// How many builds the store keeps: [`CAPACITY_VARIABLE`], else [`DEFAULT_CAPACITY`].
+pub fn capacity_from_env() -> usize {
+    std::env::var(CAPACITY_VARIABLE)
+        .ok()
+        .and_then(|value| value.trim().parse().ok())
+        .unwrap_or(DEFAULT_CAPACITY)
+}
+
 /// The builds kept by every workspace building into one target directory.
 pub(super) struct Store {
     dir: PathBuf,
@@ -58,15 +67,6 @@ pub(super) struct Store {
 }
 
 impl Store {
-    /// The store of `shared_target_dir`, as large as [`CAPACITY_VARIABLE`] says.
-    pub fn of(shared_target_dir: &Path) -> Store {
-        let capacity = std::env::var(CAPACITY_VARIABLE)
-            .ok()
-            .and_then(|value| value.trim().parse().ok())
-            .unwrap_or(DEFAULT_CAPACITY);
-        Store::with_capacity(shared_target_dir, capacity)
-    }
-
     /// The store of `shared_target_dir` keeping `capacity` builds.
     pub fn with_capacity(shared_target_dir: &Path, capacity: usize) -> Store {
         Store {

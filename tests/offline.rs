@@ -3,7 +3,7 @@
 //! gives before any build. Each module is one former test file, in `tests/offline/`.
 //!
 //! `cargo test --test offline` runs them all in seconds; `cargo test --test offline config_files::`
-//! one file's. The tests that build benchmarks are in `tests/fixtures.rs` (the fixture crates,
+//! one file's. The tests that build benchmarks are in `tests/fixture_crates.rs` (the fixture crates,
 //! through the library) and `tests/end_to_end.rs` (the installed binary on demo repositories).
 
 mod report_support;

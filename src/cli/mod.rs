@@ -728,6 +728,8 @@ fn run_request(
             no_default_features: args.targets.no_default_features,
             layouts: settings.layouts,
             line_tables: false,
+            // Set by the comparison itself ([`crate::steps::build::kept_builds_from_env`]).
+            kept_builds: 0,
         },
         // Relative to where the command runs, which --manifest-path moves `start_dir` from.
         copy_untracked: match args.packages.manifest_path {

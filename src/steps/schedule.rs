@@ -97,7 +97,7 @@ impl Shard {
     /// hash), so every shard of a CI matrix agrees without coordination, and the union of all
     /// shards is exactly the suite.
     pub fn contains(&self, id: &str) -> bool {
-        (fnv1a(id.as_bytes()) % self.count as u64) as usize == self.index - 1
+        (crate::util::hash::fnv1a(id.as_bytes()) % self.count as u64) as usize == self.index - 1
     }
 }
 
@@ -118,13 +118,6 @@ fn mix(a: u64, b: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
-}
-
-/// 64-bit FNV-1a: stable across platforms and releases, unlike `std`'s hasher.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xCBF2_9CE4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01B3)
-    })
 }
 
 #[cfg(test)]

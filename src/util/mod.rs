@@ -3,6 +3,7 @@
 
 pub mod exit_code;
 pub mod fs;
+pub mod hash;
 pub mod interrupt;
 pub mod shell;
 pub mod spawn;

@@ -40,9 +40,10 @@ fn working_tree_bin_dir(repo: &Path) -> String {
         .unwrap_or_else(|| panic!("no working-tree build in {}", bin.display()))
 }
 
-/// Runs `cargo perfdiff ARGS` (a `--list`), asserting success; returns its stderr.
+/// Runs `cargo perfdiff ARGS` (a `--list`), asserting success; returns its stderr. The store of
+/// kept builds is off: these tests are about what cargo builds into the workspace's slots.
 fn list(repo: &Path, args: &[&str]) -> String {
-    let output = cargo_perfdiff(repo, args);
+    let output = cargo_perfdiff_with_env(repo, args, &[NO_SHARED_BUILDS]);
     assert!(
         output.status.success(),
         "cargo perfdiff {args:?} failed: {}",
@@ -126,4 +127,73 @@ fn a_checkout_older_than_the_other_sides_build_still_gets_its_own_executable() {
             .unwrap_or_else(|| panic!("no build note for {side}: {again}"));
         assert!(note.ends_with("up to date"), "{again}");
     }
+}
+
+/// The note a run printed for its build of `side` (`"base"` or `"head"`).
+fn build_note<'a>(stderr: &'a str, side: &str) -> &'a str {
+    stderr
+        .lines()
+        .find(|line| line.contains(&format!("built {side} ")))
+        .unwrap_or_else(|| panic!("no build note for {side}: {stderr}"))
+}
+
+/// Two clones of one repository building into one target directory (the suite's, as a global
+/// `CARGO_TARGET_DIR` would have them): the second comparison of the same content builds
+/// nothing, even once the first clone's state is gone and under other commit ids, and measures
+/// in its own checkouts; another content is built.
+#[test]
+fn a_clone_of_a_repository_takes_the_builds_another_clone_kept_of_the_same_content() {
+    let _guard = measuring_lock();
+    let (dir, first) = demo_repo(&strong_changes());
+    let second = dir.path().join("second clone");
+    git_ok(
+        dir.path(),
+        &["clone", "--quiet", first.to_str().unwrap(), "second clone"],
+    );
+    let args = compare_json("HEAD~1", "HEAD", &["hash/checksum"]);
+    let output = cargo_perfdiff(&first, &args);
+    assert!(output.status.success(), "{}", all_output(&output));
+    let base = executables(&first, &rev_parse(&first, "HEAD~1"));
+    let head = executables(&first, &rev_parse(&first, "HEAD"));
+    // Nothing of the first clone's is left to read: its worktrees and kept builds are gone.
+    std::fs::remove_dir_all(state_dir(&first)).unwrap();
+
+    // The same trees under other commit ids.
+    git_ok(
+        &second,
+        &["commit", "--quiet", "--amend", "-m", "another message"],
+    );
+    let output = cargo_perfdiff(&second, &args);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    for side in ["base", "head"] {
+        assert!(build_note(&err, side).ends_with("up to date"), "{err}");
+    }
+    // Measured in the second clone's own checkouts (the forks' working directories), with the
+    // first clone's executables.
+    measured_entry(&json_report(&output), "hash/checksum", 2);
+    assert_identical(&executables(&second, &rev_parse(&second, "HEAD~1")), &base);
+    assert_identical(&executables(&second, &rev_parse(&second, "HEAD")), &head);
+    let kept = std::fs::read_to_string(
+        state_dir(&second)
+            .join("bin")
+            .join(rev_parse(&second, "HEAD"))
+            .join("perfdiff-build.json"),
+    )
+    .unwrap();
+    let first_state = state_dir(&first).to_string_lossy().into_owned();
+    assert!(!kept.contains(&first_state), "{kept}");
+
+    // Another content is built: the working tree with a line no build had before.
+    let unique = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    let library = second.join("src/lib.rs");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, format!("{text}\n// Edited at {unique}.\n")).unwrap();
+    let output = cargo_perfdiff(&second, &["--list"]);
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    assert!(build_note(&err, "head").contains("compiled"), "{err}");
 }

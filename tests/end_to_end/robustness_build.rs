@@ -371,7 +371,9 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
     let state =
         cargo_perfdiff::orchestrate::run::state_dir(&shared_target_dir(), &repo.join("rust"));
     assert!(
-        state.join("worktrees/base/data/note.txt").is_file(),
+        state
+            .join("worktrees/target/package/base/data/note.txt")
+            .is_file(),
         "the submodule is checked out in the slot"
     );
     assert!(
@@ -379,4 +381,59 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
         "build.target-dir is honoured"
     );
     assert_eq!(RepoState::capture(&repo), before);
+}
+
+/// A `CARGO_TARGET_DIR` inside another cargo workspace (issue #49): the checkouts under it are
+/// not taken for members of that workspace. The compared package has no `[workspace]` of its
+/// own, so cargo looks above it for one; the user's own build finds none, and the checkouts'
+/// builds must not find the outer one either ("current package believes it's in a workspace
+/// when it's not").
+#[test]
+fn a_target_directory_inside_another_cargo_workspace_builds_the_checkouts_as_the_user_does() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let outer = dir.path().join("outer workspace");
+    std::fs::create_dir_all(&outer).unwrap();
+    std::fs::write(outer.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+    let repo = dir.path().join("tiny");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join(".gitignore"), "/target\n").unwrap();
+    let main = |rounds: u64| {
+        format!(
+            "fn main() {{\n    let mut x = 1_u64;\n    for i in 0..{rounds}_u64 {{\n        \
+             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));\n    }}\n    \
+             println!(\"{{x}}\");\n}}\n"
+        )
+    };
+    std::fs::write(repo.join("src/main.rs"), main(2_000_000)).unwrap();
+    commit_all(&repo, "base");
+    std::fs::write(repo.join("src/main.rs"), main(4_000_000)).unwrap();
+    commit_all(&repo, "head");
+
+    let target = outer.join("shared-target");
+    let args = quick(&[
+        "HEAD~1",
+        "HEAD",
+        "--commands-only",
+        "--cmd",
+        "spin={bin}/tiny",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+    ]);
+    let output = cargo_perfdiff_with_env(
+        &repo,
+        &args,
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(output.status.success(), "{}", all_output(&output));
+    measured_entry(&json_report(&output), "spin", 2);
+    assert!(target.join("perfdiff").is_dir());
 }

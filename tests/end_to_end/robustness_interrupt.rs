@@ -167,8 +167,10 @@ fn interrupt_during_build(signal: Signal) {
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt-build");
+    // Builds that no other repository's kept build serves: the interrupt is to find cargo running.
     let mut child = perfdiff_command(&repo, &quick(&["HEAD~1", "HEAD"]))
         .env(&marker.0, &marker.1)
+        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)

@@ -33,7 +33,7 @@ fn damaged_worktrees_are_detected_and_rebuilt() {
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     run_ok(&repo);
-    let worktrees = state_dir(&repo).join("worktrees");
+    let worktrees = state_dir(&repo).join("worktrees/target/package");
     let (base, head) = (worktrees.join("base"), worktrees.join("head"));
     assert_slot_holds(&repo, &base, "HEAD~1");
 

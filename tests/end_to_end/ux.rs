@@ -266,7 +266,7 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     let _guard = measuring_lock();
     let (_dir, repo) = demo_repo(&strong_changes());
     let args = quick(&["HEAD~1", "HEAD", "--", "hash/steady"]);
-    let first = cargo_perfdiff(&repo, &args);
+    let first = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
     let err = stderr(&first);
     assert!(first.status.code().is_some_and(|c| c <= 1), "{err}");
     assert!(build_note(&err, "base").contains("compiled"), "{err}");
@@ -275,7 +275,7 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     // The next commit: comparing it with its parent finds the parent built, in the other slot.
     append(&repo.join("src/lib.rs"), "\n// A third commit.\n");
     commit_all(&repo, "a third commit");
-    let second = cargo_perfdiff(&repo, &args);
+    let second = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
     let err = stderr(&second);
     assert!(second.status.code().is_some_and(|c| c <= 1), "{err}");
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
@@ -285,7 +285,11 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     assert_eq!(kept_executables(&repo), commits(&repo, &["HEAD~1", "HEAD"]));
 
     // Calibrating HEAD right after finds it built as well.
-    let calibration = cargo_perfdiff(&repo, &quick(&["--calibrate", "--", "hash/steady"]));
+    let calibration = cargo_perfdiff_with_env(
+        &repo,
+        &quick(&["--calibrate", "--", "hash/steady"]),
+        &[NO_SHARED_BUILDS],
+    );
     let err = stderr(&calibration);
     assert_eq!(calibration.status.code(), Some(0), "{err}");
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");

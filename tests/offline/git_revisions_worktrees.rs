@@ -511,7 +511,7 @@ fn switching_a_slot_rewrites_only_the_files_that_differ() {
     let before = UserState::capture(&h.repo, &["target"]);
 
     let slot = worktree::materialise(&repo, &pd, "base", &commit_rev(&h.commits[0])).unwrap();
-    assert_eq!(slot, pd.join("worktrees/base"));
+    assert_eq!(slot, pd.join("worktrees/target/package/base"));
     let files = slot_files(&slot);
     assert_eq!(files["src/lib.rs"], "pub fn one() -> u32 { 1 }\n");
     assert_eq!(files["benches/old.rs"], "// only in c1\n");
@@ -732,7 +732,7 @@ fn damaged_slots_are_repaired() {
         let slot = worktree::materialise(&repo, &pd, "base", &rev).unwrap();
         slot_files(&slot)
     };
-    let slot = pd.join("worktrees/base");
+    let slot = pd.join("worktrees/target/package/base");
     let before = UserState::capture(&h.repo, &["target"]);
 
     // Deleted and edited files, a stray file, a stale lock from a killed checkout.
@@ -773,7 +773,7 @@ fn damaged_slots_are_repaired() {
 fn a_pruned_linked_worktree_in_the_slot_is_replaced() {
     let h = history();
     let pd = perfdiff_dir(&h.repo);
-    let slot = pd.join("worktrees/head");
+    let slot = pd.join("worktrees/target/package/head");
     // What an older tool (or a user) may leave: a linked worktree whose registration was pruned.
     fs::create_dir_all(slot.parent().unwrap()).unwrap();
     git(

@@ -428,6 +428,7 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         // reach traces each benchmark under valgrind first, and has tests of its own
         // (`selection_e2e`), which remove this variable.
         .env("CARGO_PERFDIFF_MEASURE_ALL", "1")
+        .env(KEPT_BUILDS.0, KEPT_BUILDS.1)
         .env_remove("CARGO_PERFDIFF_LOG");
     if quick_builds(dir) {
         command
@@ -436,6 +437,17 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
     }
     command
 }
+
+/// How many builds the store of kept builds in the shared target directory keeps for the
+/// suite (cargo-perfdiff's `CARGO_PERFDIFF_KEPT_BUILDS`, 8 by default): the tests' own
+/// repositories of one content (a demo made with the same options, at the same optimisation
+/// level, compared with the same build options) take each other's builds from it, whatever
+/// their paths, and about 20 contents and option sets recur across the suite.
+pub const KEPT_BUILDS: (&str, &str) = ("CARGO_PERFDIFF_KEPT_BUILDS", "24");
+
+/// The variable that turns the store of kept builds off, for the tests of what a workspace
+/// builds on its own (its slots, its kept builds, what cargo compiles).
+pub const NO_SHARED_BUILDS: (&str, &str) = ("CARGO_PERFDIFF_KEPT_BUILDS", "0");
 
 /// `args` with the tiny fixed measurement settings of the robustness tests added (before the
 /// `--` of benchmark filters, if any).

@@ -203,6 +203,17 @@ pub struct StepRecord {
     pub wall_ms: u64,
 }
 
+impl StepRecord {
+    /// The estimate of head / GOOD the step measured for benchmark `id`, if it has one.
+    fn estimate_of(&self, id: &str) -> Option<f64> {
+        self.benchmarks
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.ratio)
+            .map(|r| r[0])
+    }
+}
+
 /// One benchmark of a step.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepBenchmark {
@@ -549,12 +560,7 @@ fn search_thresholds(
 ) -> Vec<(String, f64)> {
     ids.iter()
         .map(|id| {
-            let ratio = confirm
-                .benchmarks
-                .iter()
-                .find(|b| &b.id == id)
-                .and_then(|b| b.ratio)
-                .map(|r| r[0]);
+            let ratio = confirm.estimate_of(id);
             (id.clone(), search_threshold(settings, id, ratio))
         })
         .collect()
@@ -1181,11 +1187,8 @@ fn announce_confirmation(
     }
     for (id, direction) in changed {
         let ratio = confirm
-            .benchmarks
-            .iter()
-            .find(|b| &b.id == id)
-            .and_then(|b| b.ratio)
-            .map(|r| format!(" (×{:.3})", r[0]))
+            .estimate_of(id)
+            .map(|r| format!(" (×{r:.3})"))
             .unwrap_or_default();
         progress.note(&format!(
             "confirmed: {id} {} between GOOD and BAD{ratio}",

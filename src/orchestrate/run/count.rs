@@ -8,14 +8,32 @@
 //! once, after its timed forks, never beside them. And they are (nearly) deterministic, so their
 //! records are decided after the first rounds by the same paired statistics as time.
 
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::time::Duration;
+
+use super::rounds::is_command;
+use crate::config;
+use crate::config::Settings;
+use crate::model::command;
+use crate::model::profile::instructions_id;
+use crate::model::samples::{BenchmarkRecord, SampleFile, SideRecord};
+use crate::model::target::TargetKey;
+use crate::orchestrate::error::{Error, Result};
+use crate::steps::analysis::Report;
+use crate::steps::build::{BuildEvent, BuildOptions, programs};
+use crate::steps::discover::Matched;
+use crate::steps::fork::ForkRequest;
+use crate::steps::fork::fresh_copy::FreshCopies;
+use crate::steps::progress::Progress;
+use crate::steps::schedule::Side;
+use crate::steps::{analysis, build};
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::rounds::{Layout, MeasureContext};
-use super::*;
-use crate::model::profile::instructions_id;
-use crate::model::samples::SideRecord;
-use crate::steps::build::programs;
+use super::rounds::{self, Layout, MeasureContext};
+
 use crate::steps::instructions::{self, InstructionOutcome, InstructionsError, Valgrind};
 
 /// Criterion's warm-up in an instruction fork. Nothing of the warm-up is counted; it only has to

@@ -21,37 +21,25 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::config::{self, Settings, StopRule};
-use crate::model::command::{self, CommandSpec, Places};
+use crate::config::Settings;
 use crate::model::harness::{Harness, HarnessKind};
-use crate::model::samples::{
-    BenchmarkRecord, FailureRecord, ForkRecord, Mode, Presence, RevisionInfo, RunInfo, SampleFile,
-};
+use crate::model::samples::{FailureRecord, Presence, RevisionInfo, RunInfo, SampleFile};
 use crate::model::target::TargetKey;
 use crate::orchestrate::error::{Error, Result};
 use crate::steps::analysis::{self, Report, SkippedTarget};
-use crate::steps::build::programs::{self, Programs};
+use crate::steps::build::programs::Programs;
 use crate::steps::build::{
-    self, BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UncompiledBench,
-    UnselectedPackage,
+    self, BenchExecutable, BuildOptions, FeatureGatedBench, UncompiledBench, UnselectedPackage,
 };
-use crate::steps::discover::{
-    self, Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings,
-    TargetLists,
-};
-use crate::steps::estimate::{Plan, large_run_hint};
-use crate::steps::fork::command::CommandRun;
-use crate::steps::fork::duet;
-use crate::steps::fork::fresh_copy::FreshCopies;
-use crate::steps::fork::{self, ForkError, ForkOutcome, ForkRequest};
+use crate::steps::discover::Matched;
+use crate::steps::estimate::Plan;
 use crate::steps::git::revisions::{self, Revision};
-use crate::steps::git::untracked::UntrackedCopies;
 use crate::steps::git::worktree;
 use crate::steps::progress::Progress;
 use crate::steps::schedule::{self, Shard, Side};
 use crate::steps::stop::StopPolicy;
 use prepare::{Opened, build_sides};
-use rounds::{MeasureContext, is_command, register_command};
+use rounds::{MeasureContext, register_command};
 use select::{Selection, select_and_discover, sorted_once};
 
 /// Everything a comparison needs to know.
@@ -520,12 +508,7 @@ pub fn state_dir(target_dir: &Path, workspace_root: &Path) -> PathBuf {
                 .collect()
         })
         .unwrap_or_default();
-    let hash = workspace
-        .to_string_lossy()
-        .bytes()
-        .fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
-        });
+    let hash = crate::util::hash::fnv1a(workspace.to_string_lossy().as_bytes());
     base.join(format!("ws-{name}-{:08x}", hash as u32))
 }
 
@@ -631,6 +614,8 @@ fn fork_timeout(settings: &Settings) -> Duration {
 mod tests {
     use super::*;
     use super::{prepare::*, select::*};
+    use crate::model::command::CommandSpec;
+    use crate::steps::discover::{self, DiscoverError, Settled};
 
     #[test]
     fn a_target_no_revision_could_list_is_skipped_or_the_error_when_nothing_else_is_left() {

@@ -2,8 +2,32 @@
 //! its worktree slot and built (bench targets, and the programs of commands), and each command's
 //! set-up run and its inputs checked in each checkout before anything is measured.
 
-use super::*;
-use crate::model::command::BIN_PLACEHOLDER;
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::{BuiltTarget, RunRequest, SideBuild, state_dir};
+use crate::config::Settings;
+use crate::model::command::{self, BIN_PLACEHOLDER, CommandSpec, Places};
+use crate::model::harness::Harness;
+use crate::model::samples::{FailureRecord, Mode};
+use crate::model::target::TargetKey;
+use crate::orchestrate::error::{Error, Result};
+use crate::steps::build;
+use crate::steps::build::programs::Programs;
+use crate::steps::build::{
+    BenchExecutable, BuildEvent, BuildOptions, FeatureGatedBench, UncompiledBench,
+    UnselectedPackage, programs,
+};
+use crate::steps::discover::Filter;
+use crate::steps::fork::duet;
+use crate::steps::git::revisions::Revision;
+use crate::steps::git::untracked::UntrackedCopies;
+use crate::steps::git::{revisions, worktree};
+use crate::steps::progress::Progress;
+use crate::steps::schedule::Shard;
+use crate::steps::stop::StopPolicy;
 
 /// Runs each command's set-up in one revision's checkout (`root`) and checks its inputs there,
 /// reading each once so the first measured execution does not pay for the disk. Returns the
@@ -174,6 +198,9 @@ pub(super) fn build_sides(
         layouts: settings
             .layouts
             .min(StopPolicy::from_settings(settings).max_rounds()),
+        // Builds of the same content kept by any workspace building into this target
+        // directory serve (docs/design/kept-builds.md).
+        kept_builds: build::kept_builds_from_env(),
         ..request.build.clone()
     };
     // Build what the run measures: the programs of the commands selected, and no bench target
@@ -303,9 +330,7 @@ impl Builder<'_> {
         progress.finish_bar();
         progress.note(&log.summary(&label, executables.len(), programs.as_ref()));
         let command_failures = match &programs {
-            Some(programs) => {
-                prepare::prepare_side(self.commands, programs, &root, &label, progress)
-            }
+            Some(programs) => prepare_side(self.commands, programs, &root, &label, progress),
             None => Vec::new(),
         };
         Ok(SideBuild {

@@ -8,13 +8,21 @@
 //! step did not decide `same_code`: every failure on the way leaves it measured, with the reason.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rayon::prelude::*;
 
-use super::*;
+use super::rounds::is_command;
+use super::{BuiltTarget, SideBuild, fork_timeout};
+use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
+use crate::model::samples::{Presence, SampleFile};
+use crate::model::target::TargetKey;
+use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
+use crate::steps::progress::Progress;
 use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};

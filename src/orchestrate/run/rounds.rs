@@ -5,8 +5,29 @@
 //! checkpoints: every record the round touched is judged by its stop rule, and the samples file
 //! is saved, so an interrupt loses at most the fork running.
 
-use super::*;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::{BuiltTarget, SideBuild, count, fork_timeout};
+use crate::config::{Settings, StopRule};
+use crate::model::command::{self, Places};
+use crate::model::harness::{Harness, HarnessKind};
 use crate::model::profile::instructions_id;
+use crate::model::samples::{BenchmarkRecord, ForkRecord, Mode, Presence, SampleFile};
+use crate::model::target::TargetKey;
+use crate::orchestrate::error::{Error, Result};
+use crate::steps::build::BuildOptions;
+use crate::steps::discover::Matched;
+use crate::steps::estimate::{Plan, large_run_hint};
+use crate::steps::fork::command::CommandRun;
+use crate::steps::fork::fresh_copy::FreshCopies;
+use crate::steps::fork::{ForkError, ForkOutcome, ForkRequest, duet};
+use crate::steps::progress::Progress;
+use crate::steps::schedule::Side;
+use crate::steps::stop::StopPolicy;
+use crate::steps::{fork, schedule};
 
 /// Rounds of forks until every benchmark's stop rule says stop.
 pub(super) fn measure(

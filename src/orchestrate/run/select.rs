@@ -2,7 +2,26 @@
 //! of both sides listed, matched and selected (filters, ignore list, shard, commands), and why
 //! nothing was found when nothing is.
 
-use super::*;
+use std::path::Path;
+use std::time::Duration;
+
+use super::rounds::is_command;
+use super::{BuiltTarget, RunRequest, SideBuild, fork_timeout};
+use crate::config::Settings;
+use crate::model::command::{self, CommandSpec};
+use crate::model::harness::{Harness, HarnessKind};
+use crate::model::samples::{FailureRecord, Presence};
+use crate::model::target::TargetKey;
+use crate::orchestrate::error::{Error, Result};
+use crate::steps::analysis::SkippedTarget;
+use crate::steps::build::{FeatureGatedBench, UncompiledBench, UnselectedPackage};
+use crate::steps::discover::{
+    Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings, TargetLists,
+};
+use crate::steps::git::revisions;
+use crate::steps::progress::Progress;
+use crate::steps::schedule::{Shard, Side};
+use crate::steps::{analysis, build, discover};
 
 /// What a run measures, and what it leaves out and why.
 pub(super) struct Selection {

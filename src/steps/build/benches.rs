@@ -2,7 +2,23 @@
 //! ([`super::keep`]), the targets left out reported, the executables copied out with their
 //! environment and their layouts prepared.
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::cargo::{BenchArtifact, CargoBuild, FailedTarget, ParsedBuild, failure_text, run_cargo};
+use super::cargo_env::BuildScriptEnv;
+use super::keep::{BuildSite, Kept};
+use super::workspace::{
+    PackageInfo, WorkspacePackages, bench_harness, not_built, package_from_id, workspace_packages,
+};
+use super::{
+    BenchExecutable, BuildError, BuildEvent, BuildOptions, FeatureGatedBench, Uncompiled,
+    UncompiledBench, cargo_env, layout,
+};
+use crate::model::target::TargetKey;
+use crate::util::fs::copy_atomically;
 
 /// Builds the bench executables of one revision and copies them into `bin_dir`.
 ///
@@ -39,6 +55,7 @@ pub fn build_benches(
         label,
         shared_target_dir,
         kept_dir: bin_dir,
+        kept_builds: opts.kept_builds,
     };
     let cargo = CargoBuild {
         workspace_dir,
@@ -70,6 +87,7 @@ pub(super) fn nothing_to_build(packages: &WorkspacePackages, opts: &BuildOptions
         == BuildOptions {
             workspace: opts.workspace,
             layouts: opts.layouts,
+            kept_builds: opts.kept_builds,
             ..BuildOptions::default()
         };
     packages.bench_targets.is_empty() && packages.feature_gated.is_empty() && only_defaults
@@ -218,6 +236,7 @@ pub(super) fn kept_whole_build(
         label,
         shared_target_dir,
         kept_dir: bin_dir,
+        kept_builds: opts.kept_builds,
     };
     site.kept(opts.cargo_args(), opts.layouts, KeptBuild::usable)
 }
@@ -298,7 +317,7 @@ pub(super) fn relink_layouts(
 #[derive(Debug, Default)]
 pub(crate) struct Layouts {
     pub paths: Vec<PathBuf>,
-    pub link: Option<crate::steps::build::layout::KeptLink>,
+    pub link: Option<crate::steps::build::link::KeptLink>,
 }
 
 /// Layouts 1, 2, … of one bench target (or program) whose layouts go in `bin_dir`, or why it has
@@ -325,7 +344,7 @@ pub(crate) fn layouts_of(
         .file_name()
         .map_or_else(|| OsString::from(&artifact.target), OsStr::to_os_string);
     let inputs = crate::steps::build::layout::inputs_dir(bin_dir, &name);
-    let kept = crate::steps::build::layout::KeptLink::preserve(
+    let kept = crate::steps::build::link::KeptLink::preserve(
         &link,
         &inputs,
         relinker.cargo.workspace_dir,

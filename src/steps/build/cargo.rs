@@ -1,7 +1,20 @@
 //! Running cargo and reading its messages: the JSON stream parsed into artifacts and
 //! diagnostics, progress forwarded, an interrupt passed on to cargo.
 
-use super::*;
+use std::collections::{BTreeMap, VecDeque};
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+
+use cargo_metadata::{Message, TargetKind};
+
+use super::cargo_env::BuildScriptEnv;
+use super::workspace::{
+    all_benches_failed_hint, bench_packages_elsewhere, has_separate_build_dir, revision_metadata,
+};
+use super::{BuildError, BuildEvent, BuildOptions, cargo_env};
 
 /// How many lines of cargo's stderr an error message quotes.
 pub(super) const STDERR_TAIL_LINES: usize = 30;

@@ -1,7 +1,15 @@
 //! The environment of a fork: the `CARGO_*` variables and library search path `cargo bench`
 //! gives a bench process, which perfdiff has to give it since it starts the executables itself.
 
-use super::*;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use super::BenchExecutable;
+use super::cargo::cargo_program;
 
 /// The environment `cargo bench` gives a bench process, to be set on top of the inherited one.
 /// The working directory is `exe.package_root`.

@@ -41,7 +41,8 @@
 //! executables ([`keep`], in the revision's bin directory) under a key of everything that decides
 //! its output ([`BuildKey`]: the checkout's content, cargo's arguments, the toolchain, cargo's
 //! configuration and environment); a later build with the same key takes it as it is
-//! ([`kept`]) and cargo does not run at all.
+//! ([`super::store::kept_here`], which also finds it in the store of builds every workspace of
+//! the target directory keeps) and cargo does not run at all.
 use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hasher};
@@ -56,7 +57,7 @@ const RECORD_NAME: &str = "perfdiff-last-build.json";
 /// The lock that makes marking, building and recording one step ([`lock`]).
 const LOCK_NAME: &str = "perfdiff-build.lock";
 /// A build kept in a bin directory ([`keep`]).
-const KEPT_NAME: &str = "perfdiff-build.json";
+pub(super) const KEPT_NAME: &str = "perfdiff-build.json";
 
 /// The content of every file of a checkout, by path relative to the checkout's root (with `/`
 /// separators): a hash of the bytes, or of the link text for a symbolic link.
@@ -202,6 +203,11 @@ impl Checkout {
 pub struct BuildKey(u64);
 
 impl BuildKey {
+    /// The key as 16 hexadecimal digits, the name of its entry in the store of kept builds.
+    pub fn hex(self) -> String {
+        format!("{:016x}", self.0)
+    }
+
     pub fn new(
         checkout: &Checkout,
         sources: &Sources,
@@ -273,17 +279,18 @@ fn outside_configs(root: &Path, workspace_dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// A build kept in a bin directory with the key it was made under.
+/// A build kept in a bin directory with the key it was made under, and where it was made: the
+/// checkout it was built from and the directory it is kept in, whose paths the build names
+/// (a build taken from the store of kept builds is re-pointed at the taker's,
+/// [`super::store`]). Builds kept before these were recorded have none, and are not shared.
 #[derive(Serialize, Deserialize)]
-struct Kept<T> {
-    key: BuildKey,
-    build: T,
-}
-
-/// The build kept in `bin_dir` under `key`, if there is one.
-pub fn kept<T: serde::de::DeserializeOwned>(bin_dir: &Path, key: BuildKey) -> Option<T> {
-    let kept: Kept<T> = read_json(&bin_dir.join(KEPT_NAME))?;
-    (kept.key == key).then_some(kept.build)
+pub(super) struct Kept<T> {
+    pub key: BuildKey,
+    #[serde(default)]
+    pub root: Option<PathBuf>,
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
+    pub build: T,
 }
 
 /// Forgets the build kept in `bin_dir`, before its executables are replaced.
@@ -291,19 +298,26 @@ pub fn forget(bin_dir: &Path) -> io::Result<()> {
     remove_if_present(&bin_dir.join(KEPT_NAME))
 }
 
-/// Keeps `build` (its executables already in `bin_dir`) under `key`.
-pub fn keep<T: Serialize>(bin_dir: &Path, key: BuildKey, build: &T) -> io::Result<()> {
-    write_json(&bin_dir.join(KEPT_NAME), &Kept { key, build })
+/// Keeps `build` (its executables already in `bin_dir`, built from the checkout `root`) under
+/// `key`.
+pub fn keep<T: Serialize>(bin_dir: &Path, key: BuildKey, root: &Path, build: &T) -> io::Result<()> {
+    let kept = Kept {
+        key,
+        root: Some(root.to_path_buf()),
+        dir: Some(bin_dir.to_path_buf()),
+        build,
+    };
+    write_json(&bin_dir.join(KEPT_NAME), &kept)
 }
 
 /// Reads a JSON file of ours; anything unreadable counts as absent (and so as a miss).
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
     serde_json::from_slice(&fs::read(path).ok()?).ok()
 }
 
 /// Writes `value` as JSON through a temporary file and a rename, so a reader never sees half a
 /// record, whatever interrupts the write.
-fn write_json<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
+pub(super) fn write_json<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut temporary = tempfile::NamedTempFile::new_in(dir)?;
     serde_json::to_writer(&mut temporary, value).map_err(io::Error::other)?;
@@ -311,7 +325,7 @@ fn write_json<T: Serialize>(path: &Path, value: &T) -> io::Result<()> {
     Ok(())
 }
 
-fn remove_if_present(path: &Path) -> io::Result<()> {
+pub(super) fn remove_if_present(path: &Path) -> io::Result<()> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),

@@ -5,7 +5,8 @@
 //! layouts) → a build kept under that key serves as it is; otherwise forget what was kept → mark
 //! the files that differ from the target directory's last build changed → run cargo → record what
 //! the target directory was built from → copy the executables out and prepare their layouts →
-//! keep the build under its key.
+//! keep the build under its key, and put it into the target directory's store of kept builds,
+//! where a workspace of the same content finds it ([`super::store`]).
 //!
 //! Why one sequence: a step left out of one of two copies (a build kept across a layout change,
 //! a checkout not recorded) would make one kind of build reuse what it should not, and nothing
@@ -17,6 +18,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::freshness::{self, BuildKey, Checkout, Sources};
+use super::store::{self, Store};
 use super::{BuildError, BuildEvent};
 
 /// Where one revision's build happens and is kept.
@@ -29,6 +31,8 @@ pub(crate) struct BuildSite<'a> {
     pub shared_target_dir: &'a Path,
     /// The directory the build is copied and kept in.
     pub kept_dir: &'a Path,
+    /// How many builds the target directory's store keeps ([`Store`]; 0: none is shared).
+    pub kept_builds: usize,
 }
 
 /// A build that was kept, or made now.
@@ -92,7 +96,27 @@ impl BuildSite<'_> {
         usable: impl Fn(&T) -> bool,
     ) -> Result<Option<T>, BuildError> {
         let scanned = self.scan(key_args, layouts)?;
-        Ok(freshness::kept::<T>(self.kept_dir, scanned.key).filter(|kept| usable(kept)))
+        Ok(self.find(&scanned, &usable))
+    }
+
+    /// The build kept for `scanned` in the kept directory, re-pointed at this checkout
+    /// ([`store::kept_here`]), if it is `usable` (then also put into the target directory's
+    /// store, for other workspaces), or else the store's, taken into the kept directory
+    /// ([`Store`]). The store is a cache: a failure to put or take is a miss.
+    fn find<T: DeserializeOwned>(
+        &self,
+        scanned: &Scanned,
+        usable: &dyn Fn(&T) -> bool,
+    ) -> Option<T> {
+        let store = Store::with_capacity(self.shared_target_dir, self.kept_builds);
+        let root = &scanned.checkout.root;
+        let own = store::kept_here::<T>(self.kept_dir, scanned.key, root);
+        if let Some(kept) = own.filter(|k| usable(k)) {
+            let _ = store.put(scanned.key, self.kept_dir);
+            return Some(kept);
+        }
+        let taken = store.take::<T>(scanned.key, self.kept_dir, root).ok()??;
+        usable(&taken).then_some(taken)
     }
 
     /// The build kept under `key_args` and `layouts` if it is `usable`; otherwise runs `compile`
@@ -110,16 +134,17 @@ impl BuildSite<'_> {
     where
         T: Serialize + DeserializeOwned,
     {
+        let scanned = self.scan(key_args, layouts)?;
+        if let Some(kept) = self.find(&scanned, &usable) {
+            return Ok(Kept::Reused(kept));
+        }
         let Scanned {
             checkout,
             sources,
             key,
             _lock,
-        } = self.scan(key_args, layouts)?;
+        } = scanned;
         let error = |e| self.freshness_error(&checkout, e);
-        if let Some(kept) = freshness::kept::<T>(self.kept_dir, key).filter(|kept| usable(kept)) {
-            return Ok(Kept::Reused(kept));
-        }
         freshness::forget(self.kept_dir).map_err(error)?;
         super::layout::forget(self.kept_dir).map_err(error)?;
         let marked = checkout
@@ -130,7 +155,9 @@ impl BuildSite<'_> {
             .record(self.shared_target_dir, &sources, &marked)
             .map_err(error)?;
         let build = finish(compiled, on_event)?;
-        freshness::keep(self.kept_dir, key, &build).map_err(error)?;
+        freshness::keep(self.kept_dir, key, &checkout.root, &build).map_err(error)?;
+        let _ =
+            Store::with_capacity(self.shared_target_dir, self.kept_builds).put(key, self.kept_dir);
         Ok(Kept::Built(build))
     }
 

@@ -28,7 +28,8 @@
 //!
 //! One file a job: running cargo and reading its messages (`cargo`), the workspace's packages and
 //! features (`workspace`), freshness and keeping, one sequence for bench targets and programs
-//! (`keep`, over [`freshness`]), relinking into code layouts ([`layout`]), the environment of a
+//! (`keep`, over [`freshness`] and `store`, the builds every workspace of a target directory
+//! shares by content), relinking into code layouts ([`layout`]), the environment of a
 //! fork (`fork_env`, [`cargo_env`]); `benches` and [`programs`] are the two builds, this file
 //! their types and errors.
 
@@ -39,28 +40,13 @@ mod fork_env;
 pub mod freshness;
 mod keep;
 pub mod layout;
+pub mod link;
 pub mod programs;
+mod store;
 mod workspace;
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
-use std::ffi::{OsStr, OsString};
-use std::fs;
-use std::io::{BufRead, BufReader, Read};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock, mpsc};
-
-use cargo_metadata::{Message, MetadataCommand, TargetKind};
-
-use crate::model::target::TargetKey;
-use crate::steps::build::cargo_env::BuildScriptEnv;
-use crate::util::fs::copy_atomically;
-use cargo::{cargo_program, failure_text, one_line};
-use keep::{BuildSite, Kept};
-use workspace::{
-    PackageInfo, WorkspacePackages, bench_harness, has_separate_build_dir, not_built,
-    package_from_id, revision_metadata, workspace_packages,
-};
 
 pub(crate) use benches::{Layouts, copy_into, layouts_of};
 pub use benches::{build_benches, build_needed_benches};
@@ -141,6 +127,16 @@ pub struct BuildOptions {
     /// (docs/design/instructions.md). Never for the executables a comparison measures: such a build
     /// goes to a target directory of its own.
     pub line_tables: bool,
+    /// How many builds the target directory's store of kept builds keeps, which every workspace
+    /// building there takes builds of the same content from (`store`); 0 (the default) neither
+    /// takes nor puts. A comparison sets it from `CARGO_PERFDIFF_KEPT_BUILDS`
+    /// ([`kept_builds_from_env`]). Not an option of cargo's: it changes no build.
+    pub kept_builds: usize,
+}
+
+/// How many builds a run's store of kept builds keeps: `CARGO_PERFDIFF_KEPT_BUILDS`, else 8.
+pub fn kept_builds_from_env() -> usize {
+    store::capacity_from_env()
 }
 
 /// The `--config` values of a build with line tables ([`BuildOptions::line_tables`]).
@@ -206,7 +202,7 @@ pub struct BenchExecutable {
     pub layouts: Vec<PathBuf>,
     /// What links them.
     #[serde(default)]
-    pub relink: Option<crate::steps::build::layout::KeptLink>,
+    pub relink: Option<crate::steps::build::link::KeptLink>,
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,
@@ -351,6 +347,10 @@ pub struct FeatureGatedBench {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::ffi::OsStr;
+    use std::fs;
+
     use super::*;
     use super::{benches::*, cargo::*, fork_env::*, workspace::*};
 
@@ -718,6 +718,7 @@ mod tests {
             no_default_features: true,
             layouts: 4,
             line_tables: false,
+            kept_builds: 8,
         };
         let with_line_tables = BuildOptions {
             line_tables: true,

@@ -33,7 +33,7 @@ pub struct Programs {
     pub names: Vec<String>,
     /// What links each program (in the order of `names`) in the other layouts.
     #[serde(default)]
-    pub relinks: Vec<crate::steps::build::layout::KeptLink>,
+    pub relinks: Vec<crate::steps::build::link::KeptLink>,
 }
 
 impl Programs {
@@ -72,7 +72,7 @@ impl Programs {
                     && self
                         .relinks
                         .iter()
-                        .all(crate::steps::build::layout::KeptLink::intact))
+                        .all(crate::steps::build::link::KeptLink::intact))
         };
         in_cargo_s() && relinkable()
     }
@@ -95,6 +95,7 @@ pub fn build_programs(
         label,
         shared_target_dir,
         kept_dir: &programs_dir,
+        kept_builds: opts.kept_builds,
     };
     let mut key_args = vec!["programs".to_string(), format!("profile={profile}")];
     key_args.extend(package_args(opts));

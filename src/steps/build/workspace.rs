@@ -1,7 +1,15 @@
 //! The workspace and its features: which packages and bench targets a build selects, which
 //! targets are gated on features, and what `cargo metadata` says of each package.
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{MetadataCommand, TargetKind};
+
+use super::cargo::{BenchArtifact, FailedTarget, cargo_program, one_line};
+use super::{BuildError, BuildOptions, FeatureGatedBench, UnselectedPackage};
 
 /// The workspace's target directory as cargo sees it from `manifest_dir` (honours
 /// `CARGO_TARGET_DIR` and `build.target-dir` in `.cargo/config.toml`), via `cargo metadata --no-deps`.
@@ -287,6 +295,16 @@ pub(super) fn selected_bench_targets<'a>(
         })
 }
 
+/// The bench targets of the packages `opts` selects that its `--bench` names ask for (every
+/// one without `--bench`), with their packages.
+fn named_bench_targets<'a>(
+    metadata: &'a cargo_metadata::Metadata,
+    opts: &'a BuildOptions,
+) -> impl Iterator<Item = (&'a cargo_metadata::Package, &'a cargo_metadata::Target)> {
+    selected_bench_targets(metadata, opts)
+        .filter(|(_, t)| opts.benches.is_empty() || opts.benches.contains(&t.name))
+}
+
 /// The workspace members with bench targets that `opts` does not select ([`package_selected`]).
 pub(super) fn unselected_packages(
     metadata: &cargo_metadata::Metadata,
@@ -318,9 +336,8 @@ pub(super) fn built_bench_targets(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
 ) -> Vec<(String, String)> {
-    selected_bench_targets(metadata, opts)
+    named_bench_targets(metadata, opts)
         .filter(|(_, t)| t.required_features.is_empty())
-        .filter(|(_, t)| opts.benches.is_empty() || opts.benches.contains(&t.name))
         .map(|(package, t)| (package.id.repr.clone(), t.name.clone()))
         .collect()
 }
@@ -356,9 +373,8 @@ pub(super) fn enabled_gated_benches(
     metadata: &cargo_metadata::Metadata,
     opts: &BuildOptions,
 ) -> Vec<(String, String)> {
-    selected_bench_targets(metadata, opts)
+    named_bench_targets(metadata, opts)
         .filter(|(_, t)| !t.required_features.is_empty())
-        .filter(|(_, t)| opts.benches.is_empty() || opts.benches.contains(&t.name))
         .filter(|(package, t)| {
             features_enabled(&package.name, &package.features, &t.required_features, opts)
         })

@@ -8,7 +8,7 @@
 //! (METHOD.md, "Measuring a program from outside"). This helper is a fresh image after its own
 //! `exec`: it touches almost nothing before it starts the program, so the program inherits only
 //! the helper's few pages, as under `/usr/bin/time`, and the peak read here is the program's own.
-//! `tests/command_memory.rs` checks the figure against `/usr/bin/time -f %M`.
+//! `tests/offline/command_memory.rs` checks the figure against `/usr/bin/time -f %M`.
 //!
 //! The helper also keeps what must not count from the measurement: the `prepare` command before
 //! every execution and the warm-up executions run here, outside the timed window, and the time of

@@ -8,7 +8,8 @@
 //! A linked worktree is registered *in the user's repository* (`.git/worktrees/<name>`, visible in
 //! `git worktree list`, removable by `git worktree prune`), and libgit2's `worktree_add` insists on
 //! a branch, creating one under `refs/heads` when not given one. Both touch what we promised to
-//! leave alone. Instead each slot (`perfdiff_dir/worktrees/base`, `…/head`; a run may give base the
+//! leave alone. Instead each slot (`perfdiff_dir/worktrees/target/package/base`, `…/head`, placed
+//! where cargo finds no workspace above it, `worktrees_dir`; a run may give base the
 //! "head" slot and head the "base" one when that finds a commit already built, see
 //! [`slot_commit`]) is a small repository of its own:
 //!
@@ -155,7 +156,7 @@ pub fn lock_run(perfdiff_dir: &Path, wait: Duration) -> Result<RunLock, Worktree
     Ok(RunLock { _file: file, path })
 }
 
-/// Materialises `rev` in `perfdiff_dir/worktrees/<slot>` (slot is "base" or "head") and returns
+/// Materialises `rev` in `perfdiff_dir/worktrees/target/package/<slot>` (`worktrees_dir`; slot is "base" or "head") and returns
 /// the directory. Reused between runs: switching the slot to another commit must only rewrite
 /// files that differ (keep mtimes of unchanged files so cargo rebuilds only what changed). A
 /// working-tree revision is a snapshot of the user's working tree (tracked files with their
@@ -176,6 +177,7 @@ pub fn materialise(
             slot: slot.to_string(),
         });
     }
+    remove_former_slots(perfdiff_dir);
     let worktrees = worktrees_dir(perfdiff_dir);
     fs::create_dir_all(&worktrees).map_err(|e| WorktreeError::io(&worktrees, e))?;
     let dir = worktrees.join(slot);
@@ -202,12 +204,36 @@ pub fn materialise(
     Ok(dir)
 }
 
-/// Where the slots live: `perfdiff_dir/worktrees`.
+/// Where the slots live: `perfdiff_dir/worktrees/target/package`.
+///
+/// Why so deep: cargo looks for the workspace a manifest belongs to in every directory above it,
+/// and a `[workspace]` there whose members do not name the checkout is an error ("current package
+/// believes it's in a workspace when it's not"). A `CARGO_TARGET_DIR` inside another cargo
+/// workspace puts the checkouts below that workspace's manifest, and cargo would take a checkout
+/// whose own workspace root is its package for a stray member of it, where the user's own build
+/// finds no workspace above the package. Cargo stops that search at a directory that ends in
+/// `target/package` (where `cargo package` verifies a package, itself often inside a workspace),
+/// so the search ends inside the checkout, as it does in the user's own: nothing of the user's
+/// build changes, no file of the checkout is touched.
 fn worktrees_dir(perfdiff_dir: &Path) -> PathBuf {
-    perfdiff_dir.join("worktrees")
+    perfdiff_dir
+        .join("worktrees")
+        .join("target")
+        .join("package")
 }
 
-/// The commit slot `perfdiff_dir/worktrees/<slot>` was last brought to, if the slot is one of
+/// Removes the slots of the layout before `worktrees_dir` (`perfdiff_dir/worktrees/<slot>`),
+/// ours by their marker: a checkout each that no run would use again.
+fn remove_former_slots(perfdiff_dir: &Path) {
+    for slot in ["base", "head"] {
+        let former = perfdiff_dir.join("worktrees").join(slot);
+        if former.join(".git").join(SLOT_MARKER).is_file() {
+            let _ = fs::remove_dir_all(&former);
+        }
+    }
+}
+
+/// The commit slot `<slot>` of `worktrees_dir` was last brought to, if the slot is one of
 /// ours for `repo` and its HEAD reads. A working-tree snapshot is a commit of the slot's own, which
 /// no revision of the user's names, so it never matches one.
 pub fn slot_commit(repo: &Repository, perfdiff_dir: &Path, slot: &str) -> Option<String> {

@@ -1,5 +1,5 @@
 //! The JSON report: `serde_json` of [`Report`], pretty-printed. The field names are a contract
-//! for CI scripts (documented in `docs/reports.md`, checked by `tests/report_json.rs`), so this
+//! for CI scripts (documented in `docs/reports.md`, checked by `tests/offline/report_json.rs`), so this
 //! module adds nothing of its own: change `analysis::Report` with care.
 
 use serde::Serialize;

@@ -18,7 +18,7 @@ use object::{
 use rayon::prelude::*;
 
 use super::CodeError;
-pub(super) use crate::steps::build::layout::stable_name;
+pub(super) use crate::steps::build::link::stable_name;
 
 /// A section of an object, `(object, section index)`.
 pub(super) type SecRef = (u32, u32);

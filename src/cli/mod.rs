@@ -271,6 +271,10 @@ pub struct AnalysisArgs {
     /// printed interval is at 1 − alpha [default: 0.01]
     #[arg(long, hide_short_help = true)]
     pub alpha: Option<f64>,
+    /// Level of each of the two one-sided tests that call a benchmark `unchanged`: its
+    /// 1 − 2 × this interval must lie inside ±threshold [default: 0.05, a 90 % interval]
+    #[arg(long, hide_short_help = true)]
+    pub equivalence_alpha: Option<f64>,
     /// Confidence level of the bootstrap of the ratio of means (information) [default: 0.99]
     #[arg(long, hide_short_help = true)]
     pub confidence: Option<f64>,
@@ -664,6 +668,7 @@ fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
         threshold: args.threshold.threshold,
         instructions_threshold: args.threshold.instructions_threshold,
         alpha: args.alpha,
+        equivalence_alpha: args.equivalence_alpha,
         confidence: args.confidence,
         resamples: args.resamples,
         fdr: args.no_fdr.then_some(false),

@@ -1232,6 +1232,28 @@ mod tests {
     }
 
     #[test]
+    fn the_equivalence_level_is_its_own_option_beside_alpha() {
+        let cli = Cli::try_parse_from([
+            "cargo-perfdiff",
+            "--alpha",
+            "0.02",
+            "--equivalence-alpha",
+            "0.1",
+        ])
+        .unwrap();
+        let layer = cli_layer(&cli.compare);
+        assert_eq!(
+            (layer.alpha, layer.equivalence_alpha),
+            (Some(0.02), Some(0.1))
+        );
+        let plain = cli_layer(&Cli::try_parse_from(["cargo-perfdiff"]).unwrap().compare);
+        assert_eq!(
+            plain.equivalence_alpha, None,
+            "the default comes from the settings"
+        );
+    }
+
+    #[test]
     fn bisect_parses_its_ends_options_and_filters() {
         let cli = Cli::try_parse_from([
             "cargo-perfdiff",

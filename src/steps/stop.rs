@@ -754,6 +754,13 @@ mod tests {
         let settings = defaults().verdict;
         let adjusted = p.analysis_settings(&settings);
         assert!((adjusted.alpha - settings.alpha * shares[4]).abs() < 1e-15);
+        // Equivalence spends its own level with the same shares.
+        let levels = p.levels_at(5);
+        assert!((levels.equivalence_alpha - settings.equivalence_alpha * shares[2]).abs() < 1e-15);
+        assert!((levels.alpha - settings.alpha * shares[2]).abs() < 1e-15);
+        assert!(
+            (adjusted.equivalence_alpha - settings.equivalence_alpha * shares[4]).abs() < 1e-15
+        );
         // With `max-forks` 2 the only look is an ordinary one and spends all of alpha.
         let only = default_decided(2);
         assert_eq!(only.looks(), vec![2]);

@@ -717,6 +717,9 @@ impl StepContext<'_> {
     ) -> RunRequest {
         let mut settings = self.settings.clone();
         settings.alpha = plan.level.0;
+        // A false `unchanged` is evidence that the change is absent and steers the search as a
+        // false change does, so equivalence takes the same share of the one error budget.
+        settings.equivalence_alpha = plan.level.0;
         settings.confidence = plan.level.1;
         if let Some(ids) = plan.ids {
             settings.filters = ids

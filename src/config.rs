@@ -235,6 +235,13 @@ impl From<&Settings> for EstimateSettings {
             stop: StopSettings::from(s),
             warm_up_ms: s.warm_up_ms,
             measurement_ms: s.measurement_ms,
+            time: s.metric.time,
+            counting: s
+                .metric
+                .instructions
+                .then(|| crate::steps::estimate::Counting {
+                    workers: crate::steps::fork::usable_cpus().len().max(1),
+                }),
         }
     }
 }

@@ -137,6 +137,9 @@ pub struct Settings {
     pub instructions_threshold: f64,
     /// Significance level of the paired test that decides (after false-discovery control).
     pub alpha: f64,
+    /// Level of each of the two one-sided tests that show `unchanged`: the `1 − 2·alpha_eq`
+    /// interval inside ±threshold (5 %, a 90 % interval, as in bioequivalence testing).
+    pub equivalence_alpha: f64,
     /// Confidence of the bootstrap of the ratio of means (information).
     pub confidence: f64,
     /// Bootstrap resamples for the ratio CI.
@@ -181,6 +184,7 @@ impl Default for Settings {
             threshold: 0.02,
             instructions_threshold: crate::model::policy::DEFAULT_INSTRUCTIONS_THRESHOLD,
             alpha: 0.01,
+            equivalence_alpha: crate::model::policy::DEFAULT_EQUIVALENCE_ALPHA,
             confidence: 0.99,
             resamples: 10_000,
             fdr: true,
@@ -203,6 +207,7 @@ impl From<&Settings> for AnalysisSettings {
             threshold: s.threshold,
             instructions_threshold: s.instructions_threshold,
             alpha: s.alpha,
+            equivalence_alpha: s.equivalence_alpha,
             confidence: s.confidence,
             resamples: s.resamples,
             fdr: s.fdr,
@@ -234,6 +239,13 @@ impl From<&Settings> for EstimateSettings {
             stop: StopSettings::from(s),
             warm_up_ms: s.warm_up_ms,
             measurement_ms: s.measurement_ms,
+            time: s.metric.time,
+            counting: s
+                .metric
+                .instructions
+                .then(|| crate::steps::estimate::Counting {
+                    workers: crate::steps::fork::usable_cpus().len().max(1),
+                }),
         }
     }
 }
@@ -294,6 +306,8 @@ pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub equivalence_alpha: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub confidence: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resamples: Option<usize>,
@@ -347,6 +361,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "threshold",
     "instructions-threshold",
     "alpha",
+    "equivalence-alpha",
     "confidence",
     "resamples",
     "fdr",
@@ -419,6 +434,7 @@ impl PartialSettings {
             threshold: Some(settings.threshold),
             instructions_threshold: Some(settings.instructions_threshold),
             alpha: Some(settings.alpha),
+            equivalence_alpha: Some(settings.equivalence_alpha),
             confidence: Some(settings.confidence),
             resamples: Some(settings.resamples),
             fdr: Some(settings.fdr),
@@ -900,6 +916,7 @@ fn check_numbers(partial: &PartialSettings) -> Result<(), Violation> {
         1.0,
     )?;
     open_range(&["alpha"], partial.alpha, 0.0, 0.5)?;
+    open_range(&["equivalence-alpha"], partial.equivalence_alpha, 0.0, 0.5)?;
     open_range(&["confidence"], partial.confidence, 0.5, 1.0)?;
     at_least("sample-size", partial.sample_size, 10)?;
     at_least("forks", partial.forks, 2)?;
@@ -1052,6 +1069,7 @@ impl Effective {
             threshold,
             instructions_threshold,
             alpha,
+            equivalence_alpha,
             confidence,
             resamples,
             fdr,
@@ -1097,6 +1115,7 @@ impl Effective {
             threshold => "threshold", std::convert::identity;
             instructions_threshold => "instructions-threshold", std::convert::identity;
             alpha => "alpha", std::convert::identity;
+            equivalence_alpha => "equivalence-alpha", std::convert::identity;
             confidence => "confidence", std::convert::identity;
             resamples => "resamples", std::convert::identity;
             fdr => "fdr", std::convert::identity;
@@ -1290,6 +1309,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
         Entry::set("threshold", Float(s.threshold)),
         Entry::set("instructions-threshold", Float(s.instructions_threshold)),
         Entry::set("alpha", Float(s.alpha)),
+        Entry::set("equivalence-alpha", Float(s.equivalence_alpha)),
         Entry::set("confidence", Float(s.confidence)),
         Entry::set("resamples", integer(s.resamples)),
         Entry::set("fdr", Boolean(s.fdr)),

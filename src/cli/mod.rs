@@ -284,6 +284,10 @@ pub struct AnalysisArgs {
     /// printed interval is at 1 − alpha [default: 0.01]
     #[arg(long, hide_short_help = true)]
     pub alpha: Option<f64>,
+    /// Level of each of the two one-sided tests that call a benchmark `unchanged`: its
+    /// 1 − 2 × this interval must lie inside ±threshold [default: 0.05, a 90 % interval]
+    #[arg(long, hide_short_help = true)]
+    pub equivalence_alpha: Option<f64>,
     /// Confidence level of the bootstrap of the ratio of means (information) [default: 0.99]
     #[arg(long, hide_short_help = true)]
     pub confidence: Option<f64>,
@@ -678,6 +682,7 @@ fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
         threshold: args.threshold.threshold,
         instructions_threshold: args.threshold.instructions_threshold,
         alpha: args.alpha,
+        equivalence_alpha: args.equivalence_alpha,
         confidence: args.confidence,
         resamples: args.resamples,
         fdr: args.no_fdr.then_some(false),
@@ -1252,6 +1257,28 @@ mod tests {
             samples: PathBuf::from("s.json"),
         };
         assert_eq!(git_bisect_error_code(&interrupted), 130);
+    }
+
+    #[test]
+    fn the_equivalence_level_is_its_own_option_beside_alpha() {
+        let cli = Cli::try_parse_from([
+            "cargo-perfdiff",
+            "--alpha",
+            "0.02",
+            "--equivalence-alpha",
+            "0.1",
+        ])
+        .unwrap();
+        let layer = cli_layer(&cli.compare);
+        assert_eq!(
+            (layer.alpha, layer.equivalence_alpha),
+            (Some(0.02), Some(0.1))
+        );
+        let plain = cli_layer(&Cli::try_parse_from(["cargo-perfdiff"]).unwrap().compare);
+        assert_eq!(
+            plain.equivalence_alpha, None,
+            "the default comes from the settings"
+        );
     }
 
     #[test]

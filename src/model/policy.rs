@@ -160,6 +160,13 @@ pub struct BenchOverride {
 /// (docs/instructions.md).
 pub const DEFAULT_INSTRUCTIONS_THRESHOLD: f64 = 0.002;
 
+/// The level of each of the two one-sided tests that call a benchmark `unchanged` unless the user
+/// sets another (`--equivalence-alpha`): 5 %, so `unchanged` rests on a 90 % interval inside the
+/// band, the convention of bioequivalence testing (Schuirmann 1987). A false `unchanged` passes
+/// the gate as `inconclusive` would, so it need not be as rare as a false `regressed`, which keeps
+/// `alpha` (docs/design/equivalence-and-futility.md).
+pub const DEFAULT_EQUIVALENCE_ALPHA: f64 = 0.05;
+
 /// The threshold of benchmark `id` that no override names: `instructions` for an instruction
 /// record, `time` for every other record.
 pub fn default_threshold(id: &str, time: f64, instructions: f64) -> f64 {

@@ -8,6 +8,10 @@
 //! estimate from the settings alone, since nothing has been measured yet. Once forks have run,
 //! the time left comes from them instead ([`time_left`]): their mean wall time in this run,
 //! which includes whatever the settings do not say (slow iterations, set-up code, a busy host).
+//!
+//! Instruction forks ([`Counting`]) are planned apart: they run under valgrind with settings of
+//! their own, not the run's warm-up and measurement, one per side and round, and a round's run
+//! on every usable CPU at once, so their time is neither a timed fork's nor added one by one.
 
 use std::time::Duration;
 
@@ -19,6 +23,13 @@ use crate::steps::stop::{StopPolicy, StopSettings};
 /// s measurement (40 ms more), itertools' 0.93 s (its groups' set-up code: 197 ms a fork at the
 /// median, `outside_ms`); 100 ms is between the two.
 pub const FORK_OVERHEAD: Duration = Duration::from_millis(100);
+
+/// Wall time of one instruction fork of a criterion benchmark under valgrind with the counting
+/// settings (0.1 s warm-up, 0.1 s measurement): 12.4 s for the demo's 16 forks on one CPU,
+/// 0.78 s each (docs/evidence.md, "Instruction counts: what they cost"). Benchmark code that sets
+/// its own times takes longer (base64's 3.5 s: 4.7 s a fork); the progress line's time left
+/// comes from the forks measured once some have run.
+pub const COUNT_FORK: Duration = Duration::from_millis(800);
 
 /// A run whose forks could take this long at `max-forks` is large: it gets a hint on measuring
 /// less. The demo's 4 measured benchmarks take under a minute at most, base64's 24 about 5.6
@@ -34,6 +45,60 @@ pub struct EstimateSettings {
     pub warm_up_ms: u64,
     /// Measurement time per fork, in milliseconds.
     pub measurement_ms: u64,
+    /// Whether the run times forks (the time metric).
+    pub time: bool,
+    /// The instruction forks, when the run counts instructions.
+    pub counting: Option<Counting>,
+}
+
+/// How a run counts instructions, for the estimate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counting {
+    /// Instruction forks run at once (the usable CPUs).
+    pub workers: usize,
+}
+
+/// The instruction forks a run expects and their time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountPlan {
+    pub fewest_forks: u64,
+    pub most_forks: u64,
+    /// Instruction forks run at once.
+    pub workers: usize,
+}
+
+impl CountPlan {
+    /// The wall time of `forks` instruction forks, `workers` at a time.
+    fn time(&self, forks: u64) -> Duration {
+        let waves = forks.div_ceil(self.workers.max(1) as u64);
+        COUNT_FORK.saturating_mul(waves.min(u64::from(u32::MAX)) as u32)
+    }
+
+    /// `8 to 40 instruction forks under valgrind, about 3.2 s to 16.0 s (about 800 ms a fork, 2
+    /// at once)`.
+    fn describe(&self) -> String {
+        let (fewest, most) = (self.time(self.fewest_forks), self.time(self.most_forks));
+        let forks = if self.fewest_forks == self.most_forks {
+            format!(
+                "{} instruction forks under valgrind, about {}",
+                self.most_forks,
+                wall(most)
+            )
+        } else {
+            format!(
+                "{} to {} instruction forks under valgrind, about {} to {}",
+                self.fewest_forks,
+                self.most_forks,
+                wall(fewest),
+                wall(most)
+            )
+        };
+        format!(
+            "{forks} (about {} a fork, {} at once)",
+            wall(COUNT_FORK),
+            self.workers.max(1)
+        )
+    }
 }
 
 /// The forks a run expects and the time they should take, before any is measured.
@@ -47,6 +112,8 @@ pub struct Plan {
     pub most_forks: u64,
     /// Wall time one fork is expected to add to the run, from the settings.
     pub per_fork: Duration,
+    /// The instruction forks, when the run counts instructions.
+    pub counted: Option<CountPlan>,
 }
 
 impl Plan {
@@ -60,21 +127,37 @@ impl Plan {
                 .map(|&done| 2 * rounds.saturating_sub(done) as u64)
                 .sum()
         };
+        let timed = |rounds: usize| if settings.time { forks_left(rounds) } else { 0 };
         Plan {
             benchmarks: completed_rounds.len(),
-            fewest_forks: forks_left(policy.min_forks),
-            most_forks: forks_left(policy.max_rounds()),
+            fewest_forks: timed(policy.min_forks),
+            most_forks: timed(policy.max_rounds()),
             per_fork: per_fork(settings),
+            // Instruction records stop by the same rule as timed ones (identical counts decide
+            // at the first look).
+            counted: settings.counting.map(|counting| CountPlan {
+                fewest_forks: forks_left(policy.min_forks),
+                most_forks: forks_left(policy.max_rounds()),
+                workers: counting.workers,
+            }),
         }
     }
 
-    /// Time of the fewest and of the most forks.
+    /// Time of the fewest and of the most forks, instruction forks included.
     pub fn time_range(&self) -> (Duration, Duration) {
-        let time = |forks: u64| {
-            self.per_fork
-                .saturating_mul(forks.min(u64::from(u32::MAX)) as u32)
+        let counted = |forks: fn(&CountPlan) -> u64| {
+            self.counted.map_or(Duration::ZERO, |c| c.time(forks(&c)))
         };
-        (time(self.fewest_forks), time(self.most_forks))
+        (
+            self.timed(self.fewest_forks) + counted(|c| c.fewest_forks),
+            self.timed(self.most_forks) + counted(|c| c.most_forks),
+        )
+    }
+
+    /// The wall time of `forks` timed forks.
+    fn timed(&self, forks: u64) -> Duration {
+        self.per_fork
+            .saturating_mul(forks.min(u64::from(u32::MAX)) as u32)
     }
 
     /// Whether the run is large enough to suggest measuring less ([`LARGE_RUN`]).
@@ -84,7 +167,16 @@ impl Plan {
 
     /// `16 to 80 forks, about 11.2 s to 56.0 s (700 ms a fork from the settings)`.
     pub fn describe(&self) -> String {
-        let (fewest, most) = self.time_range();
+        match (self.most_forks, self.counted) {
+            (_, None) => self.describe_timed(),
+            (0, Some(counted)) => counted.describe(),
+            (_, Some(counted)) => format!("{}, and {}", self.describe_timed(), counted.describe()),
+        }
+    }
+
+    /// The timed forks' part of [`Plan::describe`].
+    fn describe_timed(&self) -> String {
+        let (fewest, most) = (self.timed(self.fewest_forks), self.timed(self.most_forks));
         let forks = if self.fewest_forks == self.most_forks {
             format!("{} forks, about {}", self.most_forks, wall(most))
         } else {
@@ -145,7 +237,57 @@ mod tests {
             stop: StopSettings::defaults_for_tests(),
             warm_up_ms: 100,
             measurement_ms: 500,
+            time: true,
+            counting: None,
         }
+    }
+
+    #[test]
+    fn instruction_forks_are_planned_at_valgrind_s_pace_on_every_cpu() {
+        // `--metric instructions` on the demo's 4 benchmarks and 2 CPUs: 16 forks when two
+        // rounds decide (identical counts), 80 at most; two at once.
+        let settings = EstimateSettings {
+            time: false,
+            counting: Some(Counting { workers: 2 }),
+            ..defaults()
+        };
+        let plan = Plan::new(&settings, &[0; 4]);
+        assert_eq!((plan.fewest_forks, plan.most_forks), (0, 0));
+        let counted = plan.counted.unwrap();
+        assert_eq!((counted.fewest_forks, counted.most_forks), (16, 80));
+        assert_eq!(plan.time_range(), (COUNT_FORK * 8, COUNT_FORK * 40));
+        assert_eq!(
+            plan.describe(),
+            "16 to 80 instruction forks under valgrind, about 6.4 s to 32.0 s (about 800 ms a \
+             fork, 2 at once)"
+        );
+        // On one CPU the same forks take twice as long.
+        let one = Plan::new(
+            &EstimateSettings {
+                counting: Some(Counting { workers: 1 }),
+                ..settings.clone()
+            },
+            &[0; 4],
+        );
+        assert_eq!(one.time_range().1, COUNT_FORK * 80);
+        // With time as well, both kinds of fork are said and added up.
+        let both = Plan::new(
+            &EstimateSettings {
+                time: true,
+                ..settings
+            },
+            &[0; 4],
+        );
+        assert_eq!(
+            both.describe(),
+            "16 to 80 forks, about 11.2 s to 56.0 s (700 ms a fork from the settings), and 16 to \
+             80 instruction forks under valgrind, about 6.4 s to 32.0 s (about 800 ms a fork, 2 \
+             at once)"
+        );
+        assert_eq!(
+            both.time_range().1,
+            Duration::from_millis(700) * 80 + COUNT_FORK * 40
+        );
     }
 
     #[test]

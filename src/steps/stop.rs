@@ -60,18 +60,20 @@ const LARGE_CHANGE_THRESHOLDS: f64 = 5.0;
 /// chance, and the guard then ran such benchmarks to `max-forks` for nothing
 /// (`docs/design/stop-rule.md`, "The large-change guard on a noisy machine").
 const FUTILITY_LARGE_CHANGE_MIN_SE: f64 = 2.0;
-/// Futility judges whether "unchanged" is in reach with the current estimate moved this many
-/// standard errors towards no change: with the estimate taken as the truth, an unchanged
-/// benchmark whose three rounds showed −1.3 % by chance was given up (a live demo run). Changes
-/// are judged at the estimate.
-const FUTILITY_UNCHANGED_OPTIMISM_SE: f64 = 1.0;
+/// Futility judges whether "unchanged" is in reach with the mean over `max-forks` rounds moved
+/// towards no change as far as the rounds still to run can plausibly move it: their mean this
+/// many of its standard errors (`sd / √remaining`) from the current estimate, which moves the
+/// final mean by `z·sd·√remaining / max-forks`. With the estimate taken as the truth, an
+/// unchanged benchmark whose three rounds showed −1.3 % by chance was given up (a live demo run);
+/// with two, this is about one standard error of the current estimate at the look after five of
+/// ten rounds, as before, and shrinks as fewer rounds are left, so the same rule can judge every
+/// look up to the last but one. Changes are judged at the estimate.
+const FUTILITY_FUTURE_SE: f64 = 2.0;
 /// Before `max-forks`, a look stops a benchmark only if its verdict also holds with the threshold
 /// moved against it by this factor: a change must reach threshold × margin, an "unchanged"
 /// interval must fit in ±threshold / margin. Near-threshold results are where few rounds and ten
 /// disagree.
 const EARLY_VERDICT_MARGIN: f64 = 1.1;
-/// The futility stop fires only while at least this share of `max-forks` is still to run.
-const FUTILITY_MIN_REMAINING_SHARE: f64 = 0.5;
 /// A look after fewer rounds than this has a t interval with one degree of freedom (its quantile
 /// at a per-look level is in the hundreds): it decides only what has no spread at all, such as
 /// identical rounds, and gives nothing up.
@@ -124,6 +126,8 @@ pub struct StopPolicy {
     pub warmup_threshold: f64,
     /// Verdict parameters for the `decided` rule.
     pub alpha: f64,
+    /// Level of each one-sided test of equivalence, spent over the looks as `alpha` is.
+    pub equivalence_alpha: f64,
     /// The relevance threshold of benchmarks no override names.
     pub relevance: f64,
     /// The same for instruction records (`ID (instructions)`).
@@ -166,6 +170,7 @@ impl StopPolicy {
             warmup_criterion,
             warmup_threshold: WARMUP_THRESHOLD,
             alpha: verdict.alpha,
+            equivalence_alpha: verdict.equivalence_alpha,
             relevance: verdict.threshold,
             instructions_relevance: verdict.instructions_threshold,
             overrides: verdict.overrides.clone(),
@@ -211,9 +216,19 @@ impl StopPolicy {
         if self.rule == StopRule::Decided {
             let share = self.alpha_share(self.max_forks);
             adjusted.alpha = settings.alpha * share;
+            adjusted.equivalence_alpha = settings.equivalence_alpha * share;
             adjusted.confidence = 1.0 - (1.0 - settings.confidence) * share;
         }
         adjusted
+    }
+
+    /// The levels of both tests at the look after `rounds`: each its share of its own budget.
+    fn levels_at(&self, rounds: usize) -> stats::Levels {
+        stats::Levels {
+            alpha: self.alpha,
+            equivalence_alpha: self.equivalence_alpha,
+        }
+        .scaled(self.alpha_share(rounds))
     }
 
     /// Whether the look after `rounds` is a small one ([`SMALL_LOOK_BELOW_ROUNDS`]), unless it is
@@ -444,32 +459,33 @@ impl StopPolicy {
     }
 
     /// Futility: the comparison cannot be decided by `max_forks` if the rounds' spread stays
-    /// what it is. With `hw` the half-width of the paired t interval projected to `max_forks`
-    /// rounds at the last look's level and `d` the current mean log ratio with standard error
-    /// `se`: "unchanged" needs `max(0, |d| − se) + hw <= relevance` (see
-    /// [`FUTILITY_UNCHANGED_OPTIMISM_SE`]), a change needs `|d| > hw` and `|e^d − 1| >= relevance`;
-    /// when neither is in reach, more rounds are wasted time. Stopping earlier never adds a false
-    /// alarm path: the final verdict is still computed at the per-look level.
+    /// what it is. With `hw_eq` and `hw` the half-widths of the paired t intervals projected to
+    /// `max_forks` rounds at the last look's levels (two one-sided tests at `alpha_eq`, the
+    /// difference test at `alpha`), `d` the current mean log ratio and `shift` how far the rounds
+    /// still to run can move the final mean ([`FUTILITY_FUTURE_SE`]): "unchanged" needs
+    /// `max(0, |d| − shift) + hw_eq <= relevance`, a change needs `|d| > hw` and
+    /// `|e^d − 1| >= relevance`; when neither is in reach, more rounds are wasted time. Judged at
+    /// every look but the first with a spread and the last. Stopping earlier never adds a false
+    /// alarm path: a benchmark is given up only when the final analysis, at the last look's
+    /// levels, leaves it inconclusive ([`StopPolicy::open_at_final_level`]).
     fn futile(&self, paired: &PairedRounds, rounds: usize, relevance: f64) -> bool {
         if rounds >= self.max_forks || self.small_look(paired.n) {
             return false;
         }
         let remaining = (self.max_forks - rounds) as f64;
-        if remaining < FUTILITY_MIN_REMAINING_SHARE * self.max_forks as f64 {
-            return false;
-        }
         // The first look with a spread (three rounds) cannot tell a hopeless benchmark from one
         // disturbed round among two good ones: futility waits for the next.
         let first_full_look = self.looks().into_iter().find(|&r| !self.small_look(r));
         if first_full_look == Some(rounds) {
             return false;
         }
-        let hw = self.half_width_at_cap(paired.sd_log);
+        let (hw_difference, hw_equivalence) = self.half_widths_at_cap(paired.sd_log);
         let d = paired.mean_log;
         let se_now = paired.se();
-        let smallest = (d.abs() - FUTILITY_UNCHANGED_OPTIMISM_SE * se_now).max(0.0);
-        let unchanged_reachable = smallest + hw <= relevance;
-        let change_reachable = d.abs() > hw && (d.exp() - 1.0).abs() >= relevance;
+        let shift = FUTILITY_FUTURE_SE * paired.sd_log * remaining.sqrt() / self.max_forks as f64;
+        let smallest = (d.abs() - shift).max(0.0);
+        let unchanged_reachable = smallest + hw_equivalence <= relevance;
+        let change_reachable = d.abs() > hw_difference && (d.exp() - 1.0).abs() >= relevance;
         // A large estimated change is not given up: it is what the user most needs to see, and
         // a noise burst is the likeliest reason it is not yet significant. Unless the noise
         // alone could explain it (see [`FUTILITY_LARGE_CHANGE_MIN_SE`]).
@@ -487,32 +503,39 @@ impl StopPolicy {
             paired: *paired,
             q_value: self.q_value(paired.p_value(), others),
         };
-        let alpha = self.alpha * self.alpha_share(self.max_forks);
-        stats::verdict::decide(&evidence, relevance, alpha).verdict == Verdict::Inconclusive
+        let levels = self.levels_at(self.max_forks);
+        stats::verdict::decide(&evidence, relevance, levels).verdict == Verdict::Inconclusive
     }
 
-    /// The half-width (log scale) of a paired t interval over `max_forks` rounds with spread
-    /// `sd`, at the last look's level.
-    fn half_width_at_cap(&self, sd: f64) -> f64 {
-        let alpha = self.alpha * self.alpha_share(self.max_forks);
+    /// The half-widths (log scale) of the paired t intervals over `max_forks` rounds with spread
+    /// `sd` at the last look's levels: the difference test's `1 − alpha` interval and the
+    /// `1 − 2·alpha_eq` interval of the two one-sided tests.
+    fn half_widths_at_cap(&self, sd: f64) -> (f64, f64) {
+        let levels = self.levels_at(self.max_forks);
         let df = (self.max_forks.max(2) - 1) as f64;
         let Ok(t) = statrs::distribution::StudentsT::new(0.0, 1.0, df) else {
-            return f64::INFINITY;
+            return (f64::INFINITY, f64::INFINITY);
         };
         use statrs::distribution::ContinuousCDF;
-        t.inverse_cdf(1.0 - alpha / 2.0) * sd / (self.max_forks as f64).sqrt()
+        let se = sd / (self.max_forks as f64).sqrt();
+        (
+            t.inverse_cdf(1.0 - levels.alpha / 2.0) * se,
+            t.inverse_cdf(1.0 - levels.equivalence_alpha) * se,
+        )
     }
 
     /// About how many rounds would decide the comparison at the spread of `paired`: those that
     /// detect a change of the threshold with 80 % power at the last look's level, or, when the
     /// estimate lies well inside the band, those whose interval would fit in what is left of it.
     pub fn rounds_needed(&self, paired: &PairedRounds, relevance: f64) -> usize {
-        let alpha = self.alpha * self.alpha_share(self.max_forks);
+        let levels = self.levels_at(self.max_forks);
         let room = relevance - paired.mean_log.abs();
-        let target = if room > relevance / 2.0 {
-            room
+        // An interval inside the band is a one-sided test at alpha_eq on each side: the
+        // two-sided sample size at twice that level.
+        let (target, alpha) = if room > relevance / 2.0 {
+            (room, 2.0 * levels.equivalence_alpha)
         } else {
-            relevance
+            (relevance, levels.alpha)
         };
         paired.units_needed(target, alpha, ROUNDS_NEEDED_POWER)
     }
@@ -541,13 +564,13 @@ impl StopPolicy {
         rounds: usize,
         others: &[f64],
     ) -> bool {
-        let alpha = self.alpha * self.alpha_share(rounds);
+        let levels = self.levels_at(rounds);
         let evidence = Evidence {
             paired: *paired,
             q_value: self.q_value(paired.p_value(), others),
         };
         let verdict_at =
-            |threshold: f64| stats::verdict::decide(&evidence, threshold, alpha).verdict;
+            |threshold: f64| stats::verdict::decide(&evidence, threshold, levels).verdict;
         if rounds >= self.max_forks {
             return verdict_at(relevance) != Verdict::Inconclusive;
         }
@@ -619,6 +642,7 @@ impl StopSettings {
                 threshold: 0.02,
                 instructions_threshold: 0.002,
                 alpha: 0.01,
+                equivalence_alpha: crate::model::policy::DEFAULT_EQUIVALENCE_ALPHA,
                 confidence: 0.99,
                 resamples: 10_000,
                 fdr: true,
@@ -731,6 +755,13 @@ mod tests {
         let settings = defaults().verdict;
         let adjusted = p.analysis_settings(&settings);
         assert!((adjusted.alpha - settings.alpha * shares[4]).abs() < 1e-15);
+        // Equivalence spends its own level with the same shares.
+        let levels = p.levels_at(5);
+        assert!((levels.equivalence_alpha - settings.equivalence_alpha * shares[2]).abs() < 1e-15);
+        assert!((levels.alpha - settings.alpha * shares[2]).abs() < 1e-15);
+        assert!(
+            (adjusted.equivalence_alpha - settings.equivalence_alpha * shares[4]).abs() < 1e-15
+        );
         // With `max-forks` 2 the only look is an ordinary one and spends all of alpha.
         let only = default_decided(2);
         assert_eq!(only.looks(), vec![2]);
@@ -930,7 +961,7 @@ mod tests {
     }
 
     #[test]
-    fn futility_gives_up_early_but_not_in_the_last_half_of_max_forks() {
+    fn futility_gives_up_at_every_look_but_the_first_with_a_spread_and_the_cap() {
         let p = StopPolicy {
             max_forks: 10,
             ..policy(StopRule::Decided)
@@ -946,7 +977,9 @@ mod tests {
             "three rounds cannot tell hopeless from one disturbed"
         );
         assert_eq!(futile(5), Some(Some(1.0)), "hopeless at the second look");
-        assert_eq!(futile(8), None, "look 8 of 10: the last forks decide");
+        // Two rounds more cannot bring ±15 % rounds inside ±2 %: given up at look 8 too (the
+        // rule before issue #49 ran such benchmarks to the cap).
+        assert_eq!(futile(8), Some(Some(1.0)), "hopeless at look 8 of 10");
         let at_cap = futile(10).expect("the cap always stops");
         assert_eq!(at_cap, Some(0.0));
     }

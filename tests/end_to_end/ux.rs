@@ -375,6 +375,31 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
         err.contains("--shard K/N") && err.contains("-- REGEX"),
         "{err}"
     );
+    // Instruction forks are said as such, at valgrind's pace and not the settings' fork time.
+    let counted = cargo_perfdiff(
+        &repo,
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--list",
+            "--metric",
+            "instructions",
+            "--measurement-time",
+            "30",
+            "--",
+            "hash/",
+        ],
+    );
+    let err = stderr(&counted);
+    assert!(
+        err.contains("a run would take 16 to 80 instruction forks under valgrind, about "),
+        "{err}"
+    );
+    assert!(!err.contains("a fork from the settings"), "{err}");
+    assert!(
+        !err.contains("a large suite"),
+        "30 s measurements do not apply: {err}"
+    );
     let saved = samples_files(&runs);
     assert_eq!(saved, saved_before, "no samples file in {}", runs.display());
 

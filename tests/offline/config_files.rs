@@ -143,6 +143,7 @@ confidence = 0.95
 [package.metadata.perfdiff]
 threshold = 0.20
 alpha = 0.02
+equivalence-alpha = 0.1
 "#;
     let dir = workspace(&[
         ("Cargo.toml", manifest),
@@ -161,6 +162,7 @@ alpha = 0.02
     let effective = resolve(layers, PartialSettings::default()).unwrap();
     assert_eq!(effective.settings.threshold, 0.30);
     assert_eq!(effective.settings.alpha, 0.02);
+    assert_eq!(effective.settings.equivalence_alpha, 0.1);
     assert_eq!(effective.settings.confidence, 0.95);
     assert_eq!(
         effective.sources["threshold"],
@@ -305,6 +307,8 @@ fn out_of_range_values_name_file_and_key() {
         ("threshold = 1.5", "threshold"),
         ("threshold = 0.0", "threshold"),
         ("alpha = 0.5", "alpha"),
+        ("equivalence-alpha = 0.5", "equivalence-alpha"),
+        ("equivalence-alpha = 0.0", "equivalence-alpha"),
         ("confidence = 0.4", "confidence"),
         ("sample-size = 5", "sample-size"),
         ("forks = 1", "forks"),

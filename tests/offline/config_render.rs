@@ -53,6 +53,7 @@ fn everything_set() -> PartialSettings {
         threshold: Some(0.04),
         instructions_threshold: Some(0.001),
         alpha: Some(0.05),
+        equivalence_alpha: Some(0.1),
         confidence: Some(0.95),
         resamples: Some(2000),
         fdr: Some(false),

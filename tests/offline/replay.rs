@@ -619,7 +619,8 @@ fn on_a_third_held_out_crate_every_clear_change_is_found_in_every_order() {
 
 /// The held-out itertools recording (criterion 0.4, a noisy host: a side's fork means 6–13 %
 /// apart, `fixtures/recordings/README.md`). Fixed 10 finds the 20 `nth` benchmarks 6–79 % faster
-/// and leaves the 24 untouched ones `inconclusive`. Over these four orders the default rule must
+/// and leaves the 24 untouched ones `inconclusive` (or, with equivalence at its own 5 %, a few of
+/// them `unchanged`, which they are). Over these four orders the default rule must
 /// find every `nth` change of 40 % or more within eight rounds, call nothing else changed, never
 /// contradict a clear verdict, and save 41 % of the time (50 % or more with the two-group rule). The `nth/0` changes (−6 % to −12 %) it may give up: at this noise three or
 /// five forks often cannot tell them from noise.
@@ -632,7 +633,11 @@ fn on_a_noisy_host_the_large_changes_of_a_criterion_0_4_suite_are_found_early() 
         for b in &result.benchmarks {
             let context = format!("order {order}: {} after {} forks", b.id, b.rounds);
             if !b.id.contains("/nth/") {
-                assert_eq!(b.verdict, Outcome::Inconclusive, "{context}");
+                assert!(
+                    matches!(b.verdict, Outcome::Inconclusive | Outcome::Unchanged),
+                    "{context}: {:?}",
+                    b.verdict
+                );
             } else if !b.id.ends_with("/nth/0") {
                 assert_eq!(b.verdict, Outcome::Improved, "{context}");
                 assert!(b.rounds <= 8, "{context}");

@@ -88,7 +88,7 @@ fn footer_has_summary_warnings_failures_and_settings() {
     assert!(out.contains("    │ index out of bounds\n"), "{out}");
     assert!(out.contains("skipped bench target `custom_harness`"));
     assert!(out.contains(
-        "settings: interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on · seed 42\n"
+        "settings: interleaved mode · threshold ±2 % · alpha 0.01 (unchanged: 0.05 each side) · bootstrap 99 % (10000 resamples) · FDR on · seed 42\n"
     ));
     assert!(out.contains("samples: target/perfdiff/samples-HEAD~1-HEAD.json\n"));
 }

@@ -7,7 +7,8 @@ use cargo_perfdiff::stats::mann_whitney::mann_whitney_u;
 use cargo_perfdiff::stats::stability::kld_probability;
 use cargo_perfdiff::stats::verdict::decide;
 use cargo_perfdiff::stats::{
-    BootstrapConfig, Decision, Evidence, PairedRounds, Resampling, Round, Verdict,
+    BootstrapConfig, Decision, Evidence, IntervalKind, Levels, PairedRounds, Resampling, Round,
+    Verdict,
 };
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -188,17 +189,26 @@ proptest! {
 
     /// Every verdict can be read off the interval it returns: `regressed` has its low end above
     /// 1 and the estimate past the threshold, `improved` the mirror image, `unchanged` the whole
-    /// interval within `1 ± threshold`; and a p-value below alpha is an interval without 1.
+    /// interval within `1 ± threshold`, at its own level `1 − 2·alpha_eq`; and a p-value below
+    /// alpha is an interval without 1.
     #[test]
     fn every_verdict_agrees_with_its_interval(
         rounds in rounds(),
         alpha in 0.001f64..0.2,
+        equivalence_alpha in 0.001f64..0.2,
         threshold in 0.0f64..0.1,
     ) {
         let Ok(paired) = PairedRounds::of(&rounds) else { return Ok(()); };
         let p = paired.p_value();
         let evidence = Evidence { paired, q_value: p };
-        let Decision { verdict, interval } = decide(&evidence, threshold, alpha);
+        let levels = Levels { alpha, equivalence_alpha };
+        let Decision { verdict, interval } = decide(&evidence, threshold, levels);
+        let expected_kind = if verdict == Verdict::Unchanged {
+            (IntervalKind::Equivalence, 1.0 - 2.0 * equivalence_alpha)
+        } else {
+            (IntervalKind::Difference, 1.0 - alpha)
+        };
+        prop_assert_eq!((interval.kind, interval.confidence), expected_kind);
         match verdict {
             Verdict::Regressed => {
                 prop_assert!(interval.ci_low > 1.0 && interval.estimate - 1.0 >= threshold)

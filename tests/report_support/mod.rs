@@ -67,11 +67,11 @@ pub fn measured(
     }
 }
 
-/// The interval a benchmark with `verdict` reports: for `unchanged` the 98 % interval of two
-/// one-sided tests, else the 99 % t interval.
+/// The interval a benchmark with `verdict` reports: for `unchanged` the 90 % interval of two
+/// one-sided tests at 5 % (the settings' `equivalence_alpha`), else the 99 % t interval.
 fn interval(verdict: Outcome, (estimate, ci_low, ci_high): (f64, f64, f64)) -> RatioInterval {
     let (confidence, kind) = match verdict {
-        Outcome::Unchanged => (0.98, IntervalKind::Equivalence),
+        Outcome::Unchanged => (0.90, IntervalKind::Equivalence),
         _ => (0.99, IntervalKind::Difference),
     };
     RatioInterval {
@@ -207,6 +207,7 @@ pub fn report_of(benchmarks: Vec<BenchmarkResult>) -> Report {
             threshold: 0.02,
             instructions_threshold: None,
             alpha: 0.01,
+            equivalence_alpha: Some(0.05),
             confidence: 0.99,
             resamples: 10_000,
             fdr: true,

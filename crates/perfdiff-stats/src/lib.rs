@@ -20,7 +20,7 @@ pub use bootstrap::{BootstrapConfig, RatioCi, Resampling};
 pub use cliffs::{CliffsDelta, Magnitude};
 pub use mann_whitney::MannWhitney;
 pub use rounds::{IntervalKind, PairedRounds, RatioInterval, Round, Unit};
-pub use verdict::{Decision, Evidence, Verdict};
+pub use verdict::{Decision, Evidence, Levels, Verdict};
 
 /// Inputs the statistics cannot work with.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -4,10 +4,18 @@
 //! its estimate reaches the relevance threshold, and its test survives false-discovery control
 //! over the suite (the only gate besides the interval and the threshold: a suite compares dozens
 //! of benchmarks at once). "Unchanged" is a positive claim, shown by two one-sided tests: the
-//! `1 − 2·alpha` interval lies inside the band of changes the user called irrelevant. Everything
+//! `1 − 2·alpha_eq` interval lies inside the band of changes the user called irrelevant. Everything
 //! else — the data cannot tell — is inconclusive. Every verdict can be read off the interval it
 //! returns: `regressed` has its low end above 1, `improved` its high end below 1, `unchanged` the
 //! whole interval inside `1 ± threshold`.
+//!
+//! The two tests have their own levels ([`Levels`]): a false `regressed` fails a gate and sends
+//! someone hunting a change that is not there, a false `unchanged` (a change as large as the
+//! threshold called irrelevant) passes the gate as `inconclusive` would. So the difference test
+//! keeps a strict alpha (1 % by default), and equivalence the convention of bioequivalence
+//! testing, two one-sided tests at 5 % each: a 90 % interval (Schuirmann 1987). Both errors stay
+//! bounded by their own level: at a true change of exactly the threshold `unchanged` comes at
+//! most `alpha_eq` of the time, with no change `regressed`/`improved` at most `alpha`.
 use serde::{Deserialize, Serialize};
 
 use super::rounds::{PairedRounds, RatioInterval};
@@ -31,8 +39,28 @@ pub struct Evidence {
     pub q_value: f64,
 }
 
+/// The levels of the two tests a verdict rests on. Invariant: both in (0, 0.5).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Levels {
+    /// Level of the difference test: a change is called when the `1 − alpha` interval excludes 1.
+    pub alpha: f64,
+    /// Level of each of the two one-sided tests of equivalence: `unchanged` when the
+    /// `1 − 2·equivalence_alpha` interval lies inside the band.
+    pub equivalence_alpha: f64,
+}
+
+impl Levels {
+    /// Both levels times `share` (a look's share of the error budget, or a Bonferroni part).
+    pub fn scaled(self, share: f64) -> Levels {
+        Levels {
+            alpha: self.alpha * share,
+            equivalence_alpha: self.equivalence_alpha * share,
+        }
+    }
+}
+
 /// A verdict and the interval it rests on: the `1 − alpha` interval, or for `unchanged` the
-/// `1 − 2·alpha` interval of the two one-sided tests.
+/// `1 − 2·alpha_eq` interval of the two one-sided tests.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Decision {
     pub verdict: Verdict,
@@ -42,9 +70,10 @@ pub struct Decision {
 /// - `Regressed`: the `1 − alpha` interval's low end above 1, `q < alpha`, and the estimate at
 ///   least `1 + threshold`.
 /// - `Improved`: its high end below 1, `q < alpha`, the estimate at most `1 − threshold`.
-/// - `Unchanged`: the `1 − 2·alpha` interval within `[1 − threshold, 1 + threshold]`.
+/// - `Unchanged`: the `1 − 2·alpha_eq` interval within `[1 − threshold, 1 + threshold]`.
 /// - `Inconclusive`: anything else, NaN anywhere included.
-pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Decision {
+pub fn decide(evidence: &Evidence, threshold: f64, levels: Levels) -> Decision {
+    let alpha = levels.alpha;
     let difference = evidence.paired.interval(1.0 - alpha);
     let change = difference.estimate - 1.0;
     let significant = evidence.q_value < alpha;
@@ -53,7 +82,9 @@ pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Decision {
     } else if significant && difference.ci_high < 1.0 && change <= -threshold {
         Verdict::Improved
     } else {
-        let equivalence = evidence.paired.equivalence_interval(alpha);
+        let equivalence = evidence
+            .paired
+            .equivalence_interval(levels.equivalence_alpha);
         if equivalence.ci_low >= 1.0 - threshold && equivalence.ci_high <= 1.0 + threshold {
             return Decision {
                 verdict: Verdict::Unchanged,
@@ -70,12 +101,12 @@ pub fn decide(evidence: &Evidence, threshold: f64, alpha: f64) -> Decision {
 
 /// The verdict the interval alone gives, without false-discovery control: what [`decide`]
 /// would say with `q = p`. A report notes when the two differ.
-pub fn decide_without_fdr(paired: &PairedRounds, threshold: f64, alpha: f64) -> Verdict {
+pub fn decide_without_fdr(paired: &PairedRounds, threshold: f64, levels: Levels) -> Verdict {
     let evidence = Evidence {
         paired: *paired,
         q_value: paired.p_value(),
     };
-    decide(&evidence, threshold, alpha).verdict
+    decide(&evidence, threshold, levels).verdict
 }
 
 #[cfg(test)]
@@ -94,13 +125,28 @@ mod tests {
         PairedRounds::of(&rounds).unwrap()
     }
 
-    fn verdict(ratios: &[f64]) -> Decision {
+    /// Both tests at 1 %, as before the equivalence test had its own level.
+    const ONE_PERCENT: Levels = Levels {
+        alpha: 0.01,
+        equivalence_alpha: 0.01,
+    };
+    /// The defaults: the difference test at 1 %, equivalence at 5 %.
+    const DEFAULTS: Levels = Levels {
+        alpha: 0.01,
+        equivalence_alpha: 0.05,
+    };
+
+    fn verdict_at(ratios: &[f64], levels: Levels) -> Decision {
         let paired = paired(ratios);
         let evidence = Evidence {
             paired,
             q_value: paired.p_value(),
         };
-        decide(&evidence, 0.02, 0.01)
+        decide(&evidence, 0.02, levels)
+    }
+
+    fn verdict(ratios: &[f64]) -> Decision {
+        verdict_at(ratios, ONE_PERCENT)
     }
 
     #[test]
@@ -135,12 +181,15 @@ mod tests {
     #[test]
     fn false_discovery_control_can_hold_back_a_change() {
         let paired = paired(&[1.10, 1.11, 1.09, 1.10, 1.12]);
-        assert_eq!(decide_without_fdr(&paired, 0.02, 0.01), Verdict::Regressed);
+        assert_eq!(
+            decide_without_fdr(&paired, 0.02, ONE_PERCENT),
+            Verdict::Regressed
+        );
         let adjusted = Evidence {
             paired,
             q_value: 0.02,
         };
-        let decision = decide(&adjusted, 0.02, 0.01);
+        let decision = decide(&adjusted, 0.02, ONE_PERCENT);
         assert_eq!(decision.verdict, Verdict::Inconclusive);
         assert!(
             decision.interval.ci_low > 1.0,
@@ -150,6 +199,44 @@ mod tests {
             paired,
             q_value: f64::NAN,
         };
-        assert_eq!(decide(&nan, 0.02, 0.01).verdict, Verdict::Inconclusive);
+        assert_eq!(
+            decide(&nan, 0.02, ONE_PERCENT).verdict,
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn equivalence_has_its_own_level_and_the_difference_test_keeps_alpha() {
+        // Rounds around +0.9 %: the 98 % interval (both tests at 1 %) reaches past +2 %, the
+        // 90 % interval of two one-sided tests at 5 % lies inside the band.
+        let ratios = [1.000, 1.020, 1.005, 1.012, 1.008];
+        let strict = verdict_at(&ratios, ONE_PERCENT);
+        assert_eq!(strict.verdict, Verdict::Inconclusive);
+        assert!(strict.interval.ci_high > 1.02, "{strict:?}");
+        let decision = verdict_at(&ratios, DEFAULTS);
+        assert_eq!(decision.verdict, Verdict::Unchanged);
+        assert_eq!(decision.interval.kind, IntervalKind::Equivalence);
+        assert!((decision.interval.confidence - 0.90).abs() < 1e-12);
+        assert!(decision.interval.ci_high <= 1.02 && decision.interval.ci_low >= 0.98);
+        // A change is judged at alpha whatever the equivalence level: the same regression, the
+        // same 99 % interval.
+        let change = [1.10, 1.11, 1.09, 1.10, 1.12];
+        let (a, b) = (
+            verdict_at(&change, ONE_PERCENT),
+            verdict_at(&change, DEFAULTS),
+        );
+        assert_eq!(
+            (a.verdict, b.verdict),
+            (Verdict::Regressed, Verdict::Regressed)
+        );
+        assert_eq!(a.interval, b.interval);
+        assert_eq!(b.interval.confidence, 0.99);
+    }
+
+    #[test]
+    fn levels_scale_together() {
+        let half = DEFAULTS.scaled(0.5);
+        assert_eq!(half.alpha, 0.005);
+        assert_eq!(half.equivalence_alpha, 0.025);
     }
 }

@@ -588,6 +588,21 @@ fn pinned_settings(settings: &Settings) -> Settings {
     pinned
 }
 
+/// The filters that select `ids` in a step: each benchmark's own id, for an instruction record
+/// (`hash/mix (instructions)`) the benchmark it counts, since filters select what is measured and
+/// the instructions metric adds the record ([`crate::model::profile::counted_id`]). Before, a
+/// step of `bisect --metric instructions` selected nothing and the search ended in a range.
+fn step_filters(ids: &[String]) -> Vec<String> {
+    let mut filters: Vec<String> = ids
+        .iter()
+        .map(|id| crate::model::profile::counted_id(id).unwrap_or(id))
+        .map(|id| format!("^{}$", regex::escape(id)))
+        .collect();
+    filters.sort();
+    filters.dedup();
+    filters
+}
+
 /// `(alpha, confidence)` of each confirmation decision: half the error budget over `selected`
 /// benchmarks and `attempts` attempts.
 fn confirm_level(settings: &Settings, selected: usize, attempts: usize) -> (f64, f64) {
@@ -723,12 +738,12 @@ impl StepContext<'_> {
     ) -> RunRequest {
         let mut settings = self.settings.clone();
         settings.alpha = plan.level.0;
+        // A false `unchanged` is evidence that the change is absent and steers the search as a
+        // false change does, so equivalence takes the same share of the one error budget.
+        settings.equivalence_alpha = plan.level.0;
         settings.confidence = plan.level.1;
         if let Some(ids) = plan.ids {
-            settings.filters = ids
-                .iter()
-                .map(|id| format!("^{}$", regex::escape(id)))
-                .collect();
+            settings.filters = step_filters(ids);
         }
         if !plan.thresholds.is_empty() {
             // The step's thresholds decide: the user's own are already in them.
@@ -1318,6 +1333,16 @@ mod tests {
         assert_eq!(evidence_of("inconclusive", Improved), Some(Inconclusive));
         assert_eq!(evidence_of("failed", Regressed), None);
         assert_eq!(evidence_of("only_in_base", Regressed), None);
+    }
+
+    #[test]
+    fn a_step_selects_the_benchmark_an_instruction_record_counts() {
+        let ids = [
+            "hash/mix".to_string(),
+            "hash/mix (instructions)".to_string(),
+            "parse (x) (instructions)".to_string(),
+        ];
+        assert_eq!(step_filters(&ids), ["^hash/mix$", r"^parse \(x\)$"]);
     }
 
     #[test]

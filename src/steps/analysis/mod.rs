@@ -503,10 +503,22 @@ pub struct ReportSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions_threshold: Option<f64>,
     pub alpha: f64,
+    /// Level of each one-sided test of equivalence (`unchanged`); reports from before it had its
+    /// own level used `alpha` for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equivalence_alpha: Option<f64>,
     pub confidence: f64,
     pub resamples: usize,
     pub fdr: bool,
     pub seed: u64,
+}
+
+impl ReportSettings {
+    /// The level of each one-sided test of equivalence: its own, or `alpha` in a report from
+    /// before it had one.
+    pub fn equivalence_alpha(&self) -> f64 {
+        self.equivalence_alpha.unwrap_or(self.alpha)
+    }
 }
 
 /// What the analysis takes of a run's settings: the verdicts' parameters and the per-benchmark
@@ -519,6 +531,8 @@ pub struct AnalysisSettings {
     pub instructions_threshold: f64,
     /// Significance level of the tests (after false-discovery control).
     pub alpha: f64,
+    /// Level of each of the two one-sided tests of equivalence (`unchanged`).
+    pub equivalence_alpha: f64,
     /// Confidence of the ratio CI.
     pub confidence: f64,
     /// Bootstrap resamples for the ratio CI.
@@ -530,6 +544,14 @@ pub struct AnalysisSettings {
 }
 
 impl AnalysisSettings {
+    /// The levels of the difference test and of the two one-sided tests of equivalence.
+    pub fn levels(&self) -> stats::Levels {
+        stats::Levels {
+            alpha: self.alpha,
+            equivalence_alpha: self.equivalence_alpha,
+        }
+    }
+
     /// The relevance threshold for benchmark `id`, after per-benchmark overrides.
     pub fn threshold_for(&self, id: &str) -> f64 {
         let defaults = (self.threshold, self.instructions_threshold);
@@ -570,6 +592,7 @@ pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> 
                 .any(|r| counted_id(&r.id).is_some())
                 .then_some(settings.instructions_threshold),
             alpha: settings.alpha,
+            equivalence_alpha: Some(settings.equivalence_alpha),
             confidence: settings.confidence,
             resamples: settings.resamples,
             fdr: settings.fdr,
@@ -1023,9 +1046,9 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &AnalysisSe
             paired: test.rounds,
             q_value: q,
         };
-        let decision = stats::verdict::decide(&evidence, result.threshold, settings.alpha);
+        let decision = stats::verdict::decide(&evidence, result.threshold, settings.levels());
         let without_fdr =
-            stats::verdict::decide_without_fdr(&test.rounds, result.threshold, settings.alpha);
+            stats::verdict::decide_without_fdr(&test.rounds, result.threshold, settings.levels());
         if without_fdr != decision.verdict {
             result
                 .warnings
@@ -1213,6 +1236,7 @@ mod tests {
                 threshold: 0.02,
                 instructions_threshold: 0.002,
                 alpha: 0.01,
+                equivalence_alpha: 0.05,
                 confidence: 0.99,
                 resamples: 10_000,
                 fdr: true,

@@ -208,7 +208,7 @@ pub fn interval_legend(report: &Report) -> Option<String> {
          ±threshold, no change as large as the threshold (`unchanged`); the other intervals are \
          {} t intervals over the paired rounds",
         percent(equivalence.confidence),
-        significant(report.settings.alpha),
+        significant(report.settings.equivalence_alpha()),
         percent(difference_level(&report.settings)),
     ))
 }
@@ -511,8 +511,14 @@ pub fn settings_line(settings: &ReportSettings) -> String {
         ),
         None => format!("±{}", percent(settings.threshold)),
     };
+    // A report from before equivalence had its own level shows alpha alone.
+    let equivalence = settings
+        .equivalence_alpha
+        .map(|level| format!(" (unchanged: {} each side)", significant(level)))
+        .unwrap_or_default();
     format!(
-        "{} mode · threshold {} · alpha {} · bootstrap {} ({} resamples) · FDR {} · seed {}",
+        "{} mode · threshold {} · alpha {}{equivalence} · bootstrap {} ({} resamples) · FDR {} · \
+         seed {}",
         settings.mode,
         threshold,
         significant(settings.alpha),
@@ -1147,6 +1153,7 @@ mod tests {
             threshold: 0.02,
             instructions_threshold: None,
             alpha: 0.01,
+            equivalence_alpha: None,
             confidence: 0.99,
             resamples: 10_000,
             fdr: true,
@@ -1156,6 +1163,12 @@ mod tests {
             settings_line(&settings),
             "interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · \
              FDR on · seed 42"
+        );
+        settings.equivalence_alpha = Some(0.05);
+        assert_eq!(
+            settings_line(&settings),
+            "interleaved mode · threshold ±2 % · alpha 0.01 (unchanged: 0.05 each side) · \
+             bootstrap 99 % (10000 resamples) · FDR on · seed 42"
         );
         settings.instructions_threshold = Some(0.002);
         assert!(

@@ -187,16 +187,39 @@ pub(super) fn revision_metadata(
     label: &str,
     shared_target_dir: &Path,
 ) -> Result<cargo_metadata::Metadata, BuildError> {
-    MetadataCommand::new()
+    let failed = |diagnostics: String| BuildError::Failed {
+        revision: label.to_string(),
+        diagnostics: diagnostics.trim_end().to_string(),
+        hint: None,
+    };
+    let mut command = MetadataCommand::new();
+    command
         .current_dir(workspace_dir)
         .no_deps()
-        .env("CARGO_TARGET_DIR", shared_target_dir)
-        .exec()
-        .map_err(|e| BuildError::Failed {
-            revision: label.to_string(),
-            diagnostics: e.to_string().trim_end().to_string(),
-            hint: None,
-        })
+        .env("CARGO_TARGET_DIR", shared_target_dir);
+    let mut cargo = command.cargo_command();
+    // A process group of its own, as the builds' cargo has ([`super::cargo::run_cargo`]): a
+    // Ctrl-C to cargo-perfdiff's group would otherwise end `cargo metadata` with an error before
+    // the interrupt handler's thread has set its flag, and the run would end as a failed build
+    // (exit 2) instead of an interrupted one (130). It runs in a fraction of a second.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cargo, 0);
+    let output = cargo
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| failed(format!("cannot run `cargo metadata`: {e}")))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(failed(format!(
+            "`cargo metadata` exited with an error: {stderr}"
+        )));
+    }
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let json = stdout
+        .lines()
+        .find(|line| line.starts_with('{'))
+        .unwrap_or_default();
+    MetadataCommand::parse(json).map_err(|e| failed(e.to_string()))
 }
 
 /// True when cargo reports a `build.build-dir` apart from the target directory.

@@ -94,7 +94,10 @@ impl LinkedCode {
 /// Whether a benchmark executes the same code on both sides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CodeComparison {
-    /// Every executed function and every data object it reaches is identical.
+    /// Every executed function and every data object it reaches is identical. `functions`: the
+    /// executed functions (names without ThinLTO's suffix) and PLT stubs; `data`: the data
+    /// sections compared for them (a lower bound: what lies behind a pair another benchmark of
+    /// the same `Comparer` already proved is not counted again).
     Same { functions: usize, data: usize },
     /// These executed functions (demangled, without hash, sorted, deduplicated) differ or have
     /// no partner; `data`: the changed data objects reached (the static's name, or "data of"

@@ -199,14 +199,14 @@ pub struct SelectionRecord {
     /// One line saying what was decided and on what: what was compared when it is the same, why
     /// it could not be decided when it was not.
     pub detail: String,
-    /// Functions executed on base, compared with head's.
-    #[serde(default)]
+    /// Functions executed on base, compared with head's (absent: none compared).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub functions: usize,
     /// Data objects those functions reach (constants, statics, vtables), compared.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub data: usize,
     /// Files of the checkout it read, compared.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub files: usize,
     /// The changed functions it executes, demangled, as `--explain` names them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -217,6 +217,10 @@ pub struct SelectionRecord {
     /// The files it reads that differ, relative to the checkout.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_files: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The reason a [`SelectionRecord`] gives.
@@ -237,29 +241,6 @@ impl SelectionRecord {
     /// Whether the benchmark is `unchanged` without a fork.
     pub fn skipped(&self) -> bool {
         !self.measured && self.reason == SelectionReason::SameCode
-    }
-
-    /// What the change reaches, for a measured benchmark's note and report: the changed
-    /// functions, data and files, most telling first, at most `most` of them and a count of
-    /// the rest.
-    pub fn reached(&self, most: usize) -> String {
-        let names: Vec<&str> = self
-            .changed_functions
-            .iter()
-            .chain(&self.changed_data)
-            .chain(&self.changed_files)
-            .map(String::as_str)
-            .collect();
-        let mut text = names
-            .iter()
-            .take(most)
-            .copied()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if names.len() > most {
-            text.push_str(&format!(" (+{} more)", names.len() - most));
-        }
-        text
     }
 }
 

@@ -66,7 +66,7 @@ fn an_untouched_benchmark_is_unchanged_without_a_fork_and_a_changed_one_says_wha
         "{err}"
     );
     assert!(
-        err.contains("hash/mix is measured: it reaches changed code"),
+        err.contains("hash/mix is measured: it executes changed code"),
         "{err}"
     );
     assert!(!err.contains("hash/steady is measured"), "{err}");
@@ -188,7 +188,7 @@ fn list_says_what_a_run_would_measure_and_why() {
         "{text}"
     );
     assert!(
-        line("hash/mix").contains("measured, it reaches changed code"),
+        line("hash/mix").contains("measured, it executes changed code"),
         "{text}"
     );
     assert!(

@@ -65,7 +65,7 @@ pub(super) fn select_by_reach(
         }
     };
     progress.note(&format!(
-        "finding what the change reaches: tracing {} benchmark(s) of base under valgrind",
+        "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused)",
         candidates.len()
     ));
     let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();

@@ -85,8 +85,30 @@ fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> Sel
         changed_files: files,
         ..SelectionRecord::default()
     };
-    record.detail = format!("it reaches changed code: {}", record.reached(3));
+    record.detail = reached_detail(&record);
     record
+}
+
+/// "it executes changed code: a, b; reaches changed data: c; reads a changed file: d", at most
+/// three names of each.
+fn reached_detail(record: &SelectionRecord) -> String {
+    let list = |names: &[String]| {
+        let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+        if names.len() > 3 {
+            text.push_str(&format!(" (+{} more)", names.len() - 3));
+        }
+        text
+    };
+    let parts: Vec<String> = [
+        ("executes changed code", &record.changed_functions),
+        ("reaches changed data", &record.changed_data),
+        ("reads changed files", &record.changed_files),
+    ]
+    .into_iter()
+    .filter(|(_, names)| !names.is_empty())
+    .map(|(what, names)| format!("{what}: {}", list(names)))
+    .collect();
+    format!("it {}", parts.join("; "))
 }
 
 /// "same code: 41 functions, 12 data objects, 1 file compared".
@@ -159,6 +181,9 @@ mod tests {
         }
         let record = decide(&differs, &changed_file, &[]);
         assert_eq!(record.reason, SelectionReason::ReachesChange);
-        assert_eq!(record.reached(5), "demo::mix, data/input.txt");
+        assert_eq!(
+            record.detail,
+            "it executes changed code: demo::mix; reads changed files: data/input.txt"
+        );
     }
 }

@@ -8,7 +8,7 @@
 set -euo pipefail
 dir=$(realpath -m "$1")
 if [ ! -d "$dir/.git" ]; then
-  cargo perfdiff demo --dir "$dir" --fail-on never >/dev/null 2>&1 || true
+  cargo perfdiff demo --dir "$dir" >/dev/null 2>&1 || true
   sed -i 's|^pub fn|// A comment changes no code.\npub fn|' "$dir/src/lib.rs"
   git -C "$dir" commit -qam "a comment"
 fi

@@ -622,9 +622,9 @@ fn write_change(path: &Path, text: &str) {
         .unwrap();
 }
 
-/// Builds the bench target `demo` of `krate` and copies it into `into`.
-fn build_bench(krate: &Path, into: &Path) -> PathBuf {
-    std::fs::create_dir_all(into).unwrap();
+/// Builds the bench targets of `krate` into `target_dir` with `cargo bench --no-run` and returns
+/// each target's name and executable.
+fn bench_executables(krate: &Path, target_dir: &Path) -> Vec<(String, PathBuf)> {
     let output = Command::new(env!("CARGO"))
         .args(["bench", "--no-run", "--message-format=json", "--quiet"])
         .current_dir(krate)
@@ -632,7 +632,7 @@ fn build_bench(krate: &Path, into: &Path) -> PathBuf {
         // harness tests do. It also gives nightly's v0 symbol mangling (to all these harness
         // fixtures), where the criterion fixture has stable's legacy one: both are covered.
         .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_TARGET_DIR", krate.parent().unwrap().join("target"))
+        .env("CARGO_TARGET_DIR", target_dir)
         .output()
         .unwrap();
     assert!(
@@ -640,11 +640,25 @@ fn build_bench(krate: &Path, into: &Path) -> PathBuf {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let exe = String::from_utf8_lossy(&output.stdout)
+    String::from_utf8_lossy(&output.stdout)
         .lines()
         .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-        .find(|m| m["target"]["name"] == "demo" && m["executable"].is_string())
-        .map(|m| PathBuf::from(m["executable"].as_str().unwrap()))
+        .filter_map(|m| {
+            Some((
+                m["target"]["name"].as_str()?.to_string(),
+                PathBuf::from(m["executable"].as_str()?),
+            ))
+        })
+        .collect()
+}
+
+/// Builds the bench target `demo` of `krate` and copies it into `into`.
+fn build_bench(krate: &Path, into: &Path) -> PathBuf {
+    std::fs::create_dir_all(into).unwrap();
+    let exe = bench_executables(krate, &krate.parent().unwrap().join("target"))
+        .into_iter()
+        .find(|(name, _)| name == "demo")
+        .map(|(_, exe)| exe)
         .expect("the demo bench executable");
     let to = into.join("demo");
     std::fs::copy(exe, &to).unwrap();

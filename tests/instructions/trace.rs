@@ -4,7 +4,6 @@
 //! symbol table tells which benchmark's code a trace holds.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -45,30 +44,7 @@ fn fixture() -> &'static Fixture {
             std::fs::remove_dir_all(&dir).unwrap();
         }
         copy_tree(Path::new(FIXTURE_DIR), &dir);
-        let output = Command::new(env!("CARGO"))
-            .args(["bench", "--no-run", "--message-format=json", "--quiet"])
-            .current_dir(&dir)
-            // libtest's `#[bench]` is unstable: stands in for a nightly toolchain, as the
-            // other harness fixtures do.
-            .env("RUSTC_BOOTSTRAP", "1")
-            .env("CARGO_TARGET_DIR", root.join("target"))
-            .output()
-            .unwrap();
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let executables = String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
-            .filter_map(|m| {
-                Some((
-                    m["target"]["name"].as_str()?.to_string(),
-                    PathBuf::from(m["executable"].as_str()?),
-                ))
-            })
-            .collect();
+        let executables = super::bench_executables(&dir, &root.join("target"));
         Fixture { dir, executables }
     })
 }

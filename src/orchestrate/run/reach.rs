@@ -27,7 +27,7 @@ use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
-use crate::steps::reach::{decide, undecided};
+use crate::steps::reach::{decide, settings_differ, undecided};
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
 /// selection is off (`--measure-all`). Benchmarks whose records already hold a selection (a
@@ -126,7 +126,7 @@ fn select_in_target(
         &side_settings(&head_checkout, &sides.head.root, head),
     );
     if let Some(first) = differences.first() {
-        return all(undecided(format!("the build settings differ: {first}")));
+        return all(settings_differ(first));
     }
     let code = |built: &BuiltTarget| -> std::result::Result<LinkedCode, String> {
         let relink = built.exe.relink.as_ref().ok_or_else(|| {

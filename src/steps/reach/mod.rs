@@ -39,7 +39,7 @@ pub fn decide(
     settings: &[String],
 ) -> SelectionRecord {
     if let Some(first) = settings.first() {
-        return undecided(format!("the build settings differ: {first}"));
+        return settings_differ(first);
     }
     let (functions, data) = match code {
         CodeComparison::Unknown { reason } => return undecided(reason.clone()),
@@ -63,6 +63,11 @@ pub fn decide(
         files: files.same,
         ..SelectionRecord::default()
     }
+}
+
+/// A measured benchmark whose sides are built with other settings (`first` names one).
+pub fn settings_differ(first: &str) -> SelectionRecord {
+    undecided(format!("the build settings differ: {first}"))
 }
 
 /// A measured benchmark whose selection could not be decided, and why.

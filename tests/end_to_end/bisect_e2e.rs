@@ -40,6 +40,7 @@ fn unchanged_demo() -> (Scratch, PathBuf) {
             checksum: 1.0,
             slight: 1.0,
             add_benchmark: false,
+            new_benchmark_own_target: false,
         },
         criterion_version: None,
         harness: Default::default(),

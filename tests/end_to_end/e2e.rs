@@ -148,6 +148,7 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
             checksum: 1.0,
             slight: 1.0,
             add_benchmark: false,
+            new_benchmark_own_target: false,
         },
         ..Default::default()
     });

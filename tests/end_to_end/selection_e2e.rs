@@ -11,12 +11,13 @@ use crate::support;
 use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
-/// The demo without the benchmark head adds: head changes three benchmarks' work constants and
-/// nothing else, so `steady` executes the same code on both sides. (Adding a benchmark changes
-/// the function that registers every benchmark of the group, which each of them executes.)
+/// The demo as `cargo perfdiff demo` makes it: head changes three benchmarks' work constants and
+/// adds `new_in_head` in a bench target of its own, so `steady` executes the same code on both
+/// sides. (Adding the benchmark to the `hash` group would change the function that registers
+/// every benchmark of the group, which each of them executes.)
 fn constants_only() -> DemoOptions {
     let mut options = strong_changes();
-    options.changes.add_benchmark = false;
+    options.changes.new_benchmark_own_target = true;
     options
 }
 
@@ -207,6 +208,19 @@ fn list_says_what_a_run_would_measure_and_why() {
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let steady = &listing["benchmarks"][0];
     assert_eq!(steady["selection"]["reason"], "same_code", "{listing:#}");
+
+    // The demo's new benchmark lives in a bench target of its own, only in head.
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
+    let text = all_output(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let added = text
+        .lines()
+        .find(|l| l.starts_with("hash/new_in_head"))
+        .unwrap_or_else(|| panic!("no line for hash/new_in_head: {text}"));
+    assert!(
+        added.contains("bench target added") && added.contains("only in head"),
+        "{text}"
+    );
 }
 
 #[test]

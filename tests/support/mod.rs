@@ -119,6 +119,7 @@ pub fn strong_changes() -> DemoOptions {
             checksum: 0.5,
             slight: 1.03,
             add_benchmark: true,
+            new_benchmark_own_target: false,
         },
         criterion_version: None,
         harness: Default::default(),

@@ -259,3 +259,75 @@ fn a_resumed_run_keeps_the_selection_it_recorded_and_traces_nothing_again() {
     );
     assert!(!err.contains("finding what the change reaches"), "{err}");
 }
+
+/// A repository of two programs, `alpha` and `beta`, each with its own `#[inline(never)]` work
+/// function; head changes `beta`'s work and nothing else. No dependency: it builds in seconds.
+fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
+    let dir = scratch();
+    let repo = dir.path().join("programs");
+    std::fs::create_dir_all(repo.join("src/bin")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"twoprogs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "").unwrap();
+    let program = |name: &str, rounds: u64| {
+        format!(
+            "#[inline(never)]\nfn {name}_work(n: u64) -> u64 {{\n    (0..n).fold(7, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))\n}}\n\n\
+             fn main() {{\n    println!(\"{{}}\", {name}_work(std::hint::black_box({rounds})));\n}}\n"
+        )
+    };
+    std::fs::write(repo.join("src/bin/alpha.rs"), program("alpha", 1000)).unwrap();
+    std::fs::write(repo.join("src/bin/beta.rs"), program("beta", 1000)).unwrap();
+    commit_all(&repo, "two programs");
+    std::fs::write(
+        repo.join("src/bin/beta.rs"),
+        program("beta", 1000).replace("(h ^ i)", "(h ^ i ^ 3)"),
+    )
+    .unwrap();
+    commit_all(&repo, "beta: other work");
+    (dir, repo)
+}
+
+#[test]
+fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = two_programs_repo();
+    let mut args = vec!["--commands-only", "--layouts", "2"];
+    args.extend_from_slice(&["--cmd", "alpha={bin}/alpha", "--cmd", "beta={bin}/beta"]);
+    // A system program is the same file on both sides.
+    args.extend_from_slice(&["--cmd", "shell=/bin/sh -c 'exit 0'"]);
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in [
+        "alpha",
+        "alpha (peak memory)",
+        "shell",
+        "shell (peak memory)",
+    ] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+        assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+        assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
+    }
+    assert!(
+        selection(bench_entry(&report, "alpha"))["functions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let beta = measured_entry(&report, "beta", 2);
+    let reached = selection(beta);
+    assert_eq!(reached["reason"], "reaches_change", "{beta:#}");
+    let changed = reached["changed_functions"].to_string();
+    assert!(changed.contains("beta_work"), "{beta:#}");
+    assert!(!changed.contains("alpha"), "{beta:#}");
+    assert!(
+        err.contains("beta is measured: it executes changed code"),
+        "{err}"
+    );
+}

@@ -331,3 +331,123 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
         "{err}"
     );
 }
+
+/// The demo's mix changed once more in a commit of its own, its bench target built with line
+/// tables (and criterion, shared with the other tests, without).
+fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
+    let (dir, repo) = demo_repo(&constants_only());
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    let line_tables = "[profile.bench.package.perfdiff-demo]\ndebug = \"line-tables-only\"\n";
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n{line_tables}"),
+    )
+    .unwrap();
+    commit_all(&repo, "line tables");
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "MIX_ROUNDS: u64 = 4000;",
+        "MIX_ROUNDS: u64 = 8000;",
+    );
+    commit_all(&repo, "mix: twice the rounds");
+    (dir, repo)
+}
+
+/// The names a listing's benchmark `id` gives for the changed functions it executes.
+fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
+    let entry = listing["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {listing:#}"));
+    entry["selection"]["changed_functions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{entry:#}"))
+        .iter()
+        .map(|name| name.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One repository (its two builds are the cost) for two things: the names a measured
+/// benchmark gives, and shards.
+#[test]
+fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection() {
+    let _guard = measuring_lock();
+    let (dir, repo) = line_tables_demo();
+    let listed = selecting(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "mix", "steady",
+        ],
+    );
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    let listing: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let changed = changed_functions(&listing, "hash/mix");
+    // Without line tables this is `criterion::bencher::Bencher<M>::iter`, into which the
+    // benchmark's closure is inlined: now the closure, and where it is.
+    assert!(
+        changed
+            .iter()
+            .any(|name| name.starts_with("{closure#0} in ") && name.contains("(benches/demo.rs:")),
+        "{changed:?}"
+    );
+    assert!(
+        !changed
+            .iter()
+            .any(|name| name.contains("Bencher<M>::iter") && !name.starts_with('{')),
+        "{changed:?}"
+    );
+    assert!(
+        !changed.iter().any(|name| name.starts_with("black_box")),
+        "{changed:?}"
+    );
+
+    // Each shard decides its benchmarks as the whole run does and reports the skipped ones (the
+    // second shard holds hash/checksum alone: it measures nothing); the merged report keeps
+    // every selection.
+    let mut samples = Vec::new();
+    let mut seen = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let path = dir.path().join(format!("shard-{}.json", &shard[..1]));
+        let mut args = parent_vs_head_json(&["mix", "steady", "checksum"]);
+        args.splice(
+            0..0,
+            ["--shard", shard, "--samples", path.to_str().unwrap()],
+        );
+        let output = selecting(&repo, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        for entry in json_report(&output)["benchmarks"].as_array().unwrap() {
+            let id = entry["id"].as_str().unwrap().to_string();
+            let reason = &selection(entry)["reason"];
+            match id.as_str() {
+                "hash/steady" | "hash/checksum" => {
+                    assert_eq!(reason, "same_code", "{entry:#}");
+                    assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+                    assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+                }
+                "hash/mix" => assert_eq!(reason, "reaches_change", "{entry:#}"),
+                other => panic!("{other} in shard {shard}"),
+            }
+            seen.push(id);
+        }
+        samples.push(path);
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["hash/checksum", "hash/mix", "hash/steady"],
+        "each benchmark in one shard"
+    );
+    let mut merge = vec!["report", "--format", "json"];
+    merge.extend(samples.iter().map(|p| p.to_str().unwrap()));
+    let merged = json_report(&selecting(&repo, &merge));
+    let steady = bench_entry(&merged, "hash/steady");
+    assert_eq!(selection(steady)["reason"], "same_code", "{steady:#}");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+    assert_eq!(
+        selection(bench_entry(&merged, "hash/mix"))["reason"],
+        "reaches_change"
+    );
+}

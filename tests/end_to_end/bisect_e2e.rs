@@ -558,14 +558,12 @@ fn with_selection_a_step_that_executes_good_s_code_is_decided_without_measuring(
     mix_four_times_slower(&repo);
     let culprit = rev_parse(&repo, "HEAD");
     let mut args = vec!["bisect", &good, "HEAD", "--format", "json"];
-    // Two code layouts: selection compares the objects the build keeps for them.
-    args.extend(
-        BISECT_FAST
-            .iter()
-            .copied()
-            .filter(|a| *a != "--layouts" && *a != "1"),
-    );
-    args.extend(["--layouts", "2", "--", "hash/mix"]);
+    // Code layouts: selection compares the objects the build keeps for them. Four, each run
+    // twice: the paired interval rests on the layout means (two would leave one degree of
+    // freedom, and the confirmation inconclusive).
+    args.extend_from_slice(&BISECT_FAST[..BISECT_FAST.len() - 6]);
+    args.extend(["--layouts", "4", "--threshold", "0.5", "--max-forks", "8"]);
+    args.extend(["--", "hash/mix"]);
     let output = perfdiff_command(&repo, &args)
         .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
         .output()

@@ -77,8 +77,9 @@ pub struct LinkedCode {
     objects: Objects,
     /// The executable's path, for the names its debug information gives inlined code.
     path: PathBuf,
-    /// Its debug information, read when a changed function is first named.
-    lines: std::cell::OnceCell<Option<addr2line::Loader>>,
+    /// Its debug information, read when a changed function is first named (`None` until
+    /// then; behind a lock, as a `LinkedCode` is shared between threads).
+    lines: std::sync::Mutex<Option<Option<addr2line::Loader>>>,
 }
 
 impl LinkedCode {
@@ -93,7 +94,7 @@ impl LinkedCode {
             executable: executable?,
             objects: objects?,
             path: executable_path.to_path_buf(),
-            lines: std::cell::OnceCell::new(),
+            lines: std::sync::Mutex::new(None),
         })
     }
 
@@ -103,10 +104,8 @@ impl LinkedCode {
     /// its symbol name, demangled ([`crate::steps::instructions::inlined::source_names`]).
     fn source_names(&self, name: &str, addresses: &[u64]) -> Vec<String> {
         let symbol = demangle(name);
-        let lines = self
-            .lines
-            .get_or_init(|| addr2line::Loader::new(&self.path).ok());
-        match lines {
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        match lines.get_or_insert_with(|| addr2line::Loader::new(&self.path).ok()) {
             Some(loader) => crate::steps::instructions::inlined::source_names(
                 loader,
                 addresses.iter().copied(),

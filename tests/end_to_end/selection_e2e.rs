@@ -281,6 +281,7 @@ fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
     };
     std::fs::write(repo.join("src/bin/alpha.rs"), program("alpha", 1000)).unwrap();
     std::fs::write(repo.join("src/bin/beta.rs"), program("beta", 1000)).unwrap();
+    std::fs::write(repo.join("run.sh"), "\"$PERFDIFF_BIN/alpha\"\n").unwrap();
     commit_all(&repo, "two programs");
     std::fs::write(
         repo.join("src/bin/beta.rs"),
@@ -297,8 +298,10 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
     let (_dir, repo) = two_programs_repo();
     let mut args = vec!["--commands-only", "--layouts", "2"];
     args.extend_from_slice(&["--cmd", "alpha={bin}/alpha", "--cmd", "beta={bin}/beta"]);
-    // A system program is the same file on both sides.
+    // A system program is the same file on both sides; a script of the checkout is compared
+    // as a file, and the program it starts by its code.
     args.extend_from_slice(&["--cmd", "shell=/bin/sh -c 'exit 0'"]);
+    args.extend_from_slice(&["--cmd", "script=/bin/sh {root}/run.sh"]);
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -308,6 +311,7 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
         "alpha (peak memory)",
         "shell",
         "shell (peak memory)",
+        "script",
     ] {
         let entry = bench_entry(&report, id);
         assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
@@ -320,6 +324,8 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
             .unwrap()
             > 0
     );
+    let script = selection(bench_entry(&report, "script"));
+    assert!(script["files"].as_u64().unwrap() >= 1, "run.sh: {script:#}");
     let beta = measured_entry(&report, "beta", 2);
     let reached = selection(beta);
     assert_eq!(reached["reason"], "reaches_change", "{beta:#}");

@@ -42,43 +42,24 @@ use crate::steps::reach::{decide, settings_differ, undecided};
 use crate::steps::schedule::Side;
 
 /// The selection of the commands `commands` (present on both sides), by id.
-pub(super) fn select_commands<'a>(
-    sides: &SelectedSides<'a>,
+pub(super) fn select_commands(
+    sides: &SelectedSides<'_>,
     valgrind: &Valgrind,
     commands: &[&Matched],
 ) -> Vec<(String, SelectionRecord)> {
-    let all = |record: SelectionRecord| -> Vec<(String, SelectionRecord)> {
-        commands
-            .iter()
-            .map(|m| (m.id.clone(), record.clone()))
-            .collect()
-    };
-    let (Some(base_programs), Some(head_programs)) = (&sides.base.programs, &sides.head.programs)
-    else {
-        return all(undecided("its programs were not built".to_string()));
-    };
-    let (base_checkout, head_checkout) =
-        (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
-    let settings_of = |checkout, build: &'a SideBuild| SideSettings {
-        checkout,
-        workspace: &build.root,
-        env: &[],
-        library_dirs: &[],
-    };
-    let differences = build_settings::differences(
-        &settings_of(&base_checkout, sides.base),
-        &settings_of(&head_checkout, sides.head),
-    );
-    if let Some(first) = differences.first() {
-        return all(settings_differ(first));
-    }
-    let Some(base_bin) = base_programs.layout_dirs.first() else {
-        return all(undecided("its programs were not built".to_string()));
+    let (programs, checkouts) = match comparable(sides) {
+        Ok(found) => found,
+        Err(record) => {
+            return commands
+                .iter()
+                .map(|m| (m.id.clone(), (*record).clone()))
+                .collect();
+        }
     };
     // Built one by one (the sides are not shared between threads), traced side by side.
     let requests: Vec<Result<ForkRequest, String>> = commands
         .iter()
-        .map(|m| command_request(sides, m, base_bin))
+        .map(|m| command_request(sides, m, &programs.base.layout_dirs[0]))
         .collect();
     let traces: Vec<Result<Trace, String>> = requests
         .par_iter()
@@ -87,11 +68,6 @@ pub(super) fn select_commands<'a>(
                 .map_err(|e| format!("its trace failed: {e}"))
         })
         .collect();
-    let programs = Pair {
-        base: base_programs,
-        head: head_programs,
-        base_bin: canonical(base_bin),
-    };
     let executed: BTreeSet<String> = traces
         .iter()
         .flatten()
@@ -115,29 +91,53 @@ pub(super) fn select_commands<'a>(
     let own_files = programs.files();
     let build_dirs = [sides.target_dir.to_path_buf()];
     let checkouts = Checkouts {
-        base: &base_checkout,
-        head: &head_checkout,
+        base: &checkouts.0,
+        head: &checkouts.1,
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
-    commands
-        .iter()
-        .zip(traces)
-        .map(|(m, traced)| {
-            let record = match traced {
-                Err(why) => undecided(why),
-                Ok(traced) => {
-                    let compared = Compared {
-                        programs: &programs,
-                        code: &code,
-                        checkouts: &checkouts,
-                    };
-                    compared.decide(&traced, &mut comparers)
-                }
-            };
-            (m.id.clone(), record)
-        })
-        .collect()
+    let compared = Compared {
+        programs: &programs,
+        code: &code,
+        checkouts: &checkouts,
+    };
+    let decided = traces.into_iter().map(|traced| match traced {
+        Err(why) => undecided(why),
+        Ok(traced) => compared.decide(&traced, &mut comparers),
+    });
+    commands.iter().map(|m| m.id.clone()).zip(decided).collect()
+}
+
+/// Both sides' programs and checkouts, when their commands can be compared at all: both sides
+/// built their programs with the same settings. Otherwise every command's record.
+fn comparable<'s>(
+    sides: &SelectedSides<'s>,
+) -> Result<(Pair<'s>, (PathBuf, PathBuf)), Box<SelectionRecord>> {
+    let not_built = || Box::new(undecided("its programs were not built".to_string()));
+    let (Some(base), Some(head)) = (&sides.base.programs, &sides.head.programs) else {
+        return Err(not_built());
+    };
+    let base_bin = base.layout_dirs.first().ok_or_else(not_built)?;
+    let checkouts = (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
+    let settings_of = |checkout, build: &'s SideBuild| SideSettings {
+        checkout,
+        workspace: &build.root,
+        env: &[],
+        library_dirs: &[],
+    };
+    let differences = build_settings::differences(
+        &settings_of(&checkouts.0, sides.base),
+        &settings_of(&checkouts.1, sides.head),
+    );
+    if let Some(first) = differences.first() {
+        return Err(Box::new(settings_differ(first)));
+    }
+    let pair = Pair {
+        base,
+        head,
+        base_bin: canonical(base_bin),
+    };
+    Ok((pair, checkouts))
 }
 
 /// The fork that traces command `m` on base as configured, its programs from `base_bin`; or why

@@ -273,3 +273,201 @@ fn a_resumed_run_keeps_the_selection_it_recorded_and_traces_nothing_again() {
     );
     assert!(!err.contains("finding what the change reaches"), "{err}");
 }
+
+/// A repository of two programs, `alpha` and `beta`, each with its own `#[inline(never)]` work
+/// function; head changes `beta`'s work and nothing else. No dependency: it builds in seconds.
+fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
+    let dir = scratch();
+    let repo = dir.path().join("programs");
+    std::fs::create_dir_all(repo.join("src/bin")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"twoprogs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "").unwrap();
+    let program = |name: &str, rounds: u64| {
+        format!(
+            "#[inline(never)]\nfn {name}_work(n: u64) -> u64 {{\n    (0..n).fold(7, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))\n}}\n\n\
+             fn main() {{\n    println!(\"{{}}\", {name}_work(std::hint::black_box({rounds})));\n}}\n"
+        )
+    };
+    std::fs::write(repo.join("src/bin/alpha.rs"), program("alpha", 1000)).unwrap();
+    std::fs::write(repo.join("src/bin/beta.rs"), program("beta", 1000)).unwrap();
+    std::fs::write(repo.join("run.sh"), "\"$PERFDIFF_BIN/alpha\"\n").unwrap();
+    commit_all(&repo, "two programs");
+    std::fs::write(
+        repo.join("src/bin/beta.rs"),
+        program("beta", 1000).replace("(h ^ i)", "(h ^ i ^ 3)"),
+    )
+    .unwrap();
+    commit_all(&repo, "beta: other work");
+    (dir, repo)
+}
+
+#[test]
+fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = two_programs_repo();
+    let mut args = vec!["--commands-only", "--layouts", "2"];
+    args.extend_from_slice(&["--cmd", "alpha={bin}/alpha", "--cmd", "beta={bin}/beta"]);
+    // A system program is the same file on both sides; a script of the checkout is compared
+    // as a file, and the program it starts by its code.
+    args.extend_from_slice(&["--cmd", "shell=/bin/sh -c 'exit 0'"]);
+    args.extend_from_slice(&["--cmd", "script=/bin/sh {root}/run.sh"]);
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in [
+        "alpha",
+        "alpha (peak memory)",
+        "shell",
+        "shell (peak memory)",
+        "script",
+    ] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+        assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+        assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
+    }
+    assert!(
+        selection(bench_entry(&report, "alpha"))["functions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let script = selection(bench_entry(&report, "script"));
+    assert!(script["files"].as_u64().unwrap() >= 1, "run.sh: {script:#}");
+    let beta = measured_entry(&report, "beta", 2);
+    let reached = selection(beta);
+    assert_eq!(reached["reason"], "reaches_change", "{beta:#}");
+    let changed = reached["changed_functions"].to_string();
+    assert!(changed.contains("beta_work"), "{beta:#}");
+    assert!(!changed.contains("alpha"), "{beta:#}");
+    assert!(
+        err.contains("beta is measured: it executes changed code"),
+        "{err}"
+    );
+}
+
+/// The demo's mix changed once more in a commit of its own, its bench target built with line
+/// tables (and criterion, shared with the other tests, without).
+fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
+    let (dir, repo) = demo_repo(&constants_only());
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    let line_tables = "[profile.bench.package.perfdiff-demo]\ndebug = \"line-tables-only\"\n";
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n{line_tables}"),
+    )
+    .unwrap();
+    commit_all(&repo, "line tables");
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "MIX_ROUNDS: u64 = 4000;",
+        "MIX_ROUNDS: u64 = 8000;",
+    );
+    commit_all(&repo, "mix: twice the rounds");
+    (dir, repo)
+}
+
+/// The names a listing's benchmark `id` gives for the changed functions it executes.
+fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
+    let entry = listing["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {listing:#}"));
+    entry["selection"]["changed_functions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{entry:#}"))
+        .iter()
+        .map(|name| name.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One repository (its two builds are the cost) for two things: the names a measured
+/// benchmark gives, and shards.
+#[test]
+fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection() {
+    let _guard = measuring_lock();
+    let (dir, repo) = line_tables_demo();
+    let listed = selecting(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "mix", "steady",
+        ],
+    );
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    let listing: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let changed = changed_functions(&listing, "hash/mix");
+    // Without line tables this is `criterion::bencher::Bencher<M>::iter`, into which the
+    // benchmark's closure is inlined: now the closure, and where it is.
+    assert!(
+        changed
+            .iter()
+            .any(|name| name.starts_with("{closure#0} in ") && name.contains("(benches/demo.rs:")),
+        "{changed:?}"
+    );
+    assert!(
+        !changed
+            .iter()
+            .any(|name| name.contains("Bencher<M>::iter") && !name.starts_with('{')),
+        "{changed:?}"
+    );
+    assert!(
+        !changed.iter().any(|name| name.starts_with("black_box")),
+        "{changed:?}"
+    );
+
+    // Each shard decides its benchmarks as the whole run does and reports the skipped ones (the
+    // second shard holds hash/checksum alone: it measures nothing); the merged report keeps
+    // every selection.
+    let mut samples = Vec::new();
+    let mut seen = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let path = dir.path().join(format!("shard-{}.json", &shard[..1]));
+        let mut args = parent_vs_head_json(&["mix", "steady", "checksum"]);
+        args.splice(
+            0..0,
+            ["--shard", shard, "--samples", path.to_str().unwrap()],
+        );
+        let output = selecting(&repo, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        for entry in json_report(&output)["benchmarks"].as_array().unwrap() {
+            let id = entry["id"].as_str().unwrap().to_string();
+            let reason = &selection(entry)["reason"];
+            match id.as_str() {
+                "hash/steady" | "hash/checksum" => {
+                    assert_eq!(reason, "same_code", "{entry:#}");
+                    assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+                    assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+                }
+                "hash/mix" => assert_eq!(reason, "reaches_change", "{entry:#}"),
+                other => panic!("{other} in shard {shard}"),
+            }
+            seen.push(id);
+        }
+        samples.push(path);
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["hash/checksum", "hash/mix", "hash/steady"],
+        "each benchmark in one shard"
+    );
+    let mut merge = vec!["report", "--format", "json"];
+    merge.extend(samples.iter().map(|p| p.to_str().unwrap()));
+    let merged = json_report(&selecting(&repo, &merge));
+    let steady = bench_entry(&merged, "hash/steady");
+    assert_eq!(selection(steady)["reason"], "same_code", "{steady:#}");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+    assert_eq!(
+        selection(bench_entry(&merged, "hash/mix"))["reason"],
+        "reaches_change"
+    );
+}

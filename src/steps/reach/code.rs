@@ -75,19 +75,44 @@ pub const TOOLCHAIN_FUNCTIONS: &[&str] = &[
 pub struct LinkedCode {
     executable: Executable,
     objects: Objects,
+    /// The executable's path, for the names its debug information gives inlined code.
+    path: PathBuf,
+    /// Its debug information, read when a changed function is first named (`None` until
+    /// then; behind a lock, as a `LinkedCode` is shared between threads).
+    lines: std::sync::Mutex<Option<Option<addr2line::Loader>>>,
 }
 
 impl LinkedCode {
     /// Reads `executable`'s symbol table and every object of `inputs` (objects, static
     /// libraries, rlibs; anything that is not an ELF object is skipped).
     pub fn open(executable: &Path, inputs: &[PathBuf]) -> Result<LinkedCode, CodeError> {
+        let executable_path = executable;
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         let (executable, objects) =
             rayon::join(|| Executable::read(executable), || Objects::read(&inputs));
         Ok(LinkedCode {
             executable: executable?,
             objects: objects?,
+            path: executable_path.to_path_buf(),
+            lines: std::sync::Mutex::new(None),
         })
+    }
+
+    /// How a report names the changed function `name` (raw) of which `addresses` ran: as
+    /// `--explain` names it, with the functions of the program inlined into it there, when the
+    /// executable's debug information has them (`debug = "line-tables-only"` or more); else by
+    /// its symbol name, demangled ([`crate::steps::instructions::inlined::source_names`]).
+    fn source_names(&self, name: &str, addresses: &[u64]) -> Vec<String> {
+        let symbol = demangle(name);
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        match lines.get_or_insert_with(|| addr2line::Loader::new(&self.path).ok()) {
+            Some(loader) => crate::steps::instructions::inlined::source_names(
+                loader,
+                addresses.iter().copied(),
+                &symbol,
+            ),
+            None => vec![symbol],
+        }
     }
 }
 
@@ -99,8 +124,9 @@ pub enum CodeComparison {
     /// sections compared for them (a lower bound: what lies behind a pair another benchmark of
     /// the same `Comparer` already proved is not counted again).
     Same { functions: usize, data: usize },
-    /// These executed functions (demangled, without hash, sorted, deduplicated) differ or have
-    /// no partner; `data`: the changed data objects reached (the static's name, or "data of"
+    /// These executed functions differ or have no partner, named as `--explain` names them
+    /// (the program's functions inlined into them, where the debug information says; else
+    /// demangled, without hash), sorted, deduplicated; `data`: the changed data objects reached (the static's name, or "data of"
     /// the function that references it).
     Differs {
         functions: Vec<String>,
@@ -117,6 +143,17 @@ enum Verdict {
     Same { data: BTreeSet<SecRef> },
     Differs { data: Option<String> },
     Unknown(String),
+}
+
+/// The functions a benchmark executed ([`Comparer::executed_functions`]).
+#[derive(Default)]
+struct Executed {
+    /// Each executed function as the set of its raw names.
+    groups: Vec<BTreeSet<String>>,
+    /// PLT stubs executed.
+    stubs: usize,
+    /// The executed addresses of each raw name.
+    addresses: HashMap<String, Vec<u64>>,
 }
 
 /// Compares base and head, remembering what it already compared (one Comparer serves every
@@ -148,7 +185,11 @@ impl<'a> Comparer<'a> {
                 };
             }
         }
-        let (groups, stubs) = match self.executed_functions(executed) {
+        let Executed {
+            groups,
+            stubs,
+            addresses,
+        } = match self.executed_functions(executed) {
             Ok(found) => found,
             Err(reason) => return CodeComparison::Unknown { reason },
         };
@@ -166,7 +207,8 @@ impl<'a> Comparer<'a> {
             match &verdicts[name] {
                 Verdict::Same { data } => data_same.extend(data.iter().copied()),
                 Verdict::Differs { data } => {
-                    functions.insert(demangle(name));
+                    let ran = addresses.get(name).map_or(&[][..], Vec::as_slice);
+                    functions.extend(self.base.source_names(name, ran));
                     data_changed.extend(data.clone());
                 }
                 Verdict::Unknown(reason) => {
@@ -260,32 +302,43 @@ impl<'a> Comparer<'a> {
     }
 
     /// The functions `executed` is in, each as the set of its raw names (without ThinLTO's
-    /// suffix), and how many PLT stubs; or why an address is in none.
-    fn executed_functions(
-        &self,
-        executed: &BTreeSet<u64>,
-    ) -> Result<(Vec<BTreeSet<String>>, usize), String> {
+    /// suffix), the executed addresses of each name, and how many PLT stubs; or why an address
+    /// is in none.
+    fn executed_functions(&self, executed: &BTreeSet<u64>) -> Result<Executed, String> {
+        let mut found = Executed::default();
         let mut groups = BTreeSet::new();
         let mut stubs = BTreeSet::new();
         let mut same_until = 0;
+        let mut current: Vec<String> = Vec::new();
         for &address in executed {
-            if address < same_until {
-                continue;
+            if address >= same_until {
+                let (place, until) = self.base.executable.place(address);
+                same_until = until;
+                current.clear();
+                match place {
+                    Place::Functions(names) => {
+                        let names: BTreeSet<String> =
+                            names.iter().map(|n| stable_name(n).to_string()).collect();
+                        current.extend(names.iter().cloned());
+                        groups.insert(names);
+                    }
+                    Place::Stub(import) => {
+                        stubs.insert(import);
+                    }
+                    Place::Unknown(reason) => return Err(reason),
+                }
             }
-            let (place, until) = self.base.executable.place(address);
-            same_until = until;
-            match place {
-                Place::Functions(found) => {
-                    let names = found.iter().map(|name| stable_name(name).to_string());
-                    groups.insert(names.collect::<BTreeSet<String>>());
-                }
-                Place::Stub(import) => {
-                    stubs.insert(import);
-                }
-                Place::Unknown(reason) => return Err(reason),
+            for name in &current {
+                found
+                    .addresses
+                    .entry(name.clone())
+                    .or_default()
+                    .push(address);
             }
         }
-        Ok((groups.into_iter().collect(), stubs.len()))
+        found.groups = groups.into_iter().collect();
+        found.stubs = stubs.len();
+        Ok(found)
     }
 
     /// The verdict of the executed function `name` (raw), compared once per Comparer.

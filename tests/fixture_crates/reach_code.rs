@@ -227,6 +227,44 @@ fn a_comment_that_shifts_every_line_changes_no_function() {
     );
 }
 
+/// The native probe's breakpoints: every function of base whose code head changed, none when
+/// only a comment moved every line.
+#[test]
+fn the_changed_entries_are_every_changed_function_and_none_for_a_comment() {
+    let b = builds();
+    assert_eq!(
+        Comparer::new(&b.base, &b.comment).changed_entries(),
+        Ok(Vec::new())
+    );
+    let changed = Comparer::new(&b.base, &b.changes)
+        .changed_entries()
+        .unwrap();
+    let names: BTreeSet<&str> = changed.iter().map(|e| e.name.as_str()).collect();
+    for expected in [
+        "perfdiff_reach_code::body_changes",
+        "perfdiff_reach_code::static_table",
+        "perfdiff_reach_code::const_table",
+        "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area",
+        "reach_helper::checksum",
+    ] {
+        assert!(names.contains(expected), "{expected} not in {names:#?}");
+    }
+    assert!(
+        !names.contains("perfdiff_reach_code::untouched") && !names.contains("kernels::main"),
+        "{names:#?}"
+    );
+    // Each at the start of a function of base, as its symbol table has it.
+    let starts: BTreeSet<u64> = functions_of_base()
+        .iter()
+        .map(|(_, [start, _])| *start)
+        .collect();
+    assert!(
+        changed.iter().all(|e| starts.contains(&e.address)),
+        "{changed:#?}"
+    );
+    eprintln!("{} changed functions: {names:#?}", changed.len());
+}
+
 #[test]
 fn a_changed_body_differs_and_an_untouched_function_does_not() {
     assert_eq!(
@@ -268,7 +306,7 @@ fn a_changed_static_table_or_constant_table_differs_as_data() {
 #[test]
 fn a_method_reached_through_dyn_differs_and_its_caller_does_not() {
     let circle = "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area";
-    let square = "<perfdiff_reach_code::Square as perfdiff_reach_code::Shape>::area";
+    let square = "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area";
     // The caller's code and the vtables it builds are the same (the vtables followed as data,
     // their functions by name)...
     let callers = compare_with_changes(&[

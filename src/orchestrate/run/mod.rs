@@ -12,6 +12,7 @@
 mod count;
 mod prepare;
 mod reach;
+mod reach_probe;
 mod rounds;
 mod select;
 

@@ -111,6 +111,14 @@ pub enum CodeComparison {
     Unknown { reason: String },
 }
 
+/// A function of base's executable whose code is not the same in head: its entry (an ELF
+/// virtual address, as in base's symbol table) and its name, demangled.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChangedEntry {
+    pub address: u64,
+    pub name: String,
+}
+
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
@@ -187,6 +195,43 @@ impl<'a> Comparer<'a> {
             functions: groups.len() + stubs,
             data: data_same.len(),
         }
+    }
+
+    /// Every function of base's executable that is not the same as its partner in head (no
+    /// partner, other bytes, relocations to other targets or to changed data, or undecidable):
+    /// the complement of what [`Comparer::compare`] calls the same, over all functions, not only
+    /// executed ones. An entry with several names (merged functions) is changed when any name
+    /// is. `Err` when base's objects hold LTO bitcode. The native probe
+    /// ([`crate::steps::reach::probe`]) sets a breakpoint at each.
+    pub fn changed_entries(&mut self) -> Result<Vec<ChangedEntry>, String> {
+        for side in [self.base, self.head] {
+            if let Some(file) = &side.objects.bitcode {
+                return Err(format!("LTO: {file} holds LLVM bitcode, not machine code"));
+            }
+        }
+        let entries: Vec<(u64, Vec<String>)> = self
+            .base
+            .executable
+            .entries()
+            .into_iter()
+            .map(|(address, names)| {
+                let names = names.iter().map(|n| stable_name(n).to_string());
+                (address, names.collect())
+            })
+            .collect();
+        let mut changed = Vec::new();
+        for (address, names) in entries {
+            let differing = names
+                .iter()
+                .find(|name| !matches!(self.function(name), Verdict::Same { .. }));
+            if let Some(name) = differing {
+                changed.push(ChangedEntry {
+                    address,
+                    name: demangle(name),
+                });
+            }
+        }
+        Ok(changed)
     }
 
     /// The names whose head partners decide, of the executed functions `groups` (each the

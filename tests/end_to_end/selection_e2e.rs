@@ -171,19 +171,19 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
 }
 
 /// The shape the valgrind trace misses: `late/counted` calls `late_work` only on its
-/// 400,000th call. The trace's short measuring run under valgrind makes some tens of thousands
+/// 100,000th call. The trace's short measuring run under valgrind makes some tens of thousands
 /// of calls; one native fork at these settings makes a couple of millions.
 const LATE_LIBRARY: &str = "
 static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Entered once, after 400,000 calls of `counted`.
+/// Entered once, after 100,000 calls of `counted`.
 #[inline(never)]
 pub fn late_work(x: u64) -> u64 {
     std::hint::black_box(x).wrapping_mul(3)
 }
 
 pub fn counted(rounds: u64) -> u64 {
-    if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 400_000 {
+    if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 100_000 {
         return late_work(rounds);
     }
     mix(rounds)

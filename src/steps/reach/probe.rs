@@ -138,23 +138,25 @@ fn launch(
     Ok(judge(ending, outcome.map_err(|e| e.to_string())))
 }
 
-/// The probe's finding from the helper's `ending` and the fork's `outcome`.
+/// The probe's finding from the helper's `ending` and the fork's `outcome`: a hit measures;
+/// only a fork that completed with the benchmark exiting 0 and no hit keeps the skip.
 fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Probe {
-    let outcome = match (ending, outcome) {
-        (Some(Ending::Hit { name }), _) => return Probe::Reached { name },
-        (Some(Ending::Failed { message }), _) => return Probe::Failed(message),
-        (_, Err(e)) => return Probe::Failed(e),
-        (None, Ok(outcome)) => {
-            return Probe::Failed(match outcome.failure() {
-                Some(failure) => failure.message.clone(),
-                None => "its helper wrote no result".to_string(),
-            });
-        }
-        (Some(_), Ok(outcome)) => outcome,
+    let failure = match &outcome {
+        Err(e) => Some(e.clone()),
+        Ok(outcome) => outcome.failure().map(|f| f.message.clone()),
     };
-    match outcome.failure() {
-        None => Probe::NotReached,
-        Some(failure) => Probe::Failed(failure.message.clone()),
+    match (ending, failure) {
+        (Some(Ending::Hit { name }), _) => Probe::Reached { name },
+        (Some(Ending::Failed { message }), _) => Probe::Failed(message),
+        (_, Some(failure)) => Probe::Failed(failure),
+        (Some(Ending::Exited { code: 0 }), None) => Probe::NotReached,
+        (Some(Ending::Exited { code }), None) => {
+            Probe::Failed(format!("the benchmark exited with code {code}"))
+        }
+        (Some(Ending::Signaled { signal }), None) => {
+            Probe::Failed(format!("the benchmark was killed by signal {signal}"))
+        }
+        (None, None) => Probe::Failed("its helper wrote no result".to_string()),
     }
 }
 
@@ -410,6 +412,37 @@ mod tests {
         assert_eq!(
             error.to_string(),
             "cannot set a breakpoint at 0x100 (header): not in the executable's mapped code"
+        );
+    }
+
+    #[test]
+    fn a_hit_measures_and_only_a_whole_fork_without_one_keeps_the_skip() {
+        use crate::model::samples::{FailureRecord, ForkRecord};
+        let completed = || Ok(ForkOutcome::Completed(Box::new(ForkRecord::default())));
+        let failed = || {
+            Ok(ForkOutcome::Failed(FailureRecord {
+                message: "benchmark `a` timed out".into(),
+                ..FailureRecord::default()
+            }))
+        };
+        let hit = || Some(Ending::Hit { name: "f".into() });
+        let exited = || Some(Ending::Exited { code: 0 });
+        assert_eq!(judge(hit(), failed()), Probe::Reached { name: "f".into() });
+        assert_eq!(judge(exited(), completed()), Probe::NotReached);
+        let timed_out = Probe::Failed("benchmark `a` timed out".into());
+        assert_eq!(judge(exited(), failed()), timed_out);
+        assert_eq!(judge(None, failed()), timed_out);
+        assert!(matches!(judge(None, completed()), Probe::Failed(_)));
+        assert_eq!(
+            judge(Some(Ending::Signaled { signal: 9 }), completed()),
+            Probe::Failed("the benchmark was killed by signal 9".into())
+        );
+        let refused = Some(Ending::Failed {
+            message: "ptrace refused".into(),
+        });
+        assert_eq!(
+            judge(refused, completed()),
+            Probe::Failed("ptrace refused".into())
         );
     }
 

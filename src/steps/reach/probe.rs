@@ -417,8 +417,8 @@ mod tests {
 
     #[test]
     fn a_hit_measures_and_only_a_whole_fork_without_one_keeps_the_skip() {
-        use crate::model::samples::{FailureRecord, ForkRecord};
-        let completed = || Ok(ForkOutcome::Completed(Box::new(ForkRecord::default())));
+        use crate::model::samples::FailureRecord;
+        let completed = || Ok(ForkOutcome::Completed(Box::default()));
         let failed = || {
             Ok(ForkOutcome::Failed(FailureRecord {
                 message: "benchmark `a` timed out".into(),

@@ -254,6 +254,26 @@ fn the_changed_entries_are_every_changed_function_and_none_for_a_comment() {
         !names.contains("perfdiff_reach_code::untouched") && !names.contains("kernels::main"),
         "{names:#?}"
     );
+    // The twins are one body in base with two names, and only twin_b's partner differs: what
+    // is watched is the caller that names twin_b (main), not the body, which a caller of
+    // twin_a enters too.
+    let start = |name: &str| {
+        functions_of_base()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, range)| range[0])
+    };
+    let twin = changed
+        .iter()
+        .find(|e| e.name == "perfdiff_reach_code::twin_b")
+        .expect("twin_b is watched");
+    assert_eq!(Some(twin.address), start("kernels::main"), "{changed:#?}");
+    assert!(
+        changed
+            .iter()
+            .all(|e| Some(e.address) != start("perfdiff_reach_code::twin_a")),
+        "{changed:#?}"
+    );
     // Each at the start of a function of base, as its symbol table has it.
     let starts: BTreeSet<u64> = functions_of_base()
         .iter()

@@ -327,7 +327,7 @@ fn a_changed_static_table_or_constant_table_differs_as_data() {
 #[test]
 fn a_method_reached_through_dyn_differs_and_its_caller_does_not() {
     let circle = "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area";
-    let square = "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area";
+    let square = "<perfdiff_reach_code::Square as perfdiff_reach_code::Shape>::area";
     // The caller's code and the vtables it builds are the same (the vtables followed as data,
     // their functions by name)...
     let callers = compare_with_changes(&[

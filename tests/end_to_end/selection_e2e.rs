@@ -171,6 +171,85 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     );
 }
 
+/// The shape the valgrind trace misses: `late/counted` calls `late_work` only on its
+/// 100,000th call. The trace's short measuring run under valgrind makes some tens of thousands
+/// of calls; one native fork at these settings makes a couple of millions.
+const LATE_LIBRARY: &str = "
+static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Entered once, after 100,000 calls of `counted`.
+#[inline(never)]
+pub fn late_work(x: u64) -> u64 {
+    std::hint::black_box(x).wrapping_mul(3)
+}
+
+pub fn counted(rounds: u64) -> u64 {
+    if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 100_000 {
+        return late_work(rounds);
+    }
+    mix(rounds)
+}
+";
+
+#[test]
+fn a_changed_function_entered_only_after_the_trace_s_iterations_is_found_by_the_native_probe() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&constants_only());
+    let library = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, format!("{text}{LATE_LIBRARY}")).unwrap();
+    add_bench_group(
+        &repo,
+        "late",
+        &[(
+            "counted",
+            "b.iter(|| perfdiff_demo::counted(black_box(100)))",
+        )],
+    );
+    commit_all(&repo, "a benchmark that calls late_work after many calls");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, text.replace("wrapping_mul(3)", "wrapping_mul(5)")).unwrap();
+    commit_all(&repo, "late_work changes");
+    let args = with_options(
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "late/counted",
+            "steady",
+        ],
+        FAST,
+    );
+    let output = selecting(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let counted = bench_entry(&report, "late/counted");
+    let reached = selection(counted);
+    assert_eq!(reached["measured"], true, "{counted:#}");
+    assert_eq!(reached["reason"], "reaches_change", "{counted:#}");
+    assert_eq!(
+        reached["detail"],
+        "it reaches `perfdiff_demo::late_work` after the trace's iterations (native probe)",
+        "{counted:#}"
+    );
+    assert_ne!(counted["forks"]["base"], 0, "{counted:#}");
+    // The untouched benchmark is probed too, enters no changed function, and stays skipped.
+    let steady = bench_entry(&report, "hash/steady");
+    let skipped = selection(steady);
+    assert_eq!(skipped["reason"], "same_code", "{steady:#}");
+    let detail = skipped["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("a native run as long as a fork entered none of the"),
+        "{steady:#}"
+    );
+    assert_eq!(steady["forks"]["base"], 0, "{steady:#}");
+}
+
 #[test]
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();

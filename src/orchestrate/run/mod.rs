@@ -13,6 +13,7 @@ mod count;
 mod prepare;
 mod reach;
 mod reach_commands;
+mod reach_probe;
 mod rounds;
 mod select;
 

@@ -167,7 +167,7 @@ fn select_in_target(
         .par_iter()
         .map(|request| traced(request, valgrind, &cache, sides.perfdiff_dir))
         .collect();
-    benchmarks
+    let records = benchmarks
         .iter()
         .zip(traces)
         .map(|(m, traced)| {
@@ -177,7 +177,9 @@ fn select_in_target(
             };
             (m.id.clone(), record)
         })
-        .collect()
+        .collect();
+    // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
+    super::reach_probe::probe_skipped(sides.perfdiff_dir, &mut comparer, &requests, records)
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).

@@ -137,6 +137,14 @@ pub enum CodeComparison {
     Unknown { reason: String },
 }
 
+/// A function of base's executable whose code is not the same in head: its entry (an ELF
+/// virtual address, as in base's symbol table) and its name, demangled.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChangedEntry {
+    pub address: u64,
+    pub name: String,
+}
+
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
@@ -229,6 +237,100 @@ impl<'a> Comparer<'a> {
             functions: groups.len() + stubs,
             data: data_same.len(),
         }
+    }
+
+    /// Every function of base's executable that is not the same as its partner in head (no
+    /// partner, other bytes, relocations to other targets or to changed data, or undecidable):
+    /// the complement of what [`Comparer::compare`] calls the same, over all functions, not only
+    /// executed ones. An entry with several names (merged functions) is changed when all its
+    /// names are; when only some are, what leads into it by those names is
+    /// ([`Comparer::entries_into`]). `Err` when base's objects hold LTO bitcode. The native probe
+    /// ([`crate::steps::reach::probe`]) sets a breakpoint at each.
+    pub fn changed_entries(&mut self) -> Result<Vec<ChangedEntry>, String> {
+        for side in [self.base, self.head] {
+            if let Some(file) = &side.objects.bitcode {
+                return Err(format!("LTO: {file} holds LLVM bitcode, not machine code"));
+            }
+        }
+        let entries: Vec<(u64, Vec<String>)> = self
+            .base
+            .executable
+            .entries()
+            .into_iter()
+            .map(|(address, names)| {
+                let names = names.iter().map(|n| stable_name(n).to_string());
+                (address, names.collect())
+            })
+            .collect();
+        let mut changed = Vec::new();
+        let mut mixed = HashMap::new();
+        for (address, names) in &entries {
+            let differing: Vec<&String> = names
+                .iter()
+                .filter(|name| !matches!(self.function(name), Verdict::Same { .. }))
+                .collect();
+            match differing.first() {
+                None => {}
+                Some(name) if differing.len() == names.len() => changed.push(ChangedEntry {
+                    address: *address,
+                    name: demangle(name),
+                }),
+                Some(_) => mixed.extend(differing.into_iter().map(|n| (n.clone(), *address))),
+            }
+        }
+        changed.extend(self.entries_into(&mixed, &entries));
+        changed.sort_by_key(|entry| entry.address);
+        changed.dedup_by_key(|entry| entry.address);
+        Ok(changed)
+    }
+
+    /// The entries that lead into a merged function by one of its names that differ (`mixed`:
+    /// each such name and the merged function's entry) when its other names are the same.
+    ///
+    /// Why not the merged entry itself: base's merged body is entered by every name, and a
+    /// benchmark that calls it by a name whose head partner is the same (two benchmarks' equal
+    /// closures, one of which head changes) would be stopped for nothing. A direct call names
+    /// the function in the caller's code, so the callers that name a differing name are watched
+    /// instead; a name that data (a vtable, a table of function pointers) or a start-up array
+    /// holds is entered without such a call, and the merged entry itself is watched.
+    fn entries_into(
+        &self,
+        mixed: &HashMap<String, u64>,
+        entries: &[(u64, Vec<String>)],
+    ) -> Vec<ChangedEntry> {
+        if mixed.is_empty() {
+            return Vec::new();
+        }
+        let objects = &self.base.objects;
+        let mut found = Vec::new();
+        for (address, names) in entries {
+            let calls = names
+                .iter()
+                .flat_map(|name| objects.definitions_of(name))
+                .filter_map(|at| objects.section_of(*at))
+                .flat_map(|section| functions_named_by(objects, section))
+                .find(|name| mixed.contains_key(name));
+            if let Some(name) = calls {
+                found.push(ChangedEntry {
+                    address: *address,
+                    name: demangle(&name),
+                });
+            }
+        }
+        for (i, object) in objects.objects.iter().enumerate() {
+            let data = object.sections.iter().enumerate();
+            for (at, _) in data.filter(|(_, s)| !s.is_code() && !s.unwind) {
+                for name in functions_named_by(objects, (i as u32, at as u32)) {
+                    if let Some(address) = mixed.get(&name) {
+                        found.push(ChangedEntry {
+                            address: *address,
+                            name: demangle(&name),
+                        });
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// The names whose head partners decide, of the executed functions `groups` (each the

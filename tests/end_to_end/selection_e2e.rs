@@ -131,7 +131,7 @@ fn a_comment_only_commit_measures_nothing() {
         assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
     }
     assert!(
-        err.contains("4 of 4 benchmark(s) execute the same code"),
+        err.contains("5 of 5 benchmark(s) execute the same code"),
         "{err}"
     );
 }

@@ -336,10 +336,7 @@ fn a_linker_without_ordering_files_leaves_cargo_s_build_and_says_so() {
     .unwrap();
     commit_all(&repo, "link with GNU ld");
     // HEAD against itself: one build, with the configuration, serves both sides.
-    let args = with_options(
-        &compare_json("HEAD", "HEAD", &["hash/mix"]),
-        &["--layouts", "2"],
-    );
+    let args = with_layouts(compare_json("HEAD", "HEAD", &["hash/mix"]), "2");
     let output = cargo_perfdiff(&repo, &args);
     assert!(output.status.success(), "{}", all_output(&output));
     let err = stderr(&output);

@@ -7,10 +7,11 @@ use std::path::Path;
 
 use support::*;
 
-/// A quick fixed run: two rounds of forks with tiny measurement times.
+/// A quick fixed run: three rounds of forks with tiny measurement times, in cargo's build alone.
 fn quick<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["--stop", "fixed", "--forks", "3"];
     args.extend_from_slice(FAST);
+    args.extend_from_slice(ONE_LAYOUT);
     args.extend_from_slice(extra);
     args
 }
@@ -191,7 +192,13 @@ fn markdown_html_and_plain_logs_read_well() {
     ];
     args.extend(quick(&[]));
     let output = cargo_perfdiff(&repo, &args);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    // A report, whatever the verdicts: three rounds on a busy machine may leave hash/mix
+    // inconclusive (exit 0), as a run of the whole suite beside other work once did.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&output)
+    );
     let markdown = String::from_utf8(output.stdout.clone()).unwrap();
     assert!(
         markdown.contains("| Benchmark |") && markdown.contains("|:--"),

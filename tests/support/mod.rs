@@ -92,7 +92,11 @@ fn log_run_time(args: &[&str], took: std::time::Duration, output: &Output) {
         builds.join(" | "),
         args.join(" ")
     );
-    let mut file = File::options().create(true).append(true).open(path).unwrap();
+    let mut file = File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
     std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
 }
 

@@ -271,8 +271,7 @@ fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_memb
         "--samples",
         samples.to_str().unwrap(),
     ];
-    // One code layout: the subject is the members, and each layout relinks every bench target.
-    let args = [&options[..], FAST, STRICT_ALPHA, ONE_LAYOUT].concat();
+    let args = [&options[..], FAST, STRICT_ALPHA].concat();
     let output = cargo_perfdiff(&repo, &args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);

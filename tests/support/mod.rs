@@ -499,6 +499,15 @@ pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
 /// (always one layout) serves the run after it only at one layout.
 pub const ONE_LAYOUT: &[&str] = &["--layouts", "1"];
 
+/// `args` without [`ONE_LAYOUT`] (the default layouts), for selection by reach, which compares
+/// code in the objects only a build with layouts keeps.
+pub fn with_default_layouts<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    match args.windows(2).position(|pair| pair == ONE_LAYOUT) {
+        Some(at) => [&args[..at], &args[at + 2..]].concat(),
+        None => args.to_vec(),
+    }
+}
+
 /// `args` with the value of their `--layouts` set to `layouts` (the option must be there, as
 /// [`quick`] puts it).
 pub fn with_layouts<'a>(mut args: Vec<&'a str>, layouts: &'a str) -> Vec<&'a str> {

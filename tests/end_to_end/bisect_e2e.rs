@@ -240,23 +240,24 @@ fn state_file(good: &str) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`: the installed binary on
-/// PATH, the shared target directory.
+/// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`, each step's
+/// cargo-perfdiff set up as [`perfdiff_command`] sets it up: the installed binary on PATH, the
+/// shared target directory, every benchmark measured, the scratch repositories' optimisation
+/// level (so the steps build as the test's own `--git-bisect` run did, and find its builds).
 fn git_bisect_run(repo: &Path, perfdiff_args: &[&str]) -> std::process::Output {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
-    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
-    Command::new("git")
+    let perfdiff = perfdiff_command(repo, perfdiff_args);
+    let mut command = Command::new("git");
+    command
         .args(["bisect", "run", "cargo", "perfdiff"])
         .args(perfdiff_args)
-        .current_dir(repo)
-        .env("PATH", path)
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+        .current_dir(repo);
+    for (name, value) in perfdiff.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    command.output().unwrap()
 }
 
 #[test]

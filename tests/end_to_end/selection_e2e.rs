@@ -21,9 +21,10 @@ fn constants_only() -> DemoOptions {
     options
 }
 
-/// `cargo perfdiff ARGS` in `repo` with selection on.
+/// `cargo perfdiff ARGS` in `repo` with selection on, at the default layouts (selection compares
+/// code in the objects a build with layouts keeps; `quick` asks for one).
 fn selecting(repo: &std::path::Path, args: &[&str]) -> Output {
-    perfdiff_command(repo, args)
+    perfdiff_command(repo, &with_default_layouts(args))
         .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
         .output()
         .expect("cargo runs")

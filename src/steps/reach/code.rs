@@ -114,7 +114,7 @@ pub enum CodeComparison {
     Unknown { reason: String },
 }
 
-/// The CPU features this machine has that valgrind (3.19 to 3.24) does not show the programs
+/// The CPU features this machine has that valgrind (3.19, as measured) does not show the programs
 /// it runs: a program that chooses its code by them takes another path under valgrind.
 /// Measured on an AVX-512 machine by printing `is_x86_feature_detected!` natively and under
 /// valgrind (docs/design/selection-real-repository.md).

@@ -118,7 +118,7 @@ pub enum CodeComparison {
 /// it runs: a program that chooses its code by them takes another path under valgrind.
 /// Measured on an AVX-512 machine by printing `is_x86_feature_detected!` natively and under
 /// valgrind (docs/design/selection-real-repository.md).
-fn features_valgrind_hides() -> Vec<&'static str> {
+pub fn features_valgrind_hides() -> Vec<&'static str> {
     #[cfg(target_arch = "x86_64")]
     {
         let has = [

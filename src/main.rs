@@ -6,5 +6,9 @@ fn main() {
     if let Some(code) = cargo_perfdiff::steps::fork::exec_helper::run_if_asked() {
         std::process::exit(code);
     }
+    // Or the helper that runs a benchmark under ptrace for selection's native probe.
+    if let Some(code) = cargo_perfdiff::steps::reach::probe::run_if_asked() {
+        std::process::exit(code);
+    }
     std::process::exit(cargo_perfdiff::cli::main());
 }

@@ -11,6 +11,13 @@
 //! - `hash/steady` is unchanged,
 //! - `hash/new_in_head` exists only in head.
 //!
+//! With criterion, `cargo perfdiff demo`'s head adds `new_in_head` in a bench target of its own (`benches/added.rs`), as
+//! a pull request adding a benchmark file does, rather than to the `hash` group: registering one
+//! more benchmark in a group changes the group's function, which every benchmark of the group
+//! executes, so selection by reach (docs/selection.md) would have to measure `steady` too. This
+//! way `steady` executes the same code on both sides and the demo shows it `unchanged (same
+//! code)`; `--measure-all` measures it.
+//!
 //! The same crate comes with each harness cargo-perfdiff runs (`--harness`): criterion (the
 //! default), divan, libtest `#[bench]` (nightly) and `bencher`, whose benchmarks are named
 //! `demo::hash::mix` (divan) and `hash::mix` (libtest, bencher); `mixed` is a workspace with one
@@ -150,6 +157,9 @@ pub struct DemoChanges {
     pub slight: f64,
     /// Whether head adds `hash/new_in_head`.
     pub add_benchmark: bool,
+    /// Whether criterion's `new_in_head` goes in a bench target of its own (`added`) rather than
+    /// into the `hash` group; `cargo perfdiff demo` does this (see the module docs).
+    pub new_benchmark_own_target: bool,
 }
 
 impl Default for DemoChanges {
@@ -159,6 +169,7 @@ impl Default for DemoChanges {
             checksum: 0.8,
             slight: 1.03,
             add_benchmark: true,
+            new_benchmark_own_target: false,
         }
     }
 }
@@ -472,6 +483,12 @@ fn apply_head_changes(dir: &Path, options: &DemoOptions) -> std::io::Result<()> 
             vec![("benches/demo.rs".into(), single)]
         }
     };
+    if changes.add_benchmark
+        && changes.new_benchmark_own_target
+        && options.harness == DemoHarness::Criterion
+    {
+        return add_criterion_bench_target(dir);
+    }
     if changes.add_benchmark {
         for (file, harness) in bench_files {
             let source = fs::read_to_string(dir.join(&file))?;
@@ -479,6 +496,25 @@ fn apply_head_changes(dir: &Path, options: &DemoOptions) -> std::io::Result<()> 
         }
     }
     Ok(())
+}
+
+/// Head's `new_in_head` for criterion: a second bench target, `added`, so that the `demo`
+/// target's code is untouched apart from the constants head scales.
+fn add_criterion_bench_target(dir: &Path) -> std::io::Result<()> {
+    let manifest = fs::read_to_string(dir.join("Cargo.toml"))?;
+    let manifest = format!("{manifest}\n[[bench]]\nname = \"added\"\nharness = false\n");
+    fs::write(dir.join("Cargo.toml"), manifest)?;
+    let source = BENCH_RS
+        .replace(
+            "use perfdiff_demo::{mix, CHECKSUM_ROUNDS, MIX_ROUNDS, SLIGHT_ROUNDS, STEADY_ROUNDS};",
+            "use perfdiff_demo::{mix, STEADY_ROUNDS};",
+        )
+        .lines()
+        .filter(|line| !line.contains("group.bench_function("))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let source = DemoHarness::Criterion.with_new_benchmark(&format!("{source}\n"));
+    fs::write(dir.join("benches/added.rs"), source)
 }
 
 fn commit_all(repo: &git2::Repository, message: &str) -> Result<git2::Oid, git2::Error> {
@@ -509,11 +545,12 @@ pub fn prepare_demo_dir(
     harness: DemoHarness,
     program: bool,
 ) -> Result<(PathBuf, bool), DemoError> {
-    let options = DemoOptions {
+    let mut options = DemoOptions {
         criterion_version: Some(criterion_version.to_string()),
         harness,
         ..DemoOptions::default()
     };
+    options.changes.new_benchmark_own_target = true;
     let base = match program {
         true => program_base_files(),
         false => base_files(&options),

@@ -60,15 +60,17 @@ const LARGE_CHANGE_THRESHOLDS: f64 = 5.0;
 /// chance, and the guard then ran such benchmarks to `max-forks` for nothing
 /// (`docs/design/stop-rule.md`, "The large-change guard on a noisy machine").
 const FUTILITY_LARGE_CHANGE_MIN_SE: f64 = 2.0;
-/// Futility judges whether "unchanged" is in reach with the mean over `max-forks` rounds moved
-/// towards no change as far as the rounds still to run can plausibly move it: their mean this
-/// many of its standard errors (`sd / √remaining`) from the current estimate, which moves the
-/// final mean by `z·sd·√remaining / max-forks`. With the estimate taken as the truth, an
-/// unchanged benchmark whose three rounds showed −1.3 % by chance was given up (a live demo run);
-/// with two, this is about one standard error of the current estimate at the look after five of
-/// ten rounds, as before, and shrinks as fewer rounds are left, so the same rule can judge every
-/// look up to the last but one. Changes are judged at the estimate.
-const FUTILITY_FUTURE_SE: f64 = 2.0;
+/// Futility judges whether a verdict is in reach with the mean over `max-forks` rounds moved as
+/// far as the rounds still to run can plausibly move it: their mean this many of its standard
+/// errors (`sd / √remaining`) from the current estimate, which moves the final mean by
+/// `z·sd·√remaining / max-forks`, towards no change for "unchanged" and away from it for a
+/// change. With the estimate taken as the truth, an unchanged benchmark whose three rounds
+/// showed −1.3 % by chance was given up (a live demo run), and a change judged at its estimate
+/// gave up +3 % changes that the last rounds would have found (simulated power 89 %; 91 % with
+/// the allowance on both sides). 1.5 rather than 2: with futility judged after every round, 2
+/// kept benchmarks that could reach neither verdict for 1–2 points more of the recordings' time
+/// (`docs/design/equivalence-and-futility.md`, "Second session of attempts").
+const FUTILITY_FUTURE_SE: f64 = 1.5;
 /// Before `max-forks`, a look stops a benchmark only if its verdict also holds with the threshold
 /// moved against it by this factor: a change must reach threshold × margin, an "unchanged"
 /// interval must fit in ±threshold / margin. Near-threshold results are where few rounds and ten
@@ -363,7 +365,8 @@ impl StopPolicy {
                 (b, h, vec![("base_sc", bv), ("head_sc", hv)])
             }
             StopRule::Decided => {
-                if !self.looks().contains(&rounds) {
+                let look = self.looks().contains(&rounds);
+                if !look && !self.futility_round(rounds) {
                     return None;
                 }
                 let rounds_run = crate::steps::analysis::round_values(
@@ -372,7 +375,9 @@ impl StopPolicy {
                 );
                 let paired = PairedRounds::of(&rounds_run).ok();
                 let relevance = self.relevance_for(&record.id);
-                let decided = paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
+                // Between looks only futility is judged: it spends no alpha.
+                let decided =
+                    look && paired.is_some_and(|p| self.decided(&p, relevance, rounds, others));
                 // Futility judges the rounds as they will look once a disturbed one is left out.
                 let hopeful = PairedRounds::of(&stats::rounds::without_farthest(&rounds_run)).ok();
                 futile = !decided
@@ -458,34 +463,41 @@ impl StopPolicy {
         )
     }
 
+    /// Whether futility is judged after `rounds`: after every round from the first look with a
+    /// spread (three rounds) to the last but one, looks or not. Giving up spends no alpha (it
+    /// only ever leaves a benchmark `inconclusive`), so it need not wait for a look; judged only
+    /// at the looks, a benchmark hopeless after four rounds ran to five, and one after six to
+    /// eight.
+    fn futility_round(&self, rounds: usize) -> bool {
+        rounds < self.max_forks && !self.small_look(rounds)
+    }
+
     /// Futility: the comparison cannot be decided by `max_forks` if the rounds' spread stays
     /// what it is. With `hw_eq` and `hw` the half-widths of the paired t intervals projected to
     /// `max_forks` rounds at the last look's levels (two one-sided tests at `alpha_eq`, the
     /// difference test at `alpha`), `d` the current mean log ratio and `shift` how far the rounds
     /// still to run can move the final mean ([`FUTILITY_FUTURE_SE`]): "unchanged" needs
-    /// `max(0, |d| − shift) + hw_eq <= relevance`, a change needs `|d| > hw` and
-    /// `|e^d − 1| >= relevance`; when neither is in reach, more rounds are wasted time. Judged at
-    /// every look but the first with a spread and the last. Stopping earlier never adds a false
-    /// alarm path: a benchmark is given up only when the final analysis, at the last look's
+    /// `max(0, |d| − shift) + hw_eq <= relevance`, a change needs `|d| + shift > hw` and
+    /// `e^(|d| + shift) − 1 >= relevance`; when neither is in reach, more rounds are wasted time.
+    /// `paired` are the rounds with the farthest one left out
+    /// ([`stats::rounds::without_farthest`]), so after three rounds the two closest judge: three
+    /// rounds cannot tell a hopeless benchmark from one disturbed round among two good ones, and
+    /// only when even the two closest are hopeless is it given up. Stopping earlier never adds a
+    /// false alarm path: a benchmark is given up only when the final analysis, at the last look's
     /// levels, leaves it inconclusive ([`StopPolicy::open_at_final_level`]).
     fn futile(&self, paired: &PairedRounds, rounds: usize, relevance: f64) -> bool {
-        if rounds >= self.max_forks || self.small_look(paired.n) {
+        if !self.futility_round(rounds) {
             return false;
         }
         let remaining = (self.max_forks - rounds) as f64;
-        // The first look with a spread (three rounds) cannot tell a hopeless benchmark from one
-        // disturbed round among two good ones: futility waits for the next.
-        let first_full_look = self.looks().into_iter().find(|&r| !self.small_look(r));
-        if first_full_look == Some(rounds) {
-            return false;
-        }
         let (hw_difference, hw_equivalence) = self.half_widths_at_cap(paired.sd_log);
         let d = paired.mean_log;
         let se_now = paired.se();
         let shift = FUTILITY_FUTURE_SE * paired.sd_log * remaining.sqrt() / self.max_forks as f64;
         let smallest = (d.abs() - shift).max(0.0);
+        let largest = d.abs() + shift;
         let unchanged_reachable = smallest + hw_equivalence <= relevance;
-        let change_reachable = d.abs() > hw_difference && (d.exp() - 1.0).abs() >= relevance;
+        let change_reachable = largest > hw_difference && largest.exp() - 1.0 >= relevance;
         // A large estimated change is not given up: it is what the user most needs to see, and
         // a noise burst is the likeliest reason it is not yet significant. Unless the noise
         // alone could explain it (see [`FUTILITY_LARGE_CHANGE_MIN_SE`]).
@@ -961,26 +973,38 @@ mod tests {
     }
 
     #[test]
-    fn futility_gives_up_at_every_look_but_the_first_with_a_spread_and_the_cap() {
-        let p = StopPolicy {
-            max_forks: 10,
-            ..policy(StopRule::Decided)
-        };
-        assert_eq!(p.looks(), vec![3, 5, 8, 10]);
-        let futile = |rounds: usize| {
-            p.evaluate(&hopelessly_noisy(rounds), rounds, 3, &[])
+    fn futility_gives_up_after_every_round_from_three_but_not_for_one_disturbed_round() {
+        let p = default_decided(10);
+        assert_eq!(p.looks(), vec![2, 3, 5, 8, 10]);
+        let futile = |record: &BenchmarkRecord, rounds: usize| {
+            p.evaluate(record, rounds, 3, &[])
                 .map(|stop| stop.details.get("futile").copied())
         };
+        // Rounds up to 10 % apart either way around no change: hopeless from three rounds on,
+        // also after round 4, which is no look (futility spends no alpha), and after round 9.
+        let swinging = |head: &[f64]| record_from_scales("x", &vec![1.0; head.len()], head);
+        let swings = [1.10, 0.91, 1.09, 0.92, 1.0, 1.10, 0.91, 1.09, 0.92, 1.0];
         assert_eq!(
-            futile(3),
+            futile(&swinging(&swings[..2]), 2),
             None,
-            "three rounds cannot tell hopeless from one disturbed"
+            "never at two rounds"
         );
-        assert_eq!(futile(5), Some(Some(1.0)), "hopeless at the second look");
-        // Two rounds more cannot bring ±15 % rounds inside ±2 %: given up at look 8 too (the
-        // rule before issue #49 ran such benchmarks to the cap).
-        assert_eq!(futile(8), Some(Some(1.0)), "hopeless at look 8 of 10");
-        let at_cap = futile(10).expect("the cap always stops");
+        let three = swinging(&[1.10, 0.93, 1.0]);
+        assert_eq!(futile(&three, 3), Some(Some(1.0)), "hopeless at three");
+        let four = swinging(&swings[..4]);
+        assert_eq!(futile(&four, 4), Some(Some(1.0)), "and between looks");
+        let nine = swinging(&swings[..9]);
+        assert_eq!(futile(&nine, 9), Some(Some(1.0)), "up to the last but one");
+        // Two close rounds and one disturbed by 30 %: the two closest judge, and "unchanged" is
+        // still in reach.
+        let disturbed = record_from_scales("x", &[1.0, 1.0, 1.0], &[1.001, 0.999, 1.3]);
+        assert_eq!(futile(&disturbed, 3), None);
+        // A round without a look decides nothing, however clear.
+        let clear = record_with_change("x", 0.5);
+        let four = record_from_scales("x", &[0.999, 1.0, 1.001, 1.0], &[1.5, 1.5005, 1.499, 1.5]);
+        assert!(p.evaluate(&clear, 3, 3, &[]).is_some());
+        assert_eq!(p.evaluate(&four, 4, 3, &[]), None);
+        let at_cap = futile(&swinging(&swings), 10).expect("the cap always stops");
         assert_eq!(at_cap, Some(0.0));
     }
 

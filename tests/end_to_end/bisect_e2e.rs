@@ -40,6 +40,7 @@ fn unchanged_demo() -> (Scratch, PathBuf) {
             checksum: 1.0,
             slight: 1.0,
             add_benchmark: false,
+            new_benchmark_own_target: false,
         },
         criterion_version: None,
         harness: Default::default(),
@@ -239,23 +240,24 @@ fn state_file(good: &str) -> PathBuf {
         .unwrap_or_default()
 }
 
-/// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`: the installed binary on
-/// PATH, the shared target directory.
+/// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`, each step's
+/// cargo-perfdiff set up as [`perfdiff_command`] sets it up: the installed binary on PATH, the
+/// shared target directory, every benchmark measured, the scratch repositories' optimisation
+/// level (so the steps build as the test's own `--git-bisect` run did, and find its builds).
 fn git_bisect_run(repo: &Path, perfdiff_args: &[&str]) -> std::process::Output {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_cargo-perfdiff"));
-    let path = std::env::join_paths(std::iter::once(bin.parent().unwrap().to_path_buf()).chain(
-        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
-    ))
-    .unwrap();
-    Command::new("git")
+    let perfdiff = perfdiff_command(repo, perfdiff_args);
+    let mut command = Command::new("git");
+    command
         .args(["bisect", "run", "cargo", "perfdiff"])
         .args(perfdiff_args)
-        .current_dir(repo)
-        .env("PATH", path)
-        .env("CARGO_TARGET_DIR", shared_target_dir())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+        .current_dir(repo);
+    for (name, value) in perfdiff.get_envs() {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    command.output().unwrap()
 }
 
 #[test]
@@ -539,4 +541,52 @@ fn bisect_with_instruction_counts_names_the_commit_of_a_small_change() {
     assert_eq!(results[0]["direction"], "regressed", "{report:#}");
     assert_eq!(results[0]["culprit"]["sha"], culprit.as_str(), "{report:#}");
     assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn with_selection_a_step_that_executes_good_s_code_is_decided_without_measuring() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = unchanged_demo();
+    // GOOD, then a commit that changes only hash/checksum's work, then hash/mix 4× slower (BAD).
+    let good = rev_parse(&repo, "HEAD");
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "CHECKSUM_ROUNDS: u64 = 2500;",
+        "CHECKSUM_ROUNDS: u64 = 500;",
+    );
+    commit_all(&repo, "checksum: fewer rounds");
+    let unrelated = rev_parse(&repo, "HEAD");
+    mix_four_times_slower(&repo);
+    let culprit = rev_parse(&repo, "HEAD");
+    let mut args = vec!["bisect", &good, "HEAD", "--format", "json"];
+    // Code layouts: selection compares the objects the build keeps for them. Four, each run
+    // twice: the paired interval rests on the layout means (two would leave one degree of
+    // freedom, and the confirmation inconclusive).
+    args.extend_from_slice(&BISECT_FAST[..BISECT_FAST.len() - 6]);
+    args.extend(["--layouts", "4", "--threshold", "0.5", "--max-forks", "8"]);
+    args.extend(["--", "hash/mix"]);
+    let output = perfdiff_command(&repo, &args)
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_eq!(report["verdict"], "culprit", "{report:#}");
+    assert_eq!(
+        report["results"][0]["culprit"]["sha"],
+        culprit.as_str(),
+        "{report:#}"
+    );
+    let step = report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["head"]["sha"] == unrelated.as_str())
+        .unwrap_or_else(|| panic!("no step at the unrelated commit: {report:#}"));
+    let mix = &step["benchmarks"][0];
+    assert_eq!(mix["verdict"], "unchanged", "{step:#}");
+    assert_eq!(mix["same_code"], true, "{step:#}");
+    assert_eq!(mix["forks"], 0, "{step:#}");
 }

@@ -186,14 +186,8 @@ fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
     let _measuring = measuring_lock();
     let (_dir, repo) = demo_repo(&strong_changes());
     // The demo crate builds no program: a command may run any program, here a shell.
-    let options = [
-        "--mode",
-        "duet",
-        "--layouts",
-        "1",
-        "--cmd",
-        "shell=/bin/sh -c 'exit 0'",
-    ];
+    // One layout, as `quick` has it.
+    let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];
     let args = with_options(&parent_vs_head_json(&["^hash/mix$|^shell$"]), &options);
     let output = cargo_perfdiff(&repo, &args);
     assert!(output.status.success(), "{}", stderr(&output));

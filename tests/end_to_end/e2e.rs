@@ -148,6 +148,7 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
             checksum: 1.0,
             slight: 1.0,
             add_benchmark: false,
+            new_benchmark_own_target: false,
         },
         ..Default::default()
     });
@@ -164,7 +165,16 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
     let output = cargo_perfdiff(
         &repo,
         &fast_args(&[
-            "--stop", "fixed", "--forks", "5", "--format", "json", "--", "steady",
+            "--stop",
+            "fixed",
+            "--forks",
+            "5",
+            "--layouts",
+            "1",
+            "--format",
+            "json",
+            "--",
+            "steady",
         ]),
     );
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));

@@ -18,6 +18,7 @@ fn unchanged_demo() -> (Scratch, std::path::PathBuf) {
             checksum: 1.0,
             slight: 1.0,
             add_benchmark: false,
+            new_benchmark_own_target: false,
         },
         ..Default::default()
     })

@@ -65,6 +65,9 @@ fn interrupt_then_resume(signal: Signal) {
         "fixed",
         "--forks",
         &forks,
+        // Cargo's build alone: relinking a layout each round would only slow the rounds.
+        "--layouts",
+        "1",
         "--fail-on",
         "never",
         "--format",

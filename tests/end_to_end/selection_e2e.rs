@@ -11,18 +11,20 @@ use crate::support;
 use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
-/// The demo without the benchmark head adds: head changes three benchmarks' work constants and
-/// nothing else, so `steady` executes the same code on both sides. (Adding a benchmark changes
-/// the function that registers every benchmark of the group, which each of them executes.)
+/// The demo as `cargo perfdiff demo` makes it: head changes three benchmarks' work constants and
+/// adds `new_in_head` in a bench target of its own, so `steady` executes the same code on both
+/// sides. (Adding the benchmark to the `hash` group would change the function that registers
+/// every benchmark of the group, which each of them executes.)
 fn constants_only() -> DemoOptions {
     let mut options = strong_changes();
-    options.changes.add_benchmark = false;
+    options.changes.new_benchmark_own_target = true;
     options
 }
 
-/// `cargo perfdiff ARGS` in `repo` with selection on.
+/// `cargo perfdiff ARGS` in `repo` with selection on, at the default layouts (selection compares
+/// code in the objects a build with layouts keeps; `quick` asks for one).
 fn selecting(repo: &std::path::Path, args: &[&str]) -> Output {
-    perfdiff_command(repo, args)
+    perfdiff_command(repo, &with_default_layouts(args))
         .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
         .output()
         .expect("cargo runs")
@@ -130,7 +132,7 @@ fn a_comment_only_commit_measures_nothing() {
         assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
     }
     assert!(
-        err.contains("4 of 4 benchmark(s) execute the same code"),
+        err.contains("5 of 5 benchmark(s) execute the same code"),
         "{err}"
     );
 }
@@ -170,6 +172,85 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     );
 }
 
+/// The shape the valgrind trace misses: `late/counted` calls `late_work` only on its
+/// 100,000th call. The trace's short measuring run under valgrind makes some tens of thousands
+/// of calls; one native fork at these settings makes a couple of millions.
+const LATE_LIBRARY: &str = "
+static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Entered once, after 100,000 calls of `counted`.
+#[inline(never)]
+pub fn late_work(x: u64) -> u64 {
+    std::hint::black_box(x).wrapping_mul(3)
+}
+
+pub fn counted(rounds: u64) -> u64 {
+    if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 100_000 {
+        return late_work(rounds);
+    }
+    mix(rounds)
+}
+";
+
+#[test]
+fn a_changed_function_entered_only_after_the_trace_s_iterations_is_found_by_the_native_probe() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&constants_only());
+    let library = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, format!("{text}{LATE_LIBRARY}")).unwrap();
+    add_bench_group(
+        &repo,
+        "late",
+        &[(
+            "counted",
+            "b.iter(|| perfdiff_demo::counted(black_box(100)))",
+        )],
+    );
+    commit_all(&repo, "a benchmark that calls late_work after many calls");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, text.replace("wrapping_mul(3)", "wrapping_mul(5)")).unwrap();
+    commit_all(&repo, "late_work changes");
+    let args = with_options(
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "late/counted",
+            "steady",
+        ],
+        FAST,
+    );
+    let output = selecting(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let counted = bench_entry(&report, "late/counted");
+    let reached = selection(counted);
+    assert_eq!(reached["measured"], true, "{counted:#}");
+    assert_eq!(reached["reason"], "reaches_change", "{counted:#}");
+    assert_eq!(
+        reached["detail"],
+        "it reaches `perfdiff_demo::late_work` after the trace's iterations (native probe)",
+        "{counted:#}"
+    );
+    assert_ne!(counted["forks"]["base"], 0, "{counted:#}");
+    // The untouched benchmark is probed too, enters no changed function, and stays skipped.
+    let steady = bench_entry(&report, "hash/steady");
+    let skipped = selection(steady);
+    assert_eq!(skipped["reason"], "same_code", "{steady:#}");
+    let detail = skipped["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("a native run as long as a fork entered none of the"),
+        "{steady:#}"
+    );
+    assert_eq!(steady["forks"]["base"], 0, "{steady:#}");
+}
+
 #[test]
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();
@@ -207,6 +288,19 @@ fn list_says_what_a_run_would_measure_and_why() {
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let steady = &listing["benchmarks"][0];
     assert_eq!(steady["selection"]["reason"], "same_code", "{listing:#}");
+
+    // The demo's new benchmark lives in a bench target of its own, only in head.
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
+    let text = all_output(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let added = text
+        .lines()
+        .find(|l| l.starts_with("hash/new_in_head"))
+        .unwrap_or_else(|| panic!("no line for hash/new_in_head: {text}"));
+    assert!(
+        added.contains("bench target added") && added.contains("only in head"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -258,4 +352,202 @@ fn a_resumed_run_keeps_the_selection_it_recorded_and_traces_nothing_again() {
         "{err}"
     );
     assert!(!err.contains("finding what the change reaches"), "{err}");
+}
+
+/// A repository of two programs, `alpha` and `beta`, each with its own `#[inline(never)]` work
+/// function; head changes `beta`'s work and nothing else. No dependency: it builds in seconds.
+fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
+    let dir = scratch();
+    let repo = dir.path().join("programs");
+    std::fs::create_dir_all(repo.join("src/bin")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"twoprogs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "").unwrap();
+    let program = |name: &str, rounds: u64| {
+        format!(
+            "#[inline(never)]\nfn {name}_work(n: u64) -> u64 {{\n    (0..n).fold(7, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))\n}}\n\n\
+             fn main() {{\n    println!(\"{{}}\", {name}_work(std::hint::black_box({rounds})));\n}}\n"
+        )
+    };
+    std::fs::write(repo.join("src/bin/alpha.rs"), program("alpha", 1000)).unwrap();
+    std::fs::write(repo.join("src/bin/beta.rs"), program("beta", 1000)).unwrap();
+    std::fs::write(repo.join("run.sh"), "\"$PERFDIFF_BIN/alpha\"\n").unwrap();
+    commit_all(&repo, "two programs");
+    std::fs::write(
+        repo.join("src/bin/beta.rs"),
+        program("beta", 1000).replace("(h ^ i)", "(h ^ i ^ 3)"),
+    )
+    .unwrap();
+    commit_all(&repo, "beta: other work");
+    (dir, repo)
+}
+
+#[test]
+fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = two_programs_repo();
+    let mut args = vec!["--commands-only", "--layouts", "2"];
+    args.extend_from_slice(&["--cmd", "alpha={bin}/alpha", "--cmd", "beta={bin}/beta"]);
+    // A system program is the same file on both sides; a script of the checkout is compared
+    // as a file, and the program it starts by its code.
+    args.extend_from_slice(&["--cmd", "shell=/bin/sh -c 'exit 0'"]);
+    args.extend_from_slice(&["--cmd", "script=/bin/sh {root}/run.sh"]);
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in [
+        "alpha",
+        "alpha (peak memory)",
+        "shell",
+        "shell (peak memory)",
+        "script",
+    ] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+        assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+        assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
+    }
+    assert!(
+        selection(bench_entry(&report, "alpha"))["functions"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    let script = selection(bench_entry(&report, "script"));
+    assert!(script["files"].as_u64().unwrap() >= 1, "run.sh: {script:#}");
+    let beta = measured_entry(&report, "beta", 2);
+    let reached = selection(beta);
+    assert_eq!(reached["reason"], "reaches_change", "{beta:#}");
+    let changed = reached["changed_functions"].to_string();
+    assert!(changed.contains("beta_work"), "{beta:#}");
+    assert!(!changed.contains("alpha"), "{beta:#}");
+    assert!(
+        err.contains("beta is measured: it executes changed code"),
+        "{err}"
+    );
+}
+
+/// The demo's mix changed once more in a commit of its own, its bench target built with line
+/// tables (and criterion, shared with the other tests, without).
+fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
+    let (dir, repo) = demo_repo(&constants_only());
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    let line_tables = "[profile.bench.package.perfdiff-demo]\ndebug = \"line-tables-only\"\n";
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n{line_tables}"),
+    )
+    .unwrap();
+    commit_all(&repo, "line tables");
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "MIX_ROUNDS: u64 = 4000;",
+        "MIX_ROUNDS: u64 = 8000;",
+    );
+    commit_all(&repo, "mix: twice the rounds");
+    (dir, repo)
+}
+
+/// The names a listing's benchmark `id` gives for the changed functions it executes.
+fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
+    let entry = listing["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {listing:#}"));
+    entry["selection"]["changed_functions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{entry:#}"))
+        .iter()
+        .map(|name| name.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// One repository (its two builds are the cost) for two things: the names a measured
+/// benchmark gives, and shards.
+#[test]
+fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection() {
+    let _guard = measuring_lock();
+    let (dir, repo) = line_tables_demo();
+    let listed = selecting(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "mix", "steady",
+        ],
+    );
+    assert_eq!(listed.status.code(), Some(0), "{}", stderr(&listed));
+    let listing: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let changed = changed_functions(&listing, "hash/mix");
+    // Without line tables this is `criterion::bencher::Bencher<M>::iter`, into which the
+    // benchmark's closure is inlined: now the closure, and where it is.
+    assert!(
+        changed
+            .iter()
+            .any(|name| name.starts_with("{closure#0} in ") && name.contains("(benches/demo.rs:")),
+        "{changed:?}"
+    );
+    assert!(
+        !changed
+            .iter()
+            .any(|name| name.contains("Bencher<M>::iter") && !name.starts_with('{')),
+        "{changed:?}"
+    );
+    assert!(
+        !changed.iter().any(|name| name.starts_with("black_box")),
+        "{changed:?}"
+    );
+
+    // Each shard decides its benchmarks as the whole run does and reports the skipped ones (the
+    // second shard holds hash/checksum alone: it measures nothing); the merged report keeps
+    // every selection.
+    let mut samples = Vec::new();
+    let mut seen = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let path = dir.path().join(format!("shard-{}.json", &shard[..1]));
+        let mut args = parent_vs_head_json(&["mix", "steady", "checksum"]);
+        args.splice(
+            0..0,
+            ["--shard", shard, "--samples", path.to_str().unwrap()],
+        );
+        let output = selecting(&repo, &args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        for entry in json_report(&output)["benchmarks"].as_array().unwrap() {
+            let id = entry["id"].as_str().unwrap().to_string();
+            let reason = &selection(entry)["reason"];
+            match id.as_str() {
+                "hash/steady" | "hash/checksum" => {
+                    assert_eq!(reason, "same_code", "{entry:#}");
+                    assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+                    assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+                }
+                "hash/mix" => assert_eq!(reason, "reaches_change", "{entry:#}"),
+                other => panic!("{other} in shard {shard}"),
+            }
+            seen.push(id);
+        }
+        samples.push(path);
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        ["hash/checksum", "hash/mix", "hash/steady"],
+        "each benchmark in one shard"
+    );
+    let mut merge = vec!["report", "--format", "json"];
+    merge.extend(samples.iter().map(|p| p.to_str().unwrap()));
+    let merged = json_report(&selecting(&repo, &merge));
+    let steady = bench_entry(&merged, "hash/steady");
+    assert_eq!(selection(steady)["reason"], "same_code", "{steady:#}");
+    assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+    assert_eq!(
+        selection(bench_entry(&merged, "hash/mix"))["reason"],
+        "reaches_change"
+    );
 }

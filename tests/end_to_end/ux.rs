@@ -7,10 +7,11 @@ use std::path::Path;
 
 use support::*;
 
-/// A quick fixed run: two rounds of forks with tiny measurement times.
+/// A quick fixed run: three rounds of forks with tiny measurement times, in cargo's build alone.
 fn quick<'a>(extra: &[&'a str]) -> Vec<&'a str> {
     let mut args = vec!["--stop", "fixed", "--forks", "3"];
     args.extend_from_slice(FAST);
+    args.extend_from_slice(ONE_LAYOUT);
     args.extend_from_slice(extra);
     args
 }
@@ -191,7 +192,13 @@ fn markdown_html_and_plain_logs_read_well() {
     ];
     args.extend(quick(&[]));
     let output = cargo_perfdiff(&repo, &args);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    // A report, whatever the verdicts: three rounds on a busy machine may leave hash/mix
+    // inconclusive (exit 0), as a run of the whole suite beside other work once did.
+    assert!(
+        matches!(output.status.code(), Some(0 | 1)),
+        "{}",
+        stderr(&output)
+    );
     let markdown = String::from_utf8(output.stdout.clone()).unwrap();
     assert!(
         markdown.contains("| Benchmark |") && markdown.contains("|:--"),
@@ -539,6 +546,8 @@ fn forks_that_slow_iterations_stretch_are_explained() {
         "0.05",
         "--sample-size",
         "20",
+        "--layouts",
+        "1",
         "--samples",
         samples.to_str().unwrap(),
         "--",
@@ -552,9 +561,17 @@ fn forks_that_slow_iterations_stretch_are_explained() {
     );
     let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     let out = all_output(&text);
+    // A 10 ms sleep: 10.x ms on a quiet machine, more beside other work (12.4 ms seen).
+    let iteration_ms = out
+        .split_once("note: heavy/sleep: one iteration takes ")
+        .and_then(|(_, rest)| rest.split_once(" ms"))
+        .and_then(|(ms, _)| ms.parse::<f64>().ok());
     assert!(
-        out.contains("note: heavy/sleep: one iteration takes 10.")
-            && out.contains("so criterion measures a fork's 20 samples for")
+        iteration_ms.is_some_and(|ms| (10.0..30.0).contains(&ms)),
+        "{out}"
+    );
+    assert!(
+        out.contains("so criterion measures a fork's 20 samples for")
             && out.contains("where 50 ms were asked: `--sample-size 10`, criterion's least"),
         "{out}"
     );

@@ -229,6 +229,65 @@ fn a_comment_that_shifts_every_line_changes_no_function() {
     );
 }
 
+/// The native probe's breakpoints: every function of base whose code head changed, none when
+/// only a comment moved every line.
+#[test]
+fn the_changed_entries_are_every_changed_function_and_none_for_a_comment() {
+    let b = builds();
+    assert_eq!(
+        Comparer::new(&b.base, &b.comment).changed_entries(),
+        Ok(Vec::new())
+    );
+    let changed = Comparer::new(&b.base, &b.changes)
+        .changed_entries()
+        .unwrap();
+    let names: BTreeSet<&str> = changed.iter().map(|e| e.name.as_str()).collect();
+    for expected in [
+        "perfdiff_reach_code::body_changes",
+        "perfdiff_reach_code::static_table",
+        "perfdiff_reach_code::const_table",
+        "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area",
+        // The other crate's `#[inline]` helper, inlined into it.
+        "perfdiff_reach_code::scaled",
+    ] {
+        assert!(names.contains(expected), "{expected} not in {names:#?}");
+    }
+    assert!(
+        !names.contains("perfdiff_reach_code::untouched") && !names.contains("kernels::main"),
+        "{names:#?}"
+    );
+    // The twins are one body in base with two names, and only twin_b's partner differs: what
+    // is watched is the caller that names twin_b (main), not the body, which a caller of
+    // twin_a enters too.
+    let start = |name: &str| {
+        functions_of_base()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, range)| range[0])
+    };
+    let twin = changed
+        .iter()
+        .find(|e| e.name == "perfdiff_reach_code::twin_b")
+        .expect("twin_b is watched");
+    assert_eq!(Some(twin.address), start("kernels::main"), "{changed:#?}");
+    assert!(
+        changed
+            .iter()
+            .all(|e| Some(e.address) != start("perfdiff_reach_code::twin_a")),
+        "{changed:#?}"
+    );
+    // Each at the start of a function of base, as its symbol table has it.
+    let starts: BTreeSet<u64> = functions_of_base()
+        .iter()
+        .map(|(_, [start, _])| *start)
+        .collect();
+    assert!(
+        changed.iter().all(|e| starts.contains(&e.address)),
+        "{changed:#?}"
+    );
+    eprintln!("{} changed functions: {names:#?}", changed.len());
+}
+
 #[test]
 fn a_changed_body_differs_and_an_untouched_function_does_not() {
     assert_eq!(

@@ -63,10 +63,41 @@ pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
 
 /// [`cargo_perfdiff`] with more environment variables set.
 pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)]) -> Output {
-    perfdiff_command(dir, args)
+    let started = std::time::Instant::now();
+    let output = perfdiff_command(dir, args)
         .envs(vars.iter().copied())
         .output()
-        .expect("cargo runs")
+        .expect("cargo runs");
+    log_run_time(args, started.elapsed(), &output);
+    output
+}
+
+/// With `PERFDIFF_TEST_RUN_TIMES=FILE` set, appends to FILE a line per run of cargo-perfdiff
+/// (the test's name, the seconds the run took, its build notes, its arguments): where a test's
+/// time goes, for docs/design/test-suite.md. A figure taken on a busy machine only ranks runs.
+fn log_run_time(args: &[&str], took: std::time::Duration, output: &Output) {
+    let Some(path) = std::env::var_os("PERFDIFF_TEST_RUN_TIMES") else {
+        return;
+    };
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    let err = stderr(output);
+    let builds: Vec<&str> = err
+        .lines()
+        .filter(|line| line.contains("built base") || line.contains("built head"))
+        .map(str::trim)
+        .collect();
+    let line = format!(
+        "{test}\t{:.1}\t{}\t{}\n",
+        took.as_secs_f64(),
+        builds.join(" | "),
+        args.join(" ")
+    );
+    let mut file = File::options()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
 }
 
 /// The optimisation level of the builds in [`Scratch`] directories, the tests' own repositories
@@ -119,6 +150,7 @@ pub fn strong_changes() -> DemoOptions {
             checksum: 0.5,
             slight: 1.03,
             add_benchmark: true,
+            new_benchmark_own_target: false,
         },
         criterion_version: None,
         harness: Default::default(),
@@ -429,7 +461,10 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         // (`selection_e2e`), which remove this variable.
         .env("CARGO_PERFDIFF_MEASURE_ALL", "1")
         .env(KEPT_BUILDS.0, KEPT_BUILDS.1)
-        .env_remove("CARGO_PERFDIFF_LOG");
+        .env_remove("CARGO_PERFDIFF_LOG")
+        // Set to time the tests (`-Z unstable-options --report-time`), it would change every
+        // build's fingerprint under cargo-perfdiff and rebuild the demos' dependencies.
+        .env_remove("RUSTC_BOOTSTRAP");
     if quick_builds(dir) {
         command
             .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", OPT_LEVEL)
@@ -442,20 +477,48 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
 /// suite (cargo-perfdiff's `CARGO_PERFDIFF_KEPT_BUILDS`, 8 by default): the tests' own
 /// repositories of one content (a demo made with the same options, at the same optimisation
 /// level, compared with the same build options) take each other's builds from it, whatever
-/// their paths, and about 20 contents and option sets recur across the suite.
-pub const KEPT_BUILDS: (&str, &str) = ("CARGO_PERFDIFF_KEPT_BUILDS", "24");
+/// their paths. Every commit a test makes has the same tree from one run of the suite to the
+/// next, so a store that holds all of the suite's builds lets a warm run build none of them
+/// again (51 were put or taken by three quarters of `end_to_end`, 3 to 6 MB each at one
+/// layout). At 24, the bisection tests, which build a dozen commits each and run first, pushed
+/// out every build of the tests after them.
+pub const KEPT_BUILDS: (&str, &str) = ("CARGO_PERFDIFF_KEPT_BUILDS", "400");
 
 /// The variable that turns the store of kept builds off, for the tests of what a workspace
 /// builds on its own (its slots, its kept builds, what cargo compiles).
 pub const NO_SHARED_BUILDS: (&str, &str) = ("CARGO_PERFDIFF_KEPT_BUILDS", "0");
 
 /// `args` with the tiny fixed measurement settings of the robustness tests added (before the
-/// `--` of benchmark filters, if any).
+/// `--` of benchmark filters, if any): two rounds, and cargo's build alone ([`ONE_LAYOUT`]).
 pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
-    with_options(
-        &with_options(args, FAST),
-        &["--stop", "fixed", "--forks", "2"],
-    )
+    let settings = [&["--stop", "fixed", "--forks", "2"][..], ONE_LAYOUT].concat();
+    with_options(&with_options(args, FAST), &settings)
+}
+
+/// `--layouts 1`, for the tests whose subject is not code layouts: cargo's build alone. A build
+/// with more layouts runs cargo a second time to keep its link inputs, and relinks a layout
+/// for each new round; the key of a build holds its layout count, so the build of a `--list`
+/// (always one layout) serves the run after it only at one layout.
+pub const ONE_LAYOUT: &[&str] = &["--layouts", "1"];
+
+/// `args` without [`ONE_LAYOUT`] (the default layouts), for selection by reach, which compares
+/// code in the objects only a build with layouts keeps.
+pub fn with_default_layouts<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    match args.windows(2).position(|pair| pair == ONE_LAYOUT) {
+        Some(at) => [&args[..at], &args[at + 2..]].concat(),
+        None => args.to_vec(),
+    }
+}
+
+/// `args` with the value of their `--layouts` set to `layouts` (the option must be there, as
+/// [`quick`] puts it).
+pub fn with_layouts<'a>(mut args: Vec<&'a str>, layouts: &'a str) -> Vec<&'a str> {
+    let at = args
+        .iter()
+        .position(|a| *a == "--layouts")
+        .expect("--layouts in the arguments");
+    args[at + 1] = layouts;
+    args
 }
 
 /// [`quick`] arguments comparing `base` with `head` for the benchmarks `filters` select, the

@@ -184,17 +184,18 @@ impl PairedRounds {
 }
 
 /// `rounds` without the one whose log ratio lies farthest from their median, when there are at
-/// least four: what the rounds would show once one disturbance among them is left out
+/// least three: what the rounds would show once one disturbance among them is left out
 /// ([`super::disturbed`] leaves such rounds out only from more rounds on, and only beyond a
 /// strict limit). The `decided` stop rule judges futility on these, so as not to give up a
-/// benchmark because of one round that later looks would leave out.
+/// benchmark because of one round that later looks would leave out; of three rounds the two
+/// closest are left.
 pub fn without_farthest(rounds: &[Round]) -> Vec<Round> {
     let finite: Vec<f64> = rounds
         .iter()
         .map(|r| r.log_ratio)
         .filter(|v| v.is_finite())
         .collect();
-    if finite.len() < 4 {
+    if finite.len() < 3 {
         return rounds.to_vec();
     }
     let centre = super::descriptive::median(&finite);
@@ -311,12 +312,14 @@ mod tests {
     }
 
     #[test]
-    fn the_farthest_round_goes_from_four_on() {
+    fn the_farthest_round_goes_from_three_on() {
         let four = rounds(&[1.1, 1.11, 1.5, 1.09]);
         let left = without_farthest(&four);
         assert_eq!(left.len(), 3);
         assert!(left.iter().all(|r| r.log_ratio < 1.2f64.ln()));
-        assert_eq!(without_farthest(&four[..3]), four[..3].to_vec());
+        // Of three, the two closest stay.
+        assert_eq!(without_farthest(&four[..3]), four[..2].to_vec());
+        assert_eq!(without_farthest(&four[..2]), four[..2].to_vec());
     }
 
     #[test]

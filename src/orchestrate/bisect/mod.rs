@@ -229,6 +229,10 @@ pub struct StepBenchmark {
     pub forks: usize,
     /// Times the step was measured for it (more than one after an inconclusive attempt).
     pub attempts: usize,
+    /// Decided `unchanged` without measuring: it executes the same code at this commit as at
+    /// GOOD (docs/selection.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_code: bool,
 }
 
 /// The state kept between invocations: the finished steps, and what they are valid for.
@@ -1042,6 +1046,7 @@ fn merge_verdicts(
             threshold: result.threshold,
             forks: result.forks.base.max(result.forks.head),
             attempts: attempt + 1,
+            same_code: result.same_code(),
         };
         match benchmarks.iter_mut().find(|b| b.id == result.id) {
             Some(known) if known.verdict == "inconclusive" => *known = measured,
@@ -1400,6 +1405,7 @@ mod tests {
                     threshold: 0.02,
                     forks: 2,
                     attempts: 1,
+                    same_code: false,
                 })
                 .collect(),
             skipped: skipped.map(str::to_string),

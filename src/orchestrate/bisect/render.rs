@@ -126,7 +126,10 @@ fn step_rows(step: &StepRecord) -> Vec<[String; 7]> {
                 head.clone(),
                 b.id.clone(),
                 ratio_cell(b),
-                format!("{} (±{:.0} %)", b.verdict, b.threshold * 100.0),
+                match b.same_code {
+                    true => format!("{} (same code)", b.verdict),
+                    false => format!("{} (±{:.0} %)", b.verdict, b.threshold * 100.0),
+                },
                 if b.attempts > 1 {
                     format!("{} ({} attempts)", b.forks, b.attempts)
                 } else {

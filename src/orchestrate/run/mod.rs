@@ -12,6 +12,8 @@
 mod count;
 mod prepare;
 mod reach;
+mod reach_commands;
+mod reach_probe;
 mod rounds;
 mod select;
 

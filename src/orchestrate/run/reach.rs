@@ -38,17 +38,17 @@ pub(super) fn select_by_reach(
     file: &SampleFile,
     progress: &mut Progress,
 ) -> BTreeMap<String, SelectionRecord> {
-    let candidates: Vec<&Matched> = matched
+    let (commands, candidates): (Vec<&Matched>, Vec<&Matched>) = matched
         .iter()
-        .filter(|m| m.presence == Presence::Both && !is_command(m))
+        .filter(|m| m.presence == Presence::Both)
         .filter(|m| {
             !file
                 .benchmarks
                 .iter()
                 .any(|b| b.id == m.id && b.selection.is_some())
         })
-        .collect();
-    if selected.settings.measure_all || candidates.is_empty() {
+        .partition(|m| is_command(m));
+    if selected.settings.measure_all || (candidates.is_empty() && commands.is_empty()) {
         return BTreeMap::new();
     }
     let valgrind = match Valgrind::find() {
@@ -60,13 +60,14 @@ pub(super) fn select_by_reach(
             let why = format!("valgrind is missing: {e}");
             return candidates
                 .iter()
+                .chain(&commands)
                 .map(|m| (m.id.clone(), undecided(why.clone())))
                 .collect();
         }
     };
     progress.note(&format!(
         "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused)",
-        candidates.len()
+        candidates.len() + commands.len()
     ));
     let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
     for m in candidates {
@@ -90,6 +91,11 @@ pub(super) fn select_by_reach(
             &valgrind,
             (base, head),
             &benchmarks,
+        ));
+    }
+    if !commands.is_empty() {
+        records.extend(super::reach_commands::select_commands(
+            selected, &valgrind, &commands,
         ));
     }
     announce(&records, progress);
@@ -161,7 +167,7 @@ fn select_in_target(
         .par_iter()
         .map(|request| traced(request, valgrind, &cache, sides.perfdiff_dir))
         .collect();
-    benchmarks
+    let records = benchmarks
         .iter()
         .zip(traces)
         .map(|(m, traced)| {
@@ -171,7 +177,9 @@ fn select_in_target(
             };
             (m.id.clone(), record)
         })
-        .collect()
+        .collect();
+    // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
+    super::reach_probe::probe_skipped(sides.perfdiff_dir, &mut comparer, &requests, records)
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
@@ -181,15 +189,21 @@ fn traced(
     cache: &TraceCache,
     perfdiff_dir: &Path,
 ) -> Result<trace::Trace, trace::TraceError> {
-    cache.get_or_trace(request, || {
-        let scratch =
-            tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
-                who: format!("benchmark `{}`", request.benchmark_id),
-                path: perfdiff_dir.to_path_buf(),
-                source,
-            })?;
-        trace::trace_benchmark(request, valgrind, scratch.path())
-    })
+    cache.get_or_trace(request, || traced_afresh(request, valgrind, perfdiff_dir))
+}
+
+/// The trace `request` asks for, made now in a scratch directory of `perfdiff_dir`.
+pub(super) fn traced_afresh(
+    request: &ForkRequest,
+    valgrind: &Valgrind,
+    perfdiff_dir: &Path,
+) -> Result<trace::Trace, trace::TraceError> {
+    let scratch = tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
+        who: format!("`{}`", request.benchmark_id),
+        path: perfdiff_dir.to_path_buf(),
+        source,
+    })?;
+    trace::trace_benchmark(request, valgrind, scratch.path())
 }
 
 /// The decision for a benchmark whose trace is `traced`.
@@ -265,7 +279,7 @@ fn side_settings<'a>(
 
 /// The root of the checkout holding `workspace`: the nearest directory up from it with a `.git`
 /// (the slot repository), or the workspace itself.
-fn checkout_of(workspace: &Path) -> PathBuf {
+pub(super) fn checkout_of(workspace: &Path) -> PathBuf {
     workspace
         .ancestors()
         .find(|dir| dir.join(".git").exists())
@@ -285,15 +299,16 @@ fn announce(records: &BTreeMap<String, SelectionRecord>, progress: &mut Progress
     }
 }
 
-/// Sets each benchmark's selection on its records (its time record, and its instruction record
-/// when instructions are counted).
+/// Sets each benchmark's selection on its records (its time record, its instruction record when
+/// instructions are counted, a command's memory record).
 pub(super) fn record(file: &mut SampleFile, selections: BTreeMap<String, SelectionRecord>) {
     for (id, selection) in selections {
-        for record in file
-            .benchmarks
-            .iter_mut()
-            .filter(|b| b.id == id || b.id == crate::model::profile::instructions_id(&id))
-        {
+        let ids = [
+            crate::model::profile::instructions_id(&id),
+            crate::model::command::memory_id(&id),
+            id,
+        ];
+        for record in file.benchmarks.iter_mut().filter(|b| ids.contains(&b.id)) {
             record.selection = Some(selection.clone());
         }
     }

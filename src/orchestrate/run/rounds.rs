@@ -807,40 +807,56 @@ impl MeasureContext<'_> {
         matched: &Matched,
         bin: PathBuf,
     ) -> Result<ForkRequest> {
-        let build = self.side(side);
-        let spec = self
-            .settings
-            .commands
-            .iter()
-            .find(|c| c.name == matched.id)
-            .expect("measured commands are declared");
-        let places = Places {
+        command_fork(
+            self.settings,
+            self.perfdiff_dir,
+            (side, self.side(side)),
+            matched,
             bin,
-            root: build.root.clone(),
-        };
-        let argv = spec.argv(&places);
-        let helper = crate::steps::fork::exec_helper::helper_executable()
-            .map_err(|e| Error::io("cargo-perfdiff", e))?;
-        Ok(ForkRequest {
-            executable: PathBuf::from(&argv[0]),
-            cwd: spec.working_dir(&build.root),
-            env: spec.environment(&places),
-            benchmark_id: matched.id.clone(),
-            harness: Harness::Command,
-            warm_up: Duration::ZERO,
-            measurement: Duration::ZERO,
-            sample_size: 1,
-            timeout: fork_timeout(self.settings),
-            criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
-            cpu: None,
-            command: Some(CommandRun {
-                argv,
-                prepare: spec.prepare_line(&places),
-                warm_up: spec.warm_up,
-                helper,
-            }),
-        })
+        )
     }
+}
+
+/// The fork of the command `matched` on `side` (built as `build`), running its programs from
+/// `bin` (`{bin}`), on no pinned CPU: what a round measures, and what selection traces.
+pub(super) fn command_fork(
+    settings: &Settings,
+    perfdiff_dir: &Path,
+    (side, build): (Side, &SideBuild),
+    matched: &Matched,
+    bin: PathBuf,
+) -> Result<ForkRequest> {
+    let spec = settings
+        .commands
+        .iter()
+        .find(|c| c.name == matched.id)
+        .expect("measured commands are declared");
+    let places = Places {
+        bin,
+        root: build.root.clone(),
+    };
+    let argv = spec.argv(&places);
+    let helper = crate::steps::fork::exec_helper::helper_executable()
+        .map_err(|e| Error::io("cargo-perfdiff", e))?;
+    Ok(ForkRequest {
+        executable: PathBuf::from(&argv[0]),
+        cwd: spec.working_dir(&build.root),
+        env: spec.environment(&places),
+        benchmark_id: matched.id.clone(),
+        harness: Harness::Command,
+        warm_up: Duration::ZERO,
+        measurement: Duration::ZERO,
+        sample_size: 1,
+        timeout: fork_timeout(settings),
+        criterion_home: perfdiff_dir.join("criterion-home").join(side.as_str()),
+        cpu: None,
+        command: Some(CommandRun {
+            argv,
+            prepare: spec.prepare_line(&places),
+            warm_up: spec.warm_up,
+            helper,
+        }),
+    })
 }
 
 pub(super) fn is_command(matched: &Matched) -> bool {

@@ -93,6 +93,66 @@ pub fn attribute(profile: &Profile, executable: &Path) -> Profile {
     Profile::sum([&rest, &inlined])
 }
 
+/// How a report names the code of `function` (its demangled symbol name) that ran at the
+/// instructions `addresses`, as `--explain` names it ([`attribute`]): the program's functions
+/// inlined into it there, those inlined deepest first, and `function` itself after them unless
+/// it is a dependency's or the standard library's (criterion's `Bencher<M>::iter`, into which a
+/// benchmark's closure and what it calls are inlined, says nothing of what changed). The
+/// dependencies' own inlined functions (criterion's `black_box`) are left out, and a closure
+/// says where it is ([`located`]). Just
+/// `function` without debug information, or when nothing of the program's was inlined there.
+pub fn source_names(
+    loader: &addr2line::Loader,
+    addresses: impl IntoIterator<Item = u64>,
+    function: &str,
+) -> Vec<String> {
+    let mut found: HashMap<String, usize> = HashMap::new();
+    let mut foreign = false;
+    for address in addresses {
+        let chain = inline_chain(loader, address);
+        if let Some(outermost) = chain.last() {
+            foreign |= is_standard_library(outermost) || is_dependency(outermost);
+        }
+        let frames = program_frames(&chain, function);
+        let own = frames.into_iter().filter(|frame| !is_dependency(frame));
+        for (depth, frame) in own.enumerate() {
+            let known = found.entry(located(&frame)).or_insert(depth);
+            *known = (*known).min(depth);
+        }
+    }
+    let mut names: Vec<(usize, String)> = found.into_iter().map(|(n, d)| (d, n)).collect();
+    names.sort();
+    let mut names: Vec<String> = names.into_iter().map(|(_, name)| name).collect();
+    if names.is_empty() || !foreign {
+        names.push(function.to_string());
+    }
+    names
+}
+
+/// A frame's name, and for a closure (whose name, `{closure#0} in …`, tells little) where it
+/// is: `{closure#0} in criterion::bencher::Bencher<M>::iter (benches/demo.rs:25)`, the file by
+/// its last two components.
+fn located(frame: &Frame) -> String {
+    let (Some(file), Some(line)) = (&frame.file, frame.line) else {
+        return frame.name.clone();
+    };
+    if !frame.name.starts_with('{') {
+        return frame.name.clone();
+    }
+    let parts: Vec<&str> = file.rsplit('/').take(2).collect();
+    let short: Vec<&str> = parts.into_iter().rev().collect();
+    format!("{} ({}:{line})", frame.name, short.join("/"))
+}
+
+/// Whether the frame's code is a dependency's, as cargo keeps their sources: a registry's
+/// (`…/registry/src/…`) or a git checkout (`…/git/checkouts/…`).
+fn is_dependency(frame: &Frame) -> bool {
+    frame
+        .file
+        .as_deref()
+        .is_some_and(|file| file.contains("/registry/src/") || file.contains("/git/checkouts/"))
+}
+
 /// The frames of `chain` (innermost first, the outermost the function `function` itself) that
 /// take the instructions from it: those inlined from the program. The standard library's
 /// (`Iterator::next`, `wrapping_add`, …) stay with the function that used them: the question is
@@ -165,6 +225,41 @@ fn inline_chain(loader: &addr2line::Loader, address: u64) -> Vec<Frame> {
 mod tests {
     use super::*;
 
+    /// Inlined into [`outer_for_names`] even without optimisation (`inline(always)`).
+    #[inline(always)]
+    fn inlined_helper(x: u64) -> u64 {
+        x.wrapping_mul(0x9E37_79B9) ^ (x >> 7)
+    }
+
+    #[inline(never)]
+    fn outer_for_names(x: u64) -> u64 {
+        inlined_helper(std::hint::black_box(x)).wrapping_add(1)
+    }
+
+    #[test]
+    fn a_function_is_named_with_what_the_line_tables_say_was_inlined_into_it() {
+        assert_ne!(outer_for_names(5), 0);
+        let exe = std::env::current_exe().unwrap();
+        let data = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        use object::{Object, ObjectSymbol};
+        let symbol = file
+            .symbols()
+            .find(|s| {
+                s.name().is_ok_and(|n| {
+                    super::super::callgrind::demangle(n).ends_with("::outer_for_names")
+                })
+            })
+            .expect("the test executable has the function");
+        let name = super::super::callgrind::demangle(symbol.name().unwrap());
+        let loader = addr2line::Loader::new(&exe).unwrap();
+        let addresses = symbol.address()..symbol.address() + symbol.size();
+        let names = source_names(&loader, addresses.clone(), &name);
+        assert_eq!(names, ["inlined_helper", name.as_str()], "{names:?}");
+        // An address no line table covers: the symbol's name alone.
+        assert_eq!(source_names(&loader, [1u64], &name), [name.as_str()]);
+    }
+
     fn frame(name: &str, file: &str) -> Frame {
         Frame {
             name: name.to_string(),
@@ -213,6 +308,14 @@ mod tests {
             ["{closure#1} in app::f", "{closure#0} in app::f"]
         );
         assert!(program_frames(&[frame("f", "src/lib.rs")], "app::f").is_empty());
+        let registry = "/home/u/.cargo/registry/src/index-1/criterion-0.5.1/src/bencher.rs";
+        assert!(is_dependency(&frame("iter<M>", registry)));
+        assert!(!is_dependency(&frame("stage_two", "src/lib.rs")));
+        assert_eq!(
+            located(&frame("{closure#0} in f", "/ck/benches/demo.rs")),
+            "{closure#0} in f (benches/demo.rs:1)"
+        );
+        assert_eq!(located(&frame("render", "/ck/src/lib.rs")), "render");
         assert!(program_frames(&[], "app::f").is_empty());
     }
 }

@@ -78,19 +78,44 @@ pub const TOOLCHAIN_FUNCTIONS: &[&str] = &[
 pub struct LinkedCode {
     executable: Executable,
     objects: Objects,
+    /// The executable's path, for the names its debug information gives inlined code.
+    path: PathBuf,
+    /// Its debug information, read when a changed function is first named (`None` until
+    /// then; behind a lock, as a `LinkedCode` is shared between threads).
+    lines: std::sync::Mutex<Option<Option<addr2line::Loader>>>,
 }
 
 impl LinkedCode {
     /// Reads `executable`'s symbol table and every object of `inputs` (objects, static
     /// libraries, rlibs; anything that is not an ELF object is skipped).
     pub fn open(executable: &Path, inputs: &[PathBuf]) -> Result<LinkedCode, CodeError> {
+        let executable_path = executable;
         let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         let (executable, objects) =
             rayon::join(|| Executable::read(executable), || Objects::read(&inputs));
         Ok(LinkedCode {
             executable: executable?,
             objects: objects?,
+            path: executable_path.to_path_buf(),
+            lines: std::sync::Mutex::new(None),
         })
+    }
+
+    /// How a report names the changed function `name` (raw) of which `addresses` ran: as
+    /// `--explain` names it, with the functions of the program inlined into it there, when the
+    /// executable's debug information has them (`debug = "line-tables-only"` or more); else by
+    /// its symbol name, demangled ([`crate::steps::instructions::inlined::source_names`]).
+    fn source_names(&self, name: &str, addresses: &[u64]) -> Vec<String> {
+        let symbol = demangle(name);
+        let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        match lines.get_or_insert_with(|| addr2line::Loader::new(&self.path).ok()) {
+            Some(loader) => crate::steps::instructions::inlined::source_names(
+                loader,
+                addresses.iter().copied(),
+                &symbol,
+            ),
+            None => vec![symbol],
+        }
     }
 }
 
@@ -102,8 +127,9 @@ pub enum CodeComparison {
     /// sections compared for them (a lower bound: what lies behind a pair another benchmark of
     /// the same `Comparer` already proved is not counted again).
     Same { functions: usize, data: usize },
-    /// These executed functions (demangled, without hash, sorted, deduplicated) differ or have
-    /// no partner; `data`: the changed data objects reached (the static's name, or "data of"
+    /// These executed functions differ or have no partner, named as `--explain` names them
+    /// (the program's functions inlined into them, where the debug information says; else
+    /// demangled, without hash), sorted, deduplicated; `data`: the changed data objects reached (the static's name, or "data of"
     /// the function that references it).
     Differs {
         functions: Vec<String>,
@@ -142,12 +168,31 @@ pub fn features_valgrind_hides() -> Vec<&'static str> {
     Vec::new()
 }
 
+/// A function of base's executable whose code is not the same in head: its entry (an ELF
+/// virtual address, as in base's symbol table) and its name, demangled.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ChangedEntry {
+    pub address: u64,
+    pub name: String,
+}
+
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
     Same { data: BTreeSet<SecRef> },
     Differs { data: Option<String> },
     Unknown(String),
+}
+
+/// The functions a benchmark executed ([`Comparer::executed_functions`]).
+#[derive(Default)]
+struct Executed {
+    /// Each executed function as the set of its raw names.
+    groups: Vec<BTreeSet<String>>,
+    /// PLT stubs executed.
+    stubs: usize,
+    /// The executed addresses of each raw name.
+    addresses: HashMap<String, Vec<u64>>,
 }
 
 /// Compares base and head, remembering what it already compared (one Comparer serves every
@@ -179,7 +224,11 @@ impl<'a> Comparer<'a> {
                 };
             }
         }
-        let (groups, stubs) = match self.executed_functions(executed) {
+        let Executed {
+            groups,
+            stubs,
+            addresses,
+        } = match self.executed_functions(executed) {
             Ok(found) => found,
             Err(reason) => return CodeComparison::Unknown { reason },
         };
@@ -197,7 +246,8 @@ impl<'a> Comparer<'a> {
             match &verdicts[name] {
                 Verdict::Same { data } => data_same.extend(data.iter().copied()),
                 Verdict::Differs { data } => {
-                    functions.insert(demangle(name));
+                    let ran = addresses.get(name).map_or(&[][..], Vec::as_slice);
+                    functions.extend(self.base.source_names(name, ran));
                     data_changed.extend(data.clone());
                 }
                 Verdict::Unknown(reason) => {
@@ -239,6 +289,100 @@ impl<'a> Comparer<'a> {
             within.map(|n| format!(" in {n}")).unwrap_or_default(),
             hidden.join(", ")
         ))
+    }
+
+    /// Every function of base's executable that is not the same as its partner in head (no
+    /// partner, other bytes, relocations to other targets or to changed data, or undecidable):
+    /// the complement of what [`Comparer::compare`] calls the same, over all functions, not only
+    /// executed ones. An entry with several names (merged functions) is changed when all its
+    /// names are; when only some are, what leads into it by those names is
+    /// ([`Comparer::entries_into`]). `Err` when base's objects hold LTO bitcode. The native probe
+    /// ([`crate::steps::reach::probe`]) sets a breakpoint at each.
+    pub fn changed_entries(&mut self) -> Result<Vec<ChangedEntry>, String> {
+        for side in [self.base, self.head] {
+            if let Some(file) = &side.objects.bitcode {
+                return Err(format!("LTO: {file} holds LLVM bitcode, not machine code"));
+            }
+        }
+        let entries: Vec<(u64, Vec<String>)> = self
+            .base
+            .executable
+            .entries()
+            .into_iter()
+            .map(|(address, names)| {
+                let names = names.iter().map(|n| stable_name(n).to_string());
+                (address, names.collect())
+            })
+            .collect();
+        let mut changed = Vec::new();
+        let mut mixed = HashMap::new();
+        for (address, names) in &entries {
+            let differing: Vec<&String> = names
+                .iter()
+                .filter(|name| !matches!(self.function(name), Verdict::Same { .. }))
+                .collect();
+            match differing.first() {
+                None => {}
+                Some(name) if differing.len() == names.len() => changed.push(ChangedEntry {
+                    address: *address,
+                    name: demangle(name),
+                }),
+                Some(_) => mixed.extend(differing.into_iter().map(|n| (n.clone(), *address))),
+            }
+        }
+        changed.extend(self.entries_into(&mixed, &entries));
+        changed.sort_by_key(|entry| entry.address);
+        changed.dedup_by_key(|entry| entry.address);
+        Ok(changed)
+    }
+
+    /// The entries that lead into a merged function by one of its names that differ (`mixed`:
+    /// each such name and the merged function's entry) when its other names are the same.
+    ///
+    /// Why not the merged entry itself: base's merged body is entered by every name, and a
+    /// benchmark that calls it by a name whose head partner is the same (two benchmarks' equal
+    /// closures, one of which head changes) would be stopped for nothing. A direct call names
+    /// the function in the caller's code, so the callers that name a differing name are watched
+    /// instead; a name that data (a vtable, a table of function pointers) or a start-up array
+    /// holds is entered without such a call, and the merged entry itself is watched.
+    fn entries_into(
+        &self,
+        mixed: &HashMap<String, u64>,
+        entries: &[(u64, Vec<String>)],
+    ) -> Vec<ChangedEntry> {
+        if mixed.is_empty() {
+            return Vec::new();
+        }
+        let objects = &self.base.objects;
+        let mut found = Vec::new();
+        for (address, names) in entries {
+            let calls = names
+                .iter()
+                .flat_map(|name| objects.definitions_of(name))
+                .filter_map(|at| objects.section_of(*at))
+                .flat_map(|section| functions_named_by(objects, section))
+                .find(|name| mixed.contains_key(name));
+            if let Some(name) = calls {
+                found.push(ChangedEntry {
+                    address: *address,
+                    name: demangle(&name),
+                });
+            }
+        }
+        for (i, object) in objects.objects.iter().enumerate() {
+            let data = object.sections.iter().enumerate();
+            for (at, _) in data.filter(|(_, s)| !s.is_code() && !s.unwind) {
+                for name in functions_named_by(objects, (i as u32, at as u32)) {
+                    if let Some(address) = mixed.get(&name) {
+                        found.push(ChangedEntry {
+                            address: *address,
+                            name: demangle(&name),
+                        });
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// The names whose head partners decide, of the executed functions `groups` (each the
@@ -312,32 +456,43 @@ impl<'a> Comparer<'a> {
     }
 
     /// The functions `executed` is in, each as the set of its raw names (without ThinLTO's
-    /// suffix), and how many PLT stubs; or why an address is in none.
-    fn executed_functions(
-        &self,
-        executed: &BTreeSet<u64>,
-    ) -> Result<(Vec<BTreeSet<String>>, usize), String> {
+    /// suffix), the executed addresses of each name, and how many PLT stubs; or why an address
+    /// is in none.
+    fn executed_functions(&self, executed: &BTreeSet<u64>) -> Result<Executed, String> {
+        let mut found = Executed::default();
         let mut groups = BTreeSet::new();
         let mut stubs = BTreeSet::new();
         let mut same_until = 0;
+        let mut current: Vec<String> = Vec::new();
         for &address in executed {
-            if address < same_until {
-                continue;
+            if address >= same_until {
+                let (place, until) = self.base.executable.place(address);
+                same_until = until;
+                current.clear();
+                match place {
+                    Place::Functions(names) => {
+                        let names: BTreeSet<String> =
+                            names.iter().map(|n| stable_name(n).to_string()).collect();
+                        current.extend(names.iter().cloned());
+                        groups.insert(names);
+                    }
+                    Place::Stub(import) => {
+                        stubs.insert(import);
+                    }
+                    Place::Unknown(reason) => return Err(reason),
+                }
             }
-            let (place, until) = self.base.executable.place(address);
-            same_until = until;
-            match place {
-                Place::Functions(found) => {
-                    let names = found.iter().map(|name| stable_name(name).to_string());
-                    groups.insert(names.collect::<BTreeSet<String>>());
-                }
-                Place::Stub(import) => {
-                    stubs.insert(import);
-                }
-                Place::Unknown(reason) => return Err(reason),
+            for name in &current {
+                found
+                    .addresses
+                    .entry(name.clone())
+                    .or_default()
+                    .push(address);
             }
         }
-        Ok((groups.into_iter().collect(), stubs.len()))
+        found.groups = groups.into_iter().collect();
+        found.stubs = stubs.len();
+        Ok(found)
     }
 
     /// The verdict of the executed function `name` (raw), compared once per Comparer.

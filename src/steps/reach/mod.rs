@@ -24,6 +24,7 @@
 
 pub mod code;
 pub mod files;
+pub mod probe;
 pub mod settings;
 pub mod trace;
 

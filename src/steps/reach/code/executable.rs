@@ -140,6 +140,21 @@ impl Executable {
         };
         (Place::Unknown(reason), address + 1)
     }
+
+    /// Every function's entry address with the names there (aliases, merged functions), in
+    /// address order.
+    pub fn entries(&self) -> Vec<(u64, Vec<&str>)> {
+        let mut entries: Vec<(u64, Vec<&str>)> = Vec::new();
+        for function in &self.functions {
+            match entries.last_mut() {
+                Some((start, names)) if *start == function.start => {
+                    names.push(&function.name);
+                }
+                _ => entries.push((function.start, vec![&function.name])),
+            }
+        }
+        entries
+    }
 }
 
 /// The defined functions of `file`. A symbol without a size (start-up code written in

@@ -68,6 +68,8 @@ pub(super) struct Section {
     /// An array of start-up or exit functions (`.init_array`, `.fini_array`, `.preinit_array`,
     /// `.ctors`, `.dtors`): the functions it names run without a call in the code.
     pub startup: bool,
+    /// Unwinding tables (`.eh_frame`): they name every function, and call none.
+    pub unwind: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -313,6 +315,7 @@ fn empty_section() -> Section {
         relocations: Vec::new(),
         unreadable: false,
         startup: false,
+        unwind: false,
     }
 }
 
@@ -336,6 +339,9 @@ fn read_section(section: &ElfSection64<object::Endianness>) -> Result<Section, o
         flags: sh_flags & IDENTITY_FLAGS,
         relocations: Vec::new(),
         unreadable: false,
+        unwind: section
+            .name()
+            .is_ok_and(|name| name.starts_with(".eh_frame")),
         startup: section.name().is_ok_and(|name| {
             [
                 ".init_array",

@@ -1,0 +1,364 @@
+//! Selection by reach for commands (`[[command]]`, `--cmd`): a command whose every program runs
+//! the same code on both sides, and whose files are the same, is `unchanged` (same code) without
+//! an execution measured (docs/selection.md, "Commands").
+//!
+//! Why apart from the benchmarks' selection ([`super::reach`]): a benchmark is one function of
+//! one bench executable, a command is a command line that may start any number of programs
+//! (the revision's own, built by cargo into `{bin}`, a shell, a system tool). The command is
+//! traced once on base as configured (its arguments, working directory and environment), every
+//! program it starts traced too ([`trace::Trace::executed_by_program`]); then each program is
+//! compared by what it is:
+//! - a program of the revision (`{bin}`): by code identity, through the objects its build kept
+//!   for code layouts, exactly as a bench executable;
+//! - a program of the checkout (a committed script or binary): by content, as a file it reads;
+//! - any other program of the build output: undecided (it cannot be paired with head's);
+//! - a program outside the checkout and the build (`/bin/sh`, `/usr/bin/python3`): the same file
+//!   on both sides, since both sides run this machine's one file at that path.
+//!
+//! Conservative as the rest: a `setup` or `prepare` line (run natively, untraced, it may start a
+//! changed program whose output the command then reads outside the checkout) leaves the command
+//! measured, and so do a failed trace, a program head does not build, and a build that kept no
+//! objects. Command traces are not kept between runs: what a command runs can depend on the
+//! checkout's files (a script), which the kept traces' key does not cover.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::SideBuild;
+use super::reach::{SelectedSides, checkout_of, traced_afresh};
+use super::rounds::command_fork;
+use crate::model::samples::SelectionRecord;
+use crate::steps::build::programs::Programs;
+use crate::steps::discover::Matched;
+use crate::steps::fork::ForkRequest;
+use crate::steps::instructions::Valgrind;
+use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
+use crate::steps::reach::files::{self, Checkouts, FileComparison};
+use crate::steps::reach::settings::{self as build_settings, SideSettings};
+use crate::steps::reach::trace::{self, Trace};
+use crate::steps::reach::{decide, settings_differ, undecided};
+use crate::steps::schedule::Side;
+
+/// The selection of the commands `commands` (present on both sides), by id.
+pub(super) fn select_commands(
+    sides: &SelectedSides<'_>,
+    valgrind: &Valgrind,
+    commands: &[&Matched],
+) -> Vec<(String, SelectionRecord)> {
+    let (programs, checkouts) = match comparable(sides) {
+        Ok(found) => found,
+        Err(record) => {
+            return commands
+                .iter()
+                .map(|m| (m.id.clone(), (*record).clone()))
+                .collect();
+        }
+    };
+    // Built one by one (the sides are not shared between threads), traced side by side.
+    let requests: Vec<Result<ForkRequest, String>> = commands
+        .iter()
+        .map(|m| command_request(sides, m, &programs.base.layout_dirs[0]))
+        .collect();
+    let traces: Vec<Result<Trace, String>> = requests
+        .par_iter()
+        .map(|request| {
+            traced_afresh(request.as_ref()?, valgrind, sides.perfdiff_dir)
+                .map_err(|e| format!("its trace failed: {e}"))
+        })
+        .collect();
+    let executed: BTreeSet<String> = traces
+        .iter()
+        .flatten()
+        .flat_map(|t| t.executed_by_program.keys())
+        .filter_map(|path| programs.own_name(path))
+        .collect();
+    let code: BTreeMap<String, Result<(LinkedCode, LinkedCode), String>> = executed
+        .into_iter()
+        .map(|name| {
+            let pair = programs.linked(&name);
+            (name, pair)
+        })
+        .collect();
+    let mut comparers: BTreeMap<&str, Comparer<'_>> = code
+        .iter()
+        .filter_map(|(name, pair)| {
+            let (base, head) = pair.as_ref().ok()?;
+            Some((name.as_str(), Comparer::new(base, head)))
+        })
+        .collect();
+    let own_files = programs.files();
+    let build_dirs = [sides.target_dir.to_path_buf()];
+    let checkouts = Checkouts {
+        base: &checkouts.0,
+        head: &checkouts.1,
+        own_files: &own_files,
+        build_dirs: &build_dirs,
+    };
+    let compared = Compared {
+        programs: &programs,
+        code: &code,
+        checkouts: &checkouts,
+    };
+    let decided = traces.into_iter().map(|traced| match traced {
+        Err(why) => undecided(why),
+        Ok(traced) => compared.decide(&traced, &mut comparers),
+    });
+    commands.iter().map(|m| m.id.clone()).zip(decided).collect()
+}
+
+/// Both sides' programs and checkouts, when their commands can be compared at all: both sides
+/// built their programs with the same settings. Otherwise every command's record.
+fn comparable<'s>(
+    sides: &SelectedSides<'s>,
+) -> Result<(Pair<'s>, (PathBuf, PathBuf)), Box<SelectionRecord>> {
+    let not_built = || Box::new(undecided("its programs were not built".to_string()));
+    let (Some(base), Some(head)) = (&sides.base.programs, &sides.head.programs) else {
+        return Err(not_built());
+    };
+    let base_bin = base.layout_dirs.first().ok_or_else(not_built)?;
+    let checkouts = (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
+    let settings_of = |checkout, build: &'s SideBuild| SideSettings {
+        checkout,
+        workspace: &build.root,
+        env: &[],
+        library_dirs: &[],
+    };
+    let differences = build_settings::differences(
+        &settings_of(&checkouts.0, sides.base),
+        &settings_of(&checkouts.1, sides.head),
+    );
+    if let Some(first) = differences.first() {
+        return Err(Box::new(settings_differ(first)));
+    }
+    let pair = Pair {
+        base,
+        head,
+        base_bin: canonical(base_bin),
+    };
+    Ok((pair, checkouts))
+}
+
+/// The fork that traces command `m` on base as configured, its programs from `base_bin`; or why
+/// it is not traced (a `setup` or `prepare` line).
+fn command_request(
+    sides: &SelectedSides<'_>,
+    m: &Matched,
+    base_bin: &Path,
+) -> Result<ForkRequest, String> {
+    let spec = sides.settings.commands.iter().find(|c| c.name == m.id);
+    if let Some(spec) = spec {
+        let lines = [("setup", &spec.setup), ("prepare", &spec.prepare)];
+        if let Some((what, _)) = lines.iter().find(|(_, line)| line.is_some()) {
+            return Err(format!(
+                "its {what} line runs untraced (what it starts cannot be compared)"
+            ));
+        }
+    }
+    command_fork(
+        sides.settings,
+        sides.perfdiff_dir,
+        (Side::Base, sides.base),
+        m,
+        base_bin.to_path_buf(),
+    )
+    .map_err(|e| format!("its trace failed: {e}"))
+}
+
+/// Both sides' programs, and where base's ran from.
+struct Pair<'a> {
+    base: &'a Programs,
+    head: &'a Programs,
+    /// Base's `{bin}` of the trace (cargo's build), canonical.
+    base_bin: PathBuf,
+}
+
+impl Pair<'_> {
+    /// The name of the program at `path` when it is one of base's own (in `{bin}`).
+    fn own_name(&self, path: &Path) -> Option<String> {
+        let path = canonical(path);
+        let name = path.strip_prefix(&self.base_bin).ok()?.to_str()?;
+        self.base
+            .names
+            .iter()
+            .any(|n| n == name)
+            .then(|| name.to_string())
+    }
+
+    /// Base's and head's code of the program `name`, from the objects their builds kept.
+    fn linked(&self, name: &str) -> Result<(LinkedCode, LinkedCode), String> {
+        let open = |programs: &Programs, side: &str| -> Result<LinkedCode, String> {
+            let index = programs
+                .names
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| format!("{side} does not build the program {name}"))?;
+            let relink = programs.relinks.get(index).ok_or_else(|| {
+                format!("the build of {name} kept no objects to compare (one code layout, or a linker that cannot order functions)")
+            })?;
+            if !relink.intact() {
+                return Err(format!(
+                    "the objects the build of {name} kept changed since the build"
+                ));
+            }
+            let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
+            let path = programs.layout_dirs[0].join(name);
+            LinkedCode::open(&path, &inputs).map_err(|e| e.to_string())
+        };
+        Ok((open(self.base, "base")?, open(self.head, "head")?))
+    }
+
+    /// Every program of either side's cargo build: files a command may open that are its own.
+    fn files(&self) -> Vec<PathBuf> {
+        [self.base, self.head]
+            .iter()
+            .filter_map(|p| p.layout_dirs.first().map(|dir| (p, dir)))
+            .flat_map(|(p, dir)| p.names.iter().map(move |n| dir.join(n)))
+            .collect()
+    }
+}
+
+/// What a command's decision is taken against.
+struct Compared<'a> {
+    programs: &'a Pair<'a>,
+    code: &'a BTreeMap<String, Result<(LinkedCode, LinkedCode), String>>,
+    checkouts: &'a Checkouts<'a>,
+}
+
+impl Compared<'_> {
+    /// The decision for a command whose trace is `traced`.
+    fn decide(
+        &self,
+        traced: &Trace,
+        comparers: &mut BTreeMap<&str, Comparer<'_>>,
+    ) -> SelectionRecord {
+        if let Some(call) = traced.unresolved.iter().next() {
+            return undecided(format!(
+                "a file it opens cannot be told from its trace ({call})"
+            ));
+        }
+        let mut read: BTreeMap<PathBuf, bool> = traced
+            .files
+            .iter()
+            .map(|(path, access)| (path.clone(), *access >= trace::Access::Opened))
+            .collect();
+        let mut code = CodeComparison::Same {
+            functions: 0,
+            data: 0,
+        };
+        let started = traced.executed_by_program.keys().chain(&traced.programs);
+        for program in started.collect::<BTreeSet<_>>() {
+            if let Some(name) = self.programs.own_name(program) {
+                let compared = match (self.code.get(&name), comparers.get_mut(name.as_str())) {
+                    (Some(Err(why)), _) => CodeComparison::Unknown {
+                        reason: why.clone(),
+                    },
+                    (_, Some(comparer)) => {
+                        let none = BTreeSet::new();
+                        comparer.compare(traced.executed_by_program.get(program).unwrap_or(&none))
+                    }
+                    _ => CodeComparison::Unknown {
+                        reason: format!("{name} was not compared"),
+                    },
+                };
+                code = combine(code, compared);
+            } else if program.starts_with(self.checkouts.base) {
+                read.insert(program.clone(), true);
+            } else if let Some(dir) = self
+                .checkouts
+                .build_dirs
+                .iter()
+                .find(|dir| program.starts_with(dir))
+            {
+                return undecided(format!(
+                    "it starts {}, build output in {} that is not one of the revision's programs",
+                    program.display(),
+                    dir.display()
+                ));
+            }
+        }
+        let files: FileComparison = files::compare(
+            read.iter().map(|(path, opened)| (path.as_path(), *opened)),
+            self.checkouts,
+        );
+        decide(&code, &files, &[])
+    }
+}
+
+/// The comparison of a command that runs the code of `a` and of `b`: it differs when either
+/// does (with the functions of both), else it is unknown when either is, else the same.
+fn combine(a: CodeComparison, b: CodeComparison) -> CodeComparison {
+    use CodeComparison::{Differs, Same, Unknown};
+    match (a, b) {
+        (
+            Differs { functions, data },
+            Differs {
+                functions: f,
+                data: d,
+            },
+        ) => Differs {
+            functions: sorted([functions, f].concat()),
+            data: sorted([data, d].concat()),
+        },
+        (d @ Differs { .. }, _) | (_, d @ Differs { .. }) => d,
+        (u @ Unknown { .. }, _) | (_, u @ Unknown { .. }) => u,
+        (
+            Same { functions, data },
+            Same {
+                functions: f,
+                data: d,
+            },
+        ) => Same {
+            functions: functions + f,
+            data: data + d,
+        },
+    }
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// `path` with its links resolved, or as it is when it cannot be.
+fn canonical(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_differs_when_any_program_does_and_is_unknown_before_it_is_the_same() {
+        let same = |n| CodeComparison::Same {
+            functions: n,
+            data: 1,
+        };
+        let differs = |name: &str| CodeComparison::Differs {
+            functions: vec![name.to_string()],
+            data: vec![],
+        };
+        let unknown = CodeComparison::Unknown {
+            reason: "no symbol".into(),
+        };
+        assert_eq!(
+            combine(same(2), same(3)),
+            CodeComparison::Same {
+                functions: 5,
+                data: 2
+            }
+        );
+        assert_eq!(combine(same(2), unknown.clone()), unknown);
+        assert_eq!(combine(unknown.clone(), differs("b::f")), differs("b::f"));
+        assert_eq!(
+            combine(differs("b::g"), differs("a::f")),
+            CodeComparison::Differs {
+                functions: vec!["a::f".into(), "b::g".into()],
+                data: vec![]
+            }
+        );
+    }
+}

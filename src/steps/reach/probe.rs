@@ -1,0 +1,533 @@
+//! The native probe: a benchmark that selection would skip runs once more, natively and exactly
+//! as one measuring fork runs it, with a breakpoint at the entry of every function of base's
+//! executable whose code differs from head's; entering one measures the benchmark after all.
+//!
+//! Why: the trace that decides "same code" runs under valgrind, some 50× slower than a native
+//! fork, so it makes far fewer iterations. A path a benchmark takes only after its 100,000th
+//! call (`if COUNT.fetch_add(1) > 100_000 { changed() }`) never shows in the trace, and a change
+//! there would be skipped: the worst defect selection can have. The probe runs as many
+//! iterations as a fork does, and costs almost nothing while it runs: a breakpoint costs only
+//! when it is hit, and the first hit ends the probe.
+//!
+//! Why base's executable suffices: head's execution can only depart from base's after entering a
+//! function whose code, or the data it reaches, differs; until then both execute the same
+//! instructions on the same data, so base enters that function at the same point
+//! (docs/design/selection-trace.md, "The native probe", with its limits).
+//!
+//! How: the fork's own command line, environment and working directory ([`run_fork`]), with
+//! this program in front as a small helper (started through [`PROBE_ENV`]) that starts the
+//! benchmark under `ptrace`, writes `int3` over each entry once the executable is mapped, and
+//! waits on every thread and child process. Any failure (ptrace refused, an entry outside the
+//! mapped code, a fork that fails or times out) is reported, and the benchmark stays measured.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::code::ChangedEntry;
+use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+
+/// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
+/// [`Plan`] file. Removed before the benchmark starts.
+pub const PROBE_ENV: &str = "CARGO_PERFDIFF_PROBE_PLAN";
+
+/// Why a probe could not run to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("cannot start {program} under ptrace: {source}", program = .program.display())]
+    Spawn {
+        program: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("ptrace refused to {what}: {source}")]
+    Ptrace { what: String, source: nix::Error },
+    #[error("cannot find where {program} is mapped: {why}", program = .program.display())]
+    Mapping { program: PathBuf, why: String },
+    #[error("cannot set a breakpoint at {address:#x} ({name}): {why}")]
+    Breakpoint {
+        address: u64,
+        name: String,
+        why: String,
+    },
+    #[error("cannot {what} {path}: {source}", path = .path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the native probe needs Linux on x86-64")]
+    Unsupported,
+}
+
+/// What the helper is asked to do: where to write its [`Ending`], and the breakpoints.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub result: PathBuf,
+    pub entries: Vec<ChangedEntry>,
+}
+
+/// How a probed process ended, as the helper writes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// A thread entered this function (the process was killed there).
+    Hit { name: String },
+    /// The process exited with this code, no breakpoint hit.
+    Exited { code: i32 },
+    /// A signal ended it, no breakpoint hit.
+    Signaled { signal: i32 },
+    /// The probe could not run: why, in one line.
+    Failed { message: String },
+}
+
+/// What the probe of one benchmark found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// It entered this changed function (demangled): measure it.
+    Reached { name: String },
+    /// It ran a whole fork without entering any changed function: the skip stands.
+    NotReached,
+    /// The probe failed (why, in one line): measure it.
+    Failed(String),
+}
+
+/// Probes the benchmark of `request` (its fork, as the time metric runs it) with a breakpoint at
+/// every entry of `entries`; `scratch` (empty, kept by the caller) holds the plan and result.
+/// No entries: [`Probe::NotReached`] without running anything.
+pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch: &Path) -> Probe {
+    if entries.is_empty() {
+        return Probe::NotReached;
+    }
+    match launch(request, entries, scratch) {
+        Ok(probe) => probe,
+        Err(e) => Probe::Failed(e.to_string()),
+    }
+}
+
+fn launch(
+    request: &ForkRequest,
+    entries: &[ChangedEntry],
+    scratch: &Path,
+) -> Result<Probe, ProbeError> {
+    let io = |what: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ProbeError::Io { what, path, source }
+    };
+    let (plan_path, result) = (scratch.join("probe-plan.json"), scratch.join("probe.json"));
+    let plan = Plan {
+        result: result.clone(),
+        entries: entries.to_vec(),
+    };
+    let text = serde_json::to_vec(&plan).map_err(|e| io("write", &plan_path)(e.into()))?;
+    std::fs::write(&plan_path, text).map_err(io("write", &plan_path))?;
+    let mut fork = request.clone();
+    // The helper takes the fork's arguments and passes them on after the benchmark's path.
+    fork.env.push((
+        "CARGO_PERFDIFF_PROBE_PROGRAM".into(),
+        fork.executable.into(),
+    ));
+    fork.env.push((PROBE_ENV.into(), plan_path.into()));
+    fork.executable = crate::steps::fork::exec_helper::helper_executable()
+        .map_err(io("find", Path::new("/proc/self/exe")))?;
+    let outcome = run_fork(&fork);
+    let ending: Option<Ending> = std::fs::read(&result)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+    Ok(judge(ending, outcome.map_err(|e| e.to_string())))
+}
+
+/// The probe's finding from the helper's `ending` and the fork's `outcome`: a hit measures;
+/// only a fork that completed with the benchmark exiting 0 and no hit keeps the skip.
+fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Probe {
+    let failure = match &outcome {
+        Err(e) => Some(e.clone()),
+        Ok(outcome) => outcome.failure().map(|f| f.message.clone()),
+    };
+    match (ending, failure) {
+        (Some(Ending::Hit { name }), _) => Probe::Reached { name },
+        (Some(Ending::Failed { message }), _) => Probe::Failed(message),
+        (_, Some(failure)) => Probe::Failed(failure),
+        (Some(Ending::Exited { code: 0 }), None) => Probe::NotReached,
+        (Some(Ending::Exited { code }), None) => {
+            Probe::Failed(format!("the benchmark exited with code {code}"))
+        }
+        (Some(Ending::Signaled { signal }), None) => {
+            Probe::Failed(format!("the benchmark was killed by signal {signal}"))
+        }
+        (None, None) => Probe::Failed("its helper wrote no result".to_string()),
+    }
+}
+
+/// Runs the helper when this process was started as one ([`PROBE_ENV`] set) and returns its
+/// exit code; `None` otherwise. Called first thing in `main`.
+pub fn run_if_asked() -> Option<i32> {
+    let plan = std::env::var_os(PROBE_ENV)?;
+    let program = std::env::var_os("CARGO_PERFDIFF_PROBE_PROGRAM")?;
+    // SAFETY: first thing in `main`, before this process starts any thread.
+    unsafe {
+        std::env::remove_var(PROBE_ENV);
+        std::env::remove_var("CARGO_PERFDIFF_PROBE_PROGRAM");
+    }
+    let args: Vec<OsString> = std::env::args_os().skip(1).collect();
+    Some(helper_main(Path::new(&plan), Path::new(&program), &args))
+}
+
+fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
+    let plan: Plan = match std::fs::read(plan_path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+    {
+        Ok(plan) => plan,
+        Err(e) => {
+            eprintln!(
+                "cargo-perfdiff probe: cannot read {}: {e}",
+                plan_path.display()
+            );
+            return 101;
+        }
+    };
+    let ending = match run_traced(program, args, &plan.entries) {
+        Ok(ending) => ending,
+        Err(e) => Ending::Failed {
+            message: e.to_string(),
+        },
+    };
+    let written = serde_json::to_vec(&ending)
+        .map_err(std::io::Error::from)
+        .and_then(|bytes| std::fs::write(&plan.result, bytes));
+    if let Err(e) = written {
+        eprintln!(
+            "cargo-perfdiff probe: cannot write {}: {e}",
+            plan.result.display()
+        );
+        return 101;
+    }
+    match ending {
+        Ending::Exited { code } => code,
+        Ending::Signaled { signal } => 128 + signal,
+        Ending::Hit { .. } | Ending::Failed { .. } => 101,
+    }
+}
+
+/// The words to patch for breakpoints at `addresses` (already moved by the load bias): each
+/// 8-byte-aligned word and the byte offsets in it that get `int3`. Several entries may share a
+/// word.
+pub fn breakpoint_words(addresses: impl IntoIterator<Item = u64>) -> BTreeMap<u64, Vec<usize>> {
+    let mut words: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for address in addresses {
+        let offsets = words.entry(address & !7).or_default();
+        let offset = (address & 7) as usize;
+        if !offsets.contains(&offset) {
+            offsets.push(offset);
+            offsets.sort_unstable();
+        }
+    }
+    words
+}
+
+/// `word` with `int3` (0xCC) written at each of `offsets` (little-endian, as on x86-64).
+pub fn with_breakpoints(word: u64, offsets: &[usize]) -> u64 {
+    let mut bytes = word.to_le_bytes();
+    for &offset in offsets {
+        bytes[offset] = 0xCC;
+    }
+    u64::from_le_bytes(bytes)
+}
+
+/// One mapping of `/proc/PID/maps` of a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mapping {
+    pub start: u64,
+    pub end: u64,
+    pub executable: bool,
+    pub offset: u64,
+    pub path: PathBuf,
+}
+
+/// The file mappings of a `/proc/PID/maps` text.
+pub fn parse_maps(text: &str) -> Vec<Mapping> {
+    text.lines()
+        .filter_map(|line| {
+            let mut fields = line.splitn(6, ' ');
+            let range = fields.next()?;
+            let perms = fields.next()?;
+            let offset = u64::from_str_radix(fields.next()?, 16).ok()?;
+            let (_device, _inode) = (fields.next()?, fields.next()?);
+            let path = fields.next()?.trim_start();
+            let (start, end) = range.split_once('-')?;
+            if !path.starts_with('/') {
+                return None;
+            }
+            Some(Mapping {
+                start: u64::from_str_radix(start, 16).ok()?,
+                end: u64::from_str_radix(end, 16).ok()?,
+                executable: perms.contains('x'),
+                offset,
+                path: PathBuf::from(path),
+            })
+        })
+        .collect()
+}
+
+/// How far the executable at `program` was moved when mapped (0 for a non-PIE): its mapping at
+/// file offset 0 minus the address its first segment (file offset 0) asks for, page-aligned.
+/// `first_segment`: that segment's virtual address.
+pub fn load_bias(maps: &[Mapping], program: &Path, first_segment: u64) -> Option<u64> {
+    let mapped = maps.iter().find(|m| m.path == program && m.offset == 0)?;
+    Some(mapped.start.wrapping_sub(first_segment & !0xfff))
+}
+
+/// The virtual address of `program`'s segment that starts at file offset 0.
+fn first_segment(program: &Path) -> Result<u64, ProbeError> {
+    use object::{Object, ObjectSegment};
+    let failed = |why: String| ProbeError::Mapping {
+        program: program.to_path_buf(),
+        why,
+    };
+    let data = std::fs::read(program).map_err(|e| failed(e.to_string()))?;
+    let file = object::File::parse(&*data).map_err(|e| failed(e.to_string()))?;
+    file.segments()
+        .find(|segment| segment.file_range().0 == 0)
+        .map(|segment| segment.address())
+        .ok_or_else(|| failed("no segment starts at file offset 0".to_string()))
+}
+
+/// Where each entry lies once `program` is mapped as `maps` says: its address moved by the load
+/// bias, checked to lie in an executable mapping of the program.
+pub fn placed_entries(
+    maps: &[Mapping],
+    program: &Path,
+    first_segment: u64,
+    entries: &[ChangedEntry],
+) -> Result<BTreeMap<u64, String>, ProbeError> {
+    let bias = load_bias(maps, program, first_segment).ok_or_else(|| ProbeError::Mapping {
+        program: program.to_path_buf(),
+        why: "no mapping of it at file offset 0".to_string(),
+    })?;
+    let text: Vec<&Mapping> = maps
+        .iter()
+        .filter(|m| m.path == program && m.executable)
+        .collect();
+    let mut placed = BTreeMap::new();
+    for entry in entries {
+        let at = entry.address.wrapping_add(bias);
+        if !text.iter().any(|m| (m.start..m.end).contains(&at)) {
+            return Err(ProbeError::Breakpoint {
+                address: entry.address,
+                name: entry.name.clone(),
+                why: "not in the executable's mapped code".to_string(),
+            });
+        }
+        placed.insert(at, entry.name.clone());
+    }
+    Ok(placed)
+}
+
+/// Runs `program args…` (in this process's directory and environment) under ptrace, with a
+/// breakpoint at every entry, until a thread hits one (then the process is killed) or it ends.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub fn run_traced(
+    program: &Path,
+    args: &[OsString],
+    entries: &[ChangedEntry],
+) -> Result<Ending, ProbeError> {
+    tracer::run(program, args, entries)
+}
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+pub fn run_traced(_: &Path, _: &[OsString], _: &[ChangedEntry]) -> Result<Ending, ProbeError> {
+    Err(ProbeError::Unsupported)
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod tracer;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn breakpoints_sharing_a_word_are_written_together_once_each() {
+        let words = breakpoint_words([0x1000, 0x1003, 0x1003, 0x1007, 0x1008, 0x1011]);
+        assert_eq!(
+            words,
+            BTreeMap::from([
+                (0x1000, vec![0, 3, 7]),
+                (0x1008, vec![0]),
+                (0x1010, vec![1]),
+            ])
+        );
+        let word = u64::from_le_bytes([1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(
+            with_breakpoints(word, &[0, 3, 7]).to_le_bytes(),
+            [0xCC, 2, 3, 0xCC, 5, 6, 7, 0xCC]
+        );
+    }
+
+    const MAPS: &str = "\
+55d0c8a00000-55d0c8a0e000 r--p 00000000 08:01 1234                       /work/bench exe
+55d0c8a0e000-55d0c8a9f000 r-xp 0000e000 08:01 1234                       /work/bench exe
+55d0c8a9f000-55d0c8ab0000 r--p 0009f000 08:01 1234                       /work/bench exe
+7f1e2c000000-7f1e2c021000 rw-p 00000000 00:00 0 
+7f1e2c200000-7f1e2c228000 r--p 00000000 08:01 99                         /usr/lib/libc.so.6
+7ffd1a2f0000-7ffd1a311000 rw-p 00000000 00:00 0                          [stack]
+";
+
+    #[test]
+    fn the_load_bias_is_where_the_file_s_start_is_mapped() {
+        let maps = parse_maps(MAPS);
+        assert_eq!(maps.len(), 4, "{maps:?}");
+        assert_eq!(maps[1].path, Path::new("/work/bench exe"));
+        assert!(maps[1].executable && !maps[0].executable);
+        let program = Path::new("/work/bench exe");
+        // A PIE asks for address 0; a non-PIE for where it is.
+        assert_eq!(load_bias(&maps, program, 0), Some(0x55d0_c8a0_0000));
+        assert_eq!(load_bias(&maps, program, 0x55d0_c8a0_0000), Some(0));
+        assert_eq!(load_bias(&maps, Path::new("/elsewhere"), 0), None);
+    }
+
+    #[test]
+    fn entries_are_moved_by_the_bias_and_must_lie_in_the_mapped_code() {
+        let maps = parse_maps(MAPS);
+        let program = Path::new("/work/bench exe");
+        let entry = |address: u64, name: &str| ChangedEntry {
+            address,
+            name: name.into(),
+        };
+        let placed =
+            placed_entries(&maps, program, 0, &[entry(0xe010, "a"), entry(0xe011, "b")]).unwrap();
+        assert_eq!(
+            placed,
+            BTreeMap::from([
+                (0x55d0_c8a0_e010, "a".to_string()),
+                (0x55d0_c8a0_e011, "b".to_string())
+            ])
+        );
+        // In the file's read-only data, not its code.
+        let Err(error) = placed_entries(&maps, program, 0, &[entry(0x100, "header")]) else {
+            panic!("placed");
+        };
+        assert_eq!(
+            error.to_string(),
+            "cannot set a breakpoint at 0x100 (header): not in the executable's mapped code"
+        );
+    }
+
+    #[test]
+    fn a_hit_measures_and_only_a_whole_fork_without_one_keeps_the_skip() {
+        use crate::model::samples::FailureRecord;
+        let completed = || Ok(ForkOutcome::Completed(Box::default()));
+        let failed = || {
+            Ok(ForkOutcome::Failed(FailureRecord {
+                message: "benchmark `a` timed out".into(),
+                ..FailureRecord::default()
+            }))
+        };
+        let hit = || Some(Ending::Hit { name: "f".into() });
+        let exited = || Some(Ending::Exited { code: 0 });
+        assert_eq!(judge(hit(), failed()), Probe::Reached { name: "f".into() });
+        assert_eq!(judge(exited(), completed()), Probe::NotReached);
+        let timed_out = Probe::Failed("benchmark `a` timed out".into());
+        assert_eq!(judge(exited(), failed()), timed_out);
+        assert_eq!(judge(None, failed()), timed_out);
+        assert!(matches!(judge(None, completed()), Probe::Failed(_)));
+        assert_eq!(
+            judge(Some(Ending::Signaled { signal: 9 }), completed()),
+            Probe::Failed("the benchmark was killed by signal 9".into())
+        );
+        let refused = Some(Ending::Failed {
+            message: "ptrace refused".into(),
+        });
+        assert_eq!(
+            judge(refused, completed()),
+            Probe::Failed("ptrace refused".into())
+        );
+    }
+
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// The shape selection's trace misses: a function entered only after many calls.
+    #[inline(never)]
+    fn counted() -> u64 {
+        if CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 1_000_000 {
+            return reached_late(std::hint::black_box(7));
+        }
+        1
+    }
+
+    #[inline(never)]
+    fn reached_late(x: u64) -> u64 {
+        std::hint::black_box(x * 3)
+    }
+
+    #[inline(never)]
+    fn never_reached(x: u64) -> u64 {
+        std::hint::black_box(x * 5)
+    }
+
+    fn calls_a_million_times() -> u64 {
+        (0..1_100_000).map(|_| counted()).sum()
+    }
+
+    /// Not a check: the program the ptrace tests below probe (this test executable, filtered to
+    /// this test).
+    #[test]
+    #[ignore = "run by the probe tests"]
+    fn probe_target_in_a_thread() {
+        let total = std::thread::spawn(calls_a_million_times).join().unwrap();
+        assert!(total > 1_000_000 || never_reached(total) > 0);
+    }
+
+    /// The entry of the function of this test executable whose demangled path ends with `name`.
+    fn entry_of(name: &str) -> ChangedEntry {
+        use object::{Object, ObjectSymbol};
+        let data = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let symbol = file
+            .symbols()
+            .find(|s| {
+                s.name().is_ok_and(|n| {
+                    format!("{:#}", rustc_demangle::demangle(n))
+                        .ends_with(&format!("probe::tests::{name}"))
+                })
+            })
+            .unwrap_or_else(|| panic!("no symbol {name}"));
+        ChangedEntry {
+            address: symbol.address(),
+            name: name.to_string(),
+        }
+    }
+
+    fn probe_target(entries: &[ChangedEntry]) -> Result<Ending, ProbeError> {
+        let args: Vec<OsString> = [
+            "--ignored",
+            "--exact",
+            "steps::reach::probe::tests::probe_target_in_a_thread",
+            "--quiet",
+        ]
+        .map(Into::into)
+        .to_vec();
+        run_traced(&std::env::current_exe().unwrap(), &args, entries)
+    }
+
+    #[test]
+    fn a_function_entered_after_a_million_calls_in_another_thread_is_hit() {
+        let entries = [entry_of("never_reached"), entry_of("reached_late")];
+        assert_eq!(
+            probe_target(&entries).unwrap(),
+            Ending::Hit {
+                name: "reached_late".into()
+            }
+        );
+    }
+
+    #[test]
+    fn a_run_that_enters_no_breakpoint_ends_as_it_would() {
+        assert_eq!(
+            probe_target(&[entry_of("never_reached")]).unwrap(),
+            Ending::Exited { code: 0 }
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! The ptrace side of the probe (Linux, x86-64): start the program stopped at its `exec`, write
+//! the breakpoints, and follow every thread and child process until one hits a breakpoint or the
+//! program ends.
+//!
+//! Why every thread and child: a changed function a benchmark calls from a worker thread (or a
+//! forked child, whose code pages are copies holding the same `int3`) must stop the probe too; an
+//! untraced thread hitting an `int3` would instead die of SIGTRAP.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use nix::sys::ptrace::{self, Event, Options};
+use nix::sys::signal::{self, Signal};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+
+use super::{
+    ChangedEntry, Ending, ProbeError, breakpoint_words, first_segment, parse_maps, placed_entries,
+    with_breakpoints,
+};
+
+pub(super) fn run(
+    program: &Path,
+    args: &[OsString],
+    entries: &[ChangedEntry],
+) -> Result<Ending, ProbeError> {
+    let mut command = Command::new(program);
+    command.args(args);
+    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
+    }
+    let child = command.spawn().map_err(|source| ProbeError::Spawn {
+        program: program.to_path_buf(),
+        source,
+    })?;
+    let pid = Pid::from_raw(child.id() as i32);
+    // From here on the child is killed when this process ends (PTRACE_O_EXITKILL), and killed
+    // here on every error.
+    let traced = start(pid, program, entries).and_then(|placed| follow(pid, &placed));
+    if !matches!(traced, Ok(Ending::Exited { .. } | Ending::Signaled { .. })) {
+        kill_and_reap(pid);
+    }
+    traced
+}
+
+/// Kills the program and reaps every traced thread of it: its leader is reported only after
+/// the other threads, which as tracees are ours to reap.
+fn kill_and_reap(pid: Pid) {
+    let _ = signal::kill(pid, Signal::SIGKILL);
+    loop {
+        match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
+            Ok(WaitStatus::Exited(p, _) | WaitStatus::Signaled(p, _, _)) if p == pid => return,
+            Ok(_) | Err(nix::Error::EINTR) => {}
+            Err(_) => return,
+        }
+    }
+}
+
+fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
+    move |source| ProbeError::Ptrace {
+        what: what.to_string(),
+        source,
+    }
+}
+
+/// Waits for the child's stop at its `exec`, sets the options and the breakpoints; the entries
+/// by their address in the running process.
+fn start(
+    pid: Pid,
+    program: &Path,
+    entries: &[ChangedEntry],
+) -> Result<BTreeMap<u64, String>, ProbeError> {
+    match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
+        WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
+        other => {
+            return Err(ProbeError::Mapping {
+                program: program.to_path_buf(),
+                why: format!("it did not stop at its start ({other:?})"),
+            });
+        }
+    }
+    let options = Options::PTRACE_O_TRACECLONE
+        | Options::PTRACE_O_TRACEFORK
+        | Options::PTRACE_O_TRACEVFORK
+        | Options::PTRACE_O_TRACEEXEC
+        | Options::PTRACE_O_EXITKILL;
+    ptrace::setoptions(pid, options).map_err(refused("set its options"))?;
+    let canonical = std::fs::canonicalize(program).map_err(|source| ProbeError::Io {
+        what: "resolve",
+        path: program.to_path_buf(),
+        source,
+    })?;
+    let maps_path = format!("/proc/{pid}/maps");
+    let maps = std::fs::read_to_string(&maps_path).map_err(|source| ProbeError::Io {
+        what: "read",
+        path: maps_path.into(),
+        source,
+    })?;
+    let placed = placed_entries(
+        &parse_maps(&maps),
+        &canonical,
+        first_segment(program)?,
+        entries,
+    )?;
+    for (word, offsets) in breakpoint_words(placed.keys().copied()) {
+        let failed = |e: nix::Error| ProbeError::Breakpoint {
+            address: word,
+            name: placed
+                .range(word..word + 8)
+                .map(|(_, n)| n.clone())
+                .next()
+                .unwrap_or_default(),
+            why: e.to_string(),
+        };
+        let at = word as ptrace::AddressType;
+        let old = ptrace::read(pid, at).map_err(failed)? as u64;
+        let new = with_breakpoints(old, &offsets);
+        ptrace::write(pid, at, new as libc::c_long).map_err(failed)?;
+    }
+    ptrace::cont(pid, None).map_err(refused("continue it"))?;
+    Ok(placed)
+}
+
+/// Follows every traced thread and process until the program ends or one hits a breakpoint.
+///
+/// Waits only for this thread's own children and tracees (`__WNOTHREAD`): another thread of this
+/// process (a test, a rayon worker) may have children of its own, whose stops are not ours.
+fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError> {
+    loop {
+        let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
+            Ok(status) => status,
+            Err(nix::Error::EINTR) => continue,
+            Err(e) => return Err(refused("wait for it")(e)),
+        };
+        // A thread that died between its stop and our request answers ESRCH: nothing to do.
+        let resumed = match status {
+            WaitStatus::Exited(p, code) if p == pid => return Ok(Ending::Exited { code }),
+            WaitStatus::Signaled(p, signal, _) if p == pid => {
+                return Ok(Ending::Signaled {
+                    signal: signal as i32,
+                });
+            }
+            WaitStatus::PtraceEvent(p, _, event) if event == Event::PTRACE_EVENT_EXEC as i32 => {
+                // A new program: none of the breakpoints is in it.
+                ptrace::detach(p, None)
+            }
+            WaitStatus::PtraceEvent(p, _, _) => ptrace::cont(p, None),
+            WaitStatus::Stopped(p, Signal::SIGTRAP) => {
+                let regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
+                if let Some(name) = placed.get(&regs.rip.wrapping_sub(1)) {
+                    return Ok(Ending::Hit { name: name.clone() });
+                }
+                ptrace::cont(p, Signal::SIGTRAP)
+            }
+            // A new thread's or child's first stop (and a SIGSTOP sent to it: not passed on).
+            WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
+            WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
+            _ => Ok(()),
+        };
+        match resumed {
+            Ok(()) | Err(nix::Error::ESRCH) => {}
+            Err(e) => return Err(refused("continue a thread")(e)),
+        }
+    }
+}

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cargo_perfdiff::steps::build::{BenchExecutable, BuildOptions, build_benches};
-use cargo_perfdiff::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
-use object::{Object, ObjectSymbol, SymbolKind};
+use cargo_perfdiff::steps::reach::code::{
+    CodeComparison, Comparer, LinkedCode, features_valgrind_hides,
+};
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 fn shared_target_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-fixture-builds")
@@ -606,4 +608,49 @@ fn a_criterion_bench_crate_s_thin_lto_suffixes_do_not_unpair_its_functions() {
         Comparer::new(&base, &head).compare(&every),
         differs(&["criterion::bencher::Bencher<M>::iter"], &[])
     );
+}
+
+/// The address of the first `cpuid` (`0f a2`) in base's function `name` (demangled, no hash).
+#[cfg(target_arch = "x86_64")]
+fn cpuid_in(name: &str) -> u64 {
+    let data = fs::read(&builds().base_exe).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let symbol = file
+        .symbols()
+        .find(|s| format!("{:#}", rustc_demangle::demangle(s.name().unwrap())) == name)
+        .unwrap_or_else(|| panic!("no function {name} in base"));
+    let section = file
+        .section_by_index(symbol.section_index().unwrap())
+        .unwrap();
+    let bytes = section
+        .data_range(symbol.address(), symbol.size())
+        .unwrap()
+        .unwrap();
+    let at = bytes.windows(2).position(|w| w == [0x0f, 0xa2]).unwrap();
+    symbol.address() + at as u64
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn a_benchmark_that_reads_the_cpu_s_features_is_unknown_where_valgrind_hides_some() {
+    // What a trace of `by_cpu` under valgrind gives: its own code and std's detection, which
+    // runs `cpuid`. Natively, on a CPU with AVX-512F, it takes the branch the trace did not.
+    let b = builds();
+    let mut run = executed(&["perfdiff_reach_code::by_cpu"]);
+    run.insert(cpuid_in("std_detect::detect::cache::detect_and_initialize"));
+    let compared = Comparer::new(&b.base, &b.comment).compare(&run);
+    if features_valgrind_hides().is_empty() {
+        assert!(
+            matches!(compared, CodeComparison::Same { .. }),
+            "{compared:?}"
+        );
+    } else {
+        let CodeComparison::Unknown { reason } = &compared else {
+            panic!("{compared:?}");
+        };
+        assert!(
+            reason.contains("cpuid") && reason.contains("valgrind hides"),
+            "{reason}"
+        );
+    }
 }

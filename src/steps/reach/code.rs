@@ -27,6 +27,9 @@
 //! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
 //!   column are: a comment that shifts lines changes nothing else. This is the one thing it
 //!   knowingly does not see: a `Location::caller().line()` read outside a panic.
+//! - A benchmark that executed a `cpuid` of the executable is unknown when this CPU has
+//!   features valgrind hides ([`features_valgrind_hides`]): it may choose, natively, code that
+//!   its trace never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`).
 //! - A function no input defines is unknown, except the C start-up code the linker driver adds
 //!   ([`TOOLCHAIN_FUNCTIONS`]), the same files on both sides of one toolchain.
 
@@ -137,6 +140,34 @@ pub enum CodeComparison {
     Unknown { reason: String },
 }
 
+/// The CPU features this machine has that valgrind (3.19, as measured) does not show the programs
+/// it runs: a program that chooses its code by them takes another path under valgrind.
+/// Measured on an AVX-512 machine by printing `is_x86_feature_detected!` natively and under
+/// valgrind (docs/design/selection-real-repository.md).
+pub fn features_valgrind_hides() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let has = [
+            ("avx512f", std::arch::is_x86_feature_detected!("avx512f")),
+            ("sha", std::arch::is_x86_feature_detected!("sha")),
+            ("gfni", std::arch::is_x86_feature_detected!("gfni")),
+            ("vaes", std::arch::is_x86_feature_detected!("vaes")),
+            (
+                "vpclmulqdq",
+                std::arch::is_x86_feature_detected!("vpclmulqdq"),
+            ),
+            ("adx", std::arch::is_x86_feature_detected!("adx")),
+            ("xsavec", std::arch::is_x86_feature_detected!("xsavec")),
+        ];
+        has.iter()
+            .filter(|(_, present)| *present)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    Vec::new()
+}
+
 /// A function of base's executable whose code is not the same in head: its entry (an ELF
 /// virtual address, as in base's symbol table) and its name, demangled.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -230,13 +261,34 @@ impl<'a> Comparer<'a> {
                 data: data_changed.into_iter().collect(),
             };
         }
-        if let Some(reason) = unknown {
+        if let Some(reason) = unknown.or_else(|| self.cpu_dependent(executed)) {
             return CodeComparison::Unknown { reason };
         }
         CodeComparison::Same {
             functions: groups.len() + stubs,
             data: data_same.len(),
         }
+    }
+
+    /// Why a benchmark that executed `executed` may run other code natively than under
+    /// valgrind: it asked the CPU for its features, and valgrind hides some that this CPU has, so
+    /// a path chosen by them (an AVX-512 or SHA kernel) ran natively and not in the trace.
+    fn cpu_dependent(&self, executed: &BTreeSet<u64>) -> Option<String> {
+        let hidden = features_valgrind_hides();
+        if hidden.is_empty() {
+            return None;
+        }
+        let at = self.base.executable.executed_cpuid(executed)?;
+        let within = match self.base.executable.place(at).0 {
+            Place::Functions(names) => names.first().map(|n| demangle(n)),
+            _ => None,
+        };
+        Some(format!(
+            "it reads the CPU's features (cpuid at {at:#x}{}), and valgrind hides some this CPU \
+             has ({}): natively it may take a path its trace did not",
+            within.map(|n| format!(" in {n}")).unwrap_or_default(),
+            hidden.join(", ")
+        ))
     }
 
     /// Every function of base's executable that is not the same as its partner in head (no

@@ -5,7 +5,7 @@
 //! its symbol table says where the linker put each function. The names found here are then looked
 //! up in the objects, where the code's identity is decided.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use object::{Object, ObjectSection, ObjectSymbol, ObjectSymbolTable, SymbolKind};
@@ -45,6 +45,8 @@ pub(super) struct Executable {
     plts: Vec<Plt>,
     /// Executable sections: `[start, end)`.
     code: Vec<(u64, u64)>,
+    /// The bytes of the executable sections, each with its start address.
+    text: Vec<(u64, Vec<u8>)>,
 }
 
 impl Executable {
@@ -68,6 +70,15 @@ impl Executable {
             .filter(|s| s.kind() == object::SectionKind::Text)
             .map(|s| (s.address(), s.address() + s.size()))
             .collect();
+        let text = file
+            .sections()
+            .filter(|s| s.kind() == object::SectionKind::Text)
+            .map(|s| Ok((s.address(), s.data()?.to_vec())))
+            .collect::<Result<Vec<_>, object::Error>>()
+            .map_err(|e| CodeError::Parse {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
         let functions = functions(&file, &code);
         let longest = functions.iter().map(|f| f.end - f.start).max().unwrap_or(0);
         Ok(Executable {
@@ -75,7 +86,14 @@ impl Executable {
             longest,
             plts: plts(&file),
             code,
+            text,
         })
+    }
+
+    /// The first of the executed addresses `executed` whose instruction is `cpuid`: where the
+    /// program asked the CPU for its features (std's `is_x86_feature_detected!`, `cpufeatures`).
+    pub fn executed_cpuid(&self, executed: &BTreeSet<u64>) -> Option<u64> {
+        first_cpuid(&self.text, executed)
     }
 
     /// What the executed address `address` is in, and the first address after it where the
@@ -225,6 +243,20 @@ fn plts(file: &object::File) -> Vec<Plt> {
         .collect()
 }
 
+/// The first address of `executed` (instruction starts, as callgrind gives them) whose bytes in
+/// `text` (sections and their start addresses) are `cpuid` (`0f a2`).
+fn first_cpuid(text: &[(u64, Vec<u8>)], executed: &BTreeSet<u64>) -> Option<u64> {
+    executed.iter().copied().find(|&address| {
+        text.iter().any(|(start, bytes)| {
+            address
+                .checked_sub(*start)
+                .and_then(|offset| usize::try_from(offset).ok())
+                .and_then(|offset| bytes.get(offset..offset.checked_add(2)?))
+                == Some(&[0x0f, 0xa2][..])
+        })
+    })
+}
+
 /// The GOT slot an x86-64 PLT entry at `at` jumps through: `ff 25 disp32`, RIP-relative.
 fn jump_slot(entry: &[u8], at: u64) -> Option<u64> {
     let position = entry.windows(2).position(|w| w == [0xff, 0x25])?;
@@ -251,5 +283,22 @@ mod tests {
         ];
         assert_eq!(jump_slot(&entry, 0x1000), Some(0x1000 + 10 + 0x10));
         assert_eq!(jump_slot(&[0x90; 16], 0x1000), None);
+    }
+
+    #[test]
+    fn an_executed_cpuid_is_found_at_its_instruction_start_only() {
+        // 0x1000: mov %ebx,%esi (89 de); 0x1002: cpuid (0f a2); 0x1004: ret (c3).
+        let text = vec![(0x1000, vec![0x89, 0xde, 0x0f, 0xa2, 0xc3])];
+        let executed = |addresses: &[u64]| addresses.iter().copied().collect::<BTreeSet<u64>>();
+        assert_eq!(
+            first_cpuid(&text, &executed(&[0x1000, 0x1002])),
+            Some(0x1002)
+        );
+        assert_eq!(first_cpuid(&text, &executed(&[0x1000, 0x1004])), None);
+        // An address past the section, or before it, is no cpuid.
+        assert_eq!(
+            first_cpuid(&text, &executed(&[0x0fff, 0x1003, 0x2000])),
+            None
+        );
     }
 }

@@ -19,6 +19,7 @@ use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
 use crate::model::samples::{Presence, SampleFile};
 use crate::model::target::TargetKey;
+use crate::steps::build::link::KeptLink;
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
@@ -134,16 +135,8 @@ fn select_in_target(
     if let Some(first) = differences.first() {
         return all(settings_differ(first));
     }
-    let code = |built: &BuiltTarget| -> std::result::Result<LinkedCode, String> {
-        let relink = built.exe.relink.as_ref().ok_or_else(|| {
-            "its build kept no objects to compare (one code layout, or a linker that cannot order functions)".to_string()
-        })?;
-        if !relink.intact() {
-            return Err("the objects its build kept changed since the build".to_string());
-        }
-        let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
-        LinkedCode::open(&built.exe.path, &inputs).map_err(|e| e.to_string())
-    };
+    let code =
+        |built: &BuiltTarget| linked_code(&built.exe.path, built.exe.relink.as_ref(), "its build");
     let (base_code, head_code) = match (code(base), code(head)) {
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
@@ -180,6 +173,24 @@ fn select_in_target(
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
     super::reach_probe::probe_skipped(sides.perfdiff_dir, &mut comparer, &requests, records)
+}
+
+/// The code of the executable at `path`, with the objects its build kept for code layouts
+/// (`relink`) to compare it by; or why it cannot be compared. `build` names that build in the
+/// reason ("its build", "the build of NAME").
+pub(super) fn linked_code(
+    path: &Path,
+    relink: Option<&KeptLink>,
+    build: &str,
+) -> std::result::Result<LinkedCode, String> {
+    let relink = relink.ok_or_else(|| {
+        format!("{build} kept no objects to compare (one code layout, or a linker that cannot order functions)")
+    })?;
+    if !relink.intact() {
+        return Err(format!("the objects {build} kept changed since the build"));
+    }
+    let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
+    LinkedCode::open(path, &inputs).map_err(|e| e.to_string())
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).

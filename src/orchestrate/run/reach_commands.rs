@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 
 use super::SideBuild;
-use super::reach::{SelectedSides, checkout_of, traced_afresh};
+use super::reach::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use super::rounds::command_fork;
 use crate::model::samples::SelectionRecord;
 use crate::steps::build::programs::Programs;
@@ -194,17 +194,11 @@ impl Pair<'_> {
                 .iter()
                 .position(|n| n == name)
                 .ok_or_else(|| format!("{side} does not build the program {name}"))?;
-            let relink = programs.relinks.get(index).ok_or_else(|| {
-                format!("the build of {name} kept no objects to compare (one code layout, or a linker that cannot order functions)")
-            })?;
-            if !relink.intact() {
-                return Err(format!(
-                    "the objects the build of {name} kept changed since the build"
-                ));
-            }
-            let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
-            let path = programs.layout_dirs[0].join(name);
-            LinkedCode::open(&path, &inputs).map_err(|e| e.to_string())
+            linked_code(
+                &programs.layout_dirs[0].join(name),
+                programs.relinks.get(index),
+                &format!("the build of {name}"),
+            )
         };
         Ok((open(self.base, "base")?, open(self.head, "head")?))
     }

@@ -65,12 +65,7 @@ impl Executable {
                 message: "the executable has no symbol table (stripped)".into(),
             });
         }
-        let code: Vec<(u64, u64)> = file
-            .sections()
-            .filter(|s| s.kind() == object::SectionKind::Text)
-            .map(|s| (s.address(), s.address() + s.size()))
-            .collect();
-        let text = file
+        let text: Vec<(u64, Vec<u8>)> = file
             .sections()
             .filter(|s| s.kind() == object::SectionKind::Text)
             .map(|s| Ok((s.address(), s.data()?.to_vec())))
@@ -79,6 +74,10 @@ impl Executable {
                 path: path.to_path_buf(),
                 message: e.to_string(),
             })?;
+        let code: Vec<(u64, u64)> = text
+            .iter()
+            .map(|(start, bytes)| (*start, start + bytes.len() as u64))
+            .collect();
         let functions = functions(&file, &code);
         let longest = functions.iter().map(|f| f.end - f.start).max().unwrap_or(0);
         Ok(Executable {

@@ -78,6 +78,17 @@ fn mix_four_times_slower(repo: &Path) {
     commit_all(repo, "mix: four times the rounds");
 }
 
+/// Commits hash/checksum at a fifth of its rounds.
+fn checksum_five_times_faster(repo: &Path) {
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "CHECKSUM_ROUNDS: u64 = 2500;",
+        "CHECKSUM_ROUNDS: u64 = 500;",
+    );
+    commit_all(repo, "checksum: fewer rounds");
+}
+
 #[test]
 fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing() {
     let _guard = measuring_lock();
@@ -91,13 +102,7 @@ fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing
     mix_four_times_slower(&repo);
     let mix_culprit = rev_parse(&repo, "HEAD");
     write_notes(&repo, "notes 2");
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "CHECKSUM_ROUNDS: u64 = 2500;",
-        "CHECKSUM_ROUNDS: u64 = 500;",
-    );
-    commit_all(&repo, "checksum: fewer rounds");
+    checksum_five_times_faster(&repo);
     let checksum_culprit = rev_parse(&repo, "HEAD");
     write_notes(&repo, "notes 3");
     let broken = rev_parse(&repo, "HEAD~5");
@@ -549,13 +554,7 @@ fn with_selection_a_step_that_executes_good_s_code_is_decided_without_measuring(
     let (_dir, repo) = unchanged_demo();
     // GOOD, then a commit that changes only hash/checksum's work, then hash/mix 4× slower (BAD).
     let good = rev_parse(&repo, "HEAD");
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "CHECKSUM_ROUNDS: u64 = 2500;",
-        "CHECKSUM_ROUNDS: u64 = 500;",
-    );
-    commit_all(&repo, "checksum: fewer rounds");
+    checksum_five_times_faster(&repo);
     let unrelated = rev_parse(&repo, "HEAD");
     mix_four_times_slower(&repo);
     let culprit = rev_parse(&repo, "HEAD");

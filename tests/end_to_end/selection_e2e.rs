@@ -172,12 +172,13 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     );
 }
 
-/// Two shapes the valgrind trace misses. `late/counted` calls `late_work` only on its 100,000th
+/// Two shapes the valgrind trace misses, and a probe that cannot run long enough. `late/counted` calls `late_work` only on its 100,000th
 /// call: the trace's short measuring run under valgrind makes some tens of thousands of calls
 /// (more for a loop valgrind slows little), one native fork at these settings about a million.
 /// `late/native` calls it only outside valgrind, as a kernel chosen by a CPU feature valgrind
 /// hides is (docs/design/selection-real-repository.md): its trace never enters it, whatever the
-/// machine's load, so only the native probe can find it.
+/// machine's load, so only the native probe can find it. `late/crowded` crowds its CPUs outside
+/// valgrind, so its probe never covers a fork's iterations.
 const LATE_LIBRARY: &str = "
 static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -208,6 +209,23 @@ pub fn native(rounds: u64) -> u64 {
     }
     mix(rounds)
 }
+
+/// Outside valgrind, keeps every CPU busy sixteen times over from a benchmark's first call on:
+/// its probe never has a CPU for a fork's time.
+pub fn crowd() {
+    static CROWD: std::sync::Once = std::sync::Once::new();
+    if under_valgrind() {
+        return;
+    }
+    CROWD.call_once(|| {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        for _ in 0..16 * cpus {
+            std::thread::spawn(|| loop {
+                std::hint::spin_loop();
+            });
+        }
+    });
+}
 ";
 
 #[test]
@@ -226,11 +244,15 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
                 "b.iter(|| perfdiff_demo::counted(black_box(100)))",
             ),
             ("native", "b.iter(|| perfdiff_demo::native(black_box(100)))"),
+            (
+                "crowded",
+                "perfdiff_demo::crowd(); b.iter(|| perfdiff_demo::mix(black_box(100)))",
+            ),
         ],
     );
     commit_all(
         &repo,
-        "benchmarks that call late_work late or only natively",
+        "benchmarks that call late_work late or only natively, or crowd their CPUs",
     );
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, text.replace("wrapping_mul(3)", "wrapping_mul(5)")).unwrap();
@@ -249,7 +271,12 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
         ],
         FAST,
     );
-    let output = selecting(&repo, &args);
+    // One probe at a time, so that `crowded`'s crowd disturbs no other benchmark's probe.
+    let output = perfdiff_command(&repo, &with_default_layouts(&args))
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .env("RAYON_NUM_THREADS", "1")
+        .output()
+        .expect("cargo runs");
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let report = json_report(&output);
@@ -276,6 +303,17 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
         "{counted:#}"
     );
     assert_ne!(counted["forks"]["base"], 0, "{counted:#}");
+    // `crowded` never enters it, but its probe never has a CPU for a fork's time: fewer
+    // iterations than a fork might make cannot keep a skip, however often it runs again.
+    let crowded = bench_entry(&report, "late/crowded");
+    let undecided = selection(crowded);
+    assert_eq!(undecided["measured"], true, "{crowded:#}");
+    assert_eq!(undecided["reason"], "undecided", "{crowded:#}");
+    let detail = undecided["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with("probe: the machine was too busy for a run as long as a fork's"),
+        "{crowded:#}"
+    );
     // The untouched benchmark is probed too, enters no changed function, and stays skipped.
     let steady = bench_entry(&report, "hash/steady");
     let skipped = selection(steady);

@@ -13,7 +13,7 @@
 //! it exited and before it is reaped, while its `/proc` entry still exists.
 
 /// Running and waiting time of a task, in nanoseconds, from `/proc/<pid>/schedstat`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SchedTimes {
     pub running_ns: u64,
     pub waiting_ns: u64,

@@ -27,7 +27,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::code::ChangedEntry;
+use crate::model::samples::ForkRecord;
+use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+
+pub mod coverage;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.
@@ -74,8 +78,13 @@ pub struct Plan {
 pub enum Ending {
     /// A thread entered this function (the process was killed there).
     Hit { name: String },
-    /// The process exited with this code, no breakpoint hit.
-    Exited { code: i32 },
+    /// The process exited with this code, no breakpoint hit; `leader`: its main thread's
+    /// running and waiting times at its exit, where they could be read.
+    Exited {
+        code: i32,
+        #[serde(default)]
+        leader: Option<SchedTimes>,
+    },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
     /// The probe could not run: why, in one line.
@@ -87,22 +96,73 @@ pub enum Ending {
 pub enum Probe {
     /// It entered this changed function (demangled): measure it.
     Reached { name: String },
-    /// It ran a whole fork without entering any changed function: the skip stands.
+    /// It ran at least as long as an undisturbed fork without entering any changed function:
+    /// the skip stands.
     NotReached,
     /// The probe failed (why, in one line): measure it.
     Failed(String),
 }
 
+/// How one run of the probe ended, before its length is judged.
+#[derive(Debug, Clone, PartialEq)]
+enum Run {
+    Hit(String),
+    Failed(String),
+    /// The benchmark ran to its end: the fork's record and its main thread's times.
+    Whole {
+        record: Box<ForkRecord>,
+        leader: Option<SchedTimes>,
+    },
+}
+
 /// Probes the benchmark of `request` (its fork, as the time metric runs it) with a breakpoint at
 /// every entry of `entries`; `scratch` (empty, kept by the caller) holds the plan and result.
+/// A run that entered none counts only when it was at least as long as an undisturbed fork
+/// ([`coverage`]); a shorter one runs again for longer, [`coverage::ATTEMPTS`] times at most.
 /// No entries: [`Probe::NotReached`] without running anything.
 pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch: &Path) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached;
     }
-    match launch(request, entries, scratch) {
-        Ok(probe) => probe,
-        Err(e) => Probe::Failed(e.to_string()),
+    let mut scale = coverage::first_scale(request.harness);
+    let mut shortfall = String::new();
+    for _ in 0..coverage::ATTEMPTS {
+        let (record, leader) = match launch(&stretched(request, scale), entries, scratch) {
+            Ok(Run::Hit(name)) => return Probe::Reached { name },
+            Ok(Run::Failed(why)) => return Probe::Failed(why),
+            Err(e) => return Probe::Failed(e.to_string()),
+            Ok(Run::Whole { record, leader }) => (record, leader),
+        };
+        let shape = coverage::RunShape {
+            harness: request.harness,
+            scale,
+            fork_measurement_ms: request.measurement.as_secs_f64() * 1000.0,
+            cpu_wait_share: leader.as_ref().and_then(SchedTimes::wait_share),
+            record: &record,
+        };
+        let covered = match coverage::covered(&shape) {
+            Ok(covered) if covered >= 1.0 => return Probe::NotReached,
+            Ok(covered) => covered,
+            Err(why) => return Probe::Failed(why),
+        };
+        shortfall = format!(
+            "{:.0} % of an undisturbed fork's run at {scale:.2}× its time",
+            covered * 100.0
+        );
+        scale = coverage::next_scale(request.harness, scale, covered);
+    }
+    Probe::Failed(format!(
+        "the machine was too busy for a run as long as a fork's (the last covered {shortfall})"
+    ))
+}
+
+/// `request` with its warm-up, measurement and time limit `scale` times a fork's.
+fn stretched(request: &ForkRequest, scale: f64) -> ForkRequest {
+    ForkRequest {
+        warm_up: request.warm_up.mul_f64(scale),
+        measurement: request.measurement.mul_f64(scale),
+        timeout: request.timeout.mul_f64(scale),
+        ..request.clone()
     }
 }
 
@@ -110,12 +170,14 @@ fn launch(
     request: &ForkRequest,
     entries: &[ChangedEntry],
     scratch: &Path,
-) -> Result<Probe, ProbeError> {
+) -> Result<Run, ProbeError> {
     let io = |what: &'static str, path: &Path| {
         let path = path.to_path_buf();
         move |source| ProbeError::Io { what, path, source }
     };
     let (plan_path, result) = (scratch.join("probe-plan.json"), scratch.join("probe.json"));
+    // A result left by an earlier run must not stand for this one.
+    let _ = std::fs::remove_file(&result);
     let plan = Plan {
         result: result.clone(),
         entries: entries.to_vec(),
@@ -138,25 +200,26 @@ fn launch(
     Ok(judge(ending, outcome.map_err(|e| e.to_string())))
 }
 
-/// The probe's finding from the helper's `ending` and the fork's `outcome`: a hit measures;
-/// only a fork that completed with the benchmark exiting 0 and no hit keeps the skip.
-fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Probe {
-    let failure = match &outcome {
-        Err(e) => Some(e.clone()),
-        Ok(outcome) => outcome.failure().map(|f| f.message.clone()),
+/// The run's ending from the helper's `ending` and the fork's `outcome`: a hit measures; only a
+/// fork that completed with the benchmark exiting 0 and no hit is a whole run.
+fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
+    let record = match outcome {
+        Err(e) => Err(e),
+        Ok(ForkOutcome::Failed(failure)) => Err(failure.message),
+        Ok(ForkOutcome::Completed(record)) => Ok(record),
     };
-    match (ending, failure) {
-        (Some(Ending::Hit { name }), _) => Probe::Reached { name },
-        (Some(Ending::Failed { message }), _) => Probe::Failed(message),
-        (_, Some(failure)) => Probe::Failed(failure),
-        (Some(Ending::Exited { code: 0 }), None) => Probe::NotReached,
-        (Some(Ending::Exited { code }), None) => {
-            Probe::Failed(format!("the benchmark exited with code {code}"))
+    match (ending, record) {
+        (Some(Ending::Hit { name }), _) => Run::Hit(name),
+        (Some(Ending::Failed { message }), _) => Run::Failed(message),
+        (_, Err(failure)) => Run::Failed(failure),
+        (Some(Ending::Exited { code: 0, leader }), Ok(record)) => Run::Whole { record, leader },
+        (Some(Ending::Exited { code, .. }), Ok(_)) => {
+            Run::Failed(format!("the benchmark exited with code {code}"))
         }
-        (Some(Ending::Signaled { signal }), None) => {
-            Probe::Failed(format!("the benchmark was killed by signal {signal}"))
+        (Some(Ending::Signaled { signal }), Ok(_)) => {
+            Run::Failed(format!("the benchmark was killed by signal {signal}"))
         }
-        (None, None) => Probe::Failed("its helper wrote no result".to_string()),
+        (None, Ok(_)) => Run::Failed("its helper wrote no result".to_string()),
     }
 }
 
@@ -205,7 +268,7 @@ fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
         return 101;
     }
     match ending {
-        Ending::Exited { code } => code,
+        Ending::Exited { code, .. } => code,
         Ending::Signaled { signal } => 128 + signal,
         Ending::Hit { .. } | Ending::Failed { .. } => 101,
     }
@@ -416,7 +479,7 @@ mod tests {
     }
 
     #[test]
-    fn a_hit_measures_and_only_a_whole_fork_without_one_keeps_the_skip() {
+    fn a_hit_measures_and_only_a_whole_fork_without_one_is_a_whole_run() {
         use crate::model::samples::FailureRecord;
         let completed = || Ok(ForkOutcome::Completed(Box::default()));
         let failed = || {
@@ -426,23 +489,38 @@ mod tests {
             }))
         };
         let hit = || Some(Ending::Hit { name: "f".into() });
-        let exited = || Some(Ending::Exited { code: 0 });
-        assert_eq!(judge(hit(), failed()), Probe::Reached { name: "f".into() });
-        assert_eq!(judge(exited(), completed()), Probe::NotReached);
-        let timed_out = Probe::Failed("benchmark `a` timed out".into());
+        let times = SchedTimes {
+            running_ns: 9,
+            waiting_ns: 1,
+        };
+        let exited = || {
+            Some(Ending::Exited {
+                code: 0,
+                leader: Some(times),
+            })
+        };
+        assert_eq!(judge(hit(), failed()), Run::Hit("f".into()));
+        assert_eq!(
+            judge(exited(), completed()),
+            Run::Whole {
+                record: Box::default(),
+                leader: Some(times)
+            }
+        );
+        let timed_out = Run::Failed("benchmark `a` timed out".into());
         assert_eq!(judge(exited(), failed()), timed_out);
         assert_eq!(judge(None, failed()), timed_out);
-        assert!(matches!(judge(None, completed()), Probe::Failed(_)));
+        assert!(matches!(judge(None, completed()), Run::Failed(_)));
         assert_eq!(
             judge(Some(Ending::Signaled { signal: 9 }), completed()),
-            Probe::Failed("the benchmark was killed by signal 9".into())
+            Run::Failed("the benchmark was killed by signal 9".into())
         );
         let refused = Some(Ending::Failed {
             message: "ptrace refused".into(),
         });
         assert_eq!(
             judge(refused, completed()),
-            Probe::Failed("ptrace refused".into())
+            Run::Failed("ptrace refused".into())
         );
     }
 
@@ -525,9 +603,15 @@ mod tests {
 
     #[test]
     fn a_run_that_enters_no_breakpoint_ends_as_it_would() {
-        assert_eq!(
-            probe_target(&[entry_of("never_reached")]).unwrap(),
-            Ending::Exited { code: 0 }
-        );
+        // With the main thread's times, read at its exit.
+        let ending = probe_target(&[entry_of("never_reached")]).unwrap();
+        let Ending::Exited {
+            code: 0,
+            leader: Some(times),
+        } = ending
+        else {
+            panic!("{ending:?}");
+        };
+        assert!(times.running_ns > 0, "{times:?}");
     }
 }

@@ -17,6 +17,8 @@ use nix::sys::signal::{self, Signal};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
+use crate::steps::fork::cpu_wait::SchedTimes;
+
 use super::{
     ChangedEntry, Ending, ProbeError, breakpoint_words, first_segment, parse_maps, placed_entries,
     with_breakpoints,
@@ -48,12 +50,16 @@ pub(super) fn run(
 }
 
 /// Kills the program and reaps every traced thread of it: its leader is reported only after
-/// the other threads, which as tracees are ours to reap.
+/// the other threads, which as tracees are ours to reap. A thread stopped on its way out (its
+/// exit event) is let go on, or it would wait for us forever.
 fn kill_and_reap(pid: Pid) {
     let _ = signal::kill(pid, Signal::SIGKILL);
     loop {
         match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
             Ok(WaitStatus::Exited(p, _) | WaitStatus::Signaled(p, _, _)) if p == pid => return,
+            Ok(WaitStatus::PtraceEvent(p, _, _) | WaitStatus::Stopped(p, _)) => {
+                let _ = ptrace::cont(p, None);
+            }
             Ok(_) | Err(nix::Error::EINTR) => {}
             Err(_) => return,
         }
@@ -87,6 +93,7 @@ fn start(
         | Options::PTRACE_O_TRACEFORK
         | Options::PTRACE_O_TRACEVFORK
         | Options::PTRACE_O_TRACEEXEC
+        | Options::PTRACE_O_TRACEEXIT
         | Options::PTRACE_O_EXITKILL;
     ptrace::setoptions(pid, options).map_err(refused("set its options"))?;
     let canonical = std::fs::canonicalize(program).map_err(|source| ProbeError::Io {
@@ -126,10 +133,13 @@ fn start(
 }
 
 /// Follows every traced thread and process until the program ends or one hits a breakpoint.
+/// The program's leader task's running and waiting times are read at its exit stop, while its
+/// `/proc` entry still holds them (criterion measures on the main thread).
 ///
 /// Waits only for this thread's own children and tracees (`__WNOTHREAD`): another thread of this
 /// process (a test, a rayon worker) may have children of its own, whose stops are not ours.
 fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError> {
+    let mut leader = None;
     loop {
         let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
             Ok(status) => status,
@@ -138,7 +148,7 @@ fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError
         };
         // A thread that died between its stop and our request answers ESRCH: nothing to do.
         let resumed = match status {
-            WaitStatus::Exited(p, code) if p == pid => return Ok(Ending::Exited { code }),
+            WaitStatus::Exited(p, code) if p == pid => return Ok(Ending::Exited { code, leader }),
             WaitStatus::Signaled(p, signal, _) if p == pid => {
                 return Ok(Ending::Signaled {
                     signal: signal as i32,
@@ -147,6 +157,12 @@ fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError
             WaitStatus::PtraceEvent(p, _, event) if event == Event::PTRACE_EVENT_EXEC as i32 => {
                 // A new program: none of the breakpoints is in it.
                 ptrace::detach(p, None)
+            }
+            WaitStatus::PtraceEvent(p, _, event)
+                if p == pid && event == Event::PTRACE_EVENT_EXIT as i32 =>
+            {
+                leader = SchedTimes::of_process(pid.as_raw() as u32);
+                ptrace::cont(p, None)
             }
             WaitStatus::PtraceEvent(p, _, _) => ptrace::cont(p, None),
             WaitStatus::Stopped(p, Signal::SIGTRAP) => {

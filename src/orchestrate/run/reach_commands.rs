@@ -38,6 +38,7 @@ use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts, FileComparison};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, Trace};
+use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{decide, settings_differ, undecided};
 use crate::steps::schedule::Side;
 
@@ -96,10 +97,12 @@ pub(super) fn select_commands(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
+    let versions = versions::changed(&sides.base.root, &sides.head.root);
     let compared = Compared {
         programs: &programs,
         code: &code,
         checkouts: &checkouts,
+        versions: &versions,
     };
     let decided = traces.into_iter().map(|traced| match traced {
         Err(why) => undecided(why),
@@ -218,6 +221,8 @@ struct Compared<'a> {
     programs: &'a Pair<'a>,
     code: &'a BTreeMap<String, Result<(LinkedCode, LinkedCode), String>>,
     checkouts: &'a Checkouts<'a>,
+    /// The workspace's packages whose version changed.
+    versions: &'a [VersionChange],
 }
 
 impl Compared<'_> {
@@ -276,7 +281,7 @@ impl Compared<'_> {
             read.iter().map(|(path, opened)| (path.as_path(), *opened)),
             self.checkouts,
         );
-        decide(&code, &files, &[])
+        decide(&code, &files, &[], self.versions)
     }
 }
 
@@ -286,14 +291,20 @@ fn combine(a: CodeComparison, b: CodeComparison) -> CodeComparison {
     use CodeComparison::{Differs, Same, Unknown};
     match (a, b) {
         (
-            Differs { functions, data },
+            Differs {
+                functions,
+                data,
+                unpaired,
+            },
             Differs {
                 functions: f,
                 data: d,
+                unpaired: u,
             },
         ) => Differs {
             functions: sorted([functions, f].concat()),
             data: sorted([data, d].concat()),
+            unpaired: unpaired || u,
         },
         (d @ Differs { .. }, _) | (_, d @ Differs { .. }) => d,
         (u @ Unknown { .. }, _) | (_, u @ Unknown { .. }) => u,
@@ -334,6 +345,7 @@ mod tests {
         let differs = |name: &str| CodeComparison::Differs {
             functions: vec![name.to_string()],
             data: vec![],
+            unpaired: name.starts_with('b'),
         };
         let unknown = CodeComparison::Unknown {
             reason: "no symbol".into(),
@@ -351,7 +363,8 @@ mod tests {
             combine(differs("b::g"), differs("a::f")),
             CodeComparison::Differs {
                 functions: vec!["a::f".into(), "b::g".into()],
-                data: vec![]
+                data: vec![],
+                unpaired: true
             }
         );
     }

@@ -424,7 +424,8 @@ fn included_bytes_that_change_differ_as_data() {
     let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
     let CodeComparison::Differs {
         functions, data, ..
-    } = &compared else {
+    } = &compared
+    else {
         panic!("{compared:?}");
     };
     assert_eq!(functions, &["perfdiff_reach_code::blob_sum"]);
@@ -449,7 +450,8 @@ fn statics_that_point_to_each_other_are_compared_through_the_cycle() {
     let changed = Comparer::new(&b.base, &b.changes).compare(&ring);
     let CodeComparison::Differs {
         functions, data, ..
-    } = &changed else {
+    } = &changed
+    else {
         panic!("{changed:?}");
     };
     assert_eq!(functions, &["perfdiff_reach_code::ring"]);

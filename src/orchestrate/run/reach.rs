@@ -96,9 +96,15 @@ pub(super) fn select_by_reach(
         ));
     }
     if !commands.is_empty() {
-        records.extend(super::reach_commands::select_commands(
-            selected, &valgrind, &commands,
-        ));
+        let (decided, kept) =
+            super::reach_commands::select_commands(selected, &valgrind, &commands);
+        records.extend(decided);
+        if kept > 0 {
+            progress.note(&format!(
+                "{kept} of {} command trace(s) kept from an earlier run (the same command, programs and files)",
+                commands.len()
+            ));
+        }
     }
     announce(&records, progress);
     records

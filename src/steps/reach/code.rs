@@ -182,7 +182,9 @@ pub struct ChangedEntry {
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
-    Same { data: BTreeSet<SecRef> },
+    Same {
+        data: BTreeSet<SecRef>,
+    },
     /// `unpaired`: head defines no function of this name.
     Differs {
         data: Option<String>,
@@ -253,7 +255,10 @@ impl<'a> Comparer<'a> {
         for name in entered {
             match &verdicts[name] {
                 Verdict::Same { data } => data_same.extend(data.iter().copied()),
-                Verdict::Differs { data, unpaired: gone } => {
+                Verdict::Differs {
+                    data,
+                    unpaired: gone,
+                } => {
                     let ran = addresses.get(name).map_or(&[][..], Vec::as_slice);
                     functions.extend(self.base.source_names(name, ran));
                     data_changed.extend(data.clone());

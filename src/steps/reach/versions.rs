@@ -124,7 +124,10 @@ checksum = "b1a46d1a171d865aa5f83f92695765caa047a9b4cbae2cbf37dbd613a793fd4c"
     fn a_path_package_s_new_version_is_listed_and_a_registry_one_is_not() {
         assert_eq!(sides(LOCK), vec![]);
         let bumped = LOCK
-            .replace("name = \"demo\"\nversion = \"0.1.0\"", "name = \"demo\"\nversion = \"0.2.0\"")
+            .replace(
+                "name = \"demo\"\nversion = \"0.1.0\"",
+                "name = \"demo\"\nversion = \"0.2.0\"",
+            )
             .replace("1.0.10", "1.0.11");
         let found = sides(&bumped);
         assert_eq!(

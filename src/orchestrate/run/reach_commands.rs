@@ -62,27 +62,13 @@ pub(super) fn select_commands(
         .iter()
         .map(|m| command_request(sides, m, &programs.base.layout_dirs[0]))
         .collect();
-    let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
     let project = [
         checkouts.0.clone(),
         sides.target_dir.to_path_buf(),
         programs.base.layout_dirs[0].clone(),
         programs.base_bin.clone(),
     ];
-    let traced: Vec<Result<CommandTrace, String>> = requests
-        .par_iter()
-        .map(|request| {
-            let request = request.as_ref()?;
-            cache
-                .get_or_trace_command(request, &project, || {
-                    traced_afresh(request, valgrind, sides.perfdiff_dir)
-                })
-                .map_err(|e| format!("its trace failed: {e}"))
-        })
-        .collect();
-    let kept = traced.iter().flatten().filter(|t| t.kept).count();
-    let traces: Vec<Result<Trace, String>> =
-        traced.into_iter().map(|t| t.map(|t| t.trace)).collect();
+    let (traces, kept) = traced(sides, valgrind, &requests, &project);
     let executed: BTreeSet<String> = traces
         .iter()
         .flatten()
@@ -124,6 +110,31 @@ pub(super) fn select_commands(
     });
     let records = commands.iter().map(|m| m.id.clone()).zip(decided);
     (records.collect(), kept)
+}
+
+/// The traces `requests` ask for, kept or made now, side by side, and how many were kept;
+/// `project`: the directories whose files a kept trace's reuse depends on.
+fn traced(
+    sides: &SelectedSides<'_>,
+    valgrind: &Valgrind,
+    requests: &[Result<ForkRequest, String>],
+    project: &[PathBuf],
+) -> (Vec<Result<Trace, String>>, usize) {
+    let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
+    let traced: Vec<Result<CommandTrace, String>> = requests
+        .par_iter()
+        .map(|request| {
+            let request = request.as_ref()?;
+            cache
+                .get_or_trace_command(request, project, || {
+                    traced_afresh(request, valgrind, sides.perfdiff_dir)
+                })
+                .map_err(|e| format!("its trace failed: {e}"))
+        })
+        .collect();
+    let kept = traced.iter().flatten().filter(|t| t.kept).count();
+    let traces = traced.into_iter().map(|t| t.map(|t| t.trace)).collect();
+    (traces, kept)
 }
 
 /// Both sides' programs and checkouts, when their commands can be compared at all: both sides

@@ -626,3 +626,74 @@ fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection()
         "reaches_change"
     );
 }
+
+#[test]
+fn a_commit_that_only_bumps_the_version_is_measured_naming_the_bump() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&constants_only());
+    let (from, to) = (
+        "name = \"perfdiff-demo\"\nversion = \"0.1.0\"",
+        "name = \"perfdiff-demo\"\nversion = \"0.2.0\"",
+    );
+    replace_in(&repo, "Cargo.toml", from, to);
+    replace_in(&repo, "Cargo.lock", from, to);
+    commit_all(&repo, "release 0.2.0");
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "steady"]);
+    let text = all_output(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let steady = text
+        .lines()
+        .find(|l| l.starts_with("hash/steady"))
+        .unwrap_or_else(|| panic!("no line for hash/steady: {text}"));
+    assert!(
+        steady.ends_with(
+            "measured, the package version of `perfdiff-demo` changed (0.1.0 → 0.2.0), so its \
+             functions have new symbol hashes and cannot be paired"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_second_run_keeps_the_command_traces_of_the_first() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = two_programs_repo();
+    let mut args = vec![
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--commands-only",
+        "--layouts",
+        "2",
+    ];
+    args.extend_from_slice(&["--cmd", "beta={bin}/beta"]);
+    args.extend_from_slice(&["--cmd", "script=/bin/sh {root}/run.sh"]);
+    // The decision's notes, without their clock.
+    let decided = |output: &Output| -> Vec<String> {
+        let err = stderr(output);
+        assert_eq!(output.status.code(), Some(0), "{err}");
+        let notes = err
+            .lines()
+            .filter_map(|l| l.split_once("] ").map(|(_, note)| note));
+        notes
+            .filter(|n| n.contains("is measured:") || n.contains("execute the same code"))
+            .map(str::to_string)
+            .collect()
+    };
+    let first = selecting(&repo, &args);
+    let err = stderr(&first);
+    assert!(!err.contains("command trace(s) kept"), "{err}");
+    let second = selecting(&repo, &args);
+    let err = stderr(&second);
+    assert!(
+        err.contains("2 of 2 command trace(s) kept from an earlier run"),
+        "{err}"
+    );
+    let notes = decided(&second);
+    assert_eq!(notes, decided(&first));
+    assert!(
+        notes.contains(&"1 of 2 benchmark(s) execute the same code on both sides: unchanged without measuring (--measure-all measures them)".to_string())
+            && notes.contains(&"beta is measured: it executes changed code: beta::beta_work".to_string()),
+        "{notes:?}"
+    );
+}

@@ -12,6 +12,7 @@ use cargo_perfdiff::steps::build::{BenchExecutable, BuildOptions, build_benches}
 use cargo_perfdiff::steps::reach::code::{
     CodeComparison, Comparer, LinkedCode, features_valgrind_hides,
 };
+use cargo_perfdiff::steps::reach::versions;
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
 
 fn shared_target_dir() -> PathBuf {
@@ -134,7 +135,8 @@ struct Builds {
     comment: LinkedCode,
     changes: LinkedCode,
     bumped: LinkedCode,
-    _dir: tempfile::TempDir,
+    /// The copies: `base`, `comment`, `changes`, `bumped`.
+    dir: tempfile::TempDir,
 }
 
 fn builds() -> &'static Builds {
@@ -163,7 +165,7 @@ fn builds() -> &'static Builds {
             comment,
             changes,
             bumped,
-            _dir: dir,
+            dir,
         }
     })
 }
@@ -209,6 +211,7 @@ fn differs(functions: &[&str], data: &[&str]) -> CodeComparison {
     CodeComparison::Differs {
         functions: functions.iter().map(|f| f.to_string()).collect(),
         data: data.iter().map(|d| d.to_string()).collect(),
+        unpaired: false,
     }
 }
 
@@ -419,7 +422,10 @@ fn functions_the_compiler_merged_are_each_paired_with_their_own_partner() {
 #[test]
 fn included_bytes_that_change_differ_as_data() {
     let compared = compare_with_changes(&["perfdiff_reach_code::blob_sum"]);
-    let CodeComparison::Differs { functions, data } = &compared else {
+    let CodeComparison::Differs {
+        functions, data, ..
+    } = &compared
+    else {
         panic!("{compared:?}");
     };
     assert_eq!(functions, &["perfdiff_reach_code::blob_sum"]);
@@ -442,7 +448,10 @@ fn statics_that_point_to_each_other_are_compared_through_the_cycle() {
         "{same:?}"
     );
     let changed = Comparer::new(&b.base, &b.changes).compare(&ring);
-    let CodeComparison::Differs { functions, data } = &changed else {
+    let CodeComparison::Differs {
+        functions, data, ..
+    } = &changed
+    else {
         panic!("{changed:?}");
     };
     assert_eq!(functions, &["perfdiff_reach_code::ring"]);
@@ -473,7 +482,22 @@ fn a_function_of_a_dependency_whose_version_changed_has_no_partner() {
     ));
     assert_eq!(
         Comparer::new(&b.base, &b.bumped).compare(&checksum),
-        differs(&["reach_helper::checksum"], &[])
+        CodeComparison::Differs {
+            functions: vec!["reach_helper::checksum".into()],
+            data: vec![],
+            unpaired: true,
+        }
+    );
+    // What the record then says: the bump, read from the two builds' lock files.
+    let bumps = versions::changed(&b.dir.path().join("base"), &b.dir.path().join("bumped"));
+    assert_eq!(
+        versions::explanation(&bumps),
+        "the package version of `reach-helper` changed (0.1.0 → 0.1.1), so its functions have \
+         new symbol hashes and cannot be paired"
+    );
+    assert_eq!(
+        versions::changed(&b.dir.path().join("base"), &b.dir.path().join("comment")),
+        vec![]
     );
 }
 

@@ -28,6 +28,7 @@ use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
+use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{decide, settings_differ, undecided};
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
@@ -95,9 +96,15 @@ pub(super) fn select_by_reach(
         ));
     }
     if !commands.is_empty() {
-        records.extend(super::reach_commands::select_commands(
-            selected, &valgrind, &commands,
-        ));
+        let (decided, kept) =
+            super::reach_commands::select_commands(selected, &valgrind, &commands);
+        records.extend(decided);
+        if kept > 0 {
+            progress.note(&format!(
+                "{kept} of {} command trace(s) kept from an earlier run (the same command, programs and files)",
+                commands.len()
+            ));
+        }
     }
     announce(&records, progress);
     records
@@ -151,6 +158,7 @@ fn select_in_target(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
+    let versions = versions::changed(&sides.base.root, &sides.head.root);
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks
         .iter()
@@ -166,7 +174,7 @@ fn select_in_target(
         .map(|(m, traced)| {
             let record = match traced {
                 Err(e) => undecided(format!("its trace failed: {e}")),
-                Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts),
+                Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts, &versions),
             };
             (m.id.clone(), record)
         })
@@ -217,11 +225,13 @@ pub(super) fn traced_afresh(
     trace::trace_benchmark(request, valgrind, scratch.path())
 }
 
-/// The decision for a benchmark whose trace is `traced`.
+/// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages
+/// whose version changed.
 fn decide_traced(
     traced: &trace::Trace,
     comparer: &mut Comparer<'_>,
     checkouts: &Checkouts<'_>,
+    versions: &[VersionChange],
 ) -> SelectionRecord {
     if let Some(call) = traced.unresolved.iter().next() {
         return undecided(format!(
@@ -245,7 +255,7 @@ fn decide_traced(
             .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
         checkouts,
     );
-    decide(&code, &files, &[])
+    decide(&code, &files, &[], versions)
 }
 
 /// The fork request whose trace tells what `matched` executes: base's cargo-built executable,

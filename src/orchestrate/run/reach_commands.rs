@@ -18,8 +18,9 @@
 //! Conservative as the rest: a `setup` or `prepare` line (run natively, untraced, it may start a
 //! changed program whose output the command then reads outside the checkout) leaves the command
 //! measured, and so do a failed trace, a program head does not build, and a build that kept no
-//! objects. Command traces are not kept between runs: what a command runs can depend on the
-//! checkout's files (a script), which the kept traces' key does not cover.
+//! objects. A command's trace is kept under the command as configured with the content of every
+//! program it started and every file of the project it touched, and reused while they are as
+//! they were ([`TraceCache::get_or_trace_command`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -37,23 +38,23 @@ use crate::steps::instructions::Valgrind;
 use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts, FileComparison};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
-use crate::steps::reach::trace::{self, Trace};
+use crate::steps::reach::trace::{self, CommandTrace, Trace, TraceCache};
+use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{decide, settings_differ, undecided};
 use crate::steps::schedule::Side;
 
-/// The selection of the commands `commands` (present on both sides), by id.
+/// The selection of the commands `commands` (present on both sides), by id, and how many of
+/// their traces were kept from an earlier run.
 pub(super) fn select_commands(
     sides: &SelectedSides<'_>,
     valgrind: &Valgrind,
     commands: &[&Matched],
-) -> Vec<(String, SelectionRecord)> {
+) -> (Vec<(String, SelectionRecord)>, usize) {
     let (programs, checkouts) = match comparable(sides) {
         Ok(found) => found,
         Err(record) => {
-            return commands
-                .iter()
-                .map(|m| (m.id.clone(), (*record).clone()))
-                .collect();
+            let all = commands.iter().map(|m| (m.id.clone(), (*record).clone()));
+            return (all.collect(), 0);
         }
     };
     // Built one by one (the sides are not shared between threads), traced side by side.
@@ -61,13 +62,13 @@ pub(super) fn select_commands(
         .iter()
         .map(|m| command_request(sides, m, &programs.base.layout_dirs[0]))
         .collect();
-    let traces: Vec<Result<Trace, String>> = requests
-        .par_iter()
-        .map(|request| {
-            traced_afresh(request.as_ref()?, valgrind, sides.perfdiff_dir)
-                .map_err(|e| format!("its trace failed: {e}"))
-        })
-        .collect();
+    let project = [
+        checkouts.0.clone(),
+        sides.target_dir.to_path_buf(),
+        programs.base.layout_dirs[0].clone(),
+        programs.base_bin.clone(),
+    ];
+    let (traces, kept) = traced(sides, valgrind, &requests, &project);
     let executed: BTreeSet<String> = traces
         .iter()
         .flatten()
@@ -96,16 +97,44 @@ pub(super) fn select_commands(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
+    let versions = versions::changed(&sides.base.root, &sides.head.root);
     let compared = Compared {
         programs: &programs,
         code: &code,
         checkouts: &checkouts,
+        versions: &versions,
     };
     let decided = traces.into_iter().map(|traced| match traced {
         Err(why) => undecided(why),
         Ok(traced) => compared.decide(&traced, &mut comparers),
     });
-    commands.iter().map(|m| m.id.clone()).zip(decided).collect()
+    let records = commands.iter().map(|m| m.id.clone()).zip(decided);
+    (records.collect(), kept)
+}
+
+/// The traces `requests` ask for, kept or made now, side by side, and how many were kept;
+/// `project`: the directories whose files a kept trace's reuse depends on.
+fn traced(
+    sides: &SelectedSides<'_>,
+    valgrind: &Valgrind,
+    requests: &[Result<ForkRequest, String>],
+    project: &[PathBuf],
+) -> (Vec<Result<Trace, String>>, usize) {
+    let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
+    let traced: Vec<Result<CommandTrace, String>> = requests
+        .par_iter()
+        .map(|request| {
+            let request = request.as_ref()?;
+            cache
+                .get_or_trace_command(request, project, || {
+                    traced_afresh(request, valgrind, sides.perfdiff_dir)
+                })
+                .map_err(|e| format!("its trace failed: {e}"))
+        })
+        .collect();
+    let kept = traced.iter().flatten().filter(|t| t.kept).count();
+    let traces = traced.into_iter().map(|t| t.map(|t| t.trace)).collect();
+    (traces, kept)
 }
 
 /// Both sides' programs and checkouts, when their commands can be compared at all: both sides
@@ -218,6 +247,8 @@ struct Compared<'a> {
     programs: &'a Pair<'a>,
     code: &'a BTreeMap<String, Result<(LinkedCode, LinkedCode), String>>,
     checkouts: &'a Checkouts<'a>,
+    /// The workspace's packages whose version changed.
+    versions: &'a [VersionChange],
 }
 
 impl Compared<'_> {
@@ -276,7 +307,7 @@ impl Compared<'_> {
             read.iter().map(|(path, opened)| (path.as_path(), *opened)),
             self.checkouts,
         );
-        decide(&code, &files, &[])
+        decide(&code, &files, &[], self.versions)
     }
 }
 
@@ -286,14 +317,20 @@ fn combine(a: CodeComparison, b: CodeComparison) -> CodeComparison {
     use CodeComparison::{Differs, Same, Unknown};
     match (a, b) {
         (
-            Differs { functions, data },
+            Differs {
+                functions,
+                data,
+                unpaired,
+            },
             Differs {
                 functions: f,
                 data: d,
+                unpaired: u,
             },
         ) => Differs {
             functions: sorted([functions, f].concat()),
             data: sorted([data, d].concat()),
+            unpaired: unpaired || u,
         },
         (d @ Differs { .. }, _) | (_, d @ Differs { .. }) => d,
         (u @ Unknown { .. }, _) | (_, u @ Unknown { .. }) => u,
@@ -334,6 +371,7 @@ mod tests {
         let differs = |name: &str| CodeComparison::Differs {
             functions: vec![name.to_string()],
             data: vec![],
+            unpaired: name.starts_with('b'),
         };
         let unknown = CodeComparison::Unknown {
             reason: "no symbol".into(),
@@ -351,7 +389,8 @@ mod tests {
             combine(differs("b::g"), differs("a::f")),
             CodeComparison::Differs {
                 functions: vec!["a::f".into(), "b::g".into()],
-                data: vec![]
+                data: vec![],
+                unpaired: true
             }
         );
     }

@@ -130,10 +130,13 @@ pub enum CodeComparison {
     /// These executed functions differ or have no partner, named as `--explain` names them
     /// (the program's functions inlined into them, where the debug information says; else
     /// demangled, without hash), sorted, deduplicated; `data`: the changed data objects reached (the static's name, or "data of"
-    /// the function that references it).
+    /// the function that references it). `unpaired`: some executed function has no
+    /// definition of its name in head (a new symbol hash: a package's version, a generic's
+    /// arguments, or the function itself gone).
     Differs {
         functions: Vec<String>,
         data: Vec<String>,
+        unpaired: bool,
     },
     /// Cannot decide (an executed address with no symbol, a function no object defines,
     /// LTO bitcode, …): measure. One-line reason.
@@ -179,8 +182,14 @@ pub struct ChangedEntry {
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
-    Same { data: BTreeSet<SecRef> },
-    Differs { data: Option<String> },
+    Same {
+        data: BTreeSet<SecRef>,
+    },
+    /// `unpaired`: head defines no function of this name.
+    Differs {
+        data: Option<String>,
+        unpaired: bool,
+    },
     Unknown(String),
 }
 
@@ -241,14 +250,19 @@ impl<'a> Comparer<'a> {
         let mut functions = BTreeSet::new();
         let mut data_changed = BTreeSet::new();
         let mut data_same = BTreeSet::new();
+        let mut unpaired = false;
         let mut unknown = None;
         for name in entered {
             match &verdicts[name] {
                 Verdict::Same { data } => data_same.extend(data.iter().copied()),
-                Verdict::Differs { data } => {
+                Verdict::Differs {
+                    data,
+                    unpaired: gone,
+                } => {
                     let ran = addresses.get(name).map_or(&[][..], Vec::as_slice);
                     functions.extend(self.base.source_names(name, ran));
                     data_changed.extend(data.clone());
+                    unpaired |= gone;
                 }
                 Verdict::Unknown(reason) => {
                     unknown.get_or_insert(reason.clone());
@@ -259,6 +273,7 @@ impl<'a> Comparer<'a> {
             return CodeComparison::Differs {
                 functions: functions.into_iter().collect(),
                 data: data_changed.into_iter().collect(),
+                unpaired,
             };
         }
         if let Some(reason) = unknown.or_else(|| self.cpu_dependent(executed)) {
@@ -530,16 +545,23 @@ impl<'a> Comparer<'a> {
             ));
         }
         if in_base.len() != in_head.len() {
-            return Verdict::Differs { data: None };
+            return Verdict::Differs {
+                data: None,
+                unpaired: in_head.is_empty(),
+            };
         }
         let mut walk = Walk::new(base, head, &self.proven, demangle(name));
         for ((b, vb, zb), (h, vh, zh)) in in_base.into_iter().zip(in_head) {
             if (vb, zb) != (vh, zh) {
-                return Verdict::Differs { data: None };
+                return Verdict::Differs {
+                    data: None,
+                    unpaired: false,
+                };
             }
             if let Err(mismatch) = walk.sections(b, h, None) {
                 return Verdict::Differs {
                     data: mismatch.data,
+                    unpaired: false,
                 };
             }
         }

@@ -16,7 +16,9 @@
 //! - [`code`]: whether those functions, and the data they reach, are the same machine code on
 //!   both sides, compared in the objects the executables were linked from;
 //! - [`files`]: whether the files of the checkout it read are the same in both checkouts;
-//! - [`settings`]: whether both sides are built with the same settings.
+//! - [`settings`]: whether both sides are built with the same settings;
+//! - [`versions`]: which of the workspace's packages changed version (what explains functions
+//!   without a partner).
 //!
 //! Conservative wherever unsure: a benchmark is skipped only when all four say "the same"; a
 //! trace that fails, an address without a symbol, a function without a partner, a file that
@@ -27,17 +29,22 @@ pub mod files;
 pub mod probe;
 pub mod settings;
 pub mod trace;
+pub mod versions;
 
 use crate::model::samples::{SelectionReason, SelectionRecord};
 use code::CodeComparison;
 use files::FileComparison;
+use versions::VersionChange;
 
 /// The decision for one benchmark from what was compared: skipped (`measured: false`) only when
-/// the build settings agree, its code and data are the same and every file it read is.
+/// the build settings agree, its code and data are the same and every file it read is. When an
+/// executed function has no partner and `versions` lists packages whose version changed, that is
+/// the reason given: their functions' new symbol hashes leave nothing to pair them with.
 pub fn decide(
     code: &CodeComparison,
     files: &FileComparison,
     settings: &[String],
+    versions: &[VersionChange],
 ) -> SelectionRecord {
     if let Some(first) = settings.first() {
         return settings_differ(first);
@@ -45,7 +52,12 @@ pub fn decide(
     let (functions, data) = match code {
         CodeComparison::Unknown { reason } => return undecided(reason.clone()),
         CodeComparison::Same { functions, data } => (*functions, *data),
-        CodeComparison::Differs { functions, data } => {
+        CodeComparison::Differs { unpaired: true, .. } if !versions.is_empty() => {
+            return undecided(versions::explanation(versions));
+        }
+        CodeComparison::Differs {
+            functions, data, ..
+        } => {
             return reaches(functions.clone(), data.clone(), files.changed.clone());
         }
     };
@@ -148,7 +160,7 @@ mod tests {
             same: 1,
             ..FileComparison::default()
         };
-        let record = decide(&same(), &files, &[]);
+        let record = decide(&same(), &files, &[], &[]);
         assert!(record.skipped());
         assert_eq!(
             record.detail,
@@ -170,6 +182,7 @@ mod tests {
         let differs = CodeComparison::Differs {
             functions: vec!["demo::mix".into()],
             data: vec![],
+            unpaired: false,
         };
         let unknown = CodeComparison::Unknown {
             reason: "an executed address has no symbol".into(),
@@ -182,14 +195,47 @@ mod tests {
             (&same(), &unreadable, &[][..]),
             (&same(), &quiet, &settings[..]),
         ] {
-            let record = decide(code, files, settings);
+            let record = decide(code, files, settings, &[]);
             assert!(record.measured && !record.skipped(), "{record:?}");
         }
-        let record = decide(&differs, &changed_file, &[]);
+        let record = decide(&differs, &changed_file, &[], &[]);
         assert_eq!(record.reason, SelectionReason::ReachesChange);
         assert_eq!(
             record.detail,
             "it executes changed code: demo::mix; reads changed files: data/input.txt"
         );
+    }
+
+    #[test]
+    fn functions_without_a_partner_after_a_version_bump_are_measured_naming_the_bump() {
+        let bump = [VersionChange {
+            package: "demo".into(),
+            base: "0.1.0".into(),
+            head: "0.2.0".into(),
+        }];
+        let unpaired = CodeComparison::Differs {
+            functions: vec!["criterion::bencher::Bencher<M>::iter".into()],
+            data: vec![],
+            unpaired: true,
+        };
+        let quiet = FileComparison::default();
+        let record = decide(&unpaired, &quiet, &[], &bump);
+        assert!(record.measured);
+        assert_eq!(record.reason, SelectionReason::Undecided);
+        assert_eq!(
+            record.detail,
+            "the package version of `demo` changed (0.1.0 → 0.2.0), so its functions have new \
+             symbol hashes and cannot be paired"
+        );
+        // Without a bump, or when every function has a partner, the changed code is named.
+        let record = decide(&unpaired, &quiet, &[], &[]);
+        assert_eq!(record.reason, SelectionReason::ReachesChange);
+        let paired = CodeComparison::Differs {
+            functions: vec!["demo::mix".into()],
+            data: vec![],
+            unpaired: false,
+        };
+        let record = decide(&paired, &quiet, &[], &bump);
+        assert_eq!(record.detail, "it executes changed code: demo::mix");
     }
 }

@@ -27,6 +27,7 @@
 //! them by function.
 
 pub mod cache;
+pub mod command_cache;
 pub mod executed;
 pub mod runs;
 pub mod syscalls;
@@ -37,6 +38,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use cache::{TraceCache, executable_digest};
+pub use command_cache::CommandTrace;
 pub use runs::Mode;
 pub use syscalls::Access;
 

@@ -20,7 +20,7 @@ use crate::steps::fork::ForkRequest;
 /// A directory of traces.
 #[derive(Debug, Clone)]
 pub struct TraceCache {
-    dir: PathBuf,
+    pub(super) dir: PathBuf,
 }
 
 /// The 128-bit SipHash-1-3 of the file at `path`, in hex: the executable's identity for the
@@ -95,7 +95,8 @@ impl TraceCache {
         Ok(fresh)
     }
 
-    fn keep(&self, path: &Path, trace: &Trace) -> std::io::Result<()> {
+    /// Writes `trace` whole to `path`: to a temporary file, then renamed.
+    pub(super) fn keep(&self, path: &Path, trace: &impl serde::Serialize) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let mut file = tempfile::NamedTempFile::new_in(&self.dir)?;
         serde_json::to_writer(&mut file, trace)?;

@@ -16,6 +16,7 @@ use crate::steps::fork::ForkRequest;
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{Probe, probe_benchmark};
 use crate::steps::reach::undecided;
+use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// `records` (of the benchmarks `requests` trace, in the same order) with every skipped one
 /// probed: measured when its probe enters a changed function or fails.
@@ -72,6 +73,9 @@ fn probed(
     };
     let mut request = request.clone();
     request.criterion_home = perfdiff_dir.join("criterion-home").join("probe");
+    // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
+    // `--warm-up-time` says: the probe as well.
+    request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
     match probe_benchmark(&request, entries, scratch.path()) {
         Probe::NotReached => SelectionRecord {
             detail: format!(

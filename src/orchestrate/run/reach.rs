@@ -180,7 +180,7 @@ fn select_in_target(
         })
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    super::reach_probe::probe_skipped(sides.perfdiff_dir, &mut comparer, &requests, records)
+    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records)
 }
 
 /// The code of the executable at `path`, with the objects its build kept for code layouts

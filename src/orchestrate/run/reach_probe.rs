@@ -8,20 +8,23 @@
 //! functions is computed once per pair of executables, by the same [`Comparer`] that decided.
 
 use std::path::Path;
+use std::time::Duration;
 
 use rayon::prelude::*;
 
-use crate::model::samples::{SelectionReason, SelectionRecord};
+use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{Probe, probe_benchmark};
 use crate::steps::reach::undecided;
-use crate::steps::stop::WARMUP_TIME_MIN;
+
+use super::reach::SelectedSides;
+use crate::steps::stop::{StopPolicy, WARMUP_TIME_MAX, WARMUP_TIME_MIN};
 
 /// `records` (of the benchmarks `requests` trace, in the same order) with every skipped one
 /// probed: measured when its probe enters a changed function or fails.
 pub(super) fn probe_skipped(
-    perfdiff_dir: &Path,
+    sides: &SelectedSides<'_>,
     comparer: &mut Comparer<'_>,
     requests: &[ForkRequest],
     records: Vec<(String, SelectionRecord)>,
@@ -39,6 +42,7 @@ pub(super) fn probe_skipped(
                 .collect();
         }
     };
+    let policy = StopPolicy::from_settings(sides.settings);
     // One probe per CPU at a time, as the traces run.
     records
         .into_par_iter()
@@ -47,51 +51,139 @@ pub(super) fn probe_skipped(
             if !record.skipped() {
                 return (id, record);
             }
-            (id, probed(record, request, &entries, perfdiff_dir))
+            let probe = Probing {
+                entries: &entries,
+                perfdiff_dir: sides.perfdiff_dir,
+                policy: &policy,
+            };
+            (id, probe.probed(record, request))
         })
         .collect()
 }
 
-/// The record of the skipped benchmark `record` after its probe.
-fn probed(
-    record: SelectionRecord,
-    request: &ForkRequest,
-    entries: &[ChangedEntry],
-    perfdiff_dir: &Path,
-) -> SelectionRecord {
-    if entries.is_empty() {
-        return record;
-    }
-    let scratch = match tempfile::tempdir_in(perfdiff_dir) {
-        Ok(scratch) => scratch,
-        Err(e) => {
-            return undecided(format!(
-                "probe: cannot make a scratch directory in {}: {e}",
-                perfdiff_dir.display()
-            ));
+/// What every probe of a run shares.
+struct Probing<'a> {
+    entries: &'a [ChangedEntry],
+    perfdiff_dir: &'a Path,
+    policy: &'a StopPolicy,
+}
+
+impl Probing<'_> {
+    /// The record of the skipped benchmark `record` after its probe.
+    fn probed(&self, record: SelectionRecord, request: &ForkRequest) -> SelectionRecord {
+        if self.entries.is_empty() {
+            return record;
         }
-    };
-    let mut request = request.clone();
-    request.criterion_home = perfdiff_dir.join("criterion-home").join("probe");
-    // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
-    // `--warm-up-time` says: the probe as well.
-    request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
-    match probe_benchmark(&request, entries, scratch.path()) {
-        Probe::NotReached => SelectionRecord {
-            detail: format!(
-                "{}; a native run as long as a fork entered none of the {} changed function(s)",
-                record.detail,
-                entries.len()
-            ),
-            ..record
-        },
-        Probe::Reached { name } => SelectionRecord {
-            measured: true,
-            reason: SelectionReason::ReachesChange,
-            detail: format!("it reaches `{name}` after the trace's iterations (native probe)"),
-            changed_functions: vec![name],
-            ..record
-        },
-        Probe::Failed(why) => undecided(format!("probe: {why}")),
+        let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
+            Ok(scratch) => scratch,
+            Err(e) => {
+                return undecided(format!(
+                    "probe: cannot make a scratch directory in {}: {e}",
+                    self.perfdiff_dir.display()
+                ));
+            }
+        };
+        let mut request = request.clone();
+        request.criterion_home = self.perfdiff_dir.join("criterion-home").join("probe");
+        // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
+        // `--warm-up-time` says: the probe as well.
+        request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
+        let mut probe = probe_benchmark(&request, self.entries, scratch.path());
+        let mut settling = "";
+        if let Probe::NotReached { record: Some(run) } = &probe
+            && self.still_settling(run)
+        {
+            let longest = longest_warm_up(request.warm_up);
+            request.timeout += longest - request.warm_up;
+            request.warm_up = longest;
+            probe = probe_benchmark(&request, self.entries, scratch.path());
+            settling = " (still settling: probed again with the longest warm-up a fork can get)";
+        }
+        match probe {
+            Probe::NotReached { .. } => SelectionRecord {
+                detail: format!(
+                    "{}; a native run as long as a fork entered none of the {} changed function(s){settling}",
+                    record.detail,
+                    self.entries.len()
+                ),
+                ..record
+            },
+            Probe::Reached { name } => SelectionRecord {
+                measured: true,
+                reason: SelectionReason::ReachesChange,
+                detail: format!("it reaches `{name}` after the trace's iterations (native probe)"),
+                changed_functions: vec![name],
+                ..record
+            },
+            Probe::Failed(why) => undecided(format!("probe: {why}")),
+        }
+    }
+
+    /// Whether steady-state detection drops samples of the probe's `run` as warm-up: then the
+    /// adaptive warm-up would give later forks a longer one ([`StopPolicy::next_warm_up`]), and
+    /// they would make more iterations than the probe did.
+    fn still_settling(&self, run: &ForkRecord) -> bool {
+        let mut fork = run.clone();
+        self.policy.mark_warmup(&mut fork);
+        fork.warmup_dropped.unwrap_or(0) > 0 && !fork.unsteady
+    }
+}
+
+/// The longest warm-up a fork can make, from a first one of `first`: the adaptive warm-up grows
+/// to [`WARMUP_TIME_MAX`] (a longer first one is kept), and criterion's warm-up overshoots its
+/// time by up to 100 % (it doubles its batches until the time has passed), so twice that.
+fn longest_warm_up(first: Duration) -> Duration {
+    first.max(WARMUP_TIME_MAX) * 2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+
+    /// A criterion fork of 30 linear samples (the default) whose time per iteration is
+    /// `per_iter(i)`.
+    fn fork(per_iter: impl Fn(usize) -> f64) -> ForkRecord {
+        let iters: Vec<f64> = (1..=30).map(|i| 1000.0 * i as f64).collect();
+        ForkRecord {
+            times_ns: iters
+                .iter()
+                .enumerate()
+                .map(|(i, n)| n * per_iter(i))
+                .collect(),
+            iters,
+            ..ForkRecord::default()
+        }
+    }
+
+    fn probing(policy: &StopPolicy) -> Probing<'_> {
+        Probing {
+            entries: &[],
+            perfdiff_dir: Path::new("/nonexistent"),
+            policy,
+        }
+    }
+
+    #[test]
+    fn a_probe_whose_samples_still_settle_is_probed_again_and_a_steady_one_is_not() {
+        let policy = StopPolicy::from_settings(&Settings::default());
+        let probing = probing(&policy);
+        // The first sample 40 % slower, the next ones less and less so.
+        let settling = fork(|i| 100.0 + 40.0 * 0.6f64.powi(i as i32));
+        assert!(probing.still_settling(&settling));
+        let steady = fork(|i| 100.0 + (i % 2) as f64 * 0.01);
+        assert!(!probing.still_settling(&steady));
+    }
+
+    #[test]
+    fn the_longest_warm_up_covers_the_adaptive_cap_and_criterion_s_overshoot() {
+        assert_eq!(
+            longest_warm_up(Duration::from_millis(100)),
+            2 * WARMUP_TIME_MAX
+        );
+        assert_eq!(
+            longest_warm_up(Duration::from_secs(5)),
+            Duration::from_secs(10)
+        );
     }
 }

@@ -92,13 +92,13 @@ pub enum Ending {
 }
 
 /// What the probe of one benchmark found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Probe {
     /// It entered this changed function (demangled): measure it.
     Reached { name: String },
     /// It ran at least as long as an undisturbed fork without entering any changed function:
-    /// the skip stands.
-    NotReached,
+    /// the skip stands. `record`: the samples of that run (none when nothing was run).
+    NotReached { record: Option<Box<ForkRecord>> },
     /// The probe failed (why, in one line): measure it.
     Failed(String),
 }
@@ -122,7 +122,7 @@ enum Run {
 /// No entries: [`Probe::NotReached`] without running anything.
 pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch: &Path) -> Probe {
     if entries.is_empty() {
-        return Probe::NotReached;
+        return Probe::NotReached { record: None };
     }
     let mut scale = coverage::first_scale(request.harness);
     let mut shortfall = String::new();
@@ -141,7 +141,11 @@ pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch:
             record: &record,
         };
         let covered = match coverage::covered(&shape) {
-            Ok(covered) if covered >= 1.0 => return Probe::NotReached,
+            Ok(covered) if covered >= 1.0 => {
+                return Probe::NotReached {
+                    record: Some(record),
+                };
+            }
             Ok(covered) => covered,
             Err(why) => return Probe::Failed(why),
         };

@@ -29,8 +29,7 @@ fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
         "--samples",
         samples_path.to_str().unwrap(),
     ];
-    // Short: the changes are large enough to stand out on a loaded machine. One code layout:
-    // the pairing is the subject, and each further layout is a relink of both sides per round.
+    // Short: the changes are large enough to stand out on a loaded machine.
     args.extend_from_slice(&[
         "--warm-up-time",
         "0.1",
@@ -39,7 +38,6 @@ fn duet_mode_finds_the_known_changes_and_report_reanalyses_them() {
         "--sample-size",
         "10",
     ]);
-    args.extend_from_slice(ONE_LAYOUT);
     args.extend_from_slice(STRICT_ALPHA);
     args.extend_from_slice(&["--", "mix", "checksum", "steady"]);
     let output = cargo_perfdiff(&repo, &args);

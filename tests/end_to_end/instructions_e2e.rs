@@ -219,4 +219,14 @@ fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
     assert!(!function_names(hash).is_empty(), "{hash:#}");
     let steady = bench_entry(&report, "steady (instructions)");
     assert_eq!(steady["verdict"], "unchanged", "{steady:#}");
+    // The build with line tables that named the functions went to the target directory every
+    // workspace building into the shared one uses (its dependencies compile once for all), not
+    // to one of this repository's own.
+    let line_tables = shared_target_dir().join("perfdiff/target-line-tables");
+    assert!(
+        line_tables.join("release").is_dir(),
+        "{}",
+        line_tables.display()
+    );
+    assert!(!state_dir(&repo).join("line-tables/target").exists());
 }

@@ -15,10 +15,22 @@ static MEASURING: Mutex<()> = Mutex::new(());
 
 /// Held while a test measures: [`measuring_lock`].
 pub struct MeasuringGuard {
+    /// When the lock was taken: with `PERFDIFF_TEST_RUN_TIMES` set, how long the test held it is
+    /// logged ([`log_run_time`]), the test's own time without its wait for the lock.
+    taken: std::time::Instant,
     /// The lock on `measuring.lock` in the target directory's temporary directory (released
     /// first: fields drop in order).
     _file: File,
     _thread: MutexGuard<'static, ()>,
+}
+
+impl Drop for MeasuringGuard {
+    fn drop(&mut self) {
+        log_line(&format!(
+            "{:.1}\tmeasuring lock held",
+            self.taken.elapsed().as_secs_f64()
+        ));
+    }
 }
 
 /// Waits until no other test measures, then holds the measuring lock until the guard is dropped:
@@ -29,6 +41,7 @@ pub fn measuring_lock() -> MeasuringGuard {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     MeasuringGuard {
+        taken: std::time::Instant::now(),
         _file: locked_file(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("measuring.lock")),
         _thread: thread,
     }
@@ -76,28 +89,32 @@ pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)])
 /// (the test's name, the seconds the run took, its build notes, its arguments): where a test's
 /// time goes, for docs/design/test-suite.md. A figure taken on a busy machine only ranks runs.
 fn log_run_time(args: &[&str], took: std::time::Duration, output: &Output) {
-    let Some(path) = std::env::var_os("PERFDIFF_TEST_RUN_TIMES") else {
-        return;
-    };
-    let test = std::thread::current().name().unwrap_or("?").to_string();
     let err = stderr(output);
     let builds: Vec<&str> = err
         .lines()
         .filter(|line| line.contains("built base") || line.contains("built head"))
         .map(str::trim)
         .collect();
-    let line = format!(
-        "{test}\t{:.1}\t{}\t{}\n",
+    log_line(&format!(
+        "{:.1}\t{}\t{}",
         took.as_secs_f64(),
         builds.join(" | "),
         args.join(" ")
-    );
+    ));
+}
+
+/// Appends `fields` to the `PERFDIFF_TEST_RUN_TIMES` file, if set, after the test's name.
+fn log_line(fields: &str) {
+    let Some(path) = std::env::var_os("PERFDIFF_TEST_RUN_TIMES") else {
+        return;
+    };
+    let test = std::thread::current().name().unwrap_or("?").to_string();
     let mut file = File::options()
         .create(true)
         .append(true)
         .open(path)
         .unwrap();
-    std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
+    std::io::Write::write_all(&mut file, format!("{test}\t{fields}\n").as_bytes()).unwrap();
 }
 
 /// The optimisation level of the builds in [`Scratch`] directories, the tests' own repositories

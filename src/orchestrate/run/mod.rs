@@ -357,6 +357,7 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         settings,
         seed,
         perfdiff_dir,
+        target_dir,
         base: base_build,
         head: head_build,
         matched: &matched,

@@ -597,6 +597,8 @@ pub(super) struct MeasureContext<'a> {
     pub(super) settings: &'a Settings,
     pub(super) seed: u64,
     pub(super) perfdiff_dir: &'a Path,
+    /// The workspace's cargo target directory (which other workspaces may share).
+    pub(super) target_dir: &'a Path,
     pub(super) base: &'a SideBuild,
     pub(super) head: &'a SideBuild,
     pub(super) matched: &'a [Matched],

@@ -37,6 +37,19 @@ fn selection(entry: &serde_json::Value) -> &serde_json::Value {
     selection
 }
 
+/// Benchmark `id`'s entry in `report` and its selection record, checked measured for `reason`.
+fn measured_for<'a>(
+    report: &'a serde_json::Value,
+    id: &str,
+    reason: &str,
+) -> (&'a serde_json::Value, &'a serde_json::Value) {
+    let entry = bench_entry(report, id);
+    let record = selection(entry);
+    assert_eq!(record["measured"], true, "{entry:#}");
+    assert_eq!(record["reason"], reason, "{entry:#}");
+    (entry, record)
+}
+
 #[test]
 fn an_untouched_benchmark_is_unchanged_without_a_fork_and_a_changed_one_says_what_it_reaches() {
     let guard = measuring_lock();
@@ -281,10 +294,7 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     assert_eq!(output.status.code(), Some(0), "{err}");
     let report = json_report(&output);
     // Only the native probe can see `native` enter the changed function.
-    let native = bench_entry(&report, "late/native");
-    let reached = selection(native);
-    assert_eq!(reached["measured"], true, "{native:#}");
-    assert_eq!(reached["reason"], "reaches_change", "{native:#}");
+    let (native, reached) = measured_for(&report, "late/native", "reaches_change");
     assert_eq!(
         reached["detail"],
         "it reaches `perfdiff_demo::late_work` after the trace's iterations (native probe)",
@@ -293,10 +303,7 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     assert_ne!(native["forks"]["base"], 0, "{native:#}");
     // `counted` reaches it on its 100,000th call: found by the trace when valgrind's run gets
     // that far, by the probe otherwise; never skipped.
-    let counted = bench_entry(&report, "late/counted");
-    let reached = selection(counted);
-    assert_eq!(reached["measured"], true, "{counted:#}");
-    assert_eq!(reached["reason"], "reaches_change", "{counted:#}");
+    let (counted, reached) = measured_for(&report, "late/counted", "reaches_change");
     assert_eq!(
         reached["changed_functions"],
         serde_json::json!(["perfdiff_demo::late_work"]),
@@ -305,10 +312,7 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     assert_ne!(counted["forks"]["base"], 0, "{counted:#}");
     // `crowded` never enters it, but its probe never has a CPU for a fork's time: fewer
     // iterations than a fork might make cannot keep a skip, however often it runs again.
-    let crowded = bench_entry(&report, "late/crowded");
-    let undecided = selection(crowded);
-    assert_eq!(undecided["measured"], true, "{crowded:#}");
-    assert_eq!(undecided["reason"], "undecided", "{crowded:#}");
+    let (crowded, undecided) = measured_for(&report, "late/crowded", "undecided");
     let detail = undecided["detail"].as_str().unwrap();
     assert!(
         detail.starts_with("probe: the machine was too busy for a run as long as a fork's"),
@@ -531,12 +535,7 @@ fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
 
 /// The names a listing's benchmark `id` gives for the changed functions it executes.
 fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
-    let entry = listing["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == id)
-        .unwrap_or_else(|| panic!("no {id} in {listing:#}"));
+    let entry = bench_entry(listing, id);
     entry["selection"]["changed_functions"]
         .as_array()
         .unwrap_or_else(|| panic!("{entry:#}"))

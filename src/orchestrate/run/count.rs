@@ -319,10 +319,10 @@ fn changed_benchmarks(
 /// measures stay exactly as cargo builds them: bench targets by target, and the programs'
 /// directory. Kept like every build: a later run of the same revision builds nothing.
 ///
-/// The target directory ([`line_tables_target`]) is shared, as the comparison's own is, by every
-/// workspace building into the same cargo target directory: the dependencies compiled with line
-/// tables (criterion's tree, a minute on two cores) then compile once for all clones of a
-/// project, not once for each.
+/// The target directory (`<target>/perfdiff/target-line-tables`, [`super::shared_build_target`])
+/// is shared, as the comparison's own is, by every workspace building into the same cargo
+/// target directory: the dependencies compiled with line tables (criterion's tree, a minute on
+/// two cores) then compile once for all clones of a project, not once for each.
 #[derive(Default)]
 pub(super) struct LineTables {
     benches: BTreeMap<TargetKey, PathBuf>,
@@ -342,7 +342,7 @@ impl LineTables {
             layouts: 1,
             ..ctx.build.clone()
         };
-        let target_dir = line_tables_target(ctx.target_dir);
+        let target_dir = super::shared_build_target(ctx.target_dir, "target-line-tables");
         let kept_dir = ctx.perfdiff_dir.join("line-tables").join(side.as_str());
         let root = &ctx.side(side).root;
         let label = format!("{} with line tables", side.as_str());
@@ -412,10 +412,4 @@ impl LineTables {
         }
         request
     }
-}
-
-/// The cargo target directory of the builds with line tables, beside the comparison's own
-/// (`<target>/perfdiff/target`) and shared like it by the workspaces building into `target_dir`.
-fn line_tables_target(target_dir: &Path) -> PathBuf {
-    target_dir.join("perfdiff").join("target-line-tables")
 }

@@ -487,6 +487,14 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
     Ok(merged)
 }
 
+/// A cargo target directory cargo-perfdiff builds into, `<target>/perfdiff/<name>`: shared by
+/// every workspace building into `target_dir` (a CARGO_TARGET_DIR of several clones too), so
+/// their dependencies compile once. `target` holds the comparison's builds, `target-line-tables`
+/// the builds with line tables that name functions ([`count`]).
+fn shared_build_target(target_dir: &Path, name: &str) -> PathBuf {
+    target_dir.join("perfdiff").join(name)
+}
+
 /// Where this workspace's state lives (worktrees, executables, runs, the lock):
 /// `<target>/perfdiff`, or `<target>/perfdiff/ws-<name>-<hash>` when the target directory lies
 /// outside the workspace (a CARGO_TARGET_DIR shared by several projects must not mix their

@@ -192,7 +192,7 @@ pub(super) fn build_sides(
     let settings = &request.settings;
     // One cargo target directory for both revisions (dependencies compile once), shared even by
     // workspaces that share a CARGO_TARGET_DIR.
-    let shared_target = opened.target_dir.join("perfdiff").join("target");
+    let shared_target = super::shared_build_target(&opened.target_dir, "target");
     let options = BuildOptions {
         // Round r runs layout r mod layouts: more layouts than rounds would never run.
         layouts: settings

@@ -80,6 +80,8 @@ pub(super) fn select_by_reach(
                 .push(m);
         }
     }
+    // Read once for every target and command: what explains functions without a partner.
+    let versions = versions::changed(&selected.base.root, &selected.head.root);
     let mut records = BTreeMap::new();
     for ((base_key, head_key), benchmarks) in by_target {
         let (Some(base), Some(head)) = (
@@ -93,11 +95,12 @@ pub(super) fn select_by_reach(
             &valgrind,
             (base, head),
             &benchmarks,
+            &versions,
         ));
     }
     if !commands.is_empty() {
         let (decided, kept) =
-            super::reach_commands::select_commands(selected, &valgrind, &commands);
+            super::reach_commands::select_commands(selected, &valgrind, &commands, &versions);
         records.extend(decided);
         if kept > 0 {
             progress.note(&format!(
@@ -120,12 +123,13 @@ pub(super) struct SelectedSides<'a> {
 }
 
 /// The selection of `benchmarks`, all of one bench target whose executables are `base` and
-/// `head`.
+/// `head`; `versions`: the workspace's packages whose version changed.
 fn select_in_target(
     sides: &SelectedSides<'_>,
     valgrind: &Valgrind,
     (base, head): (&BuiltTarget, &BuiltTarget),
     benchmarks: &[&Matched],
+    versions: &[VersionChange],
 ) -> Vec<(String, SelectionRecord)> {
     let all = |record: SelectionRecord| {
         benchmarks
@@ -158,7 +162,6 @@ fn select_in_target(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
-    let versions = versions::changed(&sides.base.root, &sides.head.root);
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks
         .iter()
@@ -174,7 +177,7 @@ fn select_in_target(
         .map(|(m, traced)| {
             let record = match traced {
                 Err(e) => undecided(format!("its trace failed: {e}")),
-                Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts, &versions),
+                Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts, versions),
             };
             (m.id.clone(), record)
         })

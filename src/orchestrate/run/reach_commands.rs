@@ -39,16 +39,18 @@ use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts, FileComparison};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, CommandTrace, Trace, TraceCache};
-use crate::steps::reach::versions::{self, VersionChange};
+use crate::steps::reach::versions::VersionChange;
 use crate::steps::reach::{decide, settings_differ, undecided};
 use crate::steps::schedule::Side;
 
 /// The selection of the commands `commands` (present on both sides), by id, and how many of
-/// their traces were kept from an earlier run.
+/// their traces were kept from an earlier run; `versions`: the workspace's packages whose
+/// version changed.
 pub(super) fn select_commands(
     sides: &SelectedSides<'_>,
     valgrind: &Valgrind,
     commands: &[&Matched],
+    versions: &[VersionChange],
 ) -> (Vec<(String, SelectionRecord)>, usize) {
     let (programs, checkouts) = match comparable(sides) {
         Ok(found) => found,
@@ -97,12 +99,11 @@ pub(super) fn select_commands(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
-    let versions = versions::changed(&sides.base.root, &sides.head.root);
     let compared = Compared {
         programs: &programs,
         code: &code,
         checkouts: &checkouts,
-        versions: &versions,
+        versions,
     };
     let decided = traces.into_iter().map(|traced| match traced {
         Err(why) => undecided(why),

@@ -43,6 +43,11 @@ pub(super) fn probe_skipped(
         }
     };
     let policy = StopPolicy::from_settings(sides.settings);
+    let probing = Probing {
+        entries: &entries,
+        perfdiff_dir: sides.perfdiff_dir,
+        policy: &policy,
+    };
     // One probe per CPU at a time, as the traces run.
     records
         .into_par_iter()
@@ -51,12 +56,7 @@ pub(super) fn probe_skipped(
             if !record.skipped() {
                 return (id, record);
             }
-            let probe = Probing {
-                entries: &entries,
-                perfdiff_dir: sides.perfdiff_dir,
-                policy: &policy,
-            };
-            (id, probe.probed(record, request))
+            (id, probing.probed(record, request))
         })
         .collect()
 }

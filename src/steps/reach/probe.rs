@@ -136,7 +136,7 @@ pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch:
         let shape = coverage::RunShape {
             harness: request.harness,
             scale,
-            fork_measurement_ms: request.measurement.as_secs_f64() * 1000.0,
+            fork_measurement: request.measurement,
             cpu_wait_share: leader.as_ref().and_then(SchedTimes::wait_share),
             record: &record,
         };

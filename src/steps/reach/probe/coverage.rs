@@ -17,6 +17,8 @@
 //!   divided by the fastest sample's time per iteration, which a stall in the warm-up does not
 //!   inflate.
 
+use std::time::Duration;
+
 use crate::model::harness::Harness;
 use crate::model::samples::ForkRecord;
 
@@ -41,8 +43,8 @@ pub struct RunShape<'a> {
     pub harness: Harness,
     /// The run's warm-up and measurement times over a fork's.
     pub scale: f64,
-    /// A fork's measurement time, as requested (before the dialect's rounding), in ms.
-    pub fork_measurement_ms: f64,
+    /// A fork's measurement time, as requested (before the dialect's rounding).
+    pub fork_measurement: Duration,
     /// Share of the benchmark's runnable time it waited for a CPU; `None` where unreadable.
     pub cpu_wait_share: Option<f64>,
     /// The fork record of the run (samples, settings criterion used, steal).
@@ -87,8 +89,7 @@ pub fn covered(run: &RunShape<'_>) -> Result<f64, String> {
 /// A measuring fork's measurement time: the benchmark's own where it sets one (criterion used
 /// another than it was asked), the one it is sent otherwise.
 fn fork_measurement_ms(run: &RunShape<'_>, dialect: crate::model::harness::CliDialect) -> f64 {
-    let asked = std::time::Duration::from_secs_f64(run.fork_measurement_ms / 1000.0);
-    let sent = dialect.sent_duration(asked).as_secs_f64() * 1000.0;
+    let sent = dialect.sent_duration(run.fork_measurement).as_secs_f64() * 1000.0;
     match (&run.record.config, &run.record.asked) {
         (Some(used), Some(asked)) if (used.measurement_ms - asked.measurement_ms).abs() > 0.5 => {
             used.measurement_ms
@@ -167,7 +168,7 @@ mod tests {
         RunShape {
             harness: CRITERION,
             scale,
-            fork_measurement_ms: 200.0,
+            fork_measurement: Duration::from_millis(200),
             cpu_wait_share: Some(wait),
             record,
         }

@@ -42,6 +42,32 @@ pub fn executable_digest(path: &Path) -> std::io::Result<String> {
     Ok(format!("{:032x}", hasher.finish128().as_u128()))
 }
 
+/// The 128-bit SipHash-1-3, in hex, of `fields`, each preceded by its length (so that no two
+/// lists of fields hash alike by running into each other): a kept trace's key.
+pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> String {
+    let mut hasher = SipHasher13::new();
+    for bytes in fields {
+        hasher.write_u64(bytes.len() as u64);
+        hasher.write(bytes);
+    }
+    format!("{:032x}", hasher.finish128().as_u128())
+}
+
+/// The fields of `req` that every kept trace's key holds: the benchmark's id, working directory
+/// and added environment (name, value, …).
+pub(super) fn run_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
+    let env = req
+        .env
+        .iter()
+        .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()]);
+    [
+        req.benchmark_id.as_bytes(),
+        req.cwd.as_os_str().as_encoded_bytes(),
+    ]
+    .into_iter()
+    .chain(env)
+}
+
 impl TraceCache {
     pub fn new(dir: PathBuf) -> Self {
         TraceCache { dir }
@@ -50,20 +76,9 @@ impl TraceCache {
     /// The key of the trace of `req`'s benchmark: its executable's digest, harness, id,
     /// working directory and added environment.
     pub fn key(req: &ForkRequest) -> std::io::Result<String> {
-        let mut hasher = SipHasher13::new();
-        let mut field = |bytes: &[u8]| {
-            hasher.write_u64(bytes.len() as u64);
-            hasher.write(bytes);
-        };
-        field(executable_digest(&req.executable)?.as_bytes());
-        field(req.harness.name().as_bytes());
-        field(req.benchmark_id.as_bytes());
-        field(req.cwd.as_os_str().as_encoded_bytes());
-        for (name, value) in &req.env {
-            field(name.as_encoded_bytes());
-            field(value.as_encoded_bytes());
-        }
-        Ok(format!("{:032x}", hasher.finish128().as_u128()))
+        let digest = executable_digest(&req.executable)?;
+        let identity = [digest.as_bytes(), req.harness.name().as_bytes()];
+        Ok(fields_digest(identity.into_iter().chain(run_fields(req))))
     }
 
     /// The kept trace of `req`'s benchmark, or the one `trace` makes, kept. `trace` is not called

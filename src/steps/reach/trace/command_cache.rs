@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use siphasher::sip128::{Hasher128, SipHasher13};
 
+use super::cache::{fields_digest, run_fields};
 use super::{Access, Trace, TraceCache, TraceError, executable_digest};
 use crate::steps::fork::ForkRequest;
 
@@ -52,26 +53,16 @@ pub struct CommandTrace {
 impl TraceCache {
     /// The key of command `req`'s trace: the command as configured, placeholders replaced.
     pub fn command_key(req: &ForkRequest) -> String {
-        let mut hasher = SipHasher13::new();
-        let mut field = |bytes: &[u8]| {
-            hasher.write_u64(bytes.len() as u64);
-            hasher.write(bytes);
-        };
-        field(b"command");
-        field(req.benchmark_id.as_bytes());
-        field(req.cwd.as_os_str().as_encoded_bytes());
-        for (name, value) in &req.env {
-            field(name.as_encoded_bytes());
-            field(value.as_encoded_bytes());
-        }
+        let mut command: Vec<&[u8]> = Vec::new();
+        let warm_up;
         if let Some(run) = &req.command {
-            for arg in &run.argv {
-                field(arg.as_encoded_bytes());
-            }
-            field(run.prepare.as_deref().unwrap_or("\0none").as_bytes());
-            field(&run.warm_up.to_le_bytes());
+            command.extend(run.argv.iter().map(|arg| arg.as_encoded_bytes()));
+            command.push(run.prepare.as_deref().unwrap_or("\0none").as_bytes());
+            warm_up = run.warm_up.to_le_bytes();
+            command.push(&warm_up);
         }
-        format!("{:032x}", hasher.finish128().as_u128())
+        let fields = std::iter::once(&b"command"[..]).chain(run_fields(req));
+        fields_digest(fields.chain(command))
     }
 
     /// The kept trace of command `req` when every program it started and every path under

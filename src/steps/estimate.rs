@@ -31,6 +31,14 @@ pub const FORK_OVERHEAD: Duration = Duration::from_millis(100);
 /// comes from the forks measured once some have run.
 pub const COUNT_FORK: Duration = Duration::from_millis(800);
 
+/// Wall time of one fork of a benchmark whose harness times itself (libtest `#[bench]`,
+/// `bencher`), whatever the settings: their runner takes 50 samples of about 1 ms and 50 of 5 ms,
+/// doubling both until the samples' median absolute deviation is under 1 % (after 100 ms) or 3 s
+/// have passed, so a fork takes 0.3, 0.9, 2.1 or 4.5 s. On the project's 2-core machine, whose
+/// 1 ms samples vary by 2 to 15 %, the demo's `bencher` benchmarks took 4.5 s every time
+/// (docs/harnesses.md); the estimate takes that, with start-up.
+pub const SELF_TIMED_FORK: Duration = Duration::from_millis(4600);
+
 /// A run whose forks could take this long at `max-forks` is large: it gets a hint on measuring
 /// less. The demo's 4 measured benchmarks take under a minute at most, base64's 24 about 5.6
 /// minutes; winnow's 72 (17 minutes) and anything larger get the hint.
@@ -101,6 +109,15 @@ impl CountPlan {
     }
 }
 
+/// What the estimate needs of one benchmark to be measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Planned {
+    /// Rounds it has completed (zero unless the run is resumed).
+    pub completed_rounds: usize,
+    /// Whether its harness times itself ([`SELF_TIMED_FORK`]).
+    pub times_itself: bool,
+}
+
 /// The forks a run expects and the time they should take, before any is measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Plan {
@@ -112,32 +129,59 @@ pub struct Plan {
     pub most_forks: u64,
     /// Wall time one fork is expected to add to the run, from the settings.
     pub per_fork: Duration,
+    /// Of the timed forks, those of benchmarks whose harness times itself.
+    pub self_timed: Option<SelfTimedPlan>,
     /// The instruction forks, when the run counts instructions.
     pub counted: Option<CountPlan>,
 }
 
+/// The timed forks of benchmarks whose harness times itself (libtest, `bencher`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SelfTimedPlan {
+    pub benchmarks: usize,
+    pub fewest_forks: u64,
+    pub most_forks: u64,
+    /// Wall time one of their forks adds to the run: [`SELF_TIMED_FORK`], half in duet mode.
+    pub per_fork: Duration,
+}
+
 impl Plan {
-    /// The plan for benchmarks that have already completed `completed_rounds` each (all zero
-    /// unless the run is resumed).
-    pub fn new(settings: &EstimateSettings, completed_rounds: &[usize]) -> Plan {
+    /// The plan for `benchmarks`, each from the rounds it has completed.
+    pub fn new(settings: &EstimateSettings, benchmarks: &[Planned]) -> Plan {
         let policy = StopPolicy::from_settings(settings.stop.clone());
-        let forks_left = |rounds: usize| -> u64 {
-            completed_rounds
+        let forks_left = |rounds: usize, of: &dyn Fn(&Planned) -> bool| -> u64 {
+            benchmarks
                 .iter()
-                .map(|&done| 2 * rounds.saturating_sub(done) as u64)
+                .filter(|b| of(b))
+                .map(|b| 2 * rounds.saturating_sub(b.completed_rounds) as u64)
                 .sum()
         };
-        let timed = |rounds: usize| if settings.time { forks_left(rounds) } else { 0 };
+        let all = |_: &Planned| true;
+        let self_timed = |b: &Planned| b.times_itself;
+        let timed = |rounds: usize, of: &dyn Fn(&Planned) -> bool| {
+            if settings.time {
+                forks_left(rounds, of)
+            } else {
+                0
+            }
+        };
+        let timing_itself = benchmarks.iter().filter(|b| b.times_itself).count();
         Plan {
-            benchmarks: completed_rounds.len(),
-            fewest_forks: timed(policy.min_forks),
-            most_forks: timed(policy.max_rounds()),
+            benchmarks: benchmarks.len(),
+            fewest_forks: timed(policy.min_forks, &all),
+            most_forks: timed(policy.max_rounds(), &all),
             per_fork: per_fork(settings),
+            self_timed: (settings.time && timing_itself > 0).then(|| SelfTimedPlan {
+                benchmarks: timing_itself,
+                fewest_forks: timed(policy.min_forks, &self_timed),
+                most_forks: timed(policy.max_rounds(), &self_timed),
+                per_fork: in_mode(SELF_TIMED_FORK, settings.stop.mode),
+            }),
             // Instruction records stop by the same rule as timed ones (identical counts decide
             // at the first look).
             counted: settings.counting.map(|counting| CountPlan {
-                fewest_forks: forks_left(policy.min_forks),
-                most_forks: forks_left(policy.max_rounds()),
+                fewest_forks: forks_left(policy.min_forks, &all),
+                most_forks: forks_left(policy.max_rounds(), &all),
                 workers: counting.workers,
             }),
         }
@@ -149,15 +193,29 @@ impl Plan {
             self.counted.map_or(Duration::ZERO, |c| c.time(forks(&c)))
         };
         (
-            self.timed(self.fewest_forks) + counted(|c| c.fewest_forks),
-            self.timed(self.most_forks) + counted(|c| c.most_forks),
+            self.timed(self.fewest_forks, |s| s.fewest_forks) + counted(|c| c.fewest_forks),
+            self.timed(self.most_forks, |s| s.most_forks) + counted(|c| c.most_forks),
         )
     }
 
-    /// The wall time of `forks` timed forks.
-    fn timed(&self, forks: u64) -> Duration {
-        self.per_fork
-            .saturating_mul(forks.min(u64::from(u32::MAX)) as u32)
+    /// The mean wall time of a timed fork, what the progress line takes before any has run.
+    pub fn mean_fork(&self) -> Duration {
+        match self.most_forks {
+            0 => self.per_fork,
+            forks => self.timed(forks, |s| s.most_forks).div_f64(forks as f64),
+        }
+    }
+
+    /// The wall time of `forks` timed forks, of which `self_timed(plan)` are self-timed.
+    fn timed(&self, forks: u64, self_timed: fn(&SelfTimedPlan) -> u64) -> Duration {
+        let times = |per_fork: Duration, forks: u64| {
+            per_fork.saturating_mul(forks.min(u64::from(u32::MAX)) as u32)
+        };
+        let own = self.self_timed.map_or(0, |s| self_timed(&s));
+        times(self.per_fork, forks.saturating_sub(own))
+            + self
+                .self_timed
+                .map_or(Duration::ZERO, |s| times(s.per_fork, own))
     }
 
     /// Whether the run is large enough to suggest measuring less ([`LARGE_RUN`]).
@@ -176,7 +234,8 @@ impl Plan {
 
     /// The timed forks' part of [`Plan::describe`].
     fn describe_timed(&self) -> String {
-        let (fewest, most) = (self.timed(self.fewest_forks), self.timed(self.most_forks));
+        let fewest = self.timed(self.fewest_forks, |s| s.fewest_forks);
+        let most = self.timed(self.most_forks, |s| s.most_forks);
         let forks = if self.fewest_forks == self.most_forks {
             format!("{} forks, about {}", self.most_forks, wall(most))
         } else {
@@ -188,7 +247,16 @@ impl Plan {
                 wall(most)
             )
         };
-        format!("{forks} ({} a fork from the settings)", wall(self.per_fork))
+        let per_fork = format!("{} a fork from the settings", wall(self.per_fork));
+        match self.self_timed {
+            None => format!("{forks} ({per_fork})"),
+            Some(own) => format!(
+                "{forks} ({per_fork}; {} for the {} libtest or bencher benchmark(s), which time \
+                 themselves)",
+                wall(own.per_fork),
+                own.benchmarks
+            ),
+        }
     }
 }
 
@@ -205,7 +273,12 @@ pub fn large_run_hint() -> String {
 /// [`FORK_OVERHEAD`]; half that in duet mode, where base and head run at the same time.
 pub fn per_fork(settings: &EstimateSettings) -> Duration {
     let fork = Duration::from_millis(settings.warm_up_ms + settings.measurement_ms) + FORK_OVERHEAD;
-    match settings.stop.mode {
+    in_mode(fork, settings.stop.mode)
+}
+
+/// The wall time a fork of length `fork` adds in `mode`: half in duet, where two run at once.
+fn in_mode(fork: Duration, mode: Mode) -> Duration {
+    match mode {
         Mode::Interleaved => fork,
         Mode::Duet => fork / 2,
     }
@@ -242,6 +315,61 @@ mod tests {
         }
     }
 
+    /// `n` benchmarks of a harness that takes the settings, none measured yet.
+    fn fresh(n: usize) -> Vec<Planned> {
+        vec![Planned::default(); n]
+    }
+
+    fn resumed(rounds: &[usize]) -> Vec<Planned> {
+        rounds
+            .iter()
+            .map(|&completed_rounds| Planned {
+                completed_rounds,
+                times_itself: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn forks_of_harnesses_that_time_themselves_are_planned_at_their_own_pace() {
+        // The demo's 4 benchmarks beside 2 of `bencher`: 24 to 120 forks, of which 8 to 40
+        // take 4.6 s whatever the settings.
+        let own = Planned {
+            completed_rounds: 0,
+            times_itself: true,
+        };
+        let benchmarks = [fresh(4), vec![own; 2]].concat();
+        let plan = Plan::new(&defaults(), &benchmarks);
+        assert_eq!((plan.fewest_forks, plan.most_forks), (24, 120));
+        let self_timed = plan.self_timed.unwrap();
+        assert_eq!((self_timed.fewest_forks, self_timed.most_forks), (8, 40));
+        let fork = Duration::from_millis(700);
+        assert_eq!(
+            plan.time_range(),
+            (
+                fork * 16 + SELF_TIMED_FORK * 8,
+                fork * 80 + SELF_TIMED_FORK * 40
+            )
+        );
+        assert_eq!(
+            plan.describe(),
+            "24 to 120 forks, about 48.0 s to 4 min 00 s (700 ms a fork from the settings; \
+             4.6 s for the 2 libtest or bencher benchmark(s), which time themselves)"
+        );
+        assert_eq!(plan.mean_fork(), plan.time_range().1 / 120);
+        // In duet mode two run at once; without timed forks there is nothing of theirs to plan.
+        let mut duet = defaults();
+        duet.stop.mode = Mode::Duet;
+        let plan = Plan::new(&duet, &benchmarks);
+        assert_eq!(plan.self_timed.unwrap().per_fork, SELF_TIMED_FORK / 2);
+        let counting = EstimateSettings {
+            time: false,
+            counting: Some(Counting { workers: 2 }),
+            ..defaults()
+        };
+        assert_eq!(Plan::new(&counting, &benchmarks).self_timed, None);
+    }
+
     #[test]
     fn instruction_forks_are_planned_at_valgrind_s_pace_on_every_cpu() {
         // `--metric instructions` on the demo's 4 benchmarks and 2 CPUs: 16 forks when two
@@ -251,7 +379,7 @@ mod tests {
             counting: Some(Counting { workers: 2 }),
             ..defaults()
         };
-        let plan = Plan::new(&settings, &[0; 4]);
+        let plan = Plan::new(&settings, &fresh(4));
         assert_eq!((plan.fewest_forks, plan.most_forks), (0, 0));
         let counted = plan.counted.unwrap();
         assert_eq!((counted.fewest_forks, counted.most_forks), (16, 80));
@@ -267,7 +395,7 @@ mod tests {
                 counting: Some(Counting { workers: 1 }),
                 ..settings.clone()
             },
-            &[0; 4],
+            &fresh(4),
         );
         assert_eq!(one.time_range().1, COUNT_FORK * 80);
         // With time as well, both kinds of fork are said and added up.
@@ -276,7 +404,7 @@ mod tests {
                 time: true,
                 ..settings
             },
-            &[0; 4],
+            &fresh(4),
         );
         assert_eq!(
             both.describe(),
@@ -292,7 +420,7 @@ mod tests {
 
     #[test]
     fn the_demo_plans_its_forks_and_time_from_the_settings() {
-        let plan = Plan::new(&defaults(), &[0; 4]);
+        let plan = Plan::new(&defaults(), &fresh(4));
         assert_eq!(plan.per_fork, Duration::from_millis(700));
         assert_eq!((plan.fewest_forks, plan.most_forks), (16, 80));
         assert_eq!(
@@ -308,7 +436,7 @@ mod tests {
         settings.stop.rule = StopRule::Fixed;
         settings.stop.forks = 3;
         settings.stop.mode = Mode::Duet;
-        let plan = Plan::new(&settings, &[0; 2]);
+        let plan = Plan::new(&settings, &fresh(2));
         assert_eq!((plan.fewest_forks, plan.most_forks), (12, 12));
         assert_eq!(plan.per_fork, Duration::from_millis(350));
         assert!(plan.describe().starts_with("12 forks, about 4.2 s ("));
@@ -316,7 +444,7 @@ mod tests {
 
     #[test]
     fn a_resumed_run_plans_only_the_rounds_left() {
-        let plan = Plan::new(&defaults(), &[10, 4, 0]);
+        let plan = Plan::new(&defaults(), &resumed(&[10, 4, 0]));
         assert_eq!(plan.fewest_forks, 4);
         assert_eq!(plan.most_forks, 12 + 20);
     }
@@ -324,10 +452,10 @@ mod tests {
     #[test]
     fn a_suite_that_could_take_ten_minutes_is_large() {
         // 72 benchmarks (winnow): 1,440 forks at most, 16.8 minutes.
-        let winnow = Plan::new(&defaults(), &[0; 72]);
+        let winnow = Plan::new(&defaults(), &fresh(72));
         assert!(winnow.is_large(), "{}", winnow.describe());
         // 24 (base64): 5.6 minutes.
-        assert!(!Plan::new(&defaults(), &[0; 24]).is_large());
+        assert!(!Plan::new(&defaults(), &fresh(24)).is_large());
     }
 
     #[test]

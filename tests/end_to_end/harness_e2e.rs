@@ -100,6 +100,11 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     let output = cargo_perfdiff(&repo, &harness_args(&["--layouts", "1"], &filters));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
+    // The estimate before the run takes bencher's forks at their own pace, not the settings'.
+    assert!(
+        err.contains("; 4.6 s for the 1 libtest or bencher benchmark(s), which time themselves)"),
+        "{err}"
+    );
     let report = json_report(&output);
     let both = ["mix", "steady"];
     assert_known_changes(&report, "criterion_demo", "hash/", "criterion", &both);
@@ -197,6 +202,11 @@ fn libtest_benchmarks_are_compared_with_a_nightly_toolchain_in_duet_mode_too() {
     let output = command.env("RUSTC_BOOTSTRAP", "1").output().unwrap();
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
+    // Two at once in duet mode: half a self-timed fork's wall time each.
+    assert!(
+        err.contains("; 2.3 s for the 3 libtest or bencher benchmark(s), which time themselves)"),
+        "{err}"
+    );
     let report = json_report(&output);
     let all = ["mix", "checksum", "steady"];
     assert_known_changes(&report, "demo", "hash::", "libtest", &all);

@@ -100,6 +100,12 @@ pub enum HarnessKind {
 }
 
 impl HarnessKind {
+    /// Whether its forks take as long as the harness's own rule says, whatever the run's warm-up
+    /// and measurement times: libtest's and `bencher`'s runner (`steps::estimate::SELF_TIMED_FORK`).
+    pub fn times_itself(self) -> bool {
+        matches!(self, HarnessKind::Libtest | HarnessKind::Bencher)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             HarnessKind::Criterion => "criterion",

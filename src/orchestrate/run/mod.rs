@@ -34,7 +34,7 @@ use crate::steps::build::{
     self, BenchExecutable, BuildOptions, FeatureGatedBench, UncompiledBench, UnselectedPackage,
 };
 use crate::steps::discover::Matched;
-use crate::steps::estimate::Plan;
+use crate::steps::estimate::{Plan, Planned};
 use crate::steps::git::revisions::{self, Revision};
 use crate::steps::git::worktree;
 use crate::steps::progress::Progress;
@@ -209,10 +209,15 @@ pub fn plan(
     settings: &Settings,
 ) -> Plan {
     let same_code = |m: &Matched| selection.get(&m.id).is_some_and(|s| s.skipped());
-    let measured = matched
+    let measured: Vec<Planned> = matched
         .iter()
-        .filter(|m| m.presence == Presence::Both && !same_code(m));
-    Plan::new(&settings.into(), &vec![0; measured.count()])
+        .filter(|m| m.presence == Presence::Both && !same_code(m))
+        .map(|m| Planned {
+            completed_rounds: 0,
+            times_itself: m.harness.is_some_and(|h| h.times_itself()),
+        })
+        .collect();
+    Plan::new(&settings.into(), &measured)
 }
 
 /// A comparison up to its measuring: both revisions built, their benchmarks listed and matched.

@@ -20,7 +20,7 @@ use crate::model::target::TargetKey;
 use crate::orchestrate::error::{Error, Result};
 use crate::steps::build::BuildOptions;
 use crate::steps::discover::Matched;
-use crate::steps::estimate::{Plan, large_run_hint};
+use crate::steps::estimate::{Plan, Planned, large_run_hint};
 use crate::steps::fork::command::CommandRun;
 use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::fork::{ForkError, ForkOutcome, ForkRequest, duet};
@@ -451,11 +451,17 @@ fn announce_run(
     progress: &mut Progress,
 ) {
     let policy = StopPolicy::from_settings(ctx.settings);
-    let completed: Vec<usize> = measurable
+    let planned: Vec<Planned> = measurable
         .iter()
-        .map(|&i| file.benchmarks[index[i]].completed_rounds())
+        .map(|&i| {
+            let record = &file.benchmarks[index[i]];
+            Planned {
+                completed_rounds: record.completed_rounds(),
+                times_itself: record.harness.is_some_and(|h| h.times_itself()),
+            }
+        })
         .collect();
-    let plan = Plan::new(&ctx.settings.into(), &completed);
+    let plan = Plan::new(&ctx.settings.into(), &planned);
     progress.start_run(
         &format!(
             "measuring {} benchmark(s), {} mode, stop rule {}: {}",
@@ -468,7 +474,7 @@ fn announce_run(
             forks_recorded(file, index, measurable) as u64,
             (measurable.len() * policy.max_rounds() * 2) as u64,
         ),
-        plan.per_fork,
+        plan.mean_fork(),
     );
     if plan.is_large() {
         progress.note(&format!("note: {}", large_run_hint()));

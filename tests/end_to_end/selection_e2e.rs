@@ -297,7 +297,7 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     let (native, reached) = measured_for(&report, "late/native", "reaches_change");
     assert_eq!(
         reached["detail"],
-        "it reaches `perfdiff_demo::late_work` after the trace's iterations (native probe)",
+        "it reaches `perfdiff_demo::late_work` in a native run, which its trace did not (native probe)",
         "{native:#}"
     );
     assert_ne!(native["forks"]["base"], 0, "{native:#}");

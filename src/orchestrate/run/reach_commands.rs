@@ -282,7 +282,10 @@ impl Compared<'_> {
                     },
                     (_, Some(comparer)) => {
                         let none = BTreeSet::new();
-                        comparer.compare(traced.executed_by_program.get(program).unwrap_or(&none))
+                        let executed = traced.executed_by_program.get(program).unwrap_or(&none);
+                        // Commands are not probed natively: a path chosen by CPU features
+                        // valgrind hides would go unseen.
+                        comparer.compare_unprobed(executed)
                     }
                     _ => CodeComparison::Unknown {
                         reason: format!("{name} was not compared"),

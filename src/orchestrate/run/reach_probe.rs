@@ -111,7 +111,9 @@ impl Probing<'_> {
             Probe::Reached { name } => SelectionRecord {
                 measured: true,
                 reason: SelectionReason::ReachesChange,
-                detail: format!("it reaches `{name}` after the trace's iterations (native probe)"),
+                detail: format!(
+                    "it reaches `{name}` in a native run, which its trace did not (native probe)"
+                ),
                 changed_functions: vec![name],
                 ..record
             },

@@ -27,9 +27,11 @@
 //! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
 //!   column are: a comment that shifts lines changes nothing else. This is the one thing it
 //!   knowingly does not see: a `Location::caller().line()` read outside a panic.
-//! - A benchmark that executed a `cpuid` of the executable is unknown when this CPU has
-//!   features valgrind hides ([`features_valgrind_hides`]): it may choose, natively, code that
-//!   its trace never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`).
+//! - Code that executed a `cpuid` of the executable may choose, natively, code that its trace
+//!   never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`) when this CPU has
+//!   features valgrind hides ([`features_valgrind_hides`]). A benchmark's native probe stops at
+//!   any changed function such a path enters; a command's programs, which are not probed, are
+//!   unknown then ([`Comparer::compare_unprobed`]).
 //! - A function no input defines is unknown, except the C start-up code the linker driver adds
 //!   ([`TOOLCHAIN_FUNCTIONS`]), the same files on both sides of one toolchain.
 
@@ -224,6 +226,20 @@ impl<'a> Comparer<'a> {
         }
     }
 
+    /// [`Comparer::compare`] for code no native probe will run (a command's programs): `Same`
+    /// becomes `Unknown` when the code asked the CPU for its features and valgrind hides some
+    /// this CPU has ([`Comparer::cpu_dependent`]). A benchmark's `Same` is probed natively
+    /// instead, with a breakpoint at every changed function, which catches a path the trace did
+    /// not take whatever chose it.
+    pub fn compare_unprobed(&mut self, executed: &BTreeSet<u64>) -> CodeComparison {
+        match self.compare(executed) {
+            CodeComparison::Same { .. } if let Some(reason) = self.cpu_dependent(executed) => {
+                CodeComparison::Unknown { reason }
+            }
+            compared => compared,
+        }
+    }
+
     /// `executed`: ELF virtual addresses (as in base's symbol table) of executed instructions.
     pub fn compare(&mut self, executed: &BTreeSet<u64>) -> CodeComparison {
         for side in [self.base, self.head] {
@@ -276,7 +292,7 @@ impl<'a> Comparer<'a> {
                 unpaired,
             };
         }
-        if let Some(reason) = unknown.or_else(|| self.cpu_dependent(executed)) {
+        if let Some(reason) = unknown {
             return CodeComparison::Unknown { reason };
         }
         CodeComparison::Same {

@@ -35,7 +35,7 @@ pub const COUNT_FORK: Duration = Duration::from_millis(800);
 /// `bencher`), whatever the settings: their runner takes 50 samples of about 1 ms and 50 of 5 ms,
 /// doubling both until the samples' median absolute deviation is under 1 % (after 100 ms) or 3 s
 /// have passed, so a fork takes 0.3, 0.9, 2.1 or 4.5 s. On the project's 2-core machine, whose
-/// 1 ms samples vary by 2 to 15 %, the demo's `bencher` benchmarks took 4.5 s every time
+/// 1 ms samples vary by more than 1 %, the demo's `bencher` benchmarks took 4.5 s every time
 /// (docs/harnesses.md); the estimate takes that, with start-up.
 pub const SELF_TIMED_FORK: Duration = Duration::from_millis(4600);
 

@@ -5,7 +5,7 @@
 //! These harnesses print one value per fork; the runs take 6 rounds of forks, as the paired
 //! rounds' interval of a 2x change needs a few degrees of freedom on a busy machine. The mixed
 //! workspace's run leaves `checksum`, and `bencher`'s `steady`, out to keep the suite short (a
-//! `bencher` or libtest fork runs until its own summary settles, up to 3 s); the libtest run
+//! `bencher` or libtest fork runs until its own summary settles, 4.5 s here); the libtest run
 //! checks all three. Both measure one code layout: relinking layouts does not depend on the
 //! harness (the demo's runs with ten, docs/design/evidence.md "Every harness"), and each layout
 //! costs a bench crate's compile here.
@@ -94,7 +94,7 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     });
     let before = RepoState::capture(&repo);
     // `bencher`'s `steady` is left out of the timed run: a `bencher` fork runs until its own
-    // summary settles (up to 3 s, whatever the settings), and in base its `steady` is `mix`'s
+    // summary settles (4.5 s here, whatever the settings), and in base its `steady` is `mix`'s
     // code (merged, below), so it would cost a third of the run to time `mix` twice.
     let filters = ["mix", "hash/steady", "divan_demo::hash::steady"];
     let output = cargo_perfdiff(&repo, &harness_args(&["--layouts", "1"], &filters));

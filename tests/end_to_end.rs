@@ -26,6 +26,8 @@ mod harness_e2e;
 mod instructions_e2e;
 #[path = "end_to_end/layouts.rs"]
 mod layouts;
+#[path = "end_to_end/repository_shapes.rs"]
+mod repository_shapes;
 #[path = "end_to_end/robustness_build.rs"]
 mod robustness_build;
 #[path = "end_to_end/robustness_forks.rs"]

@@ -297,6 +297,9 @@ impl<'a> CargoBuild<'a> {
             // everything in the shared directory so they compile once and `release/deps` is real.
             command.env("CARGO_BUILD_BUILD_DIR", self.shared_target_dir);
         }
+        // The same source builds the same code in either checkout, at any version.
+        let checkout = super::freshness::Checkout::containing(self.workspace_dir);
+        super::normalize::apply(&mut command, &checkout.root);
         // Its own process group, so an interrupt stops cargo and its compilers together.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);

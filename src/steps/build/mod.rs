@@ -41,6 +41,7 @@ pub mod freshness;
 mod keep;
 pub mod layout;
 pub mod link;
+pub mod normalize;
 pub mod programs;
 mod store;
 mod workspace;

@@ -43,6 +43,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use executable::{Executable, Place};
+pub use identity::CheckoutPaths;
 use identity::{Walk, demangle, functions_named_by};
 use objects::{Objects, SecRef, stable_name};
 
@@ -214,6 +215,8 @@ pub struct Comparer<'a> {
     /// Section pairs proven the same.
     proven: HashSet<(SecRef, SecRef)>,
     verdicts: HashMap<String, Verdict>,
+    /// The two checkouts' paths, which the code of the two sides may hold ([`CheckoutPaths`]).
+    paths: CheckoutPaths,
 }
 
 impl<'a> Comparer<'a> {
@@ -223,7 +226,17 @@ impl<'a> Comparer<'a> {
             head,
             proven: HashSet::new(),
             verdicts: HashMap::new(),
+            paths: CheckoutPaths::default(),
         }
+    }
+
+    /// Reads bytes that differ only by the checkouts' paths, `base` in base's code and `head` in
+    /// head's, as the same ([`CheckoutPaths`]): a crate that compiles its directory in
+    /// (`env!("CARGO_MANIFEST_DIR")`) builds the same code in both checkouts, which lie at paths
+    /// of one length, and reads its own checkout's files.
+    pub fn with_checkouts(mut self, base: &Path, head: &Path) -> Self {
+        self.paths = CheckoutPaths::new(base, head);
+        self
     }
 
     /// [`Comparer::compare`] for code no native probe will run (a command's programs): `Same`
@@ -566,7 +579,7 @@ impl<'a> Comparer<'a> {
                 unpaired: in_head.is_empty(),
             };
         }
-        let mut walk = Walk::new(base, head, &self.proven, demangle(name));
+        let mut walk = Walk::new(base, head, &self.proven, demangle(name), &self.paths);
         for ((b, vb, zb), (h, vh, zh)) in in_base.into_iter().zip(in_head) {
             if (vb, zb) != (vh, zh) {
                 return Verdict::Differs {

@@ -66,6 +66,59 @@ pub(super) struct Walk<'a> {
     pub data: BTreeSet<SecRef>,
     /// The demangled name of the function compared, for the names of anonymous data.
     owner: String,
+    /// The two checkouts' paths, which bytes may differ by ([`CheckoutPaths`]).
+    paths: &'a CheckoutPaths,
+}
+
+/// The paths of the two checkouts, as code may hold them (`env!("CARGO_MANIFEST_DIR")` of a
+/// crate that reads its fixtures): bytes that differ only where base holds a path of base's
+/// checkout and head the same path of head's are the same. Only pairs of one length count:
+/// then the code around them, and every address after them, is the same too; a path of
+/// another length changes the size of what holds it, which stays a difference.
+#[derive(Debug, Clone, Default)]
+pub struct CheckoutPaths {
+    pairs: Vec<(Vec<u8>, Vec<u8>)>,
+}
+
+impl CheckoutPaths {
+    /// The paths `base` and `head`, as given and resolved (pairs of unequal length left out).
+    pub fn new(base: &std::path::Path, head: &std::path::Path) -> CheckoutPaths {
+        let resolved = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
+        let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (b, h) in [
+            (base.to_path_buf(), head.to_path_buf()),
+            (resolved(base), resolved(head)),
+        ] {
+            let pair = (
+                b.as_os_str().as_encoded_bytes().to_vec(),
+                h.as_os_str().as_encoded_bytes().to_vec(),
+            );
+            if pair.0.len() == pair.1.len() && pair.0 != pair.1 && !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+        CheckoutPaths { pairs }
+    }
+
+    /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths in `h`
+    /// are read as base's.
+    pub fn same(&self, b: &[u8], h: &[u8]) -> bool {
+        if b == h {
+            return true;
+        }
+        if b.len() != h.len() || self.pairs.is_empty() {
+            return false;
+        }
+        let mut read_as_base = h.to_vec();
+        let mut replaced = false;
+        for (base, head) in &self.pairs {
+            for at in memchr::memmem::find_iter(h, head) {
+                read_as_base[at..at + head.len()].copy_from_slice(base);
+                replaced = true;
+            }
+        }
+        replaced && read_as_base == b
+    }
 }
 
 impl<'a> Walk<'a> {
@@ -74,6 +127,7 @@ impl<'a> Walk<'a> {
         head: &'a Objects,
         proven: &'a HashSet<(SecRef, SecRef)>,
         owner: String,
+        paths: &'a CheckoutPaths,
     ) -> Self {
         Walk {
             base,
@@ -82,6 +136,7 @@ impl<'a> Walk<'a> {
             visited: HashSet::new(),
             data: BTreeSet::new(),
             owner,
+            paths,
         }
     }
 
@@ -123,7 +178,7 @@ impl<'a> Walk<'a> {
             // A panic location: the same file and column, whatever its line.
             bytes_b[..16] == bytes_h[..16] && bytes_b[20..] == bytes_h[20..]
         } else {
-            bytes_b == bytes_h
+            self.paths.same(bytes_b, bytes_h)
         };
         if !same_bytes {
             return Err(differs());
@@ -133,7 +188,7 @@ impl<'a> Walk<'a> {
                 return Err(differs());
             }
             match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
-                (Some(eb), Some(eh)) if eb == eh => {
+                (Some(eb), Some(eh)) if eb.same_as(&eh, self.paths) => {
                     self.data.insert(eb.section);
                     continue;
                 }
@@ -227,9 +282,11 @@ struct Entry<'a> {
     addend: i64,
 }
 
-impl PartialEq for Entry<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.bytes, self.within, self.addend) == (other.bytes, other.within, other.addend)
+impl Entry<'_> {
+    /// Whether base's entry (`self`) and head's are the same constant, checkout paths read alike.
+    fn same_as(&self, head: &Self, paths: &CheckoutPaths) -> bool {
+        (self.within, self.addend) == (head.within, head.addend)
+            && paths.same(self.bytes, head.bytes)
     }
 }
 
@@ -460,5 +517,31 @@ fn string_target(objects: &Objects, object: u32, relocation: &Relocation) -> Opt
             Some((section, base + relocation.addend))
         }
         Target::None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CheckoutPaths;
+    use std::path::Path;
+
+    #[test]
+    fn bytes_that_differ_only_by_the_checkouts_paths_are_the_same() {
+        let paths = CheckoutPaths::new(Path::new("/w/pkg/base"), Path::new("/w/pkg/head"));
+        assert!(paths.same(b"/w/pkg/base/data/x.txt\0", b"/w/pkg/head/data/x.txt\0"));
+        assert!(paths.same(b"same", b"same"));
+        // Anything else that differs is a difference, and so is head holding base's path.
+        assert!(!paths.same(b"/w/pkg/base/data/x.txt", b"/w/pkg/head/data/y.txt"));
+        assert!(!paths.same(b"/w/pkg/head/data/x.txt", b"/w/pkg/base/data/x.txt"));
+        assert!(!paths.same(b"abcd", b"abce"));
+    }
+
+    #[test]
+    fn paths_of_another_length_are_never_read_alike() {
+        let paths = CheckoutPaths::new(Path::new("/w/base"), Path::new("/w/head2"));
+        assert!(!paths.same(b"/w/base/x\0\0", b"/w/head2/x\0"));
+        assert!(!paths.same(b"/w/base/", b"/w/head2"));
+        let none = CheckoutPaths::default();
+        assert!(!none.same(b"/w/base", b"/w/head"));
     }
 }

@@ -39,7 +39,8 @@ fn copy_demo_lock(to: &Path) {
 }
 
 /// A repository shaped like many libraries' (a `benches/` package of its own, excluded from
-/// the root workspace, depending on the library at `..`), committed as "base".
+/// the root workspace, depending on the library at `..`), committed as "base": `mix` and `sum`
+/// run the library's work, `version` reads its version.
 fn library_with_a_bench_package(repo: &Path) {
     std::fs::create_dir_all(repo.join("src")).unwrap();
     git_ok(repo, &["init", "-q"]);
@@ -53,7 +54,8 @@ fn library_with_a_bench_package(repo: &Path) {
         repo.join("src/lib.rs"),
         "pub fn mix(rounds: u64) -> u64 {\n    let mut x = 1u64;\n    for i in 0..rounds {\n        \
          x = (x ^ i).wrapping_mul(0x100_0000_01b3).rotate_left(5);\n    }\n    x\n}\n\n\
-         pub fn sum(rounds: u64) -> u64 {\n    (0..rounds).fold(0u64, |s, i| s.wrapping_add(i * 3))\n}\n",
+         pub fn sum(rounds: u64) -> u64 {\n    (0..rounds).fold(0u64, |s, i| s.wrapping_add(i * 3))\n}\n\n\
+         pub fn version() -> &'static str {\n    env!(\"CARGO_PKG_VERSION\")\n}\n",
     )
     .unwrap();
     let benches = repo.join("benches");
@@ -69,7 +71,8 @@ fn library_with_a_bench_package(repo: &Path) {
         "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
          fn benches(c: &mut Criterion) {\n    \
          c.bench_function(\"mix\", |b| b.iter(|| shapelib::mix(black_box(200))));\n    \
-         c.bench_function(\"sum\", |b| b.iter(|| shapelib::sum(black_box(200))));\n}\n\n\
+         c.bench_function(\"sum\", |b| b.iter(|| shapelib::sum(black_box(200))));\n    \
+         c.bench_function(\"version\", |b| b.iter(|| black_box(shapelib::version()).len()));\n}\n\n\
          criterion_group!(group, benches);\ncriterion_main!(group);\n",
     );
     copy_demo_lock(&benches);
@@ -100,8 +103,15 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
     }
     assert!(
-        err.contains("2 of 2 benchmark(s) execute the same code"),
+        err.contains("2 of 3 benchmark(s) execute the same code"),
         "{err}"
+    );
+    // The benchmark that reads the version compiles the new one in: measured, and it says so.
+    assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
+    let read = bench_entry(&report, "version")["selection"].to_string();
+    assert!(
+        read.contains("it holds the version of `shapelib`, 0.1.0 → 0.2.0"),
+        "{read}"
     );
 
     // A change of one function of the library reaches the benchmark that calls it, by name,

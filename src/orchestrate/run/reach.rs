@@ -152,8 +152,11 @@ fn select_in_target(
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
     };
-    let mut comparer =
-        Comparer::new(&base_code, &head_code).with_checkouts(&base_checkout, &head_checkout);
+    let mut comparer = Comparer::new(&base_code, &head_code).with_checkouts(
+        &base_checkout,
+        &head_checkout,
+        versions,
+    );
     let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
     let own_files = own_files(base);
     let build_dirs = [sides.target_dir.to_path_buf()];

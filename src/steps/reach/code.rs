@@ -42,6 +42,7 @@ mod objects;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::versions::VersionChange;
 use executable::{Executable, Place};
 pub use identity::CheckoutPaths;
 use identity::{Walk, demangle, functions_named_by};
@@ -234,8 +235,10 @@ impl<'a> Comparer<'a> {
     /// head's, as the same ([`CheckoutPaths`]): a crate that compiles its directory in
     /// (`env!("CARGO_MANIFEST_DIR")`) builds the same code in both checkouts, which lie at paths
     /// of one length, and reads its own checkout's files.
-    pub fn with_checkouts(mut self, base: &Path, head: &Path) -> Self {
-        self.paths = CheckoutPaths::new(base, head);
+    /// `versions`, the workspace's packages whose version changed, are named in the data that
+    /// holds them (a benchmark that reads its version is measured, and says so).
+    pub fn with_checkouts(mut self, base: &Path, head: &Path, versions: &[VersionChange]) -> Self {
+        self.paths = CheckoutPaths::new(base, head).with_versions(versions);
         self
     }
 

@@ -15,6 +15,7 @@ use std::collections::{BTreeSet, HashSet};
 use object::SymbolKind;
 
 use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
+use crate::steps::reach::versions::VersionChange;
 
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
 const ABSOLUTE_64: [u32; 2] = [1, 257];
@@ -78,6 +79,9 @@ pub(super) struct Walk<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct CheckoutPaths {
     pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The workspace's packages whose version changed: what explains data that holds the
+    /// version (`env!("CARGO_PKG_VERSION")`), which a version bump changes and nothing else.
+    versions: Vec<VersionChange>,
 }
 
 impl CheckoutPaths {
@@ -97,7 +101,38 @@ impl CheckoutPaths {
                 pairs.push(pair);
             }
         }
-        CheckoutPaths { pairs }
+        CheckoutPaths {
+            pairs,
+            versions: Vec::new(),
+        }
+    }
+
+    /// The same, also naming `versions` in the data that holds them ([`CheckoutPaths::versioned`]).
+    pub fn with_versions(mut self, versions: &[VersionChange]) -> CheckoutPaths {
+        self.versions = versions.to_vec();
+        self
+    }
+
+    /// The name of changed data `label` (or "data of" the function), with the version it holds
+    /// when base's bytes `b` hold a package's old version and head's `h` its new one: the
+    /// benchmark reads the version, which is why it is measured.
+    fn versioned(&self, label: Option<String>, b: &[u8], h: &[u8]) -> Option<String> {
+        let holds =
+            |bytes: &[u8], text: &str| memchr::memmem::find(bytes, text.as_bytes()).is_some();
+        let found = self
+            .versions
+            .iter()
+            .find(|c| holds(b, &c.base) && holds(h, &c.head));
+        let Some(change) = found else {
+            return label;
+        };
+        Some(format!(
+            "{} (it holds the version of `{}`, {} → {})",
+            label.as_deref().unwrap_or("data"),
+            change.package,
+            change.base,
+            change.head
+        ))
     }
 
     /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths in `h`
@@ -166,14 +201,21 @@ impl<'a> Walk<'a> {
             data: label.clone(),
         };
         let (sb, sh) = (self.base.section(b), self.head.section(h));
-        let same_shape = !sb.unreadable
-            && !sh.unreadable
-            && (sb.size, sb.align, sb.flags, sb.relocations.len())
-                == (sh.size, sh.align, sh.flags, sh.relocations.len());
-        if !same_shape {
+        if sb.unreadable || sh.unreadable {
             return Err(differs());
         }
         let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
+        let data_differs = || Mismatch {
+            data: match &label {
+                Some(_) => self.paths.versioned(label.clone(), bytes_b, bytes_h),
+                None => None,
+            },
+        };
+        let same_shape = (sb.size, sb.align, sb.flags, sb.relocations.len())
+            == (sh.size, sh.align, sh.flags, sh.relocations.len());
+        if !same_shape {
+            return Err(data_differs());
+        }
         let same_bytes = if is_location(self.base, b) && is_location(self.head, h) {
             // A panic location: the same file and column, whatever its line.
             bytes_b[..16] == bytes_h[..16] && bytes_b[20..] == bytes_h[20..]
@@ -181,7 +223,7 @@ impl<'a> Walk<'a> {
             self.paths.same(bytes_b, bytes_h)
         };
         if !same_bytes {
-            return Err(differs());
+            return Err(data_differs());
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
@@ -193,6 +235,12 @@ impl<'a> Walk<'a> {
                     continue;
                 }
                 (None, None) => {}
+                (Some(eb), Some(eh)) => {
+                    let data = self.anonymous(&label);
+                    return Err(Mismatch {
+                        data: self.paths.versioned(data, eb.bytes, eh.bytes),
+                    });
+                }
                 _ => {
                     return Err(Mismatch {
                         data: self.anonymous(&label),
@@ -522,8 +570,26 @@ fn string_target(objects: &Objects, object: u32, relocation: &Relocation) -> Opt
 
 #[cfg(test)]
 mod tests {
-    use super::CheckoutPaths;
+    use super::{CheckoutPaths, VersionChange};
     use std::path::Path;
+
+    #[test]
+    fn data_that_holds_a_changed_version_says_so() {
+        let change = VersionChange {
+            package: "lib".into(),
+            base: "0.1.0".into(),
+            head: "0.2.0".into(),
+        };
+        let paths = CheckoutPaths::default().with_versions(&[change]);
+        assert_eq!(
+            paths.versioned(Some("data of f".into()), b"v0.1.0\0", b"v0.2.0\0"),
+            Some("data of f (it holds the version of `lib`, 0.1.0 → 0.2.0)".into())
+        );
+        assert_eq!(
+            paths.versioned(Some("data of f".into()), b"x", b"y"),
+            Some("data of f".into())
+        );
+    }
 
     #[test]
     fn bytes_that_differ_only_by_the_checkouts_paths_are_the_same() {

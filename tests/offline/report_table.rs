@@ -788,3 +788,20 @@ fn the_documented_drop_order_is_the_real_one() {
         assert!(doc.contains(&row), "docs/reports.md lacks {row}");
     }
 }
+
+/// The warnings come before the notes, whichever benchmark came first: a real run's lines
+/// alternated between the two.
+#[test]
+fn warnings_come_before_notes() {
+    let mut noted = inconclusive("a/noted");
+    noted.min_detectable_change = Some(0.1);
+    let mut warned = inconclusive("b/warned");
+    warned.warnings.push(BenchWarning::NoSamples);
+    let out = render(&report_of(vec![noted, warned]), Format::Table, &NO_COLOR);
+    let labels: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once(": ").map(|(label, _)| label))
+        .filter(|label| ["warning", "note"].contains(label))
+        .collect();
+    assert_eq!(labels, ["warning", "note"], "{out}");
+}

@@ -84,8 +84,8 @@ struct Item {
     rank: (f64, f64),
 }
 
-/// The per-benchmark warnings and notes, one [`Notice`] per cause, in the order each cause
-/// first appears.
+/// The per-benchmark warnings and notes, one [`Notice`] per cause: the warnings, then the
+/// notes, each in the order its cause first appears.
 pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
     let mut notices: Vec<Notice> = Vec::new();
     for result in &report.benchmarks {
@@ -94,6 +94,7 @@ pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
             add(&mut notices, &result.id, item);
         }
     }
+    notices.sort_by_key(|n| n.kind != NoticeKind::Warning);
     notices
 }
 
@@ -144,7 +145,9 @@ fn warning_item(warning: &BenchWarning, result: &BenchmarkResult) -> Item {
     }
 }
 
-/// How wide a benchmark's interval is, on the log scale: what ranks undecided benchmarks.
+/// How wide a benchmark's interval is, on the log scale: what ranks undecided benchmarks first
+/// (the rounds a verdict would take rank them next: an estimate on the threshold's edge needs
+/// thousands of rounds however narrow its interval, and is not the worst of a noisy run).
 fn interval_width(result: &BenchmarkResult) -> f64 {
     result
         .ratio
@@ -176,7 +179,7 @@ fn shared_warning(
                 "stopped early: at this noise no verdict was in reach within {allowed} rounds, \
                  so the stop rule gave them up"
             );
-            let rank = (rounds_needed.map_or(0.0, |n| n as f64), width);
+            let rank = (width, rounds_needed.map_or(0.0, |n| n as f64));
             (Some(shared), Some(figure), Some(rank))
         }
         BenchWarning::Capped {
@@ -190,7 +193,7 @@ fn shared_warning(
             };
             let shared =
                 format!("stopped at max-forks ({rounds} rounds) before the stop rule was met");
-            let rank = (rounds_needed.map_or(0.0, |n| n as f64), width);
+            let rank = (width, rounds_needed.map_or(0.0, |n| n as f64));
             (Some(shared), figure, Some(rank))
         }
         BenchWarning::Unsteady { side, forks } => (

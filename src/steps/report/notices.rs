@@ -9,8 +9,8 @@
 //! (`warnings`) and on its HTML card.
 
 use super::text::{
-    MORE_FORKS, detectable_note, per_fork_note, percent, ratio_ci, rounds_to_reveal_threshold,
-    settings_from_code_note, slow_iterations_note,
+    MORE_FORKS, detectable_note, p_value as p, per_fork_note, percent, ratio_ci,
+    rounds_to_reveal_threshold, settings_from_code_note, slow_iterations_note,
 };
 use crate::steps::analysis::{BenchWarning, BenchmarkResult, Report};
 
@@ -134,15 +134,26 @@ fn add(notices: &mut Vec<Notice>, id: &str, item: Item) {
 
 /// A warning as a notice item: its words, the words of its cause, and its figure.
 fn warning_item(warning: &BenchWarning, result: &BenchmarkResult) -> Item {
-    let (shared, figure, rank) = shared_warning(warning, result);
+    let shared = stop_shared(warning, result)
+        .or_else(|| measuring_shared(warning))
+        .unwrap_or_default();
     Item {
         kind: NoticeKind::Warning,
         message: warning.to_string(),
-        ranked: rank.is_some(),
-        shared_message: shared.unwrap_or_else(|| warning.to_string()),
-        figure,
-        rank: rank.unwrap_or_default(),
+        ranked: shared.rank.is_some(),
+        shared_message: shared.words.unwrap_or_else(|| warning.to_string()),
+        figure: shared.figure,
+        rank: shared.rank.unwrap_or_default(),
     }
+}
+
+/// How several benchmarks share a warning's cause: its words for them (`None`: the warning's
+/// own), each one's figure among them, and what ranks it (`None`: nothing does).
+#[derive(Default)]
+struct Shared {
+    words: Option<String>,
+    figure: Option<String>,
+    rank: Option<(f64, f64)>,
 }
 
 /// How wide a benchmark's interval is, on the log scale: what ranks undecided benchmarks first
@@ -154,15 +165,15 @@ fn interval_width(result: &BenchmarkResult) -> f64 {
         .map_or(0.0, |r| (r.ci_high / r.ci_low).ln().abs())
 }
 
-/// The words of a warning's cause when several benchmarks share it (`None`: its own words),
-/// its figure among them, and what ranks it (`None`: nothing does).
-fn shared_warning(
-    warning: &BenchWarning,
-    result: &BenchmarkResult,
-) -> (Option<String>, Option<String>, Option<(f64, f64)>) {
+/// A warning of how the benchmark stopped (given up, capped) shared: each figure its interval
+/// and rounds; `None` for other warnings.
+fn stop_shared(warning: &BenchWarning, result: &BenchmarkResult) -> Option<Shared> {
     let interval = result.ratio.map(|r| ratio_ci(Some(&r)));
-    let width = interval_width(result);
-    match warning {
+    let rank = |needed: &Option<usize>| {
+        let rounds = needed.map_or(0.0, |n| n as f64);
+        Some((interval_width(result), rounds))
+    };
+    Some(match warning {
         BenchWarning::GaveUp {
             rounds,
             max_forks,
@@ -171,37 +182,45 @@ fn shared_warning(
             let allowed =
                 max_forks.map_or("--max-forks".to_string(), |m| format!("--max-forks ({m})"));
             let needed = rounds_needed.map_or(String::new(), |n| format!(" (about {n} needed)"));
-            let figure = format!(
-                "{}after {rounds} rounds{needed}",
-                interval.map_or(String::new(), |i| i + " ")
-            );
-            let shared = format!(
-                "stopped early: at this noise no verdict was in reach within {allowed} rounds, \
-                 so the stop rule gave them up"
-            );
-            let rank = (width, rounds_needed.map_or(0.0, |n| n as f64));
-            (Some(shared), Some(figure), Some(rank))
+            Shared {
+                words: Some(format!(
+                    "stopped early: at this noise no verdict was in reach within {allowed} \
+                     rounds, so the stop rule gave them up"
+                )),
+                figure: Some(format!(
+                    "{}after {rounds} rounds{needed}",
+                    interval.map_or(String::new(), |i| i + " ")
+                )),
+                rank: rank(rounds_needed),
+            }
         }
         BenchWarning::Capped {
             rounds,
             rounds_needed,
         } => {
             let needed = rounds_needed.map(|n| format!("(about {n} rounds needed)"));
-            let figure = match (interval, needed) {
-                (Some(i), Some(n)) => Some(format!("{i} {n}")),
-                (i, n) => i.or(n),
-            };
-            let shared =
-                format!("stopped at max-forks ({rounds} rounds) before the stop rule was met");
-            let rank = (width, rounds_needed.map_or(0.0, |n| n as f64));
-            (Some(shared), figure, Some(rank))
+            Shared {
+                words: Some(format!(
+                    "stopped at max-forks ({rounds} rounds) before the stop rule was met"
+                )),
+                figure: match (interval, needed) {
+                    (Some(i), Some(n)) => Some(format!("{i} {n}")),
+                    (i, n) => i.or(n),
+                },
+                rank: rank(rounds_needed),
+            }
         }
+        _ => return None,
+    })
+}
+
+/// A warning about what was measured shared, with its figure; `None` for a warning whose own
+/// words are its cause's (no samples, time and instructions disagreeing, one read back).
+fn measuring_shared(warning: &BenchWarning) -> Option<Shared> {
+    let (words, figure, rank) = match warning {
         BenchWarning::Unsteady { side, forks } => (
-            Some(
-                "forks never reached a steady state (how many of each side given for each)"
-                    .to_string(),
-            ),
-            Some(format!("{} {forks}", side.as_str())),
+            "forks never reached a steady state (how many of each side given for each)",
+            format!("{} {forks}", side.as_str()),
             Some((*forks as f64, 0.0)),
         ),
         BenchWarning::HeldBackByFdr {
@@ -209,63 +228,53 @@ fn shared_warning(
             p_value,
             q_value,
             tests,
-        } => (
-            Some(format!(
+        } => {
+            let words = format!(
                 "their intervals alone say a change, but not after false-discovery control over \
                  {tests} benchmarks"
-            )),
-            Some(format!(
-                "{without} (p = {}, q = {})",
-                super::text::p_value(*p_value),
-                super::text::p_value(*q_value)
-            )),
-            None,
-        ),
+            );
+            let figure = format!("{without} (p = {}, q = {})", p(*p_value), p(*q_value));
+            return Some(Shared {
+                words: Some(words),
+                figure: Some(figure),
+                rank: None,
+            });
+        }
         BenchWarning::SingleRound {
             base_forks,
             head_forks,
         } => (
-            Some(
-                "fewer than two rounds (or code layouts) to pair: one round cannot tell a change \
-                 from the difference between two processes, at least two are needed (raise \
-                 --forks or --max-forks)"
-                    .to_string(),
-            ),
-            Some(format!("{base_forks}/{head_forks} forks")),
+            "fewer than two rounds (or code layouts) to pair: one round cannot tell a change from \
+             the difference between two processes, at least two are needed (raise --forks or \
+             --max-forks)",
+            format!("{base_forks}/{head_forks} forks"),
             None,
         ),
         BenchWarning::UnitMismatch { base, head } => (
-            Some(
-                "base and head measured in different units: their ratio compares different \
-                 quantities"
-                    .to_string(),
-            ),
-            Some(format!("{base} and {head}")),
+            "base and head measured in different units: their ratio compares different quantities",
+            format!("{base} and {head}"),
             None,
         ),
         BenchWarning::InexactInstructions { worst } => (
-            Some(
-                "instructions per iteration are not exact, so the work per iteration depends on \
-                 time, state or chance"
-                    .to_string(),
-            ),
-            Some(format!("up to {worst:.0} instructions off one line")),
+            "instructions per iteration are not exact, so the work per iteration depends on time, \
+             state or chance",
+            format!("up to {worst:.0} instructions off one line"),
             Some((*worst, 0.0)),
         ),
         BenchWarning::DuetOverlap { overlap } => (
-            Some(
-                "duet: base and head measured at the same time for only part of their \
-                 measurement windows (very different iteration times, or a disturbed warm-up); \
-                 pairing cancels less noise"
-                    .to_string(),
-            ),
-            Some(format!("{:.0} % together", overlap * 100.0)),
+            "duet: base and head measured at the same time for only part of their measurement \
+             windows (very different iteration times, or a disturbed warm-up); pairing cancels \
+             less noise",
+            format!("{:.0} % together", overlap * 100.0),
             Some((1.0 - overlap, 0.0)),
         ),
-        BenchWarning::NoSamples | BenchWarning::Disagreement { .. } | BenchWarning::Text(_) => {
-            (None, None, None)
-        }
-    }
+        _ => return None,
+    };
+    Some(Shared {
+        words: Some(words.to_string()),
+        figure: Some(figure),
+        rank,
+    })
 }
 
 /// The notes of one benchmark: what its noise hides, slow iterations, one value per fork,

@@ -1033,6 +1033,34 @@ mod tests {
         assert!(needed(&three, 3).expect("in reach") > 10.0);
     }
 
+    /// The invariant behind the warning's "more than --max-forks allows", over a grid of
+    /// estimates, spreads and rounds: whatever futility gives up needs more rounds than allowed.
+    #[test]
+    fn whatever_futility_gives_up_needs_more_rounds_than_max_forks() {
+        let p = default_decided(10);
+        let mut given_up = 0;
+        for rounds in [3, 5, 7, 9] {
+            for d in (-20..=20).map(|i| f64::from(i) * 0.005) {
+                for sd in (1..=30).map(|i| f64::from(i) * 0.005) {
+                    let paired = PairedRounds {
+                        unit: stats::Unit::Rounds,
+                        n: rounds,
+                        rounds,
+                        mean_log: d,
+                        sd_log: sd,
+                    };
+                    if !p.futile(&paired, rounds, 0.02) {
+                        continue;
+                    }
+                    given_up += 1;
+                    let needed = p.rounds_needed(&paired, 0.02);
+                    assert!(needed.is_none_or(|n| n > 10), "{paired:?}: {needed:?}");
+                }
+            }
+        }
+        assert!(given_up > 300, "{given_up}");
+    }
+
     #[test]
     fn an_estimate_within_the_noise_is_given_up_but_a_large_one_beyond_it_not() {
         let p = default_decided(10);

@@ -10,6 +10,8 @@ mod support;
 #[path = "common/processes.rs"]
 mod processes;
 
+#[path = "end_to_end/action_e2e.rs"]
+mod action_e2e;
 #[path = "end_to_end/bisect_e2e.rs"]
 mod bisect_e2e;
 #[path = "end_to_end/build_identity.rs"]

@@ -1,8 +1,9 @@
-//! Robustness (issue #7), building: a revision that does not build, a bench target that does not
-//! compile beside others that do (issue #33), revisions without (matching) benchmarks, and
+//! Robustness (issue #7), building: a bench target that does not compile beside others that do
+//! (issue #33), revisions without (matching) benchmarks, and
 //! project layouts `cargo bench` handles (a workspace of several packages in a subdirectory of
 //! the repository, a submodule, `build.target-dir`). Every case runs the real binary and checks
-//! the user's repository is byte-for-byte unchanged.
+//! the user's repository is byte-for-byte unchanged. A revision that does not build is tested on
+//! the deterministic fixture, in `orchestration::robustness`.
 
 use crate::support;
 
@@ -10,44 +11,6 @@ use std::path::Path;
 
 use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
-
-#[test]
-fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_build() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions::default());
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "pub const MIX_ROUNDS",
-        "pub fn broken() -> u64 { undefined_symbol_here }\n\npub const MIX_ROUNDS",
-    );
-    commit_all(&repo, "head that does not compile");
-    let base = rev_parse(&repo, "HEAD~1");
-    let head = rev_parse(&repo, "HEAD");
-    seed_criterion_results(&repo);
-    let before = RepoState::capture(&repo);
-
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "hash/steady"]));
-    assert_clean_error(&output, 2, "undefined_symbol_here");
-    let err = stderr(&output);
-    assert!(err.contains(&head[..9]), "the revision is named: {err}");
-    assert!(err.contains("head"), "{err}");
-    assert!(
-        err.contains("error"),
-        "cargo's diagnostics are shown: {err}"
-    );
-
-    let base_bin = state_dir(&repo).join("bin").join(&base);
-    let kept = std::fs::read_dir(&base_bin)
-        .map(|entries| entries.count())
-        .unwrap_or(0);
-    assert!(kept > 0, "base's build was kept in {}", base_bin.display());
-    assert_eq!(RepoState::capture(&repo), before);
-    assert!(
-        !repo.join("target/perfdiff").exists(),
-        "nothing written to the user's target"
-    );
-}
 
 /// The skipped targets of a JSON listing or report, as `(package, target, reason)`.
 fn skipped_targets(json: &serde_json::Value) -> Vec<(String, String, String)> {

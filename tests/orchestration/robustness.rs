@@ -1,17 +1,19 @@
-//! Robustness (issue #7), state under target/perfdiff: worktrees damaged between runs (deleted
+//! Robustness (issue #7) on the deterministic fixture: worktrees damaged between runs (deleted
 //! and truncated files, stray files, a lost index, a `.git` file left by a pruned linked
 //! worktree, `git worktree prune` in the user's repository) are detected and rebuilt, and the
-//! next run measures the right code.
+//! next run measures the right code; a revision that does not build is named with cargo's
+//! diagnostics and the other side's build is kept. Moved from `end_to_end`'s
+//! `robustness_worktrees` and `robustness_build`.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 fn run_ok(repo: &Path) -> serde_json::Value {
-    let output = cargo_perfdiff(repo, &parent_vs_head_json(&["hash/steady"]));
+    let output = fixture_perfdiff(repo, &parent_vs_head_json(&["hash/steady"]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_no_panic_text(&stderr(&output));
     json_report(&output)
@@ -28,8 +30,7 @@ fn assert_slot_holds(repo: &Path, slot: &Path, rev: &str) {
 
 #[test]
 fn damaged_worktrees_are_detected_and_rebuilt() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let (_dir, repo) = fixture_repo(&strong());
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     run_ok(&repo);
@@ -66,4 +67,41 @@ fn damaged_worktrees_are_detected_and_rebuilt() {
     assert_slot_holds(&repo, &base, "HEAD~1");
     assert_slot_holds(&repo, &head, "HEAD");
     assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_build() {
+    let (_dir, repo) = fixture_repo(&strong());
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "pub fn identity",
+        "pub fn broken() -> u64 { undefined_symbol_here }\n\npub fn identity",
+    );
+    commit_all(&repo, "head that does not compile");
+    let base = rev_parse(&repo, "HEAD~1");
+    let head = rev_parse(&repo, "HEAD");
+    seed_criterion_results(&repo);
+    let before = RepoState::capture(&repo);
+
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "hash/steady"]));
+    assert_clean_error(&output, 2, "undefined_symbol_here");
+    let err = stderr(&output);
+    assert!(err.contains(&head[..9]), "the revision is named: {err}");
+    assert!(err.contains("head"), "{err}");
+    assert!(
+        err.contains("error"),
+        "cargo's diagnostics are shown: {err}"
+    );
+
+    let base_bin = state_dir(&repo).join("bin").join(&base);
+    let kept = std::fs::read_dir(&base_bin)
+        .map(|entries| entries.count())
+        .unwrap_or(0);
+    assert!(kept > 0, "base's build was kept in {}", base_bin.display());
+    assert_eq!(RepoState::capture(&repo), before);
+    assert!(
+        !repo.join("target/perfdiff").exists(),
+        "nothing written to the user's target"
+    );
 }

@@ -2,8 +2,9 @@
 //! and truncated files, stray files, a lost index, a `.git` file left by a pruned linked
 //! worktree, `git worktree prune` in the user's repository) are detected and rebuilt, and the
 //! next run measures the right code; a revision that does not build is named with cargo's
-//! diagnostics and the other side's build is kept. Moved from `end_to_end`'s
-//! `robustness_worktrees` and `robustness_build`.
+//! diagnostics and the other side's build is kept; benchmarks on one side only, or moved to
+//! another bench target, are reported and never dropped. Moved from `end_to_end`'s
+//! `robustness_worktrees`, `robustness_build` and `robustness_forks`.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -104,4 +105,54 @@ fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_bu
         !repo.join("target/perfdiff").exists(),
         "nothing written to the user's target"
     );
+}
+
+#[test]
+fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
+    let (_dir, repo) = fixture_repo(&strong());
+    // Head also renames the bench target (`demo` -> `speed`) and removes hash/steady.
+    git_ok(&repo, &["mv", "benches/demo.rs", "benches/speed.rs"]);
+    replace_in(&repo, "Cargo.toml", "name = \"demo\"", "name = \"speed\"");
+    replace_in(&repo, SPEC, "hash/steady ns=4000\n", "");
+    commit_all(&repo, "rename the bench target, drop steady");
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(
+        &repo,
+        &compare_json(
+            "HEAD~2",
+            "HEAD",
+            &["hash/steady", "hash/new_in_head", "hash/checksum"],
+        ),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(
+        report["benchmarks"].as_array().unwrap().len(),
+        3,
+        "{report:#}"
+    );
+    assert_eq!(verdict_of(&report, "hash/steady"), "only_in_base");
+    assert_eq!(verdict_of(&report, "hash/new_in_head"), "only_in_head");
+    // Moved to another bench target, still measured.
+    measured_entry(&report, "hash/checksum", 2);
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // A head without any benchmark: everything is only_in_base, not an empty table.
+    std::fs::remove_dir_all(repo.join("benches")).unwrap();
+    replace_in(
+        &repo,
+        "Cargo.toml",
+        "[[bench]]\nname = \"speed\"\nharness = false\n",
+        "",
+    );
+    commit_all(&repo, "no benchmarks any more");
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(
+        &repo,
+        &quick(&["HEAD~1", "HEAD", "--format", "json", "--", "hash/mix"]),
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(verdict_of(&report, "hash/mix"), "only_in_base");
+    assert_eq!(RepoState::capture(&repo), before);
 }

@@ -2,9 +2,10 @@
 //! and truncated files, stray files, a lost index, a `.git` file left by a pruned linked
 //! worktree, `git worktree prune` in the user's repository) are detected and rebuilt, and the
 //! next run measures the right code; a revision that does not build is named with cargo's
-//! diagnostics and the other side's build is kept; benchmarks on one side only, or moved to
-//! another bench target, are reported and never dropped. Moved from `end_to_end`'s
-//! `robustness_worktrees`, `robustness_build` and `robustness_forks`.
+//! diagnostics and the other side's build is kept; revisions without (matching) benchmarks are
+//! a clear message; benchmarks on one side only, or moved to another bench target, are reported
+//! and never dropped. Moved from `end_to_end`'s `robustness_worktrees`, `robustness_build` and
+//! `robustness_forks`.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -154,5 +155,106 @@ fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     assert_eq!(verdict_of(&report, "hash/mix"), "only_in_base");
+    assert_eq!(RepoState::capture(&repo), before);
+}
+
+#[test]
+fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
+    let dir = scratch();
+    let repo = dir.path().join("no benches");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 1 }\n").unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "one");
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 2 }\n").unwrap();
+    commit_all(&repo, "two");
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no benchmarks found in either revision: neither has a bench target",
+    );
+    assert!(output.stdout.is_empty(), "no empty table");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // Bench targets in a workspace member cargo does not build by default are named, with the
+    // flags that build them.
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
+         [workspace]\nmembers = [\"member\"]\n",
+    )
+    .unwrap();
+    write_library_package(&repo.join("member"), "member", "");
+    add_bench_target(&repo.join("member"), "speed", "fn main() {}\n");
+    commit_all(&repo, "a member with a bench target");
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no benchmarks found in either revision: the selected package(s) have no \
+         bench target; workspace member(s) not built have bench targets: `member` (speed): pass \
+         `-p member`, or `--workspace` for all of them",
+    );
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--workspace"]));
+    assert_clean_error(
+        &output,
+        2,
+        "plain binary, no benchmark harness (bench target \"speed\")",
+    );
+    git_ok(&repo, &["rm", "-q", "-r", "member"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    commit_all(&repo, "no member");
+
+    // A package of its own with bench targets (chrono keeps its criterion benches so) is named
+    // with the `--manifest-path` that compares it.
+    let own = repo.join("bench");
+    write_library_package(&own, "own", "[workspace]\n");
+    add_bench_target(&own, "speed", "fn main() {}\n");
+    commit_all(&repo, "a package of its own with a bench target");
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no benchmarks found in either revision: neither has a bench target; \
+         `bench/Cargo.toml` is a package of its own with bench targets: compare it with \
+         `--manifest-path bench/Cargo.toml`",
+    );
+    git_ok(&repo, &["rm", "-q", "-r", "bench"]);
+    commit_all(&repo, "no package of its own");
+
+    // A bench target that is not criterion is named in the error, with why it was skipped.
+    add_bench_target(&repo, "speed", "fn main() {}\n");
+    commit_all(&repo, "three");
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    assert_clean_error(
+        &output,
+        2,
+        "only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are measured, and \
+         the bench targets are not: plain binary, no benchmark harness (bench target \"speed\")",
+    );
+
+    let (_dir, repo) = fixture_repo(&strong());
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "no-such-bench"]));
+    assert_clean_error(&output, 2, "no benchmark matches the filter");
+    // The error shows the ids there are, to write a filter from.
+    assert_clean_error(&output, 2, "benchmark(s) found are hash/");
+    assert!(
+        stderr(&output).contains("no-such-bench"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
 }

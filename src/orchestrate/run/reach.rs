@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
@@ -23,13 +23,14 @@ use crate::steps::build::link::KeptLink;
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
-use crate::steps::progress::Progress;
+use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{decide, settings_differ, undecided};
+use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
 /// selection is off (`--measure-all`). Benchmarks whose records already hold a selection (a
@@ -67,10 +68,14 @@ pub(super) fn select_by_reach(
                 .collect();
         }
     };
-    progress.note(&format!(
-        "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused)",
-        candidates.len() + commands.len()
-    ));
+    progress.start_steps(
+        &format!(
+            "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused), then each it would skip probed natively",
+            candidates.len() + commands.len()
+        ),
+        rayon::current_num_threads(),
+        [TRACE_PRIOR, probe_prior(selected.settings)],
+    );
     let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
     for m in candidates {
         if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
@@ -80,6 +85,8 @@ pub(super) fn select_by_reach(
                 .push(m);
         }
     }
+    let traces = by_target.values().map(Vec::len).sum::<usize>() + commands.len();
+    progress.expect_steps(StepKind::Trace, traces as u64);
     // Read once for every target and command: what explains functions without a partner.
     let versions = versions::changed(&selected.base.root, &selected.head.root);
     let mut records = BTreeMap::new();
@@ -88,6 +95,7 @@ pub(super) fn select_by_reach(
             selected.base.targets.get(&base_key),
             selected.head.targets.get(&head_key),
         ) else {
+            progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
             continue;
         };
         records.extend(select_in_target(
@@ -96,11 +104,13 @@ pub(super) fn select_by_reach(
             (base, head),
             &benchmarks,
             &versions,
+            progress,
         ));
     }
     if !commands.is_empty() {
-        let (decided, kept) =
-            super::reach_commands::select_commands(selected, &valgrind, &commands, &versions);
+        let (decided, kept) = super::reach_commands::select_commands(
+            selected, &valgrind, &commands, &versions, progress,
+        );
         records.extend(decided);
         if kept > 0 {
             progress.note(&format!(
@@ -109,8 +119,21 @@ pub(super) fn select_by_reach(
             ));
         }
     }
+    progress.finish_bar();
     announce(&records, progress);
     records
+}
+
+/// What a benchmark's trace is expected to take before one is done: valgrind's start and one
+/// call of the routine in test mode.
+const TRACE_PRIOR: Duration = Duration::from_secs(3);
+
+/// What a native probe is expected to take before one is done: a fork's warm-up (at least the
+/// adaptive floor) and measurement, stretched by the probe's first margin, and a start.
+fn probe_prior(settings: &Settings) -> Duration {
+    let warm_up = Duration::from_millis(settings.warm_up_ms).max(WARMUP_TIME_MIN);
+    (warm_up + Duration::from_millis(settings.measurement_ms)).mul_f64(1.25)
+        + Duration::from_millis(500)
 }
 
 /// What a comparison's sides are, for selection.
@@ -130,8 +153,10 @@ fn select_in_target(
     (base, head): (&BuiltTarget, &BuiltTarget),
     benchmarks: &[&Matched],
     versions: &[VersionChange],
+    progress: &Progress,
 ) -> Vec<(String, SelectionRecord)> {
     let all = |record: SelectionRecord| {
+        progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
         benchmarks
             .iter()
             .map(|m| (m.id.clone(), record.clone()))
@@ -169,7 +194,12 @@ fn select_in_target(
         .collect();
     let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
         .par_iter()
-        .map(|request| traced(request, valgrind, &cache, sides.perfdiff_dir))
+        .map(|request| {
+            let started = Instant::now();
+            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
+            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
+            trace
+        })
         .collect();
     let records = benchmarks
         .iter()
@@ -183,7 +213,7 @@ fn select_in_target(
         })
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records)
+    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
 }
 
 /// The code of the executable at `path`, with the objects its build kept for code layouts

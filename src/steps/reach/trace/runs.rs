@@ -1,15 +1,24 @@
 //! The runs of a trace, by harness: the command line of each, how it is started, and how its
 //! output shows that the benchmark ran.
 //!
-//! - test mode: criterion `--test` and divan `--test` with the exact id, a libtest `#[bench]`
-//!   run once as a test (`--exact NAME` without `--bench`); `bencher` has none (it always
+//! - test mode, the one run of a benchmark's trace ([`Mode::runs_for`]): criterion `--test` and
+//!   divan `--test` with the exact id, a libtest `#[bench]` run once as a test (`--exact NAME`
+//!   without `--bench`); each calls the timed routine once. `bencher` has none (it always
 //!   measures);
-//! - measuring mode: criterion as a fork over its runner protocol with a wrapper script putting
-//!   valgrind in front ([`crate::steps::instructions::criterion::write_wrapper`]), with
-//!   [`MEASURE_WARM_UP`] and [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's
-//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
+//! - measuring mode, `bencher`'s one run (and any caller's explicit choice): criterion as a fork
+//!   over its runner protocol with a wrapper script putting valgrind in front
+//!   ([`crate::steps::instructions::criterion::write_wrapper`]), with [`MEASURE_WARM_UP`] and
+//!   [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's command line (divan's
+//!   times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
 //! - a command: its `prepare` line natively, then one execution with `--trace-children=yes`,
 //!   the addresses kept by program (the profile's `cmd:`).
+//!
+//! Why test mode only: a measuring run under valgrind repeats the routine for a wall time that
+//! valgrind stretches some 50-fold, so a benchmark of slow iterations traced that way cost
+//! minutes (277 s for 11 benchmarks on a real workspace, more than measuring them); what the
+//! further iterations reach is what the native probe covers, at native speed
+//! (docs/design/selection-trace.md, "What one run misses"). A benchmark's run is also bounded
+//! ([`budget`]): one that takes longer is stopped and the benchmark measured.
 //!
 //! A successful exit is not enough: a filter that matches nothing exits with success too (and
 //! the trace would miss the benchmark entirely), so each run's output must show the benchmark:
@@ -37,7 +46,7 @@ pub const MEASURE_WARM_UP: Duration = Duration::from_millis(100);
 /// divan's (criterion 0.3 rounds it up to one second). Criterion still runs its samples (10, of at least 1, 2, … 10 iterations).
 pub const MEASURE_TIME: Duration = Duration::from_millis(100);
 
-/// Which of a benchmark's two runs.
+/// Which run of a trace: a benchmark's (test mode, or bencher's measuring run), or a command's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
@@ -59,12 +68,13 @@ impl Mode {
         }
     }
 
-    /// The runs a benchmark of `harness` is traced with.
+    /// The runs a benchmark of `harness` is traced with: the cheapest that still executes its
+    /// timed routine, test mode (one call), for every harness that has one.
     pub fn runs_for(harness: Harness) -> &'static [Mode] {
         match harness {
             Harness::Bencher => &[Mode::Measure],
             Harness::Command => &[Mode::Execution],
-            _ => &[Mode::Test, Mode::Measure],
+            Harness::Criterion(_) | Harness::Divan | Harness::Libtest => &[Mode::Test],
         }
     }
 }
@@ -73,6 +83,21 @@ impl std::fmt::Display for Mode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// The least time a benchmark's trace may take before it is stopped: valgrind's start on a large
+/// executable (its symbols and line tables) takes seconds, and a busy machine stretches it.
+pub const BUDGET_FLOOR: Duration = Duration::from_secs(30);
+
+/// How long the run of a benchmark's trace may take (`req` as the time metric builds its fork):
+/// a fork's own time (warm-up and measurement) or [`BUDGET_FLOOR`], whichever is longer, and
+/// never longer than the fork timeout. Test mode calls the routine once, some 50 times slower
+/// than natively, where a fork calls it at least as often as its samples (criterion's 10 samples
+/// at least 55 times): a routine whose one call outlasts the budget is measured instead.
+pub fn budget(req: &ForkRequest) -> Duration {
+    (req.warm_up + req.measurement)
+        .max(BUDGET_FLOOR)
+        .min(req.timeout)
 }
 
 /// What one run found.
@@ -182,7 +207,7 @@ pub(super) fn run(
     mode: Mode,
     dir: &Path,
 ) -> Result<RunTrace, TraceError> {
-    let who = super::who(req);
+    let (who, timeout) = (super::who(req), req.timeout);
     let io = |path: &Path| {
         let (who, path) = (who.clone(), path.to_path_buf());
         move |source| TraceError::Io { who, path, source }
@@ -194,13 +219,24 @@ pub(super) fn run(
     let mut req = req.clone();
     req.criterion_home = home.clone();
     req.cpu = None;
+    let limit = (mode != Mode::Execution).then(|| budget(&req));
+    req.timeout = limit.unwrap_or(req.timeout);
     let started = Instant::now();
-    match (req.harness, mode) {
+    let ran = match (req.harness, mode) {
         (Harness::Criterion(_), Mode::Measure) => {
-            run_criterion_fork(&mut req, valgrind, dir, &out, &who)?;
+            run_criterion_fork(&mut req, valgrind, dir, &out, &who)
         }
-        (_, Mode::Execution) => run_command(&req, valgrind, &out, &who)?,
-        _ => run_direct(&mut req, valgrind, mode, &out, &who)?,
+        (_, Mode::Execution) => run_command(&req, valgrind, &out, &who),
+        _ => run_direct(&mut req, valgrind, mode, &out, &who),
+    };
+    if let Err(e) = ran {
+        // Killed at its budget rather than at the fork timeout the user set: say so.
+        return Err(match limit {
+            Some(budget) if budget < timeout && started.elapsed() >= budget => {
+                TraceError::OverBudget { who, mode, budget }
+            }
+            _ => e,
+        });
     }
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let failed = |message: String| TraceError::Profile {
@@ -631,6 +667,50 @@ mod tests {
             ["--exact", "m::a"]
         );
         assert_eq!(Mode::runs_for(Harness::Bencher), [Mode::Measure]);
+    }
+
+    #[test]
+    fn a_benchmark_is_traced_in_test_mode_alone_where_its_harness_has_one() {
+        for harness in [
+            Harness::Criterion(CliDialect::Current),
+            Harness::Criterion(CliDialect::Criterion03),
+            Harness::Divan,
+            Harness::Libtest,
+        ] {
+            assert_eq!(Mode::runs_for(harness), [Mode::Test], "{harness}");
+        }
+        assert_eq!(Mode::runs_for(Harness::Command), [Mode::Execution]);
+    }
+
+    #[test]
+    fn a_trace_may_take_a_fork_s_time_or_the_floor_and_never_more_than_the_fork_timeout() {
+        let request = |warm_up_ms: u64, measurement_ms: u64, timeout_s: u64| ForkRequest {
+            executable: PathBuf::from("/bench"),
+            cwd: PathBuf::from("/"),
+            env: Vec::new(),
+            benchmark_id: "a".to_string(),
+            harness: Harness::Criterion(CliDialect::Current),
+            warm_up: Duration::from_millis(warm_up_ms),
+            measurement: Duration::from_millis(measurement_ms),
+            sample_size: 30,
+            timeout: Duration::from_secs(timeout_s),
+            criterion_home: PathBuf::from("/home"),
+            cpu: None,
+            command: None,
+        };
+        // The defaults (100 ms and 500 ms): the floor.
+        assert_eq!(budget(&request(100, 500, 300)), BUDGET_FLOOR);
+        // A fork longer than the floor: the fork's time.
+        assert_eq!(
+            budget(&request(20_000, 40_000, 300)),
+            Duration::from_secs(60)
+        );
+        // Never past the fork timeout.
+        assert_eq!(budget(&request(100, 500, 10)), Duration::from_secs(10));
+        assert_eq!(
+            budget(&request(200_000, 400_000, 300)),
+            Duration::from_secs(300)
+        );
     }
 
     #[test]

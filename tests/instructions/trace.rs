@@ -213,6 +213,37 @@ fn a_benchmark_is_traced_once_in_its_harness_s_test_mode_not_measured() {
     assert!(measuring.is_empty(), "it measured: {measuring:?}");
 }
 
+#[test]
+fn a_criterion_trace_tells_what_ran_in_the_timed_loop_from_what_ran_only_outside_it() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let trace = traced("crit", CRITERION, "alpha", Mode::runs_for(CRITERION));
+    let timed = trace
+        .timed
+        .as_ref()
+        .expect("criterion's timed routine is in the trace");
+    assert!(timed.is_subset(&trace.executed));
+    let names = |addresses: &std::collections::BTreeSet<u64>| {
+        functions_of(&exe, &addresses.iter().copied().collect::<Vec<_>>())
+    };
+    let (inside, all) = (names(timed), names(&trace.executed));
+    // The routine's own work and criterion's `Bencher::iter` around it are inside.
+    assert!(ran(&trace, &exe, "alpha_work"));
+    let (start, end) = function_range(&exe, "alpha_work");
+    assert!(timed.range(start..end).next().is_some(), "{inside:?}");
+    assert!(
+        inside
+            .iter()
+            .any(|f| f.contains("Bencher") && f.contains("::iter")),
+        "{inside:?}"
+    );
+    // Criterion's argument parsing (clap) runs only at start-up: outside.
+    let parsing = |names: &std::collections::BTreeSet<String>| {
+        names.iter().filter(|f| f.starts_with("clap")).count()
+    };
+    assert!(parsing(&all) > 0, "no clap in the trace: {all:?}");
+    assert_eq!(parsing(&inside), 0, "{inside:?}");
+}
+
 /// The functions of criterion's `Routine` (its methods and their implementations) named `names`
 /// that `trace` ran in `executable`.
 fn criterion_routines(trace: &Trace, executable: &Path, names: &[&str]) -> Vec<String> {

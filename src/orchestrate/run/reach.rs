@@ -24,12 +24,12 @@ use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
 use crate::steps::progress::{Progress, StepKind};
-use crate::steps::reach::code::{Comparer, LinkedCode};
+use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
-use crate::steps::reach::{decide, settings_differ, undecided};
+use crate::steps::reach::{decide, name_timed_part, settings_differ, undecided};
 use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
@@ -288,7 +288,16 @@ fn decide_traced(
             .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
         checkouts,
     );
-    decide(&code, &files, &[], versions)
+    let mut record = decide(&code, &files, &[], versions);
+    // Which of the changed functions its timed loop runs, when the trace tells.
+    if let (Some(timed), false) = (&traced.timed, record.changed_functions.is_empty()) {
+        match comparer.compare(timed) {
+            CodeComparison::Differs { functions, .. } => name_timed_part(&mut record, &functions),
+            CodeComparison::Same { .. } => name_timed_part(&mut record, &[]),
+            CodeComparison::Unknown { .. } => {}
+        }
+    }
+    record
 }
 
 /// The fork request whose trace tells what `matched` executes: base's cargo-built executable,

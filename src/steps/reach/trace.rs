@@ -77,6 +77,12 @@ pub struct Trace {
     pub cwd: PathBuf,
     /// The runs the trace rests on.
     pub runs: Vec<RunSummary>,
+    /// Of `executed`, what ran within the calls of the benchmark's timed routine (criterion's
+    /// `Bencher::iter` and the like); the rest ran only outside it (the harness's start-up, the
+    /// benchmark's set-up, teardown). `None` when the trace cannot tell (another harness, a run
+    /// that started a thread, a trace kept from before 2026-11-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed: Option<BTreeSet<u64>>,
 }
 
 /// One run of a trace: its mode, the instructions valgrind counted (every process), its wall
@@ -153,6 +159,15 @@ pub enum TraceError {
 impl Trace {
     /// Adds what one run found.
     fn add(&mut self, run: runs::RunTrace) {
+        // Known only when every run tells it.
+        self.timed = match (self.runs.is_empty(), self.timed.take(), run.timed) {
+            (true, _, timed) => timed,
+            (false, Some(mut mine), Some(theirs)) => {
+                mine.extend(theirs);
+                Some(mine)
+            }
+            _ => None,
+        };
         self.executed.extend(run.executed);
         for (program, addresses) in run.by_program {
             self.executed_by_program

@@ -37,7 +37,8 @@ use super::syscalls::{self, Touched};
 use super::{RunSummary, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
-use crate::steps::instructions::{Valgrind, dumps};
+use crate::steps::instructions::callgrind::demangle;
+use crate::steps::instructions::{Valgrind, criterion, dumps, symbols};
 
 /// Criterion's least warm-up in a measuring run (a fork's own, when longer): long enough for a
 /// few doubling warm-up calls under valgrind.
@@ -108,6 +109,8 @@ pub(super) struct RunTrace {
     pub libraries: BTreeSet<PathBuf>,
     pub touched: Touched,
     pub summary: RunSummary,
+    /// Of `executed`, what ran within the calls of the timed routine ([`timed_code`]).
+    pub timed: Option<BTreeSet<u64>>,
 }
 
 /// The valgrind options of a traced run writing into `dir`.
@@ -246,7 +249,7 @@ pub(super) fn run(
         message,
     };
     let (profiles, instructions) = read_profiles(&out).map_err(failed)?;
-    let (touched, logged) = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    let (touched, logged, spawned) = read_logs(&out, &req.cwd).map_err(io(&out))?;
     // A process that neither wrote its profile nor replaced itself with another program was
     // killed before its end: what it ran is not known.
     if let Some((pid, _)) = logged
@@ -271,12 +274,16 @@ pub(super) fn run(
             libraries,
             touched,
             summary,
+            timed: None,
         });
     }
     let mut executed = Executed::default();
     for profile in profiles {
         executed.merge(profile.executed);
     }
+    let timed = (!spawned)
+        .then(|| timed_code(&executed, req.harness, &req.executable))
+        .flatten();
     let (addresses, libraries) = split_objects(executed, &req.executable, context)?;
     Ok(RunTrace {
         executed: addresses,
@@ -284,6 +291,7 @@ pub(super) fn run(
         libraries,
         touched,
         summary,
+        timed,
     })
 }
 
@@ -446,6 +454,44 @@ fn run_direct(
     Ok(())
 }
 
+/// The addresses of the executable that ran within the calls of its timed routine (criterion's
+/// `Bencher::iter` and the like, [`criterion::is_measured_method`]): the code of every function
+/// the routine called, directly or through others, found in the profile's call graph
+/// ([`Executed::reached_from`]). A function called both inside and outside is inside.
+///
+/// `None` when that cannot be told: for another harness (libtest's and `bencher`'s timed loop is
+/// inlined into the benchmark's own function, divan's runs in a sample task), or when no timed
+/// routine ran. The caller also gives `None` when the run started a thread: what another
+/// thread runs while the routine waits for it has no call from the routine.
+fn timed_code(executed: &Executed, harness: Harness, executable: &Path) -> Option<BTreeSet<u64>> {
+    if !matches!(harness, Harness::Criterion(_)) {
+        return None;
+    }
+    let own: Vec<&executed::ObjectCode> = executed
+        .objects
+        .iter()
+        .filter(|(object, _)| executed::is_same_file(object, executable))
+        .map(|(_, code)| code)
+        .collect();
+    let roots: BTreeSet<String> = own
+        .iter()
+        .flat_map(|code| code.functions.keys())
+        .filter(|raw| criterion::is_measured_method(&symbols::skeleton(&demangle(raw))))
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        return None;
+    }
+    let reached = executed.reached_from(&roots);
+    let addresses = own
+        .iter()
+        .flat_map(|code| &code.functions)
+        .filter(|(function, _)| reached.contains(*function))
+        .flat_map(|(_, addresses)| addresses.iter().copied())
+        .collect();
+    Some(addresses)
+}
+
 /// One process's profile: what ran, and the program it ran (`cmd:`, as valgrind resolved it).
 struct ProcessProfile {
     pid: u32,
@@ -494,11 +540,32 @@ fn totals(text: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// What the system calls of every process in `out` touched, and each process's pid with
-/// whether it ended by starting another program ([`syscalls::replaced_itself`]). The first
+/// Whether a line of valgrind's system-call log starts a thread: `clone` with `CLONE_THREAD`
+/// in its flags (valgrind writes them in hex, `sys_clone ( 3d0f00, …`), or `clone3`, whose
+/// flags the log does not show (valgrind 3.19 refuses it, so glibc falls back to `clone`). A
+/// process started by `fork`, `vfork` or `posix_spawn` (`clone(fork)`) is not a thread: it has
+/// its own profile, and callgrind's call stack goes on in it from where it forked.
+fn starts_thread(line: &str) -> bool {
+    const CLONE_THREAD: u64 = 0x10000;
+    if line.contains(" sys_clone3 ") {
+        return true;
+    }
+    let Some((_, args)) = line.split_once(" sys_clone ( ") else {
+        return false;
+    };
+    let flags = args.split([',', ' ']).next().unwrap_or("");
+    u64::from_str_radix(flags.trim_start_matches("0x"), 16).map_or(true, |f| f & CLONE_THREAD != 0)
+}
+
+/// What the logs of a run's processes tell ([`read_logs`]).
+type Logs = (Touched, Vec<(u32, bool)>, bool);
+
+/// What the system calls of every process in `out` touched, each process's pid with whether it
+/// ended by starting another program ([`syscalls::replaced_itself`]), and whether any started a
+/// thread ([`starts_thread`]). The first
 /// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
 /// too unless the first changed its directory, in which case where they started is not known.
-fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool)>)> {
+fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -515,6 +582,7 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool
     let mut touched = Touched::default();
     let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);
+    let mut spawned = false;
     for (index, (pid, path)) in logs.iter().enumerate() {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let start = if index == 0 { Some(cwd) } else { children_cwd };
@@ -523,8 +591,9 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool
         }
         touched.merge(syscalls::parse(&text, start));
         processes.push((*pid, syscalls::replaced_itself(&text)));
+        spawned |= text.lines().any(starts_thread);
     }
-    Ok((touched, processes))
+    Ok((touched, processes, spawned))
 }
 
 /// The addresses executed in `executable` (checked to be its virtual addresses), and the other
@@ -772,6 +841,23 @@ mod tests {
         assert!(!watch.ran());
         watch.line("Success");
         assert!(watch.ran());
+    }
+
+    #[test]
+    fn a_thread_is_told_from_a_process_in_valgrind_s_log() {
+        // As valgrind 3.19 logs them: criterion's `posix_spawn` of gnuplot, and a thread.
+        assert!(!starts_thread(
+            "SYSCALL[30009,1](56) sys_clone ( 4111, 0x4b31ff0, 0x0, 0x0, 0x0 )   clone(fork): process 30009 created child 30059"
+        ));
+        assert!(starts_thread(
+            "SYSCALL[9881,1](56) sys_clone ( 3d0f00, 0x6a3fd70, 0x6a409d0, 0x6a409d0, 0x6a406c0 ) --> [pre-success] Success(0x2692)"
+        ));
+        assert!(starts_thread(
+            "SYSCALL[9881,1](435) sys_clone3 ( 0x1ffefff8a0, 88 )"
+        ));
+        assert!(!starts_thread(
+            "SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a43(/etc/hostname), 0 )"
+        ));
     }
 
     #[test]

@@ -1051,37 +1051,21 @@ fn quoted(text: &str) -> String {
 impl Effective {
     /// Applies one layer over what is there, recording `source` for every key it sets.
     fn apply(&mut self, partial: PartialSettings, source: &Source) {
-        let PartialSettings {
-            mode,
-            metric,
-            explain,
-            measure_all,
-            stop,
-            forks,
-            min_forks,
-            max_forks,
-            stop_threshold,
-            window,
-            layouts,
-            warm_up_ms,
-            measurement_ms,
-            sample_size,
-            threshold,
-            instructions_threshold,
-            alpha,
-            equivalence_alpha,
-            confidence,
-            resamples,
-            fdr,
-            seed,
-            fork_timeout_s,
-            filters,
-            fail_on,
-            cpus,
-            benchmarks,
-            commands,
-            profile,
-        } = partial;
+        let overrides = self.apply_keys(partial, source);
+        for (pattern, bench) in overrides.into_iter().flatten() {
+            self.sources.insert(benchmark_key(&pattern), source.clone());
+            self.settings.overrides.insert(pattern, bench);
+        }
+    }
+
+    /// Sets every field of the settings that `partial` gives a value, recording `source` for its
+    /// key; returns the layer's `[benchmarks]` overrides, which are no one field. Each field of
+    /// [`PartialSettings`] is named once, below: one added there and not here does not compile.
+    fn apply_keys(
+        &mut self,
+        partial: PartialSettings,
+        source: &Source,
+    ) -> Option<BTreeMap<String, BenchOverride>> {
         let settings = &mut self.settings;
         let sources = &mut self.sources;
         let mut set = |key: &str, present: bool| {
@@ -1090,12 +1074,16 @@ impl Effective {
             }
         };
         macro_rules! layer {
-            ($($field:ident => $key:literal, $wrap:expr;)*) => {$(
-                set($key, $field.is_some());
-                if let Some(value) = $field {
-                    settings.$field = $wrap(value);
-                }
-            )*};
+            ($($field:ident => $key:literal, $wrap:expr;)*) => {{
+                let PartialSettings { $($field,)* benchmarks } = partial;
+                $(
+                    set($key, $field.is_some());
+                    if let Some(value) = $field {
+                        settings.$field = $wrap(value);
+                    }
+                )*
+                benchmarks
+            }};
         }
         layer! {
             mode => "mode", std::convert::identity;
@@ -1126,10 +1114,6 @@ impl Effective {
             cpus => "cpus", Some;
             commands => "command", std::convert::identity;
             profile => "profile", std::convert::identity;
-        }
-        for (pattern, bench) in benchmarks.into_iter().flatten() {
-            sources.insert(benchmark_key(&pattern), source.clone());
-            settings.overrides.insert(pattern, bench);
         }
     }
 
@@ -1279,7 +1263,18 @@ fn text(value: impl ToString) -> toml::Value {
     toml::Value::String(value.to_string())
 }
 
+/// Every setting of `s` as `--print-config` and `to_toml` give it: the keys in their order, then
+/// each `[benchmarks."PATTERN"]` override.
 fn entries(s: &Settings) -> Vec<Entry> {
+    let mut entries = key_entries(s);
+    for (pattern, bench) in &s.overrides {
+        entries.push(override_entry(pattern, bench));
+    }
+    entries
+}
+
+/// The entries of the keys, each one field of the settings.
+fn key_entries(s: &Settings) -> Vec<Entry> {
     use toml::Value::{Array, Boolean, Float};
     let fail_on = match s.fail_on {
         FailOn::Regression => "regression",
@@ -1287,7 +1282,7 @@ fn entries(s: &Settings) -> Vec<Entry> {
         FailOn::AnyChange => "any-change",
         FailOn::Never => "never",
     };
-    let mut entries = vec![
+    vec![
         Entry::set("mode", text(s.mode)),
         Entry::set("metric", text(s.metric)),
         Entry::set("explain", Boolean(s.explain)),
@@ -1327,42 +1322,48 @@ fn entries(s: &Settings) -> Vec<Entry> {
                 .map(|cpus| Array(cpus.iter().map(|c| integer(*c)).collect())),
             "unset: the first two CPUs the process may use",
         ),
-        Entry {
-            key: "command".to_string(),
-            shown: if s.commands.is_empty() {
-                "none: benchmarks only".to_string()
-            } else {
-                s.commands
-                    .iter()
-                    .map(|c| format!("{} = {}", c.name, c.run))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            },
-            // Written as `[[command]]` tables at the end of the file (`to_toml`).
-            toml: None,
-        },
+        command_entry(&s.commands),
         Entry::set("profile", text(&s.profile)),
-    ];
-    for (pattern, bench) in &s.overrides {
-        let mut body = String::new();
-        let mut shown = Vec::new();
-        if let Some(threshold) = bench.threshold {
-            body.push_str(&format!("threshold = {}\n", Float(threshold)));
-            shown.push(format!("threshold = {threshold}"));
-        }
-        if bench.ignore {
-            body.push_str("ignore = true\n");
-            shown.push("ignore".to_string());
-        }
-        entries.push(Entry {
-            key: benchmark_key(pattern),
-            shown: if shown.is_empty() {
-                "(no effect)".to_string()
-            } else {
-                shown.join(", ")
-            },
-            toml: Some(body),
-        });
+    ]
+}
+
+/// The entry of the commands: shown by name and command line, written as `[[command]]` tables at
+/// the end of the file (`to_toml`).
+fn command_entry(commands: &[CommandSpec]) -> Entry {
+    Entry {
+        key: "command".to_string(),
+        shown: if commands.is_empty() {
+            "none: benchmarks only".to_string()
+        } else {
+            commands
+                .iter()
+                .map(|c| format!("{} = {}", c.name, c.run))
+                .collect::<Vec<_>>()
+                .join("; ")
+        },
+        toml: None,
     }
-    entries
+}
+
+/// The entry of the override of the benchmarks `pattern` matches.
+fn override_entry(pattern: &str, bench: &BenchOverride) -> Entry {
+    let mut body = String::new();
+    let mut shown = Vec::new();
+    if let Some(threshold) = bench.threshold {
+        body.push_str(&format!("threshold = {}\n", toml::Value::Float(threshold)));
+        shown.push(format!("threshold = {threshold}"));
+    }
+    if bench.ignore {
+        body.push_str("ignore = true\n");
+        shown.push("ignore".to_string());
+    }
+    Entry {
+        key: benchmark_key(pattern),
+        shown: if shown.is_empty() {
+            "(no effect)".to_string()
+        } else {
+            shown.join(", ")
+        },
+        toml: Some(body),
+    }
 }

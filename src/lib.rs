@@ -4,9 +4,11 @@
 //!
 //! The folders follow the data flow of one comparison, and every module imports only from the
 //! layers below it (and, within a layer, from the modules before it in the list below). There is
-//! no import circle, so one step can be read, tested and changed without the rest in mind.
-//! `layers.rs` keeps the rule: a unit test reads every source file and fails on an import that
-//! points up.
+//! no import circle, so one step can be read, tested and changed without the rest in mind: not
+//! between modules, and not between the files of one module either (what two files both need
+//! goes into a file below them). `layers.rs` keeps the rule: unit tests read every source file
+//! and fail on an import that points up, on an import circle between the files (or folders) of a
+//! module, naming it, and on a function longer than 80 lines.
 //!
 //! | Layer | Folder | What it holds |
 //! |---|---|---|

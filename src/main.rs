@@ -10,5 +10,12 @@ fn main() {
     if let Some(code) = cargo_perfdiff::steps::reach::probe::run_if_asked() {
         std::process::exit(code);
     }
+    // Or the compiler wrapper that normalises a build (cargo runs it for every crate).
+    if let Some(code) = cargo_perfdiff::steps::build::normalize::run_if_asked() {
+        std::process::exit(code);
+    }
+    if let Ok(executable) = std::env::current_exe() {
+        cargo_perfdiff::steps::build::normalize::enable(executable);
+    }
     std::process::exit(cargo_perfdiff::cli::main());
 }

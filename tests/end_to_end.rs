@@ -10,6 +10,8 @@ mod support;
 #[path = "common/processes.rs"]
 mod processes;
 
+#[path = "end_to_end/action_e2e.rs"]
+mod action_e2e;
 #[path = "end_to_end/bisect_e2e.rs"]
 mod bisect_e2e;
 #[path = "end_to_end/build_identity.rs"]
@@ -26,6 +28,8 @@ mod harness_e2e;
 mod instructions_e2e;
 #[path = "end_to_end/layouts.rs"]
 mod layouts;
+#[path = "end_to_end/repository_shapes.rs"]
+mod repository_shapes;
 #[path = "end_to_end/robustness_build.rs"]
 mod robustness_build;
 #[path = "end_to_end/robustness_forks.rs"]

@@ -385,7 +385,9 @@ impl StopPolicy {
                     && hopeful.is_some_and(|h| self.futile(&h, rounds, relevance));
                 let mut details = vec![("futile", Some(f64::from(u8::from(futile))))];
                 if futile {
-                    let needed = hopeful.map(|h| self.rounds_needed(&h, relevance) as f64);
+                    let needed = hopeful
+                        .and_then(|h| self.rounds_needed(&h, relevance))
+                        .map(|n| n as f64);
                     details.push(("rounds_needed", needed));
                 }
                 (decided, decided, details)
@@ -536,20 +538,16 @@ impl StopPolicy {
         )
     }
 
-    /// About how many rounds would decide the comparison at the spread of `paired`: those that
-    /// detect a change of the threshold with 80 % power at the last look's level, or, when the
-    /// estimate lies well inside the band, those whose interval would fit in what is left of it.
-    pub fn rounds_needed(&self, paired: &PairedRounds, relevance: f64) -> usize {
+    /// About how many rounds in all would decide the comparison if the rounds kept the mean and
+    /// spread of `paired`, with 80 % power at the last look's levels
+    /// ([`stats::verdict::rounds_to_decide`]): for a benchmark [`StopPolicy::futile`] gives up,
+    /// always more than `max_forks`. It once aimed at a change of the threshold's size whatever
+    /// the estimate, and told a benchmark given up after five rounds, its estimate half the
+    /// threshold, that "deciding it would take about 5 rounds". `None` when no number of rounds
+    /// would.
+    pub fn rounds_needed(&self, paired: &PairedRounds, relevance: f64) -> Option<usize> {
         let levels = self.levels_at(self.max_forks);
-        let room = relevance - paired.mean_log.abs();
-        // An interval inside the band is a one-sided test at alpha_eq on each side: the
-        // two-sided sample size at twice that level.
-        let (target, alpha) = if room > relevance / 2.0 {
-            (room, 2.0 * levels.equivalence_alpha)
-        } else {
-            (relevance, levels.alpha)
-        };
-        paired.units_needed(target, alpha, ROUNDS_NEEDED_POWER)
+        stats::verdict::rounds_to_decide(paired, relevance, levels, ROUNDS_NEEDED_POWER)
     }
 
     /// `p` adjusted by Benjamini–Hochberg among the suite's `others` (NaN ones do not count), or
@@ -1006,6 +1004,61 @@ mod tests {
         assert_eq!(p.evaluate(&four, 4, 3, &[]), None);
         let at_cap = futile(&swinging(&swings), 10).expect("the cap always stops");
         assert_eq!(at_cap, Some(0.0));
+    }
+
+    /// A benchmark given up needs more rounds in all than `max-forks` allows, which is why it was
+    /// given up. Rounds at three quarters of the threshold (+1.5 % against 2 %) with a spread of
+    /// 1.3 % reach neither verdict in ten rounds; a change of the threshold's size would be seen
+    /// in five, which is what the warning once said of them after five rounds.
+    #[test]
+    fn a_benchmark_given_up_needs_more_rounds_than_max_forks() {
+        let p = default_decided(10);
+        let needed = |record: &BenchmarkRecord, rounds: usize| {
+            let stop = p.evaluate(record, rounds, 3, &[]).expect("stops");
+            assert_eq!(stop.details.get("futile"), Some(&1.0), "{stop:?}");
+            stop.details.get("rounds_needed").copied()
+        };
+        let logs = [0.0003, 0.0101, 0.0199, 0.065, 0.0297];
+        let head: Vec<f64> = logs.iter().map(|l: &f64| l.exp()).collect();
+        let mid_band = record_from_scales("x", &[1.0; 5], &head);
+        let n = needed(&mid_band, 5).expect("in reach");
+        assert!(n > 10.0, "{n}");
+        // The old figure: a change of the threshold's size at the spread of the four closest.
+        let threshold_sized = stats::power::units_needed(0.01265, 0.02, p.levels_at(10).alpha, 0.8);
+        assert!(threshold_sized <= 6, "{threshold_sized}");
+        let swinging = |head: &[f64]| record_from_scales("x", &vec![1.0; head.len()], head);
+        let four = swinging(&[1.10, 0.91, 1.09, 0.92]);
+        assert!(needed(&four, 4).expect("in reach") > 10.0);
+        let three = swinging(&[1.10, 0.93, 1.0]);
+        assert!(needed(&three, 3).expect("in reach") > 10.0);
+    }
+
+    /// The invariant behind the warning's "more than --max-forks allows", over a grid of
+    /// estimates, spreads and rounds: whatever futility gives up needs more rounds than allowed.
+    #[test]
+    fn whatever_futility_gives_up_needs_more_rounds_than_max_forks() {
+        let p = default_decided(10);
+        let mut given_up = 0;
+        for rounds in [3, 5, 7, 9] {
+            for d in (-20..=20).map(|i| f64::from(i) * 0.005) {
+                for sd in (1..=30).map(|i| f64::from(i) * 0.005) {
+                    let paired = PairedRounds {
+                        unit: stats::Unit::Rounds,
+                        n: rounds,
+                        rounds,
+                        mean_log: d,
+                        sd_log: sd,
+                    };
+                    if !p.futile(&paired, rounds, 0.02) {
+                        continue;
+                    }
+                    given_up += 1;
+                    let needed = p.rounds_needed(&paired, 0.02);
+                    assert!(needed.is_none_or(|n| n > 10), "{paired:?}: {needed:?}");
+                }
+            }
+        }
+        assert!(given_up > 300, "{given_up}");
     }
 
     #[test]

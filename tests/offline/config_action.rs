@@ -238,3 +238,42 @@ fn pre_release_workflow_compares_with_the_last_tag_and_fails_on_inconclusive() {
     assert!(text.contains("git describe --tags --abbrev=0"));
     assert!(text.contains("fail-on: inconclusive"));
 }
+
+/// Every `run:` script of `yaml`'s steps (an action's `runs.steps` or each job's `steps`).
+fn run_scripts(yaml: &Yaml) -> Vec<String> {
+    let mut step_lists = vec![&yaml["runs"]["steps"]];
+    if let Some(jobs) = yaml["jobs"].as_hash() {
+        step_lists.extend(jobs.values().map(|job| &job["steps"]));
+    }
+    step_lists
+        .into_iter()
+        .filter_map(Yaml::as_vec)
+        .flatten()
+        .filter_map(|step| step["run"].as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn scripts_that_keep_an_exit_code_turn_off_the_runner_s_errexit_first() {
+    // A runner starts `shell: bash` as `bash --noprofile --norc -eo pipefail`: a script that
+    // runs a command and then reads `$?` never gets there when the command fails, unless it
+    // turns `-e` off before (`set -uo pipefail` leaves it on). The regression it stops at is
+    // the one the report and the gate exist for.
+    let (_, action) = action();
+    let mut scripts = run_scripts(&action);
+    for (_, _, workflow) in workflows() {
+        scripts.extend(run_scripts(&workflow));
+    }
+    let keeping = scripts.iter().filter(|s| s.contains("=$?")).count();
+    assert!(
+        keeping >= 2,
+        "the action's run step and sharded.yml's merge"
+    );
+    for script in scripts.iter().filter(|s| s.contains("=$?")) {
+        let errexit_off = script.find("set +e");
+        assert!(
+            errexit_off.is_some_and(|at| at < script.find("=$?").unwrap()),
+            "reads an exit code with -e on:\n{script}"
+        );
+    }
+}

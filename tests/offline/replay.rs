@@ -686,7 +686,7 @@ fn a_single_fork_per_side_is_never_called_changed() {
             result
                 .warnings
                 .iter()
-                .any(|w| w.contains("fewer than two rounds")),
+                .any(|w| w.to_string().contains("fewer than two rounds")),
             "{formerly_changed}: {:?}",
             result.warnings
         );

@@ -153,3 +153,19 @@ fn a_card_says_which_settings_the_benchmark_code_chose() {
         "{html}"
     );
 }
+
+/// The page keeps each benchmark's own warnings on its card, however many share a cause.
+#[test]
+fn each_card_keeps_its_own_warnings() {
+    let report = report_support::given_up_alike(42);
+    let html = render_html(&report, &samples_for(&report));
+    for i in 0..42 {
+        let warning = format!(
+            "<li>stopped early, after {} rounds: at this noise a verdict would take about {} \
+             rounds in all, more than --max-forks (10) allows, so the stop rule gave it up</li>",
+            3 + i % 3,
+            100 * (i + 1)
+        );
+        assert!(html.contains(&warning), "nano/{i}: {warning}");
+    }
+}

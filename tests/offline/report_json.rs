@@ -154,3 +154,26 @@ fn round_trips_into_the_same_report() {
     );
     assert!(text.ends_with("}\n"));
 }
+
+/// Each warning is its sentence in JSON, as before warnings had causes, for every benchmark of
+/// a cause the table bounds.
+#[test]
+fn each_benchmarks_warnings_are_sentences_in_the_json() {
+    let report = report_support::given_up_alike(42);
+    let v: serde_json::Value =
+        serde_json::from_str(&render(&report, Format::Json, &Style::plain())).unwrap();
+    let benchmarks = v["benchmarks"].as_array().unwrap();
+    assert_eq!(benchmarks.len(), 42);
+    for (i, b) in benchmarks.iter().enumerate() {
+        assert_eq!(
+            b["warnings"],
+            serde_json::json!([format!(
+                "stopped early, after {} rounds: at this noise a verdict would take about {} \
+                 rounds in all, more than --max-forks (10) allows, so the stop rule gave it up",
+                3 + i % 3,
+                100 * (i + 1)
+            )]),
+            "{b}"
+        );
+    }
+}

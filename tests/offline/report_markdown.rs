@@ -136,3 +136,41 @@ fn empty_report_renders() {
     assert!(out.starts_with("## :white_check_mark: no regression"));
     assert!(!out.contains("| Benchmark"));
 }
+
+/// A job summary stays short however many benchmarks share a cause: one bounded line per cause
+/// under **Notes**, and each benchmark's own words collapsed below it.
+#[test]
+fn many_benchmarks_of_one_cause_are_one_line_and_each_is_collapsed_below() {
+    let out = markdown(&report_support::given_up_alike(42));
+    let notes = &out[out.find("**Notes**").expect("notes")..];
+    let items: Vec<&str> = notes
+        .lines()
+        .take_while(|l| !l.starts_with("<details>"))
+        .filter(|l| l.starts_with("- "))
+        .collect();
+    // Its two causes, then the skipped bench target every test report has.
+    assert_eq!(items.len(), 3, "{out}");
+    assert!(items[2].contains("skipped"), "{out}");
+    assert!(
+        items[0].contains("(42 benchmarks; worst: **nano/41** \\[0.09, 11.75\\] after 5 rounds"),
+        "{}",
+        items[0]
+    );
+    assert!(items[0].ends_with("; every one below)"), "{}", items[0]);
+    let details = &notes[notes
+        .find("<details><summary>Each benchmark's warnings and notes")
+        .expect("collapsed")..];
+    let details = &details[..details.find("</details>").expect("closed")];
+    for i in 0..42 {
+        let rounds = 3 + i % 3;
+        let line = format!(
+            "- warning **nano/{i}**: stopped early, after {rounds} rounds: at this noise a verdict \
+             would take about {} rounds in all, more than --max-forks (10) allows, so the stop \
+             rule gave it up\n",
+            100 * (i + 1)
+        );
+        assert!(details.contains(&line), "{line}");
+    }
+    // A report whose causes name every benchmark has nothing to collapse.
+    assert!(!markdown(&all_verdicts()).contains("Each benchmark's warnings"));
+}

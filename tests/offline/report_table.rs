@@ -2,9 +2,9 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::steps::analysis::ForkCounts;
+use cargo_perfdiff::steps::analysis::{BenchWarning, ForkCounts, Side};
 use cargo_perfdiff::steps::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};
-use report_support::{NASTY_ID, all_verdicts, report_of};
+use report_support::{NASTY_ID, all_verdicts, given_up_alike, report_of};
 
 /// No colour, no width limit.
 const NO_COLOR: Style = Style {
@@ -596,29 +596,37 @@ fn inconclusive(id: &str) -> cargo_perfdiff::steps::analysis::BenchmarkResult {
 /// a notice about one benchmark keeps the `id: message` form.
 #[test]
 fn notices_shared_by_several_benchmarks_are_said_once() {
-    let given_up = |id: &str, mdc: f64| {
+    let given_up = |id: &str, mdc: f64, needed: usize| {
         let mut b = inconclusive(id);
         b.min_detectable_change = Some(mdc);
-        b.warnings.push(STOPPED_EARLY.to_string());
+        b.warnings.push(BenchWarning::GaveUp {
+            rounds: 5,
+            max_forks: Some(10),
+            rounds_needed: Some(needed),
+        });
         b
     };
-    const STOPPED_EARLY: &str =
-        "stopped early: at this noise even max-forks could not decide the comparison";
-    let mut lone = given_up("f64/lone", 0.2);
-    lone.warnings[0] = "head: 1 fork(s) never reached a steady state".to_string();
+    let mut lone = given_up("f64/lone", 0.2, 0);
+    lone.warnings[0] = BenchWarning::Unsteady {
+        side: Side::Head,
+        forks: 1,
+    };
     let report = report_of(vec![
-        given_up("f32/ryu", 0.1331),
+        given_up("f32/ryu", 0.1331, 40),
         lone,
-        given_up("f64/ryu", 0.4956),
+        given_up("f64/ryu", 0.4956, 600),
     ]);
     let style = NO_COLOR;
     let out = render(&report, Format::Table, &style);
     let lines = |prefix: &str| out.lines().filter(|l| l.starts_with(prefix)).count();
     assert_eq!(lines("warning: "), 2, "{out}");
     assert_eq!(lines("note: "), 1, "{out}");
+    const STOPPED_EARLY: &str = "stopped early: at this noise no verdict was in reach within \
+                                 --max-forks (10) rounds, so the stop rule gave them up";
     assert!(
         out.contains(&format!(
-            "warning: {STOPPED_EARLY} (2 benchmarks: f32/ryu, f64/ryu)\n"
+            "warning: {STOPPED_EARLY} (2 benchmarks: f32/ryu [0.80, 1.30] after 5 rounds (about \
+             40 needed), f64/ryu [0.80, 1.30] after 5 rounds (about 600 needed))\n"
         )),
         "{out}"
     );
@@ -635,10 +643,59 @@ fn notices_shared_by_several_benchmarks_are_said_once() {
     let markdown = render(&report, Format::Markdown, &style);
     assert!(
         markdown.contains(&format!(
-            "- {STOPPED_EARLY} (2 benchmarks: **f32/ryu**, **f64/ryu**)\n"
+            "- {STOPPED_EARLY} (2 benchmarks: **f32/ryu** \\[0.80, 1.30\\] after 5 rounds \
+             (about 40 needed), **f64/ryu** \\[0.80, 1.30\\] after 5 rounds (about 600 \
+             needed))\n"
         )),
         "{markdown}"
     );
+    // A benchmark alone in its cause reads as its own sentence.
+    let alone = report_of(vec![given_up("f32/ryu", 0.01, 40)]);
+    let out = render(&alone, Format::Table, &style);
+    assert!(
+        out.contains(
+            "warning: f32/ryu: stopped early, after 5 rounds: at this noise a verdict would take \
+             about 40 rounds in all, more than --max-forks (10) allows, so the stop rule gave it \
+             up\n"
+        ),
+        "{out}"
+    );
+}
+
+/// A real crate's run left 42 of 45 benchmarks given up alike, and printed 42 warnings and a
+/// note of 2,500 characters: each cause is one line, its count and its three worst named, the
+/// rest left to the JSON and the HTML.
+#[test]
+fn a_cause_of_many_benchmarks_is_one_short_line_naming_the_worst() {
+    let report = given_up_alike(42);
+    let out = render(&report, Format::Table, &NO_COLOR);
+    let notices: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("warning: ") || l.starts_with("note: "))
+        .collect();
+    assert_eq!(notices.len(), 2, "{out}");
+    let warning = notices[0];
+    assert!(
+        warning.starts_with(
+            "warning: stopped early: at this noise no verdict was in reach within --max-forks \
+             (10) rounds, so the stop rule gave them up (42 benchmarks; worst: nano/41 [0.09, \
+             11.75] after 5 rounds (about 4200 needed), nano/40 "
+        ),
+        "{warning}"
+    );
+    assert!(
+        warning.ends_with("; every one in --format json and --html)"),
+        "{warning}"
+    );
+    assert!(warning.contains(", nano/39 ") && !warning.contains("nano/38"));
+    let note = notices[1];
+    assert!(
+        note.contains("(42 benchmarks; worst: nano/41 ±61 % ("),
+        "{note}"
+    );
+    for line in notices {
+        assert!(line.chars().count() < 400, "{} chars: {line}", line.len());
+    }
 }
 
 /// The rounds the note asks for are the ones the power formula gives for a change of the
@@ -730,4 +787,21 @@ fn the_documented_drop_order_is_the_real_one() {
         let row = format!("| {} | `{column}` |", i + 1);
         assert!(doc.contains(&row), "docs/reports.md lacks {row}");
     }
+}
+
+/// The warnings come before the notes, whichever benchmark came first: a real run's lines
+/// alternated between the two.
+#[test]
+fn warnings_come_before_notes() {
+    let mut noted = inconclusive("a/noted");
+    noted.min_detectable_change = Some(0.1);
+    let mut warned = inconclusive("b/warned");
+    warned.warnings.push(BenchWarning::NoSamples);
+    let out = render(&report_of(vec![noted, warned]), Format::Table, &NO_COLOR);
+    let labels: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_once(": ").map(|(label, _)| label))
+        .filter(|label| ["warning", "note"].contains(label))
+        .collect();
+    assert_eq!(labels, ["warning", "note"], "{out}");
 }

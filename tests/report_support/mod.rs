@@ -10,8 +10,8 @@ use cargo_perfdiff::stats::{
     CliffsDelta, IntervalKind, Magnitude, PairedRounds, RatioInterval, Unit,
 };
 use cargo_perfdiff::steps::analysis::{
-    BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, PairedTest, REPORT_SCHEMA, Report,
-    ReportSettings, SideSummary, SkippedTarget, Summary,
+    BenchWarning, BenchmarkResult, ForkCounts, MannWhitneySummary, Outcome, PairedTest,
+    REPORT_SCHEMA, Report, ReportSettings, Side, SideSummary, SkippedTarget, Summary,
 };
 
 /// An id with every character that could break a format.
@@ -134,9 +134,10 @@ pub fn all_verdicts() -> Report {
         (0.12, Magnitude::Negligible),
     );
     inconclusive.min_detectable_change = Some(0.081);
-    inconclusive
-        .warnings
-        .push("head: 2 fork(s) never reached a steady state".to_string());
+    inconclusive.warnings.push(BenchWarning::Unsteady {
+        side: Side::Head,
+        forks: 2,
+    });
     let benchmarks = vec![
         measured(
             "hash/mix",
@@ -167,6 +168,40 @@ pub fn all_verdicts() -> Report {
         unmeasured("hash/old", Outcome::OnlyInBase, Some(1.5e9), None),
         unmeasured("hash/new_in_head", Outcome::OnlyInHead, None, Some(640.0)),
     ];
+    report_of(benchmarks)
+}
+
+/// `count` nanobenchmarks given up alike by the stop rule after 3 to 5 of 10 rounds, as on a
+/// real crate whose code placement differed everywhere: `nano/i` ran `3 + i % 3` rounds, its
+/// interval `[1 / w, w]` with `w = 1.5 + i / 4` grows with `i`, and a verdict would take about
+/// `100 · (i + 1)` rounds in all (so the last three are the worst). Each also has its note on
+/// what the noise hides.
+pub fn given_up_alike(count: usize) -> Report {
+    let benchmarks = (0..count)
+        .map(|i| {
+            let wide = 1.5 + i as f64 / 4.0;
+            let mut b = measured(
+                &format!("nano/{i}"),
+                Outcome::Inconclusive,
+                20.0,
+                (1.0, 1.0 / wide, wide),
+                0.5,
+                (0.0, Magnitude::Negligible),
+            );
+            let rounds = 3 + i % 3;
+            b.forks = ForkCounts {
+                base: rounds,
+                head: rounds,
+            };
+            b.min_detectable_change = Some(0.2 + i as f64 / 100.0);
+            b.warnings.push(BenchWarning::GaveUp {
+                rounds,
+                max_forks: Some(10),
+                rounds_needed: Some(100 * (i + 1)),
+            });
+            b
+        })
+        .collect();
     report_of(benchmarks)
 }
 

@@ -109,6 +109,69 @@ pub fn decide_without_fdr(paired: &PairedRounds, threshold: f64, levels: Levels)
     decide(&evidence, threshold, levels).verdict
 }
 
+/// The most rounds [`rounds_to_decide`] looks for: beyond them it answers `None`.
+pub const MAX_ROUNDS_TO_DECIDE: usize = 1_000_000;
+
+/// About how many rounds (or layouts) in all would reach a verdict, with probability `power`, if
+/// the rounds kept the mean and spread of `paired`: the fewest `n` at which
+/// `(t(1 − a) + t(power)) · sd / √n`, with `n − 1` degrees of freedom, fits in the distance the
+/// interval must clear. A change (its estimate at least `threshold`) clears `|mean log ratio|`
+/// at `a = alpha / 2`; `unchanged` (the estimate inside the band) clears `threshold − |mean log
+/// ratio|` at `a = alpha_eq`; the fewer of the two. Both distances are judged on the log scale
+/// against the threshold, as the `decided` stop rule's futility judges them, so that a
+/// benchmark that rule gives up at `m` rounds needs more than `m` here at the same levels.
+/// `None` when neither is in reach by [`MAX_ROUNDS_TO_DECIDE`] (an estimate on the threshold
+/// itself), or for a NaN anywhere. False-discovery control over the suite is not counted.
+pub fn rounds_to_decide(
+    paired: &PairedRounds,
+    threshold: f64,
+    levels: Levels,
+    power: f64,
+) -> Option<usize> {
+    let (d, sd) = (paired.mean_log.abs(), paired.sd_log);
+    let change = (d.exp() - 1.0 >= threshold).then_some((d, levels.alpha / 2.0));
+    let unchanged = (threshold - d > 0.0).then_some((threshold - d, levels.equivalence_alpha));
+    [change, unchanged]
+        .into_iter()
+        .flatten()
+        .filter_map(|(distance, tail)| rounds_to_clear(distance, sd, tail, power))
+        .min()
+}
+
+/// The fewest rounds `n >= 2` with `(t(1 − tail) + t(power)) · sd / √n <= distance` (t with
+/// `n − 1` degrees of freedom), by bisection: the left side falls with `n`.
+fn rounds_to_clear(distance: f64, sd: f64, tail: f64, power: f64) -> Option<usize> {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    let valid = |x: f64| x.is_finite() && x > 0.0 && x < 1.0;
+    let usable = distance.is_finite() && distance > 0.0 && sd.is_finite() && sd >= 0.0;
+    if !(usable && valid(tail) && valid(power)) {
+        return None;
+    }
+    let clears = |n: usize| {
+        let Ok(t) = StudentsT::new(0.0, 1.0, (n - 1) as f64) else {
+            return false;
+        };
+        (t.inverse_cdf(1.0 - tail) + t.inverse_cdf(power)) * sd / (n as f64).sqrt() <= distance
+    };
+    let (mut low, mut high) = (2, MAX_ROUNDS_TO_DECIDE);
+    if clears(low) {
+        return Some(low);
+    }
+    if !clears(high) {
+        return None;
+    }
+    // Invariant: `low` does not clear, `high` does.
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if clears(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Some(high)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,6 +294,53 @@ mod tests {
         );
         assert_eq!(a.interval, b.interval);
         assert_eq!(b.interval.confidence, 0.99);
+    }
+
+    /// Rounds of `n` with this mean and spread of the log ratios.
+    fn summary(n: usize, mean_log: f64, sd_log: f64) -> PairedRounds {
+        PairedRounds {
+            n,
+            rounds: n,
+            mean_log,
+            sd_log,
+            ..paired(&[1.0, 1.0])
+        }
+    }
+
+    #[test]
+    fn rounds_to_decide_is_where_the_interval_clears_the_distance_with_the_power_asked() {
+        let power = 0.8;
+        // +5 % against ±2 %: a change, the interval must exclude no change.
+        let change = summary(5, 1.05f64.ln(), 0.05);
+        let n = rounds_to_decide(&change, 0.02, DEFAULTS, power).unwrap();
+        assert!(n > 2, "{n}");
+        let at = |n: usize| summary(n, change.mean_log, change.sd_log);
+        // At the rounds it names, a run of the same mean and spread decides.
+        let decided = decide(
+            &Evidence {
+                paired: at(n),
+                q_value: at(n).p_value(),
+            },
+            0.02,
+            DEFAULTS,
+        );
+        assert_eq!(decided.verdict, Verdict::Regressed, "{n}");
+        // Twice the spread takes about four times the rounds.
+        let noisier = summary(5, change.mean_log, 0.10);
+        let m = rounds_to_decide(&noisier, 0.02, DEFAULTS, power).unwrap();
+        assert!((3 * n..=5 * n).contains(&m), "{n} {m}");
+        // An estimate at half the threshold: only `unchanged` is in reach, on the room left.
+        let half = summary(5, 0.01, 0.05);
+        let wide = rounds_to_decide(&half, 0.02, DEFAULTS, power).unwrap();
+        let none = rounds_to_decide(&summary(5, 0.0, 0.05), 0.02, DEFAULTS, power).unwrap();
+        assert!(wide > 3 * none, "{wide} {none}");
+        // No spread decides at once; a spread no million rounds can tame, or NaN, never.
+        let at_once = summary(3, 0.05, 0.0);
+        assert_eq!(rounds_to_decide(&at_once, 0.02, DEFAULTS, power), Some(2));
+        let hopeless = summary(5, 0.0, 10.0);
+        assert_eq!(rounds_to_decide(&hopeless, 0.02, DEFAULTS, power), None);
+        let nan = summary(5, f64::NAN, 0.05);
+        assert_eq!(rounds_to_decide(&nan, 0.02, DEFAULTS, power), None);
     }
 
     #[test]

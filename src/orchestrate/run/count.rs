@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::rounds::is_command;
+use super::context::is_command;
 use crate::config;
 use crate::config::Settings;
 use crate::model::command;
@@ -32,7 +32,7 @@ use crate::steps::{analysis, build};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::rounds::{self, Layout, MeasureContext};
+use super::context::{self, Layout, MeasureContext};
 
 use crate::steps::instructions::{self, InstructionOutcome, InstructionsError, Valgrind};
 
@@ -207,7 +207,7 @@ pub(super) fn count_error(
     file: &mut SampleFile,
 ) -> Error {
     match error {
-        InstructionsError::Fork(fork) => rounds::interrupted(fork, ctx, file),
+        InstructionsError::Fork(fork) => context::interrupted(fork, ctx, file),
         other => other.into(),
     }
 }
@@ -281,7 +281,7 @@ pub(super) fn explain(
             )),
         }
     }
-    rounds::save_wall_time(ctx, file)?;
+    context::save_wall_time(ctx, file)?;
     Ok(true)
 }
 

@@ -9,11 +9,13 @@
 //! (`select`: list both sides' benchmarks and choose what is measured), measure rounds and
 //! checkpoint (`rounds`), then analyse.
 
+mod context;
 mod count;
 mod prepare;
 mod reach;
 mod reach_commands;
 mod reach_probe;
+mod reach_sides;
 mod rounds;
 mod select;
 
@@ -40,8 +42,9 @@ use crate::steps::git::worktree;
 use crate::steps::progress::Progress;
 use crate::steps::schedule::{self, Shard, Side};
 use crate::steps::stop::StopPolicy;
+use context::MeasureContext;
 use prepare::{Opened, build_sides};
-use rounds::{MeasureContext, register_command};
+use rounds::register_command;
 use select::{Selection, select_and_discover, sorted_once};
 
 /// Everything a comparison needs to know.
@@ -171,7 +174,7 @@ fn list_with(
 ) -> Result<Listed> {
     with_selected_benchmarks(request, lock, progress, |selected, progress| {
         let unannounced = selected.skipped[selected.announced..].to_vec();
-        let sides = reach::SelectedSides {
+        let sides = reach_sides::SelectedSides {
             settings: &request.settings,
             perfdiff_dir: selected.perfdiff_dir,
             target_dir: selected.target_dir,
@@ -303,59 +306,25 @@ fn resumed_and_seed(
 }
 
 /// Measures the selected benchmarks, saving the samples after every fork, and analyses them.
-fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<RunOutcome> {
-    let Selected {
-        request,
-        started,
-        comparison,
-        perfdiff_dir,
-        target_dir,
-        seed,
-        resumed,
-        base: base_build,
-        head: head_build,
-        matched,
-        skipped,
-        failed_listings,
-        announced: _,
-    } = selected;
-    let settings = &request.settings;
-    let samples_path = match (&request.resume, &request.samples_path) {
-        (Some(path), _) => path.clone(),
-        (None, Some(path)) => path.clone(),
-        (None, None) => default_samples_path(perfdiff_dir, &comparison.base, &comparison.head),
-    };
+fn measure_selected(mut selected: Selected<'_>, progress: &mut Progress) -> Result<RunOutcome> {
+    let samples_path = samples_path(&selected);
     progress.note(&format!(
         "samples are saved after every fork to {}",
         samples_path.display()
     ));
-    let mut file = resumed.unwrap_or_else(|| {
-        SampleFile::new(run_info(
-            &comparison.base,
-            &comparison.head,
-            settings,
-            seed,
-            request.shard,
-        ))
-    });
-    register_benchmarks(
-        &mut file,
-        &matched,
-        &failed_listings,
-        (base_build, head_build),
-    );
-    count::register(&mut file, &matched, settings.metric);
-    let sides = reach::SelectedSides {
-        settings,
+    let mut file = open_samples(&mut selected, &samples_path, progress)?;
+    let Selected {
+        request,
+        started,
         perfdiff_dir,
         target_dir,
+        seed,
         base: base_build,
         head: head_build,
-    };
-    let selections = reach::select_by_reach(&sides, &matched, &file, progress);
-    reach::record(&mut file, selections);
-    file.skipped_targets = sorted_once(skipped);
-    file.save(&samples_path)?;
+        matched,
+        ..
+    } = selected;
+    let settings = &request.settings;
     let valgrind = count::valgrind_for(settings)?;
 
     let context = MeasureContext {
@@ -387,6 +356,62 @@ fn measure_selected(selected: Selected<'_>, progress: &mut Progress) -> Result<R
         samples: file,
         samples_path,
     })
+}
+
+/// Where the samples are saved: the file resumed, else the one asked for, else one named after
+/// the comparison.
+fn samples_path(selected: &Selected<'_>) -> PathBuf {
+    let Selected {
+        request,
+        comparison,
+        perfdiff_dir,
+        ..
+    } = selected;
+    match (&request.resume, &request.samples_path) {
+        (Some(path), _) => path.clone(),
+        (None, Some(path)) => path.clone(),
+        (None, None) => default_samples_path(perfdiff_dir, &comparison.base, &comparison.head),
+    }
+}
+
+/// The samples file the rounds measure into, saved at `samples_path`: the one resumed (taken
+/// from `selected`) or a new one, with every benchmark registered, the selection by reach and
+/// the skipped targets (also taken) recorded.
+fn open_samples(
+    selected: &mut Selected<'_>,
+    samples_path: &Path,
+    progress: &mut Progress,
+) -> Result<SampleFile> {
+    let settings = &selected.request.settings;
+    let mut file = selected.resumed.take().unwrap_or_else(|| {
+        SampleFile::new(run_info(
+            &selected.comparison.base,
+            &selected.comparison.head,
+            settings,
+            selected.seed,
+            selected.request.shard,
+        ))
+    });
+    let matched = &selected.matched;
+    register_benchmarks(
+        &mut file,
+        matched,
+        &selected.failed_listings,
+        (selected.base, selected.head),
+    );
+    count::register(&mut file, matched, settings.metric);
+    let sides = reach_sides::SelectedSides {
+        settings,
+        perfdiff_dir: selected.perfdiff_dir,
+        target_dir: selected.target_dir,
+        base: selected.base,
+        head: selected.head,
+    };
+    let selections = reach::select_by_reach(&sides, matched, &file, progress);
+    reach::record(&mut file, selections);
+    file.skipped_targets = sorted_once(std::mem::take(&mut selected.skipped));
+    file.save(samples_path)?;
+    Ok(file)
 }
 
 /// Gives every matched benchmark its record in `file`: target, package, criterion id and

@@ -13,18 +13,18 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::rounds::is_command;
-use super::{BuiltTarget, SideBuild, fork_timeout};
+use super::context::is_command;
+use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
+use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
 use crate::model::samples::{Presence, SampleFile};
 use crate::model::target::TargetKey;
-use crate::steps::build::link::KeptLink;
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
 use crate::steps::progress::{Progress, StepKind};
-use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
+use crate::steps::reach::code::{CodeComparison, Comparer};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
@@ -136,15 +136,6 @@ fn probe_prior(settings: &Settings) -> Duration {
         + Duration::from_millis(500)
 }
 
-/// What a comparison's sides are, for selection.
-pub(super) struct SelectedSides<'a> {
-    pub(super) settings: &'a Settings,
-    pub(super) perfdiff_dir: &'a Path,
-    pub(super) target_dir: &'a Path,
-    pub(super) base: &'a SideBuild,
-    pub(super) head: &'a SideBuild,
-}
-
 /// The selection of `benchmarks`, all of one bench target whose executables are `base` and
 /// `head`; `versions`: the workspace's packages whose version changed.
 fn select_in_target(
@@ -177,7 +168,11 @@ fn select_in_target(
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
     };
-    let mut comparer = Comparer::new(&base_code, &head_code);
+    let mut comparer = Comparer::new(&base_code, &head_code).with_checkouts(
+        &base_checkout,
+        &head_checkout,
+        versions,
+    );
     let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
     let own_files = own_files(base);
     let build_dirs = [sides.target_dir.to_path_buf()];
@@ -216,24 +211,6 @@ fn select_in_target(
     super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
 }
 
-/// The code of the executable at `path`, with the objects its build kept for code layouts
-/// (`relink`) to compare it by; or why it cannot be compared. `build` names that build in the
-/// reason ("its build", "the build of NAME").
-pub(super) fn linked_code(
-    path: &Path,
-    relink: Option<&KeptLink>,
-    build: &str,
-) -> std::result::Result<LinkedCode, String> {
-    let relink = relink.ok_or_else(|| {
-        format!("{build} kept no objects to compare (one code layout, or a linker that cannot order functions)")
-    })?;
-    if !relink.intact() {
-        return Err(format!("the objects {build} kept changed since the build"));
-    }
-    let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
-    LinkedCode::open(path, &inputs).map_err(|e| e.to_string())
-}
-
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
 fn traced(
     request: &ForkRequest,
@@ -242,20 +219,6 @@ fn traced(
     perfdiff_dir: &Path,
 ) -> Result<trace::Trace, trace::TraceError> {
     cache.get_or_trace(request, || traced_afresh(request, valgrind, perfdiff_dir))
-}
-
-/// The trace `request` asks for, made now in a scratch directory of `perfdiff_dir`.
-pub(super) fn traced_afresh(
-    request: &ForkRequest,
-    valgrind: &Valgrind,
-    perfdiff_dir: &Path,
-) -> Result<trace::Trace, trace::TraceError> {
-    let scratch = tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
-        who: format!("`{}`", request.benchmark_id),
-        path: perfdiff_dir.to_path_buf(),
-        source,
-    })?;
-    trace::trace_benchmark(request, valgrind, scratch.path())
 }
 
 /// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages
@@ -338,16 +301,6 @@ fn side_settings<'a>(
         env: &built.exe.cargo_env,
         library_dirs: &built.exe.native_library_dirs,
     }
-}
-
-/// The root of the checkout holding `workspace`: the nearest directory up from it with a `.git`
-/// (the slot repository), or the workspace itself.
-pub(super) fn checkout_of(workspace: &Path) -> PathBuf {
-    workspace
-        .ancestors()
-        .find(|dir| dir.join(".git").exists())
-        .unwrap_or(workspace)
-        .to_path_buf()
 }
 
 /// One line for what was set apart, and one per measured benchmark saying why.

@@ -29,8 +29,8 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::SideBuild;
-use super::reach::{SelectedSides, checkout_of, linked_code, traced_afresh};
-use super::rounds::command_fork;
+use super::context::command_fork;
+use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use crate::model::samples::SelectionRecord;
 use crate::steps::build::programs::Programs;
 use crate::steps::discover::Matched;

@@ -19,7 +19,7 @@ use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{Probe, probe_benchmark};
 use crate::steps::reach::undecided;
 
-use super::reach::SelectedSides;
+use super::reach_sides::SelectedSides;
 use crate::steps::stop::{StopPolicy, WARMUP_TIME_MAX, WARMUP_TIME_MIN};
 
 /// `records` (of the benchmarks `requests` trace, in the same order) with every skipped one

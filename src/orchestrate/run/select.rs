@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::rounds::is_command;
+use super::context::is_command;
 use super::{BuiltTarget, RunRequest, SideBuild, fork_timeout};
 use crate::config::Settings;
 use crate::model::command::{self, CommandSpec};

@@ -5,7 +5,7 @@
 //! a list, and which note a disagreement between time and instructions deserves, follow from the
 //! verdicts alone.
 
-use super::{BenchmarkResult, Outcome};
+use super::{BenchWarning, BenchmarkResult, Outcome};
 use crate::model::profile::{self, FunctionChange, counted_id, instructions_id};
 use crate::model::samples::{BenchmarkRecord, SampleFile};
 
@@ -72,7 +72,7 @@ pub fn changes_of(samples: &SampleFile, id: &str) -> Vec<FunctionChange> {
 /// The warning of an instruction record whose count per iteration was not exact in some fork:
 /// the samples did not lie on one line, so the work per iteration depends on time, state or
 /// chance (docs/instructions.md).
-pub fn inexact_warning(record: &BenchmarkRecord) -> Option<String> {
+pub fn inexact_warning(record: &BenchmarkRecord) -> Option<BenchWarning> {
     let worst = record
         .base
         .forks
@@ -82,10 +82,7 @@ pub fn inexact_warning(record: &BenchmarkRecord) -> Option<String> {
         .filter(|count| !count.exact)
         .map(|count| count.max_residual)
         .reduce(f64::max)?;
-    Some(format!(
-        "instructions per iteration are not exact: samples lie up to {worst:.0} instructions off \
-         one line, so the work per iteration depends on time, state or chance"
-    ))
+    Some(BenchWarning::InexactInstructions { worst })
 }
 
 /// Adds a note to each time result whose benchmark's instruction result disagrees with it:
@@ -107,28 +104,16 @@ pub fn note_disagreements(results: &mut [BenchmarkResult]) {
     }
 }
 
-fn disagreement(time: Outcome, instructions: Outcome) -> Option<String> {
+fn disagreement(time: Outcome, instructions: Outcome) -> Option<BenchWarning> {
     use Outcome::{Improved, Regressed, Unchanged};
     let moved = |o: Outcome| matches!(o, Regressed | Improved);
-    let text = match (time, instructions) {
-        (t, Unchanged) if moved(t) => format!(
-            "time {} but instructions unchanged: not more or less work, but caches, branch \
-             prediction, code alignment, I/O or waiting (docs/instructions.md)",
-            t.as_str()
-        ),
-        (Unchanged, i) if moved(i) => format!(
-            "instructions {} but time unchanged: the processor hides this change of the work \
-             here; it may show on other machines",
-            i.as_str()
-        ),
-        (Regressed, Improved) | (Improved, Regressed) => format!(
-            "time {} but instructions {}: the work and its speed moved in opposite directions",
-            time.as_str(),
-            instructions.as_str()
-        ),
-        _ => return None,
+    let disagree = match (time, instructions) {
+        (t, Unchanged) => moved(t),
+        (Unchanged, i) => moved(i),
+        (Regressed, Improved) | (Improved, Regressed) => true,
+        _ => false,
     };
-    Some(text)
+    disagree.then_some(BenchWarning::Disagreement { time, instructions })
 }
 
 #[cfg(test)]
@@ -266,11 +251,16 @@ mod tests {
         results[2].verdict = Outcome::Regressed;
         results[3].verdict = Outcome::Regressed;
         note_disagreements(&mut results);
-        assert!(results[0].warnings[0].contains("instructions unchanged"));
+        assert!(
+            results[0].warnings[0]
+                .to_string()
+                .contains("instructions unchanged")
+        );
         assert!(results[2].warnings.is_empty());
         assert!(results[1].warnings.is_empty());
         assert_eq!(
-            disagreement(Outcome::Unchanged, Outcome::Improved).map(|n| n.contains("hides")),
+            disagreement(Outcome::Unchanged, Outcome::Improved)
+                .map(|n| n.to_string().contains("hides")),
             Some(true)
         );
         assert!(disagreement(Outcome::Inconclusive, Outcome::Regressed).is_none());

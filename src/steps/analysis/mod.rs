@@ -9,6 +9,7 @@
 //! it. The result is plain data; `report` only formats it.
 
 pub mod functions;
+pub mod warnings;
 
 use std::collections::BTreeMap;
 
@@ -28,6 +29,7 @@ use crate::stats::{
 };
 
 use crate::steps::fork::duet;
+pub use warnings::{BenchWarning, Side};
 
 /// The verdict of one benchmark as reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord, Hash)]
@@ -277,9 +279,9 @@ pub struct BenchmarkResult {
     /// Why the benchmark failed, with the stderr tail.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
-    /// Things the user should know about this result.
+    /// Things the user should know about this result, each a sentence in JSON.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
-    pub warnings: Vec<String>,
+    pub warnings: Vec<BenchWarning>,
     /// What the means and samples (`mean_ns`, `times_ns`) measure when it is not nanoseconds of
     /// wall time: the unit a custom criterion measurement names (`cycles`). Ratios, tests and
     /// verdicts do not depend on it.
@@ -570,12 +572,13 @@ pub const REPORT_SCHEMA: &str = "perfdiff-report/2";
 /// Analyses every benchmark of `samples` with `settings`; `seed` drives every bootstrap.
 pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> Report {
     let mode = samples.run.mode;
+    let max_forks = max_forks_of(&samples.run);
     let mut results: Vec<BenchmarkResult> = samples
         .benchmarks
         .iter()
         .filter(|b| !is_ignored(settings, b))
         .enumerate()
-        .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i)))
+        .map(|(i, b)| analyse_one(b, mode, settings, bench_seed(seed, i), max_forks))
         .collect();
     apply_fdr_and_verdicts(&mut results, settings);
     functions::attach(&mut results, samples);
@@ -607,6 +610,12 @@ pub fn analyse(samples: &SampleFile, settings: &AnalysisSettings, seed: u64) -> 
         cpu_wait_share: wall_weighted(samples, |f| f.cpu_wait_share),
         outside_benchmark: outside_time(samples),
     }
+}
+
+/// The run's `--max-forks`, when its settings are recorded (replays and older files may not).
+fn max_forks_of(run: &RunInfo) -> Option<usize> {
+    let value = run.settings.as_ref()?.get("max_forks")?.as_u64()?;
+    usize::try_from(value).ok()
 }
 
 /// Σ share × wall time / Σ wall time over the forks that recorded both.
@@ -660,6 +669,7 @@ fn analyse_one(
     mode: Mode,
     settings: &AnalysisSettings,
     seed: u64,
+    max_forks: Option<usize>,
 ) -> BenchmarkResult {
     let pairs = record.analysed_pairs(mode);
     let mut result = described(record, &pairs, settings);
@@ -685,7 +695,7 @@ fn analyse_one(
         return result;
     }
     if pairs.is_empty() {
-        result.warnings.push("no samples on one side".to_string());
+        result.warnings.push(BenchWarning::NoSamples);
         return result;
     }
     let config = BootstrapConfig {
@@ -697,7 +707,7 @@ fn analyse_one(
     result.min_detectable_change = result.paired.map(|test| {
         stats::power::min_detectable_change(test.rounds.sd_log, test.rounds.n, settings.alpha, 0.8)
     });
-    result.warnings.extend(side_warnings(&result));
+    result.warnings.extend(side_warnings(&result, max_forks));
     result.warnings.extend(functions::inexact_warning(record));
     if mode == Mode::Duet {
         result.warnings.extend(duet_overlap_warning(record));
@@ -919,16 +929,9 @@ pub fn duet_mean_overlap(record: &BenchmarkRecord) -> Option<f64> {
 }
 
 /// The warning for a duet benchmark whose two sides mostly measured at different moments.
-fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<String> {
+fn duet_overlap_warning(record: &BenchmarkRecord) -> Option<BenchWarning> {
     let overlap = duet_mean_overlap(record)?;
-    (overlap < duet::LOW_OVERLAP).then(|| {
-        format!(
-            "duet: base and head measured at the same time for only {:.0} % of their measurement \
-             windows on average (very different iteration times, or a disturbed warm-up); \
-             pairing cancels less noise",
-            overlap * 100.0
-        )
-    })
+    (overlap < duet::LOW_OVERLAP).then_some(BenchWarning::DuetOverlap { overlap })
 }
 
 /// A side's summary from its record and the forks the analysis kept of it.
@@ -958,7 +961,7 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
 
 /// The unit of a benchmark's samples (`None`: nanoseconds of wall time), and a warning when
 /// base and head measured in different units, which makes their ratio meaningless.
-fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<String>) {
+fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<BenchWarning>) {
     let side_unit = |side: &SideRecord| -> Option<Option<String>> {
         side.forks
             .iter()
@@ -969,11 +972,10 @@ fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<String>) {
     match (side_unit(&record.base), side_unit(&record.head)) {
         (Some(base), Some(head)) if base != head => (
             head.clone(),
-            Some(format!(
-                "base measured in {} and head in {}: their ratio compares different quantities",
-                name(&base),
-                name(&head)
-            )),
+            Some(BenchWarning::UnitMismatch {
+                base: name(&base),
+                head: name(&head),
+            }),
         ),
         (base, head) => (head.or(base).flatten(), None),
     }
@@ -992,35 +994,21 @@ fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
     (!measured.is_empty()).then(|| descriptive::mean(&measured))
 }
 
-fn side_warnings(result: &BenchmarkResult) -> Vec<String> {
+/// The warnings of a benchmark's sides (forks never steady) and of how it stopped.
+fn side_warnings(result: &BenchmarkResult, max_forks: Option<usize>) -> Vec<BenchWarning> {
     let mut warnings = Vec::new();
-    for (name, side) in [("base", &result.base), ("head", &result.head)] {
-        if side.unsteady_forks > 0 {
-            warnings.push(format!(
-                "{name}: {} fork(s) never reached a steady state",
-                side.unsteady_forks
-            ));
+    for (side, summary) in [(Side::Base, &result.base), (Side::Head, &result.head)] {
+        if summary.unsteady_forks > 0 {
+            warnings.push(BenchWarning::Unsteady {
+                side,
+                forks: summary.unsteady_forks,
+            });
         }
     }
     if let Some(stop) = &result.stop {
-        if stop.details.get("futile").is_some_and(|f| *f > 0.0) {
-            warnings.push(futility_warning(stop.details.get("rounds_needed").copied()));
-        }
-        if stop.capped {
-            warnings.push("stopped at max-forks before the stop rule was met".to_string());
-        }
+        warnings.extend(BenchWarning::of_stop(stop, max_forks));
     }
     warnings
-}
-
-/// The warning of a benchmark the `decided` rule gave up, with the rounds a decision would take
-/// at the spread its rounds showed, when the stop rule recorded them.
-fn futility_warning(rounds_needed: Option<f64>) -> String {
-    let base = "stopped early: at this noise even max-forks could not decide the comparison";
-    match rounds_needed.filter(|n| n.is_finite()) {
-        Some(n) => format!("{base}; deciding it would take about {n:.0} rounds (--max-forks)"),
-        None => base.to_string(),
-    }
 }
 
 /// Benjamini–Hochberg over the suite's paired-test p-values (when enabled), then each verdict
@@ -1050,54 +1038,58 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &AnalysisSe
         let without_fdr =
             stats::verdict::decide_without_fdr(&test.rounds, result.threshold, settings.levels());
         if without_fdr != decision.verdict {
-            result
-                .warnings
-                .push(fdr_note(without_fdr, *test, p_values.len()));
+            result.warnings.push(BenchWarning::HeldBackByFdr {
+                without: without_fdr.into(),
+                p_value: test.p_value,
+                q_value: q,
+                tests: p_values.len(),
+            });
         }
         result.ratio = Some(decision.interval);
         result.verdict = decision.verdict.into();
+        if result.verdict == Outcome::Inconclusive {
+            let paired = test.rounds;
+            attach_rounds_needed(result, &paired, settings);
+        }
     }
     for result in results.iter_mut() {
         let compared = result.verdict == Outcome::Inconclusive && result.paired.is_none();
         if compared && result.change_rate.is_some() {
-            result.warnings.push(single_round_note(result.forks));
+            result.warnings.push(BenchWarning::SingleRound {
+                base_forks: result.forks.base,
+                head_forks: result.forks.head,
+            });
         }
     }
 }
 
-/// Why a change the interval shows is `inconclusive`: it does not survive false-discovery
-/// control over the suite's tests.
-fn fdr_note(without: Verdict, test: PairedTest, tests: usize) -> String {
-    format!(
-        "its interval alone says {}, but not after false-discovery control over {tests} \
-         benchmarks (p = {}, q = {})",
-        Outcome::from(without).as_str(),
-        short_p(test.p_value),
-        short_p(test.q_value),
-    )
-}
+/// Power the rounds a capped benchmark would need aim for, as the `decided` stop rule's do.
+const ROUNDS_NEEDED_POWER: f64 = 0.8;
 
-/// A p-value in a few characters: `0.042`, `3.1e-5`.
-fn short_p(p: f64) -> String {
-    if p >= 0.001 || p == 0.0 {
-        format!("{p:.3}")
-    } else {
-        format!("{p:.1e}")
+/// For an `inconclusive` benchmark that ran to `max-forks`: about how many rounds in all would
+/// decide it at its estimate and spread, at the verdict's own levels
+/// ([`stats::verdict::rounds_to_decide`]); kept only when more than it ran, since a figure within
+/// them would not explain why it is undecided (false-discovery control held it back).
+fn attach_rounds_needed(
+    result: &mut BenchmarkResult,
+    paired: &PairedRounds,
+    settings: &AnalysisSettings,
+) {
+    let needed = stats::verdict::rounds_to_decide(
+        paired,
+        result.threshold,
+        settings.levels(),
+        ROUNDS_NEEDED_POWER,
+    );
+    for warning in &mut result.warnings {
+        if let BenchWarning::Capped {
+            rounds,
+            rounds_needed,
+        } = warning
+        {
+            *rounds_needed = needed.filter(|n| n > rounds);
+        }
     }
-}
-
-/// Why a benchmark with a single analysed round is `inconclusive`: the samples of one process
-/// never vary what differs from process to process (its luck, the code layout its executable
-/// fixed), so one round cannot tell a change from the difference between two processes (an A/A
-/// run of base64 reported after its first round: 18 of 104 benchmarks "changed", −25.5 % to
-/// +14.1 %).
-fn single_round_note(forks: ForkCounts) -> String {
-    format!(
-        "{} fork(s) of base and {} of head give fewer than two rounds (or code layouts) to pair: \
-         one round cannot tell a change from the difference between two processes, at least two \
-         are needed (raise --forks or --max-forks)",
-        forks.base, forks.head
-    )
 }
 
 fn summarise(results: &[BenchmarkResult]) -> Summary {
@@ -1301,7 +1293,7 @@ mod tests {
             result
                 .warnings
                 .iter()
-                .any(|w| w.contains("at least two are needed")),
+                .any(|w| w.to_string().contains("at least two are needed")),
             "{:?}",
             result.warnings
         );
@@ -1309,24 +1301,119 @@ mod tests {
 
     #[test]
     fn a_change_held_back_by_false_discovery_control_is_explained() {
-        let note = fdr_note(
-            Verdict::Regressed,
-            PairedTest {
-                q_value: 0.02,
-                ..PairedTest::of(
-                    PairedRounds::of(&[0.1, 0.11, 0.09].map(|log_ratio| Round {
-                        log_ratio,
-                        layout: None,
-                    }))
-                    .unwrap(),
-                )
-            },
-            12,
-        );
+        let note = BenchWarning::HeldBackByFdr {
+            without: Outcome::Regressed,
+            p_value: 0.004,
+            q_value: 0.02,
+            tests: 12,
+        }
+        .to_string();
         assert!(note.contains("alone says regressed"), "{note}");
         assert!(
             note.contains("12 benchmarks") && note.contains("q = 0.020"),
             "{note}"
+        );
+    }
+
+    /// The stop record of a `decided` run that stopped `record` after its rounds.
+    fn stopped(mut record: BenchmarkRecord, futile: bool, needed: Option<f64>) -> BenchmarkRecord {
+        let rounds = record.base.forks.len();
+        let mut details = BTreeMap::from([("futile".to_string(), f64::from(u8::from(futile)))]);
+        details.extend(needed.map(|n| ("rounds_needed".to_string(), n)));
+        record.stop = Some(crate::model::samples::StopRecord {
+            rule: "decided".to_string(),
+            rounds,
+            base_stable: false,
+            head_stable: false,
+            capped: !futile,
+            checkpoint_ms: 0.0,
+            details,
+        });
+        record
+    }
+
+    /// Ten rounds 1.5 % slower on average, ±1.3 % apart: neither a change of 2 % nor the lack of
+    /// one is shown.
+    fn undecided_rounds() -> BenchmarkRecord {
+        let head: Vec<f64> = [1.0, 1.03, 1.01, 1.025, 1.0, 1.02, 1.03, 1.005, 1.02, 1.01]
+            .iter()
+            .map(|r| 1000.0 * r)
+            .collect();
+        rounds_record(&[1000.0; 10], &head)
+    }
+
+    #[test]
+    fn a_capped_inconclusive_benchmark_says_the_rounds_a_verdict_would_take_in_all() {
+        let result = analysed(stopped(undecided_rounds(), false, None));
+        assert_eq!(result.verdict, Outcome::Inconclusive, "{result:?}");
+        let capped = result
+            .warnings
+            .iter()
+            .find_map(|w| match w {
+                BenchWarning::Capped {
+                    rounds,
+                    rounds_needed,
+                } => Some((*rounds, *rounds_needed)),
+                _ => None,
+            })
+            .expect("capped");
+        let (rounds, needed) = capped;
+        assert_eq!(rounds, 10);
+        let needed = needed.expect("a figure");
+        assert!(needed > 10, "{needed}");
+        // The figure is the one the verdict's statistics give.
+        let paired = result.paired.unwrap().rounds;
+        let levels = stats::Levels {
+            alpha: 0.01,
+            equivalence_alpha: 0.05,
+        };
+        assert_eq!(
+            stats::verdict::rounds_to_decide(&paired, 0.02, levels, 0.8),
+            Some(needed)
+        );
+        // A decided benchmark at the cap (another rule's) gets no figure.
+        let clear = rounds_record(&[1000.0; 10], &[1100.0; 10]);
+        let decided = analysed(stopped(clear, false, None));
+        assert_eq!(decided.verdict, Outcome::Regressed);
+        assert!(decided.warnings.iter().any(|w| matches!(
+            w,
+            BenchWarning::Capped {
+                rounds_needed: None,
+                ..
+            }
+        )));
+    }
+
+    #[test]
+    fn a_benchmark_given_up_names_max_forks_from_the_runs_settings() {
+        let mut record = undecided_rounds();
+        for side in [&mut record.base, &mut record.head] {
+            side.forks.truncate(5);
+        }
+        let mut file = SampleFile::new(RunInfo {
+            settings: Some(serde_json::json!({"max_forks": 10})),
+            ..RunInfo::default()
+        });
+        file.benchmarks.push(stopped(record, true, Some(53.0)));
+        let settings = AnalysisSettings {
+            threshold: 0.02,
+            instructions_threshold: 0.002,
+            alpha: 0.01,
+            equivalence_alpha: 0.05,
+            confidence: 0.99,
+            resamples: 1_000,
+            fdr: true,
+            overrides: BTreeMap::new(),
+        };
+        let result = analyse(&file, &settings, 7).benchmarks.remove(0);
+        assert!(
+            result.warnings.contains(&BenchWarning::GaveUp {
+                rounds: 5,
+                max_forks: Some(10),
+                rounds_needed: Some(53),
+            }),
+            "{:?}",
+            result.warnings
         );
     }
 
@@ -1358,7 +1445,7 @@ mod tests {
         let (unit, warning) = unit_of(&record(None, Some("cycles")));
         assert_eq!(unit.as_deref(), Some("cycles"));
         assert_eq!(
-            warning.as_deref(),
+            warning.map(|w| w.to_string()).as_deref(),
             Some(
                 "base measured in ns and head in cycles: their ratio compares different quantities"
             )

@@ -7,8 +7,9 @@ use std::ffi::{OsStr, OsString};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::cargo::{BenchArtifact, CargoBuild, FailedTarget, ParsedBuild, failure_text, run_cargo};
+use super::cargo::{CargoBuild, ParsedBuild, failure_text, run_cargo};
 use super::cargo_env::BuildScriptEnv;
+use super::cargo_output::{BenchArtifact, FailedTarget};
 use super::keep::{BuildSite, Kept};
 use super::workspace::{
     PackageInfo, WorkspacePackages, bench_harness, not_built, package_from_id, workspace_packages,

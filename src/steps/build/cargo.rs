@@ -2,15 +2,15 @@
 //! diagnostics, progress forwarded, an interrupt passed on to cargo.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 
 use cargo_metadata::{Message, TargetKind};
 
-use super::cargo_env::BuildScriptEnv;
+use super::cargo_env::{BuildScriptEnv, cargo_program};
+use super::cargo_output::{BenchArtifact, FailedTarget};
 use super::workspace::{
     all_benches_failed_hint, bench_packages_elsewhere, has_separate_build_dir, revision_metadata,
 };
@@ -40,21 +40,6 @@ pub struct ParsedBuild {
     pub printed: Vec<String>,
 }
 
-/// A target cargo reported an error for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FailedTarget {
-    /// Cargo's package id.
-    pub package_id: String,
-    pub target: String,
-    pub is_bench: bool,
-    /// Whether one of its errors was E0554: `#![feature]` on a stable toolchain.
-    pub needs_nightly: bool,
-    /// Its first error in one line: headline and location.
-    pub first_error: String,
-    /// How many errors rustc reported for it.
-    pub errors: usize,
-}
-
 impl ParsedBuild {
     /// The rendered error-level diagnostics, joined.
     pub fn errors(&self) -> String {
@@ -65,19 +50,6 @@ impl ParsedBuild {
             .collect::<Vec<_>>()
             .join("\n\n")
     }
-}
-
-/// A bench executable as cargo reported it (before it is copied).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BenchArtifact {
-    /// Cargo's package id (`path+file:///…#name@version`).
-    pub package_id: String,
-    /// Bench target name.
-    pub target: String,
-    pub executable: PathBuf,
-    pub manifest_path: PathBuf,
-    /// The target's root source file.
-    pub src_path: PathBuf,
 }
 
 /// One rendered rustc diagnostic.
@@ -297,6 +269,9 @@ impl<'a> CargoBuild<'a> {
             // everything in the shared directory so they compile once and `release/deps` is real.
             command.env("CARGO_BUILD_BUILD_DIR", self.shared_target_dir);
         }
+        // The same source builds the same code in either checkout, at any version.
+        let checkout = super::freshness::Checkout::containing(self.workspace_dir);
+        super::normalize::apply(&mut command, &checkout.root);
         // Its own process group, so an interrupt stops cargo and its compilers together.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
@@ -474,41 +449,6 @@ pub(super) fn failure_text(
     }
     text
 }
-
-/// The cargo to run: the one that started us (`CARGO`, set for cargo subcommands), else `cargo`.
-pub(crate) fn cargo_program() -> OsString {
-    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
-}
-
-/// Cargo's multi-line error as one line: its first line, and its innermost cause when different
-/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). A quoted
-/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location.
-pub(super) fn one_line(message: &str) -> String {
-    let lines: Vec<&str> = message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && *l != "Caused by:")
-        .collect();
-    let location = lines
-        .iter()
-        .find_map(|l| l.strip_prefix("-->"))
-        .map(str::trim);
-    let prose: Vec<&str> = lines
-        .iter()
-        .copied()
-        .filter(|l| !is_snippet_line(l))
-        .collect();
-    let text = match (prose.first(), prose.last()) {
-        (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
-        (Some(first), _) => first.to_string(),
-        _ => message.trim().to_string(),
-    };
-    match location {
-        Some(location) if !text.contains(location) => format!("{text} (at {location})"),
-        _ => text,
-    }
-}
-
 /// A rendered rustc diagnostic as one line: its first line and where it points
 /// (`error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)`), leaving out the
 /// source snippet and the notes and help that follow.
@@ -524,13 +464,4 @@ pub(super) fn diagnostic_headline(rendered: &str) -> String {
         Some(location) => format!("{first} (at {location})"),
         None => first,
     }
-}
-
-/// A line of a quoted source snippet in a diagnostic: `--> file:line:col`, `|`, `12 | text`.
-pub(super) fn is_snippet_line(line: &str) -> bool {
-    line.starts_with("-->")
-        || line.starts_with('|')
-        || line.split_once('|').is_some_and(|(number, _)| {
-            !number.trim().is_empty() && number.trim().chars().all(|c| c.is_ascii_digit())
-        })
 }

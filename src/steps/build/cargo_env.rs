@@ -219,6 +219,11 @@ impl BuildScriptEnv {
     }
 }
 
+/// The cargo to run: the one that started us (`CARGO`, set for cargo subcommands), else `cargo`.
+pub(crate) fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

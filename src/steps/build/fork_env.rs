@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use super::BenchExecutable;
-use super::cargo::cargo_program;
+use super::cargo_env::cargo_program;
 
 /// The environment `cargo bench` gives a bench process, to be set on top of the inherited one.
 /// The working directory is `exe.package_root`.

@@ -72,6 +72,7 @@ impl BuildSite<'_> {
             .map_err(|e| self.freshness_error(&checkout, e))?;
         key_args.push(format!("layouts={}", layouts.max(1)));
         key_args.push(format!("layout-method={}", super::layout::METHOD));
+        key_args.push(super::normalize::key_arg());
         let key = BuildKey::new(
             &checkout,
             &sources,

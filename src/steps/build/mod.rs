@@ -36,11 +36,13 @@
 mod benches;
 mod cargo;
 pub mod cargo_env;
+mod cargo_output;
 mod fork_env;
 pub mod freshness;
 mod keep;
 pub mod layout;
 pub mod link;
+pub mod normalize;
 pub mod programs;
 mod store;
 mod workspace;
@@ -50,8 +52,9 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use benches::{Layouts, copy_into, layouts_of};
 pub use benches::{build_benches, build_needed_benches};
-pub use cargo::{BenchArtifact, FailedTarget, ParsedBuild, RenderedDiagnostic, parse_messages};
 pub(crate) use cargo::{CargoBuild, run_cargo};
+pub use cargo::{ParsedBuild, RenderedDiagnostic, parse_messages};
+pub use cargo_output::{BenchArtifact, FailedTarget};
 pub use fork_env::{dylib_search_variable, fork_environment};
 pub use workspace::{
     all_benches_failed_hint, bench_packages_elsewhere, compare_elsewhere, target_directory,
@@ -352,7 +355,7 @@ mod tests {
     use std::fs;
 
     use super::*;
-    use super::{benches::*, cargo::*, fork_env::*, workspace::*};
+    use super::{benches::*, cargo::*, cargo_output::*, fork_env::*, workspace::*};
 
     const SUCCESS: &[u8] =
         include_bytes!("../../../fixtures/cargo-messages/criterion-demo-success.jsonl");

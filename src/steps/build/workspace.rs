@@ -8,7 +8,8 @@ use std::process::{Command, Stdio};
 
 use cargo_metadata::{MetadataCommand, TargetKind};
 
-use super::cargo::{BenchArtifact, FailedTarget, cargo_program, one_line};
+use super::cargo_env::cargo_program;
+use super::cargo_output::{BenchArtifact, FailedTarget, one_line};
 use super::{BuildError, BuildOptions, FeatureGatedBench, UnselectedPackage};
 
 /// The workspace's target directory as cargo sees it from `manifest_dir` (honours

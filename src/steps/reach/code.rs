@@ -42,7 +42,9 @@ mod objects;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use super::versions::VersionChange;
 use executable::{Executable, Place};
+pub use identity::CheckoutPaths;
 use identity::{Walk, demangle, functions_named_by};
 use objects::{Objects, SecRef, stable_name};
 
@@ -214,6 +216,8 @@ pub struct Comparer<'a> {
     /// Section pairs proven the same.
     proven: HashSet<(SecRef, SecRef)>,
     verdicts: HashMap<String, Verdict>,
+    /// The two checkouts' paths, which the code of the two sides may hold ([`CheckoutPaths`]).
+    paths: CheckoutPaths,
 }
 
 impl<'a> Comparer<'a> {
@@ -223,7 +227,19 @@ impl<'a> Comparer<'a> {
             head,
             proven: HashSet::new(),
             verdicts: HashMap::new(),
+            paths: CheckoutPaths::default(),
         }
+    }
+
+    /// Reads bytes that differ only by the checkouts' paths, `base` in base's code and `head` in
+    /// head's, as the same ([`CheckoutPaths`]): a crate that compiles its directory in
+    /// (`env!("CARGO_MANIFEST_DIR")`) builds the same code in both checkouts, which lie at paths
+    /// of one length, and reads its own checkout's files.
+    /// `versions`, the workspace's packages whose version changed, are named in the data that
+    /// holds them (a benchmark that reads its version is measured, and says so).
+    pub fn with_checkouts(mut self, base: &Path, head: &Path, versions: &[VersionChange]) -> Self {
+        self.paths = CheckoutPaths::new(base, head).with_versions(versions);
+        self
     }
 
     /// [`Comparer::compare`] for code no native probe will run (a command's programs): `Same`
@@ -566,7 +582,7 @@ impl<'a> Comparer<'a> {
                 unpaired: in_head.is_empty(),
             };
         }
-        let mut walk = Walk::new(base, head, &self.proven, demangle(name));
+        let mut walk = Walk::new(base, head, &self.proven, demangle(name), &self.paths);
         for ((b, vb, zb), (h, vh, zh)) in in_base.into_iter().zip(in_head) {
             if (vb, zb) != (vh, zh) {
                 return Verdict::Differs {

@@ -399,7 +399,11 @@ fn card(
     }
     out += &numbers(result, report);
     out += &functions_view(result);
-    let mut notes: Vec<String> = result.warnings.iter().map(|w| escape(w)).collect();
+    let mut notes: Vec<String> = result
+        .warnings
+        .iter()
+        .map(|w| escape(&w.to_string()))
+        .collect();
     notes.extend(text::detectable_note(result).map(|n| escape(&n)));
     let measured_as_it_is = [
         text::slow_iterations_note(result, &report.run),

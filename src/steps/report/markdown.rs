@@ -5,6 +5,7 @@
 //! names, stderr) is escaped, since an id like `a|b` would otherwise split a table cell and
 //! `<script>` would become markup.
 
+use super::notices;
 use super::text::{self, outcome_label};
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
 
@@ -213,15 +214,9 @@ fn notes(report: &Report) -> String {
         .map(|l| escape(&l))
         .into_iter()
         .collect();
-    for notice in text::benchmark_notices(report) {
-        let escaped = text::Notice {
-            message: escape(&notice.message),
-            shared_message: escape(&notice.shared_message),
-            ..notice
-        };
-        items.push(text::notice_line(&escaped, |id| {
-            format!("**{}**", escape(id))
-        }));
+    let notices = notices::benchmark_notices(report);
+    for notice in &notices {
+        items.push(notice_item(notice));
     }
     for note in text::run_notes(report) {
         items.push(escape(&note));
@@ -241,7 +236,56 @@ fn notes(report: &Report) -> String {
     for item in items {
         out += &format!("- {item}\n");
     }
-    out + "\n"
+    out + "\n" + &every_benchmark(&notices)
+}
+
+/// A benchmark notice as a list item: escaped, its ids in bold, a cause shared by many bounded
+/// to the worst few like the table's.
+fn notice_item(notice: &notices::Notice) -> String {
+    let escaped = notices::Notice {
+        shared_message: escape(&notice.shared_message),
+        benchmarks: notice
+            .benchmarks
+            .iter()
+            .map(|entry| notices::Entry {
+                message: escape(&entry.message),
+                figure: entry.figure.as_deref().map(escape),
+                ..entry.clone()
+            })
+            .collect(),
+        ..notice.clone()
+    };
+    notices::notice_line(
+        &escaped,
+        |id| format!("**{}**", escape(id)),
+        EVERY_ONE_BELOW,
+    )
+}
+
+/// Where a bounded notice's other benchmarks are in the Markdown.
+const EVERY_ONE_BELOW: &str = "every one below";
+
+/// Each benchmark of the notices that name only some, with its own words, collapsed: a job
+/// summary stays short and loses nothing.
+fn every_benchmark(notices: &[notices::Notice]) -> String {
+    if !notices::any_bounded(notices) {
+        return String::new();
+    }
+    let mut out = "<details><summary>Each benchmark's warnings and notes</summary>\n\n".to_string();
+    for notice in notices
+        .iter()
+        .filter(|n| n.benchmarks.len() > notices::NAMED)
+    {
+        for entry in &notice.benchmarks {
+            out += &format!(
+                "- {} **{}**: {}\n",
+                notice.kind.as_str(),
+                escape(&entry.id),
+                escape(&entry.message)
+            );
+        }
+    }
+    out + "\n</details>\n\n"
 }
 
 fn settings(report: &Report) -> String {

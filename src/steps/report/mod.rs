@@ -19,6 +19,7 @@ mod html;
 mod json;
 mod listing;
 mod markdown;
+mod notices;
 mod table;
 mod text;
 

@@ -14,6 +14,7 @@ use comfy_table::{
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::Style;
+use super::notices;
 use super::text;
 use crate::model::profile::FunctionChange;
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report};
@@ -424,8 +425,8 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
         .iter()
         .map(|l| wrap(l))
         .collect();
-    for notice in text::benchmark_notices(report) {
-        let line = text::notice_line(&notice, text::id_line);
+    for notice in notices::benchmark_notices(report) {
+        let line = notices::notice_line(&notice, text::id_line, EVERY_ONE);
         lines.push(wrap(&format!(
             "{}: {}",
             notice.kind.as_str(),
@@ -458,6 +459,9 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
     }
     lines.into_iter().map(|line| line + "\n").collect()
 }
+
+/// Where a notice that names only the worst of its benchmarks sends the user for the others.
+const EVERY_ONE: &str = "every one in --format json and --html";
 
 /// `failed: id: head: message`, then the stderr tail indented.
 fn failure_block(result: &BenchmarkResult) -> String {

@@ -618,101 +618,6 @@ pub fn id_line(id: &str) -> String {
     sanitize(id).replace(['\n', '\t'], " ")
 }
 
-/// Whether a [`Notice`] is a warning (the result may not be what it seems) or a note (what the
-/// noise allows).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeKind {
-    Warning,
-    Note,
-}
-
-impl NoticeKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            NoticeKind::Warning => "warning",
-            NoticeKind::Note => "note",
-        }
-    }
-}
-
-/// One warning or note about benchmarks, and the benchmarks it concerns with the figure each
-/// adds (the minimum detectable change of a note), in the order of the report.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Notice {
-    pub kind: NoticeKind,
-    /// The words for one benchmark: `stopped early: …`.
-    pub message: String,
-    /// The words when several benchmarks share the notice, each with its figure.
-    pub shared_message: String,
-    pub benchmarks: Vec<(String, Option<String>)>,
-}
-
-/// The per-benchmark warnings and notes, each said once: on a noisy host most benchmarks of a
-/// suite can be given up alike, and a line per benchmark and notice buried the run's own notes
-/// (a live 16-benchmark run printed 30 such lines).
-pub fn benchmark_notices(report: &Report) -> Vec<Notice> {
-    let mut notices: Vec<Notice> = Vec::new();
-    let mut add = |kind, message: String, shared_message: String, id: &str, figure| {
-        let same = |n: &&mut Notice| n.kind == kind && n.shared_message == shared_message;
-        match notices.iter_mut().find(|n| same(n)) {
-            Some(notice) => notice.benchmarks.push((id.to_string(), figure)),
-            None => notices.push(Notice {
-                kind,
-                message,
-                shared_message,
-                benchmarks: vec![(id.to_string(), figure)],
-            }),
-        }
-    };
-    for result in &report.benchmarks {
-        for warning in &result.warnings {
-            add(
-                NoticeKind::Warning,
-                warning.clone(),
-                warning.clone(),
-                &result.id,
-                None,
-            );
-        }
-        if let (Some(note), Some(mdc)) = (detectable_note(result), result.min_detectable_change) {
-            let threshold = percent(result.threshold);
-            let shared = format!(
-                "this run's noise hides changes below the size given for each (threshold \
-                 ±{threshold}), and about how many rounds would reveal ±{threshold} at that \
-                 noise ({MORE_FORKS})"
-            );
-            let figure = match rounds_to_reveal_threshold(result) {
-                Some(rounds) => format!("±{} ({rounds} rounds)", percent(mdc)),
-                None => format!("±{}", percent(mdc)),
-            };
-            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
-        }
-        if let Some((note, figure)) = slow_iterations_note(result, &report.run) {
-            let shared = "one iteration takes so long that criterion measures a fork's samples \
-                          for more than twice the time asked (the time of an iteration and of a \
-                          fork's samples given for each): `--sample-size 10`, criterion's least, \
-                          shortens such forks"
-                .to_string();
-            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
-        }
-        if let Some((note, figure)) = per_fork_note(result) {
-            let shared = "their harness prints a summary, not its samples, so each fork gave \
-                          one value (the harness and the value given for each) and the \
-                          statistics rest on the fork values"
-                .to_string();
-            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
-        }
-        if let Some((note, figure)) = settings_from_code_note(result) {
-            let shared = "their bench code sets the criterion settings given for each, which \
-                          criterion prefers to cargo-perfdiff's --measurement-time, \
-                          --warm-up-time (and its adaptive warm-up) and --sample-size"
-                .to_string();
-            add(NoticeKind::Note, note, shared, &result.id, Some(figure));
-        }
-    }
-    notices
-}
-
 /// The note for a benchmark whose forks gave one value each, and its figure among several
 /// (`(divan median)`); `None` for a benchmark with samples.
 pub fn per_fork_note(result: &BenchmarkResult) -> Option<(String, String)> {
@@ -870,31 +775,8 @@ fn in_words(items: &[String]) -> String {
     }
 }
 
-/// A notice as one line without its `warning:`/`note:` label: `id: message` for one benchmark,
-/// `message (N benchmarks: id figure, …)` for several; `quote` dresses each id.
-pub fn notice_line(notice: &Notice, quote: impl Fn(&str) -> String) -> String {
-    match notice.benchmarks.as_slice() {
-        [(id, _)] => format!("{}: {}", quote(id), notice.message),
-        several => {
-            let list: Vec<String> = several
-                .iter()
-                .map(|(id, figure)| match figure {
-                    Some(figure) => format!("{} {figure}", quote(id)),
-                    None => quote(id),
-                })
-                .collect();
-            format!(
-                "{} ({} benchmarks: {})",
-                notice.shared_message,
-                several.len(),
-                list.join(", ")
-            )
-        }
-    }
-}
-
 /// Where more forks come from: the cap of an adaptive rule, or the count of a fixed one.
-const MORE_FORKS: &str = "--max-forks, or --forks with --stop fixed";
+pub const MORE_FORKS: &str = "--max-forks, or --forks with --stop fixed";
 
 /// Why an inconclusive result could not decide, in words, when the noise explains it, with the
 /// forks that would let it decide: "run more forks" alone left the user to guess how many, and

@@ -15,6 +15,7 @@ use std::collections::{BTreeSet, HashSet};
 use object::SymbolKind;
 
 use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
+use crate::steps::reach::versions::VersionChange;
 
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
 const ABSOLUTE_64: [u32; 2] = [1, 257];
@@ -66,6 +67,93 @@ pub(super) struct Walk<'a> {
     pub data: BTreeSet<SecRef>,
     /// The demangled name of the function compared, for the names of anonymous data.
     owner: String,
+    /// The two checkouts' paths, which bytes may differ by ([`CheckoutPaths`]).
+    paths: &'a CheckoutPaths,
+}
+
+/// The paths of the two checkouts, as code may hold them (`env!("CARGO_MANIFEST_DIR")` of a
+/// crate that reads its fixtures): bytes that differ only where base holds a path of base's
+/// checkout and head the same path of head's are the same. Only pairs of one length count:
+/// then the code around them, and every address after them, is the same too; a path of
+/// another length changes the size of what holds it, which stays a difference.
+#[derive(Debug, Clone, Default)]
+pub struct CheckoutPaths {
+    pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    /// The workspace's packages whose version changed: what explains data that holds the
+    /// version (`env!("CARGO_PKG_VERSION")`), which a version bump changes and nothing else.
+    versions: Vec<VersionChange>,
+}
+
+impl CheckoutPaths {
+    /// The paths `base` and `head`, as given and resolved (pairs of unequal length left out).
+    pub fn new(base: &std::path::Path, head: &std::path::Path) -> CheckoutPaths {
+        let resolved = |p: &std::path::Path| std::fs::canonicalize(p).unwrap_or(p.to_path_buf());
+        let mut pairs: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (b, h) in [
+            (base.to_path_buf(), head.to_path_buf()),
+            (resolved(base), resolved(head)),
+        ] {
+            let pair = (
+                b.as_os_str().as_encoded_bytes().to_vec(),
+                h.as_os_str().as_encoded_bytes().to_vec(),
+            );
+            if pair.0.len() == pair.1.len() && pair.0 != pair.1 && !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+        CheckoutPaths {
+            pairs,
+            versions: Vec::new(),
+        }
+    }
+
+    /// The same, also naming `versions` in the data that holds them ([`CheckoutPaths::versioned`]).
+    pub fn with_versions(mut self, versions: &[VersionChange]) -> CheckoutPaths {
+        self.versions = versions.to_vec();
+        self
+    }
+
+    /// The name of changed data `label` (or "data of" the function), with the version it holds
+    /// when base's bytes `b` hold a package's old version and head's `h` its new one: the
+    /// benchmark reads the version, which is why it is measured.
+    fn versioned(&self, label: Option<String>, b: &[u8], h: &[u8]) -> Option<String> {
+        let holds =
+            |bytes: &[u8], text: &str| memchr::memmem::find(bytes, text.as_bytes()).is_some();
+        let found = self
+            .versions
+            .iter()
+            .find(|c| holds(b, &c.base) && holds(h, &c.head));
+        let Some(change) = found else {
+            return label;
+        };
+        Some(format!(
+            "{} (it holds the version of `{}`, {} → {})",
+            label.as_deref().unwrap_or("data"),
+            change.package,
+            change.base,
+            change.head
+        ))
+    }
+
+    /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths in `h`
+    /// are read as base's.
+    pub fn same(&self, b: &[u8], h: &[u8]) -> bool {
+        if b == h {
+            return true;
+        }
+        if b.len() != h.len() || self.pairs.is_empty() {
+            return false;
+        }
+        let mut read_as_base = h.to_vec();
+        let mut replaced = false;
+        for (base, head) in &self.pairs {
+            for at in memchr::memmem::find_iter(h, head) {
+                read_as_base[at..at + head.len()].copy_from_slice(base);
+                replaced = true;
+            }
+        }
+        replaced && read_as_base == b
+    }
 }
 
 impl<'a> Walk<'a> {
@@ -74,6 +162,7 @@ impl<'a> Walk<'a> {
         head: &'a Objects,
         proven: &'a HashSet<(SecRef, SecRef)>,
         owner: String,
+        paths: &'a CheckoutPaths,
     ) -> Self {
         Walk {
             base,
@@ -82,6 +171,7 @@ impl<'a> Walk<'a> {
             visited: HashSet::new(),
             data: BTreeSet::new(),
             owner,
+            paths,
         }
     }
 
@@ -111,33 +201,46 @@ impl<'a> Walk<'a> {
             data: label.clone(),
         };
         let (sb, sh) = (self.base.section(b), self.head.section(h));
-        let same_shape = !sb.unreadable
-            && !sh.unreadable
-            && (sb.size, sb.align, sb.flags, sb.relocations.len())
-                == (sh.size, sh.align, sh.flags, sh.relocations.len());
-        if !same_shape {
+        if sb.unreadable || sh.unreadable {
             return Err(differs());
         }
         let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
+        let data_differs = || Mismatch {
+            data: match &label {
+                Some(_) => self.paths.versioned(label.clone(), bytes_b, bytes_h),
+                None => None,
+            },
+        };
+        let same_shape = (sb.size, sb.align, sb.flags, sb.relocations.len())
+            == (sh.size, sh.align, sh.flags, sh.relocations.len());
+        if !same_shape {
+            return Err(data_differs());
+        }
         let same_bytes = if is_location(self.base, b) && is_location(self.head, h) {
             // A panic location: the same file and column, whatever its line.
             bytes_b[..16] == bytes_h[..16] && bytes_b[20..] == bytes_h[20..]
         } else {
-            bytes_b == bytes_h
+            self.paths.same(bytes_b, bytes_h)
         };
         if !same_bytes {
-            return Err(differs());
+            return Err(data_differs());
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
                 return Err(differs());
             }
             match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
-                (Some(eb), Some(eh)) if eb == eh => {
+                (Some(eb), Some(eh)) if eb.same_as(&eh, self.paths) => {
                     self.data.insert(eb.section);
                     continue;
                 }
                 (None, None) => {}
+                (Some(eb), Some(eh)) => {
+                    let data = self.anonymous(&label);
+                    return Err(Mismatch {
+                        data: self.paths.versioned(data, eb.bytes, eh.bytes),
+                    });
+                }
                 _ => {
                     return Err(Mismatch {
                         data: self.anonymous(&label),
@@ -227,9 +330,11 @@ struct Entry<'a> {
     addend: i64,
 }
 
-impl PartialEq for Entry<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.bytes, self.within, self.addend) == (other.bytes, other.within, other.addend)
+impl Entry<'_> {
+    /// Whether base's entry (`self`) and head's are the same constant, checkout paths read alike.
+    fn same_as(&self, head: &Self, paths: &CheckoutPaths) -> bool {
+        (self.within, self.addend) == (head.within, head.addend)
+            && paths.same(self.bytes, head.bytes)
     }
 }
 
@@ -460,5 +565,49 @@ fn string_target(objects: &Objects, object: u32, relocation: &Relocation) -> Opt
             Some((section, base + relocation.addend))
         }
         Target::None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CheckoutPaths, VersionChange};
+    use std::path::Path;
+
+    #[test]
+    fn data_that_holds_a_changed_version_says_so() {
+        let change = VersionChange {
+            package: "lib".into(),
+            base: "0.1.0".into(),
+            head: "0.2.0".into(),
+        };
+        let paths = CheckoutPaths::default().with_versions(&[change]);
+        assert_eq!(
+            paths.versioned(Some("data of f".into()), b"v0.1.0\0", b"v0.2.0\0"),
+            Some("data of f (it holds the version of `lib`, 0.1.0 → 0.2.0)".into())
+        );
+        assert_eq!(
+            paths.versioned(Some("data of f".into()), b"x", b"y"),
+            Some("data of f".into())
+        );
+    }
+
+    #[test]
+    fn bytes_that_differ_only_by_the_checkouts_paths_are_the_same() {
+        let paths = CheckoutPaths::new(Path::new("/w/pkg/base"), Path::new("/w/pkg/head"));
+        assert!(paths.same(b"/w/pkg/base/data/x.txt\0", b"/w/pkg/head/data/x.txt\0"));
+        assert!(paths.same(b"same", b"same"));
+        // Anything else that differs is a difference, and so is head holding base's path.
+        assert!(!paths.same(b"/w/pkg/base/data/x.txt", b"/w/pkg/head/data/y.txt"));
+        assert!(!paths.same(b"/w/pkg/head/data/x.txt", b"/w/pkg/base/data/x.txt"));
+        assert!(!paths.same(b"abcd", b"abce"));
+    }
+
+    #[test]
+    fn paths_of_another_length_are_never_read_alike() {
+        let paths = CheckoutPaths::new(Path::new("/w/base"), Path::new("/w/head2"));
+        assert!(!paths.same(b"/w/base/x\0\0", b"/w/head2/x\0"));
+        assert!(!paths.same(b"/w/base/", b"/w/head2"));
+        let none = CheckoutPaths::default();
+        assert!(!none.same(b"/w/base", b"/w/head"));
     }
 }

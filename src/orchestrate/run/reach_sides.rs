@@ -1,0 +1,68 @@
+//! The sides as selection by reach sees them ([`SelectedSides`]), and what the selection of
+//! benchmarks (`reach`) and of commands (`reach_commands`) both do with them: find a side's
+//! checkout, open an executable's linked code, trace a fork afresh.
+//!
+//! Why a file of its own: `reach` hands commands to `reach_commands` and skipped benchmarks to
+//! `reach_probe`, which both need these; kept here, below the three, no two of them import each
+//! other in a circle.
+
+use std::path::{Path, PathBuf};
+
+use super::SideBuild;
+use crate::config::Settings;
+use crate::steps::build::link::KeptLink;
+use crate::steps::fork::ForkRequest;
+use crate::steps::instructions::Valgrind;
+use crate::steps::reach::code::LinkedCode;
+use crate::steps::reach::trace;
+
+/// What a comparison's sides are, for selection.
+pub(super) struct SelectedSides<'a> {
+    pub(super) settings: &'a Settings,
+    pub(super) perfdiff_dir: &'a Path,
+    pub(super) target_dir: &'a Path,
+    pub(super) base: &'a SideBuild,
+    pub(super) head: &'a SideBuild,
+}
+
+/// The code of the executable at `path`, with the objects its build kept for code layouts
+/// (`relink`) to compare it by; or why it cannot be compared. `build` names that build in the
+/// reason ("its build", "the build of NAME").
+pub(super) fn linked_code(
+    path: &Path,
+    relink: Option<&KeptLink>,
+    build: &str,
+) -> std::result::Result<LinkedCode, String> {
+    let relink = relink.ok_or_else(|| {
+        format!("{build} kept no objects to compare (one code layout, or a linker that cannot order functions)")
+    })?;
+    if !relink.intact() {
+        return Err(format!("the objects {build} kept changed since the build"));
+    }
+    let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
+    LinkedCode::open(path, &inputs).map_err(|e| e.to_string())
+}
+
+/// The trace `request` asks for, made now in a scratch directory of `perfdiff_dir`.
+pub(super) fn traced_afresh(
+    request: &ForkRequest,
+    valgrind: &Valgrind,
+    perfdiff_dir: &Path,
+) -> Result<trace::Trace, trace::TraceError> {
+    let scratch = tempfile::tempdir_in(perfdiff_dir).map_err(|source| trace::TraceError::Io {
+        who: format!("`{}`", request.benchmark_id),
+        path: perfdiff_dir.to_path_buf(),
+        source,
+    })?;
+    trace::trace_benchmark(request, valgrind, scratch.path())
+}
+
+/// The root of the checkout holding `workspace`: the nearest directory up from it with a `.git`
+/// (the slot repository), or the workspace itself.
+pub(super) fn checkout_of(workspace: &Path) -> PathBuf {
+    workspace
+        .ancestors()
+        .find(|dir| dir.join(".git").exists())
+        .unwrap_or(workspace)
+        .to_path_buf()
+}

@@ -1,0 +1,455 @@
+//! Build normalisation: the same source builds the same code whatever the checkout's path or the
+//! packages' version numbers.
+//!
+//! # Why
+//!
+//! Rust mangles every symbol with a hash of its crate's `-C metadata`, and that hash orders items
+//! in codegen units, decides the partition (and so cross-unit inlining) and the order of
+//! functions in the object files: two builds whose `-C metadata` differ differ in code layout
+//! everywhere, even for identical source, and a benchmark that moves by 20–60 % with layout can no
+//! longer be compared (one binary is one sample of code layout). Cargo derives `-C metadata` from
+//! the package id, which for a path dependency *outside* the workspace (a bench package of its own
+//! with `path = ".."` dependencies, a `[patch]` to a local path) holds its absolute path, and for
+//! every package its version; and it hashes the dependencies' hashes in. So the two checkouts of a
+//! comparison (two paths) and a release comparison across a version bump built different code for
+//! crates neither side changed, and selection found nothing the same.
+//!
+//! # How
+//!
+//! Cargo runs every compiler through `RUSTC_WRAPPER`, and cargo-perfdiff's own executable serves
+//! as that wrapper ([`run_if_asked`], set on cargo's command by [`apply`]). For each compilation it
+//! replaces cargo's `-C metadata` by a hash of what decides the crate's code and nothing else:
+//! rustc's arguments with the checkout's root replaced by a placeholder, without the output and
+//! library directories and cargo's file-name hash, with each `--extern` dependency by its own
+//! normalised hash ([`normalise`]). The package version is not an argument (cargo passes it in
+//! `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
+//! (`env!("CARGO_PKG_VERSION")`) still compiles the new one in. It also maps the checkout's root to
+//! `.` in file names compiled into the code (`--remap-path-prefix`: `file!()`, panic locations
+//! of crates outside the workspace, which cargo names by absolute path).
+//!
+//! What it does not change: the code itself (only symbol names' hashes, which any build's path
+//! already sets arbitrarily), `env!` values, and units cargo compiles: a path dependency outside
+//! the workspace is still one unit per checkout to cargo, built for each side, with identical
+//! code. Unit tests below; end to end in `tests/end_to_end/build_identity.rs`.
+
+use std::ffi::OsString;
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use siphasher::sip::SipHasher13;
+
+/// Names the normalisation in a build's key ([`super::freshness::BuildKey`]): a build made
+/// without it, or by another version of it, is never taken for one made with it.
+pub const SCHEME: &str = "normalised-metadata=1";
+
+/// Set on cargo's command: the checkout's root; its presence makes the executable a wrapper.
+const ROOT_VARIABLE: &str = "CARGO_PERFDIFF_RUSTC_WRAPPER_ROOT";
+/// The user's own `RUSTC_WRAPPER` (sccache, say), which the wrapper runs in turn.
+const INNER_VARIABLE: &str = "CARGO_PERFDIFF_INNER_RUSTC_WRAPPER";
+/// The extension of the file beside a crate's outputs that holds its normalised hash, which
+/// the crates depending on it read ([`dependency_hash`]).
+const HASH_EXTENSION: &str = "perfdiff-metadata";
+/// Stands for the checkout's root in what is hashed.
+const ROOT_PLACEHOLDER: &str = "<checkout>";
+
+/// The executable that serves as the wrapper: set once by the `cargo-perfdiff` binary
+/// ([`enable`]). The library is also linked into test binaries, which cannot serve as a
+/// compiler wrapper, so without it cargo runs as the user would run it.
+static WRAPPER: OnceLock<PathBuf> = OnceLock::new();
+
+/// Makes every build run through `executable` (the running `cargo-perfdiff`) as its compiler
+/// wrapper.
+pub fn enable(executable: PathBuf) {
+    let _ = WRAPPER.set(executable);
+}
+
+/// Whether builds are normalised in this process.
+pub fn enabled() -> bool {
+    WRAPPER.get().is_some()
+}
+
+/// The key argument naming whether and how a build is normalised.
+pub(super) fn key_arg() -> String {
+    match enabled() {
+        true => SCHEME.to_string(),
+        false => "normalised-metadata=0".to_string(),
+    }
+}
+
+/// Runs cargo's compilations of the checkout at `root` through the wrapper, when enabled.
+pub(super) fn apply(command: &mut Command, root: &Path) {
+    let Some(wrapper) = WRAPPER.get() else {
+        return;
+    };
+    let user_wrapper = ["RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER"]
+        .into_iter()
+        .filter_map(std::env::var_os)
+        .find(|value| !value.is_empty());
+    if let Some(inner) = user_wrapper {
+        command.env(INNER_VARIABLE, inner);
+    }
+    command
+        .env("RUSTC_WRAPPER", wrapper)
+        .env_remove("CARGO_BUILD_RUSTC_WRAPPER")
+        .env(ROOT_VARIABLE, root);
+}
+
+/// Serves as the compiler wrapper when cargo started this process as one: runs the compiler with
+/// normalised arguments and returns its exit code; `None` otherwise.
+pub fn run_if_asked() -> Option<i32> {
+    let root = std::env::var_os(ROOT_VARIABLE)?;
+    let mut args = std::env::args_os().skip(1);
+    let compiler = args.next()?;
+    let args: Vec<OsString> = args.collect();
+    let args = match as_strings(&args) {
+        Some(strings) => match normalise(&strings, &root.to_string_lossy(), read_dependency_hash) {
+            Some(normalised) => {
+                // Written before compiling: cargo starts the dependants once the metadata is
+                // out, before this compiler exits.
+                if let Some((path, hash)) = &normalised.hash_file {
+                    let _ = std::fs::write(path, hash);
+                }
+                normalised.args.into_iter().map(OsString::from).collect()
+            }
+            None => args,
+        },
+        None => args,
+    };
+    let mut command = match std::env::var_os(INNER_VARIABLE) {
+        Some(inner) => {
+            let mut command = Command::new(inner);
+            command.arg(compiler);
+            command
+        }
+        None => Command::new(compiler),
+    };
+    command.args(args);
+    Some(run(command))
+}
+
+fn run(mut command: Command) -> i32 {
+    #[cfg(unix)]
+    {
+        let error = std::os::unix::process::CommandExt::exec(&mut command);
+        eprintln!("cargo-perfdiff (compiler wrapper): cannot run the compiler: {error}");
+        101
+    }
+    #[cfg(not(unix))]
+    match command.status() {
+        Ok(status) => status.code().unwrap_or(101),
+        Err(error) => {
+            eprintln!("cargo-perfdiff (compiler wrapper): cannot run the compiler: {error}");
+            101
+        }
+    }
+}
+
+fn as_strings(args: &[OsString]) -> Option<Vec<String>> {
+    args.iter().map(|a| a.to_str().map(String::from)).collect()
+}
+
+/// One compilation's arguments, normalised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Normalised {
+    /// The arguments to run the compiler with.
+    pub args: Vec<String>,
+    /// The `-C metadata` value they carry.
+    pub metadata: String,
+    /// Where to leave that value for the crates that depend on this one, when cargo names an
+    /// output directory and file-name hash.
+    pub hash_file: Option<(PathBuf, String)>,
+}
+
+/// The arguments of a compilation with cargo's `-C metadata` replaced by a hash of what decides
+/// the crate's code, and the checkout's root (`root`) remapped to `.` in file names; `None` for
+/// a call that compiles no crate (`rustc -vV`, `--print`). `dependency` gives a dependency's
+/// normalised hash from the file `--extern` names.
+pub fn normalise(
+    args: &[String],
+    root: &str,
+    dependency: impl Fn(&Path) -> Option<String>,
+) -> Option<Normalised> {
+    args.iter().position(|a| a == "--crate-name")?;
+    let mut kept = Vec::with_capacity(args.len() + 4);
+    let mut hashed: Vec<String> = Vec::with_capacity(args.len());
+    let mut out_dir = None;
+    let mut extra_filename = None;
+    let mut i = 0;
+    while i < args.len() {
+        let (option, value, width) = split_option(args, i);
+        i += width;
+        match (option, value) {
+            ("-C", Some(v)) if v.starts_with("metadata=") => continue,
+            ("-C", Some(v)) if v.starts_with("extra-filename=") => {
+                extra_filename = v.strip_prefix("extra-filename=").map(String::from);
+            }
+            ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
+            ("--out-dir", Some(v)) => out_dir = Some(v.to_string()),
+            ("-L" | "--print" | "--diagnostic-width" | "--color", Some(_)) => {}
+            ("--extern", Some(v)) => {
+                hashed.push(format!("--extern {}", extern_hash(v, &dependency)))
+            }
+            (option, Some(v)) => hashed.push(format!("{option} {}", placeholder(v, root))),
+            (option, None) => hashed.push(placeholder(option, root)),
+        }
+        kept.extend(args[i - width..i].iter().cloned());
+    }
+    let metadata = hash_of(&hashed);
+    kept.extend(["-C".to_string(), format!("metadata={metadata}")]);
+    if !root.is_empty() {
+        kept.push(format!("--remap-path-prefix={root}=."));
+    }
+    let crate_name = value_of(args, "--crate-name")?;
+    let hash_file = out_dir.zip(extra_filename).map(|(dir, extra)| {
+        let file = format!("{crate_name}{extra}.{HASH_EXTENSION}");
+        (Path::new(&dir).join(file), metadata.clone())
+    });
+    Some(Normalised {
+        args: kept,
+        metadata,
+        hash_file,
+    })
+}
+
+/// `-C` options that change no compiled code (where the outputs go, how the linker is called,
+/// what is kept of the intermediate files): the code layouts' relink passes some of them
+/// (`link-arg`, `save-temps`) and must get the symbols of cargo's own build.
+const LINK_ONLY: [&str; 6] = [
+    "incremental=",
+    "link-arg=",
+    "link-args=",
+    "save-temps",
+    "linker=",
+    "linker-flavor=",
+];
+
+/// Options that take a value, as rustc accepts them: `-C v`, `-Cv`, `--out-dir v`,
+/// `--out-dir=v`. Returns the option, its value and how many arguments they took.
+fn split_option(args: &[String], i: usize) -> (&str, Option<&str>, usize) {
+    const WITH_VALUE: [&str; 7] = [
+        "-C",
+        "-L",
+        "--extern",
+        "--out-dir",
+        "--print",
+        "--diagnostic-width",
+        "--color",
+    ];
+    let arg = args[i].as_str();
+    if WITH_VALUE.contains(&arg) {
+        return match args.get(i + 1) {
+            Some(value) => (arg, Some(value.as_str()), 2),
+            None => (arg, None, 1),
+        };
+    }
+    for option in WITH_VALUE {
+        let joined = match option.starts_with("--") {
+            true => arg
+                .strip_prefix(option)
+                .and_then(|rest| rest.strip_prefix('=')),
+            false => arg.strip_prefix(option).filter(|rest| !rest.is_empty()),
+        };
+        if let Some(value) = joined {
+            return (option, Some(value), 1);
+        }
+    }
+    (arg, None, 1)
+}
+
+fn value_of<'a>(args: &'a [String], option: &str) -> Option<&'a str> {
+    let i = args.iter().position(|a| a == option)?;
+    args.get(i + 1).map(String::as_str)
+}
+
+fn placeholder(text: &str, root: &str) -> String {
+    match root.is_empty() {
+        true => text.to_string(),
+        false => text.replace(root, ROOT_PLACEHOLDER),
+    }
+}
+
+/// `--extern name=path` as the name and the dependency's normalised hash (its file name when it
+/// has none: a dependency compiled without the wrapper).
+fn extern_hash(value: &str, dependency: &impl Fn(&Path) -> Option<String>) -> String {
+    match value.split_once('=') {
+        Some((name, path)) => {
+            let path = Path::new(path);
+            let hash = dependency(path).unwrap_or_else(|| {
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            });
+            format!("{name}={hash}")
+        }
+        None => value.to_string(),
+    }
+}
+
+/// The normalised hash of the crate whose output `--extern` names
+/// (`<dir>/lib<name><extra>.rlib`, `.rmeta`, `.so`, …), left beside it by its own compilation.
+fn read_dependency_hash(output: &Path) -> Option<String> {
+    std::fs::read_to_string(dependency_hash(output)?).ok()
+}
+
+/// Where the normalised hash of the crate that made `output` lies.
+fn dependency_hash(output: &Path) -> Option<PathBuf> {
+    let stem = output.file_stem()?.to_str()?;
+    let stem = stem.strip_prefix("lib").unwrap_or(stem);
+    Some(output.with_file_name(format!("{stem}.{HASH_EXTENSION}")))
+}
+
+fn hash_of(parts: &[String]) -> String {
+    let mut hasher = SipHasher13::new_with_keys(0x7065_7266_6469_6666, 0x6d65_7461_6461_7461);
+    for part in parts {
+        hasher.write_usize(part.len());
+        hasher.write(part.as_bytes());
+    }
+    format!("{:016x}", hasher.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(line: &str) -> Vec<String> {
+        line.split_whitespace().map(String::from).collect()
+    }
+
+    /// A compilation as cargo 1.95 runs it (`cargo build -v`), in checkout `root`.
+    fn cargo_line(root: &str, metadata: &str, dep: &str) -> Vec<String> {
+        args(&format!(
+            "--crate-name core --edition=2021 {root}/core/src/lib.rs --error-format=json \
+             --crate-type lib --emit=dep-info,metadata,link -C opt-level=3 \
+             -C metadata={metadata} -C extra-filename=-{metadata} --out-dir /t/release/deps \
+             -L dependency=/t/release/deps --extern dep=/t/release/deps/libdep-{dep}.rlib \
+             --cap-lints allow"
+        ))
+    }
+
+    fn no_dependency(_: &Path) -> Option<String> {
+        None
+    }
+
+    #[test]
+    fn the_same_crate_in_two_checkouts_gets_one_hash_and_its_paths_remapped() {
+        let dep_hash = |_: &Path| Some("0123456789abcdef".to_string());
+        let base = normalise(&cargo_line("/w/base", "aaaa", "1111"), "/w/base", dep_hash).unwrap();
+        let head = normalise(&cargo_line("/w/head", "bbbb", "2222"), "/w/head", dep_hash).unwrap();
+        assert_eq!(base.metadata, head.metadata);
+        assert!(
+            base.args
+                .contains(&"--remap-path-prefix=/w/base=.".to_string())
+        );
+        assert!(
+            !base
+                .args
+                .iter()
+                .any(|a| a.contains("aaaa") && a.starts_with("metadata"))
+        );
+        assert_eq!(
+            base.args
+                .iter()
+                .filter(|a| a.starts_with("metadata="))
+                .count(),
+            1,
+            "{:?}",
+            base.args
+        );
+        // Cargo's file name, output directory and dependencies' paths are kept as cargo gave them.
+        assert!(base.args.contains(&"extra-filename=-aaaa".to_string()));
+        assert!(
+            base.args
+                .contains(&"dep=/t/release/deps/libdep-1111.rlib".to_string())
+        );
+        assert_eq!(
+            base.hash_file,
+            Some((
+                PathBuf::from("/t/release/deps/core-aaaa.perfdiff-metadata"),
+                base.metadata.clone()
+            ))
+        );
+    }
+
+    #[test]
+    fn what_decides_the_code_changes_the_hash() {
+        let line = cargo_line("/w/base", "aaaa", "1111");
+        let base = normalise(&line, "/w/base", no_dependency).unwrap();
+        let mut other_level = line.clone();
+        let level = other_level.iter().position(|a| a == "opt-level=3").unwrap();
+        other_level[level] = "opt-level=2".to_string();
+        let other_level = normalise(&other_level, "/w/base", no_dependency).unwrap();
+        assert_ne!(base.metadata, other_level.metadata);
+        // Another dependency (its own normalised hash) is another crate graph.
+        let a = normalise(&line, "/w/base", |_: &Path| Some("a".to_string())).unwrap();
+        let b = normalise(&line, "/w/base", |_: &Path| Some("b".to_string())).unwrap();
+        assert_ne!(a.metadata, b.metadata);
+        // Another source file is another crate.
+        let moved = cargo_line("/w/base/x", "aaaa", "1111");
+        let moved = normalise(&moved, "/w/base", no_dependency).unwrap();
+        assert_ne!(base.metadata, moved.metadata);
+    }
+
+    #[test]
+    fn joined_option_forms_are_read_like_separate_ones() {
+        let separate = args(
+            "--crate-name a src/lib.rs -C metadata=1 -C extra-filename=-1 --out-dir /o -L /l -C opt-level=3",
+        );
+        let joined = args(
+            "--crate-name a src/lib.rs -Cmetadata=2 -Cextra-filename=-2 --out-dir=/p -L/m -Copt-level=3",
+        );
+        let separate = normalise(&separate, "", no_dependency).unwrap();
+        let joined = normalise(&joined, "", no_dependency).unwrap();
+        assert_eq!(separate.metadata, joined.metadata);
+        assert!(!joined.args.iter().any(|a| a == "-Cmetadata=2"));
+        assert!(
+            !separate
+                .args
+                .iter()
+                .any(|a| a.starts_with("--remap-path-prefix"))
+        );
+    }
+
+    #[test]
+    fn the_layouts_relink_keeps_the_symbols_of_cargo_s_build() {
+        let line = cargo_line("/w/base", "aaaa", "1111");
+        let mut relink = line.clone();
+        relink.extend(args(
+            "-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps --print link-args",
+        ));
+        let cargo = normalise(&line, "/w/base", no_dependency).unwrap();
+        let relink = normalise(&relink, "/w/base", no_dependency).unwrap();
+        assert_eq!(cargo.metadata, relink.metadata);
+        assert!(relink.args.contains(&"save-temps".to_string()));
+    }
+
+    #[test]
+    fn calls_that_compile_no_crate_are_left_alone() {
+        assert_eq!(normalise(&args("-vV"), "/w", no_dependency), None);
+        assert_eq!(
+            normalise(
+                &args("- --crate-type lib --print=file-names"),
+                "/w",
+                no_dependency
+            ),
+            None
+        );
+    }
+
+    #[test]
+    fn a_dependency_s_hash_is_read_beside_its_outputs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("dep-1111.perfdiff-metadata"), "cafe").unwrap();
+        for output in ["libdep-1111.rlib", "libdep-1111.rmeta", "libdep-1111.so"] {
+            assert_eq!(
+                read_dependency_hash(&dir.path().join(output)).as_deref(),
+                Some("cafe")
+            );
+        }
+        assert_eq!(
+            read_dependency_hash(&dir.path().join("libother-1.rlib")),
+            None
+        );
+    }
+}

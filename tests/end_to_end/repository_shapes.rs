@@ -1,0 +1,178 @@
+//! Real repositories' shapes that made two checkouts build different code for the same source
+//! (docs/design/build-normalisation.md): a bench package of its own beside the library, with
+//! `path = ".."` dependencies outside its workspace; a version bump; a crate that compiles its
+//! own directory in (`env!("CARGO_MANIFEST_DIR")`) to read its fixtures. Each runs with
+//! selection on: the same code on both sides is `unchanged (same code)` without a fork.
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::support;
+
+use support::*;
+
+/// `cargo perfdiff ARGS` in `dir` with selection on, at the default layouts (selection compares
+/// code in the objects a build with layouts keeps).
+fn selecting(dir: &Path, args: &[&str]) -> Output {
+    perfdiff_command(dir, &with_default_layouts(args))
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .output()
+        .expect("cargo runs")
+}
+
+/// The selection reason of benchmark `id` (`same_code`, `reaches_change`, …).
+fn reason(report: &serde_json::Value, id: &str) -> String {
+    let entry = bench_entry(report, id);
+    entry["selection"]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no selection reason in {entry:#}"))
+        .to_string()
+}
+
+/// The criterion demo's lock, so criterion resolves to what the other tests built.
+fn copy_demo_lock(to: &Path) {
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/criterion-demo/Cargo.lock"),
+        to.join("Cargo.lock"),
+    )
+    .unwrap();
+}
+
+/// A repository shaped like many libraries' (a `benches/` package of its own, excluded from
+/// the root workspace, depending on the library at `..`), committed as "base": `mix` and `sum`
+/// run the library's work, `version` reads its version.
+fn library_with_a_bench_package(repo: &Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"shapelib\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [workspace]\nexclude = [\"benches\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "pub fn mix(rounds: u64) -> u64 {\n    let mut x = 1u64;\n    for i in 0..rounds {\n        \
+         x = (x ^ i).wrapping_mul(0x100_0000_01b3).rotate_left(5);\n    }\n    x\n}\n\n\
+         pub fn sum(rounds: u64) -> u64 {\n    (0..rounds).fold(0u64, |s, i| s.wrapping_add(i * 3))\n}\n\n\
+         pub fn version() -> &'static str {\n    env!(\"CARGO_PKG_VERSION\")\n}\n",
+    )
+    .unwrap();
+    let benches = repo.join("benches");
+    write_criterion_package(
+        &benches,
+        "shapebench",
+        &[],
+        "\n[dependencies]\nshapelib = { path = \"..\" }\n",
+    );
+    add_bench_target(
+        &benches,
+        "shapes",
+        "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+         fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"mix\", |b| b.iter(|| shapelib::mix(black_box(200))));\n    \
+         c.bench_function(\"sum\", |b| b.iter(|| shapelib::sum(black_box(200))));\n    \
+         c.bench_function(\"version\", |b| b.iter(|| black_box(shapelib::version()).len()));\n}\n\n\
+         criterion_group!(group, benches);\ncriterion_main!(group);\n",
+    );
+    copy_demo_lock(&benches);
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    commit_all(repo, "base");
+}
+
+#[test]
+fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_bump() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    replace_in(
+        &repo,
+        "Cargo.toml",
+        "version = \"0.1.0\"",
+        "version = \"0.2.0\"",
+    );
+    commit_all(&repo, "release 0.2.0");
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let args = with_options(&parent_vs_head_json(&[]), &manifest);
+    let output = selecting(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "sum"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert!(
+        err.contains("2 of 3 benchmark(s) execute the same code"),
+        "{err}"
+    );
+    // The benchmark that reads the version compiles the new one in: measured, and it says so.
+    assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
+    let read = bench_entry(&report, "version")["selection"].to_string();
+    assert!(
+        read.contains("it holds the version of `shapelib`, 0.1.0 → 0.2.0"),
+        "{read}"
+    );
+
+    // A change of one function of the library reaches the benchmark that calls it, by name,
+    // and no other: the library outside the bench package's workspace is paired by its code.
+    replace_in(&repo, "src/lib.rs", "i * 3", "i * 5");
+    commit_all(&repo, "sum changes");
+    let output = selecting(&repo, &args);
+    let err = stderr(&output);
+    let report = json_report(&output);
+    assert_eq!(reason(&report, "mix"), "same_code", "{err}");
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    let changed = bench_entry(&report, "sum")["selection"].to_string();
+    assert!(changed.contains("shapelib::sum"), "{changed}");
+}
+
+/// A virtual workspace whose `fixtures` crate finds its files through the directory compiled
+/// into it, and a `bench` package whose `read` benchmark uses it and whose `other` benchmark
+/// does work of its own; committed as "base".
+fn workspace_with_a_fixtures_crate(repo: &Path) {
+    criterion_workspace_repo(repo, &["fixtures", "bench"], |repo| {
+        write_library_package(&repo.join("fixtures"), "fixtures", "");
+        std::fs::write(
+            repo.join("fixtures/src/lib.rs"),
+            "pub fn file(name: &str) -> std::path::PathBuf {\n    \
+             std::path::Path::new(env!(\"CARGO_MANIFEST_DIR\")).join(\"data\").join(name)\n}\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(repo.join("fixtures/data")).unwrap();
+        std::fs::write(repo.join("fixtures/data/input.txt"), "3 1 4 1 5 9 2 6\n").unwrap();
+        let bench = repo.join("bench");
+        write_criterion_package(
+            &bench,
+            "bench",
+            &[],
+            "\n[dependencies]\nfixtures = { path = \"../fixtures\" }\n",
+        );
+        add_bench_target(
+            &bench,
+            "reads",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             let input = std::fs::read(fixtures::file(\"input.txt\")).expect(\"the fixture\");\n    \
+             c.bench_function(\"read\", |b| b.iter(|| black_box(&input).iter().map(|&x| x as u64).sum::<u64>()));\n    \
+             c.bench_function(\"other\", |b| b.iter(|| (0..black_box(100u64)).fold(1u64, |a, i| a.wrapping_mul(i | 1))));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+    });
+}
+
+#[test]
+fn a_crate_that_compiles_its_directory_in_builds_the_same_code_in_both_checkouts() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("ws");
+    workspace_with_a_fixtures_crate(&repo);
+    replace_in(&repo, "bench/benches/reads.rs", "i | 1", "i | 3");
+    commit_all(&repo, "other changes");
+    let output = selecting(&repo, &parent_vs_head_json(&[]));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_eq!(reason(&report, "read"), "same_code", "{err}");
+    assert_eq!(reason(&report, "other"), "reaches_change", "{err}");
+}

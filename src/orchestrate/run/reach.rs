@@ -76,15 +76,7 @@ pub(super) fn select_by_reach(
         rayon::current_num_threads(),
         [TRACE_PRIOR, probe_prior(selected.settings)],
     );
-    let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
-    for m in candidates {
-        if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
-            by_target
-                .entry((base.clone(), head.clone()))
-                .or_default()
-                .push(m);
-        }
-    }
+    let by_target = by_target(candidates);
     let traces = by_target.values().map(Vec::len).sum::<usize>() + commands.len();
     progress.expect_steps(StepKind::Trace, traces as u64);
     // Read once for every target and command: what explains functions without a partner.
@@ -122,6 +114,20 @@ pub(super) fn select_by_reach(
     progress.finish_bar();
     announce(&records, progress);
     records
+}
+
+/// `candidates` by their pair of bench targets (base's, head's).
+fn by_target(candidates: Vec<&Matched>) -> BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> {
+    let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
+    for m in candidates {
+        if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
+            by_target
+                .entry((base.clone(), head.clone()))
+                .or_default()
+                .push(m);
+        }
+    }
+    by_target
 }
 
 /// What a benchmark's trace is expected to take before one is done: valgrind's start and one

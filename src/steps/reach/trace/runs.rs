@@ -210,7 +210,7 @@ pub(super) fn run(
     mode: Mode,
     dir: &Path,
 ) -> Result<RunTrace, TraceError> {
-    let (who, timeout) = (super::who(req), req.timeout);
+    let who = super::who(req);
     let io = |path: &Path| {
         let (who, path) = (who.clone(), path.to_path_buf());
         move |source| TraceError::Io { who, path, source }
@@ -222,25 +222,8 @@ pub(super) fn run(
     let mut req = req.clone();
     req.criterion_home = home.clone();
     req.cpu = None;
-    let limit = (mode != Mode::Execution).then(|| budget(&req));
-    req.timeout = limit.unwrap_or(req.timeout);
     let started = Instant::now();
-    let ran = match (req.harness, mode) {
-        (Harness::Criterion(_), Mode::Measure) => {
-            run_criterion_fork(&mut req, valgrind, dir, &out, &who)
-        }
-        (_, Mode::Execution) => run_command(&req, valgrind, &out, &who),
-        _ => run_direct(&mut req, valgrind, mode, &out, &who),
-    };
-    if let Err(e) = ran {
-        // Killed at its budget rather than at the fork timeout the user set: say so.
-        return Err(match limit {
-            Some(budget) if budget < timeout && started.elapsed() >= budget => {
-                TraceError::OverBudget { who, mode, budget }
-            }
-            _ => e,
-        });
-    }
+    launch(&mut req, valgrind, mode, dir, &who)?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let failed = |message: String| TraceError::Profile {
         who: who.clone(),
@@ -292,6 +275,35 @@ pub(super) fn run(
         touched,
         summary,
         timed,
+    })
+}
+
+/// Runs `req` in `mode` under valgrind, its profiles in `dir`'s `out`, a benchmark within its
+/// [`budget`] (a command within the fork timeout).
+fn launch(
+    req: &mut ForkRequest,
+    valgrind: &Valgrind,
+    mode: Mode,
+    dir: &Path,
+    who: &str,
+) -> Result<(), TraceError> {
+    let (out, timeout) = (dir.join("out"), req.timeout);
+    let limit = (mode != Mode::Execution).then(|| budget(req));
+    req.timeout = limit.unwrap_or(req.timeout);
+    let started = Instant::now();
+    let ran = match (req.harness, mode) {
+        (Harness::Criterion(_), Mode::Measure) => run_criterion_fork(req, valgrind, dir, &out, who),
+        (_, Mode::Execution) => run_command(req, valgrind, &out, who),
+        _ => run_direct(req, valgrind, mode, &out, who),
+    };
+    // Killed at its budget rather than at the fork timeout the user set: say so.
+    ran.map_err(|e| match limit {
+        Some(budget) if budget < timeout && started.elapsed() >= budget => TraceError::OverBudget {
+            who: who.to_string(),
+            mode,
+            budget,
+        },
+        _ => e,
     })
 }
 

@@ -36,11 +36,5 @@ mod robustness_build;
 mod robustness_forks;
 #[path = "end_to_end/robustness_interrupt.rs"]
 mod robustness_interrupt;
-#[path = "end_to_end/robustness_worktrees.rs"]
-mod robustness_worktrees;
 #[path = "end_to_end/selection_e2e.rs"]
 mod selection_e2e;
-#[path = "end_to_end/ux.rs"]
-mod ux;
-#[path = "end_to_end/workspace_targets.rs"]
-mod workspace_targets;

@@ -1,8 +1,9 @@
-//! Robustness (issue #7), building: a revision that does not build, a bench target that does not
-//! compile beside others that do (issue #33), revisions without (matching) benchmarks, and
-//! project layouts `cargo bench` handles (a workspace of several packages in a subdirectory of
-//! the repository, a submodule, `build.target-dir`). Every case runs the real binary and checks
-//! the user's repository is byte-for-byte unchanged.
+//! Robustness (issue #7), building: a bench target that does not compile beside others that do
+//! (issue #33), and project layouts `cargo bench` handles (a workspace of several packages in a
+//! subdirectory of the repository, a submodule, `build.target-dir`). Every case runs the real
+//! binary and checks the user's repository is byte-for-byte unchanged. A revision that does not
+//! build, and revisions without (matching) benchmarks, are tested on the deterministic fixture,
+//! in `orchestration::robustness`.
 
 use crate::support;
 
@@ -10,44 +11,6 @@ use std::path::Path;
 
 use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
-
-#[test]
-fn a_revision_that_does_not_build_shows_cargo_diagnostics_and_keeps_the_other_build() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions::default());
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "pub const MIX_ROUNDS",
-        "pub fn broken() -> u64 { undefined_symbol_here }\n\npub const MIX_ROUNDS",
-    );
-    commit_all(&repo, "head that does not compile");
-    let base = rev_parse(&repo, "HEAD~1");
-    let head = rev_parse(&repo, "HEAD");
-    seed_criterion_results(&repo);
-    let before = RepoState::capture(&repo);
-
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "hash/steady"]));
-    assert_clean_error(&output, 2, "undefined_symbol_here");
-    let err = stderr(&output);
-    assert!(err.contains(&head[..9]), "the revision is named: {err}");
-    assert!(err.contains("head"), "{err}");
-    assert!(
-        err.contains("error"),
-        "cargo's diagnostics are shown: {err}"
-    );
-
-    let base_bin = state_dir(&repo).join("bin").join(&base);
-    let kept = std::fs::read_dir(&base_bin)
-        .map(|entries| entries.count())
-        .unwrap_or(0);
-    assert!(kept > 0, "base's build was kept in {}", base_bin.display());
-    assert_eq!(RepoState::capture(&repo), before);
-    assert!(
-        !repo.join("target/perfdiff").exists(),
-        "nothing written to the user's target"
-    );
-}
 
 /// The skipped targets of a JSON listing or report, as `(package, target, reason)`.
 fn skipped_targets(json: &serde_json::Value) -> Vec<(String, String, String)> {
@@ -182,108 +145,6 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     assert_clean_error(&output, 2, "building the benchmarks of head");
     assert_clean_error(&output, 2, "undefined_in_good");
     assert_clean_error(&output, 2, "undefined_in_bad");
-    assert_eq!(RepoState::capture(&repo), before);
-}
-
-#[test]
-fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
-    let _guard = measuring_lock();
-    let dir = scratch();
-    let repo = dir.path().join("no benches");
-    std::fs::create_dir_all(repo.join("src")).unwrap();
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
-    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 1 }\n").unwrap();
-    git_ok(&repo, &["init", "-q"]);
-    commit_all(&repo, "one");
-    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 2 }\n").unwrap();
-    commit_all(&repo, "two");
-    let before = RepoState::capture(&repo);
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
-    assert_clean_error(
-        &output,
-        2,
-        "no benchmarks found in either revision: neither has a bench target",
-    );
-    assert!(output.stdout.is_empty(), "no empty table");
-    assert_eq!(RepoState::capture(&repo), before);
-
-    // Bench targets in a workspace member cargo does not build by default are named, with the
-    // flags that build them.
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\
-         [workspace]\nmembers = [\"member\"]\n",
-    )
-    .unwrap();
-    write_library_package(&repo.join("member"), "member", "");
-    add_bench_target(&repo.join("member"), "speed", "fn main() {}\n");
-    commit_all(&repo, "a member with a bench target");
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
-    assert_clean_error(
-        &output,
-        2,
-        "no benchmarks found in either revision: the selected package(s) have no \
-         bench target; workspace member(s) not built have bench targets: `member` (speed): pass \
-         `-p member`, or `--workspace` for all of them",
-    );
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--workspace"]));
-    assert_clean_error(
-        &output,
-        2,
-        "plain binary, no benchmark harness (bench target \"speed\")",
-    );
-    git_ok(&repo, &["rm", "-q", "-r", "member"]);
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        "[package]\nname = \"nobench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
-    )
-    .unwrap();
-    commit_all(&repo, "no member");
-
-    // A package of its own with bench targets (chrono keeps its criterion benches so) is named
-    // with the `--manifest-path` that compares it.
-    let own = repo.join("bench");
-    write_library_package(&own, "own", "[workspace]\n");
-    add_bench_target(&own, "speed", "fn main() {}\n");
-    commit_all(&repo, "a package of its own with a bench target");
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
-    assert_clean_error(
-        &output,
-        2,
-        "no benchmarks found in either revision: neither has a bench target; \
-         `bench/Cargo.toml` is a package of its own with bench targets: compare it with \
-         `--manifest-path bench/Cargo.toml`",
-    );
-    git_ok(&repo, &["rm", "-q", "-r", "bench"]);
-    commit_all(&repo, "no package of its own");
-
-    // A bench target that is not criterion is named in the error, with why it was skipped.
-    add_bench_target(&repo, "speed", "fn main() {}\n");
-    commit_all(&repo, "three");
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
-    assert_clean_error(
-        &output,
-        2,
-        "only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are measured, and \
-         the bench targets are not: plain binary, no benchmark harness (bench target \"speed\")",
-    );
-
-    let (_dir, repo) = demo_repo(&DemoOptions::default());
-    let before = RepoState::capture(&repo);
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--", "no-such-bench"]));
-    assert_clean_error(&output, 2, "no benchmark matches the filter");
-    // The error shows the ids there are, to write a filter from.
-    assert_clean_error(&output, 2, "benchmark(s) found are hash/");
-    assert!(
-        stderr(&output).contains("no-such-bench"),
-        "{}",
-        stderr(&output)
-    );
-    assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
 }
 

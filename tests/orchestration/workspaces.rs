@@ -2,8 +2,11 @@
 //! members, and one criterion id in two targets of a package, are the normal case. Every bench
 //! target is a (package, target): each benchmark is listed and compared under a name of its own,
 //! members that come and go change nothing else, and every target not measured is named with
-//! its reason.
+//! its reason. On the deterministic fixture (`bench_fixture`): each member's bench targets are
+//! fixture executables, target `T` reporting what `T.txt` sets; moved from
+//! `end_to_end::workspace_targets`.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use std::collections::BTreeSet;
@@ -12,7 +15,7 @@ use std::process::Command;
 
 use support::*;
 
-/// Rounds of work of the benchmarks; `CHANGED` is alpha's `c_mix` in head (twice the work).
+/// The true time of the benchmarks (ns); `CHANGED` is alpha's `c_mix` in head (twice the time).
 const BASE_ROUNDS: u64 = 2000;
 const CHANGED: u64 = 4000;
 
@@ -22,13 +25,13 @@ const CHANGED: u64 = 4000;
 ///   behind the feature `extra`,
 /// - `gamma`: a plain binary `kern` (no benchmark harness).
 fn write_base_members(repo: &Path) {
-    write_criterion_package(
+    write_fixture_package(
         &repo.join("alpha"),
         "alpha",
         &[("kern", &[("c_mix", BASE_ROUNDS), ("mix", BASE_ROUNDS)])],
         "",
     );
-    write_criterion_package(
+    write_fixture_package(
         &repo.join("beta"),
         "beta",
         &[
@@ -37,11 +40,7 @@ fn write_base_members(repo: &Path) {
         ],
         "[features]\nextra = []\n",
     );
-    add_bench_target(
-        &repo.join("beta"),
-        "gated",
-        &criterion_source(&[("g_mix", BASE_ROUNDS)]),
-    );
+    add_fixture_target(&repo.join("beta"), "gated", &[("g_mix", BASE_ROUNDS)]);
     replace_in(
         repo,
         "beta/Cargo.toml",
@@ -58,7 +57,7 @@ fn write_base_members(repo: &Path) {
 
 fn workspace(root: &Path) -> std::path::PathBuf {
     let repo = root.join("work space");
-    criterion_workspace_repo(&repo, &["alpha", "beta", "gamma"], write_base_members);
+    fixture_workspace_repo(&repo, &["alpha", "beta", "gamma"], write_base_members);
     repo
 }
 
@@ -125,12 +124,11 @@ fn strings(items: &[&str]) -> BTreeSet<String> {
 
 #[test]
 fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
-    let _guard = measuring_lock();
     let root = scratch();
     let repo = workspace(root.path());
     let before = RepoState::capture(&repo);
 
-    let output = cargo_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
+    let output = fixture_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -189,7 +187,7 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
     );
 
     // The text listing names each target's package.
-    let output = cargo_perfdiff(&repo, &["HEAD", "HEAD", "--list"]);
+    let output = fixture_perfdiff(&repo, &["HEAD", "HEAD", "--list"]);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         text.contains("(bench target kern of package alpha, criterion)")
@@ -198,7 +196,7 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
     );
 
     // `-p` and `--bench` select as cargo does: `--bench kern` is every package's `kern`.
-    let output = cargo_perfdiff(
+    let output = fixture_perfdiff(
         &repo,
         &[
             "HEAD", "HEAD", "--list", "--format", "json", "--bench", "kern",
@@ -210,7 +208,7 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
         ids(&listing),
         strings(&["c_mix", "alpha::kern::mix", "beta::kern::mix", "b_mix"])
     );
-    let output = cargo_perfdiff(
+    let output = fixture_perfdiff(
         &repo,
         &["HEAD", "HEAD", "--list", "--format", "json", "-p", "beta"],
     );
@@ -224,7 +222,7 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
     // Globs as cargo takes them, in `-p` and in `--exclude`.
     for selection in [&["-p", "al*"][..], &["--workspace", "--exclude", "[bg]*"]] {
         let args = [&["HEAD", "HEAD", "--list", "--format", "json"], selection].concat();
-        let output = cargo_perfdiff(&repo, &args);
+        let output = fixture_perfdiff(&repo, &args);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
         let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
         assert_eq!(ids(&listing), strings(&["c_mix", "mix"]), "{selection:?}");
@@ -235,23 +233,18 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
 
 #[test]
 fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_member() {
-    let _guard = measuring_lock();
     let root = scratch();
     let repo = workspace(root.path());
     // Head: alpha's `c_mix` does twice the work, and a new member `delta` has its own `kern`.
-    replace_in(
-        &repo,
-        "alpha/benches/kern.rs",
-        &format!("c.bench_function(\"c_mix\", |b| b.iter(|| work(black_box({BASE_ROUNDS}))));"),
-        &format!("c.bench_function(\"c_mix\", |b| b.iter(|| work(black_box({CHANGED}))));"),
-    );
+    set_benchmark_in(&repo.join("alpha/kern.txt"), &format!("c_mix ns={CHANGED}"));
     write_workspace_manifest(&repo, &["alpha", "beta", "gamma", "delta"]);
-    write_criterion_package(
+    write_fixture_package(
         &repo.join("delta"),
         "delta",
         &[("kern", &[("mix", BASE_ROUNDS), ("d_only", BASE_ROUNDS)])],
         "",
     );
+    generate_lockfile(&repo);
     commit_all(&repo, "head: c_mix twice the work, a member delta");
     let before = RepoState::capture(&repo);
 
@@ -274,7 +267,7 @@ fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_memb
         samples.to_str().unwrap(),
     ];
     let args = [&options[..], FAST, STRICT_ALPHA].concat();
-    let output = cargo_perfdiff(&repo, &args);
+    let output = fixture_perfdiff(&repo, &args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     assert_eq!(verdict_of(&report, "c_mix"), "regressed", "{report:#}");
@@ -314,12 +307,12 @@ fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_memb
     assert_eq!(skipped, ["beta::gated", "gamma::kern"]);
 
     // A re-analysis reports the same names; the terminal table names each package.
-    let again = cargo_perfdiff(
+    let again = fixture_perfdiff(
         &repo,
         &["report", samples.to_str().unwrap(), "--format", "json"],
     );
     assert_eq!(ids(&json_report(&again)), ids(&report));
-    let table = all_output(&cargo_perfdiff(
+    let table = all_output(&fixture_perfdiff(
         &repo,
         &["report", samples.to_str().unwrap()],
     ));
@@ -330,7 +323,7 @@ fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_memb
     );
 
     // A filter on the plain id selects every target's benchmark of that id.
-    let output = cargo_perfdiff(
+    let output = fixture_perfdiff(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "^b_mix$",

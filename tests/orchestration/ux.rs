@@ -1,6 +1,7 @@
 //! The developer's loop and CI, end to end: configuration, gates, report formats, shards,
 //! calibration, and plain output when nobody is watching a terminal.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use std::path::Path;
@@ -34,14 +35,13 @@ fn append(path: &Path, text: &str) {
 
 #[test]
 fn a_workspace_metadata_threshold_changes_the_verdict_it_should() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = fixture_repo(&strong());
     let mut args = vec!["HEAD~1", "HEAD", "--format", "json"];
     // Six rounds, not three: the paired interval of three rounds has two degrees of freedom
     // (t = 9.9 at 99 %), and a CI machine whose forks differed by 15 % (half of the time spent
     // waiting for a CPU) left even a 44 % change `inconclusive` there.
     args.extend(fixed_rounds("6", &["--", "hash/checksum"]));
-    let strict = cargo_perfdiff(&repo, &args);
+    let strict = fixture_perfdiff(&repo, &args);
     let report = json(&strict);
     assert_eq!(
         verdict_of(&report, "hash/checksum"),
@@ -55,7 +55,7 @@ fn a_workspace_metadata_threshold_changes_the_verdict_it_should() {
         &repo.join("Cargo.toml"),
         "\n[workspace.metadata.perfdiff.benchmarks.\"hash/checksum\"]\nthreshold = 0.9\n",
     );
-    let lenient = cargo_perfdiff(&repo, &args);
+    let lenient = fixture_perfdiff(&repo, &args);
     let report = json(&lenient);
     let verdict = verdict_of(&report, "hash/checksum");
     assert!(
@@ -69,7 +69,7 @@ fn a_workspace_metadata_threshold_changes_the_verdict_it_should() {
         "the per-benchmark threshold is the one applied"
     );
 
-    let config = cargo_perfdiff(&repo, &["--print-config"]);
+    let config = fixture_perfdiff(&repo, &["--print-config"]);
     let text = String::from_utf8_lossy(&config.stdout);
     assert!(
         text.contains("hash/checksum") && text.contains("workspace.metadata.perfdiff"),
@@ -112,7 +112,7 @@ fn fail_on_drives_the_exit_code() {
         &[("same", 1.0), ("also-same", 1.0), ("more", 1.0)],
     );
     let gate = |file: &Path, fail_on: &str| {
-        let output = cargo_perfdiff(
+        let output = fixture_perfdiff(
             dir.path(),
             &["report", file.to_str().unwrap(), "--fail-on", fail_on],
         );
@@ -128,8 +128,7 @@ fn fail_on_drives_the_exit_code() {
 
 #[test]
 fn shards_merge_into_the_same_benchmark_set_as_one_run() {
-    let _guard = measuring_lock();
-    let (dir, repo) = shared_demo(&_guard, &strong_changes());
+    let (dir, repo) = fixture_repo(&strong());
     let mut sets = Vec::new();
     for shard in ["1/2", "2/2"] {
         let samples = dir.path().join(format!("shard{}.json", &shard[..1]));
@@ -144,7 +143,7 @@ fn shards_merge_into_the_same_benchmark_set_as_one_run() {
             "json",
         ];
         args.extend(quick(&[]));
-        let output = cargo_perfdiff(&repo, &args);
+        let output = fixture_perfdiff(&repo, &args);
         assert!(
             matches!(output.status.code(), Some(0 | 1)),
             "{}",
@@ -152,7 +151,7 @@ fn shards_merge_into_the_same_benchmark_set_as_one_run() {
         );
         sets.push(samples);
     }
-    let merged = cargo_perfdiff(
+    let merged = fixture_perfdiff(
         &repo,
         &[
             "report",
@@ -180,7 +179,7 @@ fn shards_merge_into_the_same_benchmark_set_as_one_run() {
         ],
         "the shards together are the whole suite, each benchmark once"
     );
-    let again = cargo_perfdiff(
+    let again = fixture_perfdiff(
         &repo,
         &[
             "report",
@@ -193,8 +192,7 @@ fn shards_merge_into_the_same_benchmark_set_as_one_run() {
 
 #[test]
 fn markdown_html_and_plain_logs_read_well() {
-    let _guard = measuring_lock();
-    let (dir, repo) = shared_demo(&_guard, &strong_changes());
+    let (dir, repo) = fixture_repo(&strong());
     let html = dir.path().join("report.html");
     let mut args = vec![
         "HEAD~1",
@@ -205,7 +203,7 @@ fn markdown_html_and_plain_logs_read_well() {
         html.to_str().unwrap(),
     ];
     args.extend(quick(&[]));
-    let output = cargo_perfdiff(&repo, &args);
+    let output = fixture_perfdiff(&repo, &args);
     // A report, whatever the verdicts: three rounds on a busy machine may leave hash/mix
     // inconclusive (exit 0), as a run of the whole suite beside other work once did.
     assert!(
@@ -255,11 +253,10 @@ fn markdown_html_and_plain_logs_read_well() {
 
 #[test]
 fn calibration_reports_the_noise_floor() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
+    let (_dir, repo) = fixture_repo(&strong());
     let mut args = vec!["--calibrate", "--format", "json"];
     args.extend(quick(&["--", "hash/steady"]));
-    let output = cargo_perfdiff(&repo, &args);
+    let output = fixture_perfdiff(&repo, &args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json(&output);
     let verdict = verdict_of(&report, "hash/steady");
@@ -284,10 +281,9 @@ fn build_note<'a>(stderr: &'a str, side: &str) -> &'a str {
 
 #[test]
 fn a_commit_built_by_the_last_run_is_not_built_again() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = fixture_repo(&strong());
     let args = quick(&["HEAD~1", "HEAD", "--", "hash/steady"]);
-    let first = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
+    let first = fixture_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
     let err = stderr(&first);
     assert!(first.status.code().is_some_and(|c| c <= 1), "{err}");
     assert!(build_note(&err, "base").contains("compiled"), "{err}");
@@ -296,7 +292,7 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     // The next commit: comparing it with its parent finds the parent built, in the other slot.
     append(&repo.join("src/lib.rs"), "\n// A third commit.\n");
     commit_all(&repo, "a third commit");
-    let second = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
+    let second = fixture_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
     let err = stderr(&second);
     assert!(second.status.code().is_some_and(|c| c <= 1), "{err}");
     assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
@@ -306,7 +302,7 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     assert_eq!(kept_executables(&repo), commits(&repo, &["HEAD~1", "HEAD"]));
 
     // Calibrating HEAD right after finds it built as well.
-    let calibration = cargo_perfdiff_with_env(
+    let calibration = fixture_perfdiff_with_env(
         &repo,
         &quick(&["--calibrate", "--", "hash/steady"]),
         &[NO_SHARED_BUILDS],
@@ -346,12 +342,11 @@ fn samples_files(runs: &Path) -> Vec<std::ffi::OsString> {
 
 #[test]
 fn list_names_what_a_run_would_measure_and_measures_nothing() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = shared_demo(&_guard, &strong_changes());
+    let (_dir, repo) = fixture_repo(&strong());
     // The samples files earlier runs in the shared repository saved: listing adds none.
     let runs = state_dir(&repo).join("runs");
     let saved_before = samples_files(&runs);
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "hash/"]);
+    let output = fixture_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "hash/"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let text = String::from_utf8(output.stdout).unwrap();
@@ -378,7 +373,7 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     assert!(!err.contains("a large suite"), "{err}");
     assert!(!err.contains("measuring"), "{err}");
     // Forks that measure 30 s each make the same suite large: the hint says how to measure less.
-    let long = cargo_perfdiff(
+    let long = fixture_perfdiff(
         &repo,
         &[
             "HEAD~1",
@@ -397,7 +392,7 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
         "{err}"
     );
     // Instruction forks are said as such, at valgrind's pace and not the settings' fork time.
-    let counted = cargo_perfdiff(
+    let counted = fixture_perfdiff(
         &repo,
         &[
             "HEAD~1",
@@ -425,7 +420,7 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     assert_eq!(saved, saved_before, "no samples file in {}", runs.display());
 
     // JSON for scripts, filters and all.
-    let output = cargo_perfdiff(
+    let output = fixture_perfdiff(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
@@ -437,33 +432,24 @@ fn list_names_what_a_run_would_measure_and_measures_nothing() {
     assert_eq!(listing["benchmarks"].as_array().unwrap().len(), 1);
 
     // Nothing to list is the same error a run gives.
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "no-such"]);
+    let output = fixture_perfdiff(&repo, &["HEAD~1", "HEAD", "--list", "--", "no-such"]);
     assert_clean_error(&output, 2, "no benchmark matches the filter");
 }
 
 #[test]
 fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
-    let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&strong_changes());
-    add_bench_group(
+    let (dir, repo) = fixture_repo(&strong());
+    // A group that sets its measurement time and sample size in code, as criterion's
+    // `group.measurement_time(…)` and `group.sample_size(…)` do: the fixture reports them as the
+    // settings it measured with.
+    set_benchmark(
         &repo,
-        "own",
-        &[("settings", "b.iter(|| black_box(20u64) * 3)")],
+        "own/settings ns=60 code-measurement-ms=150 code-sample-size=12",
     );
-    let opening = "let mut group = c.benchmark_group(\"own\");";
-    let with_settings = |samples: usize| {
-        format!(
-            "{opening}\n    group.measurement_time(std::time::Duration::from_millis(150));\n    \
-             group.sample_size({samples});"
-        )
-    };
-    replace_in(&repo, "benches/demo.rs", opening, &with_settings(12));
     commit_all(&repo, "base: a group with settings of its own");
-    replace_in(
+    set_benchmark(
         &repo,
-        "benches/demo.rs",
-        "group.sample_size(12);",
-        "group.sample_size(14);",
+        "own/settings ns=60 code-measurement-ms=150 code-sample-size=14",
     );
     commit_all(&repo, "head: another sample size");
 
@@ -477,7 +463,7 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
         samples.to_str().unwrap(),
     ];
     args.extend(quick(&["--", "^own/"]));
-    let report = json(&cargo_perfdiff(&repo, &args));
+    let report = json(&fixture_perfdiff(&repo, &args));
     let entry = bench_entry(&report, "own/settings");
     // FAST asks for 0.2 s and 10 samples; the group's 0.15 s and 12 or 14 win.
     for (side, samples) in [("base", 12), ("head", 14)] {
@@ -490,7 +476,7 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
     // Forks run; the analysed count (`base.forks`) leaves out a fork a noisy host disturbed.
     assert_eq!(entry["forks"]["base"], 3, "{entry:#}");
 
-    let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    let text = fixture_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     let out = all_output(&text);
     assert!(
         out.contains(
@@ -504,8 +490,7 @@ fn settings_a_benchmark_sets_in_code_are_reported_per_side() {
 
 #[test]
 fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let (_dir, repo) = fixture_repo(&strong());
     replace_in(
         &repo,
         "Cargo.toml",
@@ -517,7 +502,7 @@ fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
     add_bench_target(&member, "speed", "fn main() {}\n");
     commit_all(&repo, "a member with a bench target");
 
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let output = fixture_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert!(
@@ -531,16 +516,9 @@ fn workspace_members_whose_benches_cargo_leaves_out_are_named() {
 
 #[test]
 fn forks_that_slow_iterations_stretch_are_explained() {
-    let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&strong_changes());
-    add_bench_group(
-        &repo,
-        "heavy",
-        &[(
-            "sleep",
-            "b.iter(|| std::thread::sleep(std::time::Duration::from_millis(10)))",
-        )],
-    );
+    let (dir, repo) = fixture_repo(&strong());
+    // 10.5 ms an iteration, as a 10 ms sleep takes beside other work: reported, not slept.
+    set_benchmark(&repo, "heavy/sleep ns=10500000");
     commit_all(&repo, "a benchmark of 10 ms an iteration");
     append(&repo.join("src/lib.rs"), "\n// Another commit.\n");
     commit_all(&repo, "another commit");
@@ -567,15 +545,15 @@ fn forks_that_slow_iterations_stretch_are_explained() {
         "--",
         "^heavy/",
     ];
-    let run = cargo_perfdiff(&repo, &args);
+    let run = fixture_perfdiff(&repo, &args);
     assert!(
         run.status.code().is_some_and(|c| c <= 1),
         "{}",
         stderr(&run)
     );
-    let text = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    let text = fixture_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     let out = all_output(&text);
-    // A 10 ms sleep: 10.x ms on a quiet machine, more beside other work (12.4 ms seen).
+    // 10.5 ms an iteration, as the fixture reports it (a real 10 ms sleep took 10.x to 12.4 ms).
     let iteration_ms = out
         .split_once("note: heavy/sleep: one iteration takes ")
         .and_then(|(_, rest)| rest.split_once(" ms"))
@@ -593,21 +571,14 @@ fn forks_that_slow_iterations_stretch_are_explained() {
 
 #[test]
 fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
-    let _guard = measuring_lock();
-    let (dir, repo) = demo_repo(&strong_changes());
-    add_bench_group(&repo, "process", &[("placeholder", "b.iter(|| 1)")]);
+    let (dir, repo) = fixture_repo(&strong());
     // An id made of the process id, as chrono makes two of the time: new in every process.
-    replace_in(
-        &repo,
-        "benches/demo.rs",
-        "group.bench_function(\"placeholder\"",
-        "group.bench_function(format!(\"pid/{}\", std::process::id())",
-    );
+    set_benchmark(&repo, "process/pid ns=100 pid-id");
     commit_all(&repo, "a benchmark named after its process");
     append(&repo.join("src/lib.rs"), "\n// Another commit.\n");
     commit_all(&repo, "another commit");
 
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let output = fixture_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     assert!(
@@ -631,13 +602,13 @@ fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
         "--",
         "hash/steady",
     ]);
-    let run = cargo_perfdiff(&repo, &args);
+    let run = fixture_perfdiff(&repo, &args);
     assert!(
         run.status.code().is_some_and(|c| c <= 1),
         "{}",
         stderr(&run)
     );
-    let report = cargo_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
+    let report = fixture_perfdiff(&repo, &["report", samples.to_str().unwrap()]);
     for output in [&run, &report] {
         let text = all_output(output);
         assert!(

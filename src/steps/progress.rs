@@ -10,8 +10,14 @@
 //! times the forks still expected ([`crate::steps::estimate::time_left`]), the settings' estimate only
 //! until the first fork ends. indicatif's own ETA smooths the rate of recent steps, which at a
 //! round's end, where checkpoints and the next round's set-up take time without a step, swings.
+//!
+//! Selection's traces and native probes ([`Progress::start_steps`]) run side by side on every CPU
+//! before any fork, and can take minutes on a large suite: they get a bar (a line now and then in
+//! plain logs) with the time left too, from the mean time of each kind of step so far (a trace
+//! and a probe differ by far), over the CPUs they share.
 
 use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -50,6 +56,8 @@ pub struct Progress {
     started: Instant,
     bar: Option<ProgressBar>,
     run: Option<RunClock>,
+    /// Selection's steps, finished from several threads at once.
+    steps: Option<Mutex<StepClock>>,
 }
 
 /// What the time left of a run is computed from.
@@ -81,6 +89,7 @@ impl Progress {
             started: Instant::now(),
             bar: None,
             run: None,
+            steps: None,
         }
     }
 
@@ -216,9 +225,112 @@ impl Progress {
         }
     }
 
+    /// Starts selection's steps: prints `headline`, then a bar (plain lines now and then) of the
+    /// steps expected so far ([`Progress::expect_steps`]), each kind expected to take its `prior`
+    /// until one is done, `workers` of them at a time.
+    pub fn start_steps(&mut self, headline: &str, workers: usize, priors: [Duration; 2]) {
+        self.finish_bar();
+        self.note(headline);
+        let tally = |prior| StepTally {
+            done: 0,
+            total: 0,
+            spent: Duration::ZERO,
+            prior,
+        };
+        self.steps = Some(Mutex::new(StepClock {
+            workers: workers.max(1),
+            kinds: priors.map(tally),
+            last_line: None,
+        }));
+        if self.style == Style::Bars {
+            let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{elapsed:>4} [{bar:30.cyan/blue}] {prefix} {msg}")
+                    .expect("valid template")
+                    .progress_chars("=> "),
+            );
+            self.bar = Some(bar);
+        }
+    }
+
+    /// `count` more steps of `kind` are expected (the probes, once the traces tell which).
+    pub fn expect_steps(&self, kind: StepKind, count: u64) {
+        if let Some(clock) = self.step_clock(|clock| clock.kinds[kind as usize].total += count) {
+            self.show_steps(&clock, None);
+        }
+    }
+
+    /// `count` of the steps of `kind` expected will not run (a target that cannot be compared).
+    pub fn drop_steps(&self, kind: StepKind, count: u64) {
+        if let Some(clock) = self.step_clock(|clock| {
+            let tally = &mut clock.kinds[kind as usize];
+            tally.total = tally.total.saturating_sub(count).max(tally.done);
+        }) {
+            self.show_steps(&clock, None);
+        }
+    }
+
+    /// A step of `kind` ended after `took`: `what` names it (the benchmark).
+    pub fn step_done(&self, kind: StepKind, took: Duration, what: &str) {
+        let now = Instant::now();
+        let mut plain_line = false;
+        let clock = self.step_clock(|clock| {
+            let tally = &mut clock.kinds[kind as usize];
+            tally.done += 1;
+            tally.total = tally.total.max(tally.done);
+            tally.spent += took;
+            // Plain logs: a line every few seconds, and at the last step expected.
+            plain_line = clock.remaining() == 0
+                || clock
+                    .last_line
+                    .is_none_or(|last| now.duration_since(last) >= PLAIN_STEP_EVERY);
+            if plain_line {
+                clock.last_line = Some(now);
+            }
+        });
+        let Some(clock) = clock else {
+            return;
+        };
+        let what = format!("{} {what} in {}", kind.past(), wall(took));
+        match self.style {
+            Style::Plain if plain_line => self.plain(&format!("{}; {what}", clock.summary())),
+            Style::Bars => self.show_steps(&clock, Some(&what)),
+            _ => {}
+        }
+    }
+
+    /// Applies `change` to the steps' clock, and returns a copy of it after; `None` when no
+    /// steps were started.
+    fn step_clock(&self, change: impl FnOnce(&mut StepClock)) -> Option<StepClock> {
+        let mut clock = self
+            .steps
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        change(&mut clock);
+        Some(clock.clone())
+    }
+
+    /// Shows `clock` on the bar, with `message` when given.
+    fn show_steps(&self, clock: &StepClock, message: Option<&str>) {
+        if let Some(bar) = &self.bar {
+            let (done, total) = clock
+                .kinds
+                .iter()
+                .fold((0, 0), |(d, t), k| (d + k.done, t + k.total));
+            bar.set_length(total);
+            bar.set_position(done);
+            bar.set_prefix(clock.summary());
+            if let Some(message) = message {
+                bar.set_message(message.to_string());
+            }
+        }
+    }
+
     /// Clears any bar; further output is plain.
     pub fn finish_bar(&mut self) {
         self.run = None;
+        self.steps = None;
         if let Some(bar) = self.bar.take() {
             bar.finish_and_clear();
         }
@@ -234,6 +346,86 @@ impl Progress {
 impl Drop for Progress {
     fn drop(&mut self) {
         self.finish_bar();
+    }
+}
+
+/// How often plain logs say how selection's steps progress, at most.
+const PLAIN_STEP_EVERY: Duration = Duration::from_secs(5);
+
+/// A step of selection: a benchmark traced under valgrind, or probed natively.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepKind {
+    Trace = 0,
+    Probe = 1,
+}
+
+impl StepKind {
+    fn past(self) -> &'static str {
+        match self {
+            StepKind::Trace => "traced",
+            StepKind::Probe => "probed",
+        }
+    }
+}
+
+/// The steps of one kind: done and expected, the time the done ones took (each on its own
+/// thread), and what one is expected to take before any is done.
+#[derive(Debug, Clone, Copy)]
+struct StepTally {
+    done: u64,
+    total: u64,
+    spent: Duration,
+    prior: Duration,
+}
+
+impl StepTally {
+    /// The time one more step is expected to take.
+    fn per_step(&self) -> Duration {
+        match self.done {
+            0 => self.prior,
+            n => self.spent.div_f64(n as f64),
+        }
+    }
+}
+
+/// What the time left of selection's steps is computed from.
+#[derive(Debug, Clone)]
+struct StepClock {
+    /// Steps run at once.
+    workers: usize,
+    /// By [`StepKind`].
+    kinds: [StepTally; 2],
+    /// When plain logs last said how far the steps are.
+    last_line: Option<Instant>,
+}
+
+impl StepClock {
+    fn remaining(&self) -> u64 {
+        self.kinds.iter().map(|k| k.total - k.done).sum()
+    }
+
+    /// The time left: every step still expected at its kind's time per step, shared by the
+    /// workers (no more of them than there are steps left).
+    fn left(&self) -> Duration {
+        let work: Duration = self
+            .kinds
+            .iter()
+            .map(|k| k.per_step().mul_f64((k.total - k.done) as f64))
+            .sum();
+        let sharing = (self.workers as u64).min(self.remaining()).max(1);
+        work.div_f64(sharing as f64)
+    }
+
+    /// `3/11 traced, 1/2 probed, about 40 s left` (a kind none of is expected left out).
+    fn summary(&self) -> String {
+        let mut parts: Vec<String> = [StepKind::Trace, StepKind::Probe]
+            .iter()
+            .map(|&kind| (kind, self.kinds[kind as usize]))
+            .filter(|(_, tally)| tally.total > 0)
+            .map(|(kind, tally)| format!("{}/{} {}", tally.done, tally.total, kind.past()))
+            .collect();
+        parts.push(format!("about {} left", wall(self.left())));
+        parts.join(", ")
     }
 }
 
@@ -263,6 +455,73 @@ pub fn strip_control(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn clock(workers: usize, trace: (u64, u64, u64), probe: (u64, u64, u64)) -> StepClock {
+        let tally = |(done, total, spent_s): (u64, u64, u64), prior_s| StepTally {
+            done,
+            total,
+            spent: Duration::from_secs(spent_s),
+            prior: Duration::from_secs(prior_s),
+        };
+        StepClock {
+            workers,
+            kinds: [tally(trace, 3), tally(probe, 1)],
+            last_line: None,
+        }
+    }
+
+    #[test]
+    fn selection_s_time_left_counts_each_kind_at_its_own_pace_over_the_workers() {
+        // Nothing done: 10 traces at the prior 3 s, on 2 workers.
+        assert_eq!(
+            clock(2, (0, 10, 0), (0, 0, 0)).left(),
+            Duration::from_secs(15)
+        );
+        // 4 traces took 40 s in all (10 s each): 6 left, 30 s on 2 workers; and 2 probes at
+        // their prior 1 s.
+        assert_eq!(
+            clock(2, (4, 10, 40), (0, 2, 0)).left(),
+            Duration::from_secs(31)
+        );
+        // One step left: one worker runs it, the other waits.
+        assert_eq!(
+            clock(2, (9, 10, 90), (0, 0, 0)).left(),
+            Duration::from_secs(10)
+        );
+        assert_eq!(clock(2, (10, 10, 90), (0, 0, 0)).left(), Duration::ZERO);
+        assert_eq!(
+            clock(2, (4, 10, 40), (1, 2, 2)).summary(),
+            "4/10 traced, 1/2 probed, about 31.0 s left"
+        );
+        assert_eq!(
+            clock(1, (0, 3, 0), (0, 0, 0)).summary(),
+            "0/3 traced, about 9.0 s left"
+        );
+    }
+
+    #[test]
+    fn selection_s_steps_are_counted_from_any_thread() {
+        let mut progress = Progress::quiet();
+        progress.start_steps(
+            "tracing",
+            2,
+            [Duration::from_secs(3), Duration::from_secs(1)],
+        );
+        progress.expect_steps(StepKind::Trace, 4);
+        std::thread::scope(|scope| {
+            for k in 0..4 {
+                let progress = &progress;
+                scope.spawn(move || {
+                    progress.step_done(StepKind::Trace, Duration::from_secs(2), &format!("b{k}"))
+                });
+            }
+        });
+        progress.expect_steps(StepKind::Probe, 1);
+        let clock = progress.step_clock(|_| {}).unwrap();
+        assert_eq!(clock.summary(), "4/4 traced, 0/1 probed, about 1.0 s left");
+        progress.finish_bar();
+        assert!(progress.step_clock(|_| {}).is_none());
+    }
 
     #[test]
     fn strip_control_removes_escapes_but_keeps_text() {

@@ -162,8 +162,8 @@ const BOTH: &[Mode] = &[Mode::Test, Mode::Measure];
 #[test]
 fn a_criterion_trace_holds_its_own_benchmark_s_code_and_not_another_s() {
     let exe = fixture().executable("crit").to_path_buf();
-    let trace = traced("crit", CRITERION, "alpha", BOTH);
-    assert_eq!(trace.runs.len(), 2);
+    let trace = traced("crit", CRITERION, "alpha", Mode::runs_for(CRITERION));
+    assert_eq!(trace.runs.len(), 1);
     assert!(
         ran(&trace, &exe, "alpha_work"),
         "alpha_work not in the trace"
@@ -198,6 +198,64 @@ fn a_criterion_trace_holds_its_own_benchmark_s_code_and_not_another_s() {
 }
 
 #[test]
+fn a_benchmark_is_traced_once_in_its_harness_s_test_mode_not_measured() {
+    // The trace a selection makes: test mode alone, the routine called once, criterion's
+    // warm-up and sampling never entered (what later iterations reach is the native probe's).
+    let exe = fixture().executable("crit").to_path_buf();
+    let default = traced("crit", CRITERION, "warm", Mode::runs_for(CRITERION));
+    let modes: Vec<Mode> = default.runs.iter().map(|run| run.mode).collect();
+    assert_eq!(modes, [Mode::Test]);
+    assert!(
+        !ran(&default, &exe, "only_after_many_calls"),
+        "the routine was called more than a hundred times"
+    );
+    let measuring = criterion_routines(&default, &exe, &["warm_up", "sample"]);
+    assert!(measuring.is_empty(), "it measured: {measuring:?}");
+}
+
+#[test]
+fn a_criterion_trace_tells_what_ran_in_the_timed_loop_from_what_ran_only_outside_it() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let trace = traced("crit", CRITERION, "alpha", Mode::runs_for(CRITERION));
+    let timed = trace
+        .timed
+        .as_ref()
+        .expect("criterion's timed routine is in the trace");
+    assert!(timed.is_subset(&trace.executed));
+    let names = |addresses: &std::collections::BTreeSet<u64>| {
+        functions_of(&exe, &addresses.iter().copied().collect::<Vec<_>>())
+    };
+    let (inside, all) = (names(timed), names(&trace.executed));
+    // The routine's own work and criterion's `Bencher::iter` around it are inside.
+    assert!(ran(&trace, &exe, "alpha_work"));
+    let (start, end) = function_range(&exe, "alpha_work");
+    assert!(timed.range(start..end).next().is_some(), "{inside:?}");
+    assert!(
+        inside
+            .iter()
+            .any(|f| f.contains("Bencher") && f.contains("::iter")),
+        "{inside:?}"
+    );
+    // Criterion's argument parsing (clap) runs only at start-up: outside.
+    let parsing = |names: &std::collections::BTreeSet<String>| {
+        names.iter().filter(|f| f.starts_with("clap")).count()
+    };
+    assert!(parsing(&all) > 0, "no clap in the trace: {all:?}");
+    assert_eq!(parsing(&inside), 0, "{inside:?}");
+}
+
+/// The functions of criterion's `Routine` (its methods and their implementations) named `names`
+/// that `trace` ran in `executable`.
+fn criterion_routines(trace: &Trace, executable: &Path, names: &[&str]) -> Vec<String> {
+    let addresses: Vec<u64> = trace.executed.iter().copied().collect();
+    functions_of(executable, &addresses)
+        .into_iter()
+        .filter(|f| f.contains("criterion::routine::"))
+        .filter(|f| names.iter().any(|name| f.ends_with(&format!("::{name}"))))
+        .collect()
+}
+
+#[test]
 fn code_only_measuring_runs_is_in_the_trace_and_test_mode_alone_misses_it() {
     // `warm` takes another path after its hundredth call: criterion's warm-up and samples get
     // there, its test mode (one call) does not.
@@ -206,6 +264,9 @@ fn code_only_measuring_runs_is_in_the_trace_and_test_mode_alone_misses_it() {
     assert!(!ran(&test_only, &exe, "only_after_many_calls"));
     let both = traced("crit", CRITERION, "warm", BOTH);
     assert!(ran(&both, &exe, "only_after_many_calls"));
+    // Measuring enters criterion's warm-up and sampling, which test mode never does
+    // (`a_benchmark_is_traced_once_in_its_harness_s_test_mode_not_measured`).
+    assert!(!criterion_routines(&both, &exe, &["warm_up", "sample"]).is_empty());
     // The union: every function test mode ran is in it. (Not every address: the paths inside
     // a function can differ from run to run, as a `HashSet`'s probing does with its random
     // seed; seen in criterion's `BenchmarkId::ensure_title_unique`.)
@@ -221,12 +282,12 @@ fn code_only_measuring_runs_is_in_the_trace_and_test_mode_alone_misses_it() {
 #[test]
 fn a_lazily_built_static_and_a_batched_set_up_are_in_the_trace() {
     let exe = fixture().executable("crit").to_path_buf();
-    let lazy = traced("crit", CRITERION, "lazy", BOTH);
+    let lazy = traced("crit", CRITERION, "lazy", Mode::runs_for(CRITERION));
     assert!(
         ran(&lazy, &exe, "build_table"),
         "the lazy table's initialiser"
     );
-    let batched = traced("crit", CRITERION, "batched", BOTH);
+    let batched = traced("crit", CRITERION, "batched", Mode::runs_for(CRITERION));
     assert!(
         ran(&batched, &exe, "batched_setup"),
         "iter_batched's set-up"
@@ -236,7 +297,7 @@ fn a_lazily_built_static_and_a_batched_set_up_are_in_the_trace() {
 
 #[test]
 fn a_file_the_benchmark_reads_at_run_time_is_in_the_trace() {
-    let trace = traced("crit", CRITERION, "file", BOTH);
+    let trace = traced("crit", CRITERION, "file", Mode::runs_for(CRITERION));
     let inside = trace.files_under(&fixture().dir);
     assert_eq!(
         inside.get(Path::new("data/input.txt")),
@@ -346,8 +407,8 @@ fn a_command_is_traced_with_every_program_it_starts() {
 #[test]
 fn divan_libtest_and_bencher_traces_hold_their_own_benchmark_only() {
     let cases: [(&str, Harness, &str, usize); 3] = [
-        ("dv", Harness::Divan, "dv::alpha", 2),
-        ("lt", Harness::Libtest, "alpha", 2),
+        ("dv", Harness::Divan, "dv::alpha", 1),
+        ("lt", Harness::Libtest, "alpha", 1),
         ("bn", Harness::Bencher, "alpha", 1),
     ];
     let traces: Vec<Trace> = std::thread::scope(|scope| {

@@ -9,26 +9,28 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use super::context::is_command;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use super::{BuiltTarget, fork_timeout};
+use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
 use crate::model::samples::{Presence, SampleFile};
 use crate::model::target::TargetKey;
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
-use crate::steps::progress::Progress;
-use crate::steps::reach::code::Comparer;
+use crate::steps::progress::{Progress, StepKind};
+use crate::steps::reach::code::{CodeComparison, Comparer};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
-use crate::steps::reach::{decide, settings_differ, undecided};
+use crate::steps::reach::{decide, name_timed_part, settings_differ, undecided};
+use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
 /// selection is off (`--measure-all`). Benchmarks whose records already hold a selection (a
@@ -66,10 +68,56 @@ pub(super) fn select_by_reach(
                 .collect();
         }
     };
-    progress.note(&format!(
-        "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused)",
-        candidates.len() + commands.len()
-    ));
+    progress.start_steps(
+        &format!(
+            "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused), then each it would skip probed natively",
+            candidates.len() + commands.len()
+        ),
+        rayon::current_num_threads(),
+        [TRACE_PRIOR, probe_prior(selected.settings)],
+    );
+    let by_target = by_target(candidates);
+    let traces = by_target.values().map(Vec::len).sum::<usize>() + commands.len();
+    progress.expect_steps(StepKind::Trace, traces as u64);
+    // Read once for every target and command: what explains functions without a partner.
+    let versions = versions::changed(&selected.base.root, &selected.head.root);
+    let mut records = BTreeMap::new();
+    for ((base_key, head_key), benchmarks) in by_target {
+        let (Some(base), Some(head)) = (
+            selected.base.targets.get(&base_key),
+            selected.head.targets.get(&head_key),
+        ) else {
+            progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
+            continue;
+        };
+        records.extend(select_in_target(
+            selected,
+            &valgrind,
+            (base, head),
+            &benchmarks,
+            &versions,
+            progress,
+        ));
+    }
+    if !commands.is_empty() {
+        let (decided, kept) = super::reach_commands::select_commands(
+            selected, &valgrind, &commands, &versions, progress,
+        );
+        records.extend(decided);
+        if kept > 0 {
+            progress.note(&format!(
+                "{kept} of {} command trace(s) kept from an earlier run (the same command, programs and files)",
+                commands.len()
+            ));
+        }
+    }
+    progress.finish_bar();
+    announce(&records, progress);
+    records
+}
+
+/// `candidates` by their pair of bench targets (base's, head's).
+fn by_target(candidates: Vec<&Matched>) -> BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> {
     let mut by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>> = BTreeMap::new();
     for m in candidates {
         if let (Some(base), Some(head)) = (&m.base_target, &m.head_target) {
@@ -79,37 +127,19 @@ pub(super) fn select_by_reach(
                 .push(m);
         }
     }
-    // Read once for every target and command: what explains functions without a partner.
-    let versions = versions::changed(&selected.base.root, &selected.head.root);
-    let mut records = BTreeMap::new();
-    for ((base_key, head_key), benchmarks) in by_target {
-        let (Some(base), Some(head)) = (
-            selected.base.targets.get(&base_key),
-            selected.head.targets.get(&head_key),
-        ) else {
-            continue;
-        };
-        records.extend(select_in_target(
-            selected,
-            &valgrind,
-            (base, head),
-            &benchmarks,
-            &versions,
-        ));
-    }
-    if !commands.is_empty() {
-        let (decided, kept) =
-            super::reach_commands::select_commands(selected, &valgrind, &commands, &versions);
-        records.extend(decided);
-        if kept > 0 {
-            progress.note(&format!(
-                "{kept} of {} command trace(s) kept from an earlier run (the same command, programs and files)",
-                commands.len()
-            ));
-        }
-    }
-    announce(&records, progress);
-    records
+    by_target
+}
+
+/// What a benchmark's trace is expected to take before one is done: valgrind's start and one
+/// call of the routine in test mode.
+const TRACE_PRIOR: Duration = Duration::from_secs(3);
+
+/// What a native probe is expected to take before one is done: a fork's warm-up (at least the
+/// adaptive floor) and measurement, stretched by the probe's first margin, and a start.
+fn probe_prior(settings: &Settings) -> Duration {
+    let warm_up = Duration::from_millis(settings.warm_up_ms).max(WARMUP_TIME_MIN);
+    (warm_up + Duration::from_millis(settings.measurement_ms)).mul_f64(1.25)
+        + Duration::from_millis(500)
 }
 
 /// The selection of `benchmarks`, all of one bench target whose executables are `base` and
@@ -120,8 +150,10 @@ fn select_in_target(
     (base, head): (&BuiltTarget, &BuiltTarget),
     benchmarks: &[&Matched],
     versions: &[VersionChange],
+    progress: &Progress,
 ) -> Vec<(String, SelectionRecord)> {
     let all = |record: SelectionRecord| {
+        progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
         benchmarks
             .iter()
             .map(|m| (m.id.clone(), record.clone()))
@@ -163,7 +195,12 @@ fn select_in_target(
         .collect();
     let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
         .par_iter()
-        .map(|request| traced(request, valgrind, &cache, sides.perfdiff_dir))
+        .map(|request| {
+            let started = Instant::now();
+            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
+            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
+            trace
+        })
         .collect();
     let records = benchmarks
         .iter()
@@ -177,7 +214,7 @@ fn select_in_target(
         })
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records)
+    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
@@ -220,7 +257,16 @@ fn decide_traced(
             .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
         checkouts,
     );
-    decide(&code, &files, &[], versions)
+    let mut record = decide(&code, &files, &[], versions);
+    // Which of the changed functions its timed loop runs, when the trace tells.
+    if let (Some(timed), false) = (&traced.timed, record.changed_functions.is_empty()) {
+        match comparer.compare(timed) {
+            CodeComparison::Differs { functions, .. } => name_timed_part(&mut record, &functions),
+            CodeComparison::Same { .. } => name_timed_part(&mut record, &[]),
+            CodeComparison::Unknown { .. } => {}
+        }
+    }
+    record
 }
 
 /// The fork request whose trace tells what `matched` executes: base's cargo-built executable,

@@ -24,6 +24,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -35,6 +36,7 @@ use crate::steps::build::programs::Programs;
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
+use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts, FileComparison};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
@@ -51,10 +53,12 @@ pub(super) fn select_commands(
     valgrind: &Valgrind,
     commands: &[&Matched],
     versions: &[VersionChange],
+    progress: &Progress,
 ) -> (Vec<(String, SelectionRecord)>, usize) {
     let (programs, checkouts) = match comparable(sides) {
         Ok(found) => found,
         Err(record) => {
+            progress.drop_steps(StepKind::Trace, commands.len() as u64);
             let all = commands.iter().map(|m| (m.id.clone(), (*record).clone()));
             return (all.collect(), 0);
         }
@@ -70,7 +74,7 @@ pub(super) fn select_commands(
         programs.base.layout_dirs[0].clone(),
         programs.base_bin.clone(),
     ];
-    let (traces, kept) = traced(sides, valgrind, &requests, &project);
+    let (traces, kept) = traced(sides, valgrind, &requests, &project, progress);
     let executed: BTreeSet<String> = traces
         .iter()
         .flatten()
@@ -120,17 +124,23 @@ fn traced(
     valgrind: &Valgrind,
     requests: &[Result<ForkRequest, String>],
     project: &[PathBuf],
+    progress: &Progress,
 ) -> (Vec<Result<Trace, String>>, usize) {
     let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
     let traced: Vec<Result<CommandTrace, String>> = requests
         .par_iter()
         .map(|request| {
-            let request = request.as_ref()?;
-            cache
+            let request = request.as_ref().inspect_err(|_| {
+                progress.drop_steps(StepKind::Trace, 1);
+            })?;
+            let started = Instant::now();
+            let trace = cache
                 .get_or_trace_command(request, project, || {
                     traced_afresh(request, valgrind, sides.perfdiff_dir)
                 })
-                .map_err(|e| format!("its trace failed: {e}"))
+                .map_err(|e| format!("its trace failed: {e}"));
+            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
+            trace
         })
         .collect();
     let kept = traced.iter().flatten().filter(|t| t.kept).count();

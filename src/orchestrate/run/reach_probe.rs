@@ -8,12 +8,13 @@
 //! functions is computed once per pair of executables, by the same [`Comparer`] that decided.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
 use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
+use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{Probe, probe_benchmark};
 use crate::steps::reach::undecided;
@@ -28,6 +29,7 @@ pub(super) fn probe_skipped(
     comparer: &mut Comparer<'_>,
     requests: &[ForkRequest],
     records: Vec<(String, SelectionRecord)>,
+    progress: &Progress,
 ) -> Vec<(String, SelectionRecord)> {
     if !records.iter().any(|(_, record)| record.skipped()) {
         return records;
@@ -48,6 +50,10 @@ pub(super) fn probe_skipped(
         perfdiff_dir: sides.perfdiff_dir,
         policy: &policy,
     };
+    if !entries.is_empty() {
+        let skipped = records.iter().filter(|(_, r)| r.skipped()).count();
+        progress.expect_steps(StepKind::Probe, skipped as u64);
+    }
     // One probe per CPU at a time, as the traces run.
     records
         .into_par_iter()
@@ -56,7 +62,12 @@ pub(super) fn probe_skipped(
             if !record.skipped() {
                 return (id, record);
             }
-            (id, probing.probed(record, request))
+            let started = Instant::now();
+            let probed = probing.probed(record, request);
+            if !probing.entries.is_empty() {
+                progress.step_done(StepKind::Probe, started.elapsed(), &id);
+            }
+            (id, probed)
         })
         .collect()
 }

@@ -11,8 +11,9 @@
 //!
 //! The parts, in the order a decision takes them:
 //! - [`trace`]: what one benchmark executes (instruction addresses in its executable) and which
-//!   files it opens, under valgrind's callgrind, in its harness's test mode and a short measuring
-//!   run; kept per executable content;
+//!   files it opens, under valgrind's callgrind, in its harness's test mode (one call of the
+//!   timed routine; what later calls reach is the native [`probe`]'s); kept per executable
+//!   content;
 //! - [`code`]: whether those functions, and the data they reach, are the same machine code on
 //!   both sides, compared in the objects the executables were linked from;
 //! - [`files`]: whether the files of the checkout it read are the same in both checkouts;
@@ -103,13 +104,26 @@ fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> Sel
         changed_files: files,
         ..SelectionRecord::default()
     };
-    record.detail = reached_detail(&record);
+    record.detail = reached_detail(&record, None);
     record
 }
 
+/// Says, in the detail of `record` (a benchmark that executes changed code), which of its changed
+/// functions run within its timed loop and which only outside it: `timed` are the changed
+/// functions among the code its timed routine reached ([`trace::Trace::timed`]). Only the detail
+/// changes: what is measured does not (what runs outside the loop still computes its inputs).
+pub fn name_timed_part(record: &mut SelectionRecord, timed: &[String]) {
+    if record.reason == SelectionReason::ReachesChange && !record.changed_functions.is_empty() {
+        record.detail = reached_detail(record, Some(timed));
+    }
+}
+
 /// "it executes changed code: a, b; reaches changed data: c; reads a changed file: d", at most
-/// three names of each.
-fn reached_detail(record: &SelectionRecord) -> String {
+/// three names of each. With `timed` (the changed functions its timed loop reached), the code
+/// says which part it is in: "executes changed code: a (in its timed loop), and only outside it
+/// (start-up, set-up, teardown): b", or "executes changed code only outside its timed loop
+/// (start-up, set-up, teardown): b".
+fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String {
     let list = |names: &[String]| {
         let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
         if names.len() > 3 {
@@ -117,15 +131,43 @@ fn reached_detail(record: &SelectionRecord) -> String {
         }
         text
     };
-    let parts: Vec<String> = [
-        ("executes changed code", &record.changed_functions),
-        ("reaches changed data", &record.changed_data),
-        ("reads changed files", &record.changed_files),
-    ]
-    .into_iter()
-    .filter(|(_, names)| !names.is_empty())
-    .map(|(what, names)| format!("{what}: {}", list(names)))
-    .collect();
+    let functions = &record.changed_functions;
+    let code = match timed {
+        _ if functions.is_empty() => None,
+        None => Some(format!("executes changed code: {}", list(functions))),
+        Some(timed) => {
+            let (inside, outside): (Vec<String>, Vec<String>) =
+                functions.iter().cloned().partition(|f| timed.contains(f));
+            const OUTSIDE: &str = "(start-up, set-up, teardown)";
+            Some(match (inside.is_empty(), outside.is_empty()) {
+                (false, true) => format!(
+                    "executes changed code: {} (in its timed loop)",
+                    list(&inside)
+                ),
+                (true, _) => format!(
+                    "executes changed code only outside its timed loop {OUTSIDE}: {}",
+                    list(&outside)
+                ),
+                (false, false) => format!(
+                    "executes changed code: {} (in its timed loop), and only outside it {OUTSIDE}: {}",
+                    list(&inside),
+                    list(&outside)
+                ),
+            })
+        }
+    };
+    let parts: Vec<String> = code
+        .into_iter()
+        .chain(
+            [
+                ("reaches changed data", &record.changed_data),
+                ("reads changed files", &record.changed_files),
+            ]
+            .into_iter()
+            .filter(|(_, names)| !names.is_empty())
+            .map(|(what, names)| format!("{what}: {}", list(names))),
+        )
+        .collect();
     format!("it {}", parts.join("; "))
 }
 
@@ -237,5 +279,54 @@ mod tests {
         };
         let record = decide(&paired, &quiet, &[], &bump);
         assert_eq!(record.detail, "it executes changed code: demo::mix");
+    }
+
+    #[test]
+    fn the_detail_says_which_changed_functions_run_only_outside_the_timed_loop() {
+        let differs = CodeComparison::Differs {
+            functions: vec![
+                "demo::mix".into(),
+                "criterion::Criterion<M>::configure_from_args".into(),
+            ],
+            data: vec!["demo::TABLE".into()],
+            unpaired: false,
+        };
+        let quiet = FileComparison::default();
+        let mut record = decide(&differs, &quiet, &[], &[]);
+        name_timed_part(&mut record, &["demo::mix".to_string()]);
+        assert_eq!(
+            record.detail,
+            "it executes changed code: demo::mix (in its timed loop), and only outside it \
+             (start-up, set-up, teardown): criterion::Criterion<M>::configure_from_args; \
+             reaches changed data: demo::TABLE"
+        );
+        // Still measured, for the same reason, with the same names.
+        assert!(record.measured);
+        assert_eq!(record.reason, SelectionReason::ReachesChange);
+        assert_eq!(record.changed_functions.len(), 2);
+        // Nothing inside: only the outside part is named.
+        let mut record = decide(&differs, &quiet, &[], &[]);
+        name_timed_part(&mut record, &[]);
+        assert!(
+            record
+                .detail
+                .starts_with("it executes changed code only outside its timed loop"),
+            "{}",
+            record.detail
+        );
+        // All inside.
+        let mut record = decide(&differs, &quiet, &[], &[]);
+        let all = record.changed_functions.clone();
+        name_timed_part(&mut record, &all);
+        assert_eq!(
+            record.detail,
+            "it executes changed code: demo::mix, criterion::Criterion<M>::configure_from_args \
+             (in its timed loop); reaches changed data: demo::TABLE"
+        );
+        // A skipped or undecided record keeps its detail.
+        let mut same = decide(&same(), &quiet, &[], &[]);
+        let detail = same.detail.clone();
+        name_timed_part(&mut same, &[]);
+        assert_eq!(same.detail, detail);
     }
 }

@@ -9,14 +9,17 @@
 //! the symbol table) and the paths it touched ([`Trace::files`]) are what the selection then
 //! compares between the two sides.
 //!
-//! Why two runs: the harness's own test mode runs the benchmark once, which misses what only
-//! measuring runs (criterion's warm-up and samples, a branch taken after many iterations, a
-//! thread pool that starts on load); a short measuring run misses nothing of that but, for a
-//! harness whose single run would be enough, costs more. The trace is the union of both
-//! ([`Mode`]); `bencher`, which has no test mode, is traced measuring only. Both runs select
-//! the one benchmark with an exact filter, and both run as forks do: the fork's working
-//! directory and environment, criterion with a private `CRITERION_HOME` (and measuring over its
-//! runner protocol, which writes no report), so nothing is written into the user's checkout.
+//! Why one run, in test mode: the harness's own test mode calls the benchmark's timed routine
+//! once, which is the cheapest run that still executes it (criterion, divan, libtest; `bencher`,
+//! which has none, is traced in a short measuring run, [`Mode`]). What only later iterations
+//! reach (criterion's warm-up and samples, a branch taken after many calls) is not in the trace:
+//! every benchmark the trace would skip is then run natively for a fork's length with a
+//! breakpoint on every changed function ([`super::probe`]), which finds it at native speed. A
+//! measuring run under valgrind, traced beside it until 2026-11-28, cost minutes for a slow
+//! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s, whichever
+//! is longer) is stopped, and the benchmark measured. The run selects the one benchmark with an
+//! exact filter, and runs as a fork does: the fork's working directory and environment,
+//! criterion with a private `CRITERION_HOME`, so nothing is written into the user's checkout.
 //!
 //! A command is traced in one execution, every program it starts traced too
 //! ([`Trace::executed_by_program`]).
@@ -74,6 +77,12 @@ pub struct Trace {
     pub cwd: PathBuf,
     /// The runs the trace rests on.
     pub runs: Vec<RunSummary>,
+    /// Of `executed`, what ran within the calls of the benchmark's timed routine (criterion's
+    /// `Bencher::iter` and the like); the rest ran only outside it (the harness's start-up, the
+    /// benchmark's set-up, teardown). `None` when the trace cannot tell (another harness, a run
+    /// that started a thread, a trace kept from before 2026-11-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed: Option<BTreeSet<u64>>,
 }
 
 /// One run of a trace: its mode, the instructions valgrind counted (every process), its wall
@@ -103,6 +112,17 @@ pub enum TraceError {
         who: String,
         mode: Mode,
         tail: String,
+    },
+    /// The run took longer than a trace may ([`runs::budget`]) and was stopped.
+    #[error(
+        "tracing {who} ({mode}) was stopped after {}, the most a trace may take (a fork's time or {}, whichever is longer): its routine is too slow under valgrind",
+        crate::util::terminal::wall_time(budget.as_millis() as u64),
+        crate::util::terminal::wall_time(runs::BUDGET_FLOOR.as_millis() as u64)
+    )]
+    OverBudget {
+        who: String,
+        mode: Mode,
+        budget: std::time::Duration,
     },
     /// A profile is missing, cut short or unreadable.
     #[error("tracing {who} ({mode}): {path}: {message}")]
@@ -139,6 +159,15 @@ pub enum TraceError {
 impl Trace {
     /// Adds what one run found.
     fn add(&mut self, run: runs::RunTrace) {
+        // Known only when every run tells it.
+        self.timed = match (self.runs.is_empty(), self.timed.take(), run.timed) {
+            (true, _, timed) => timed,
+            (false, Some(mut mine), Some(theirs)) => {
+                mine.extend(theirs);
+                Some(mine)
+            }
+            _ => None,
+        };
         self.executed.extend(run.executed);
         for (program, addresses) in run.by_program {
             self.executed_by_program
@@ -180,9 +209,10 @@ fn who(req: &ForkRequest) -> String {
 
 /// Traces the benchmark of `req` (a fork request as the time metric builds it: executable,
 /// working directory, environment, harness, exact id, timeout per run) under `valgrind`, each
-/// run in a directory of its own under `scratch` (kept by the caller until this returns): the
-/// union of a test-mode run and a short measuring run ([`Mode::runs_for`]); a command (`req.command`
-/// set, as the time metric builds its fork) in one execution.
+/// run in a directory of its own under `scratch` (kept by the caller until this returns): one
+/// test-mode run ([`Mode::runs_for`]; `bencher` a short measuring run), within its budget
+/// ([`runs::budget`]); a command (`req.command` set, as the time metric builds its fork) in one
+/// execution.
 pub fn trace_benchmark(
     req: &ForkRequest,
     valgrind: &Valgrind,

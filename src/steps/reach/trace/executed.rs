@@ -20,10 +20,13 @@ use std::path::Path;
 use object::{Object, ObjectSymbol};
 
 /// The executed instruction positions of one profile, by object (`ob=`), and by function within
-/// each object (the raw, mangled name callgrind gave it).
+/// each object (the raw, mangled name callgrind gave it); and the calls made, by caller.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Executed {
     pub objects: BTreeMap<String, ObjectCode>,
+    /// Every function (raw name, whatever its object) called from each function (`cfn=`):
+    /// what ran from the time a function was entered until it returned, as a graph.
+    pub calls: BTreeMap<String, BTreeSet<String>>,
 }
 
 /// What ran in one object.
@@ -58,6 +61,32 @@ impl Executed {
                     .extend(addresses);
             }
         }
+        for (caller, callees) in other.calls {
+            self.calls.entry(caller).or_default().extend(callees);
+        }
+    }
+
+    /// The functions `roots` (raw names) called, directly or through others, and the roots
+    /// themselves when they ran. A function called from a root on one call and from elsewhere on
+    /// another is in it: the graph does not tell the calls apart.
+    pub fn reached_from(&self, roots: &BTreeSet<String>) -> BTreeSet<String> {
+        let ran = |name: &String| {
+            self.calls.contains_key(name)
+                || self
+                    .objects
+                    .values()
+                    .any(|o| o.functions.contains_key(name))
+        };
+        let mut reached: BTreeSet<String> = roots.iter().filter(|r| ran(r)).cloned().collect();
+        let mut pending: Vec<String> = reached.iter().cloned().collect();
+        while let Some(caller) = pending.pop() {
+            for callee in self.calls.get(&caller).into_iter().flatten() {
+                if reached.insert(callee.clone()) {
+                    pending.push(callee.clone());
+                }
+            }
+        }
+        reached
     }
 }
 
@@ -137,7 +166,12 @@ impl Reader {
             }
             "fn" => self.function = without_recursion_level(&resolve(&mut self.functions, value)?),
             "cfn" => {
-                resolve(&mut self.functions, value)?;
+                let callee = without_recursion_level(&resolve(&mut self.functions, value)?);
+                self.executed
+                    .calls
+                    .entry(self.function.clone())
+                    .or_default()
+                    .insert(callee);
             }
             "calls" | "jump" | "jcnd" => self.source_line = true,
             _ => {}
@@ -333,6 +367,27 @@ totals: 30
             BTreeSet::from([0x8000, 0x8002, 0x8003, 0x8005, 0x8010])
         );
         assert_eq!(exe.functions["frame_dummy"], BTreeSet::from([0x7e2f0]));
+    }
+
+    #[test]
+    fn the_calls_make_a_graph_and_what_a_function_reached_is_followed_through_it() {
+        let executed = parse(PROFILE).unwrap();
+        assert_eq!(
+            executed.calls["_ZN4demo3mix17h0123E"],
+            BTreeSet::from(["memcpy".to_string()])
+        );
+        let roots = |names: &[&str]| names.iter().map(|n| n.to_string()).collect();
+        assert_eq!(
+            executed.reached_from(&roots(&["_ZN4demo3mix17h0123E"])),
+            roots(&["_ZN4demo3mix17h0123E", "memcpy"])
+        );
+        // A root that did not run reaches nothing; a function nothing calls is not reached.
+        assert!(executed.reached_from(&roots(&["absent"])).is_empty());
+        assert!(
+            !executed
+                .reached_from(&roots(&["_ZN4demo3mix17h0123E"]))
+                .contains("frame_dummy")
+        );
     }
 
     #[test]

@@ -1,15 +1,24 @@
 //! The runs of a trace, by harness: the command line of each, how it is started, and how its
 //! output shows that the benchmark ran.
 //!
-//! - test mode: criterion `--test` and divan `--test` with the exact id, a libtest `#[bench]`
-//!   run once as a test (`--exact NAME` without `--bench`); `bencher` has none (it always
+//! - test mode, the one run of a benchmark's trace ([`Mode::runs_for`]): criterion `--test` and
+//!   divan `--test` with the exact id, a libtest `#[bench]` run once as a test (`--exact NAME`
+//!   without `--bench`); each calls the timed routine once. `bencher` has none (it always
 //!   measures);
-//! - measuring mode: criterion as a fork over its runner protocol with a wrapper script putting
-//!   valgrind in front ([`crate::steps::instructions::criterion::write_wrapper`]), with
-//!   [`MEASURE_WARM_UP`] and [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's
-//!   command line (divan's times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
+//! - measuring mode, `bencher`'s one run (and any caller's explicit choice): criterion as a fork
+//!   over its runner protocol with a wrapper script putting valgrind in front
+//!   ([`crate::steps::instructions::criterion::write_wrapper`]), with [`MEASURE_WARM_UP`] and
+//!   [`MEASURE_TIME`]; divan, libtest and `bencher` with their fork's command line (divan's
+//!   times [`MEASURE_TIME`]; libtest's and bencher's schedule is fixed);
 //! - a command: its `prepare` line natively, then one execution with `--trace-children=yes`,
 //!   the addresses kept by program (the profile's `cmd:`).
+//!
+//! Why test mode only: a measuring run under valgrind repeats the routine for a wall time that
+//! valgrind stretches some 50-fold, so a benchmark of slow iterations traced that way cost
+//! minutes (277 s for 11 benchmarks on a real workspace, more than measuring them); what the
+//! further iterations reach is what the native probe covers, at native speed
+//! (docs/design/selection-trace.md, "What one run misses"). A benchmark's run is also bounded
+//! ([`budget`]): one that takes longer is stopped and the benchmark measured.
 //!
 //! A successful exit is not enough: a filter that matches nothing exits with success too (and
 //! the trace would miss the benchmark entirely), so each run's output must show the benchmark:
@@ -28,7 +37,8 @@ use super::syscalls::{self, Touched};
 use super::{RunSummary, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
-use crate::steps::instructions::{Valgrind, dumps};
+use crate::steps::instructions::callgrind::demangle;
+use crate::steps::instructions::{Valgrind, criterion, dumps, symbols};
 
 /// Criterion's least warm-up in a measuring run (a fork's own, when longer): long enough for a
 /// few doubling warm-up calls under valgrind.
@@ -37,7 +47,7 @@ pub const MEASURE_WARM_UP: Duration = Duration::from_millis(100);
 /// divan's (criterion 0.3 rounds it up to one second). Criterion still runs its samples (10, of at least 1, 2, … 10 iterations).
 pub const MEASURE_TIME: Duration = Duration::from_millis(100);
 
-/// Which of a benchmark's two runs.
+/// Which run of a trace: a benchmark's (test mode, or bencher's measuring run), or a command's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
@@ -59,12 +69,13 @@ impl Mode {
         }
     }
 
-    /// The runs a benchmark of `harness` is traced with.
+    /// The runs a benchmark of `harness` is traced with: the cheapest that still executes its
+    /// timed routine, test mode (one call), for every harness that has one.
     pub fn runs_for(harness: Harness) -> &'static [Mode] {
         match harness {
             Harness::Bencher => &[Mode::Measure],
             Harness::Command => &[Mode::Execution],
-            _ => &[Mode::Test, Mode::Measure],
+            Harness::Criterion(_) | Harness::Divan | Harness::Libtest => &[Mode::Test],
         }
     }
 }
@@ -75,6 +86,21 @@ impl std::fmt::Display for Mode {
     }
 }
 
+/// The least time a benchmark's trace may take before it is stopped: valgrind's start on a large
+/// executable (its symbols and line tables) takes seconds, and a busy machine stretches it.
+pub const BUDGET_FLOOR: Duration = Duration::from_secs(30);
+
+/// How long the run of a benchmark's trace may take (`req` as the time metric builds its fork):
+/// a fork's own time (warm-up and measurement) or [`BUDGET_FLOOR`], whichever is longer, and
+/// never longer than the fork timeout. Test mode calls the routine once, some 50 times slower
+/// than natively, where a fork calls it at least as often as its samples (criterion's 10 samples
+/// at least 55 times): a routine whose one call outlasts the budget is measured instead.
+pub fn budget(req: &ForkRequest) -> Duration {
+    (req.warm_up + req.measurement)
+        .max(BUDGET_FLOOR)
+        .min(req.timeout)
+}
+
 /// What one run found.
 pub(super) struct RunTrace {
     pub executed: BTreeSet<u64>,
@@ -83,6 +109,8 @@ pub(super) struct RunTrace {
     pub libraries: BTreeSet<PathBuf>,
     pub touched: Touched,
     pub summary: RunSummary,
+    /// Of `executed`, what ran within the calls of the timed routine ([`timed_code`]).
+    pub timed: Option<BTreeSet<u64>>,
 }
 
 /// The valgrind options of a traced run writing into `dir`.
@@ -195,13 +223,7 @@ pub(super) fn run(
     req.criterion_home = home.clone();
     req.cpu = None;
     let started = Instant::now();
-    match (req.harness, mode) {
-        (Harness::Criterion(_), Mode::Measure) => {
-            run_criterion_fork(&mut req, valgrind, dir, &out, &who)?;
-        }
-        (_, Mode::Execution) => run_command(&req, valgrind, &out, &who)?,
-        _ => run_direct(&mut req, valgrind, mode, &out, &who)?,
-    }
+    launch(&mut req, valgrind, mode, dir, &who)?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let failed = |message: String| TraceError::Profile {
         who: who.clone(),
@@ -210,7 +232,7 @@ pub(super) fn run(
         message,
     };
     let (profiles, instructions) = read_profiles(&out).map_err(failed)?;
-    let (touched, logged) = read_logs(&out, &req.cwd).map_err(io(&out))?;
+    let (touched, logged, spawned) = read_logs(&out, &req.cwd).map_err(io(&out))?;
     // A process that neither wrote its profile nor replaced itself with another program was
     // killed before its end: what it ran is not known.
     if let Some((pid, _)) = logged
@@ -235,12 +257,16 @@ pub(super) fn run(
             libraries,
             touched,
             summary,
+            timed: None,
         });
     }
     let mut executed = Executed::default();
     for profile in profiles {
         executed.merge(profile.executed);
     }
+    let timed = (!spawned)
+        .then(|| timed_code(&executed, req.harness, &req.executable))
+        .flatten();
     let (addresses, libraries) = split_objects(executed, &req.executable, context)?;
     Ok(RunTrace {
         executed: addresses,
@@ -248,6 +274,36 @@ pub(super) fn run(
         libraries,
         touched,
         summary,
+        timed,
+    })
+}
+
+/// Runs `req` in `mode` under valgrind, its profiles in `dir`'s `out`, a benchmark within its
+/// [`budget`] (a command within the fork timeout).
+fn launch(
+    req: &mut ForkRequest,
+    valgrind: &Valgrind,
+    mode: Mode,
+    dir: &Path,
+    who: &str,
+) -> Result<(), TraceError> {
+    let (out, timeout) = (dir.join("out"), req.timeout);
+    let limit = (mode != Mode::Execution).then(|| budget(req));
+    req.timeout = limit.unwrap_or(req.timeout);
+    let started = Instant::now();
+    let ran = match (req.harness, mode) {
+        (Harness::Criterion(_), Mode::Measure) => run_criterion_fork(req, valgrind, dir, &out, who),
+        (_, Mode::Execution) => run_command(req, valgrind, &out, who),
+        _ => run_direct(req, valgrind, mode, &out, who),
+    };
+    // Killed at its budget rather than at the fork timeout the user set: say so.
+    ran.map_err(|e| match limit {
+        Some(budget) if budget < timeout && started.elapsed() >= budget => TraceError::OverBudget {
+            who: who.to_string(),
+            mode,
+            budget,
+        },
+        _ => e,
     })
 }
 
@@ -410,6 +466,44 @@ fn run_direct(
     Ok(())
 }
 
+/// The addresses of the executable that ran within the calls of its timed routine (criterion's
+/// `Bencher::iter` and the like, [`criterion::is_measured_method`]): the code of every function
+/// the routine called, directly or through others, found in the profile's call graph
+/// ([`Executed::reached_from`]). A function called both inside and outside is inside.
+///
+/// `None` when that cannot be told: for another harness (libtest's and `bencher`'s timed loop is
+/// inlined into the benchmark's own function, divan's runs in a sample task), or when no timed
+/// routine ran. The caller also gives `None` when the run started a thread: what another
+/// thread runs while the routine waits for it has no call from the routine.
+fn timed_code(executed: &Executed, harness: Harness, executable: &Path) -> Option<BTreeSet<u64>> {
+    if !matches!(harness, Harness::Criterion(_)) {
+        return None;
+    }
+    let own: Vec<&executed::ObjectCode> = executed
+        .objects
+        .iter()
+        .filter(|(object, _)| executed::is_same_file(object, executable))
+        .map(|(_, code)| code)
+        .collect();
+    let roots: BTreeSet<String> = own
+        .iter()
+        .flat_map(|code| code.functions.keys())
+        .filter(|raw| criterion::is_measured_method(&symbols::skeleton(&demangle(raw))))
+        .cloned()
+        .collect();
+    if roots.is_empty() {
+        return None;
+    }
+    let reached = executed.reached_from(&roots);
+    let addresses = own
+        .iter()
+        .flat_map(|code| &code.functions)
+        .filter(|(function, _)| reached.contains(*function))
+        .flat_map(|(_, addresses)| addresses.iter().copied())
+        .collect();
+    Some(addresses)
+}
+
 /// One process's profile: what ran, and the program it ran (`cmd:`, as valgrind resolved it).
 struct ProcessProfile {
     pid: u32,
@@ -458,11 +552,32 @@ fn totals(text: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// What the system calls of every process in `out` touched, and each process's pid with
-/// whether it ended by starting another program ([`syscalls::replaced_itself`]). The first
+/// Whether a line of valgrind's system-call log starts a thread: `clone` with `CLONE_THREAD`
+/// in its flags (valgrind writes them in hex, `sys_clone ( 3d0f00, …`), or `clone3`, whose
+/// flags the log does not show (valgrind 3.19 refuses it, so glibc falls back to `clone`). A
+/// process started by `fork`, `vfork` or `posix_spawn` (`clone(fork)`) is not a thread: it has
+/// its own profile, and callgrind's call stack goes on in it from where it forked.
+fn starts_thread(line: &str) -> bool {
+    const CLONE_THREAD: u64 = 0x10000;
+    if line.contains(" sys_clone3 ") {
+        return true;
+    }
+    let Some((_, args)) = line.split_once(" sys_clone ( ") else {
+        return false;
+    };
+    let flags = args.split([',', ' ']).next().unwrap_or("");
+    u64::from_str_radix(flags.trim_start_matches("0x"), 16).map_or(true, |f| f & CLONE_THREAD != 0)
+}
+
+/// What the logs of a run's processes tell ([`read_logs`]).
+type Logs = (Touched, Vec<(u32, bool)>, bool);
+
+/// What the system calls of every process in `out` touched, each process's pid with whether it
+/// ended by starting another program ([`syscalls::replaced_itself`]), and whether any started a
+/// thread ([`starts_thread`]). The first
 /// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
 /// too unless the first changed its directory, in which case where they started is not known.
-fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool)>)> {
+fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -479,6 +594,7 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool
     let mut touched = Touched::default();
     let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);
+    let mut spawned = false;
     for (index, (pid, path)) in logs.iter().enumerate() {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let start = if index == 0 { Some(cwd) } else { children_cwd };
@@ -487,8 +603,9 @@ fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<(Touched, Vec<(u32, bool
         }
         touched.merge(syscalls::parse(&text, start));
         processes.push((*pid, syscalls::replaced_itself(&text)));
+        spawned |= text.lines().any(starts_thread);
     }
-    Ok((touched, processes))
+    Ok((touched, processes, spawned))
 }
 
 /// The addresses executed in `executable` (checked to be its virtual addresses), and the other
@@ -634,6 +751,50 @@ mod tests {
     }
 
     #[test]
+    fn a_benchmark_is_traced_in_test_mode_alone_where_its_harness_has_one() {
+        for harness in [
+            Harness::Criterion(CliDialect::Current),
+            Harness::Criterion(CliDialect::Criterion03),
+            Harness::Divan,
+            Harness::Libtest,
+        ] {
+            assert_eq!(Mode::runs_for(harness), [Mode::Test], "{harness}");
+        }
+        assert_eq!(Mode::runs_for(Harness::Command), [Mode::Execution]);
+    }
+
+    #[test]
+    fn a_trace_may_take_a_fork_s_time_or_the_floor_and_never_more_than_the_fork_timeout() {
+        let request = |warm_up_ms: u64, measurement_ms: u64, timeout_s: u64| ForkRequest {
+            executable: PathBuf::from("/bench"),
+            cwd: PathBuf::from("/"),
+            env: Vec::new(),
+            benchmark_id: "a".to_string(),
+            harness: Harness::Criterion(CliDialect::Current),
+            warm_up: Duration::from_millis(warm_up_ms),
+            measurement: Duration::from_millis(measurement_ms),
+            sample_size: 30,
+            timeout: Duration::from_secs(timeout_s),
+            criterion_home: PathBuf::from("/home"),
+            cpu: None,
+            command: None,
+        };
+        // The defaults (100 ms and 500 ms): the floor.
+        assert_eq!(budget(&request(100, 500, 300)), BUDGET_FLOOR);
+        // A fork longer than the floor: the fork's time.
+        assert_eq!(
+            budget(&request(20_000, 40_000, 300)),
+            Duration::from_secs(60)
+        );
+        // Never past the fork timeout.
+        assert_eq!(budget(&request(100, 500, 10)), Duration::from_secs(10));
+        assert_eq!(
+            budget(&request(200_000, 400_000, 300)),
+            Duration::from_secs(300)
+        );
+    }
+
+    #[test]
     fn a_run_counts_only_when_its_output_shows_the_benchmark() {
         let criterion = Harness::Criterion(CliDialect::Current);
         assert!(shows_run(
@@ -692,6 +853,23 @@ mod tests {
         assert!(!watch.ran());
         watch.line("Success");
         assert!(watch.ran());
+    }
+
+    #[test]
+    fn a_thread_is_told_from_a_process_in_valgrind_s_log() {
+        // As valgrind 3.19 logs them: criterion's `posix_spawn` of gnuplot, and a thread.
+        assert!(!starts_thread(
+            "SYSCALL[30009,1](56) sys_clone ( 4111, 0x4b31ff0, 0x0, 0x0, 0x0 )   clone(fork): process 30009 created child 30059"
+        ));
+        assert!(starts_thread(
+            "SYSCALL[9881,1](56) sys_clone ( 3d0f00, 0x6a3fd70, 0x6a409d0, 0x6a409d0, 0x6a406c0 ) --> [pre-success] Success(0x2692)"
+        ));
+        assert!(starts_thread(
+            "SYSCALL[9881,1](435) sys_clone3 ( 0x1ffefff8a0, 88 )"
+        ));
+        assert!(!starts_thread(
+            "SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a43(/etc/hostname), 0 )"
+        ));
     }
 
     #[test]

@@ -92,7 +92,9 @@ pub(super) fn select_commands(
         .iter()
         .filter_map(|(name, pair)| {
             let (base, head) = pair.as_ref().ok()?;
-            Some((name.as_str(), Comparer::new(base, head)))
+            let comparer =
+                Comparer::new(base, head).with_checkouts(&checkouts.0, &checkouts.1, versions);
+            Some((name.as_str(), comparer))
         })
         .collect();
     let own_files = programs.files();

@@ -288,7 +288,11 @@ impl<'a> Walk<'a> {
                 let label = named.or_else(|| self.anonymous(label));
                 for ((sb, vb, zb), (sh, vh, zh)) in db.into_iter().zip(dh) {
                     if (vb, zb) != (vh, zh) {
-                        return Err(Mismatch { data: label });
+                        let bytes_b = symbol_bytes(self.base.bytes(sb), vb, zb);
+                        let bytes_h = symbol_bytes(self.head.bytes(sh), vh, zh);
+                        return Err(Mismatch {
+                            data: self.paths.versioned(label, bytes_b, bytes_h),
+                        });
                     }
                     self.data.insert(sb);
                     pending.push((sb, sh, label.clone()));
@@ -313,6 +317,13 @@ impl<'a> Walk<'a> {
                 .unwrap_or_else(|| format!("data of {}", self.owner)),
         )
     }
+}
+
+/// The bytes of a data symbol at `value` of `size` in its section's `bytes` (what lies inside).
+fn symbol_bytes(bytes: &[u8], value: u64, size: u64) -> &[u8] {
+    let from = (value as usize).min(bytes.len());
+    let to = (value.saturating_add(size) as usize).clamp(from, bytes.len());
+    &bytes[from..to]
 }
 
 /// What a relocation into a section of merged constants (`.rodata.cst16`, `.rodata.str1.1`)

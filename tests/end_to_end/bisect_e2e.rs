@@ -15,25 +15,6 @@ use std::time::{Duration, Instant};
 use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
-/// Tiny forks, one code layout, a wide threshold (the changes are 4× and 0.2×), at most six
-/// forks a side per attempt.
-const BISECT_FAST: &[&str] = &[
-    "--warm-up-time",
-    "0.05",
-    "--measurement-time",
-    "0.1",
-    "--sample-size",
-    "10",
-    "--seed",
-    "7",
-    "--layouts",
-    "1",
-    "--threshold",
-    "0.5",
-    "--max-forks",
-    "6",
-];
-
 /// The demo crate with nothing changed in its second commit.
 fn unchanged_demo() -> (Scratch, PathBuf) {
     demo_repo(&DemoOptions {

@@ -15,25 +15,6 @@ use std::time::{Duration, Instant};
 
 use support::*;
 
-/// Tiny forks, one code layout, a wide threshold (the changes are 4× and 0.2×), at most six
-/// forks a side per attempt.
-const BISECT_FAST: &[&str] = &[
-    "--warm-up-time",
-    "0.05",
-    "--measurement-time",
-    "0.1",
-    "--sample-size",
-    "10",
-    "--seed",
-    "7",
-    "--layouts",
-    "1",
-    "--threshold",
-    "0.5",
-    "--max-forks",
-    "6",
-];
-
 fn write_notes(repo: &Path, text: &str) {
     let path = repo.join("NOTES.md");
     let mut notes = std::fs::read_to_string(&path).unwrap_or_default();

@@ -807,3 +807,22 @@ pub fn write_workspace_manifest(repo: &Path, members: &[&str]) {
     )
     .unwrap();
 }
+
+/// Tiny forks, one code layout, a wide threshold (the changes are 4× and 0.2×), at most six
+/// forks a side per attempt: the bisection tests' settings.
+pub const BISECT_FAST: &[&str] = &[
+    "--warm-up-time",
+    "0.05",
+    "--measurement-time",
+    "0.1",
+    "--sample-size",
+    "10",
+    "--seed",
+    "7",
+    "--layouts",
+    "1",
+    "--threshold",
+    "0.5",
+    "--max-forks",
+    "6",
+];

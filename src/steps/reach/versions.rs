@@ -7,7 +7,9 @@
 //! instantiation of a generic over its types, a new name, and code identity pairs functions by
 //! name: nothing of the package has a partner and every benchmark that runs it is measured. That
 //! is conservative and correct, but naming one unpaired function as "changed code" misleads; the
-//! version change is what happened (docs/design/selection-trace.md, "Version bumps").
+//! version change is what happened. A comparison's own builds no longer hash the version in
+//! (`crate::steps::build::normalize`, docs/design/build-normalisation.md), so this explains
+//! builds made without that; the changes also name the version in data that holds it.
 //!
 //! Only path packages (workspace members and path dependencies: no `source` in the lock) are
 //! listed: a registry dependency's new version is new code as well as new names, and the

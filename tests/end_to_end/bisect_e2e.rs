@@ -30,15 +30,6 @@ fn unchanged_demo() -> (Scratch, PathBuf) {
     })
 }
 
-fn write_notes(repo: &Path, text: &str) {
-    let path = repo.join("NOTES.md");
-    let mut notes = std::fs::read_to_string(&path).unwrap_or_default();
-    notes.push_str(text);
-    notes.push('\n');
-    std::fs::write(path, notes).unwrap();
-    commit_all(repo, &format!("docs: {text}"));
-}
-
 fn mix_four_times_slower(repo: &Path) {
     replace_in(
         repo,

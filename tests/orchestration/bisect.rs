@@ -15,15 +15,6 @@ use std::time::{Duration, Instant};
 
 use support::*;
 
-fn write_notes(repo: &Path, text: &str) {
-    let path = repo.join("NOTES.md");
-    let mut notes = std::fs::read_to_string(&path).unwrap_or_default();
-    notes.push_str(text);
-    notes.push('\n');
-    std::fs::write(path, notes).unwrap();
-    commit_all(repo, &format!("docs: {text}"));
-}
-
 /// Commits a comment in the fixture's library: a commit that changes no benchmark.
 fn commit_a_comment_in_the_fixture_library(repo: &Path) {
     replace_in(

@@ -826,3 +826,13 @@ pub const BISECT_FAST: &[&str] = &[
     "--max-forks",
     "6",
 ];
+
+/// Appends `text` to the repository's `NOTES.md` and commits it: a commit that changes no code.
+pub fn write_notes(repo: &Path, text: &str) {
+    let path = repo.join("NOTES.md");
+    let mut notes = std::fs::read_to_string(&path).unwrap_or_default();
+    notes.push_str(text);
+    notes.push('\n');
+    std::fs::write(path, notes).unwrap();
+    commit_all(repo, &format!("docs: {text}"));
+}

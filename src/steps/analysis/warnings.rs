@@ -63,21 +63,8 @@ pub enum BenchWarning {
     Text(String),
 }
 
-/// A side of the comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    Base,
-    Head,
-}
-
-impl Side {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Side::Base => "base",
-            Side::Head => "head",
-        }
-    }
-}
+/// A side of the comparison: the schedule's.
+pub use crate::steps::schedule::Side;
 
 impl BenchWarning {
     /// The warnings of how a benchmark stopped: given up by futility, or at the cap. `max_forks`

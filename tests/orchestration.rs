@@ -10,17 +10,28 @@
 
 mod support;
 
+#[path = "common/processes.rs"]
+mod processes;
+
 #[path = "orchestration/bench_fixture.rs"]
 mod bench_fixture;
 
 #[path = "orchestration/bisect.rs"]
 mod bisect;
+#[path = "orchestration/commands.rs"]
+mod commands;
 #[path = "orchestration/compare.rs"]
 mod compare;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
 #[path = "orchestration/robustness.rs"]
 mod robustness;
+#[path = "orchestration/robustness_build.rs"]
+mod robustness_build;
+#[path = "orchestration/robustness_forks.rs"]
+mod robustness_forks;
+#[path = "orchestration/robustness_interrupt.rs"]
+mod robustness_interrupt;
 #[path = "orchestration/ux.rs"]
 mod ux;
 #[path = "orchestration/workspaces.rs"]

@@ -24,6 +24,8 @@ mod commands;
 mod compare;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
+#[path = "orchestration/layouts.rs"]
+mod layouts;
 #[path = "orchestration/robustness.rs"]
 mod robustness;
 #[path = "orchestration/robustness_build.rs"]

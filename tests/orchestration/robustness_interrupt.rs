@@ -5,9 +5,9 @@
 //! lock); a crash (SIGKILL) too leaves a file that loads and resumes. The repository is unchanged.
 //!
 //! On the deterministic fixture (moved from `end_to_end::robustness_interrupt`): what is tested
-//! is the run's handling of a signal, not a measurement. Its forks of `hash/mix` take a second
-//! each (`fork-ms=`) so that the signal arrives mid-run, and its build script sleeps a minute so
-//! that the signal arrives while cargo builds.
+//! is the run's handling of a signal, not a measurement. Its forks of `hash/mix` take half a
+//! second each (`fork-ms=`) so that the signal arrives mid-run, and its build script sleeps a
+//! minute so that the signal arrives while cargo builds.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -45,11 +45,11 @@ enum Signal {
     Kill,
 }
 
-/// The fixture with `hash/mix`'s forks lasting a second each, its time doubled in head.
+/// The fixture with `hash/mix`'s forks lasting half a second each, its time doubled in head.
 fn slow_forks_repo() -> (Scratch, std::path::PathBuf) {
     let (dir, repo) = fixture_repo(&unchanged());
-    set_benchmark(&repo, "hash/mix ns=5000 fork-ms=1000");
-    commit_all(&repo, "base: forks that last a second");
+    set_benchmark(&repo, "hash/mix ns=5000 fork-ms=500");
+    commit_all(&repo, "base: forks that last half a second");
     scale_benchmark(&repo, "hash/mix", 2.0);
     commit_all(&repo, "head: mix twice the time");
     (dir, repo)

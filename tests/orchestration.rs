@@ -17,6 +17,8 @@ mod bench_fixture;
 mod bisect;
 #[path = "orchestration/compare.rs"]
 mod compare;
+#[path = "orchestration/duet_shared.rs"]
+mod duet_shared;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
 #[path = "orchestration/robustness.rs"]

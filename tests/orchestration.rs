@@ -22,6 +22,8 @@ mod bisect;
 mod commands;
 #[path = "orchestration/compare.rs"]
 mod compare;
+#[path = "orchestration/duet_shared.rs"]
+mod duet_shared;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
 #[path = "orchestration/layouts.rs"]

@@ -254,11 +254,13 @@ fn error_control_holds_on_recorded_forks() {
     let quiet = pools(QUIET);
     let alpha = 0.05;
     let a_a = run(&quiet, 0.0, &settings(0.0, alpha), 300);
+    eprintln!("A/A at threshold 0: false alarms {:.3}", a_a.false_alarms());
     assert!(a_a.false_alarms() <= alpha, "A/A: {a_a:?}");
     let defaults = settings(0.02, 0.01);
     for change in [0.02, -0.02] {
         let edge = run(&quiet, change, &defaults, 300);
         let share = edge.share(edge.unchanged);
+        eprintln!("at {change:+}: unchanged {share:.3}");
         assert!(share <= defaults.equivalence_alpha, "{change}: {edge:?}");
     }
 }

@@ -4,8 +4,10 @@
 //! own directory in (`env!("CARGO_MANIFEST_DIR")`) to read its fixtures. Each runs with
 //! selection on: the same code on both sides is `unchanged (same code)` without a fork.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
+
+use cargo_perfdiff::orchestrate::run::state_dir;
 
 use crate::support;
 
@@ -40,7 +42,7 @@ fn copy_demo_lock(to: &Path) {
 
 /// A repository shaped like many libraries' (a `benches/` package of its own, excluded from
 /// the root workspace, depending on the library at `..`), committed as "base": `mix` and `sum`
-/// run the library's work, `version` reads its version.
+/// run the library's work, `version` reads its version and its directory.
 fn library_with_a_bench_package(repo: &Path) {
     std::fs::create_dir_all(repo.join("src")).unwrap();
     git_ok(repo, &["init", "-q"]);
@@ -55,7 +57,8 @@ fn library_with_a_bench_package(repo: &Path) {
         "pub fn mix(rounds: u64) -> u64 {\n    let mut x = 1u64;\n    for i in 0..rounds {\n        \
          x = (x ^ i).wrapping_mul(0x100_0000_01b3).rotate_left(5);\n    }\n    x\n}\n\n\
          pub fn sum(rounds: u64) -> u64 {\n    (0..rounds).fold(0u64, |s, i| s.wrapping_add(i * 3))\n}\n\n\
-         pub fn version() -> &'static str {\n    env!(\"CARGO_PKG_VERSION\")\n}\n",
+         pub fn version() -> &'static str {\n    env!(\"CARGO_PKG_VERSION\")\n}\n\n\
+         pub fn home() -> &'static str {\n    env!(\"CARGO_MANIFEST_DIR\")\n}\n",
     )
     .unwrap();
     let benches = repo.join("benches");
@@ -72,12 +75,62 @@ fn library_with_a_bench_package(repo: &Path) {
          fn benches(c: &mut Criterion) {\n    \
          c.bench_function(\"mix\", |b| b.iter(|| shapelib::mix(black_box(200))));\n    \
          c.bench_function(\"sum\", |b| b.iter(|| shapelib::sum(black_box(200))));\n    \
-         c.bench_function(\"version\", |b| b.iter(|| black_box(shapelib::version()).len()));\n}\n\n\
+         c.bench_function(\"version\", |b| b.iter(|| black_box(shapelib::version()).len() + black_box(shapelib::home()).len()));\n}\n\n\
          criterion_group!(group, benches);\ncriterion_main!(group);\n",
     );
     copy_demo_lock(&benches);
     std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
     commit_all(repo, "base");
+}
+
+/// Every file under `dir` whose name starts with `prefix`.
+fn files_named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(files_named(&path, prefix));
+        } else if entry.file_name().to_string_lossy().starts_with(prefix) {
+            found.push(path);
+        }
+    }
+    found
+}
+
+/// Every bench executable the run kept for `repo` (its cargo build and its layouts, under the
+/// run's bin directory beside the worktree slots `slots`) names no link, and base's names
+/// base's slot.
+fn assert_each_names_its_checkout(repo: &Path, slots: &Path) {
+    let bin = slots
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .join("bin");
+    let executables = files_named(&bin, "shapes-");
+    assert!(!executables.is_empty(), "{}", bin.display());
+    for executable in &executables {
+        assert!(
+            !holds(executable, &slots.join("live")),
+            "{}",
+            executable.display()
+        );
+    }
+    let base_commit = git_ok(repo, &["rev-parse", "HEAD~1"]);
+    let base = executables
+        .iter()
+        .find(|exe| exe.to_string_lossy().contains(base_commit.trim()))
+        .expect("base's executable");
+    assert!(holds(base, &slots.join("base")), "{}", base.display());
+}
+
+/// Whether the file at `path` holds `text`.
+fn holds(path: &Path, text: &Path) -> bool {
+    let bytes = std::fs::read(path).unwrap();
+    let text = text.as_os_str().as_encoded_bytes();
+    bytes.windows(text.len()).any(|window| window == text)
 }
 
 #[test]
@@ -98,6 +151,11 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
     let output = selecting(&repo, &args);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
+    // Built through one path, each executable (cargo's and every code layout linked for the
+    // forks) names its own checkout (`home()`), whatever the link points at now.
+    let slots =
+        state_dir(&shared_target_dir(), &repo.join("benches")).join("worktrees/target/package");
+    assert_each_names_its_checkout(&repo, &slots);
     let report = json_report(&output);
     for id in ["mix", "sum"] {
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
@@ -106,13 +164,16 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
         err.contains("2 of 3 benchmark(s) execute the same code"),
         "{err}"
     );
-    // The benchmark that reads the version compiles the new one in: measured, naming the data.
-    // (Where the version is a constant of its own the reason names it too, "it holds the
-    // version of …": `steps::reach::code::identity` tests that; here rustc merges it into the
-    // constants of criterion's `Bencher::iter`, which the comparison names.)
+    // The benchmark that reads the version compiles the new one in: measured, and the changed
+    // data it reaches (criterion's `Bencher::iter`'s, where rustc put the string) is said to
+    // hold the version.
     assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
     let read = bench_entry(&report, "version")["selection"].to_string();
     assert!(read.contains("changed data"), "{read}");
+    assert!(
+        read.contains("it holds the version of `shapelib`, 0.1.0 → 0.2.0"),
+        "{read}"
+    );
 
     // A change of one function of the library reaches the benchmark that calls it, by name,
     // and no other: the library outside the bench package's workspace is paired by its code.
@@ -125,6 +186,38 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
     assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
     let changed = bench_entry(&report, "sum")["selection"].to_string();
     assert!(changed.contains("shapelib::sum"), "{changed}");
+}
+
+#[test]
+fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    replace_in(
+        &repo,
+        "benches/benches/shapes.rs",
+        "black_box(200)",
+        "black_box(201)",
+    );
+    commit_all(&repo, "mix does more rounds");
+    let args = with_options(
+        &parent_vs_head_json(&["sum"]),
+        &["--manifest-path", "benches/Cargo.toml", "--verbose"],
+    );
+    let output = perfdiff_command(&repo, &args).output().expect("cargo runs");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    // The library is one unit to cargo for both checkouts (built through one path), and head's
+    // checkout of the same source, written after base's build, is not taken for changed.
+    assert_eq!(err.matches(": compiling shapelib").count(), 1, "{err}");
+    assert!(
+        err.contains("base HEAD~1 (") && err.contains("head HEAD ("),
+        "{err}"
+    );
+    assert!(err.contains("one path for both checkouts"), "{err}");
+    // The bench package changed: compiled on both sides.
+    assert_eq!(err.matches(": compiling shapebench").count(), 2, "{err}");
 }
 
 /// A virtual workspace whose `fixtures` crate finds its files through the directory compiled

@@ -329,6 +329,10 @@ impl Builder<'_> {
         let programs = self.build_programs(&root, &label, &bin_dir, &mut on_event)?;
         progress.finish_bar();
         progress.note(&log.summary(&label, executables.len(), programs.as_ref()));
+        let one_path = crate::steps::build::one_path_of(&root);
+        if let Some(normalised) = crate::steps::build::normalize::described(one_path.as_ref()) {
+            progress.detail(&format!("{label}: {normalised}"));
+        }
         let command_failures = match &programs {
             Some(programs) => prepare_side(self.commands, programs, &root, &label, progress),
             None => Vec::new(),
@@ -450,7 +454,8 @@ impl BuildLog {
         match event {
             BuildEvent::Compiling(name) => {
                 self.compiled += 1;
-                progress.step_message(&format!("building {label}: {name}"))
+                progress.step_message(&format!("building {label}: {name}"));
+                progress.detail(&format!("{label}: compiling {name}"));
             }
             BuildEvent::Message(text) => progress.detail(text),
             BuildEvent::Finished => {}

@@ -63,6 +63,7 @@ pub fn build_benches(
         label,
         shared_target_dir,
         separate_build_dir: packages.separate_build_dir,
+        one_path: super::one_path_of(workspace_dir),
     };
     let build = site.kept_or_built(
         opts.cargo_args(),
@@ -144,7 +145,7 @@ pub(super) fn finish_benches(
         config_env: &config_env,
         native_library_dirs: &native_library_dirs,
     };
-    kept.executables = copy_executables(&built, cargo.label, bin_dir)?;
+    kept.executables = copy_executables(&built, cargo, bin_dir)?;
     Ok(kept)
 }
 
@@ -349,6 +350,7 @@ pub(crate) fn layouts_of(
         &link,
         &inputs,
         relinker.cargo.workspace_dir,
+        relinker.cargo.one_path.as_ref(),
     )?;
     Ok(Layouts {
         paths: (1..relinker.opts.layouts)
@@ -358,9 +360,25 @@ pub(crate) fn layouts_of(
     })
 }
 
+/// Copies an executable cargo built `from` the target directory `to` a bin directory, with
+/// what it compiled in through the link of `cargo`'s build set to its checkout
+/// ([`super::one_path::OnePath::patch_file`]).
+pub(crate) fn copy_out(cargo: &CargoBuild, from: &Path, to: &Path) -> Result<(), BuildError> {
+    copy_into(from, to, cargo.label)?;
+    match &cargo.one_path {
+        Some(one) => one.patch_file(to).map_err(|source| BuildError::Copy {
+            revision: cargo.label.to_string(),
+            from: from.to_path_buf(),
+            to: to.to_path_buf(),
+            source,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Copies an executable `from` the target directory to `to` in a bin directory of `label`'s,
 /// creating the directory.
-pub(crate) fn copy_into(from: &Path, to: &Path, label: &str) -> Result<(), BuildError> {
+pub(super) fn copy_into(from: &Path, to: &Path, label: &str) -> Result<(), BuildError> {
     let dir = to.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(|source| BuildError::BinDir {
         revision: label.to_string(),
@@ -402,8 +420,12 @@ pub(super) fn compile_benches(
     let mut built: Vec<(String, String)> = Vec::new();
     let mut earlier_errors: Vec<String> = Vec::new();
     loop {
-        let (parsed, stderr_tail, status) =
-            run_cargo(cargo.command(&attempt), cargo.workspace_dir, on_event)?;
+        let (parsed, stderr_tail, status) = run_cargo(
+            cargo.command(&attempt),
+            cargo.workspace_dir,
+            cargo.one_path.as_ref(),
+            on_event,
+        )?;
         if status.success() && parsed.success != Some(false) {
             let asked = asked_bench_targets(packages, &built, &parsed.benches);
             return Ok(Compiled {
@@ -572,7 +594,7 @@ impl Built<'_> {
 /// Copies each bench executable into `bin_dir` and describes it.
 pub(super) fn copy_executables(
     built: &Built,
-    label: &str,
+    cargo: &CargoBuild,
     bin_dir: &Path,
 ) -> Result<Vec<BenchExecutable>, BuildError> {
     let mut executables = Vec::new();
@@ -583,7 +605,7 @@ pub(super) fn copy_executables(
             .map(OsStr::to_os_string)
             .unwrap_or_else(|| OsString::from(&artifact.target));
         let destination = bin_dir.join(file_name);
-        copy_into(&artifact.executable, &destination, label)?;
+        copy_out(cargo, &artifact.executable, &destination)?;
         let layouts = built
             .layouts
             .get(&(artifact.package_id.clone(), artifact.target.clone()));

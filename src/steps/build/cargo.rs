@@ -11,6 +11,7 @@ use cargo_metadata::{Message, TargetKind};
 
 use super::cargo_env::{BuildScriptEnv, cargo_program};
 use super::cargo_output::{BenchArtifact, FailedTarget};
+use super::one_path::OnePath;
 use super::workspace::{
     all_benches_failed_hint, bench_packages_elsewhere, has_separate_build_dir, revision_metadata,
 };
@@ -225,6 +226,9 @@ pub(crate) struct CargoBuild<'a> {
     pub(super) shared_target_dir: &'a Path,
     /// True when cargo reports a `build.build-dir` apart from the target directory.
     pub(super) separate_build_dir: bool,
+    /// The link cargo builds the checkout through, when its workspace lies below the checkout's
+    /// root ([`OnePath`]).
+    pub(crate) one_path: Option<OnePath>,
 }
 
 impl<'a> CargoBuild<'a> {
@@ -241,6 +245,7 @@ impl<'a> CargoBuild<'a> {
             label,
             shared_target_dir,
             separate_build_dir: has_separate_build_dir(&metadata),
+            one_path: one_path_of(workspace_dir),
         })
     }
 
@@ -254,11 +259,29 @@ impl<'a> CargoBuild<'a> {
     }
 
     /// `cargo ARGS` in the workspace, building into the shared target directory, its output
-    /// piped, in its own process group.
+    /// piped, in its own process group; through the link of [`OnePath`], pointed at this
+    /// checkout, where there is one (else through the checkout's own path).
     pub(crate) fn cargo(&self, args: &[String]) -> Command {
         let mut command = Command::new(cargo_program());
+        let checkout = super::freshness::Checkout::containing(self.workspace_dir);
+        let through = self.one_path.as_ref().filter(|one| one.point().is_ok());
+        match through {
+            Some(one) => {
+                let (subcommand, rest) = args
+                    .split_first()
+                    .map_or((None, args), |(s, r)| (Some(s), r));
+                let manifest = one.through_link(self.workspace_dir).join("Cargo.toml");
+                command
+                    .args(subcommand)
+                    .arg("--manifest-path")
+                    .arg(manifest)
+                    .args(rest.iter().map(|arg| one.arg_through_link(arg)));
+            }
+            None => {
+                command.args(args);
+            }
+        }
         command
-            .args(args)
             .current_dir(self.workspace_dir)
             .env("CARGO_TARGET_DIR", self.shared_target_dir)
             .stdin(Stdio::null())
@@ -270,8 +293,8 @@ impl<'a> CargoBuild<'a> {
             command.env("CARGO_BUILD_BUILD_DIR", self.shared_target_dir);
         }
         // The same source builds the same code in either checkout, at any version.
-        let checkout = super::freshness::Checkout::containing(self.workspace_dir);
-        super::normalize::apply(&mut command, &checkout.root);
+        let root = through.map_or(checkout.root.as_path(), |one| one.link.as_path());
+        super::normalize::apply(&mut command, root);
         // Its own process group, so an interrupt stops cargo and its compilers together.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
@@ -299,10 +322,22 @@ impl<'a> CargoBuild<'a> {
     }
 }
 
-/// Runs cargo, feeding both output streams to the collector and `on_event` on this thread.
+/// The link a cargo build in `workspace_dir` goes through, when builds are normalised and the
+/// workspace lies below its checkout's root ([`OnePath::for_workspace`]).
+pub(crate) fn one_path_of(workspace_dir: &Path) -> Option<OnePath> {
+    let checkout = super::freshness::Checkout::containing(workspace_dir);
+    let workspace = std::path::absolute(workspace_dir).ok()?;
+    super::normalize::enabled()
+        .then(|| OnePath::for_workspace(&checkout.root, &workspace))
+        .flatten()
+}
+
+/// Runs cargo, feeding both output streams to the collector and `on_event` on this thread; what
+/// cargo says through the link of `one_path` is read as the checkout's ([`OnePath::to_slot`]).
 pub(crate) fn run_cargo(
     mut command: Command,
     dir: &Path,
+    one_path: Option<&OnePath>,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<(ParsedBuild, Vec<String>, std::process::ExitStatus), BuildError> {
     let mut child = command.spawn().map_err(|source| BuildError::Spawn {
@@ -330,7 +365,15 @@ pub(crate) fn run_cargo(
     let watcher = stop_cargo_on_interrupt(child.id(), cargo_done.clone());
     let mut collector = MessageCollector::default();
     let mut stderr_tail = VecDeque::new();
-    for line in receiver {
+    for mut line in receiver {
+        if let (Some(one), CargoLine::Stdout(bytes)) = (one_path, &mut line) {
+            one.to_slot(bytes);
+        }
+        if let (Some(one), CargoLine::Stderr(text)) = (one_path, &mut line) {
+            let mut bytes = std::mem::take(text).into_bytes();
+            one.to_slot(&mut bytes);
+            *text = String::from_utf8_lossy(&bytes).into_owned();
+        }
         match line {
             CargoLine::Stdout(line) => match collector.observe_line(&line) {
                 Observed::Diagnostic(index) => on_event(BuildEvent::Message(

@@ -22,7 +22,10 @@
 //! build the target directory last saw ([`Sources::scan`], [`mark_changed`]); every file that
 //! differs, or that the last build did not have, gets a modification time after that build, just
 //! as `git checkout` would give it in the user's own checkout. Files with the same content keep
-//! theirs, so cargo reuses what was built from them: the artifact *is* what that source builds to.
+//! theirs, or, when written after the moment the record took that content (a slot checked out
+//! after the other side's build), get that moment, so cargo reuses what was built from them
+//! rather than compile the same source once per side: the artifact *is* what that source builds
+//! to.
 //! The record is removed while cargo runs and written again only after a build succeeded
 //! ([`record`]); without a record every file is marked changed, which is always safe.
 //!
@@ -387,6 +390,13 @@ pub fn mark_changed(
             // What the file system kept of the stamp (its clock may be coarser).
             now = fs::metadata(&file)?.modified().map_or(nanos(stamp), nanos);
             marked.count += 1;
+        } else if metadata.is_file() && same && since > 0 && now > since {
+            // The recorded content, written since (a slot checked out after the other side's
+            // build): what was built from that content is this file's, so it gets the moment
+            // the record took it, and cargo does not compile the same source twice.
+            File::open(&file)?
+                .set_modified(SystemTime::UNIX_EPOCH + Duration::from_nanos(since))?;
+            now = since;
         }
         let since = if same { since } else { now };
         marked.since.insert(relative.clone(), since);
@@ -529,7 +539,10 @@ mod tests {
         assert!(mtime(&head.path().join("src/new.rs")) > built);
         // Not in the future, or the next build would find them newer than itself.
         assert!(mtime(&head.path().join("benches/b.rs")) <= SystemTime::now());
-        assert_eq!(mtime(&head.path().join("src/lib.rs")), written);
+        // A file with base's content, written after base's build, gets the moment base's record
+        // took that content: what base built from it is fresh for head too.
+        assert!(mtime(&head.path().join("src/lib.rs")) < written);
+        assert!(mtime(&head.path().join("src/lib.rs")) <= built);
 
         // Written before base's build (a checkout kept from an earlier run), the files with
         // base's content are older than the moment the record took it: marked too.

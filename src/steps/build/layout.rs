@@ -124,9 +124,13 @@ impl Relinker<'_> {
         args.extend(["--".to_string(), "-C".to_string(), template_link_arg()]);
         args.extend(["-C", "save-temps", "--print", "link-args"].map(String::from));
         let command = self.cargo.cargo(&args);
-        let (parsed, stderr_tail, status) =
-            crate::steps::build::run_cargo(command, self.cargo.workspace_dir, on_event)
-                .map_err(|e| e.to_string())?;
+        let (parsed, stderr_tail, status) = crate::steps::build::run_cargo(
+            command,
+            self.cargo.workspace_dir,
+            self.cargo.one_path.as_ref(),
+            on_event,
+        )
+        .map_err(|e| e.to_string())?;
         let artifacts = match self.kind {
             RelinkedKind::Bench => &parsed.benches,
             RelinkedKind::Bin { .. } => &parsed.programs,

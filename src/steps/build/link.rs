@@ -19,6 +19,8 @@ use object::read::archive::ArchiveFile;
 use object::{Object, ObjectSymbol, SymbolKind};
 use rayon::prelude::*;
 
+use super::one_path::OnePath;
+
 /// The linker argument of the link through cargo: an empty ordering file, the linker's own order.
 /// The replays put each layout's ordering file in its place.
 const TEMPLATE: &str = "-Wl,--symbol-ordering-file=/dev/null";
@@ -289,8 +291,15 @@ struct KeptInput {
 
 impl KeptLink {
     /// Preserves the files `link` links in `dir` (emptied first) and keeps what relinks them;
-    /// `workspace_dir` is the linker's working directory.
-    pub fn preserve(link: &LinkCommand, dir: &Path, workspace_dir: &Path) -> Result<Self, String> {
+    /// `workspace_dir` is the linker's working directory. What the files compiled in through the
+    /// link of `one_path` is set to the checkout's in the preserved copies, so every layout
+    /// linked from them reads its own checkout ([`OnePath::patch_file`]).
+    pub fn preserve(
+        link: &LinkCommand,
+        dir: &Path,
+        workspace_dir: &Path,
+        one_path: Option<&OnePath>,
+    ) -> Result<Self, String> {
         let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
         if dir.exists() {
             std::fs::remove_dir_all(dir).map_err(|e| failed(dir, e))?;
@@ -303,6 +312,9 @@ impl KeptLink {
             file.push(name);
             let copy = dir.join(file);
             preserve_file(original, &copy).map_err(|e| failed(original, e))?;
+            if let Some(one) = one_path {
+                one.patch_file(&copy).map_err(|e| failed(&copy, e))?;
+            }
             let metadata = std::fs::metadata(&copy).map_err(|e| failed(&copy, e))?;
             let modified = metadata.modified().map_err(|e| failed(&copy, e))?;
             inputs.push(KeptInput {

@@ -28,9 +28,11 @@
 //! of crates outside the workspace, which cargo names by absolute path).
 //!
 //! What it does not change: the code itself (only symbol names' hashes, which any build's path
-//! already sets arbitrarily), `env!` values, and units cargo compiles: a path dependency outside
-//! the workspace is still one unit per checkout to cargo, built for each side, with identical
-//! code. Unit tests below; end to end in `tests/end_to_end/build_identity.rs`.
+//! already sets arbitrarily) and `env!` values. That a path dependency outside the workspace is
+//! one unit to cargo for both checkouts, compiled once, is [`super::one_path`]'s: cargo builds
+//! through a link, which is then the root named here, and the compiler's working directory (the
+//! link resolved) is remapped too. Unit tests below; end to end in
+//! `tests/end_to_end/repository_shapes.rs`.
 
 use std::ffi::OsString;
 use std::hash::Hasher;
@@ -70,6 +72,24 @@ pub fn enabled() -> bool {
     WRAPPER.get().is_some()
 }
 
+/// What a normalised build changed, for the build log (`--verbose`); `None` when builds are not
+/// normalised. `one_path`: the link the build went through, if it did ([`super::one_path`]).
+pub fn described(one_path: Option<&super::one_path::OnePath>) -> Option<String> {
+    let mut text = "normalised build: each crate's `-C metadata` (its symbol hashes) is a hash of \
+                    its compiler arguments without the checkout's path or the package version, \
+                    and the checkout's path is `.` in file names compiled in"
+        .to_string();
+    if let Some(one) = one_path {
+        text.push_str(&format!(
+            "; cargo built it through `{}` (pointed at `{}`), one path for both checkouts, so \
+             packages outside the workspace compile once and executables name their own checkout",
+            one.link.display(),
+            one.root.display()
+        ));
+    }
+    enabled().then_some(text)
+}
+
 /// The key argument naming whether and how a build is normalised.
 pub(super) fn key_arg() -> String {
     match enabled() {
@@ -104,7 +124,7 @@ pub fn run_if_asked() -> Option<i32> {
     let compiler = args.next()?;
     let args: Vec<OsString> = args.collect();
     let args = match as_strings(&args) {
-        Some(strings) => match normalise(&strings, &root.to_string_lossy(), read_dependency_hash) {
+        Some(strings) => match normalise(&strings, &roots(&root), read_dependency_hash) {
             Some(normalised) => {
                 // Written before compiling: cargo starts the dependants once the metadata is
                 // out, before this compiler exits.
@@ -146,6 +166,18 @@ fn run(mut command: Command) -> i32 {
     }
 }
 
+/// The checkout's root as cargo names it, and as the file system resolves it when that differs:
+/// cargo builds through a link ([`super::one_path`]), while the compiler's working directory
+/// (named in debug information) is the resolved one.
+fn roots(root: &std::ffi::OsStr) -> Vec<String> {
+    let given = root.to_string_lossy().into_owned();
+    let resolved = std::fs::canonicalize(root)
+        .ok()
+        .map(|path| path.to_string_lossy().into_owned())
+        .filter(|path| *path != given);
+    std::iter::once(given).chain(resolved).collect()
+}
+
 fn as_strings(args: &[OsString]) -> Option<Vec<String>> {
     args.iter().map(|a| a.to_str().map(String::from)).collect()
 }
@@ -163,12 +195,12 @@ pub struct Normalised {
 }
 
 /// The arguments of a compilation with cargo's `-C metadata` replaced by a hash of what decides
-/// the crate's code, and the checkout's root (`root`) remapped to `.` in file names; `None` for
-/// a call that compiles no crate (`rustc -vV`, `--print`). `dependency` gives a dependency's
-/// normalised hash from the file `--extern` names.
+/// the crate's code, and the checkout's root (each of `roots`, the names it goes by) remapped to
+/// `.` in file names; `None` for a call that compiles no crate (`rustc -vV`, `--print`).
+/// `dependency` gives a dependency's normalised hash from the file `--extern` names.
 pub fn normalise(
     args: &[String],
-    root: &str,
+    roots: &[String],
     dependency: impl Fn(&Path) -> Option<String>,
 ) -> Option<Normalised> {
     args.iter().position(|a| a == "--crate-name")?;
@@ -191,14 +223,14 @@ pub fn normalise(
             ("--extern", Some(v)) => {
                 hashed.push(format!("--extern {}", extern_hash(v, &dependency)))
             }
-            (option, Some(v)) => hashed.push(format!("{option} {}", placeholder(v, root))),
-            (option, None) => hashed.push(placeholder(option, root)),
+            (option, Some(v)) => hashed.push(format!("{option} {}", placeholder(v, roots))),
+            (option, None) => hashed.push(placeholder(option, roots)),
         }
         kept.extend(args[i - width..i].iter().cloned());
     }
     let metadata = hash_of(&hashed);
     kept.extend(["-C".to_string(), format!("metadata={metadata}")]);
-    if !root.is_empty() {
+    for root in roots.iter().filter(|root| !root.is_empty()) {
         kept.push(format!("--remap-path-prefix={root}=."));
     }
     let crate_name = value_of(args, "--crate-name")?;
@@ -263,11 +295,12 @@ fn value_of<'a>(args: &'a [String], option: &str) -> Option<&'a str> {
     args.get(i + 1).map(String::as_str)
 }
 
-fn placeholder(text: &str, root: &str) -> String {
-    match root.is_empty() {
-        true => text.to_string(),
-        false => text.replace(root, ROOT_PLACEHOLDER),
+fn placeholder(text: &str, roots: &[String]) -> String {
+    let mut text = text.to_string();
+    for root in roots.iter().filter(|root| !root.is_empty()) {
+        text = text.replace(root.as_str(), ROOT_PLACEHOLDER);
     }
+    text
 }
 
 /// `--extern name=path` as the name and the dependency's normalised hash (its file name when it
@@ -328,6 +361,10 @@ mod tests {
         ))
     }
 
+    fn root(path: &str) -> Vec<String> {
+        vec![path.to_string()]
+    }
+
     fn no_dependency(_: &Path) -> Option<String> {
         None
     }
@@ -335,8 +372,18 @@ mod tests {
     #[test]
     fn the_same_crate_in_two_checkouts_gets_one_hash_and_its_paths_remapped() {
         let dep_hash = |_: &Path| Some("0123456789abcdef".to_string());
-        let base = normalise(&cargo_line("/w/base", "aaaa", "1111"), "/w/base", dep_hash).unwrap();
-        let head = normalise(&cargo_line("/w/head", "bbbb", "2222"), "/w/head", dep_hash).unwrap();
+        let base = normalise(
+            &cargo_line("/w/base", "aaaa", "1111"),
+            &root("/w/base"),
+            dep_hash,
+        )
+        .unwrap();
+        let head = normalise(
+            &cargo_line("/w/head", "bbbb", "2222"),
+            &root("/w/head"),
+            dep_hash,
+        )
+        .unwrap();
         assert_eq!(base.metadata, head.metadata);
         assert!(
             base.args
@@ -373,21 +420,36 @@ mod tests {
     }
 
     #[test]
+    fn a_build_through_the_link_remaps_the_link_and_the_slot_it_points_at() {
+        let line = cargo_line("/w/live", "aaaa", "1111");
+        let roots = |slot: &str| vec!["/w/live".to_string(), slot.to_string()];
+        let base = normalise(&line, &roots("/w/base"), no_dependency).unwrap();
+        let head = normalise(&line, &roots("/w/head"), no_dependency).unwrap();
+        assert_eq!(base.metadata, head.metadata);
+        for remap in [
+            "--remap-path-prefix=/w/live=.",
+            "--remap-path-prefix=/w/base=.",
+        ] {
+            assert!(base.args.contains(&remap.to_string()), "{:?}", base.args);
+        }
+    }
+
+    #[test]
     fn what_decides_the_code_changes_the_hash() {
         let line = cargo_line("/w/base", "aaaa", "1111");
-        let base = normalise(&line, "/w/base", no_dependency).unwrap();
+        let base = normalise(&line, &root("/w/base"), no_dependency).unwrap();
         let mut other_level = line.clone();
         let level = other_level.iter().position(|a| a == "opt-level=3").unwrap();
         other_level[level] = "opt-level=2".to_string();
-        let other_level = normalise(&other_level, "/w/base", no_dependency).unwrap();
+        let other_level = normalise(&other_level, &root("/w/base"), no_dependency).unwrap();
         assert_ne!(base.metadata, other_level.metadata);
         // Another dependency (its own normalised hash) is another crate graph.
-        let a = normalise(&line, "/w/base", |_: &Path| Some("a".to_string())).unwrap();
-        let b = normalise(&line, "/w/base", |_: &Path| Some("b".to_string())).unwrap();
+        let a = normalise(&line, &root("/w/base"), |_: &Path| Some("a".to_string())).unwrap();
+        let b = normalise(&line, &root("/w/base"), |_: &Path| Some("b".to_string())).unwrap();
         assert_ne!(a.metadata, b.metadata);
         // Another source file is another crate.
         let moved = cargo_line("/w/base/x", "aaaa", "1111");
-        let moved = normalise(&moved, "/w/base", no_dependency).unwrap();
+        let moved = normalise(&moved, &root("/w/base"), no_dependency).unwrap();
         assert_ne!(base.metadata, moved.metadata);
     }
 
@@ -399,8 +461,8 @@ mod tests {
         let joined = args(
             "--crate-name a src/lib.rs -Cmetadata=2 -Cextra-filename=-2 --out-dir=/p -L/m -Copt-level=3",
         );
-        let separate = normalise(&separate, "", no_dependency).unwrap();
-        let joined = normalise(&joined, "", no_dependency).unwrap();
+        let separate = normalise(&separate, &[], no_dependency).unwrap();
+        let joined = normalise(&joined, &[], no_dependency).unwrap();
         assert_eq!(separate.metadata, joined.metadata);
         assert!(!joined.args.iter().any(|a| a == "-Cmetadata=2"));
         assert!(
@@ -418,19 +480,19 @@ mod tests {
         relink.extend(args(
             "-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps --print link-args",
         ));
-        let cargo = normalise(&line, "/w/base", no_dependency).unwrap();
-        let relink = normalise(&relink, "/w/base", no_dependency).unwrap();
+        let cargo = normalise(&line, &root("/w/base"), no_dependency).unwrap();
+        let relink = normalise(&relink, &root("/w/base"), no_dependency).unwrap();
         assert_eq!(cargo.metadata, relink.metadata);
         assert!(relink.args.contains(&"save-temps".to_string()));
     }
 
     #[test]
     fn calls_that_compile_no_crate_are_left_alone() {
-        assert_eq!(normalise(&args("-vV"), "/w", no_dependency), None);
+        assert_eq!(normalise(&args("-vV"), &root("/w"), no_dependency), None);
         assert_eq!(
             normalise(
                 &args("- --crate-type lib --print=file-names"),
-                "/w",
+                &root("/w"),
                 no_dependency
             ),
             None

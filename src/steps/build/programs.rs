@@ -119,7 +119,6 @@ pub fn build_programs(
                 &parsed.programs,
                 opts,
                 profile,
-                label,
                 &programs_dir,
                 on_event,
             )?;
@@ -155,8 +154,12 @@ fn compile_programs<'a>(
     .map(String::from)
     .to_vec();
     args.extend(package_args(opts));
-    let (parsed, stderr_tail, status) =
-        build::run_cargo(cargo.cargo(&args), workspace_dir, on_event)?;
+    let (parsed, stderr_tail, status) = build::run_cargo(
+        cargo.cargo(&args),
+        workspace_dir,
+        cargo.one_path.as_ref(),
+        on_event,
+    )?;
     if !status.success() || parsed.success == Some(false) {
         let mut diagnostics = parsed.errors();
         if diagnostics.is_empty() {
@@ -189,7 +192,6 @@ fn copy_layouts(
     artifacts: &[build::BenchArtifact],
     opts: &BuildOptions,
     profile: &str,
-    label: &str,
     programs_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Programs, BuildError> {
@@ -207,7 +209,7 @@ fn copy_layouts(
         .collect();
     artifacts.sort_by(|a, b| a.0.cmp(&b.0));
     for (name, artifact) in &artifacts {
-        build::copy_into(&artifact.executable, &cargo_dir.join(name), label)?;
+        build::copy_out(cargo, &artifact.executable, &cargo_dir.join(name))?;
     }
     let names: Vec<String> = artifacts.iter().map(|(name, _)| name.clone()).collect();
     let relinker = Relinker {

@@ -197,14 +197,16 @@ impl<'a> Walk<'a> {
         if self.proven.contains(&(b, h)) || !self.visited.insert((b, h)) {
             return Ok(());
         }
-        let differs = || Mismatch {
-            data: label.clone(),
-        };
         let (sb, sh) = (self.base.section(b), self.head.section(h));
         if sb.unreadable || sh.unreadable {
-            return Err(differs());
+            return Err(Mismatch {
+                data: label.clone(),
+            });
         }
         let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
+        // Changed data is named with the version it holds, whatever in it differs (its bytes,
+        // or a relocation: rustc merges a version string into the constants of the function
+        // that reads it, with pointers beside it).
         let data_differs = || Mismatch {
             data: match &label {
                 Some(_) => self.paths.versioned(label.clone(), bytes_b, bytes_h),
@@ -227,7 +229,7 @@ impl<'a> Walk<'a> {
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
-                return Err(differs());
+                return Err(data_differs());
             }
             match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
                 (Some(eb), Some(eh)) if eb.same_as(&eh, self.paths) => {
@@ -248,7 +250,7 @@ impl<'a> Walk<'a> {
                 }
             }
             if rb.addend != rh.addend {
-                return Err(differs());
+                return Err(data_differs());
             }
             let tb = resolve(self.base, b.0, rb.target);
             let th = resolve(self.head, h.0, rh.target);

@@ -19,6 +19,8 @@ mod bisect;
 mod compare;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
+#[path = "orchestration/fork_length.rs"]
+mod fork_length;
 #[path = "orchestration/robustness.rs"]
 mod robustness;
 #[path = "orchestration/ux.rs"]

@@ -695,6 +695,7 @@ mod tests {
             head: Default::default(),
             stop: None,
             selection: None,
+            fork_length: None,
         };
         assert!(p.evaluate(&record, 9, 0, &[]).is_none());
         let stop = p.evaluate(&record, 10, 0, &[]).unwrap();
@@ -936,6 +937,7 @@ mod tests {
             head: side(head),
             stop: None,
             selection: None,
+            fork_length: None,
         }
     }
 

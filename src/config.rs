@@ -1273,6 +1273,22 @@ impl Entry {
     }
 }
 
+/// `measurement-ms`: set, every fork's length; unset, the first rounds' length before each
+/// benchmark's own is chosen, which a file written from it must leave unset too (a value there
+/// would fix every fork's length).
+fn measurement_entry(s: &Settings) -> Entry {
+    if s.measurement_fixed {
+        return Entry::set("measurement-ms", integer(s.measurement_ms));
+    }
+    Entry::unset(
+        "measurement-ms",
+        &format!(
+            "unset: {} for two rounds, then each benchmark's own length",
+            s.measurement_ms
+        ),
+    )
+}
+
 fn integer(n: impl TryInto<i64> + Copy + ToString) -> toml::Value {
     n.try_into()
         .map(toml::Value::Integer)
@@ -1319,7 +1335,7 @@ fn key_entries(s: &Settings) -> Vec<Entry> {
         Entry::set("window", integer(s.window)),
         Entry::set("layouts", integer(s.layouts)),
         Entry::set("warm-up-ms", integer(s.warm_up_ms)),
-        Entry::set("measurement-ms", integer(s.measurement_ms)),
+        measurement_entry(s),
         Entry::set("sample-size", integer(s.sample_size)),
         Entry::set("threshold", Float(s.threshold)),
         Entry::set("instructions-threshold", Float(s.instructions_threshold)),

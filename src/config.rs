@@ -162,6 +162,9 @@ pub struct Settings {
     pub fail_on: FailOn,
     /// The two CPUs of duet mode; `None`: the first two the process may use.
     pub cpus: Option<[usize; 2]>,
+    /// In duet mode, keep measuring duet pairs when a round's forks show the two CPUs shared
+    /// (`--keep-duet`; docs/duet.md). Off: the remaining rounds run interleaved.
+    pub keep_duet: bool,
     /// Per-benchmark overrides, keyed by a regex over the benchmark id.
     pub overrides: BTreeMap<String, BenchOverride>,
     /// Programs compared from the outside ([`crate::model::command`]), besides the benchmarks.
@@ -200,6 +203,7 @@ impl Default for Settings {
             filters: Vec::new(),
             fail_on: FailOn::Regression,
             cpus: None,
+            keep_duet: false,
             overrides: BTreeMap::new(),
             commands: Vec::new(),
             profile: crate::steps::build::programs::DEFAULT_PROFILE.to_string(),
@@ -347,6 +351,8 @@ pub struct PartialSettings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cpus: Option<[usize; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub keep_duet: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub benchmarks: Option<BTreeMap<String, BenchOverride>>,
     /// `[[command]]` tables.
     #[serde(rename = "command", skip_serializing_if = "Option::is_none")]
@@ -388,6 +394,7 @@ pub const KNOWN_KEYS: &[&str] = &[
     "filters",
     "fail-on",
     "cpus",
+    "keep-duet",
     "benchmarks",
     "command",
     "profile",
@@ -461,6 +468,7 @@ impl PartialSettings {
             filters: Some(settings.filters.clone()),
             fail_on: Some(settings.fail_on),
             cpus: settings.cpus,
+            keep_duet: Some(settings.keep_duet),
             benchmarks: (!settings.overrides.is_empty()).then(|| settings.overrides.clone()),
             commands: (!settings.commands.is_empty()).then(|| settings.commands.clone()),
             profile: Some(settings.profile.clone()),
@@ -1132,6 +1140,7 @@ impl Effective {
             filters => "filters", std::convert::identity;
             fail_on => "fail-on", std::convert::identity;
             cpus => "cpus", Some;
+            keep_duet => "keep-duet", std::convert::identity;
             commands => "command", std::convert::identity;
             profile => "profile", std::convert::identity;
         }
@@ -1358,6 +1367,7 @@ fn key_entries(s: &Settings) -> Vec<Entry> {
                 .map(|cpus| Array(cpus.iter().map(|c| integer(*c)).collect())),
             "unset: the first two CPUs the process may use",
         ),
+        Entry::set("keep-duet", Boolean(s.keep_duet)),
         command_entry(&s.commands),
         Entry::set("profile", text(&s.profile)),
     ]

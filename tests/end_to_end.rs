@@ -7,9 +7,6 @@
 
 mod support;
 
-#[path = "common/processes.rs"]
-mod processes;
-
 #[path = "end_to_end/action_e2e.rs"]
 mod action_e2e;
 #[path = "end_to_end/bisect_e2e.rs"]
@@ -30,11 +27,5 @@ mod instructions_e2e;
 mod layouts;
 #[path = "end_to_end/repository_shapes.rs"]
 mod repository_shapes;
-#[path = "end_to_end/robustness_build.rs"]
-mod robustness_build;
-#[path = "end_to_end/robustness_forks.rs"]
-mod robustness_forks;
-#[path = "end_to_end/robustness_interrupt.rs"]
-mod robustness_interrupt;
 #[path = "end_to_end/selection_e2e.rs"]
 mod selection_e2e;

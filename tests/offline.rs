@@ -11,6 +11,8 @@ mod support;
 
 #[path = "offline/bisect_history.rs"]
 mod bisect_history;
+#[path = "offline/calibrated_simulation.rs"]
+mod calibrated_simulation;
 #[path = "offline/cli_help.rs"]
 mod cli_help;
 #[path = "offline/command_memory.rs"]

@@ -10,19 +10,34 @@
 
 mod support;
 
+#[path = "common/processes.rs"]
+mod processes;
+
 #[path = "orchestration/bench_fixture.rs"]
 mod bench_fixture;
 
 #[path = "orchestration/bisect.rs"]
 mod bisect;
+#[path = "orchestration/commands.rs"]
+mod commands;
 #[path = "orchestration/compare.rs"]
 mod compare;
+#[path = "orchestration/duet_shared.rs"]
+mod duet_shared;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
 #[path = "orchestration/fork_length.rs"]
 mod fork_length;
+#[path = "orchestration/layouts.rs"]
+mod layouts;
 #[path = "orchestration/robustness.rs"]
 mod robustness;
+#[path = "orchestration/robustness_build.rs"]
+mod robustness_build;
+#[path = "orchestration/robustness_forks.rs"]
+mod robustness_forks;
+#[path = "orchestration/robustness_interrupt.rs"]
+mod robustness_interrupt;
 #[path = "orchestration/ux.rs"]
 mod ux;
 #[path = "orchestration/workspaces.rs"]

@@ -383,6 +383,10 @@ pub struct CompareArgs {
     /// The two CPUs of duet mode, e.g. 2,3 [default: the first two this process may use]
     #[arg(long, value_name = "A,B", value_parser = parse_cpus, hide_short_help = true)]
     pub cpus: Option<[usize; 2]>,
+    /// Stay in duet mode when a round's forks show the two CPUs shared (they waited for a CPU
+    /// 2 % of their time or more) [default: the remaining rounds run interleaved]
+    #[arg(long, hide_short_help = true)]
+    pub keep_duet: bool,
     #[command(flatten)]
     pub measuring: MeasuringArgs,
     /// Also compare a program: NAME='{bin}/prog args'
@@ -664,6 +668,7 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.layouts = args.measuring.layouts;
     layer.fork_timeout_s = args.measuring.fork_timeout;
     layer.cpus = args.cpus;
+    layer.keep_duet = args.keep_duet.then_some(true);
     if !args.commands.is_empty() {
         layer.commands = Some(args.commands.clone());
     }

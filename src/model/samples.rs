@@ -127,6 +127,44 @@ pub struct RunInfo {
     /// checkout, build and discovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measure_ms: Option<u64>,
+    /// Set when a duet run's own forks showed its two CPUs shared with other work: what it did
+    /// about it ([`ModeChange`]). Absent when nothing changed (and in interleaved runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode_change: Option<ModeChange>,
+}
+
+/// What a duet run did when one of its rounds showed its two CPUs shared: a round's forks waited
+/// for a CPU for at least `limit` of the time they were ready to run
+/// ([`crate::steps::fork::shared_cpus`], docs/design/duet.md#when-the-two-cpus-are-shared).
+/// Rounds are numbered from 0, as [`ForkRecord::round`].
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ModeChange {
+    /// The mode asked for: `duet`.
+    pub asked: Mode,
+    /// The mode of the rounds after `shared_round`: `interleaved`, or `duet` when the user kept
+    /// it (`keep-duet`).
+    pub used: Mode,
+    /// The first round measured in `used`.
+    pub from_round: usize,
+    /// The round whose forks showed the CPUs shared. When the run left duet, its duet forks are
+    /// set aside ([`ForkRecord::set_aside`]): kept in the file, left out of the analysis.
+    pub shared_round: usize,
+    /// The CPU-wait share of that round's duet forks, weighted by their wall time.
+    pub cpu_wait_share: f64,
+    /// The share from which a round's CPUs count as shared.
+    pub limit: f64,
+    /// The same share per pinned CPU, so the user sees which one was busy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<CpuWait>,
+}
+
+/// One pinned CPU's CPU-wait share over a round's duet forks (wall-weighted).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct CpuWait {
+    pub cpu: usize,
+    pub cpu_wait_share: f64,
+    /// The forks that ran on it.
+    pub forks: usize,
 }
 
 /// One side of the comparison as the user named it and as it was resolved.
@@ -288,6 +326,15 @@ pub struct ForkRecord {
     /// CPU the fork was pinned to (duet mode).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<usize>,
+    /// The mode of the round the fork ran in, when it is not the run's (`RunInfo::mode`): an
+    /// interleaved round of a duet run that left duet ([`ModeChange`]). Absent: the run's mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<Mode>,
+    /// True for a duet fork of the round that showed the two CPUs shared, when the run left duet
+    /// after it ([`ModeChange::shared_round`]): kept, but left out of the analysis, as measured
+    /// on CPUs that other work shared.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub set_aside: bool,
     /// Unix time in milliseconds when the fork's process started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_unix_ms: Option<u64>,
@@ -496,31 +543,39 @@ impl BenchmarkRecord {
         self.base.failure.is_some() || self.head.failure.is_some()
     }
 
-    /// The rounds an analysis of `mode` rests on: each round's base and head fork, in round
-    /// order, where both sides have data. In interleaved mode a disturbed round
+    /// The rounds an analysis of a run in `mode` rests on: each round's base and head fork, in
+    /// round order, where both sides have data, each round in its own mode ([`pair_mode`]: a
+    /// duet run that left duet has interleaved rounds after its duet ones). Rounds set aside
+    /// ([`ForkRecord::set_aside`]) are left out. An interleaved round that is disturbed
     /// ([`crate::stats::disturbed`]: one fork far slower than its partner, beyond what the other
-    /// rounds show) is left out with both its forks; in duet mode, and for instruction counts,
-    /// which no other process can disturb, every round is kept, since a
-    /// disturbance hits both forks of a pair at once and cancels in their ratio. Forks are paired by their round number, or by position in files
-    /// that recorded none.
+    /// interleaved rounds show) is left out with both its forks; duet rounds, and instruction
+    /// counts, which no other process can disturb, are all kept, since a disturbance hits both
+    /// forks of a pair at once and cancels in their ratio. Forks are paired by their round
+    /// number, or by position in files that recorded none.
     pub fn analysed_pairs(&self, mode: Mode) -> Vec<(&ForkRecord, &ForkRecord)> {
-        let pairs = self.paired_forks();
+        let pairs: Vec<(&ForkRecord, &ForkRecord)> = self
+            .paired_forks()
+            .into_iter()
+            .filter(|(b, h)| !(b.set_aside || h.set_aside))
+            .collect();
         // An instruction count is not disturbed by what else runs: every round stands.
         let counted =
             |(b, _): &(&ForkRecord, &ForkRecord)| b.per_fork == Some(PerFork::Instructions);
-        if mode == Mode::Duet || pairs.first().is_some_and(counted) {
+        if pairs.first().is_some_and(counted) {
             return pairs;
         }
+        let interleaved =
+            |(b, h): &(&ForkRecord, &ForkRecord)| pair_mode(b, h, mode) == Mode::Interleaved;
         let mean = |fork: &ForkRecord| crate::stats::descriptive::mean(&fork.per_iteration_ns());
         let log_ratios: Vec<f64> = pairs
             .iter()
+            .filter(|pair| interleaved(pair))
             .map(|(b, h)| (mean(h) / mean(b)).ln())
             .collect();
-        let disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios);
+        let mut disturbed = crate::stats::disturbed::disturbed_rounds(&log_ratios).into_iter();
         pairs
             .into_iter()
-            .zip(disturbed)
-            .filter_map(|(pair, disturbed)| (!disturbed).then_some(pair))
+            .filter(|pair| !(interleaved(pair) && disturbed.next().unwrap_or(false)))
             .collect()
     }
 
@@ -550,6 +605,12 @@ impl BenchmarkRecord {
         pairs.sort_by_key(|(b, _)| b.round);
         pairs
     }
+}
+
+/// The mode a round of a run in `run_mode` was measured in, from its two forks
+/// ([`ForkRecord::mode`]).
+pub fn pair_mode(base: &ForkRecord, head: &ForkRecord, run_mode: Mode) -> Mode {
+    base.mode.or(head.mode).unwrap_or(run_mode)
 }
 
 impl SideRecord {

@@ -1,7 +1,8 @@
 //! End to end, commands: the program demo (`fixtures/cli-demo`, the `democli` program) in a git
 //! repository whose head makes `hash` 2× the work, doubles what `table` allocates, leaves
 //! `steady` alone and makes `check` fail with a message on stderr. Compared as a user would, with
-//! `--cmd`.
+//! `--cmd`. Errors in declaring commands, which build and measure nothing, are in
+//! `orchestration::commands`.
 
 use crate::support;
 
@@ -153,32 +154,6 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         .collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
     assert!(ids.iter().all(|id| id.starts_with("table")), "{ids:?}");
-}
-
-#[test]
-fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_built() {
-    let (_dir, repo) = cli_repo();
-    // The demo declares its commands in perfdiff.toml: without it, none is declared.
-    std::fs::remove_file(repo.join("perfdiff.toml")).unwrap();
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--commands-only"]);
-    assert_clean_error(
-        &output,
-        2,
-        "--commands-only compares commands, and none is declared",
-    );
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--cmd", "x={bin}/democli 'open"]);
-    assert_clean_error(&output, 2, "unbalanced quotes");
-    std::fs::write(
-        repo.join("perfdiff.toml"),
-        "[[command]]\nname = \"a\"\nrun = \"{bin}/democli hash\"\nwarmup = 2\n",
-    )
-    .unwrap();
-    let output = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--commands-only"]);
-    assert_clean_error(&output, 2, "unknown key `warmup` (did you mean `warm-up`?)");
-    assert!(
-        !support::state_dir(&repo).join("bin").exists(),
-        "nothing was built"
-    );
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! End to end, the instructions metric: the demo compared with `--metric instructions` (records
 //! `ID (instructions)` only, decided after the first rounds, the functions behind each change
 //! named), with `--metric time,instructions` (both records, the time record's functions from the
-//! instruction record), with `--explain` on a time-only run, and a missing valgrind refused
-//! before anything is built. The real valgrind runs (`.ci/run` installs it).
+//! instruction record), with `--explain` on a time-only run. The real valgrind runs (`.ci/run`
+//! installs it). A missing valgrind, refused before anything is built, is tested in
+//! `orchestration::compare`.
 
 use crate::support;
 
@@ -153,26 +154,6 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
         functions.first().is_some_and(|f| f.contains("mix")),
         "{functions:?}"
     );
-}
-
-#[test]
-fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command() {
-    let dir = scratch();
-    let repo = dir.path().join("demo");
-    cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &Default::default()).unwrap();
-    for metric in [&["--metric", "instructions"][..], &["--explain"]] {
-        let args = [&["HEAD~1", "HEAD"][..], metric].concat();
-        let output = cargo_perfdiff_with_env(
-            &repo,
-            &args,
-            &[("CARGO_PERFDIFF_VALGRIND", "/nonexistent/valgrind")],
-        );
-        let err = stderr(&output);
-        assert_eq!(output.status.code(), Some(2), "{err}");
-        assert!(err.contains("need valgrind"), "{err}");
-        assert!(err.contains("install it with `"), "{err}");
-        assert!(!err.contains("building"), "stops before building: {err}");
-    }
 }
 
 #[test]

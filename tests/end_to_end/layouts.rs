@@ -4,34 +4,16 @@
 //!
 //! These run the real binary on a demo repository with a tiny measurement time and inspect what
 //! it kept: the executables of every layout (`bin/<commit>/layout-K/`), the samples file (the
-//! layout of each fork) and the JSON report (each benchmark's layout spread).
+//! layout of each fork) and the JSON report (each benchmark's layout spread). When layouts are
+//! linked, and a linker that cannot order functions, are tested on the deterministic fixture,
+//! in `orchestration::layouts`.
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use support::*;
-
-/// The executable of `layout` kept for `commit` (layout 0 is cargo's build, in the bin directory
-/// itself).
-fn layout_executable(repo: &Path, commit: &str, layout: usize) -> PathBuf {
-    let mut dir = state_dir(repo).join("bin").join(commit);
-    if layout > 0 {
-        dir = dir.join(format!("layout-{layout}"));
-    }
-    std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.is_file()
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("demo-"))
-        })
-        .unwrap_or_else(|| panic!("no demo executable in {}", dir.display()))
-}
 
 /// The names of the functions (text symbols) of `executable`, in address order, as `nm` lists
 /// them.
@@ -90,34 +72,6 @@ fn sorted(mut names: Vec<String>) -> Vec<String> {
     names
 }
 
-/// The layout each fork of `side` ran in, for every benchmark of the newest samples file.
-fn fork_layouts(repo: &Path, side: &str) -> Vec<Vec<Option<u64>>> {
-    let runs = state_dir(repo).join("runs");
-    let newest = std::fs::read_dir(&runs)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
-        .expect("a samples file");
-    let samples: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(newest).unwrap()).unwrap();
-    samples["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| !b[side]["forks"].as_array().unwrap().is_empty())
-        .map(|b| {
-            b[side]["forks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|f| f["layout"].as_u64())
-                .collect()
-        })
-        .collect()
-}
-
 #[test]
 fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     let _guard = measuring_lock();
@@ -127,7 +81,10 @@ fn forks_go_through_the_layouts_which_are_the_same_code_in_another_order() {
     let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
     let settings = ["--forks", "4", "--layouts", "4"];
     let args = [&comparison[..], FAST, STRICT_ALPHA, &settings].concat();
-    let output = cargo_perfdiff(&repo, &args);
+    // Two of the demo's benchmarks, each the same code on both sides here: what is checked of
+    // each (the layout of every fork, no verdict of a change) needs no more of them.
+    let two = [&args[..], &["--", "hash/steady", "hash/mix"]].concat();
+    let output = cargo_perfdiff(&repo, &two);
     assert!(output.status.success(), "{}", all_output(&output));
     let report = json_report(&output);
 
@@ -244,60 +201,6 @@ fn layouts_put_the_functions_both_sides_share_in_the_same_order() {
     assert_ne!(orders[0], orders[1], "layout 1 is not cargo's order");
 }
 
-#[test]
-fn layouts_are_linked_when_a_round_first_needs_them() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
-    let head = rev_parse(&repo, "HEAD");
-    let bin = state_dir(&repo).join("bin").join(&head);
-    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
-    let settings = ["--stop", "fixed", "--forks", "4", "--layouts", "4"];
-    let args = [&comparison[..], FAST, &settings, &["--", "hash/steady"]].concat();
-    let run = |expected: [Option<u64>; 4]| {
-        let output = cargo_perfdiff(&repo, &args);
-        assert!(output.status.success(), "{}", all_output(&output));
-        for side in ["base", "head"] {
-            for layouts in fork_layouts(&repo, side) {
-                assert_eq!(layouts, expected, "{side}");
-            }
-        }
-        stderr(&output)
-    };
-    run([Some(0), Some(1), Some(2), Some(3)]);
-    let linked: Vec<Vec<u8>> = (2..4)
-        .map(|layout| std::fs::read(layout_executable(&repo, &head, layout)).unwrap())
-        .collect();
-
-    // Head's layouts 2 and 3 are gone, and layout 2 cannot be linked: a directory stands where
-    // it goes. The kept builds serve (no cargo runs), and the rounds go through the layouts head
-    // has: 0, 1, then 0, 1 again on both sides; layout 3, which no round needs, is not linked.
-    let name = layout_executable(&repo, &head, 2);
-    let name = name.file_name().unwrap();
-    std::fs::remove_dir_all(bin.join("layout-3")).unwrap();
-    std::fs::remove_dir_all(bin.join("layout-2")).unwrap();
-    let blocked = bin.join("layout-2").join(name);
-    std::fs::create_dir_all(&blocked).unwrap();
-    let err = run([Some(0), Some(1), Some(0), Some(1)]);
-    assert!(!err.contains("compiled"), "{err}");
-    assert!(
-        err.contains(
-            "bench target demo of head is measured in its first 2 code layout(s) from now on: \
-             linking layout 2 failed"
-        ),
-        "{err}"
-    );
-    assert!(!bin.join("layout-3").exists());
-
-    // Unblocked, the next run links them when its rounds need them, as they were.
-    std::fs::remove_dir_all(&blocked).unwrap();
-    let err = run([Some(0), Some(1), Some(2), Some(3)]);
-    assert!(!err.contains("compiled"), "{err}");
-    for (layout, before) in (2..4).zip(linked) {
-        let again = std::fs::read(layout_executable(&repo, &head, layout)).unwrap();
-        assert!(again == before, "layout {layout} linked again differs");
-    }
-}
-
 /// Layouts 1, 2 and 3 of `commit` linked the objects of one link through cargo again: they carry
 /// its name (cargo would have given each a unit, and a name, of its own). Beside its executable
 /// in the target directory, the link command is saved and no bitcode is left.
@@ -321,39 +224,4 @@ fn assert_layouts_linked_again(repo: &Path, commit: &str) {
         "bitcode left in {}: {bitcode:?}",
         deps.display()
     );
-}
-
-#[test]
-fn a_linker_without_ordering_files_leaves_cargo_s_build_and_says_so() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
-    // GNU ld has no --symbol-ordering-file: link with it, as a user's configuration may.
-    let config = repo.join(".cargo");
-    std::fs::create_dir_all(&config).unwrap();
-    std::fs::write(
-        config.join("config.toml"),
-        "[target.x86_64-unknown-linux-gnu]\nrustflags = [\"-C\", \"link-arg=-fuse-ld=bfd\"]\n",
-    )
-    .unwrap();
-    commit_all(&repo, "link with GNU ld");
-    // HEAD against itself: one build, with the configuration, serves both sides.
-    let args = with_layouts(compare_json("HEAD", "HEAD", &["hash/mix"]), "2");
-    // The note is the build's: a build of the same content another run put in the store of kept
-    // builds would serve this one without it.
-    let output = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
-    assert!(output.status.success(), "{}", all_output(&output));
-    let err = stderr(&output);
-    assert!(
-        err.contains("is measured in cargo's build alone")
-            && err.contains("unrecognized option '--symbol-ordering-file=/dev/null'"),
-        "{err}"
-    );
-    let report = json_report(&output);
-    let mix = measured_entry(&report, "hash/mix", 2);
-    assert!(mix.get("layout_spread").is_none(), "{mix:#}");
-    for side in ["base", "head"] {
-        for layouts in fork_layouts(&repo, side) {
-            assert_eq!(layouts, [None, None], "{side}");
-        }
-    }
 }

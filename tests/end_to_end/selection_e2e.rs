@@ -270,10 +270,16 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, text.replace("wrapping_mul(3)", "wrapping_mul(5)")).unwrap();
     commit_all(&repo, "late_work changes");
+    // Two rounds: what is checked is what selection decides, and that the changed benchmarks
+    // are measured at all (the stop rule would measure them until it decides).
     let args = with_options(
         &[
             "HEAD~1",
             "HEAD",
+            "--stop",
+            "fixed",
+            "--forks",
+            "2",
             "--format",
             "json",
             "--fail-on",

@@ -277,3 +277,83 @@ fn scripts_that_keep_an_exit_code_turn_off_the_runner_s_errexit_first() {
         );
     }
 }
+
+/// The job summary step's script, run as a runner runs it (`bash -eo pipefail`) in a scratch
+/// directory holding `samples` as the samples file, without a report: what it appends to the
+/// summary, and what it prints (annotations).
+fn job_summary_of(samples: &serde_json::Value) -> (String, String) {
+    let (_, action) = action();
+    let script = action["runs"]["steps"]
+        .as_vec()
+        .unwrap()
+        .iter()
+        .find(|step| step["id"].as_str() == Some("summary"))
+        .and_then(|step| step["run"].as_str())
+        .expect("the summary step")
+        .to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    fs::write(
+        dir.path().join("samples.json"),
+        serde_json::to_string_pretty(samples).unwrap(),
+    )
+    .unwrap();
+    let output = std::process::Command::new("bash")
+        .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
+        .current_dir(dir.path())
+        .env("REPORT", "")
+        .env("SAMPLES", "samples.json")
+        .env("SELECTION", "off")
+        .env("WHY", "measure-all is set")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    (
+        fs::read_to_string(&summary).unwrap(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// A duet run's samples file with `mode_change` (as `cargo perfdiff` writes it), or without.
+fn duet_samples(change: Option<serde_json::Value>) -> serde_json::Value {
+    let mut run = serde_json::json!({"mode": "duet"});
+    if let Some(change) = change {
+        run["mode_change"] = change;
+    }
+    serde_json::json!({"schema": "perfdiff-samples/1", "run": run, "benchmarks": []})
+}
+
+#[test]
+fn the_job_summary_says_when_duet_left_for_interleaved_or_was_kept() {
+    let change = |used: &str| {
+        serde_json::json!({
+            "asked": "duet", "used": used, "from_round": 2, "shared_round": 1,
+            "cpu_wait_share": 0.145, "limit": 0.02,
+            "cpus": [{"cpu": 0, "cpu_wait_share": 0.19, "forks": 4},
+                     {"cpu": 1, "cpu_wait_share": 0.1, "forks": 4}]
+        })
+    };
+    let (summary, printed) = job_summary_of(&duet_samples(Some(change("interleaved"))));
+    assert!(
+        summary.contains(
+            "**Duet left for interleaved**: in round 2 the forks waited for a CPU 14.5 % of the \
+             time they were ready to run"
+        ) && summary.contains("the rounds from 3 on ran interleaved and round 2 was set aside"),
+        "{summary}"
+    );
+    assert!(
+        printed.contains("::warning title=cargo-perfdiff::duet's two CPUs were shared"),
+        "{printed}"
+    );
+    let (summary, _) = job_summary_of(&duet_samples(Some(change("duet"))));
+    assert!(
+        summary.contains("**Duet kept** (`--keep-duet`)"),
+        "{summary}"
+    );
+    let (summary, printed) = job_summary_of(&duet_samples(None));
+    assert!(
+        !summary.contains("Duet") && !printed.contains("::warning"),
+        "{summary}{printed}"
+    );
+}

@@ -62,6 +62,7 @@ fn everything_set() -> PartialSettings {
         filters: Some(vec!["hash/".to_string(), "a\\.b".to_string()]),
         fail_on: Some(FailOn::Inconclusive),
         cpus: Some([2, 5]),
+        keep_duet: Some(true),
         benchmarks: Some(benchmarks),
         commands: Some(vec![
             cargo_perfdiff::config::CommandSpec::from_cli("parse={bin}/mycli parse 'a b'").unwrap(),

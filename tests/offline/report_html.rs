@@ -169,3 +169,30 @@ fn each_card_keeps_its_own_warnings() {
         assert!(html.contains(&warning), "nano/{i}: {warning}");
     }
 }
+
+#[test]
+fn a_duet_run_that_left_duet_says_so_under_the_headline() {
+    use cargo_perfdiff::model::samples::{Mode, ModeChange};
+    assert!(!page().contains("class=\"run-warning\""));
+    let mut report = all_verdicts();
+    report.run.mode = Mode::Duet;
+    report.settings.mode = Mode::Duet;
+    report.run.mode_change = Some(ModeChange {
+        asked: Mode::Duet,
+        used: Mode::Interleaved,
+        from_round: 2,
+        shared_round: 1,
+        cpu_wait_share: 0.145,
+        limit: 0.02,
+        cpus: Vec::new(),
+    });
+    let html = render_html(&report, &samples_for(&report));
+    let header = &html[..html.find("</header>").expect("a header")];
+    assert!(
+        header.contains(
+            "<p class=\"run-warning\">duet: in round 2 the forks waited for a CPU 14.5 % of the \
+             time they were ready to run (limit 2 %)"
+        ) && header.contains("the rounds from 3 on are interleaved"),
+        "{header}"
+    );
+}

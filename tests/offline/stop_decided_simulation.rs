@@ -35,7 +35,7 @@ fn standard_normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
 
 /// The structure of the simulated runs (see the module docs).
 #[derive(Debug, Clone, Copy)]
-struct Scenario {
+pub(crate) struct Scenario {
     change: f64,
     layout_sd: f64,
     shared_layouts: bool,
@@ -45,7 +45,7 @@ struct Scenario {
 }
 
 impl Scenario {
-    const fn new(layout_sd: f64, fork_sd: f64) -> Scenario {
+    pub(crate) const fn new(layout_sd: f64, fork_sd: f64) -> Scenario {
         Scenario {
             change: 0.0,
             layout_sd,
@@ -56,7 +56,7 @@ impl Scenario {
         }
     }
 
-    fn with_change(self, change: f64) -> Scenario {
+    pub(crate) fn with_change(self, change: f64) -> Scenario {
         Scenario { change, ..self }
     }
 }
@@ -83,7 +83,7 @@ fn fork(rng: &mut Xoshiro256PlusPlus, level: f64, round: usize, s: &Scenario) ->
     }
 }
 
-fn empty_record() -> BenchmarkRecord {
+pub(crate) fn empty_record() -> BenchmarkRecord {
     BenchmarkRecord {
         id: "sim/bench".to_string(),
         target: None,
@@ -130,7 +130,7 @@ fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, us
 
 /// The default `decided` settings with `threshold` and `alpha`; few bootstrap resamples, since
 /// the bootstrap is information only and does not decide.
-fn settings(threshold: f64, alpha: f64) -> Settings {
+pub(crate) fn settings(threshold: f64, alpha: f64) -> Settings {
     Settings {
         max_forks: 10,
         stop: StopRule::Decided,
@@ -144,40 +144,44 @@ fn settings(threshold: f64, alpha: f64) -> Settings {
 
 /// What `trials` seeded runs of a scenario ended with.
 #[derive(Debug, Default)]
-struct Tally {
-    trials: usize,
-    regressed: usize,
-    improved: usize,
-    unchanged: usize,
-    rounds: usize,
+pub(crate) struct Tally {
+    pub(crate) trials: usize,
+    pub(crate) regressed: usize,
+    pub(crate) improved: usize,
+    pub(crate) unchanged: usize,
+    pub(crate) rounds: usize,
 }
 
 impl Tally {
-    fn share(&self, count: usize) -> f64 {
+    pub(crate) fn share(&self, count: usize) -> f64 {
         count as f64 / self.trials as f64
     }
-    fn false_alarms(&self) -> f64 {
+    pub(crate) fn false_alarms(&self) -> f64 {
         self.share(self.regressed + self.improved)
     }
-    fn mean_rounds(&self) -> f64 {
+    pub(crate) fn mean_rounds(&self) -> f64 {
         self.rounds as f64 / self.trials as f64
+    }
+    /// Counts one run's verdict and rounds.
+    pub(crate) fn add(&mut self, verdict: Outcome, rounds: usize) {
+        self.rounds += rounds;
+        match verdict {
+            Outcome::Regressed => self.regressed += 1,
+            Outcome::Improved => self.improved += 1,
+            Outcome::Unchanged => self.unchanged += 1,
+            _ => {}
+        }
     }
 }
 
-fn run(scenario: &Scenario, settings: &Settings, trials: usize) -> Tally {
+pub(crate) fn run(scenario: &Scenario, settings: &Settings, trials: usize) -> Tally {
     let mut tally = Tally {
         trials,
         ..Tally::default()
     };
     for t in 0..trials as u64 {
         let (verdict, rounds) = simulate(scenario, settings, 0xD1CE ^ t.wrapping_mul(0x9E37_79B9));
-        tally.rounds += rounds;
-        match verdict {
-            Outcome::Regressed => tally.regressed += 1,
-            Outcome::Improved => tally.improved += 1,
-            Outcome::Unchanged => tally.unchanged += 1,
-            _ => {}
-        }
+        tally.add(verdict, rounds);
     }
     tally
 }

@@ -79,28 +79,39 @@ pub fn unchanged() -> Changes {
 pub fn fixture_repo(changes: &Changes) -> (Scratch, PathBuf) {
     let dir = support::scratch();
     let repo = dir.path().join("demo repo ü");
-    for (path, text) in FILES {
-        let path = repo.join(path);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    support::git_ok(&repo, &["init", "-q"]);
-    support::commit_all(&repo, "base");
+    fixture_repo_at(&repo, changes);
+    (dir, repo)
+}
+
+/// [`fixture_repo`] at the path `repo` (in a [`Scratch`] directory the caller holds).
+pub fn fixture_repo_at(repo: &Path, changes: &Changes) {
+    write_fixture_files(repo);
+    support::git_ok(repo, &["init", "-q"]);
+    support::commit_all(repo, "base");
     for (id, factor) in [
         ("hash/mix", changes.mix),
         ("hash/checksum", changes.checksum),
         ("hash/slight", changes.slight),
     ] {
-        scale_benchmark(&repo, id, factor);
+        scale_benchmark(repo, id, factor);
     }
     if changes.add_benchmark {
-        set_benchmark(&repo, "hash/new_in_head ns=3000");
+        set_benchmark(repo, "hash/new_in_head ns=3000");
     }
     let mut spec = std::fs::read_to_string(repo.join(SPEC)).unwrap();
     spec.push_str("# head\n");
     std::fs::write(repo.join(SPEC), spec).unwrap();
-    support::commit_all(&repo, "head");
-    (dir, repo)
+    support::commit_all(repo, "head");
+}
+
+/// Writes the fixture's files (its manifest, lock file, library, bench target, `benchmarks.txt`
+/// and `.gitignore`) into `dir` (not committed).
+pub fn write_fixture_files(dir: &Path) {
+    for (path, text) in FILES {
+        let path = dir.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
 }
 
 /// Sets the line of the benchmark `line` names (its first word) in `repo`'s spec, replacing
@@ -109,15 +120,20 @@ pub fn set_benchmark(repo: &Path, line: &str) {
     set_benchmark_in(&repo.join(SPEC), line);
 }
 
+/// The id a spec line sets: up to a tab if it has one (an id with spaces), else its first word.
+fn spec_id(line: &str) -> &str {
+    match line.split_once('\t') {
+        Some((id, _)) => id,
+        None => line.split_whitespace().next().unwrap_or(""),
+    }
+}
+
 /// [`set_benchmark`] in the spec file `path` (a bench target's of [`write_fixture_package`]).
 pub fn set_benchmark_in(path: &Path, line: &str) {
-    let id = line.split_whitespace().next().expect("an id");
+    let id = spec_id(line);
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-    match lines
-        .iter()
-        .position(|l| l.split_whitespace().next() == Some(id))
-    {
+    match lines.iter().position(|l| spec_id(l) == id) {
         Some(at) => lines[at] = line.to_string(),
         None => lines.push(line.to_string()),
     }

@@ -1,9 +1,10 @@
 //! `cargo perfdiff bisect` on histories of the deterministic benchmark fixture, and `cargo
 //! perfdiff GOOD HEAD --git-bisect` driving a real `git bisect run`: the search, its steps, a
-//! commit that does not build, an interrupted bisection resumed, and the exit codes `git bisect
-//! run` reads. The changes (4× and 0.2×) and the threshold (±50 %) are those of `end_to_end`'s
-//! bisection tests, whose tests of what a step builds, of commands, of instruction counts and of
-//! selection stay on real builds; here no verdict depends on the machine.
+//! commit that does not build, an interrupted bisection resumed, the exit codes `git bisect
+//! run` reads, and what each step builds in a workspace of a program and bench targets (its
+//! command sleeps a set time). The changes (4×, 8× and 0.2×) and the threshold (±50 %) are those
+//! of `end_to_end`'s bisection tests, whose tests of instruction counts and of selection stay on
+//! real builds; here no verdict depends on the machine.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -262,4 +263,180 @@ fn git_bisect_run_finds_the_culprit_with_exit_codes_0_1_and_125() {
         "{stdout}"
     );
     git_ok(&repo, &["bisect", "reset"]);
+}
+
+/// A workspace as the held-out check of issue 44 has it: a program in one member (`app`, whose
+/// `spin` command `perfdiff.toml` declares) and fixture bench targets in another (`core`:
+/// `hashes` with `mix` and `steady`, and `extra`), with `spin` 8× slower in one commit and
+/// `mix` 4× slower in a later one. Returns GOOD and the two culprits.
+fn program_and_benches_repo(repo: &Path) -> (String, String, String) {
+    fixture_workspace_repo(repo, &["app", "core"], |root| {
+        write_library_package(&root.join("app"), "app", "");
+        std::fs::remove_file(root.join("app/src/lib.rs")).unwrap();
+        std::fs::write(root.join("app/src/main.rs"), spin_source(20)).unwrap();
+        let hashes: FixtureTarget = ("hashes", &[("mix", 2000), ("steady", 2000)]);
+        let extra: FixtureTarget = ("extra", &[("other", 500)]);
+        write_fixture_package(&root.join("core"), "core", &[hashes, extra], "");
+        std::fs::write(
+            root.join("perfdiff.toml"),
+            "[[command]]\nname = \"spin\"\nrun = \"{bin}/app\"\n",
+        )
+        .unwrap();
+    });
+    let good = rev_parse(repo, "HEAD");
+    write_notes(repo, "notes 1");
+    std::fs::write(repo.join("app/src/main.rs"), spin_source(160)).unwrap();
+    commit_all(repo, "app: eight times the rounds");
+    let spin_culprit = rev_parse(repo, "HEAD");
+    write_notes(repo, "notes 2");
+    set_benchmark_in(&repo.join("core/hashes.txt"), "mix ns=8000");
+    commit_all(repo, "core: mix takes four times the time");
+    let mix_culprit = rev_parse(repo, "HEAD");
+    write_notes(repo, "notes 3");
+    (good, spin_culprit, mix_culprit)
+}
+
+/// A program that takes `ms` milliseconds of wall time, whatever the machine's load (a command's
+/// time is its wall time): the command counterpart of the fixture's set times.
+fn spin_source(ms: u64) -> String {
+    format!(
+        "fn main() {{\n    std::thread::sleep(std::time::Duration::from_millis({ms}));\n    \
+         println!(\"slept {ms} ms\");\n}}\n"
+    )
+}
+
+/// The files directly in `dir` (none if it does not exist).
+fn file_names(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
+    let dir = scratch();
+    let repo = dir.path().join("program and benches");
+    let (good, spin_culprit, mix_culprit) = program_and_benches_repo(&repo);
+    let before = RepoState::capture(&repo);
+    let report_path = dir.path().join("bisect.json");
+    let mut args = vec![
+        "bisect",
+        good.as_str(),
+        "HEAD",
+        "--format",
+        "json",
+        "--output",
+        report_path.to_str().unwrap(),
+    ];
+    args.extend_from_slice(BISECT_FAST);
+    let first = fixture_command(&repo, &args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the first has saved its state it holds the lock, until its last step.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !state_file(&good).is_file() {
+        assert!(
+            Instant::now() < deadline,
+            "the first bisection saved no state"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = fixture_perfdiff(&repo, &args);
+    assert_clean_error(&second, 2, "another cargo-perfdiff run is using");
+    assert_eq!(
+        stderr(&second).trim().lines().count(),
+        1,
+        "{}",
+        stderr(&second)
+    );
+
+    let output = first.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "culprits found: {err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    let culprit = |id: &str| {
+        report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["id"] == id)
+            .map(|r| r["culprit"]["sha"].as_str().unwrap_or("none").to_string())
+            .unwrap_or_else(|| panic!("{id} not searched: {report:#}"))
+    };
+    assert_eq!(culprit("spin"), spin_culprit, "{report:#}");
+    assert_eq!(culprit("mix"), mix_culprit, "{report:#}");
+    assert_eq!(report["results"].as_array().unwrap().len(), 2, "{report:#}");
+
+    // Each search step built what it searched, and kept the verdicts of those records only: the
+    // programs for `spin`, the `hashes` target alone for `mix`, never `extra` nor every target.
+    let bin = state_dir(&repo).join("bin");
+    let steps = report["steps"].as_array().unwrap();
+    assert!(steps.len() > 2, "{report:#}");
+    for step in &steps[1..] {
+        let ids: Vec<&str> = step["benchmarks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b["id"].as_str().unwrap())
+            .collect();
+        assert!(
+            ids.iter().all(|id| ["spin", "mix"].contains(id)),
+            "{step:#}"
+        );
+        let commit = bin.join(step["head"]["sha"].as_str().unwrap());
+        let kept = file_names(&commit);
+        assert!(
+            !kept.contains(&"perfdiff-build.json".to_string()),
+            "{kept:?}"
+        );
+        assert_eq!(
+            kept.contains(&"programs".to_string()),
+            ids.contains(&"spin")
+        );
+        let narrow: Vec<&String> = kept.iter().filter(|n| n.starts_with("only-")).collect();
+        match ids.contains(&"mix") {
+            true => {
+                assert_eq!(narrow.len(), 1, "{kept:?}");
+                let executables = file_names(&commit.join(narrow[0]));
+                assert!(executables.iter().any(|e| e.starts_with("hashes-")));
+                assert!(!executables.iter().any(|e| e.starts_with("extra-")));
+            }
+            false => assert!(narrow.is_empty(), "{kept:?}"),
+        }
+    }
+    // The memory record of `spin`, not searched, never made a step measure again.
+    assert!(!err.contains("(peak memory) inconclusive"), "{err}");
+    assert_eq!(RepoState::capture(&repo), before);
+
+    // Run again: every step, those of the command too, is replayed; nothing is measured.
+    let again = fixture_perfdiff(&repo, &args);
+    let err = stderr(&again);
+    assert_eq!(again.status.code(), Some(0), "{err}");
+    assert!(err.contains("resuming"), "{err}");
+    assert!(!err.contains("measuring"), "nothing measured again: {err}");
+
+    // A comparison whose filter names a command only builds no bench target; one naming a
+    // benchmark builds no program.
+    let listed = fixture_perfdiff(&repo, &[&good, "HEAD", "--list", "--", "^spin$"]);
+    let err = stderr(&listed);
+    assert!(listed.status.success(), "{err}");
+    assert_eq!(
+        err.matches(": 0 bench target(s), 1 program(s)").count(),
+        2,
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("spin"));
+    let listed = fixture_perfdiff(&repo, &[&good, "HEAD", "--list", "--", "^mix$"]);
+    let err = stderr(&listed);
+    assert!(listed.status.success(), "{err}");
+    assert!(!err.contains("program(s)"), "{err}");
+    assert_eq!(RepoState::capture(&repo), before);
 }

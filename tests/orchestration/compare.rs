@@ -2,7 +2,9 @@
 //! (here: hash/mix 2× the time, hash/checksum 0.5×, hash/slight 1.03×, hash/steady unchanged,
 //! hash/new_in_head only in head): a comparison's report, exit code, samples file and
 //! re-analysis, an uncommitted edit, and the errors of a run. Moved from `end_to_end::e2e`,
-//! whose criterion-version tests stay on real builds.
+//! whose criterion-version tests stay on real builds; the error of a run that counts
+//! instructions without valgrind (it builds nothing, on the demo) from
+//! `end_to_end::instructions_e2e`.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -199,4 +201,24 @@ fn errors_are_one_clean_line_with_exit_code_2() {
 
     let output = fixture_perfdiff(&repo, &["--threshold", "7"]);
     assert_clean_error(&output, 2, "threshold");
+}
+
+#[test]
+fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command() {
+    let dir = scratch();
+    let repo = dir.path().join("demo");
+    cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &Default::default()).unwrap();
+    for metric in [&["--metric", "instructions"][..], &["--explain"]] {
+        let args = [&["HEAD~1", "HEAD"][..], metric].concat();
+        let output = cargo_perfdiff_with_env(
+            &repo,
+            &args,
+            &[("CARGO_PERFDIFF_VALGRIND", "/nonexistent/valgrind")],
+        );
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{err}");
+        assert!(err.contains("need valgrind"), "{err}");
+        assert!(err.contains("install it with `"), "{err}");
+        assert!(!err.contains("building"), "stops before building: {err}");
+    }
 }

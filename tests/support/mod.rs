@@ -836,3 +836,51 @@ pub fn write_notes(repo: &Path, text: &str) {
     std::fs::write(path, notes).unwrap();
     commit_all(repo, &format!("docs: {text}"));
 }
+
+/// The executable of bench target `demo` in `layout` kept for `commit` (layout 0 is cargo's
+/// build, in the bin directory itself).
+pub fn layout_executable(repo: &Path, commit: &str, layout: usize) -> PathBuf {
+    let mut dir = state_dir(repo).join("bin").join(commit);
+    if layout > 0 {
+        dir = dir.join(format!("layout-{layout}"));
+    }
+    std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.is_file()
+                && path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("demo-"))
+        })
+        .unwrap_or_else(|| panic!("no demo executable in {}", dir.display()))
+}
+
+/// The layout each fork of `side` ran in, for every benchmark of the newest samples file.
+pub fn fork_layouts(repo: &Path, side: &str) -> Vec<Vec<Option<u64>>> {
+    let runs = state_dir(repo).join("runs");
+    let newest = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .max_by_key(|p| std::fs::metadata(p).unwrap().modified().unwrap())
+        .expect("a samples file");
+    let samples: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(newest).unwrap()).unwrap();
+    samples["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| !b[side]["forks"].as_array().unwrap().is_empty())
+        .map(|b| {
+            b[side]["forks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| f["layout"].as_u64())
+                .collect()
+        })
+        .collect()
+}

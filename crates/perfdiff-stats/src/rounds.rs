@@ -355,4 +355,28 @@ mod tests {
         assert!((a.ci_low * b.ci_high - 1.0).abs() < 1e-12);
         assert!((a.ci_high * b.ci_low - 1.0).abs() < 1e-12);
     }
+
+    proptest::proptest! {
+        /// One round moved far beyond the others is the one left out, whatever the others and
+        /// on either side: what is left is the others, in order, so their summary is the one a
+        /// verdict judged on them gets (the `decided` rule's early changes and its futility).
+        #[test]
+        fn a_far_round_is_the_one_left_out(
+            logs in proptest::collection::vec(-0.05f64..0.05, 3..10),
+            outlier in 0.2f64..2.0,
+            below in proptest::bool::ANY,
+            at in 0usize..10,
+        ) {
+            let far = if below { -outlier } else { outlier };
+            let others: Vec<Round> = logs
+                .iter()
+                .map(|&l| Round { log_ratio: l, layout: None })
+                .collect();
+            let mut all = others.clone();
+            all.insert(at.min(others.len()), Round { log_ratio: far, layout: None });
+            proptest::prop_assert_eq!(without_farthest(&all), others.clone());
+            let (left, kept) = (PairedRounds::of(&without_farthest(&all)).unwrap(), PairedRounds::of(&others).unwrap());
+            proptest::prop_assert_eq!(left, kept);
+        }
+    }
 }

@@ -11,6 +11,7 @@
 
 mod context;
 mod count;
+mod duet_check;
 mod prepare;
 mod reach;
 mod reach_commands;
@@ -503,6 +504,10 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
                 }
                 all.benchmarks.extend(file.benchmarks);
                 all.skipped_targets.extend(file.skipped_targets);
+                // A shard that left duet says so for the merged run (its forks are tagged).
+                if all.run.mode_change.is_none() {
+                    all.run.mode_change = file.run.mode_change;
+                }
             }
         }
     }
@@ -571,6 +576,7 @@ fn run_info(
         shard: shard.map(|s| s.to_string()),
         wall_ms: Some(0),
         measure_ms: Some(0),
+        mode_change: None,
     }
 }
 

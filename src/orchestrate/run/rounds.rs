@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use super::context::{Layout, MeasureContext, interrupted, is_command, save_progress};
-use super::{SideBuild, count};
+use super::{SideBuild, count, duet_check};
 use crate::config::StopRule;
 use crate::model::command;
 use crate::model::harness::HarnessKind;
@@ -19,7 +19,7 @@ use crate::orchestrate::error::{Error, Result};
 use crate::steps::discover::Matched;
 use crate::steps::estimate::{Plan, Planned, large_run_hint};
 use crate::steps::fork::fresh_copy::FreshCopies;
-use crate::steps::fork::{ForkOutcome, duet};
+use crate::steps::fork::{ForkOutcome, duet, shared_cpus};
 use crate::steps::fork_length::{self, ForkLengthSettings};
 use crate::steps::progress::Progress;
 use crate::steps::schedule::Side;
@@ -46,6 +46,9 @@ pub(super) fn measure(
             break;
         }
         rounds.measure_round(round, &active, file, progress)?;
+        if rounds.cpus.is_some() && duet_check::leaves_duet(ctx, round, file, progress) {
+            rounds.cpus = None;
+        }
         rounds.checkpoint(round, &active, file, progress)?;
         rounds.choose_fork_lengths(&active, file, progress);
         let remaining = rounds.active(file, round + 1).len();
@@ -84,9 +87,12 @@ struct RoundLoop<'c, 'a> {
 impl<'c, 'a> RoundLoop<'c, 'a> {
     fn new(ctx: &'c MeasureContext<'a>, file: &SampleFile) -> Result<Self> {
         let policy = StopPolicy::from_settings(ctx.settings);
+        // A resumed duet run that left duet goes on interleaved.
         let cpus = match ctx.settings.mode {
-            Mode::Duet => Some(duet::choose_cpus(ctx.settings.cpus)?),
-            Mode::Interleaved => None,
+            Mode::Duet if !shared_cpus::left_duet(file) => {
+                Some(duet::choose_cpus(ctx.settings.cpus)?)
+            }
+            Mode::Duet | Mode::Interleaved => None,
         };
         let position = |id: &str| file.benchmarks.iter().position(|b| b.id == id);
         let counted: Vec<Option<usize>> = ctx
@@ -341,7 +347,10 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             let mut request =
                 ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
             request.measurement = self.measurement_of(slot.benchmark, file);
-            let outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+            let mut outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+            if let ForkOutcome::Completed(fork) = &mut outcome {
+                shared_cpus::tag_interleaved(fork, file.run.mode);
+            }
             let records = (self.index[slot.benchmark], self.companion[slot.benchmark]);
             let at = (round, layout.recorded());
             record_outcomes(file, records, at, &self.policy, vec![(side, outcome)]);

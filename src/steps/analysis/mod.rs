@@ -20,7 +20,7 @@ use crate::model::profile::counted_id;
 pub use crate::model::samples::SkippedTarget;
 use crate::model::samples::{
     BenchmarkRecord, ForkRecord, HarnessKind, Mode, PerFork, Presence, RunInfo, SampleFile,
-    SideRecord,
+    SideRecord, pair_mode,
 };
 use crate::stats::layout::layout_means;
 use crate::stats::{
@@ -798,13 +798,16 @@ fn compare(
             descriptive::mean(&head_values),
         ),
     });
-    result.bootstrap = match mode {
+    let all_duet = pairs
+        .iter()
+        .all(|(b, h)| pair_mode(b, h, mode) == Mode::Duet);
+    result.bootstrap = if all_duet {
         // The duet paper's own interval: a percentile bootstrap of the runs' geometric means.
-        Mode::Duet => {
-            let runs: Vec<DuetRun> = pairs.iter().map(|(b, h)| duet_run(b, h)).collect();
-            stats::duet::duet_ratio(&runs, config).ok()
-        }
-        Mode::Interleaved => stats::bootstrap::ratio_of_means_by_rounds(&samples, config).ok(),
+        let runs: Vec<DuetRun> = pairs.iter().map(|(b, h)| duet_run(b, h)).collect();
+        stats::duet::duet_ratio(&runs, config).ok()
+    } else {
+        // Interleaved rounds (all, or after a duet run left duet): the rounds' fork means.
+        stats::bootstrap::ratio_of_means_by_rounds(&samples, config).ok()
     };
     result.mann_whitney = stats::mann_whitney::mann_whitney_u(&base_values, &head_values)
         .ok()
@@ -817,15 +820,17 @@ fn compare(
     result.layout_spread = layout_spread(pairs, &rounds);
 }
 
-/// Each analysed round's log ratio and layout: in interleaved mode `ln(head fork mean / base
-/// fork mean)`; in duet mode the log of the round's geometric-mean ratio of its paired samples
-/// (the duet paper's per-run value, samples paired by time where the forks recorded their
-/// measurement windows, [`duet::time_paired_run`]).
+/// Each analysed round's log ratio and layout, by the round's own mode ([`pair_mode`], the
+/// run's `mode` unless the run left duet): an interleaved round's `ln(head fork mean / base
+/// fork mean)`; a duet round's log of its geometric-mean ratio of its paired samples (the duet
+/// paper's per-run value, samples paired by time where the forks recorded their measurement
+/// windows, [`duet::time_paired_run`]). Both estimate the same `ln(head / base)`, so a run that
+/// left duet is one series of rounds (docs/design/duet.md#when-the-two-cpus-are-shared).
 pub fn round_values(pairs: &[(&ForkRecord, &ForkRecord)], mode: Mode) -> Vec<Round> {
     pairs
         .iter()
         .map(|(b, h)| Round {
-            log_ratio: match mode {
+            log_ratio: match pair_mode(b, h, mode) {
                 Mode::Interleaved => (descriptive::mean(&h.per_iteration_ns())
                     / descriptive::mean(&b.per_iteration_ns()))
                 .ln(),
@@ -929,6 +934,7 @@ pub fn duet_mean_overlap(record: &BenchmarkRecord) -> Option<f64> {
     let overlaps: Vec<f64> = record
         .analysed_pairs(Mode::Duet)
         .into_iter()
+        .filter(|(b, h)| pair_mode(b, h, Mode::Duet) == Mode::Duet)
         .filter_map(|(b, h)| duet::recorded_overlap(b, h))
         .collect();
     (!overlaps.is_empty()).then(|| descriptive::mean(&overlaps))
@@ -956,7 +962,12 @@ fn side_summary(side: &SideRecord, forks: &[Vec<f64>], stable: Option<bool>) -> 
             .map(|f| f.warmup_dropped.unwrap_or(0))
             .sum(),
         unsteady_forks: side.forks.iter().filter(|f| f.unsteady).count(),
-        disturbed_forks: side.per_iteration_by_fork().len() - forks.len(),
+        disturbed_forks: side
+            .forks_with_data()
+            .iter()
+            .filter(|f| !f.set_aside)
+            .count()
+            .saturating_sub(forks.len()),
         fork_rel_sd,
         stable,
         settings_from_code: SettingsFromCode::of(side),
@@ -1227,10 +1238,22 @@ mod tests {
     }
 
     fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
-        let mut file = SampleFile::new(RunInfo::default());
+        analysed_in(record, Mode::Interleaved)
+    }
+
+    /// [`analysed`] as a run in `mode` records it.
+    fn analysed_in(record: BenchmarkRecord, mode: Mode) -> BenchmarkResult {
+        let mut file = SampleFile::new(RunInfo {
+            mode,
+            ..RunInfo::default()
+        });
         file.benchmarks.push(record);
+        analysed_file(&file)
+    }
+
+    fn analysed_file(file: &SampleFile) -> BenchmarkResult {
         let report = analyse(
-            &file,
+            file,
             &AnalysisSettings {
                 threshold: 0.02,
                 instructions_threshold: 0.002,
@@ -1244,6 +1267,105 @@ mod tests {
             7,
         );
         report.benchmarks.into_iter().next().unwrap()
+    }
+
+    /// A duet run that left duet after round 0 (docs/design/duet.md#when-the-two-cpus-are-shared):
+    /// round 0 a duet pair on shared CPUs, head's fork preempted to 2.5 times its time, set
+    /// aside; round 1 a clean duet pair; rounds 2–7 interleaved. Head is 10 % slower throughout.
+    fn left_duet_record() -> BenchmarkRecord {
+        let base = [1000.0, 1000.0, 1002.0, 998.0, 1001.0, 999.0, 1000.5, 999.5];
+        let head = [
+            2500.0, 1100.0, 1101.0, 1099.0, 1100.5, 1099.5, 1100.2, 1100.8,
+        ];
+        let mut record = rounds_record(&base, &head);
+        for (side, cpus) in [(&mut record.base, [0, 1]), (&mut record.head, [1, 0])] {
+            for fork in &mut side.forks {
+                let round = fork.round.unwrap();
+                if round < 2 {
+                    fork.cpu = Some(cpus[round % 2]);
+                    fork.set_aside = round == 0;
+                } else {
+                    fork.mode = Some(Mode::Interleaved);
+                }
+            }
+        }
+        record
+    }
+
+    #[test]
+    fn a_run_that_left_duet_analyses_each_round_in_its_own_mode() {
+        let record = left_duet_record();
+        let pairs = record.analysed_pairs(Mode::Duet);
+        let rounds: Vec<Option<usize>> = pairs.iter().map(|(b, _)| b.round).collect();
+        assert_eq!(
+            rounds,
+            (1..8).map(Some).collect::<Vec<_>>(),
+            "round 0 set aside"
+        );
+        // The duet round's value is its paired samples' geometric-mean ratio, the interleaved
+        // rounds' their fork means' ratio: both 10 % here.
+        for round in round_values(&pairs, Mode::Duet) {
+            assert!((round.log_ratio - 1.1f64.ln()).abs() < 2e-3, "{round:?}");
+        }
+        let result = analysed_in(record.clone(), Mode::Duet);
+        assert_eq!(result.verdict, Outcome::Regressed, "{result:?}");
+        assert!((result.ratio.unwrap().estimate - 1.1).abs() < 2e-3);
+        assert_eq!(result.paired.unwrap().rounds.n, 7);
+        assert!(result.bootstrap.is_some(), "the rounds' bootstrap");
+        // Set aside is not disturbed: no disturbed fork is counted for the round.
+        assert_eq!(
+            (result.base.disturbed_forks, result.head.disturbed_forks),
+            (0, 0)
+        );
+        // Left in, the round measured on shared CPUs hides the change.
+        let mut kept = record;
+        for fork in kept.base.forks.iter_mut().chain(&mut kept.head.forks) {
+            fork.set_aside = false;
+        }
+        let with_it = analysed_in(kept, Mode::Duet);
+        assert_eq!(with_it.verdict, Outcome::Inconclusive, "{with_it:?}");
+    }
+
+    #[test]
+    fn a_run_that_left_duet_reanalyses_identically_from_its_file() {
+        let mut file = SampleFile::new(RunInfo {
+            mode: Mode::Duet,
+            ..RunInfo::default()
+        });
+        file.benchmarks.push(left_duet_record());
+        let text = serde_json::to_string(&file).unwrap();
+        let again = SampleFile::from_json(std::path::Path::new("s.json"), &text).unwrap();
+        assert_eq!(again, file);
+        let (first, second) = (analysed_file(&file), analysed_file(&again));
+        assert_eq!(first.verdict, second.verdict);
+        assert_eq!(first.ratio, second.ratio);
+        assert_eq!(first.paired, second.paired);
+    }
+
+    #[test]
+    fn only_interleaved_rounds_are_judged_disturbed_in_a_run_that_left_duet() {
+        // Rounds 0–1 duet (head's fork 30 % slow in round 1: a duet pair is never left out),
+        // rounds 2–8 interleaved, round 5's base fork 60 % slow: left out.
+        let base = [
+            1000.0, 1000.0, 1000.2, 999.8, 1000.1, 1600.0, 999.9, 1000.3, 1000.0,
+        ];
+        let head = [
+            1000.1, 1300.0, 1000.0, 1000.2, 999.9, 1000.1, 1000.2, 999.8, 1000.4,
+        ];
+        let mut record = rounds_record(&base, &head);
+        for fork in record.base.forks.iter_mut().chain(&mut record.head.forks) {
+            if fork.round.unwrap() >= 2 {
+                fork.mode = Some(Mode::Interleaved);
+            } else {
+                fork.cpu = Some(0);
+            }
+        }
+        let rounds: Vec<usize> = record
+            .analysed_pairs(Mode::Duet)
+            .iter()
+            .map(|(b, _)| b.round.unwrap())
+            .collect();
+        assert_eq!(rounds, [0, 1, 2, 3, 4, 6, 7, 8]);
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod held;
 pub mod process;
 pub mod protocol;
 pub mod session;
+pub mod shared_cpus;
 
 pub mod steal;
 pub mod text;

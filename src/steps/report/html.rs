@@ -97,6 +97,9 @@ fn header(report: &Report) -> String {
     if let Some(comparison) = text::comparison(report) {
         let _ = writeln!(out, "<p class=\"comparison\">{}</p>", escape(&comparison));
     }
+    if let Some(warning) = text::run_warning(report) {
+        let _ = writeln!(out, "<p class=\"run-warning\">{}</p>", escape(&warning));
+    }
     out += "<div class=\"tiles\">\n";
     for (outcome, n) in text::counts(report) {
         let _ = writeln!(
@@ -875,6 +878,7 @@ svg .box line { stroke-width:1.5; } svg .box .median { stroke-width:3; } svg .bo
 .numbers { display:flex; flex-wrap:wrap; gap:6px 22px; margin:8px 0 0; }
 .numbers div { display:flex; gap:6px; } .numbers dt { color:var(--muted); } .numbers dd { margin:0; font-variant-numeric:tabular-nums; font-weight:600; }
 .warnings { margin:8px 0 0; padding-left:20px; color:#93370d; }
+.run-warning { color:#93370d; }
 .failure { background:#fff6ed; border:1px solid #fed7aa; border-radius:6px; padding:10px; overflow-x:auto; font-size:12px; white-space:pre-wrap; }
 .nodata { color:var(--muted); font-style:italic; }
 footer { color:var(--muted); } footer p { margin:4px 0; } footer b { color:var(--fg); }

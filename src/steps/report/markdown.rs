@@ -15,6 +15,10 @@ pub fn render(report: &Report) -> String {
     if let Some(comparison) = comparison(report) {
         out += &format!("{comparison}\n\n");
     }
+    if let Some(warning) = text::run_warning(report) {
+        // Above the results: it says how far to trust them.
+        out += &format!("> :warning: {}\n\n", escape(&warning));
+    }
     let (attention, rest): (Vec<&BenchmarkResult>, Vec<&BenchmarkResult>) = report
         .benchmarks
         .iter()

@@ -34,7 +34,10 @@ pub use html::render_html;
 pub use listing::render_listing;
 pub use markdown::escape as escape_markdown;
 pub use table::DROP_ORDER;
-pub use text::{median_fork_rel_sd, noisy_forks_note, outcome_label, rounds_to_reveal_threshold};
+pub use text::{
+    median_fork_rel_sd, mode_change_sentence, noisy_forks_note, outcome_label,
+    rounds_to_reveal_threshold,
+};
 
 /// Output format of the report on stdout (`--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -425,6 +425,9 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
         .iter()
         .map(|l| wrap(l))
         .collect();
+    if let Some(warning) = text::run_warning(report) {
+        lines.push(wrap(&format!("warning: {warning}")));
+    }
     for notice in notices::benchmark_notices(report) {
         let line = notices::notice_line(&notice, text::id_line, EVERY_ONE);
         lines.push(wrap(&format!(

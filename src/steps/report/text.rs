@@ -1,7 +1,7 @@
 //! Number and label formatting shared by every format, so that the table, the Markdown and the
 //! HTML say the same thing in the same words.
 
-use crate::model::samples::{Mode, RevisionInfo, RunInfo};
+use crate::model::samples::{Mode, ModeChange, RevisionInfo, RunInfo};
 use crate::stats::{CliffsDelta, IntervalKind, Magnitude, RatioInterval};
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
 use crate::util::terminal::wall_time;
@@ -487,17 +487,57 @@ pub const CPU_WAIT_NOTE_FROM: f64 = 0.02;
 /// their CPUs, which makes results noisier and, in duet mode, means the pinned CPUs were not free.
 pub fn cpu_wait_note(report: &Report) -> Option<String> {
     let share = report.cpu_wait_share.filter(|s| *s >= CPU_WAIT_NOTE_FROM)?;
-    let advice = match report.settings.mode {
-        Mode::Duet => {
+    // A run that left duet says so in its own warning ([`mode_change_sentence`]).
+    let advice = match (report.settings.mode, &report.run.mode_change) {
+        (Mode::Duet, None) => {
             "the two pinned CPUs were not free: choose idle ones with --cpus, or stop what else runs"
         }
-        Mode::Interleaved => "other work on this machine competed with the benchmarks",
+        _ => "other work on this machine competed with the benchmarks",
     };
     Some(format!(
         "forks waited for a CPU {} of the time they were ready to run ({advice}); results are \
          noisier than on a quiet machine",
         percent(share)
     ))
+}
+
+/// What a duet run did when a round's forks showed its two pinned CPUs shared, in one sentence
+/// for every format and for the progress output: the figures that decided, and whether the
+/// rounds after it ran interleaved (the round set aside) or duet was kept (`--keep-duet`).
+/// Rounds are counted from 1 here, as the progress output counts them.
+pub fn mode_change_sentence(change: &ModeChange) -> String {
+    let per_cpu: Vec<String> = change
+        .cpus
+        .iter()
+        .map(|c| format!("CPU {}: {}", c.cpu, percent(c.cpu_wait_share)))
+        .collect();
+    let figures = per_cpu
+        .iter()
+        .map(String::as_str)
+        .chain([format!("limit {}", percent(change.limit)).as_str()])
+        .collect::<Vec<_>>()
+        .join(", ");
+    let shared = change.shared_round + 1;
+    let what = if change.used == change.asked {
+        "duet was kept, as --keep-duet asks: results are noisier than interleaved ones would be"
+            .to_string()
+    } else {
+        format!(
+            "the rounds from {} on are interleaved, and round {shared}'s pairs are set aside \
+             (--keep-duet keeps duet)",
+            change.from_round + 1
+        )
+    };
+    format!(
+        "duet: in round {shared} the forks waited for a CPU {} of the time they were ready to run \
+         ({figures}): other work shared the two pinned CPUs, which pairing cannot cancel; {what}",
+        percent(change.cpu_wait_share)
+    )
+}
+
+/// The warning about the whole run, when it has one: a duet run whose CPUs were shared.
+pub fn run_warning(report: &Report) -> Option<String> {
+    report.run.mode_change.as_ref().map(mode_change_sentence)
 }
 
 /// `interleaved mode · threshold ±2 % · alpha 0.01 · bootstrap 99 % (10000 resamples) · FDR on ·
@@ -1058,6 +1098,40 @@ mod tests {
             "{}",
             settings_line(&settings)
         );
+    }
+
+    #[test]
+    fn a_duet_run_that_left_duet_says_when_why_and_what_it_did() {
+        let mut change = ModeChange {
+            asked: Mode::Duet,
+            used: Mode::Interleaved,
+            from_round: 3,
+            shared_round: 2,
+            cpu_wait_share: 0.145,
+            limit: 0.02,
+            cpus: vec![
+                crate::model::samples::CpuWait {
+                    cpu: 0,
+                    cpu_wait_share: 0.19,
+                    forks: 4,
+                },
+                crate::model::samples::CpuWait {
+                    cpu: 1,
+                    cpu_wait_share: 0.1,
+                    forks: 4,
+                },
+            ],
+        };
+        assert_eq!(
+            mode_change_sentence(&change),
+            "duet: in round 3 the forks waited for a CPU 14.5 % of the time they were ready to \
+             run (CPU 0: 19 %, CPU 1: 10 %, limit 2 %): other work shared the two pinned CPUs, \
+             which pairing cannot cancel; the rounds from 4 on are interleaved, and round 3's \
+             pairs are set aside (--keep-duet keeps duet)"
+        );
+        change.used = Mode::Duet;
+        let kept = mode_change_sentence(&change);
+        assert!(kept.ends_with("duet was kept, as --keep-duet asks: results are noisier than interleaved ones would be"), "{kept}");
     }
 
     #[test]

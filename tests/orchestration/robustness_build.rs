@@ -1,15 +1,17 @@
 //! Robustness (issue #7), building: a bench target that does not compile beside others that do
 //! (issue #33), and project layouts `cargo bench` handles (a workspace of several packages in a
-//! subdirectory of the repository, a submodule, `build.target-dir`). Every case runs the real
-//! binary and checks the user's repository is byte-for-byte unchanged. A revision that does not
-//! build, and revisions without (matching) benchmarks, are tested on the deterministic fixture,
-//! in `orchestration::robustness`.
+//! subdirectory of the repository, a submodule, `build.target-dir`, a target directory inside
+//! another workspace). Every case runs the real binary and real cargo builds and checks the
+//! user's repository is byte-for-byte unchanged. What is tested is the build layer, so the bench
+//! targets are the deterministic fixture's (no dependency to compile, nothing timed): moved from
+//! `end_to_end::robustness_build`. A revision that does not build, and revisions without
+//! (matching) benchmarks, are in `robustness`.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use std::path::Path;
 
-use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 /// The skipped targets of a JSON listing or report, as `(package, target, reason)`.
@@ -37,11 +39,10 @@ fn benchmark_ids(json: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others_compared() {
-    let _guard = measuring_lock();
     let root = scratch();
     let repo = root.path().join("two targets");
-    criterion_workspace_repo(&repo, &["speedy"], |repo| {
-        write_criterion_package(
+    fixture_workspace_repo(&repo, &["speedy"], |repo| {
+        write_fixture_package(
             &repo.join("speedy"),
             "speedy",
             &[("good", &[("g_mix", 1000)]), ("bad", &[("b_mix", 1000)])],
@@ -52,14 +53,14 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     replace_in(
         &repo,
         "speedy/benches/bad.rs",
-        "fn benches(c: &mut Criterion) {",
-        "fn benches(c: &mut Criterion) {\n    let _ = undefined_in_bad;",
+        "fn main() {",
+        "fn main() {\n    let _ = undefined_in_bad;",
     );
     commit_all(&repo, "head: bad does not compile");
     let before = RepoState::capture(&repo);
 
     let list = ["HEAD~1", "HEAD", "--list", "--format", "json"];
-    let output = cargo_perfdiff(&repo, &list);
+    let output = fixture_perfdiff(&repo, &list);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(benchmark_ids(&listing), ["g_mix"]);
@@ -79,7 +80,7 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     assert!(reason.ends_with("are not compared"), "{reason}");
     assert!(!reason.contains('\n'), "one line: {reason}");
     // The text listing names it too, with the same reason, once.
-    let text = cargo_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let text = fixture_perfdiff(&repo, &["HEAD~1", "HEAD", "--list"]);
     assert_eq!(text.status.code(), Some(0), "{}", stderr(&text));
     let named = format!("bench target bad {reason}");
     assert_eq!(
@@ -91,13 +92,13 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     assert!(String::from_utf8_lossy(&text.stdout).contains("g_mix"));
 
     // The run compares `good` and reports `bad` as skipped, in the JSON report and the table.
-    let output = cargo_perfdiff(&repo, &parent_vs_head_json(&[]));
+    let output = fixture_perfdiff(&repo, &parent_vs_head_json(&[]));
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     measured_entry(&report, "g_mix", 2);
     assert_eq!(benchmark_ids(&report), ["g_mix"]);
     assert_eq!(skipped_targets(&report), skipped);
-    let table = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--fail-on", "never"]));
+    let table = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--fail-on", "never"]));
     assert!(
         all_output(&table).contains("skipped bench target `bad`: failed to compile in head"),
         "{}",
@@ -105,7 +106,7 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     );
 
     // Failing in both revisions, it is skipped once, for both.
-    let output = cargo_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
+    let output = fixture_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(benchmark_ids(&listing), ["g_mix"]);
@@ -127,7 +128,7 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     )
     .unwrap();
     commit_all(&repo, "head: the library does not compile");
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
     assert_clean_error(&output, 2, "building the benchmarks of head");
     assert_clean_error(&output, 2, "undefined_in_library");
 
@@ -136,23 +137,23 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     replace_in(
         &repo,
         "speedy/benches/good.rs",
-        "fn benches(c: &mut Criterion) {",
-        "fn benches(c: &mut Criterion) {\n    let _ = undefined_in_good;",
+        "fn main() {",
+        "fn main() {\n    let _ = undefined_in_good;",
     );
     commit_all(&repo, "head: no bench target compiles");
     let before = RepoState::capture(&repo);
-    let output = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
     assert_clean_error(&output, 2, "building the benchmarks of head");
     assert_clean_error(&output, 2, "undefined_in_good");
     assert_clean_error(&output, 2, "undefined_in_bad");
     assert_eq!(RepoState::capture(&repo), before);
 }
 
-/// The layout: `<repo>/rust/` is a workspace of two packages (the demo in `rust/demo`, a library
-/// without benchmarks in `rust/other`) whose `.cargo/config.toml` sets `build.target-dir`, and
-/// the demo includes a file from the submodule `<repo>/data`.
+/// The layout: `<repo>/rust/` is a workspace of two packages (the fixture in `rust/demo`, a
+/// library without benchmarks in `rust/other`) whose `.cargo/config.toml` sets
+/// `build.target-dir`, and the fixture's library includes a file from the submodule
+/// `<repo>/data`.
 fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
-    let (_dir, demo) = demo_repo(&DemoOptions::default());
     let data = root.join("data-origin");
     std::fs::create_dir_all(&data).unwrap();
     git_ok(&data, &["init", "-q"]);
@@ -161,20 +162,11 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
 
     let repo = root.join("mono repo ü");
     let member = repo.join("rust/demo");
-    std::fs::create_dir_all(member.join("src")).unwrap();
-    std::fs::create_dir_all(member.join("benches")).unwrap();
+    write_fixture_files(&member);
     git_ok(&repo, &["init", "-q"]);
-    let copy = |from: &str, to: &Path| std::fs::copy(demo.join(from), to).map(|_| ()).unwrap();
-    git_ok(&demo, &["checkout", "-q", "HEAD~1"]);
-    copy("src/lib.rs", &member.join("src/lib.rs"));
-    copy("benches/demo.rs", &member.join("benches/demo.rs"));
-    copy("Cargo.lock", &repo.join("rust/Cargo.lock"));
-    let manifest = std::fs::read_to_string(demo.join("Cargo.toml")).unwrap();
-    std::fs::write(
-        member.join("Cargo.toml"),
-        manifest.replace("[workspace]\n", ""),
-    )
-    .unwrap();
+    std::fs::rename(member.join("Cargo.lock"), repo.join("rust/Cargo.lock")).unwrap();
+    std::fs::remove_file(member.join(".gitignore")).unwrap();
+    replace_in(&member, "Cargo.toml", "[workspace]\n", "");
     write_library_package(&repo.join("rust/other"), "other", "");
     std::fs::write(
         repo.join("rust/Cargo.toml"),
@@ -203,26 +195,19 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
     )
     .unwrap();
     commit_all(&repo, "base");
-    git_ok(&demo, &["checkout", "-q", "main"]);
-    let head_lib = std::fs::read_to_string(demo.join("src/lib.rs")).unwrap();
-    std::fs::write(
-        &lib,
-        format!("{head_lib}\npub const NOTE: &str = include_str!(\"../../../data/note.txt\");\n"),
-    )
-    .unwrap();
+    scale_benchmark(&member, "hash/mix", 2.0);
     commit_all(&repo, "head");
     repo
 }
 
 #[test]
 fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
-    let _guard = measuring_lock();
     let root = scratch();
     let repo = nested_workspace_repo(root.path());
     let before = RepoState::capture(&repo);
     // Run from the package's directory, as `cargo bench` would be; the target directory comes
     // from `.cargo/config.toml`, not the environment.
-    let output = perfdiff_command(&repo.join("rust/demo"), &parent_vs_head_json(&["hash/mix"]))
+    let output = fixture_command(&repo.join("rust/demo"), &parent_vs_head_json(&["hash/mix"]))
         .env_remove("CARGO_TARGET_DIR")
         .output()
         .unwrap();
@@ -251,7 +236,6 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
 /// when it's not").
 #[test]
 fn a_target_directory_inside_another_cargo_workspace_builds_the_checkouts_as_the_user_does() {
-    let _guard = measuring_lock();
     let dir = scratch();
     let outer = dir.path().join("outer workspace");
     std::fs::create_dir_all(&outer).unwrap();

@@ -3,7 +3,13 @@
 //! middle of a run exits 130, leaves no process behind, keeps the samples of completed forks in a
 //! file that loads, and `--resume FILE` completes the run; a second run meanwhile refuses (the
 //! lock); a crash (SIGKILL) too leaves a file that loads and resumes. The repository is unchanged.
+//!
+//! On the deterministic fixture (moved from `end_to_end::robustness_interrupt`): what is tested
+//! is the run's handling of a signal, not a measurement. Its forks of `hash/mix` take half a
+//! second each (`fork-ms=`) so that the signal arrives mid-run, and its build script sleeps a
+//! minute so that the signal arrives while cargo builds.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use crate::processes;
@@ -14,7 +20,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use cargo_perfdiff::model::samples::SampleFile;
-use cargo_perfdiff::orchestrate::demo::DemoOptions;
 use support::*;
 
 const FORKS: usize = 6;
@@ -40,10 +45,18 @@ enum Signal {
     Kill,
 }
 
+/// The fixture with `hash/mix`'s forks lasting half a second each, its time doubled in head.
+fn slow_forks_repo() -> (Scratch, std::path::PathBuf) {
+    let (dir, repo) = fixture_repo(&unchanged());
+    set_benchmark(&repo, "hash/mix ns=5000 fork-ms=500");
+    commit_all(&repo, "base: forks that last half a second");
+    scale_benchmark(&repo, "hash/mix", 2.0);
+    commit_all(&repo, "head: mix twice the time");
+    (dir, repo)
+}
+
 fn interrupt_then_resume(signal: Signal) {
-    let _guard = measuring_lock();
-    let repo = shared_demo_repo("interrupt");
-    let dir = scratch();
+    let (dir, repo) = slow_forks_repo();
     let samples = dir.path().join("run samples ü.json");
     let samples_arg = samples.to_str().unwrap();
     seed_criterion_results(&repo);
@@ -75,7 +88,7 @@ fn interrupt_then_resume(signal: Signal) {
     ];
     let mut first: Vec<&str> = args.to_vec();
     first.extend(["--samples", samples_arg, "--", "hash/mix"]);
-    let mut child = perfdiff_command(&repo, &first)
+    let mut child = fixture_command(&repo, &first)
         .env(&marker.0, &marker.1)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -97,7 +110,7 @@ fn interrupt_then_resume(signal: Signal) {
         std::thread::sleep(Duration::from_millis(20));
     }
     // A second run in the same repository meanwhile refuses, touching nothing.
-    let second = cargo_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
+    let second = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD"]));
     assert_clean_error(&second, 2, "another cargo-perfdiff run");
     // SAFETY: plain kill(2) on a process (group) this test started.
     let sent = unsafe {
@@ -137,7 +150,7 @@ fn interrupt_then_resume(signal: Signal) {
 
     let mut resume: Vec<&str> = args.to_vec();
     resume.extend(["--resume", samples_arg, "--", "hash/mix"]);
-    let output = cargo_perfdiff(&repo, &resume);
+    let output = fixture_perfdiff(&repo, &resume);
     assert_eq!(output.status.code(), Some(0), "resume: {}", stderr(&output));
     let report = json_report(&output);
     let mix = bench_entry(&report, "hash/mix");
@@ -164,14 +177,22 @@ fn a_crash_mid_run_leaves_a_readable_samples_file_that_resumes() {
 
 /// Ctrl-C or SIGTERM while a revision builds: cargo and its compilers stop too, exit 130.
 fn interrupt_during_build(signal: Signal) {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions::default());
+    let (_dir, repo) = fixture_repo(&unchanged());
+    // A build script that sleeps a minute: cargo is running when the signal arrives.
+    std::fs::write(
+        repo.join("build.rs"),
+        "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(60));\n}\n",
+    )
+    .unwrap();
+    commit_all(&repo, "base: a build that takes a minute");
+    set_benchmark(&repo, "hash/mix ns=6000");
+    commit_all(&repo, "head");
     let base = git_ok(&repo, &["rev-parse", "HEAD~1"]).trim().to_string();
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt-build");
     // Builds that no other repository's kept build serves: the interrupt is to find cargo running.
-    let mut child = perfdiff_command(&repo, &quick(&["HEAD~1", "HEAD"]))
+    let mut child = fixture_command(&repo, &quick(&["HEAD~1", "HEAD"]))
         .env(&marker.0, &marker.1)
         .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
         .stdout(Stdio::piped())
@@ -180,8 +201,8 @@ fn interrupt_during_build(signal: Signal) {
         .spawn()
         .unwrap();
     let pid = child.id() as i32;
-    // The executables directory appears when the build of base starts; cargo then needs seconds
-    // to compile and link the fresh repository's crates.
+    // The executables directory appears when the build of base starts; its build script then
+    // sleeps a minute.
     let bin = state_dir(&repo).join("bin").join(&base);
     let deadline = Instant::now() + Duration::from_secs(120);
     while !bin.exists() {

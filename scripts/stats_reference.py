@@ -214,6 +214,33 @@ def paired_t_cases():
     return cases
 
 
+def variance_components_cases():
+    """The variance components of forks and samples (crates/perfdiff-stats/src/components.rs).
+
+    For each case: groups of observations (balanced and not), scipy's one-way ANOVA (`f_oneway`:
+    F and its p-value) and, with numpy, the mean squares within (MSW) and between (MSB) groups,
+    the effective group size n0 = (N - sum(n_i^2) / N) / (k - 1) and the between component
+    max(0, (MSB - MSW) / n0) of the one-way random-effects model. Its own generator, so adding
+    these cases leaves the other files as they were.
+    """
+    rng = np.random.default_rng(20261128)
+    cases = []
+    for sizes, between_sd, within_sd in [([5, 5], 1.0, 1.0), ([10, 10, 10], 0.1, 1.0),
+                                         ([30, 30, 30, 30], 0.02, 0.005), ([3, 7, 12], 2.0, 0.5),
+                                         ([2, 2, 2, 2, 2, 2], 0.0, 1.0), ([20, 25], 0.01, 0.03)]:
+        groups = [rng.normal(100.0 + rng.normal(0.0, between_sd), within_sd, n) for n in sizes]
+        f, p = stats.f_oneway(*groups)
+        k, n_total = len(groups), sum(sizes)
+        grand = np.mean(np.concatenate(groups))
+        msb = sum(len(g) * (np.mean(g) - grand) ** 2 for g in groups) / (k - 1)
+        msw = sum(np.sum((g - np.mean(g)) ** 2) for g in groups) / (n_total - k)
+        n0 = (n_total - sum(n * n for n in sizes) / n_total) / (k - 1)
+        cases.append({"groups": [floats(g) for g in groups], "f": float(f), "p": float(p),
+                      "ms_within": float(msw), "ms_between": float(msb), "n0": float(n0),
+                      "between": float(max(0.0, (msb - msw) / n0))})
+    return cases
+
+
 def main():
     write("mann_whitney.json", mann_whitney_cases())
     write("benjamini_hochberg.json", bh_cases())
@@ -222,6 +249,7 @@ def main():
     write("cliffs_delta.json", cliffs_cases())
     write("cv.json", cv_cases())
     write("paired_t.json", paired_t_cases())
+    write("variance_components.json", variance_components_cases())
     import statsmodels
     write("versions.json", {"scipy": scipy.__version__, "numpy": np.__version__,
                             "statsmodels": statsmodels.__version__,

@@ -34,6 +34,7 @@ pub use crate::model::policy::{BenchOverride, FailOn, Metrics, StopRule, thresho
 pub use crate::model::samples::Mode;
 use crate::steps::analysis::AnalysisSettings;
 use crate::steps::estimate::EstimateSettings;
+use crate::steps::fork_length::ForkLengthSettings;
 use crate::steps::stop::StopSettings;
 
 /// Errors in a configuration file or on the command line. Each names the file (or the command
@@ -129,6 +130,11 @@ pub struct Settings {
     /// noise between forks, not within one (`scripts/fork_length.py`, docs/design/warm-up.md); on a
     /// noisy host it is about as precise per second of the run.
     pub measurement_ms: u64,
+    /// Whether a layer set `measurement_ms` (`--measurement-time`, `measurement-ms`): then every
+    /// fork measures it. Otherwise each benchmark's forks get the length its variance between
+    /// and within forks asks for after the first rounds ([`crate::steps::fork_length`]). Not a
+    /// key of its own: [`resolve`] derives it from where `measurement-ms` came from.
+    pub measurement_fixed: bool,
     /// Criterion samples per fork (criterion wants at least 10).
     pub sample_size: usize,
     /// Changes smaller than this (relative, e.g. 0.02 = 2 %) are not relevant.
@@ -183,6 +189,7 @@ impl Default for Settings {
             layouts: DEFAULT_LAYOUTS,
             warm_up_ms: 100,
             measurement_ms: 500,
+            measurement_fixed: false,
             sample_size: 30,
             threshold: 0.02,
             instructions_threshold: crate::model::policy::DEFAULT_INSTRUCTIONS_THRESHOLD,
@@ -232,6 +239,17 @@ impl From<&Settings> for StopSettings {
             window: s.window,
             mode: s.mode,
             verdict: AnalysisSettings::from(s),
+        }
+    }
+}
+
+/// The fork-length choice's part of the settings.
+impl From<&Settings> for ForkLengthSettings {
+    fn from(s: &Settings) -> Self {
+        ForkLengthSettings {
+            default_ms: s.measurement_ms as f64,
+            fixed: s.measurement_fixed,
+            mode: s.mode,
         }
     }
 }
@@ -537,6 +555,8 @@ pub fn resolve(
         effective.apply(partial, &source);
     }
     effective.default_min_forks_for_the_rule();
+    effective.settings.measurement_fixed =
+        *effective.source_of("measurement-ms") != Source::Default;
     effective.validate_combination()?;
     Ok(effective)
 }
@@ -1262,6 +1282,22 @@ impl Entry {
     }
 }
 
+/// `measurement-ms`: set, every fork's length; unset, the first rounds' length before each
+/// benchmark's own is chosen, which a file written from it must leave unset too (a value there
+/// would fix every fork's length).
+fn measurement_entry(s: &Settings) -> Entry {
+    if s.measurement_fixed {
+        return Entry::set("measurement-ms", integer(s.measurement_ms));
+    }
+    Entry::unset(
+        "measurement-ms",
+        &format!(
+            "unset: {} for two rounds, then each benchmark's own length",
+            s.measurement_ms
+        ),
+    )
+}
+
 fn integer(n: impl TryInto<i64> + Copy + ToString) -> toml::Value {
     n.try_into()
         .map(toml::Value::Integer)
@@ -1308,7 +1344,7 @@ fn key_entries(s: &Settings) -> Vec<Entry> {
         Entry::set("window", integer(s.window)),
         Entry::set("layouts", integer(s.layouts)),
         Entry::set("warm-up-ms", integer(s.warm_up_ms)),
-        Entry::set("measurement-ms", integer(s.measurement_ms)),
+        measurement_entry(s),
         Entry::set("sample-size", integer(s.sample_size)),
         Entry::set("threshold", Float(s.threshold)),
         Entry::set("instructions-threshold", Float(s.instructions_threshold)),

@@ -41,6 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "steps::schedule",
             "steps::discover",
             "steps::fork",
+            "steps::fork_length",
             "steps::instructions",
             "steps::reach",
             "steps::analysis",

@@ -26,6 +26,8 @@ mod compare;
 mod duet_shared;
 #[path = "orchestration/fixture.rs"]
 mod fixture;
+#[path = "orchestration/fork_length.rs"]
+mod fork_length;
 #[path = "orchestration/layouts.rs"]
 mod layouts;
 #[path = "orchestration/robustness.rs"]

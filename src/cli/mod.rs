@@ -218,8 +218,9 @@ pub struct MeasuringArgs {
     /// Criterion warm-up time of the first fork, in seconds; later forks adapt it [default: 0.1]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
     pub warm_up_time: Option<f64>,
-    /// Criterion measurement time per fork, in seconds (criterion 0.3 rounds it up to whole
-    /// seconds) [default: 0.5]
+    /// Criterion measurement time of every fork, in seconds (criterion 0.3 rounds it up to whole
+    /// seconds). Unset, forks measure 0.5 s for two rounds, then each benchmark's the length its
+    /// noise between and within forks asks for (docs/stopping.md)
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, hide_short_help = true)]
     pub measurement_time: Option<f64>,
     /// Criterion samples per fork, at least 10 [default: 30]

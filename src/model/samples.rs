@@ -224,6 +224,11 @@ pub struct BenchmarkRecord {
     /// Absent when selection was off (`--measure-all`) or in files recorded before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selection: Option<SelectionRecord>,
+    /// How long its forks measure after the first rounds, chosen from its variance at each level
+    /// and the cost of a fork (docs/design/fork-length.md); absent before the choice, and in
+    /// files recorded before it was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_length: Option<ForkLengthChoice>,
 }
 
 /// Why a benchmark was measured or not, decided before any timing from what it executes
@@ -416,6 +421,75 @@ pub struct FailureRecord {
     pub stderr_tail: String,
 }
 
+/// The measurement time a benchmark's forks get from round `from_round` on, both sides alike, and
+/// why: Kalibera and Jones's optimum from the variance between forks and within them and the
+/// fixed cost of a fork (`crate::steps::fork_length`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct ForkLengthChoice {
+    /// The measurement time asked of criterion per fork from `from_round` on, in milliseconds.
+    pub measurement_ms: f64,
+    /// The measurement time of the rounds before (`--measurement-time`'s default).
+    pub default_ms: f64,
+    /// The first round (0-based) measured at `measurement_ms`: the rounds before gave the
+    /// variance components.
+    pub from_round: usize,
+    /// Why this length.
+    pub reason: ForkLengthReason,
+    /// The variance of a fork's log mean from the noise within the fork, scaled to 1 ms of
+    /// measurement (a fork measuring T ms has `within_per_ms / T`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_per_ms: Option<f64>,
+    /// The variance component between forks of the log fork means (the part no length of fork
+    /// averages away), pooled over both sides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between: Option<f64>,
+    /// The p-value of the F test that the forks differ no more than their samples: forks are
+    /// shortened only below 0.05.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_p_value: Option<f64>,
+    /// The within-fork part of a fork's variance at `default_ms`, `within_per_ms / default_ms`,
+    /// beside `between`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_at_default: Option<f64>,
+    /// The fixed cost of a fork in milliseconds: its wall time less the time its samples
+    /// measured (process start, set-up, warm-up), the median over the forks so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fork_cost_ms: Option<f64>,
+    /// The optimum before clamping to the bounds, `sqrt(fork_cost_ms · within_per_ms /
+    /// between)`, in milliseconds (infinite when the forks do not differ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimum_ms: Option<f64>,
+    /// How many forks of `measurement_ms` take the time of one fork of `default_ms`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forks_per_default_fork: Option<f64>,
+    /// The reason in a sentence.
+    pub why: String,
+}
+
+/// Why a benchmark's forks got the length they did ([`ForkLengthChoice`]).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ForkLengthReason {
+    /// Its forks differ by more than their samples: shorter forks, more of them in the time.
+    Shorter,
+    /// Its noise within a fork dominates: longer forks.
+    Longer,
+    /// The optimum is within a quarter of the default: kept.
+    #[default]
+    Kept,
+    /// The user set the measurement time (`--measurement-time`, `measurement-ms`): fixed.
+    Fixed,
+    /// The benchmark's own code sets its measurement time, which wins over the command line.
+    SetInCode,
+    /// Its forks give one value each (divan, libtest, bencher, commands): no within-fork
+    /// variance to weigh.
+    OneValuePerFork,
+    /// Duet mode pairs samples taken at the same time; its forks keep their length.
+    Duet,
+    /// The first rounds did not give both components or the fork cost.
+    NotEnoughData,
+}
+
 /// How measurement of a benchmark ended.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct StopRecord {
@@ -580,6 +654,7 @@ impl SampleFile {
             return &mut self.benchmarks[index];
         }
         self.benchmarks.push(BenchmarkRecord {
+            fork_length: None,
             id: id.to_string(),
             target: None,
             package: None,

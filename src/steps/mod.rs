@@ -1,6 +1,6 @@
 //! The steps of a comparison, in the order of the data flow: check out the two revisions
 //! ([`git`]), build them ([`build`]), lay out the schedule ([`schedule`]), list the benchmarks
-//! ([`discover`]), run the forks ([`fork`]), count instructions under valgrind ([`instructions`]),
+//! ([`discover`]), run the forks ([`fork`]) and choose how long they measure ([`fork_length`]), count instructions under valgrind ([`instructions`]),
 //! analyse the samples ([`analysis`]), decide when to stop
 //! ([`stop`]), render the report ([`report`]); [`estimate`] and [`progress`] tell the user how far
 //! a run is.
@@ -14,6 +14,7 @@ pub mod build;
 pub mod discover;
 pub mod estimate;
 pub mod fork;
+pub mod fork_length;
 pub mod git;
 pub mod instructions;
 pub mod progress;

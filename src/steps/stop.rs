@@ -736,6 +736,7 @@ mod tests {
             head: Default::default(),
             stop: None,
             selection: None,
+            fork_length: None,
         };
         assert!(p.evaluate(&record, 9, 0, &[]).is_none());
         let stop = p.evaluate(&record, 10, 0, &[]).unwrap();
@@ -977,6 +978,7 @@ mod tests {
             head: side(head),
             stop: None,
             selection: None,
+            fork_length: None,
         }
     }
 

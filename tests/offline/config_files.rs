@@ -494,3 +494,23 @@ fn suggestions_catch_misspellings_but_not_unrelated_words() {
     }
     assert_eq!(closest_key("ignored", BENCHMARK_KEYS), Some("ignore"));
 }
+
+#[test]
+fn a_measurement_time_set_anywhere_fixes_every_fork_s_length() {
+    let dir = workspace(&[]);
+    let defaults = load(dir.path(), PartialSettings::default()).unwrap();
+    assert!(
+        !defaults.settings.measurement_fixed,
+        "unset: chosen per benchmark"
+    );
+    let cli = PartialSettings {
+        measurement_ms: Some(500),
+        ..PartialSettings::default()
+    };
+    let on_the_command_line = load(dir.path(), cli).unwrap();
+    assert!(on_the_command_line.settings.measurement_fixed);
+    let dir = workspace(&[("perfdiff.toml", "measurement-ms = 300\n")]);
+    let in_a_file = load(dir.path(), PartialSettings::default()).unwrap();
+    assert!(in_a_file.settings.measurement_fixed);
+    assert_eq!(in_a_file.settings.measurement_ms, 300);
+}

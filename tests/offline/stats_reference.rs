@@ -203,3 +203,48 @@ fn paired_t_matches_scipy_and_statsmodels_tost() {
         }
     }
 }
+
+#[derive(Deserialize)]
+struct ComponentsCase {
+    groups: Vec<Vec<f64>>,
+    f: f64,
+    p: f64,
+    ms_within: f64,
+    ms_between: f64,
+    n0: f64,
+    between: f64,
+}
+
+#[test]
+fn variance_components_match_scipy_f_oneway_and_numpy() {
+    use cargo_perfdiff::stats::components::{
+        components_of_means, one_way_random_effects, weighted_group,
+    };
+    let cases: Vec<ComponentsCase> = load("variance_components.json");
+    assert!(cases.len() >= 6);
+    for (i, case) in cases.iter().enumerate() {
+        let what = |name: &str| format!("case {i}: {name}");
+        let c = one_way_random_effects(&case.groups).unwrap();
+        assert_close(c.within, case.ms_within, 1e-9, &what("MSW"));
+        assert_close(c.ms_between, case.ms_between, 1e-9, &what("MSB"));
+        assert_close(c.n0, case.n0, 1e-12, &what("n0"));
+        assert_close(c.f_statistic(), case.f, 1e-9, &what("F"));
+        assert_close(c.p_value(), case.p, 1e-6, &what("p"));
+        if case.between == 0.0 {
+            assert_eq!(c.between, 0.0, "{}", what("between"));
+        } else {
+            assert_close(c.between, case.between, 1e-9, &what("between"));
+        }
+        // With equal weights, the moments of the group means give the same test.
+        let means: Vec<_> = case
+            .groups
+            .iter()
+            .map(|g| weighted_group(g, &vec![1.0; g.len()]).unwrap())
+            .collect();
+        if case.groups.iter().all(|g| g.len() == case.groups[0].len()) {
+            let m = components_of_means(&[means]).unwrap();
+            assert_close(m.f_statistic, case.f, 1e-9, &what("F of the means"));
+            assert_close(m.p_value, case.p, 1e-6, &what("p of the means"));
+        }
+    }
+}

@@ -95,6 +95,7 @@ pub(crate) fn empty_record() -> BenchmarkRecord {
         stop: None,
         selection: None,
         harness: None,
+        fork_length: None,
     }
 }
 

@@ -343,6 +343,7 @@ pub fn samples_for(report: &Report) -> SampleFile {
             stop: None,
             selection: None,
             harness: None,
+            fork_length: None,
         });
     }
     file

@@ -4,6 +4,7 @@
 
 pub mod bootstrap;
 pub mod cliffs;
+pub mod components;
 pub mod descriptive;
 pub mod disturbed;
 pub mod duet;

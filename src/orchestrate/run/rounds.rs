@@ -20,6 +20,7 @@ use crate::steps::discover::Matched;
 use crate::steps::estimate::{Plan, Planned, large_run_hint};
 use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::fork::{ForkOutcome, duet, shared_cpus};
+use crate::steps::fork_length::{self, ForkLengthSettings};
 use crate::steps::progress::Progress;
 use crate::steps::schedule::Side;
 use crate::steps::stop::StopPolicy;
@@ -49,6 +50,7 @@ pub(super) fn measure(
             rounds.cpus = None;
         }
         rounds.checkpoint(round, &active, file, progress)?;
+        rounds.choose_fork_lengths(&active, file, progress);
         let remaining = rounds.active(file, round + 1).len();
         let still_to_run = remaining * 2 * (rounds.policy.max_rounds() - round - 1);
         progress.round_done(round + 1, still_to_run as u64);
@@ -284,6 +286,53 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         next
     }
 
+    /// The measurement time of `benchmark`'s forks (both sides alike): its chosen fork length
+    /// once its first rounds gave one, the setting's before.
+    fn measurement_of(&self, benchmark: usize, file: &SampleFile) -> Duration {
+        let record = &file.benchmarks[self.index[benchmark]];
+        record.fork_length.as_ref().map_or(
+            Duration::from_millis(self.ctx.settings.measurement_ms),
+            |choice| Duration::from_secs_f64(choice.measurement_ms / 1e3),
+        )
+    }
+
+    /// After the first rounds ([`fork_length::CHOOSE_AFTER_ROUNDS`]), the fork length of each
+    /// `active` benchmark still running, from its variance between and within forks and its
+    /// forks' cost, kept in its record (so a resumed run keeps it) for both sides' later forks.
+    fn choose_fork_lengths(
+        &self,
+        active: &[usize],
+        file: &mut SampleFile,
+        progress: &mut Progress,
+    ) {
+        if !self.ctx.settings.metric.time {
+            return;
+        }
+        let settings = ForkLengthSettings::from(self.ctx.settings);
+        for &i in active {
+            let record = &mut file.benchmarks[self.index[i]];
+            let undecided = record.fork_length.is_none() && record.stop.is_none();
+            if is_command(&self.ctx.matched[i])
+                || !undecided
+                || record.failed()
+                || record.completed_rounds() < fork_length::CHOOSE_AFTER_ROUNDS
+            {
+                continue;
+            }
+            let choice = fork_length::choose(record, &settings);
+            if choice.measurement_ms != choice.default_ms {
+                progress.detail(&format!(
+                    "{}: forks measure {:.0} ms from round {} ({})",
+                    record.id,
+                    choice.measurement_ms,
+                    choice.from_round + 1,
+                    choice.why
+                ));
+            }
+            record.fork_length = Some(choice);
+        }
+    }
+
     /// One slot interleaved: each side's fork in turn, in the slot's random order.
     fn measure_interleaved(
         &mut self,
@@ -295,7 +344,9 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         let matched = &ctx.matched[slot.benchmark];
         for &side in &slot.order {
             let warm_up = self.next_warm_up(slot.benchmark, side, file);
-            let request = ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+            let mut request =
+                ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+            request.measurement = self.measurement_of(slot.benchmark, file);
             let mut outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
             if let ForkOutcome::Completed(fork) = &mut outcome {
                 shared_cpus::tag_interleaved(fork, file.run.mode);

@@ -156,6 +156,7 @@ mod tests {
             },
             stop: None,
             selection: None,
+            fork_length: None,
         }
     }
 

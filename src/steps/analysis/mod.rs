@@ -297,6 +297,10 @@ pub struct BenchmarkResult {
     /// fork; absent when selection was off ([`crate::model::samples::SelectionRecord`]).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub selection: Option<crate::model::samples::SelectionRecord>,
+    /// How long its forks measured after the first rounds, and why: the length, the variance
+    /// components between and within forks, the fork cost ([`crate::steps::fork_length`]).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub fork_length: Option<crate::model::samples::ForkLengthChoice>,
 }
 
 impl BenchmarkResult {
@@ -329,6 +333,7 @@ impl BenchmarkResult {
             unit: None,
             functions: Vec::new(),
             selection: None,
+            fork_length: None,
         }
     }
 
@@ -746,6 +751,7 @@ fn described(
         head: side_summary(&record.head, &head, stable(|s| s.head_stable)),
         stop: record.stop.clone(),
         selection: record.selection.clone(),
+        fork_length: record.fork_length.clone(),
         ..BenchmarkResult::new(&record.id, settings.threshold_for(&record.id))
     };
     let (unit, unit_warning) = unit_of(record);
@@ -1227,6 +1233,7 @@ mod tests {
             head: side(head),
             stop: None,
             selection: None,
+            fork_length: None,
         }
     }
 
@@ -1558,6 +1565,7 @@ mod tests {
             head: side_of(vec![fork(head), fork(head)]),
             stop: None,
             selection: None,
+            fork_length: None,
         };
         assert_eq!(unit_of(&record(None, None)), (None, None));
         assert_eq!(

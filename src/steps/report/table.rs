@@ -450,6 +450,9 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
     for note in text::run_notes(report) {
         lines.push(wrap(&format!("note: {note}")));
     }
+    for line in fork_length_lines(report) {
+        lines.push(wrap(&line));
+    }
     if let Some(time) = text::time_line(report) {
         lines.push(wrap(&format!("time: {time}")));
     }
@@ -461,6 +464,50 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
         lines.push(format!("samples: {}", text::sanitize(path)));
     }
     lines.into_iter().map(|line| line + "\n").collect()
+}
+
+/// With `--explain`, each benchmark whose forks got another length than the default after the
+/// first rounds, with why (`fork_length` in the JSON, for every benchmark), and how many kept it.
+fn fork_length_lines(report: &Report) -> Vec<String> {
+    let explain = report
+        .run
+        .settings
+        .as_ref()
+        .and_then(|s| s.get("explain"))
+        .and_then(serde_json::Value::as_bool);
+    if explain != Some(true) {
+        return Vec::new();
+    }
+    let chosen: Vec<_> = report
+        .benchmarks
+        .iter()
+        .filter_map(|b| Some((b, b.fork_length.as_ref()?)))
+        .collect();
+    let mut lines: Vec<String> = chosen
+        .iter()
+        .filter(|(_, c)| c.measurement_ms != c.default_ms)
+        .map(|(b, c)| {
+            format!(
+                "fork length: {}: {:.0} ms from round {} instead of {:.0} ms: {}",
+                text::id_line(&b.id),
+                c.measurement_ms,
+                c.from_round + 1,
+                c.default_ms,
+                text::sanitize(&c.why)
+            )
+        })
+        .collect();
+    let kept = chosen
+        .iter()
+        .filter(|(_, c)| c.measurement_ms == c.default_ms)
+        .count();
+    if kept > 0 {
+        lines.push(format!(
+            "fork length: {kept} benchmark(s) kept the default measurement time (reasons in \
+             --format json, `fork_length`)"
+        ));
+    }
+    lines
 }
 
 /// Where a notice that names only the worst of its benchmarks sends the user for the others.

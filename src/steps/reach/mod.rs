@@ -29,6 +29,7 @@ pub mod code;
 pub mod files;
 pub mod probe;
 pub mod settings;
+pub mod source;
 pub mod trace;
 pub mod versions;
 

@@ -1,0 +1,383 @@
+//! Whether a function compiled differently on the two sides was compiled from the same source.
+//!
+//! A commit changes the machine code of functions whose source it does not touch: a new function
+//! in a module moves the codegen-unit partition, and with it the inlining of its neighbours
+//! (chrono's `Local::now` and `Cache::offset`, docs/design/field-trials.md). When such a function
+//! runs only outside a benchmark's timed loop (the harness's start-up, the benchmark's set-up),
+//! its code is not measured: what matters there is only that it computes the same inputs. That
+//! is decided here from the line tables (a build with `debug = "line-tables-only"`, the one
+//! `--explain` makes): every instruction of the function's symbol, with its whole inline chain,
+//! says which function of which source file and which line it comes from. Per (file, function)
+//! the lines from the first to the last that contributed code are one span, and two sides are
+//! the same when they have the same spans with the same text (line numbers may shift: a function
+//! added above moves them). A span covers the lines without code inside it too, so a statement
+//! added or removed there is seen even when it compiled to nothing of its own.
+//!
+//! Soundness first: a file that cannot be read, an instruction without a line, a function
+//! without a symbol, are [`SourceComparison::Unknown`]; the caller measures then. Files of the
+//! standard library (`/rustc/<commit>/library/…`) are the same text when their path is: the
+//! commit hash names the toolchain. What the lines do not show is a definition used from
+//! elsewhere that leaves no instruction of its own: a `const` folded into an immediate, a type's
+//! layout, a macro's body. A commit that changes those changes the source of the function's
+//! module or of another file, and the caller only trusts this comparison for functions whose
+//! code lies outside the timed loop, never to skip a benchmark whose timed code differs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use object::{Object, ObjectSymbol, SymbolKind};
+
+/// One instruction's place in the source: the function of its inline chain (innermost or one
+/// around it), the file and the line.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Place {
+    pub function: String,
+    pub file: PathBuf,
+    pub line: u32,
+}
+
+/// The source a function was compiled from: per (file as compared, function of the inline
+/// chain), the text of its span of lines.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FunctionSource {
+    pub spans: BTreeMap<(String, String), Span>,
+}
+
+/// A span of one file's lines: where it starts, and its text line by line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub first: u32,
+    pub text: Vec<String>,
+}
+
+/// The two sides' sources of one function compared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceComparison {
+    /// The same spans with the same text: it computes the same (as far as its lines tell).
+    Same,
+    /// A span differs or is on one side only; the reason names it.
+    Differs(String),
+    /// The line tables or the files cannot tell.
+    Unknown(String),
+}
+
+/// How a function's source is found: the line tables of `executable` (a build with line
+/// tables), the checkout its workspace sources are read from.
+pub struct Side<'a> {
+    pub executable: &'a Path,
+    pub checkout: &'a Path,
+}
+
+/// The two sides' sources of `function` (demangled, without its hash: the line-tables build's
+/// symbols hash differently from the measured build's) compared.
+pub fn compare_function(base: &Side<'_>, head: &Side<'_>, function: &str) -> SourceComparison {
+    let read = |side: &Side<'_>| {
+        let places = places_of(side.executable, function)?;
+        source_of(&places, side.checkout, |path| std::fs::read_to_string(path).ok())
+    };
+    match (read(base), read(head)) {
+        (Ok(base), Ok(head)) => compare(&base, &head),
+        (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
+    }
+}
+
+/// Every place the code of `function`'s symbols (all of its instantiations) comes from: each
+/// row of the line tables in their extent, with each frame of its inline chain.
+pub fn places_of(executable: &Path, function: &str) -> Result<BTreeSet<Place>, String> {
+    let extents = extents_of(executable, function)?;
+    if extents.is_empty() {
+        return Err(format!(
+            "{} has no symbol {function}",
+            executable.display()
+        ));
+    }
+    let loader = addr2line::Loader::new(executable)
+        .map_err(|e| format!("cannot read the line tables of {}: {e}", executable.display()))?;
+    let mut places = BTreeSet::new();
+    for (start, end) in extents {
+        let rows = loader
+            .find_location_range(start, end)
+            .map_err(|e| format!("{}: {e}", executable.display()))?;
+        let mut covered = start;
+        for (address, length, _) in rows {
+            if address > covered {
+                return Err(format!("{function}: code at {covered:#x} has no line"));
+            }
+            covered = covered.max(address + length);
+            places.extend(frames_at(&loader, address, function)?);
+        }
+        if covered < end {
+            return Err(format!("{function}: code at {covered:#x} has no line"));
+        }
+    }
+    Ok(places)
+}
+
+/// The extents (start, end) of the function symbols of `executable` named `function` once
+/// demangled without their hash.
+fn extents_of(executable: &Path, function: &str) -> Result<Vec<(u64, u64)>, String> {
+    let data = std::fs::read(executable)
+        .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
+    let file = object::File::parse(&*data)
+        .map_err(|e| format!("cannot parse {}: {e}", executable.display()))?;
+    let extents = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter(|s| {
+            s.name()
+                .is_ok_and(|raw| format!("{:#}", rustc_demangle::demangle(raw)) == function)
+        })
+        .map(|s| (s.address(), s.address() + s.size()))
+        .collect();
+    Ok(extents)
+}
+
+/// The places of the instruction at `address`: every frame of its inline chain.
+fn frames_at(
+    loader: &addr2line::Loader,
+    address: u64,
+    function: &str,
+) -> Result<Vec<Place>, String> {
+    let mut frames = loader
+        .find_frames(address)
+        .map_err(|e| format!("{function}: {e}"))?;
+    let mut places = Vec::new();
+    while let Ok(Some(frame)) = frames.next() {
+        let name = frame
+            .function
+            .as_ref()
+            .and_then(|f| f.raw_name().ok())
+            .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)));
+        let location = frame.location.as_ref();
+        match (name, location.and_then(|l| l.file), location.and_then(|l| l.line)) {
+            (Some(name), Some(file), Some(line)) if line > 0 => places.push(Place {
+                function: name,
+                file: PathBuf::from(file),
+                line,
+            }),
+            // Line 0: code the compiler made (no line of its own); it is where its neighbours are.
+            (Some(_), Some(_), Some(0)) => {}
+            _ => return Err(format!("{function}: code at {address:#x} has no source line")),
+        }
+    }
+    Ok(places)
+}
+
+/// The source of `places`: the files read with `read`, a file of `checkout` named by its path
+/// inside it (the two checkouts' paths differ), any other by its whole path.
+pub fn source_of(
+    places: &BTreeSet<Place>,
+    checkout: &Path,
+    read: impl Fn(&Path) -> Option<String>,
+) -> Result<FunctionSource, String> {
+    let mut lines: BTreeMap<(PathBuf, String), (u32, u32)> = BTreeMap::new();
+    for place in places {
+        let span = lines
+            .entry((place.file.clone(), place.function.clone()))
+            .or_insert((place.line, place.line));
+        span.0 = span.0.min(place.line);
+        span.1 = span.1.max(place.line);
+    }
+    let mut source = FunctionSource::default();
+    for ((file, function), (first, last)) in lines {
+        let key = match file.strip_prefix(checkout) {
+            Ok(inside) => inside.to_string_lossy().into_owned(),
+            Err(_) => file.to_string_lossy().into_owned(),
+        };
+        let text = if is_toolchain(&file) {
+            Vec::new()
+        } else {
+            let whole = read(&file).ok_or_else(|| format!("cannot read {}", file.display()))?;
+            let text: Vec<String> = whole
+                .lines()
+                .skip(first as usize - 1)
+                .take((last - first + 1) as usize)
+                .map(|l| l.trim_end().to_string())
+                .collect();
+            if text.len() != (last - first + 1) as usize {
+                return Err(format!("{} has no line {last}", file.display()));
+            }
+            text
+        };
+        source.spans.insert((key, function), Span { first, text });
+    }
+    Ok(source)
+}
+
+/// Whether `file` is the standard library's as the line tables name it
+/// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file.
+fn is_toolchain(file: &Path) -> bool {
+    file.starts_with("/rustc/")
+}
+
+/// The two sides' sources compared: the same spans (by file and function) with the same text.
+pub fn compare(base: &FunctionSource, head: &FunctionSource) -> SourceComparison {
+    for ((file, function), span) in &base.spans {
+        match head.spans.get(&(file.clone(), function.clone())) {
+            None => {
+                return SourceComparison::Differs(format!(
+                    "base's code of {function} ({file}) is not in head's"
+                ));
+            }
+            Some(other) => {
+                if let Some(offset) = first_difference(&span.text, &other.text) {
+                    return SourceComparison::Differs(format!(
+                        "{function} differs at {file}:{} (head's line {})",
+                        span.first + offset,
+                        other.first + offset
+                    ));
+                }
+            }
+        }
+    }
+    if let Some((file, function)) = head.spans.keys().find(|k| !base.spans.contains_key(*k)) {
+        return SourceComparison::Differs(format!(
+            "head's code of {function} ({file}) is not in base's"
+        ));
+    }
+    SourceComparison::Same
+}
+
+/// The index of the first line where `a` and `b` differ, `None` when they are the same.
+fn first_difference(a: &[String], b: &[String]) -> Option<u32> {
+    let index = a
+        .iter()
+        .zip(b)
+        .position(|(x, y)| x != y)
+        .or((a.len() != b.len()).then_some(a.len().min(b.len())))?;
+    Some(index as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn place(function: &str, file: &str, line: u32) -> Place {
+        Place {
+            function: function.to_string(),
+            file: PathBuf::from(file),
+            line,
+        }
+    }
+
+    const BASE: &str = "fn setup() -> u64 {\n    let x = 3;\n    x * 2\n}\n";
+    /// BASE with an unrelated function added above: every line two further down.
+    const SHIFTED: &str =
+        "fn other() {}\n\nfn setup() -> u64 {\n    let x = 3;\n    x * 2\n}\n";
+
+    fn source(checkout: &str, text: &'static str, lines: &[u32]) -> FunctionSource {
+        let places = lines
+            .iter()
+            .map(|&l| place("demo::setup", &format!("{checkout}/src/lib.rs"), l))
+            .collect();
+        source_of(&places, Path::new(checkout), |_| Some(text.to_string())).unwrap()
+    }
+
+    #[test]
+    fn the_same_lines_moved_down_are_the_same_source() {
+        let base = source("/b", BASE, &[1, 3]);
+        let head = source("/h", SHIFTED, &[3, 5]);
+        assert_eq!(compare(&base, &head), SourceComparison::Same);
+    }
+
+    #[test]
+    fn a_changed_line_of_the_span_differs_and_is_named() {
+        let base = source("/b", BASE, &[1, 3]);
+        let head = source("/h", "fn setup() -> u64 {\n    let x = 3;\n    x * 5\n}\n", &[1, 3]);
+        let SourceComparison::Differs(reason) = compare(&base, &head) else {
+            panic!("a changed line must differ");
+        };
+        assert_eq!(reason, "demo::setup differs at src/lib.rs:3 (head's line 3)");
+    }
+
+    #[test]
+    fn a_line_without_code_inside_the_span_still_counts() {
+        // Line 2 has no instruction of its own (folded into line 3), but it is in the span.
+        let base = source("/b", BASE, &[1, 3]);
+        let head = source("/h", "fn setup() -> u64 {\n    let x = 4;\n    x * 2\n}\n", &[1, 3]);
+        assert!(matches!(compare(&base, &head), SourceComparison::Differs(_)));
+    }
+
+    #[test]
+    fn an_inlined_function_on_one_side_only_differs() {
+        let base = source("/b", BASE, &[1, 3]);
+        let mut places: BTreeSet<Place> = [1, 3]
+            .iter()
+            .map(|&l| place("demo::setup", "/h/src/lib.rs", l))
+            .collect();
+        places.insert(place("demo::helper", "/h/src/util.rs", 1));
+        let head = source_of(&places, Path::new("/h"), |p| {
+            Some(if p.ends_with("util.rs") { "fn helper() {}\n" } else { BASE }.to_string())
+        })
+        .unwrap();
+        let SourceComparison::Differs(reason) = compare(&base, &head) else {
+            panic!("code inlined on one side only must differ");
+        };
+        assert!(reason.contains("demo::helper"), "{reason}");
+    }
+
+    #[test]
+    fn a_file_outside_the_checkout_is_compared_by_its_whole_path() {
+        let dep = |checkout: &str| {
+            let places = [place("dep::f", "/registry/src/dep-1.0/src/lib.rs", 1)]
+                .into_iter()
+                .collect();
+            source_of(&places, Path::new(checkout), |_| Some("fn f() {}\n".to_string())).unwrap()
+        };
+        assert_eq!(compare(&dep("/b"), &dep("/h")), SourceComparison::Same);
+        let other = source_of(
+            &[place("dep::f", "/registry/src/dep-1.1/src/lib.rs", 1)]
+                .into_iter()
+                .collect(),
+            Path::new("/h"),
+            |_| Some("fn f() {}\n".to_string()),
+        )
+        .unwrap();
+        assert!(matches!(compare(&dep("/b"), &other), SourceComparison::Differs(_)));
+    }
+
+    #[test]
+    fn an_unreadable_file_or_a_missing_line_cannot_tell() {
+        let places = [place("demo::setup", "/b/src/lib.rs", 9)].into_iter().collect();
+        assert!(source_of(&places, Path::new("/b"), |_| None).is_err());
+        assert!(source_of(&places, Path::new("/b"), |_| Some(BASE.to_string())).is_err());
+    }
+
+    #[test]
+    fn the_standard_library_is_the_same_by_its_path() {
+        let places = [place("core::f", "/rustc/abc/library/core/src/lib.rs", 7)]
+            .into_iter()
+            .collect();
+        let read = |_: &Path| None;
+        let base = source_of(&places, Path::new("/b"), read).unwrap();
+        let head = source_of(&places, Path::new("/h"), read).unwrap();
+        assert_eq!(compare(&base, &head), SourceComparison::Same);
+    }
+
+    #[inline(never)]
+    fn traced_for_source(x: u64) -> u64 {
+        x.wrapping_mul(31) ^ 7
+    }
+
+    #[test]
+    fn a_function_of_this_test_binary_has_its_source_found_in_its_line_tables() {
+        assert_ne!(traced_for_source(std::hint::black_box(3)), 0);
+        let exe = std::env::current_exe().unwrap();
+        let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let name = "cargo_perfdiff::steps::reach::source::tests::traced_for_source";
+        let side = Side {
+            executable: &exe,
+            checkout,
+        };
+        let places = places_of(&exe, name).unwrap();
+        assert!(
+            places
+                .iter()
+                .any(|p| p.file.ends_with("src/steps/reach/source.rs")),
+            "{places:?}"
+        );
+        assert_eq!(compare_function(&side, &side, name), SourceComparison::Same);
+        let missing = compare_function(&side, &side, "no::such::function");
+        assert!(matches!(missing, SourceComparison::Unknown(_)));
+    }
+}

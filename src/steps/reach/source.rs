@@ -71,40 +71,88 @@ pub struct Side<'a> {
 /// The two sides' sources of `function` (demangled, without its hash: the line-tables build's
 /// symbols hash differently from the measured build's) compared.
 pub fn compare_function(base: &Side<'_>, head: &Side<'_>, function: &str) -> SourceComparison {
-    let read = |side: &Side<'_>| {
-        let places = places_of(side.executable, function)?;
-        source_of(&places, side.checkout, |path| std::fs::read_to_string(path).ok())
+    compare_functions(base, head, &[function.to_string()])
+        .pop()
+        .unwrap_or_else(|| SourceComparison::Unknown(format!("{function}: not compared")))
+}
+
+/// [`compare_function`] for each of `functions`, in their order; each executable read once.
+pub fn compare_functions(
+    base: &Side<'_>,
+    head: &Side<'_>,
+    functions: &[String],
+) -> Vec<SourceComparison> {
+    let sources = |side: &Side<'_>| -> Vec<Result<FunctionSource, String>> {
+        match places_of_all(side.executable, functions) {
+            Err(reason) => functions.iter().map(|_| Err(reason.clone())).collect(),
+            Ok(all) => all
+                .into_iter()
+                .map(|places| {
+                    source_of(&places?, side.checkout, |path| {
+                        std::fs::read_to_string(path).ok()
+                    })
+                })
+                .collect(),
+        }
     };
-    match (read(base), read(head)) {
-        (Ok(base), Ok(head)) => compare(&base, &head),
-        (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
-    }
+    sources(base)
+        .into_iter()
+        .zip(sources(head))
+        .map(|pair| match pair {
+            (Ok(base), Ok(head)) => compare(&base, &head),
+            (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
+        })
+        .collect()
 }
 
 /// Every place the code of `function`'s symbols (all of its instantiations) comes from: each
 /// row of the line tables in their extent, with each frame of its inline chain.
 pub fn places_of(executable: &Path, function: &str) -> Result<BTreeSet<Place>, String> {
-    let extents = extents_of(executable, function)?;
-    if extents.is_empty() {
-        return Err(format!(
-            "{} has no symbol {function}",
+    places_of_all(executable, &[function.to_string()])?
+        .pop()
+        .unwrap_or_else(|| Err(format!("{function}: not found")))
+}
+
+/// [`places_of`] for each of `functions`, in their order; the executable read once.
+fn places_of_all(
+    executable: &Path,
+    functions: &[String],
+) -> Result<Vec<Result<BTreeSet<Place>, String>>, String> {
+    let extents = extents_of(executable, functions)?;
+    let loader = addr2line::Loader::new(executable).map_err(|e| {
+        format!(
+            "cannot read the line tables of {}: {e}",
             executable.display()
-        ));
-    }
-    let loader = addr2line::Loader::new(executable)
-        .map_err(|e| format!("cannot read the line tables of {}: {e}", executable.display()))?;
+        )
+    })?;
+    let all = functions
+        .iter()
+        .map(|function| match extents.get(function.as_str()) {
+            None => Err(format!("{} has no symbol {function}", executable.display())),
+            Some(extents) => places_in(&loader, extents, function),
+        })
+        .collect();
+    Ok(all)
+}
+
+/// The places of the code in `extents` (of `function`).
+fn places_in(
+    loader: &addr2line::Loader,
+    extents: &[(u64, u64)],
+    function: &str,
+) -> Result<BTreeSet<Place>, String> {
     let mut places = BTreeSet::new();
-    for (start, end) in extents {
+    for &(start, end) in extents {
         let rows = loader
             .find_location_range(start, end)
-            .map_err(|e| format!("{}: {e}", executable.display()))?;
+            .map_err(|e| format!("{function}: {e}"))?;
         let mut covered = start;
         for (address, length, _) in rows {
             if address > covered {
                 return Err(format!("{function}: code at {covered:#x} has no line"));
             }
             covered = covered.max(address + length);
-            places.extend(frames_at(&loader, address, function)?);
+            places.extend(frames_at(loader, address, function)?);
         }
         if covered < end {
             return Err(format!("{function}: code at {covered:#x} has no line"));
@@ -113,22 +161,37 @@ pub fn places_of(executable: &Path, function: &str) -> Result<BTreeSet<Place>, S
     Ok(places)
 }
 
-/// The extents (start, end) of the function symbols of `executable` named `function` once
-/// demangled without their hash.
-fn extents_of(executable: &Path, function: &str) -> Result<Vec<(u64, u64)>, String> {
+/// The extents (start, end) of one function's symbols.
+type Extents = Vec<(u64, u64)>;
+
+/// The extents (start, end) of the function symbols of `executable` named one of `functions`
+/// once demangled without their hash, by that name.
+fn extents_of<'n>(
+    executable: &Path,
+    functions: &'n [String],
+) -> Result<BTreeMap<&'n str, Extents>, String> {
     let data = std::fs::read(executable)
         .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
     let file = object::File::parse(&*data)
         .map_err(|e| format!("cannot parse {}: {e}", executable.display()))?;
-    let extents = file
-        .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
-        .filter(|s| {
-            s.name()
-                .is_ok_and(|raw| format!("{:#}", rustc_demangle::demangle(raw)) == function)
-        })
-        .map(|s| (s.address(), s.address() + s.size()))
-        .collect();
+    let wanted: BTreeSet<&str> = functions.iter().map(String::as_str).collect();
+    let mut extents: BTreeMap<&str, Extents> = BTreeMap::new();
+    for symbol in file.symbols() {
+        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
+            continue;
+        }
+        let Ok(raw) = symbol.name() else {
+            continue;
+        };
+        let name = format!("{:#}", rustc_demangle::demangle(raw));
+        if let Some(&function) = wanted.get(name.as_str()) {
+            let start = symbol.address();
+            extents
+                .entry(function)
+                .or_default()
+                .push((start, start + symbol.size()));
+        }
+    }
     Ok(extents)
 }
 
@@ -149,7 +212,11 @@ fn frames_at(
             .and_then(|f| f.raw_name().ok())
             .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)));
         let location = frame.location.as_ref();
-        match (name, location.and_then(|l| l.file), location.and_then(|l| l.line)) {
+        match (
+            name,
+            location.and_then(|l| l.file),
+            location.and_then(|l| l.line),
+        ) {
             (Some(name), Some(file), Some(line)) if line > 0 => places.push(Place {
                 function: name,
                 file: PathBuf::from(file),
@@ -157,7 +224,11 @@ fn frames_at(
             }),
             // Line 0: code the compiler made (no line of its own); it is where its neighbours are.
             (Some(_), Some(_), Some(0)) => {}
-            _ => return Err(format!("{function}: code at {address:#x} has no source line")),
+            _ => {
+                return Err(format!(
+                    "{function}: code at {address:#x} has no source line"
+                ));
+            }
         }
     }
     Ok(places)
@@ -262,8 +333,7 @@ mod tests {
 
     const BASE: &str = "fn setup() -> u64 {\n    let x = 3;\n    x * 2\n}\n";
     /// BASE with an unrelated function added above: every line two further down.
-    const SHIFTED: &str =
-        "fn other() {}\n\nfn setup() -> u64 {\n    let x = 3;\n    x * 2\n}\n";
+    const SHIFTED: &str = "fn other() {}\n\nfn setup() -> u64 {\n    let x = 3;\n    x * 2\n}\n";
 
     fn source(checkout: &str, text: &'static str, lines: &[u32]) -> FunctionSource {
         let places = lines
@@ -283,19 +353,33 @@ mod tests {
     #[test]
     fn a_changed_line_of_the_span_differs_and_is_named() {
         let base = source("/b", BASE, &[1, 3]);
-        let head = source("/h", "fn setup() -> u64 {\n    let x = 3;\n    x * 5\n}\n", &[1, 3]);
+        let head = source(
+            "/h",
+            "fn setup() -> u64 {\n    let x = 3;\n    x * 5\n}\n",
+            &[1, 3],
+        );
         let SourceComparison::Differs(reason) = compare(&base, &head) else {
             panic!("a changed line must differ");
         };
-        assert_eq!(reason, "demo::setup differs at src/lib.rs:3 (head's line 3)");
+        assert_eq!(
+            reason,
+            "demo::setup differs at src/lib.rs:3 (head's line 3)"
+        );
     }
 
     #[test]
     fn a_line_without_code_inside_the_span_still_counts() {
         // Line 2 has no instruction of its own (folded into line 3), but it is in the span.
         let base = source("/b", BASE, &[1, 3]);
-        let head = source("/h", "fn setup() -> u64 {\n    let x = 4;\n    x * 2\n}\n", &[1, 3]);
-        assert!(matches!(compare(&base, &head), SourceComparison::Differs(_)));
+        let head = source(
+            "/h",
+            "fn setup() -> u64 {\n    let x = 4;\n    x * 2\n}\n",
+            &[1, 3],
+        );
+        assert!(matches!(
+            compare(&base, &head),
+            SourceComparison::Differs(_)
+        ));
     }
 
     #[test]
@@ -307,7 +391,14 @@ mod tests {
             .collect();
         places.insert(place("demo::helper", "/h/src/util.rs", 1));
         let head = source_of(&places, Path::new("/h"), |p| {
-            Some(if p.ends_with("util.rs") { "fn helper() {}\n" } else { BASE }.to_string())
+            Some(
+                if p.ends_with("util.rs") {
+                    "fn helper() {}\n"
+                } else {
+                    BASE
+                }
+                .to_string(),
+            )
         })
         .unwrap();
         let SourceComparison::Differs(reason) = compare(&base, &head) else {
@@ -322,7 +413,10 @@ mod tests {
             let places = [place("dep::f", "/registry/src/dep-1.0/src/lib.rs", 1)]
                 .into_iter()
                 .collect();
-            source_of(&places, Path::new(checkout), |_| Some("fn f() {}\n".to_string())).unwrap()
+            source_of(&places, Path::new(checkout), |_| {
+                Some("fn f() {}\n".to_string())
+            })
+            .unwrap()
         };
         assert_eq!(compare(&dep("/b"), &dep("/h")), SourceComparison::Same);
         let other = source_of(
@@ -333,12 +427,17 @@ mod tests {
             |_| Some("fn f() {}\n".to_string()),
         )
         .unwrap();
-        assert!(matches!(compare(&dep("/b"), &other), SourceComparison::Differs(_)));
+        assert!(matches!(
+            compare(&dep("/b"), &other),
+            SourceComparison::Differs(_)
+        ));
     }
 
     #[test]
     fn an_unreadable_file_or_a_missing_line_cannot_tell() {
-        let places = [place("demo::setup", "/b/src/lib.rs", 9)].into_iter().collect();
+        let places = [place("demo::setup", "/b/src/lib.rs", 9)]
+            .into_iter()
+            .collect();
         assert!(source_of(&places, Path::new("/b"), |_| None).is_err());
         assert!(source_of(&places, Path::new("/b"), |_| Some(BASE.to_string())).is_err());
     }

@@ -158,6 +158,11 @@ fn places_in(
             return Err(format!("{function}: code at {covered:#x} has no line"));
         }
     }
+    // Rows of line 0 (code the compiler made: a loop's header, a spill) belong to the function
+    // whose span covers them; a function with no line at all cannot be compared.
+    if places.is_empty() {
+        return Err(format!("{function}: its code has no source line"));
+    }
     Ok(places)
 }
 
@@ -212,23 +217,20 @@ fn frames_at(
             .and_then(|f| f.raw_name().ok())
             .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)));
         let location = frame.location.as_ref();
-        match (
-            name,
+        let Some(name) = name else {
+            return Err(format!("{function}: code at {address:#x} has no function"));
+        };
+        // A frame without a line (0 or none: code the compiler made, such as a loop's header)
+        // is in the span of the function it is in, or of the frames around it.
+        if let (Some(file), Some(line)) = (
             location.and_then(|l| l.file),
-            location.and_then(|l| l.line),
+            location.and_then(|l| l.line).filter(|&l| l > 0),
         ) {
-            (Some(name), Some(file), Some(line)) if line > 0 => places.push(Place {
+            places.push(Place {
                 function: name,
                 file: PathBuf::from(file),
                 line,
-            }),
-            // Line 0: code the compiler made (no line of its own); it is where its neighbours are.
-            (Some(_), Some(_), Some(0)) => {}
-            _ => {
-                return Err(format!(
-                    "{function}: code at {address:#x} has no source line"
-                ));
-            }
+            });
         }
     }
     Ok(places)
@@ -478,5 +480,78 @@ mod tests {
         assert_eq!(compare_function(&side, &side, name), SourceComparison::Same);
         let missing = compare_function(&side, &side, "no::such::function");
         assert!(matches!(missing, SourceComparison::Unknown(_)));
+    }
+    /// A program whose `setup` inlines `util::helper`; `above` goes before it, `shift` is the
+    /// helper's shift.
+    fn program(above: &str, shift: u32) -> String {
+        format!(
+            "{above}mod util {{\n    #[inline(always)]\n    pub fn helper(x: u64) -> u64 {{\n        \
+             x.wrapping_mul(0x9E37_79B9) ^ (x >> {shift})\n    }}\n}}\n\n#[inline(never)]\n\
+             fn setup(n: u64) -> u64 {{\n    let mut acc = 0;\n    for i in 0..n {{\n        \
+             acc ^= util::helper(i);\n    }}\n    acc\n}}\n\n\
+             fn main() {{\n    println!(\"{{}}\", setup(std::hint::black_box(1000)));\n}}\n"
+        )
+    }
+
+    /// `text` compiled optimised with line tables in a checkout of its own under `dir`.
+    fn compiled(dir: &Path, side: &str, text: &str) -> PathBuf {
+        let checkout = dir.join(side);
+        std::fs::create_dir_all(checkout.join("src")).unwrap();
+        std::fs::write(checkout.join("src/main.rs"), text).unwrap();
+        let exe = checkout.join("demo");
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+        let status = std::process::Command::new(rustc)
+            .current_dir(&checkout)
+            .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
+            .args(["debuginfo=line-tables-only", "src/main.rs", "-o"])
+            .arg(&exe)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        exe
+    }
+
+    #[test]
+    fn two_real_builds_of_the_same_source_elsewhere_are_the_same_and_a_changed_inlined_line_is_not()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let base = compiled(dir.path(), "base", &program("", 7));
+        let shifted = compiled(
+            dir.path(),
+            "shifted",
+            &program(
+                "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n",
+                7,
+            ),
+        );
+        let changed = compiled(dir.path(), "changed", &program("", 9));
+        let side = |exe: &Path, name: &str| (exe.to_path_buf(), dir.path().join(name));
+        let compare_with = |(exe, checkout): (PathBuf, PathBuf)| {
+            let (base_exe, base_checkout) = side(&base, "base");
+            compare_function(
+                &Side {
+                    executable: &base_exe,
+                    checkout: &base_checkout,
+                },
+                &Side {
+                    executable: &exe,
+                    checkout: &checkout,
+                },
+                "demo::setup",
+            )
+        };
+        let places = places_of(&base, "demo::setup").unwrap();
+        assert!(
+            places.iter().any(|p| p.function.ends_with("helper")),
+            "the helper is inlined into setup: {places:?}"
+        );
+        assert_eq!(
+            compare_with(side(&shifted, "shifted")),
+            SourceComparison::Same
+        );
+        let SourceComparison::Differs(reason) = compare_with(side(&changed, "changed")) else {
+            panic!("a changed line of an inlined function must differ");
+        };
+        assert!(reason.contains("helper"), "{reason}");
     }
 }

@@ -305,6 +305,9 @@ fn note_same_source(
     tables: &[LineTables; 2],
 ) {
     let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
+    let Ok(changed_names) = source::changed_names(&checkouts[0], &checkouts[1]) else {
+        return;
+    };
     for &(record, m) in changed {
         let matched = &ctx.matched[m];
         let functions: Vec<String> = file.benchmarks[record]
@@ -335,6 +338,7 @@ fn note_same_source(
             &side(base, &checkouts[0]),
             &side(head, &checkouts[1]),
             &functions,
+            &changed_names,
         );
         let same: Vec<String> = functions
             .into_iter()

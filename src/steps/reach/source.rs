@@ -70,17 +70,25 @@ pub struct Side<'a> {
 
 /// The two sides' sources of `function` (demangled, without its hash: the line-tables build's
 /// symbols hash differently from the measured build's) compared.
-pub fn compare_function(base: &Side<'_>, head: &Side<'_>, function: &str) -> SourceComparison {
-    compare_functions(base, head, &[function.to_string()])
+pub fn compare_function(
+    base: &Side<'_>,
+    head: &Side<'_>,
+    function: &str,
+    changed: &BTreeSet<String>,
+) -> SourceComparison {
+    compare_functions(base, head, &[function.to_string()], changed)
         .pop()
         .unwrap_or_else(|| SourceComparison::Unknown(format!("{function}: not compared")))
 }
 
 /// [`compare_function`] for each of `functions`, in their order; each executable read once.
+/// `changed`: the names the commit's changed lines hold ([`changed_names`]); a function whose
+/// lines name one of them differs, though its own lines read the same.
 pub fn compare_functions(
     base: &Side<'_>,
     head: &Side<'_>,
     functions: &[String],
+    changed: &BTreeSet<String>,
 ) -> Vec<SourceComparison> {
     let sources = |side: &Side<'_>| -> Vec<Result<FunctionSource, String>> {
         match places_of_all(side.executable, functions) {
@@ -99,7 +107,12 @@ pub fn compare_functions(
         .into_iter()
         .zip(sources(head))
         .map(|pair| match pair {
-            (Ok(base), Ok(head)) => compare(&base, &head),
+            (Ok(base), Ok(head)) => match (compare(&base, &head), uses_changed(&base, changed)) {
+                (SourceComparison::Same, Some(name)) => SourceComparison::Differs(format!(
+                    "its lines name `{name}`, which the commit changes elsewhere"
+                )),
+                (comparison, _) => comparison,
+            },
             (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
         })
         .collect()
@@ -311,6 +324,87 @@ pub fn compare(base: &FunctionSource, head: &FunctionSource) -> SourceComparison
     SourceComparison::Same
 }
 
+/// The names (identifiers, keywords left out) on the lines the commit changes in any Rust
+/// file of the two checkouts: lines one side has more often than the other, in each file whose
+/// text differs (or that one side lacks). What a function's lines do not show but use (a
+/// `const` folded into an immediate, a type, a macro) is named where it is used, so a function
+/// whose lines name one of these may compute otherwise from lines that read the same.
+pub fn changed_names(base: &Path, head: &Path) -> Result<BTreeSet<String>, String> {
+    let mut files = BTreeSet::new();
+    for checkout in [base, head] {
+        rust_files(checkout, Path::new(""), &mut files)?;
+    }
+    let mut names = BTreeSet::new();
+    for file in files {
+        let read =
+            |checkout: &Path| std::fs::read_to_string(checkout.join(&file)).unwrap_or_default();
+        let (a, b) = (read(base), read(head));
+        if a == b {
+            continue;
+        }
+        let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+        for line in a.lines() {
+            *counts.entry(line.trim()).or_default() += 1;
+        }
+        for line in b.lines() {
+            *counts.entry(line.trim()).or_default() -= 1;
+        }
+        let lines = counts.into_iter().filter(|(_, n)| *n != 0);
+        names.extend(lines.flat_map(|(line, _)| identifiers(line)));
+    }
+    Ok(names)
+}
+
+/// The `.rs` files under `dir` (of `checkout`, relative to it), version control and build
+/// directories left out.
+fn rust_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Result<(), String> {
+    let path = checkout.join(dir);
+    let entries =
+        std::fs::read_dir(&path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| format!("cannot list {}: {e}", path.display()))?;
+        let name = entry.file_name();
+        let relative = dir.join(&name);
+        let kind = entry
+            .file_type()
+            .map_err(|e| format!("cannot read {}: {e}", relative.display()))?;
+        if kind.is_dir() && name != ".git" && name != "target" {
+            rust_files(checkout, &relative, files)?;
+        } else if kind.is_file() && relative.extension().is_some_and(|e| e == "rs") {
+            files.insert(relative);
+        }
+    }
+    Ok(())
+}
+
+/// The identifiers of `text`, Rust's keywords left out.
+fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
+        "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
+        "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
+        "true", "type", "unsafe", "use", "where", "while",
+    ];
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|word| {
+            word.chars()
+                .next()
+                .is_some_and(|c| c.is_alphabetic() || c == '_')
+        })
+        .filter(|word| !KEYWORDS.contains(word))
+        .map(str::to_string)
+}
+
+/// The first name of `changed` that the lines of `source` hold.
+fn uses_changed(source: &FunctionSource, changed: &BTreeSet<String>) -> Option<String> {
+    source
+        .spans
+        .values()
+        .flat_map(|span| &span.text)
+        .flat_map(|line| identifiers(line))
+        .find(|name| changed.contains(name))
+}
+
 /// The index of the first line where `a` and `b` differ, `None` when they are the same.
 fn first_difference(a: &[String], b: &[String]) -> Option<u32> {
     let index = a
@@ -477,8 +571,12 @@ mod tests {
                 .any(|p| p.file.ends_with("src/steps/reach/source.rs")),
             "{places:?}"
         );
-        assert_eq!(compare_function(&side, &side, name), SourceComparison::Same);
-        let missing = compare_function(&side, &side, "no::such::function");
+        let none = BTreeSet::new();
+        assert_eq!(
+            compare_function(&side, &side, name, &none),
+            SourceComparison::Same
+        );
+        let missing = compare_function(&side, &side, "no::such::function", &none);
         assert!(matches!(missing, SourceComparison::Unknown(_)));
     }
     /// A program whose `setup` inlines `util::helper`; `above` goes before it, `shift` is the
@@ -528,6 +626,7 @@ mod tests {
         let side = |exe: &Path, name: &str| (exe.to_path_buf(), dir.path().join(name));
         let compare_with = |(exe, checkout): (PathBuf, PathBuf)| {
             let (base_exe, base_checkout) = side(&base, "base");
+            let changed = changed_names(&base_checkout, &checkout).unwrap();
             compare_function(
                 &Side {
                     executable: &base_exe,
@@ -538,6 +637,7 @@ mod tests {
                     checkout: &checkout,
                 },
                 "demo::setup",
+                &changed,
             )
         };
         let places = places_of(&base, "demo::setup").unwrap();
@@ -553,5 +653,37 @@ mod tests {
             panic!("a changed line of an inlined function must differ");
         };
         assert!(reason.contains("helper"), "{reason}");
+    }
+    #[test]
+    fn a_function_whose_lines_name_what_the_commit_changes_elsewhere_differs() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |side: &str, rounds: u32| {
+            let src = dir.path().join(side).join("src");
+            std::fs::create_dir_all(&src).unwrap();
+            std::fs::write(
+                src.join("consts.rs"),
+                format!("pub const ROUNDS: u64 = {rounds};\n"),
+            )
+            .unwrap();
+            std::fs::write(src.join("lib.rs"), "fn run() -> u64 {\n    ROUNDS * 2\n}\n").unwrap();
+            dir.path().join(side)
+        };
+        let (base, head) = (write("base", 2000), write("head", 2200));
+        let changed = changed_names(&base, &head).unwrap();
+        assert!(changed.contains("ROUNDS"), "{changed:?}");
+        assert!(
+            !changed.contains("const"),
+            "keywords are not names: {changed:?}"
+        );
+        let places = [place("demo::run", "/b/src/lib.rs", 2)]
+            .into_iter()
+            .collect();
+        let source = source_of(&places, Path::new("/b"), |_| {
+            Some("fn run() -> u64 {\n    ROUNDS * 2\n}\n".to_string())
+        })
+        .unwrap();
+        assert_eq!(compare(&source, &source), SourceComparison::Same);
+        assert_eq!(uses_changed(&source, &changed).as_deref(), Some("ROUNDS"));
+        assert_eq!(uses_changed(&source, &BTreeSet::new()), None);
     }
 }

@@ -260,6 +260,15 @@ pub struct SelectionRecord {
     /// The files it reads that differ, relative to the checkout.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_files: Vec<String>,
+    /// Of `changed_functions`, those its trace ran only outside its timed loop (start-up,
+    /// set-up, teardown): their code is not measured. Empty when the trace cannot tell.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outside_loop: Vec<String>,
+    /// Of `changed_functions`, those compiled from the same source on both sides (their lines
+    /// and the lines inlined into them read the same): a change elsewhere made the compiler
+    /// inline or lay them out differently. Found by `--explain`'s build with line tables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub same_source: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {

@@ -143,8 +143,15 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     assert_eq!(function_names(time), function_names(counted));
     assert!(!function_names(time).is_empty(), "{time:#}");
 
+    // With selection on (the default layouts keep the objects it compares), so that the changed
+    // functions of its timed loop have their source compared from the build with line tables.
     let explained = [&common[..], &["--explain", "--", "hash/mix"]].concat();
-    let report = report_of(&repo, &explained);
+    let output = perfdiff_command(&repo, &with_default_layouts(&explained))
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "{}", all_output(&output));
+    let report = json_report(&output);
     assert_eq!(ids(&report), ["hash/mix"], "--explain adds no record");
     assert!(report["settings"]["instructions_threshold"].is_null());
     let time = bench_entry(&report, "hash/mix");
@@ -153,6 +160,20 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     assert!(
         functions.first().is_some_and(|f| f.contains("mix")),
         "{functions:?}"
+    );
+    // The change is a constant the timed closure names (`MIX_ROUNDS`): its lines read the same
+    // on both sides, but it is not code compiled differently from the same source.
+    let changed = &time["selection"]["changed_functions"];
+    assert!(
+        changed.as_array().is_some_and(|a| !a.is_empty()),
+        "selection names the changed code: {time:#}"
+    );
+    assert!(time["selection"]["same_source"].is_null(), "{time:#}");
+    assert!(
+        !time["warnings"]
+            .to_string()
+            .contains("compiled differently"),
+        "{time:#}"
     );
 }
 

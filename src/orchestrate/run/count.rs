@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::context::is_command;
+use super::reach_sides::checkout_of;
 use crate::config;
 use crate::config::Settings;
 use crate::model::command;
@@ -27,6 +28,7 @@ use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
 use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::progress::Progress;
+use crate::steps::reach::source;
 use crate::steps::schedule::Side;
 use crate::steps::{analysis, build};
 
@@ -249,6 +251,7 @@ pub(super) fn explain(
             LineTables::default()
         })
     });
+    note_same_source(ctx, file, &changed, &line_tables);
     let mut copies = FreshCopies::new(ctx.perfdiff_dir.join("fresh-bin"))
         .map_err(|e| Error::io(ctx.perfdiff_dir, e))?;
     copies.start_round();
@@ -283,6 +286,76 @@ pub(super) fn explain(
     }
     context::save_wall_time(ctx, file)?;
     Ok(true)
+}
+
+/// The most changed functions of one benchmark whose sources are compared: each costs a walk of
+/// its line tables on both sides.
+const MAX_SOURCE_COMPARED: usize = 64;
+
+/// Records, in the selection of every changed benchmark (`changed`, as [`changed_benchmarks`]
+/// gives them), which of the changed functions it executes in its timed loop (all but those its
+/// trace ran only outside it) were compiled from the same source on
+/// both sides, read from the two builds with line tables ([`source::compare_functions`]): their
+/// code changed because of a change elsewhere (inlining, codegen units, layout), and the report
+/// says so beside the verdict. A function that cannot be compared is left out (not named).
+fn note_same_source(
+    ctx: &MeasureContext,
+    file: &mut SampleFile,
+    changed: &[(usize, usize)],
+    tables: &[LineTables; 2],
+) {
+    let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
+    let Ok(changed_names) = source::changed_names(&checkouts[0], &checkouts[1]) else {
+        return;
+    };
+    for &(record, m) in changed {
+        let matched = &ctx.matched[m];
+        let functions: Vec<String> = file.benchmarks[record]
+            .selection
+            .as_ref()
+            .map(|s| {
+                let outside = &s.outside_loop;
+                let timed = s.changed_functions.iter().filter(|f| !outside.contains(f));
+                timed.cloned().collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .take(MAX_SOURCE_COMPARED)
+            .collect();
+        let exes = [Side::Base, Side::Head].map(|side| {
+            let tables = &tables[usize::from(side == Side::Head)];
+            ctx.target_of(side, matched)
+                .and_then(|target| tables.benches.get(&target))
+        });
+        let (false, [Some(base), Some(head)]) = (functions.is_empty(), exes) else {
+            continue;
+        };
+        let side = |executable, checkout| source::Side {
+            executable,
+            checkout,
+        };
+        let compared = source::compare_functions(
+            &side(base, &checkouts[0]),
+            &side(head, &checkouts[1]),
+            &functions,
+            &changed_names,
+        );
+        let same: Vec<String> = functions
+            .into_iter()
+            .zip(compared)
+            .filter(|(_, c)| *c == source::SourceComparison::Same)
+            .map(|(f, _)| f)
+            .collect();
+        if same.is_empty() {
+            continue;
+        }
+        let ids = [instructions_id(&matched.id), matched.id.clone()];
+        for benchmark in file.benchmarks.iter_mut().filter(|b| ids.contains(&b.id)) {
+            if let Some(selection) = &mut benchmark.selection {
+                selection.same_source = same.clone();
+            }
+        }
+    }
 }
 
 /// The benchmarks and commands with a record called `regressed` or `improved`: the record their

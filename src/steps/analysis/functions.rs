@@ -40,8 +40,18 @@ pub fn attach(results: &mut [BenchmarkResult], samples: &SampleFile) {
     for result in results.iter_mut() {
         if matches!(result.verdict, Outcome::Regressed | Outcome::Improved) {
             result.functions = changes_of(samples, &result.id);
+            // `--explain` may have added to the selection after the analysis read it.
+            let selection = samples
+                .benchmarks
+                .iter()
+                .find(|b| b.id == result.id)
+                .and_then(|b| b.selection.clone());
+            if selection.is_some() {
+                result.selection = selection;
+            }
         }
     }
+    note_compiled_differently(results);
 }
 
 /// The functions whose instructions per iteration changed most for record `id`, from the first
@@ -100,6 +110,34 @@ pub fn note_disagreements(results: &mut [BenchmarkResult]) {
         };
         if let Some(note) = disagreement(result.verdict, *instructions) {
             result.warnings.push(note);
+        }
+    }
+}
+
+/// Warns of every `regressed` or `improved` benchmark whose selection found changed functions
+/// compiled from the same source ([`crate::model::samples::SelectionRecord::same_source`]):
+/// the verdict may be the compiler's different inlining or layout, not the change's. Once each.
+pub fn note_compiled_differently(results: &mut [BenchmarkResult]) {
+    for result in results.iter_mut() {
+        if !matches!(result.verdict, Outcome::Regressed | Outcome::Improved) {
+            continue;
+        }
+        let Some(functions) = result
+            .selection
+            .as_ref()
+            .map(|s| s.same_source.clone())
+            .filter(|f| !f.is_empty())
+        else {
+            continue;
+        };
+        let noted = result
+            .warnings
+            .iter()
+            .any(|w| matches!(w, BenchWarning::CompiledDifferently { .. }));
+        if !noted {
+            result
+                .warnings
+                .push(BenchWarning::CompiledDifferently { functions });
         }
     }
 }
@@ -265,5 +303,38 @@ mod tests {
             Some(true)
         );
         assert!(disagreement(Outcome::Inconclusive, Outcome::Regressed).is_none());
+    }
+    #[test]
+    fn a_changed_verdict_says_which_functions_compiled_differently_from_the_same_source() {
+        use crate::model::samples::SelectionRecord;
+        let selection = SelectionRecord {
+            measured: true,
+            changed_functions: vec!["demo::mix".into(), "demo::sample".into()],
+            same_source: vec!["demo::sample".into()],
+            ..SelectionRecord::default()
+        };
+        let mut results: Vec<BenchmarkResult> = [Outcome::Improved, Outcome::Unchanged]
+            .into_iter()
+            .map(|verdict| BenchmarkResult {
+                verdict,
+                selection: Some(selection.clone()),
+                ..BenchmarkResult::new("a", 0.02)
+            })
+            .collect();
+        note_compiled_differently(&mut results);
+        note_compiled_differently(&mut results);
+        assert_eq!(
+            results[0].warnings,
+            [BenchWarning::CompiledDifferently {
+                functions: vec!["demo::sample".into()]
+            }]
+        );
+        let words = results[0].warnings[0].to_string();
+        assert!(
+            words.starts_with("its code changed where its source did not: demo::sample"),
+            "{words}"
+        );
+        // An unchanged verdict needs no such word.
+        assert!(results[1].warnings.is_empty());
     }
 }

@@ -59,6 +59,10 @@ pub enum BenchWarning {
         time: Outcome,
         instructions: Outcome,
     },
+    /// A `regressed` or `improved` benchmark whose executed code changed in `functions` although
+    /// their source (and the source inlined into them) did not: a change elsewhere made the
+    /// compiler inline or lay them out differently, and the verdict may be that difference.
+    CompiledDifferently { functions: Vec<String> },
     /// A warning read back from a JSON report: its words, its cause unknown.
     Text(String),
 }
@@ -169,9 +173,25 @@ impl std::fmt::Display for BenchWarning {
             BenchWarning::Disagreement { time, instructions } => {
                 disagreement(f, *time, *instructions)
             }
+            BenchWarning::CompiledDifferently { functions } => write!(
+                f,
+                "its code changed where its source did not: {} compiled differently from the \
+                 same source (the compiler inlined or laid it out differently because of a change \
+                 elsewhere), so the verdict may be that difference and not the change's",
+                short_list(functions)
+            ),
             BenchWarning::Text(text) => f.write_str(text),
         }
     }
+}
+
+/// At most three names of `names`, and how many more.
+pub fn short_list(names: &[String]) -> String {
+    let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > 3 {
+        text.push_str(&format!(" (+{} more)", names.len() - 3));
+    }
+    text
 }
 
 /// The words of [`BenchWarning::GaveUp`]: after how many rounds, how many a verdict would take

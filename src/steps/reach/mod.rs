@@ -29,6 +29,7 @@ pub mod code;
 pub mod files;
 pub mod probe;
 pub mod settings;
+pub mod source;
 pub mod trace;
 pub mod versions;
 
@@ -115,6 +116,12 @@ fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> Sel
 pub fn name_timed_part(record: &mut SelectionRecord, timed: &[String]) {
     if record.reason == SelectionReason::ReachesChange && !record.changed_functions.is_empty() {
         record.detail = reached_detail(record, Some(timed));
+        record.outside_loop = record
+            .changed_functions
+            .iter()
+            .filter(|f| !timed.contains(f))
+            .cloned()
+            .collect();
     }
 }
 
@@ -304,6 +311,10 @@ mod tests {
         assert!(record.measured);
         assert_eq!(record.reason, SelectionReason::ReachesChange);
         assert_eq!(record.changed_functions.len(), 2);
+        assert_eq!(
+            record.outside_loop,
+            ["criterion::Criterion<M>::configure_from_args"]
+        );
         // Nothing inside: only the outside part is named.
         let mut record = decide(&differs, &quiet, &[], &[]);
         name_timed_part(&mut record, &[]);

@@ -268,6 +268,14 @@ fn measuring_shared(warning: &BenchWarning) -> Option<Shared> {
             format!("{:.0} % together", overlap * 100.0),
             Some((1.0 - overlap, 0.0)),
         ),
+        BenchWarning::CompiledDifferently { functions } => (
+            "their code changed where its source did not: the named functions compiled \
+             differently from the same source (the compiler inlined or laid them out differently \
+             because of a change elsewhere), so the verdict may be that difference and not the \
+             change's",
+            super::super::analysis::warnings::short_list(functions),
+            None,
+        ),
         _ => return None,
     };
     Some(Shared {

@@ -2,18 +2,30 @@
 # Field trial (issue #55): `cargo perfdiff` at default settings on real repositories at pinned
 # commits, each a real pull request with a published performance claim or an obviously local
 # change, as a new user would run it. Not part of the test suite: it clones and takes long.
+# Nothing of the trial repositories is kept in this project: they are cloned at run time.
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL...]        (no TRIAL: every trial below)
-#   MIRRORS=DIR  clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
-#   OUT=DIR      where clones, reports and logs go (default: target/field-trials)
+#   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
+#   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
+#   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
+# Each trial runs `--list` first (what a run would measure, and why), then the comparison.
 # Run it under ../shared/tools/quiet on a quiet machine: the wall-time split counts only then.
+#
+# A clone whose commits lack some blobs (a mirror that left out large files) is compared at
+# rebuilt commits: the same trees without those files, with fixed author and dates, so the
+# rebuilt hashes are the same on every machine; the script says which files it left out.
 set -euo pipefail
 
-# name | repository | base | head | manifest (in the repository) | extra arguments | claim
+# name | repository | base | head | manifest (in the repository) | toolchain | extra arguments | claim
 TRIALS='
-chrono-version|chronotope/chrono|c14b4599~1|c14b4599|bench/Cargo.toml||version bump only (0.4.43 → 0.4.44): every benchmark unchanged (same code)
-chrono-rfc3339|chronotope/chrono|ebc808e8~1|ebc808e8|bench/Cargo.toml|--bench chrono|"faster RFC 3339 parsing without Parsed": the RFC 3339 parse benchmark improved, the others unchanged
+chrono-version|chronotope/chrono|c14b4599~1|c14b4599|bench/Cargo.toml|||version bump only (0.4.43 → 0.4.44): every benchmark unchanged (same code)
+chrono-rfc3339|chronotope/chrono|ebc808e8~1|ebc808e8|bench/Cargo.toml||--bench chrono|"faster RFC 3339 parsing without Parsed": the RFC 3339 parse benchmark improved, the others unchanged
+polyval-cpb|RustCrypto/universal-hashes|60e01af921bd~1|60e01af921bd|benches/Cargo.toml||--features cpb|"use avx+pclmulqdq features" (#317, no speed claim, a local change to the x86 backend and its CPU check), measured in cycles (criterion-cycles-per-byte)
+anstyle-divan|rust-cli/anstyle|fb843c5f55be~1|fb843c5f55be|Cargo.toml|||"perf: avoid using write! macro with single str" (#228) in anstyle'"'"'s Display impls: divan benchmarks of anstream and anstyle-parse, none of which renders a style
+httparse-avx2|seanmonstar/httparse|47853d73f383~1|47853d73f383|Cargo.toml||-- ^req/ ^req_short/ ^resp/ ^resp_short/ uri/uri_1024b header/value_1024b version/http11 method/get|"perf(simd): avx2 fallback to swar instead of sse4.2" (#181), "massive implications on the default runtime perf"; build script probing rustc, LTO and one codegen unit in the bench profile
+kupyna-ttable|RustCrypto/hashes|81ae18a6174e~1|81ae18a6174e|Cargo.toml|nightly||"T-table lookup for fast kupyna hashing" (#778), "a significant 8x speedup"; 23 members with libtest #[bench] targets
+png-paeth|image-rs/image-png|850581b22298~1|850581b22298|Cargo.toml||--bench decoder -- decode/|"Improve Paeth auto-vectorization by changing how loop state is maintained" (#635): decoding real PNG files read from tests/benches/ at run time
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -23,41 +35,105 @@ clone() {
   local repo=$1 dir="$out/src/${1/\//+}"
   if [ ! -d "$dir/.git" ]; then
     if [ -n "${MIRRORS:-}" ]; then
-      git clone -q "$MIRRORS/${repo/\//+}/repo" "$dir"
+      git clone -q --no-checkout "$MIRRORS/${repo/\//+}/repo" "$dir"
     else
-      git clone -q "https://github.com/$repo" "$dir"
+      git clone -q --no-checkout "https://github.com/$repo" "$dir"
     fi
   fi
   echo "$dir"
 }
 
-# Seconds at the first progress line matching $2 in log $1 (the `[  12.3s]` stamps).
+# Paths of commit $2's tree whose blobs repository $1 lacks.
+missing_paths() {
+  git -C "$1" ls-tree -r "$2" | awk '$2 == "blob" { print $3 "\t" $4 }' |
+    while IFS=$'\t' read -r blob path; do
+      git -C "$1" cat-file -e "$blob" 2>/dev/null || printf '%s\n' "$path"
+    done
+}
+
+# Commit $2 of repository $1 rebuilt without paths $3 (newline-separated) on parent $4 (or none):
+# the same message, a fixed author and the original dates, so the hash is reproducible.
+rebuild_without() {
+  local dir=$1 commit=$2 drop=$3 parent=${4:-} index tree
+  index=$(mktemp)
+  GIT_INDEX_FILE=$index git -C "$dir" read-tree "$commit"
+  printf '%s\n' "$drop" | while IFS= read -r path; do
+    [ -z "$path" ] || GIT_INDEX_FILE=$index git -C "$dir" rm -q --cached -- "$path"
+  done
+  tree=$(GIT_INDEX_FILE=$index git -C "$dir" write-tree)
+  rm -f "$index"
+  git -C "$dir" log -1 --format=%B "$commit" |
+    GIT_AUTHOR_NAME=field-trial GIT_AUTHOR_EMAIL=field-trial@localhost \
+      GIT_COMMITTER_NAME=field-trial GIT_COMMITTER_EMAIL=field-trial@localhost \
+      GIT_AUTHOR_DATE="$(git -C "$dir" log -1 --format=%aI "$commit")" \
+      GIT_COMMITTER_DATE="$(git -C "$dir" log -1 --format=%cI "$commit")" \
+      git -C "$dir" commit-tree "$tree" ${parent:+-p "$parent"}
+}
+
+# Prints "BASE HEAD": the trial's commits, rebuilt without the files the clone lacks if any.
+usable_commits() {
+  local dir=$1 name=$2 base head drop
+  base=$(git -C "$dir" rev-parse --verify "$3^{commit}")
+  head=$(git -C "$dir" rev-parse --verify "$4^{commit}")
+  drop=$( (missing_paths "$dir" "$base"; missing_paths "$dir" "$head") | sort -u)
+  if [ -z "$drop" ]; then
+    echo "$base $head"
+    return
+  fi
+  echo "$name: the clone lacks $(printf '%s\n' "$drop" | wc -l) file(s); comparing commits rebuilt without:" >&2
+  printf '  %s\n' "$drop" >&2
+  base=$(rebuild_without "$dir" "$base" "$drop")
+  head=$(rebuild_without "$dir" "$head" "$drop" "$base")
+  git -C "$dir" branch -f "field-trial/$name/base" "$base" >/dev/null
+  git -C "$dir" branch -f "field-trial/$name/head" "$head" >/dev/null
+  echo "$base $head"
+}
+
+# Seconds at the last progress line matching $2 in log $1 (the `[  12.3s]` stamps).
 stamp() {
-  grep -m1 -E "$2" "$1" | sed -E 's/^\[ *([0-9.]+)s\].*/\1/' || true
+  grep -E "$2" "$1" | tail -n 1 | sed -E 's/^\[ *([0-9.]+)s\].*/\1/' || true
 }
 
 summarise() {
   local name=$1 log=$2 json=$3 wall=$4 claim=$5
-  local built traced measuring
+  local built traced probed measuring
   built=$(stamp "$log" '] built head')
-  traced=$(stamp "$log" 'execute the same code|benchmark\(s\) would be compared|choosing what the change reaches needs')
-  measuring=$(grep -m1 -E '^time: ' "$log" | sed -E 's/.*, ([^,]*) of it running.*/\1/' || true)
+  traced=$(stamp "$log" '] [0-9]+/[0-9]+ traced')
+  probed=$(stamp "$log" 'execute the same code|benchmark\(s\) would be compared|choosing what the change reaches needs')
+  measuring=$(jq -r '.measure_ms // empty | . / 1000 | tostring + " s"' "$json" 2>/dev/null || true)
   echo "== $name ($claim)"
-  echo "wall ${wall} s; build done at ${built:-?} s; selection done at ${traced:-?} s; measuring ${measuring:-?}"
-  jq -r '.benchmarks[] | "\(.id)\t\(.verdict)\t\(if .change_rate then (.change_rate * 100 | . * 10 | round / 10 | tostring) + " %" else "—" end)\t\(.selection.reason // "—")\t\(.selection.detail // "" | .[0:140])"' "$json" |
+  echo "wall ${wall} s; build done at ${built:-?} s; traced at ${traced:-?} s; selection (probe) done at ${probed:-?} s; measuring ${measuring:-?}"
+  jq -r '.benchmarks[] | "\(.id)\t\(.verdict)\t\(if .change_rate then (.change_rate * 100 | . * 10 | round / 10 | tostring) + " %" else "—" end)\t\(.unit // "")\t\(.selection.reason // "—")\t\(.selection.detail // "" | .[0:140])"' "$json" |
     column -t -s $'\t' || true
   jq -r '"verdicts: " + ([.benchmarks[].verdict] | group_by(.) | map("\(.[0]) \(length)") | join(", "))' "$json" || true
 }
 
+perfdiff() {
+  if [ -n "${PERFDIFF:-}" ]; then "$PERFDIFF" perfdiff "$@"; else cargo perfdiff "$@"; fi
+}
+
+# Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly).
+with_toolchain() {
+  if [ -n "$1" ]; then export RUSTUP_TOOLCHAIN=$1; fi
+}
+
 run_trial() {
-  local name repo base head manifest extra claim dir
-  IFS='|' read -r name repo base head manifest extra claim <<<"$1"
+  local name repo base head manifest toolchain extra claim dir commits
+  IFS='|' read -r name repo base head manifest toolchain extra claim <<<"$1"
   dir=$(clone "$repo")
-  local log="$out/$name.log" json="$out/$name.json" start end
+  commits=$(usable_commits "$dir" "$name" "$base" "$head")
+  base=${commits% *} head=${commits#* }
+  git -C "$dir" checkout -q -f --detach "$head"
+  git -C "$dir" clean -fdq
+  local list="$out/$name.list" log="$out/$name.log" json="$out/$name.json" start end
+  # shellcheck disable=SC2086 # extra arguments are words
+  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --list $extra) >"$list" 2>&1 || echo "$name: --list failed (see $list)"
   start=$(date +%s.%N)
   # shellcheck disable=SC2086 # extra arguments are words
-  (cd "$dir" && cargo perfdiff "$base" "$head" --manifest-path "$manifest" $extra \
-    --format json -o "$json" --fail-on never) 2>"$log" || echo "$name: cargo perfdiff failed (see $log)"
+  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --format json -o "$json" --fail-on never $extra) 2>"$log" ||
+    echo "$name: cargo perfdiff failed (see $log)"
   end=$(date +%s.%N)
   summarise "$name" "$log" "$json" "$(echo "$end - $start" | bc)" "$claim"
 }

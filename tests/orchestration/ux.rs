@@ -313,6 +313,29 @@ fn a_commit_built_by_the_last_run_is_not_built_again() {
     assert_eq!(kept_executables(&repo), commits(&repo, &["HEAD"]));
 }
 
+#[test]
+fn a_comparison_run_again_is_not_built_again_when_cargo_wrote_the_lock_file() {
+    // A library that commits no `Cargo.lock` (httparse, RustCrypto's `benches/`): cargo writes
+    // one into each checkout at its first build, and the next run finds the checkout with it.
+    let (_dir, repo) = fixture_repo(&strong());
+    support::git_ok(&repo, &["rm", "-q", "--cached", "Cargo.lock"]);
+    append(&repo.join(".gitignore"), "Cargo.lock\n");
+    commit_all(&repo, "no lock file");
+    append(&repo.join("src/lib.rs"), "\n// A commit after it.\n");
+    commit_all(&repo, "a commit after it");
+    let args = quick(&["HEAD~1", "HEAD", "--", "hash/steady"]);
+    let first = fixture_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
+    let err = stderr(&first);
+    assert!(first.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(build_note(&err, "head").contains("compiled"), "{err}");
+
+    let again = fixture_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
+    let err = stderr(&again);
+    assert!(again.status.code().is_some_and(|c| c <= 1), "{err}");
+    assert!(build_note(&err, "base").ends_with("up to date"), "{err}");
+    assert!(build_note(&err, "head").ends_with("up to date"), "{err}");
+}
+
 /// The commits whose bench executables the state directory of `repo` keeps, sorted.
 fn kept_executables(repo: &Path) -> Vec<String> {
     let bin = state_dir(repo).join("bin");

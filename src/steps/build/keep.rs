@@ -63,29 +63,59 @@ impl BuildSite<'_> {
 
     /// Locks the target directory, scans the checkout and keys a build with `key_args` (the
     /// options that change what cargo builds) in `layouts` layouts.
-    fn scan(&self, mut key_args: Vec<String>, layouts: usize) -> Result<Scanned, BuildError> {
+    fn scan(&self, key_args: Vec<String>, layouts: usize) -> Result<Scanned, BuildError> {
         let checkout = Checkout::containing(self.workspace_dir);
         let lock = freshness::lock(self.shared_target_dir)
             .map_err(|e| self.freshness_error(&checkout, e))?;
         let sources = checkout
             .scan()
             .map_err(|e| self.freshness_error(&checkout, e))?;
-        key_args.push(format!("layouts={}", layouts.max(1)));
-        key_args.push(format!("layout-method={}", super::layout::METHOD));
-        key_args.push(super::normalize::key_arg());
-        let key = BuildKey::new(
-            &checkout,
-            &sources,
-            self.workspace_dir,
-            &key_args,
-            self.shared_target_dir,
-        );
+        let key = self.key(&checkout, &sources, key_args, layouts);
         Ok(Scanned {
             checkout,
             sources,
             key,
             _lock: lock,
         })
+    }
+
+    /// The key of a build of `sources` with `key_args` in `layouts` layouts.
+    fn key(
+        &self,
+        checkout: &Checkout,
+        sources: &Sources,
+        mut key_args: Vec<String>,
+        layouts: usize,
+    ) -> BuildKey {
+        key_args.push(format!("layouts={}", layouts.max(1)));
+        key_args.push(format!("layout-method={}", super::layout::METHOD));
+        key_args.push(super::normalize::key_arg());
+        BuildKey::new(
+            checkout,
+            sources,
+            self.workspace_dir,
+            &key_args,
+            self.shared_target_dir,
+        )
+    }
+
+    /// The key to keep a build under that cargo has just made from `sources` (keyed `key`):
+    /// the key of the checkout as cargo left it. Cargo writes a `Cargo.lock` into a checkout
+    /// that has none (a library that does not commit its own), and the next build of the same
+    /// revision scans the checkout with that file in it: keyed by the files before cargo ran,
+    /// the build would never be found again, and every second run would build both sides anew.
+    fn key_after_build(
+        &self,
+        checkout: &Checkout,
+        sources: &Sources,
+        key: BuildKey,
+        key_args: Vec<String>,
+        layouts: usize,
+    ) -> BuildKey {
+        match checkout.scan() {
+            Ok(after) if after != *sources => self.key(checkout, &after, key_args, layouts),
+            _ => key,
+        }
     }
 
     /// The build kept for the checkout as it is now under `key_args` and `layouts`, if `usable`
@@ -135,7 +165,7 @@ impl BuildSite<'_> {
     where
         T: Serialize + DeserializeOwned,
     {
-        let scanned = self.scan(key_args, layouts)?;
+        let scanned = self.scan(key_args.clone(), layouts)?;
         if let Some(kept) = self.find(&scanned, &usable) {
             return Ok(Kept::Reused(kept));
         }
@@ -156,6 +186,7 @@ impl BuildSite<'_> {
             .record(self.shared_target_dir, &sources, &marked)
             .map_err(error)?;
         let build = finish(compiled, on_event)?;
+        let key = self.key_after_build(&checkout, &sources, key, key_args, layouts);
         freshness::keep(self.kept_dir, key, &checkout.root, &build).map_err(error)?;
         let _ =
             Store::with_capacity(self.shared_target_dir, self.kept_builds).put(key, self.kept_dir);

@@ -77,7 +77,7 @@ pub fn unchanged() -> Changes {
 /// The fixture with `changes` in a fresh scratch directory (`support::scratch`), as
 /// `support::demo_repo` makes the demo: `<scratch>/demo repo ü`, base then head committed.
 pub fn fixture_repo(changes: &Changes) -> (Scratch, PathBuf) {
-    let dir = support::scratch();
+    let dir = support::own_target_scratch();
     let repo = dir.path().join("demo repo ü");
     fixture_repo_at(&repo, changes);
     (dir, repo)

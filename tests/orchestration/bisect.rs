@@ -87,7 +87,7 @@ fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing
     args.extend(["--", "hash/mix", "hash/checksum"]);
     // Ctrl-C once two steps after the confirmation are kept: exit 130, the steps kept.
     let steps_kept = || {
-        std::fs::read_to_string(state_file(&good))
+        std::fs::read_to_string(state_file(&repo, &good))
             .ok()
             .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
             .map_or(0, |state| state["steps"].as_array().map_or(0, Vec::len))
@@ -193,9 +193,9 @@ fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing
     assert_eq!(RepoState::capture(&repo), before);
 }
 
-/// The state file of the bisection from `good` to HEAD in the shared target directory.
-fn state_file(good: &str) -> PathBuf {
-    let pattern = shared_target_dir()
+/// The state file of the bisection from `good` to HEAD in `repo`'s target directory.
+fn state_file(repo: &Path, good: &str) -> PathBuf {
+    let pattern = target_dir(repo)
         .join("perfdiff/*/bisect")
         .join(format!("{}-*", &good[..9]))
         .join("state.json");
@@ -208,7 +208,7 @@ fn state_file(good: &str) -> PathBuf {
 
 /// `git bisect run cargo perfdiff GOOD HEAD --git-bisect …` in `repo`, each step's
 /// cargo-perfdiff set up as [`perfdiff_command`] sets it up: the installed binary on PATH, the
-/// shared target directory, every benchmark measured, the scratch repositories' optimisation
+/// test's own target directory, every benchmark measured, the scratch repositories' optimisation
 /// level (so the steps build as the test's own `--git-bisect` run did, and find its builds).
 fn git_bisect_run(repo: &Path, perfdiff_args: &[&str]) -> std::process::Output {
     let perfdiff = fixture_command(repo, perfdiff_args);
@@ -319,7 +319,7 @@ fn file_names(dir: &Path) -> Vec<String> {
 
 #[test]
 fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let repo = dir.path().join("program and benches");
     let (good, spin_culprit, mix_culprit) = program_and_benches_repo(&repo);
     let before = RepoState::capture(&repo);
@@ -341,7 +341,7 @@ fn bisect_steps_build_only_what_they_search_and_a_second_bisection_refuses() {
         .unwrap();
     // Once the first has saved its state it holds the lock, until its last step.
     let deadline = Instant::now() + Duration::from_secs(300);
-    while !state_file(&good).is_file() {
+    while !state_file(&repo, &good).is_file() {
         assert!(
             Instant::now() < deadline,
             "the first bisection saved no state"

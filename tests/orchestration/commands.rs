@@ -11,7 +11,7 @@ use support::*;
 /// The program demo's repository (`fixtures/cli-demo`), its head changing `hash` and `table`
 /// and making `check` fail.
 fn cli_repo() -> (Scratch, std::path::PathBuf) {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let repo = dir.path().join("cli repo");
     let changes = ProgramChanges {
         hash: 2.0,

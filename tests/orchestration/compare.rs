@@ -137,8 +137,8 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         "criterion wrote into the user's target"
     );
     assert!(
-        !shared_target_dir().join("criterion").exists(),
-        "criterion wrote into target/criterion"
+        !target_dir(&repo).join("criterion").exists(),
+        "criterion wrote into the run's target/criterion"
     );
 }
 
@@ -182,7 +182,7 @@ fn uncommitted_edit_is_compared_with_head_without_touching_it() {
 
 #[test]
 fn errors_are_one_clean_line_with_exit_code_2() {
-    let outside = scratch();
+    let outside = own_target_scratch();
     std::fs::create_dir(outside.path().join("src")).unwrap();
     std::fs::write(outside.path().join("src/lib.rs"), "").unwrap();
     std::fs::write(
@@ -205,7 +205,7 @@ fn errors_are_one_clean_line_with_exit_code_2() {
 
 #[test]
 fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let repo = dir.path().join("demo");
     cargo_perfdiff::orchestrate::demo::create_demo_repo(&repo, &Default::default()).unwrap();
     for metric in [&["--metric", "instructions"][..], &["--explain"]] {

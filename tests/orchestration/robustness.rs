@@ -160,7 +160,7 @@ fn one_sided_and_moved_benchmarks_are_reported_never_dropped() {
 
 #[test]
 fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let repo = dir.path().join("no benches");
     std::fs::create_dir_all(repo.join("src")).unwrap();
     std::fs::write(

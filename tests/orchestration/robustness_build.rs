@@ -39,7 +39,7 @@ fn benchmark_ids(json: &serde_json::Value) -> Vec<String> {
 
 #[test]
 fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others_compared() {
-    let root = scratch();
+    let root = own_target_scratch();
     let repo = root.path().join("two targets");
     fixture_workspace_repo(&repo, &["speedy"], |repo| {
         write_fixture_package(
@@ -178,7 +178,7 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
         repo.join("rust/.cargo/config.toml"),
         format!(
             "[build]\ntarget-dir = {:?}\n",
-            shared_target_dir().to_str().unwrap()
+            target_dir(root).to_str().unwrap()
         ),
     )
     .unwrap();
@@ -202,7 +202,7 @@ fn nested_workspace_repo(root: &Path) -> std::path::PathBuf {
 
 #[test]
 fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
-    let root = scratch();
+    let root = own_target_scratch();
     let repo = nested_workspace_repo(root.path());
     let before = RepoState::capture(&repo);
     // Run from the package's directory, as `cargo bench` would be; the target directory comes
@@ -214,8 +214,7 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let report = json_report(&output);
     measured_entry(&report, "hash/mix", 2);
-    let state =
-        cargo_perfdiff::orchestrate::run::state_dir(&shared_target_dir(), &repo.join("rust"));
+    let state = cargo_perfdiff::orchestrate::run::state_dir(&target_dir(&repo), &repo.join("rust"));
     assert!(
         state
             .join("worktrees/target/package/base/data/note.txt")
@@ -236,7 +235,7 @@ fn a_workspace_in_a_subdirectory_with_a_submodule_and_build_target_dir_works() {
 /// when it's not").
 #[test]
 fn a_target_directory_inside_another_cargo_workspace_builds_the_checkouts_as_the_user_does() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let outer = dir.path().join("outer workspace");
     std::fs::create_dir_all(&outer).unwrap();
     std::fs::write(outer.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();

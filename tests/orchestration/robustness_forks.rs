@@ -261,7 +261,7 @@ fn data_git_ignores_is_copied_into_both_checkouts_on_request() {
 
 #[test]
 fn ids_and_paths_with_spaces_unicode_slashes_and_metacharacters_are_literal() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     // The repository's path is as odd as the id.
     let repo = dir.path().join("it's ü; $(touch PWNED) & `x` \"d\" [*]");
     fixture_repo_at(&repo, &unchanged());

@@ -104,7 +104,7 @@ fn synthetic_samples(dir: &Path, factors: &[(&str, f64)]) -> std::path::PathBuf 
 
 #[test]
 fn fail_on_drives_the_exit_code() {
-    let dir = scratch();
+    let dir = own_target_scratch();
     let regression = synthetic_samples(dir.path(), &[("slower", 1.2), ("same", 1.0)]);
     let improvement = synthetic_samples(dir.path(), &[("faster", 0.8)]);
     let unchanged = synthetic_samples(

@@ -124,7 +124,7 @@ fn strings(items: &[&str]) -> BTreeSet<String> {
 
 #[test]
 fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
-    let root = scratch();
+    let root = own_target_scratch();
     let repo = workspace(root.path());
     let before = RepoState::capture(&repo);
 
@@ -233,7 +233,7 @@ fn every_benchmark_of_same_named_targets_is_listed_under_its_own_name() {
 
 #[test]
 fn a_member_added_in_head_changes_nothing_else_and_a_change_is_found_in_its_member() {
-    let root = scratch();
+    let root = own_target_scratch();
     let repo = workspace(root.path());
     // Head: alpha's `c_mix` does twice the work, and a new member `delta` has its own `kern`.
     set_benchmark_in(&repo.join("alpha/kern.txt"), &format!("c_mix ns={CHANGED}"));

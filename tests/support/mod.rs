@@ -68,6 +68,32 @@ pub fn shared_target_dir() -> PathBuf {
         .join("e2e")
 }
 
+/// The [`own_target_scratch`] directories: each root and the target directory its runs build
+/// into.
+static OWN_TARGETS: Mutex<Vec<(PathBuf, PathBuf)>> = Mutex::new(Vec::new());
+
+/// The cargo target directory cargo-perfdiff run in `dir` builds into: its test's own when `dir`
+/// lies in an [`own_target_scratch`] directory, else [`shared_target_dir`].
+pub fn target_dir(dir: &Path) -> PathBuf {
+    let own = OWN_TARGETS.lock().unwrap_or_else(|p| p.into_inner());
+    match own.iter().find(|(root, _)| dir.starts_with(root)) {
+        Some((_, target)) => target.clone(),
+        None => shared_target_dir(),
+    }
+}
+
+/// The target directory of the test running on this thread: `target/orchestration/<test>`
+/// (libtest names a test's thread after the test; `::` becomes `-`; a harness that runs tests on
+/// an unnamed thread puts them all in `main`, which is correct, only shared).
+fn own_target_dir() -> PathBuf {
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("main").replace("::", "-");
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("target")
+        .join("orchestration")
+        .join(test)
+}
+
 /// `cargo perfdiff ARGS` in `dir`, with the freshly built binary first on PATH (cargo finds
 /// `cargo-perfdiff` there), the shared target directory, and no CI/colour surprises.
 pub fn cargo_perfdiff(dir: &Path, args: &[&str]) -> Output {
@@ -175,8 +201,8 @@ pub fn strong_changes() -> DemoOptions {
 }
 
 /// A temporary directory for a test's own repositories and files that, when dropped, also
-/// removes the state cargo-perfdiff kept in the shared target directory for every workspace
-/// inside it (worktrees, kept builds, runs: 10 to 300 MB each). Without it, each test's
+/// removes the state cargo-perfdiff kept in the target directory (the shared one, or the
+/// test's own) for every workspace inside it (worktrees, kept builds, runs: 10 to 300 MB each). Without it, each test's
 /// repository would leave its state behind in `target/e2e` for good, as its path is never
 /// used again: about 480 MB for the suite's 40, part of what filled a fresh CI machine's disk.
 pub struct Scratch {
@@ -188,6 +214,21 @@ pub fn scratch() -> Scratch {
     let scratch = release_scratch();
     let mut quick = QUICK_BUILDS.lock().unwrap_or_else(|p| p.into_inner());
     quick.push(scratch.path().to_path_buf());
+    scratch
+}
+
+/// A fresh [`scratch`] directory whose runs build into a target directory of the test's own,
+/// `target/orchestration/<test>` ([`target_dir`]), kept from one run of the suite to the next
+/// as `target/e2e` is: for the tests of the deterministic fixture (`tests/orchestration`), which
+/// has no dependency to share and builds in seconds. In one shared directory, tests running in
+/// parallel waited for each other: every build, a kept one too, locks the target directory
+/// while cargo runs, so a test's "up to date" waited for another test's compile (32 s in a busy
+/// run). In its own directory a test also finds only its own kept
+/// builds (a second run of the suite takes them all from the store, as before).
+pub fn own_target_scratch() -> Scratch {
+    let scratch = scratch();
+    let mut own = OWN_TARGETS.lock().unwrap_or_else(|p| p.into_inner());
+    own.push((scratch.path().to_path_buf(), own_target_dir()));
     scratch
 }
 
@@ -216,6 +257,8 @@ impl Drop for Scratch {
                 let _ = std::fs::remove_dir_all(&state);
             }
         }
+        let mut own = OWN_TARGETS.lock().unwrap_or_else(|p| p.into_inner());
+        own.retain(|(root, _)| root != self.dir.path());
     }
 }
 
@@ -471,7 +514,7 @@ pub fn perfdiff_command(dir: &Path, args: &[&str]) -> Command {
         .args(args)
         .current_dir(dir)
         .env("PATH", path)
-        .env("CARGO_TARGET_DIR", shared_target_dir())
+        .env("CARGO_TARGET_DIR", target_dir(dir))
         .env("NO_COLOR", "1")
         // Every benchmark measured, as the statistics these tests check need: selection by
         // reach traces each benchmark under valgrind first, and has tests of its own
@@ -669,9 +712,9 @@ pub fn add_bench_group(repo: &Path, name: &str, functions: &[(&str, &str)]) {
 }
 
 /// The directory where cargo-perfdiff keeps the state of `workspace` (worktrees, bin, runs,
-/// lock) when run through [`cargo_perfdiff`] (the shared target directory).
+/// lock) when run through [`cargo_perfdiff`] (in the target directory of [`target_dir`]).
 pub fn state_dir(workspace: &Path) -> PathBuf {
-    cargo_perfdiff::orchestrate::run::state_dir(&shared_target_dir(), workspace)
+    cargo_perfdiff::orchestrate::run::state_dir(&target_dir(workspace), workspace)
 }
 
 /// Text that must never reach a user: panics, backtraces, Rust debug output.

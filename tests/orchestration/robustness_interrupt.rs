@@ -178,16 +178,21 @@ fn a_crash_mid_run_leaves_a_readable_samples_file_that_resumes() {
 /// Ctrl-C or SIGTERM while a revision builds: cargo and its compilers stop too, exit 130.
 fn interrupt_during_build(signal: Signal) {
     let (_dir, repo) = fixture_repo(&unchanged());
-    // A build script that sleeps a minute: cargo is running when the signal arrives.
+    // A build script that says it started, then sleeps a minute: cargo is running when the
+    // signal arrives.
+    let started_file = repo.with_file_name("build-script-started");
     std::fs::write(
         repo.join("build.rs"),
-        "fn main() {\n    std::thread::sleep(std::time::Duration::from_secs(60));\n}\n",
+        format!(
+            "fn main() {{\n    std::fs::write({:?}, \"\").unwrap();\n    \
+             std::thread::sleep(std::time::Duration::from_secs(60));\n}}\n",
+            started_file.display().to_string()
+        ),
     )
     .unwrap();
     commit_all(&repo, "base: a build that takes a minute");
     set_benchmark(&repo, "hash/mix ns=6000");
     commit_all(&repo, "head");
-    let base = git_ok(&repo, &["rev-parse", "HEAD~1"]).trim().to_string();
     seed_criterion_results(&repo);
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt-build");
@@ -201,11 +206,9 @@ fn interrupt_during_build(signal: Signal) {
         .spawn()
         .unwrap();
     let pid = child.id() as i32;
-    // The executables directory appears when the build of base starts; its build script then
-    // sleeps a minute.
-    let bin = state_dir(&repo).join("bin").join(&base);
+    // The first build script to run (base's) writes the file, then sleeps a minute.
     let deadline = Instant::now() + Duration::from_secs(120);
-    while !bin.exists() {
+    while !started_file.exists() {
         assert!(Instant::now() < deadline, "the build did not start");
         assert!(child.try_wait().unwrap().is_none(), "the run ended early");
         std::thread::sleep(Duration::from_millis(20));

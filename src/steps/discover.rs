@@ -15,6 +15,11 @@
 //!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
 //!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
 //!   ([`CliDialect`]), since they have no `--exact` either.
+//! - divan before 0.1.18 rejects the terse listing's `--format` as well; its `--list` tree is
+//!   read instead, and its benchmarks with `args`, which that tree shows without their arguments,
+//!   are set apart ([`Listing::unselectable`]; [`divan`]). A tree that cannot be read fails that
+//!   target's listing only, like any listing failure ([`settle_failed_listings`]), and names the
+//!   divan version the executable shows.
 //! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
 //!   targets by convention (`benches/bench.rs`), so one target name in several members is the
 //!   normal case, and a name alone would lose or swap whole suites.
@@ -208,6 +213,19 @@ fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
 pub struct Listing {
     pub ids: Vec<String>,
     pub harness: Harness,
+    /// Benchmarks listed that no fork can select, left out of `ids`: divan before 0.1.18 lists a
+    /// benchmark with `args` without its arguments ([`divan::parse_tree_list`]).
+    pub unselectable: Vec<String>,
+}
+
+impl Listing {
+    fn new(ids: Vec<String>, harness: Harness) -> Self {
+        Self {
+            ids,
+            harness,
+            unselectable: Vec::new(),
+        }
+    }
 }
 
 /// Lists the benchmark ids of `exe`, a bench executable of harness `kind`, running it (but for
@@ -218,15 +236,17 @@ pub fn list_benchmarks(
     env: &[(OsString, OsString)],
     timeout: Duration,
 ) -> Result<Listing, DiscoverError> {
-    let listing = |ids, harness| Ok(Listing { ids, harness });
+    let listing = |ids, harness| Ok(Listing::new(ids, harness));
     match kind {
         HarnessKind::Criterion => list_criterion(exe, env, timeout),
         // Commands are declared, never found in a bench executable.
         HarnessKind::Command => listing(Vec::new(), Harness::Command),
         HarnessKind::Divan => {
             let env: Vec<_> = env.iter().cloned().chain(divan::list_env()).collect();
-            let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;
-            listing(divan::parse_list(&stdout), Harness::Divan)
+            list_divan(
+                |args| run_listing(exe, &env, timeout, args),
+                || divan_version(&exe.path),
+            )
         }
         HarnessKind::Libtest => {
             let stdout = run_listing(exe, env, timeout, libtest::LIST_ARGS)?;
@@ -269,10 +289,10 @@ fn list_criterion(
         &["--bench", "--list", "--format", "terse"],
     );
     match terse {
-        Ok(stdout) => Ok(Listing {
-            ids: parse_list(&stdout),
-            harness: Harness::Criterion(CliDialect::Current),
-        }),
+        Ok(stdout) => Ok(Listing::new(
+            parse_list(&stdout),
+            Harness::Criterion(CliDialect::Current),
+        )),
         // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
         // asked again: a hang or a panic would just repeat.
         Err(terse_error) if terse_error.to_string().contains("'--format'") => {
@@ -291,24 +311,95 @@ fn list_criterion(
             if ids.is_empty() {
                 return Err(terse_error);
             }
-            Ok(Listing {
-                ids,
-                harness: Harness::Criterion(dialect),
-            })
+            Ok(Listing::new(ids, Harness::Criterion(dialect)))
         }
         // criterion2 (oxc's fork) refuses `--list` together with `--bench`, and lists without it.
         Err(terse_error @ DiscoverError::List { .. })
             if terse_error.to_string().contains("`--bench`") =>
         {
             match run_listing(exe, env, timeout, &["--list", "--format", "terse"]) {
-                Ok(stdout) if !parse_list(&stdout).is_empty() => Ok(Listing {
-                    ids: parse_list(&stdout),
-                    harness: Harness::Criterion(CliDialect::Current),
-                }),
+                Ok(stdout) if !parse_list(&stdout).is_empty() => Ok(Listing::new(
+                    parse_list(&stdout),
+                    Harness::Criterion(CliDialect::Current),
+                )),
                 _ => Err(terse_error),
             }
         }
         Err(terse_error) => Err(terse_error),
+    }
+}
+
+/// Lists divan benchmarks with `run` (which runs the executable with the arguments given):
+/// `--list --format terse` first; when divan's parser rejects `--format` (before 0.1.18), the
+/// tree of `--list`, then `--list --exact` with every path it gave, which prints only those a
+/// fork can select ([`divan`]). A tree that cannot be read is an error naming the divan version
+/// (from `version`, when the executable shows it), so that only this target is set apart.
+fn list_divan(
+    run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    version: impl FnOnce() -> Option<String>,
+) -> Result<Listing, DiscoverError> {
+    let (executable, stderr) = match run(divan::LIST_ARGS) {
+        Ok(stdout) => return Ok(Listing::new(divan::parse_list(&stdout), Harness::Divan)),
+        Err(DiscoverError::List {
+            executable,
+            stderr_tail,
+            ..
+        }) if stderr_tail.contains(divan::FORMAT_REJECTED) => (executable, stderr_tail),
+        Err(error) => return Err(error),
+    };
+    let unreadable = |detail: String, stderr_tail: String| DiscoverError::List {
+        executable: executable.clone(),
+        message: format!(
+            "its divan{} rejects `--list --format terse`, and its `--list` could not be read \
+             ({detail}); divan ≥ 0.1.18 lists reliably",
+            version().map_or_else(String::new, |v| format!(" {v}"))
+        ),
+        stderr_tail,
+    };
+    let tree = match run(divan::TREE_LIST_ARGS) {
+        Ok(stdout) => divan::parse_tree_list(&stdout),
+        Err(error) => return Err(unreadable(error.to_string(), stderr)),
+    };
+    let paths = tree.map_err(|error| unreadable(error.to_string(), String::new()))?;
+    if paths.is_empty() {
+        return Ok(Listing::new(paths, Harness::Divan));
+    }
+    // A failing or unreadable second listing says nothing about the paths: keep them all.
+    let exact = divan::exact_list_args(&paths);
+    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
+    let selectable: HashSet<String> = match run(&exact).map(|out| divan::parse_tree_list(&out)) {
+        Ok(Ok(selectable)) => selectable.into_iter().collect(),
+        _ => paths.iter().cloned().collect(),
+    };
+    let (ids, unselectable): (Vec<String>, Vec<String>) =
+        paths.into_iter().partition(|p| selectable.contains(p));
+    Ok(Listing {
+        ids,
+        harness: Harness::Divan,
+        unselectable,
+    })
+}
+
+/// The divan version compiled into the executable at `path`, from the source paths its panic
+/// locations carry (`…/divan-0.1.14/src/…`); `None` when none is found or it cannot be read.
+fn divan_version(path: &std::path::Path) -> Option<String> {
+    const OVERLAP: usize = 64;
+    let pattern =
+        regex::bytes::Regex::new(r"divan-(\d+\.\d+\.\d+)[/\\]src").expect("a valid regex");
+    let mut file = File::open(path).ok()?;
+    let mut buffer = vec![0u8; SCAN_CHUNK + OVERLAP];
+    let mut kept = 0;
+    loop {
+        let read = read_full(&mut file, &mut buffer[kept..]).ok()?;
+        let filled = kept + read;
+        if let Some(found) = pattern.captures(&buffer[..filled]) {
+            return Some(String::from_utf8_lossy(&found[1]).into_owned());
+        }
+        if read == 0 || filled < buffer.len() {
+            return None;
+        }
+        kept = OVERLAP.min(filled);
+        buffer.copy_within(filled - kept..filled, 0);
     }
 }
 
@@ -1357,6 +1448,112 @@ mod tests {
             .map(|m| m.id)
             .collect();
         assert_eq!(ids, ["p::kern::x", "kern::x", "other::x"]);
+    }
+
+    /// A divan executable that answers each listing with the first `answers` entry whose
+    /// arguments match, and records the arguments it was run with.
+    fn divan_exe<'a>(
+        answers: &'a [(&'a str, Result<&'a str, &'a str>)],
+        calls: &'a std::cell::RefCell<Vec<String>>,
+    ) -> impl Fn(&[&str]) -> Result<String, DiscoverError> + 'a {
+        move |args| {
+            let args = args.join(" ");
+            calls.borrow_mut().push(args.clone());
+            let (_, answer) = answers
+                .iter()
+                .find(|(prefix, _)| args.starts_with(prefix))
+                .expect("an answer for every listing");
+            answer
+                .map(str::to_string)
+                .map_err(|stderr| DiscoverError::List {
+                    executable: "bench target \"stream\"".into(),
+                    message: format!("`{args}` exited with exit status: 2"),
+                    stderr_tail: stderr.to_string(),
+                })
+        }
+    }
+
+    const FORMAT_ERROR: &str = "error: unexpected argument '--format' found\n\nUsage: stream";
+    const TREE: &str = "stream\n├─ parse\n│  ╰─ advance\n├─ sizes\n╰─ write\n\n";
+
+    #[test]
+    fn divan_is_listed_tersely_first() {
+        let calls = Default::default();
+        let answers = [("--list --format terse", Ok("stream::write: benchmark\n"))];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        assert_eq!(listing.ids, vec!["stream::write"]);
+        assert_eq!(calls.take(), vec!["--list --format terse"]);
+    }
+
+    #[test]
+    fn divan_before_0_1_18_is_listed_from_its_tree() {
+        let calls = Default::default();
+        // `sizes` has `args`: the tree shows it as a leaf, which `--exact` does not select.
+        let exact = "stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n";
+        let answers = [
+            ("--list --format", Err(FORMAT_ERROR)),
+            ("--list --exact", Ok(exact)),
+            ("--list", Ok(TREE)),
+        ];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        assert_eq!(listing.ids, vec!["stream::parse::advance", "stream::write"]);
+        assert_eq!(listing.unselectable, vec!["stream::sizes"]);
+        assert_eq!(
+            calls.take(),
+            vec![
+                "--list --format terse",
+                "--list",
+                "--list --exact stream::parse::advance stream::sizes stream::write",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_divan_tree_names_the_version() {
+        let calls = Default::default();
+        let answers = [
+            ("--list --format", Err(FORMAT_ERROR)),
+            ("--list", Ok("stream::write: benchmark\n")),
+        ];
+        let error = list_divan(divan_exe(&answers, &calls), || Some("0.1.14".into())).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("bench target \"stream\""), "{message}");
+        assert!(message.contains("its divan 0.1.14 rejects"), "{message}");
+        assert!(
+            message.contains("divan ≥ 0.1.18 lists reliably"),
+            "{message}"
+        );
+        assert!(
+            matches!(error, DiscoverError::List { .. }),
+            "set apart, not fatal"
+        );
+    }
+
+    #[test]
+    fn other_divan_listing_failures_are_not_retried() {
+        let calls = Default::default();
+        let answers = [(
+            "--list",
+            Err("thread 'main' panicked at benches/stream.rs:3:5"),
+        )];
+        let error = list_divan(divan_exe(&answers, &calls), || None).unwrap_err();
+        assert!(error.to_string().contains("panicked"), "{error}");
+        assert_eq!(calls.take().len(), 1);
+    }
+
+    #[test]
+    fn divan_version_from_the_executable_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("stream");
+        // The version's path across the end of the first read (a chunk and its overlap).
+        let path_bytes: &[u8] = b"/index/divan-macros-0.1.9/src/divan-0.1.14/src/lib.rs";
+        let start = path_bytes.len() - "divan-0.1.14/src/lib.rs".len();
+        let mut bytes = vec![0u8; SCAN_CHUNK + 64 - start - 8];
+        bytes.extend_from_slice(path_bytes);
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(divan_version(&path).as_deref(), Some("0.1.14"));
+        std::fs::write(&path, b"no version here").unwrap();
+        assert_eq!(divan_version(&path), None);
     }
 
     fn failed(target: &str, stderr_tail: &str) -> FailedListing {

@@ -5,6 +5,18 @@
 //! `<path>: benchmark` line per benchmark, `<path>::<arg>` for each argument of a benchmark with
 //! `args`. Those paths are exactly what `--exact` selects.
 //!
+//! Divan before 0.1.18 rejects `--format` (clap's usage error, exit status 2) and its plain
+//! `--list` prints the tree its benchmark table is drawn with, without the table: a top-level
+//! parent (the crate) on a line of its own, then each of its children as `├─ name` (`╰─ name` for
+//! the last), a deeper node's line first indented by one `│  ` (`   ` below a last child) per level
+//! between it and the crate's children. A benchmark's path
+//! is its ancestors' names and its own joined by `::`, the same string divan's filter (and so
+//! `--exact`) matches ([`parse_tree_list`]). That tree shows a benchmark with `args` as one leaf,
+//! without its arguments, whose own path `--exact` does not select (divan filters `<path>::<arg>`):
+//! such leaves are found by listing again with `--exact` and every leaf path ([`exact_list_args`]),
+//! which prints only the selectable ones. Ignored benchmarks (`name  (ignored)`) are left out, as
+//! their forks would measure nothing.
+//!
 //! One fork: `--bench --exact <path> --min-time <s> --max-time <s>` measures that benchmark (one
 //! argument of it) for the measurement time; command-line options override the benchmark's own
 //! attributes in divan. Divan has no machine-readable output (nvzqz/divan#10), so the value is
@@ -43,6 +55,118 @@ pub fn parse_list(stdout: &str) -> Vec<String> {
         .filter_map(|line| line.strip_suffix(": benchmark"))
         .map(str::to_string)
         .collect()
+}
+
+/// The arguments of the listing of divan before 0.1.18, which rejects `--format` ([`parse_tree_list`]).
+pub const TREE_LIST_ARGS: &[&str] = &["--list"];
+
+/// What divan's argument parser (clap) says when it rejects `--format` (before 0.1.18).
+pub const FORMAT_REJECTED: &str = "unexpected argument '--format'";
+
+/// The arguments of a tree listing of exactly `paths`: divan prints only the benchmarks `--exact`
+/// selects, which leaves out those whose arguments the tree does not show.
+pub fn exact_list_args(paths: &[String]) -> Vec<String> {
+    let flags = ["--list", "--exact"].map(str::to_string);
+    flags.into_iter().chain(paths.iter().cloned()).collect()
+}
+
+/// A tree listing that is not the shape divan (before 0.1.18) prints.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line} of its `--list` output is not part of divan's tree: {text:?}")]
+pub struct UnknownTree {
+    /// The 1-based line number.
+    pub line: usize,
+    pub text: String,
+}
+
+/// One node of the tree: its level (0 for a top-level parent) and its name.
+struct Node<'a> {
+    /// Its 1-based line number.
+    line: usize,
+    level: usize,
+    name: &'a str,
+    ignored: bool,
+}
+
+/// The benchmark paths of divan's tree listing (before 0.1.18), in order: every leaf's ancestors
+/// and name joined by `::`, as divan's `--exact` matches them; ignored benchmarks left out. A
+/// listing with no benchmarks is empty; any line that does not fit the tree is an error.
+pub fn parse_tree_list(stdout: &str) -> Result<Vec<String>, UnknownTree> {
+    let mut nodes = Vec::new();
+    for (index, line) in stdout.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let unknown = || UnknownTree {
+            line: index + 1,
+            text: line.to_string(),
+        };
+        let node = parse_node(index + 1, line).ok_or_else(unknown)?;
+        // A node is one level below its parent at most, and only a top-level parent starts a tree.
+        let deepest = nodes.last().map_or(0, |last: &Node| last.level + 1);
+        if node.level > deepest || (nodes.is_empty() && node.level != 0) {
+            return Err(unknown());
+        }
+        nodes.push(node);
+    }
+    let mut ancestors: Vec<&str> = Vec::new();
+    let mut paths = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        ancestors.truncate(node.level);
+        ancestors.push(node.name);
+        let has_children = nodes
+            .get(i + 1)
+            .is_some_and(|next| next.level == node.level + 1);
+        // Divan drops a parent left without benchmarks: a childless top-level line is not its.
+        if node.level == 0 && !has_children {
+            return Err(UnknownTree {
+                line: node.line,
+                text: node.name.to_string(),
+            });
+        }
+        if node.level > 0 && !has_children && !node.ignored {
+            paths.push(ancestors.join("::"));
+        }
+    }
+    Ok(paths)
+}
+
+/// One line of the tree: `prefix* branch name`, or a bare name for a top-level parent.
+fn parse_node(number: usize, line: &str) -> Option<Node<'_>> {
+    let mut rest = line;
+    let mut level = 0;
+    while let Some(after) = rest
+        .strip_prefix("│  ")
+        .or_else(|| rest.strip_prefix("   "))
+    {
+        rest = after;
+        level += 1;
+    }
+    let Some(name) = rest
+        .strip_prefix("├─ ")
+        .or_else(|| rest.strip_prefix("╰─ "))
+    else {
+        // A top-level parent: no prefix, no branch.
+        let bare = level == 0 && !rest.starts_with([' ', '│', '├', '╰']);
+        return bare.then_some(Node {
+            line: number,
+            level: 0,
+            name: rest,
+            ignored: false,
+        });
+    };
+    // An ignored leaf is padded to the widest name, then `(ignored)`.
+    let (name, ignored) = match name.strip_suffix("(ignored)") {
+        Some(padded) if padded.ends_with("  ") => (padded.trim_end(), true),
+        _ => (name, false),
+    };
+    (!name.is_empty()).then_some(Node {
+        line: number,
+        level: level + 1,
+        name,
+        ignored,
+    })
 }
 
 /// The arguments of one fork measuring exactly `path` for `measurement`.
@@ -146,6 +270,72 @@ divan_demo     fastest       │ slowest       │ median        │ mean       
         assert_eq!(parse_duration_ns("1.5 us"), Some(1500.0));
         assert_eq!(parse_duration_ns("1.5"), None);
         assert_eq!(parse_duration_ns("1.5 GB/s"), None);
+    }
+
+    /// A tree as divan 0.1.14's painter draws it for `--list`: the crate, a module with a bench
+    /// and a generic bench of two types, a group whose benchmarks' names have a space and `::`,
+    /// an ignored benchmark padded to the widest name, and the blank line after the crate.
+    const TREE: &str = "\
+stream
+├─ parse
+│  ├─ advance
+│  ╰─ generic
+│     ├─ u8
+│     ╰─ Vec<u8>
+├─ strip
+│  ├─ strip str
+│  ├─ a::b
+│  ╰─ skipped        (ignored)
+╰─ write
+
+";
+
+    #[test]
+    fn tree_listing_gives_the_paths_exact_selects() {
+        assert_eq!(
+            parse_tree_list(TREE).unwrap(),
+            vec![
+                "stream::parse::advance",
+                "stream::parse::generic::u8",
+                "stream::parse::generic::Vec<u8>",
+                "stream::strip::strip str",
+                "stream::strip::a::b",
+                "stream::write",
+            ]
+        );
+    }
+
+    #[test]
+    fn tree_listing_with_carriage_returns_and_two_crates() {
+        let stdout = "a\r\n╰─ x\r\n\r\nb\n├─ m\n│  ╰─ y\n╰─ z\n";
+        assert_eq!(
+            parse_tree_list(stdout).unwrap(),
+            vec!["a::x", "b::m::y", "b::z"]
+        );
+        assert_eq!(parse_tree_list(""), Ok(Vec::new()));
+    }
+
+    #[test]
+    fn other_shapes_are_not_read_as_a_tree() {
+        // A terse listing: top-level lines without children.
+        let terse = "stream::write: benchmark\n";
+        assert_eq!(parse_tree_list(terse).unwrap_err().line, 1);
+        // A level skipped, a branch before any crate, a prefix without a branch.
+        assert_eq!(parse_tree_list("s\n│  ├─ x\n").unwrap_err().line, 2);
+        assert_eq!(parse_tree_list("├─ x\n").unwrap_err().line, 1);
+        assert_eq!(parse_tree_list("s\n├─ m\n│  x\n").unwrap_err().line, 3);
+        // A warning among the tree.
+        let warned = "s\n╰─ x\nwarning: something\n";
+        assert_eq!(parse_tree_list(warned).unwrap_err().line, 3);
+    }
+
+    #[test]
+    fn exact_listing_names_every_path() {
+        let paths = ["s::a".to_string(), "s::b c".to_string()];
+        assert_eq!(
+            exact_list_args(&paths),
+            vec!["--list", "--exact", "s::a", "s::b c"]
+        );
     }
 
     #[test]

@@ -347,6 +347,9 @@ pub(super) fn discover_side(
                 if !repeated.is_empty() {
                     skipped.push(skip(repeated_ids_reason(&repeated)));
                 }
+                if !listing.unselectable.is_empty() {
+                    skipped.push(skip(unselectable_reason(&listing.unselectable)));
+                }
                 built.harness.set(listing.harness);
                 listings.lists.push((key.clone(), ids));
             }
@@ -479,6 +482,16 @@ pub(super) fn unstable_ids_reason(unstable: &[String]) -> String {
          (a time or a random value in the id): no fork can select them, and the revisions cannot \
          be matched; give them fixed ids to compare them",
         unstable.join("`, `")
+    )
+}
+
+/// Why benchmarks of a divan before 0.1.18 that take `args` are not measured (its `--list` shows
+/// them without their arguments, [`discover::list_benchmarks`]).
+pub(super) fn unselectable_reason(unselectable: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`, which take `args`: its divan (before 0.1.18) lists them \
+         without their arguments, so no fork can select one; divan ≥ 0.1.18 lists them",
+        unselectable.join("`, `")
     )
 }
 

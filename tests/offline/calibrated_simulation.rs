@@ -35,7 +35,7 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::stop_decided_simulation::run as gaussian_run;
-use super::stop_decided_simulation::{Scenario, Tally, empty_record, settings};
+use super::stop_decided_simulation::{Scenario, Tally, empty_record, run_to_verdict, settings};
 use cargo_perfdiff::config::Settings;
 
 /// Recordings made on a quiet host (their benchmarks' forks mostly within a few per cent).
@@ -147,23 +147,11 @@ fn draw(rng: &mut Xoshiro256PlusPlus, pool: &Pool, level: f64, round: usize) -> 
 /// Runs the rule's sequential procedure and the final verdict once on forks of `pool` with head
 /// `change` slower: the verdict and the rounds run.
 pub fn simulate(pool: &Pool, change: f64, settings: &Settings, seed: u64) -> (Outcome, usize) {
-    let policy = StopPolicy::from_settings(settings);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut record = empty_record();
-    for round in 0..policy.max_rounds() {
-        record.base.forks.push(draw(&mut rng, pool, 1000.0, round));
-        let head = draw(&mut rng, pool, 1000.0 * (1.0 + change), round);
-        record.head.forks.push(head);
-        if let Some(stop) = policy.evaluate(&record, round + 1, seed, &[]) {
-            record.stop = Some(stop);
-            break;
-        }
-    }
-    let rounds = record.base.forks.len();
-    let mut file = SampleFile::new(Default::default());
-    file.benchmarks.push(record);
-    let report = cargo_perfdiff::orchestrate::run::analyse_samples(&file, settings, None);
-    (report.benchmarks[0].verdict, rounds)
+    run_to_verdict(settings, seed, |round| {
+        let base = draw(&mut rng, pool, 1000.0, round);
+        (base, draw(&mut rng, pool, 1000.0 * (1.0 + change), round))
+    })
 }
 
 /// How one simulated comparison ended: its verdict, rounds run, whether it was given up (futility)

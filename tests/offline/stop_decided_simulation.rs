@@ -101,10 +101,8 @@ pub(crate) fn empty_record() -> BenchmarkRecord {
 
 /// Runs the rule's sequential procedure and the final verdict once: the verdict and the rounds.
 fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, usize) {
-    let policy = StopPolicy::from_settings(settings);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut record = empty_record();
-    for round in 0..policy.max_rounds() {
+    run_to_verdict(settings, seed, |round| {
         let base_layout = (scenario.layout_sd * standard_normal(&mut rng)).exp();
         let head_layout = if scenario.shared_layouts {
             base_layout
@@ -113,7 +111,22 @@ fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, us
         };
         let base = fork(&mut rng, 1000.0 * base_layout, round, scenario);
         let head_level = 1000.0 * (1.0 + scenario.change) * head_layout;
-        let head = fork(&mut rng, head_level, round, scenario);
+        (base, fork(&mut rng, head_level, round, scenario))
+    })
+}
+
+/// Adds the rounds `next_round` makes (base's fork, head's) until the stop rule ends the
+/// benchmark or its rounds run out, then analyses them as a run would: the verdict and the
+/// rounds run.
+pub(crate) fn run_to_verdict(
+    settings: &Settings,
+    seed: u64,
+    mut next_round: impl FnMut(usize) -> (ForkRecord, ForkRecord),
+) -> (Outcome, usize) {
+    let policy = StopPolicy::from_settings(settings);
+    let mut record = empty_record();
+    for round in 0..policy.max_rounds() {
+        let (base, head) = next_round(round);
         record.base.forks.push(base);
         record.head.forks.push(head);
         if let Some(stop) = policy.evaluate(&record, round + 1, seed, &[]) {

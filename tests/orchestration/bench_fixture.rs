@@ -10,10 +10,11 @@
 //! the forks the test's own directory for their fork counters: the same test gets the same
 //! samples every time.
 
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
-use crate::support::{self, Scratch};
+use crate::support::{self, FAST, ONE_LAYOUT, Scratch};
 
 /// The fixture's files, as the base commit holds them.
 const FILES: &[(&str, &str)] = &[
@@ -252,4 +253,37 @@ pub fn fork_counters(dir: &Path) -> PathBuf {
         .find(|d| d.join(".git").exists())
         .unwrap_or(dir);
     repo.parent().unwrap_or(repo).join("fixture-forks")
+}
+
+/// Starts `command` in a process group of its own with its output piped: a test can signal the
+/// whole run (cargo, its compilers, the forks) and read what it printed.
+pub fn spawn_in_own_group(mut command: Command) -> Child {
+    command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap()
+}
+
+/// `HEAD~1 HEAD --stop fixed --forks N`, the report as JSON whatever the verdicts, samples to
+/// `samples`, the tests' tiny settings and one layout.
+pub fn fixed_args<'a>(forks: &'a str, samples: &'a str) -> Vec<&'a str> {
+    let mut args = vec![
+        "HEAD~1",
+        "HEAD",
+        "--stop",
+        "fixed",
+        "--forks",
+        forks,
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "--samples",
+        samples,
+    ];
+    args.extend_from_slice(FAST);
+    args.extend_from_slice(ONE_LAYOUT);
+    args
 }

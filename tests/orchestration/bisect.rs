@@ -9,7 +9,6 @@
 use crate::bench_fixture::*;
 use crate::support;
 
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -95,13 +94,9 @@ fn bisect_names_each_culprit_skips_the_broken_commit_resumes_and_touches_nothing
     // The fixture's forks take milliseconds, so a step is mostly its build: this run compiles
     // every step itself (no stored build), which leaves seconds between the third step kept
     // and the last, however warm the store is.
-    let mut child = fixture_command(&repo, &args)
-        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut command = fixture_command(&repo, &args);
+    command.env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1);
+    let mut child = spawn_in_own_group(command);
     let deadline = Instant::now() + Duration::from_secs(300);
     while steps_kept() < 3 && child.try_wait().unwrap().is_none() {
         assert!(Instant::now() < deadline, "no step was kept in time");

@@ -69,26 +69,8 @@ fn two_cpus() -> [usize; 2] {
 
 /// `--mode duet --cpus A,B --stop fixed --forks N`, the tests' tiny settings, one layout.
 fn duet_args<'a>(cpus: &'a str, forks: &'a str, samples: &'a str) -> Vec<&'a str> {
-    let mut args = vec![
-        "HEAD~1",
-        "HEAD",
-        "--mode",
-        "duet",
-        "--cpus",
-        cpus,
-        "--stop",
-        "fixed",
-        "--forks",
-        forks,
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-        "--samples",
-        samples,
-    ];
-    args.extend_from_slice(FAST);
-    args.extend_from_slice(ONE_LAYOUT);
+    let mut args = fixed_args(forks, samples);
+    args.extend_from_slice(&["--mode", "duet", "--cpus", cpus]);
     args
 }
 

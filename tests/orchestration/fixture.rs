@@ -9,22 +9,7 @@ use crate::support::*;
 
 /// `--stop fixed --forks N`, the tests' tiny settings and one layout, the report as JSON.
 fn fixed<'a>(forks: &'a str, samples: &'a str, filters: &[&'a str]) -> Vec<&'a str> {
-    let mut args = vec![
-        "HEAD~1",
-        "HEAD",
-        "--stop",
-        "fixed",
-        "--forks",
-        forks,
-        "--format",
-        "json",
-        "--fail-on",
-        "never",
-        "--samples",
-        samples,
-    ];
-    args.extend_from_slice(FAST);
-    args.extend_from_slice(ONE_LAYOUT);
+    let mut args = fixed_args(forks, samples);
     args.push("--");
     args.extend_from_slice(filters);
     args

@@ -14,9 +14,7 @@ use crate::support;
 
 use crate::processes;
 
-use std::os::unix::process::CommandExt;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use cargo_perfdiff::model::samples::SampleFile;
@@ -88,13 +86,9 @@ fn interrupt_then_resume(signal: Signal) {
     ];
     let mut first: Vec<&str> = args.to_vec();
     first.extend(["--samples", samples_arg, "--", "hash/mix"]);
-    let mut child = fixture_command(&repo, &first)
-        .env(&marker.0, &marker.1)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+    let mut command = fixture_command(&repo, &first);
+    command.env(&marker.0, &marker.1);
+    let mut child = spawn_in_own_group(command);
     let pid = child.id() as i32;
 
     let deadline = Instant::now() + Duration::from_secs(300);
@@ -197,14 +191,11 @@ fn interrupt_during_build(signal: Signal) {
     let before = RepoState::capture(&repo);
     let marker = processes::marker("robustness-interrupt-build");
     // Builds that no other repository's kept build serves: the interrupt is to find cargo running.
-    let mut child = fixture_command(&repo, &quick(&["HEAD~1", "HEAD"]))
+    let mut command = fixture_command(&repo, &quick(&["HEAD~1", "HEAD"]));
+    command
         .env(&marker.0, &marker.1)
-        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
+        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1);
+    let mut child = spawn_in_own_group(command);
     let pid = child.id() as i32;
     // The first build script to run (base's) writes the file, then sleeps a minute.
     let deadline = Instant::now() + Duration::from_secs(120);

@@ -24,6 +24,7 @@ use crate::steps::discover::Filter;
 use crate::steps::fork::duet;
 use crate::steps::git::revisions::Revision;
 use crate::steps::git::untracked::UntrackedCopies;
+pub(super) use crate::steps::git::worktree::SLOTS;
 use crate::steps::git::{revisions, worktree};
 use crate::steps::progress::Progress;
 use crate::steps::schedule::Shard;
@@ -506,9 +507,6 @@ impl BuildLog {
 pub(super) fn one_build_serves_both(base: &Revision, head: &Revision) -> bool {
     base == head && !base.working_tree
 }
-
-/// The two worktree slots, each a checkout that a later run reuses (`worktree::materialise`).
-pub(super) const SLOTS: [&str; 2] = ["base", "head"];
 
 /// Which slot each side is checked out and built in, `[base's, head's]`, given the commit each
 /// slot holds (`held`, in the order of [`SLOTS`]). Normally base in "base" and head in "head"; but

@@ -34,10 +34,10 @@ use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::steps::git::worktree::SLOTS;
+
 /// The link's name beside the slots: as long as theirs (`base`, `head`).
 pub const LINK_NAME: &str = "live";
-/// The slots' names (the worktree slots of `crate::steps::git::worktree`).
-const SLOT_NAMES: [&str; 2] = ["base", "head"];
 
 /// The link cargo builds a slot through, and the slot it stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl OnePath {
     pub fn for_workspace(root: &Path, workspace_dir: &Path) -> Option<OnePath> {
         let name = root.file_name()?.to_str()?;
         let below = workspace_dir.strip_prefix(root).ok()?;
-        if !SLOT_NAMES.contains(&name) || below.as_os_str().is_empty() {
+        if !SLOTS.contains(&name) || below.as_os_str().is_empty() {
             return None;
         }
         let plain = |b: &u8| b.is_ascii_alphanumeric() || b"/._-+~".contains(b);

@@ -222,10 +222,14 @@ fn worktrees_dir(perfdiff_dir: &Path) -> PathBuf {
         .join("package")
 }
 
+/// The two worktree slots, each a checkout that a later run reuses ([`materialise`]); their
+/// names have one length, which the build's one path (`steps::build::one_path`) relies on.
+pub const SLOTS: [&str; 2] = ["base", "head"];
+
 /// Removes the slots of the layout before `worktrees_dir` (`perfdiff_dir/worktrees/<slot>`),
 /// ours by their marker: a checkout each that no run would use again.
 fn remove_former_slots(perfdiff_dir: &Path) {
-    for slot in ["base", "head"] {
+    for slot in SLOTS {
         let former = perfdiff_dir.join("worktrees").join(slot);
         if former.join(".git").join(SLOT_MARKER).is_file() {
             let _ = fs::remove_dir_all(&former);

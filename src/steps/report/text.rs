@@ -4,6 +4,7 @@
 use crate::model::samples::{Mode, ModeChange, RevisionInfo, RunInfo};
 use crate::stats::{CliffsDelta, IntervalKind, Magnitude, RatioInterval};
 use crate::steps::analysis::{BenchmarkResult, Outcome, Report, ReportSettings, SettingsFromCode};
+use crate::steps::fork::shared_cpus;
 use crate::util::terminal::wall_time;
 
 /// Placeholder for a value that does not exist (e.g. the base mean of a benchmark only in head).
@@ -480,8 +481,9 @@ pub fn steal_note(report: &Report) -> Option<String> {
 
 /// CPU-wait shares from this one up are worth a note: the forks of a demo run on a quiet
 /// machine waited 0.01–0.05 % of the time, and waiting 2 % slows a fork by about as much as the
-/// default relevance threshold.
-pub const CPU_WAIT_NOTE_FROM: f64 = 0.02;
+/// default relevance threshold. The same share ends duet for a round's forks
+/// ([`shared_cpus::SHARED_FROM`]): the note and duet's switch start at one figure.
+pub const CPU_WAIT_NOTE_FROM: f64 = shared_cpus::SHARED_FROM;
 
 /// A note when forks often waited for a CPU, `None` otherwise: other work on this machine shared
 /// their CPUs, which makes results noisier and, in duet mode, means the pinned CPUs were not free.

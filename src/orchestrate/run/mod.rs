@@ -15,6 +15,7 @@ mod duet_check;
 mod prepare;
 mod reach;
 mod reach_commands;
+mod reach_outside;
 mod reach_probe;
 mod reach_sides;
 mod rounds;
@@ -179,6 +180,7 @@ fn list_with(
             settings: &request.settings,
             perfdiff_dir: selected.perfdiff_dir,
             target_dir: selected.target_dir,
+            build: &request.build,
             base: selected.base,
             head: selected.head,
         };
@@ -405,6 +407,7 @@ fn open_samples(
         settings,
         perfdiff_dir: selected.perfdiff_dir,
         target_dir: selected.target_dir,
+        build: &selected.request.build,
         base: selected.base,
         head: selected.head,
     };

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::context::is_command;
+use super::reach_outside::Decided;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
@@ -29,7 +30,9 @@ use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
-use crate::steps::reach::{decide, name_timed_part, settings_differ, undecided};
+use crate::steps::reach::{
+    TimedSame, decide, name_timed_part, runs_changes_only_outside, settings_differ, undecided,
+};
 use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
@@ -202,17 +205,19 @@ fn select_in_target(
             trace
         })
         .collect();
-    let records = benchmarks
+    let decided: Vec<(String, Decided)> = benchmarks
         .iter()
         .zip(traces)
         .map(|(m, traced)| {
-            let record = match traced {
-                Err(e) => undecided(format!("its trace failed: {e}")),
+            let decided = match traced {
+                Err(e) => (undecided(format!("its trace failed: {e}")), None),
                 Ok(traced) => decide_traced(&traced, &mut comparer, &checkouts, versions),
             };
-            (m.id.clone(), record)
+            (m.id.clone(), decided)
         })
         .collect();
+    // What runs only outside the timed loop is not measured: skipped when its source is the same.
+    let records = super::reach_outside::skip_outside_loop(sides, (base, head), decided, progress);
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
     super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
 }
@@ -234,20 +239,26 @@ fn decide_traced(
     comparer: &mut Comparer<'_>,
     checkouts: &Checkouts<'_>,
     versions: &[VersionChange],
-) -> SelectionRecord {
+) -> Decided {
     if let Some(call) = traced.unresolved.iter().next() {
-        return undecided(format!(
-            "a file it opens cannot be told from its trace ({call})"
-        ));
+        return (
+            undecided(format!(
+                "a file it opens cannot be told from its trace ({call})"
+            )),
+            None,
+        );
     }
     let started = |dir: &Path| traced.programs.iter().find(|p| p.starts_with(dir));
     if let Some(program) =
         started(checkouts.base).or_else(|| checkouts.build_dirs.iter().find_map(|d| started(d)))
     {
-        return undecided(format!(
-            "it starts {}, a program of the checkout or build",
-            program.display()
-        ));
+        return (
+            undecided(format!(
+                "it starts {}, a program of the checkout or build",
+                program.display()
+            )),
+            None,
+        );
     }
     let code = comparer.compare(&traced.executed);
     let files = files::compare(
@@ -259,14 +270,23 @@ fn decide_traced(
     );
     let mut record = decide(&code, &files, &[], versions);
     // Which of the changed functions its timed loop runs, when the trace tells.
+    let mut timed_same = None;
     if let (Some(timed), false) = (&traced.timed, record.changed_functions.is_empty()) {
         match comparer.compare(timed) {
             CodeComparison::Differs { functions, .. } => name_timed_part(&mut record, &functions),
-            CodeComparison::Same { .. } => name_timed_part(&mut record, &[]),
+            CodeComparison::Same { functions, data } => {
+                name_timed_part(&mut record, &[]);
+                timed_same = Some(TimedSame {
+                    functions,
+                    data,
+                    files: files.same,
+                });
+            }
             CodeComparison::Unknown { .. } => {}
         }
     }
-    record
+    let candidate = runs_changes_only_outside(&record) && files.undecided.is_none();
+    (record, timed_same.filter(|_| candidate))
 }
 
 /// The fork request whose trace tells what `matched` executes: base's cargo-built executable,

@@ -16,7 +16,7 @@ use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
-use crate::steps::reach::probe::{Probe, probe_benchmark};
+use crate::steps::reach::probe::{Probe, probe_benchmark, timed_routines};
 use crate::steps::reach::undecided;
 
 use super::reach_sides::SelectedSides;
@@ -45,8 +45,16 @@ pub(super) fn probe_skipped(
         }
     };
     let policy = StopPolicy::from_settings(sides.settings);
+    // The timed routines of the target's executable, found once when a skip rests on them.
+    let timed = match records.iter().any(|(_, r)| is_outside_skip(r)) {
+        true => requests
+            .first()
+            .map(|request| timed_routines(&request.executable)),
+        false => None,
+    };
     let probing = Probing {
         entries: &entries,
+        timed: timed.as_ref(),
         perfdiff_dir: sides.perfdiff_dir,
         policy: &policy,
     };
@@ -72,9 +80,18 @@ pub(super) fn probe_skipped(
         .collect()
 }
 
+/// Whether `record` is skipped although it executes changed code, because that code runs only
+/// outside its timed loop: its probe counts only what runs inside the timed routine.
+fn is_outside_skip(record: &SelectionRecord) -> bool {
+    record.skipped() && !record.outside_loop.is_empty()
+}
+
 /// What every probe of a run shares.
 struct Probing<'a> {
     entries: &'a [ChangedEntry],
+    /// The timed routines' entries when a skip of the target rests on them, or why they cannot
+    /// be found.
+    timed: Option<&'a Result<Vec<ChangedEntry>, String>>,
     perfdiff_dir: &'a Path,
     policy: &'a StopPolicy,
 }
@@ -82,6 +99,18 @@ struct Probing<'a> {
 impl Probing<'_> {
     /// The record of the skipped benchmark `record` after its probe.
     fn probed(&self, record: SelectionRecord, request: &ForkRequest) -> SelectionRecord {
+        let timed: &[ChangedEntry] = match (is_outside_skip(&record), self.timed) {
+            (false, _) => &[],
+            (true, Some(Ok(routines))) if !self.entries.is_empty() => routines,
+            (true, Some(Err(why))) => {
+                return undecided(format!("its native probe cannot run: {why}"));
+            }
+            (true, _) => {
+                return undecided(
+                    "its native probe cannot run: no changed function to stop at".to_string(),
+                );
+            }
+        };
         if self.entries.is_empty() {
             return record;
         }
@@ -99,7 +128,7 @@ impl Probing<'_> {
         // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
         // `--warm-up-time` says: the probe as well.
         request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
-        let mut probe = probe_benchmark(&request, self.entries, scratch.path());
+        let mut probe = probe_benchmark(&request, self.entries, timed, scratch.path());
         let mut settling = "";
         if let Probe::NotReached { record: Some(run) } = &probe
             && self.still_settling(run)
@@ -107,13 +136,18 @@ impl Probing<'_> {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            probe = probe_benchmark(&request, self.entries, scratch.path());
+            probe = probe_benchmark(&request, self.entries, timed, scratch.path());
             settling = " (still settling: probed again with the longest warm-up a fork can get)";
         }
+        let inside = if timed.is_empty() {
+            ""
+        } else {
+            " inside its timed routine"
+        };
         match probe {
             Probe::NotReached { .. } => SelectionRecord {
                 detail: format!(
-                    "{}; a native run as long as a fork entered none of the {} changed function(s){settling}",
+                    "{}; a native run as long as a fork entered none of the {} changed function(s){inside}{settling}",
                     record.detail,
                     self.entries.len()
                 ),
@@ -123,9 +157,11 @@ impl Probing<'_> {
                 measured: true,
                 reason: SelectionReason::ReachesChange,
                 detail: format!(
-                    "it reaches `{name}` in a native run, which its trace did not (native probe)"
+                    "it reaches `{name}`{inside} in a native run, which its trace did not (native probe)"
                 ),
                 changed_functions: vec![name],
+                outside_loop: Vec::new(),
+                same_source: Vec::new(),
                 ..record
             },
             Probe::Failed(why) => undecided(format!("probe: {why}")),
@@ -172,6 +208,7 @@ mod tests {
     fn probing(policy: &StopPolicy) -> Probing<'_> {
         Probing {
             entries: &[],
+            timed: None,
             perfdiff_dir: Path::new("/nonexistent"),
             policy,
         }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use super::SideBuild;
 use crate::config::Settings;
+use crate::steps::build::BuildOptions;
 use crate::steps::build::link::KeptLink;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
@@ -21,6 +22,9 @@ pub(super) struct SelectedSides<'a> {
     pub(super) settings: &'a Settings,
     pub(super) perfdiff_dir: &'a Path,
     pub(super) target_dir: &'a Path,
+    /// How the sides were built: a build with line tables ([`super::reach_outside`]) differs
+    /// from it only in those.
+    pub(super) build: &'a BuildOptions,
     pub(super) base: &'a SideBuild,
     pub(super) head: &'a SideBuild,
 }

@@ -36,6 +36,7 @@ pub mod versions;
 use crate::model::samples::{SelectionReason, SelectionRecord};
 use code::CodeComparison;
 use files::FileComparison;
+use source::SourceComparison;
 use versions::VersionChange;
 
 /// The decision for one benchmark from what was compared: skipped (`measured: false`) only when
@@ -125,19 +126,100 @@ pub fn name_timed_part(record: &mut SelectionRecord, timed: &[String]) {
     }
 }
 
+/// What was found the same for a benchmark whose changed code runs only outside its timed loop:
+/// the functions and data objects its timed loop executes and reaches, the files it reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimedSame {
+    pub functions: usize,
+    pub data: usize,
+    pub files: usize,
+}
+
+/// Whether `record` (measured because it executes changed code) may be skipped once the source
+/// of its changed functions is compared: every changed function ran only outside its timed loop
+/// (its trace told, [`name_timed_part`]), and it reaches no changed data and reads no changed
+/// file. The caller also needs its timed loop's code the same and every file it reads known.
+pub fn runs_changes_only_outside(record: &SelectionRecord) -> bool {
+    record.reason == SelectionReason::ReachesChange
+        && !record.changed_functions.is_empty()
+        && record.outside_loop.len() == record.changed_functions.len()
+        && record.changed_data.is_empty()
+        && record.changed_files.is_empty()
+}
+
+/// The decision for `record` ([`runs_changes_only_outside`]) once the sources of its changed
+/// functions (`record.outside_loop`, in order) are compared (`sources`): skipped as the same
+/// code when every one was compiled from the same source on both sides (what runs outside the
+/// timed loop is not measured; what it computes is the same), else measured as before, its
+/// detail saying which function's source differs or could not be compared. `timed`: what was
+/// found the same inside the loop.
+pub fn skip_outside_loop(
+    record: SelectionRecord,
+    sources: &[SourceComparison],
+    timed: TimedSame,
+) -> SelectionRecord {
+    let functions = &record.outside_loop;
+    let first_other = functions
+        .iter()
+        .zip(sources)
+        .find(|(_, source)| **source != SourceComparison::Same);
+    let why = match first_other {
+        _ if sources.len() != functions.len() => Some(format!(
+            "the source of {} of its {} changed function(s) was not compared",
+            functions.len().saturating_sub(sources.len()),
+            functions.len()
+        )),
+        None => None,
+        Some((name, SourceComparison::Differs(why))) => {
+            Some(format!("the source of `{name}` differs ({why})"))
+        }
+        Some((name, SourceComparison::Unknown(why))) => {
+            Some(format!("the source of `{name}` cannot be compared ({why})"))
+        }
+        Some((_, SourceComparison::Same)) => None,
+    };
+    if let Some(why) = why {
+        let detail = format!("{}; measured: {why}", record.detail);
+        return SelectionRecord { detail, ..record };
+    }
+    let detail = format!(
+        "{}; the code of {} differs only outside its timed loop (start-up, set-up, teardown), \
+         compiled from the same source on both sides",
+        same_code_detail(timed.functions, timed.data, timed.files).replacen(
+            "same code:",
+            "same code in its timed loop:",
+            1
+        ),
+        list_names(functions)
+    );
+    SelectionRecord {
+        measured: false,
+        reason: SelectionReason::SameCode,
+        detail,
+        functions: timed.functions,
+        data: timed.data,
+        files: timed.files,
+        same_source: functions.clone(),
+        ..record
+    }
+}
+
+/// At most three of `names`, and how many more.
+fn list_names(names: &[String]) -> String {
+    let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > 3 {
+        text.push_str(&format!(" (+{} more)", names.len() - 3));
+    }
+    text
+}
+
 /// "it executes changed code: a, b; reaches changed data: c; reads a changed file: d", at most
 /// three names of each. With `timed` (the changed functions its timed loop reached), the code
 /// says which part it is in: "executes changed code: a (in its timed loop), and only outside it
 /// (start-up, set-up, teardown): b", or "executes changed code only outside its timed loop
 /// (start-up, set-up, teardown): b".
 fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String {
-    let list = |names: &[String]| {
-        let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
-        if names.len() > 3 {
-            text.push_str(&format!(" (+{} more)", names.len() - 3));
-        }
-        text
-    };
+    let list = list_names;
     let functions = &record.changed_functions;
     let code = match timed {
         _ if functions.is_empty() => None,
@@ -339,5 +421,105 @@ mod tests {
         let detail = same.detail.clone();
         name_timed_part(&mut same, &[]);
         assert_eq!(same.detail, detail);
+    }
+
+    /// A benchmark whose two changed functions ran only outside its timed loop.
+    fn outside_only() -> SelectionRecord {
+        let differs = CodeComparison::Differs {
+            functions: vec![
+                "demo::set_up".into(),
+                "criterion::Criterion<M>::configure_from_args".into(),
+            ],
+            data: vec![],
+            unpaired: false,
+        };
+        let mut record = decide(&differs, &FileComparison::default(), &[], &[]);
+        name_timed_part(&mut record, &[]);
+        record
+    }
+
+    const TIMED: TimedSame = TimedSame {
+        functions: 12,
+        data: 3,
+        files: 0,
+    };
+
+    #[test]
+    fn changed_code_only_outside_the_timed_loop_from_the_same_source_is_the_same_code() {
+        let record = outside_only();
+        assert!(runs_changes_only_outside(&record));
+        let same = [SourceComparison::Same, SourceComparison::Same];
+        let skipped = skip_outside_loop(record, &same, TIMED);
+        assert!(skipped.skipped(), "{skipped:?}");
+        assert_eq!(
+            skipped.detail,
+            "same code in its timed loop: 12 functions, 3 data objects compared; the code of \
+             demo::set_up, criterion::Criterion<M>::configure_from_args differs only outside its \
+             timed loop (start-up, set-up, teardown), compiled from the same source on both sides"
+        );
+        assert_eq!(skipped.same_source, skipped.outside_loop);
+        assert_eq!(skipped.changed_functions.len(), 2);
+        assert_eq!((skipped.functions, skipped.data), (12, 3));
+    }
+
+    #[test]
+    fn a_changed_source_or_one_that_cannot_be_compared_outside_the_loop_is_measured() {
+        let differs = [
+            SourceComparison::Same,
+            SourceComparison::Differs("demo::set_up differs at src/lib.rs:4".into()),
+        ];
+        let unknown = [
+            SourceComparison::Unknown("no line tables".into()),
+            SourceComparison::Same,
+        ];
+        for (sources, says) in [
+            (
+                &differs[..],
+                "measured: the source of `criterion::Criterion<M>::configure_from_args` differs",
+            ),
+            (
+                &unknown[..],
+                "measured: the source of `demo::set_up` cannot be compared (no line tables)",
+            ),
+            (
+                &differs[..1],
+                "measured: the source of 1 of its 2 changed function(s) was not compared",
+            ),
+        ] {
+            let record = skip_outside_loop(outside_only(), sources, TIMED);
+            assert!(record.measured, "{record:?}");
+            assert_eq!(record.reason, SelectionReason::ReachesChange);
+            assert!(record.detail.contains(says), "{}", record.detail);
+        }
+    }
+
+    #[test]
+    fn only_changed_code_all_outside_the_loop_without_changed_data_or_files_is_a_candidate() {
+        assert!(runs_changes_only_outside(&outside_only()));
+        // A changed function inside the loop, changed data, a changed file, or a trace that
+        // cannot tell the loop.
+        let mut inside = outside_only();
+        name_timed_part(&mut inside, &["demo::set_up".to_string()]);
+        let data = SelectionRecord {
+            changed_data: vec!["demo::TABLE".into()],
+            ..outside_only()
+        };
+        let file = SelectionRecord {
+            changed_files: vec!["data/input.txt".into()],
+            ..outside_only()
+        };
+        let untold = SelectionRecord {
+            outside_loop: vec![],
+            ..outside_only()
+        };
+        for record in [inside, data, file, untold] {
+            assert!(!runs_changes_only_outside(&record), "{record:?}");
+        }
+        assert!(!runs_changes_only_outside(&decide(
+            &same(),
+            &FileComparison::default(),
+            &[],
+            &[]
+        )));
     }
 }

@@ -30,8 +30,10 @@ use super::code::ChangedEntry;
 use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+use crate::steps::instructions::{criterion, symbols};
 
 pub mod coverage;
+pub mod timing;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.
@@ -65,11 +67,15 @@ pub enum ProbeError {
     Unsupported,
 }
 
-/// What the helper is asked to do: where to write its [`Ending`], and the breakpoints.
+/// What the helper is asked to do: where to write its [`Ending`], and the breakpoints: the
+/// changed functions' entries and, when only what runs inside the timed routine counts, the
+/// timed routines' entries ([`timing`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     pub result: PathBuf,
     pub entries: Vec<ChangedEntry>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timed: Vec<ChangedEntry>,
 }
 
 /// How a probed process ended, as the helper writes it.
@@ -119,15 +125,22 @@ enum Run {
 /// every entry of `entries`; `scratch` (empty, kept by the caller) holds the plan and result.
 /// A run that entered none counts only when it was at least as long as an undisturbed fork
 /// ([`coverage`]); a shorter one runs again for longer, [`coverage::ATTEMPTS`] times at most.
-/// No entries: [`Probe::NotReached`] without running anything.
-pub fn probe_benchmark(request: &ForkRequest, entries: &[ChangedEntry], scratch: &Path) -> Probe {
+/// No entries: [`Probe::NotReached`] without running anything. With `timed` (the entries of the
+/// benchmark's timed routines, [`timed_routines`]), only a changed function entered inside one
+/// of them counts ([`timing`]).
+pub fn probe_benchmark(
+    request: &ForkRequest,
+    entries: &[ChangedEntry],
+    timed: &[ChangedEntry],
+    scratch: &Path,
+) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached { record: None };
     }
     let mut scale = coverage::first_scale(request.harness);
     let mut shortfall = String::new();
     for _ in 0..coverage::ATTEMPTS {
-        let (record, leader) = match launch(&stretched(request, scale), entries, scratch) {
+        let (record, leader) = match launch(&stretched(request, scale), entries, timed, scratch) {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(why),
             Err(e) => return Probe::Failed(e.to_string()),
@@ -173,6 +186,7 @@ fn stretched(request: &ForkRequest, scale: f64) -> ForkRequest {
 fn launch(
     request: &ForkRequest,
     entries: &[ChangedEntry],
+    timed: &[ChangedEntry],
     scratch: &Path,
 ) -> Result<Run, ProbeError> {
     let io = |what: &'static str, path: &Path| {
@@ -185,6 +199,7 @@ fn launch(
     let plan = Plan {
         result: result.clone(),
         entries: entries.to_vec(),
+        timed: timed.to_vec(),
     };
     let text = serde_json::to_vec(&plan).map_err(|e| io("write", &plan_path)(e.into()))?;
     std::fs::write(&plan_path, text).map_err(io("write", &plan_path))?;
@@ -255,7 +270,7 @@ fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
             return 101;
         }
     };
-    let ending = match run_traced(program, args, &plan.entries) {
+    let ending = match run_traced(program, args, &plan.entries, &plan.timed) {
         Ok(ending) => ending,
         Err(e) => Ending::Failed {
             message: e.to_string(),
@@ -393,19 +408,54 @@ pub fn placed_entries(
 }
 
 /// Runs `program args…` (in this process's directory and environment) under ptrace, with a
-/// breakpoint at every entry, until a thread hits one (then the process is killed) or it ends.
+/// breakpoint at every entry, until a thread hits one that counts (then the process is killed)
+/// or it ends. With `timed`, only entries inside a timed routine count ([`timing`]).
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 pub fn run_traced(
     program: &Path,
     args: &[OsString],
     entries: &[ChangedEntry],
+    timed: &[ChangedEntry],
 ) -> Result<Ending, ProbeError> {
-    tracer::run(program, args, entries)
+    tracer::run(program, args, entries, timed)
 }
 
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
-pub fn run_traced(_: &Path, _: &[OsString], _: &[ChangedEntry]) -> Result<Ending, ProbeError> {
+pub fn run_traced(
+    _: &Path,
+    _: &[OsString],
+    _: &[ChangedEntry],
+    _: &[ChangedEntry],
+) -> Result<Ending, ProbeError> {
     Err(ProbeError::Unsupported)
+}
+
+/// The entries of the timed routines of the executable at `path` (criterion's `Bencher::iter`
+/// and the like, [`criterion::is_measured_method`]), as ELF virtual addresses of the file; an
+/// error when it has none (the routine was inlined, or the harness is another).
+pub fn timed_routines(path: &Path) -> Result<Vec<ChangedEntry>, String> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file =
+        object::File::parse(&*data).map_err(|e| format!("cannot parse {}: {e}", path.display()))?;
+    let routines: Vec<ChangedEntry> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| {
+            let name = format!("{:#}", rustc_demangle::demangle(s.name().ok()?));
+            criterion::is_measured_method(&symbols::skeleton(&name)).then(|| ChangedEntry {
+                address: s.address(),
+                name,
+            })
+        })
+        .collect();
+    if routines.is_empty() {
+        return Err(format!(
+            "{} has no timed routine to stop at (criterion's `Bencher::iter` and the like)",
+            path.display()
+        ));
+    }
+    Ok(routines)
 }
 
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -583,6 +633,13 @@ mod tests {
     }
 
     fn probe_target(entries: &[ChangedEntry]) -> Result<Ending, ProbeError> {
+        probe_target_timed(entries, &[])
+    }
+
+    fn probe_target_timed(
+        entries: &[ChangedEntry],
+        timed: &[ChangedEntry],
+    ) -> Result<Ending, ProbeError> {
         let args: Vec<OsString> = [
             "--ignored",
             "--exact",
@@ -591,7 +648,7 @@ mod tests {
         ]
         .map(Into::into)
         .to_vec();
-        run_traced(&std::env::current_exe().unwrap(), &args, entries)
+        run_traced(&std::env::current_exe().unwrap(), &args, entries, timed)
     }
 
     #[test]
@@ -617,5 +674,38 @@ mod tests {
             panic!("{ending:?}");
         };
         assert!(times.running_ns > 0, "{times:?}");
+    }
+
+    #[test]
+    fn a_changed_function_entered_outside_every_timed_routine_does_not_end_the_probe() {
+        // `reached_late` is entered, but no timed routine ever is (`never_reached` stands for
+        // one): the run ends as it would.
+        let ending =
+            probe_target_timed(&[entry_of("reached_late")], &[entry_of("never_reached")]).unwrap();
+        assert!(
+            matches!(ending, Ending::Exited { code: 0, .. }),
+            "{ending:?}"
+        );
+    }
+
+    #[test]
+    fn a_timed_routine_entered_beside_another_thread_fails_the_probe() {
+        // `counted` stands for the timed routine: the target calls it from a thread of its own,
+        // beside the test harness's: what the other runs cannot be placed.
+        let ending =
+            probe_target_timed(&[entry_of("reached_late")], &[entry_of("counted")]).unwrap();
+        let Ending::Failed { message } = ending else {
+            panic!("{ending:?}");
+        };
+        assert!(
+            message.contains("threads when the timed routine was entered"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_timed_routines_of_an_executable_without_criterion_are_none() {
+        let error = timed_routines(&std::env::current_exe().unwrap()).unwrap_err();
+        assert!(error.contains("has no timed routine to stop at"), "{error}");
     }
 }

@@ -6,7 +6,7 @@
 //! forked child, whose code pages are copies holding the same `int3`) must stop the probe too; an
 //! untraced thread hitting an `int3` would instead die of SIGTRAP.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -19,15 +19,19 @@ use nix::unistd::Pid;
 
 use crate::steps::fork::cpu_wait::SchedTimes;
 
+use super::timing::{Action, Stop, Timing};
 use super::{
     ChangedEntry, Ending, ProbeError, breakpoint_words, first_segment, parse_maps, placed_entries,
     with_breakpoints,
 };
 
+/// Runs `program` with a breakpoint at every entry of `entries`; with `timed` (the timed
+/// routines' entries), only entries made inside one of those count ([`Timing`]).
 pub(super) fn run(
     program: &Path,
     args: &[OsString],
     entries: &[ChangedEntry],
+    timed: &[ChangedEntry],
 ) -> Result<Ending, ProbeError> {
     let mut command = Command::new(program);
     command.args(args);
@@ -42,7 +46,8 @@ pub(super) fn run(
     let pid = Pid::from_raw(child.id() as i32);
     // From here on the child is killed when this process ends (PTRACE_O_EXITKILL), and killed
     // here on every error.
-    let traced = start(pid, program, entries).and_then(|placed| follow(pid, &placed));
+    let traced = start(pid, program, entries, timed)
+        .and_then(|(mut timing, mut code)| follow(pid, &mut timing, &mut code));
     if !matches!(traced, Ok(Ending::Exited { .. } | Ending::Signaled { .. })) {
         kill_and_reap(pid);
     }
@@ -73,13 +78,14 @@ fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
     }
 }
 
-/// Waits for the child's stop at its `exec`, sets the options and the breakpoints; the entries
-/// by their address in the running process.
+/// Waits for the child's stop at its `exec`, sets the options and the first breakpoints; the
+/// entries by their address in the running process, in a [`Timing`].
 fn start(
     pid: Pid,
     program: &Path,
     entries: &[ChangedEntry],
-) -> Result<BTreeMap<u64, String>, ProbeError> {
+    timed: &[ChangedEntry],
+) -> Result<(Timing, Code), ProbeError> {
     match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
         WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
         other => {
@@ -107,29 +113,57 @@ fn start(
         path: maps_path.into(),
         source,
     })?;
-    let placed = placed_entries(
-        &parse_maps(&maps),
-        &canonical,
-        first_segment(program)?,
-        entries,
-    )?;
-    for (word, offsets) in breakpoint_words(placed.keys().copied()) {
-        let failed = |e: nix::Error| ProbeError::Breakpoint {
-            address: word,
-            name: placed
-                .range(word..word + 8)
-                .map(|(_, n)| n.clone())
-                .next()
-                .unwrap_or_default(),
-            why: e.to_string(),
-        };
-        let at = word as ptrace::AddressType;
-        let old = ptrace::read(pid, at).map_err(failed)? as u64;
-        let new = with_breakpoints(old, &offsets);
-        ptrace::write(pid, at, new as libc::c_long).map_err(failed)?;
-    }
+    let (maps, first) = (parse_maps(&maps), first_segment(program)?);
+    let timing = Timing::new(
+        placed_entries(&maps, &canonical, first, entries)?,
+        placed_entries(&maps, &canonical, first, timed)?,
+    );
+    let mut code = Code::default();
+    let armed = timing.armed();
+    code.rewrite(pid, &armed, &armed)?;
     ptrace::cont(pid, None).map_err(refused("continue it"))?;
-    Ok(placed)
+    Ok((timing, code))
+}
+
+/// The program's code words the probe wrote breakpoints into, as they were before.
+#[derive(Default)]
+struct Code {
+    originals: BTreeMap<u64, u64>,
+}
+
+impl Code {
+    /// Writes the words of `addresses` through the stopped thread `pid` (all threads share the
+    /// memory) with a breakpoint at each of `armed` in them and the program's own bytes
+    /// elsewhere.
+    fn rewrite(
+        &mut self,
+        pid: Pid,
+        addresses: &BTreeSet<u64>,
+        armed: &BTreeSet<u64>,
+    ) -> Result<(), ProbeError> {
+        for word in breakpoint_words(addresses.iter().copied()).into_keys() {
+            let failed = |e: nix::Error| ProbeError::Breakpoint {
+                address: word,
+                name: "a word of the probe's breakpoints".to_string(),
+                why: e.to_string(),
+            };
+            let at = word as ptrace::AddressType;
+            let original = match self.originals.get(&word) {
+                Some(original) => *original,
+                None => {
+                    let original = ptrace::read(pid, at).map_err(failed)? as u64;
+                    *self.originals.entry(word).or_insert(original)
+                }
+            };
+            let offsets: Vec<usize> = armed
+                .range(word..word + 8)
+                .map(|a| (a - word) as usize)
+                .collect();
+            let new = with_breakpoints(original, &offsets);
+            ptrace::write(pid, at, new as libc::c_long).map_err(failed)?;
+        }
+        Ok(())
+    }
 }
 
 /// Follows every traced thread and process until the program ends or one hits a breakpoint.
@@ -138,7 +172,7 @@ fn start(
 ///
 /// Waits only for this thread's own children and tracees (`__WNOTHREAD`): another thread of this
 /// process (a test, a rayon worker) may have children of its own, whose stops are not ours.
-fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError> {
+fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, ProbeError> {
     let mut leader = None;
     loop {
         let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
@@ -165,13 +199,10 @@ fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError
                 ptrace::cont(p, None)
             }
             WaitStatus::PtraceEvent(p, _, _) => ptrace::cont(p, None),
-            WaitStatus::Stopped(p, Signal::SIGTRAP) => {
-                let regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
-                if let Some(name) = placed.get(&regs.rip.wrapping_sub(1)) {
-                    return Ok(Ending::Hit { name: name.clone() });
-                }
-                ptrace::cont(p, Signal::SIGTRAP)
-            }
+            WaitStatus::Stopped(p, Signal::SIGTRAP) => match trapped(pid, p, timing, code)? {
+                Some(ending) => return Ok(ending),
+                None => Ok(()),
+            },
             // A new thread's or child's first stop (and a SIGSTOP sent to it: not passed on).
             WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
             WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
@@ -181,5 +212,41 @@ fn follow(pid: Pid, placed: &BTreeMap<u64, String>) -> Result<Ending, ProbeError
             Ok(()) | Err(nix::Error::ESRCH) => {}
             Err(e) => return Err(refused("continue a thread")(e)),
         }
+    }
+}
+
+/// The thread `p` of the program `pid` stopped by a `SIGTRAP`: the probe's end when it hit a
+/// changed function that counts (or lost the timed routine), else `None` once the thread is
+/// resumed.
+fn trapped(
+    pid: Pid,
+    p: Pid,
+    timing: &mut Timing,
+    code: &mut Code,
+) -> Result<Option<Ending>, ProbeError> {
+    let mut regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
+    let top = ptrace::read(p, regs.rsp as ptrace::AddressType).map_or(0, |word| word as u64);
+    let stop = Stop {
+        thread: p.as_raw(),
+        at: regs.rip.wrapping_sub(1),
+        sp: regs.rsp,
+        top,
+        own_process: Path::new(&format!("/proc/{pid}/task/{p}")).exists(),
+        threads: std::fs::read_dir(format!("/proc/{pid}/task")).map_or(usize::MAX, Iterator::count),
+    };
+    let resumed = match timing.stop(&stop) {
+        Action::Hit(name) => return Ok(Some(Ending::Hit { name })),
+        Action::Lost(message) => return Ok(Some(Ending::Failed { message })),
+        Action::Foreign => ptrace::cont(p, Signal::SIGTRAP),
+        Action::Resume { resume, rewrite } => {
+            code.rewrite(p, &rewrite.into_iter().collect(), &timing.armed())?;
+            regs.rip = resume;
+            ptrace::setregs(p, regs).map_err(refused("set a thread's registers"))?;
+            ptrace::cont(p, None)
+        }
+    };
+    match resumed {
+        Ok(()) | Err(nix::Error::ESRCH) => Ok(None),
+        Err(e) => Err(refused("continue a thread")(e)),
     }
 }

@@ -1,0 +1,145 @@
+//! The skip of a benchmark whose changed code runs only outside its timed loop
+//! ([`crate::steps::reach::skip_outside_loop`]): the source of that code, compared from builds of
+//! both sides with line tables, decides.
+//!
+//! Why: a change elsewhere makes the compiler lay out or inline generic code of the harness
+//! (criterion's argument parsing, its teardown) or a benchmark's set-up differently, though its
+//! source did not change (docs/design/field-trials.md). Such code is not measured; what matters
+//! is only that it computes the same inputs, which the same source and the same inlined source
+//! show. A changed source (polyval's set-up that picks the backend the timed loop runs) keeps
+//! the benchmark measured.
+//!
+//! The line tables come from the build `--explain` makes (`debug = "line-tables-only"`, in a
+//! target directory and kept directory of its own: the measured executables stay exactly as
+//! cargo builds them, and a later `--explain` or run of the same revisions builds nothing). It
+//! is built only when a benchmark is such a candidate, only for its bench target; a build that
+//! fails leaves the candidates measured, saying why.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use super::reach_sides::{SelectedSides, checkout_of};
+use super::{BuiltTarget, SideBuild};
+use crate::model::samples::SelectionRecord;
+use crate::model::target::TargetKey;
+use crate::steps::build::{self, BuildEvent, BuildOptions};
+use crate::steps::progress::Progress;
+use crate::steps::reach::source::{self, SourceComparison};
+use crate::steps::reach::{TimedSame, skip_outside_loop as decide_outside};
+use crate::steps::schedule::Side;
+
+/// A benchmark's decision from its trace, and when its changed code runs only outside its timed
+/// loop ([`crate::steps::reach::runs_changes_only_outside`]), what was found the same inside it:
+/// then the source of that code decides.
+pub(super) type Decided = (SelectionRecord, Option<TimedSame>);
+
+/// The most changed functions of one bench target whose sources are compared: each costs a
+/// walk of its line tables on both sides. Those beyond are not compared (their benchmarks are
+/// measured).
+const MAX_COMPARED: usize = 512;
+
+/// The records of `decided` (the benchmarks of one bench target, whose executables are `base`
+/// and `head`), each candidate ([`Decided`]) skipped when the source of its changed code is the
+/// same on both sides, measured as before, saying why, when not.
+pub(super) fn skip_outside_loop(
+    sides: &SelectedSides<'_>,
+    (base, head): (&BuiltTarget, &BuiltTarget),
+    decided: Vec<(String, Decided)>,
+    progress: &Progress,
+) -> Vec<(String, SelectionRecord)> {
+    let candidates = decided.iter().filter(|(_, (_, timed))| timed.is_some());
+    let functions: BTreeSet<String> = candidates
+        .clone()
+        .flat_map(|(_, (record, _))| record.outside_loop.iter().cloned())
+        .collect();
+    if functions.is_empty() {
+        return decided.into_iter().map(|(id, (r, _))| (id, r)).collect();
+    }
+    progress.note(&format!(
+        "{} benchmark(s) of {} execute changed code only outside their timed loop: comparing its \
+         source in builds of both sides with line tables",
+        candidates.count(),
+        base.exe.target
+    ));
+    let functions: Vec<String> = functions.into_iter().take(MAX_COMPARED).collect();
+    let compared: BTreeMap<&String, SourceComparison> =
+        match compare_sources(sides, (base, head), &functions) {
+            Ok(compared) => functions.iter().zip(compared).collect(),
+            Err(why) => {
+                let unknown = SourceComparison::Unknown(why);
+                functions.iter().map(|f| (f, unknown.clone())).collect()
+            }
+        };
+    decided
+        .into_iter()
+        .map(|(id, (record, timed))| match timed {
+            None => (id, record),
+            Some(timed) => {
+                let sources: Vec<SourceComparison> = record
+                    .outside_loop
+                    .iter()
+                    .map_while(|f| compared.get(f).cloned())
+                    .collect();
+                (id, decide_outside(record, &sources, timed))
+            }
+        })
+        .collect()
+}
+
+/// The sources of `functions` compared between the builds with line tables of the bench targets
+/// of `base` and `head`.
+fn compare_sources(
+    sides: &SelectedSides<'_>,
+    (base, head): (&BuiltTarget, &BuiltTarget),
+    functions: &[String],
+) -> Result<Vec<SourceComparison>, String> {
+    let base_exe = with_line_tables(sides, Side::Base, sides.base, base)?;
+    let head_exe = with_line_tables(sides, Side::Head, sides.head, head)?;
+    let checkouts = [&sides.base.root, &sides.head.root].map(|root| checkout_of(root));
+    let changed = source::changed_names(&checkouts[0], &checkouts[1])?;
+    let side = |executable, checkout| source::Side {
+        executable,
+        checkout,
+    };
+    Ok(source::compare_functions(
+        &side(&base_exe, &checkouts[0]),
+        &side(&head_exe, &checkouts[1]),
+        functions,
+        &changed,
+    ))
+}
+
+/// The executable of `built`'s bench target on `side` (whose build is `side_build`), built with
+/// debug line tables where `--explain` builds it.
+fn with_line_tables(
+    sides: &SelectedSides<'_>,
+    side: Side,
+    side_build: &SideBuild,
+    built: &BuiltTarget,
+) -> Result<PathBuf, String> {
+    let options = BuildOptions {
+        line_tables: true,
+        layouts: 1,
+        ..sides.build.clone()
+    };
+    let key = TargetKey::new(&built.exe.package, &built.exe.target);
+    let target_dir = super::shared_build_target(sides.target_dir, "target-line-tables");
+    let kept_dir = sides.perfdiff_dir.join("line-tables").join(side.as_str());
+    let label = format!("{} with line tables", side.as_str());
+    let mut quiet = |_: BuildEvent| {};
+    let built = build::build_needed_benches(
+        &side_build.root,
+        &label,
+        &target_dir,
+        &kept_dir,
+        &options,
+        std::slice::from_ref(&key),
+        &mut quiet,
+    )
+    .map_err(|e| format!("the build of {label} failed: {e}"))?;
+    built
+        .into_iter()
+        .find(|exe| TargetKey::new(&exe.package, &exe.target) == key)
+        .map(|exe| exe.path)
+        .ok_or_else(|| format!("the build of {label} made no {}", key.target))
+}

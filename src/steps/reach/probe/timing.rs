@@ -1,0 +1,359 @@
+//! Which breakpoint hits of the native probe count, when only what runs inside the benchmark's
+//! timed routine does (criterion's `Bencher::iter` and the like): the probe of a benchmark whose
+//! changed code runs only outside its timed loop (docs/design/selection-code-identity.md).
+//!
+//! Why: such a benchmark enters its changed functions on every run (its set-up, its harness's
+//! argument parsing, its teardown), so "the first entry of a changed function ends the probe"
+//! would measure it always. What must not happen is a changed function entered *inside* the
+//! timed routine in a later iteration, which the trace's one call did not show.
+//!
+//! How, without ever stepping over a breakpoint: the probe is in one of two states. *Outside*,
+//! only the timed routines' entries hold a breakpoint. A thread entering one makes it *inside*:
+//! the entry's breakpoint is taken out, one is put at the routine's return address (read from
+//! the top of the stack at its entry) and at every changed function's entry, and the thread goes
+//! on from the entry's first instruction. Any changed function entered while inside, by any
+//! thread, ends the probe ("executes changed code"). The return, reached by the same thread with
+//! the stack pointer just above the return address it was read from, makes it outside again
+//! (changed functions' breakpoints out, the entries' back in). Nesting needs no count: a timed
+//! routine called from inside one (nested or recursive) meets no breakpoint, and the state
+//! stays inside until the outermost call returns.
+//!
+//! Conservative wherever the state could be wrong, then the probe fails and the benchmark is
+//! measured ([`Action::Lost`]): a timed routine entered while its process has another thread
+//! (what that thread runs cannot be placed inside or outside), a thread still beside the routine
+//! when it returns, a timed routine entered in a child process (its memory is a copy), a return
+//! reached by another thread or frame, a stop at a breakpoint already taken out. A routine left
+//! by unwinding never returns: the state stays inside, and every later changed entry counts.
+//! Without timed routines, every changed entry counts, as before.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the tracer knows of a thread stopped by an `int3`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stop {
+    /// The stopped thread (its task id).
+    pub thread: i32,
+    /// Where the breakpoint is: the thread's instruction pointer less one.
+    pub at: u64,
+    /// The thread's stack pointer.
+    pub sp: u64,
+    /// The word at the stack pointer: at a function's entry, its return address.
+    pub top: u64,
+    /// Whether the thread is one of the probed process's (not of a child process).
+    pub own_process: bool,
+    /// How many threads the probed process has.
+    pub threads: usize,
+}
+
+/// What the tracer does after a [`Stop`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// A changed function entered where it counts: the probe ends, the benchmark is measured.
+    Hit(String),
+    /// Rewrite the breakpoints at `rewrite` as [`Timing::armed`] now says, and resume the thread
+    /// at `resume` (the instruction the breakpoint covered).
+    Resume { resume: u64, rewrite: Vec<u64> },
+    /// The probe cannot tell inside from outside from here (why): it fails.
+    Lost(String),
+    /// Not a breakpoint of the probe: the program's own trap, passed on.
+    Foreign,
+}
+
+/// The timed routine being run: by which thread, where it returns to, and the stack pointer
+/// once it has returned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Inside {
+    thread: i32,
+    returns_to: u64,
+    sp_after: u64,
+}
+
+/// The probe's breakpoints (by address in the running process) and its state.
+#[derive(Debug, Clone)]
+pub struct Timing {
+    changed: BTreeMap<u64, String>,
+    routines: BTreeMap<u64, String>,
+    inside: Option<Inside>,
+    /// Every return address a breakpoint was put at.
+    returns: BTreeSet<u64>,
+}
+
+impl Timing {
+    /// The probe of `changed` entries; with `routines` (the timed routines' entries), only the
+    /// entries made inside one count, else every one.
+    pub fn new(changed: BTreeMap<u64, String>, routines: BTreeMap<u64, String>) -> Self {
+        Timing {
+            changed,
+            routines,
+            inside: None,
+            returns: BTreeSet::new(),
+        }
+    }
+
+    /// Whether only entries inside a timed routine count.
+    fn timed(&self) -> bool {
+        !self.routines.is_empty()
+    }
+
+    /// The addresses that hold a breakpoint now.
+    pub fn armed(&self) -> BTreeSet<u64> {
+        match &self.inside {
+            _ if !self.timed() => self.changed.keys().copied().collect(),
+            None => self.routines.keys().copied().collect(),
+            Some(inside) => self
+                .changed
+                .keys()
+                .copied()
+                .chain([inside.returns_to])
+                .collect(),
+        }
+    }
+
+    /// What to do after `stop`.
+    pub fn stop(&mut self, stop: &Stop) -> Action {
+        if !self.armed().contains(&stop.at) {
+            let ours = self.changed.contains_key(&stop.at)
+                || self.routines.contains_key(&stop.at)
+                || self.returns.contains(&stop.at);
+            return if ours {
+                Action::Lost(format!(
+                    "a thread stopped at {:#x}, whose breakpoint was already taken out",
+                    stop.at
+                ))
+            } else {
+                Action::Foreign
+            };
+        }
+        match self.inside.clone() {
+            _ if !self.timed() => Action::Hit(self.changed[&stop.at].clone()),
+            None => self.enter(stop),
+            Some(inside) if stop.at == inside.returns_to => self.leave(stop, &inside),
+            Some(_) => Action::Hit(self.changed[&stop.at].clone()),
+        }
+    }
+
+    /// A timed routine's entry reached while outside.
+    fn enter(&mut self, stop: &Stop) -> Action {
+        if let Some(name) = self.changed.get(&stop.at) {
+            return Action::Hit(name.clone());
+        }
+        if !stop.own_process {
+            return Action::Lost("a child process entered the timed routine".to_string());
+        }
+        if stop.threads > 1 {
+            return Action::Lost(format!(
+                "its process had {} threads when the timed routine was entered: what the others \
+                 run cannot be placed inside or outside it",
+                stop.threads
+            ));
+        }
+        self.inside = Some(Inside {
+            thread: stop.thread,
+            returns_to: stop.top,
+            sp_after: stop.sp.wrapping_add(8),
+        });
+        self.returns.insert(stop.top);
+        Action::Resume {
+            resume: stop.at,
+            rewrite: self.every_address(stop.top),
+        }
+    }
+
+    /// The return address of the timed routine reached while inside.
+    fn leave(&mut self, stop: &Stop, inside: &Inside) -> Action {
+        if stop.thread != inside.thread || stop.sp != inside.sp_after {
+            return Action::Lost(
+                "the timed routine's return address was reached by another thread or frame"
+                    .to_string(),
+            );
+        }
+        if stop.threads > 1 {
+            return Action::Lost(format!(
+                "its process had {} threads when the timed routine returned: what the others \
+                 run cannot be placed inside or outside it",
+                stop.threads
+            ));
+        }
+        self.inside = None;
+        Action::Resume {
+            resume: stop.at,
+            rewrite: self.every_address(inside.returns_to),
+        }
+    }
+
+    /// Every entry and `returns_to`: the addresses a change of state rewrites.
+    fn every_address(&self, returns_to: u64) -> Vec<u64> {
+        let all: BTreeSet<u64> = self
+            .changed
+            .keys()
+            .chain(self.routines.keys())
+            .copied()
+            .chain([returns_to])
+            .collect();
+        all.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ITER: u64 = 0x1000;
+    const SET_UP: u64 = 0x2000;
+    const IN_LOOP: u64 = 0x3000;
+    const RETURN: u64 = 0x4010;
+    const SP: u64 = 0x7ff0;
+
+    fn timing() -> Timing {
+        let names = |entries: &[(u64, &str)]| {
+            entries
+                .iter()
+                .map(|(a, n)| (*a, n.to_string()))
+                .collect::<BTreeMap<_, _>>()
+        };
+        Timing::new(
+            names(&[(SET_UP, "demo::set_up"), (IN_LOOP, "demo::work")]),
+            names(&[(ITER, "criterion::bencher::Bencher<M>::iter")]),
+        )
+    }
+
+    fn stop(at: u64) -> Stop {
+        Stop {
+            thread: 7,
+            at,
+            sp: SP,
+            top: RETURN,
+            own_process: true,
+            threads: 1,
+        }
+    }
+
+    /// The stop at the routine's return, as the thread that entered it reaches it.
+    fn returned() -> Stop {
+        Stop {
+            sp: SP + 8,
+            top: 0,
+            ..stop(RETURN)
+        }
+    }
+
+    #[test]
+    fn outside_only_the_timed_routine_s_entry_holds_a_breakpoint() {
+        let timing = timing();
+        assert_eq!(timing.armed(), BTreeSet::from([ITER]));
+        // Without timed routines, every changed entry does, and each counts.
+        let mut every = Timing::new(timing.changed.clone(), BTreeMap::new());
+        assert_eq!(every.armed(), BTreeSet::from([SET_UP, IN_LOOP]));
+        assert_eq!(
+            every.stop(&stop(SET_UP)),
+            Action::Hit("demo::set_up".into())
+        );
+    }
+
+    #[test]
+    fn entering_the_routine_arms_the_changed_entries_and_its_return() {
+        let mut timing = timing();
+        assert_eq!(
+            timing.stop(&stop(ITER)),
+            Action::Resume {
+                resume: ITER,
+                rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN]
+            }
+        );
+        assert_eq!(timing.armed(), BTreeSet::from([SET_UP, IN_LOOP, RETURN]));
+        // A changed function entered inside counts, by any thread.
+        let other_thread = Stop {
+            thread: 8,
+            ..stop(IN_LOOP)
+        };
+        assert_eq!(timing.stop(&other_thread), Action::Hit("demo::work".into()));
+    }
+
+    #[test]
+    fn the_return_makes_it_outside_again_and_set_up_between_calls_does_not_count() {
+        let mut timing = timing();
+        for _ in 0..3 {
+            assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+            assert_eq!(
+                timing.stop(&returned()),
+                Action::Resume {
+                    resume: RETURN,
+                    rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN]
+                }
+            );
+            // Between calls the set-up runs: its entry holds no breakpoint.
+            assert_eq!(timing.armed(), BTreeSet::from([ITER]));
+        }
+    }
+
+    #[test]
+    fn a_nested_call_stays_inside_until_the_outermost_returns() {
+        let mut timing = timing();
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        // The nested call's entry holds no breakpoint: it is never seen. Its return to the same
+        // address (a recursive call from the same place) is another frame: lost.
+        let nested_return = Stop {
+            sp: SP - 64 + 8,
+            ..returned()
+        };
+        assert!(matches!(timing.stop(&nested_return), Action::Lost(_)));
+        let mut timing = self::timing();
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        // Still inside after the nested call returned elsewhere: a changed entry counts.
+        assert_eq!(
+            timing.stop(&stop(IN_LOOP)),
+            Action::Hit("demo::work".into())
+        );
+    }
+
+    #[test]
+    fn threads_and_child_processes_lose_the_state() {
+        let crowded = Stop {
+            threads: 2,
+            ..stop(ITER)
+        };
+        assert!(matches!(timing().stop(&crowded), Action::Lost(_)));
+        let child = Stop {
+            own_process: false,
+            ..stop(ITER)
+        };
+        assert!(matches!(timing().stop(&child), Action::Lost(_)));
+        // Another thread at the return address, or one left running beside the routine.
+        let mut timing = timing();
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        let other = Stop {
+            thread: 8,
+            ..returned()
+        };
+        assert!(matches!(timing.clone().stop(&other), Action::Lost(_)));
+        let beside = Stop {
+            threads: 2,
+            ..returned()
+        };
+        assert!(matches!(timing.stop(&beside), Action::Lost(_)));
+    }
+
+    #[test]
+    fn a_routine_that_is_itself_changed_counts_at_its_entry() {
+        let mut timing = Timing::new(
+            BTreeMap::from([(ITER, "criterion::bencher::Bencher<M>::iter".to_string())]),
+            BTreeMap::from([(ITER, "criterion::bencher::Bencher<M>::iter".to_string())]),
+        );
+        assert_eq!(
+            timing.stop(&stop(ITER)),
+            Action::Hit("criterion::bencher::Bencher<M>::iter".into())
+        );
+    }
+
+    #[test]
+    fn a_stop_at_a_breakpoint_taken_out_is_lost_and_another_trap_is_the_program_s() {
+        let mut timing = timing();
+        // Outside: the changed entries hold none.
+        assert!(matches!(timing.stop(&stop(SET_UP)), Action::Lost(_)));
+        assert_eq!(timing.stop(&stop(0x9999)), Action::Foreign);
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
+        // The old return address, reached again while outside.
+        assert!(matches!(timing.stop(&stop(RETURN)), Action::Lost(_)));
+    }
+}

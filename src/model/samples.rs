@@ -266,7 +266,8 @@ pub struct SelectionRecord {
     pub outside_loop: Vec<String>,
     /// Of `changed_functions`, those compiled from the same source on both sides (their lines
     /// and the lines inlined into them read the same): a change elsewhere made the compiler
-    /// inline or lay them out differently. Found by `--explain`'s build with line tables.
+    /// inline or lay them out differently. Found by `--explain`'s build with line tables, and
+    /// by selection for a benchmark skipped because they run only outside its timed loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_source: Vec<String>,
 }

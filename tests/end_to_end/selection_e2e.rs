@@ -336,6 +336,113 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     assert_eq!(steady["forks"]["base"], 0, "{steady:#}");
 }
 
+/// Two set-ups for benchmarks whose timed loop runs the unchanged `mix`: head marks `rare` cold
+/// (an attribute line: `set_up`'s source stays the same, but its machine code moves the branch
+/// that calls `rare`, which never runs), and changes `PICK`, which `pick` reads (a set-up that
+/// picks what the timed loop will run, as polyval's picks its backend: its source changes).
+/// `set_up` names neither `cold`, `PICK` nor `u32`, the names on the lines head changes.
+const OUTSIDE_LIBRARY: &str = "
+/// Never entered: only its attribute changes.
+#[inline(never)]
+pub fn rare(x: usize) -> usize {
+    std::hint::black_box(x).wrapping_mul(7)
+}
+
+/// A benchmark's set-up: the same source on both sides, other machine code once `rare` is cold.
+#[inline(never)]
+pub fn set_up(n: usize) -> Vec<usize> {
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        if std::hint::black_box(i == usize::MAX) {
+            v.push(rare(i));
+        } else {
+            v.push(i.wrapping_mul(3));
+        }
+    }
+    v
+}
+
+const PICK: u32 = 11;
+
+/// A set-up that picks what the timed loop runs.
+#[inline(never)]
+pub fn pick(x: u64) -> u64 {
+    std::hint::black_box(x).wrapping_add(PICK as u64)
+}
+";
+
+#[test]
+fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_when_not() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&constants_only());
+    let library = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, format!("{text}{OUTSIDE_LIBRARY}")).unwrap();
+    add_bench_group(
+        &repo,
+        "outside",
+        &[
+            (
+                "same",
+                "let v = perfdiff_demo::set_up(black_box(64)); \
+                 b.iter(|| perfdiff_demo::mix(black_box(v.len() as u64)))",
+            ),
+            (
+                "picked",
+                "let k = perfdiff_demo::pick(black_box(3)); \
+                 b.iter(|| perfdiff_demo::mix(black_box(k)))",
+            ),
+        ],
+    );
+    commit_all(&repo, "benchmarks with a set-up");
+    let text = std::fs::read_to_string(&library).unwrap();
+    let head = text
+        .replace(
+            "#[inline(never)]\npub fn rare",
+            "#[cold]\n#[inline(never)]\npub fn rare",
+        )
+        .replace("const PICK: u32 = 11;", "const PICK: u32 = 13;");
+    assert_ne!(head, text);
+    std::fs::write(&library, head).unwrap();
+    commit_all(&repo, "rare is cold, PICK changes");
+    let output = selecting(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "outside/",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // `set_up`'s code differs, only outside the timed loop, from the same source: skipped, and
+    // its probe counted only what ran inside the timed routine (it enters `set_up` every sample).
+    let same = bench_entry(&listing, "outside/same");
+    let skipped = selection(same);
+    assert_eq!(skipped["reason"], "same_code", "{same:#}");
+    assert_eq!(skipped["measured"], false, "{same:#}");
+    let detail = skipped["detail"].as_str().unwrap();
+    for part in [
+        "same code in its timed loop:",
+        "the code of perfdiff_demo::set_up differs only outside its timed loop",
+        "compiled from the same source on both sides",
+        "changed function(s) inside its timed routine",
+    ] {
+        assert!(detail.contains(part), "{part}: {same:#}");
+    }
+    assert_eq!(
+        skipped["same_source"],
+        serde_json::json!(["perfdiff_demo::set_up"]),
+        "{same:#}"
+    );
+    // `pick`'s source changed: measured, saying so.
+    let (picked, reached) = measured_for(&listing, "outside/picked", "reaches_change");
+    let detail = reached["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("only outside its timed loop")
+            && detail.contains("measured: the source of `perfdiff_demo::pick` differs"),
+        "{picked:#}"
+    );
+}
+
 #[test]
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();

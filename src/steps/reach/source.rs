@@ -250,7 +250,10 @@ fn frames_at(
 }
 
 /// The source of `places`: the files read with `read`, a file of `checkout` named by its path
-/// inside it (the two checkouts' paths differ), any other by its whole path.
+/// inside it (the two checkouts' paths differ), any other by its whole path. A relative path is
+/// the checkout's: the build maps the checkout's root to `.` in the file names it compiles in
+/// (`--remap-path-prefix`, [`crate::steps::build::normalize`]), so `./src/lib.rs` names the
+/// same file text in both line tables only when it is read from each side's own checkout.
 pub fn source_of(
     places: &BTreeSet<Place>,
     checkout: &Path,
@@ -266,6 +269,11 @@ pub fn source_of(
     }
     let mut source = FunctionSource::default();
     for ((file, function), (first, last)) in lines {
+        let file = if file.is_relative() {
+            checkout.join(file)
+        } else {
+            file
+        };
         let key = match file.strip_prefix(checkout) {
             Ok(inside) => inside.to_string_lossy().into_owned(),
             Err(_) => file.to_string_lossy().into_owned(),
@@ -501,6 +509,36 @@ mod tests {
             panic!("code inlined on one side only must differ");
         };
         assert!(reason.contains("demo::helper"), "{reason}");
+    }
+
+    #[test]
+    fn a_relative_path_is_read_from_each_side_s_own_checkout() {
+        // As a build that maps the checkout's root to `.` names the file on both sides.
+        let places: BTreeSet<Place> = [place("demo::setup", "./src/lib.rs", 2)]
+            .into_iter()
+            .collect();
+        let read = |path: &Path| {
+            let text = match path.starts_with("/b") {
+                true => "// base\nfn setup() {}\n",
+                false => "// head\nfn setup() { changed() }\n",
+            };
+            assert!(path.ends_with("src/lib.rs"), "{}", path.display());
+            Some(text.to_string())
+        };
+        let base = source_of(&places, Path::new("/b"), read).unwrap();
+        let head = source_of(&places, Path::new("/h"), read).unwrap();
+        assert!(
+            base.spans
+                .contains_key(&("src/lib.rs".to_string(), "demo::setup".to_string()))
+        );
+        assert!(
+            matches!(compare(&base, &head), SourceComparison::Differs(_)),
+            "{base:?} {head:?}"
+        );
+        let again = source_of(&places, Path::new("/b2"), |_| {
+            read(Path::new("/b/src/lib.rs"))
+        });
+        assert_eq!(compare(&base, &again.unwrap()), SourceComparison::Same);
     }
 
     #[test]

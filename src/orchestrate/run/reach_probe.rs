@@ -16,7 +16,7 @@ use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
-use crate::steps::reach::probe::{Probe, probe_benchmark, timed_routines};
+use crate::steps::reach::probe::{Probe, Timed, probe_benchmark, timed_routines};
 use crate::steps::reach::undecided;
 
 use super::reach_sides::SelectedSides;
@@ -99,9 +99,17 @@ struct Probing<'a> {
 impl Probing<'_> {
     /// The record of the skipped benchmark `record` after its probe.
     fn probed(&self, record: SelectionRecord, request: &ForkRequest) -> SelectionRecord {
-        let timed: &[ChangedEntry] = match (is_outside_skip(&record), self.timed) {
-            (false, _) => &[],
-            (true, Some(Ok(routines))) if !self.entries.is_empty() => routines,
+        let timed = match (is_outside_skip(&record), self.timed) {
+            (false, _) => Timed::default(),
+            (true, Some(Ok(routines))) if !self.entries.is_empty() => Timed {
+                routines: routines.clone(),
+                same_outside: self
+                    .entries
+                    .iter()
+                    .filter(|e| record.same_source.contains(&e.name))
+                    .cloned()
+                    .collect(),
+            },
             (true, Some(Err(why))) => {
                 return undecided(format!("its native probe cannot run: {why}"));
             }
@@ -128,7 +136,7 @@ impl Probing<'_> {
         // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
         // `--warm-up-time` says: the probe as well.
         request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
-        let mut probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+        let mut probe = probe_benchmark(&request, self.entries, &timed, scratch.path());
         let mut settling = "";
         if let Probe::NotReached { record: Some(run) } = &probe
             && self.still_settling(run)
@@ -136,34 +144,56 @@ impl Probing<'_> {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+            probe = probe_benchmark(&request, self.entries, &timed, scratch.path());
             settling = " (still settling: probed again with the longest warm-up a fork can get)";
         }
-        let inside = if timed.is_empty() {
-            ""
-        } else {
-            " inside its timed routine"
-        };
+        self.judged(record, probe, &timed, settling)
+    }
+
+    /// The record of the skipped benchmark `record` after its `probe` (with `timed`, as
+    /// [`probe_benchmark`] took it; `settling`: what the detail says of a second run).
+    fn judged(
+        &self,
+        record: SelectionRecord,
+        probe: Probe,
+        timed: &Timed,
+        settling: &str,
+    ) -> SelectionRecord {
         match probe {
-            Probe::NotReached { .. } => SelectionRecord {
-                detail: format!(
-                    "{}; a native run as long as a fork entered none of the {} changed function(s){inside}{settling}",
-                    record.detail,
-                    self.entries.len()
-                ),
-                ..record
-            },
-            Probe::Reached { name } => SelectionRecord {
-                measured: true,
-                reason: SelectionReason::ReachesChange,
-                detail: format!(
-                    "it reaches `{name}`{inside} in a native run, which its trace did not (native probe)"
-                ),
-                changed_functions: vec![name],
-                outside_loop: Vec::new(),
-                same_source: Vec::new(),
-                ..record
-            },
+            Probe::NotReached { .. } => {
+                let counted = match timed.routines.is_empty() {
+                    true => "",
+                    false => {
+                        " inside its timed routine, and outside it only those of the same source"
+                    }
+                };
+                SelectionRecord {
+                    detail: format!(
+                        "{}; a native run as long as a fork entered none of the {} changed function(s){counted}{settling}",
+                        record.detail,
+                        self.entries.len()
+                    ),
+                    ..record
+                }
+            }
+            Probe::Reached { name } => {
+                // Functions of the same source stop the probe only inside the timed routine.
+                let inside = match timed.same_outside.iter().any(|e| e.name == name) {
+                    true => " inside its timed routine",
+                    false => "",
+                };
+                SelectionRecord {
+                    measured: true,
+                    reason: SelectionReason::ReachesChange,
+                    detail: format!(
+                        "it reaches `{name}`{inside} in a native run, which its trace did not (native probe)"
+                    ),
+                    changed_functions: vec![name],
+                    outside_loop: Vec::new(),
+                    same_source: Vec::new(),
+                    ..record
+                }
+            }
             Probe::Failed(why) => undecided(format!("probe: {why}")),
         }
     }

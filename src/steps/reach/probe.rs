@@ -74,8 +74,18 @@ pub enum ProbeError {
 pub struct Plan {
     pub result: PathBuf,
     pub entries: Vec<ChangedEntry>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub timed: Vec<ChangedEntry>,
+    #[serde(default)]
+    pub timed: Timed,
+}
+
+/// When only some entries count ([`timing`]): the entries of the benchmark's timed routines
+/// ([`timed_routines`]), and the changed entries that count only inside one of them (the
+/// functions compiled from the same source on both sides, which its set-up may enter). No
+/// routines: every entry counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timed {
+    pub routines: Vec<ChangedEntry>,
+    pub same_outside: Vec<ChangedEntry>,
 }
 
 /// How a probed process ended, as the helper writes it.
@@ -125,13 +135,12 @@ enum Run {
 /// every entry of `entries`; `scratch` (empty, kept by the caller) holds the plan and result.
 /// A run that entered none counts only when it was at least as long as an undisturbed fork
 /// ([`coverage`]); a shorter one runs again for longer, [`coverage::ATTEMPTS`] times at most.
-/// No entries: [`Probe::NotReached`] without running anything. With `timed` (the entries of the
-/// benchmark's timed routines, [`timed_routines`]), only a changed function entered inside one
-/// of them counts ([`timing`]).
+/// No entries: [`Probe::NotReached`] without running anything. With `timed` routines, the
+/// functions of `timed.same_outside` count only when entered inside one of them ([`timing`]).
 pub fn probe_benchmark(
     request: &ForkRequest,
     entries: &[ChangedEntry],
-    timed: &[ChangedEntry],
+    timed: &Timed,
     scratch: &Path,
 ) -> Probe {
     if entries.is_empty() {
@@ -186,7 +195,7 @@ fn stretched(request: &ForkRequest, scale: f64) -> ForkRequest {
 fn launch(
     request: &ForkRequest,
     entries: &[ChangedEntry],
-    timed: &[ChangedEntry],
+    timed: &Timed,
     scratch: &Path,
 ) -> Result<Run, ProbeError> {
     let io = |what: &'static str, path: &Path| {
@@ -199,7 +208,7 @@ fn launch(
     let plan = Plan {
         result: result.clone(),
         entries: entries.to_vec(),
-        timed: timed.to_vec(),
+        timed: timed.clone(),
     };
     let text = serde_json::to_vec(&plan).map_err(|e| io("write", &plan_path)(e.into()))?;
     std::fs::write(&plan_path, text).map_err(io("write", &plan_path))?;
@@ -409,13 +418,13 @@ pub fn placed_entries(
 
 /// Runs `program args…` (in this process's directory and environment) under ptrace, with a
 /// breakpoint at every entry, until a thread hits one that counts (then the process is killed)
-/// or it ends. With `timed`, only entries inside a timed routine count ([`timing`]).
+/// or it ends. With `timed` routines, see [`timing`].
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 pub fn run_traced(
     program: &Path,
     args: &[OsString],
     entries: &[ChangedEntry],
-    timed: &[ChangedEntry],
+    timed: &Timed,
 ) -> Result<Ending, ProbeError> {
     tracer::run(program, args, entries, timed)
 }
@@ -425,7 +434,7 @@ pub fn run_traced(
     _: &Path,
     _: &[OsString],
     _: &[ChangedEntry],
-    _: &[ChangedEntry],
+    _: &Timed,
 ) -> Result<Ending, ProbeError> {
     Err(ProbeError::Unsupported)
 }
@@ -633,13 +642,10 @@ mod tests {
     }
 
     fn probe_target(entries: &[ChangedEntry]) -> Result<Ending, ProbeError> {
-        probe_target_timed(entries, &[])
+        probe_target_timed(entries, &Timed::default())
     }
 
-    fn probe_target_timed(
-        entries: &[ChangedEntry],
-        timed: &[ChangedEntry],
-    ) -> Result<Ending, ProbeError> {
+    fn probe_target_timed(entries: &[ChangedEntry], timed: &Timed) -> Result<Ending, ProbeError> {
         let args: Vec<OsString> = [
             "--ignored",
             "--exact",
@@ -676,12 +682,23 @@ mod tests {
         assert!(times.running_ns > 0, "{times:?}");
     }
 
+    /// `routine` standing for the timed routine, `same_outside` counting only inside it.
+    fn routines(routine: &str, same_outside: &str) -> Timed {
+        Timed {
+            routines: vec![entry_of(routine)],
+            same_outside: vec![entry_of(same_outside)],
+        }
+    }
+
     #[test]
     fn a_changed_function_entered_outside_every_timed_routine_does_not_end_the_probe() {
         // `reached_late` is entered, but no timed routine ever is (`never_reached` stands for
         // one): the run ends as it would.
-        let ending =
-            probe_target_timed(&[entry_of("reached_late")], &[entry_of("never_reached")]).unwrap();
+        let ending = probe_target_timed(
+            &[entry_of("reached_late")],
+            &routines("never_reached", "reached_late"),
+        )
+        .unwrap();
         assert!(
             matches!(ending, Ending::Exited { code: 0, .. }),
             "{ending:?}"
@@ -692,8 +709,11 @@ mod tests {
     fn a_timed_routine_entered_beside_another_thread_fails_the_probe() {
         // `counted` stands for the timed routine: the target calls it from a thread of its own,
         // beside the test harness's: what the other runs cannot be placed.
-        let ending =
-            probe_target_timed(&[entry_of("reached_late")], &[entry_of("counted")]).unwrap();
+        let ending = probe_target_timed(
+            &[entry_of("reached_late")],
+            &routines("counted", "reached_late"),
+        )
+        .unwrap();
         let Ending::Failed { message } = ending else {
             panic!("{ending:?}");
         };

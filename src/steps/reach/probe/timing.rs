@@ -8,7 +8,11 @@
 //! timed routine in a later iteration, which the trace's one call did not show.
 //!
 //! How, without ever stepping over a breakpoint: the probe is in one of two states. *Outside*,
-//! only the timed routines' entries hold a breakpoint. A thread entering one makes it *inside*:
+//! the timed routines' entries hold a breakpoint, and so do the changed functions that were not
+//! found compiled from the same source (`same_outside` are left out: those the benchmark may
+//! enter outside the loop; any other changed function entered outside the loop, such as a
+//! set-up path taken only natively, was never compared, and ends the probe). A thread entering
+//! a timed routine makes it *inside*:
 //! the entry's breakpoint is taken out, one is put at the routine's return address (read from
 //! the top of the stack at its entry) and at every changed function's entry, and the thread goes
 //! on from the entry's first instruction. Any changed function entered while inside, by any
@@ -25,6 +29,10 @@
 //! reached by another thread or frame, a stop at a breakpoint already taken out. A routine left
 //! by unwinding never returns: the state stays inside, and every later changed entry counts.
 //! Without timed routines, every changed entry counts, as before.
+//!
+//! One limit: nothing stops at a changed entry of `same_outside` while another thread is inside
+//! a timed routine, since the state is the process's; the rule above (no other thread when a
+//! routine is entered or returns) is what keeps that from happening unseen.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -73,18 +81,25 @@ struct Inside {
 pub struct Timing {
     changed: BTreeMap<u64, String>,
     routines: BTreeMap<u64, String>,
+    /// Changed entries that do not count outside a timed routine.
+    same_outside: BTreeSet<u64>,
     inside: Option<Inside>,
     /// Every return address a breakpoint was put at.
     returns: BTreeSet<u64>,
 }
 
 impl Timing {
-    /// The probe of `changed` entries; with `routines` (the timed routines' entries), only the
-    /// entries made inside one count, else every one.
-    pub fn new(changed: BTreeMap<u64, String>, routines: BTreeMap<u64, String>) -> Self {
+    /// The probe of `changed` entries; with `routines` (the timed routines' entries), those of
+    /// `same_outside` count only inside one of them; without, every entry counts.
+    pub fn new(
+        changed: BTreeMap<u64, String>,
+        routines: BTreeMap<u64, String>,
+        same_outside: BTreeSet<u64>,
+    ) -> Self {
         Timing {
             changed,
             routines,
+            same_outside,
             inside: None,
             returns: BTreeSet::new(),
         }
@@ -99,7 +114,13 @@ impl Timing {
     pub fn armed(&self) -> BTreeSet<u64> {
         match &self.inside {
             _ if !self.timed() => self.changed.keys().copied().collect(),
-            None => self.routines.keys().copied().collect(),
+            None => self
+                .routines
+                .keys()
+                .chain(self.changed.keys())
+                .filter(|a| !self.same_outside.contains(a))
+                .copied()
+                .collect(),
             Some(inside) => self
                 .changed
                 .keys()
@@ -126,6 +147,9 @@ impl Timing {
         }
         match self.inside.clone() {
             _ if !self.timed() => Action::Hit(self.changed[&stop.at].clone()),
+            None if !self.routines.contains_key(&stop.at) => {
+                Action::Hit(self.changed[&stop.at].clone())
+            }
             None => self.enter(stop),
             Some(inside) if stop.at == inside.returns_to => self.leave(stop, &inside),
             Some(_) => Action::Hit(self.changed[&stop.at].clone()),
@@ -202,6 +226,7 @@ mod tests {
     const SET_UP: u64 = 0x2000;
     const IN_LOOP: u64 = 0x3000;
     const RETURN: u64 = 0x4010;
+    const BACKEND: u64 = 0x5000;
     const SP: u64 = 0x7ff0;
 
     fn timing() -> Timing {
@@ -212,8 +237,13 @@ mod tests {
                 .collect::<BTreeMap<_, _>>()
         };
         Timing::new(
-            names(&[(SET_UP, "demo::set_up"), (IN_LOOP, "demo::work")]),
+            names(&[
+                (SET_UP, "demo::set_up"),
+                (IN_LOOP, "demo::work"),
+                (BACKEND, "demo::backend"),
+            ]),
             names(&[(ITER, "criterion::bencher::Bencher<M>::iter")]),
+            BTreeSet::from([SET_UP, IN_LOOP]),
         )
     }
 
@@ -238,12 +268,18 @@ mod tests {
     }
 
     #[test]
-    fn outside_only_the_timed_routine_s_entry_holds_a_breakpoint() {
-        let timing = timing();
-        assert_eq!(timing.armed(), BTreeSet::from([ITER]));
-        // Without timed routines, every changed entry does, and each counts.
-        let mut every = Timing::new(timing.changed.clone(), BTreeMap::new());
-        assert_eq!(every.armed(), BTreeSet::from([SET_UP, IN_LOOP]));
+    fn outside_the_routine_s_entry_and_the_changed_functions_not_compared_hold_a_breakpoint() {
+        let mut timing = timing();
+        assert_eq!(timing.armed(), BTreeSet::from([ITER, BACKEND]));
+        // A changed function not found the same source, entered outside (a set-up path taken
+        // only natively), counts.
+        assert_eq!(
+            timing.stop(&stop(BACKEND)),
+            Action::Hit("demo::backend".into())
+        );
+        // Without timed routines, every changed entry holds one, and each counts.
+        let mut every = Timing::new(timing.changed.clone(), BTreeMap::new(), BTreeSet::new());
+        assert_eq!(every.armed(), BTreeSet::from([SET_UP, IN_LOOP, BACKEND]));
         assert_eq!(
             every.stop(&stop(SET_UP)),
             Action::Hit("demo::set_up".into())
@@ -257,10 +293,13 @@ mod tests {
             timing.stop(&stop(ITER)),
             Action::Resume {
                 resume: ITER,
-                rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN]
+                rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN, BACKEND]
             }
         );
-        assert_eq!(timing.armed(), BTreeSet::from([SET_UP, IN_LOOP, RETURN]));
+        assert_eq!(
+            timing.armed(),
+            BTreeSet::from([SET_UP, IN_LOOP, RETURN, BACKEND])
+        );
         // A changed function entered inside counts, by any thread.
         let other_thread = Stop {
             thread: 8,
@@ -278,11 +317,11 @@ mod tests {
                 timing.stop(&returned()),
                 Action::Resume {
                     resume: RETURN,
-                    rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN]
+                    rewrite: vec![ITER, SET_UP, IN_LOOP, RETURN, BACKEND]
                 }
             );
             // Between calls the set-up runs: its entry holds no breakpoint.
-            assert_eq!(timing.armed(), BTreeSet::from([ITER]));
+            assert_eq!(timing.armed(), BTreeSet::from([ITER, BACKEND]));
         }
     }
 
@@ -338,6 +377,7 @@ mod tests {
         let mut timing = Timing::new(
             BTreeMap::from([(ITER, "criterion::bencher::Bencher<M>::iter".to_string())]),
             BTreeMap::from([(ITER, "criterion::bencher::Bencher<M>::iter".to_string())]),
+            BTreeSet::new(),
         );
         assert_eq!(
             timing.stop(&stop(ITER)),

@@ -21,17 +21,17 @@ use crate::steps::fork::cpu_wait::SchedTimes;
 
 use super::timing::{Action, Stop, Timing};
 use super::{
-    ChangedEntry, Ending, ProbeError, breakpoint_words, first_segment, parse_maps, placed_entries,
-    with_breakpoints,
+    ChangedEntry, Ending, ProbeError, Timed, breakpoint_words, first_segment, parse_maps,
+    placed_entries, with_breakpoints,
 };
 
-/// Runs `program` with a breakpoint at every entry of `entries`; with `timed` (the timed
-/// routines' entries), only entries made inside one of those count ([`Timing`]).
+/// Runs `program` with a breakpoint at every entry of `entries`; with `timed` routines, those of
+/// `timed.same_outside` count only when made inside one of them ([`Timing`]).
 pub(super) fn run(
     program: &Path,
     args: &[OsString],
     entries: &[ChangedEntry],
-    timed: &[ChangedEntry],
+    timed: &Timed,
 ) -> Result<Ending, ProbeError> {
     let mut command = Command::new(program);
     command.args(args);
@@ -84,7 +84,7 @@ fn start(
     pid: Pid,
     program: &Path,
     entries: &[ChangedEntry],
-    timed: &[ChangedEntry],
+    timed: &Timed,
 ) -> Result<(Timing, Code), ProbeError> {
     match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
         WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
@@ -116,7 +116,10 @@ fn start(
     let (maps, first) = (parse_maps(&maps), first_segment(program)?);
     let timing = Timing::new(
         placed_entries(&maps, &canonical, first, entries)?,
-        placed_entries(&maps, &canonical, first, timed)?,
+        placed_entries(&maps, &canonical, first, &timed.routines)?,
+        placed_entries(&maps, &canonical, first, &timed.same_outside)?
+            .into_keys()
+            .collect(),
     );
     let mut code = Code::default();
     let armed = timing.armed();

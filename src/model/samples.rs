@@ -344,6 +344,12 @@ pub struct ForkRecord {
     /// on CPUs that other work shared.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub set_aside: bool,
+    /// The fork of the same side and round measured first, when its own samples showed it
+    /// disturbed (far slower than every earlier fork of its side) and this fork measured it
+    /// again ([`crate::steps::stop::StopPolicy::remeasures`]): kept here, left out of the
+    /// analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remeasured: Option<Box<ForkRecord>>,
     /// Unix time in milliseconds when the fork's process started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_unix_ms: Option<u64>,

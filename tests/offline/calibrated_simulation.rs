@@ -572,3 +572,39 @@ fn print_where_the_rounds_go() {
         }
     }
 }
+
+/// The A/A false alarms at threshold 0 and alpha 1 % on the quiet hosts' forks, and the
+/// defaults' columns, with and without measuring a disturbed fork again
+/// (`docs/design/calibrated-simulation.md`, "A disturbed fork measured again");
+/// `PERFDIFF_SIM_TRIALS` (3000) comparisons per column. Both halves run in this one test, which
+/// sets the simulation's switch, so no other test sees it off.
+#[test]
+#[ignore = "with and without measuring again; --ignored --nocapture"]
+fn print_what_measuring_again_changes() {
+    use super::stop_decided_simulation::REMEASURE;
+    use std::sync::atomic::Ordering;
+    let trials = std::env::var("PERFDIFF_SIM_TRIALS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3000);
+    let quiet = pools(QUIET);
+    for on in [false, true] {
+        REMEASURE.store(on, Ordering::Relaxed);
+        let strict = run(&quiet, 0.0, &settings(0.0, 0.01), trials);
+        let a_a = run(&quiet, 0.0, &settings(0.02, 0.01), trials);
+        let three = run(&quiet, 0.03, &settings(0.02, 0.01), trials);
+        println!(
+            "| {} | {:.2} % ({}) | {:.1} % | {:.1} % | {:.2}, {:.2} | {:.3}, {:.3} |",
+            if on { "measured again" } else { "as before" },
+            100.0 * strict.false_alarms(),
+            strict.regressed + strict.improved,
+            100.0 * a_a.share(a_a.unchanged),
+            100.0 * three.share(three.regressed),
+            a_a.mean_rounds(),
+            three.mean_rounds(),
+            a_a.mean_again(),
+            three.mean_again(),
+        );
+    }
+    REMEASURE.store(true, Ordering::Relaxed);
+}

@@ -24,6 +24,7 @@ use cargo_perfdiff::steps::analysis::Outcome;
 use cargo_perfdiff::steps::stop::StopPolicy;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const SAMPLES: usize = 10;
 
@@ -149,6 +150,10 @@ fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, us
     run_to_verdict(settings, seed, &mut draws)
 }
 
+/// Whether [`run_to_verdict`] measures a fork again as a run does (true but in
+/// `calibrated_simulation::print_what_measuring_again_changes`, which compares without).
+pub(crate) static REMEASURE: AtomicBool = AtomicBool::new(true);
+
 /// Adds the rounds `draws` makes (base's fork, head's; a fork the shipped rule measures again,
 /// [`StopPolicy::remeasures`], replaced by another draw that holds it) until the stop rule ends
 /// the benchmark or its rounds run out, then analyses them as a run would: the verdict, the
@@ -165,15 +170,16 @@ pub(crate) fn run_to_verdict(
         let (base, head) = draws.round(round);
         for (fork, head) in [(base, false), (head, true)] {
             let side = if head { &record.head } else { &record.base };
-            let fork = if policy.remeasures(&record, side, &fork) {
-                again += 1;
-                ForkRecord {
-                    remeasured: Some(Box::new(fork)),
-                    ..draws.again(round, head)
-                }
-            } else {
-                fork
-            };
+            let fork =
+                if REMEASURE.load(Ordering::Relaxed) && policy.remeasures(&record, side, &fork) {
+                    again += 1;
+                    ForkRecord {
+                        remeasured: Some(Box::new(fork)),
+                        ..draws.again(round, head)
+                    }
+                } else {
+                    fork
+                };
             let side = if head {
                 &mut record.head
             } else {

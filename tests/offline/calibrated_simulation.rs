@@ -573,7 +573,8 @@ fn print_where_the_rounds_go() {
     }
 }
 
-/// The A/A false alarms at threshold 0 and alpha 1 % on the quiet hosts' forks, and the
+/// The A/A false alarms at threshold 0 and alpha 1 % on the quiet hosts' forks (or the noisy
+/// hosts', `PERFDIFF_SIM_GROUP=noisy`), and the
 /// defaults' columns, with and without measuring a disturbed fork again
 /// (`docs/design/calibrated-simulation.md`, "A disturbed fork measured again");
 /// `PERFDIFF_SIM_TRIALS` (3000) comparisons per column. Both halves run in this one test, which
@@ -587,7 +588,9 @@ fn print_what_measuring_again_changes() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(3000);
-    let quiet = pools(QUIET);
+    // `PERFDIFF_SIM_GROUP=noisy`: the noisy hosts' forks instead.
+    let noisy = std::env::var("PERFDIFF_SIM_GROUP").is_ok_and(|g| g == "noisy");
+    let quiet = pools(if noisy { NOISY } else { QUIET });
     for on in [false, true] {
         REMEASURE.store(on, Ordering::Relaxed);
         let strict = run(&quiet, 0.0, &settings(0.0, 0.01), trials);

@@ -194,7 +194,8 @@ pub struct Ending {
     pub log_ratios: Vec<f64>,
 }
 
-/// [`simulate`] with the details of how it ended.
+/// [`simulate`] with the details of how it ended: `given_up` and `log_ratios` come from the same
+/// draws without measuring a fork again (a diagnosis of futility), the verdict and rounds as run.
 pub fn simulate_ending(pool: &Pool, change: f64, settings: &Settings, seed: u64) -> Ending {
     let policy = StopPolicy::from_settings(settings);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);

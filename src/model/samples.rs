@@ -131,6 +131,82 @@ pub struct RunInfo {
     /// about it ([`ModeChange`]). Absent when nothing changed (and in interleaved runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode_change: Option<ModeChange>,
+    /// Where the rest of `wall_ms` went, phase by phase ([`Phases`]). Absent in files recorded
+    /// before it was, in merged shards and in replays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// The wall time of each phase of a run besides measuring (`RunInfo::measure_ms`), in
+/// milliseconds: so that a user, or a script, sees whether a slow run was slow building,
+/// selecting or measuring. The phases follow each other; their sum with `measure_ms` is at most
+/// `wall_ms` (the rest: locking, removing old executables, saving). A resumed run records its
+/// own phases, not the interrupted run's.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Phases {
+    /// Opening the repository, resolving the revisions, checking them out (with
+    /// `--copy-untracked`'s files).
+    #[serde(default)]
+    pub checkout_ms: u64,
+    /// Each side's build: its bench targets, code layouts and programs.
+    #[serde(default)]
+    pub build: SideBuildTimes,
+    /// Listing and matching the benchmarks of both sides.
+    #[serde(default)]
+    pub discovery_ms: u64,
+    /// Selection by reach: tracing the benchmarks (and commands) under valgrind on base.
+    #[serde(default)]
+    pub trace_ms: u64,
+    /// Selection by reach: the native probes of the benchmarks it would skip.
+    #[serde(default)]
+    pub probe_ms: u64,
+    /// Selection by reach besides its traces and probes: comparing the two sides' machine code
+    /// and files.
+    #[serde(default)]
+    pub selection_ms: u64,
+    /// The analysis after the rounds.
+    #[serde(default)]
+    pub analysis_ms: u64,
+    /// `--explain`'s and `--metric instructions`' work after the rounds: the build with line
+    /// tables and the counts that name the functions behind a change.
+    #[serde(default)]
+    pub explain_ms: u64,
+}
+
+impl Phases {
+    /// The sum of every phase's time.
+    pub fn total_ms(&self) -> u64 {
+        let builds = [&self.build.base, &self.build.head]
+            .into_iter()
+            .flatten()
+            .map(|b| b.ms)
+            .sum::<u64>();
+        self.checkout_ms
+            + builds
+            + self.discovery_ms
+            + self.trace_ms
+            + self.probe_ms
+            + self.selection_ms
+            + self.analysis_ms
+            + self.explain_ms
+    }
+}
+
+/// The build of each side; `head` is absent when base's build served both (the same commit).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SideBuildTimes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<BuildTime>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<BuildTime>,
+}
+
+/// One side's build: its wall time, and how many crates cargo compiled (0: up to date).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BuildTime {
+    pub ms: u64,
+    #[serde(default)]
+    pub crates_compiled: usize,
 }
 
 /// What a duet run did when one of its rounds showed its two CPUs shared: a round's forks waited

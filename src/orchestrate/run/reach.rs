@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::context::is_command;
+use super::phases::SelectionPart;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
@@ -193,15 +194,18 @@ fn select_in_target(
         .iter()
         .map(|m| trace_request(sides, base, m))
         .collect();
-    let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
-        .par_iter()
-        .map(|request| {
-            let started = Instant::now();
-            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
-            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
-            trace
-        })
-        .collect();
+    let traces: Vec<Result<trace::Trace, trace::TraceError>> =
+        sides.clock.time(SelectionPart::Trace, || {
+            requests
+                .par_iter()
+                .map(|request| {
+                    let started = Instant::now();
+                    let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
+                    progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
+                    trace
+                })
+                .collect()
+        });
     let records = benchmarks
         .iter()
         .zip(traces)
@@ -214,7 +218,9 @@ fn select_in_target(
         })
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
+    sides.clock.time(SelectionPart::Probe, || {
+        super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
+    })
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).

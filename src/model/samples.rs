@@ -890,6 +890,46 @@ mod tests {
     }
 
     #[test]
+    fn timesplit_phases_round_trip_under_their_documented_names_and_old_files_have_none() {
+        let old = SampleFile::from_json(Path::new("x.json"), MINIMAL).unwrap();
+        assert_eq!(old.run.phases, None);
+        let mut file = old.clone();
+        file.run.wall_ms = Some(94_000);
+        file.run.measure_ms = Some(25_800);
+        file.run.phases = Some(Phases {
+            checkout_ms: 812,
+            build: SideBuildTimes {
+                base: Some(BuildTime {
+                    ms: 30_000,
+                    crates_compiled: 64,
+                }),
+                head: None,
+            },
+            trace_ms: 12_000,
+            ..Phases::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        file.save(&path).unwrap();
+        assert_eq!(SampleFile::load(&path).unwrap(), file);
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let phases = &json["run"]["phases"];
+        assert_eq!(phases["build"]["base"]["crates_compiled"], 64, "{phases}");
+        assert_eq!(phases["trace_ms"], 12_000, "{phases}");
+        assert!(phases["build"].get("head").is_none(), "{phases}");
+        assert_eq!(file.run.phases.unwrap().total_ms(), 812 + 30_000 + 12_000);
+        // A file whose phases hold only some fields (a later version's, or written by hand) loads.
+        let partial = MINIMAL.replacen(
+            "{\"schema\": \"perfdiff-samples/1\",",
+            "{\"schema\": \"perfdiff-samples/1\", \"run\": {\"phases\": {\"probe_ms\": 5}},",
+            1,
+        );
+        let loaded = SampleFile::from_json(Path::new("x.json"), &partial).unwrap();
+        assert_eq!(loaded.run.phases.map(|p| p.probe_ms), Some(5));
+    }
+
+    #[test]
     fn truncated_file_names_path_and_position() {
         let err = SampleFile::from_json(Path::new("cut.json"), &MINIMAL[..80]).unwrap_err();
         let text = err.to_string();

@@ -3,10 +3,11 @@
 //! (the field trials) read the split from the run itself instead of from progress lines.
 //!
 //! Why a file of its own, at the bottom of `run/`: selection by reach times its traces and
-//! probes from inside `reach`, `reach_probe` and `reach_commands`, which share its clock through
-//! [`super::reach_sides::SelectedSides`]; kept here, below all of them, no import goes in a
-//! circle. The traces and probes run on several threads, so the clock is atomic; each phase is
-//! timed on the thread that waits for them, so its time is wall time, not a sum over threads.
+//! probes inside `reach` and `reach_commands`, which share its clock through
+//! [`super::reach_sides::SelectedSides`]; kept here, below them, no import goes in a circle.
+//! The traces and probes run on several threads, so the clock is atomic (the sides are shared
+//! with them); each part is timed on the thread that waits for them, so its time is wall time,
+//! not a sum over threads.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -58,25 +59,22 @@ pub(super) enum SelectionPart {
 }
 
 impl SelectionClock {
-    /// Runs `f`, adding its wall time to `part`.
-    pub(super) fn time<T>(&self, part: SelectionPart, f: impl FnOnce() -> T) -> T {
-        let (result, took) = timed(f);
+    /// Adds `took`, a wall time spent on `part`, to its total.
+    pub(super) fn add(&self, part: SelectionPart, took: Duration) {
         let micros = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
-        let counter = match part {
+        self.counter(part).fetch_add(micros, Ordering::Relaxed);
+    }
+
+    fn counter(&self, part: SelectionPart) -> &AtomicU64 {
+        match part {
             SelectionPart::Trace => &self.trace_us,
             SelectionPart::Probe => &self.probe_us,
-        };
-        counter.fetch_add(micros, Ordering::Relaxed);
-        result
+        }
     }
 
     /// The time added to `part` so far.
     pub(super) fn total(&self, part: SelectionPart) -> Duration {
-        let counter = match part {
-            SelectionPart::Trace => &self.trace_us,
-            SelectionPart::Probe => &self.probe_us,
-        };
-        Duration::from_micros(counter.load(Ordering::Relaxed))
+        Duration::from_micros(self.counter(part).load(Ordering::Relaxed))
     }
 }
 
@@ -115,8 +113,8 @@ mod tests {
     #[test]
     fn timesplit_selection_is_its_whole_time_less_its_traces_and_probes() {
         let clock = SelectionClock::default();
-        clock.trace_us.store(12_000_000, Ordering::Relaxed);
-        clock.probe_us.store(3_000_000, Ordering::Relaxed);
+        clock.add(SelectionPart::Trace, Duration::from_secs(12));
+        clock.add(SelectionPart::Probe, Duration::from_secs(3));
         let base = SideTimes {
             checkout: Duration::from_millis(400),
             build: Duration::from_secs(30),
@@ -167,9 +165,17 @@ mod tests {
     #[test]
     fn timesplit_the_clock_adds_each_part_to_its_own_total() {
         let clock = SelectionClock::default();
-        clock.trace_us.store(5_000_000, Ordering::Relaxed);
-        assert_eq!(clock.time(SelectionPart::Trace, || 7), 7);
-        assert!(clock.total(SelectionPart::Trace) >= Duration::from_secs(5));
+        clock.add(SelectionPart::Trace, Duration::from_secs(5));
+        clock.add(SelectionPart::Trace, Duration::from_millis(1_500));
+        assert_eq!(
+            clock.total(SelectionPart::Trace),
+            Duration::from_millis(6_500)
+        );
         assert_eq!(clock.total(SelectionPart::Probe), Duration::ZERO);
+        clock.add(SelectionPart::Probe, Duration::from_micros(250));
+        assert_eq!(
+            clock.total(SelectionPart::Probe),
+            Duration::from_micros(250)
+        );
     }
 }

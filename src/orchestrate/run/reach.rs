@@ -194,18 +194,17 @@ fn select_in_target(
         .iter()
         .map(|m| trace_request(sides, base, m))
         .collect();
-    let traces: Vec<Result<trace::Trace, trace::TraceError>> =
-        sides.clock.time(SelectionPart::Trace, || {
-            requests
-                .par_iter()
-                .map(|request| {
-                    let started = Instant::now();
-                    let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
-                    progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
-                    trace
-                })
-                .collect()
-        });
+    let tracing = Instant::now();
+    let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
+        .par_iter()
+        .map(|request| {
+            let started = Instant::now();
+            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
+            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
+            trace
+        })
+        .collect();
+    sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let records = benchmarks
         .iter()
         .zip(traces)
@@ -218,9 +217,11 @@ fn select_in_target(
         })
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    sides.clock.time(SelectionPart::Probe, || {
-        super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
-    })
+    let probing = Instant::now();
+    let records =
+        super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress);
+    sides.clock.add(SelectionPart::Probe, probing.elapsed());
+    records
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).

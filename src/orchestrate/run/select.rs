@@ -505,11 +505,12 @@ pub(super) fn unstable_ids_reason(unstable: &[String]) -> String {
 }
 
 /// Why benchmarks of a divan before 0.1.18 that take `args` are not measured (its `--list` shows
-/// them without their arguments, [`discover::list_benchmarks`]).
+/// them without their arguments, and its test mode did not show them, [`discover::list_benchmarks`]).
 pub(super) fn unselectable_reason(unselectable: &[String]) -> String {
     format!(
         "only its benchmark(s) `{}`, which take `args`: its divan (before 0.1.18) lists them \
-         without their arguments, so no fork can select one; divan ≥ 0.1.18 lists them",
+         without their arguments, and a run of them in its test mode (`--test`) did not show \
+         them, so no fork can select one; divan ≥ 0.1.18 lists them",
         unselectable.join("`, `")
     )
 }

@@ -435,6 +435,42 @@ old      fastest       │ slowest       │ median        │ mean          │
         assert_eq!(parse_argument_tree(ARGUMENT_TREE, &other), Ok(Vec::new()));
     }
 
+    /// divan 0.1.14's `--test '^strip::strip_str::' '^strip::strip_bytes::'` on anstyle's
+    /// `strip` bench target (fb843c5), recorded: two benchmarks of the same four `args`.
+    const ANSTYLE_ARGUMENT_TREE: &str = "\
+strip
+├─ strip_bytes
+│  ├─ 0-state_changes
+│  ├─ 1-demo.vte
+│  ├─ 2-rg_help.vte
+│  ╰─ 3-rg_linus.vte
+╰─ strip_str
+   ├─ 0-state_changes
+   ├─ 1-demo.vte
+   ├─ 2-rg_help.vte
+   ╰─ 3-rg_linus.vte
+
+";
+
+    #[test]
+    fn arguments_of_anstyle_s_strip_benchmarks() {
+        let asked = ["strip::strip_str", "strip::strip_bytes"].map(str::to_string);
+        let arguments = parse_argument_tree(ANSTYLE_ARGUMENT_TREE, &asked).unwrap();
+        assert_eq!(arguments.len(), 8, "{arguments:?}");
+        assert_eq!(
+            arguments[0],
+            (
+                "strip::strip_bytes".to_string(),
+                "strip::strip_bytes::0-state_changes".to_string()
+            )
+        );
+        assert_eq!(arguments[7].1, "strip::strip_str::3-rg_linus.vte");
+        assert_eq!(
+            argument_list_args(&asked),
+            vec!["--test", "^strip::strip_str::", "^strip::strip_bytes::"]
+        );
+    }
+
     #[test]
     fn arguments_of_two_benchmarks_and_what_is_not_an_argument() {
         // `g::a` has two arguments; `g::a::x` is a benchmark whose name has `::` (its own

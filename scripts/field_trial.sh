@@ -89,20 +89,40 @@ usable_commits() {
   echo "$base $head"
 }
 
-# Seconds at the last progress line matching $2 in log $1 (the `[  12.3s]` stamps).
+# Seconds at the last progress line matching $2 in log $1 (the `[  12.3s]` stamps): the fallback
+# for a run that ended before writing its report (the report's `run.phases` is the split).
 stamp() {
   grep -E "$2" "$1" | tail -n 1 | sed -E 's/^\[ *([0-9.]+)s\].*/\1/' || true
 }
 
+# The run's wall time split as the run recorded it (`run.phases` and `run.measure_ms` of the
+# JSON report $1, docs/reports.md); nothing when the report lacks them.
+split_from_json() {
+  jq -r '
+    def s: if . == null then "?" else (. / 100 | round / 10 | tostring) + " s" end;
+    def build: "\(.ms | s) (\(.crates_compiled) crates compiled)";
+    .run as $r | ($r.phases // empty) as $p |
+    "build: base \($p.build.base | build)"
+      + (if $p.build.head then ", head \($p.build.head | build)" else " (served both)" end)
+      + "; checkout \($p.checkout_ms | s); discovery \($p.discovery_ms | s)"
+      + "; trace \($p.trace_ms | s); probe \($p.probe_ms | s); selection \($p.selection_ms | s)"
+      + "; measuring \($r.measure_ms | s); analysis \($p.analysis_ms | s)"
+      + "; explain \($p.explain_ms | s); run \($r.wall_ms | s) in all"' "$1" 2>/dev/null || true
+}
+
 summarise() {
   local name=$1 log=$2 json=$3 wall=$4 claim=$5
-  local built traced probed measuring
-  built=$(stamp "$log" '] built head')
-  traced=$(stamp "$log" '] [0-9]+/[0-9]+ traced')
-  probed=$(stamp "$log" 'execute the same code|benchmark\(s\) would be compared|choosing what the change reaches needs')
-  measuring=$(jq -r '.measure_ms // empty | . / 1000 | tostring + " s"' "$json" 2>/dev/null || true)
+  local split built traced probed
+  split=$(split_from_json "$json")
   echo "== $name ($claim)"
-  echo "wall ${wall} s; build done at ${built:-?} s; traced at ${traced:-?} s; selection (probe) done at ${probed:-?} s; measuring ${measuring:-?}"
+  if [ -n "$split" ]; then
+    echo "wall ${wall} s; $split"
+  else
+    built=$(stamp "$log" '] built head')
+    traced=$(stamp "$log" '] [0-9]+/[0-9]+ traced')
+    probed=$(stamp "$log" 'execute the same code|benchmark\(s\) would be compared|choosing what the change reaches needs')
+    echo "wall ${wall} s (the report has no split; from the progress stamps): build done at ${built:-?} s; traced at ${traced:-?} s; selection (probe) done at ${probed:-?} s"
+  fi
   jq -r '.benchmarks[] | "\(.id)\t\(.verdict)\t\(if .change_rate then (.change_rate * 100 | . * 10 | round / 10 | tostring) + " %" else "—" end)\t\(.unit // "")\t\(.selection.reason // "—")\t\(.selection.detail // "" | .[0:140])"' "$json" |
     column -t -s $'\t' || true
   jq -r '"verdicts: " + ([.benchmarks[].verdict] | group_by(.) | map("\(.[0]) \(length)") | join(", "))' "$json" || true

@@ -21,6 +21,8 @@ mod build_env;
 mod build_fixture;
 #[path = "fixture_crates/build_workspace.rs"]
 mod build_workspace;
+#[path = "fixture_crates/divan_old.rs"]
+mod divan_old;
 #[path = "fixture_crates/fork_duet.rs"]
 mod fork_duet;
 #[path = "fixture_crates/fork_failures.rs"]

@@ -30,6 +30,8 @@ mod fixture;
 mod fork_length;
 #[path = "orchestration/layouts.rs"]
 mod layouts;
+#[path = "orchestration/remeasure.rs"]
+mod remeasure;
 #[path = "orchestration/robustness.rs"]
 mod robustness;
 #[path = "orchestration/robustness_build.rs"]

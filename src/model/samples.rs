@@ -131,6 +131,82 @@ pub struct RunInfo {
     /// about it ([`ModeChange`]). Absent when nothing changed (and in interleaved runs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode_change: Option<ModeChange>,
+    /// Where the rest of `wall_ms` went, phase by phase ([`Phases`]). Absent in files recorded
+    /// before it was, in merged shards and in replays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phases: Option<Phases>,
+}
+
+/// The wall time of each phase of a run besides measuring (`RunInfo::measure_ms`), in
+/// milliseconds: so that a user, or a script, sees whether a slow run was slow building,
+/// selecting or measuring. The phases follow each other; their sum with `measure_ms` is at most
+/// `wall_ms` (the rest: locking, removing old executables, saving). A resumed run records its
+/// own phases, not the interrupted run's.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Phases {
+    /// Opening the repository, resolving the revisions, checking them out (with
+    /// `--copy-untracked`'s files).
+    #[serde(default)]
+    pub checkout_ms: u64,
+    /// Each side's build: its bench targets, code layouts and programs.
+    #[serde(default)]
+    pub build: SideBuildTimes,
+    /// Listing and matching the benchmarks of both sides.
+    #[serde(default)]
+    pub discovery_ms: u64,
+    /// Selection by reach: tracing the benchmarks (and commands) under valgrind on base.
+    #[serde(default)]
+    pub trace_ms: u64,
+    /// Selection by reach: the native probes of the benchmarks it would skip.
+    #[serde(default)]
+    pub probe_ms: u64,
+    /// Selection by reach besides its traces and probes: comparing the two sides' machine code
+    /// and files.
+    #[serde(default)]
+    pub selection_ms: u64,
+    /// The analysis after the rounds.
+    #[serde(default)]
+    pub analysis_ms: u64,
+    /// `--explain`'s and `--metric instructions`' work after the rounds: the build with line
+    /// tables and the counts that name the functions behind a change.
+    #[serde(default)]
+    pub explain_ms: u64,
+}
+
+impl Phases {
+    /// The sum of every phase's time.
+    pub fn total_ms(&self) -> u64 {
+        let builds = [&self.build.base, &self.build.head]
+            .into_iter()
+            .flatten()
+            .map(|b| b.ms)
+            .sum::<u64>();
+        self.checkout_ms
+            + builds
+            + self.discovery_ms
+            + self.trace_ms
+            + self.probe_ms
+            + self.selection_ms
+            + self.analysis_ms
+            + self.explain_ms
+    }
+}
+
+/// The build of each side; `head` is absent when base's build served both (the same commit).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SideBuildTimes {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<BuildTime>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<BuildTime>,
+}
+
+/// One side's build: its wall time, and how many crates cargo compiled (0: up to date).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BuildTime {
+    pub ms: u64,
+    #[serde(default)]
+    pub crates_compiled: usize,
 }
 
 /// What a duet run did when one of its rounds showed its two CPUs shared: a round's forks waited
@@ -345,6 +421,12 @@ pub struct ForkRecord {
     /// on CPUs that other work shared.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub set_aside: bool,
+    /// The fork of the same side and round measured first, when its own samples showed it
+    /// disturbed (far slower than every earlier fork of its side) and this fork measured it
+    /// again ([`crate::steps::stop::StopPolicy::remeasures`]): kept here, left out of the
+    /// analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remeasured: Option<Box<ForkRecord>>,
     /// Unix time in milliseconds when the fork's process started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_unix_ms: Option<u64>,
@@ -812,6 +894,46 @@ mod tests {
         let file = SampleFile::from_json(Path::new("x.json"), MINIMAL).unwrap();
         file.save(&path).unwrap();
         assert_eq!(SampleFile::load(&path).unwrap(), file);
+    }
+
+    #[test]
+    fn timesplit_phases_round_trip_under_their_documented_names_and_old_files_have_none() {
+        let old = SampleFile::from_json(Path::new("x.json"), MINIMAL).unwrap();
+        assert_eq!(old.run.phases, None);
+        let mut file = old.clone();
+        file.run.wall_ms = Some(94_000);
+        file.run.measure_ms = Some(25_800);
+        file.run.phases = Some(Phases {
+            checkout_ms: 812,
+            build: SideBuildTimes {
+                base: Some(BuildTime {
+                    ms: 30_000,
+                    crates_compiled: 64,
+                }),
+                head: None,
+            },
+            trace_ms: 12_000,
+            ..Phases::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.json");
+        file.save(&path).unwrap();
+        assert_eq!(SampleFile::load(&path).unwrap(), file);
+        let json: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        let phases = &json["run"]["phases"];
+        assert_eq!(phases["build"]["base"]["crates_compiled"], 64, "{phases}");
+        assert_eq!(phases["trace_ms"], 12_000, "{phases}");
+        assert!(phases["build"].get("head").is_none(), "{phases}");
+        assert_eq!(file.run.phases.unwrap().total_ms(), 812 + 30_000 + 12_000);
+        // A file whose phases hold only some fields (a later version's, or written by hand) loads.
+        let partial = MINIMAL.replacen(
+            "{\"schema\": \"perfdiff-samples/1\",",
+            "{\"schema\": \"perfdiff-samples/1\", \"run\": {\"phases\": {\"probe_ms\": 5}},",
+            1,
+        );
+        let loaded = SampleFile::from_json(Path::new("x.json"), &partial).unwrap();
+        assert_eq!(loaded.run.phases.map(|p| p.probe_ms), Some(5));
     }
 
     #[test]

@@ -164,6 +164,7 @@ pub fn replay(file: &SampleFile, rule: StopRule, options: &ReplayOptions) -> Rul
     // The recording's timings are not the replay's.
     replayed.run.wall_ms = None;
     replayed.run.measure_ms = None;
+    replayed.run.phases = None;
     let mut checkpoint_ms = vec![0.0; file.benchmarks.len()];
     for (index, record) in full.benchmarks.iter_mut().enumerate() {
         record.truncate_to_rounds(policy.max_forks);

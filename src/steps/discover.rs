@@ -16,8 +16,10 @@
 //!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
 //!   ([`CliDialect`]), since they have no `--exact` either.
 //! - divan before 0.1.18 rejects the terse listing's `--format` as well; its `--list` tree is
-//!   read instead, and its benchmarks with `args`, which that tree shows without their arguments,
-//!   are set apart ([`Listing::unselectable`]; [`divan`]). A tree that cannot be read fails that
+//!   read instead. That tree shows a benchmark with `args` without its arguments: they are read
+//!   from a run in divan's test mode, each a benchmark of its own (`<path>::<arg>`, as later
+//!   divan lists it), and a benchmark whose arguments that run does not show is set apart
+//!   ([`Listing::unselectable`]; [`divan`]). A tree that cannot be read fails that
 //!   target's listing only, like any listing failure ([`settle_failed_listings`]), and names the
 //!   divan version the executable shows.
 //! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
@@ -214,7 +216,8 @@ pub struct Listing {
     pub ids: Vec<String>,
     pub harness: Harness,
     /// Benchmarks listed that no fork can select, left out of `ids`: divan before 0.1.18 lists a
-    /// benchmark with `args` without its arguments ([`divan::parse_tree_list`]).
+    /// benchmark with `args` without its arguments ([`divan::parse_tree_list`]), and these are
+    /// those whose arguments its test mode did not show either.
     pub unselectable: Vec<String>,
 }
 
@@ -332,7 +335,8 @@ fn list_criterion(
 /// Lists divan benchmarks with `run` (which runs the executable with the arguments given):
 /// `--list --format terse` first; when divan's parser rejects `--format` (before 0.1.18), the
 /// tree of `--list`, then `--list --exact` with every path it gave, which prints only those a
-/// fork can select ([`divan`]). A tree that cannot be read is an error naming the divan version
+/// fork can select, and for the others (benchmarks with `args`) a run in test mode that shows
+/// their arguments, each listed as a benchmark of its own ([`divan`]). A tree that cannot be read is an error naming the divan version
 /// (from `version`, when the executable shows it), so that only this target is set apart.
 fn list_divan(
     run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
@@ -371,13 +375,52 @@ fn list_divan(
         Ok(Ok(selectable)) => selectable.into_iter().collect(),
         _ => paths.iter().cloned().collect(),
     };
-    let (ids, unselectable): (Vec<String>, Vec<String>) =
-        paths.into_iter().partition(|p| selectable.contains(p));
+    let with_args: Vec<String> = paths
+        .iter()
+        .filter(|p| !selectable.contains(*p))
+        .cloned()
+        .collect();
+    let arguments = divan_arguments(&run, &with_args);
+    let (mut ids, mut unselectable) = (Vec::new(), Vec::new());
+    for path in paths {
+        if selectable.contains(&path) {
+            ids.push(path);
+            continue;
+        }
+        let before = ids.len();
+        ids.extend(
+            arguments
+                .iter()
+                .filter(|(benchmark, _)| *benchmark == path)
+                .map(|(_, id)| id.clone()),
+        );
+        if ids.len() == before {
+            unselectable.push(path);
+        }
+    }
     Ok(Listing {
         ids,
         harness: Harness::Divan,
         unselectable,
     })
+}
+
+/// The arguments of divan benchmarks `with_args` (before 0.1.18), as `(benchmark, id)`, from a
+/// run of them in divan's test mode ([`divan::argument_list_args`]); none when there are no such
+/// benchmarks or that run fails or cannot be read (they stay unselectable then).
+fn divan_arguments(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    with_args: &[String],
+) -> Vec<(String, String)> {
+    if with_args.is_empty() {
+        return Vec::new();
+    }
+    let args = divan::argument_list_args(with_args);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args)
+        .ok()
+        .and_then(|stdout| divan::parse_argument_tree(&stdout, with_args).ok())
+        .unwrap_or_default()
 }
 
 /// The divan version compiled into the executable at `path`, from the source paths its panic
@@ -1474,6 +1517,34 @@ mod tests {
     }
 
     const FORMAT_ERROR: &str = "error: unexpected argument '--format' found\n\nUsage: stream";
+
+    #[test]
+    fn divan_s_rejection_of_format_is_known_without_clap_s_error_context() {
+        // divan 0.1.14 builds clap without `error-context` unless another dependency enables it.
+        let calls = Default::default();
+        let answers = [
+            ("--list --format", Err("error: unexpected argument found")),
+            (
+                "--list --exact",
+                Ok("stream\n├─ parse\n│  ╰─ advance\n╰─ write\n"),
+            ),
+            ("--list", Ok(TREE)),
+            ("--test", Ok("stream\n╰─ sizes\n   ╰─ 8\n")),
+        ];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        let ids = [
+            "stream::parse::advance",
+            "stream::sizes::8",
+            "stream::write",
+        ];
+        assert_eq!(listing.ids, ids);
+        // Another usage error is not taken for it.
+        let answers = [(
+            "--list --format",
+            Err("error: invalid value 'terse' for '--format <FORMAT>'"),
+        )];
+        assert!(list_divan(divan_exe(&answers, &calls), || None).is_err());
+    }
     const TREE: &str = "stream\n├─ parse\n│  ╰─ advance\n├─ sizes\n╰─ write\n\n";
 
     #[test]
@@ -1490,22 +1561,63 @@ mod tests {
         let calls = Default::default();
         // `sizes` has `args`: the tree shows it as a leaf, which `--exact` does not select.
         let exact = "stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n";
+        // Its test mode shows the arguments, each a leaf below it.
+        let arguments = "stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n";
         let answers = [
             ("--list --format", Err(FORMAT_ERROR)),
             ("--list --exact", Ok(exact)),
             ("--list", Ok(TREE)),
+            ("--test", Ok(arguments)),
         ];
         let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
-        assert_eq!(listing.ids, vec!["stream::parse::advance", "stream::write"]);
-        assert_eq!(listing.unselectable, vec!["stream::sizes"]);
+        let ids = [
+            "stream::parse::advance",
+            "stream::sizes::8",
+            "stream::sizes::64",
+            "stream::write",
+        ];
+        assert_eq!(listing.ids, ids);
+        assert!(listing.unselectable.is_empty(), "{listing:?}");
         assert_eq!(
             calls.take(),
             vec![
                 "--list --format terse",
                 "--list",
                 "--list --exact stream::parse::advance stream::sizes stream::write",
+                "--test ^stream::sizes::",
             ]
         );
+    }
+
+    #[test]
+    fn divan_arguments_its_test_mode_does_not_show_stay_unselectable() {
+        let exact = "stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n";
+        for test_mode in [Err("thread 'main' panicked"), Ok("stream\n╰─ sizes\n\n")] {
+            let calls = Default::default();
+            let answers = [
+                ("--list --format", Err(FORMAT_ERROR)),
+                ("--list --exact", Ok(exact)),
+                ("--list", Ok(TREE)),
+                ("--test", test_mode),
+            ];
+            let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+            assert_eq!(listing.ids, vec!["stream::parse::advance", "stream::write"]);
+            assert_eq!(listing.unselectable, vec!["stream::sizes"], "{test_mode:?}");
+        }
+    }
+
+    #[test]
+    fn divan_without_args_is_not_run_in_test_mode() {
+        let calls = Default::default();
+        let tree = "stream\n╰─ write\n\n";
+        let answers = [
+            ("--list --format", Err(FORMAT_ERROR)),
+            ("--list --exact", Ok(tree)),
+            ("--list", Ok(tree)),
+        ];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        assert_eq!(listing.ids, vec!["stream::write"]);
+        assert_eq!(calls.take().len(), 3);
     }
 
     #[test]

@@ -97,6 +97,17 @@ const SMALL_LOOK_ALPHA_SHARE: f64 = 0.05;
 const LAST_LOOK_ALPHA_SHARE: f64 = 0.35;
 /// Power that the futility stop's "rounds it would take" aims for.
 const ROUNDS_NEEDED_POWER: f64 = 0.8;
+/// A fork is measured again when it is more than this much slower than every earlier fork of
+/// its side: the floor of a disturbed round ([`stats::disturbed::DISTURBED_MIN_EXCESS`]), so a
+/// fork's ordinary spread and its code layout's effect (a few per cent) never trigger it.
+pub const REMEASURE_MIN_EXCESS: f64 = stats::disturbed::DISTURBED_MIN_EXCESS;
+/// Earlier forks of its side a fork is judged against; with fewer, a slow fork cannot be told
+/// from a slow side.
+pub const REMEASURE_AFTER_FORKS: usize = 2;
+/// At most this many forks of one benchmark (both sides together) are measured again in a run:
+/// a benchmark whose forks are often that far apart (per-process spread, a drift) costs at most
+/// this many forks more, and its spread is left to the analysis.
+pub const REMEASURE_AT_MOST: usize = 2;
 
 /// What the stop rules take of a run's settings (the configuration layer builds it from its
 /// `Settings`).
@@ -348,6 +359,47 @@ impl StopPolicy {
             current + Duration::from_nanos(dropped_ns as u64)
         };
         adjusted.clamp(WARMUP_TIME_MIN, WARMUP_TIME_MAX)
+    }
+
+    /// Whether `fork`, just measured for `side` of `record` (its warm-up marked), is measured
+    /// again: a fork its own samples show disturbed, more than [`REMEASURE_MIN_EXCESS`] slower
+    /// than every earlier fork of its side (from [`REMEASURE_AFTER_FORKS`] on). Disturbances only
+    /// add time, and a fork is judged against its own side, so a change between the sides plays
+    /// no part and the rule is the same for both. Only under `decided` in interleaved mode (a
+    /// duet fork's partner shares its disturbance, and a fixed run measures as asked); a fork
+    /// that replaces a disturbed one is not judged again, and at most [`REMEASURE_AT_MOST`] forks
+    /// of a benchmark are measured again. Removing the same upper tail from both sides leaves
+    /// the ratio of an A/A comparison centred on 1 (error control in
+    /// `tests/offline/calibrated_simulation.rs`, `docs/design/stop-rule.md`).
+    pub fn remeasures(
+        &self,
+        record: &BenchmarkRecord,
+        side: &SideRecord,
+        fork: &ForkRecord,
+    ) -> bool {
+        let remeasured = |s: &SideRecord| s.forks.iter().filter(|f| f.remeasured.is_some()).count();
+        if self.rule != StopRule::Decided
+            || self.mode != Mode::Interleaved
+            || fork.remeasured.is_some()
+            || remeasured(&record.base) + remeasured(&record.head) >= REMEASURE_AT_MOST
+        {
+            return false;
+        }
+        let level = |f: &ForkRecord| stats::descriptive::mean(&f.per_iteration_ns());
+        let earlier: Vec<f64> = side
+            .forks
+            .iter()
+            .filter(|f| !f.set_aside && !f.per_iteration_ns().is_empty())
+            .map(level)
+            .filter(|l| l.is_finite() && *l > 0.0)
+            .collect();
+        let Some(slowest_earlier) = earlier.iter().copied().reduce(f64::max) else {
+            return false;
+        };
+        let this = level(fork);
+        earlier.len() >= REMEASURE_AFTER_FORKS
+            && this.is_finite()
+            && this > slowest_earlier * (1.0 + REMEASURE_MIN_EXCESS)
     }
 
     /// After a round: whether benchmark `record` should stop, with why. `others` are the
@@ -1200,6 +1252,67 @@ mod tests {
             assert!(stop.base_stable && !stop.capped, "{mode:?}");
             let paired = crate::steps::analysis::paired_rounds(&duet_record(5), mode).unwrap();
             assert!((paired.estimate() - 1.1).abs() < 1e-9);
+        }
+    }
+
+    /// A fork of round `round` at `scale` (as [`record_from_scales`] makes them).
+    fn fork_at(scale: f64, round: usize) -> ForkRecord {
+        let mut fork = record_from_scales("x", &[1.0], &[scale]).head.forks[0].clone();
+        fork.round = Some(round);
+        fork
+    }
+
+    #[test]
+    fn a_fork_far_slower_than_every_earlier_fork_of_its_side_is_measured_again() {
+        let p = StopPolicy::from_settings(defaults());
+        let record = record_from_scales("x", &[1.0, 1.02], &[1.1, 1.12]);
+        // Judged against its own side: head's forks are 10 % slower than base's, and that is no
+        // disturbance of head.
+        assert!(!p.remeasures(&record, &record.head, &fork_at(1.2, 2)));
+        assert!(p.remeasures(&record, &record.head, &fork_at(1.3, 2)));
+        assert!(p.remeasures(&record, &record.base, &fork_at(1.2, 2)));
+        // Only slower: a disturbance adds time.
+        assert!(!p.remeasures(&record, &record.base, &fork_at(0.5, 2)));
+        // Within 10 % of the slowest earlier fork: the ordinary spread of forks and layouts.
+        assert!(!p.remeasures(&record, &record.base, &fork_at(1.1, 2)));
+        // Two earlier forks are needed to tell a slow fork from a slow side.
+        let one = record_from_scales("x", &[1.0], &[1.0]);
+        assert!(!p.remeasures(&one, &one.base, &fork_at(2.0, 1)));
+    }
+
+    #[test]
+    fn measuring_again_is_bounded_and_only_under_decided_interleaved() {
+        let record = record_from_scales("x", &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0]);
+        let slow = fork_at(1.5, 3);
+        let decided = StopPolicy::from_settings(defaults());
+        assert!(decided.remeasures(&record, &record.base, &slow));
+        // A fork that is itself a measurement again is not measured a third time.
+        let mut replacement = fork_at(1.5, 3);
+        replacement.remeasured = Some(Box::new(slow.clone()));
+        assert!(!decided.remeasures(&record, &record.base, &replacement));
+        // At most REMEASURE_AT_MOST forks of a benchmark, both sides together.
+        let mut capped = record.clone();
+        for side in [&mut capped.base, &mut capped.head] {
+            side.forks[1].remeasured = Some(Box::new(slow.clone()));
+        }
+        assert_eq!(REMEASURE_AT_MOST, 2);
+        assert!(!decided.remeasures(&capped, &capped.base, &slow));
+        let mut once = record.clone();
+        once.head.forks[1].remeasured = Some(Box::new(slow.clone()));
+        assert!(decided.remeasures(&once, &once.base, &slow));
+        // A fixed run measures as asked; a duet fork's partner shares its disturbance.
+        for settings in [
+            StopSettings {
+                rule: StopRule::Fixed,
+                ..defaults()
+            },
+            StopSettings {
+                mode: Mode::Duet,
+                ..defaults()
+            },
+        ] {
+            let p = StopPolicy::from_settings(settings);
+            assert!(!p.remeasures(&record, &record.base, &slow));
         }
     }
 }

@@ -269,3 +269,243 @@ fn a_crate_that_compiles_its_directory_in_builds_the_same_code_in_both_checkouts
     assert_eq!(reason(&report, "read"), "same_code", "{err}");
     assert_eq!(reason(&report, "other"), "reaches_change", "{err}");
 }
+
+/// [`selecting`] with `--verbose` (the build log names each crate compiled) and without the
+/// store of kept builds, so each side is built by cargo here and its compilations are counted.
+fn selecting_verbose_alone(dir: &Path, args: &[&str]) -> Output {
+    let args = with_options(args, &["--verbose"]);
+    perfdiff_command(dir, &with_default_layouts(&args))
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
+        .output()
+        .expect("cargo runs")
+}
+
+/// How many times the build log of [`selecting_verbose_alone`] says, on either side, that cargo
+/// compiled the package `name`.
+fn compiled(err: &str, name: &str) -> usize {
+    err.lines()
+        .filter(|line| line.ends_with(&format!(": compiling {name}")))
+        .count()
+}
+
+/// A copy of crates.io's `itoa` 1.0.18 (the version criterion's lock holds) at `dir`, as a
+/// repository holds a patched dependency: its source from cargo's registry cache and a manifest
+/// of its own (the registry's names dev-dependencies this suite has not built).
+fn vendored_itoa(dir: &Path) {
+    let registry = cargo_perfdiff::steps::build::cargo_env::cargo_home()
+        .expect("cargo's home")
+        .join("registry/src");
+    let source = std::fs::read_dir(&registry)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|index| index.path().join("itoa-1.0.18/src"))
+        .find(|src| src.is_dir())
+        .unwrap_or_else(|| panic!("itoa 1.0.18 in {}", registry.display()));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    for file in std::fs::read_dir(&source).unwrap().flatten() {
+        std::fs::copy(file.path(), dir.join("src").join(file.file_name())).unwrap();
+    }
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        "[package]\nname = \"itoa\"\nversion = \"1.0.18\"\nedition = \"2021\"\n\n\
+         [features]\nno-panic = []\n",
+    )
+    .unwrap();
+}
+
+/// Resolves the workspace of `manifest` (in `repo`) into its `Cargo.lock`, and checks that its
+/// `[patch]` of `itoa` is used: the lock's `itoa` has no registry source.
+fn lock_with_the_patch(repo: &Path, manifest: &str) {
+    let output = std::process::Command::new("cargo")
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--manifest-path",
+            manifest,
+        ])
+        .current_dir(repo)
+        .output()
+        .expect("cargo metadata runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lock_path = repo.join(manifest).with_file_name("Cargo.lock");
+    let lock = std::fs::read_to_string(lock_path).unwrap();
+    let itoa = lock
+        .split("[[package]]")
+        .find(|entry| entry.contains("name = \"itoa\""))
+        .expect("itoa in the lock");
+    assert!(!itoa.contains("source ="), "the patch is unused: {lock}");
+}
+
+/// A virtual workspace shaped like RustCrypto/hashes' (where head's build recompiled every
+/// member before the build's freshness gave same-content files the recorded moment): one
+/// member is a crate crates.io also has (`itoa`, as `sha1` is there) and `[patch.crates-io]`
+/// points every use of it, criterion's own (through serde_json) included, at that member.
+/// `fmtlib` formats with it; the `bench` package's `format` benchmark calls `fmtlib`, `other`
+/// does work of its own. Committed as "base".
+fn workspace_patching_its_own_member(repo: &Path) {
+    criterion_workspace_repo(repo, &["itoa", "fmtlib", "bench"], |repo| {
+        let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+        std::fs::write(
+            repo.join("Cargo.toml"),
+            format!("{manifest}\n[patch.crates-io]\nitoa = {{ path = \"itoa\" }}\n"),
+        )
+        .unwrap();
+        vendored_itoa(&repo.join("itoa"));
+        write_library_package(
+            &repo.join("fmtlib"),
+            "fmtlib",
+            "\n[dependencies]\nitoa = \"1\"\n",
+        );
+        std::fs::write(
+            repo.join("fmtlib/src/lib.rs"),
+            "pub fn digits(x: u64) -> usize {\n    itoa::Buffer::new().format(x).len()\n}\n",
+        )
+        .unwrap();
+        let bench = repo.join("bench");
+        write_criterion_package(
+            &bench,
+            "bench",
+            &[],
+            "\n[dependencies]\nfmtlib = { path = \"../fmtlib\" }\n",
+        );
+        add_bench_target(
+            &bench,
+            "formats",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             c.bench_function(\"format\", |b| b.iter(|| fmtlib::digits(black_box(1_234_567))));\n    \
+             c.bench_function(\"other\", |b| b.iter(|| (0..black_box(100u64)).fold(1u64, |a, i| a.wrapping_mul(i | 1))));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+        lock_with_the_patch(repo, "Cargo.toml");
+    });
+}
+
+#[test]
+fn a_patch_to_the_workspace_s_own_member_compiles_each_crate_once_for_both_sides() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("ws");
+    workspace_patching_its_own_member(&repo);
+    replace_in(&repo, "bench/benches/formats.rs", "i | 1", "i | 3");
+    commit_all(&repo, "other changes");
+    let output = selecting_verbose_alone(&repo, &parent_vs_head_json(&[]));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    // Head's checkout, written after base's build, shares base's units: the patched member
+    // and the library the commit does not touch compile once, the changed package on both
+    // sides.
+    assert_eq!(compiled(&err, "itoa"), 1, "{err}");
+    assert_eq!(compiled(&err, "fmtlib"), 1, "{err}");
+    assert!(compiled(&err, "bench") >= 2, "{err}");
+    let report = json_report(&output);
+    assert_eq!(reason(&report, "format"), "same_code", "{err}");
+    assert_eq!(reason(&report, "other"), "reaches_change", "{err}");
+}
+
+/// The bench-package shape ([`library_with_a_bench_package`]'s) with two more things real
+/// libraries have: the library formats with `itoa`, which the bench package's workspace patches
+/// to a copy in the repository (`[patch.crates-io] itoa = { path = "../vendor/itoa" }`: outside
+/// that workspace, so cargo names it by its absolute path), and a build script that generates
+/// code (`$OUT_DIR/gen.rs`, `include!`d, whose assertion's panic location names the generated
+/// file by its absolute path in the target directory). `mix` does the library's own work,
+/// `digits` formats, `generated` reads the generated table. Committed as "base".
+fn library_with_a_patch_and_generated_code(repo: &Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"genlib\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [dependencies]\nitoa = \"1\"\n\n[workspace]\nexclude = [\"benches\", \"vendor\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("build.rs"),
+        "use std::path::Path;\n\n// The step between the table's values.\nconst STEP: u64 = 7;\n\n\
+         fn main() {\n    \
+         let values: Vec<String> = (0..64u64).map(|i| (i * STEP % 61).to_string()).collect();\n    \
+         let code = format!(\n        \
+         \"pub const TABLE: [u64; 64] = [{}];\\n\\npub fn generated(i: u64) -> u64 {{\\n    \
+         assert!(i < 1 << 40, \\\"{{i}} is out of range\\\");\\n    \
+         TABLE[(i % 64) as usize] + TABLE[(i * 3 % 64) as usize]\\n}}\\n\",\n        \
+         values.join(\", \")\n    );\n    \
+         let out = Path::new(&std::env::var(\"OUT_DIR\").unwrap()).join(\"gen.rs\");\n    \
+         std::fs::write(out, code).unwrap();\n    \
+         println!(\"cargo:rerun-if-changed=build.rs\");\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\n\n\
+         pub fn mix(rounds: u64) -> u64 {\n    let mut x = 1u64;\n    for i in 0..rounds {\n        \
+         x = (x ^ i).wrapping_mul(0x100_0000_01b3).rotate_left(5);\n    }\n    x\n}\n\n\
+         pub fn digits(x: u64) -> usize {\n    itoa::Buffer::new().format(x).len()\n}\n",
+    )
+    .unwrap();
+    vendored_itoa(&repo.join("vendor/itoa"));
+    let benches = repo.join("benches");
+    write_criterion_package(
+        &benches,
+        "genbench",
+        &[],
+        "\n[dependencies]\ngenlib = { path = \"..\" }\n\n\
+         [patch.crates-io]\nitoa = { path = \"../vendor/itoa\" }\n",
+    );
+    add_bench_target(
+        &benches,
+        "gens",
+        "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+         fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"mix\", |b| b.iter(|| genlib::mix(black_box(200))));\n    \
+         c.bench_function(\"digits\", |b| b.iter(|| genlib::digits(black_box(1_234_567))));\n    \
+         c.bench_function(\"generated\", |b| b.iter(|| genlib::generated(black_box(17))));\n}\n\n\
+         criterion_group!(group, benches);\ncriterion_main!(group);\n",
+    );
+    copy_demo_lock(&benches);
+    lock_with_the_patch(repo, "benches/Cargo.toml");
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    commit_all(repo, "base");
+}
+
+#[test]
+fn a_patch_outside_the_bench_package_and_generated_code_build_the_same_code_in_both_checkouts() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_patch_and_generated_code(&repo);
+    // The build script changes, what it generates does not.
+    replace_in(&repo, "build.rs", "table's values", "table's 64 values");
+    commit_all(&repo, "build script comment");
+    let args = with_options(
+        &parent_vs_head_json(&[]),
+        &["--manifest-path", "benches/Cargo.toml"],
+    );
+    let output = selecting_verbose_alone(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    // The patched crate, outside the bench package's workspace, is one unit for both sides
+    // (built through one path); the library's build script changed, so it runs on both.
+    assert_eq!(compiled(&err, "itoa"), 1, "{err}");
+    assert_eq!(compiled(&err, "genlib"), 2, "{err}");
+    assert!(err.contains("one path for both checkouts"), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "digits", "generated"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+
+    // What the build script generates changes: the benchmark that reads it is measured, the
+    // others are not.
+    replace_in(&repo, "build.rs", "STEP: u64 = 7", "STEP: u64 = 11");
+    commit_all(&repo, "another step");
+    let output = selecting_verbose_alone(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_eq!(reason(&report, "generated"), "reaches_change", "{err}");
+    for id in ["mix", "digits"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+}

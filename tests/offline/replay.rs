@@ -118,6 +118,37 @@ fn replay_figures_are_computed_from_the_recording() {
 }
 
 #[test]
+fn timesplit_a_recording_from_before_the_time_split_replays_and_reports_without_it() {
+    let raw =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(RECORDING)).unwrap();
+    assert!(
+        !raw.contains("\"phases\""),
+        "the recording predates the split"
+    );
+    let file = recording();
+    assert_eq!(file.run.phases, None);
+    let result = replay::replay(&file, StopRule::Decided, &options());
+    assert_eq!(result.benchmarks.len(), 4);
+    check_bookkeeping(&file, &result);
+    // `cargo perfdiff report` of it: the table has no split (nor a time line: no measure_ms).
+    let report = cargo_perfdiff::orchestrate::run::analyse_samples(
+        &file,
+        &cargo_perfdiff::orchestrate::run::recorded_settings(&file),
+        None,
+    );
+    assert_eq!(report.run.phases, None);
+    use cargo_perfdiff::steps::report::{Format, Style, render};
+    let style = Style {
+        color: false,
+        width: None,
+        wrap: false,
+    };
+    let table = render(&report, Format::Table, &style);
+    assert!(table.contains("hash/"), "{table}");
+    assert!(!table.contains("time:"), "{table}");
+}
+
+#[test]
 fn fixed_at_max_forks_is_the_reference_itself() {
     let file = recording();
     let options = ReplayOptions {

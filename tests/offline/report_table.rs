@@ -512,6 +512,61 @@ fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
     );
 }
 
+#[test]
+fn timesplit_the_time_line_splits_the_whole_run_when_it_recorded_its_phases() {
+    use cargo_perfdiff::model::samples::{BuildTime, Phases, SideBuildTimes};
+    let style = NO_COLOR;
+    let mut report = all_verdicts();
+    report.benchmarks[0].forks = ForkCounts { base: 3, head: 3 };
+    report.run.wall_ms = Some(94_000);
+    report.run.measure_ms = Some(25_800);
+    report.run.phases = Some(Phases {
+        checkout_ms: 812,
+        build: SideBuildTimes {
+            base: Some(BuildTime {
+                ms: 30_000,
+                crates_compiled: 64,
+            }),
+            head: Some(BuildTime {
+                ms: 11_000,
+                crates_compiled: 3,
+            }),
+        },
+        discovery_ms: 2_100,
+        trace_ms: 12_000,
+        probe_ms: 3_000,
+        selection_ms: 400,
+        analysis_ms: 12,
+        explain_ms: 0,
+    });
+    let out = render(&report, Format::Table, &style);
+    let expected = "time: 1 min 34 s in all: build 41.0 s (base 30.0 s, head 11.0 s) · trace 12.0 s · \
+                    probe 3.0 s · measuring 25.8 s (96 forks, 8.7 per benchmark and side) · other \
+                    12.2 s";
+    assert_eq!(out.matches(expected).count(), 1, "{out}");
+    assert!(
+        !out.contains("phase by phase"),
+        "--explain's line only with --explain: {out}"
+    );
+    // With --explain: every phase, and what each side's build compiled.
+    report.run.settings = Some(serde_json::json!({ "explain": true }));
+    let out = render(&report, Format::Table, &style);
+    assert!(
+        out.contains(
+            "time, phase by phase: checkout 812 ms · base's build 30.0 s (64 crates compiled) · \
+             head's build 11.0 s (3 crates compiled) · discovery 2.1 s · trace 12.0 s · probe \
+             3.0 s · selection 400 ms · measuring 25.8 s · analysis 12 ms · other 8.9 s"
+        ),
+        "{out}"
+    );
+    // The Markdown report's last line (and with it the GitHub Action's job summary) carries it.
+    let markdown = render(&report, Format::Markdown, &style);
+    assert!(
+        markdown.contains("build 41.0 s (base 30.0 s, head 11.0 s) · trace 12.0 s"),
+        "{markdown}"
+    );
+}
+
 /// Sets every side's relative SD of fork means to `spread`.
 fn with_fork_spread(
     mut report: cargo_perfdiff::steps::analysis::Report,

@@ -24,6 +24,7 @@ use cargo_perfdiff::steps::analysis::Outcome;
 use cargo_perfdiff::steps::stop::StopPolicy;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const SAMPLES: usize = 10;
 
@@ -99,36 +100,93 @@ pub(crate) fn empty_record() -> BenchmarkRecord {
     }
 }
 
-/// Runs the rule's sequential procedure and the final verdict once: the verdict and the rounds.
-fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, usize) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    run_to_verdict(settings, seed, |round| {
-        let base_layout = (scenario.layout_sd * standard_normal(&mut rng)).exp();
+/// The forks of one simulated comparison: each round's pair, and a side's fork measured again.
+pub(crate) trait Draws {
+    /// Base's fork and head's of round `round`.
+    fn round(&mut self, round: usize) -> (ForkRecord, ForkRecord);
+    /// Another fork of the side (`head` or base) of round `round`, in the same layout.
+    fn again(&mut self, round: usize, head: bool) -> ForkRecord;
+}
+
+/// The Gaussian forks of a scenario; a fork measured again keeps its round's layout.
+struct Gaussian<'s> {
+    rng: Xoshiro256PlusPlus,
+    scenario: &'s Scenario,
+    /// The levels of base and head in the current round's layout.
+    levels: (f64, f64),
+}
+
+impl Draws for Gaussian<'_> {
+    fn round(&mut self, round: usize) -> (ForkRecord, ForkRecord) {
+        let scenario = self.scenario;
+        let base_layout = (scenario.layout_sd * standard_normal(&mut self.rng)).exp();
         let head_layout = if scenario.shared_layouts {
             base_layout
         } else {
-            (scenario.layout_sd * standard_normal(&mut rng)).exp()
+            (scenario.layout_sd * standard_normal(&mut self.rng)).exp()
         };
-        let base = fork(&mut rng, 1000.0 * base_layout, round, scenario);
-        let head_level = 1000.0 * (1.0 + scenario.change) * head_layout;
-        (base, fork(&mut rng, head_level, round, scenario))
-    })
+        self.levels = (
+            1000.0 * base_layout,
+            1000.0 * (1.0 + scenario.change) * head_layout,
+        );
+        let base = fork(&mut self.rng, self.levels.0, round, scenario);
+        (base, fork(&mut self.rng, self.levels.1, round, scenario))
+    }
+
+    fn again(&mut self, round: usize, head: bool) -> ForkRecord {
+        let level = if head { self.levels.1 } else { self.levels.0 };
+        fork(&mut self.rng, level, round, self.scenario)
+    }
 }
 
-/// Adds the rounds `next_round` makes (base's fork, head's) until the stop rule ends the
-/// benchmark or its rounds run out, then analyses them as a run would: the verdict and the
-/// rounds run.
+/// Runs the rule's sequential procedure and the final verdict once: the verdict, the rounds
+/// and the forks measured again.
+fn simulate(scenario: &Scenario, settings: &Settings, seed: u64) -> (Outcome, usize, usize) {
+    let mut draws = Gaussian {
+        rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+        scenario,
+        levels: (1000.0, 1000.0),
+    };
+    run_to_verdict(settings, seed, &mut draws)
+}
+
+/// Whether [`run_to_verdict`] measures a fork again as a run does (true but in
+/// `calibrated_simulation::print_what_measuring_again_changes`, which compares without).
+pub(crate) static REMEASURE: AtomicBool = AtomicBool::new(true);
+
+/// Adds the rounds `draws` makes (base's fork, head's; a fork the shipped rule measures again,
+/// [`StopPolicy::remeasures`], replaced by another draw that holds it) until the stop rule ends
+/// the benchmark or its rounds run out, then analyses them as a run would: the verdict, the
+/// rounds run and the forks measured again.
 pub(crate) fn run_to_verdict(
     settings: &Settings,
     seed: u64,
-    mut next_round: impl FnMut(usize) -> (ForkRecord, ForkRecord),
-) -> (Outcome, usize) {
+    draws: &mut dyn Draws,
+) -> (Outcome, usize, usize) {
     let policy = StopPolicy::from_settings(settings);
     let mut record = empty_record();
+    let mut again = 0;
     for round in 0..policy.max_rounds() {
-        let (base, head) = next_round(round);
-        record.base.forks.push(base);
-        record.head.forks.push(head);
+        let (base, head) = draws.round(round);
+        for (fork, head) in [(base, false), (head, true)] {
+            let side = if head { &record.head } else { &record.base };
+            let fork =
+                if REMEASURE.load(Ordering::Relaxed) && policy.remeasures(&record, side, &fork) {
+                    again += 1;
+                    ForkRecord {
+                        remeasured: Some(Box::new(fork)),
+                        ..draws.again(round, head)
+                    }
+                } else {
+                    fork
+                };
+            let side = if head {
+                &mut record.head
+            } else {
+                &mut record.base
+            };
+            side.forks.push(fork);
+        }
         if let Some(stop) = policy.evaluate(&record, round + 1, seed, &[]) {
             record.stop = Some(stop);
             break;
@@ -138,7 +196,7 @@ pub(crate) fn run_to_verdict(
     let mut file = SampleFile::new(Default::default());
     file.benchmarks.push(record);
     let report = cargo_perfdiff::orchestrate::run::analyse_samples(&file, settings, None);
-    (report.benchmarks[0].verdict, rounds)
+    (report.benchmarks[0].verdict, rounds, again)
 }
 
 /// The default `decided` settings with `threshold` and `alpha`; few bootstrap resamples, since
@@ -163,6 +221,8 @@ pub(crate) struct Tally {
     pub(crate) improved: usize,
     pub(crate) unchanged: usize,
     pub(crate) rounds: usize,
+    /// Forks measured again ([`StopPolicy::remeasures`]).
+    pub(crate) again: usize,
 }
 
 impl Tally {
@@ -174,6 +234,10 @@ impl Tally {
     }
     pub(crate) fn mean_rounds(&self) -> f64 {
         self.rounds as f64 / self.trials as f64
+    }
+    /// Forks measured again per comparison.
+    pub(crate) fn mean_again(&self) -> f64 {
+        self.again as f64 / self.trials as f64
     }
     /// Counts one run's verdict and rounds.
     pub(crate) fn add(&mut self, verdict: Outcome, rounds: usize) {
@@ -193,8 +257,10 @@ pub(crate) fn run(scenario: &Scenario, settings: &Settings, trials: usize) -> Ta
         ..Tally::default()
     };
     for t in 0..trials as u64 {
-        let (verdict, rounds) = simulate(scenario, settings, 0xD1CE ^ t.wrapping_mul(0x9E37_79B9));
+        let (verdict, rounds, again) =
+            simulate(scenario, settings, 0xD1CE ^ t.wrapping_mul(0x9E37_79B9));
         tally.add(verdict, rounds);
+        tally.again += again;
     }
     tally
 }

@@ -104,6 +104,47 @@ fn head_vs_previous_commit_finds_the_known_changes_and_touches_nothing() {
         0 < measuring && measuring <= wall,
         "{measuring} of {wall} ms"
     );
+    // And where the rest went, phase by phase (`run.phases`): each side's build (two commits:
+    // two builds), what cargo compiled for it, discovery, selection; with measuring, never more
+    // than the whole run.
+    let phases = &report["run"]["phases"];
+    let ms = |key: &str| {
+        phases[key]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {phases}"))
+    };
+    let builds: u64 = ["base", "head"]
+        .iter()
+        .map(|side| {
+            let build = &phases["build"][side];
+            assert!(build["crates_compiled"].as_u64().is_some(), "{phases}");
+            build["ms"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{side}: {phases}"))
+        })
+        .sum();
+    let others: u64 = [
+        "checkout_ms",
+        "discovery_ms",
+        "trace_ms",
+        "probe_ms",
+        "selection_ms",
+        "analysis_ms",
+        "explain_ms",
+    ]
+    .iter()
+    .map(|key| ms(key))
+    .sum();
+    assert!(builds > 0, "the fixture's builds take time: {phases}");
+    assert!(
+        builds + others + measuring <= wall,
+        "phases {builds} + {others} ms and measuring {measuring} ms of {wall} ms: {phases}"
+    );
+    // The samples file records the same.
+    let recorded: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&samples).unwrap()).unwrap();
+    assert_eq!(recorded["run"]["phases"], *phases);
+    assert_eq!(recorded["run"]["wall_ms"], report["run"]["wall_ms"]);
     // The per-round copies of the executables are gone with the run.
     let perfdiff_dir = std::path::Path::new(&samples)
         .parent()

@@ -14,8 +14,13 @@
 //! `--exact`) matches ([`parse_tree_list`]). That tree shows a benchmark with `args` as one leaf,
 //! without its arguments, whose own path `--exact` does not select (divan filters `<path>::<arg>`):
 //! such leaves are found by listing again with `--exact` and every leaf path ([`exact_list_args`]),
-//! which prints only the selectable ones. Ignored benchmarks (`name  (ignored)`) are left out, as
-//! their forks would measure nothing.
+//! which prints only the selectable ones. Their arguments are then learned from divan's test
+//! mode, which runs each argument once and draws them as leaves below their benchmark
+//! ([`argument_list_args`], [`parse_argument_tree`]). Each argument is then a benchmark of its
+//! own, `<path>::<arg>`: `--exact` selects exactly that argument in 0.1.14 too (its filter sees
+//! `<path>::<arg>`), so one fork still measures one benchmark, and the id is the one divan ≥ 0.1.18
+//! lists, so a comparison across a divan update matches them. Ignored benchmarks
+//! (`name  (ignored)`) are left out, as their forks would measure nothing.
 //!
 //! One fork: `--bench --exact <path> --min-time <s> --max-time <s>` measures that benchmark (one
 //! argument of it) for the measurement time; command-line options override the benchmark's own
@@ -60,8 +65,12 @@ pub fn parse_list(stdout: &str) -> Vec<String> {
 /// The arguments of the listing of divan before 0.1.18, which rejects `--format` ([`parse_tree_list`]).
 pub const TREE_LIST_ARGS: &[&str] = &["--list"];
 
-/// What divan's argument parser (clap) says when it rejects `--format` (before 0.1.18).
-pub const FORMAT_REJECTED: &str = "unexpected argument '--format'";
+/// What divan's argument parser (clap) says when it rejects `--format` (before 0.1.18):
+/// `error: unexpected argument '--format' found`, or `error: unexpected argument found` when
+/// clap is built without its `error-context` feature, as divan asks for it (a crate with no other
+/// dependency that enables it, such as `fixtures/divan-old`). `--list` is known to every divan,
+/// so in the answer to the terse listing either one means `--format`.
+pub const FORMAT_REJECTED: &str = "error: unexpected argument ";
 
 /// The arguments of a tree listing of exactly `paths`: divan prints only the benchmarks `--exact`
 /// selects, which leaves out those whose arguments the tree does not show.
@@ -92,6 +101,62 @@ struct Node<'a> {
 /// and name joined by `::`, as divan's `--exact` matches them; ignored benchmarks left out. A
 /// listing with no benchmarks is empty; any line that does not fit the tree is an error.
 pub fn parse_tree_list(stdout: &str) -> Result<Vec<String>, UnknownTree> {
+    let nodes = tree_nodes(stdout)?;
+    let paths = node_paths(&nodes);
+    let mut leaves = Vec::new();
+    for (i, (node, path)) in nodes.iter().zip(paths).enumerate() {
+        if node.level > 0 && !has_children(&nodes, i) && !node.ignored {
+            leaves.push(path);
+        }
+    }
+    Ok(leaves)
+}
+
+/// The arguments of a run that shows the arguments of `benchmarks` (paths a tree listing gave,
+/// of benchmarks with `args`): divan's test mode runs each argument once and draws the same tree
+/// as `--list`, with every argument a leaf below its benchmark. Each filter is a regular
+/// expression (without `--exact`) that matches the paths of one benchmark's arguments,
+/// `<path>::<arg>`, which is what divan filters a benchmark with `args` by.
+pub fn argument_list_args(benchmarks: &[String]) -> Vec<String> {
+    let filters = benchmarks
+        .iter()
+        .map(|path| format!("^{}::", regex::escape(path)));
+    std::iter::once("--test".to_string())
+        .chain(filters)
+        .collect()
+}
+
+/// The arguments of `benchmarks` in the tree of a run of [`argument_list_args`], in order, each
+/// as `(benchmark, "<benchmark>::<arg>")`: the path `--exact` selects that argument by, and the
+/// id divan ≥ 0.1.18 lists it under. Only leaves directly below one of `benchmarks` count (an
+/// argument drawn with thread counts below it has no row of its own to read); any line that
+/// does not fit the tree is an error.
+pub fn parse_argument_tree(
+    stdout: &str,
+    benchmarks: &[String],
+) -> Result<Vec<(String, String)>, UnknownTree> {
+    let nodes = tree_nodes(stdout)?;
+    let paths = node_paths(&nodes);
+    let mut parents: Vec<&str> = Vec::new();
+    let mut arguments = Vec::new();
+    for (i, (node, path)) in nodes.iter().zip(&paths).enumerate() {
+        parents.truncate(node.level);
+        let parent = node.level.checked_sub(1).and_then(|up| parents.get(up));
+        if let Some(&parent) = parent
+            && benchmarks.iter().any(|b| b == parent)
+            && !has_children(&nodes, i)
+            && !node.ignored
+        {
+            arguments.push((parent.to_string(), path.clone()));
+        }
+        parents.push(path);
+    }
+    Ok(arguments)
+}
+
+/// The nodes of a tree as divan (before 0.1.18) draws it, blank lines left out; a line that does
+/// not fit the tree (a top-level line without children among them) is an error.
+fn tree_nodes(stdout: &str) -> Result<Vec<Node<'_>>, UnknownTree> {
     let mut nodes = Vec::new();
     for (index, line) in stdout.lines().enumerate() {
         let line = line.strip_suffix('\r').unwrap_or(line);
@@ -110,26 +175,35 @@ pub fn parse_tree_list(stdout: &str) -> Result<Vec<String>, UnknownTree> {
         }
         nodes.push(node);
     }
-    let mut ancestors: Vec<&str> = Vec::new();
-    let mut paths = Vec::new();
-    for (i, node) in nodes.iter().enumerate() {
-        ancestors.truncate(node.level);
-        ancestors.push(node.name);
-        let has_children = nodes
-            .get(i + 1)
-            .is_some_and(|next| next.level == node.level + 1);
-        // Divan drops a parent left without benchmarks: a childless top-level line is not its.
-        if node.level == 0 && !has_children {
-            return Err(UnknownTree {
-                line: node.line,
-                text: node.name.to_string(),
-            });
-        }
-        if node.level > 0 && !has_children && !node.ignored {
-            paths.push(ancestors.join("::"));
-        }
+    // Divan drops a parent left without benchmarks: a childless top-level line is not its.
+    let childless = (0..nodes.len()).find(|&i| nodes[i].level == 0 && !has_children(&nodes, i));
+    if let Some(i) = childless {
+        return Err(UnknownTree {
+            line: nodes[i].line,
+            text: nodes[i].name.to_string(),
+        });
     }
-    Ok(paths)
+    Ok(nodes)
+}
+
+/// Each node's path: its ancestors' names and its own, joined by `::`.
+fn node_paths(nodes: &[Node]) -> Vec<String> {
+    let mut ancestors: Vec<&str> = Vec::new();
+    nodes
+        .iter()
+        .map(|node| {
+            ancestors.truncate(node.level);
+            ancestors.push(node.name);
+            ancestors.join("::")
+        })
+        .collect()
+}
+
+/// Whether node `i` has children: the next node is one level below it.
+fn has_children(nodes: &[Node], i: usize) -> bool {
+    nodes
+        .get(i + 1)
+        .is_some_and(|next| next.level == nodes[i].level + 1)
 }
 
 /// One line of the tree: `prefix* branch name`, or a bare name for a top-level parent.
@@ -336,6 +410,110 @@ stream
             exact_list_args(&paths),
             vec!["--list", "--exact", "s::a", "s::b c"]
         );
+    }
+
+    /// divan 0.1.14's `--test '^old::sum::'` on `fixtures/divan-old` (a benchmark with
+    /// `args = [1, 8, 64]`), recorded.
+    const ARGUMENT_TREE: &str = "old\n╰─ sum\n   ├─ 1\n   ├─ 8\n   ╰─ 64\n\n";
+
+    /// divan 0.1.14's table for `--bench --exact old::sum::8` on the same fixture, recorded.
+    const ARGUMENT_TABLE: &str = "\
+old      fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ sum                 │               │               │               │         │
+   ╰─ 8  13.01 ns      │ 37.73 µs      │ 14.96 ns      │ 51.95 ns      │ 1751    │ 448256
+";
+
+    #[test]
+    fn arguments_from_divan_0_1_14_test_mode() {
+        let sum = ["old::sum".to_string()];
+        let arguments: Vec<(String, String)> = ["1", "8", "64"]
+            .map(|arg| ("old::sum".to_string(), format!("old::sum::{arg}")))
+            .into();
+        assert_eq!(parse_argument_tree(ARGUMENT_TREE, &sum), Ok(arguments));
+        // Only arguments of the benchmarks asked about.
+        let other = ["old::plain".to_string()];
+        assert_eq!(parse_argument_tree(ARGUMENT_TREE, &other), Ok(Vec::new()));
+    }
+
+    /// divan 0.1.14's `--test '^strip::strip_str::' '^strip::strip_bytes::'` on anstyle's
+    /// `strip` bench target (fb843c5), recorded: two benchmarks of the same four `args`.
+    const ANSTYLE_ARGUMENT_TREE: &str = "\
+strip
+├─ strip_bytes
+│  ├─ 0-state_changes
+│  ├─ 1-demo.vte
+│  ├─ 2-rg_help.vte
+│  ╰─ 3-rg_linus.vte
+╰─ strip_str
+   ├─ 0-state_changes
+   ├─ 1-demo.vte
+   ├─ 2-rg_help.vte
+   ╰─ 3-rg_linus.vte
+
+";
+
+    #[test]
+    fn arguments_of_anstyle_s_strip_benchmarks() {
+        let asked = ["strip::strip_str", "strip::strip_bytes"].map(str::to_string);
+        let arguments = parse_argument_tree(ANSTYLE_ARGUMENT_TREE, &asked).unwrap();
+        assert_eq!(arguments.len(), 8, "{arguments:?}");
+        assert_eq!(
+            arguments[0],
+            (
+                "strip::strip_bytes".to_string(),
+                "strip::strip_bytes::0-state_changes".to_string()
+            )
+        );
+        assert_eq!(arguments[7].1, "strip::strip_str::3-rg_linus.vte");
+        assert_eq!(
+            argument_list_args(&asked),
+            vec!["--test", "^strip::strip_str::", "^strip::strip_bytes::"]
+        );
+    }
+
+    #[test]
+    fn arguments_of_two_benchmarks_and_what_is_not_an_argument() {
+        // `g::a` has two arguments; `g::a::x` is a benchmark whose name has `::` (its own
+        // filter matches it, but it sits beside `a`); `g::t`'s argument `2` has thread counts
+        // below it, so no row of its own.
+        let stdout = "\
+s
+╰─ g
+   ├─ a
+   │  ├─ 1
+   │  ╰─ two words
+   ├─ a::x
+   ╰─ t
+      ├─ 1
+      ╰─ 2
+         ├─ t=1
+         ╰─ t=4
+";
+        let asked = ["s::g::a".to_string(), "s::g::t".to_string()];
+        let ids: Vec<String> = parse_argument_tree(stdout, &asked)
+            .unwrap()
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect();
+        assert_eq!(ids, ["s::g::a::1", "s::g::a::two words", "s::g::t::1"]);
+        let warned = "s\n╰─ g\nwarning: something\n";
+        assert_eq!(parse_argument_tree(warned, &asked).unwrap_err().line, 3);
+    }
+
+    #[test]
+    fn argument_run_filters_each_benchmark_s_arguments() {
+        let benchmarks = ["s::a".to_string(), "s::f<u8>.x".to_string()];
+        assert_eq!(
+            argument_list_args(&benchmarks),
+            vec!["--test", "^s::a::", r"^s::f<u8>\.x::"]
+        );
+    }
+
+    #[test]
+    fn an_argument_s_median_from_divan_0_1_14() {
+        let median = |path| ARGUMENT_TABLE.lines().find_map(|l| median_in_row(path, l));
+        assert_eq!(median("old::sum::8"), Some(14.96));
+        assert_eq!(median("old::sum"), None);
     }
 
     #[test]

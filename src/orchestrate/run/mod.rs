@@ -12,6 +12,7 @@
 mod context;
 mod count;
 mod duet_check;
+mod phases;
 mod prepare;
 mod reach;
 mod reach_commands;
@@ -113,6 +114,8 @@ struct SideBuild {
     root: PathBuf,
     /// Commands whose set-up or inputs failed in this revision: they are `failed` here.
     command_failures: Vec<(String, FailureRecord)>,
+    /// How long its checkout and build took.
+    times: phases::SideTimes,
 }
 
 /// A bench executable with the environment `cargo bench` would give it, computed once (it reads
@@ -183,6 +186,7 @@ fn list_with(
             build: &request.build,
             base: selected.base,
             head: selected.head,
+            clock: &phases::SelectionClock::default(),
         };
         let empty = SampleFile::new(RunInfo::default());
         let selection = reach::select_by_reach(&sides, &selected.matched, &empty, progress);
@@ -244,6 +248,9 @@ struct Selected<'a> {
     /// Bench targets whose listing failed on one side, by side: their benchmarks are `failed`
     /// there.
     failed_listings: Vec<(Side, TargetKey, FailureRecord)>,
+    /// How long opening the repository (resolving the revisions, locking) took, and discovery.
+    opening: Duration,
+    discovery: Duration,
 }
 
 /// Resolves, checks out, builds and discovers, then hands the selection to `then` while the run
@@ -256,6 +263,7 @@ fn with_selected_benchmarks<T>(
 ) -> Result<T> {
     let started = Instant::now();
     let opened = Opened::open(request, held)?;
+    let opening = started.elapsed();
     let comparison = &opened.comparison;
     let (resumed, seed) = resumed_and_seed(request, comparison)?;
     progress.note(&format!(
@@ -266,12 +274,14 @@ fn with_selected_benchmarks<T>(
     let (base_build, head_build) = build_sides(request, &opened, progress)?;
     let head_build = head_build.as_ref().unwrap_or(&base_build);
     let sides = (&base_build, head_build);
+    let (selection, discovery) =
+        phases::timed(|| select_and_discover(request, comparison, sides, progress));
     let Selection {
         matched,
         skipped,
         announced,
         failed_listings,
-    } = select_and_discover(request, comparison, sides, progress)?;
+    } = selection?;
     let selected = Selected {
         request,
         started,
@@ -286,6 +296,8 @@ fn with_selected_benchmarks<T>(
         skipped,
         announced,
         failed_listings,
+        opening,
+        discovery,
     };
     then(selected, progress)
 }
@@ -347,13 +359,20 @@ fn measure_selected(mut selected: Selected<'_>, progress: &mut Progress) -> Resu
         linked_layouts: RefCell::default(),
     };
     rounds::measure(&context, &mut file, progress)?;
-    let mut report = analyse_samples(&file, settings, Some(&samples_path));
+    let (mut report, analysing) =
+        phases::timed(|| analyse_samples(&file, settings, Some(&samples_path)));
     let counts = settings.explain || settings.metric.instructions;
+    let explaining = Instant::now();
     if counts && count::explain(&context, &mut file, &report, progress)? {
         // The profiles change the functions listed, never a verdict.
         analysis::functions::attach(&mut report.benchmarks, &file);
-        report.run = file.run.clone();
     }
+    if let Some(phases) = &mut file.run.phases {
+        phases.analysis_ms = phases::millis(analysing);
+        phases.explain_ms = phases::millis(explaining.elapsed());
+    }
+    context::save_wall_time(&context, &mut file)?;
+    report.run = file.run.clone();
     Ok(RunOutcome {
         report,
         samples: file,
@@ -403,6 +422,7 @@ fn open_samples(
         (selected.base, selected.head),
     );
     count::register(&mut file, matched, settings.metric);
+    let clock = phases::SelectionClock::default();
     let sides = reach_sides::SelectedSides {
         settings,
         perfdiff_dir: selected.perfdiff_dir,
@@ -410,9 +430,20 @@ fn open_samples(
         build: &selected.request.build,
         base: selected.base,
         head: selected.head,
+        clock: &clock,
     };
-    let selections = reach::select_by_reach(&sides, matched, &file, progress);
+    let (selections, selecting) =
+        phases::timed(|| reach::select_by_reach(&sides, matched, &file, progress));
     reach::record(&mut file, selections);
+    // One build serves both sides when they are one commit: its time is base's alone.
+    let head = (!std::ptr::eq(selected.base, selected.head)).then_some(selected.head.times);
+    file.run.phases = Some(phases::before_rounds(
+        selected.opening,
+        (selected.base.times, head),
+        selected.discovery,
+        selecting,
+        &clock,
+    ));
     file.skipped_targets = sorted_once(std::mem::take(&mut selected.skipped));
     file.save(samples_path)?;
     Ok(file)
@@ -521,6 +552,7 @@ pub fn merge_sample_files(paths: &[PathBuf]) -> Result<SampleFile> {
         merged.run.shard = None;
         merged.run.wall_ms = None;
         merged.run.measure_ms = None;
+        merged.run.phases = None;
     }
     Ok(merged)
 }
@@ -580,6 +612,7 @@ fn run_info(
         wall_ms: Some(0),
         measure_ms: Some(0),
         mode_change: None,
+        phases: None,
     }
 }
 

@@ -5,8 +5,9 @@
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use super::phases::SideTimes;
 use super::{BuiltTarget, RunRequest, SideBuild, state_dir};
 use crate::config::Settings;
 use crate::model::command::{self, BIN_PLACEHOLDER, CommandSpec, Places};
@@ -316,7 +317,10 @@ impl Builder<'_> {
         progress: &mut Progress,
     ) -> Result<SideBuild> {
         let label = format!("{side} {}", revision.label());
-        let checkout = self.check_out(slot, revision, &label, progress)?;
+        let (checkout, checkout_time) =
+            super::phases::timed(|| self.check_out(slot, revision, &label, progress));
+        let checkout = checkout?;
+        let building = Instant::now();
         progress.start_step(&format!("building {label}"));
         let bin_dir = self
             .perfdiff_dir
@@ -346,6 +350,11 @@ impl Builder<'_> {
             programs,
             root,
             command_failures,
+            times: SideTimes {
+                checkout: checkout_time,
+                build: building.elapsed(),
+                crates_compiled: log.compiled,
+            },
         })
     }
 

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::context::is_command;
+use super::phases::SelectionPart;
 use super::reach_outside::Decided;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use super::{BuiltTarget, fork_timeout};
@@ -196,6 +197,7 @@ fn select_in_target(
         .iter()
         .map(|m| trace_request(sides, base, m))
         .collect();
+    let tracing = Instant::now();
     let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
         .par_iter()
         .map(|request| {
@@ -205,6 +207,7 @@ fn select_in_target(
             trace
         })
         .collect();
+    sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let decided: Vec<(String, Decided)> = benchmarks
         .iter()
         .zip(traces)
@@ -219,7 +222,11 @@ fn select_in_target(
     // What runs only outside the timed loop is not measured: skipped when its source is the same.
     let records = super::reach_outside::skip_outside_loop(sides, (base, head), decided, progress);
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
-    super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
+    let probing = Instant::now();
+    let records =
+        super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress);
+    sides.clock.add(SelectionPart::Probe, probing.elapsed());
+    records
 }
 
 /// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).

@@ -30,6 +30,7 @@ use rayon::prelude::*;
 
 use super::SideBuild;
 use super::context::command_fork;
+use super::phases::SelectionPart;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use crate::model::samples::SelectionRecord;
 use crate::steps::build::programs::Programs;
@@ -74,7 +75,9 @@ pub(super) fn select_commands(
         programs.base.layout_dirs[0].clone(),
         programs.base_bin.clone(),
     ];
+    let tracing = std::time::Instant::now();
     let (traces, kept) = traced(sides, valgrind, &requests, &project, progress);
+    sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let executed: BTreeSet<String> = traces
         .iter()
         .flatten()

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::SideBuild;
+use super::phases::SelectionClock;
 use crate::config::Settings;
 use crate::steps::build::BuildOptions;
 use crate::steps::build::link::KeptLink;
@@ -27,6 +28,8 @@ pub(super) struct SelectedSides<'a> {
     pub(super) build: &'a BuildOptions,
     pub(super) base: &'a SideBuild,
     pub(super) head: &'a SideBuild,
+    /// Where the selection's traces and probes add their wall time.
+    pub(super) clock: &'a SelectionClock,
 }
 
 /// The code of the executable at `path`, with the objects its build kept for code layouts

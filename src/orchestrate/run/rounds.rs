@@ -190,7 +190,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             let layout = self.ctx.linked_layout(matched, round, progress);
             let at = (round, layout);
             match self.cpus {
-                None => self.measure_interleaved(slot, at, file)?,
+                None => self.measure_interleaved(slot, at, file, progress)?,
                 Some(cpus) => self.measure_duet(slot, at, cpus, file, progress)?,
             }
             progress.fork_done(2, &format!("round {} {}", round + 1, matched.id));
@@ -333,30 +333,95 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         }
     }
 
-    /// One slot interleaved: each side's fork in turn, in the slot's random order.
+    /// One slot interleaved: each side's fork in turn, in the slot's random order; a fork its
+    /// own samples show disturbed is measured again ([`Self::remeasure_if_disturbed`]).
     fn measure_interleaved(
         &mut self,
         slot: &schedule::Slot,
         (round, layout): (usize, Layout),
         file: &mut SampleFile,
+        progress: &Progress,
     ) -> Result<()> {
-        let ctx = self.ctx;
-        let matched = &ctx.matched[slot.benchmark];
         for &side in &slot.order {
             let warm_up = self.next_warm_up(slot.benchmark, side, file);
-            let mut request =
-                ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
-            request.measurement = self.measurement_of(slot.benchmark, file);
-            let mut outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
-            if let ForkOutcome::Completed(fork) = &mut outcome {
-                shared_cpus::tag_interleaved(fork, file.run.mode);
-            }
+            let first = self.run_side(slot.benchmark, side, layout, warm_up, file)?;
+            let outcome = self.remeasure_if_disturbed(
+                (slot.benchmark, side),
+                (round, layout),
+                warm_up,
+                first,
+                file,
+                progress,
+            )?;
             let records = (self.index[slot.benchmark], self.companion[slot.benchmark]);
             let at = (round, layout.recorded());
             record_outcomes(file, records, at, &self.policy, vec![(side, outcome)]);
-            save_progress(ctx, file)?;
+            save_progress(self.ctx, file)?;
         }
         Ok(())
+    }
+
+    /// One interleaved fork of `benchmark`'s `side` with `warm_up`, at its chosen length.
+    fn run_side(
+        &mut self,
+        benchmark: usize,
+        side: Side,
+        layout: Layout,
+        warm_up: Duration,
+        file: &mut SampleFile,
+    ) -> Result<ForkOutcome> {
+        let ctx = self.ctx;
+        let matched = &ctx.matched[benchmark];
+        let mut request = ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+        request.measurement = self.measurement_of(benchmark, file);
+        let mut outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
+        if let ForkOutcome::Completed(fork) = &mut outcome {
+            shared_cpus::tag_interleaved(fork, file.run.mode);
+        }
+        Ok(outcome)
+    }
+
+    /// `first`, the fork just measured for `benchmark`'s `side` in `round`, or, when its own
+    /// samples show it disturbed ([`StopPolicy::remeasures`]), a fork of the same side measured
+    /// again at once with the same settings, which keeps `first` in its `remeasured` (the
+    /// samples file states it per round). Commands are not measured again: their memory record
+    /// takes the same executions.
+    fn remeasure_if_disturbed(
+        &mut self,
+        (benchmark, side): (usize, Side),
+        (round, layout): (usize, Layout),
+        warm_up: Duration,
+        first: ForkOutcome,
+        file: &mut SampleFile,
+        progress: &Progress,
+    ) -> Result<ForkOutcome> {
+        let ForkOutcome::Completed(fork) = &first else {
+            return Ok(first);
+        };
+        let matched = &self.ctx.matched[benchmark];
+        let record = &file.benchmarks[self.index[benchmark]];
+        let mut judged = (**fork).clone();
+        judged.round = Some(round);
+        judged.layout = layout.recorded();
+        self.policy.mark_warmup(&mut judged);
+        let side_record = match side {
+            Side::Base => &record.base,
+            Side::Head => &record.head,
+        };
+        if is_command(matched) || !self.policy.remeasures(record, side_record, &judged) {
+            return Ok(first);
+        }
+        progress.detail(&format!(
+            "{}: {}'s fork of round {} was far slower than its earlier forks: measured again",
+            matched.id,
+            side.as_str(),
+            round + 1
+        ));
+        let mut again = self.run_side(benchmark, side, layout, warm_up, file)?;
+        if let ForkOutcome::Completed(fork) = &mut again {
+            fork.remeasured = Some(Box::new(judged));
+        }
+        Ok(again)
     }
 
     /// One slot as a duet pair: both sides at once, each on its own CPU.

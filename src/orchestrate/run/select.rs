@@ -54,8 +54,13 @@ pub(super) fn select_and_discover(
     let unselected = both_sides(&base_build.unselected, &head_build.unselected);
     // Listing runs every benchmark's set-up code, as a fork does: it gets a fork's time.
     let list_timeout = fork_timeout(&request.settings);
-    let discover = |side: &SideBuild, skipped: &mut Vec<SkippedTarget>| {
-        discover_side(side, &left_out, list_timeout, skipped, progress)
+    let mut unselectable = Vec::new();
+    let mut discover = |side: &SideBuild, skipped: &mut Vec<SkippedTarget>| {
+        let set_apart = SetApart {
+            skipped,
+            unselectable: &mut unselectable,
+        };
+        discover_side(side, &left_out, list_timeout, set_apart, progress)
     };
     let settled = discover::settle_failed_listings(
         discover(base_build, &mut skipped)?,
@@ -72,6 +77,7 @@ pub(super) fn select_and_discover(
         &NothingFound {
             needs_features: &needs_features,
             skipped: &skipped,
+            unselectable: &unselectable,
             unselected: &unselected,
             workspace_root: &request.workspace_root,
             start_dir: &request.start_dir,
@@ -293,6 +299,14 @@ pub(super) fn not_compiled_reason(
     }
 }
 
+/// Where discovery sets apart what it cannot measure: the targets (or parts of them) skipped,
+/// with why, and, by target, the benchmarks of a divan that lists them without their `args`
+/// (so that "no benchmarks found" names that cause once for every target).
+pub(super) struct SetApart<'a> {
+    pub(super) skipped: &'a mut Vec<SkippedTarget>,
+    pub(super) unselectable: &'a mut Vec<(TargetKey, Vec<String>)>,
+}
+
 /// Lists the benchmarks of every target of one side but those `left_out` (skipped
 /// already); other harnesses are skipped, and a target whose listing fails is kept apart for
 /// [`discover::settle_failed_listings`].
@@ -300,9 +314,13 @@ pub(super) fn discover_side(
     side: &SideBuild,
     left_out: &[TargetKey],
     timeout: Duration,
-    skipped: &mut Vec<SkippedTarget>,
+    set_apart: SetApart<'_>,
     progress: &Progress,
 ) -> Result<SideListings> {
+    let SetApart {
+        skipped,
+        unselectable,
+    } = set_apart;
     let mut listings = SideListings::default();
     let listed = side
         .targets
@@ -349,6 +367,7 @@ pub(super) fn discover_side(
                 }
                 if !listing.unselectable.is_empty() {
                     skipped.push(skip(unselectable_reason(&listing.unselectable)));
+                    unselectable.push((key.clone(), listing.unselectable.clone()));
                 }
                 built.harness.set(listing.harness);
                 listings.lists.push((key.clone(), ids));
@@ -486,11 +505,12 @@ pub(super) fn unstable_ids_reason(unstable: &[String]) -> String {
 }
 
 /// Why benchmarks of a divan before 0.1.18 that take `args` are not measured (its `--list` shows
-/// them without their arguments, [`discover::list_benchmarks`]).
+/// them without their arguments, and its test mode did not show them, [`discover::list_benchmarks`]).
 pub(super) fn unselectable_reason(unselectable: &[String]) -> String {
     format!(
         "only its benchmark(s) `{}`, which take `args`: its divan (before 0.1.18) lists them \
-         without their arguments, so no fork can select one; divan ≥ 0.1.18 lists them",
+         without their arguments, and a run of them in its test mode (`--test`) did not show \
+         them, so no fork can select one; divan ≥ 0.1.18 lists them",
         unselectable.join("`, `")
     )
 }
@@ -510,6 +530,8 @@ pub(super) fn repeated_ids_reason(repeated: &[String]) -> String {
 pub(super) struct NothingFound<'a> {
     pub(super) needs_features: &'a [FeatureGatedBench],
     pub(super) skipped: &'a [SkippedTarget],
+    /// The benchmarks of `skipped`'s targets that an old divan lists without their `args`.
+    pub(super) unselectable: &'a [(TargetKey, Vec<String>)],
     pub(super) unselected: &'a [UnselectedPackage],
     pub(super) workspace_root: &'a Path,
     pub(super) start_dir: &'a Path,
@@ -532,10 +554,7 @@ pub(super) fn why_nothing_found(found: &NothingFound) -> String {
             gated.join(", ")
         );
     }
-    let reasons: Vec<String> = sorted_once(found.skipped.to_vec())
-        .into_iter()
-        .map(|s| s.reason)
-        .collect();
+    let reasons = skip_reasons(found.skipped, found.unselectable);
     let why = if !reasons.is_empty() {
         format!(
             "; only benchmarks of criterion, divan, libtest `#[bench]` and `bencher` are \
@@ -555,6 +574,73 @@ pub(super) fn why_nothing_found(found: &NothingFound) -> String {
         None => why,
         Some(hint) => format!("{why}; {hint}"),
     }
+}
+
+/// Why each target was skipped, once per cause: targets whose benchmarks an old divan lists
+/// without their `args` (each side's discovery names them) are one clause when there are
+/// several ([`unselectable_group_reason`]), not one each.
+pub(super) fn skip_reasons(
+    skipped: &[SkippedTarget],
+    unselectable: &[(TargetKey, Vec<String>)],
+) -> Vec<String> {
+    let unselectable = sorted_once(unselectable.to_vec());
+    let grouped = unselectable.len() > 1;
+    let in_group = |s: &SkippedTarget| {
+        grouped
+            && unselectable.iter().any(|(key, ids)| {
+                s.package.as_deref() == Some(key.package.as_str())
+                    && s.target == key.target
+                    && s.reason == unselectable_reason(ids)
+            })
+    };
+    let mut reasons: Vec<String> = sorted_once(skipped.to_vec())
+        .into_iter()
+        .filter(|s| !in_group(s))
+        .map(|s| s.reason)
+        .collect();
+    if grouped {
+        reasons.push(unselectable_group_reason(&unselectable));
+    }
+    reasons
+}
+
+/// How many of a grouped cause's targets and benchmarks are named; the rest are counted.
+const NAMED_IN_GROUP: usize = 3;
+
+/// One clause for every target whose benchmarks an old divan lists without their `args`:
+/// `the 15 benchmarks of 4 bench targets (`a`, `b`, `c` and 1 more) take `args`, …: `x`, `y`,
+/// `z` and 12 more; divan ≥ 0.1.18 lists them`. The targets' own skip records keep every name.
+pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Vec<String>)]) -> String {
+    let named = |names: Vec<String>| {
+        let shown = names
+            .iter()
+            .take(NAMED_IN_GROUP)
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        match names.len().saturating_sub(NAMED_IN_GROUP) {
+            0 => shown,
+            more => format!("{shown} and {more} more"),
+        }
+    };
+    let targets = named(
+        unselectable
+            .iter()
+            .map(|(key, _)| key.target.clone())
+            .collect(),
+    );
+    let benchmarks: Vec<String> = unselectable
+        .iter()
+        .flat_map(|(_, ids)| ids.iter().cloned())
+        .collect();
+    format!(
+        "the {} benchmark(s) of {} bench targets ({targets}) take `args`: their divan (before \
+         0.1.18) lists them without their arguments, so no fork can select one ({}); divan ≥ \
+         0.1.18 lists them",
+        benchmarks.len(),
+        unselectable.len(),
+        named(benchmarks)
+    )
 }
 
 /// The manifests of [`build::bench_packages_elsewhere`] as the user would type them: relative
@@ -660,4 +746,64 @@ pub(super) fn benchmarks_found(ids: &[String]) -> String {
         ids.len(),
         shown.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn divan_target(target: &str, ids: &[&str]) -> (SkippedTarget, (TargetKey, Vec<String>)) {
+        let ids: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+        let skipped = SkippedTarget {
+            package: Some("anstream".to_string()),
+            target: target.to_string(),
+            reason: unselectable_reason(&ids),
+        };
+        (skipped, (TargetKey::new("anstream", target), ids))
+    }
+
+    #[test]
+    fn targets_an_old_divan_cannot_select_from_are_one_clause_with_the_counts() {
+        let targets = [
+            divan_target("stream", &["stream::auto", "stream::always"]),
+            divan_target("strip", &["strip::bytes", "strip::str", "strip::utf8"]),
+            divan_target("wincon", &["wincon::write"]),
+            divan_target("parse", &["parse::advance"]),
+        ];
+        let other = SkippedTarget {
+            package: Some("anstyle".to_string()),
+            target: "render".to_string(),
+            reason: "no known harness".to_string(),
+        };
+        // Each side's discovery sets the same targets apart: named once.
+        let skipped: Vec<SkippedTarget> = targets
+            .iter()
+            .chain(&targets)
+            .map(|(s, _)| s.clone())
+            .chain([other])
+            .collect();
+        let unselectable: Vec<_> = targets
+            .iter()
+            .chain(&targets)
+            .map(|(_, u)| u.clone())
+            .collect();
+        let reasons = skip_reasons(&skipped, &unselectable);
+        assert_eq!(reasons.len(), 2, "{reasons:#?}");
+        assert_eq!(reasons[0], "no known harness");
+        assert_eq!(
+            reasons[1],
+            "the 7 benchmark(s) of 4 bench targets (`parse`, `stream`, `strip` and 1 more) take \
+             `args`: their divan (before 0.1.18) lists them without their arguments, so no fork \
+             can select one (`parse::advance`, `stream::auto`, `stream::always` and 4 more); \
+             divan ≥ 0.1.18 lists them"
+        );
+        assert_eq!(reasons.join("; ").matches("divan ≥ 0.1.18").count(), 1);
+    }
+
+    #[test]
+    fn one_target_an_old_divan_cannot_select_from_keeps_its_own_reason() {
+        let (skipped, unselectable) = divan_target("stream", &["stream::auto"]);
+        let reasons = skip_reasons(std::slice::from_ref(&skipped), &[unselectable]);
+        assert_eq!(reasons, vec![skipped.reason]);
+    }
 }

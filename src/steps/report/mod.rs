@@ -22,6 +22,7 @@ mod markdown;
 mod notices;
 mod table;
 mod text;
+mod time;
 
 use crate::model::policy::FailOn;
 use crate::steps::analysis::{Outcome, Report};

@@ -456,6 +456,9 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
     if let Some(time) = text::time_line(report) {
         lines.push(wrap(&format!("time: {time}")));
     }
+    if let Some(detail) = text::time_detail_line(report).filter(|_| explained(report)) {
+        lines.push(wrap(&format!("time, phase by phase: {detail}")));
+    }
     lines.push(wrap(&format!(
         "settings: {}",
         text::settings_line(&report.settings)
@@ -466,16 +469,21 @@ fn footer(report: &Report, wrap: &impl Fn(&str) -> String) -> String {
     lines.into_iter().map(|line| line + "\n").collect()
 }
 
-/// With `--explain`, each benchmark whose forks got another length than the default after the
-/// first rounds, with why (`fork_length` in the JSON, for every benchmark), and how many kept it.
-fn fork_length_lines(report: &Report) -> Vec<String> {
+/// Whether the run was made with `--explain` (its recorded settings say).
+fn explained(report: &Report) -> bool {
     let explain = report
         .run
         .settings
         .as_ref()
         .and_then(|s| s.get("explain"))
         .and_then(serde_json::Value::as_bool);
-    if explain != Some(true) {
+    explain == Some(true)
+}
+
+/// With `--explain`, each benchmark whose forks got another length than the default after the
+/// first rounds, with why (`fork_length` in the JSON, for every benchmark), and how many kept it.
+fn fork_length_lines(report: &Report) -> Vec<String> {
+    if !explained(report) {
         return Vec::new();
     }
     let chosen: Vec<_> = report

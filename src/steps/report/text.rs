@@ -312,11 +312,47 @@ pub fn summary_line(report: &Report) -> String {
 }
 
 /// Where the run's time went, `None` when the samples file does not say (older files, merged
-/// shards, replays): `3 min 50 s in all, 3 min 49 s of it running 160 forks (3.3 per benchmark
-/// and side)`. The rest of the run is checkout, build and discovery.
+/// shards, replays): `1 min 34 s in all: build 41.0 s (base 30.0 s, head 11.0 s) · trace
+/// 12.0 s · probe 3.0 s · measuring 25.8 s (36 forks, 6 per benchmark and side)` when the run
+/// recorded its phases ([`super::time::split`]), else `3 min 50 s in all, 3 min 49 s of it
+/// running 160 forks (3.3 per benchmark and side)`.
 pub fn time_line(report: &Report) -> Option<String> {
     let wall_ms = report.run.wall_ms?;
     let measure_ms = report.run.measure_ms?;
+    let forks = fork_summary(report);
+    if let Some(phases) = &report.run.phases {
+        return Some(format!(
+            "{} in all: {}",
+            wall_time(wall_ms),
+            super::time::split(phases, wall_ms, measure_ms, &forks)
+        ));
+    }
+    let per_side = forks
+        .per_side
+        .map(|per_side| format!(" ({per_side})"))
+        .unwrap_or_default();
+    Some(format!(
+        "{} in all, {} of it running {} fork{}{per_side}",
+        wall_time(wall_ms),
+        wall_time(measure_ms),
+        forks.forks,
+        if forks.forks == 1 { "" } else { "s" }
+    ))
+}
+
+/// Every phase of the run's time, for `--explain` ([`super::time::detail`]); `None` when the
+/// samples file does not record them.
+pub fn time_detail_line(report: &Report) -> Option<String> {
+    let phases = report.run.phases.as_ref()?;
+    Some(super::time::detail(
+        phases,
+        report.run.wall_ms?,
+        report.run.measure_ms?,
+    ))
+}
+
+/// The forks the rounds ran, and how many per benchmark and side that ran any.
+fn fork_summary(report: &Report) -> super::time::ForkSummary {
     let sides: Vec<usize> = report
         .benchmarks
         .iter()
@@ -324,20 +360,13 @@ pub fn time_line(report: &Report) -> Option<String> {
         .filter(|&forks| forks > 0)
         .collect();
     let forks: usize = sides.iter().sum();
-    let per_side = if sides.is_empty() {
-        String::new()
-    } else {
+    let per_side = (!sides.is_empty()).then(|| {
         format!(
-            " ({} per benchmark and side)",
+            "{} per benchmark and side",
             trim_float(forks as f64 / sides.len() as f64, 1)
         )
-    };
-    Some(format!(
-        "{} in all, {} of it running {forks} fork{}{per_side}",
-        wall_time(wall_ms),
-        wall_time(measure_ms),
-        if forks == 1 { "" } else { "s" }
-    ))
+    });
+    super::time::ForkSummary { forks, per_side }
 }
 
 /// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks

@@ -1,0 +1,98 @@
+//! divan 0.1.14, older than the `--list --format terse` listing, on `fixtures/divan-old`: its
+//! benchmark with `args` is listed one argument at a time, under the ids divan ≥ 0.1.18 lists
+//! (`old::sum::8`), beside its plain benchmark, and a fork measures each argument alone.
+
+use crate::fixture;
+
+use std::time::Duration;
+
+use cargo_perfdiff::model::harness::Harness;
+use cargo_perfdiff::model::samples::ForkRecord;
+use cargo_perfdiff::steps::build::BenchExecutable;
+use cargo_perfdiff::steps::discover::{Classified, HarnessKind, classify, list_benchmarks};
+use cargo_perfdiff::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+
+/// The ids divan ≥ 0.1.18 would list for the fixture, in divan's order.
+const IDS: [&str; 4] = ["old::plain", "old::sum::1", "old::sum::8", "old::sum::64"];
+
+fn divan_old() -> &'static fixture::Fixture {
+    static BUILT: std::sync::OnceLock<fixture::Fixture> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| fixture::build("divan-old", "old"))
+}
+
+fn executable() -> BenchExecutable {
+    let built = divan_old();
+    BenchExecutable {
+        package: "perfdiff-divan-old".into(),
+        target: "old".into(),
+        path: built.executable.clone(),
+        layouts: Vec::new(),
+        relink: None,
+        package_root: built.dir.clone(),
+        manifest_path: built.dir.join("Cargo.toml"),
+        harness: false,
+        package_version: "0.1.0".into(),
+        cargo_env: Vec::new(),
+        native_library_dirs: Vec::new(),
+        src_path: built.dir.join("benches/old.rs"),
+    }
+}
+
+/// One fork of benchmark `id`, measuring for 50 ms.
+fn fork(id: &str) -> ForkOutcome {
+    let built = divan_old();
+    let home = tempfile::tempdir().unwrap();
+    run_fork(&ForkRequest {
+        executable: built.executable.clone(),
+        cwd: built.dir.clone(),
+        env: vec![],
+        benchmark_id: id.to_string(),
+        harness: Harness::Divan,
+        warm_up: Duration::from_millis(10),
+        measurement: Duration::from_millis(50),
+        sample_size: 10,
+        timeout: Duration::from_secs(60),
+        criterion_home: home.path().to_path_buf(),
+        cpu: None,
+        command: None,
+    })
+    .unwrap()
+}
+
+#[test]
+fn divan_old_lists_each_argument_as_a_benchmark_and_the_plain_one() {
+    let exe = executable();
+    assert_eq!(
+        classify(&exe).unwrap(),
+        Classified::Runs(HarnessKind::Divan)
+    );
+    let listing = list_benchmarks(HarnessKind::Divan, &exe, &[], Duration::from_secs(60)).unwrap();
+    assert_eq!(listing.ids, IDS);
+    assert!(listing.unselectable.is_empty(), "{listing:?}");
+    assert_eq!(listing.harness, Harness::Divan);
+}
+
+#[test]
+fn divan_old_forks_measure_each_argument_alone() {
+    for id in IDS {
+        let outcome = fork(id);
+        let Some(ForkRecord {
+            times_ns, per_fork, ..
+        }) = outcome.completed()
+        else {
+            panic!("{id} was not measured: {outcome:?}");
+        };
+        assert_eq!(times_ns.len(), 1, "{id}: one median per fork");
+        assert!(times_ns[0] > 0.0, "{id}: {times_ns:?}");
+        assert!(per_fork.is_some(), "{id}");
+    }
+    // The benchmark's own path selects none of its arguments: it is not an id of its own.
+    let ForkOutcome::Failed(failure) = fork("old::sum") else {
+        panic!("old::sum alone measured something");
+    };
+    assert!(
+        failure.message.contains("matched no benchmark"),
+        "{}",
+        failure.message
+    );
+}

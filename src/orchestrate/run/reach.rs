@@ -9,12 +9,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
+use std::time::Duration;
 
 use super::context::is_command;
-use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
+use super::reach_sides::{SelectedSides, checkout_of, linked_code};
 use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
@@ -188,20 +186,18 @@ fn select_in_target(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
-    // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
+    // One run for the target's benchmarks where it can be split, else one each, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks
         .iter()
         .map(|m| trace_request(sides, base, m))
         .collect();
-    let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
-        .par_iter()
-        .map(|request| {
-            let started = Instant::now();
-            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
-            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
-            trace
-        })
-        .collect();
+    let traces = trace::split::trace_benchmarks(
+        &requests,
+        valgrind,
+        &cache,
+        sides.perfdiff_dir,
+        &|request, took| progress.step_done(StepKind::Trace, took, &request.benchmark_id),
+    );
     let records = benchmarks
         .iter()
         .zip(traces)
@@ -215,16 +211,6 @@ fn select_in_target(
         .collect();
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
     super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress)
-}
-
-/// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
-fn traced(
-    request: &ForkRequest,
-    valgrind: &Valgrind,
-    cache: &TraceCache,
-    perfdiff_dir: &Path,
-) -> Result<trace::Trace, trace::TraceError> {
-    cache.get_or_trace(request, || traced_afresh(request, valgrind, perfdiff_dir))
 }
 
 /// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages

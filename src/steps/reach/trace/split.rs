@@ -301,16 +301,7 @@ fn launch(
     std::fs::create_dir_all(&out).map_err(io(&out))?;
     std::fs::create_dir_all(&home).map_err(io(&home))?;
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
-    let mut args: Vec<OsString> = runs::valgrind_options(&out)
-        .into_iter()
-        .chain(boundaries.options())
-        .map(Into::into)
-        .collect();
-    args.extend([
-        first.executable.clone().into_os_string(),
-        "--test".into(),
-        filter(&ids).into(),
-    ]);
+    let args = arguments(&first.executable, &ids, boundaries, &out);
     let budget: Duration = reqs.iter().map(runs::budget).sum();
     let mut req = first.clone();
     req.timeout = budget;
@@ -361,6 +352,27 @@ fn launch(
         why,
     })?;
     Ok((order, out))
+}
+
+/// valgrind's arguments for a test-mode run of `ids` of `executable`, split at `boundaries`,
+/// its profiles and logs in `out`.
+fn arguments(
+    executable: &Path,
+    ids: &[&str],
+    boundaries: &Boundaries,
+    out: &Path,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = runs::valgrind_options(out)
+        .into_iter()
+        .chain(boundaries.options())
+        .map(Into::into)
+        .collect();
+    args.extend([
+        executable.as_os_str().to_owned(),
+        "--test".into(),
+        filter(ids).into(),
+    ]);
+    args
 }
 
 /// What ended a part of the main process's profile.

@@ -473,16 +473,27 @@ fn one_run_traces_a_criterion_target_and_each_benchmark_gets_its_own_functions()
     };
     assert!(timed_in(alpha, "alpha_work") && !timed_in(alpha, "beta_work"));
     assert!(timed_in(beta, "beta_work") && !timed_in(beta, "alpha_work"));
-    // What runs outside every benchmark (criterion's argument parsing) is in every trace, and
-    // so is the system-call log: the file `file` reads is in each benchmark's files.
+    // What runs outside every benchmark (criterion's argument parsing) is in every trace; the
+    // system-call log is cut too: the file `file` reads is in its trace only, the libraries the
+    // loader opened at start-up in every one.
     for trace in &traces {
         let parsing = functions_of(&exe, &trace.executed.iter().copied().collect::<Vec<_>>());
         assert!(parsing.iter().any(|f| f.starts_with("clap")));
+        assert!(trace.files.keys().any(|f| f.ends_with("libc.so.6")));
+    }
+    let input = |trace: &Trace| {
+        trace
+            .files_under(&fixture().dir)
+            .get(Path::new("data/input.txt"))
+            .copied()
+    };
+    assert_eq!(input(file), Some(Access::Opened));
+    for other in [alpha, beta, lazy] {
         assert_eq!(
-            trace
-                .files_under(&fixture().dir)
-                .get(Path::new("data/input.txt")),
-            Some(&Access::Opened)
+            input(other),
+            None,
+            "{:?}",
+            other.files_under(&fixture().dir)
         );
     }
     // Each is kept under its own benchmark: a second selection traces nothing.

@@ -44,6 +44,7 @@ use rayon::prelude::*;
 
 use super::executed::{self, Executed};
 use super::runs::{self, Mode, RunTrace};
+use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceCache, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
@@ -139,9 +140,10 @@ pub fn trace_together(
     };
     let boundaries = Boundaries::of(&first.executable).map_err(&unsplittable)?;
     let started = Instant::now();
-    let (order, out) = launch(reqs, valgrind, &boundaries, dir)?;
+    let launched = launch(reqs, valgrind, &boundaries, dir)?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
-    let parts = read_parts(&out, &first.cwd, order.len()).map_err(&unsplittable)?;
+    let parts = read_parts(&launched, &first.cwd).map_err(&unsplittable)?;
+    let order = launched.order;
     let context = RunContext {
         harness: first.harness,
         executable: &first.executable,
@@ -251,11 +253,19 @@ fn filter(ids: &[&str]) -> String {
 struct Tested {
     ids: Vec<String>,
     passed: usize,
+    /// The output's first lines (at most [`KEPT_LINES`]), to tell whether criterion's were alone.
+    lines: Vec<String>,
 }
+
+/// The most lines of a run's output [`Tested`] keeps.
+const KEPT_LINES: usize = 20_000;
 
 impl Tested {
     fn line(&mut self, line: &str) {
         let line = line.trim_end();
+        if self.lines.len() < KEPT_LINES {
+            self.lines.push(line.to_string());
+        }
         if let Some(id) = line.strip_prefix("Testing ") {
             self.ids.push(id.to_string());
         } else if line == "Success" && self.passed < self.ids.len() {
@@ -263,8 +273,18 @@ impl Tested {
         }
     }
 
+    /// Whether the output's first lines are exactly criterion's `Testing ID` and `Success` for
+    /// each of `order`, with nothing between them (nothing the benchmarks printed, on either
+    /// stream): then its writes to standard output up to the last `Success` are those lines.
+    fn only_criterion_s(&self, order: &[String]) -> bool {
+        let expected = order
+            .iter()
+            .flat_map(|id| [format!("Testing {id}"), "Success".to_string()]);
+        self.lines.len() >= 2 * order.len() && self.lines.iter().zip(expected).all(|(a, b)| *a == b)
+    }
+
     /// The ids in the order tested, when each of `wanted` was tested once and passed.
-    fn order(self, wanted: &[&str]) -> Result<Vec<String>, String> {
+    fn order(&self, wanted: &[&str]) -> Result<Vec<String>, String> {
         let tested: BTreeSet<&str> = self.ids.iter().map(String::as_str).collect();
         let wanted_set: BTreeSet<&str> = wanted.iter().copied().collect();
         if self.ids.len() != wanted.len() || tested != wanted_set || self.passed != wanted.len() {
@@ -275,7 +295,7 @@ impl Tested {
                 wanted.len()
             ));
         }
-        Ok(self.ids)
+        Ok(self.ids.clone())
     }
 }
 
@@ -286,7 +306,7 @@ fn launch(
     valgrind: &Valgrind,
     boundaries: &Boundaries,
     dir: &Path,
-) -> Result<(Vec<String>, std::path::PathBuf), SplitError> {
+) -> Result<Launched, SplitError> {
     let first = &reqs[0];
     let who = format!(
         "the {} benchmarks of {}",
@@ -351,7 +371,20 @@ fn launch(
         target: first.executable.display().to_string(),
         why,
     })?;
-    Ok((order, out))
+    let clean_output = tested.only_criterion_s(&order);
+    Ok(Launched {
+        order,
+        out,
+        clean_output,
+    })
+}
+
+/// A run done: the ids in the order tested, its profiles' and logs' directory, and whether its
+/// output held criterion's lines alone ([`Tested::only_criterion_s`]).
+struct Launched {
+    order: Vec<String>,
+    out: std::path::PathBuf,
+    clean_output: bool,
 }
 
 /// valgrind's arguments for a test-mode run of `ids` of `executable`, split at `boundaries`,
@@ -442,16 +475,22 @@ struct Parts {
     common_instructions: u64,
     /// The k-th benchmark's part and its instructions.
     own: Vec<(Executed, u64)>,
-    /// The system-call log of every process.
-    touched: super::syscalls::Touched,
-    /// Whether any process started a thread.
-    spawned: bool,
+    /// What the system calls outside every benchmark's part touched (the whole log when it
+    /// cannot be cut, [`cut_log`]).
+    touched: Touched,
+    /// What the k-th benchmark's system calls touched (empty when the log was not cut).
+    own_touched: Vec<Touched>,
 }
 
-/// Reads the profiles and logs in `out` of a run that tested `benchmarks` benchmarks.
-fn read_parts(out: &Path, cwd: &Path, benchmarks: usize) -> Result<Parts, String> {
+/// Reads the profiles and logs of the run `launched`, whose first process started in `cwd`.
+fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
+    let out = &launched.out;
     let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
     let (touched, logged, spawned) = runs::read_logs(out, cwd).map_err(|e| e.to_string())?;
+    // A thread's work may outlast the part of the benchmark that started it.
+    if spawned {
+        return Err("a thread started: its work cannot be told apart by benchmark".to_string());
+    }
     let profiled = |pid: u32| {
         processes
             .iter()
@@ -469,10 +508,13 @@ fn read_parts(out: &Path, cwd: &Path, benchmarks: usize) -> Result<Parts, String
     let mut parts = Parts {
         common: Executed::default(),
         common_instructions: 0,
-        own: Vec::with_capacity(benchmarks),
+        own: Vec::with_capacity(launched.order.len()),
         touched,
-        spawned,
+        own_touched: Vec::new(),
     };
+    if launched.clean_output {
+        parts.cut_touched(out, split.pid, cwd, &launched.order)?;
+    }
     for process in processes.iter().filter(|p| p.pid != split.pid) {
         if let Some(path) = &process.at_exit {
             let (executed, instructions) = read_profile(path)?;
@@ -488,17 +530,16 @@ fn read_parts(out: &Path, cwd: &Path, benchmarks: usize) -> Result<Parts, String
     let mut ends = Vec::with_capacity(files.len());
     let mut read = Vec::with_capacity(files.len());
     for (index, path) in files.iter().enumerate() {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let (executed, instructions) = read_profile(path)?;
         let end = match index + 1 == files.len() {
             true => Some(End::Exit),
-            false => end_of(&text),
+            false => end_of(&std::fs::read_to_string(path).unwrap_or_default()),
         };
         ends.push(end.ok_or_else(|| format!("{}: another trigger", path.display()))?);
-        let executed = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        read.push((executed, runs::totals(&text)));
+        read.push((executed, instructions));
     }
-    for (owner, (executed, instructions)) in owners(&ends, benchmarks)?.into_iter().zip(read) {
+    let owners = owners(&ends, launched.order.len())?;
+    for (owner, (executed, instructions)) in owners.into_iter().zip(read) {
         match owner {
             None => {
                 parts.common.merge(executed);
@@ -508,6 +549,93 @@ fn read_parts(out: &Path, cwd: &Path, benchmarks: usize) -> Result<Parts, String
         }
     }
     Ok(parts)
+}
+
+impl Parts {
+    /// Splits what the system calls touched by benchmark when the main process's log (pid
+    /// `main`) can be cut ([`cut_log`]); otherwise every benchmark keeps the whole log.
+    fn cut_touched(
+        &mut self,
+        out: &Path,
+        main: u32,
+        cwd: &Path,
+        order: &[String],
+    ) -> Result<(), String> {
+        let mut logs = Vec::new();
+        for entry in std::fs::read_dir(out).map_err(|e| e.to_string())? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if let Some(pid) = name.strip_prefix(runs::LOG_PREFIX) {
+                let text = std::fs::read(&path).map_err(|e| e.to_string())?;
+                logs.push((
+                    pid.parse::<u32>().ok(),
+                    String::from_utf8_lossy(&text).into_owned(),
+                ));
+            }
+        }
+        let Some((_, main_log)) = logs.iter().find(|(pid, _)| *pid == Some(main)) else {
+            return Ok(());
+        };
+        let Some((outside, own)) = cut_log(main_log, order) else {
+            return Ok(());
+        };
+        // No process changed its directory ([`cut_log`]): each started in `cwd`.
+        let mut common = syscalls::parse(&outside, Some(cwd));
+        for (_, text) in logs.iter().filter(|(pid, _)| *pid != Some(main)) {
+            common.merge(syscalls::parse(text, Some(cwd)));
+        }
+        self.touched = common;
+        self.own_touched = own
+            .iter()
+            .map(|text| syscalls::parse(text, Some(cwd)))
+            .collect();
+        Ok(())
+    }
+}
+
+/// The main process's system-call log cut at its writes of criterion's lines to standard output
+/// (`Testing ID`, `Success`): the text outside every benchmark, and each benchmark's (from its
+/// `Testing` to its `Success`), in the order tested. Sound only when those writes are known to
+/// be criterion's lines: the caller cuts only a run whose output began with them alone
+/// ([`Tested::only_criterion_s`]), and here the first writes to standard output must have
+/// exactly their lengths. `None` otherwise, or when the log changes directory (a later part's
+/// relative paths would depend on an earlier one).
+fn cut_log(text: &str, order: &[String]) -> Option<(String, Vec<String>)> {
+    if text.contains(" sys_chdir ") || text.contains(" sys_fchdir ") {
+        return None;
+    }
+    let expected: Vec<usize> = order
+        .iter()
+        .flat_map(|id| ["Testing \n".len() + id.len(), "Success\n".len()])
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let writes: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(index, line)| Some((index, stdout_write(line)?)))
+        .take(expected.len())
+        .collect();
+    let lengths = writes.iter().map(|(_, length)| *length);
+    if writes.len() != expected.len() || !lengths.eq(expected.iter().copied()) {
+        return None;
+    }
+    let (mut outside, mut own, mut from) = (Vec::new(), Vec::new(), 0);
+    for pair in writes.chunks(2) {
+        let (testing, success) = (pair[0].0, pair[1].0);
+        outside.extend_from_slice(&lines[from..testing]);
+        own.push(lines[testing..=success].join("\n"));
+        from = success + 1;
+    }
+    outside.extend_from_slice(&lines[from..]);
+    Some((outside.join("\n"), own))
+}
+
+/// The length of the write to standard output a line of valgrind's log starts
+/// (`SYSCALL[9848,1](1) sys_write ( 1, 0x403bdc0, 17 ) --> [async] ...`: 17).
+fn stdout_write(line: &str) -> Option<usize> {
+    let (_, args) = line.split_once(" sys_write ( 1, ")?;
+    let (_, length) = args.split_once(", ")?;
+    length.split([' ', ')']).next()?.parse().ok()
 }
 
 /// One profile file's code and instruction count.
@@ -541,18 +669,21 @@ impl Parts {
         let data = std::fs::read(run.executable).map_err(|e| e.to_string())?;
         executed::check_addresses(&all_own, &data).map_err(|e| e.to_string())?;
         let count = self.own.len().max(1) as f64;
+        let mut own_touched = self.own_touched.into_iter();
         let runs = self.own.into_iter().map(|(own, instructions)| {
+            let mut touched = self.touched.clone();
+            if let Some(mine) = own_touched.next() {
+                touched.merge(mine);
+            }
             let mut executed = self.common.clone();
             executed.merge(own);
-            let timed = (!self.spawned)
-                .then(|| runs::timed_code(&executed, run.harness, run.executable))
-                .flatten();
+            let timed = runs::timed_code(&executed, run.harness, run.executable);
             let (code, libraries) = runs::own_code(executed, run.executable);
             Some(RunTrace {
                 executed: code.addresses,
                 by_program: Default::default(),
                 libraries,
-                touched: self.touched.clone(),
+                touched,
                 summary: RunSummary {
                     mode: Mode::Test,
                     instructions: self.common_instructions + instructions,
@@ -590,6 +721,21 @@ mod tests {
         assert!(!is_boundary(start, "test_pass"));
         assert!(is_boundary(
             "<criterion::report::Reports as criterion::report::Report>::test_pass",
+            "test_pass"
+        ));
+        // As the symbol tables of criterion 0.3.6, 0.4.0, 0.5.1 and 0.8.2 executables name them:
+        // legacy mangling (stable toolchains) and v0.
+        let demangled = crate::steps::instructions::callgrind::demangle;
+        assert!(is_boundary(
+            &demangled(
+                "_ZN72_$LT$criterion..report..Reports$u20$as$u20$criterion..report..Report$GT$10test_start17h5591055dfd12f3e1E"
+            ),
+            "test_start"
+        ));
+        assert!(is_boundary(
+            &demangled(
+                "_RNvXs3_NtCs8eBhg4Zcce4_9criterion6reportNtB5_7ReportsNtB5_6Report9test_pass"
+            ),
             "test_pass"
         ));
         // The CLI report's own method, called from it, is not one.
@@ -636,6 +782,78 @@ mod tests {
             read("Testing a\nSuccess\nTesting a\nSuccess\n")
                 .order(&["a", "b"])
                 .is_err()
+        );
+    }
+
+    /// A log as valgrind 3.19 writes it: criterion's lines to standard output around each
+    /// benchmark's calls.
+    const LOG: &str = "\
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x1(/etc/ld.so.cache), 524288 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x403bdc0, 10 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0xa)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x2(data/a.txt), 0 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x144f78, 8 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0x8)
+SYSCALL[9,1](1) sys_write ( 1, 0x403bdc0, 11 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0xb)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x3(data/bb.txt), 0 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x144f78, 8 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0x8)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ...
+";
+
+    #[test]
+    fn the_log_is_cut_at_criterion_s_lines_and_each_benchmark_gets_its_own_files() {
+        let order = ["a".to_string(), "bb".to_string()];
+        let (outside, own) = cut_log(LOG, &order).unwrap();
+        let opened = |text: &str| -> Vec<PathBuf> {
+            syscalls::parse(text, Some(Path::new("/ck")))
+                .files
+                .into_keys()
+                .collect()
+        };
+        assert_eq!(
+            opened(&outside),
+            [
+                PathBuf::from("/ck/data/end.txt"),
+                PathBuf::from("/etc/ld.so.cache")
+            ]
+        );
+        assert_eq!(opened(&own[0]), [PathBuf::from("/ck/data/a.txt")]);
+        assert_eq!(opened(&own[1]), [PathBuf::from("/ck/data/bb.txt")]);
+        // Writes of other lengths (a benchmark printing), or a directory change: not cut.
+        let swapped = ["bb".to_string(), "a".to_string()];
+        assert!(cut_log(LOG, &swapped).is_none());
+        assert!(
+            cut_log(
+                &LOG.replace("sys_openat ( 4294967196, 0x4", "sys_chdir ( 0x4"),
+                &order
+            )
+            .is_none()
+        );
+        assert!(cut_log(&LOG.replacen(", 8 )", ", 9 )", 1), &order).is_none());
+        assert_eq!(
+            stdout_write("SYSCALL[9,1](1) sys_write ( 2, 0x1, 8 )"),
+            None
+        );
+    }
+
+    #[test]
+    fn the_log_is_cut_only_when_the_output_held_criterion_s_lines_alone() {
+        let read = |text: &str| {
+            let mut tested = Tested::default();
+            text.lines().for_each(|l| tested.line(l));
+            tested
+        };
+        let order = ["a".to_string(), "b".to_string()];
+        assert!(read("Testing a\nSuccess\nTesting b\nSuccess\n\n").only_criterion_s(&order));
+        // A line of the benchmark's own between them, on either stream.
+        assert!(!read("Testing a\nhello\nSuccess\nTesting b\nSuccess\n").only_criterion_s(&order));
+        assert!(
+            !read("warning\nTesting a\nSuccess\nTesting b\nSuccess\n").only_criterion_s(&order)
         );
     }
 

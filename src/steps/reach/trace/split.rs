@@ -17,21 +17,26 @@
 //! What each benchmark is given, sound in one direction (more than it executes or reads only
 //! makes it measured, never skipped): its own part (its routine's call, its set-up inside the
 //! closure, criterion's code around it), every outside part (the harness's start-up, what the
-//! benchmark functions do before `bench_function`, teardown), every other process's profile,
-//! and the whole system-call log (files, programs, unresolved calls: the log has no marks to
-//! split it by). Its timed part ([`super::runs::timed_code`]) is read from the same, as in a run
-//! of its own; a run in which any thread started names no timed part for any benchmark.
+//! benchmark functions do before `bench_function`, teardown) and every other process's profile.
+//! The main process's system-call log is cut at its writes of criterion's `Testing ID` and
+//! `Success` lines ([`cut_log`]) when the output held those lines alone (nothing the benchmarks
+//! printed between them) and no directory was changed: a benchmark gets the calls between its
+//! two lines, and every benchmark the rest and the other processes' logs. Otherwise every
+//! benchmark gets the whole log. Its timed part ([`super::runs::timed_code`]) is read from the
+//! same, as in a run of its own. A run in which a thread started is not split at all: a
+//! thread's work may outlast the part of the benchmark that started it.
 //!
 //! What a benchmark does not execute because an earlier one of the run did (the initialiser of a
 //! lazily built static that both use) is missing from its part, as it is from what any call
 //! after the first executes: the native probe, which runs each benchmark the trace would skip
-//! alone, enters it and finds it changed ([`crate::steps::reach::probe`]). Files are not
-//! affected: the log goes to every benchmark.
+//! alone, enters it and finds it changed ([`crate::steps::reach::probe`]). A file such an
+//! initialiser opened is in the earlier benchmark's part of the log only: see
+//! docs/design/selection-trace.md for why that stays sound.
 //!
 //! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
 //! benchmark alone, as before: another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
-//! benchmark once, a run that fails or outlasts its budget (the sum of its benchmarks' budgets,
+//! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its benchmarks' budgets,
 //! [`super::runs::budget`]).
 
 use std::collections::BTreeSet;
@@ -84,7 +89,9 @@ pub fn trace_benchmarks(
         let together = in_scratch(scratch, |dir| trace_together(&group, valgrind, dir));
         if let Ok(made) = together {
             let each = started.elapsed() / group.len() as u32;
+            // A benchmark the run could not give all it reads (`None`) is traced alone below.
             for (&i, trace) in missing.iter().zip(made) {
+                let Some(trace) = trace else { continue };
                 let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
                 done(&reqs[i], each);
                 traces[i] = Some(kept);
@@ -126,12 +133,14 @@ fn in_scratch<T, E: From<TraceError>>(
 }
 
 /// The traces of `reqs` (criterion benchmarks of one executable, run alike), in their order,
-/// made in one test-mode run under valgrind in `dir` and split per benchmark (module docs).
+/// made in one test-mode run under valgrind in `dir` and split per benchmark (module docs);
+/// `None` for a benchmark the run cannot give all it would read in a run of its own (a file an
+/// earlier benchmark's part opened and its own did not), to be traced alone.
 pub fn trace_together(
     reqs: &[ForkRequest],
     valgrind: &Valgrind,
     dir: &Path,
-) -> Result<Vec<Trace>, SplitError> {
+) -> Result<Vec<Option<Trace>>, SplitError> {
     let first = alike(reqs)?;
     let target = first.executable.display().to_string();
     let unsplittable = |why: String| SplitError::Unsplittable {
@@ -151,20 +160,16 @@ pub fn trace_together(
         shared_by: reqs.len(),
     };
     let mut by_id = parts.split(&context).map_err(&unsplittable)?;
-    reqs.iter()
-        .map(|req| {
-            let index = order.iter().position(|id| *id == req.benchmark_id);
-            let run = index
-                .and_then(|k| by_id[k].take())
-                .ok_or_else(|| unsplittable(format!("no part for `{}`", req.benchmark_id)))?;
-            let mut trace = Trace {
-                cwd: req.cwd.clone(),
-                ..Trace::default()
-            };
-            trace.add(run);
-            Ok(trace)
-        })
-        .collect()
+    let traces = reqs.iter().map(|req| {
+        let index = order.iter().position(|id| *id == req.benchmark_id)?;
+        let mut trace = Trace {
+            cwd: req.cwd.clone(),
+            ..Trace::default()
+        };
+        trace.add(by_id[index].take()?);
+        Some(trace)
+    });
+    Ok(traces.collect())
 }
 
 /// The first of `reqs`, when they are at least two criterion benchmarks run alike: the same
@@ -675,10 +680,18 @@ impl Parts {
         executed::check_addresses(&all_own, &data).map_err(|e| e.to_string())?;
         let count = self.own.len().max(1) as f64;
         let mut own_touched = self.own_touched.into_iter();
+        // What the parts of the benchmarks tested before touched: state they left (a static
+        // filled from a file) the benchmark would build itself in a run of its own.
+        let mut earlier = Touched::default();
         let runs = self.own.into_iter().map(|(own, instructions)| {
             let mut touched = self.touched.clone();
             if let Some(mine) = own_touched.next() {
-                touched.merge(mine);
+                touched.merge(mine.clone());
+                let inherited = !covers(&touched, &earlier);
+                earlier.merge(mine);
+                if inherited {
+                    return None;
+                }
             }
             let mut executed = self.common.clone();
             executed.merge(own);
@@ -702,9 +715,20 @@ impl Parts {
     }
 }
 
+/// Whether `mine` holds everything `other` touched, each path at least as strongly.
+fn covers(mine: &Touched, other: &Touched) -> bool {
+    other
+        .files
+        .iter()
+        .all(|(path, access)| mine.files.get(path).is_some_and(|a| a >= access))
+        && other.programs.is_subset(&mine.programs)
+        && other.unresolved.is_subset(&mine.unresolved)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::reach::trace::Access;
     use std::path::PathBuf;
 
     #[test]
@@ -845,6 +869,33 @@ SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ..
             stdout_write("SYSCALL[9,1](1) sys_write ( 2, 0x1, 8 )"),
             None
         );
+    }
+
+    #[test]
+    fn a_file_an_earlier_benchmark_opened_is_covered_only_by_a_trace_that_opened_it_too() {
+        let touched = |files: &[(&str, Access)]| Touched {
+            files: files
+                .iter()
+                .map(|(path, access)| (PathBuf::from(path), *access))
+                .collect(),
+            ..Touched::default()
+        };
+        let earlier = touched(&[("/ck/data/table.txt", Access::Opened)]);
+        // A later benchmark whose own part did not open it (a static filled by the earlier
+        // one): not covered, traced alone.
+        assert!(!covers(
+            &touched(&[("/etc/ld.so.cache", Access::Opened)]),
+            &earlier
+        ));
+        assert!(!covers(
+            &touched(&[("/ck/data/table.txt", Access::Probed)]),
+            &earlier
+        ));
+        assert!(covers(
+            &touched(&[("/ck/data/table.txt", Access::Opened)]),
+            &earlier
+        ));
+        assert!(covers(&touched(&[]), &Touched::default()));
     }
 
     #[test]

@@ -528,6 +528,18 @@ fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
         "{:?}",
         traced[1]
     );
+    // `batched` runs after `file` in the one run, and `file` opened a file `batched`'s own part
+    // did not: what `file` left (a static filled from it) `batched` would build itself in a run
+    // of its own, so `batched` is traced alone, without `file`'s file; `file` keeps its split.
+    let cache = TraceCache::new(scratch.path().join("traces-2"));
+    let traces = traced_together(&["file", "batched"], &cache, scratch.path());
+    assert_eq!(traces[0].runs[0].shared_by, Some(2));
+    assert_eq!(traces[1].runs[0].shared_by, None);
+    assert!(
+        traces[1].files_under(&fixture().dir).is_empty(),
+        "{:?}",
+        traces[1].files_under(&fixture().dir)
+    );
     // Another harness has no split: divan's benchmarks are each traced alone.
     let divan: Vec<ForkRequest> = ["dv::alpha", "dv::beta"]
         .iter()

@@ -430,3 +430,125 @@ fn divan_libtest_and_bencher_traces_hold_their_own_benchmark_only() {
         );
     }
 }
+
+/// The traces `trace_benchmarks` makes of `ids` of the criterion target, with `cache`.
+fn traced_together(ids: &[&str], cache: &TraceCache, scratch: &Path) -> Vec<Trace> {
+    let requests: Vec<ForkRequest> = ids
+        .iter()
+        .map(|id| request("crit", CRITERION, id, &scratch.join("home")))
+        .collect();
+    trace::split::trace_benchmarks(&requests, &valgrind(), cache, scratch, &|_, _| {})
+        .into_iter()
+        .map(|traced| traced.unwrap_or_else(|e| panic!("{e}: {e:?}")))
+        .collect()
+}
+
+#[test]
+fn one_run_traces_a_criterion_target_and_each_benchmark_gets_its_own_functions() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let ids = ["alpha", "beta", "lazy", "file"];
+    let traces = traced_together(&ids, &cache, scratch.path());
+    // One valgrind run made the four traces.
+    for (id, trace) in ids.iter().zip(&traces) {
+        let shared: Vec<Option<usize>> = trace.runs.iter().map(|r| r.shared_by).collect();
+        assert_eq!(shared, [Some(4)], "{id}");
+    }
+    let [alpha, beta, lazy, file] = &traces[..] else {
+        unreachable!()
+    };
+    // Each trace holds its own benchmark's work, and not another's.
+    assert!(ran(alpha, &exe, "alpha_work") && !ran(alpha, &exe, "beta_work"));
+    assert!(ran(beta, &exe, "beta_work") && !ran(beta, &exe, "alpha_work"));
+    assert!(ran(lazy, &exe, "build_table"));
+    for other in [alpha, beta, file] {
+        assert!(!ran(other, &exe, "build_table"));
+    }
+    // The timed part too: alpha's loop runs alpha_work, beta's beta_work.
+    let timed_in = |trace: &Trace, name: &str| {
+        let (start, end) = function_range(&exe, name);
+        let timed = trace.timed.as_ref().expect("a timed part");
+        timed.range(start..end).next().is_some()
+    };
+    assert!(timed_in(alpha, "alpha_work") && !timed_in(alpha, "beta_work"));
+    assert!(timed_in(beta, "beta_work") && !timed_in(beta, "alpha_work"));
+    // What runs outside every benchmark (criterion's argument parsing) is in every trace; the
+    // system-call log is cut too: the file `file` reads is in its trace only, the libraries the
+    // loader opened at start-up in every one.
+    for trace in &traces {
+        let parsing = functions_of(&exe, &trace.executed.iter().copied().collect::<Vec<_>>());
+        assert!(parsing.iter().any(|f| f.starts_with("clap")));
+        assert!(trace.files.keys().any(|f| f.ends_with("libc.so.6")));
+    }
+    let input = |trace: &Trace| {
+        trace
+            .files_under(&fixture().dir)
+            .get(Path::new("data/input.txt"))
+            .copied()
+    };
+    assert_eq!(input(file), Some(Access::Opened));
+    for other in [alpha, beta, lazy] {
+        assert_eq!(
+            input(other),
+            None,
+            "{:?}",
+            other.files_under(&fixture().dir)
+        );
+    }
+    // Each is kept under its own benchmark: a second selection traces nothing.
+    let again = traced_together(&ids, &cache, scratch.path());
+    assert_eq!(again, traces);
+}
+
+#[test]
+fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let requests: Vec<ForkRequest> = ["alpha", "alph"]
+        .iter()
+        .map(|id| request("crit", CRITERION, id, &scratch.path().join("home")))
+        .collect();
+    // A benchmark the run does not show (no such id): the one run is refused, not split wrongly.
+    let together = trace::split::trace_together(&requests, &valgrind(), scratch.path());
+    assert!(
+        matches!(together, Err(trace::split::SplitError::Unsplittable { .. })),
+        "{together:?}"
+    );
+    // Then each alone, as before: alpha traced in a run of its own, `alph` an error.
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let traced =
+        trace::split::trace_benchmarks(&requests, &valgrind(), &cache, scratch.path(), &|_, _| {});
+    let alpha = traced[0].as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(alpha.runs.len(), 1);
+    assert_eq!(alpha.runs[0].shared_by, None);
+    assert!(ran(alpha, &exe, "alpha_work") && !ran(alpha, &exe, "beta_work"));
+    assert!(
+        matches!(traced[1], Err(TraceError::NotRun { .. })),
+        "{:?}",
+        traced[1]
+    );
+    // `batched` runs after `file` in the one run, and `file` opened a file `batched`'s own part
+    // did not: what `file` left (a static filled from it) `batched` would build itself in a run
+    // of its own, so `batched` is traced alone, without `file`'s file; `file` keeps its split.
+    let cache = TraceCache::new(scratch.path().join("traces-2"));
+    let traces = traced_together(&["file", "batched"], &cache, scratch.path());
+    assert_eq!(traces[0].runs[0].shared_by, Some(2));
+    assert_eq!(traces[1].runs[0].shared_by, None);
+    assert!(
+        traces[1].files_under(&fixture().dir).is_empty(),
+        "{:?}",
+        traces[1].files_under(&fixture().dir)
+    );
+    // Another harness has no split: divan's benchmarks are each traced alone.
+    let divan: Vec<ForkRequest> = ["dv::alpha", "dv::beta"]
+        .iter()
+        .map(|id| request("dv", Harness::Divan, id, &scratch.path().join("home")))
+        .collect();
+    for traced in
+        trace::split::trace_benchmarks(&divan, &valgrind(), &cache, scratch.path(), &|_, _| {})
+    {
+        let traced = traced.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(traced.runs[0].shared_by, None);
+    }
+}

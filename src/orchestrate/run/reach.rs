@@ -11,12 +11,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use super::context::is_command;
 use super::phases::SelectionPart;
 use super::reach_outside::Decided;
-use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
+use super::reach_sides::{SelectedSides, checkout_of, linked_code};
 use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
 use crate::model::samples::SelectionRecord;
@@ -192,21 +190,19 @@ fn select_in_target(
         own_files: &own_files,
         build_dirs: &build_dirs,
     };
-    // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
+    // One run for the target's benchmarks where it can be split, else one each, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks
         .iter()
         .map(|m| trace_request(sides, base, m))
         .collect();
     let tracing = Instant::now();
-    let traces: Vec<Result<trace::Trace, trace::TraceError>> = requests
-        .par_iter()
-        .map(|request| {
-            let started = Instant::now();
-            let trace = traced(request, valgrind, &cache, sides.perfdiff_dir);
-            progress.step_done(StepKind::Trace, started.elapsed(), &request.benchmark_id);
-            trace
-        })
-        .collect();
+    let traces = trace::split::trace_benchmarks(
+        &requests,
+        valgrind,
+        &cache,
+        sides.perfdiff_dir,
+        &|request, took| progress.step_done(StepKind::Trace, took, &request.benchmark_id),
+    );
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let decided: Vec<(String, Decided)> = benchmarks
         .iter()
@@ -227,16 +223,6 @@ fn select_in_target(
         super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress);
     sides.clock.add(SelectionPart::Probe, probing.elapsed());
     records
-}
-
-/// The trace `request` asks for, kept or made now (in a scratch directory of `perfdiff_dir`).
-fn traced(
-    request: &ForkRequest,
-    valgrind: &Valgrind,
-    cache: &TraceCache,
-    perfdiff_dir: &Path,
-) -> Result<trace::Trace, trace::TraceError> {
-    cache.get_or_trace(request, || traced_afresh(request, valgrind, perfdiff_dir))
 }
 
 /// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages

@@ -33,6 +33,7 @@ pub mod cache;
 pub mod command_cache;
 pub mod executed;
 pub mod runs;
+pub mod split;
 pub mod syscalls;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -90,8 +91,15 @@ pub struct Trace {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     pub mode: Mode,
+    /// A run of its own: every process's; a run shared with other benchmarks ([`split`]): the
+    /// parts it was given.
     pub instructions: u64,
+    /// A shared run's wall time is divided evenly between its benchmarks.
     pub wall_ms: f64,
+    /// The number of benchmarks whose traces one run made ([`split`]); `None` for a run of
+    /// the benchmark alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<usize>,
 }
 
 /// Why a benchmark has no trace. Each message is one line naming the benchmark.

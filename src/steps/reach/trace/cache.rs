@@ -88,26 +88,39 @@ impl TraceCache {
         req: &ForkRequest,
         trace: impl FnOnce() -> Result<Trace, TraceError>,
     ) -> Result<Trace, TraceError> {
-        let who = || format!("benchmark `{}`", req.benchmark_id);
-        let key = Self::key(req).map_err(|source| TraceError::Io {
-            who: who(),
-            path: req.executable.clone(),
-            source,
-        })?;
-        let path = self.dir.join(format!("{key}.json"));
-        if let Some(kept) = std::fs::read(&path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Trace>(&bytes).ok())
-        {
+        let path = self.path_of(req)?;
+        if let Some(kept) = read_kept(&path) {
             return Ok(kept);
         }
         let fresh = trace()?;
-        self.keep(&path, &fresh).map_err(|source| TraceError::Io {
-            who: who(),
-            path: path.clone(),
+        self.keep_trace(req, &fresh)?;
+        Ok(fresh)
+    }
+
+    /// The kept trace of `req`'s benchmark, if there is one that can be read.
+    pub fn kept(&self, req: &ForkRequest) -> Option<Trace> {
+        read_kept(&self.path_of(req).ok()?)
+    }
+
+    /// Keeps `trace` as the trace of `req`'s benchmark (one benchmark's: a run shared with
+    /// others is kept once per benchmark, each under its own key).
+    pub fn keep_trace(&self, req: &ForkRequest, trace: &Trace) -> Result<(), TraceError> {
+        let path = self.path_of(req)?;
+        self.keep(&path, trace).map_err(|source| TraceError::Io {
+            who: format!("benchmark `{}`", req.benchmark_id),
+            path,
+            source,
+        })
+    }
+
+    /// Where the trace of `req`'s benchmark is kept.
+    fn path_of(&self, req: &ForkRequest) -> Result<PathBuf, TraceError> {
+        let key = Self::key(req).map_err(|source| TraceError::Io {
+            who: format!("benchmark `{}`", req.benchmark_id),
+            path: req.executable.clone(),
             source,
         })?;
-        Ok(fresh)
+        Ok(self.dir.join(format!("{key}.json")))
     }
 
     /// Writes `trace` whole to `path`: to a temporary file, then renamed.
@@ -118,6 +131,12 @@ impl TraceCache {
         file.persist(path).map_err(|e| e.error)?;
         Ok(())
     }
+}
+
+/// The trace kept at `path`, if it can be read (one that cannot is traced again).
+fn read_kept(path: &Path) -> Option<Trace> {
+    let bytes = std::fs::read(path).ok()?;
+    serde_json::from_slice::<Trace>(&bytes).ok()
 }
 
 #[cfg(test)]

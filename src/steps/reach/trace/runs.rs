@@ -129,7 +129,7 @@ pub fn valgrind_options(dir: &Path) -> Vec<String> {
 }
 
 /// File name prefix of valgrind's log of each process.
-const LOG_PREFIX: &str = "valgrind.log.";
+pub(super) const LOG_PREFIX: &str = "valgrind.log.";
 
 /// The benchmark's arguments in test mode.
 fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
@@ -247,6 +247,7 @@ pub(super) fn run(
         mode,
         instructions,
         wall_ms,
+        shared_by: None,
     };
     let context = (mode, who.as_str());
     if mode == Mode::Execution {
@@ -475,7 +476,11 @@ fn run_direct(
 /// inlined into the benchmark's own function, divan's runs in a sample task), or when no timed
 /// routine ran. The caller also gives `None` when the run started a thread: what another
 /// thread runs while the routine waits for it has no call from the routine.
-fn timed_code(executed: &Executed, harness: Harness, executable: &Path) -> Option<BTreeSet<u64>> {
+pub(super) fn timed_code(
+    executed: &Executed,
+    harness: Harness,
+    executable: &Path,
+) -> Option<BTreeSet<u64>> {
     if !matches!(harness, Harness::Criterion(_)) {
         return None;
     }
@@ -544,7 +549,7 @@ fn read_profiles(out: &Path) -> Result<(Vec<ProcessProfile>, u64), String> {
 }
 
 /// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).
-fn totals(text: &str) -> u64 {
+pub(super) fn totals(text: &str) -> u64 {
     text.lines()
         .rev()
         .find_map(|l| l.strip_prefix("totals:"))
@@ -570,14 +575,14 @@ fn starts_thread(line: &str) -> bool {
 }
 
 /// What the logs of a run's processes tell ([`read_logs`]).
-type Logs = (Touched, Vec<(u32, bool)>, bool);
+pub(super) type Logs = (Touched, Vec<(u32, bool)>, bool);
 
 /// What the system calls of every process in `out` touched, each process's pid with whether it
 /// ended by starting another program ([`syscalls::replaced_itself`]), and whether any started a
 /// thread ([`starts_thread`]). The first
 /// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
 /// too unless the first changed its directory, in which case where they started is not known.
-fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
+pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -644,7 +649,10 @@ fn is_valgrind_s(object: &str) -> bool {
 
 /// The code of `executed` that ran in the file at `executable`, and the other objects
 /// (valgrind's own left out: [`is_valgrind_s`]).
-fn own_code(executed: Executed, executable: &Path) -> (executed::ObjectCode, BTreeSet<PathBuf>) {
+pub(super) fn own_code(
+    executed: Executed,
+    executable: &Path,
+) -> (executed::ObjectCode, BTreeSet<PathBuf>) {
     let mut own = executed::ObjectCode::default();
     let mut libraries = BTreeSet::new();
     for (object, code) in executed.objects {

@@ -1,0 +1,944 @@
+//! One traced run for the benchmarks of a criterion bench target, split into one trace per
+//! benchmark (docs/design/selection-trace.md, "One run per bench target").
+//!
+//! Why: a run of its own per benchmark pays valgrind's start (symbols, line tables), the
+//! harness's start-up and everything `main` sets up before criterion's filter once per
+//! benchmark; on image-png that set-up (576 MB of PNGs) took every trace to its 30 s cap. One
+//! run in criterion's test mode with a filter matching exactly the benchmarks to trace pays it
+//! once.
+//!
+//! How the run is split: criterion (0.3 to 0.8) calls `<Reports as Report>::test_start` and
+//! `test_pass` around each benchmark's one call in test mode (it prints `Testing ID` in the
+//! first, `Success` in the second). callgrind is told `--dump-before=` the first and
+//! `--dump-after=` the second, so the main process's profile comes in parts: outside,
+//! benchmark, outside, benchmark, …, outside (the profile at its exit). The k-th benchmark part
+//! belongs to the k-th `Testing ID` line of the output.
+//!
+//! What each benchmark is given, sound in one direction (more than it executes or reads only
+//! makes it measured, never skipped): its own part (its routine's call, its set-up inside the
+//! closure, criterion's code around it), every outside part (the harness's start-up, what the
+//! benchmark functions do before `bench_function`, teardown) and every other process's profile.
+//! The main process's system-call log is cut at its writes of criterion's `Testing ID` and
+//! `Success` lines ([`cut_log`]) when the output held those lines alone (nothing the benchmarks
+//! printed between them) and no directory was changed: a benchmark gets the calls between its
+//! two lines, and every benchmark the rest and the other processes' logs. Otherwise every
+//! benchmark gets the whole log. Its timed part ([`super::runs::timed_code`]) is read from the
+//! same, as in a run of its own. A run in which a thread started is not split at all: a
+//! thread's work may outlast the part of the benchmark that started it.
+//!
+//! What a benchmark does not execute because an earlier one of the run did (the initialiser of a
+//! lazily built static that both use) is missing from its part, as it is from what any call
+//! after the first executes: the native probe, which runs each benchmark the trace would skip
+//! alone, enters it and finds it changed ([`crate::steps::reach::probe`]). A file such an
+//! initialiser opened is in the earlier benchmark's part of the log only: see
+//! docs/design/selection-trace.md for why that stays sound.
+//!
+//! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
+//! benchmark alone, as before: another harness, boundaries missing from the symbol table
+//! (inlined under LTO), a part sequence other than expected, an output that does not show each
+//! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its benchmarks' budgets,
+//! [`super::runs::budget`]).
+
+use std::collections::BTreeSet;
+use std::ffi::OsString;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::executed::{self, Executed};
+use super::runs::{self, Mode, RunTrace};
+use super::syscalls::{self, Touched};
+use super::{RunSummary, Trace, TraceCache, TraceError};
+use crate::model::harness::Harness;
+use crate::steps::fork::ForkRequest;
+use crate::steps::instructions::{Valgrind, dumps, symbols};
+
+/// Why benchmarks could not be traced in one run; they are then traced each alone.
+#[derive(Debug, thiserror::Error)]
+pub enum SplitError {
+    #[error("the benchmarks of {target} cannot be traced in one run: {why}")]
+    Unsplittable { target: String, why: String },
+    #[error(transparent)]
+    Run(#[from] TraceError),
+}
+
+/// The traces of `reqs`, the benchmarks of one bench target (fork requests as for
+/// [`super::trace_benchmark`]), in their order: kept in `cache`, or made in one run split per
+/// benchmark ([`trace_together`]) when at least two are missing, or, for those one run could not
+/// trace, each in a run of its own, one per CPU. Each new trace is kept in `cache` under its own
+/// benchmark; scratch directories are made in `scratch`. `done` is told of each benchmark
+/// traced, with its share of the time.
+pub fn trace_benchmarks(
+    reqs: &[ForkRequest],
+    valgrind: &Valgrind,
+    cache: &TraceCache,
+    scratch: &Path,
+    done: &(dyn Fn(&ForkRequest, Duration) + Sync),
+) -> Vec<Result<Trace, TraceError>> {
+    let mut traces: Vec<Option<Result<Trace, TraceError>>> =
+        reqs.iter().map(|req| cache.kept(req).map(Ok)).collect();
+    for (req, _) in reqs.iter().zip(&traces).filter(|(_, t)| t.is_some()) {
+        done(req, Duration::ZERO);
+    }
+    let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    if missing.len() >= 2 {
+        let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
+        let started = Instant::now();
+        let together = in_scratch(scratch, |dir| trace_together(&group, valgrind, dir));
+        if let Ok(made) = together {
+            let each = started.elapsed() / group.len() as u32;
+            // A benchmark the run could not give all it reads (`None`) is traced alone below.
+            for (&i, trace) in missing.iter().zip(made) {
+                let Some(trace) = trace else { continue };
+                let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
+                done(&reqs[i], each);
+                traces[i] = Some(kept);
+            }
+        }
+    }
+    let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
+    let made: Vec<(usize, Result<Trace, TraceError>)> = alone
+        .par_iter()
+        .map(|&i| {
+            let started = Instant::now();
+            let trace = cache.get_or_trace(&reqs[i], || {
+                in_scratch(scratch, |dir| {
+                    super::trace_benchmark(&reqs[i], valgrind, dir)
+                })
+            });
+            done(&reqs[i], started.elapsed());
+            (i, trace)
+        })
+        .collect();
+    for (i, trace) in made {
+        traces[i] = Some(trace);
+    }
+    traces.into_iter().flatten().collect()
+}
+
+/// What `trace` returns, run in a fresh scratch directory of `parent` (removed after).
+fn in_scratch<T, E: From<TraceError>>(
+    parent: &Path,
+    trace: impl FnOnce(&Path) -> Result<T, E>,
+) -> Result<T, E> {
+    let scratch = tempfile::tempdir_in(parent).map_err(|source| TraceError::Io {
+        who: "a trace".to_string(),
+        path: parent.to_path_buf(),
+        source,
+    })?;
+    trace(scratch.path())
+}
+
+/// The traces of `reqs` (criterion benchmarks of one executable, run alike), in their order,
+/// made in one test-mode run under valgrind in `dir` and split per benchmark (module docs);
+/// `None` for a benchmark the run cannot give all it would read in a run of its own (a file an
+/// earlier benchmark's part opened and its own did not), to be traced alone.
+pub fn trace_together(
+    reqs: &[ForkRequest],
+    valgrind: &Valgrind,
+    dir: &Path,
+) -> Result<Vec<Option<Trace>>, SplitError> {
+    let first = alike(reqs)?;
+    let target = first.executable.display().to_string();
+    let unsplittable = |why: String| SplitError::Unsplittable {
+        target: target.clone(),
+        why,
+    };
+    let boundaries = Boundaries::of(&first.executable).map_err(&unsplittable)?;
+    let started = Instant::now();
+    let launched = launch(reqs, valgrind, &boundaries, dir)?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let parts = read_parts(&launched, &first.cwd).map_err(&unsplittable)?;
+    let order = launched.order;
+    let context = RunContext {
+        harness: first.harness,
+        executable: &first.executable,
+        wall_ms,
+        shared_by: reqs.len(),
+    };
+    let mut by_id = parts.split(&context).map_err(&unsplittable)?;
+    let traces = reqs.iter().map(|req| {
+        let index = order.iter().position(|id| *id == req.benchmark_id)?;
+        let mut trace = Trace {
+            cwd: req.cwd.clone(),
+            ..Trace::default()
+        };
+        trace.add(by_id[index].take()?);
+        Some(trace)
+    });
+    Ok(traces.collect())
+}
+
+/// The first of `reqs`, when they are at least two criterion benchmarks run alike: the same
+/// executable, working directory and environment, distinct ids.
+fn alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
+    let unsplittable = |why: &str| SplitError::Unsplittable {
+        target: reqs
+            .first()
+            .map_or_else(String::new, |r| r.executable.display().to_string()),
+        why: why.to_string(),
+    };
+    let [first, rest @ ..] = reqs else {
+        return Err(unsplittable("no benchmark"));
+    };
+    if rest.is_empty() {
+        return Err(unsplittable("one benchmark only"));
+    }
+    if !matches!(first.harness, Harness::Criterion(_)) || first.command.is_some() {
+        return Err(unsplittable("its harness has no split (criterion only)"));
+    }
+    let same = |r: &ForkRequest| {
+        r.executable == first.executable
+            && r.cwd == first.cwd
+            && r.env == first.env
+            && r.harness == first.harness
+            && r.command.is_none()
+    };
+    if !rest.iter().all(same) {
+        return Err(unsplittable("they are not run alike"));
+    }
+    let ids: BTreeSet<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
+    if ids.len() != reqs.len() {
+        return Err(unsplittable("an id is asked for twice"));
+    }
+    Ok(first)
+}
+
+/// The raw names of criterion's functions entered once per benchmark in test mode.
+struct Boundaries {
+    /// `<Reports as Report>::test_start`: dumped before.
+    start: Vec<String>,
+    /// `<Reports as Report>::test_pass`: dumped after.
+    pass: Vec<String>,
+}
+
+impl Boundaries {
+    /// Read from the symbol table of `executable`; an error when either is missing.
+    fn of(executable: &Path) -> Result<Self, String> {
+        let named = |method: &str| {
+            symbols::matching(executable, |_, demangled| is_boundary(demangled, method))
+                .map_err(|e| e.to_string())
+        };
+        let (start, pass) = (named("test_start")?, named("test_pass")?);
+        if start.is_empty() || pass.is_empty() {
+            return Err(
+                "criterion's `<Reports as Report>::test_start` and `test_pass` are not in its symbol table (inlined?)"
+                    .to_string(),
+            );
+        }
+        Ok(Boundaries { start, pass })
+    }
+
+    /// callgrind's options for them.
+    fn options(&self) -> impl Iterator<Item = String> + '_ {
+        let before = self.start.iter().map(|f| format!("--dump-before={f}"));
+        before.chain(self.pass.iter().map(|f| format!("--dump-after={f}")))
+    }
+}
+
+/// Whether `demangled` is criterion's `<…::report::Reports as …::report::Report>::METHOD`.
+fn is_boundary(demangled: &str, method: &str) -> bool {
+    demangled.starts_with('<')
+        && demangled.contains("::report::Reports as ")
+        && demangled.ends_with(&format!("::report::Report>::{method}"))
+}
+
+/// The filter that selects exactly `ids` (criterion takes a regular expression in every
+/// version, without `--exact`).
+fn filter(ids: &[&str]) -> String {
+    let alternatives: Vec<String> = ids.iter().map(|id| regex::escape(id)).collect();
+    format!("^(?:{})$", alternatives.join("|"))
+}
+
+/// The benchmarks criterion tested, in order, from its output (`Testing ID`, then `Success`).
+#[derive(Debug, Default)]
+struct Tested {
+    ids: Vec<String>,
+    passed: usize,
+    /// The output's first lines (at most [`KEPT_LINES`]), to tell whether criterion's were alone.
+    lines: Vec<String>,
+}
+
+/// The most lines of a run's output [`Tested`] keeps.
+const KEPT_LINES: usize = 20_000;
+
+impl Tested {
+    fn line(&mut self, line: &str) {
+        let line = line.trim_end();
+        if self.lines.len() < KEPT_LINES {
+            self.lines.push(line.to_string());
+        }
+        if let Some(id) = line.strip_prefix("Testing ") {
+            self.ids.push(id.to_string());
+        } else if line == "Success" && self.passed < self.ids.len() {
+            self.passed += 1;
+        }
+    }
+
+    /// Whether the output's first lines are exactly criterion's `Testing ID` and `Success` for
+    /// each of `order`, with nothing between them but empty lines (nothing the benchmarks
+    /// printed, on either stream): then its writes to standard output up to the last `Success`
+    /// are those lines and single newlines.
+    fn only_criterion_s(&self, order: &[String]) -> bool {
+        let expected = order
+            .iter()
+            .flat_map(|id| [format!("Testing {id}"), "Success".to_string()]);
+        // criterion 0.5 follows each `Success` with an empty line.
+        let lines: Vec<&String> = self.lines.iter().filter(|l| !l.is_empty()).collect();
+        lines.len() >= 2 * order.len() && lines.into_iter().zip(expected).all(|(a, b)| *a == b)
+    }
+
+    /// The ids in the order tested, when each of `wanted` was tested once and passed.
+    fn order(&self, wanted: &[&str]) -> Result<Vec<String>, String> {
+        let tested: BTreeSet<&str> = self.ids.iter().map(String::as_str).collect();
+        let wanted_set: BTreeSet<&str> = wanted.iter().copied().collect();
+        if self.ids.len() != wanted.len() || tested != wanted_set || self.passed != wanted.len() {
+            return Err(format!(
+                "its output shows {} benchmark(s) tested and {} passed, not each of the {} once",
+                self.ids.len(),
+                self.passed,
+                wanted.len()
+            ));
+        }
+        Ok(self.ids.clone())
+    }
+}
+
+/// Runs the benchmarks of `reqs` in criterion's test mode under valgrind, split at
+/// `boundaries`, its profiles and logs in `dir`'s `out`; the ids in the order tested.
+fn launch(
+    reqs: &[ForkRequest],
+    valgrind: &Valgrind,
+    boundaries: &Boundaries,
+    dir: &Path,
+) -> Result<Launched, SplitError> {
+    let first = &reqs[0];
+    let who = format!(
+        "the {} benchmarks of {}",
+        reqs.len(),
+        first.executable.display()
+    );
+    let io = |path: &Path| {
+        let (who, path) = (who.clone(), path.to_path_buf());
+        move |source| TraceError::Io { who, path, source }
+    };
+    let (out, home) = (dir.join("out"), dir.join("criterion-home"));
+    std::fs::create_dir_all(&out).map_err(io(&out))?;
+    std::fs::create_dir_all(&home).map_err(io(&home))?;
+    let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
+    let args = arguments(&first.executable, &ids, boundaries, &out);
+    let budget: Duration = reqs.iter().map(runs::budget).sum();
+    let mut req = first.clone();
+    req.timeout = budget;
+    req.cpu = None;
+    req.env
+        .push(("CRITERION_HOME".into(), home.into_os_string()));
+    let tested = Arc::new(Mutex::new(Tested::default()));
+    let watcher = Arc::clone(&tested);
+    let on_line: crate::steps::fork::process::LineWatch = Box::new(move |line: &str| {
+        watcher.lock().unwrap_or_else(|p| p.into_inner()).line(line);
+    });
+    let started = Instant::now();
+    let ran = crate::steps::instructions::command::run_under_valgrind_watching(
+        &req,
+        valgrind,
+        args,
+        &who,
+        Some(on_line),
+    );
+    let failed = |message: String, tail: String| -> SplitError {
+        if started.elapsed() >= budget {
+            return TraceError::OverBudget {
+                who: who.clone(),
+                mode: Mode::Test,
+                budget,
+            }
+            .into();
+        }
+        TraceError::Failed {
+            who: who.clone(),
+            mode: Mode::Test,
+            message,
+            tail,
+        }
+        .into()
+    };
+    match ran {
+        Ok(Ok(_)) => {}
+        Ok(Err(outcome)) => {
+            let failure = outcome.failure().cloned().unwrap_or_default();
+            return Err(failed(failure.message, failure.stderr_tail));
+        }
+        Err(e) => return Err(failed(e.to_string(), String::new())),
+    }
+    let tested = std::mem::take(&mut *tested.lock().unwrap_or_else(|p| p.into_inner()));
+    let order = tested.order(&ids).map_err(|why| SplitError::Unsplittable {
+        target: first.executable.display().to_string(),
+        why,
+    })?;
+    let clean_output = tested.only_criterion_s(&order);
+    Ok(Launched {
+        order,
+        out,
+        clean_output,
+    })
+}
+
+/// A run done: the ids in the order tested, its profiles' and logs' directory, and whether its
+/// output held criterion's lines alone ([`Tested::only_criterion_s`]).
+struct Launched {
+    order: Vec<String>,
+    out: std::path::PathBuf,
+    clean_output: bool,
+}
+
+/// valgrind's arguments for a test-mode run of `ids` of `executable`, split at `boundaries`,
+/// its profiles and logs in `out`.
+fn arguments(
+    executable: &Path,
+    ids: &[&str],
+    boundaries: &Boundaries,
+    out: &Path,
+) -> Vec<OsString> {
+    let mut args: Vec<OsString> = runs::valgrind_options(out)
+        .into_iter()
+        .chain(boundaries.options())
+        .map(Into::into)
+        .collect();
+    args.extend([
+        executable.as_os_str().to_owned(),
+        "--test".into(),
+        filter(ids).into(),
+    ]);
+    args
+}
+
+/// What ended a part of the main process's profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    /// A dump before `test_start`: the part was outside every benchmark.
+    BeforeStart,
+    /// A dump after `test_pass`: the part was one benchmark's.
+    AfterPass,
+    /// The process's end.
+    Exit,
+}
+
+/// Whose each part is, from what ended each (in order): `Some(k)` the k-th benchmark tested,
+/// `None` outside (every benchmark's); an error unless the parts alternate outside, benchmark,
+/// …, outside with `benchmarks` benchmark parts and end at the exit.
+fn owners(ends: &[End], benchmarks: usize) -> Result<Vec<Option<usize>>, String> {
+    let mut owners = Vec::with_capacity(ends.len());
+    let mut inside = false;
+    let mut next = 0;
+    for (index, end) in ends.iter().enumerate() {
+        let last = index + 1 == ends.len();
+        match (end, inside, last) {
+            (End::BeforeStart, false, false) => {
+                owners.push(None);
+                inside = true;
+            }
+            (End::AfterPass, true, false) => {
+                owners.push(Some(next));
+                next += 1;
+                inside = false;
+            }
+            (End::Exit, false, true) => owners.push(None),
+            _ => {
+                return Err(format!(
+                    "its profile's part {} ends at {end:?}, out of order",
+                    index + 1
+                ));
+            }
+        }
+    }
+    if next != benchmarks {
+        return Err(format!(
+            "its profile has {next} benchmark part(s) for {benchmarks} benchmark(s)"
+        ));
+    }
+    Ok(owners)
+}
+
+/// What ended the part whose profile is `text` (its `desc: Trigger:`), `None` for another
+/// trigger than the boundaries'.
+fn end_of(text: &str) -> Option<End> {
+    let trigger = dumps::trigger(text)?;
+    if trigger.starts_with("--dump-before=") {
+        Some(End::BeforeStart)
+    } else if trigger.starts_with("--dump-after=") {
+        Some(End::AfterPass)
+    } else {
+        None
+    }
+}
+
+/// A run's profiles and logs, read: what every benchmark is given, and each one's own part.
+struct Parts {
+    /// The outside parts and every other process's profile.
+    common: Executed,
+    common_instructions: u64,
+    /// The k-th benchmark's part and its instructions.
+    own: Vec<(Executed, u64)>,
+    /// What the system calls outside every benchmark's part touched (the whole log when it
+    /// cannot be cut, [`cut_log`]).
+    touched: Touched,
+    /// What the k-th benchmark's system calls touched (empty when the log was not cut).
+    own_touched: Vec<Touched>,
+}
+
+/// Reads the profiles and logs of the run `launched`, whose first process started in `cwd`.
+fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
+    let out = &launched.out;
+    let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
+    let (touched, logged, spawned) = runs::read_logs(out, cwd).map_err(|e| e.to_string())?;
+    // A thread's work may outlast the part of the benchmark that started it.
+    if spawned {
+        return Err("a thread started: its work cannot be told apart by benchmark".to_string());
+    }
+    let profiled = |pid: u32| {
+        processes
+            .iter()
+            .any(|p| p.pid == pid && p.at_exit.is_some())
+    };
+    if let Some((pid, _)) = logged.iter().find(|(pid, exec)| !exec && !profiled(*pid)) {
+        return Err(format!(
+            "process {pid} left no profile (killed before its end?)"
+        ));
+    }
+    let mut main = processes.iter().filter(|p| !p.dumps.is_empty());
+    let (Some(split), None) = (main.next(), main.next()) else {
+        return Err("not one process was split at criterion's test_start and test_pass".into());
+    };
+    let mut parts = Parts {
+        common: Executed::default(),
+        common_instructions: 0,
+        own: Vec::with_capacity(launched.order.len()),
+        touched,
+        own_touched: Vec::new(),
+    };
+    if launched.clean_output {
+        parts.cut_touched(out, split.pid, cwd, &launched.order)?;
+    }
+    for process in processes.iter().filter(|p| p.pid != split.pid) {
+        if let Some(path) = &process.at_exit {
+            let (executed, instructions) = read_profile(path)?;
+            parts.common.merge(executed);
+            parts.common_instructions += instructions;
+        }
+    }
+    let at_exit = split
+        .at_exit
+        .as_ref()
+        .ok_or("its main process left no profile")?;
+    let files: Vec<&std::path::PathBuf> = split.dumps.iter().chain([at_exit]).collect();
+    let mut ends = Vec::with_capacity(files.len());
+    let mut read = Vec::with_capacity(files.len());
+    for (index, path) in files.iter().enumerate() {
+        let (executed, instructions) = read_profile(path)?;
+        let end = match index + 1 == files.len() {
+            true => Some(End::Exit),
+            false => end_of(&std::fs::read_to_string(path).unwrap_or_default()),
+        };
+        ends.push(end.ok_or_else(|| format!("{}: another trigger", path.display()))?);
+        read.push((executed, instructions));
+    }
+    let owners = owners(&ends, launched.order.len())?;
+    for (owner, (executed, instructions)) in owners.into_iter().zip(read) {
+        match owner {
+            None => {
+                parts.common.merge(executed);
+                parts.common_instructions += instructions;
+            }
+            Some(_) => parts.own.push((executed, instructions)),
+        }
+    }
+    Ok(parts)
+}
+
+impl Parts {
+    /// Splits what the system calls touched by benchmark when the main process's log (pid
+    /// `main`) can be cut ([`cut_log`]); otherwise every benchmark keeps the whole log.
+    fn cut_touched(
+        &mut self,
+        out: &Path,
+        main: u32,
+        cwd: &Path,
+        order: &[String],
+    ) -> Result<(), String> {
+        let mut logs = Vec::new();
+        for entry in std::fs::read_dir(out).map_err(|e| e.to_string())? {
+            let path = entry.map_err(|e| e.to_string())?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if let Some(pid) = name.strip_prefix(runs::LOG_PREFIX) {
+                let text = std::fs::read(&path).map_err(|e| e.to_string())?;
+                logs.push((
+                    pid.parse::<u32>().ok(),
+                    String::from_utf8_lossy(&text).into_owned(),
+                ));
+            }
+        }
+        let Some((_, main_log)) = logs.iter().find(|(pid, _)| *pid == Some(main)) else {
+            return Ok(());
+        };
+        let Some((outside, own)) = cut_log(main_log, order) else {
+            return Ok(());
+        };
+        // No process changed its directory ([`cut_log`]): each started in `cwd`.
+        let mut common = syscalls::parse(&outside, Some(cwd));
+        for (_, text) in logs.iter().filter(|(pid, _)| *pid != Some(main)) {
+            common.merge(syscalls::parse(text, Some(cwd)));
+        }
+        self.touched = common;
+        self.own_touched = own
+            .iter()
+            .map(|text| syscalls::parse(text, Some(cwd)))
+            .collect();
+        Ok(())
+    }
+}
+
+/// The main process's system-call log cut at its writes of criterion's lines to standard output
+/// (`Testing ID`, `Success`): the text outside every benchmark, and each benchmark's (from its
+/// `Testing` to its `Success`), in the order tested. Sound only when those writes are known to
+/// be criterion's lines: the caller cuts only a run whose output began with them alone
+/// ([`Tested::only_criterion_s`]), and here the first writes to standard output must have
+/// exactly their lengths. `None` otherwise, or when the log changes directory (a later part's
+/// relative paths would depend on an earlier one).
+fn cut_log(text: &str, order: &[String]) -> Option<(String, Vec<String>)> {
+    if text.contains(" sys_chdir ") || text.contains(" sys_fchdir ") {
+        return None;
+    }
+    let expected: Vec<usize> = order
+        .iter()
+        .flat_map(|id| ["Testing \n".len() + id.len(), "Success\n".len()])
+        .collect();
+    let lines: Vec<&str> = text.lines().collect();
+    let writes: Vec<(usize, usize)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(index, line)| Some((index, stdout_write(line)?)))
+        // An empty line's: criterion 0.5's after `Success` (the output had no other).
+        .filter(|(_, length)| *length != 1)
+        .take(expected.len())
+        .collect();
+    let lengths = writes.iter().map(|(_, length)| *length);
+    if writes.len() != expected.len() || !lengths.eq(expected.iter().copied()) {
+        return None;
+    }
+    let (mut outside, mut own, mut from) = (Vec::new(), Vec::new(), 0);
+    for pair in writes.chunks(2) {
+        let (testing, success) = (pair[0].0, pair[1].0);
+        outside.extend_from_slice(&lines[from..testing]);
+        own.push(lines[testing..=success].join("\n"));
+        from = success + 1;
+    }
+    outside.extend_from_slice(&lines[from..]);
+    Some((outside.join("\n"), own))
+}
+
+/// The length of the write to standard output a line of valgrind's log starts
+/// (`SYSCALL[9848,1](1) sys_write ( 1, 0x403bdc0, 17 ) --> [async] ...`: 17).
+fn stdout_write(line: &str) -> Option<usize> {
+    let (_, args) = line.split_once(" sys_write ( 1, ")?;
+    let (_, length) = args.split_once(", ")?;
+    length.split([' ', ')']).next()?.parse().ok()
+}
+
+/// One profile file's code and instruction count.
+fn read_profile(path: &Path) -> Result<(Executed, u64), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let executed = executed::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((executed, runs::totals(&text)))
+}
+
+/// What the split needs to know of the run.
+struct RunContext<'a> {
+    harness: Harness,
+    executable: &'a Path,
+    wall_ms: f64,
+    shared_by: usize,
+}
+
+impl Parts {
+    /// Each benchmark's run, in the order tested: the common parts and its own. The executable's
+    /// addresses are checked against its symbol table once, over every part.
+    fn split(self, run: &RunContext<'_>) -> Result<Vec<Option<RunTrace>>, String> {
+        let mut everything = self.common.clone();
+        for (own, _) in &self.own {
+            everything.merge(own.clone());
+        }
+        let (all_own, _) = runs::own_code(everything, run.executable);
+        if all_own.addresses.is_empty() {
+            return Err("no instruction of it ran".to_string());
+        }
+        let data = std::fs::read(run.executable).map_err(|e| e.to_string())?;
+        executed::check_addresses(&all_own, &data).map_err(|e| e.to_string())?;
+        let count = self.own.len().max(1) as f64;
+        let mut own_touched = self.own_touched.into_iter();
+        // What the parts of the benchmarks tested before touched: state they left (a static
+        // filled from a file) the benchmark would build itself in a run of its own.
+        let mut earlier = Touched::default();
+        let runs = self.own.into_iter().map(|(own, instructions)| {
+            let mut touched = self.touched.clone();
+            if let Some(mine) = own_touched.next() {
+                touched.merge(mine.clone());
+                let inherited = !covers(&touched, &earlier);
+                earlier.merge(mine);
+                if inherited {
+                    return None;
+                }
+            }
+            let mut executed = self.common.clone();
+            executed.merge(own);
+            let timed = runs::timed_code(&executed, run.harness, run.executable);
+            let (code, libraries) = runs::own_code(executed, run.executable);
+            Some(RunTrace {
+                executed: code.addresses,
+                by_program: Default::default(),
+                libraries,
+                touched,
+                summary: RunSummary {
+                    mode: Mode::Test,
+                    instructions: self.common_instructions + instructions,
+                    wall_ms: run.wall_ms / count,
+                    shared_by: Some(run.shared_by),
+                },
+                timed,
+            })
+        });
+        Ok(runs.collect())
+    }
+}
+
+/// Whether `mine` holds everything `other` touched, each path at least as strongly.
+fn covers(mine: &Touched, other: &Touched) -> bool {
+    other
+        .files
+        .iter()
+        .all(|(path, access)| mine.files.get(path).is_some_and(|a| a >= access))
+        && other.programs.is_subset(&mine.programs)
+        && other.unresolved.is_subset(&mine.unresolved)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::reach::trace::Access;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_filter_matches_exactly_the_ids_asked_for() {
+        let pattern = filter(&["group/a", "b (x+1)", "c.d"]);
+        let regex = regex::Regex::new(&pattern).unwrap();
+        for id in ["group/a", "b (x+1)", "c.d"] {
+            assert!(regex.is_match(id), "{id}");
+        }
+        for id in ["group/ab", "xgroup/a", "b (xx1)", "cxd", "group/a|b"] {
+            assert!(!regex.is_match(id), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_boundaries_are_criterion_s_reports_test_start_and_test_pass() {
+        let start = "<criterion::report::Reports as criterion::report::Report>::test_start";
+        assert!(is_boundary(start, "test_start"));
+        assert!(!is_boundary(start, "test_pass"));
+        assert!(is_boundary(
+            "<criterion::report::Reports as criterion::report::Report>::test_pass",
+            "test_pass"
+        ));
+        // As the symbol tables of criterion 0.3.6, 0.4.0, 0.5.1 and 0.8.2 executables name them:
+        // legacy mangling (stable toolchains) and v0.
+        let demangled = crate::steps::instructions::callgrind::demangle;
+        assert!(is_boundary(
+            &demangled(
+                "_ZN72_$LT$criterion..report..Reports$u20$as$u20$criterion..report..Report$GT$10test_start17h5591055dfd12f3e1E"
+            ),
+            "test_start"
+        ));
+        assert!(is_boundary(
+            &demangled(
+                "_RNvXs3_NtCs8eBhg4Zcce4_9criterion6reportNtB5_7ReportsNtB5_6Report9test_pass"
+            ),
+            "test_pass"
+        ));
+        // The CLI report's own method, called from it, is not one.
+        assert!(!is_boundary(
+            "<criterion::report::CliReport as criterion::report::Report>::test_start",
+            "test_start"
+        ));
+    }
+
+    #[test]
+    fn parts_alternate_outside_and_benchmark_and_any_other_order_is_refused() {
+        use End::{AfterPass as A, BeforeStart as B, Exit as X};
+        assert_eq!(
+            owners(&[B, A, B, A, X], 2).unwrap(),
+            [None, Some(0), None, Some(1), None]
+        );
+        // A dump missing (a boundary inlined on one path), one too many, or the count short.
+        assert!(owners(&[B, B, A, X], 1).is_err());
+        assert!(owners(&[B, A, A, X], 2).is_err());
+        assert!(owners(&[B, A, X], 2).is_err());
+        assert!(owners(&[B, X], 0).is_err());
+        assert!(owners(&[X], 1).is_err());
+    }
+
+    #[test]
+    fn the_order_tested_is_read_from_the_output_and_must_hold_each_benchmark_once() {
+        let read = |text: &str| {
+            let mut tested = Tested::default();
+            text.lines().for_each(|l| tested.line(l));
+            tested
+        };
+        let order = read("Testing b\nSuccess\n\nTesting a\nSuccess\n")
+            .order(&["a", "b"])
+            .unwrap();
+        assert_eq!(order, ["b", "a"]);
+        // One missing, one failed (no Success), one tested twice.
+        assert!(read("Testing a\nSuccess\n").order(&["a", "b"]).is_err());
+        assert!(
+            read("Testing a\nSuccess\nTesting b\n")
+                .order(&["a", "b"])
+                .is_err()
+        );
+        assert!(
+            read("Testing a\nSuccess\nTesting a\nSuccess\n")
+                .order(&["a", "b"])
+                .is_err()
+        );
+    }
+
+    /// A log as valgrind 3.19 writes it: criterion's lines to standard output around each
+    /// benchmark's calls.
+    const LOG: &str = "\
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x1(/etc/ld.so.cache), 524288 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x403bdc0, 10 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0xa)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x2(data/a.txt), 0 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x144f78, 8 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0x8)
+SYSCALL[9,1](1) sys_write ( 1, 0x129f6d, 1 ) --> [async] ...
+SYSCALL[9,1](1) sys_write ( 1, 0x403bdc0, 11 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0xb)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x3(data/bb.txt), 0 ) --> [async] ...
+SYSCALL[9,1](257) ... [async] --> Success(0x3)
+SYSCALL[9,1](1) sys_write ( 1, 0x144f78, 8 ) --> [async] ...
+SYSCALL[9,1](1) ... [async] --> Success(0x8)
+SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ...
+";
+
+    #[test]
+    fn the_log_is_cut_at_criterion_s_lines_and_each_benchmark_gets_its_own_files() {
+        let order = ["a".to_string(), "bb".to_string()];
+        let (outside, own) = cut_log(LOG, &order).unwrap();
+        let opened = |text: &str| -> Vec<PathBuf> {
+            syscalls::parse(text, Some(Path::new("/ck")))
+                .files
+                .into_keys()
+                .collect()
+        };
+        assert_eq!(
+            opened(&outside),
+            [
+                PathBuf::from("/ck/data/end.txt"),
+                PathBuf::from("/etc/ld.so.cache")
+            ]
+        );
+        assert_eq!(opened(&own[0]), [PathBuf::from("/ck/data/a.txt")]);
+        assert_eq!(opened(&own[1]), [PathBuf::from("/ck/data/bb.txt")]);
+        // Writes of other lengths (a benchmark printing), or a directory change: not cut.
+        let swapped = ["bb".to_string(), "a".to_string()];
+        assert!(cut_log(LOG, &swapped).is_none());
+        assert!(
+            cut_log(
+                &LOG.replace("sys_openat ( 4294967196, 0x4", "sys_chdir ( 0x4"),
+                &order
+            )
+            .is_none()
+        );
+        assert!(cut_log(&LOG.replacen(", 8 )", ", 9 )", 1), &order).is_none());
+        assert_eq!(
+            stdout_write("SYSCALL[9,1](1) sys_write ( 2, 0x1, 8 )"),
+            None
+        );
+    }
+
+    #[test]
+    fn a_file_an_earlier_benchmark_opened_is_covered_only_by_a_trace_that_opened_it_too() {
+        let touched = |files: &[(&str, Access)]| Touched {
+            files: files
+                .iter()
+                .map(|(path, access)| (PathBuf::from(path), *access))
+                .collect(),
+            ..Touched::default()
+        };
+        let earlier = touched(&[("/ck/data/table.txt", Access::Opened)]);
+        // A later benchmark whose own part did not open it (a static filled by the earlier
+        // one): not covered, traced alone.
+        assert!(!covers(
+            &touched(&[("/etc/ld.so.cache", Access::Opened)]),
+            &earlier
+        ));
+        assert!(!covers(
+            &touched(&[("/ck/data/table.txt", Access::Probed)]),
+            &earlier
+        ));
+        assert!(covers(
+            &touched(&[("/ck/data/table.txt", Access::Opened)]),
+            &earlier
+        ));
+        assert!(covers(&touched(&[]), &Touched::default()));
+    }
+
+    #[test]
+    fn the_log_is_cut_only_when_the_output_held_criterion_s_lines_alone() {
+        let read = |text: &str| {
+            let mut tested = Tested::default();
+            text.lines().for_each(|l| tested.line(l));
+            tested
+        };
+        let order = ["a".to_string(), "b".to_string()];
+        assert!(read("Testing a\nSuccess\nTesting b\nSuccess\n\n").only_criterion_s(&order));
+        assert!(read("Testing a\nSuccess\n\nTesting b\nSuccess\n\n").only_criterion_s(&order));
+        // A line of the benchmark's own between them, on either stream.
+        assert!(!read("Testing a\nhello\nSuccess\nTesting b\nSuccess\n").only_criterion_s(&order));
+        assert!(
+            !read("warning\nTesting a\nSuccess\nTesting b\nSuccess\n").only_criterion_s(&order)
+        );
+    }
+
+    #[test]
+    fn only_criterion_benchmarks_of_one_executable_run_alike_are_split() {
+        let request = |id: &str, harness: Harness| ForkRequest {
+            executable: PathBuf::from("/bench"),
+            cwd: PathBuf::from("/"),
+            env: Vec::new(),
+            benchmark_id: id.to_string(),
+            harness,
+            warm_up: Duration::ZERO,
+            measurement: Duration::ZERO,
+            sample_size: 10,
+            timeout: Duration::from_secs(1),
+            criterion_home: PathBuf::from("/home"),
+            cpu: None,
+            command: None,
+        };
+        let criterion = Harness::Criterion(crate::model::harness::CliDialect::Current);
+        let (a, b) = (request("a", criterion), request("b", criterion));
+        assert!(alike(&[a.clone(), b.clone()]).is_ok());
+        assert!(alike(std::slice::from_ref(&a)).is_err());
+        assert!(alike(&[a.clone(), a.clone()]).is_err());
+        assert!(alike(&[request("a", Harness::Divan), request("b", Harness::Divan)]).is_err());
+        let mut elsewhere = b.clone();
+        elsewhere.cwd = PathBuf::from("/other");
+        assert!(alike(&[a, elsewhere]).is_err());
+    }
+}

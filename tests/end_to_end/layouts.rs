@@ -225,3 +225,78 @@ fn assert_layouts_linked_again(repo: &Path, commit: &str) {
         deps.display()
     );
 }
+
+/// A workspace where member `a` turns on feature `fast` of the path dependency `shared`, which
+/// changes the code of `shared::mix`, and member `b`'s bench target `mixes` uses `shared`
+/// without it: cargo's build of the workspace compiles `shared` with `fast` for `b`'s bench too,
+/// a build of package `b` alone without it.
+fn workspace_with_a_feature_from_another_member(repo: &Path) {
+    criterion_workspace_repo(repo, &["shared", "a", "b"], |repo| {
+        write_library_package(&repo.join("shared"), "shared", "\n[features]\nfast = []\n");
+        std::fs::write(
+            repo.join("shared/src/lib.rs"),
+            "#[inline(never)]\npub fn mix(rounds: u64) -> u64 {\n    let mut x = 1u64;\n    \
+             for i in 0..rounds {\n        \
+             if cfg!(feature = \"fast\") {\n            x = x.wrapping_add(i);\n        } \
+             else {\n            x = (x ^ i).wrapping_mul(0x100_0000_01b3).rotate_left(5);\n        }\n    \
+             }\n    x\n}\n",
+        )
+        .unwrap();
+        write_library_package(
+            &repo.join("a"),
+            "a",
+            "\n[dependencies]\nshared = { path = \"../shared\", features = [\"fast\"] }\n",
+        );
+        let b = repo.join("b");
+        write_criterion_package(
+            &b,
+            "b",
+            &[],
+            "\n[dependencies]\nshared = { path = \"../shared\" }\n",
+        );
+        add_bench_target(
+            &b,
+            "mixes",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             c.bench_function(\"mix\", |b| b.iter(|| shared::mix(black_box(200))));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+    });
+}
+
+#[test]
+fn a_relink_that_builds_another_program_leaves_the_target_with_layout_0_alone() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("ws");
+    workspace_with_a_feature_from_another_member(&repo);
+    replace_in(&repo, "b/benches/mixes.rs", "200", "300");
+    commit_all(&repo, "more rounds");
+    let comparison = ["HEAD~1", "HEAD", "--format", "json", "--fail-on", "never"];
+    let settings = ["--stop", "fixed", "--forks", "3", "--layouts", "3"];
+    let args = [&comparison[..], FAST, &settings].concat();
+    // The note is the build's: a build of the same content kept by an earlier run would serve
+    // this one without it.
+    let output = cargo_perfdiff_with_env(&repo, &args, &[NO_SHARED_BUILDS]);
+    let out = all_output(&output);
+    assert!(output.status.success(), "{out}");
+    // `cargo rustc -p b` compiles `shared` without `fast`: its objects are not the executable's.
+    assert!(
+        out.contains("bench target mixes of")
+            && out.contains("measured in cargo's build alone")
+            && out.contains("built another program"),
+        "{out}"
+    );
+    for side in ["base", "head"] {
+        let layouts = fork_layouts(&repo, side);
+        assert!(!layouts.is_empty(), "{side}: measured");
+        for forks in layouts {
+            assert_eq!(forks.len(), 3, "{side}");
+            assert!(
+                forks.iter().all(|l| l.unwrap_or(0) == 0),
+                "{side}: {forks:?}"
+            );
+        }
+    }
+}

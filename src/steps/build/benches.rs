@@ -340,7 +340,9 @@ pub(crate) fn layouts_of(
         target: &artifact.target,
     });
     let link = relinker.template(artifact, on_event)?;
+    let names = crate::steps::build::layout::names_of_the_same_program(&link, &artifact.executable);
     link.remove_unlinked_intermediates();
+    let names = names?;
     let name = link
         .output()
         .file_name()
@@ -351,7 +353,8 @@ pub(crate) fn layouts_of(
         &inputs,
         relinker.cargo.workspace_dir,
         relinker.cargo.one_path.as_ref(),
-    )?;
+    )?
+    .with_function_names(names);
     Ok(Layouts {
         paths: (1..relinker.opts.layouts)
             .map(|layout| crate::steps::build::layout::kept_path(bin_dir, layout, &name))

@@ -43,9 +43,23 @@
 //!
 //! `--symbol-ordering-file` is an option of LLVM's lld (rust-lld, the default linker on x86_64
 //! Linux since Rust 1.90) and of mold; a linker that rejects it (GNU ld) fails the link through
-//! cargo, which leaves the target with layout 0 alone, and the run says so. The seeds are fixed
-//! (layout `k` is seed `k`), so every run of a commit measures the same layouts and reuses their
-//! builds.
+//! cargo, which leaves the target with layout 0 alone, and the run says so.
+//!
+//! `cargo rustc` selects one package and resolves features for it alone, while cargo's build
+//! resolves them over the workspace: where another member turns on features of a dependency the
+//! target shares (anstyle: clap's `color`, `error-context`, … from other members), the link
+//! through cargo compiles that dependency, and everything above it, anew with other code and
+//! other symbol hashes, and its objects are another program than layout 0 (on anstyle, 953 of
+//! the 1,789 functions of `stream`'s executable were in none of them). Layouts linked from them
+//! would mix two builds, and selection would read another program's code. So the Rust functions
+//! (`_ZN…17h…E`, `_R…`; the link adds C start-up functions no object names) that cargo's
+//! executable defines are looked up in the objects, ThinLTO's suffix aside; when one is missing
+//! the target keeps layout 0 alone and the run says so, as for a linker without ordering files,
+//! and selection measures its benchmarks (no objects to compare). Linking the layouts from the
+//! workspace build itself is the fix that would keep them (`docs/design/field-trials.md`).
+//!
+//! The seeds are fixed (layout `k` is seed `k`), so every run of a commit measures the same
+//! layouts and reuses their builds.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -146,6 +160,32 @@ impl Relinker<'_> {
             _ => Err(failure_reason(&parsed.errors(), &stderr_tail)),
         }
     }
+}
+
+/// The function names of the objects `link` links, when they are the program cargo built
+/// (`executable`, layout 0): every Rust function of the executable is among them. Otherwise the
+/// reason, for a target left with layout 0 alone: `cargo rustc -p ID` resolves features for that
+/// package alone, and a dependency that another member of the workspace gives more features is
+/// then compiled anew, with other code and other symbol hashes, as is everything above it.
+pub fn names_of_the_same_program(
+    link: &LinkCommand,
+    executable: &Path,
+) -> Result<Vec<String>, String> {
+    let names = link.function_names()?;
+    match super::link::rust_functions_missing(executable, &names)? {
+        (0, _) => Ok(names),
+        (missing, of) => Err(another_program(missing, of)),
+    }
+}
+
+/// Why a relink whose objects lack `missing` of the `of` Rust functions of cargo's executable
+/// gives no layouts.
+fn another_program(missing: usize, of: usize) -> String {
+    format!(
+        "the relink through `cargo rustc` built another program: {missing} of the {of} Rust \
+         functions of cargo's executable are in none of its objects (a dependency compiled with \
+         other features when the package is built alone)"
+    )
 }
 
 /// The line that says why a relink failed: the linker's or rustc's error, else cargo's last word.

@@ -332,6 +332,13 @@ impl KeptLink {
         })
     }
 
+    /// The same, with the function names of its inputs already read (`names`, as
+    /// [`LinkCommand::function_names`] gives them), so the first layout does not read them again.
+    pub fn with_function_names(self, names: Vec<String>) -> Self {
+        let _ = self.names.set(names);
+        self
+    }
+
     /// The preserved copies of the files the link links (objects, static libraries, rlibs with
     /// std's among them), in the command's order: what the executable's code was linked from.
     pub fn inputs(&self) -> impl Iterator<Item = &Path> {
@@ -437,6 +444,47 @@ fn functions_in(object: &object::File, names: &mut BTreeSet<String>) {
             names.insert(name.to_string());
         }
     }
+}
+
+/// The Rust functions (legacy `_ZN…17h<hash>E` or v0 `_R…` names) that `executable` defines and
+/// none of `names` is, ThinLTO's suffix aside on both sides, with how many Rust functions it
+/// defines: `(missing, of)`. Only Rust names are compared, because the link adds functions no
+/// input names on its command line (the C start-up files' `_start`, `_init`, …) and a native
+/// library may be linked by `-l`, not by path; Rust code is always linked from the objects and
+/// rlibs the command names. An executable without a symbol table defines none.
+pub fn rust_functions_missing(
+    executable: &Path,
+    names: &[String],
+) -> Result<(usize, usize), String> {
+    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", executable.display());
+    let data = std::fs::read(executable).map_err(|e| failed(&e))?;
+    let defined = functions_in_file(&data).map_err(|e| failed(&e))?;
+    let known: std::collections::HashSet<&str> =
+        names.iter().map(|name| stable_name(name)).collect();
+    let rust: BTreeSet<&str> = defined
+        .iter()
+        .map(|name| stable_name(name))
+        .filter(|name| is_rust_symbol(name))
+        .collect();
+    let missing = rust.iter().filter(|name| !known.contains(*name)).count();
+    Ok((missing, rust.len()))
+}
+
+/// Whether `name` is a Rust symbol: v0 mangling (`_R`), or legacy mangling (`_ZN`, ending in
+/// `17h`, 16 hexadecimal digits and `E`, which C++'s `_ZN` names do not).
+fn is_rust_symbol(name: &str) -> bool {
+    let legacy = || {
+        let Some(body) = name.strip_prefix("_ZN").and_then(|n| n.strip_suffix('E')) else {
+            return false;
+        };
+        let hash = body.len().checked_sub(16).and_then(|at| body.get(at..));
+        let marker = body
+            .len()
+            .checked_sub(19)
+            .and_then(|at| body.get(at..at + 3));
+        marker == Some("17h") && hash.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    name.starts_with("_R") || legacy()
 }
 
 /// The contents of the ordering file of layout `seed`: `names`, one a line, sorted by a hash of
@@ -690,6 +738,40 @@ mod tests {
             names.len()
         );
         assert!(functions_in_file(b"not an object").is_err());
+    }
+
+    #[test]
+    fn relink_compares_rust_functions_only_and_finds_those_no_input_defines() {
+        assert!(is_rust_symbol("_ZN4demo3mix17h0123456789abcdefE"));
+        assert!(is_rust_symbol("_RNvCs1234_4demo3mix"));
+        assert!(!is_rust_symbol("_ZN3foo3barEv"), "C++");
+        assert!(!is_rust_symbol("_ZN4demo3mix17h0123456789abcdeXE"));
+        assert!(!is_rust_symbol("_start"));
+        assert!(!is_rust_symbol("memcpy"));
+        // This test executable's own functions: all known, then one of them not.
+        let exe = std::env::current_exe().unwrap();
+        let all: Vec<String> = functions_in_file(&std::fs::read(&exe).unwrap())
+            .unwrap()
+            .into_iter()
+            .collect();
+        let (missing, of) = rust_functions_missing(&exe, &all).unwrap();
+        assert_eq!(missing, 0);
+        assert!(of > 100, "{of} Rust functions");
+        let without_this_test: Vec<String> = all
+            .iter()
+            .filter(|n| !n.contains("finds_those_no_input_defines"))
+            .cloned()
+            .collect();
+        let (missing, _) = rust_functions_missing(&exe, &without_this_test).unwrap();
+        assert!(missing >= 1, "this very test is missing");
+        // Names with another ThinLTO suffix are the same function; C names are not compared.
+        let suffixed: Vec<String> = all
+            .iter()
+            .filter(|n| is_rust_symbol(stable_name(n)))
+            .map(|n| format!("{}.llvm.42", stable_name(n)))
+            .collect();
+        assert_eq!(rust_functions_missing(&exe, &suffixed).unwrap().0, 0);
+        assert!(rust_functions_missing(Path::new("/nonexistent/exe"), &all).is_err());
     }
 
     #[test]

@@ -299,4 +299,19 @@ fn a_relink_that_builds_another_program_leaves_the_target_with_layout_0_alone() 
             );
         }
     }
+    // Selection has no objects to compare `b`'s executables by: it measures the benchmark.
+    let output = perfdiff_command(&repo, &args)
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
+        .output()
+        .expect("cargo runs");
+    assert!(output.status.success(), "{}", all_output(&output));
+    let mix = bench_entry(&json_report(&output), "mix").clone();
+    assert_eq!(mix["selection"]["reason"], "undecided", "{mix:#}");
+    assert!(
+        mix["selection"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("kept no objects")),
+        "{mix:#}"
+    );
 }

@@ -41,7 +41,7 @@ pub(super) fn linked_code(
     build: &str,
 ) -> std::result::Result<LinkedCode, String> {
     let relink = relink.ok_or_else(|| {
-        format!("{build} kept no objects to compare (one code layout, or a linker that cannot order functions)")
+        format!("{build} kept no objects to compare (one code layout, a linker that cannot order functions, or a relink that built another program)")
     })?;
     if !relink.intact() {
         return Err(format!("the objects {build} kept changed since the build"));

@@ -437,7 +437,7 @@ fn changed_line_names<'t>(a: &'t str, b: &'t str) -> impl Iterator<Item = String
 }
 
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
-/// tokens, doc comments left out) or that one side only has; `None` when one does not parse.
+/// tokens, doc comments and codegen hints left out) or that one side only has; `None` when one does not parse.
 /// See [`Definitions`] for which names an item gives.
 fn changed_items(a: &str, b: &str) -> Option<BTreeSet<String>> {
     let definitions = |text: &str| -> Option<Definitions> {
@@ -497,6 +497,7 @@ impl Definitions {
         }
     }
 
+    /// Records one item of the module `scope`.
     fn item(&mut self, item: &syn::Item, scope: &str) {
         use syn::Item;
         let named = |kind: &str, ident: &syn::Ident| {
@@ -647,7 +648,10 @@ impl Definitions {
                 format!("{} as {}", r.ident, r.rename),
                 Some(r.rename.to_string()),
             ),
-            UseTree::Glob(_) => ("*".to_string(), identifiers(prefix).last()),
+            UseTree::Glob(_) => {
+                let path = prefix.rsplit("use ").next().unwrap_or_default();
+                ("*".to_string(), identifiers(path).last())
+            }
         };
         let key = format!("{scope}use {prefix}{leaf}");
         self.add(key.clone(), key, name);
@@ -679,21 +683,21 @@ fn field_names(fields: &syn::Fields) -> impl Iterator<Item = &syn::Ident> + Clon
     fields.iter().filter_map(|f| f.ident.as_ref())
 }
 
-/// The tokens of `tokens` as text, doc comments (`#[doc = …]`) left out: a comment changes
-/// no code.
+/// The tokens of `tokens` as text, the attributes that change nothing it computes (doc
+/// comments, codegen hints, lints: [`ignored_attribute`]) left out.
 fn text(tokens: &impl quote::ToTokens) -> String {
     let mut out = String::new();
     write_tokens(tokens.to_token_stream(), &mut out);
     out
 }
 
-/// Appends the text of `stream` to `out`, doc attributes left out.
+/// Appends the text of `stream` to `out`, [`ignored_attribute`]s left out.
 fn write_tokens(stream: proc_macro2::TokenStream, out: &mut String) {
     use proc_macro2::{Delimiter, TokenTree};
     let trees: Vec<TokenTree> = stream.into_iter().collect();
     let mut i = 0;
     while i < trees.len() {
-        if let Some(length) = doc_attribute(&trees[i..]) {
+        if let Some(length) = ignored_attribute(&trees[i..]) {
             i += length;
             continue;
         }
@@ -716,9 +720,28 @@ fn write_tokens(stream: proc_macro2::TokenStream, out: &mut String) {
     }
 }
 
-/// How many of `trees` (2 or 3) a doc attribute at their start takes: `#[doc …]`, `#![doc …]`.
-fn doc_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
+/// How many of `trees` (2 or 3) an attribute at their start takes when it changes nothing an
+/// item computes: a doc comment (`#[doc …]`, `#![doc …]`), a codegen hint (`inline`, `cold`,
+/// `track_caller`, `optimize`), a lint's level or a tool's (`allow`, `must_use`, `rustfmt::…`).
+/// A hint changes the code of the item's callers, not what they compute, which is what this
+/// comparison is for; `cfg`, `repr`, `target_feature` and the others are kept.
+fn ignored_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
     use proc_macro2::{Delimiter, TokenTree};
+    const IGNORED: &[&str] = &[
+        "doc",
+        "inline",
+        "cold",
+        "track_caller",
+        "optimize",
+        "must_use",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "rustfmt",
+        "clippy",
+    ];
     let punct = |tree: Option<&TokenTree>, c: char| matches!(tree, Some(TokenTree::Punct(p)) if p.as_char() == c);
     if !punct(trees.first(), '#') {
         return None;
@@ -728,8 +751,9 @@ fn doc_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
         return None;
     };
     let first = group.stream().into_iter().next();
-    let doc = matches!(first, Some(TokenTree::Ident(ident)) if ident == "doc");
-    (group.delimiter() == Delimiter::Bracket && doc).then_some(2 + bang)
+    let ignored =
+        matches!(first, Some(TokenTree::Ident(ident)) if IGNORED.iter().any(|i| ident == i));
+    (group.delimiter() == Delimiter::Bracket && ignored).then_some(2 + bang)
 }
 
 /// The `.rs` files under `dir` (of `checkout`, relative to it), version control and build
@@ -1198,6 +1222,26 @@ mod tests {
         for name in ["n", "T", "S", "std", "fmt", "x"] {
             assert!(!changed.contains(name), "{name}: {changed:?}");
         }
+    }
+
+    #[test]
+    fn a_changed_glob_use_marks_its_module_and_not_its_attributes() {
+        let changed = changed_between("#[cfg(test)]\nuse crate::helpers::*;\n", "");
+        assert!(changed.contains("helpers"), "{changed:?}");
+        assert!(
+            !changed.contains("test") && !changed.contains("cfg"),
+            "{changed:?}"
+        );
+    }
+
+    #[test]
+    fn a_function_made_cold_or_inline_changes_no_name_and_a_cfg_does() {
+        let base = "#[inline(never)]\npub fn rare() {}\npub fn other() {}\n";
+        let head = "#[cold]\n#[inline(always)]\n#[allow(dead_code)]\npub fn rare() {}\n\
+                    #[cfg(unix)]\npub fn other() {}\n";
+        let changed = changed_between(base, head);
+        assert!(!changed.contains("rare"), "{changed:?}");
+        assert!(changed.contains("other"), "{changed:?}");
     }
 
     #[test]

@@ -21,6 +21,7 @@
 //! layout, a macro's body, a trait's default method. So the changed files of the two checkouts
 //! are parsed (`syn`) and the names of the items whose definition differs are collected
 //! ([`changed_names`]): a function whose lines name one differs, though they read the same.
+//! A constant, static or type whose unchanged definition names a changed one changes with it.
 //! Items, not the identifiers of the changed lines: a local variable renamed in one function
 //! (`to` in chrono's RFC 3339 parser) must not make every function with a local of that name
 //! differ. A file that does not parse falls back to every name on its changed lines. The caller
@@ -352,6 +353,9 @@ enum Origin {
     Item(String),
     /// A changed line of this file, which does not parse on one side.
     Line(String),
+    /// A constant, static or type of this file whose unchanged definition names this changed
+    /// name: its value or layout may change with it.
+    Uses(String, String),
 }
 
 impl ChangedNames {
@@ -377,6 +381,9 @@ impl ChangedNames {
             Some(Origin::Line(file)) => {
                 format!("a changed line of {file}, which does not parse: every name on it counts")
             }
+            Some(Origin::Uses(file, via)) => {
+                format!("a definition of {file} that names `{via}`, which the commit changes")
+            }
             None => "nowhere".to_string(),
         };
         format!("its lines name `{name}`, which the commit changes elsewhere ({place})")
@@ -396,9 +403,9 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
         rust_files(checkout, Path::new(""), &mut files)?;
     }
     let mut names = ChangedNames::default();
-    for file in files {
+    for file in &files {
         let read =
-            |checkout: &Path| std::fs::read_to_string(checkout.join(&file)).unwrap_or_default();
+            |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
         let (a, b) = (read(base), read(head));
         if a == b {
             continue;
@@ -415,7 +422,61 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
             }
         }
     }
+    if !names.is_empty() {
+        add_dependents(head, &files, &mut names);
+    }
     Ok(names)
+}
+
+/// Adds to `names` the names of the constants, statics and types of `checkout`'s `files` whose
+/// definitions (the same text, else they changed themselves) name a changed name, until none
+/// is left: `const B: u32 = A * 2` changes with `A`, a struct with a field of a changed type
+/// with it. A file that does not parse adds none (it is the same on both sides).
+fn add_dependents(checkout: &Path, files: &BTreeSet<PathBuf>, names: &mut ChangedNames) {
+    let mut dependents = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(checkout.join(file)) else {
+            continue;
+        };
+        let Ok(parsed) = syn::parse_file(&text) else {
+            continue;
+        };
+        let mut definitions = Definitions::default();
+        definitions.items(&parsed.items, "");
+        for (key, definition) in definitions.0 {
+            if is_compile_time(&key) {
+                let uses: BTreeSet<String> = definition
+                    .texts
+                    .iter()
+                    .flat_map(|t| identifiers(t))
+                    .collect();
+                dependents.push((file.display().to_string(), definition.names, uses));
+            }
+        }
+    }
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (file, gives, uses) in &dependents {
+            let Some(via) = uses.iter().find(|u| names.contains(u)) else {
+                continue;
+            };
+            if gives.iter().any(|g| !names.contains(g)) {
+                let origin = Origin::Uses(file.clone(), via.clone());
+                gives.iter().for_each(|g| names.insert(g.clone(), &origin));
+                grew = true;
+            }
+        }
+    }
+}
+
+/// Whether the [`Definitions`] key `key` is a constant's, a static's or a type's: what is
+/// computed or laid out when compiling.
+fn is_compile_time(key: &str) -> bool {
+    let kind = key.rsplit(' ').nth(1).unwrap_or_default();
+    ["const", "static", "type"]
+        .iter()
+        .any(|k| kind.ends_with(k))
 }
 
 /// The names (identifiers, keywords left out) on the lines of `a` and `b` that one has more
@@ -1242,6 +1303,33 @@ mod tests {
         let changed = changed_between(base, head);
         assert!(!changed.contains("rare"), "{changed:?}");
         assert!(changed.contains("other"), "{changed:?}");
+    }
+
+    #[test]
+    fn a_constant_or_type_naming_a_changed_one_changes_with_it_in_an_unchanged_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |side: &str, a: u32, field: &str| {
+            let src = dir.path().join(side).join("src");
+            std::fs::create_dir_all(&src).unwrap();
+            let lib =
+                format!("pub const A: u32 = {a};\npub struct Inner {{\n    x: u8,{field}\n}}\n");
+            std::fs::write(src.join("lib.rs"), lib).unwrap();
+            let uses = "pub const B: u32 = A * 2;\npub const C: u32 = B + 1;\n\
+                        pub struct Outer {\n    inner: Inner,\n}\npub const D: u8 = 1;\n";
+            std::fs::write(src.join("uses.rs"), uses).unwrap();
+            dir.path().join(side)
+        };
+        let (base, head) = (write("base", 2, ""), write("head", 3, "\n    y: u64,"));
+        let changed = changed_names(&base, &head).unwrap();
+        for name in ["A", "B", "C", "Inner", "Outer", "inner"] {
+            assert!(changed.contains(name), "{name}: {changed:?}");
+        }
+        assert!(!changed.contains("D"), "{changed:?}");
+        assert_eq!(
+            changed.reason("B"),
+            "its lines name `B`, which the commit changes elsewhere (a definition of \
+             src/uses.rs that names `A`, which the commit changes)"
+        );
     }
 
     #[test]

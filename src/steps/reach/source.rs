@@ -402,7 +402,7 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
     for checkout in [base, head] {
         rust_files(checkout, Path::new(""), &mut files)?;
     }
-    let mut names = ChangedNames::default();
+    let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
     for file in &files {
         let read =
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
@@ -412,9 +412,10 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
         }
         let shown = file.display().to_string();
         match changed_items(&a, &b) {
-            Some(items) => {
+            Some((items, primaries)) => {
                 let origin = Origin::Item(shown);
                 items.into_iter().for_each(|n| names.insert(n, &origin));
+                seeds.extend(primaries);
             }
             None => {
                 let origin = Origin::Line(shown);
@@ -422,17 +423,23 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
             }
         }
     }
-    if !names.is_empty() {
-        add_dependents(head, &files, &mut names);
+    if !seeds.is_empty() {
+        add_dependents(head, &files, seeds, &mut names);
     }
     Ok(names)
 }
 
 /// Adds to `names` the names of the constants, statics and types of `checkout`'s `files` whose
-/// definitions (the same text, else they changed themselves) name a changed name, until none
-/// is left: `const B: u32 = A * 2` changes with `A`, a struct with a field of a changed type
-/// with it. A file that does not parse adds none (it is the same on both sides).
-fn add_dependents(checkout: &Path, files: &BTreeSet<PathBuf>, names: &mut ChangedNames) {
+/// definitions (the same text, else they changed themselves) name a changed item (`seeds`: the
+/// items' own names, not their fields' nor a `use`'s, which do not change what the name means
+/// elsewhere), each a changed item in its turn: `const B: u32 = A * 2` changes with `A`, a
+/// struct with a field of a changed type with it. A file that does not parse adds none.
+fn add_dependents(
+    checkout: &Path,
+    files: &BTreeSet<PathBuf>,
+    mut seeds: BTreeSet<String>,
+    names: &mut ChangedNames,
+) {
     let mut dependents = Vec::new();
     for file in files {
         let Ok(text) = std::fs::read_to_string(checkout.join(file)) else {
@@ -444,30 +451,41 @@ fn add_dependents(checkout: &Path, files: &BTreeSet<PathBuf>, names: &mut Change
         let mut definitions = Definitions::default();
         definitions.items(&parsed.items, "");
         for (key, definition) in definitions.0 {
-            if is_compile_time(&key) {
+            if let (Some(primary), true) = (primary(&key), is_compile_time(&key)) {
                 let uses: BTreeSet<String> = definition
                     .texts
                     .iter()
                     .flat_map(|t| identifiers(t))
                     .collect();
-                dependents.push((file.display().to_string(), definition.names, uses));
+                let file = file.display().to_string();
+                dependents.push((file, primary.to_string(), definition.names, uses));
             }
         }
     }
     let mut grew = true;
     while grew {
         grew = false;
-        for (file, gives, uses) in &dependents {
-            let Some(via) = uses.iter().find(|u| names.contains(u)) else {
+        for (file, primary, gives, uses) in &dependents {
+            if seeds.contains(primary) {
                 continue;
-            };
-            if gives.iter().any(|g| !names.contains(g)) {
+            }
+            if let Some(via) = uses.iter().find(|u| seeds.contains(*u)) {
                 let origin = Origin::Uses(file.clone(), via.clone());
                 gives.iter().for_each(|g| names.insert(g.clone(), &origin));
+                seeds.insert(primary.clone());
                 grew = true;
             }
         }
     }
+}
+
+/// The name of the item the [`Definitions`] key `key` is of, when it is a fn, a constant, a
+/// static or a type: what another definition may name.
+fn primary(key: &str) -> Option<&str> {
+    let mut words = key.rsplit(' ');
+    let (name, kind) = (words.next()?, words.next()?);
+    let item = ["fn", "const", "static", "type"];
+    item.iter().any(|k| kind.ends_with(k)).then_some(name)
 }
 
 /// Whether the [`Definitions`] key `key` is a constant's, a static's or a type's: what is
@@ -498,9 +516,10 @@ fn changed_line_names<'t>(a: &'t str, b: &'t str) -> impl Iterator<Item = String
 }
 
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
-/// tokens, doc comments and codegen hints left out) or that one side only has; `None` when one does not parse.
-/// See [`Definitions`] for which names an item gives.
-fn changed_items(a: &str, b: &str) -> Option<BTreeSet<String>> {
+/// tokens, doc comments and codegen hints left out) or that one side only has, and those
+/// items' own names ([`primary`]); `None` when one does not parse. See [`Definitions`] for
+/// which names an item gives.
+fn changed_items(a: &str, b: &str) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
     let definitions = |text: &str| -> Option<Definitions> {
         let file = syn::parse_file(text).ok()?;
         let mut definitions = Definitions::default();
@@ -508,7 +527,7 @@ fn changed_items(a: &str, b: &str) -> Option<BTreeSet<String>> {
         Some(definitions)
     };
     let (a, b) = (definitions(a)?, definitions(b)?);
-    let mut names = BTreeSet::new();
+    let (mut names, mut primaries) = (BTreeSet::new(), BTreeSet::new());
     for key in a.0.keys().chain(b.0.keys()) {
         match (a.0.get(key), b.0.get(key)) {
             (Some(x), Some(y)) if x.texts == y.texts => {}
@@ -516,10 +535,11 @@ fn changed_items(a: &str, b: &str) -> Option<BTreeSet<String>> {
                 for definition in [x, y].into_iter().flatten() {
                     names.extend(definition.names.iter().cloned());
                 }
+                primaries.extend(primary(key).map(str::to_string));
             }
         }
     }
-    Some(names)
+    Some((names, primaries))
 }
 
 /// One definition (or all of the same key, under different `cfg`s): its texts and the names a
@@ -803,7 +823,10 @@ fn ignored_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
         "rustfmt",
         "clippy",
     ];
-    let punct = |tree: Option<&TokenTree>, c: char| matches!(tree, Some(TokenTree::Punct(p)) if p.as_char() == c);
+    let punct = |tree: Option<&TokenTree>, c: char| {
+        let is = |p: &proc_macro2::Punct| p.as_char() == c;
+        matches!(tree, Some(TokenTree::Punct(p)) if is(p))
+    };
     if !punct(trees.first(), '#') {
         return None;
     }
@@ -1274,8 +1297,10 @@ mod tests {
 
     #[test]
     fn a_changed_method_trait_default_or_use_marks_its_names() {
-        let base = "use std::fmt::Write;\ntrait T {\n    fn d(&self) -> u8 { 1 }\n}\nimpl S {\n    fn m(&self) {}\n    fn n(&self) {}\n}\n";
-        let head = "use std::fmt::Debug;\ntrait T {\n    fn d(&self) -> u8 { 2 }\n}\nimpl S {\n    fn m(&self) { x() }\n    fn n(&self) {}\n}\n";
+        let base = "use std::fmt::Write;\ntrait T {\n    fn d(&self) -> u8 { 1 }\n}\n\
+                    impl S {\n    fn m(&self) {}\n    fn n(&self) {}\n}\n";
+        let head = "use std::fmt::Debug;\ntrait T {\n    fn d(&self) -> u8 { 2 }\n}\n\
+                    impl S {\n    fn m(&self) { x() }\n    fn n(&self) {}\n}\n";
         let changed = changed_between(base, head);
         for name in ["Write", "Debug", "d", "m"] {
             assert!(changed.contains(name), "{name}: {changed:?}");
@@ -1329,6 +1354,19 @@ mod tests {
             changed.reason("B"),
             "its lines name `B`, which the commit changes elsewhere (a definition of \
              src/uses.rs that names `A`, which the commit changes)"
+        );
+        // A changed `use` of `Inner` elsewhere changes no definition naming it.
+        std::fs::write(
+            head.join("src/lib.rs"),
+            "pub const A: u32 = 2;\npub struct Inner {\n    x: u8,\n}\n",
+        )
+        .unwrap();
+        std::fs::write(head.join("src/other.rs"), "use crate::Inner;\n").unwrap();
+        let changed = changed_names(&base, &head).unwrap();
+        assert!(changed.contains("Inner"), "{changed:?}");
+        assert!(
+            !changed.contains("Outer") && !changed.contains("B"),
+            "{changed:?}"
         );
     }
 

@@ -21,7 +21,7 @@
 //! layout, a macro's body, a trait's default method. So the changed files of the two checkouts
 //! are parsed (`syn`) and the names of the items whose definition differs are collected
 //! ([`changed_names`]): a function whose lines name one differs, though they read the same.
-//! A constant, static or type whose unchanged definition names a changed one changes with it.
+//! A constant, static or type whose unchanged definition names a changed item changes with it.
 //! Items, not the identifiers of the changed lines: a local variable renamed in one function
 //! (`to` in chrono's RFC 3339 parser) must not make every function with a local of that name
 //! differ. A file that does not parse falls back to every name on its changed lines. The caller

@@ -18,11 +18,18 @@
 //! standard library (`/rustc/<commit>/library/…`) are the same text when their path is: the
 //! commit hash names the toolchain. What the lines do not show is a definition used from
 //! elsewhere that leaves no instruction of its own: a `const` folded into an immediate, a type's
-//! layout, a macro's body. A commit that changes those changes the source of the function's
-//! module or of another file, and the caller only trusts this comparison for functions whose
-//! code lies outside the timed loop, never to skip a benchmark whose timed code differs.
+//! layout, a macro's body, a trait's default method. So the changed files of the two checkouts
+//! are parsed (`syn`) and the names of the items whose definition differs are collected
+//! ([`changed_names`]): a function whose lines name one differs, though they read the same.
+//! A constant, static or type whose unchanged definition names a changed item changes with it.
+//! Items, not the identifiers of the changed lines: a local variable renamed in one function
+//! (`to` in chrono's RFC 3339 parser) must not make every function with a local of that name
+//! differ. A file that does not parse falls back to every name on its changed lines. The caller
+//! only trusts this comparison for functions whose code lies outside the timed loop, never to
+//! skip a benchmark whose timed code differs.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::iter::once;
 use std::path::{Path, PathBuf};
 
 use object::{Object, ObjectSymbol, SymbolKind};
@@ -74,7 +81,7 @@ pub fn compare_function(
     base: &Side<'_>,
     head: &Side<'_>,
     function: &str,
-    changed: &BTreeSet<String>,
+    changed: &ChangedNames,
 ) -> SourceComparison {
     compare_functions(base, head, &[function.to_string()], changed)
         .pop()
@@ -88,7 +95,7 @@ pub fn compare_functions(
     base: &Side<'_>,
     head: &Side<'_>,
     functions: &[String],
-    changed: &BTreeSet<String>,
+    changed: &ChangedNames,
 ) -> Vec<SourceComparison> {
     let sources = |side: &Side<'_>| -> Vec<Result<FunctionSource, String>> {
         match places_of_all(side.executable, functions) {
@@ -108,9 +115,9 @@ pub fn compare_functions(
         .zip(sources(head))
         .map(|pair| match pair {
             (Ok(base), Ok(head)) => match (compare(&base, &head), uses_changed(&base, changed)) {
-                (SourceComparison::Same, Some(name)) => SourceComparison::Differs(format!(
-                    "its lines name `{name}`, which the commit changes elsewhere"
-                )),
+                (SourceComparison::Same, Some(name)) => {
+                    SourceComparison::Differs(changed.reason(&name))
+                }
                 (comparison, _) => comparison,
             },
             (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
@@ -332,35 +339,505 @@ pub fn compare(base: &FunctionSource, head: &FunctionSource) -> SourceComparison
     SourceComparison::Same
 }
 
-/// The names (identifiers, keywords left out) on the lines the commit changes in any Rust
-/// file of the two checkouts: lines one side has more often than the other, in each file whose
-/// text differs (or that one side lacks). What a function's lines do not show but use (a
-/// `const` folded into an immediate, a type, a macro) is named where it is used, so a function
-/// whose lines name one of these may compute otherwise from lines that read the same.
-pub fn changed_names(base: &Path, head: &Path) -> Result<BTreeSet<String>, String> {
+/// The names a commit changes ([`changed_names`]), each with the file it changes it in and how
+/// that was found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChangedNames {
+    names: BTreeMap<String, Origin>,
+}
+
+/// Where a changed name comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Origin {
+    /// An item of this file whose definition differs or is on one side only.
+    Item(String),
+    /// A changed line of this file, which does not parse on one side.
+    Line(String),
+    /// A constant, static or type of this file whose unchanged definition names this changed
+    /// name: its value or layout may change with it.
+    Uses(String, String),
+}
+
+impl ChangedNames {
+    /// Whether the commit changes `name`.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains_key(name)
+    }
+
+    /// Whether no name changes.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// Records `name` as changed in `origin` (the first origin found is kept).
+    fn insert(&mut self, name: String, origin: &Origin) {
+        self.names.entry(name).or_insert_with(|| origin.clone());
+    }
+
+    /// Why a function whose lines name `name` differs.
+    fn reason(&self, name: &str) -> String {
+        let place = match self.names.get(name) {
+            Some(Origin::Item(file)) => format!("an item of {file}"),
+            Some(Origin::Line(file)) => {
+                format!("a changed line of {file}, which does not parse: every name on it counts")
+            }
+            Some(Origin::Uses(file, via)) => {
+                format!("a definition of {file} that names `{via}`, which the commit changes")
+            }
+            None => "nowhere".to_string(),
+        };
+        format!("its lines name `{name}`, which the commit changes elsewhere ({place})")
+    }
+}
+
+/// The names of what the commit changes in any Rust file of the two checkouts, per file whose
+/// text differs (or that one side lacks): both sides parsed ([`changed_items`]), the names of
+/// the items whose definition differs or is on one side only. What a function's lines do not
+/// show but use (a `const` folded into an immediate, a type, a macro) is named where it is
+/// used, so a function whose lines name one of these may compute otherwise from lines that
+/// read the same. A file that does not parse on a side gives every name on its changed lines
+/// instead ([`changed_line_names`]).
+pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
     let mut files = BTreeSet::new();
     for checkout in [base, head] {
         rust_files(checkout, Path::new(""), &mut files)?;
     }
-    let mut names = BTreeSet::new();
-    for file in files {
+    let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
+    for file in &files {
         let read =
-            |checkout: &Path| std::fs::read_to_string(checkout.join(&file)).unwrap_or_default();
+            |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
         let (a, b) = (read(base), read(head));
         if a == b {
             continue;
         }
-        let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
-        for line in a.lines() {
-            *counts.entry(line.trim()).or_default() += 1;
+        let shown = file.display().to_string();
+        match changed_items(&a, &b) {
+            Some((items, primaries)) => {
+                let origin = Origin::Item(shown);
+                items.into_iter().for_each(|n| names.insert(n, &origin));
+                seeds.extend(primaries);
+            }
+            None => {
+                let origin = Origin::Line(shown);
+                changed_line_names(&a, &b).for_each(|n| names.insert(n, &origin));
+            }
         }
-        for line in b.lines() {
-            *counts.entry(line.trim()).or_default() -= 1;
-        }
-        let lines = counts.into_iter().filter(|(_, n)| *n != 0);
-        names.extend(lines.flat_map(|(line, _)| identifiers(line)));
+    }
+    if !seeds.is_empty() {
+        add_dependents(head, &files, seeds, &mut names);
     }
     Ok(names)
+}
+
+/// Adds to `names` the names of the constants, statics and types of `checkout`'s `files` whose
+/// definitions (the same text, else they changed themselves) name a changed item (`seeds`: the
+/// items' own names, not their fields' nor a `use`'s, which do not change what the name means
+/// elsewhere), each a changed item in its turn: `const B: u32 = A * 2` changes with `A`, a
+/// struct with a field of a changed type with it. A file that does not parse adds none.
+fn add_dependents(
+    checkout: &Path,
+    files: &BTreeSet<PathBuf>,
+    mut seeds: BTreeSet<String>,
+    names: &mut ChangedNames,
+) {
+    let mut dependents = Vec::new();
+    for file in files {
+        let Ok(text) = std::fs::read_to_string(checkout.join(file)) else {
+            continue;
+        };
+        let Ok(parsed) = syn::parse_file(&text) else {
+            continue;
+        };
+        let mut definitions = Definitions::default();
+        definitions.items(&parsed.items, "");
+        for (key, definition) in definitions.0 {
+            if let (Some(primary), true) = (primary(&key), is_compile_time(&key)) {
+                let uses: BTreeSet<String> = definition
+                    .texts
+                    .iter()
+                    .flat_map(|t| identifiers(t))
+                    .collect();
+                let file = file.display().to_string();
+                dependents.push((file, primary.to_string(), definition.names, uses));
+            }
+        }
+    }
+    let mut grew = true;
+    while grew {
+        grew = false;
+        for (file, primary, gives, uses) in &dependents {
+            if seeds.contains(primary) {
+                continue;
+            }
+            if let Some(via) = uses.iter().find(|u| seeds.contains(*u)) {
+                let origin = Origin::Uses(file.clone(), via.clone());
+                gives.iter().for_each(|g| names.insert(g.clone(), &origin));
+                seeds.insert(primary.clone());
+                grew = true;
+            }
+        }
+    }
+}
+
+/// The name of the item the [`Definitions`] key `key` is of, when it is a fn, a constant, a
+/// static or a type: what another definition may name.
+fn primary(key: &str) -> Option<&str> {
+    let mut words = key.rsplit(' ');
+    let (name, kind) = (words.next()?, words.next()?);
+    let item = ["fn", "const", "static", "type"];
+    item.iter().any(|k| kind.ends_with(k)).then_some(name)
+}
+
+/// Whether the [`Definitions`] key `key` is a constant's, a static's or a type's: what is
+/// computed or laid out when compiling.
+fn is_compile_time(key: &str) -> bool {
+    let kind = key.rsplit(' ').nth(1).unwrap_or_default();
+    ["const", "static", "type"]
+        .iter()
+        .any(|k| kind.ends_with(k))
+}
+
+/// The names (identifiers, keywords left out) on the lines of `a` and `b` that one has more
+/// often than the other.
+fn changed_line_names<'t>(a: &'t str, b: &'t str) -> impl Iterator<Item = String> + 't {
+    let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+    for line in a.lines() {
+        *counts.entry(line.trim()).or_default() += 1;
+    }
+    for line in b.lines() {
+        *counts.entry(line.trim()).or_default() -= 1;
+    }
+    let lines: Vec<&str> = counts
+        .into_iter()
+        .filter(|(_, n)| *n != 0)
+        .map(|(line, _)| line)
+        .collect();
+    lines.into_iter().flat_map(identifiers)
+}
+
+/// The names of the items of the file texts `a` and `b` whose definitions differ (their
+/// tokens, doc comments and codegen hints left out) or that one side only has, and those
+/// items' own names ([`primary`]); `None` when one does not parse. See [`Definitions`] for
+/// which names an item gives.
+fn changed_items(a: &str, b: &str) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
+    let definitions = |text: &str| -> Option<Definitions> {
+        let file = syn::parse_file(text).ok()?;
+        let mut definitions = Definitions::default();
+        definitions.items(&file.items, "");
+        Some(definitions)
+    };
+    let (a, b) = (definitions(a)?, definitions(b)?);
+    let (mut names, mut primaries) = (BTreeSet::new(), BTreeSet::new());
+    for key in a.0.keys().chain(b.0.keys()) {
+        match (a.0.get(key), b.0.get(key)) {
+            (Some(x), Some(y)) if x.texts == y.texts => {}
+            (x, y) => {
+                for definition in [x, y].into_iter().flatten() {
+                    names.extend(definition.names.iter().cloned());
+                }
+                primaries.extend(primary(key).map(str::to_string));
+            }
+        }
+    }
+    Some((names, primaries))
+}
+
+/// One definition (or all of the same key, under different `cfg`s): its texts and the names a
+/// change of it changes.
+#[derive(Debug, Default)]
+struct Definition {
+    texts: Vec<String>,
+    names: BTreeSet<String>,
+}
+
+/// A file's definitions by key (the module path, the kind and the name: `a::b::fn f`,
+/// `impl Default for Cache::fn default`). What a changed definition changes:
+/// - a fn, method or trait item, a `const`, a `static`, a type alias, a `macro_rules!`, a
+///   module declaration, an `extern crate`, a foreign item: its name;
+/// - a struct, enum or union: its name and the names of all its fields and variants (a layout
+///   or the discriminants may move with any of them);
+/// - a trait's or an impl's header (generics, bounds, the trait): the names of all its items,
+///   the trait's and the trait implemented; an inline module's attributes: all names inside;
+/// - a `use`: each imported name (a glob: the module's);
+/// - a macro invocation at item level or anything else: every name in its tokens.
+#[derive(Debug, Default)]
+struct Definitions(BTreeMap<String, Definition>);
+
+impl Definitions {
+    /// Records `text` under `key`, a change of it changing `names`.
+    fn add(&mut self, key: String, text: String, names: impl IntoIterator<Item = String>) {
+        let definition = self.0.entry(key).or_default();
+        definition.texts.push(text);
+        definition.names.extend(names);
+    }
+
+    /// Records `items` of the module `scope` (`a::b::`).
+    fn items(&mut self, items: &[syn::Item], scope: &str) {
+        for item in items {
+            self.item(item, scope);
+        }
+    }
+
+    /// Records one item of the module `scope`.
+    fn item(&mut self, item: &syn::Item, scope: &str) {
+        use syn::Item;
+        let named = |kind: &str, ident: &syn::Ident| {
+            (format!("{scope}{kind} {ident}"), [ident.to_string()])
+        };
+        let (key, names) = match item {
+            Item::Const(c) => named("const", &c.ident),
+            Item::Static(s) => named("static", &s.ident),
+            Item::Fn(f) => named("fn", &f.sig.ident),
+            Item::Type(t) => named("type", &t.ident),
+            Item::TraitAlias(t) => named("trait", &t.ident),
+            Item::ExternCrate(c) => named("crate", c.rename.as_ref().map_or(&c.ident, |r| &r.1)),
+            Item::Macro(syn::ItemMacro {
+                ident: Some(ident), ..
+            }) => named("macro", ident),
+            Item::Mod(m) if m.content.is_none() => named("mod", &m.ident),
+            Item::Struct(s) => {
+                let names = strings(once(&s.ident).chain(field_names(&s.fields)));
+                return self.add(format!("{scope}type {}", s.ident), text(s), names);
+            }
+            Item::Union(u) => {
+                let fields = u.fields.named.iter().filter_map(|f| f.ident.as_ref());
+                let names = once(&u.ident).chain(fields);
+                return self.add(format!("{scope}type {}", u.ident), text(u), strings(names));
+            }
+            Item::Enum(e) => return self.enumeration(e, scope),
+            Item::Trait(t) => return self.trait_(t, scope),
+            Item::Impl(i) => return self.implementation(i, scope),
+            Item::Mod(m) => return self.module(m, scope),
+            Item::Use(u) => {
+                let attributes: String = u.attrs.iter().map(text).collect();
+                let prefix = format!("{attributes}{}use ", text(&u.vis));
+                return self.uses(&u.tree, &prefix, scope);
+            }
+            Item::ForeignMod(f) => return self.foreign(f, scope),
+            other => {
+                let text = text(other);
+                let names: Vec<String> = identifiers(&text).collect();
+                return self.add(format!("{scope}tokens {text}"), text, names);
+            }
+        };
+        self.add(key, text(item), names);
+    }
+
+    /// Records an enum: a change of it changes its name, its variants' and their fields'.
+    fn enumeration(&mut self, e: &syn::ItemEnum, scope: &str) {
+        let variants = e.variants.iter();
+        let names = once(&e.ident)
+            .chain(variants.clone().map(|v| &v.ident))
+            .chain(variants.flat_map(|v| field_names(&v.fields)));
+        self.add(format!("{scope}type {}", e.ident), text(e), strings(names));
+    }
+
+    /// Records a trait: its header (a change of it changes all) and each of its items.
+    fn trait_(&mut self, t: &syn::ItemTrait, scope: &str) {
+        let key = format!("{scope}trait {}", t.ident);
+        let mut names = vec![t.ident.to_string()];
+        for item in &t.items {
+            let (kind, name) = match item {
+                syn::TraitItem::Const(c) => ("const", Some(&c.ident)),
+                syn::TraitItem::Fn(f) => ("fn", Some(&f.sig.ident)),
+                syn::TraitItem::Type(t) => ("type", Some(&t.ident)),
+                _ => ("tokens", None),
+            };
+            names.extend(self.member(&key, kind, name, text(item)));
+        }
+        let mut header = t.clone();
+        header.items.clear();
+        self.add(key, text(&header), names);
+    }
+
+    /// Records an impl: its header (a change of it changes all, the trait's name too) and
+    /// each of its items, keyed by the trait and the type.
+    fn implementation(&mut self, i: &syn::ItemImpl, scope: &str) {
+        let implemented = i.trait_.as_ref().map(|(path, _)| path);
+        let key = match implemented {
+            Some(path) => format!("{scope}impl {} for {}", text(path), text(&i.self_ty)),
+            None => format!("{scope}impl {}", text(&i.self_ty)),
+        };
+        let last = implemented
+            .and_then(|p| p.segments.last())
+            .map(|s| &s.ident);
+        let mut names = strings(last);
+        for item in &i.items {
+            let (kind, name) = match item {
+                syn::ImplItem::Const(c) => ("const", Some(&c.ident)),
+                syn::ImplItem::Fn(f) => ("fn", Some(&f.sig.ident)),
+                syn::ImplItem::Type(t) => ("type", Some(&t.ident)),
+                _ => ("tokens", None),
+            };
+            names.extend(self.member(&key, kind, name, text(item)));
+        }
+        let mut header = i.clone();
+        header.items.clear();
+        self.add(key, text(&header), names);
+    }
+
+    /// Records an item of a trait, an impl or a foreign block (`owner`) named `name` (`None`:
+    /// known by its tokens, naming all of theirs); gives the names a change of it changes.
+    fn member(
+        &mut self,
+        owner: &str,
+        kind: &str,
+        name: Option<&syn::Ident>,
+        text: String,
+    ) -> Vec<String> {
+        let (key, names) = match name {
+            Some(name) => (format!("{owner}::{kind} {name}"), vec![name.to_string()]),
+            None => (
+                format!("{owner}::{kind} {text}"),
+                identifiers(&text).collect(),
+            ),
+        };
+        self.add(key, text, names.clone());
+        names
+    }
+
+    /// Records an inline module: its items, and its header (attributes: a change of it
+    /// changes every name inside).
+    fn module(&mut self, m: &syn::ItemMod, scope: &str) {
+        let mut inner = Definitions::default();
+        if let Some((_, items)) = &m.content {
+            inner.items(items, &format!("{scope}{}::", m.ident));
+        }
+        let inside = inner.0.values().flat_map(|d| d.names.iter().cloned());
+        let names: BTreeSet<String> = inside.chain([m.ident.to_string()]).collect();
+        let mut header = m.clone();
+        header.content = None;
+        self.add(format!("{scope}mod {} {{}}", m.ident), text(&header), names);
+        for (key, definition) in inner.0 {
+            let merged = self.0.entry(key).or_default();
+            merged.texts.extend(definition.texts);
+            merged.names.extend(definition.names);
+        }
+    }
+
+    /// Records each name a `use` imports (`prefix`: its attributes, visibility and path so
+    /// far), keyed by its whole path: a changed import is one side's only.
+    fn uses(&mut self, tree: &syn::UseTree, prefix: &str, scope: &str) {
+        use syn::UseTree;
+        let (leaf, name) = match tree {
+            UseTree::Path(p) => {
+                return self.uses(&p.tree, &format!("{prefix}{}::", p.ident), scope);
+            }
+            UseTree::Group(g) => return g.items.iter().for_each(|t| self.uses(t, prefix, scope)),
+            UseTree::Name(n) => (n.ident.to_string(), Some(n.ident.to_string())),
+            UseTree::Rename(r) => (
+                format!("{} as {}", r.ident, r.rename),
+                Some(r.rename.to_string()),
+            ),
+            UseTree::Glob(_) => {
+                let path = prefix.rsplit("use ").next().unwrap_or_default();
+                ("*".to_string(), identifiers(path).last())
+            }
+        };
+        let key = format!("{scope}use {prefix}{leaf}");
+        self.add(key.clone(), key, name);
+    }
+
+    /// Records the items of an `extern` block by their names.
+    fn foreign(&mut self, f: &syn::ItemForeignMod, scope: &str) {
+        let attributes: String = f.attrs.iter().map(text).collect();
+        let owner = format!("{scope}{attributes}{}", text(&f.abi));
+        for item in &f.items {
+            let (kind, name) = match item {
+                syn::ForeignItem::Fn(f) => ("fn", Some(&f.sig.ident)),
+                syn::ForeignItem::Static(s) => ("static", Some(&s.ident)),
+                syn::ForeignItem::Type(t) => ("type", Some(&t.ident)),
+                _ => ("tokens", None),
+            };
+            self.member(&owner, kind, name, text(item));
+        }
+    }
+}
+
+/// The names of `idents`.
+fn strings<'a>(idents: impl IntoIterator<Item = &'a syn::Ident>) -> Vec<String> {
+    idents.into_iter().map(syn::Ident::to_string).collect()
+}
+
+/// The names of the named ones of `fields`.
+fn field_names(fields: &syn::Fields) -> impl Iterator<Item = &syn::Ident> + Clone {
+    fields.iter().filter_map(|f| f.ident.as_ref())
+}
+
+/// The tokens of `tokens` as text, the attributes that change nothing it computes (doc
+/// comments, codegen hints, lints: [`ignored_attribute`]) left out.
+fn text(tokens: &impl quote::ToTokens) -> String {
+    let mut out = String::new();
+    write_tokens(tokens.to_token_stream(), &mut out);
+    out
+}
+
+/// Appends the text of `stream` to `out`, [`ignored_attribute`]s left out.
+fn write_tokens(stream: proc_macro2::TokenStream, out: &mut String) {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = stream.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        if let Some(length) = ignored_attribute(&trees[i..]) {
+            i += length;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(group) => {
+                let (open, close) = match group.delimiter() {
+                    Delimiter::Parenthesis => ("(", ")"),
+                    Delimiter::Brace => ("{", "}"),
+                    Delimiter::Bracket => ("[", "]"),
+                    Delimiter::None => ("", ""),
+                };
+                out.push_str(open);
+                write_tokens(group.stream(), out);
+                out.push_str(close);
+            }
+            tree => out.push_str(&tree.to_string()),
+        }
+        out.push(' ');
+        i += 1;
+    }
+}
+
+/// How many of `trees` (2 or 3) an attribute at their start takes when it changes nothing an
+/// item computes: a doc comment (`#[doc …]`, `#![doc …]`), a codegen hint (`inline`, `cold`,
+/// `track_caller`, `optimize`), a lint's level or a tool's (`allow`, `must_use`, `rustfmt::…`).
+/// A hint changes the code of the item's callers, not what they compute, which is what this
+/// comparison is for; `cfg`, `repr`, `target_feature` and the others are kept.
+fn ignored_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
+    use proc_macro2::{Delimiter, TokenTree};
+    const IGNORED: &[&str] = &[
+        "doc",
+        "inline",
+        "cold",
+        "track_caller",
+        "optimize",
+        "must_use",
+        "allow",
+        "warn",
+        "deny",
+        "forbid",
+        "expect",
+        "rustfmt",
+        "clippy",
+    ];
+    let punct = |tree: Option<&TokenTree>, c: char| {
+        let is = |p: &proc_macro2::Punct| p.as_char() == c;
+        matches!(tree, Some(TokenTree::Punct(p)) if is(p))
+    };
+    if !punct(trees.first(), '#') {
+        return None;
+    }
+    let bang = usize::from(punct(trees.get(1), '!'));
+    let Some(TokenTree::Group(group)) = trees.get(1 + bang) else {
+        return None;
+    };
+    let first = group.stream().into_iter().next();
+    let ignored =
+        matches!(first, Some(TokenTree::Ident(ident)) if IGNORED.iter().any(|i| ident == i));
+    (group.delimiter() == Delimiter::Bracket && ignored).then_some(2 + bang)
 }
 
 /// The `.rs` files under `dir` (of `checkout`, relative to it), version control and build
@@ -404,7 +881,7 @@ fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// The first name of `changed` that the lines of `source` hold.
-fn uses_changed(source: &FunctionSource, changed: &BTreeSet<String>) -> Option<String> {
+fn uses_changed(source: &FunctionSource, changed: &ChangedNames) -> Option<String> {
     source
         .spans
         .values()
@@ -609,7 +1086,7 @@ mod tests {
                 .any(|p| p.file.ends_with("src/steps/reach/source.rs")),
             "{places:?}"
         );
-        let none = BTreeSet::new();
+        let none = ChangedNames::default();
         assert_eq!(
             compare_function(&side, &side, name, &none),
             SourceComparison::Same
@@ -722,6 +1199,199 @@ mod tests {
         .unwrap();
         assert_eq!(compare(&source, &source), SourceComparison::Same);
         assert_eq!(uses_changed(&source, &changed).as_deref(), Some("ROUNDS"));
-        assert_eq!(uses_changed(&source, &BTreeSet::new()), None);
+        assert_eq!(uses_changed(&source, &ChangedNames::default()), None);
+        assert_eq!(
+            changed.reason("ROUNDS"),
+            "its lines name `ROUNDS`, which the commit changes elsewhere (an item of \
+             src/consts.rs)"
+        );
+    }
+
+    /// The names changed from `base` to `head`, the text of `src/lib.rs` on each side.
+    fn changed_between(base: &str, head: &str) -> ChangedNames {
+        let dir = tempfile::tempdir().unwrap();
+        for (side, text) in [("base", base), ("head", head)] {
+            std::fs::create_dir_all(dir.path().join(side).join("src")).unwrap();
+            std::fs::write(dir.path().join(side).join("src/lib.rs"), text).unwrap();
+        }
+        changed_names(&dir.path().join("base"), &dir.path().join("head")).unwrap()
+    }
+
+    /// The name of `changed` that a function made of `lines` names, if any.
+    fn named(lines: &str, changed: &ChangedNames) -> Option<String> {
+        let span = Span {
+            first: 1,
+            text: lines.lines().map(str::to_string).collect(),
+        };
+        let key = ("src/lib.rs".to_string(), "demo::f".to_string());
+        let source = FunctionSource {
+            spans: [(key, span)].into_iter().collect(),
+        };
+        uses_changed(&source, changed)
+    }
+
+    #[test]
+    fn a_changed_local_name_marks_its_function_and_not_others_using_the_same_name() {
+        let other = "fn other(to: u32) -> u32 {\n    to + 1\n}\n";
+        let base =
+            format!("fn parse(s: &str) -> usize {{\n    let to = s.len();\n    to\n}}\n{other}");
+        let head =
+            format!("fn parse(s: &str) -> usize {{\n    let end = s.len();\n    end\n}}\n{other}");
+        let changed = changed_between(&base, &head);
+        assert!(changed.contains("parse"), "{changed:?}");
+        assert!(
+            !changed.contains("to") && !changed.contains("end"),
+            "{changed:?}"
+        );
+        assert_eq!(named("    to + 1", &changed), None);
+        assert_eq!(
+            named("    parse(x) + to", &changed).as_deref(),
+            Some("parse")
+        );
+    }
+
+    #[test]
+    fn a_changed_const_marks_a_function_naming_it_and_not_its_neighbours() {
+        let text = |n: u32| format!("const ROUNDS: u32 = {n};\nconst WIDTH: u32 = 8;\n");
+        let changed = changed_between(&text(2), &text(3));
+        assert_eq!(named("    ROUNDS * 2", &changed).as_deref(), Some("ROUNDS"));
+        assert_eq!(named("    WIDTH * 2", &changed), None);
+    }
+
+    #[test]
+    fn a_struct_with_a_new_field_marks_a_function_naming_the_struct_or_a_field() {
+        let base = "pub struct Cache {\n    pub zone: u32,\n}\nstruct Other {\n    to: u8,\n}\n";
+        let head = base.replace("pub zone: u32,", "pub zone: u32,\n    pub extra: u64,");
+        let changed = changed_between(base, &head);
+        assert_eq!(
+            named("Cache::default()", &changed).as_deref(),
+            Some("Cache")
+        );
+        assert_eq!(named("    self.zone", &changed).as_deref(), Some("zone"));
+        assert_eq!(named("    Other { to: 1 }", &changed), None);
+    }
+
+    #[test]
+    fn a_changed_enum_marks_its_variants_by_their_names() {
+        let base = "enum Pad {\n    Zero,\n    Space,\n}\n";
+        let head = "enum Pad {\n    Zero,\n    Space,\n    Tab,\n}\n";
+        let changed = changed_between(base, head);
+        assert_eq!(named("    Zero => 0,", &changed).as_deref(), Some("Zero"));
+    }
+
+    #[test]
+    fn a_changed_macro_rules_marks_its_callers() {
+        let text = |body: &str| {
+            format!("macro_rules! try_opt {{\n    ($e:expr) => {{ {body} }};\n}}\nfn f() {{}}\n")
+        };
+        let changed = changed_between(
+            &text("$e?"),
+            &text("match $e { Some(v) => v, None => return None }"),
+        );
+        assert_eq!(
+            named("    try_opt!(x)", &changed).as_deref(),
+            Some("try_opt")
+        );
+        assert_eq!(named("    f()", &changed), None);
+    }
+
+    #[test]
+    fn a_changed_method_trait_default_or_use_marks_its_names() {
+        let base = "use std::fmt::Write;\ntrait T {\n    fn d(&self) -> u8 { 1 }\n}\n\
+                    impl S {\n    fn m(&self) {}\n    fn n(&self) {}\n}\n";
+        let head = "use std::fmt::Debug;\ntrait T {\n    fn d(&self) -> u8 { 2 }\n}\n\
+                    impl S {\n    fn m(&self) { x() }\n    fn n(&self) {}\n}\n";
+        let changed = changed_between(base, head);
+        for name in ["Write", "Debug", "d", "m"] {
+            assert!(changed.contains(name), "{name}: {changed:?}");
+        }
+        for name in ["n", "T", "S", "std", "fmt", "x"] {
+            assert!(!changed.contains(name), "{name}: {changed:?}");
+        }
+    }
+
+    #[test]
+    fn a_changed_glob_use_marks_its_module_and_not_its_attributes() {
+        let changed = changed_between("#[cfg(test)]\nuse crate::helpers::*;\n", "");
+        assert!(changed.contains("helpers"), "{changed:?}");
+        assert!(
+            !changed.contains("test") && !changed.contains("cfg"),
+            "{changed:?}"
+        );
+    }
+
+    #[test]
+    fn a_function_made_cold_or_inline_changes_no_name_and_a_cfg_does() {
+        let base = "#[inline(never)]\npub fn rare() {}\npub fn other() {}\n";
+        let head = "#[cold]\n#[inline(always)]\n#[allow(dead_code)]\npub fn rare() {}\n\
+                    #[cfg(unix)]\npub fn other() {}\n";
+        let changed = changed_between(base, head);
+        assert!(!changed.contains("rare"), "{changed:?}");
+        assert!(changed.contains("other"), "{changed:?}");
+    }
+
+    #[test]
+    fn a_constant_or_type_naming_a_changed_one_changes_with_it_in_an_unchanged_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |side: &str, a: u32, field: &str| {
+            let src = dir.path().join(side).join("src");
+            std::fs::create_dir_all(&src).unwrap();
+            let lib =
+                format!("pub const A: u32 = {a};\npub struct Inner {{\n    x: u8,{field}\n}}\n");
+            std::fs::write(src.join("lib.rs"), lib).unwrap();
+            let uses = "pub const B: u32 = A * 2;\npub const C: u32 = B + 1;\n\
+                        pub struct Outer {\n    inner: Inner,\n}\npub const D: u8 = 1;\n";
+            std::fs::write(src.join("uses.rs"), uses).unwrap();
+            dir.path().join(side)
+        };
+        let (base, head) = (write("base", 2, ""), write("head", 3, "\n    y: u64,"));
+        let changed = changed_names(&base, &head).unwrap();
+        for name in ["A", "B", "C", "Inner", "Outer", "inner"] {
+            assert!(changed.contains(name), "{name}: {changed:?}");
+        }
+        assert!(!changed.contains("D"), "{changed:?}");
+        assert_eq!(
+            changed.reason("B"),
+            "its lines name `B`, which the commit changes elsewhere (a definition of \
+             src/uses.rs that names `A`, which the commit changes)"
+        );
+        // A changed `use` of `Inner` elsewhere changes no definition naming it.
+        std::fs::write(
+            head.join("src/lib.rs"),
+            "pub const A: u32 = 2;\npub struct Inner {\n    x: u8,\n}\n",
+        )
+        .unwrap();
+        std::fs::write(head.join("src/other.rs"), "use crate::Inner;\n").unwrap();
+        let changed = changed_names(&base, &head).unwrap();
+        assert!(changed.contains("Inner"), "{changed:?}");
+        assert!(
+            !changed.contains("Outer") && !changed.contains("B"),
+            "{changed:?}"
+        );
+    }
+
+    #[test]
+    fn a_changed_doc_comment_or_comment_changes_no_name() {
+        let base = "/// One.\n// note\nfn f() {}\n";
+        let head = "/// Two.\n// other note\nfn f() {}\n";
+        assert!(changed_between(base, head).is_empty());
+    }
+
+    #[test]
+    fn a_file_that_does_not_parse_gives_every_name_of_its_changed_lines() {
+        let base = "fn f() {\n    let to = 1;\n";
+        let head = "fn f() {\n    let end = 1;\n";
+        let changed = changed_between(base, head);
+        assert!(
+            changed.contains("to") && changed.contains("end"),
+            "{changed:?}"
+        );
+        assert!(!changed.contains("f"), "{changed:?}");
+        let name = named("    to + 1", &changed).unwrap();
+        assert_eq!(
+            changed.reason(&name),
+            "its lines name `to`, which the commit changes elsewhere (a changed line of \
+             src/lib.rs, which does not parse: every name on it counts)"
+        );
     }
 }

@@ -287,3 +287,30 @@ pub fn fixed_args<'a>(forks: &'a str, samples: &'a str) -> Vec<&'a str> {
     args.extend_from_slice(ONE_LAYOUT);
     args
 }
+
+/// A side's forks of `id` in a samples file, in the order recorded.
+pub fn forks_of(samples: &Path, id: &str, side: &str) -> Vec<serde_json::Value> {
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
+    let benchmark = file["benchmarks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|b| b["id"] == id)
+        .unwrap_or_else(|| panic!("{id} not in {file:#}"))
+        .clone();
+    benchmark[side]["forks"].as_array().unwrap().clone()
+}
+
+/// A fork's mean time per iteration, ns.
+pub fn mean_of(fork: &serde_json::Value) -> f64 {
+    let sum = |key: &str| -> f64 {
+        fork[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .sum()
+    };
+    sum("times_ns") / sum("iters")
+}

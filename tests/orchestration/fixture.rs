@@ -17,30 +17,7 @@ fn fixed<'a>(forks: &'a str, samples: &'a str, filters: &[&'a str]) -> Vec<&'a s
 
 /// The fork means (ns an iteration) of `id` on `side` in a samples file, in fork order.
 fn fork_means(samples: &Path, id: &str, side: &str) -> Vec<f64> {
-    let file: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
-    let benchmark = file["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == id)
-        .unwrap_or_else(|| panic!("{id} not in {file:#}"));
-    benchmark[side]["forks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|fork| {
-            let sum = |key: &str| -> f64 {
-                fork[key]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| v.as_f64().unwrap())
-                    .sum()
-            };
-            sum("times_ns") / sum("iters")
-        })
-        .collect()
+    forks_of(samples, id, side).iter().map(mean_of).collect()
 }
 
 /// Every fork's samples of `id`, both sides, from a samples file.

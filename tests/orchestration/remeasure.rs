@@ -2,37 +2,8 @@
 //! fixture makes one fork of head slow (`outlier=K:F`), or every fork slower than the last
 //! (`drift=F`), and the samples file says per round which fork was measured again.
 
-use std::path::Path;
-
 use crate::bench_fixture::*;
 use crate::support::*;
-
-/// A side's forks of `id` in a samples file, in the order recorded.
-fn forks_of(samples: &Path, id: &str, side: &str) -> Vec<serde_json::Value> {
-    let file: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
-    let benchmark = file["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == id)
-        .unwrap_or_else(|| panic!("{id} not in {file:#}"))
-        .clone();
-    benchmark[side]["forks"].as_array().unwrap().clone()
-}
-
-/// A fork's mean time per iteration, ns.
-fn mean_of(fork: &serde_json::Value) -> f64 {
-    let sum = |key: &str| -> f64 {
-        fork[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_f64().unwrap())
-            .sum()
-    };
-    sum("times_ns") / sum("iters")
-}
 
 /// The rounds of the forks measured again among `forks`.
 fn remeasured_rounds(forks: &[serde_json::Value]) -> Vec<u64> {

@@ -765,7 +765,9 @@ pub fn settings_from_code_note(result: &BenchmarkResult) -> Option<(String, Stri
 /// set its settings (the note of [`settings_from_code_note`] speaks for it).
 pub fn slow_iterations_note(result: &BenchmarkResult, run: &RunInfo) -> Option<(String, String)> {
     let setting = |key: &str| run.settings.as_ref()?.get(key)?.as_f64();
-    let asked_ms = setting("measurement_ms")?;
+    // The forks' length chosen after the first rounds (up to 2 s) is asked too.
+    let chosen_ms = result.fork_length.as_ref().map(|c| c.measurement_ms);
+    let asked_ms = setting("measurement_ms")?.max(chosen_ms.unwrap_or(0.0));
     let samples = setting("sample_size")?;
     if samples <= 10.0 {
         return None;
@@ -1097,6 +1099,29 @@ mod tests {
         result.head.fork_measured_ms = Some(900.0);
         result.base.fork_measured_ms = Some(900.0);
         assert_eq!(slow_iterations_note(&result, &run(30)), None);
+    }
+
+    #[test]
+    fn forks_made_longer_by_the_fork_length_choice_are_not_slow_iterations() {
+        // A 7 µs routine whose later forks were asked 2 s (noise within forks dominated): its
+        // forks measured 1.6 s on average, four times the 500 ms setting but not what was asked.
+        let mut result = with_settings_from_code(None, None);
+        result.base.mean_ns = Some(7_000.0);
+        result.base.fork_measured_ms = Some(1_600.0);
+        result.head.mean_ns = Some(7_300.0);
+        result.head.fork_measured_ms = Some(1_600.0);
+        let run = RunInfo {
+            settings: Some(serde_json::json!({"measurement_ms": 500, "sample_size": 30})),
+            ..Default::default()
+        };
+        assert!(slow_iterations_note(&result, &run).is_some());
+        result.fork_length = Some(crate::model::samples::ForkLengthChoice {
+            measurement_ms: 2_000.0,
+            default_ms: 500.0,
+            from_round: 2,
+            ..Default::default()
+        });
+        assert_eq!(slow_iterations_note(&result, &run), None);
     }
 
     #[test]

@@ -22,19 +22,8 @@ fn fork_means(samples: &Path, id: &str, side: &str) -> Vec<f64> {
 
 /// Every fork's samples of `id`, both sides, from a samples file.
 fn all_times(samples: &Path, id: &str) -> serde_json::Value {
-    let file: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(samples).unwrap()).unwrap();
-    let benchmark = file["benchmarks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|b| b["id"] == id)
-        .unwrap()
-        .clone();
     let times = |side: &str| -> Vec<serde_json::Value> {
-        benchmark[side]["forks"]
-            .as_array()
-            .unwrap()
+        forks_of(samples, id, side)
             .iter()
             .map(|f| f["times_ns"].clone())
             .collect()

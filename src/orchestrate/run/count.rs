@@ -402,6 +402,36 @@ pub(super) struct LineTables {
     programs: Option<PathBuf>,
 }
 
+/// Where and how `side` is built with line tables: the options, the shared target directory, the
+/// kept directory and the progress label. One place, so that `--explain` and selection's
+/// same-source check reuse each other's build.
+pub(super) struct LineTablesBuild {
+    pub options: BuildOptions,
+    pub target_dir: PathBuf,
+    pub kept_dir: PathBuf,
+    pub label: String,
+}
+
+impl LineTablesBuild {
+    pub(super) fn of(
+        build: &BuildOptions,
+        target_dir: &Path,
+        perfdiff_dir: &Path,
+        side: Side,
+    ) -> Self {
+        LineTablesBuild {
+            options: BuildOptions {
+                line_tables: true,
+                layouts: 1,
+                ..build.clone()
+            },
+            target_dir: super::shared_build_target(target_dir, "target-line-tables"),
+            kept_dir: perfdiff_dir.join("line-tables").join(side.as_str()),
+            label: format!("{} with line tables", side.as_str()),
+        }
+    }
+}
+
 impl LineTables {
     /// Builds the bench targets of `matched` (and the programs, for a command) on `side`.
     fn build(
@@ -410,15 +440,13 @@ impl LineTables {
         matched: &[&Matched],
         progress: &mut Progress,
     ) -> std::result::Result<LineTables, String> {
-        let options = BuildOptions {
-            line_tables: true,
-            layouts: 1,
-            ..ctx.build.clone()
-        };
-        let target_dir = super::shared_build_target(ctx.target_dir, "target-line-tables");
-        let kept_dir = ctx.perfdiff_dir.join("line-tables").join(side.as_str());
+        let LineTablesBuild {
+            options,
+            target_dir,
+            kept_dir,
+            label,
+        } = LineTablesBuild::of(ctx.build, ctx.target_dir, ctx.perfdiff_dir, side);
         let root = &ctx.side(side).root;
-        let label = format!("{} with line tables", side.as_str());
         progress.start_step(&format!("building {label}"));
         let mut quiet = |_: BuildEvent| {};
         let needed: Vec<TargetKey> = matched

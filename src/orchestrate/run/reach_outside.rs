@@ -18,11 +18,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use super::count::LineTablesBuild;
 use super::reach_sides::{SelectedSides, checkout_of};
 use super::{BuiltTarget, SideBuild};
 use crate::model::samples::SelectionRecord;
 use crate::model::target::TargetKey;
-use crate::steps::build::{self, BuildEvent, BuildOptions};
+use crate::steps::build::{self, BuildEvent};
 use crate::steps::progress::Progress;
 use crate::steps::reach::source::{self, SourceComparison};
 use crate::steps::reach::{TimedSame, skip_outside_loop as decide_outside};
@@ -117,15 +118,13 @@ fn with_line_tables(
     side_build: &SideBuild,
     built: &BuiltTarget,
 ) -> Result<PathBuf, String> {
-    let options = BuildOptions {
-        line_tables: true,
-        layouts: 1,
-        ..sides.build.clone()
-    };
+    let LineTablesBuild {
+        options,
+        target_dir,
+        kept_dir,
+        label,
+    } = LineTablesBuild::of(sides.build, sides.target_dir, sides.perfdiff_dir, side);
     let key = TargetKey::new(&built.exe.package, &built.exe.target);
-    let target_dir = super::shared_build_target(sides.target_dir, "target-line-tables");
-    let kept_dir = sides.perfdiff_dir.join("line-tables").join(side.as_str());
-    let label = format!("{} with line tables", side.as_str());
     let mut quiet = |_: BuildEvent| {};
     let built = build::build_needed_benches(
         &side_build.root,

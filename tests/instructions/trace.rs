@@ -437,10 +437,16 @@ fn traced_together(ids: &[&str], cache: &TraceCache, scratch: &Path) -> Vec<Trac
         .iter()
         .map(|id| request("crit", CRITERION, id, &scratch.join("home")))
         .collect();
-    trace::split::trace_benchmarks(&requests, &valgrind(), cache, scratch, &|_, _| {})
-        .into_iter()
-        .map(|traced| traced.unwrap_or_else(|e| panic!("{e}: {e:?}")))
-        .collect()
+    trace::split::trace_benchmarks(
+        &requests,
+        &valgrind(),
+        cache,
+        scratch,
+        (&|_, _| {}, &|_| {}),
+    )
+    .into_iter()
+    .map(|traced| traced.unwrap_or_else(|e| panic!("{e}: {e:?}")))
+    .collect()
 }
 
 #[test]
@@ -517,8 +523,13 @@ fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
     );
     // Then each alone, as before: alpha traced in a run of its own, `alph` an error.
     let cache = TraceCache::new(scratch.path().join("traces"));
-    let traced =
-        trace::split::trace_benchmarks(&requests, &valgrind(), &cache, scratch.path(), &|_, _| {});
+    let traced = trace::split::trace_benchmarks(
+        &requests,
+        &valgrind(),
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &|_| {}),
+    );
     let alpha = traced[0].as_ref().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(alpha.runs.len(), 1);
     assert_eq!(alpha.runs[0].shared_by, None);
@@ -545,9 +556,13 @@ fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
         .iter()
         .map(|id| request("dv", Harness::Divan, id, &scratch.path().join("home")))
         .collect();
-    for traced in
-        trace::split::trace_benchmarks(&divan, &valgrind(), &cache, scratch.path(), &|_, _| {})
-    {
+    for traced in trace::split::trace_benchmarks(
+        &divan,
+        &valgrind(),
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &|_| {}),
+    ) {
         let traced = traced.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(traced.runs[0].shared_by, None);
     }

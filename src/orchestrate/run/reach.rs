@@ -201,7 +201,10 @@ fn select_in_target(
         valgrind,
         &cache,
         sides.perfdiff_dir,
-        &|request, took| progress.step_done(StepKind::Trace, took, &request.benchmark_id),
+        (
+            &|request, took| progress.step_done(StepKind::Trace, took, &request.benchmark_id),
+            &|message| progress.note(message),
+        ),
     );
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let decided: Vec<(String, Decided)> = benchmarks

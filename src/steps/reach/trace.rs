@@ -32,6 +32,7 @@
 pub mod cache;
 pub mod command_cache;
 pub mod executed;
+pub mod native;
 pub mod runs;
 pub mod split;
 pub mod syscalls;
@@ -84,6 +85,19 @@ pub struct Trace {
     /// that started a thread, a trace kept from before 2026-11-28).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed: Option<BTreeSet<u64>>,
+    /// What made it (a trace kept from before 2026-11-29: valgrind).
+    #[serde(default)]
+    pub tracer: Tracer,
+}
+
+/// What made a trace: valgrind's callgrind (every instruction executed), or the native trace
+/// ([`native`]: the entry of every function entered, valgrind being too slow for its set-up).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tracer {
+    #[default]
+    Valgrind,
+    Native,
 }
 
 /// One run of a trace: its mode, the instructions valgrind counted (every process), its wall

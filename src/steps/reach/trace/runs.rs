@@ -132,7 +132,7 @@ pub fn valgrind_options(dir: &Path) -> Vec<String> {
 pub(super) const LOG_PREFIX: &str = "valgrind.log.";
 
 /// The benchmark's arguments in test mode.
-fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
+pub(super) fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
     let mut args: Vec<OsString> = match harness {
         Harness::Criterion(_) | Harness::Divan => vec!["--test".into()],
         _ => Vec::new(),

@@ -64,18 +64,27 @@ pub enum SplitError {
     Run(#[from] TraceError),
 }
 
+/// What [`trace_benchmarks`] tells: each benchmark traced with its share of the time, and a note
+/// for the run's log.
+pub type Told<'a> = (
+    &'a (dyn Fn(&ForkRequest, Duration) + Sync),
+    &'a (dyn Fn(&str) + Sync),
+);
+
 /// The traces of `reqs`, the benchmarks of one bench target (fork requests as for
 /// [`super::trace_benchmark`]), in their order: kept in `cache`, or made in one run split per
 /// benchmark ([`trace_together`]) when at least two are missing, or, for those one run could not
-/// trace, each in a run of its own, one per CPU. Each new trace is kept in `cache` under its own
-/// benchmark; scratch directories are made in `scratch`. `done` is told of each benchmark
-/// traced, with its share of the time.
+/// trace, each in a run of its own, one per CPU. A benchmark whose run under valgrind outlasts
+/// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
+/// the shared run has, so is every benchmark of the target; `note` is told so once. Each new
+/// trace is kept in `cache` under its own benchmark; scratch directories are made in
+/// `scratch`. `done` is told of each benchmark traced, with its share of the time.
 pub fn trace_benchmarks(
     reqs: &[ForkRequest],
     valgrind: &Valgrind,
     cache: &TraceCache,
     scratch: &Path,
-    done: &(dyn Fn(&ForkRequest, Duration) + Sync),
+    (done, note): Told<'_>,
 ) -> Vec<Result<Trace, TraceError>> {
     let mut traces: Vec<Option<Result<Trace, TraceError>>> =
         reqs.iter().map(|req| cache.kept(req).map(Ok)).collect();
@@ -83,31 +92,56 @@ pub fn trace_benchmarks(
         done(req, Duration::ZERO);
     }
     let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    let mut too_slow = false;
     if missing.len() >= 2 {
         let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
         let started = Instant::now();
         let together = in_scratch(scratch, |dir| trace_together(&group, valgrind, dir));
-        if let Ok(made) = together {
-            let each = started.elapsed() / group.len() as u32;
-            // A benchmark the run could not give all it reads (`None`) is traced alone below.
-            for (&i, trace) in missing.iter().zip(made) {
-                let Some(trace) = trace else { continue };
-                let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
-                done(&reqs[i], each);
-                traces[i] = Some(kept);
+        match together {
+            Ok(made) => {
+                let each = started.elapsed() / group.len() as u32;
+                // A benchmark the run could not give all it reads (`None`) is traced alone below.
+                for (&i, trace) in missing.iter().zip(made) {
+                    let Some(trace) = trace else { continue };
+                    let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
+                    done(&reqs[i], each);
+                    traces[i] = Some(kept);
+                }
             }
+            Err(SplitError::Run(TraceError::OverBudget { .. })) => too_slow = true,
+            Err(_) => {}
         }
     }
     let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    let natively = std::sync::Once::new();
+    let noted = || {
+        natively.call_once(|| {
+            let target = reqs[0].executable.file_name().unwrap_or_default();
+            note(&format!(
+                "{}: traced natively (valgrind would take longer than its budget)",
+                target.to_string_lossy()
+            ));
+        });
+    };
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
     let made: Vec<(usize, Result<Trace, TraceError>)> = alone
         .par_iter()
         .map(|&i| {
             let started = Instant::now();
             let trace = cache.get_or_trace(&reqs[i], || {
-                in_scratch(scratch, |dir| {
+                let native = || {
+                    noted();
+                    in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
+                };
+                if too_slow {
+                    return native();
+                }
+                match in_scratch(scratch, |dir| {
                     super::trace_benchmark(&reqs[i], valgrind, dir)
-                })
+                }) {
+                    Err(TraceError::OverBudget { .. }) => native(),
+                    traced => traced,
+                }
             });
             done(&reqs[i], started.elapsed());
             (i, trace)

@@ -1,0 +1,328 @@
+//! A benchmark's trace made without valgrind, natively under ptrace, for a bench target whose
+//! run under valgrind outlasts its budget (docs/design/selection-trace.md, "The native trace").
+//!
+//! Why: everything a criterion target does before criterion's filter (its `main`, its
+//! `criterion_group!` functions) runs in every traced run, and callgrind runs it some 50–100×
+//! slower than natively: image-png's `decoder` builds PNGs of up to 12,288² pixels first, which
+//! took the one run of its 14 benchmarks past its budget and then each benchmark's own run to
+//! its 30 s cap, so all were measured. Natively that set-up takes seconds.
+//!
+//! What it records, and what selection needs of it ([`follow`] for how):
+//! - the functions entered in the benchmark's own executable: a one-shot breakpoint at the entry
+//!   of every function symbol, removed at its first hit. [`Trace::executed`] then holds those
+//!   entry addresses, one per function entered, where valgrind's holds every instruction; the
+//!   comparison maps each address to the functions there ([`crate::steps::reach::code`]), so
+//!   an entry stands for its function. What this loses: code reached without entering at a
+//!   symbol's start (a landing pad, a jump into the middle) lies inside a function already
+//!   entered, so nothing for the verdict; the names `--explain` gives a changed function's
+//!   inlined callees come from its executed addresses, so only those at its entry are named. A
+//!   PLT stub (no symbol) is not counted among the functions compared, as the libraries it leads
+//!   to are not compared either.
+//! - the files it touches: every system call on a path ([`super::syscalls`]'s set), in each
+//!   thread and in each process it forks, read from the tracee's memory at the call's start
+//!   and logged in valgrind's format, so that one reader makes [`Trace::files`] for both.
+//! - its timed part: not known ([`Trace::timed`] is `None`), so every executed changed function
+//!   counts as timed.
+//!
+//! The run is the valgrind trace's (the fork's working directory and environment, the harness's
+//! test mode with the exact filter, a private `CRITERION_HOME`), bounded by the same budget
+//! ([`super::runs::budget`]). It runs natively, so CPU features valgrind hides are seen as a
+//! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
+
+mod follow;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::Instant;
+
+use super::runs::{self, Mode};
+use super::syscalls::{self, Touched};
+use super::{RunSummary, Trace, TraceError, Tracer};
+use crate::steps::fork::ForkRequest;
+
+/// The native trace of `req`'s benchmark (a fork request as for [`super::trace_benchmark`]),
+/// its output and `CRITERION_HOME` in `dir`.
+pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError> {
+    let who = super::who(req);
+    if Mode::runs_for(req.harness) != [Mode::Test] {
+        return Err(TraceError::Unsupported {
+            who,
+            what: "natively, a benchmark without a test mode or a command,",
+        });
+    }
+    let failed = |message: String, tail: String| TraceError::Failed {
+        who: who.clone(),
+        mode: Mode::Test,
+        message,
+        tail,
+    };
+    let io = |path: &Path| {
+        let (who, path) = (who.clone(), path.to_path_buf());
+        move |source| TraceError::Io { who, path, source }
+    };
+    let home = dir.join("criterion-home");
+    std::fs::create_dir_all(&home).map_err(io(&home))?;
+    let (out_path, err_path) = (dir.join("stdout"), dir.join("stderr"));
+    let stdout = std::fs::File::create(&out_path).map_err(io(&out_path))?;
+    let stderr = std::fs::File::create(&err_path).map_err(io(&err_path))?;
+    let (entries, first_segment) =
+        function_entries(&req.executable).map_err(|message| failed(message, String::new()))?;
+    let mut env = req.env.clone();
+    env.push(("CRITERION_HOME".into(), home.into_os_string()));
+    let budget = runs::budget(req);
+    let started = Instant::now();
+    let followed = follow::run(follow::Launch {
+        program: &req.executable,
+        args: runs::test_args(req.harness, &req.benchmark_id),
+        cwd: &req.cwd,
+        env,
+        stdout,
+        stderr,
+        budget,
+        entries: &entries,
+        first_segment,
+    })
+    .map_err(|message| failed(message, String::new()))?;
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
+    let output = std::fs::read(&out_path).map_err(io(&out_path))?;
+    let output = String::from_utf8_lossy(&output);
+    let tail = || tail_of(&err_path);
+    match followed.end {
+        follow::End::Exited(0) => {}
+        follow::End::Stopped => {
+            return Err(failed(
+                format!(
+                    "stopped natively after {}, the most a trace may take",
+                    crate::util::terminal::wall_time(budget.as_millis() as u64)
+                ),
+                tail(),
+            ));
+        }
+        follow::End::Exited(code) => return Err(failed(format!("it exited with {code}"), tail())),
+        follow::End::Signaled(signal) => {
+            return Err(failed(format!("it was killed by signal {signal}"), tail()));
+        }
+    }
+    if !runs::shows_run(req.harness, Mode::Test, &req.benchmark_id, &output) {
+        return Err(TraceError::NotRun {
+            who,
+            mode: Mode::Test,
+            tail: tail(),
+        });
+    }
+    if followed.entered.is_empty() {
+        return Err(TraceError::Addresses {
+            who,
+            mode: Mode::Test,
+            executable: req.executable.clone(),
+            message: "no function of it was entered".to_string(),
+        });
+    }
+    let touched = touched(&followed.logs, &req.cwd);
+    Ok(Trace {
+        executed: followed.entered,
+        libraries: followed.libraries,
+        files: touched.files,
+        programs: touched.programs,
+        unresolved: touched.unresolved,
+        cwd: req.cwd.clone(),
+        runs: vec![RunSummary {
+            mode: Mode::Test,
+            instructions: 0,
+            wall_ms,
+            shared_by: None,
+        }],
+        timed: None,
+        tracer: Tracer::Native,
+        ..Trace::default()
+    })
+}
+
+/// The entry of every function symbol defined in the executable at `path` (ELF virtual
+/// addresses), and the virtual address of its segment at file offset 0.
+pub fn function_entries(path: &Path) -> Result<(Vec<u64>, u64), String> {
+    use object::{Object, ObjectSegment, ObjectSymbol, SymbolKind};
+    let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let file =
+        object::File::parse(&*data).map_err(|e| format!("cannot parse {}: {e}", path.display()))?;
+    let entries: BTreeSet<u64> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
+        .map(|s| s.address())
+        .collect();
+    if entries.is_empty() {
+        return Err(format!(
+            "{} has no function symbols (stripped?)",
+            path.display()
+        ));
+    }
+    let first = file
+        .segments()
+        .find(|segment| segment.file_range().0 == 0)
+        .map(|segment| segment.address())
+        .ok_or_else(|| format!("{}: no segment starts at file offset 0", path.display()))?;
+    Ok((entries.into_iter().collect(), first))
+}
+
+/// What the logs of the run's processes touched: the benchmark's (first) started in `cwd`,
+/// the others were forked from it, so started there too unless it changed its directory.
+fn touched(logs: &[(i32, String)], cwd: &Path) -> Touched {
+    let mut touched = Touched::default();
+    let moved = logs
+        .first()
+        .is_some_and(|(_, log)| log.contains(" sys_chdir ") || log.contains(" sys_fchdir "));
+    for (index, (_, log)) in logs.iter().enumerate() {
+        let start = (index == 0 || !moved).then_some(cwd);
+        touched.merge(syscalls::parse(log, start));
+    }
+    touched
+}
+
+/// The last lines of the file at `path` (the benchmark's standard error).
+fn tail_of(path: &Path) -> String {
+    let text = std::fs::read(path).unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(20)..].join("\n")
+}
+
+#[cfg(all(test, target_os = "linux", target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::model::harness::Harness;
+    use crate::steps::reach::trace::Access;
+    use std::path::PathBuf;
+    use std::time::Duration;
+
+    /// Set in the environment of the traced run: the file the target opens.
+    const TARGET_FILE: &str = "PERFDIFF_NATIVE_TRACE_TARGET_FILE";
+
+    #[inline(never)]
+    fn called_once(x: u64) -> u64 {
+        std::hint::black_box(x.wrapping_mul(7))
+    }
+
+    #[inline(never)]
+    fn never_called(x: u64) -> u64 {
+        std::hint::black_box(x.wrapping_mul(11))
+    }
+
+    #[inline(never)]
+    fn called_in_child(x: u64) -> u64 {
+        std::hint::black_box(x.wrapping_mul(13))
+    }
+
+    /// Not a check: the program the tests below trace (this test executable, filtered to this
+    /// test), doing its work only when [`TARGET_FILE`] is set: it calls one function, opens a
+    /// file, starts a program and forks a child that calls another function.
+    #[test]
+    fn native_target() {
+        let Some(path) = std::env::var_os(TARGET_FILE) else {
+            return;
+        };
+        let total = called_once(3);
+        assert!(total == 21 || never_called(total) > 0);
+        std::fs::read(&path).unwrap();
+        assert!(
+            std::process::Command::new("true")
+                .status()
+                .unwrap()
+                .success()
+        );
+        // SAFETY: the child calls one function and `_exit`s, as a forked child of a program
+        // with threads may.
+        unsafe {
+            let child = libc::fork();
+            if child == 0 {
+                called_in_child(5);
+                libc::_exit(0);
+            }
+            let mut status = 0;
+            libc::waitpid(child, &mut status, 0);
+        }
+    }
+
+    /// The entry of the function of this test executable whose demangled path ends with `name`.
+    fn entry_of(name: &str) -> u64 {
+        use object::{Object, ObjectSymbol};
+        let data = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let wanted = format!("native::tests::{name}");
+        file.symbols()
+            .find(|s| {
+                s.name()
+                    .is_ok_and(|n| format!("{:#}", rustc_demangle::demangle(n)).ends_with(&wanted))
+            })
+            .unwrap_or_else(|| panic!("no symbol {name}"))
+            .address()
+    }
+
+    fn request(cwd: &Path, env: Vec<(OsString, OsString)>) -> ForkRequest {
+        ForkRequest {
+            executable: std::env::current_exe().unwrap(),
+            cwd: cwd.to_path_buf(),
+            env,
+            benchmark_id: "steps::reach::trace::native::tests::native_target".to_string(),
+            harness: Harness::Libtest,
+            warm_up: Duration::ZERO,
+            measurement: Duration::ZERO,
+            sample_size: 10,
+            timeout: Duration::from_secs(300),
+            criterion_home: cwd.join("home"),
+            cpu: None,
+            command: None,
+        }
+    }
+
+    use std::ffi::OsString;
+
+    #[test]
+    fn the_functions_entered_the_file_opened_and_a_forked_child_s_calls_are_traced() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("input.txt");
+        std::fs::write(&input, b"read by the target").unwrap();
+        let env = vec![(TARGET_FILE.into(), input.clone().into_os_string())];
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        let trace = trace_natively(&request(dir.path(), env), &scratch).unwrap();
+        assert!(trace.executed.contains(&entry_of("called_once")));
+        assert!(!trace.executed.contains(&entry_of("never_called")));
+        assert!(trace.executed.contains(&entry_of("called_in_child")));
+        assert_eq!(trace.files.get(&input), Some(&Access::Opened));
+        assert!(
+            trace.programs.iter().any(|p| p.ends_with("true")),
+            "{:?}",
+            trace.programs
+        );
+        assert!(trace.unresolved.is_empty(), "{:?}", trace.unresolved);
+        assert_eq!((trace.tracer, trace.timed), (Tracer::Native, None));
+        assert!(!trace.libraries.is_empty());
+    }
+
+    #[test]
+    fn a_run_whose_output_does_not_show_the_benchmark_is_no_trace() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut req = request(dir.path(), Vec::new());
+        req.benchmark_id = "no::such::test".to_string();
+        let error = trace_natively(&req, dir.path()).unwrap_err();
+        assert!(matches!(error, TraceError::NotRun { .. }), "{error}");
+    }
+
+    #[test]
+    fn the_logs_of_forked_processes_start_in_the_directory_unless_it_changed() {
+        let open = |path: &str| {
+            format!("SYSCALL[1,1](257) sys_openat ( -100, 0x10({path}), 0 ) --> Success(0x3)")
+        };
+        let logs = vec![(1, open("a")), (2, open("b"))];
+        let files: Vec<PathBuf> = touched(&logs, Path::new("/ck")).files.into_keys().collect();
+        assert_eq!(files, [PathBuf::from("/ck/a"), PathBuf::from("/ck/b")]);
+        let moved = vec![
+            (
+                1,
+                "SYSCALL[1,1](81) sys_fchdir ( 3 ) --> Success(0x0)".to_string(),
+            ),
+            (2, open("b")),
+        ];
+        assert_eq!(touched(&moved, Path::new("/ck")).unresolved.len(), 1);
+    }
+}

@@ -1,0 +1,566 @@
+//! The ptrace side of the native trace (Linux, x86-64): start the benchmark stopped at its
+//! `exec`, write a one-shot `int3` at the entry of every function of its executable, and follow
+//! every thread and child process, stopping at each system call, until the benchmark ends.
+//!
+//! Why one-shot breakpoints: a function is known to have run once its entry was hit; restoring
+//! its first byte there makes every later call native speed, so the run costs one stop per
+//! function entered plus one per system call, whatever the benchmark's set-up computes.
+//! Restoring is idempotent (the original byte written again): a forked child's copy of the code
+//! may still hold an `int3` its parent's has lost, and the thread that hits it restores it in its
+//! own process's memory.
+//!
+//! Why system-call stops rather than a seccomp filter: the calls are few next to the set-up's
+//! computation, and every call is seen without a filter program to keep in step with the list of
+//! path-taking calls. Each call on a path is written as a line of valgrind's system-call log
+//! (`SYSCALL[pid,tid](nr) sys_openat ( -100, 0xADDR(path), 0 ) --> Success(0x3)`), so that one
+//! reader ([`crate::steps::reach::trace::syscalls`]) turns both tracers' logs into what was
+//! touched, with the same rules for directories, descriptors and failures.
+//!
+//! A child that runs another program (`execve`) is let go at its `exec`, as valgrind (without
+//! `--trace-children`) lets it go: the program is recorded, not its files. The benchmark itself
+//! replacing its program is an error: nothing of the executable would run after it.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::ffi::OsString;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use nix::sys::ptrace::{self, Event, Options};
+use nix::sys::signal::{self, Signal};
+use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
+use nix::unistd::Pid;
+
+use crate::steps::reach::probe::{load_bias, parse_maps};
+
+/// What to run, and where its output goes.
+pub(super) struct Launch<'a> {
+    pub program: &'a Path,
+    pub args: Vec<OsString>,
+    pub cwd: &'a Path,
+    pub env: Vec<(OsString, OsString)>,
+    pub stdout: File,
+    pub stderr: File,
+    pub budget: Duration,
+    /// The function entries, as ELF virtual addresses of `program`.
+    pub entries: &'a [u64],
+    /// The virtual address of `program`'s segment at file offset 0 (for the load bias).
+    pub first_segment: u64,
+}
+
+/// How the benchmark's process ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum End {
+    Exited(i32),
+    Signaled(i32),
+    /// Killed at its budget (or at the user's interrupt).
+    Stopped,
+}
+
+/// What one run showed.
+#[derive(Debug)]
+pub(super) struct Followed {
+    pub end: End,
+    /// The entries hit, as ELF virtual addresses.
+    pub entered: BTreeSet<u64>,
+    /// Each process's system calls on paths, as valgrind's log writes them; the benchmark's
+    /// process first, the others in the order they started.
+    pub logs: Vec<(i32, String)>,
+    /// The other files mapped executable into the benchmark's process at its exit.
+    pub libraries: BTreeSet<PathBuf>,
+}
+
+/// Runs `launch` to its end (or its budget) under ptrace.
+pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
+    let mut command = Command::new(launch.program);
+    command
+        .args(&launch.args)
+        .current_dir(launch.cwd)
+        .envs(launch.env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(launch.stdout)
+        .stderr(launch.stderr);
+    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
+    }
+    let child = command
+        .spawn()
+        .map_err(|e| format!("cannot start {}: {e}", launch.program.display()))?;
+    let leader = Pid::from_raw(child.id() as i32);
+    let stopped = Arc::new(AtomicBool::new(false));
+    let (cancel, watchdog) = watch(leader, launch.budget, Arc::clone(&stopped));
+    let mut state = State::new(leader);
+    let followed = state
+        .start(launch.program, launch.entries, launch.first_segment)
+        .and_then(|bias| state.follow().map(|end| (bias, end)));
+    drop(cancel);
+    let _ = watchdog.join();
+    if followed.is_err() || !state.tasks.is_empty() {
+        state.kill_all();
+    }
+    let (bias, end) = followed?;
+    let end = if stopped.load(Ordering::SeqCst) {
+        End::Stopped
+    } else {
+        end
+    };
+    Ok(Followed {
+        end,
+        entered: state.entered.iter().map(|a| a.wrapping_sub(bias)).collect(),
+        logs: state.logs,
+        libraries: state.libraries,
+    })
+}
+
+/// A thread that kills the benchmark at its budget or at the user's interrupt, unless the
+/// returned sender is dropped first.
+fn watch(
+    leader: Pid,
+    budget: Duration,
+    stopped: Arc<AtomicBool>,
+) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
+    let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
+    let deadline = Instant::now() + budget;
+    let watchdog = std::thread::spawn(move || {
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || crate::util::interrupt::interrupted() {
+                stopped.store(true, Ordering::SeqCst);
+                let _ = signal::kill(leader, Signal::SIGKILL);
+                return;
+            }
+            match cancelled.recv_timeout(left.min(Duration::from_millis(100))) {
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                _ => return,
+            }
+        }
+    });
+    (cancel, watchdog)
+}
+
+/// One traced thread.
+struct Task {
+    /// Its process (thread group).
+    process: i32,
+    /// Inside a system call: the line to log at its end, if it is one on a path.
+    in_call: Option<Option<Call>>,
+}
+
+/// Everything followed so far.
+struct State {
+    leader: Pid,
+    /// Every breakpoint's address in the running process, with the byte it replaced.
+    originals: HashMap<u64, u8>,
+    tasks: HashMap<Pid, Task>,
+    /// Announced by an event: their first `SIGSTOP` is ptrace's, not passed on.
+    fresh: HashSet<Pid>,
+    /// Stopped before the event that announces them.
+    early: HashSet<Pid>,
+    entered: BTreeSet<u64>,
+    logs: Vec<(i32, String)>,
+    libraries: BTreeSet<PathBuf>,
+    /// The program's path as mapped (for `libraries`).
+    program: PathBuf,
+}
+
+fn refused(what: &'static str) -> impl Fn(nix::Error) -> String {
+    move |e| format!("ptrace refused to {what}: {e}")
+}
+
+/// Resumes a stopped thread up to its next system call; one that died meanwhile is no error.
+fn resume(p: Pid, signal: Option<Signal>) -> Result<(), String> {
+    match ptrace::syscall(p, signal) {
+        Ok(()) | Err(nix::Error::ESRCH) => Ok(()),
+        Err(e) => Err(refused("resume a thread")(e)),
+    }
+}
+
+impl State {
+    fn new(leader: Pid) -> Self {
+        State {
+            leader,
+            originals: HashMap::new(),
+            tasks: HashMap::new(),
+            fresh: HashSet::new(),
+            early: HashSet::new(),
+            entered: BTreeSet::new(),
+            logs: vec![(leader.as_raw(), String::new())],
+            libraries: BTreeSet::new(),
+            program: PathBuf::new(),
+        }
+    }
+
+    /// Waits for the benchmark's stop at its `exec`, sets the options, writes the breakpoints
+    /// and lets it go; the load bias.
+    fn start(&mut self, program: &Path, entries: &[u64], first: u64) -> Result<u64, String> {
+        let leader = self.leader;
+        match waitpid(leader, None).map_err(refused("wait for the benchmark's start"))? {
+            WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
+            other => return Err(format!("it did not stop at its start ({other:?})")),
+        }
+        let options = Options::PTRACE_O_TRACESYSGOOD
+            | Options::PTRACE_O_TRACECLONE
+            | Options::PTRACE_O_TRACEFORK
+            | Options::PTRACE_O_TRACEVFORK
+            | Options::PTRACE_O_TRACEEXEC
+            | Options::PTRACE_O_TRACEEXIT
+            | Options::PTRACE_O_EXITKILL;
+        ptrace::setoptions(leader, options).map_err(refused("set its options"))?;
+        self.tasks.insert(
+            leader,
+            Task {
+                process: leader.as_raw(),
+                in_call: None,
+            },
+        );
+        self.program = std::fs::canonicalize(program)
+            .map_err(|e| format!("cannot resolve {}: {e}", program.display()))?;
+        let maps = std::fs::read_to_string(format!("/proc/{leader}/maps"))
+            .map_err(|e| format!("cannot read its mappings: {e}"))?;
+        let maps = parse_maps(&maps);
+        let bias = load_bias(&maps, &self.program, first)
+            .ok_or("its executable is not mapped at file offset 0")?;
+        let memory = memory_of(leader)?;
+        // Each executable mapping of the program read, patched and written back whole.
+        for mapping in maps
+            .iter()
+            .filter(|m| m.path == self.program && m.executable)
+        {
+            let mut code = vec![0u8; (mapping.end - mapping.start) as usize];
+            memory
+                .read_exact_at(&mut code, mapping.start)
+                .map_err(|e| format!("cannot read its code: {e}"))?;
+            let placed = entries.iter().map(|e| e.wrapping_add(bias));
+            for at in placed.filter(|at| (mapping.start..mapping.end).contains(at)) {
+                let byte = &mut code[(at - mapping.start) as usize];
+                self.originals.insert(at, *byte);
+                *byte = 0xCC;
+            }
+            memory
+                .write_all_at(&code, mapping.start)
+                .map_err(|e| format!("cannot write its breakpoints: {e}"))?;
+        }
+        resume(leader, None)?;
+        Ok(bias)
+    }
+
+    /// Follows every thread and process until the benchmark's process ends, and every other
+    /// process it started (not let go at an `exec`) is killed and reaped.
+    fn follow(&mut self) -> Result<End, String> {
+        let mut end = None;
+        while !self.tasks.is_empty() {
+            let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
+                Ok(status) => status,
+                Err(nix::Error::EINTR) => continue,
+                Err(nix::Error::ECHILD) => break,
+                Err(e) => return Err(refused("wait for it")(e)),
+            };
+            if let Some(ended) = self.step(status)?
+                && end.is_none()
+            {
+                end = Some(ended);
+                // What the benchmark started and left running is not waited for.
+                self.kill_all();
+            }
+        }
+        end.ok_or_else(|| "its end was not seen".to_string())
+    }
+
+    /// Handles one stop or end; the benchmark's end when it is one.
+    fn step(&mut self, status: WaitStatus) -> Result<Option<End>, String> {
+        match status {
+            WaitStatus::Exited(p, code) => return Ok(self.ended(p, End::Exited(code))),
+            WaitStatus::Signaled(p, signal, _) => {
+                return Ok(self.ended(p, End::Signaled(signal as i32)));
+            }
+            WaitStatus::PtraceSyscall(p) => {
+                self.syscall(p)?;
+                resume(p, None)?;
+            }
+            WaitStatus::PtraceEvent(p, _, event) => self.event(p, event)?,
+            WaitStatus::Stopped(p, Signal::SIGTRAP) => {
+                let ours = self.trapped(p)?;
+                resume(p, (!ours).then_some(Signal::SIGTRAP))?;
+            }
+            WaitStatus::Stopped(p, Signal::SIGSTOP) if self.fresh.remove(&p) => resume(p, None)?,
+            WaitStatus::Stopped(p, Signal::SIGSTOP) if !self.tasks.contains_key(&p) => {
+                self.early.insert(p);
+            }
+            WaitStatus::Stopped(p, signal) => resume(p, Some(signal))?,
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    fn ended(&mut self, p: Pid, how: End) -> Option<End> {
+        self.tasks.remove(&p);
+        (p == self.leader).then_some(how)
+    }
+
+    /// Kills every process still followed (the benchmark's first).
+    fn kill_all(&mut self) {
+        let processes: BTreeSet<i32> = self.tasks.values().map(|t| t.process).collect();
+        let _ = signal::kill(self.leader, Signal::SIGKILL);
+        for process in processes {
+            let _ = signal::kill(Pid::from_raw(process), Signal::SIGKILL);
+        }
+        if !self.tasks.is_empty() {
+            self.reap();
+        }
+    }
+
+    /// Waits for every followed thread's end after [`State::kill_all`]; a thread stopped on its
+    /// way out is let go on.
+    fn reap(&mut self) {
+        while !self.tasks.is_empty() {
+            match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
+                Ok(WaitStatus::Exited(p, _) | WaitStatus::Signaled(p, _, _)) => {
+                    self.tasks.remove(&p);
+                }
+                Ok(
+                    WaitStatus::PtraceEvent(p, _, _)
+                    | WaitStatus::Stopped(p, _)
+                    | WaitStatus::PtraceSyscall(p),
+                ) => {
+                    let _ = ptrace::cont(p, None);
+                }
+                Ok(_) | Err(nix::Error::EINTR) => {}
+                Err(_) => return,
+            }
+        }
+    }
+
+    /// A ptrace event of thread `p`: a new thread or process, an `exec`, an exit.
+    fn event(&mut self, p: Pid, event: i32) -> Result<(), String> {
+        let process = self.tasks.get(&p).map_or(p.as_raw(), |t| t.process);
+        let new = [
+            Event::PTRACE_EVENT_CLONE,
+            Event::PTRACE_EVENT_FORK,
+            Event::PTRACE_EVENT_VFORK,
+        ];
+        if new.iter().any(|e| *e as i32 == event) {
+            let child =
+                Pid::from_raw(ptrace::getevent(p).map_err(refused("read an event"))? as i32);
+            let thread = event == Event::PTRACE_EVENT_CLONE as i32
+                && Path::new(&format!("/proc/{process}/task/{child}")).exists();
+            let child_process = if thread { process } else { child.as_raw() };
+            if !thread {
+                self.logs.push((child_process, String::new()));
+            }
+            self.tasks.insert(
+                child,
+                Task {
+                    process: child_process,
+                    in_call: None,
+                },
+            );
+            if self.early.remove(&child) {
+                resume(child, None)?;
+            } else {
+                self.fresh.insert(child);
+            }
+        } else if event == Event::PTRACE_EVENT_EXEC as i32 {
+            if process == self.leader.as_raw() {
+                return Err("the benchmark's process replaced its program (`execve`)".into());
+            }
+            // Another program: let go, as valgrind lets it go.
+            self.tasks.retain(|_, t| t.process != process);
+            let _ = ptrace::detach(p, None);
+            return Ok(());
+        } else if event == Event::PTRACE_EVENT_EXIT as i32 && p == self.leader {
+            self.read_libraries();
+        }
+        resume(p, None)
+    }
+
+    /// The files other than the program mapped executable into the benchmark's process.
+    fn read_libraries(&mut self) {
+        if let Ok(maps) = std::fs::read_to_string(format!("/proc/{}/maps", self.leader)) {
+            let mapped = parse_maps(&maps).into_iter();
+            self.libraries.extend(
+                mapped
+                    .filter(|m| m.executable && m.path != self.program)
+                    .map(|m| m.path),
+            );
+        }
+    }
+
+    /// A `SIGTRAP` of thread `p`: whether it is one of the breakpoints, then entered, restored
+    /// and the thread set back to run the function's first instruction.
+    fn trapped(&mut self, p: Pid) -> Result<bool, String> {
+        let mut regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
+        let at = regs.rip.wrapping_sub(1);
+        let Some(&original) = self.originals.get(&at) else {
+            return Ok(false);
+        };
+        memory_of(p)?
+            .write_all_at(&[original], at)
+            .map_err(|e| format!("cannot remove the breakpoint at {at:#x}: {e}"))?;
+        self.entered.insert(at);
+        regs.rip = at;
+        ptrace::setregs(p, regs).map_err(refused("set a thread's registers"))?;
+        Ok(true)
+    }
+
+    /// A system-call stop of thread `p`: at its start, the call read (if it is on a path); at
+    /// its end, logged with its result.
+    fn syscall(&mut self, p: Pid) -> Result<(), String> {
+        let Some(task) = self.tasks.get_mut(&p) else {
+            return Ok(());
+        };
+        let regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
+        let line = match task.in_call.take() {
+            None => {
+                let call = Call::read(p, &regs);
+                // A successful `execve` has no end in this process: logged at its start.
+                let logged_now = call.as_ref().filter(|c| c.ends_without_result());
+                let line = logged_now.map(|c| c.line(task.process, p, None));
+                task.in_call = Some(call.filter(|c| !c.ends_without_result()));
+                line
+            }
+            Some(call) => call.map(|c| c.line(task.process, p, Some(regs.rax as i64))),
+        };
+        if let Some(line) = line {
+            let process = task.process;
+            if let Some((_, log)) = self.logs.iter_mut().find(|(pid, _)| *pid == process) {
+                log.push_str(&line);
+                log.push('\n');
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The memory of thread `p`'s process, for reading and writing (as its tracer).
+fn memory_of(p: Pid) -> Result<File, String> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(format!("/proc/{p}/mem"))
+        .map_err(|e| format!("cannot open the memory of thread {p}: {e}"))
+}
+
+/// How valgrind's log prints an argument of a call.
+#[derive(Clone, Copy)]
+enum Arg {
+    /// A directory descriptor, signed (`-100` for `AT_FDCWD`).
+    Fd,
+    /// A string: `0xADDR(text)`.
+    Path,
+    /// Any other number, in decimal.
+    Number,
+}
+
+use Arg::{Fd, Number, Path as P};
+
+/// The calls on paths that [`crate::steps::reach::trace::syscalls`] reads, by their x86-64
+/// number, with valgrind's names for them and their arguments.
+const CALLS: &[(u64, &str, &[Arg])] = &[
+    (2, "sys_open", &[P, Number, Number]),
+    (85, "sys_creat", &[P, Number]),
+    (257, "sys_openat", &[Fd, P, Number, Number]),
+    (437, "sys_openat2", &[Fd, P, Number, Number]),
+    (4, "sys_newstat", &[P, Number]),
+    (6, "sys_newlstat", &[P, Number]),
+    (21, "sys_access", &[P, Number]),
+    (89, "sys_readlink", &[P, Number, Number]),
+    (262, "sys_newfstatat", &[Fd, P, Number, Number]),
+    (332, "sys_statx", &[Fd, P, Number, Number, Number]),
+    (269, "sys_faccessat", &[Fd, P, Number]),
+    (439, "sys_faccessat2", &[Fd, P, Number, Number]),
+    (267, "sys_readlinkat", &[Fd, P, Number, Number]),
+    (59, "sys_execve", &[P, Number, Number]),
+    (322, "sys_execveat", &[Fd, P, Number, Number, Number]),
+    (80, "sys_chdir", &[P]),
+    (81, "sys_fchdir", &[Number]),
+];
+
+/// A call on a path, read at its start.
+struct Call {
+    number: u64,
+    name: &'static str,
+    arguments: Vec<String>,
+}
+
+impl Call {
+    /// The call thread `p` starts, when it is one of [`CALLS`].
+    fn read(p: Pid, regs: &libc::user_regs_struct) -> Option<Call> {
+        let &(number, name, kinds) = CALLS.iter().find(|c| c.0 == regs.orig_rax)?;
+        let values = [regs.rdi, regs.rsi, regs.rdx, regs.r10, regs.r8];
+        let arguments = kinds
+            .iter()
+            .zip(values)
+            .map(|(kind, value)| match kind {
+                Fd => (value as i32).to_string(),
+                Number => value.to_string(),
+                P => path_argument(p, value),
+            })
+            .collect();
+        Some(Call {
+            number,
+            name,
+            arguments,
+        })
+    }
+
+    fn ends_without_result(&self) -> bool {
+        matches!(self.name, "sys_execve" | "sys_execveat")
+    }
+
+    /// The call as valgrind's log writes it, with its result (a value, or `-errno`).
+    fn line(&self, process: i32, thread: Pid, result: Option<i64>) -> String {
+        let mut line = format!(
+            "SYSCALL[{process},{thread}]({}) {} ( {} )",
+            self.number,
+            self.name,
+            self.arguments.join(", ")
+        );
+        match result {
+            Some(value) if (-4095..0).contains(&value) => {
+                line.push_str(&format!(" --> Failure({:#x})", -value));
+            }
+            Some(value) => line.push_str(&format!(" --> Success({value:#x})")),
+            None => {}
+        }
+        line
+    }
+}
+
+/// A string argument at `address` in thread `p`'s memory as valgrind prints it; one that cannot
+/// be read, or that the log could not carry (not UTF-8, a line break), is printed so that the
+/// reader counts the call unresolved.
+fn path_argument(p: Pid, address: u64) -> String {
+    if address == 0 {
+        return "0x0((null))".to_string();
+    }
+    match read_string(p, address) {
+        Some(text) if !text.contains(['\n', '\r']) => format!("{address:#x}({text})"),
+        _ => "unreadable".to_string(),
+    }
+}
+
+/// The NUL-terminated string at `address` (at most `PATH_MAX` bytes), read page by page.
+fn read_string(p: Pid, address: u64) -> Option<String> {
+    const PATH_MAX: usize = 4096;
+    let memory = File::open(format!("/proc/{p}/mem")).ok()?;
+    let mut bytes = Vec::new();
+    let mut at = address;
+    while bytes.len() <= PATH_MAX {
+        let to_page_end = (4096 - (at & 4095)) as usize;
+        let mut chunk = vec![0u8; to_page_end];
+        memory.read_exact_at(&mut chunk, at).ok()?;
+        if let Some(nul) = chunk.iter().position(|&b| b == 0) {
+            bytes.extend_from_slice(&chunk[..nul]);
+            return String::from_utf8(bytes).ok();
+        }
+        bytes.extend_from_slice(&chunk);
+        at += to_page_end as u64;
+    }
+    None
+}

@@ -508,6 +508,60 @@ fn one_run_traces_a_criterion_target_and_each_benchmark_gets_its_own_functions()
 }
 
 #[test]
+fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    // 100 million rounds of set-up before criterion's filter (a fraction of a second of CPU
+    // natively, some 600 million instructions under callgrind, many times longer), and a fork
+    // timeout of 6 s that bounds every trace: the one valgrind run of both is stopped at 12 s.
+    let requests: Vec<ForkRequest> = ["alpha", "file"]
+        .iter()
+        .map(|id| {
+            let mut req = request("crit", CRITERION, id, &scratch.path().join("home"));
+            req.env = vec![("TRACE_FIXTURE_SET_UP".into(), "100000000".into())];
+            req.timeout = Duration::from_secs(6);
+            req
+        })
+        .collect();
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |message: &str| notes.lock().unwrap().push(message.to_string());
+    let traces: Vec<Trace> = trace::split::trace_benchmarks(
+        &requests,
+        &valgrind(),
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &note),
+    )
+    .into_iter()
+    .map(|traced| traced.unwrap_or_else(|e| panic!("{e}: {e:?}")))
+    .collect();
+    let [alpha, file] = &traces[..] else {
+        unreachable!()
+    };
+    for trace in &traces {
+        assert_eq!(trace.tracer, trace::Tracer::Native);
+        assert_eq!(trace.timed, None);
+        assert!(ran(trace, &exe, "set_up_for_every_benchmark"));
+    }
+    // Each its own functions (entries), and the file `file` reads in its trace only.
+    assert!(ran(alpha, &exe, "alpha_work") && !ran(alpha, &exe, "beta_work"));
+    assert!(!ran(file, &exe, "alpha_work"));
+    let input = |trace: &Trace| {
+        trace
+            .files_under(&fixture().dir)
+            .get(Path::new("data/input.txt"))
+            .copied()
+    };
+    assert_eq!(input(file), Some(Access::Opened));
+    assert_eq!(input(alpha), None);
+    // Said once for the target.
+    let notes = notes.into_inner().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("traced natively (valgrind would take longer than its budget)"));
+}
+
+#[test]
 fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
     let exe = fixture().executable("crit").to_path_buf();
     let scratch = tempfile::tempdir().unwrap();

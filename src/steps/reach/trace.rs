@@ -17,7 +17,9 @@
 //! breakpoint on every changed function ([`super::probe`]), which finds it at native speed. A
 //! measuring run under valgrind, traced beside it until 2026-11-28, cost minutes for a slow
 //! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s, whichever
-//! is longer) is stopped, and the benchmark measured. The run selects the one benchmark with an
+//! is longer) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
+//! sets up before the harness's filter runs in every traced run, and valgrind can make that
+//! set-up alone outlast the budget); only when that fails too is it measured. The run selects the one benchmark with an
 //! exact filter, and runs as a fork does: the fork's working directory and environment,
 //! criterion with a private `CRITERION_HOME`, so nothing is written into the user's checkout.
 //!
@@ -55,7 +57,8 @@ use crate::steps::instructions::Valgrind;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Trace {
     /// Instruction addresses executed in the traced executable itself, as ELF virtual addresses
-    /// of the file (comparable with its symbol table). Empty for a command.
+    /// of the file (comparable with its symbol table); a native trace's ([`Tracer::Native`]):
+    /// the entry of each function entered, which stands for the function. Empty for a command.
     pub executed: BTreeSet<u64>,
     /// A command's: the instruction addresses executed in each program its processes ran
     /// (the program of its command line and every one it started), by path as valgrind

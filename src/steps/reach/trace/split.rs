@@ -34,7 +34,8 @@
 //! docs/design/selection-trace.md for why that stays sound.
 //!
 //! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
-//! benchmark alone, as before: another harness, boundaries missing from the symbol table
+//! benchmark alone, as before (natively, [`super::native`], when the run outlasted its budget:
+//! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
 //! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its benchmarks' budgets,
 //! [`super::runs::budget`]).

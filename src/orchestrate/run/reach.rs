@@ -196,16 +196,7 @@ fn select_in_target(
         .map(|m| trace_request(sides, base, m))
         .collect();
     let tracing = Instant::now();
-    let traces = trace::split::trace_benchmarks(
-        &requests,
-        valgrind,
-        &cache,
-        sides.perfdiff_dir,
-        (
-            &|request, took| progress.step_done(StepKind::Trace, took, &request.benchmark_id),
-            &|message| progress.note(message),
-        ),
-    );
+    let traces = traces_of(&requests, valgrind, &cache, sides.perfdiff_dir, progress);
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     let decided: Vec<(String, Decided)> = benchmarks
         .iter()
@@ -226,6 +217,22 @@ fn select_in_target(
         super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress);
     sides.clock.add(SelectionPart::Probe, probing.elapsed());
     records
+}
+
+/// The traces of `requests` (one target's benchmarks), each step told to `progress`, and a note
+/// when they were traced natively.
+fn traces_of(
+    requests: &[ForkRequest],
+    valgrind: &Valgrind,
+    cache: &TraceCache,
+    scratch: &Path,
+    progress: &Progress,
+) -> Vec<Result<trace::Trace, trace::TraceError>> {
+    let done = |request: &ForkRequest, took| {
+        progress.step_done(StepKind::Trace, took, &request.benchmark_id);
+    };
+    let note = |message: &str| progress.note(message);
+    trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note))
 }
 
 /// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages

@@ -87,21 +87,8 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
     let output = std::fs::read(&out_path).map_err(io(&out_path))?;
     let output = String::from_utf8_lossy(&output);
     let tail = || tail_of(&err_path);
-    match followed.end {
-        follow::End::Exited(0) => {}
-        follow::End::Stopped => {
-            return Err(failed(
-                format!(
-                    "stopped natively after {}, the most a trace may take",
-                    crate::util::terminal::wall_time(budget.as_millis() as u64)
-                ),
-                tail(),
-            ));
-        }
-        follow::End::Exited(code) => return Err(failed(format!("it exited with {code}"), tail())),
-        follow::End::Signaled(signal) => {
-            return Err(failed(format!("it was killed by signal {signal}"), tail()));
-        }
+    if let Some(message) = failure(followed.end, budget) {
+        return Err(failed(message, tail()));
     }
     if !runs::shows_run(req.harness, Mode::Test, &req.benchmark_id, &output) {
         return Err(TraceError::NotRun {
@@ -118,8 +105,26 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
             message: "no function of it was entered".to_string(),
         });
     }
+    Ok(made(req, followed, wall_ms))
+}
+
+/// Why a run that ended so is no trace (`None`: it exited with success).
+fn failure(end: follow::End, budget: std::time::Duration) -> Option<String> {
+    match end {
+        follow::End::Exited(0) => None,
+        follow::End::Stopped => Some(format!(
+            "stopped natively after {}, the most a trace may take",
+            crate::util::terminal::wall_time(budget.as_millis() as u64)
+        )),
+        follow::End::Exited(code) => Some(format!("it exited with {code}")),
+        follow::End::Signaled(signal) => Some(format!("it was killed by signal {signal}")),
+    }
+}
+
+/// The trace of `req`'s benchmark from what its run showed.
+fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
     let touched = touched(&followed.logs, &req.cwd);
-    Ok(Trace {
+    Trace {
         executed: followed.entered,
         libraries: followed.libraries,
         files: touched.files,
@@ -135,7 +140,7 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
         timed: None,
         tracer: Tracer::Native,
         ..Trace::default()
-    })
+    }
 }
 
 /// The entry of every function symbol defined in the executable at `path` (ELF virtual

@@ -158,8 +158,6 @@ struct State {
     /// Every breakpoint's address in the running process, with the byte it replaced.
     originals: HashMap<u64, u8>,
     tasks: HashMap<Pid, Task>,
-    /// Announced by an event: their first `SIGSTOP` is ptrace's, not passed on.
-    fresh: HashSet<Pid>,
     /// Stopped before the event that announces them.
     early: HashSet<Pid>,
     entered: BTreeSet<u64>,
@@ -183,11 +181,16 @@ fn resume(p: Pid, signal: Option<Signal>) -> Result<(), String> {
 
 impl State {
     fn new(leader: Pid) -> Self {
+        // The leader is followed from its start, so that a failure before it runs still kills
+        // and reaps it.
+        let leader_task = Task {
+            process: leader.as_raw(),
+            in_call: None,
+        };
         State {
             leader,
             originals: HashMap::new(),
-            tasks: HashMap::new(),
-            fresh: HashSet::new(),
+            tasks: HashMap::from([(leader, leader_task)]),
             early: HashSet::new(),
             entered: BTreeSet::new(),
             logs: vec![(leader.as_raw(), String::new())],
@@ -212,13 +215,6 @@ impl State {
             | Options::PTRACE_O_TRACEEXIT
             | Options::PTRACE_O_EXITKILL;
         ptrace::setoptions(leader, options).map_err(refused("set its options"))?;
-        self.tasks.insert(
-            leader,
-            Task {
-                process: leader.as_raw(),
-                in_call: None,
-            },
-        );
         self.program = std::fs::canonicalize(program)
             .map_err(|e| format!("cannot resolve {}: {e}", program.display()))?;
         let maps = std::fs::read_to_string(format!("/proc/{leader}/maps"))
@@ -288,10 +284,12 @@ impl State {
                 let ours = self.trapped(p)?;
                 resume(p, (!ours).then_some(Signal::SIGTRAP))?;
             }
-            WaitStatus::Stopped(p, Signal::SIGSTOP) if self.fresh.remove(&p) => resume(p, None)?,
             WaitStatus::Stopped(p, Signal::SIGSTOP) if !self.tasks.contains_key(&p) => {
                 self.early.insert(p);
             }
+            // A new thread's or process's first stop, and a `SIGSTOP` sent to it: not passed
+            // on (with `PTRACE_TRACEME` its group-stop would come back as the same stop).
+            WaitStatus::Stopped(p, Signal::SIGSTOP) => resume(p, None)?,
             WaitStatus::Stopped(p, signal) => resume(p, Some(signal))?,
             _ => {}
         }
@@ -360,10 +358,9 @@ impl State {
                     in_call: None,
                 },
             );
+            // Its first stop, when it came before this event, was held until now.
             if self.early.remove(&child) {
                 resume(child, None)?;
-            } else {
-                self.fresh.insert(child);
             }
         } else if event == Event::PTRACE_EVENT_EXEC as i32 {
             if process == self.leader.as_raw() {
@@ -563,4 +560,36 @@ fn read_string(p: Pid, address: u64) -> Option<String> {
         at += to_page_end as u64;
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::steps::reach::trace::{Access, syscalls};
+
+    #[test]
+    fn a_call_is_logged_as_valgrind_logs_it_and_read_by_the_same_reader() {
+        let call = |path: &str| Call {
+            number: 257,
+            name: "sys_openat",
+            arguments: vec!["-100".into(), path.into(), "0".into(), "0".into()],
+        };
+        let read = |line: String| syscalls::parse(&line, Some(Path::new("/ck")));
+        let thread = Pid::from_raw(8);
+        let opened = read(call("0x10(data/x)").line(7, thread, Some(3)));
+        assert_eq!(
+            opened.files.into_iter().collect::<Vec<_>>(),
+            [(PathBuf::from("/ck/data/x"), Access::Opened)]
+        );
+        // ENOENT: its absence was seen.
+        let missing = read(call("0x10(data/x)").line(7, thread, Some(-2)));
+        assert_eq!(
+            missing.files.get(Path::new("/ck/data/x")),
+            Some(&Access::Missing)
+        );
+        // A path the log could not carry: unresolved, never dropped.
+        let unreadable = read(call("unreadable").line(7, thread, Some(3)));
+        assert!(unreadable.files.is_empty());
+        assert_eq!(unreadable.unresolved.len(), 1);
+    }
 }

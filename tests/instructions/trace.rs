@@ -512,15 +512,15 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     let exe = fixture().executable("crit").to_path_buf();
     let scratch = tempfile::tempdir().unwrap();
     let cache = TraceCache::new(scratch.path().join("traces"));
-    // 100 million rounds of set-up before criterion's filter (a fraction of a second of CPU
-    // natively, some 600 million instructions under callgrind, many times longer), and a fork
-    // timeout of 6 s that bounds every trace: the one valgrind run of both is stopped at 12 s.
+    // A set-up before criterion's filter that never ends under valgrind (and takes nothing
+    // natively), and a fork timeout of 15 s that bounds every trace: the one valgrind run of
+    // both is stopped at 30 s, then each is traced natively.
     let requests: Vec<ForkRequest> = ["alpha", "file"]
         .iter()
         .map(|id| {
             let mut req = request("crit", CRITERION, id, &scratch.path().join("home"));
-            req.env = vec![("TRACE_FIXTURE_SET_UP".into(), "100000000".into())];
-            req.timeout = Duration::from_secs(6);
+            req.env = vec![("TRACE_FIXTURE_SLOW_UNDER_VALGRIND".into(), "1".into())];
+            req.timeout = Duration::from_secs(15);
             req
         })
         .collect();

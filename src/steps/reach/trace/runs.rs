@@ -181,8 +181,8 @@ impl RunWatch {
                     == Some(" ... ok")
             }
             (Harness::Divan, Mode::Test) => {
-                let leaf = id.rsplit("::").next().unwrap_or(id);
-                line.trim_start_matches([' ', '├', '╰', '─', '│']) == leaf
+                let node = line.trim_start_matches([' ', '├', '╰', '─', '│']);
+                crate::model::harness::divan::is_leaf_of(id, node)
             }
             (harness, Mode::Measure) => harness.value_in_line(id, line).is_some(),
             _ => false,
@@ -837,6 +837,23 @@ mod tests {
             "dv\n╰─ alpha\n"
         ));
         assert!(!shows_run(Harness::Divan, Mode::Test, "dv::alpha", ""));
+        // A name with `::` is one node (divan 0.1.21's `--test --exact`, recorded).
+        let generic = "names::generic::Vec<alloc::string::String>";
+        let drawn = "names\n╰─ generic\n   ╰─ Vec<alloc::string::String>\n\n";
+        assert!(shows_run(Harness::Divan, Mode::Test, generic, drawn));
+        let argument = "names\n╰─ arg\n   ╰─ p::q\n\n";
+        assert!(shows_run(
+            Harness::Divan,
+            Mode::Test,
+            "names::arg::p::q",
+            argument
+        ));
+        assert!(!shows_run(
+            Harness::Divan,
+            Mode::Test,
+            "names::arg::q",
+            argument
+        ));
         assert!(shows_run(
             Harness::Bencher,
             Mode::Measure,

@@ -628,7 +628,7 @@ pub(super) fn skip_reasons(
             None => groups.push(vec![entry]),
         }
     }
-    groups.retain(|group| group.len() > 1);
+    groups.retain(|group| distinct(group.iter().map(|(key, _)| key)).len() > 1);
     let in_group = |s: &SkippedTarget| {
         groups.iter().flatten().any(|(key, set_apart)| {
             s.package.as_deref() == Some(key.package.as_str())
@@ -667,16 +667,10 @@ pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Unselectable
             more => format!("{shown} and {more} more"),
         }
     };
-    let targets = named(
-        unselectable
-            .iter()
-            .map(|(key, _)| key.target.clone())
-            .collect(),
-    );
-    let benchmarks: Vec<String> = unselectable
-        .iter()
-        .flat_map(|(_, u)| u.benchmarks.iter().cloned())
-        .collect();
+    // A target may be here for each side (in other words): named and counted once.
+    let keys = distinct(unselectable.iter().map(|(key, _)| key.clone()));
+    let targets = named(keys.iter().map(|key| key.target.clone()).collect());
+    let benchmarks = distinct(unselectable.iter().flat_map(|(_, u)| u.benchmarks.clone()));
     let count = benchmarks.len();
     // Grouped by kind: a failure's own words are the first target's.
     let cause = match unselectable.first() {
@@ -694,9 +688,15 @@ pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Unselectable
     format!(
         "the {count} benchmark(s) of {} bench targets ({targets}) take `args`: their divan \
          (before 0.1.18) lists them without their arguments, and {}",
-        unselectable.len(),
+        keys.len(),
         arguments_unseen(&cause, Some(&named(benchmarks)))
     )
+}
+
+/// `items` without repeats, in the order they first come.
+fn distinct<T: Clone + Eq + std::hash::Hash>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items.filter(|item| seen.insert(item.clone())).collect()
 }
 
 /// The manifests of [`build::bench_packages_elsewhere`] as the user would type them: relative
@@ -936,6 +936,23 @@ mod tests {
         assert!(
             wincon.contains("shows the arguments failed (exited with exit status: 101: thread"),
             "{wincon}"
+        );
+    }
+
+    #[test]
+    fn a_target_whose_test_mode_failed_otherwise_on_each_side_is_counted_once() {
+        let in_base = divan_target("stream", &["stream::auto"], panicked("stream"));
+        let in_head = divan_target("stream", &["stream::auto"], panicked("stream_head"));
+        let strip = divan_target("strip", &["strip::bytes", "strip::str"], panicked("strip"));
+        let targets = [in_base, in_head, strip];
+        let skipped: Vec<SkippedTarget> = targets.iter().map(|(s, _)| s.clone()).collect();
+        let unselectable: Vec<_> = targets.iter().map(|(_, u)| u.clone()).collect();
+        let reasons = skip_reasons(&skipped, &unselectable);
+        assert_eq!(reasons.len(), 1, "{reasons:#?}");
+        assert!(
+            reasons[0].starts_with("the 3 benchmark(s) of 2 bench targets (`stream`, `strip`)"),
+            "{}",
+            reasons[0]
         );
     }
 

@@ -1,5 +1,6 @@
 //! Which breakpoint hits of the native probe count, when only what runs inside the benchmark's
-//! timed routine does (criterion's `Bencher::iter` and the like): the probe of a benchmark whose
+//! timed routine does (criterion's `Bencher::iter` and the like, divan's sample task, libtest's
+//! and `bencher`'s `Bencher::iter`: [`crate::steps::instructions::timed`]): the probe of a benchmark whose
 //! changed code runs only outside its timed loop (docs/design/selection-code-identity.md).
 //!
 //! Why: such a benchmark enters its changed functions on every run (its set-up, its harness's
@@ -395,5 +396,40 @@ mod tests {
         assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
         // The old return address, reached again while outside.
         assert!(matches!(timing.stop(&stop(RETURN)), Action::Lost(_)));
+    }
+
+    #[test]
+    fn a_harness_s_routines_that_call_each_other_keep_the_outermost_call_inside() {
+        // libtest's `Bencher::iter` calls `bench::ns_iter_inner` (both routines, when the
+        // compiler kept both as functions); divan's sample task is entered once a sample.
+        const INNER: u64 = 0x1800;
+        let mut timing = Timing::new(
+            BTreeMap::from([(SET_UP, "demo::set_up".to_string())]),
+            BTreeMap::from([
+                (ITER, "test::bench::Bencher::iter".to_string()),
+                (INNER, "test::bench::ns_iter_inner".to_string()),
+            ]),
+            BTreeSet::from([SET_UP]),
+        );
+        assert_eq!(timing.armed(), BTreeSet::from([ITER, INNER]));
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        // Inside, the inner routine's entry holds no breakpoint: its call is never seen.
+        assert!(!timing.armed().contains(&INNER));
+        assert_eq!(
+            timing.stop(&stop(SET_UP)),
+            Action::Hit("demo::set_up".into())
+        );
+        // Entered alone (the outer one inlined into the benchmark), the inner one starts the
+        // inside itself, each sample, and set-up between samples does not count.
+        let mut timing = Timing::new(
+            BTreeMap::from([(SET_UP, "demo::set_up".to_string())]),
+            BTreeMap::from([(INNER, "test::bench::ns_iter_inner".to_string())]),
+            BTreeSet::from([SET_UP]),
+        );
+        for _ in 0..3 {
+            assert!(matches!(timing.stop(&stop(INNER)), Action::Resume { .. }));
+            assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
+            assert_eq!(timing.armed(), BTreeSet::from([INNER]));
+        }
     }
 }

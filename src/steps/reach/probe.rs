@@ -149,8 +149,9 @@ pub fn probe_benchmark(
     }
     let mut scale = coverage::first_scale(request.harness);
     let mut shortfall = String::new();
+    let mut request = request.clone();
     for _ in 0..coverage::ATTEMPTS {
-        let (record, leader) = match launch(&stretched(request, scale), entries, timed, scratch) {
+        let (record, leader) = match launch(&stretched(&request, scale), entries, timed, scratch) {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(why),
             Err(e) => return Probe::Failed(e.to_string()),
@@ -177,6 +178,14 @@ pub fn probe_benchmark(
             covered * 100.0
         );
         scale = coverage::next_scale(request.harness, scale, covered);
+        // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
+        if let (false, Some((name, value))) = (
+            timed.routines.is_empty(),
+            timing::fewer_stops(request.harness, &record),
+        ) {
+            request.env.retain(|(n, _)| *n != name);
+            request.env.push((name, value));
+        }
     }
     Probe::Failed(format!(
         "the machine was too busy for a run as long as a fork's (the last covered {shortfall})"

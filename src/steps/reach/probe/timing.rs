@@ -36,6 +36,36 @@
 //! routine is entered or returns) is what keeps that from happening unseen.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+
+use crate::model::harness::Harness;
+use crate::model::samples::ForkRecord;
+
+/// How long each divan sample of a probe's later runs is asked to last, when the probe stops at
+/// the timed routine: it stops twice a sample (entry and return), and divan's own samples of a
+/// fast benchmark last microseconds, so such a run spends its time in those stops (each waits
+/// for a CPU on a busy machine), and seldom covers a fork's run.
+pub const DIVAN_SAMPLE_NS: f64 = 1e6;
+
+/// The environment that makes the samples of a probe's next run last about
+/// [`DIVAN_SAMPLE_NS`], from the `record` of its last run (divan's median time per iteration):
+/// `DIVAN_SAMPLE_SIZE`, for divan. Divan still fills the time it is given, so the run makes as
+/// many iterations, only in fewer samples. `None` for the other harnesses (a criterion sample
+/// lasts a hundredth of the measurement time) or a record without a time.
+pub fn fewer_stops(harness: Harness, record: &ForkRecord) -> Option<(OsString, OsString)> {
+    if harness != Harness::Divan {
+        return None;
+    }
+    let per_iteration = record
+        .iters
+        .iter()
+        .zip(&record.times_ns)
+        .filter(|(iters, ns)| **iters > 0.0 && **ns > 0.0)
+        .map(|(iters, ns)| ns / iters)
+        .min_by(f64::total_cmp)?;
+    let size = (DIVAN_SAMPLE_NS / per_iteration).ceil().max(1.0) as u64;
+    Some(("DIVAN_SAMPLE_SIZE".into(), size.to_string().into()))
+}
 
 /// What the tracer knows of a thread stopped by an `int3`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -396,6 +426,25 @@ mod tests {
         assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
         // The old return address, reached again while outside.
         assert!(matches!(timing.stop(&stop(RETURN)), Action::Lost(_)));
+    }
+
+    #[test]
+    fn a_divan_probe_that_stops_at_its_sample_task_asks_for_samples_of_a_millisecond() {
+        let record = |ns: f64| ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![ns],
+            ..ForkRecord::default()
+        };
+        let size = |ns: f64| fewer_stops(Harness::Divan, &record(ns));
+        assert_eq!(
+            size(2.5),
+            Some(("DIVAN_SAMPLE_SIZE".into(), "400000".into()))
+        );
+        // A benchmark slower than a millisecond: one iteration a sample.
+        assert_eq!(size(5e6), Some(("DIVAN_SAMPLE_SIZE".into(), "1".into())));
+        assert_eq!(fewer_stops(Harness::Divan, &ForkRecord::default()), None);
+        let criterion = Harness::Criterion(crate::model::harness::CliDialect::Current);
+        assert_eq!(fewer_stops(criterion, &record(2.5)), None);
     }
 
     #[test]

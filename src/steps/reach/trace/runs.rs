@@ -116,7 +116,7 @@ pub(super) struct RunTrace {
 }
 
 /// Why a run that started a thread tells no timed part.
-pub(super) const STARTED_A_THREAD: &str =
+pub const STARTED_A_THREAD: &str =
     "its run started a thread (what another thread runs has no call from the timed routine)";
 
 /// The valgrind options of a traced run writing into `dir`.

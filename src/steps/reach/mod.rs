@@ -126,6 +126,19 @@ pub fn name_timed_part(record: &mut SelectionRecord, timed: &[String]) {
     }
 }
 
+/// Says, in the detail of `record` (a benchmark that executes changed code), that which of its
+/// changed functions run in its timed loop is not known, and why (its trace's
+/// [`trace::Trace::untimed`]: the harness's timed routine was inlined, the run started a
+/// thread): every one counts, wherever it runs.
+pub fn name_untimed(record: &mut SelectionRecord, why: &str) {
+    if record.reason == SelectionReason::ReachesChange && !record.changed_functions.is_empty() {
+        record.detail = format!(
+            "{}; which of them run in its timed loop is not known: {why}",
+            record.detail
+        );
+    }
+}
+
 /// What was found the same for a benchmark whose changed code runs only outside its timed loop:
 /// the functions and data objects its timed loop executes and reaches, the files it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,6 +444,30 @@ mod tests {
         let mut same = decide(&same(), &quiet, &[], &[]);
         let detail = same.detail.clone();
         name_timed_part(&mut same, &[]);
+        assert_eq!(same.detail, detail);
+    }
+
+    #[test]
+    fn a_benchmark_whose_timed_loop_is_not_known_says_why() {
+        let differs = CodeComparison::Differs {
+            functions: vec!["demo::set_up".into()],
+            data: vec![],
+            unpaired: false,
+        };
+        let quiet = FileComparison::default();
+        let mut record = decide(&differs, &quiet, &[], &[]);
+        name_untimed(&mut record, "its run started a thread");
+        assert_eq!(
+            record.detail,
+            "it executes changed code: demo::set_up; which of them run in its timed loop is not \
+             known: its run started a thread"
+        );
+        assert!(record.measured && record.outside_loop.is_empty());
+        assert!(!runs_changes_only_outside(&record));
+        // Nothing to say of a benchmark that executes no changed function.
+        let mut same = decide(&same(), &quiet, &[], &[]);
+        let detail = same.detail.clone();
+        name_untimed(&mut same, "its run started a thread");
         assert_eq!(same.detail, detail);
     }
 

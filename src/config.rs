@@ -484,6 +484,8 @@ pub enum Source {
     /// A configuration file; `table` is e.g. `"[workspace.metadata.perfdiff]"`, and empty for the
     /// top level of `perfdiff.toml`.
     File { path: PathBuf, table: String },
+    /// An environment variable (`CARGO_PERFDIFF_MEASURE_ALL`).
+    Environment { variable: String },
     /// A command-line flag.
     CommandLine,
 }
@@ -492,6 +494,7 @@ impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Default => f.write_str("default"),
+            Source::Environment { variable } => write!(f, "environment {variable}"),
             Source::CommandLine => f.write_str("command line"),
             Source::File { path, table } if table.is_empty() => write!(f, "{}", path.display()),
             Source::File { path, table } => write!(f, "{} {table}", path.display()),
@@ -537,7 +540,8 @@ pub fn load(workspace_root: &Path, cli: PartialSettings) -> Result<Effective, Co
     resolve(load_files(workspace_root)?, cli)
 }
 
-/// Layers defaults, then the files (in precedence order), then `cli`; validates the result.
+/// Layers defaults, then the files (in precedence order, followed by the settings of environment
+/// variables, [`Source::Environment`]), then `cli`; validates the result.
 pub fn resolve(
     files: Vec<(Source, PartialSettings)>,
     cli: PartialSettings,

@@ -260,7 +260,14 @@ pub struct MetricArgs {
         hide_short_help = true
     )]
     pub measure_all: bool,
+    /// Whether clap took `measure_all` from [`MEASURE_ALL_VARIABLE`] rather than the flag, so
+    /// that `--print-config` names the variable as its source ([`parse`]).
+    #[arg(skip)]
+    pub measure_all_from_env: bool,
 }
+
+/// The environment variable that sets `--measure-all` (clap's `env` above).
+pub const MEASURE_ALL_VARIABLE: &str = "CARGO_PERFDIFF_MEASURE_ALL";
 
 /// The smallest change that matters.
 #[derive(Debug, Args, Default, Clone)]
@@ -590,9 +597,22 @@ fn parse_cpus(text: &str) -> Result<[usize; 2], String> {
     }
 }
 
+/// `args` parsed as [`Parser::try_parse_from`] does, noting which settings clap read from the
+/// environment rather than the command line (`--print-config` tells them apart).
+pub fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    use clap::{CommandFactory, FromArgMatches, parser::ValueSource};
+    let mut command = Cli::command();
+    let mut matches = command.try_get_matches_from_mut(args)?;
+    // Asked first: reading the matches into `Cli` takes their values out.
+    let from_env = matches.value_source("measure_all") == Some(ValueSource::EnvVariable);
+    let mut cli = Cli::from_arg_matches_mut(&mut matches).map_err(|e| e.format(&mut command))?;
+    cli.compare.measuring.metric.measure_all_from_env = from_env;
+    Ok(cli)
+}
+
 /// Entry point of the binary; returns the process exit code.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse_from(cargo_args(std::env::args_os())) {
+    let cli = match parse(cargo_args(std::env::args_os())) {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
@@ -649,7 +669,9 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer.mode = args.mode.mode;
     layer.metric = args.measuring.metric.metric;
     layer.explain = args.measuring.metric.explain.then_some(true);
-    layer.measure_all = args.measuring.metric.measure_all.then_some(true);
+    let metric = &args.measuring.metric;
+    // Set from the environment, it is a layer of its own ([`environment_layer`]).
+    layer.measure_all = (metric.measure_all && !metric.measure_all_from_env).then_some(true);
     layer.stop = args.measuring.stop;
     layer.forks = args.measuring.forks;
     let StopLimitArgs {
@@ -683,6 +705,22 @@ fn cli_layer(args: &CompareArgs) -> PartialSettings {
     layer
 }
 
+/// The settings clap read from environment variables, as a layer named after the variable,
+/// between the files and the command line: `CARGO_PERFDIFF_MEASURE_ALL`.
+fn environment_layer(args: &CompareArgs) -> Option<(config::Source, PartialSettings)> {
+    let metric = &args.measuring.metric;
+    (metric.measure_all && metric.measure_all_from_env).then(|| {
+        let source = config::Source::Environment {
+            variable: MEASURE_ALL_VARIABLE.to_string(),
+        };
+        let layer = PartialSettings {
+            measure_all: Some(true),
+            ..PartialSettings::default()
+        };
+        (source, layer)
+    })
+}
+
 fn analysis_layer(args: &AnalysisArgs) -> PartialSettings {
     PartialSettings {
         threshold: args.threshold.threshold,
@@ -713,8 +751,9 @@ fn resolve_settings(args: &CompareArgs) -> Result<(PathBuf, PathBuf, config::Eff
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
     };
     let workspace_root = crate::steps::build::workspace_root(&start_dir)?;
-    let files = config::load_files(&workspace_root)?;
-    let effective = config::resolve(files, cli_layer(args))?;
+    let mut layers = config::load_files(&workspace_root)?;
+    layers.extend(environment_layer(args));
+    let effective = config::resolve(layers, cli_layer(args))?;
     Ok((start_dir, workspace_root, effective))
 }
 

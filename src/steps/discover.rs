@@ -18,10 +18,10 @@
 //! - divan before 0.1.18 rejects the terse listing's `--format` as well; its `--list` tree is
 //!   read instead. That tree shows a benchmark with `args` without its arguments: they are read
 //!   from a run in divan's test mode, each a benchmark of its own (`<path>::<arg>`, as later
-//!   divan lists it), and a benchmark whose arguments that run does not show is set apart
-//!   ([`Listing::unselectable`]; [`divan`]). A tree that cannot be read fails that
-//!   target's listing only, like any listing failure ([`settle_failed_listings`]), and names the
-//!   divan version the executable shows.
+//!   divan lists it), and a benchmark whose arguments that run does not show is set apart with
+//!   what that run did ([`Listing::unselectable`], [`ArgumentsUnseen`]; [`divan`]). A tree that
+//!   cannot be read fails that target's listing only, like any listing failure
+//!   ([`settle_failed_listings`]), and names the divan version the executable shows.
 //! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
 //!   targets by convention (`benches/bench.rs`), so one target name in several members is the
 //!   normal case, and a name alone would lose or swap whole suites.
@@ -38,7 +38,9 @@
 //! - Every executable is listed twice: an id made of the time or a random value (chrono names two
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
-//!   ids apart, to be reported as skipped.
+//!   ids apart, to be reported as skipped. The second listing runs no benchmark ([`list_again`]):
+//!   an old divan's test mode is not run again; `--list --exact` is asked for the arguments the
+//!   first one read, which shows their benchmark only if they exist in this run too.
 //! - The same criterion id in two bench targets is not an error: both are compared, each under a
 //!   name of its own ([`qualified_id`]). An id unique in the run keeps its plain criterion id, so
 //!   single-target suites and recordings made before read as they did; a colliding one becomes
@@ -215,10 +217,13 @@ fn read_full(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
 pub struct Listing {
     pub ids: Vec<String>,
     pub harness: Harness,
-    /// Benchmarks listed that no fork can select, left out of `ids`: divan before 0.1.18 lists a
-    /// benchmark with `args` without its arguments ([`divan::parse_tree_list`]), and these are
-    /// those whose arguments its test mode did not show either.
-    pub unselectable: Vec<String>,
+    /// Benchmarks listed that no fork can select, left out of `ids`, and why: divan before
+    /// 0.1.18 lists a benchmark with `args` without its arguments ([`divan::parse_tree_list`]),
+    /// and these are those whose arguments its test mode did not give.
+    pub unselectable: Option<Unselectable>,
+    /// A divan before 0.1.18's benchmarks with `args` and what its test mode gave for them, so
+    /// that [`list_again`] need not run them again.
+    with_args: Option<ArgumentRun>,
 }
 
 impl Listing {
@@ -226,9 +231,43 @@ impl Listing {
         Self {
             ids,
             harness,
-            unselectable: Vec::new(),
+            unselectable: None,
+            with_args: None,
         }
     }
+}
+
+/// Benchmarks of a divan before 0.1.18 that take `args` and that no fork can select, since its
+/// listing shows them without their arguments, and what the run of them in its test mode, which
+/// shows the arguments, did instead.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Unselectable {
+    pub benchmarks: Vec<String>,
+    pub cause: ArgumentsUnseen,
+}
+
+/// What the run of an old divan's benchmarks with `args` in its test mode (`--test`) did when it
+/// gave none of their arguments.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ArgumentsUnseen {
+    /// It failed: how (`exited with exit status: 101`, a timeout), and the line of its stderr
+    /// that says most (a panic's message).
+    Failed(String),
+    /// It ran, but its output is not divan's tree: which line is not.
+    Unreadable(String),
+    /// It ran and was read, but drew none of their arguments as a leaf of its own: divan draws
+    /// an argument run at several thread counts (`threads`) with a leaf per count below it, so
+    /// it has no row of its own to read.
+    NoLeaf,
+}
+
+/// The benchmarks with `args` of a divan before 0.1.18 (those whose path `--exact` does not
+/// select) and what the run of them in its test mode gave.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ArgumentRun {
+    benchmarks: Vec<String>,
+    /// Their arguments as `(benchmark, id)`, or why there are none.
+    arguments: Result<Vec<(String, String)>, ArgumentsUnseen>,
 }
 
 /// Lists the benchmark ids of `exe`, a bench executable of harness `kind`, running it (but for
@@ -245,7 +284,7 @@ pub fn list_benchmarks(
         // Commands are declared, never found in a bench executable.
         HarnessKind::Command => listing(Vec::new(), Harness::Command),
         HarnessKind::Divan => {
-            let env: Vec<_> = env.iter().cloned().chain(divan::list_env()).collect();
+            let env = divan_env(env);
             list_divan(
                 |args| run_listing(exe, &env, timeout, args),
                 || divan_version(&exe.path),
@@ -268,6 +307,39 @@ pub fn list_benchmarks(
             listing(ids, Harness::Bencher)
         }
     }
+}
+
+/// Lists `exe` again after `first`, its listing by [`list_benchmarks`], to tell the ids that
+/// change from one run of it to the next ([`split_unstable`]). Only what lists is run again:
+/// `bencher`'s listing reads the source, which says the same every time, and a divan before
+/// 0.1.18 does not run its benchmarks with `args` in its test mode again ([`list_divan_again`]),
+/// which ran each of their arguments a second time for every executable.
+pub fn list_again(
+    kind: HarnessKind,
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+    first: &Listing,
+) -> Result<Listing, DiscoverError> {
+    match (kind, &first.with_args) {
+        (HarnessKind::Bencher, _) => Ok(first.clone()),
+        (HarnessKind::Divan, Some(with_args)) => {
+            let env = divan_env(env);
+            let run = |args: &[&str]| run_listing(exe, &env, timeout, args);
+            list_divan_again(run, &executable_label(exe), with_args)
+        }
+        _ => list_benchmarks(kind, exe, env, timeout),
+    }
+}
+
+/// The environment of a divan listing: `env` and [`divan::list_env`].
+fn divan_env(env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    env.iter().cloned().chain(divan::list_env()).collect()
+}
+
+/// How errors name a bench executable.
+fn executable_label(exe: &BenchExecutable) -> String {
+    format!("bench target {:?} ({})", exe.target, exe.path.display())
 }
 
 /// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
@@ -336,8 +408,9 @@ fn list_criterion(
 /// `--list --format terse` first; when divan's parser rejects `--format` (before 0.1.18), the
 /// tree of `--list`, then `--list --exact` with every path it gave, which prints only those a
 /// fork can select, and for the others (benchmarks with `args`) a run in test mode that shows
-/// their arguments, each listed as a benchmark of its own ([`divan`]). A tree that cannot be read is an error naming the divan version
-/// (from `version`, when the executable shows it), so that only this target is set apart.
+/// their arguments, each listed as a benchmark of its own ([`divan`]). A tree that cannot be
+/// read is an error naming the divan version (from `version`, when the executable shows it), so
+/// that only this target is set apart.
 fn list_divan(
     run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
     version: impl FnOnce() -> Option<String>,
@@ -365,25 +438,44 @@ fn list_divan(
         Err(error) => return Err(unreadable(error.to_string(), stderr)),
     };
     let paths = tree.map_err(|error| unreadable(error.to_string(), String::new()))?;
-    if paths.is_empty() {
-        return Ok(Listing::new(paths, Harness::Divan));
-    }
     // A failing or unreadable second listing says nothing about the paths: keep them all.
-    let exact = divan::exact_list_args(&paths);
-    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
-    let selectable: HashSet<String> = match run(&exact).map(|out| divan::parse_tree_list(&out)) {
-        Ok(Ok(selectable)) => selectable.into_iter().collect(),
-        _ => paths.iter().cloned().collect(),
-    };
-    let with_args: Vec<String> = paths
+    let selectable = exact_selectable(&run, &paths).unwrap_or_else(|| paths.clone());
+    let benchmarks: Vec<String> = paths
         .iter()
-        .filter(|p| !selectable.contains(*p))
+        .filter(|path| !selectable.contains(path))
         .cloned()
         .collect();
-    let arguments = divan_arguments(&run, &with_args);
-    let (mut ids, mut unselectable) = (Vec::new(), Vec::new());
+    let arguments = divan_arguments(&run, &benchmarks);
+    let with_args = ArgumentRun {
+        benchmarks,
+        arguments,
+    };
+    Ok(tree_listing(paths, with_args))
+}
+
+/// Of `paths`, those a `--list --exact` with all of them prints (divan before 0.1.18), in that
+/// listing's order; `None` when it fails or cannot be read. No paths, no listing: divan takes
+/// no filter as every benchmark.
+fn exact_selectable(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    paths: &[String],
+) -> Option<Vec<String>> {
+    if paths.is_empty() {
+        return Some(Vec::new());
+    }
+    let exact = divan::exact_list_args(paths);
+    let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
+    divan::parse_tree_list(&run(&exact).ok()?).ok()
+}
+
+/// The listing of a divan before 0.1.18 from the `paths` of its tree: each selectable path, each
+/// argument `with_args` read in the place of its benchmark, and the benchmarks with `args` of
+/// none set apart.
+fn tree_listing(paths: Vec<String>, with_args: ArgumentRun) -> Listing {
+    let arguments = with_args.arguments.as_deref().unwrap_or_default();
+    let (mut ids, mut unseen) = (Vec::new(), Vec::new());
     for path in paths {
-        if selectable.contains(&path) {
+        if !with_args.benchmarks.contains(&path) {
             ids.push(path);
             continue;
         }
@@ -395,32 +487,107 @@ fn list_divan(
                 .map(|(_, id)| id.clone()),
         );
         if ids.len() == before {
-            unselectable.push(path);
+            unseen.push(path);
         }
     }
-    Ok(Listing {
+    let cause = with_args
+        .arguments
+        .as_ref()
+        .err()
+        .cloned()
+        .unwrap_or(ArgumentsUnseen::NoLeaf);
+    Listing {
         ids,
         harness: Harness::Divan,
-        unselectable,
-    })
+        unselectable: (!unseen.is_empty()).then_some(Unselectable {
+            benchmarks: unseen,
+            cause,
+        }),
+        with_args: Some(with_args),
+    }
 }
 
 /// The arguments of divan benchmarks `with_args` (before 0.1.18), as `(benchmark, id)`, from a
 /// run of them in divan's test mode ([`divan::argument_list_args`]); none when there are no such
-/// benchmarks or that run fails or cannot be read (they stay unselectable then).
+/// benchmarks, and what happened when that run fails or cannot be read (they stay unselectable).
 fn divan_arguments(
     run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
     with_args: &[String],
-) -> Vec<(String, String)> {
+) -> Result<Vec<(String, String)>, ArgumentsUnseen> {
     if with_args.is_empty() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let args = divan::argument_list_args(with_args);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(&args)
-        .ok()
-        .and_then(|stdout| divan::parse_argument_tree(&stdout, with_args).ok())
-        .unwrap_or_default()
+    let stdout =
+        run(&args).map_err(|error| ArgumentsUnseen::Failed(how_it_failed(&error, &args)))?;
+    divan::parse_argument_tree(&stdout, with_args)
+        .map_err(|error| ArgumentsUnseen::Unreadable(error.to_string()))
+}
+
+/// How a run with `args` failed, in one line: what [`run_listing`] says without the command line
+/// (`exited with exit status: 101`, a timeout), and the line of its stderr that says most.
+fn how_it_failed(error: &DiscoverError, args: &[&str]) -> String {
+    let (message, tail) = match error {
+        DiscoverError::List {
+            message,
+            stderr_tail,
+            ..
+        }
+        | DiscoverError::ListTimedOut {
+            message,
+            stderr_tail,
+            ..
+        } => (message.as_str(), stderr_tail.as_str()),
+        other => return other.to_string(),
+    };
+    let command = format!("`{}` ", args.join(" "));
+    let message = message.strip_prefix(&command).unwrap_or(message);
+    match stderr_headline(tail) {
+        Some(headline) => format!("{message}: {headline}"),
+        None => message.to_string(),
+    }
+}
+
+/// Lists a divan before 0.1.18 again without running its benchmarks: the tree of `--list`, then
+/// `--list --exact` with its paths but those of `first`'s benchmarks with `args`, and with the
+/// ids of the arguments `first` read instead. Divan's filter keeps a benchmark with `args` when
+/// one of its arguments matches, so such a benchmark is in that tree exactly when an argument
+/// it had in the first listing exists in this run too: its arguments are listed again then,
+/// and left out (found to change from one run to the next) when not. A step that fails is an
+/// error (`executable` names it), which keeps the first listing's ids.
+fn list_divan_again(
+    run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    executable: &str,
+    first: &ArgumentRun,
+) -> Result<Listing, DiscoverError> {
+    let unreadable = |error: divan::UnknownTree| DiscoverError::List {
+        executable: executable.to_string(),
+        message: format!("its second `--list` could not be read ({error})"),
+        stderr_tail: String::new(),
+    };
+    let paths = divan::parse_tree_list(&run(divan::TREE_LIST_ARGS)?).map_err(unreadable)?;
+    let arguments = first.arguments.as_deref().unwrap_or_default();
+    let asked: Vec<String> = paths
+        .iter()
+        .filter(|path| !first.benchmarks.contains(*path))
+        .cloned()
+        .chain(arguments.iter().map(|(_, id)| id.clone()))
+        .collect();
+    let mut shown = HashSet::new();
+    if !asked.is_empty() {
+        let exact = divan::exact_list_args(&asked);
+        let exact: Vec<&str> = exact.iter().map(String::as_str).collect();
+        shown.extend(divan::parse_tree_list(&run(&exact)?).map_err(unreadable)?);
+    }
+    let shown_paths = paths.into_iter().filter(|path| shown.contains(path));
+    let again = ArgumentRun {
+        benchmarks: first.benchmarks.clone(),
+        arguments: Ok(arguments.to_vec()),
+    };
+    let mut listing = tree_listing(shown_paths.collect(), again);
+    listing.with_args = Some(first.clone());
+    Ok(listing)
 }
 
 /// The divan version compiled into the executable at `path`, from the source paths its panic
@@ -485,6 +652,24 @@ pub fn split_repeated_ids(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
     })
 }
 
+/// Splits divan ids into those a fork can select and the paths two benchmarks share (each once):
+/// divan joins names into a path with `::`, and a name may hold `::` itself, so a benchmark
+/// named `a::b` beside a module `a` with a benchmark `b` lists `<crate>::a::b` twice, and
+/// `--exact` selects both, whose rows one fork cannot tell apart (divan 0.1.14 and 0.1.21 alike).
+pub fn split_shared_paths(ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let mut seen = HashSet::new();
+    let shared: HashSet<String> = ids.iter().filter(|id| !seen.insert(*id)).cloned().collect();
+    let (mut selectable, mut set_apart) = (Vec::new(), Vec::new());
+    for id in ids {
+        if !shared.contains(&id) {
+            selectable.push(id);
+        } else if !set_apart.contains(&id) {
+            set_apart.push(id);
+        }
+    }
+    (selectable, set_apart)
+}
+
 /// The longest common prefix of `a` and `b`, on character boundaries.
 fn common_prefix<'a>(a: &'a str, b: &str) -> &'a str {
     let end = a
@@ -502,7 +687,7 @@ fn run_listing(
     timeout: Duration,
     args: &[&str],
 ) -> Result<String, DiscoverError> {
-    let executable = format!("bench target {:?} ({})", exe.target, exe.path.display());
+    let executable = executable_label(exe);
     let fail_with = |message: String, stderr: &str| DiscoverError::List {
         executable: executable.clone(),
         message,
@@ -1048,12 +1233,18 @@ impl FailedListing {
     /// One line of the stderr tail that says most: a panic's message (the line after
     /// `panicked at`), else the last line.
     pub fn headline(&self) -> Option<String> {
-        let lines: Vec<&str> = self.stderr_tail().lines().collect();
-        let panic = lines.iter().position(|l| l.contains("panicked at"));
-        match panic {
-            Some(at) => Some(lines[at..(at + 2).min(lines.len())].join(" ")),
-            None => lines.last().map(|l| l.to_string()),
-        }
+        stderr_headline(self.stderr_tail())
+    }
+}
+
+/// The line of a stderr tail that says most: a panic's message (with the line after
+/// `panicked at`), else the last line.
+fn stderr_headline(tail: &str) -> Option<String> {
+    let lines: Vec<&str> = tail.lines().collect();
+    let panic = lines.iter().position(|l| l.contains("panicked at"));
+    match panic {
+        Some(at) => Some(lines[at..(at + 2).min(lines.len())].join(" ")),
+        None => lines.last().map(|l| l.to_string()),
     }
 }
 
@@ -1577,7 +1768,7 @@ mod tests {
             "stream::write",
         ];
         assert_eq!(listing.ids, ids);
-        assert!(listing.unselectable.is_empty(), "{listing:?}");
+        assert_eq!(listing.unselectable, None, "{listing:?}");
         assert_eq!(
             calls.take(),
             vec![
@@ -1590,9 +1781,31 @@ mod tests {
     }
 
     #[test]
-    fn divan_arguments_its_test_mode_does_not_show_stay_unselectable() {
+    fn divan_arguments_its_test_mode_does_not_show_stay_unselectable_saying_why() {
         let exact = "stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n";
-        for test_mode in [Err("thread 'main' panicked"), Ok("stream\n╰─ sizes\n\n")] {
+        let panic = "thread 'main' panicked at benches/stream.rs:9:5:\nno such file\n\
+                     note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
+        // Each argument run at two thread counts: a leaf per count, none its own.
+        let threads = "stream\n╰─ sizes\n   ╰─ 8\n      ├─ t=1\n      ╰─ t=2\n\n";
+        let cases = [
+            (
+                Err(panic),
+                ArgumentsUnseen::Failed(
+                    "exited with exit status: 2: thread 'main' panicked at \
+                     benches/stream.rs:9:5: no such file"
+                        .to_string(),
+                ),
+            ),
+            (
+                Ok("stream\n╰─ sizes\nwarning: x\n"),
+                ArgumentsUnseen::Unreadable(
+                    "line 3 is not part of divan's tree: \"warning: x\"".to_string(),
+                ),
+            ),
+            (Ok("stream\n╰─ sizes\n\n"), ArgumentsUnseen::NoLeaf),
+            (Ok(threads), ArgumentsUnseen::NoLeaf),
+        ];
+        for (test_mode, cause) in cases {
             let calls = Default::default();
             let answers = [
                 ("--list --format", Err(FORMAT_ERROR)),
@@ -1602,8 +1815,80 @@ mod tests {
             ];
             let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
             assert_eq!(listing.ids, vec!["stream::parse::advance", "stream::write"]);
-            assert_eq!(listing.unselectable, vec!["stream::sizes"], "{test_mode:?}");
+            let expected = Unselectable {
+                benchmarks: vec!["stream::sizes".to_string()],
+                cause,
+            };
+            assert_eq!(listing.unselectable, Some(expected), "{test_mode:?}");
         }
+    }
+
+    /// `stream::sizes` has `args` (`8` and `64`); the second listing's `--list --exact` shows
+    /// it when `shown` does.
+    fn listed_twice(shown: &str) -> (Listing, Listing, Vec<String>) {
+        let exact = "stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n";
+        let calls = Default::default();
+        let answers = [
+            ("--list --format", Err(FORMAT_ERROR)),
+            (
+                "--list --exact stream::parse::advance stream::sizes ",
+                Ok(exact),
+            ),
+            ("--list --exact", Ok(shown)),
+            ("--list", Ok(TREE)),
+            ("--test", Ok("stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n")),
+        ];
+        let first = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        calls.borrow_mut().clear();
+        let with_args = first.with_args.as_ref().expect("listed from its tree");
+        let again = list_divan_again(divan_exe(&answers, &calls), "stream", with_args).unwrap();
+        (first, again, calls.take())
+    }
+
+    #[test]
+    fn a_divan_path_two_benchmarks_share_is_set_apart() {
+        // divan 0.1.21's terse listing of a scratch crate with `#[divan::bench(name = "a::b")]`
+        // and `mod a { #[divan::bench] fn b() }`, recorded in part.
+        let listed = "names::a::b: benchmark\nnames::b: benchmark\nnames::a::b: benchmark\n\
+                      names::x::y::inner: benchmark\n";
+        let (selectable, shared) = split_shared_paths(divan::parse_list(listed));
+        assert_eq!(selectable, ["names::b", "names::x::y::inner"]);
+        assert_eq!(shared, ["names::a::b"]);
+    }
+
+    #[test]
+    fn an_old_divan_is_not_run_in_its_test_mode_again_to_list_it_twice() {
+        let (first, again, calls) = listed_twice(TREE);
+        assert_eq!(
+            first.ids,
+            [
+                "stream::parse::advance",
+                "stream::sizes::8",
+                "stream::sizes::64",
+                "stream::write"
+            ]
+        );
+        assert_eq!(again.ids, first.ids);
+        // The arguments read the first time are asked for by their ids instead.
+        assert_eq!(
+            calls,
+            [
+                "--list",
+                "--list --exact stream::parse::advance stream::write stream::sizes::8 \
+                 stream::sizes::64"
+            ]
+        );
+    }
+
+    #[test]
+    fn arguments_an_old_divan_no_longer_has_are_not_listed_again() {
+        // Arguments made of a random value: none of those of the first run exists in the
+        // second, so divan's filter leaves `sizes` out.
+        let (first, again, _) = listed_twice("stream\n├─ parse\n│  ╰─ advance\n╰─ write\n\n");
+        assert_eq!(again.ids, ["stream::parse::advance", "stream::write"]);
+        let (stable, unstable) = split_unstable(first.ids, &again.ids);
+        assert_eq!(stable, ["stream::parse::advance", "stream::write"]);
+        assert_eq!(unstable.len(), 1, "{unstable:?}");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use crate::support;
 
-use cargo_perfdiff::orchestrate::demo::DemoOptions;
+use cargo_perfdiff::orchestrate::demo::{DemoHarness, DemoOptions};
 use support::*;
 
 /// The demo as `cargo perfdiff demo` makes it: head changes three benchmarks' work constants and
@@ -383,35 +383,19 @@ pub fn late_inside(x: u64) -> u64 {
 }
 ";
 
-#[test]
-fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_when_not() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
+/// The demo at `repo` with [`OUTSIDE_LIBRARY`] in its library and the benchmarks `add` writes,
+/// committed, then head: `rare` cold, `PICK` changed. What `--list` says of the benchmarks
+/// `filter` selects, as JSON.
+fn list_set_up_shapes(
+    repo: &std::path::Path,
+    add: impl FnOnce(&std::path::Path),
+    filter: &str,
+) -> serde_json::Value {
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, format!("{text}{OUTSIDE_LIBRARY}")).unwrap();
-    add_bench_group(
-        &repo,
-        "outside",
-        &[
-            (
-                "same",
-                "let v = perfdiff_demo::set_up(black_box(64)); \
-                 b.iter(|| perfdiff_demo::mix(black_box(v.len() as u64)))",
-            ),
-            (
-                "picked",
-                "let k = perfdiff_demo::pick(black_box(3)); \
-                 b.iter(|| perfdiff_demo::mix(black_box(k)))",
-            ),
-            (
-                "late",
-                "let v = perfdiff_demo::set_up(black_box(64)); \
-                 b.iter(|| perfdiff_demo::late_inside(black_box(v.len() as u64)))",
-            ),
-        ],
-    );
-    commit_all(&repo, "benchmarks with a set-up");
+    add(repo);
+    commit_all(repo, "benchmarks with a set-up");
     let text = std::fs::read_to_string(&library).unwrap();
     let head = text
         .replace(
@@ -421,18 +405,22 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
         .replace("const PICK: u32 = 11;", "const PICK: u32 = 13;");
     assert_ne!(head, text);
     std::fs::write(&library, head).unwrap();
-    commit_all(&repo, "rare is cold, PICK changes");
+    commit_all(repo, "rare is cold, PICK changes");
     let output = selecting(
-        &repo,
-        &[
-            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "outside/",
-        ],
+        repo,
+        &["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter],
     );
     assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
-    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// What `--list` says of the set-up shapes (`same`, `picked`, `late`, each id `prefix` and its
+/// name), whatever the harness.
+fn assert_set_up_shapes(listing: &serde_json::Value, prefix: &str) {
+    let id = |name: &str| format!("{prefix}{name}");
     // `set_up`'s code differs, only outside the timed loop, from the same source: skipped, and
     // its probe counted only what ran inside the timed routine (it enters `set_up` every sample).
-    let same = bench_entry(&listing, "outside/same");
+    let same = bench_entry(listing, &id("same"));
     let skipped = selection(same);
     assert_eq!(skipped["reason"], "same_code", "{same:#}");
     assert_eq!(skipped["measured"], false, "{same:#}");
@@ -451,7 +439,7 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
         "{same:#}"
     );
     // `pick`'s source changed: measured, saying so.
-    let (picked, reached) = measured_for(&listing, "outside/picked", "reaches_change");
+    let (picked, reached) = measured_for(listing, &id("picked"), "reaches_change");
     let detail = reached["detail"].as_str().unwrap();
     assert!(
         detail.contains("only outside its timed loop")
@@ -460,13 +448,90 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
     );
     // Its trace enters `set_up` only outside the loop; the probe, which lets it pass there on
     // every sample, finds its late entry inside.
-    let (late, reached) = measured_for(&listing, "outside/late", "reaches_change");
+    let (late, reached) = measured_for(listing, &id("late"), "reaches_change");
     assert_eq!(
         reached["detail"],
         "it reaches `perfdiff_demo::set_up` inside its timed routine in a native run, which its \
          trace did not (native probe)",
         "{late:#}"
     );
+}
+
+#[test]
+fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_when_not() {
+    let _guard = measuring_lock();
+    let (_dir, repo) = demo_repo(&constants_only());
+    let add = |repo: &std::path::Path| {
+        add_bench_group(
+            repo,
+            "outside",
+            &[
+                (
+                    "same",
+                    "let v = perfdiff_demo::set_up(black_box(64)); \
+                     b.iter(|| perfdiff_demo::mix(black_box(v.len() as u64)))",
+                ),
+                (
+                    "picked",
+                    "let k = perfdiff_demo::pick(black_box(3)); \
+                     b.iter(|| perfdiff_demo::mix(black_box(k)))",
+                ),
+                (
+                    "late",
+                    "let v = perfdiff_demo::set_up(black_box(64)); \
+                     b.iter(|| perfdiff_demo::late_inside(black_box(v.len() as u64)))",
+                ),
+            ],
+        )
+    };
+    let listing = list_set_up_shapes(&repo, add, "outside/");
+    assert_set_up_shapes(&listing, "outside/");
+}
+
+/// The set-up shapes as divan benchmarks: the set-up runs in the benchmark's function, before
+/// `Bencher::bench`; the timed loop in divan's sample task.
+const DIVAN_SET_UP_SHAPES: &str = "
+mod outside {
+    use super::*;
+
+    #[divan::bench]
+    fn same(bencher: divan::Bencher) {
+        let v = perfdiff_demo::set_up(black_box(64));
+        bencher.bench(|| perfdiff_demo::mix(black_box(v.len() as u64)));
+    }
+
+    #[divan::bench]
+    fn picked(bencher: divan::Bencher) {
+        let k = perfdiff_demo::pick(black_box(3));
+        bencher.bench(|| perfdiff_demo::mix(black_box(k)));
+    }
+
+    #[divan::bench]
+    fn late(bencher: divan::Bencher) {
+        let v = perfdiff_demo::set_up(black_box(64));
+        bencher.bench(|| perfdiff_demo::late_inside(black_box(v.len() as u64)));
+    }
+}
+";
+
+#[test]
+fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
+    let _guard = measuring_lock();
+    // Head's only change is the commit below: no benchmark added (divan registers each at
+    // start-up, in code every benchmark runs).
+    let mut options = DemoOptions {
+        harness: DemoHarness::Divan,
+        ..strong_changes()
+    };
+    options.changes.add_benchmark = false;
+    let (_dir, repo) = demo_repo(&options);
+    let add = |repo: &std::path::Path| {
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        std::fs::write(&bench, format!("{text}{DIVAN_SET_UP_SHAPES}")).unwrap();
+    };
+    let listing = list_set_up_shapes(&repo, add, "outside::");
+    assert_set_up_shapes(&listing, "demo::outside::");
 }
 
 #[test]

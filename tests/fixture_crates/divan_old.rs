@@ -1,6 +1,7 @@
 //! divan 0.1.14, older than the `--list --format terse` listing, on `fixtures/divan-old`: its
 //! benchmark with `args` is listed one argument at a time, under the ids divan ≥ 0.1.18 lists
-//! (`old::sum::8`), beside its plain benchmark, and a fork measures each argument alone.
+//! (`old::sum::8`), beside its plain benchmark and one whose name has `::` in it, a fork
+//! measures each alone, and listing it twice runs its test mode once.
 
 use crate::fixture;
 
@@ -9,11 +10,19 @@ use std::time::Duration;
 use cargo_perfdiff::model::harness::Harness;
 use cargo_perfdiff::model::samples::ForkRecord;
 use cargo_perfdiff::steps::build::BenchExecutable;
-use cargo_perfdiff::steps::discover::{Classified, HarnessKind, classify, list_benchmarks};
+use cargo_perfdiff::steps::discover::{
+    Classified, HarnessKind, classify, list_again, list_benchmarks,
+};
 use cargo_perfdiff::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 
 /// The ids divan ≥ 0.1.18 would list for the fixture, in divan's order.
-const IDS: [&str; 4] = ["old::plain", "old::sum::1", "old::sum::8", "old::sum::64"];
+const IDS: [&str; 5] = [
+    "old::by::name",
+    "old::plain",
+    "old::sum::1",
+    "old::sum::8",
+    "old::sum::64",
+];
 
 fn divan_old() -> &'static fixture::Fixture {
     static BUILT: std::sync::OnceLock<fixture::Fixture> = std::sync::OnceLock::new();
@@ -68,7 +77,7 @@ fn divan_old_lists_each_argument_as_a_benchmark_and_the_plain_one() {
     );
     let listing = list_benchmarks(HarnessKind::Divan, &exe, &[], Duration::from_secs(60)).unwrap();
     assert_eq!(listing.ids, IDS);
-    assert!(listing.unselectable.is_empty(), "{listing:?}");
+    assert_eq!(listing.unselectable, None, "{listing:?}");
     assert_eq!(listing.harness, Harness::Divan);
 }
 
@@ -95,4 +104,30 @@ fn divan_old_forks_measure_each_argument_alone() {
         "{}",
         failure.message
     );
+}
+
+#[cfg(unix)]
+#[test]
+fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut exe = executable();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, script) = (dir.path().join("calls"), dir.path().join("old"));
+    // The executable behind a script that writes down the arguments of every run.
+    let text = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        exe.path.display()
+    );
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    exe.path = script;
+    let timeout = Duration::from_secs(60);
+    let first = list_benchmarks(HarnessKind::Divan, &exe, &[], timeout).unwrap();
+    let again = list_again(HarnessKind::Divan, &exe, &[], timeout, &first).unwrap();
+    assert_eq!(first.ids, IDS);
+    assert_eq!(again.ids, IDS);
+    let calls = std::fs::read_to_string(&log).unwrap();
+    let test_mode = calls.lines().filter(|l| l.starts_with("--test")).count();
+    assert_eq!(test_mode, 1, "{calls}");
 }

@@ -431,6 +431,68 @@ fn divan_libtest_and_bencher_traces_hold_their_own_benchmark_only() {
     }
 }
 
+#[test]
+fn a_divan_trace_tells_its_sample_task_s_part_and_libtest_s_and_bencher_s_say_why_not() {
+    let cases = [
+        ("dv", Harness::Divan, "dv::alpha"),
+        ("lt", Harness::Libtest, "alpha"),
+        ("bn", Harness::Bencher, "alpha"),
+    ];
+    let traces: Vec<Trace> = std::thread::scope(|scope| {
+        let handles: Vec<_> = cases
+            .iter()
+            .map(|&(target, harness, id)| {
+                scope.spawn(move || traced(target, harness, id, Mode::runs_for(harness)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    // divan: the benchmark's work runs in its sample task; divan's argument parsing (clap)
+    // before it, outside.
+    let exe = fixture().executable("dv").to_path_buf();
+    let divan = &traces[0];
+    let timed = divan
+        .timed
+        .as_ref()
+        .unwrap_or_else(|| panic!("divan's sample task is in the trace: {:?}", divan.untimed));
+    assert!(timed.is_subset(&divan.executed));
+    let names = |addresses: &std::collections::BTreeSet<u64>| {
+        functions_of(&exe, &addresses.iter().copied().collect::<Vec<_>>())
+    };
+    let (inside, all) = (names(timed), names(&divan.executed));
+    let (start, end) = function_range(&exe, "alpha_work");
+    assert!(timed.range(start..end).next().is_some(), "{inside:?}");
+    assert!(
+        inside
+            .iter()
+            .any(|f| f.contains("TaskShared") && f.contains("::new::call")),
+        "{inside:?}"
+    );
+    let parsing = |names: &std::collections::BTreeSet<String>| {
+        names.iter().filter(|f| f.starts_with("clap")).count()
+    };
+    assert!(parsing(&all) > 0, "no clap in the trace: {all:?}");
+    assert_eq!(parsing(&inside), 0, "{inside:?}");
+    // libtest runs a benchmark in test mode on a thread of its own: no timed part, and why.
+    let libtest = &traces[1];
+    assert_eq!(libtest.timed, None);
+    assert_eq!(
+        libtest.untimed.as_deref(),
+        Some(cargo_perfdiff::steps::reach::trace::runs::STARTED_A_THREAD)
+    );
+    // bencher's `Bencher::iter`: a function of its own (its loop inside), or inlined into the
+    // benchmark's function (then none, saying so).
+    let bencher = &traces[2];
+    match (&bencher.timed, &bencher.untimed) {
+        (Some(timed), None) => assert!(timed.is_subset(&bencher.executed)),
+        (None, Some(why)) => assert!(
+            why.contains("no timed routine ran as a function of its own (bencher's"),
+            "{why}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
 /// The traces `trace_benchmarks` makes of `ids` of the criterion target, with `cache`.
 fn traced_together(ids: &[&str], cache: &TraceCache, scratch: &Path) -> Vec<Trace> {
     let requests: Vec<ForkRequest> = ids

@@ -282,6 +282,19 @@ fn scripts_that_keep_an_exit_code_turn_off_the_runner_s_errexit_first() {
 /// directory holding `samples` as the samples file, without a report: what it appends to the
 /// summary, and what it prints (annotations).
 fn job_summary_of(samples: &serde_json::Value) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("samples.json"),
+        serde_json::to_string_pretty(samples).unwrap(),
+    )
+    .unwrap();
+    job_summary_in(dir.path(), None, ("off", "measure-all is set"))
+}
+
+/// The job summary step's script run in `dir`, which holds the samples file `samples.json` and
+/// `report` (its text, written as `report.md`) when given, with the selection step's outputs
+/// `selection` (`on` or `off`, and why): what it appends to the summary, and what it prints.
+fn job_summary_in(dir: &Path, report: Option<&str>, selection: (&str, &str)) -> (String, String) {
     let (_, action) = action();
     let script = action["runs"]["steps"]
         .as_vec()
@@ -291,20 +304,17 @@ fn job_summary_of(samples: &serde_json::Value) -> (String, String) {
         .and_then(|step| step["run"].as_str())
         .expect("the summary step")
         .to_string();
-    let dir = tempfile::tempdir().unwrap();
-    let summary = dir.path().join("summary.md");
-    fs::write(
-        dir.path().join("samples.json"),
-        serde_json::to_string_pretty(samples).unwrap(),
-    )
-    .unwrap();
+    let summary = dir.join("summary.md");
+    if let Some(report) = report {
+        fs::write(dir.join("report.md"), report).unwrap();
+    }
     let output = std::process::Command::new("bash")
         .args(["--noprofile", "--norc", "-eo", "pipefail", "-c", &script])
-        .current_dir(dir.path())
-        .env("REPORT", "")
+        .current_dir(dir)
+        .env("REPORT", report.map_or("", |_| "report.md"))
         .env("SAMPLES", "samples.json")
-        .env("SELECTION", "off")
-        .env("WHY", "measure-all is set")
+        .env("SELECTION", selection.0)
+        .env("WHY", selection.1)
         .env("GITHUB_STEP_SUMMARY", &summary)
         .output()
         .unwrap();
@@ -355,5 +365,56 @@ fn the_job_summary_says_when_duet_left_for_interleaved_or_was_kept() {
     assert!(
         !summary.contains("Duet") && !printed.contains("::warning"),
         "{summary}{printed}"
+    );
+}
+
+/// A samples file as `cargo perfdiff --metric time,instructions` saves it, with a command: every
+/// record of a benchmark or command carries its selection (`reach::record`), the time record,
+/// the instruction record and a command's memory record alike.
+fn samples_with_every_record_selected(dir: &Path) {
+    use cargo_perfdiff::model::samples::{
+        Presence, RunInfo, SampleFile, SelectionReason, SelectionRecord,
+    };
+    let mut file = SampleFile::new(RunInfo::default());
+    let selection = |reason| SelectionRecord {
+        measured: reason != SelectionReason::SameCode,
+        reason,
+        detail: "from the trace".to_string(),
+        ..SelectionRecord::default()
+    };
+    for (id, reason) in [
+        ("hash/steady", SelectionReason::SameCode),
+        ("hash/mix", SelectionReason::ReachesChange),
+        ("spin", SelectionReason::SameCode),
+    ] {
+        for record in [
+            id.to_string(),
+            format!("{id} (instructions)"),
+            format!("{id} (peak memory)"),
+        ] {
+            if record.ends_with("(peak memory)") && id != "spin" {
+                continue;
+            }
+            file.benchmark_mut(&record, Presence::Both).selection = Some(selection(reason));
+        }
+    }
+    file.save(&dir.join("samples.json")).unwrap();
+}
+
+#[test]
+fn the_job_summary_counts_each_benchmark_skipped_once_whatever_records_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    samples_with_every_record_selected(dir.path());
+    let report = "## :white_check_mark: no regression\n";
+    let (summary, _) = job_summary_in(dir.path(), Some(report), ("on", "valgrind-3.22.0"));
+    assert!(summary.starts_with(report), "{summary}");
+    // hash/steady (time and instructions) and the command spin (time, instructions and peak
+    // memory): two skipped, not five.
+    assert!(
+        summary.contains(
+            "**Selection on** (valgrind-3.22.0): a benchmark that executes the same code on \
+             both sides is unchanged (same code) without measuring; 2 benchmark(s) were.\n"
+        ),
+        "{summary}"
     );
 }

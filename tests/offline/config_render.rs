@@ -199,3 +199,58 @@ fn sources_display_file_and_table() {
     );
     assert_eq!(Source::CommandLine.to_string(), "command line");
 }
+
+/// The `measure-all` row of `cargo perfdiff --print-config` in a workspace of no settings, with
+/// `args` and `CARGO_PERFDIFF_MEASURE_ALL` set to `variable` (unset: `None`).
+fn measure_all_row(args: &[&str], variable: Option<&str>) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"settings\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    fs::create_dir(dir.path().join("src")).unwrap();
+    fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    command
+        .args(["perfdiff", "--print-config"])
+        .args(args)
+        .current_dir(dir.path())
+        .env_remove("CARGO_PERFDIFF_MEASURE_ALL");
+    if let Some(value) = variable {
+        command.env("CARGO_PERFDIFF_MEASURE_ALL", value);
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    let row = text
+        .lines()
+        .find(|line| line.starts_with("measure-all "))
+        .unwrap_or_else(|| panic!("no measure-all row in {text}"));
+    row.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn measure_all_from_the_environment_is_labelled_with_its_variable() {
+    assert_eq!(
+        measure_all_row(&[], Some("1")),
+        "measure-all true environment CARGO_PERFDIFF_MEASURE_ALL"
+    );
+    // The flag is the command line's, with the variable set or not; a falsey value sets nothing.
+    assert_eq!(
+        measure_all_row(&["--measure-all"], Some("1")),
+        "measure-all true command line"
+    );
+    assert_eq!(
+        measure_all_row(&["--measure-all"], None),
+        "measure-all true command line"
+    );
+    assert_eq!(measure_all_row(&[], Some("0")), "measure-all false default");
+    assert_eq!(
+        Source::Environment {
+            variable: "CARGO_PERFDIFF_MEASURE_ALL".to_string()
+        }
+        .to_string(),
+        "environment CARGO_PERFDIFF_MEASURE_ALL"
+    );
+}

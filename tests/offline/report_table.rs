@@ -2,7 +2,7 @@
 
 use crate::report_support;
 
-use cargo_perfdiff::steps::analysis::{BenchWarning, ForkCounts, Side};
+use cargo_perfdiff::steps::analysis::{BenchWarning, ForkCounts, RemeasuredForks, Side};
 use cargo_perfdiff::steps::report::{DROP_ORDER, Destination, Format, PIPED_WIDTH, Style, render};
 use report_support::{NASTY_ID, all_verdicts, given_up_alike, report_of};
 
@@ -498,7 +498,7 @@ fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
     let mut report = all_verdicts();
     assert!(!render(&report, Format::Table, &style).contains("time:"));
     // 11 sides ran forks: 10 each, but hash/mix stopped after 3 per side (96 forks in all).
-    report.benchmarks[0].forks = ForkCounts { base: 3, head: 3 };
+    report.benchmarks[0].forks = ForkCounts::new(3, 3);
     report.run.wall_ms = Some(229_553);
     report.run.measure_ms = Some(228_900);
     let out = render(&report, Format::Table, &style);
@@ -513,11 +513,41 @@ fn the_time_line_splits_measuring_from_the_rest_when_the_run_recorded_it() {
 }
 
 #[test]
+fn forks_measured_again_are_counted_in_the_forks_column_and_the_time_line() {
+    let style = NO_COLOR;
+    let mut report = all_verdicts();
+    // hash/mix ran 3 rounds, and one fork of head was measured again: 3/4 forks, 97 in all.
+    report.benchmarks[0].forks = ForkCounts {
+        remeasured: RemeasuredForks { base: 0, head: 1 },
+        ..ForkCounts::new(3, 4)
+    };
+    report.run.wall_ms = Some(229_553);
+    report.run.measure_ms = Some(228_900);
+    let expected =
+        "3 min 49 s of it running 97 forks (1 measured again, 8.8 per benchmark and side)";
+    for format in [Format::Table, Format::Markdown] {
+        let out = render(&report, format, &style);
+        assert_eq!(out.matches(expected).count(), 1, "{out}");
+        assert!(out.contains("3/4 (1 again)"), "{out}");
+        assert!(out.contains("10/10"), "{out}");
+        assert!(!out.contains("10/10 ("), "{out}");
+    }
+    let json = render(&report, Format::Json, &style);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let forks = |i: usize| json["benchmarks"][i]["forks"].clone();
+    assert_eq!(
+        forks(0),
+        serde_json::json!({"base": 3, "head": 4, "remeasured": {"base": 0, "head": 1}})
+    );
+    assert_eq!(forks(3), serde_json::json!({"base": 10, "head": 10}));
+}
+
+#[test]
 fn timesplit_the_time_line_splits_the_whole_run_when_it_recorded_its_phases() {
     use cargo_perfdiff::model::samples::{BuildTime, Phases, SideBuildTimes};
     let style = NO_COLOR;
     let mut report = all_verdicts();
-    report.benchmarks[0].forks = ForkCounts { base: 3, head: 3 };
+    report.benchmarks[0].forks = ForkCounts::new(3, 3);
     report.run.wall_ms = Some(94_000);
     report.run.measure_ms = Some(25_800);
     report.run.phases = Some(Phases {

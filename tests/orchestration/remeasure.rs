@@ -61,4 +61,14 @@ fn a_disturbed_fork_is_measured_again_and_the_samples_file_says_so_per_round() {
     let drifting = forks_of(&samples, "hash/slight", "head");
     assert_eq!(drifting.len(), 6);
     assert_eq!(remeasured_rounds(&drifting), [2, 3], "{drifting:#?}");
+    // The report counts every fork run, those measured again among them.
+    let forks = |id: &str| {
+        let benchmarks = report["benchmarks"].as_array().unwrap();
+        benchmarks.iter().find(|b| b["id"] == id).unwrap()["forks"].clone()
+    };
+    let again = |head: usize| serde_json::json!({"base": 0, "head": head});
+    assert_eq!(forks("hash/steady")["head"], 7, "{report:#}");
+    assert_eq!(forks("hash/steady")["remeasured"], again(1), "{report:#}");
+    assert_eq!(forks("hash/slight")["head"], 8, "{report:#}");
+    assert_eq!(forks("hash/slight")["remeasured"], again(2), "{report:#}");
 }

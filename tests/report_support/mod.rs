@@ -59,7 +59,7 @@ pub fn measured(
             delta: delta.0,
             magnitude: delta.1,
         }),
-        forks: ForkCounts { base: 10, head: 10 },
+        forks: ForkCounts::new(10, 10),
         base: side(Some(base_ns), 10),
         head: side(Some(base_ns * ratio.0), 10),
         min_detectable_change: Some(0.015),
@@ -109,10 +109,7 @@ pub fn unmeasured(
     let forks = |m: Option<f64>| if m.is_some() { 10 } else { 0 };
     BenchmarkResult {
         verdict,
-        forks: ForkCounts {
-            base: forks(base_ns),
-            head: forks(head_ns),
-        },
+        forks: ForkCounts::new(forks(base_ns), forks(head_ns)),
         base: side(base_ns, forks(base_ns)),
         head: side(head_ns, forks(head_ns)),
         ..BenchmarkResult::new(id, 0.02)
@@ -189,10 +186,7 @@ pub fn given_up_alike(count: usize) -> Report {
                 (0.0, Magnitude::Negligible),
             );
             let rounds = 3 + i % 3;
-            b.forks = ForkCounts {
-                base: rounds,
-                head: rounds,
-            };
+            b.forks = ForkCounts::new(rounds, rounds);
             b.min_detectable_change = Some(0.2 + i as f64 / 100.0);
             b.warnings.push(BenchWarning::GaveUp {
                 rounds,

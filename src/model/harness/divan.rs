@@ -25,7 +25,8 @@
 //! One fork: `--bench --exact <path> --min-time <s> --max-time <s>` measures that benchmark (one
 //! argument of it) for the measurement time; command-line options override the benchmark's own
 //! attributes in divan. Divan has no machine-readable output (nvzqz/divan#10), so the value is
-//! read from its table: the row of the benchmark, whose third column is the median time per
+//! read from its table: the row of the benchmark (the one whose name ends its path: a name may
+//! hold `::` itself, [`is_leaf_of`]), whose third column is the median time per
 //! iteration over its samples (`fastest │ slowest │ median │ mean │ samples │ iters`), printed to
 //! four significant digits with a unit from `ps` to `d`.
 //!
@@ -81,7 +82,7 @@ pub fn exact_list_args(paths: &[String]) -> Vec<String> {
 
 /// A tree listing that is not the shape divan (before 0.1.18) prints.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("line {line} of its `--list` output is not part of divan's tree: {text:?}")]
+#[error("line {line} is not part of divan's tree: {text:?}")]
 pub struct UnknownTree {
     /// The 1-based line number.
     pub line: usize,
@@ -270,14 +271,35 @@ pub fn median_in_row(path: &str, line: &str) -> Option<f64> {
     if columns.len() <= MEDIAN_COLUMN {
         return None;
     }
-    let leaf = path.rsplit("::").next().unwrap_or(path);
-    let name_and_fastest = columns[0];
-    if !name_and_fastest.starts_with(leaf) {
+    // A benchmark's row has its fastest time right of its name; parents and headers do not.
+    let (name, fastest) = name_and_fastest(columns[0])?;
+    parse_duration_ns(fastest)?;
+    if !is_leaf_of(path, name) {
         return None;
     }
-    // A benchmark's row has its fastest time right of its name; parents and headers do not.
-    parse_duration_ns(&name_and_fastest[leaf.len()..])?;
     parse_duration_ns(columns[MEDIAN_COLUMN])
+}
+
+/// Whether `name`, a node of divan's tree (a line of `--test`, a row of the table), can be the
+/// last node of `path`: the path itself or its end after a `::`. Not the path's last `::`
+/// segment: a name may hold `::` itself (`#[divan::bench(name = "a::b")]`, a generic
+/// benchmark's `Vec<alloc::string::String>`, an argument `"p::q"`), which divan joins into the
+/// path as it is. Given `--exact`, divan draws only the benchmark's own row with values.
+pub fn is_leaf_of(path: &str, name: &str) -> bool {
+    !name.is_empty()
+        && path
+            .strip_suffix(name)
+            .is_some_and(|rest| rest.is_empty() || rest.ends_with("::"))
+}
+
+/// A row's first column split into its name and its fastest time (`a::b  1.458 µs   `): the
+/// time is the last two words, the name what is left of them (it may hold spaces).
+fn name_and_fastest(column: &str) -> Option<(&str, &str)> {
+    let column = column.trim_end();
+    let (before_unit, _) = column.rsplit_once(' ')?;
+    let (name, _) = before_unit.trim_end().rsplit_once(' ')?;
+    let name = name.trim_end();
+    Some((name, &column[name.len()..]))
 }
 
 /// A divan duration (`1.234 µs`) in nanoseconds.
@@ -335,6 +357,41 @@ divan_demo     fastest       │ slowest       │ median        │ mean       
         );
         let counter = TABLE.lines().last().unwrap();
         assert_eq!(median_in_row("x", counter), None);
+    }
+
+    /// divan 0.1.21's tables for `--bench --exact` on a scratch crate (recorded): a benchmark
+    /// named `a::b`, a generic one of type `Vec<String>`, an argument `"p::q"`, and a benchmark
+    /// in a group named `x::y`. Each name is one node, `::` and all.
+    const COLON_TABLES: &str = "\
+names    fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ a::b  1.843 µs      │ 1.843 µs      │ 1.843 µs      │ 1.843 µs      │ 1       │ 1
+names                             fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ generic                                      │               │               │               │         │
+   ╰─ Vec<alloc::string::String>  2.707 µs      │ 2.707 µs      │ 2.707 µs      │ 2.707 µs      │ 1       │ 1
+names       fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ arg                    │               │               │               │         │
+   ╰─ p::q  2.081 µs      │ 2.081 µs      │ 2.081 µs      │ 2.081 µs      │ 1       │ 1
+names        fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ x::y                    │               │               │               │         │
+   ╰─ inner  33.99 ns      │ 94.29 µs      │ 47.16 µs      │ 47.16 µs      │ 2       │ 256";
+
+    #[test]
+    fn names_with_colons_are_one_node() {
+        let median = |path| COLON_TABLES.lines().find_map(|l| median_in_row(path, l));
+        assert_eq!(median("names::a::b"), Some(1843.0));
+        assert_eq!(
+            median("names::generic::Vec<alloc::string::String>"),
+            Some(2707.0)
+        );
+        assert_eq!(median("names::arg::p::q"), Some(2081.0));
+        assert_eq!(median("names::x::y::inner"), Some(47160.0));
+        // Only a whole node ends a path.
+        assert_eq!(median("names::b"), None);
+        assert_eq!(median("names::arg::q"), None);
+        assert!(is_leaf_of("s::a::b", "a::b") && is_leaf_of("s::a::b", "b"));
+        assert!(is_leaf_of("s::a::b", "s::a::b"));
+        assert!(!is_leaf_of("s::a::b", "::b") && !is_leaf_of("s::xa::b", "a::b"));
+        assert!(!is_leaf_of("s::a", ""));
     }
 
     #[test]

@@ -30,7 +30,8 @@ use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{
-    TimedSame, decide, name_timed_part, runs_changes_only_outside, settings_differ, undecided,
+    TimedSame, decide, name_timed_part, name_untimed, runs_changes_only_outside, settings_differ,
+    undecided,
 };
 use crate::steps::stop::WARMUP_TIME_MIN;
 
@@ -287,6 +288,9 @@ fn decide_traced(
             }
             CodeComparison::Unknown { .. } => {}
         }
+    }
+    if let (None, Some(why)) = (&traced.timed, &traced.untimed) {
+        name_untimed(&mut record, why);
     }
     let candidate = runs_changes_only_outside(&record) && files.undecided.is_none();
     (record, timed_same.filter(|_| candidate))

@@ -49,7 +49,7 @@ pub(super) fn probe_skipped(
     let timed = match records.iter().any(|(_, r)| is_outside_skip(r)) {
         true => requests
             .first()
-            .map(|request| timed_routines(&request.executable)),
+            .map(|request| timed_routines(&request.executable, request.harness)),
         false => None,
     };
     let probing = Probing {

@@ -16,7 +16,8 @@ use crate::orchestrate::error::{Error, Result};
 use crate::steps::analysis::SkippedTarget;
 use crate::steps::build::{FeatureGatedBench, UncompiledBench, UnselectedPackage};
 use crate::steps::discover::{
-    Classified, DiscoverError, FailedListing, Filter, Matched, Settled, SideListings, TargetLists,
+    ArgumentsUnseen, Classified, DiscoverError, FailedListing, Filter, Matched, Settled,
+    SideListings, TargetLists, Unselectable,
 };
 use crate::steps::git::revisions;
 use crate::steps::progress::Progress;
@@ -304,7 +305,7 @@ pub(super) fn not_compiled_reason(
 /// (so that "no benchmarks found" names that cause once for every target).
 pub(super) struct SetApart<'a> {
     pub(super) skipped: &'a mut Vec<SkippedTarget>,
-    pub(super) unselectable: &'a mut Vec<(TargetKey, Vec<String>)>,
+    pub(super) unselectable: &'a mut Vec<(TargetKey, Unselectable)>,
 }
 
 /// Lists the benchmarks of every target of one side but those `left_out` (skipped
@@ -345,12 +346,8 @@ pub(super) fn discover_side(
                         continue;
                     }
                 };
-                // A second listing that fails says nothing about the ids: keep them all. A
-                // `bencher` listing reads the source, which says the same every time.
-                let again = match kind {
-                    HarnessKind::Bencher => Ok(listing.clone()),
-                    _ => discover::list_benchmarks(kind, exe, env, timeout),
-                };
+                // A second listing that fails says nothing about the ids: keep them all.
+                let again = discover::list_again(kind, exe, env, timeout, &listing);
                 let (ids, unstable) = match again {
                     Ok(again) => discover::split_unstable(listing.ids, &again.ids),
                     Err(_) => (listing.ids, Vec::new()),
@@ -360,14 +357,15 @@ pub(super) fn discover_side(
                 }
                 let (ids, repeated) = match kind {
                     HarnessKind::Criterion => discover::split_repeated_ids(ids),
+                    HarnessKind::Divan => discover::split_shared_paths(ids),
                     _ => (ids, Vec::new()),
                 };
                 if !repeated.is_empty() {
-                    skipped.push(skip(repeated_ids_reason(&repeated)));
+                    skipped.push(skip(repeated_ids_reason(kind, &repeated)));
                 }
-                if !listing.unselectable.is_empty() {
-                    skipped.push(skip(unselectable_reason(&listing.unselectable)));
-                    unselectable.push((key.clone(), listing.unselectable.clone()));
+                if let Some(set_apart) = listing.unselectable {
+                    skipped.push(skip(unselectable_reason(&set_apart)));
+                    unselectable.push((key.clone(), set_apart));
                 }
                 built.harness.set(listing.harness);
                 listings.lists.push((key.clone(), ids));
@@ -504,25 +502,59 @@ pub(super) fn unstable_ids_reason(unstable: &[String]) -> String {
     )
 }
 
-/// Why benchmarks of a divan before 0.1.18 that take `args` are not measured (its `--list` shows
-/// them without their arguments, and its test mode did not show them, [`discover::list_benchmarks`]).
-pub(super) fn unselectable_reason(unselectable: &[String]) -> String {
+/// Why benchmarks of a divan before 0.1.18 that take `args` are not measured: its `--list` shows
+/// them without their arguments, and what the run of them in its test mode did
+/// ([`discover::list_benchmarks`]).
+pub(super) fn unselectable_reason(unselectable: &Unselectable) -> String {
     format!(
         "only its benchmark(s) `{}`, which take `args`: its divan (before 0.1.18) lists them \
-         without their arguments, and a run of them in its test mode (`--test`) did not show \
-         them, so no fork can select one; divan ≥ 0.1.18 lists them",
-        unselectable.join("`, `")
+         without their arguments, and {}",
+        unselectable.benchmarks.join("`, `"),
+        arguments_unseen(&unselectable.cause, None)
     )
 }
 
-/// Why criterion's repeats of an id (`json #2`) are not measured ([`discover::split_repeated_ids`]).
-pub(super) fn repeated_ids_reason(repeated: &[String]) -> String {
-    format!(
-        "only its benchmark(s) `{}`: criterion lists a benchmark registered under an id already \
-         taken with ` #N` added, but selects by the id without it, so no fork can measure it \
-         alone; give it an id of its own to compare it",
-        repeated.join("`, `")
-    )
+/// What the run of benchmarks with `args` in an old divan's test mode did instead of showing
+/// their arguments, and what follows; `benchmarks` names them where several targets are one
+/// clause ([`unselectable_group_reason`]).
+fn arguments_unseen(cause: &ArgumentsUnseen, benchmarks: Option<&str>) -> String {
+    let named = benchmarks.map_or_else(String::new, |names| format!(" ({names})"));
+    let upgrade = "; divan ≥ 0.1.18 lists them";
+    match cause {
+        ArgumentsUnseen::Failed(how) => format!(
+            "the run of them in its test mode (`--test`) that shows the arguments failed \
+             ({how}), so no fork can select one{named}{upgrade}"
+        ),
+        ArgumentsUnseen::Unreadable(why) => format!(
+            "the output of the run of them in its test mode (`--test`) that shows the arguments \
+             could not be read ({why}), so no fork can select one{named}{upgrade}"
+        ),
+        // Upgrading would not help: each thread count has a row, and a fork reads one.
+        ArgumentsUnseen::NoLeaf => format!(
+            "the run of them in its test mode (`--test`) drew none of their arguments as a leaf \
+             of its own (an argument run at several thread counts, `threads`, has a leaf per \
+             count below it), so no fork can measure one alone{named}"
+        ),
+    }
+}
+
+/// Why criterion's repeats of an id (`json #2`, [`discover::split_repeated_ids`]) and divan's
+/// paths two benchmarks share ([`discover::split_shared_paths`]) are not measured.
+pub(super) fn repeated_ids_reason(kind: HarnessKind, repeated: &[String]) -> String {
+    let repeated = repeated.join("`, `");
+    match kind {
+        HarnessKind::Divan => format!(
+            "only its benchmark(s) `{repeated}`: two divan benchmarks have this path (divan \
+             joins names with `::`, and a name may hold `::` itself: `name = \"a::b\"` beside a \
+             module `a`'s benchmark `b`), and `--exact` selects both, so no fork can measure one \
+             alone; rename one to compare them"
+        ),
+        _ => format!(
+            "only its benchmark(s) `{repeated}`: criterion lists a benchmark registered under an \
+             id already taken with ` #N` added, but selects by the id without it, so no fork can \
+             measure it alone; give it an id of its own to compare it"
+        ),
+    }
 }
 
 /// What the builds and discovery set aside, to say why no benchmark was found, and
@@ -531,7 +563,7 @@ pub(super) struct NothingFound<'a> {
     pub(super) needs_features: &'a [FeatureGatedBench],
     pub(super) skipped: &'a [SkippedTarget],
     /// The benchmarks of `skipped`'s targets that an old divan lists without their `args`.
-    pub(super) unselectable: &'a [(TargetKey, Vec<String>)],
+    pub(super) unselectable: &'a [(TargetKey, Unselectable)],
     pub(super) unselected: &'a [UnselectedPackage],
     pub(super) workspace_root: &'a Path,
     pub(super) start_dir: &'a Path,
@@ -577,40 +609,52 @@ pub(super) fn why_nothing_found(found: &NothingFound) -> String {
 }
 
 /// Why each target was skipped, once per cause: targets whose benchmarks an old divan lists
-/// without their `args` (each side's discovery names them) are one clause when there are
-/// several ([`unselectable_group_reason`]), not one each.
+/// without their `args` (each side's discovery names them) are one clause when there are several
+/// whose test mode did the same ([`unselectable_group_reason`]), not one each.
 pub(super) fn skip_reasons(
     skipped: &[SkippedTarget],
-    unselectable: &[(TargetKey, Vec<String>)],
+    unselectable: &[(TargetKey, Unselectable)],
 ) -> Vec<String> {
     let unselectable = sorted_once(unselectable.to_vec());
-    let grouped = unselectable.len() > 1;
+    // Grouped by what the test mode did (failed, unreadable, no leaf), whatever its words.
+    let mut groups: Vec<Vec<(TargetKey, Unselectable)>> = Vec::new();
+    for entry in unselectable {
+        let kind = std::mem::discriminant(&entry.1.cause);
+        match groups
+            .iter_mut()
+            .find(|group| std::mem::discriminant(&group[0].1.cause) == kind)
+        {
+            Some(group) => group.push(entry),
+            None => groups.push(vec![entry]),
+        }
+    }
+    groups.retain(|group| distinct(group.iter().map(|(key, _)| key)).len() > 1);
     let in_group = |s: &SkippedTarget| {
-        grouped
-            && unselectable.iter().any(|(key, ids)| {
-                s.package.as_deref() == Some(key.package.as_str())
-                    && s.target == key.target
-                    && s.reason == unselectable_reason(ids)
-            })
+        groups.iter().flatten().any(|(key, set_apart)| {
+            s.package.as_deref() == Some(key.package.as_str())
+                && s.target == key.target
+                && s.reason == unselectable_reason(set_apart)
+        })
     };
     let mut reasons: Vec<String> = sorted_once(skipped.to_vec())
         .into_iter()
         .filter(|s| !in_group(s))
         .map(|s| s.reason)
         .collect();
-    if grouped {
-        reasons.push(unselectable_group_reason(&unselectable));
-    }
+    reasons.extend(groups.iter().map(|group| unselectable_group_reason(group)));
     reasons
 }
 
 /// How many of a grouped cause's targets and benchmarks are named; the rest are counted.
 const NAMED_IN_GROUP: usize = 3;
 
-/// One clause for every target whose benchmarks an old divan lists without their `args`:
-/// `the 15 benchmarks of 4 bench targets (`a`, `b`, `c` and 1 more) take `args`, …: `x`, `y`,
-/// `z` and 12 more; divan ≥ 0.1.18 lists them`. The targets' own skip records keep every name.
-pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Vec<String>)]) -> String {
+/// One clause for the targets whose benchmarks an old divan lists without their `args` and whose
+/// test mode did the same (failed, could not be read, or drew no argument as a leaf): `the 15
+/// benchmark(s) of 4 bench targets (`a`, `b`, `c` and 1 more) take `args`: …, and the run of them
+/// in its test mode … failed (in `a`: …), so no fork can select one (`x`, `y`, `z` and 12 more);
+/// divan ≥ 0.1.18 lists them`. The first target's failure is quoted; the targets' own skip
+/// records keep every name and failure.
+pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Unselectable)]) -> String {
     let named = |names: Vec<String>| {
         let shown = names
             .iter()
@@ -623,24 +667,36 @@ pub(super) fn unselectable_group_reason(unselectable: &[(TargetKey, Vec<String>)
             more => format!("{shown} and {more} more"),
         }
     };
-    let targets = named(
-        unselectable
-            .iter()
-            .map(|(key, _)| key.target.clone())
-            .collect(),
-    );
-    let benchmarks: Vec<String> = unselectable
-        .iter()
-        .flat_map(|(_, ids)| ids.iter().cloned())
-        .collect();
+    // A target may be here for each side (in other words): named and counted once.
+    let keys = distinct(unselectable.iter().map(|(key, _)| key.clone()));
+    let targets = named(keys.iter().map(|key| key.target.clone()).collect());
+    let benchmarks = distinct(unselectable.iter().flat_map(|(_, u)| u.benchmarks.clone()));
+    let count = benchmarks.len();
+    // Grouped by kind: a failure's own words are the first target's.
+    let cause = match unselectable.first() {
+        Some((key, u)) => match &u.cause {
+            ArgumentsUnseen::Failed(how) => {
+                ArgumentsUnseen::Failed(format!("in `{}`: {how}", key.target))
+            }
+            ArgumentsUnseen::Unreadable(why) => {
+                ArgumentsUnseen::Unreadable(format!("in `{}`: {why}", key.target))
+            }
+            ArgumentsUnseen::NoLeaf => ArgumentsUnseen::NoLeaf,
+        },
+        None => ArgumentsUnseen::NoLeaf,
+    };
     format!(
-        "the {} benchmark(s) of {} bench targets ({targets}) take `args`: their divan (before \
-         0.1.18) lists them without their arguments, so no fork can select one ({}); divan ≥ \
-         0.1.18 lists them",
-        benchmarks.len(),
-        unselectable.len(),
-        named(benchmarks)
+        "the {count} benchmark(s) of {} bench targets ({targets}) take `args`: their divan \
+         (before 0.1.18) lists them without their arguments, and {}",
+        keys.len(),
+        arguments_unseen(&cause, Some(&named(benchmarks)))
     )
+}
+
+/// `items` without repeats, in the order they first come.
+fn distinct<T: Clone + Eq + std::hash::Hash>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut seen = std::collections::HashSet::new();
+    items.filter(|item| seen.insert(item.clone())).collect()
 }
 
 /// The manifests of [`build::bench_packages_elsewhere`] as the user would type them: relative
@@ -752,57 +808,158 @@ pub(super) fn benchmarks_found(ids: &[String]) -> String {
 mod tests {
     use super::*;
 
-    fn divan_target(target: &str, ids: &[&str]) -> (SkippedTarget, (TargetKey, Vec<String>)) {
-        let ids: Vec<String> = ids.iter().map(|id| id.to_string()).collect();
+    fn divan_target(
+        target: &str,
+        ids: &[&str],
+        cause: ArgumentsUnseen,
+    ) -> (SkippedTarget, (TargetKey, Unselectable)) {
+        let unselectable = Unselectable {
+            benchmarks: ids.iter().map(|id| id.to_string()).collect(),
+            cause,
+        };
         let skipped = SkippedTarget {
             package: Some("anstream".to_string()),
             target: target.to_string(),
-            reason: unselectable_reason(&ids),
+            reason: unselectable_reason(&unselectable),
         };
-        (skipped, (TargetKey::new("anstream", target), ids))
+        (skipped, (TargetKey::new("anstream", target), unselectable))
     }
 
-    #[test]
-    fn targets_an_old_divan_cannot_select_from_are_one_clause_with_the_counts() {
-        let targets = [
-            divan_target("stream", &["stream::auto", "stream::always"]),
-            divan_target("strip", &["strip::bytes", "strip::str", "strip::utf8"]),
-            divan_target("wincon", &["wincon::write"]),
-            divan_target("parse", &["parse::advance"]),
-        ];
+    /// A test mode that panicked, in `target`'s words.
+    fn panicked(target: &str) -> ArgumentsUnseen {
+        ArgumentsUnseen::Failed(format!(
+            "exited with exit status: 101: thread 'main' panicked at benches/{target}.rs:9:5: \
+             no such file"
+        ))
+    }
+
+    /// Both sides' skip records and unselectable benchmarks of `targets`, and a target of no
+    /// known harness.
+    fn set_apart_twice(
+        targets: &[(SkippedTarget, (TargetKey, Unselectable))],
+    ) -> (Vec<SkippedTarget>, Vec<(TargetKey, Unselectable)>) {
         let other = SkippedTarget {
             package: Some("anstyle".to_string()),
             target: "render".to_string(),
             reason: "no known harness".to_string(),
         };
-        // Each side's discovery sets the same targets apart: named once.
-        let skipped: Vec<SkippedTarget> = targets
+        let skipped = targets
             .iter()
-            .chain(&targets)
+            .chain(targets)
             .map(|(s, _)| s.clone())
             .chain([other])
             .collect();
-        let unselectable: Vec<_> = targets
+        let unselectable = targets
             .iter()
-            .chain(&targets)
+            .chain(targets)
             .map(|(_, u)| u.clone())
             .collect();
+        (skipped, unselectable)
+    }
+
+    #[test]
+    fn targets_an_old_divan_cannot_select_from_are_one_clause_with_the_counts() {
+        let targets = [
+            divan_target(
+                "stream",
+                &["stream::auto", "stream::always"],
+                panicked("stream"),
+            ),
+            divan_target(
+                "strip",
+                &["strip::bytes", "strip::str", "strip::utf8"],
+                panicked("strip"),
+            ),
+            divan_target("wincon", &["wincon::write"], panicked("wincon")),
+            divan_target("parse", &["parse::advance"], panicked("parse")),
+        ];
+        // Each side's discovery sets the same targets apart: named once.
+        let (skipped, unselectable) = set_apart_twice(&targets);
         let reasons = skip_reasons(&skipped, &unselectable);
         assert_eq!(reasons.len(), 2, "{reasons:#?}");
         assert_eq!(reasons[0], "no known harness");
         assert_eq!(
             reasons[1],
             "the 7 benchmark(s) of 4 bench targets (`parse`, `stream`, `strip` and 1 more) take \
-             `args`: their divan (before 0.1.18) lists them without their arguments, so no fork \
-             can select one (`parse::advance`, `stream::auto`, `stream::always` and 4 more); \
-             divan ≥ 0.1.18 lists them"
+             `args`: their divan (before 0.1.18) lists them without their arguments, and the run \
+             of them in its test mode (`--test`) that shows the arguments failed (in `parse`: \
+             exited with exit status: 101: thread 'main' panicked at benches/parse.rs:9:5: no \
+             such file), so no fork can select one (`parse::advance`, `stream::auto`, \
+             `stream::always` and 4 more); divan ≥ 0.1.18 lists them"
         );
         assert_eq!(reasons.join("; ").matches("divan ≥ 0.1.18").count(), 1);
     }
 
     #[test]
+    fn an_old_divan_s_unselectable_benchmarks_say_what_its_test_mode_did() {
+        let unreadable = ArgumentsUnseen::Unreadable(
+            "line 3 is not part of divan's tree: \"warning: x\"".to_string(),
+        );
+        let targets = [
+            divan_target("stream", &["stream::auto"], ArgumentsUnseen::NoLeaf),
+            divan_target("strip", &["strip::bytes"], ArgumentsUnseen::NoLeaf),
+            divan_target("wincon", &["wincon::write"], panicked("wincon")),
+            divan_target("parse", &["parse::advance"], unreadable),
+        ];
+        let (skipped, unselectable) = set_apart_twice(&targets);
+        let reasons = skip_reasons(&skipped, &unselectable);
+        // One clause for the two whose test mode drew no leaf; the others their own.
+        assert_eq!(reasons.len(), 4, "{reasons:#?}");
+        let grouped = &reasons[3];
+        assert!(
+            grouped.starts_with("the 2 benchmark(s) of 2 bench targets (`stream`, `strip`)"),
+            "{grouped}"
+        );
+        assert!(
+            grouped.contains(
+                "drew none of their arguments as a leaf of its own (an argument run at several \
+                 thread counts, `threads`, has a leaf per count below it), so no fork can measure \
+                 one alone (`stream::auto`, `strip::bytes`)"
+            ),
+            "{grouped}"
+        );
+        // A newer divan lists them, but draws a row per thread count as well.
+        assert!(!grouped.contains("0.1.18 lists them"), "{grouped}");
+        assert_eq!(reasons[2], "no known harness");
+        let (parse, wincon) = (&reasons[0], &reasons[1]);
+        assert!(
+            parse.starts_with("only its benchmark(s) `parse::advance`, which take `args`"),
+            "{parse}"
+        );
+        assert!(
+            parse.contains(
+                "the output of the run of them in its test mode (`--test`) that shows \
+                 the arguments could not be read (line 3 is not part of divan's tree"
+            ),
+            "{parse}"
+        );
+        assert!(
+            wincon.contains("shows the arguments failed (exited with exit status: 101: thread"),
+            "{wincon}"
+        );
+    }
+
+    #[test]
+    fn a_target_whose_test_mode_failed_otherwise_on_each_side_is_counted_once() {
+        let in_base = divan_target("stream", &["stream::auto"], panicked("stream"));
+        let in_head = divan_target("stream", &["stream::auto"], panicked("stream_head"));
+        let strip = divan_target("strip", &["strip::bytes", "strip::str"], panicked("strip"));
+        let targets = [in_base, in_head, strip];
+        let skipped: Vec<SkippedTarget> = targets.iter().map(|(s, _)| s.clone()).collect();
+        let unselectable: Vec<_> = targets.iter().map(|(_, u)| u.clone()).collect();
+        let reasons = skip_reasons(&skipped, &unselectable);
+        assert_eq!(reasons.len(), 1, "{reasons:#?}");
+        assert!(
+            reasons[0].starts_with("the 3 benchmark(s) of 2 bench targets (`stream`, `strip`)"),
+            "{}",
+            reasons[0]
+        );
+    }
+
+    #[test]
     fn one_target_an_old_divan_cannot_select_from_keeps_its_own_reason() {
-        let (skipped, unselectable) = divan_target("stream", &["stream::auto"]);
+        let (skipped, unselectable) =
+            divan_target("stream", &["stream::auto"], ArgumentsUnseen::NoLeaf);
         let reasons = skip_reasons(std::slice::from_ref(&skipped), &[unselectable]);
         assert_eq!(reasons, vec![skipped.reason]);
     }

@@ -343,11 +343,68 @@ impl BenchmarkResult {
     }
 }
 
-/// Forks per side.
+/// Forks run per side: every fork, a fork measured again after a disturbance counted beside
+/// the one that replaced it, so the counts say what the run did (its time went to both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct ForkCounts {
     pub base: usize,
     pub head: usize,
+    /// Of those, per side, the forks measured again
+    /// ([`crate::steps::stop::StopPolicy::remeasures`]): kept in the samples file inside their
+    /// replacements (`remeasured`), left out of the analysis. Absent when none.
+    #[serde(default, skip_serializing_if = "RemeasuredForks::is_none")]
+    pub remeasured: RemeasuredForks,
+}
+
+impl ForkCounts {
+    /// `base` and `head` forks run, none of them measured again.
+    pub fn new(base: usize, head: usize) -> ForkCounts {
+        ForkCounts {
+            base,
+            head,
+            remeasured: RemeasuredForks::default(),
+        }
+    }
+
+    /// The forks of `record` per side, those measured again included.
+    fn of(record: &BenchmarkRecord) -> ForkCounts {
+        let again =
+            |side: &SideRecord| -> usize { side.forks.iter().map(times_measured_again).sum() };
+        let remeasured = RemeasuredForks {
+            base: again(&record.base),
+            head: again(&record.head),
+        };
+        ForkCounts {
+            base: record.base.forks.len() + remeasured.base,
+            head: record.head.forks.len() + remeasured.head,
+            remeasured,
+        }
+    }
+}
+
+/// How many forks `fork` replaced, each measured again after the one before it.
+fn times_measured_again(fork: &ForkRecord) -> usize {
+    fork.remeasured
+        .as_deref()
+        .map_or(0, |first| 1 + times_measured_again(first))
+}
+
+/// Forks measured again after a disturbance, per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct RemeasuredForks {
+    pub base: usize,
+    pub head: usize,
+}
+
+impl RemeasuredForks {
+    fn is_none(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// Of both sides.
+    pub fn total(&self) -> usize {
+        self.base + self.head
+    }
 }
 
 /// Counts of verdicts over the suite.
@@ -743,10 +800,7 @@ fn described(
             .iter()
             .chain(&record.head.forks)
             .find_map(|fork| fork.per_fork),
-        forks: ForkCounts {
-            base: record.base.forks.len(),
-            head: record.head.forks.len(),
-        },
+        forks: ForkCounts::of(record),
         base: side_summary(&record.base, &base, stable(|s| s.base_stable)),
         head: side_summary(&record.head, &head, stable(|s| s.head_stable)),
         stop: record.stop.clone(),
@@ -1072,9 +1126,11 @@ fn apply_fdr_and_verdicts(results: &mut [BenchmarkResult], settings: &AnalysisSe
     for result in results.iter_mut() {
         let compared = result.verdict == Outcome::Inconclusive && result.paired.is_none();
         if compared && result.change_rate.is_some() {
+            // The rounds' forks: one measured again is not another round.
+            let forks = result.forks;
             result.warnings.push(BenchWarning::SingleRound {
-                base_forks: result.forks.base,
-                head_forks: result.forks.head,
+                base_forks: forks.base - forks.remeasured.base,
+                head_forks: forks.head - forks.remeasured.head,
             });
         }
     }
@@ -1239,6 +1295,32 @@ mod tests {
 
     fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
         analysed_in(record, Mode::Interleaved)
+    }
+
+    #[test]
+    fn forks_measured_again_count_among_the_forks_run_and_stay_out_of_the_analysis() {
+        let mut record = rounds_record(&[1000.0; 4], &[1000.0; 4]);
+        let disturbed = ForkRecord {
+            times_ns: vec![5000.0; 10],
+            ..record.head.forks[2].clone()
+        };
+        record.head.forks[2].remeasured = Some(Box::new(disturbed));
+        let result = analysed(record);
+        assert_eq!(
+            result.forks,
+            ForkCounts {
+                remeasured: RemeasuredForks { base: 0, head: 1 },
+                ..ForkCounts::new(4, 5)
+            }
+        );
+        // Four rounds analysed, the fork measured again not among them.
+        assert_eq!((result.base.forks, result.head.forks), (4, 4));
+        let change = result.change_rate.unwrap();
+        assert!(change.abs() < 0.01, "{result:?}");
+        let json = serde_json::to_value(result.forks).unwrap();
+        assert_eq!(json["remeasured"]["head"], 1, "{json}");
+        let none = serde_json::to_value(ForkCounts::new(4, 4)).unwrap();
+        assert!(none.get("remeasured").is_none(), "{none}");
     }
 
     /// [`analysed`] as a run in `mode` records it.

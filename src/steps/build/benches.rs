@@ -269,7 +269,8 @@ impl KeptBuild {
     fn usable(&self) -> bool {
         self.executables.iter().all(|exe| {
             let linked = || exe.layouts.iter().all(|path| path.is_file());
-            exe.path.is_file() && (linked() || exe.relink.as_ref().is_some_and(|r| r.intact()))
+            let relinks = || exe.relink.as_ref().is_some_and(|r| r.links_as_built());
+            exe.path.is_file() && (linked() || relinks())
         })
     }
 

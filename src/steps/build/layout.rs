@@ -39,7 +39,12 @@
 //! the objects it links, because cargo finds that unit up to date whenever the target's code did
 //! not change (a new commit elsewhere in the workspace) and prints nothing then; the other
 //! intermediate files of `-C save-temps` (bitcode) are removed. When there is neither, cargo's
-//! executable is removed and cargo asked again.
+//! executable is removed and cargo asked again; so too when the saved command's own `PATH` (the
+//! shell's at the build, behind the toolchain's tool directories rustc puts first) no longer finds
+//! its linker. The kept link records the linker that `PATH` found, and checks it before every
+//! layout like the objects: layouts are linked as layout 0 was, whatever a later shell's `PATH`
+//! holds (so a new shell rebuilds nothing), and a build whose linker is gone or changed is not
+//! reused for layouts still to link ([`super::link::KeptLink::links_as_built`]).
 //!
 //! `--symbol-ordering-file` is an option of LLVM's lld (rust-lld, the default linker on x86_64
 //! Linux since Rust 1.90) and of mold; a linker that rejects it (GNU ld) fails the link through

@@ -109,7 +109,7 @@ impl LinkCommand {
                 let _ = std::fs::write(&saved_at, &fresh.line);
                 Some(fresh)
             }
-            None => saved.filter(LinkCommand::inputs_exist),
+            None => saved.filter(|saved| saved.inputs_exist() && saved.linker_runs()),
         }
     }
 
@@ -130,6 +130,45 @@ impl LinkCommand {
     /// Whether every object and library the command links is still on disk.
     fn inputs_exist(&self) -> bool {
         self.inputs().all(Path::exists)
+    }
+
+    /// Whether the linker the command names can still be run as the command runs it: a program
+    /// named by its path, or one its own `PATH` finds ([`Self::linker`]). A command saved in a
+    /// shell whose `PATH` named a directory since removed cannot, and cargo is asked again.
+    fn linker_runs(&self) -> bool {
+        Path::new(&self.program).components().count() > 1 || self.linker().is_some()
+    }
+
+    /// The linker a program named without a directory (rustc's `cc`) is: the first executable
+    /// of that name in the command's own `PATH`, the one rustc gave the linker (its toolchain's
+    /// tool directories, then the `PATH` of the build), with its length and modification time.
+    /// This is what a relink depends on beyond the command's arguments, whatever else the
+    /// `PATH` of a later shell holds. A program named by an absolute path is that file; one named
+    /// by a relative path is not followed (`None`, as for a program not found).
+    fn linker(&self) -> Option<Linker> {
+        let program = Path::new(&self.program);
+        let path = match program.components().count() {
+            1 => {
+                let search = self
+                    .env
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| name == "PATH")
+                    .map(|(_, value)| value.clone())
+                    .or_else(|| std::env::var_os("PATH"))?;
+                std::env::split_paths(&search)
+                    .map(|dir| dir.join(program))
+                    .find(|candidate| is_executable(candidate))?
+            }
+            _ if program.is_absolute() => program.to_path_buf(),
+            _ => return None,
+        };
+        let metadata = std::fs::metadata(&path).ok()?;
+        Some(Linker {
+            len: metadata.len(),
+            modified: metadata.modified().ok()?,
+            path,
+        })
     }
 
     /// rustc's temporary directories (`rustcXXXXXX`, holding `symbols.o`) beside the output.
@@ -275,9 +314,23 @@ pub struct KeptLink {
     inputs: Vec<KeptInput>,
     /// The linker's working directory (the revision's workspace).
     dir: PathBuf,
+    /// The linker the command ran when it was kept ([`LinkCommand::linker`]), checked before
+    /// every link like the inputs: layouts are linked by the linker of the build they share
+    /// their code with. Absent when it could not be told, and in links kept before it was.
+    #[serde(default)]
+    linker: Option<Linker>,
     /// The function names of the inputs, read once per run when the first layout is linked.
     #[serde(skip)]
     names: std::cell::OnceCell<Vec<String>>,
+}
+
+/// The linker program of a link command as its `PATH` found it, and the file's length and
+/// modification time then ([`LinkCommand::linker`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+struct Linker {
+    path: PathBuf,
+    len: u64,
+    modified: std::time::SystemTime,
 }
 
 /// One file a [`KeptLink`] links: where the command names it, and its preserved copy.
@@ -328,6 +381,7 @@ impl KeptLink {
             line: link.line.clone(),
             inputs,
             dir: workspace_dir.to_path_buf(),
+            linker: link.linker(),
             names: Default::default(),
         })
     }
@@ -345,9 +399,26 @@ impl KeptLink {
         self.inputs.iter().map(|input| input.copy.as_path())
     }
 
-    /// Whether every preserved file is still there as it was kept.
+    /// Whether every preserved file is still there as it was kept: the objects selection
+    /// compares.
     pub fn intact(&self) -> bool {
         self.changed_input().is_none()
+    }
+
+    /// Whether layouts can still be linked as the build's own executable was: every preserved
+    /// file [`intact`](Self::intact), and the command still runs the linker it ran then
+    /// ([`Self::changed_linker`]).
+    pub fn links_as_built(&self) -> bool {
+        self.intact() && self.changed_linker().is_none()
+    }
+
+    /// The linker the command was kept with, when its `PATH` no longer finds that file as it was
+    /// (removed, replaced, or another one found first): a layout linked now would not be linked
+    /// as the build's own executable was. Unchecked when none was recorded.
+    fn changed_linker(&self) -> Option<&Path> {
+        let kept = self.linker.as_ref()?;
+        let now = LinkCommand::parse(&self.line).and_then(|command| command.linker());
+        (now.as_ref() != Some(kept)).then_some(kept.path.as_path())
     }
 
     /// The first preserved file that is gone or changed since it was kept.
@@ -370,6 +441,13 @@ impl KeptLink {
             return Err(format!(
                 "{} changed since the build (it was kept to link its layouts)",
                 changed.display()
+            ));
+        }
+        if let Some(linker) = self.changed_linker() {
+            return Err(format!(
+                "the linker {} is gone or changed since the build (its PATH at the build is \
+                 used to link its layouts)",
+                linker.display()
             ));
         }
         let command = LinkCommand::parse(&self.line)
@@ -523,6 +601,12 @@ pub(crate) fn stable_name(name: &str) -> &str {
     }
 }
 
+/// Whether `path` is a file this process could execute.
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
 /// Where the link command of the executable `executable` cargo linked is saved.
 fn saved_path(executable: &Path) -> PathBuf {
     let mut name = executable.as_os_str().to_os_string();
@@ -626,6 +710,86 @@ mod tests {
         assert_eq!(LinkCommand::parse(&shuffled), None);
         assert_eq!(LinkCommand::parse("warning: unused"), None);
         assert_eq!(LinkCommand::parse(""), None);
+    }
+
+    /// An executable script `name` in `dir` that prints `says`.
+    fn program(dir: &Path, name: &str, says: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!/bin/sh\necho {says}\n")).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path
+    }
+
+    /// A link command through `cc` with the `PATH` `dirs` and the output `output`, linking no
+    /// file.
+    fn printed_with_path(dirs: &[&Path], output: &Path) -> String {
+        let path = std::env::join_paths(dirs).unwrap();
+        format!(
+            r#"PATH="{}" "cc" "-o" "{}" "{TEMPLATE}""#,
+            path.to_str().unwrap(),
+            output.display()
+        )
+    }
+
+    #[test]
+    fn a_kept_link_keys_on_the_linker_its_own_path_found_and_not_on_the_path() {
+        let scratch = tempfile::tempdir().unwrap();
+        let (first, second) = (scratch.path().join("first"), scratch.path().join("second"));
+        std::fs::create_dir_all(&first).unwrap();
+        std::fs::create_dir_all(&second).unwrap();
+        // A directory of the PATH without `cc`, then the `cc` found, then another.
+        let cc = program(&first, "cc", "first");
+        program(&second, "cc", "second");
+        let elsewhere = scratch.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let printed = printed_with_path(&[&elsewhere, &first, &second], Path::new("/t/f"));
+        let link = LinkCommand::parse(&printed).unwrap();
+        assert_eq!(link.linker().map(|l| l.path), Some(cc.clone()));
+        let kept =
+            KeptLink::preserve(&link, &scratch.path().join("kept"), scratch.path(), None).unwrap();
+        // What this process's PATH holds does not matter: the command's own PATH decides.
+        assert!(kept.links_as_built());
+        // The linker rewritten in place, or gone (the second `cc` then found): not intact.
+        std::fs::write(&cc, "#!/bin/sh\necho first, rewritten\n").unwrap();
+        assert!(!kept.links_as_built());
+        // Its objects are what they were: selection still compares them.
+        assert!(kept.intact());
+        let error = kept
+            .link(1, &scratch.path().join("layout-1/f"))
+            .unwrap_err();
+        assert!(
+            error.contains("the linker") && error.contains("first/cc"),
+            "{error}"
+        );
+        std::fs::remove_file(&cc).unwrap();
+        assert!(!kept.links_as_built());
+        // A link kept before linkers were recorded is not checked.
+        let older = KeptLink {
+            linker: None,
+            ..kept.clone()
+        };
+        assert!(older.links_as_built());
+    }
+
+    #[test]
+    fn a_saved_command_whose_path_no_longer_finds_its_linker_is_not_used() {
+        let scratch = tempfile::tempdir().unwrap();
+        let executable = scratch.path().join("field-c0fb");
+        let linkers = scratch.path().join("linkers");
+        std::fs::create_dir_all(&linkers).unwrap();
+        program(&linkers, "cc", "linked");
+        std::fs::write(
+            saved_path(&executable),
+            printed_with_path(&[&linkers], &executable),
+        )
+        .unwrap();
+        // Cargo printed nothing (the unit was fresh): the saved command serves.
+        let saved = LinkCommand::printed_or_saved(&[], &executable);
+        assert!(saved.is_some_and(|link| link.linker_runs()));
+        // Its PATH's directory removed: cargo is asked to link again, printing a new one.
+        std::fs::remove_dir_all(&linkers).unwrap();
+        assert_eq!(LinkCommand::printed_or_saved(&[], &executable), None);
     }
 
     #[test]

@@ -72,7 +72,7 @@ impl Programs {
                     && self
                         .relinks
                         .iter()
-                        .all(crate::steps::build::link::KeptLink::intact))
+                        .all(crate::steps::build::link::KeptLink::links_as_built))
         };
         in_cargo_s() && relinkable()
     }

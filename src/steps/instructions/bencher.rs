@@ -93,6 +93,12 @@ pub fn infer_n(counts: &[f64]) -> Option<u64> {
     (n >= 1.0).then_some(n as u64)
 }
 
+/// Whether `skeleton` (a [`super::symbols::skeleton`]) is `bencher`'s `Bencher::iter`: the
+/// clock read, the loop, the clock read again.
+pub fn is_timed_routine(skeleton: &str) -> bool {
+    skeleton == "bencher::Bencher::iter"
+}
+
 /// The benchmark function of `benchmark_id` (`hash::mix`): `<crate>::hash::mix`.
 pub fn is_benchmark_function(name: &str, benchmark_id: &str) -> bool {
     name.split_once("::")

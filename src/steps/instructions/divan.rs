@@ -32,9 +32,25 @@ pub const SMALL_SAMPLE: usize = 1;
 /// Iterations per sample of the second run.
 pub const LARGE_SAMPLE: usize = 5;
 
-/// Whether `skeleton` (a [`super::symbols::skeleton`]) is divan's sample task.
+/// Whether `skeleton` (a [`super::symbols::skeleton`]) is divan's sample task (in
+/// `divan::thread_pool` from 0.1.16; `divan::util::thread::pool` in its repository since 0.1.21).
 pub fn is_sample_task(skeleton: &str) -> bool {
-    skeleton == "divan::thread_pool::TaskShared::new::call"
+    matches!(
+        skeleton,
+        "divan::thread_pool::TaskShared::new::call"
+            | "divan::util::thread::pool::TaskShared::new::call"
+    )
+}
+
+/// Whether `skeleton` is divan's sampling loop, `BenchContext::bench_loop_threaded` (in
+/// `divan::bench` until 0.1.17, `divan::benchmark` since): it runs every sample of a benchmark,
+/// and divan's tuning between them, in every version.
+pub fn is_sampling_loop(skeleton: &str) -> bool {
+    matches!(
+        skeleton,
+        "divan::bench::BenchContext::bench_loop_threaded"
+            | "divan::benchmark::BenchContext::bench_loop_threaded"
+    )
 }
 
 /// Counts the instructions of the divan benchmark of `req` (`req.benchmark_id` its path) under

@@ -29,6 +29,16 @@ use crate::steps::fork::ForkRequest;
 pub const NOW: &str = "std::time::Instant::now";
 pub const ELAPSED: &str = "std::time::Instant::elapsed";
 
+/// Whether `skeleton` (a [`super::symbols::skeleton`]) is one of libtest's functions that hold a
+/// benchmark's timed loop: `Bencher::iter`, and the generic functions it times the loop in
+/// (`bench::iter`, its samples; `bench::ns_iter_inner`, one sample between two clock reads).
+pub fn is_timed_routine(skeleton: &str) -> bool {
+    matches!(
+        skeleton,
+        "test::bench::Bencher::iter" | "test::bench::iter" | "test::bench::ns_iter_inner"
+    )
+}
+
 /// Whether `name` is the closure libtest wraps benchmark `benchmark_id` (`hash::mix`) in.
 pub fn is_benchmark_closure(name: &str, benchmark_id: &str) -> bool {
     let Some(rest) = name.strip_prefix('<') else {

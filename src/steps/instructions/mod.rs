@@ -41,6 +41,7 @@ pub mod inlined;
 pub mod libtest;
 pub mod profile;
 pub mod symbols;
+pub mod timed;
 pub mod valgrind;
 
 use std::path::PathBuf;

@@ -126,6 +126,19 @@ pub fn name_timed_part(record: &mut SelectionRecord, timed: &[String]) {
     }
 }
 
+/// Says, in the detail of `record` (a benchmark that executes changed code), that which of its
+/// changed functions run in its timed loop is not known, and why (its trace's
+/// [`trace::Trace::untimed`]: the harness's timed routine was inlined, the run started a
+/// thread): every one counts, wherever it runs.
+pub fn name_untimed(record: &mut SelectionRecord, why: &str) {
+    if record.reason == SelectionReason::ReachesChange && !record.changed_functions.is_empty() {
+        record.detail = format!(
+            "{}; which of them run in its timed loop is not known: {why}",
+            record.detail
+        );
+    }
+}
+
 /// What was found the same for a benchmark whose changed code runs only outside its timed loop:
 /// the functions and data objects its timed loop executes and reaches, the files it reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -165,21 +178,22 @@ pub fn skip_outside_loop(
         .find(|(_, source)| **source != SourceComparison::Same);
     let why = match first_other {
         _ if sources.len() != functions.len() => Some(format!(
-            "the source of {} of its {} changed function(s) was not compared",
+            "the source of {} of its {} changed function(s) was not compared, so its set-up may \
+             have changed",
             functions.len().saturating_sub(sources.len()),
             functions.len()
         )),
         None => None,
-        Some((name, SourceComparison::Differs(why))) => {
-            Some(format!("the source of `{name}` differs ({why})"))
-        }
-        Some((name, SourceComparison::Unknown(why))) => {
-            Some(format!("the source of `{name}` cannot be compared ({why})"))
-        }
+        Some((name, SourceComparison::Differs(why))) => Some(format!(
+            "the source of `{name}` differs ({why}), so its set-up changed"
+        )),
+        Some((name, SourceComparison::Unknown(why))) => Some(format!(
+            "the source of `{name}` cannot be compared ({why}), so its set-up may have changed"
+        )),
         Some((_, SourceComparison::Same)) => None,
     };
     if let Some(why) = why {
-        let detail = format!("{}; measured: {why}", record.detail);
+        let detail = format!("{}; measured: {why}, {SET_UP_DECIDES}", record.detail);
         return SelectionRecord { detail, ..record };
     }
     let detail = format!(
@@ -204,6 +218,13 @@ pub fn skip_outside_loop(
     }
 }
 
+/// Why changed code outside the timed loop is measured unless its source is shown the same: the
+/// loop's code is the same, but what the set-up computes can choose what the loop runs (POLYVAL's
+/// CPU-feature check picked its portable backend at head, 10–17 times slower,
+/// docs/design/field-trials.md).
+const SET_UP_DECIDES: &str = "and what a set-up computes can decide what the timed loop runs (a \
+                              CPU-feature check that picks another backend)";
+
 /// At most three of `names`, and how many more.
 fn list_names(names: &[String]) -> String {
     let mut text = names.iter().take(3).cloned().collect::<Vec<_>>().join(", ");
@@ -217,7 +238,8 @@ fn list_names(names: &[String]) -> String {
 /// three names of each. With `timed` (the changed functions its timed loop reached), the code
 /// says which part it is in: "executes changed code: a (in its timed loop), and only outside it
 /// (start-up, set-up, teardown): b", or "executes changed code only outside its timed loop
-/// (start-up, set-up, teardown): b".
+/// (start-up, set-up, teardown), which can still decide what the loop runs: b" (a set-up's result
+/// can choose what is timed).
 fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String {
     let list = list_names;
     let functions = &record.changed_functions;
@@ -234,7 +256,8 @@ fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String 
                     list(&inside)
                 ),
                 (true, _) => format!(
-                    "executes changed code only outside its timed loop {OUTSIDE}: {}",
+                    "executes changed code only outside its timed loop {OUTSIDE}, which can \
+                     still decide what the loop runs: {}",
                     list(&outside)
                 ),
                 (false, false) => format!(
@@ -401,9 +424,10 @@ mod tests {
         let mut record = decide(&differs, &quiet, &[], &[]);
         name_timed_part(&mut record, &[]);
         assert!(
-            record
-                .detail
-                .starts_with("it executes changed code only outside its timed loop"),
+            record.detail.starts_with(
+                "it executes changed code only outside its timed loop (start-up, set-up, \
+                 teardown), which can still decide what the loop runs: "
+            ),
             "{}",
             record.detail
         );
@@ -420,6 +444,30 @@ mod tests {
         let mut same = decide(&same(), &quiet, &[], &[]);
         let detail = same.detail.clone();
         name_timed_part(&mut same, &[]);
+        assert_eq!(same.detail, detail);
+    }
+
+    #[test]
+    fn a_benchmark_whose_timed_loop_is_not_known_says_why() {
+        let differs = CodeComparison::Differs {
+            functions: vec!["demo::set_up".into()],
+            data: vec![],
+            unpaired: false,
+        };
+        let quiet = FileComparison::default();
+        let mut record = decide(&differs, &quiet, &[], &[]);
+        name_untimed(&mut record, "its run started a thread");
+        assert_eq!(
+            record.detail,
+            "it executes changed code: demo::set_up; which of them run in its timed loop is not \
+             known: its run started a thread"
+        );
+        assert!(record.measured && record.outside_loop.is_empty());
+        assert!(!runs_changes_only_outside(&record));
+        // Nothing to say of a benchmark that executes no changed function.
+        let mut same = decide(&same(), &quiet, &[], &[]);
+        let detail = same.detail.clone();
+        name_untimed(&mut same, "its run started a thread");
         assert_eq!(same.detail, detail);
     }
 
@@ -475,21 +523,26 @@ mod tests {
         for (sources, says) in [
             (
                 &differs[..],
-                "measured: the source of `criterion::Criterion<M>::configure_from_args` differs",
+                "measured: the source of `criterion::Criterion<M>::configure_from_args` differs \
+                 (demo::set_up differs at src/lib.rs:4), so its set-up changed, ",
             ),
             (
                 &unknown[..],
-                "measured: the source of `demo::set_up` cannot be compared (no line tables)",
+                "measured: the source of `demo::set_up` cannot be compared (no line tables), so \
+                 its set-up may have changed, ",
             ),
             (
                 &differs[..1],
-                "measured: the source of 1 of its 2 changed function(s) was not compared",
+                "measured: the source of 1 of its 2 changed function(s) was not compared, so its \
+                 set-up may have changed, ",
             ),
         ] {
             let record = skip_outside_loop(outside_only(), sources, TIMED);
             assert!(record.measured, "{record:?}");
             assert_eq!(record.reason, SelectionReason::ReachesChange);
-            assert!(record.detail.contains(says), "{}", record.detail);
+            // Why it is measured: what the set-up computes can choose what the loop runs.
+            let why = format!("{says}{SET_UP_DECIDES}");
+            assert!(record.detail.ends_with(&why), "{}", record.detail);
         }
     }
 

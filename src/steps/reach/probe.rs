@@ -27,10 +27,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::code::ChangedEntry;
+use crate::model::harness::Harness;
 use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
-use crate::steps::instructions::{criterion, symbols};
+use crate::steps::instructions::{symbols, timed as harness_routines};
 
 pub mod coverage;
 pub mod timing;
@@ -148,8 +149,9 @@ pub fn probe_benchmark(
     }
     let mut scale = coverage::first_scale(request.harness);
     let mut shortfall = String::new();
+    let mut request = request.clone();
     for _ in 0..coverage::ATTEMPTS {
-        let (record, leader) = match launch(&stretched(request, scale), entries, timed, scratch) {
+        let (record, leader) = match launch(&stretched(&request, scale), entries, timed, scratch) {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(why),
             Err(e) => return Probe::Failed(e.to_string()),
@@ -176,6 +178,14 @@ pub fn probe_benchmark(
             covered * 100.0
         );
         scale = coverage::next_scale(request.harness, scale, covered);
+        // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
+        if let (false, Some((name, value))) = (
+            timed.routines.is_empty(),
+            timing::fewer_stops(request.harness, &record),
+        ) {
+            request.env.retain(|(n, _)| *n != name);
+            request.env.push((name, value));
+        }
     }
     Probe::Failed(format!(
         "the machine was too busy for a run as long as a fork's (the last covered {shortfall})"
@@ -439,11 +449,23 @@ pub fn run_traced(
     Err(ProbeError::Unsupported)
 }
 
-/// The entries of the timed routines of the executable at `path` (criterion's `Bencher::iter`
-/// and the like, [`criterion::is_measured_method`]), as ELF virtual addresses of the file; an
-/// error when it has none (the routine was inlined, or the harness is another).
-pub fn timed_routines(path: &Path) -> Result<Vec<ChangedEntry>, String> {
+/// The entries of the timed routines `harness` runs in the executable at `path` (criterion's
+/// `Bencher::iter` and the like, divan's sample task, libtest's and `bencher`'s `Bencher::iter`:
+/// [`harness_routines::routine_of`], the same the trace's timed part comes from), as ELF virtual
+/// addresses of the file; an error when it has none (the compiler inlined the routine, or the
+/// harness has none).
+pub fn timed_routines(path: &Path, harness: Harness) -> Result<Vec<ChangedEntry>, String> {
     use object::{Object, ObjectSymbol, SymbolKind};
+    let none = || {
+        format!(
+            "{} has no timed routine to stop at ({}: inlined into the benchmark's function?)",
+            path.display(),
+            harness_routines::described(harness)
+        )
+    };
+    let routine = harness_routines::routine_of(harness, path)
+        .map_err(|e| e.to_string())?
+        .ok_or_else(none)?;
     let data = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let file =
         object::File::parse(&*data).map_err(|e| format!("cannot parse {}: {e}", path.display()))?;
@@ -452,17 +474,14 @@ pub fn timed_routines(path: &Path) -> Result<Vec<ChangedEntry>, String> {
         .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
         .filter_map(|s| {
             let name = format!("{:#}", rustc_demangle::demangle(s.name().ok()?));
-            criterion::is_measured_method(&symbols::skeleton(&name)).then(|| ChangedEntry {
+            (routine.is)(&symbols::skeleton(&name)).then(|| ChangedEntry {
                 address: s.address(),
                 name,
             })
         })
         .collect();
     if routines.is_empty() {
-        return Err(format!(
-            "{} has no timed routine to stop at (criterion's `Bencher::iter` and the like)",
-            path.display()
-        ));
+        return Err(none());
     }
     Ok(routines)
 }
@@ -724,8 +743,24 @@ mod tests {
     }
 
     #[test]
-    fn the_timed_routines_of_an_executable_without_criterion_are_none() {
-        let error = timed_routines(&std::env::current_exe().unwrap()).unwrap_err();
-        assert!(error.contains("has no timed routine to stop at"), "{error}");
+    fn the_timed_routines_of_an_executable_without_its_harness_are_none() {
+        let exe = std::env::current_exe().unwrap();
+        for harness in [
+            Harness::Criterion(crate::model::harness::CliDialect::Current),
+            Harness::Divan,
+            Harness::Libtest,
+            Harness::Bencher,
+            Harness::Command,
+        ] {
+            let error = timed_routines(&exe, harness).unwrap_err();
+            assert!(
+                error.contains("has no timed routine to stop at ("),
+                "{error}"
+            );
+            assert!(
+                error.contains(&harness_routines::described(harness)),
+                "{harness}: {error}"
+            );
+        }
     }
 }

@@ -83,11 +83,16 @@ pub struct Trace {
     /// The runs the trace rests on.
     pub runs: Vec<RunSummary>,
     /// Of `executed`, what ran within the calls of the benchmark's timed routine (criterion's
-    /// `Bencher::iter` and the like); the rest ran only outside it (the harness's start-up, the
-    /// benchmark's set-up, teardown). `None` when the trace cannot tell (another harness, a run
-    /// that started a thread, a trace kept from before 2026-11-28).
+    /// `Bencher::iter` and the like, divan's sample task, libtest's and `bencher`'s
+    /// `Bencher::iter`: [`crate::steps::instructions::timed`]); the rest ran only outside it
+    /// (the harness's start-up, the benchmark's set-up, teardown). `None` when the trace cannot
+    /// tell (`untimed` says why; a command, or a trace kept from before 2026-11-28, does not).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timed: Option<BTreeSet<u64>>,
+    /// Why a benchmark's trace tells no `timed` part: its routine was inlined, its run started
+    /// a thread, it was traced natively.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untimed: Option<String>,
     /// What made it (a trace kept from before 2026-11-29: valgrind).
     #[serde(default)]
     pub tracer: Tracer,
@@ -185,6 +190,9 @@ impl Trace {
     /// Adds what one run found.
     fn add(&mut self, run: runs::RunTrace) {
         // Known only when every run tells it.
+        if self.untimed.is_none() {
+            self.untimed = run.untimed;
+        }
         self.timed = match (self.runs.is_empty(), self.timed.take(), run.timed) {
             (true, _, timed) => timed,
             (false, Some(mut mine), Some(theirs)) => {

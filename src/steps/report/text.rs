@@ -275,9 +275,14 @@ pub fn layout_spread(result: &BenchmarkResult) -> String {
     }
 }
 
-/// Forks as `base/head`.
+/// Forks run as `base/head`, and how many of them were measured again after a disturbance when
+/// any were: `7/9 (1 again)`.
 pub fn forks(result: &BenchmarkResult) -> String {
-    format!("{}/{}", result.forks.base, result.forks.head)
+    let forks = result.forks;
+    match forks.remeasured.total() {
+        0 => format!("{}/{}", forks.base, forks.head),
+        again => format!("{}/{} ({again} again)", forks.base, forks.head),
+    }
 }
 
 /// Counts of every verdict present, in [`SUMMARY_ORDER`].
@@ -327,12 +332,13 @@ pub fn time_line(report: &Report) -> Option<String> {
             super::time::split(phases, wall_ms, measure_ms, &forks)
         ));
     }
-    let per_side = forks
-        .per_side
-        .map(|per_side| format!(" ({per_side})"))
-        .unwrap_or_default();
+    let details = forks.details();
+    let details = match details.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", details.join(", ")),
+    };
     Some(format!(
-        "{} in all, {} of it running {} fork{}{per_side}",
+        "{} in all, {} of it running {} fork{}{details}",
         wall_time(wall_ms),
         wall_time(measure_ms),
         forks.forks,
@@ -351,7 +357,8 @@ pub fn time_detail_line(report: &Report) -> Option<String> {
     ))
 }
 
-/// The forks the rounds ran, and how many per benchmark and side that ran any.
+/// The forks the rounds ran (those measured again after a disturbance among them), and how
+/// many per benchmark and side that ran any.
 fn fork_summary(report: &Report) -> super::time::ForkSummary {
     let sides: Vec<usize> = report
         .benchmarks
@@ -366,7 +373,16 @@ fn fork_summary(report: &Report) -> super::time::ForkSummary {
             trim_float(forks as f64 / sides.len() as f64, 1)
         )
     });
-    super::time::ForkSummary { forks, per_side }
+    let remeasured = report
+        .benchmarks
+        .iter()
+        .map(|b| b.forks.remeasured.total())
+        .sum();
+    super::time::ForkSummary {
+        forks,
+        remeasured,
+        per_side,
+    }
 }
 
 /// The suite's disturbed forks in one sentence, `None` when there were none: `3 of 120 forks

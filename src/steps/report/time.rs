@@ -13,21 +13,34 @@ use crate::util::terminal::wall_time;
 /// The rest of a run below this is not named on the short line.
 const OTHER_SHOWN_FROM_MS: u64 = 1_000;
 
-/// The forks the rounds ran, for the measuring part: `96 forks, 8.7 per benchmark and side`.
+/// The forks the rounds ran, for the measuring part: `96 forks, 8.7 per benchmark and side`, or
+/// `98 forks, 2 measured again, 8.9 per benchmark and side`.
 pub struct ForkSummary {
+    /// Every fork run, those measured again after a disturbance included.
     pub forks: usize,
+    /// Of `forks`, those measured again ([`crate::steps::analysis::ForkCounts::remeasured`]).
+    pub remeasured: usize,
     /// `8.7 per benchmark and side`, when any side ran a fork.
     pub per_side: Option<String>,
 }
 
 impl ForkSummary {
     fn describe(&self) -> String {
-        match (self.forks, &self.per_side) {
-            (0, _) => "no fork".to_string(),
-            (1, _) => "1 fork".to_string(),
-            (n, Some(per_side)) => format!("{n} forks, {per_side}"),
-            (n, None) => format!("{n} forks"),
-        }
+        let count = match self.forks {
+            0 => return "no fork".to_string(),
+            1 => "1 fork".to_string(),
+            n => format!("{n} forks"),
+        };
+        std::iter::once(count)
+            .chain(self.details())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// What follows the count: `2 measured again` when any were, `8.7 per benchmark and side`.
+    pub fn details(&self) -> Vec<String> {
+        let again = (self.remeasured > 0).then(|| format!("{} measured again", self.remeasured));
+        again.into_iter().chain(self.per_side.clone()).collect()
     }
 }
 
@@ -147,6 +160,7 @@ mod tests {
     fn forks() -> ForkSummary {
         ForkSummary {
             forks: 36,
+            remeasured: 0,
             per_side: Some("6 per benchmark and side".to_string()),
         }
     }
@@ -162,6 +176,20 @@ mod tests {
     }
 
     #[test]
+    fn timesplit_forks_measured_again_are_counted_and_named() {
+        let again = ForkSummary {
+            forks: 38,
+            remeasured: 2,
+            per_side: Some("6.3 per benchmark and side".to_string()),
+        };
+        assert!(
+            split(&phases(), 94_000, 25_800, &again).contains(
+                "measuring 25.8 s (38 forks, 2 measured again, 6.3 per benchmark and side)"
+            )
+        );
+    }
+
+    #[test]
     fn timesplit_the_short_line_leaves_out_what_did_not_run() {
         let mut one_build = phases();
         one_build.build.head = None;
@@ -169,6 +197,7 @@ mod tests {
         one_build.probe_ms = 0;
         let none = ForkSummary {
             forks: 0,
+            remeasured: 0,
             per_side: None,
         };
         // Selection off, one build for both sides, under a second besides: no `other`.

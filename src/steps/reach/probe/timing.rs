@@ -1,5 +1,6 @@
 //! Which breakpoint hits of the native probe count, when only what runs inside the benchmark's
-//! timed routine does (criterion's `Bencher::iter` and the like): the probe of a benchmark whose
+//! timed routine does (criterion's `Bencher::iter` and the like, divan's sample task, libtest's
+//! and `bencher`'s `Bencher::iter`: [`crate::steps::instructions::timed`]): the probe of a benchmark whose
 //! changed code runs only outside its timed loop (docs/design/selection-code-identity.md).
 //!
 //! Why: such a benchmark enters its changed functions on every run (its set-up, its harness's
@@ -35,6 +36,36 @@
 //! routine is entered or returns) is what keeps that from happening unseen.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::OsString;
+
+use crate::model::harness::Harness;
+use crate::model::samples::ForkRecord;
+
+/// How long each divan sample of a probe's later runs is asked to last, when the probe stops at
+/// the timed routine: it stops twice a sample (entry and return), and divan's own samples of a
+/// fast benchmark last microseconds, so such a run spends its time in those stops (each waits
+/// for a CPU on a busy machine), and seldom covers a fork's run.
+pub const DIVAN_SAMPLE_NS: f64 = 1e6;
+
+/// The environment that makes the samples of a probe's next run last about
+/// [`DIVAN_SAMPLE_NS`], from the `record` of its last run (divan's median time per iteration):
+/// `DIVAN_SAMPLE_SIZE`, for divan. Divan still fills the time it is given, so the run makes as
+/// many iterations, only in fewer samples. `None` for the other harnesses (a criterion sample
+/// lasts a hundredth of the measurement time) or a record without a time.
+pub fn fewer_stops(harness: Harness, record: &ForkRecord) -> Option<(OsString, OsString)> {
+    if harness != Harness::Divan {
+        return None;
+    }
+    let per_iteration = record
+        .iters
+        .iter()
+        .zip(&record.times_ns)
+        .filter(|(iters, ns)| **iters > 0.0 && **ns > 0.0)
+        .map(|(iters, ns)| ns / iters)
+        .min_by(f64::total_cmp)?;
+    let size = (DIVAN_SAMPLE_NS / per_iteration).ceil().max(1.0) as u64;
+    Some(("DIVAN_SAMPLE_SIZE".into(), size.to_string().into()))
+}
 
 /// What the tracer knows of a thread stopped by an `int3`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -395,5 +426,59 @@ mod tests {
         assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
         // The old return address, reached again while outside.
         assert!(matches!(timing.stop(&stop(RETURN)), Action::Lost(_)));
+    }
+
+    #[test]
+    fn a_divan_probe_that_stops_at_its_sample_task_asks_for_samples_of_a_millisecond() {
+        let record = |ns: f64| ForkRecord {
+            iters: vec![1.0],
+            times_ns: vec![ns],
+            ..ForkRecord::default()
+        };
+        let size = |ns: f64| fewer_stops(Harness::Divan, &record(ns));
+        assert_eq!(
+            size(2.5),
+            Some(("DIVAN_SAMPLE_SIZE".into(), "400000".into()))
+        );
+        // A benchmark slower than a millisecond: one iteration a sample.
+        assert_eq!(size(5e6), Some(("DIVAN_SAMPLE_SIZE".into(), "1".into())));
+        assert_eq!(fewer_stops(Harness::Divan, &ForkRecord::default()), None);
+        let criterion = Harness::Criterion(crate::model::harness::CliDialect::Current);
+        assert_eq!(fewer_stops(criterion, &record(2.5)), None);
+    }
+
+    #[test]
+    fn a_harness_s_routines_that_call_each_other_keep_the_outermost_call_inside() {
+        // libtest's `Bencher::iter` calls `bench::ns_iter_inner` (both routines, when the
+        // compiler kept both as functions); divan's sample task is entered once a sample.
+        const INNER: u64 = 0x1800;
+        let mut timing = Timing::new(
+            BTreeMap::from([(SET_UP, "demo::set_up".to_string())]),
+            BTreeMap::from([
+                (ITER, "test::bench::Bencher::iter".to_string()),
+                (INNER, "test::bench::ns_iter_inner".to_string()),
+            ]),
+            BTreeSet::from([SET_UP]),
+        );
+        assert_eq!(timing.armed(), BTreeSet::from([ITER, INNER]));
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        // Inside, the inner routine's entry holds no breakpoint: its call is never seen.
+        assert!(!timing.armed().contains(&INNER));
+        assert_eq!(
+            timing.stop(&stop(SET_UP)),
+            Action::Hit("demo::set_up".into())
+        );
+        // Entered alone (the outer one inlined into the benchmark), the inner one starts the
+        // inside itself, each sample, and set-up between samples does not count.
+        let mut timing = Timing::new(
+            BTreeMap::from([(SET_UP, "demo::set_up".to_string())]),
+            BTreeMap::from([(INNER, "test::bench::ns_iter_inner".to_string())]),
+            BTreeSet::from([SET_UP]),
+        );
+        for _ in 0..3 {
+            assert!(matches!(timing.stop(&stop(INNER)), Action::Resume { .. }));
+            assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
+            assert_eq!(timing.armed(), BTreeSet::from([INNER]));
+        }
     }
 }

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use siphasher::sip128::{Hasher128, SipHasher13};
 
 use super::{Trace, TraceError};
+use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
 /// A directory of traces.
@@ -68,6 +69,16 @@ pub(super) fn run_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
     .chain(env)
 }
 
+/// A field the keys of divan's, libtest's and `bencher`'s traces hold since their traces tell
+/// their timed part (`Trace::timed`): one kept before has none, and would keep a benchmark whose
+/// changed code runs only outside its timed loop measured for good.
+fn timed_since(harness: Harness) -> Option<&'static [u8]> {
+    match harness {
+        Harness::Criterion(_) | Harness::Command => None,
+        Harness::Divan | Harness::Libtest | Harness::Bencher => Some(b"timed part 2026-11-29"),
+    }
+}
+
 impl TraceCache {
     pub fn new(dir: PathBuf) -> Self {
         TraceCache { dir }
@@ -78,7 +89,12 @@ impl TraceCache {
     pub fn key(req: &ForkRequest) -> std::io::Result<String> {
         let digest = executable_digest(&req.executable)?;
         let identity = [digest.as_bytes(), req.harness.name().as_bytes()];
-        Ok(fields_digest(identity.into_iter().chain(run_fields(req))))
+        Ok(fields_digest(
+            identity
+                .into_iter()
+                .chain(timed_since(req.harness))
+                .chain(run_fields(req)),
+        ))
     }
 
     /// The kept trace of `req`'s benchmark, or the one `trace` makes, kept. `trace` is not called

@@ -138,6 +138,7 @@ fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
             shared_by: None,
         }],
         timed: None,
+        untimed: Some("it was traced natively (valgrind would take longer than its budget)".into()),
         tracer: Tracer::Native,
         ..Trace::default()
     }

@@ -38,7 +38,7 @@ use super::{RunSummary, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 use crate::steps::instructions::callgrind::demangle;
-use crate::steps::instructions::{Valgrind, criterion, dumps, symbols};
+use crate::steps::instructions::{Valgrind, dumps, symbols, timed as harness_routines};
 
 /// Criterion's least warm-up in a measuring run (a fork's own, when longer): long enough for a
 /// few doubling warm-up calls under valgrind.
@@ -111,7 +111,13 @@ pub(super) struct RunTrace {
     pub summary: RunSummary,
     /// Of `executed`, what ran within the calls of the timed routine ([`timed_code`]).
     pub timed: Option<BTreeSet<u64>>,
+    /// Why a benchmark's run tells no `timed` part.
+    pub untimed: Option<String>,
 }
+
+/// Why a run that started a thread tells no timed part.
+pub const STARTED_A_THREAD: &str =
+    "its run started a thread (what another thread runs has no call from the timed routine)";
 
 /// The valgrind options of a traced run writing into `dir`.
 pub fn valgrind_options(dir: &Path) -> Vec<String> {
@@ -181,8 +187,8 @@ impl RunWatch {
                     == Some(" ... ok")
             }
             (Harness::Divan, Mode::Test) => {
-                let leaf = id.rsplit("::").next().unwrap_or(id);
-                line.trim_start_matches([' ', '├', '╰', '─', '│']) == leaf
+                let node = line.trim_start_matches([' ', '├', '╰', '─', '│']);
+                crate::model::harness::divan::is_leaf_of(id, node)
             }
             (harness, Mode::Measure) => harness.value_in_line(id, line).is_some(),
             _ => false,
@@ -259,15 +265,17 @@ pub(super) fn run(
             touched,
             summary,
             timed: None,
+            untimed: None,
         });
     }
     let mut executed = Executed::default();
     for profile in profiles {
         executed.merge(profile.executed);
     }
-    let timed = (!spawned)
-        .then(|| timed_code(&executed, req.harness, &req.executable))
-        .flatten();
+    let timed = match spawned {
+        true => Err(STARTED_A_THREAD.to_string()),
+        false => timed_code(&executed, req.harness, &req.executable),
+    };
     let (addresses, libraries) = split_objects(executed, &req.executable, context)?;
     Ok(RunTrace {
         executed: addresses,
@@ -275,7 +283,8 @@ pub(super) fn run(
         libraries,
         touched,
         summary,
-        timed,
+        untimed: timed.as_ref().err().cloned(),
+        timed: timed.ok(),
     })
 }
 
@@ -467,23 +476,30 @@ fn run_direct(
     Ok(())
 }
 
-/// The addresses of the executable that ran within the calls of its timed routine (criterion's
-/// `Bencher::iter` and the like, [`criterion::is_measured_method`]): the code of every function
-/// the routine called, directly or through others, found in the profile's call graph
-/// ([`Executed::reached_from`]). A function called both inside and outside is inside.
+/// The addresses of the executable that ran within the calls of its harness's timed routine
+/// (criterion's `Bencher::iter` and the like, divan's sample task, libtest's and `bencher`'s
+/// `Bencher::iter`: [`harness_routines::routine_of`], the same the native probe stops at): the code of
+/// every function the routine called, directly or through others, found in the profile's call
+/// graph ([`Executed::reached_from`]). A function called both inside and outside is inside.
 ///
-/// `None` when that cannot be told: for another harness (libtest's and `bencher`'s timed loop is
-/// inlined into the benchmark's own function, divan's runs in a sample task), or when no timed
-/// routine ran. The caller also gives `None` when the run started a thread: what another
-/// thread runs while the routine waits for it has no call from the routine.
+/// Why not, when that cannot be told: an executable without the routine as a function of its
+/// own (inlined into the benchmark's function, as libtest's and `bencher`'s generic `iter`
+/// usually are), or no timed routine ran. The caller also tells none when the run started a
+/// thread: what another thread runs while the routine waits for it has no call from the
+/// routine.
 pub(super) fn timed_code(
     executed: &Executed,
     harness: Harness,
     executable: &Path,
-) -> Option<BTreeSet<u64>> {
-    if !matches!(harness, Harness::Criterion(_)) {
-        return None;
-    }
+) -> Result<BTreeSet<u64>, String> {
+    let inlined = |what: &str| {
+        format!(
+            "no timed routine ran as a function of its own ({what}: inlined into the benchmark's function?)"
+        )
+    };
+    let routine = harness_routines::routine_of(harness, executable)
+        .map_err(|e| format!("its timed routine cannot be looked for: {e}"))?
+        .ok_or_else(|| inlined(&harness_routines::described(harness)))?;
     let own: Vec<&executed::ObjectCode> = executed
         .objects
         .iter()
@@ -493,11 +509,11 @@ pub(super) fn timed_code(
     let roots: BTreeSet<String> = own
         .iter()
         .flat_map(|code| code.functions.keys())
-        .filter(|raw| criterion::is_measured_method(&symbols::skeleton(&demangle(raw))))
+        .filter(|raw| (routine.is)(&symbols::skeleton(&demangle(raw))))
         .cloned()
         .collect();
     if roots.is_empty() {
-        return None;
+        return Err(inlined(routine.what));
     }
     let reached = executed.reached_from(&roots);
     let addresses = own
@@ -506,7 +522,7 @@ pub(super) fn timed_code(
         .filter(|(function, _)| reached.contains(*function))
         .flat_map(|(_, addresses)| addresses.iter().copied())
         .collect();
-    Some(addresses)
+    Ok(addresses)
 }
 
 /// One process's profile: what ran, and the program it ran (`cmd:`, as valgrind resolved it).
@@ -837,6 +853,23 @@ mod tests {
             "dv\n╰─ alpha\n"
         ));
         assert!(!shows_run(Harness::Divan, Mode::Test, "dv::alpha", ""));
+        // A name with `::` is one node (divan 0.1.21's `--test --exact`, recorded).
+        let generic = "names::generic::Vec<alloc::string::String>";
+        let drawn = "names\n╰─ generic\n   ╰─ Vec<alloc::string::String>\n\n";
+        assert!(shows_run(Harness::Divan, Mode::Test, generic, drawn));
+        let argument = "names\n╰─ arg\n   ╰─ p::q\n\n";
+        assert!(shows_run(
+            Harness::Divan,
+            Mode::Test,
+            "names::arg::p::q",
+            argument
+        ));
+        assert!(!shows_run(
+            Harness::Divan,
+            Mode::Test,
+            "names::arg::q",
+            argument
+        ));
         assert!(shows_run(
             Harness::Bencher,
             Mode::Measure,

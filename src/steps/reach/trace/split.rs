@@ -743,7 +743,8 @@ impl Parts {
                     wall_ms: run.wall_ms / count,
                     shared_by: Some(run.shared_by),
                 },
-                timed,
+                untimed: timed.as_ref().err().cloned(),
+                timed: timed.ok(),
             })
         });
         Ok(runs.collect())

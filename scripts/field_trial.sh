@@ -9,12 +9,18 @@
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
 #   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
+#   LIST_ONLY=1    run each trial's `--list` only (what a run would measure, and why), no comparison
 # Each trial runs `--list` first (what a run would measure, and why), then the comparison.
 # Run it under ../shared/tools/quiet on a quiet machine: the wall-time split counts only then.
 #
 # A clone whose commits lack some blobs (a mirror that left out large files) is compared at
 # rebuilt commits: the same trees without those files, with fixed author and dates, so the
 # rebuilt hashes are the same on every machine; the script says which files it left out.
+#
+# A base or head written `revert X on Y` is commit Y with the change of commit X undone, built
+# the same way (fixed author, Y's dates, parent Y): a real change measured on a later tree, such
+# as a commit of a crate no benchmark uses on a tree whose lock has a newer harness. A commit the
+# clone lacks is looked for in the pull requests' heads (`refs/pull/*/head`).
 set -euo pipefail
 
 # name | repository | base | head | manifest (in the repository) | toolchain | extra arguments | claim
@@ -25,6 +31,7 @@ polyval-cpb|RustCrypto/universal-hashes|60e01af921bd~1|60e01af921bd|benches/Carg
 anstyle-divan|rust-cli/anstyle|fb843c5f55be~1|fb843c5f55be|Cargo.toml|||"perf: avoid using write! macro with single str" (#228) in anstyle'"'"'s Display impls: divan benchmarks of anstream and anstyle-parse, none of which renders a style
 httparse-avx2|seanmonstar/httparse|47853d73f383~1|47853d73f383|Cargo.toml||-- ^req/ ^req_short/ ^resp/ ^resp_short/ uri/uri_1024b header/value_1024b version/http11 method/get|"perf(simd): avx2 fallback to swar instead of sse4.2" (#181), "massive implications on the default runtime perf"; build script probing rustc, LTO and one codegen unit in the bench profile
 kupyna-ttable|RustCrypto/hashes|81ae18a6174e~1|81ae18a6174e|Cargo.toml|nightly||"T-table lookup for fast kupyna hashing" (#778), "a significant 8x speedup"; 23 members with libtest #[bench] targets
+anstyle-roff|rust-cli/anstyle|revert 3f497444 on ce8c6e125b06|ce8c6e125b06|Cargo.toml|||"perf(roff): Remove extra allocations" (3f497444) in anstyle-roff, which no benchmark uses, on the tree of #243 (divan 0.1.21, listed with --format terse): every benchmark unchanged (same code)
 png-paeth|image-rs/image-png|850581b22298~1|850581b22298|Cargo.toml||--bench decoder -- decode/|"Improve Paeth auto-vectorization by changing how loop state is maintained" (#635): decoding real PNG files read from tests/benches/ at run time
 '
 
@@ -70,11 +77,49 @@ rebuild_without() {
       git -C "$dir" commit-tree "$tree" ${parent:+-p "$parent"}
 }
 
+# Commit $2 of repository $1, fetching the pull requests' heads when the clone lacks it.
+commit_of() {
+  if ! git -C "$1" rev-parse -q --verify "$2^{commit}" >/dev/null; then
+    git -C "$1" fetch -q origin '+refs/pull/*/head:refs/remotes/origin/pull/*'
+  fi
+  git -C "$1" rev-parse --verify "$2^{commit}"
+}
+
+# Commit $3 of repository $1 with the change of commit $2 undone, on parent $3: the message
+# names both, the author is fixed and the dates are $3's, so the hash is reproducible.
+revert_on() {
+  local dir=$1 change=$2 onto=$3 index tree
+  index=$(mktemp)
+  GIT_INDEX_FILE=$index git -C "$dir" read-tree "$onto"
+  git -C "$dir" diff "$change" "$change^" | GIT_INDEX_FILE=$index git -C "$dir" apply --cached
+  tree=$(GIT_INDEX_FILE=$index git -C "$dir" write-tree)
+  rm -f "$index"
+  printf 'field trial: %s without %s\n\nRevert "%s"\n' "$(git -C "$dir" rev-parse --short=12 "$onto")" \
+    "$(git -C "$dir" rev-parse --short=12 "$change")" "$(git -C "$dir" log -1 --format=%s "$change")" |
+    GIT_AUTHOR_NAME=field-trial GIT_AUTHOR_EMAIL=field-trial@localhost \
+      GIT_COMMITTER_NAME=field-trial GIT_COMMITTER_EMAIL=field-trial@localhost \
+      GIT_AUTHOR_DATE="$(git -C "$dir" log -1 --format=%aI "$onto")" \
+      GIT_COMMITTER_DATE="$(git -C "$dir" log -1 --format=%cI "$onto")" \
+      git -C "$dir" commit-tree "$tree" -p "$onto"
+}
+
+# The commit a trial's base or head ($2) names in repository $1: a revision, or `revert X on Y`.
+resolve_spec() {
+  local dir=$1 spec=$2 change onto
+  if [[ $spec =~ ^revert\ ([^ ]+)\ on\ ([^ ]+)$ ]]; then
+    change=$(commit_of "$dir" "${BASH_REMATCH[1]}")
+    onto=$(commit_of "$dir" "${BASH_REMATCH[2]}")
+    revert_on "$dir" "$change" "$onto"
+  else
+    commit_of "$dir" "$spec"
+  fi
+}
+
 # Prints "BASE HEAD": the trial's commits, rebuilt without the files the clone lacks if any.
 usable_commits() {
   local dir=$1 name=$2 base head drop
-  base=$(git -C "$dir" rev-parse --verify "$3^{commit}")
-  head=$(git -C "$dir" rev-parse --verify "$4^{commit}")
+  base=$(resolve_spec "$dir" "$3")
+  head=$(resolve_spec "$dir" "$4")
   drop=$( (missing_paths "$dir" "$base"; missing_paths "$dir" "$head") | sort -u)
   if [ -z "$drop" ]; then
     echo "$base $head"
@@ -149,6 +194,10 @@ run_trial() {
   # shellcheck disable=SC2086 # extra arguments are words
   (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
     --manifest-path "$manifest" --list $extra) >"$list" 2>&1 || echo "$name: --list failed (see $list)"
+  if [ -n "${LIST_ONLY:-}" ]; then
+    echo "== $name: --list in $list"
+    return
+  fi
   start=$(date +%s.%N)
   # shellcheck disable=SC2086 # extra arguments are words
   (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \

@@ -54,7 +54,7 @@ fn build(
                 BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
                 BuildEvent::NotSelected(package) => format!("not selected {package:?}"),
                 BuildEvent::Relinking { target } => format!("relinking {target}"),
-                BuildEvent::LayoutsUnavailable { target, reason } => {
+                BuildEvent::LayoutsUnavailable { target, reason, .. } => {
                     format!("layouts unavailable {target}: {reason}")
                 }
                 BuildEvent::NotCompiled(target) => format!("not compiled {target:?}"),

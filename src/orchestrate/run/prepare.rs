@@ -334,6 +334,9 @@ impl Builder<'_> {
         let programs = self.build_programs(&root, &label, &bin_dir, &mut on_event)?;
         progress.finish_bar();
         progress.note(&log.summary(&label, executables.len(), programs.as_ref()));
+        if let Some(note) = cargo_build_alone(&label, &log.layouts_unavailable) {
+            progress.note(&note);
+        }
         let one_path = crate::steps::build::one_path_of(&root);
         if let Some(normalised) = crate::steps::build::normalize::described(one_path.as_ref()) {
             progress.detail(&format!("{label}: {normalised}"));
@@ -450,6 +453,9 @@ pub(super) struct BuildLog {
     pub(super) unselected: Vec<UnselectedPackage>,
     pub(super) not_compiled: Vec<UncompiledBench>,
     pub(super) compiled: usize,
+    /// The targets measured in cargo's build alone, as `(package, target, why)`: told in one
+    /// note when the build ends ([`cargo_build_alone`]).
+    pub(super) layouts_unavailable: Vec<(String, String, String)>,
 }
 
 impl BuildLog {
@@ -474,10 +480,18 @@ impl BuildLog {
             BuildEvent::Relinking { target } => progress.step_message(&format!(
                 "building {label}: {target} for its {layouts} code layouts"
             )),
-            BuildEvent::LayoutsUnavailable { target, reason } => progress.note(&format!(
-                "bench target {target} of {label} is measured in cargo's build alone: relinking \
-                 it in another code layout failed ({reason})"
-            )),
+            BuildEvent::LayoutsUnavailable {
+                package,
+                target,
+                reason,
+            } => {
+                progress.detail(&format!(
+                    "{label}: bench target {target} of package {package} cannot be relinked in \
+                     another code layout ({reason})"
+                ));
+                let failed = (package.to_string(), target.to_string(), reason.to_string());
+                self.layouts_unavailable.push(failed);
+            }
             BuildEvent::NotCompiled(target) => self.not_compiled.push(target.clone()),
         }
     }
@@ -576,5 +590,84 @@ pub(super) fn remove_other_executables(bin: &Path, keep: &[String], progress: &P
                 entry.path().display()
             ));
         }
+    }
+}
+
+/// How many of the targets measured in cargo's build alone one note names before it counts the
+/// rest.
+const NAMED_ALONE: usize = 5;
+
+/// One note for the bench targets of `label` measured in cargo's build alone (`(package, target,
+/// why)`): the first with its reason, the next few by name and the rest counted (a workspace
+/// of 23 members whose targets are all `benches/mod.rs` gave 23 notes a side, each naming only
+/// `mod`). `-v` gives each target's reason as the build hears it.
+fn cargo_build_alone(label: &str, failed: &[(String, String, String)]) -> Option<String> {
+    let name =
+        |(package, target, _): &(String, String, String)| format!("{target} of package {package}");
+    let (first, others) = failed.split_first()?;
+    let why = &first.2;
+    if others.is_empty() {
+        return Some(format!(
+            "bench target {} in {label} is measured in cargo's build alone: relinking it in \
+             another code layout failed ({why})",
+            name(first)
+        ));
+    }
+    let mut named: Vec<String> = others.iter().take(NAMED_ALONE).map(name).collect();
+    if others.len() > NAMED_ALONE {
+        named.push(format!("{} more", others.len() - NAMED_ALONE));
+    }
+    Some(format!(
+        "{} bench targets of {label} are measured in cargo's build alone: relinking them in \
+         another code layout failed ({}: {why}); the others: {} (`-v` gives each one's reason)",
+        failed.len(),
+        name(first),
+        named.join(", ")
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(package: &str, target: &str) -> (String, String, String) {
+        let why = "the relink through `cargo rustc` built another program";
+        (package.into(), target.into(), why.into())
+    }
+
+    #[test]
+    fn one_target_in_cargo_s_build_alone_is_named_with_its_package_and_reason() {
+        let note = cargo_build_alone("base abc", &[failed("b", "mixes")]).unwrap();
+        assert_eq!(
+            note,
+            "bench target mixes of package b in base abc is measured in cargo's build alone: \
+             relinking it in another code layout failed (the relink through `cargo rustc` built \
+             another program)"
+        );
+        assert_eq!(cargo_build_alone("base abc", &[]), None);
+    }
+
+    #[test]
+    fn same_named_targets_of_many_packages_are_one_note_naming_the_packages() {
+        // RustCrypto/hashes: 23 members, each with `benches/mod.rs`.
+        let packages = [
+            "bash-hash",
+            "belt-hash",
+            "blake2",
+            "fsb",
+            "gost94",
+            "groestl",
+            "jh",
+        ];
+        let targets: Vec<_> = packages.iter().map(|p| failed(p, "mod")).collect();
+        let note = cargo_build_alone("head 81ae18a", &targets).unwrap();
+        assert_eq!(
+            note,
+            "7 bench targets of head 81ae18a are measured in cargo's build alone: relinking \
+             them in another code layout failed (mod of package bash-hash: the relink through \
+             `cargo rustc` built another program); the others: mod of package belt-hash, mod of \
+             package blake2, mod of package fsb, mod of package gost94, mod of package groestl, \
+             1 more (`-v` gives each one's reason)"
+        );
     }
 }

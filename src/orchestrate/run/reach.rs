@@ -336,16 +336,51 @@ fn side_settings<'a>(
     }
 }
 
-/// One line for what was set apart, and one per measured benchmark saying why.
+/// One line for what was set apart, and one per reason a benchmark is measured.
 fn announce(records: &BTreeMap<String, SelectionRecord>, progress: &mut Progress) {
     let skipped = records.values().filter(|r| r.skipped()).count();
     progress.note(&format!(
         "{skipped} of {} benchmark(s) execute the same code on both sides: unchanged without measuring (--measure-all measures them)",
         records.len()
     ));
-    for (id, record) in records.iter().filter(|(_, r)| r.measured) {
-        progress.note(&format!("{id} is measured: {}", record.detail));
+    for line in measured_lines(records) {
+        progress.note(&line);
     }
+}
+
+/// How many benchmarks of one reason get a line each; more share one line, which names this
+/// many and counts the rest.
+const NAMED_PER_REASON: usize = 3;
+
+/// The lines saying why the measured benchmarks of `records` are measured, in their order:
+/// `ID is measured: WHY`, except that a reason more than [`NAMED_PER_REASON`] benchmarks share
+/// is one line where its first would be, `N benchmarks are measured (A, B, C and N − 3 more):
+/// WHY` (RustCrypto/hashes: 192 lines of one reason; the JSON keeps each benchmark's).
+fn measured_lines(records: &BTreeMap<String, SelectionRecord>) -> Vec<String> {
+    let measured: Vec<(&String, &SelectionRecord)> =
+        records.iter().filter(|(_, r)| r.measured).collect();
+    let sharing = |why: &str| -> Vec<&str> {
+        let ids = measured.iter().filter(|(_, r)| r.detail == why);
+        ids.map(|(id, _)| id.as_str()).collect()
+    };
+    let mut told: Vec<&str> = Vec::new();
+    let mut lines = Vec::new();
+    for (id, record) in &measured {
+        let why = record.detail.as_str();
+        let ids = sharing(why);
+        if ids.len() <= NAMED_PER_REASON {
+            lines.push(format!("{id} is measured: {why}"));
+        } else if !told.contains(&why) {
+            told.push(why);
+            let named = ids[..NAMED_PER_REASON].join(", ");
+            let more = ids.len() - NAMED_PER_REASON;
+            let n = ids.len();
+            lines.push(format!(
+                "{n} benchmarks are measured ({named} and {more} more): {why}"
+            ));
+        }
+    }
+    lines
 }
 
 /// Sets each benchmark's selection on its records (its time record, its instruction record when
@@ -360,5 +395,35 @@ pub(super) fn record(file: &mut SampleFile, selections: BTreeMap<String, Selecti
         for record in file.benchmarks.iter_mut().filter(|b| ids.contains(&b.id)) {
             record.selection = Some(selection.clone());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_of_many_measured_benchmarks_is_one_line_and_of_few_one_line_each() {
+        let no_objects = "its build kept no objects to compare";
+        let mut records: BTreeMap<String, SelectionRecord> = ["a_10", "a_100", "b_10", "b_100"]
+            .iter()
+            .map(|id| (id.to_string(), undecided(no_objects.into())))
+            .collect();
+        records.insert("a_2".into(), undecided("its trace failed".into()));
+        records.insert("c".into(), undecided("its trace failed".into()));
+        let same = SelectionRecord {
+            measured: false,
+            ..SelectionRecord::default()
+        };
+        records.insert("d".into(), same);
+        assert_eq!(
+            measured_lines(&records),
+            [
+                "4 benchmarks are measured (a_10, a_100, b_10 and 1 more): its build kept no \
+                 objects to compare",
+                "a_2 is measured: its trace failed",
+                "c is measured: its trace failed",
+            ]
+        );
     }
 }

@@ -301,6 +301,7 @@ pub(super) fn relink_layouts(
             Ok(these) => these,
             Err(reason) => {
                 on_event(BuildEvent::LayoutsUnavailable {
+                    package: &package_from_id(&artifact.package_id, &artifact.manifest_path).name,
                     target: &artifact.target,
                     reason: &reason,
                 });

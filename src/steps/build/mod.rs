@@ -266,9 +266,13 @@ pub enum BuildEvent<'a> {
     /// Bench target (or program) `target` is being linked once more through cargo, which keeps
     /// what links its other code layouts ([`crate::steps::build::layout`]).
     Relinking { target: &'a str },
-    /// Bench target `target` could not be relinked in another layout, for `reason`; it is
-    /// measured in cargo's build alone.
-    LayoutsUnavailable { target: &'a str, reason: &'a str },
+    /// Bench target `target` of package `package` could not be relinked in another layout, for
+    /// `reason`; it is measured in cargo's build alone.
+    LayoutsUnavailable {
+        package: &'a str,
+        target: &'a str,
+        reason: &'a str,
+    },
     /// A bench target the build asked for that has no executable: it failed to compile (or
     /// shares its name with one that did), and the other bench targets were built without it.
     NotCompiled(&'a UncompiledBench),

@@ -230,7 +230,12 @@ fn copy_layouts(
             }) => relinks.push(link),
             Ok(_) => return Ok(cargo_only(names)),
             Err(reason) => {
+                let package = super::workspace::package_from_id(
+                    &artifact.package_id,
+                    &artifact.manifest_path,
+                );
                 on_event(BuildEvent::LayoutsUnavailable {
+                    package: &package.name,
                     target: &artifact.target,
                     reason: &reason,
                 });

@@ -125,16 +125,53 @@ pub(crate) fn run_under_valgrind(
     args: Vec<std::ffi::OsString>,
     who: &str,
 ) -> Result<Result<(f64, String), InstructionOutcome>, InstructionsError> {
-    run_under_valgrind_watching(req, valgrind, args, who, None)
+    run_under_valgrind_watching(req, valgrind, args, who, None, None)
 }
 
-/// [`run_under_valgrind`], with every line of output given to `on_line` as it comes.
+/// A run's progress as its output shows it: the moment of its last sign of progress (the
+/// caller's line watch moves it), and how long the run may go without one before it is killed.
+/// Why: a run of many benchmarks has a budget that is their budgets summed, and a set-up that
+/// runs before the first of them (a bench target's `main` making its inputs) would otherwise
+/// spend all of it under valgrind before the caller learns that valgrind is too slow.
+#[derive(Debug, Clone)]
+pub(crate) struct Stall {
+    pub last: std::sync::Arc<std::sync::Mutex<Instant>>,
+    pub after: Duration,
+}
+
+impl Stall {
+    /// A watch that starts now and allows `after` between signs of progress.
+    pub fn new(after: Duration) -> Self {
+        Self {
+            last: std::sync::Arc::new(std::sync::Mutex::new(Instant::now())),
+            after,
+        }
+    }
+
+    /// Records a sign of progress now.
+    pub fn progressed(&self) {
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+    }
+
+    /// Whether the run has gone `after` without a sign of progress.
+    pub fn stalled(&self) -> bool {
+        self.last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
+            >= self.after
+    }
+}
+
+/// [`run_under_valgrind`], with every line of output given to `on_line` as it comes, and killed
+/// when `stall` says the run went too long without progress.
 pub(crate) fn run_under_valgrind_watching(
     req: &ForkRequest,
     valgrind: &Valgrind,
     args: Vec<std::ffi::OsString>,
     who: &str,
     on_line: Option<crate::steps::fork::process::LineWatch>,
+    stall: Option<&Stall>,
 ) -> Result<Result<(f64, String), InstructionOutcome>, InstructionsError> {
     let started = Instant::now();
     let mut process = BenchProcess::spawn(Launch {
@@ -162,6 +199,16 @@ pub(crate) fn run_under_valgrind_watching(
                 format!(
                     "{who} did not finish within the fork timeout of {:?} and was killed",
                     req.timeout
+                ),
+                process.output_tail(OUTPUT_GRACE),
+            )));
+        }
+        if let Some(stall) = stall.filter(|s| s.stalled()) {
+            let _ = process.kill_and_reap();
+            return Ok(Err(failed(
+                format!(
+                    "{who} showed no progress for {:?} and was killed",
+                    stall.after
                 ),
                 process.output_tail(OUTPUT_GRACE),
             )));

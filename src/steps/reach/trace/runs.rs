@@ -444,6 +444,7 @@ fn run_direct(
         args,
         who,
         Some(on_line),
+        None,
     );
     let tail = match ran {
         Ok(Ok((_, tail))) => tail,

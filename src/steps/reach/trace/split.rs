@@ -37,8 +37,10 @@
 //! benchmark alone, as before (natively, [`super::native`], when the run outlasted its budget:
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
-//! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its benchmarks' budgets,
-//! [`super::runs::budget`]).
+//! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its
+//! benchmarks' budgets, [`super::runs::budget`]) or goes the largest of them without a benchmark
+//! starting or passing (a set-up before the first that valgrind makes minutes long: stopped
+//! after one benchmark's budget, not all of theirs).
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -54,6 +56,7 @@ use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceCache, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
+use crate::steps::instructions::command::Stall;
 use crate::steps::instructions::{Valgrind, dumps, symbols};
 
 /// Why benchmarks could not be traced in one run; they are then traced each alone.
@@ -297,6 +300,13 @@ struct Tested {
     lines: Vec<String>,
 }
 
+/// Whether `line` of a shared run's output shows a benchmark starting or passing: criterion's
+/// `Testing ID` and `Success`.
+fn is_progress(line: &str) -> bool {
+    let line = line.trim_end();
+    line.starts_with("Testing ") || line == "Success"
+}
+
 /// The most lines of a run's output [`Tested`] keeps.
 const KEPT_LINES: usize = 20_000;
 
@@ -366,6 +376,10 @@ fn launch(
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
     let args = arguments(&first.executable, &ids, boundaries, &out);
     let budget: Duration = reqs.iter().map(runs::budget).sum();
+    // The summed budget is for the benchmarks; none of them may take longer than its own to
+    // start, set-up before the first included (image-png's `decoder` makes its inputs in `main`:
+    // 450 s under valgrind, docs/design/field-trials.md).
+    let stall = Stall::new(reqs.iter().map(runs::budget).max().unwrap_or(budget));
     let mut req = first.clone();
     req.timeout = budget;
     req.cpu = None;
@@ -373,7 +387,11 @@ fn launch(
         .push(("CRITERION_HOME".into(), home.into_os_string()));
     let tested = Arc::new(Mutex::new(Tested::default()));
     let watcher = Arc::clone(&tested);
+    let progress = stall.clone();
     let on_line: crate::steps::fork::process::LineWatch = Box::new(move |line: &str| {
+        if is_progress(line) {
+            progress.progressed();
+        }
         watcher.lock().unwrap_or_else(|p| p.into_inner()).line(line);
     });
     let started = Instant::now();
@@ -383,13 +401,14 @@ fn launch(
         args,
         &who,
         Some(on_line),
+        Some(&stall),
     );
     let failed = |message: String, tail: String| -> SplitError {
-        if started.elapsed() >= budget {
+        if started.elapsed() >= budget || stall.stalled() {
             return TraceError::OverBudget {
                 who: who.clone(),
                 mode: Mode::Test,
-                budget,
+                budget: started.elapsed().min(budget),
             }
             .into();
         }
@@ -766,6 +785,37 @@ mod tests {
     use super::*;
     use crate::steps::reach::trace::Access;
     use std::path::PathBuf;
+
+    #[test]
+    fn only_criterion_s_testing_and_success_lines_are_progress() {
+        for line in [
+            "Testing group/a",
+            "Testing b (x+1)\n",
+            "Success",
+            "Success\n",
+        ] {
+            assert!(is_progress(line), "{line}");
+        }
+        for line in [
+            "",
+            "Benchmarking group/a",
+            "testing x",
+            "Successes",
+            "  Success!",
+        ] {
+            assert!(!is_progress(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_run_stalls_only_after_its_allowance_without_progress() {
+        let stall = Stall::new(Duration::from_millis(50));
+        assert!(!stall.stalled());
+        *stall.last.lock().unwrap() -= Duration::from_millis(60);
+        assert!(stall.stalled());
+        stall.progressed();
+        assert!(!stall.stalled());
+    }
 
     #[test]
     fn the_filter_matches_exactly_the_ids_asked_for() {

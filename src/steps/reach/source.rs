@@ -41,7 +41,9 @@
 //! second, the side without it must call a copy of it: a symbol whose outermost frame is that
 //! function at a line of that definition (each instantiation of a generic by its own extents).
 //! The copy's spans join that side's and are compared in their turn, what it inlines and what
-//! the first side inlined but it calls, until both sides hold the same functions. What remains
+//! the first side inlined but it calls, until both sides hold the same functions (a key of the
+//! workspace that copies brought to both sides is followed both ways: chrono's two `offset`s
+//! move in opposite directions, base inlining the module's and calling `Cache::offset`). What remains
 //! on one side only differs, except: code the compiler placed at the lines of another function
 //! both sides compare (a `for` loop's desugaring); a function of the standard library (the same
 //! by its path, its generic arguments in its name), which the other side may have optimised into
@@ -461,9 +463,9 @@ struct Apart<'r, 'a> {
     copies: [BTreeSet<String>; 2],
     /// The keys followed, by the side that has them: each is searched for once.
     followed: BTreeSet<(usize, Key)>,
-    /// The keys whose whole definition was found the same, with its lines on each side (`None`:
-    /// a file of the toolchain).
-    checked: BTreeMap<Key, DefinedAt>,
+    /// The keys whose whole definition was found the same, by the side and the lines that
+    /// located it, with its lines on each side (`None`: a file of the toolchain).
+    checked: BTreeMap<(usize, Key, u32, u32), DefinedAt>,
     /// The keys a side has alone that need no copy on the other side: the function has no
     /// symbol there, or the lines are its caller's.
     accepted: BTreeSet<(usize, Key)>,
@@ -484,12 +486,21 @@ impl Apart<'_, '_> {
             let spans = originals[side].spans.iter();
             spans.map(|(k, s)| (k.clone(), vec![s.clone()])).collect()
         });
-        // A copy followed brings what it inlines: follow until no copy is added.
+        // A copy followed brings what it inlines: follow until no copy is added. A key of the
+        // workspace both sides now have is followed too, unless both functions have it: it may
+        // be two functions of one name (chrono's two `offset`s), one inlined on each side.
+        let both = |key: &Key| originals.iter().all(|o| o.spans.contains_key(key));
         let mut grew = true;
         while grew {
             grew = false;
             for side in [0, 1] {
-                for key in self.alone(side) {
+                let mut keys = self.alone(side);
+                let shared = self.pools[side].keys().filter(|key| {
+                    !both(key) && !is_toolchain(Path::new(&key.0)) && !keys.contains(key)
+                });
+                let shared: Vec<Key> = shared.cloned().collect();
+                keys.extend(shared);
+                for key in keys {
                     grew |= self.follow(side, &key)?;
                 }
             }
@@ -504,11 +515,12 @@ impl Apart<'_, '_> {
                 )));
             }
         }
-        let both = |key: &Key| originals.iter().all(|o| o.spans.contains_key(key));
         let keys: BTreeSet<Key> = self.pools.iter().flat_map(|p| p.keys().cloned()).collect();
-        for key in &keys {
-            if !both(key) {
-                self.same_definition(key)?;
+        for key in keys.iter().filter(|key| !both(key)) {
+            for side in [0, 1] {
+                if self.pools[side].contains_key(key) {
+                    self.same_definition(side, key)?;
+                }
             }
         }
         for pool in &self.pools {
@@ -539,7 +551,7 @@ impl Apart<'_, '_> {
             return Ok(false);
         }
         let other = 1 - side;
-        let definition = self.same_definition(key)?;
+        let definition = self.same_definition(side, key)?;
         // The function itself is inlined into its callers there, which are compared in their
         // own right (their code differs: one side calls it, the other does not); or the lines
         // are of another function that both sides compare, where the compiler placed code of
@@ -591,18 +603,26 @@ impl Apart<'_, '_> {
     /// innermost item of its file holding its lines (those of its spans, on a side that has
     /// one), and every item of that key in the other side's version of the file, read the same.
     /// Its lines on each side when it does; a file of the toolchain is the same by its path.
-    fn same_definition(&mut self, key: &Key) -> Result<DefinedAt, SourceComparison> {
-        if let Some(definition) = self.checked.get(key) {
+    fn same_definition(&mut self, side: usize, key: &Key) -> Result<DefinedAt, SourceComparison> {
+        let (file, function) = key;
+        let spans = self.pools[side].get(key).map_or(&[][..], Vec::as_slice);
+        let first = spans.iter().map(|s| s.first).min().unwrap_or_default();
+        let last = spans
+            .iter()
+            .map(|s| s.first + (s.text.len() as u32).saturating_sub(1))
+            .max()
+            .unwrap_or_default();
+        let checked = (side, key.clone(), first, last);
+        if let Some(definition) = self.checked.get(&checked) {
             return Ok(*definition);
         }
-        let (file, function) = key;
         let name = short_name(function);
         if is_toolchain(Path::new(file)) {
             let definition = DefinedAt {
                 lines: [None, None],
                 defines: true,
             };
-            self.checked.insert(key.clone(), definition);
+            self.checked.insert(checked, definition);
             return Ok(definition);
         }
         if name != "{closure}" && self.changed.contains(&name) {
@@ -611,21 +631,13 @@ impl Apart<'_, '_> {
                  item named `{name}`"
             )));
         }
-        let side = usize::from(!self.pools[0].contains_key(key));
-        let spans = &self.pools[side][key];
-        let first = spans.iter().map(|s| s.first).min().unwrap_or_default();
-        let last = spans
-            .iter()
-            .map(|s| s.first + (s.text.len() as u32).saturating_sub(1))
-            .max()
-            .unwrap_or_default();
         let items = [0, 1].map(|s| self.readers[s].items(file));
         let items = match items {
             [Err(why), _] | [_, Err(why)] => return Err(SourceComparison::Unknown(why)),
             [Ok(base), Ok(head)] => [base, head],
         };
         let definition = defined_at([&items[0], &items[1]], side, (first, last), key)?;
-        self.checked.insert(key.clone(), definition);
+        self.checked.insert(checked, definition);
         Ok(definition)
     }
 }

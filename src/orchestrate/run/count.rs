@@ -343,7 +343,7 @@ fn note_same_source(
         let same: Vec<String> = functions
             .into_iter()
             .zip(compared)
-            .filter(|(_, c)| *c == source::SourceComparison::Same)
+            .filter(|(_, c)| c.is_same())
             .map(|(f, _)| f)
             .collect();
         if same.is_empty() {

@@ -175,7 +175,7 @@ pub fn skip_outside_loop(
     let first_other = functions
         .iter()
         .zip(sources)
-        .find(|(_, source)| **source != SourceComparison::Same);
+        .find(|(_, source)| !source.is_same());
     let why = match first_other {
         _ if sources.len() != functions.len() => Some(format!(
             "the source of {} of its {} changed function(s) was not compared, so its set-up may \
@@ -190,7 +190,7 @@ pub fn skip_outside_loop(
         Some((name, SourceComparison::Unknown(why))) => Some(format!(
             "the source of `{name}` cannot be compared ({why}), so its set-up may have changed"
         )),
-        Some((_, SourceComparison::Same)) => None,
+        Some((_, SourceComparison::Same | SourceComparison::SameApart(_))) => None,
     };
     if let Some(why) = why {
         let detail = format!("{}; measured: {why}, {SET_UP_DECIDES}", record.detail);
@@ -198,13 +198,14 @@ pub fn skip_outside_loop(
     }
     let detail = format!(
         "{}; the code of {} differs only outside its timed loop (start-up, set-up, teardown), \
-         compiled from the same source on both sides",
+         compiled from the same source on both sides{}",
         same_code_detail(timed.functions, timed.data, timed.files).replacen(
             "same code:",
             "same code in its timed loop:",
             1
         ),
-        list_names(functions)
+        list_names(functions),
+        apart_notes(sources)
     );
     SelectionRecord {
         measured: false,
@@ -224,6 +225,23 @@ pub fn skip_outside_loop(
 /// docs/design/field-trials.md).
 const SET_UP_DECIDES: &str = "and what a set-up computes can decide what the timed loop runs (a \
                               CPU-feature check that picks another backend)";
+
+/// What the source comparisons found inlined on one side and called on the other
+/// ([`SourceComparison::SameApart`]), each once, in parentheses: "" when nothing was.
+fn apart_notes(sources: &[SourceComparison]) -> String {
+    let mut notes: Vec<&str> = Vec::new();
+    for source in sources {
+        if let SourceComparison::SameApart(note) = source
+            && !notes.contains(&note.as_str())
+        {
+            notes.push(note);
+        }
+    }
+    match notes.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", notes.join("; ")),
+    }
+}
 
 /// At most three of `names`, and how many more.
 fn list_names(names: &[String]) -> String {
@@ -508,6 +526,24 @@ mod tests {
         assert_eq!(skipped.same_source, skipped.outside_loop);
         assert_eq!(skipped.changed_functions.len(), 2);
         assert_eq!((skipped.functions, skipped.data), (12, 3));
+    }
+
+    #[test]
+    fn a_function_inlined_on_one_side_only_from_the_same_source_is_named_in_the_skip() {
+        let note = "`offset` (src/unix.rs) inlined in base, called in head, same source";
+        let sources = [
+            SourceComparison::SameApart(note.to_string()),
+            SourceComparison::SameApart(note.to_string()),
+        ];
+        let skipped = skip_outside_loop(outside_only(), &sources, TIMED);
+        assert!(skipped.skipped(), "{skipped:?}");
+        assert!(
+            skipped.detail.ends_with(&format!(
+                "compiled from the same source on both sides ({note})"
+            )),
+            "{}",
+            skipped.detail
+        );
     }
 
     #[test]

@@ -27,10 +27,36 @@
 //! differ. A file that does not parse falls back to every name on its changed lines. The caller
 //! only trusts this comparison for functions whose code lies outside the timed loop, never to
 //! skip a benchmark whose timed code differs.
+//!
+//! Inlined on one side, called on the other ([`SourceComparison::SameApart`]): the codegen units
+//! a commit moves also move what is inlined (chrono's `offset`, inlined into `Local::now` in
+//! base's build and called from it in head's), so one side has spans the other has not. Such a
+//! span is not a difference when, first, its function's whole definition is the same: the line
+//! tables name a function by its short name (`offset` for the module's function and for
+//! `Cache::offset` alike), so the definition is the innermost item of the file that holds the
+//! span's lines (a closure's is the function around it; lines two same-named functions share are
+//! held by every item they overlap), parsed with `syn` on both sides, and the items of that key
+//! must read the same token for token, lines shifted or not; and no item of that name may change
+//! anywhere ([`changed_names`]: a namesake elsewhere in the file could be the one called). And,
+//! second, the side without it must call a copy of it: a symbol whose outermost frame is that
+//! function at a line of that definition (each instantiation of a generic by its own extents).
+//! The copy's spans join that side's and are compared in their turn, what it inlines and what
+//! the first side inlined but it calls, until both sides hold the same functions (a key of the
+//! workspace that copies brought to both sides is followed both ways: chrono's two `offset`s
+//! move in opposite directions, base inlining the module's and calling `Cache::offset`). What remains
+//! on one side only differs, except: code the compiler placed at the lines of another function
+//! both sides compare (a `for` loop's desugaring); a function of the standard library (the same
+//! by its path, its generic arguments in its name), which the other side may have optimised into
+//! other code; and a function with no symbol at all on one side, inlined into all its callers
+//! there, which are compared in their own right (one side calls it, the other does not, so their
+//! code differs). A file that cannot be read or parsed, lines no item holds, more than 32
+//! copies to follow: [`SourceComparison::Unknown`].
 
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::iter::once;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
@@ -62,10 +88,26 @@ pub struct Span {
 pub enum SourceComparison {
     /// The same spans with the same text: it computes the same (as far as its lines tell).
     Same,
+    /// The same source, though a function of it is inlined on one side and called on the other:
+    /// its whole definition reads the same on both sides, and the copy called is compared in its
+    /// own right. The note names them: "`offset` (src/offset/local/unix.rs) inlined in base,
+    /// called in head, same source".
+    SameApart(String),
     /// A span differs or is on one side only; the reason names it.
     Differs(String),
     /// The line tables or the files cannot tell.
     Unknown(String),
+}
+
+impl SourceComparison {
+    /// Whether both sides were compiled from the same source ([`SourceComparison::Same`] or
+    /// [`SourceComparison::SameApart`]).
+    pub fn is_same(&self) -> bool {
+        matches!(
+            self,
+            SourceComparison::Same | SourceComparison::SameApart(_)
+        )
+    }
 }
 
 /// How a function's source is found: the line tables of `executable` (a build with line
@@ -97,32 +139,599 @@ pub fn compare_functions(
     functions: &[String],
     changed: &ChangedNames,
 ) -> Vec<SourceComparison> {
-    let sources = |side: &Side<'_>| -> Vec<Result<FunctionSource, String>> {
-        match places_of_all(side.executable, functions) {
-            Err(reason) => functions.iter().map(|_| Err(reason.clone())).collect(),
-            Ok(all) => all
-                .into_iter()
-                .map(|places| {
-                    source_of(&places?, side.checkout, |path| {
-                        std::fs::read_to_string(path).ok()
-                    })
-                })
-                .collect(),
+    match (Reader::open(base), Reader::open(head)) {
+        (Ok(base), Ok(head)) => functions
+            .iter()
+            .map(|function| compare_one([&base, &head], function, changed))
+            .collect(),
+        (Err(why), _) | (_, Err(why)) => functions
+            .iter()
+            .map(|_| SourceComparison::Unknown(why.clone()))
+            .collect(),
+    }
+}
+
+/// The names of the two sides, as reasons give them.
+const SIDES: [&str; 2] = ["base", "head"];
+
+/// The most functions called on one side and inlined on the other that one comparison follows.
+const MAX_COPIES: usize = 32;
+
+/// A span's key: the file as compared and the function of the inline chain.
+type Key = (String, String);
+
+/// One side's executable, read once: its function symbols (by name demangled without hash,
+/// and by [`short_name`]), its line tables, the checkout its sources are read from, and the
+/// items of the files parsed so far.
+struct Reader<'a> {
+    checkout: &'a Path,
+    symbols: BTreeMap<String, Extents>,
+    by_short_name: BTreeMap<String, Vec<String>>,
+    loader: addr2line::Loader,
+    items: RefCell<BTreeMap<String, ParsedItems>>,
+}
+
+impl<'a> Reader<'a> {
+    fn open(side: &Side<'a>) -> Result<Self, String> {
+        let symbols = extents_of(side.executable)?;
+        let loader = addr2line::Loader::new(side.executable).map_err(|e| {
+            format!(
+                "cannot read the line tables of {}: {e}",
+                side.executable.display()
+            )
+        })?;
+        let mut by_short_name: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for name in symbols.keys() {
+            by_short_name
+                .entry(short_name(name))
+                .or_default()
+                .push(name.clone());
         }
-    };
-    sources(base)
-        .into_iter()
-        .zip(sources(head))
-        .map(|pair| match pair {
-            (Ok(base), Ok(head)) => match (compare(&base, &head), uses_changed(&base, changed)) {
-                (SourceComparison::Same, Some(name)) => {
-                    SourceComparison::Differs(changed.reason(&name))
-                }
-                (comparison, _) => comparison,
-            },
-            (Err(reason), _) | (_, Err(reason)) => SourceComparison::Unknown(reason),
+        Ok(Reader {
+            checkout: side.checkout,
+            symbols,
+            by_short_name,
+            loader,
+            items: RefCell::default(),
         })
-        .collect()
+    }
+
+    /// The source of `function`'s symbols; `None` when it has none.
+    fn source(&self, function: &str) -> Result<Option<FunctionSource>, String> {
+        let Some(extents) = self.symbols.get(function) else {
+            return Ok(None);
+        };
+        let places = places_in(&self.loader, extents, function)?;
+        source_of(&places, self.checkout, |path| {
+            std::fs::read_to_string(path).ok()
+        })
+        .map(Some)
+    }
+
+    /// The symbols that are the function of `key` itself, not inlined: the outermost frame at
+    /// each of their entries is that function of that file, at a line within `lines` (any line
+    /// when `None`: a file of the toolchain, the same by its path).
+    fn copies(&self, key: &Key, lines: Option<(u32, u32)>) -> Vec<(String, Extents)> {
+        let (file, function) = key;
+        let candidates = self.by_short_name.get(&short_name(function));
+        let own = |start: u64| {
+            let Some(place) = self.outermost(start) else {
+                return false;
+            };
+            let (_, compared) = file_key(&place.file, self.checkout);
+            last_segment(&place.function) == last_segment(function)
+                && compared == *file
+                && lines.is_none_or(|(first, last)| (first..=last).contains(&place.line))
+        };
+        // A name without its hash is every instantiation of a generic: only the extents of
+        // this one are its copy.
+        let copy = |name: &String| {
+            let extents: Extents = self.symbols[name]
+                .iter()
+                .copied()
+                .filter(|&(start, _)| own(start))
+                .collect();
+            (!extents.is_empty()).then(|| (name.clone(), extents))
+        };
+        candidates.into_iter().flatten().filter_map(copy).collect()
+    }
+
+    /// The source of the code in `extents`, of symbols named `function`.
+    fn source_in(&self, function: &str, extents: &[(u64, u64)]) -> Result<FunctionSource, String> {
+        let places = places_in(&self.loader, extents, function)?;
+        source_of(&places, self.checkout, |path| {
+            std::fs::read_to_string(path).ok()
+        })
+    }
+
+    /// The outermost frame of the inline chain at `address`: the function whose symbol it is.
+    fn outermost(&self, address: u64) -> Option<Place> {
+        let mut frames = self.loader.find_frames(address).ok()?;
+        let mut outermost = None;
+        while let Ok(Some(frame)) = frames.next() {
+            outermost = Some(frame);
+        }
+        let frame = outermost?;
+        let raw = frame.function.as_ref()?.raw_name().ok()?;
+        let location = frame.location.as_ref()?;
+        Some(Place {
+            function: format!("{:#}", rustc_demangle::demangle(&raw)),
+            file: PathBuf::from(location.file?),
+            line: location.line.filter(|&l| l > 0)?,
+        })
+    }
+
+    /// The items of the file compared as `file` on this side, with their lines.
+    fn items(&self, file: &str) -> ParsedItems {
+        let mut items = self.items.borrow_mut();
+        let entry = items.entry(file.to_string()).or_insert_with(|| {
+            let path = self.checkout.join(file);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            item_lines(&text)
+                .map(Rc::new)
+                .map_err(|e| format!("cannot parse {}: {e}", path.display()))
+        });
+        entry.clone()
+    }
+}
+
+/// The items of a file with their lines, or why it cannot be read or parsed.
+type ParsedItems = Result<Rc<Vec<ItemLines>>, String>;
+
+/// An item of a file (a function, a method, an impl, a module, any other item), with the
+/// lines it takes: what a span of lines is found in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ItemLines {
+    /// Its module, its owner (an impl, a trait) and its name, or its text when it has none.
+    key: String,
+    first: u32,
+    last: u32,
+    /// Its tokens, doc comments and codegen hints left out ([`text`]).
+    text: String,
+}
+
+/// The items of the file `text`, at every level (inline modules, impls and traits, and their
+/// members), with their lines.
+fn item_lines(text: &str) -> Result<Vec<ItemLines>, String> {
+    let items = syn::parse_file(text)
+        .map(|file| {
+            let mut items = Vec::new();
+            collect_items(&file.items, "", &mut items);
+            items
+        })
+        .map_err(|e| e.to_string());
+    // The lines are read: free the text `span-locations` keeps per thread for them, which
+    // would otherwise grow with every file parsed.
+    proc_macro2::extra::invalidate_current_thread_spans();
+    items
+}
+
+/// Records `items` of the module `scope` (`a::b::`) and what is inside them.
+fn collect_items(items: &[syn::Item], scope: &str, out: &mut Vec<ItemLines>) {
+    use syn::Item;
+    for item in items {
+        let key = match item {
+            Item::Fn(f) => format!("{scope}fn {}", f.sig.ident),
+            Item::Impl(i) => {
+                let key = match &i.trait_ {
+                    Some((path, _)) => {
+                        format!("{scope}impl {} for {}", text(path), text(&i.self_ty))
+                    }
+                    None => format!("{scope}impl {}", text(&i.self_ty)),
+                };
+                for member in &i.items {
+                    let name = match member {
+                        syn::ImplItem::Fn(f) => format!("fn {}", f.sig.ident),
+                        other => format!("item {}", text(other)),
+                    };
+                    push_item(out, format!("{key}::{name}"), member);
+                }
+                key
+            }
+            Item::Trait(t) => {
+                let key = format!("{scope}trait {}", t.ident);
+                for member in &t.items {
+                    let name = match member {
+                        syn::TraitItem::Fn(f) => format!("fn {}", f.sig.ident),
+                        other => format!("item {}", text(other)),
+                    };
+                    push_item(out, format!("{key}::{name}"), member);
+                }
+                key
+            }
+            Item::Mod(m) => {
+                if let Some((_, inner)) = &m.content {
+                    collect_items(inner, &format!("{scope}{}::", m.ident), out);
+                }
+                format!("{scope}mod {}", m.ident)
+            }
+            other => format!("{scope}item {}", text(other)),
+        };
+        push_item(out, key, item);
+    }
+}
+
+/// Records `item` under `key` with its lines.
+fn push_item(
+    out: &mut Vec<ItemLines>,
+    key: String,
+    item: &(impl syn::spanned::Spanned + quote::ToTokens),
+) {
+    let span = item.span();
+    out.push(ItemLines {
+        key,
+        first: span.start().line as u32,
+        last: span.end().line as u32,
+        text: text(item),
+    });
+}
+
+/// The innermost of `items` that holds the lines `first` to `last`.
+fn innermost(items: &[ItemLines], first: u32, last: u32) -> Option<&ItemLines> {
+    items
+        .iter()
+        .filter(|i| i.first <= first && last <= i.last)
+        .min_by_key(|i| i.last - i.first)
+}
+
+/// The name of `function` without its path and generic arguments (`offset` of
+/// `chrono::offset::local::inner::Cache::offset`, `drop_in_place` of
+/// `core::ptr::drop_in_place<alloc::string::String>`); every closure's is `{closure}`.
+fn short_name(function: &str) -> String {
+    let last = last_segment(function);
+    let name = match last.find('<') {
+        Some(open) if open > 0 => &last[..open],
+        _ => last,
+    };
+    if name.starts_with("{closure") || name.starts_with("{{closure") {
+        "{closure}".to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// The last segment of the path `function`, with its generic arguments: what follows the last
+/// `::` outside angle brackets (`<Cache as Default>::default` gives `default`).
+fn last_segment(function: &str) -> &str {
+    let (mut depth, mut start) = (0usize, 0);
+    let bytes = function.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' if i == 0 || bytes[i - 1] != b'-' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
+            _ => {}
+        }
+    }
+    &function[start.min(function.len())..]
+}
+
+/// [`compare_function`] of one function, each side read by its [`Reader`].
+fn compare_one(
+    readers: [&Reader<'_>; 2],
+    function: &str,
+    changed: &ChangedNames,
+) -> SourceComparison {
+    let sources = match readers.map(|r| r.source(function)) {
+        [Err(why), _] | [_, Err(why)] => return SourceComparison::Unknown(why),
+        [Ok(None), Ok(None)] => {
+            return SourceComparison::Unknown(format!("no side has a symbol {function}"));
+        }
+        [Ok(base), Ok(head)] => [base, head],
+    };
+    let mut apart = Apart {
+        readers,
+        changed,
+        symbolless: [sources[0].is_none(), sources[1].is_none()],
+        pools: Default::default(),
+        copies: Default::default(),
+        followed: BTreeSet::new(),
+        checked: BTreeMap::new(),
+        accepted: BTreeSet::new(),
+        notes: BTreeSet::new(),
+    };
+    let originals = sources.map(Option::unwrap_or_default);
+    if let Err(comparison) = apart.compare(&originals) {
+        return comparison;
+    }
+    let symbolless = (0..2).filter(|&side| apart.symbolless[side]).map(|side| {
+        format!(
+            "`{}` has no symbol in {}, inlined into its callers there, same source",
+            short_name(function),
+            SIDES[side]
+        )
+    });
+    let notes: Vec<String> = symbolless.chain(apart.notes).collect();
+    match notes.len() {
+        0 => SourceComparison::Same,
+        1..=3 => SourceComparison::SameApart(notes.join("; ")),
+        n => SourceComparison::SameApart(format!("{} (+{} more)", notes[..3].join("; "), n - 3)),
+    }
+}
+
+/// The comparison of one function whose code inlines, on one side, a function the other side
+/// calls: the spans on one side only are followed to the copy the other side calls.
+struct Apart<'r, 'a> {
+    readers: [&'r Reader<'a>; 2],
+    changed: &'r ChangedNames,
+    /// Whether the function has no symbol on a side: inlined into its callers there.
+    symbolless: [bool; 2],
+    /// Per side, the spans of the function and of the copies followed, by key.
+    pools: [BTreeMap<Key, Vec<Span>>; 2],
+    /// Per side, the copies followed.
+    copies: [BTreeSet<String>; 2],
+    /// The keys followed, by the side that has them: each is searched for once.
+    followed: BTreeSet<(usize, Key)>,
+    /// The keys whose whole definition was found the same, by the side and the lines that
+    /// located it, with its lines on each side (`None`: a file of the toolchain).
+    checked: BTreeMap<(usize, Key, u32, u32), DefinedAt>,
+    /// The keys a side has alone that need no copy on the other side: the function has no
+    /// symbol there, or the lines are its caller's.
+    accepted: BTreeSet<(usize, Key)>,
+    /// What was inlined on one side and called on the other.
+    notes: BTreeSet<String>,
+}
+
+impl Apart<'_, '_> {
+    /// The two sides' `originals` compared: a span both have must read the same; one a side
+    /// has alone must be of a function whose whole definition reads the same on both sides,
+    /// and the other side must call a copy of it, whose spans are compared in their turn; no
+    /// span of either side may name what the commit changes.
+    fn compare(&mut self, originals: &[FunctionSource; 2]) -> Result<(), SourceComparison> {
+        if let Some(why) = common_difference(&originals[0], &originals[1]) {
+            return Err(SourceComparison::Differs(why));
+        }
+        self.pools = [0, 1].map(|side| {
+            let spans = originals[side].spans.iter();
+            spans.map(|(k, s)| (k.clone(), vec![s.clone()])).collect()
+        });
+        // A copy followed brings what it inlines: follow until no copy is added. A key of the
+        // workspace both sides now have is followed too, unless both functions have it: it may
+        // be two functions of one name (chrono's two `offset`s), one inlined on each side.
+        let both = |key: &Key| originals.iter().all(|o| o.spans.contains_key(key));
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for side in [0, 1] {
+                let mut keys = self.alone(side);
+                let shared = self.pools[side].keys().filter(|key| {
+                    !both(key) && !is_toolchain(Path::new(&key.0)) && !keys.contains(key)
+                });
+                let shared: Vec<Key> = shared.cloned().collect();
+                keys.extend(shared);
+                for key in keys {
+                    grew |= self.follow(side, &key)?;
+                }
+            }
+        }
+        for side in [0, 1] {
+            if let Some((file, function)) = self.alone(side).first() {
+                let other = SIDES[1 - side];
+                return Err(SourceComparison::Differs(format!(
+                    "{}'s code of {function} ({file}) is not in {other}'s, nor in a copy of it \
+                     that {other} calls",
+                    SIDES[side]
+                )));
+            }
+        }
+        let keys: BTreeSet<Key> = self.pools.iter().flat_map(|p| p.keys().cloned()).collect();
+        for key in keys.iter().filter(|key| !both(key)) {
+            for side in [0, 1] {
+                if self.pools[side].contains_key(key) {
+                    self.same_definition(side, key)?;
+                }
+            }
+        }
+        for pool in &self.pools {
+            let spans = pool.values().flatten();
+            if let Some(name) = names_changed(spans, self.changed) {
+                return Err(SourceComparison::Differs(self.changed.reason(&name)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The keys of `side`'s spans that the other side has not, and that are still to follow.
+    fn alone(&self, side: usize) -> Vec<Key> {
+        let other = &self.pools[1 - side];
+        self.pools[side]
+            .keys()
+            .filter(|key| !other.contains_key(*key))
+            .filter(|key| !self.accepted.contains(&(side, (*key).clone())))
+            .cloned()
+            .collect()
+    }
+
+    /// Follows `key`, inlined on `side` and not on the other: its whole definition must be the
+    /// same, and the other side must have a copy of it, whose spans join the other side's.
+    /// Whether a copy was added.
+    fn follow(&mut self, side: usize, key: &Key) -> Result<bool, SourceComparison> {
+        if !self.followed.insert((side, key.clone())) {
+            return Ok(false);
+        }
+        let other = 1 - side;
+        let definition = self.same_definition(side, key)?;
+        // The function itself is inlined into its callers there, which are compared in their
+        // own right (their code differs: one side calls it, the other does not); or the lines
+        // are of another function that both sides compare, where the compiler placed code of
+        // this one (a `for` loop's desugaring, a macro's expansion): no copy to follow.
+        if self.symbolless[other] || !definition.defines {
+            self.accepted.insert((side, key.clone()));
+            return Ok(false);
+        }
+        let (file, function) = key;
+        let copies = self.readers[other].copies(key, definition.lines[other]);
+        let mut grew = false;
+        for (copy, extents) in copies {
+            let id = format!("{copy} at {:#x}", extents[0].0);
+            if !self.copies[other].insert(id) {
+                continue;
+            }
+            if self.copies.iter().map(BTreeSet::len).sum::<usize>() > MAX_COPIES {
+                return Err(SourceComparison::Unknown(format!(
+                    "more than {MAX_COPIES} functions are inlined on one side and called on the other"
+                )));
+            }
+            let source = self.readers[other].source_in(&copy, &extents);
+            let source = source.map_err(SourceComparison::Unknown)?;
+            for (k, span) in source.spans {
+                self.pools[other].entry(k).or_default().push(span);
+            }
+            grew = true;
+        }
+        // None yet: a copy followed later (of the function that inlines it there) may hold it.
+        // The standard library's code is the same by its path, and its generic arguments are
+        // in its name: where the other side optimised such a function away or into another
+        // of its functions, what it calls of the workspace is followed in its own right.
+        if !self.pools[other].contains_key(key) {
+            if is_toolchain(Path::new(file)) {
+                self.accepted.insert((side, key.clone()));
+            }
+            return Ok(grew);
+        }
+        self.notes.insert(format!(
+            "`{}` ({file}) inlined in {}, called in {}, same source",
+            short_name(function),
+            SIDES[side],
+            SIDES[other]
+        ));
+        Ok(grew)
+    }
+
+    /// Whether the function of `key` has the same whole definition on both sides: the
+    /// innermost item of its file holding its lines (those of its spans, on a side that has
+    /// one), and every item of that key in the other side's version of the file, read the same.
+    /// Its lines on each side when it does; a file of the toolchain is the same by its path.
+    fn same_definition(&mut self, side: usize, key: &Key) -> Result<DefinedAt, SourceComparison> {
+        let (file, function) = key;
+        let spans = self.pools[side].get(key).map_or(&[][..], Vec::as_slice);
+        let first = spans.iter().map(|s| s.first).min().unwrap_or_default();
+        let last = spans
+            .iter()
+            .map(|s| s.first + (s.text.len() as u32).saturating_sub(1))
+            .max()
+            .unwrap_or_default();
+        let checked = (side, key.clone(), first, last);
+        if let Some(definition) = self.checked.get(&checked) {
+            return Ok(*definition);
+        }
+        let name = short_name(function);
+        if is_toolchain(Path::new(file)) {
+            let definition = DefinedAt {
+                lines: [None, None],
+                defines: true,
+            };
+            self.checked.insert(checked, definition);
+            return Ok(definition);
+        }
+        if name != "{closure}" && self.changed.contains(&name) {
+            return Err(SourceComparison::Differs(format!(
+                "{function} ({file}) is inlined on one side only, and the commit changes an \
+                 item named `{name}`"
+            )));
+        }
+        let items = [0, 1].map(|s| self.readers[s].items(file));
+        let items = match items {
+            [Err(why), _] | [_, Err(why)] => return Err(SourceComparison::Unknown(why)),
+            [Ok(base), Ok(head)] => [base, head],
+        };
+        let definition = defined_at([&items[0], &items[1]], side, (first, last), key)?;
+        self.checked.insert(checked, definition);
+        Ok(definition)
+    }
+}
+
+/// Where the function of `key` (`file`, `function`) is defined, its lines `first` to `last` on
+/// `side`, found in the `items` of both sides' versions of the file
+/// ([`Apart::same_definition`]): the same text on both sides, else why not.
+fn defined_at(
+    items: [&[ItemLines]; 2],
+    side: usize,
+    (first, last): (u32, u32),
+    (file, function): &Key,
+) -> Result<DefinedAt, SourceComparison> {
+    let name = short_name(function);
+    // The item that holds the lines; when none does (two functions of one name, or two
+    // closures `{closure#0}` of two functions, share a key), every item they overlap.
+    let keys: BTreeSet<&str> = match innermost(items[side], first, last) {
+        Some(item) => once(item.key.as_str()).collect(),
+        None => items[side]
+            .iter()
+            .filter(|i| i.first <= last && first <= i.last)
+            .map(|i| i.key.as_str())
+            .collect(),
+    };
+    if keys.is_empty() {
+        return Err(SourceComparison::Unknown(format!(
+            "no item of {file} holds lines {first}-{last} of {function} ({})",
+            SIDES[side]
+        )));
+    }
+    let of_keys = |items: &[ItemLines]| -> Vec<ItemLines> {
+        let held = items.iter().filter(|i| keys.contains(i.key.as_str()));
+        held.cloned().collect()
+    };
+    let [base, head] = [of_keys(items[0]), of_keys(items[1])];
+    let texts = |items: &[ItemLines]| {
+        let mut texts: Vec<(String, String)> = items
+            .iter()
+            .map(|i| (i.key.clone(), i.text.clone()))
+            .collect();
+        texts.sort();
+        texts
+    };
+    if texts(&base) != texts(&head) {
+        return Err(SourceComparison::Differs(format!(
+            "{function} ({file}) is inlined on one side only, and its source differs"
+        )));
+    }
+    let lines = |items: &[ItemLines]| {
+        let first = items.iter().map(|i| i.first).min()?;
+        Some((first, items.iter().map(|i| i.last).max()?))
+    };
+    let defines = keys.iter().any(|k| k.ends_with(&format!("fn {name}")));
+    let definition = DefinedAt {
+        lines: [lines(&base), lines(&head)],
+        defines: name == "{closure}" || defines,
+    };
+    Ok(definition)
+}
+
+/// Where the function of a span is defined, found the same on both sides
+/// ([`Apart::same_definition`]).
+#[derive(Debug, Clone, Copy)]
+struct DefinedAt {
+    /// The lines of the item that holds it on each side (`None`: a file of the toolchain).
+    lines: [Option<(u32, u32)>; 2],
+    /// Whether that item is the function itself (or the function around a closure), not one
+    /// whose lines the compiler gave its code.
+    defines: bool,
+}
+
+/// The first difference of the spans `base` and `head` both have, as a reason.
+fn common_difference(base: &FunctionSource, head: &FunctionSource) -> Option<String> {
+    base.spans.iter().find_map(|((file, function), span)| {
+        let other = head.spans.get(&(file.clone(), function.clone()))?;
+        let offset = first_difference(&span.text, &other.text)?;
+        Some(format!(
+            "{function} differs at {file}:{} (head's line {})",
+            span.first + offset,
+            other.first + offset
+        ))
+    })
+}
+
+/// The first name of `changed` that the lines of `spans` hold.
+fn names_changed<'s>(
+    spans: impl IntoIterator<Item = &'s Span>,
+    changed: &ChangedNames,
+) -> Option<String> {
+    spans
+        .into_iter()
+        .flat_map(|span| &span.text)
+        .flat_map(|line| identifiers(line))
+        .find(|name| changed.contains(name))
 }
 
 /// Every place the code of `function`'s symbols (all of its instantiations) comes from: each
@@ -138,7 +747,7 @@ fn places_of_all(
     executable: &Path,
     functions: &[String],
 ) -> Result<Vec<Result<BTreeSet<Place>, String>>, String> {
-    let extents = extents_of(executable, functions)?;
+    let extents = extents_of(executable)?;
     let loader = addr2line::Loader::new(executable).map_err(|e| {
         format!(
             "cannot read the line tables of {}: {e}",
@@ -189,18 +798,14 @@ fn places_in(
 /// The extents (start, end) of one function's symbols.
 type Extents = Vec<(u64, u64)>;
 
-/// The extents (start, end) of the function symbols of `executable` named one of `functions`
-/// once demangled without their hash, by that name.
-fn extents_of<'n>(
-    executable: &Path,
-    functions: &'n [String],
-) -> Result<BTreeMap<&'n str, Extents>, String> {
+/// The extents (start, end) of the function symbols of `executable`, by name demangled without
+/// its hash.
+fn extents_of(executable: &Path) -> Result<BTreeMap<String, Extents>, String> {
     let data = std::fs::read(executable)
         .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
     let file = object::File::parse(&*data)
         .map_err(|e| format!("cannot parse {}: {e}", executable.display()))?;
-    let wanted: BTreeSet<&str> = functions.iter().map(String::as_str).collect();
-    let mut extents: BTreeMap<&str, Extents> = BTreeMap::new();
+    let mut extents: BTreeMap<String, Extents> = BTreeMap::new();
     for symbol in file.symbols() {
         if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
             continue;
@@ -209,13 +814,11 @@ fn extents_of<'n>(
             continue;
         };
         let name = format!("{:#}", rustc_demangle::demangle(raw));
-        if let Some(&function) = wanted.get(name.as_str()) {
-            let start = symbol.address();
-            extents
-                .entry(function)
-                .or_default()
-                .push((start, start + symbol.size()));
-        }
+        let start = symbol.address();
+        extents
+            .entry(name)
+            .or_default()
+            .push((start, start + symbol.size()));
     }
     Ok(extents)
 }
@@ -276,15 +879,7 @@ pub fn source_of(
     }
     let mut source = FunctionSource::default();
     for ((file, function), (first, last)) in lines {
-        let file = if file.is_relative() {
-            checkout.join(file)
-        } else {
-            file
-        };
-        let key = match file.strip_prefix(checkout) {
-            Ok(inside) => inside.to_string_lossy().into_owned(),
-            Err(_) => file.to_string_lossy().into_owned(),
-        };
+        let (file, key) = file_key(&file, checkout);
         let text = if is_toolchain(&file) {
             Vec::new()
         } else {
@@ -303,6 +898,21 @@ pub fn source_of(
         source.spans.insert((key, function), Span { first, text });
     }
     Ok(source)
+}
+
+/// The file `file` of the line tables as it is read (a relative path is `checkout`'s) and as
+/// it is compared (its path inside the checkout, else its whole path).
+fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
+    let file = if file.is_relative() {
+        checkout.join(file)
+    } else {
+        file.to_path_buf()
+    };
+    let key = match file.strip_prefix(checkout) {
+        Ok(inside) => inside.to_string_lossy().into_owned(),
+        Err(_) => file.to_string_lossy().into_owned(),
+    };
+    (file, key)
 }
 
 /// Whether `file` is the standard library's as the line tables name it
@@ -881,13 +1491,9 @@ fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
 }
 
 /// The first name of `changed` that the lines of `source` hold.
+#[cfg(test)]
 fn uses_changed(source: &FunctionSource, changed: &ChangedNames) -> Option<String> {
-    source
-        .spans
-        .values()
-        .flat_map(|span| &span.text)
-        .flat_map(|line| identifiers(line))
-        .find(|name| changed.contains(name))
+    names_changed(source.spans.values(), changed)
 }
 
 /// The index of the first line where `a` and `b` differ, `None` when they are the same.
@@ -1122,6 +1728,183 @@ mod tests {
             .unwrap();
         assert!(status.success());
         exe
+    }
+
+    /// `files` (path in the checkout, text) compiled optimised with line tables, `src/main.rs`
+    /// the crate's root, in a checkout of its own under `dir`.
+    fn compiled_files(dir: &Path, side: &str, files: &[(&str, String)]) -> PathBuf {
+        let checkout = dir.join(side);
+        for (path, text) in files {
+            let path = checkout.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let exe = checkout.join("demo");
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+        let status = std::process::Command::new(rustc)
+            .current_dir(&checkout)
+            .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
+            .args(["debuginfo=line-tables-only", "src/main.rs", "-o"])
+            .arg(&exe)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        exe
+    }
+
+    /// A crate whose `setup` calls `util::helper`, marked `hint` (`always`: inlined, `never`:
+    /// called); `above` goes before it in `src/util.rs`, `shift` is its shift, and `add` what
+    /// `util::other::helper`, a function of the same name in the same file, adds.
+    fn apart_crate(hint: &str, above: &str, shift: u32, add: u32) -> Vec<(&'static str, String)> {
+        let main = "mod util;\n\n#[inline(never)]\nfn setup(n: u64) -> u64 {\n    let mut acc = 0;\n    \
+                    for i in 0..n {\n        acc ^= util::helper(i);\n    }\n    acc\n}\n\n\
+                    fn main() {\n    println!(\"{}\", setup(std::hint::black_box(1000)));\n    \
+                    println!(\"{}\", util::other::helper(std::hint::black_box(3)));\n}\n";
+        let util = format!(
+            "{above}#[inline({hint})]\npub fn helper(x: u64) -> u64 {{\n    \
+             x.wrapping_mul(0x9E37_79B9) ^ (x >> {shift})\n}}\n\npub mod other {{\n    \
+             #[inline(never)]\n    pub fn helper(x: u64) -> u64 {{\n        x + {add}\n    }}\n}}\n"
+        );
+        vec![("src/main.rs", main.to_string()), ("src/util.rs", util)]
+    }
+
+    /// `function` compared between the crates built in `dir`'s checkouts `base` and `head`.
+    fn compare_apart(dir: &Path, base: &str, head: &str, function: &str) -> SourceComparison {
+        let [base, head] = [base, head].map(|side| dir.join(side));
+        let changed = changed_names(&base, &head).unwrap();
+        let [base_exe, head_exe] = [&base, &head].map(|c| c.join("demo"));
+        compare_function(
+            &Side {
+                executable: &base_exe,
+                checkout: &base,
+            },
+            &Side {
+                executable: &head_exe,
+                checkout: &head,
+            },
+            function,
+            &changed,
+        )
+    }
+
+    #[test]
+    fn a_function_inlined_on_one_side_and_called_on_the_other_from_the_same_source_is_the_same() {
+        let dir = tempfile::tempdir().unwrap();
+        let unrelated = "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n";
+        for (side, hint, above) in [
+            ("inlined", "always", ""),
+            ("called", "never", ""),
+            ("shifted", "never", unrelated),
+        ] {
+            compiled_files(dir.path(), side, &apart_crate(hint, above, 7, 1));
+        }
+        let inlined = places_of(&dir.path().join("inlined/demo"), "demo::setup").unwrap();
+        assert!(
+            inlined.iter().any(|p| p.function.ends_with("helper")),
+            "the helper is inlined into setup: {inlined:?}"
+        );
+        let called = places_of(&dir.path().join("called/demo"), "demo::setup").unwrap();
+        assert!(
+            !called.iter().any(|p| p.function.ends_with("helper")),
+            "the helper is called from setup: {called:?}"
+        );
+        for head in ["called", "shifted"] {
+            let compared = compare_apart(dir.path(), "inlined", head, "demo::setup");
+            let SourceComparison::SameApart(note) = &compared else {
+                panic!("inlined in base, called in {head}: the same source: {compared:?}");
+            };
+            assert!(
+                note.contains("`helper` (src/util.rs) inlined in base, called in head"),
+                "{note}"
+            );
+        }
+        // The other way round: called in base, inlined in head.
+        let compared = compare_apart(dir.path(), "shifted", "inlined", "demo::setup");
+        let SourceComparison::SameApart(note) = &compared else {
+            panic!("called in base, inlined in head: the same source: {compared:?}");
+        };
+        assert!(note.contains("inlined in head, called in base"), "{note}");
+        // Base's copy of the helper, which head inlines everywhere, has the same source.
+        let helper = compare_apart(dir.path(), "called", "inlined", "demo::util::helper");
+        assert!(helper.is_same(), "{helper:?}");
+    }
+
+    #[test]
+    fn a_function_inlined_on_one_side_only_differs_when_its_source_or_a_namesake_does() {
+        let dir = tempfile::tempdir().unwrap();
+        for (side, hint, shift, add) in [
+            ("base", "always", 7, 1),
+            ("body", "never", 9, 1),
+            ("namesake", "never", 7, 2),
+            ("unreadable", "never", 7, 1),
+        ] {
+            compiled_files(dir.path(), side, &apart_crate(hint, "", shift, add));
+        }
+        let body = compare_apart(dir.path(), "base", "body", "demo::setup");
+        assert!(matches!(body, SourceComparison::Differs(_)), "{body:?}");
+        let SourceComparison::Differs(reason) =
+            compare_apart(dir.path(), "base", "namesake", "demo::setup")
+        else {
+            panic!("another `helper` of the file changed: it differs");
+        };
+        assert!(reason.contains("an item named `helper`"), "{reason}");
+        // The file that holds the helper cannot be read on the side that calls it.
+        let (base, head) = (dir.path().join("base"), dir.path().join("unreadable"));
+        let changed = changed_names(&base, &head).unwrap();
+        std::fs::remove_file(head.join("src/util.rs")).unwrap();
+        let unknown = compare_function(
+            &Side {
+                executable: &base.join("demo"),
+                checkout: &base,
+            },
+            &Side {
+                executable: &head.join("demo"),
+                checkout: &head,
+            },
+            "demo::setup",
+            &changed,
+        );
+        assert!(
+            matches!(unknown, SourceComparison::Unknown(ref why) if why.contains("util.rs")),
+            "{unknown:?}"
+        );
+    }
+
+    #[test]
+    fn a_span_is_found_in_the_innermost_item_holding_its_lines() {
+        let text = "fn offset(d: u32) -> u32 {\n    let f = |x: u32| x + 1;\n    f(d)\n}\n\
+                    struct Cache;\n\
+                    impl Cache {\n    fn offset(&mut self, d: u32) -> u32 {\n        d * 2\n    }\n}\n";
+        let items = item_lines(text).unwrap();
+        let at = |first, last| innermost(&items, first, last).map(|i| i.key.as_str());
+        assert_eq!(at(2, 3), Some("fn offset"));
+        assert_eq!(at(8, 8), Some("impl Cache ::fn offset"));
+        assert_eq!(at(3, 8), None);
+        assert!(item_lines("fn broken( {").is_err());
+    }
+
+    #[test]
+    fn short_names_drop_the_path_the_generic_arguments_and_a_closure_s_number() {
+        for (name, short) in [
+            ("chrono::offset::local::inner::Cache::offset", "offset"),
+            (
+                "<chrono::offset::local::inner::Cache as core::default::Default>::default",
+                "default",
+            ),
+            (
+                "core::ptr::drop_in_place<alloc::string::String>",
+                "drop_in_place",
+            ),
+            (
+                "get_or_insert_with<demo::Cache, fn() -> demo::Cache>",
+                "get_or_insert_with",
+            ),
+            ("demo::offset::{{closure}}", "{closure}"),
+            ("{closure#0}", "{closure}"),
+            ("offset", "offset"),
+        ] {
+            assert_eq!(short_name(name), short, "{name}");
+        }
     }
 
     #[test]

@@ -22,8 +22,10 @@
 //! `-C extra-filename`, which name the unit), so cargo never sees the arguments: the unit keeps
 //! its fingerprint, file name and dependencies, those of the build's own feature resolution over
 //! the workspace, and the objects are those of the executable measured (checked on a workspace
-//! where another member turns on a feature of a shared dependency, `tests/end_to_end/layouts.rs`;
-//! the executable the relink links is byte-identical to cargo's). Cargo's executable is put back
+//! where another member turns on a feature of a shared dependency, `tests/end_to_end/layouts.rs`:
+//! the layouts have the functions of cargo's executable; on a one-package crate with cargo 1.95
+//! the relink's own executable came out byte-identical to cargo's, and `cargo bench -v` ran
+//! rustc for that unit alone). Cargo's executable is put back
 //! afterwards, so layout 0 stays the one cargo linked. An empty ordering file leaves the linker's
 //! order alone, the extra arguments change no crate's `-C metadata` and no code (the symbol
 //! names, and with them codegen-unit partitioning and inlining, stay those of layout 0),

@@ -12,13 +12,25 @@
 //! revisions in (nearly) the same layout.
 //!
 //! Layout 0 is cargo's own build, the executable the user's `cargo bench` makes. For the others,
-//! the target is linked once more through cargo, by
-//! `cargo rustc --profile bench --bench T -p ID -- -C link-arg=-Wl,--symbol-ordering-file=/dev/null
-//! -C save-temps --print link-args`: an empty ordering file leaves the linker's order alone, the
-//! extra arguments change no crate's `-C metadata` and no code (the symbol names, and with them
-//! codegen-unit partitioning and inlining, stay those of layout 0, as `tests/end_to_end/layouts.rs`
-//! checks), `-C save-temps` keeps the objects the linker is given and `--print link-args` prints
-//! its command line ([`LinkCommand`]). Layout `k ≥ 1` links those objects again with that
+//! the target is linked once more by the build that made it: the side's own cargo command again
+//! (`cargo bench --no-run`, or `cargo build --profile P` for a program, with the build's package
+//! selection, features, profile and target directory), narrowed to the target (`--bench T`,
+//! `--bin T`), with cargo's executable of the target moved aside so that cargo compiles that unit
+//! again and no other, and the compiler wrapper ([`super::normalize`]) adding to that one
+//! compilation `-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps --print
+//! link-args`. The wrapper recognises it by the executable's file name (`--crate-name` and
+//! `-C extra-filename`, which name the unit), so cargo never sees the arguments: the unit keeps
+//! its fingerprint, file name and dependencies, those of the build's own feature resolution over
+//! the workspace, and the objects are those of the executable measured (checked on a workspace
+//! where another member turns on a feature of a shared dependency, `tests/end_to_end/layouts.rs`:
+//! the layouts have the functions of cargo's executable; on a one-package crate with cargo 1.95
+//! the relink's own executable came out byte-identical to cargo's, and `cargo bench -v` ran
+//! rustc for that unit alone). Cargo's executable is put back
+//! afterwards, so layout 0 stays the one cargo linked. An empty ordering file leaves the linker's
+//! order alone, the extra arguments change no crate's `-C metadata` and no code (the symbol
+//! names, and with them codegen-unit partitioning and inlining, stay those of layout 0),
+//! `-C save-temps` keeps the objects the linker is given and `--print link-args` prints its
+//! command line ([`LinkCommand`]). Layout `k ≥ 1` links those objects again with that
 //! command, the empty ordering file replaced by one that lists every function of the objects
 //! sorted by a keyed hash of (`k`, its name) ([`ordering`](super::link::ordering)): a function's place in that order
 //! depends on its own name alone, so the functions base and head share come in the same relative
@@ -36,32 +48,35 @@
 //! links only those it ran; what links them is kept with the build and serves later runs.
 //!
 //! The command is saved beside the executable cargo linked (`<executable>.perfdiff-link`) with
-//! the objects it links, because cargo finds that unit up to date whenever the target's code did
-//! not change (a new commit elsewhere in the workspace) and prints nothing then; the other
-//! intermediate files of `-C save-temps` (bitcode) are removed. When there is neither, cargo's
-//! executable is removed and cargo asked again; so too when the saved command's own `PATH` (the
-//! shell's at the build, behind the toolchain's tool directories rustc puts first) no longer finds
-//! its linker. The kept link records the linker that `PATH` found, and checks it before every
-//! layout like the objects: layouts are linked as layout 0 was, whatever a later shell's `PATH`
-//! holds (so a new shell rebuilds nothing), and a build whose linker is gone or changed is not
-//! reused for layouts still to link ([`super::link::KeptLink::links_as_built`]).
+//! the objects it links; a later build in which cargo did not compile the unit again (a new
+//! commit elsewhere in the workspace: the executable is then older than the saved command, and
+//! every file the command links is still there) uses it without compiling the target once more.
+//! The other intermediate files of `-C save-temps` (bitcode) are removed. A saved command whose
+//! own `PATH` (the shell's at the build, behind the toolchain's tool directories rustc puts
+//! first) no longer finds its linker is not used. The kept link records the linker that `PATH`
+//! found, and checks it before every layout like the objects: layouts are linked as layout 0
+//! was, whatever a later shell's `PATH` holds (so a new shell rebuilds nothing), and a build
+//! whose linker is gone or changed is not reused for layouts still to link
+//! ([`super::link::KeptLink::links_as_built`]).
 //!
 //! `--symbol-ordering-file` is an option of LLVM's lld (rust-lld, the default linker on x86_64
-//! Linux since Rust 1.90) and of mold; a linker that rejects it (GNU ld) fails the link through
-//! cargo, which leaves the target with layout 0 alone, and the run says so.
+//! Linux since Rust 1.90) and of mold; a linker that rejects it (GNU ld) fails the relink, which
+//! leaves the target with layout 0 alone, and the run says so.
 //!
-//! `cargo rustc` selects one package and resolves features for it alone, while cargo's build
-//! resolves them over the workspace: where another member turns on features of a dependency the
-//! target shares (anstyle: clap's `color`, `error-context`, … from other members), the link
-//! through cargo compiles that dependency, and everything above it, anew with other code and
-//! other symbol hashes, and its objects are another program than layout 0 (on anstyle, 953 of
-//! the 1,789 functions of `stream`'s executable were in none of them). Layouts linked from them
-//! would mix two builds, and selection would read another program's code. So the Rust functions
-//! (`_ZN…17h…E`, `_R…`; the link adds C start-up functions no object names) that cargo's
-//! executable defines are looked up in the objects, ThinLTO's suffix aside; when one is missing
-//! the target keeps layout 0 alone and the run says so, as for a linker without ordering files,
-//! and selection measures its benchmarks (no objects to compare). Linking the layouts from the
-//! workspace build itself is the fix that would keep them (`docs/design/field-trials.md`).
+//! Without the wrapper (the library used by another program than `cargo-perfdiff`, whose builds
+//! are not normalised) the target is linked once more by `cargo rustc --profile bench --bench T
+//! -p ID -- …` with the same arguments. That selects one package and resolves features for it
+//! alone, while cargo's build resolves them over the workspace: where another member turns on
+//! features of a dependency the target shares (anstyle: clap's `color`, `error-context`, … from
+//! other members), `cargo rustc` compiles that dependency, and everything above it, anew with
+//! other code and other symbol hashes, and its objects are another program than layout 0 (on
+//! anstyle, 953 of the 1,789 functions of `stream`'s executable were in none of them; this was
+//! every relink's method until the relink in the build replaced it). So, whichever way the
+//! target was relinked, the Rust functions (`_ZN…17h…E`, `_R…`; the link adds C start-up
+//! functions no object names) that cargo's executable defines are looked up in the objects,
+//! ThinLTO's suffix aside; when one is missing the target keeps layout 0 alone and the run says
+//! so, as for a linker without ordering files, and selection measures its benchmarks (no objects
+//! to compare).
 //!
 //! The seeds are fixed (layout `k` is seed `k`), so every run of a commit measures the same
 //! layouts and reuses their builds.
@@ -70,11 +85,11 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use super::link::{LinkCommand, template_link_arg};
-use crate::steps::build::{BenchArtifact, BuildEvent, BuildOptions, CargoBuild};
+use crate::steps::build::{BenchArtifact, BuildEvent, BuildOptions, CargoBuild, ParsedBuild};
 
 /// What makes layouts, as the kept builds' key names it: a build kept by another method is not
 /// reused as if it were this one's.
-pub const METHOD: &str = "symbol-ordering-file, separate-code";
+pub const METHOD: &str = "symbol-ordering-file, separate-code, relinked in the build";
 
 /// Relinks the executables of one build: the cargo that built them, its options, and which
 /// kind of target they are.
@@ -104,14 +119,125 @@ impl<'a> RelinkedKind<'a> {
             RelinkedKind::Bin { profile } => ["--profile", profile, "--bin", target],
         }
     }
+
+    /// The cargo command of the build that made `target` of this kind with `opts`, narrowed to
+    /// that target: the package selection, features and profile unchanged, so that cargo
+    /// resolves features as it did, and every unit is the build's own.
+    fn build_args(self, target: &str, opts: &BuildOptions) -> Vec<String> {
+        let mut args: Vec<String> = match self {
+            RelinkedKind::Bench => ["bench", "--no-run", "--bench", target]
+                .map(String::from)
+                .to_vec(),
+            RelinkedKind::Bin { profile } => ["build", "--profile", profile, "--bin", target]
+                .map(String::from)
+                .to_vec(),
+        };
+        args.push("--message-format=json".to_string());
+        let selection = BuildOptions {
+            benches: Vec::new(),
+            ..opts.clone()
+        };
+        args.extend(selection.cargo_args());
+        args
+    }
 }
 
 impl Relinker<'_> {
-    /// Links `artifact` once more through cargo, in the linker's own order, and returns the
-    /// command that did it (printed now, or saved when cargo last linked it), for
-    /// [`LinkCommand::replay`]; or the one-line reason of cargo or the linker. When cargo found the
-    /// unit up to date and no command was saved, its executable is removed and cargo asked again.
+    /// Links `artifact` once more, in the linker's own order, keeping its objects, and returns
+    /// the command that did it, for [`LinkCommand::replay`]; or the one-line reason of cargo or
+    /// the linker. Through the build that made it when builds go through the compiler wrapper
+    /// (the `cargo-perfdiff` executable), else through `cargo rustc` (the library used alone).
     pub fn template(
+        &self,
+        artifact: &BenchArtifact,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<LinkCommand, String> {
+        match super::normalize::enabled() {
+            true => self.relink_in_the_build(artifact, on_event),
+            false => self.relink_through_cargo_rustc(artifact, on_event),
+        }
+    }
+
+    /// Links `artifact` again in the build that made it: its unit's executable moved aside, the
+    /// build's cargo command run again with the template's arguments added to that unit alone,
+    /// and cargo's executable put back. The command saved by the last relink serves when cargo
+    /// has not compiled the unit since.
+    fn relink_in_the_build(
+        &self,
+        artifact: &BenchArtifact,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<LinkCommand, String> {
+        let unit = unit_executable(artifact)?;
+        if let Some(saved) = LinkCommand::saved_since(&unit) {
+            return Ok(saved);
+        }
+        let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
+        let mut aside = unit.clone().into_os_string();
+        aside.push(".perfdiff-cargo");
+        let aside = PathBuf::from(aside);
+        std::fs::rename(&unit, &aside).map_err(|e| failed(&unit, e))?;
+        let relinked = self.rerun_build(artifact, &unit, on_event);
+        std::fs::rename(&aside, &unit).map_err(|e| failed(&unit, e))?;
+        if artifact.executable != unit {
+            uplift(&unit, &artifact.executable).map_err(|e| failed(&artifact.executable, e))?;
+        }
+        relinked
+    }
+
+    /// Runs the build's cargo command for `artifact` again, the wrapper adding the template's
+    /// arguments to the compilation of `unit` (cargo's executable, moved aside), and returns the
+    /// link command rustc printed.
+    fn rerun_build(
+        &self,
+        artifact: &BenchArtifact,
+        unit: &Path,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<LinkCommand, String> {
+        let unit_name = unit
+            .file_name()
+            .and_then(OsStr::to_str)
+            .ok_or_else(|| format!("{}: not a file name cargo gives", unit.display()))?;
+        let mut command = self
+            .cargo
+            .cargo(&self.kind.build_args(&artifact.target, self.opts));
+        super::normalize::add_to_unit(&mut command, unit_name, &template_args());
+        let (parsed, stderr_tail, status) = crate::steps::build::run_cargo(
+            command,
+            self.cargo.workspace_dir,
+            self.cargo.one_path.as_ref(),
+            on_event,
+        )
+        .map_err(|e| e.to_string())?;
+        let built = self
+            .artifacts(&parsed)
+            .iter()
+            .find(|b| b.package_id == artifact.package_id && b.target == artifact.target);
+        match built {
+            Some(built) if status.success() && built.executable != artifact.executable => {
+                Err(format!(
+                    "the relink built {} where the build made {}",
+                    built.executable.display(),
+                    artifact.executable.display()
+                ))
+            }
+            Some(_) if status.success() => LinkCommand::printed(&parsed.printed, unit)
+                .ok_or_else(|| "rustc printed no link command".to_string()),
+            _ => Err(failure_reason(&parsed.errors(), &stderr_tail)),
+        }
+    }
+
+    /// The executables of this kind in `parsed`.
+    fn artifacts<'p>(&self, parsed: &'p ParsedBuild) -> &'p [BenchArtifact] {
+        match self.kind {
+            RelinkedKind::Bench => &parsed.benches,
+            RelinkedKind::Bin { .. } => &parsed.programs,
+        }
+    }
+
+    /// Links `artifact` once more through `cargo rustc`, and returns the command that did it
+    /// (printed now, or saved when cargo last linked it). When cargo found the unit up to date
+    /// and no command was saved, its executable is removed and cargo asked again.
+    fn relink_through_cargo_rustc(
         &self,
         artifact: &BenchArtifact,
         on_event: &mut dyn FnMut(BuildEvent),
@@ -140,8 +266,8 @@ impl Relinker<'_> {
         args.extend(["--package", &artifact.package_id].map(String::from));
         args.extend(self.kind.selection(&artifact.target).map(String::from));
         args.extend(self.opts.feature_args());
-        args.extend(["--".to_string(), "-C".to_string(), template_link_arg()]);
-        args.extend(["-C", "save-temps", "--print", "link-args"].map(String::from));
+        args.push("--".to_string());
+        args.extend(template_args());
         let command = self.cargo.cargo(&args);
         let (parsed, stderr_tail, status) = crate::steps::build::run_cargo(
             command,
@@ -150,11 +276,8 @@ impl Relinker<'_> {
             on_event,
         )
         .map_err(|e| e.to_string())?;
-        let artifacts = match self.kind {
-            RelinkedKind::Bench => &parsed.benches,
-            RelinkedKind::Bin { .. } => &parsed.programs,
-        };
-        let built = artifacts
+        let built = self
+            .artifacts(&parsed)
             .iter()
             .find(|b| b.package_id == artifact.package_id && b.target == artifact.target);
         match built {
@@ -169,9 +292,10 @@ impl Relinker<'_> {
 
 /// The function names of the objects `link` links, when they are the program cargo built
 /// (`executable`, layout 0): every Rust function of the executable is among them. Otherwise the
-/// reason, for a target left with layout 0 alone: `cargo rustc -p ID` resolves features for that
-/// package alone, and a dependency that another member of the workspace gives more features is
-/// then compiled anew, with other code and other symbol hashes, as is everything above it.
+/// reason, for a target left with layout 0 alone. A relink in the build links the build's own
+/// objects; `cargo rustc -p ID` (without the wrapper) resolves features for that package alone,
+/// and a dependency that another member of the workspace gives more features is then compiled
+/// anew, with other code and other symbol hashes, as is everything above it.
 pub fn names_of_the_same_program(
     link: &LinkCommand,
     executable: &Path,
@@ -187,10 +311,68 @@ pub fn names_of_the_same_program(
 /// gives no layouts.
 fn another_program(missing: usize, of: usize) -> String {
     format!(
-        "the relink through `cargo rustc` built another program: {missing} of the {of} Rust \
-         functions of cargo's executable are in none of its objects (a dependency compiled with \
-         other features when the package is built alone)"
+        "the relink built another program: {missing} of the {of} Rust functions of cargo's \
+         executable are in none of its objects (a dependency compiled with other features, as \
+         when `cargo rustc` builds the package alone)"
     )
+}
+
+/// The arguments the wrapper adds to the relinked unit's compilation: the template's empty
+/// ordering file, the objects kept, the link command printed. None changes the code
+/// ([`super::normalize`] leaves them out of `-C metadata`).
+fn template_args() -> Vec<String> {
+    let mut args = vec!["-C".to_string(), template_link_arg()];
+    args.extend(["-C", "save-temps", "--print", "link-args"].map(String::from));
+    args
+}
+
+/// The executable of `artifact`'s unit, where rustc writes it (`deps/<crate>-<hash>`): the
+/// artifact itself for a bench target; for a program, which cargo uplifts to the profile's
+/// directory as a hard link, the file of `deps/` that is the same file.
+fn unit_executable(artifact: &BenchArtifact) -> Result<PathBuf, String> {
+    let executable = &artifact.executable;
+    let dir = executable.parent().unwrap_or(Path::new("."));
+    if dir.file_name() == Some(OsStr::new("deps")) {
+        return Ok(executable.clone());
+    }
+    let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
+    let same = std::fs::metadata(executable).map_err(|e| failed(executable, e))?;
+    let deps = dir.join("deps");
+    let prefix = format!("{}-", artifact.target.replace('-', "_"));
+    let entries = std::fs::read_dir(&deps).map_err(|e| failed(&deps, e))?;
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(&prefix) && !name.contains('.')
+        })
+        .find(|entry| {
+            entry.metadata().is_ok_and(|m| {
+                std::os::unix::fs::MetadataExt::ino(&m)
+                    == std::os::unix::fs::MetadataExt::ino(&same)
+                    && std::os::unix::fs::MetadataExt::dev(&m)
+                        == std::os::unix::fs::MetadataExt::dev(&same)
+            })
+        })
+        .map(|entry| entry.path())
+        .ok_or_else(|| {
+            format!(
+                "{}: cargo's own file in {} not found",
+                executable.display(),
+                deps.display()
+            )
+        })
+}
+
+/// Makes `uplifted` the file `unit` is again, as cargo's uplift left it: a hard link (a copy
+/// where the file system refuses).
+fn uplift(unit: &Path, uplifted: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(uplifted) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    std::fs::hard_link(unit, uplifted).or_else(|_| std::fs::copy(unit, uplifted).map(|_| ()))
 }
 
 /// The line that says why a relink failed: the linker's or rustc's error, else cargo's last word.
@@ -270,6 +452,36 @@ mod tests {
         assert_eq!(
             failure_reason("", &[]),
             "cargo rustc failed without a message"
+        );
+    }
+
+    #[test]
+    fn objects_without_functions_of_cargo_s_executable_are_another_program() {
+        // This test executable stands for cargo's: linked from a copy of itself, every function
+        // is there; from an archive without objects, none.
+        let exe = std::env::current_exe().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let object = dir.path().join("all.o");
+        std::fs::copy(&exe, &object).unwrap();
+        let empty = dir.path().join("libnone.rlib");
+        std::fs::write(&empty, b"!<arch>\n").unwrap();
+        let link = |input: &Path| {
+            let line = format!(
+                r#""cc" "{}" "-o" "/t/deps/x-1" "-Wl,--symbol-ordering-file=/dev/null""#,
+                input.display()
+            );
+            LinkCommand::parse(&line).expect("a link command")
+        };
+        let names = names_of_the_same_program(&link(&object), &exe).unwrap();
+        assert!(
+            names.iter().any(|n| n.contains("are_another_program")),
+            "{} names",
+            names.len()
+        );
+        let reason = names_of_the_same_program(&link(&empty), &exe).unwrap_err();
+        assert!(
+            reason.starts_with("the relink built another program: "),
+            "{reason}"
         );
     }
 }

@@ -85,10 +85,15 @@ impl LinkCommand {
     /// one saved before, whose temporary directory is removed); else the one saved when cargo
     /// last linked it, if every file it links is still there.
     pub(super) fn printed_or_saved(printed: &[String], executable: &Path) -> Option<Self> {
-        let saved_at = saved_path(executable);
-        let saved = std::fs::read_to_string(&saved_at)
-            .ok()
-            .and_then(|line| LinkCommand::parse(&line));
+        Self::printed(printed, executable).or_else(|| {
+            Self::read_saved(&saved_path(executable))
+                .filter(|saved| saved.inputs_exist() && saved.linker_runs())
+        })
+    }
+
+    /// The command rustc printed for `executable` in `printed`, saved beside it (replacing the
+    /// one saved before, whose temporary directory is removed).
+    pub(super) fn printed(printed: &[String], executable: &Path) -> Option<Self> {
         let commands: Vec<LinkCommand> = printed
             .iter()
             .filter_map(|line| LinkCommand::parse(line))
@@ -98,19 +103,36 @@ impl LinkCommand {
             // One command can only be this target's, wherever its output was named.
             None if commands.len() == 1 => commands.into_iter().next(),
             None => None,
-        };
-        match fresh {
-            Some(fresh) => {
-                if let Some(old) = saved.filter(|old| old.temp_dirs() != fresh.temp_dirs()) {
-                    old.temp_dirs().iter().for_each(|dir| {
-                        let _ = std::fs::remove_dir_all(dir);
-                    });
-                }
-                let _ = std::fs::write(&saved_at, &fresh.line);
-                Some(fresh)
-            }
-            None => saved.filter(|saved| saved.inputs_exist() && saved.linker_runs()),
+        }?;
+        let saved_at = saved_path(executable);
+        let saved = Self::read_saved(&saved_at);
+        if let Some(old) = saved.filter(|old| old.temp_dirs() != fresh.temp_dirs()) {
+            old.temp_dirs().iter().for_each(|dir| {
+                let _ = std::fs::remove_dir_all(dir);
+            });
         }
+        let _ = std::fs::write(&saved_at, &fresh.line);
+        Some(fresh)
+    }
+
+    /// The command saved when `executable` was last relinked in its build, if cargo has not
+    /// compiled it since (cargo's executable, put back after the relink, is older than the
+    /// saved command; a compilation would make it newer and remove the objects), every file
+    /// it links is still there and its own `PATH` still finds the linker it recorded.
+    pub(super) fn saved_since(executable: &Path) -> Option<Self> {
+        let saved_at = saved_path(executable);
+        let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+        if modified(&saved_at)? <= modified(executable)? {
+            return None;
+        }
+        Self::read_saved(&saved_at).filter(|saved| saved.inputs_exist() && saved.linker_runs())
+    }
+
+    /// The command saved at `saved_at`, if it is one.
+    fn read_saved(saved_at: &Path) -> Option<Self> {
+        std::fs::read_to_string(saved_at)
+            .ok()
+            .and_then(|line| LinkCommand::parse(&line))
     }
 
     /// The same command with the files it links named by their kept copies.

@@ -33,6 +33,11 @@
 //! through a link, which is then the root named here, and the compiler's working directory (the
 //! link resolved) is remapped too. Unit tests below; end to end in
 //! `tests/end_to_end/repository_shapes.rs`.
+//!
+//! The wrapper also serves the code layouts' relink ([`super::layout`]): on the relink's cargo
+//! command ([`add_to_unit`]) it adds the link arguments the relink needs to the compilation of
+//! the one executable named there, after the hash is taken, so that unit is the build's own
+//! (its fingerprint, file name, dependencies and features) and cargo never sees them.
 
 use std::ffi::OsString;
 use std::hash::Hasher;
@@ -55,6 +60,11 @@ const INNER_VARIABLE: &str = "CARGO_PERFDIFF_INNER_RUSTC_WRAPPER";
 const HASH_EXTENSION: &str = "perfdiff-metadata";
 /// Stands for the checkout's root in what is hashed.
 const ROOT_PLACEHOLDER: &str = "<checkout>";
+/// Set on the cargo command of a relink ([`super::layout`]): the file name of the executable
+/// (`<crate name><extra-filename>`) whose compilation gets the arguments of [`UNIT_ARGS_VARIABLE`].
+const UNIT_VARIABLE: &str = "CARGO_PERFDIFF_RELINK_UNIT";
+/// Those arguments, one a line.
+const UNIT_ARGS_VARIABLE: &str = "CARGO_PERFDIFF_RELINK_ARGS";
 
 /// The executable that serves as the wrapper: set once by the `cargo-perfdiff` binary
 /// ([`enable`]). The library is also linked into test binaries, which cannot serve as a
@@ -98,6 +108,49 @@ pub(super) fn key_arg() -> String {
     }
 }
 
+/// Adds `args` to the compilation of the executable named `file_name` (`<crate>-<hash>`, as
+/// cargo names it in `deps/`), and to no other, in the build `command` runs: the wrapper adds
+/// them, so cargo does not see them and the unit keeps its fingerprint, file name and place in
+/// the build's feature resolution. Without the wrapper, adds nothing.
+pub(super) fn add_to_unit(command: &mut Command, file_name: &str, args: &[String]) {
+    if enabled() {
+        command
+            .env(UNIT_VARIABLE, file_name)
+            .env(UNIT_ARGS_VARIABLE, args.join("\n"));
+    }
+}
+
+/// The arguments `extra` (one a line) when `args` compile the executable named `unit`
+/// (`--crate-name` and `-C extra-filename` give its file name; `--test`, `--crate-type bin` or
+/// no `--crate-type` at all, as cargo compiles a bench target without a harness, an
+/// executable); nothing for any other compilation.
+fn unit_args(args: &[String], unit: &str, extra: &str) -> Vec<String> {
+    let mut crate_name = None;
+    let mut extra_filename = "";
+    let mut test = false;
+    let mut crate_types: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let (option, value, width) = split_option(args, i);
+        i += width;
+        match (option, value) {
+            ("-C", Some(v)) if v.starts_with("extra-filename=") => {
+                extra_filename = &v["extra-filename=".len()..];
+            }
+            ("--test", None) => test = true,
+            ("--crate-type", None) => crate_types.extend(args.get(i).map(String::as_str)),
+            ("--crate-name", None) => crate_name = args.get(i).map(String::as_str),
+            _ => {}
+        }
+    }
+    let named = crate_name.is_some_and(|name| format!("{name}{extra_filename}") == unit);
+    let executable = test || crate_types.iter().all(|t| *t == "bin");
+    match named && executable {
+        true => extra.lines().map(String::from).collect(),
+        false => Vec::new(),
+    }
+}
+
 /// Runs cargo's compilations of the checkout at `root` through the wrapper, when enabled.
 pub(super) fn apply(command: &mut Command, root: &Path) {
     let Some(wrapper) = WRAPPER.get() else {
@@ -123,20 +176,30 @@ pub fn run_if_asked() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
     let compiler = args.next()?;
     let args: Vec<OsString> = args.collect();
-    let args = match as_strings(&args) {
-        Some(strings) => match normalise(&strings, &roots(&root), read_dependency_hash) {
-            Some(normalised) => {
-                // Written before compiling: cargo starts the dependants once the metadata is
-                // out, before this compiler exits.
-                if let Some((path, hash)) = &normalised.hash_file {
-                    let _ = std::fs::write(path, hash);
-                }
-                normalised.args.into_iter().map(OsString::from).collect()
+    let strings = as_strings(&args);
+    let normalised = strings
+        .as_deref()
+        .and_then(|strings| normalise(strings, &roots(&root), read_dependency_hash));
+    let mut args = match normalised {
+        Some(normalised) => {
+            // Written before compiling: cargo starts the dependants once the metadata is
+            // out, before this compiler exits.
+            if let Some((path, hash)) = &normalised.hash_file {
+                let _ = std::fs::write(path, hash);
             }
-            None => args,
-        },
+            normalised.args.into_iter().map(OsString::from).collect()
+        }
         None => args,
     };
+    let unit = std::env::var(UNIT_VARIABLE).ok();
+    let extra = std::env::var(UNIT_ARGS_VARIABLE).ok();
+    if let (Some(strings), Some(unit), Some(extra)) = (&strings, unit, extra) {
+        args.extend(
+            unit_args(strings, &unit, &extra)
+                .into_iter()
+                .map(OsString::from),
+        );
+    }
     let mut command = match std::env::var_os(INNER_VARIABLE) {
         Some(inner) => {
             let mut command = Command::new(inner);
@@ -484,6 +547,27 @@ mod tests {
         let relink = normalise(&relink, &root("/w/base"), no_dependency).unwrap();
         assert_eq!(cargo.metadata, relink.metadata);
         assert!(relink.args.contains(&"save-temps".to_string()));
+    }
+
+    #[test]
+    fn the_relink_s_arguments_go_to_the_one_executable_they_name() {
+        let extra = "-C\nsave-temps\n--print\nlink-args";
+        let added = ["-C", "save-temps", "--print", "link-args"];
+        // A bench target without a harness, as cargo 1.95 compiles it: no `--crate-type`.
+        let bench = "--crate-name mixes --edition=2021 b/benches/mixes.rs --emit=dep-info,link \
+                     -C opt-level=3 -C metadata=aa -C extra-filename=-0123abcd --out-dir /t/deps";
+        assert_eq!(unit_args(&args(bench), "mixes-0123abcd", extra), added);
+        let program = bench.replace("--emit", "--crate-type bin --emit");
+        assert_eq!(unit_args(&args(&program), "mixes-0123abcd", extra), added);
+        // A libtest bench target (`--test`), and the joined form of the option.
+        let harness = bench.replace("--emit", "--test --emit");
+        let harness = harness.replace("-C extra-filename", "-Cextra-filename");
+        assert_eq!(unit_args(&args(&harness), "mixes-0123abcd", extra), added);
+        // Another unit, and the library of the same name and hash, get nothing.
+        assert!(unit_args(&args(bench), "mixes-ffff", extra).is_empty());
+        let library = bench.replace("--emit", "--crate-type lib --emit");
+        assert!(unit_args(&args(&library), "mixes-0123abcd", extra).is_empty());
+        assert!(unit_args(&args("-vV"), "mixes-0123abcd", extra).is_empty());
     }
 
     #[test]

@@ -386,14 +386,7 @@ fn launch(
     req.env
         .push(("CRITERION_HOME".into(), home.into_os_string()));
     let tested = Arc::new(Mutex::new(Tested::default()));
-    let watcher = Arc::clone(&tested);
-    let progress = stall.clone();
-    let on_line: crate::steps::fork::process::LineWatch = Box::new(move |line: &str| {
-        if is_progress(line) {
-            progress.progressed();
-        }
-        watcher.lock().unwrap_or_else(|p| p.into_inner()).line(line);
-    });
+    let on_line = watching(&tested, &stall);
     let started = Instant::now();
     let ran = crate::steps::instructions::command::run_under_valgrind_watching(
         &req,
@@ -438,6 +431,18 @@ fn launch(
         order,
         out,
         clean_output,
+    })
+}
+
+/// What watches a shared run's output: every line kept in `tested`, and criterion's lines of a
+/// benchmark starting or passing counted as progress by `stall`.
+fn watching(tested: &Arc<Mutex<Tested>>, stall: &Stall) -> crate::steps::fork::process::LineWatch {
+    let (watcher, progress) = (Arc::clone(tested), stall.clone());
+    Box::new(move |line: &str| {
+        if is_progress(line) {
+            progress.progressed();
+        }
+        watcher.lock().unwrap_or_else(|p| p.into_inner()).line(line);
     })
 }
 

@@ -10,7 +10,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use support::*;
@@ -263,26 +263,6 @@ fn workspace_with_a_feature_from_another_member(repo: &Path) {
              criterion_group!(group, benches);\ncriterion_main!(group);\n",
         );
     });
-}
-
-/// The executable of bench target `target` of `commit` in layout `layout` (cargo's build for 0).
-fn target_layout_executable(repo: &Path, commit: &str, target: &str, layout: usize) -> PathBuf {
-    let mut dir = state_dir(repo).join("bin").join(commit);
-    if layout > 0 {
-        dir = dir.join(format!("layout-{layout}"));
-    }
-    let prefix = format!("{target}-");
-    std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .flatten()
-        .map(|entry| entry.path())
-        .find(|path| {
-            path.is_file()
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
-        })
-        .unwrap_or_else(|| panic!("no {target} executable in {}", dir.display()))
 }
 
 #[test]

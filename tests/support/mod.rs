@@ -883,10 +883,16 @@ pub fn write_notes(repo: &Path, text: &str) {
 /// The executable of bench target `demo` in `layout` kept for `commit` (layout 0 is cargo's
 /// build, in the bin directory itself).
 pub fn layout_executable(repo: &Path, commit: &str, layout: usize) -> PathBuf {
+    target_layout_executable(repo, commit, "demo", layout)
+}
+
+/// The executable of bench target `target` of `commit` in layout `layout` (cargo's build for 0).
+pub fn target_layout_executable(repo: &Path, commit: &str, target: &str, layout: usize) -> PathBuf {
     let mut dir = state_dir(repo).join("bin").join(commit);
     if layout > 0 {
         dir = dir.join(format!("layout-{layout}"));
     }
+    let prefix = format!("{target}-");
     std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -895,9 +901,9 @@ pub fn layout_executable(repo: &Path, commit: &str, layout: usize) -> PathBuf {
             path.is_file()
                 && path
                     .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("demo-"))
+                    .is_some_and(|n| n.to_string_lossy().starts_with(&prefix))
         })
-        .unwrap_or_else(|| panic!("no demo executable in {}", dir.display()))
+        .unwrap_or_else(|| panic!("no {target} executable in {}", dir.display()))
 }
 
 /// The layout each fork of `side` ran in, for every benchmark of the newest samples file.

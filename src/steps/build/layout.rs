@@ -201,6 +201,28 @@ impl Relinker<'_> {
             .cargo
             .cargo(&self.kind.build_args(&artifact.target, self.opts));
         super::normalize::add_to_unit(&mut command, unit_name, &template_args());
+        let (parsed, built, stderr_tail, success) = self.run_for(command, artifact, on_event)?;
+        match built {
+            Some(built) if success && built.executable != artifact.executable => Err(format!(
+                "the relink built {} where the build made {}",
+                built.executable.display(),
+                artifact.executable.display()
+            )),
+            Some(_) if success => LinkCommand::printed(&parsed.printed, unit)
+                .ok_or_else(|| "rustc printed no link command".to_string()),
+            _ => Err(failure_reason(&parsed.errors(), &stderr_tail)),
+        }
+    }
+
+    /// Runs `command`, a cargo build that links `artifact` again: what cargo reported, the
+    /// executable it built of `artifact`'s package and target (if any), its error output's
+    /// tail, and whether it succeeded.
+    fn run_for(
+        &self,
+        command: std::process::Command,
+        artifact: &BenchArtifact,
+        on_event: &mut dyn FnMut(BuildEvent),
+    ) -> Result<(ParsedBuild, Option<BenchArtifact>, Vec<String>, bool), String> {
         let (parsed, stderr_tail, status) = crate::steps::build::run_cargo(
             command,
             self.cargo.workspace_dir,
@@ -211,19 +233,9 @@ impl Relinker<'_> {
         let built = self
             .artifacts(&parsed)
             .iter()
-            .find(|b| b.package_id == artifact.package_id && b.target == artifact.target);
-        match built {
-            Some(built) if status.success() && built.executable != artifact.executable => {
-                Err(format!(
-                    "the relink built {} where the build made {}",
-                    built.executable.display(),
-                    artifact.executable.display()
-                ))
-            }
-            Some(_) if status.success() => LinkCommand::printed(&parsed.printed, unit)
-                .ok_or_else(|| "rustc printed no link command".to_string()),
-            _ => Err(failure_reason(&parsed.errors(), &stderr_tail)),
-        }
+            .find(|b| b.package_id == artifact.package_id && b.target == artifact.target)
+            .cloned();
+        Ok((parsed, built, stderr_tail, status.success()))
     }
 
     /// The executables of this kind in `parsed`.
@@ -269,19 +281,9 @@ impl Relinker<'_> {
         args.push("--".to_string());
         args.extend(template_args());
         let command = self.cargo.cargo(&args);
-        let (parsed, stderr_tail, status) = crate::steps::build::run_cargo(
-            command,
-            self.cargo.workspace_dir,
-            self.cargo.one_path.as_ref(),
-            on_event,
-        )
-        .map_err(|e| e.to_string())?;
-        let built = self
-            .artifacts(&parsed)
-            .iter()
-            .find(|b| b.package_id == artifact.package_id && b.target == artifact.target);
+        let (parsed, built, stderr_tail, success) = self.run_for(command, artifact, on_event)?;
         match built {
-            Some(built) if status.success() => Ok((
+            Some(built) if success => Ok((
                 built.executable.clone(),
                 LinkCommand::printed_or_saved(&parsed.printed, &built.executable),
             )),

@@ -626,7 +626,7 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
     // Forks 1 % apart under a 2 % threshold: an ordinary quiet run, no note.
     let quiet = with_fork_spread(all_verdicts(), 0.01);
     assert_eq!(noisy_forks_note(&quiet), None);
-    assert!(!table(&quiet).contains("this machine is noisy"));
+    assert!(!table(&quiet).contains("these forks are noisy"));
 
     // A loaded machine: forks 21 % apart (the loaded demo recording's median).
     let mut noisy = with_fork_spread(all_verdicts(), 0.21);
@@ -639,6 +639,7 @@ fn a_noisy_machine_is_named_once_for_the_run_with_what_to_try() {
         "{out}"
     );
     assert!(out.contains("against a threshold of ±2 %"), "{out}");
+    assert!(out.contains("the benchmark's own spread"), "{out}");
     assert!(out.contains("--mode duet"), "{out}");
     assert!(out.contains("--calibrate in each mode"), "{out}");
     // Duet runs are pointed at the other mode: on a very noisy host (winnow, 2026-11-23) duet's

@@ -471,8 +471,9 @@ pub fn noisy_forks_note(report: &Report) -> Option<String> {
     };
     Some(format!(
         "the forks of a typical benchmark differed by {} (median relative SD of a side's fork \
-         means), against a threshold of ±{}: this machine is noisy, so small changes stay \
-         inconclusive; try {advice}",
+         means), against a threshold of ±{}: these forks are noisy (the machine's load, or the \
+         benchmark's own spread from one process to the next: code and memory placement), so \
+         small changes stay inconclusive; try {advice}",
         percent(spread),
         percent(threshold)
     ))

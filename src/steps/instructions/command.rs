@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::{
-    Derivation, InstructionMeasurement, InstructionOutcome, InstructionsError, Valgrind, dumps,
-    failed, fit, io_error, profile::Profile, read_profiles,
+    CALLGRIND, Derivation, InstructionMeasurement, InstructionOutcome, InstructionsError, Valgrind,
+    dumps, failed, fit, io_error, profile::Profile, read_profiles,
 };
 use crate::steps::fork::ForkRequest;
 use crate::steps::fork::process::{BenchProcess, Launch, describe_status};
@@ -34,14 +34,13 @@ pub fn measure(
     }
     let out_dir = work_dir.join("profiles");
     std::fs::create_dir_all(&out_dir).map_err(io_error(&out_dir))?;
-    let mut args: Vec<std::ffi::OsString> = vec![
-        "--tool=callgrind".into(),
-        "-q".into(),
+    let mut args: Vec<std::ffi::OsString> = CALLGRIND.map(Into::into).to_vec();
+    args.extend([
         "--trace-children=yes".into(),
         "--dump-instr=yes".into(),
         "--demangle=no".into(),
         dumps::out_file_option(&out_dir).into(),
-    ];
+    ]);
     args.extend(run.argv.iter().cloned());
     let (wall_ms, tail) = match run_under_valgrind(req, valgrind, args, &who)? {
         Ok(ran) => ran,

@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{
-    Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit, io_error,
-    read_profiles, symbols,
+    CALLGRIND, Derivation, InstructionOutcome, InstructionsError, Valgrind, dumps, failed, fit,
+    io_error, read_profiles, symbols,
 };
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
@@ -72,9 +72,8 @@ pub fn callgrind_options(toggle: &str, functions: &[String], out_dir: &Path) -> 
 /// `out_dir`; the dump options that delimit the samples follow them (the toggle must come
 /// before them: see [`symbols::toggle_pattern`]).
 pub fn toggled_options(toggle: &str, out_dir: &Path) -> Vec<String> {
-    vec![
-        "--tool=callgrind".to_string(),
-        "-q".to_string(),
+    let mut options: Vec<String> = CALLGRIND.map(String::from).to_vec();
+    options.extend([
         dumps::out_file_option(out_dir),
         "--collect-atstart=no".to_string(),
         // Raw symbol names, as the toggle's and the dumps' functions are (super::symbols).
@@ -82,7 +81,8 @@ pub fn toggled_options(toggle: &str, out_dir: &Path) -> Vec<String> {
         // Costs by instruction address, for the functions inlined into others (super::inlined).
         "--dump-instr=yes".to_string(),
         format!("--toggle-collect={toggle}"),
-    ]
+    ]);
+    options
 }
 
 /// The arguments of valgrind that run `executable` with [`callgrind_options`], to which the
@@ -361,7 +361,7 @@ mod tests {
         let script = std::fs::read_to_string(path).unwrap();
         assert!(
             script.contains(
-                "exec /usr/bin/valgrind --tool=callgrind -q '--callgrind-out-file=/tmp/out dir/\
+                "exec /usr/bin/valgrind --tool=callgrind -q --vgdb=no '--callgrind-out-file=/tmp/out dir/\
                  callgrind.out.%p' --collect-atstart=no --demangle=no --dump-instr=yes \
                  '--toggle-collect=_ZN9criterion7bencher16Bencher$LT$M$GT$4iter17h*' \
                  '--dump-after=_ZN9criterion7bencher16Bencher$LT$M$GT$4iter17h0123E' \

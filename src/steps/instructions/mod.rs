@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 
 pub use fit::{PerIterationFit, SampleCount};
 pub use profile::{FunctionChange, Instructions, PerIterationProfile, diff};
-pub use valgrind::{Valgrind, ValgrindError};
+pub use valgrind::{CALLGRIND, Valgrind, ValgrindError};
 
 use crate::model::harness::PerFork;
 use crate::model::profile::{CountFit, INSTRUCTIONS_UNIT, KEPT_SHARE};

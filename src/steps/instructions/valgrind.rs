@@ -13,6 +13,12 @@ use std::process::Command;
 /// up on `PATH`); `valgrind` on `PATH` when unset.
 pub const VALGRIND_ENV: &str = "CARGO_PERFDIFF_VALGRIND";
 
+/// The options every callgrind run starts with: the tool, quiet, and no gdbserver. valgrind's
+/// gdbserver (on by default) makes two FIFOs and a shared-memory file in `/tmp` for each process
+/// and removes them only when the process exits normally; a run stopped at its budget is killed,
+/// and would leave them behind on the user's machine (three files a killed process).
+pub const CALLGRIND: [&str; 3] = ["--tool=callgrind", "-q", "--vgdb=no"];
+
 /// Why valgrind cannot be used. Each message is one line that says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ValgrindError {
@@ -304,5 +310,40 @@ mod tests {
             "{}",
             valgrind.version
         );
+    }
+
+    /// A callgrind run this tool kills (at its budget, or a stall) leaves nothing in `/tmp`:
+    /// valgrind's gdbserver files exist from its start, so the run is killed once its program
+    /// has started (it creates a marker file), then `/tmp` is searched for that process's files.
+    #[test]
+    fn a_killed_callgrind_run_leaves_no_files_in_tmp() {
+        let valgrind = Valgrind::find().expect("valgrind is installed (.ci/run installs it)");
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("started");
+        let mut child = Command::new(&valgrind.path)
+            .args(CALLGRIND)
+            .arg(format!(
+                "--callgrind-out-file={}/out.%p",
+                dir.path().display()
+            ))
+            .args(["sh", "-c", "touch \"$0\"; exec sleep 60"])
+            .arg(&marker)
+            .spawn()
+            .unwrap();
+        while !marker.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("valgrind exited before its program started: {status}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let pid = child.id();
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let left: Vec<String> = std::fs::read_dir(std::env::temp_dir())
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .filter(|name| name.starts_with("vgdb-") && name.contains(&format!("-{pid}-")))
+            .collect();
+        assert!(left.is_empty(), "left in /tmp: {left:?}");
     }
 }

@@ -38,7 +38,7 @@ use super::{RunSummary, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 use crate::steps::instructions::callgrind::demangle;
-use crate::steps::instructions::{Valgrind, dumps, symbols, timed as harness_routines};
+use crate::steps::instructions::{Valgrind, dumps, symbols, timed as harness_routines, valgrind};
 
 /// Criterion's least warm-up in a measuring run (a fork's own, when longer): long enough for a
 /// few doubling warm-up calls under valgrind.
@@ -121,9 +121,8 @@ pub const STARTED_A_THREAD: &str =
 
 /// The valgrind options of a traced run writing into `dir`.
 pub fn valgrind_options(dir: &Path) -> Vec<String> {
-    vec![
-        "--tool=callgrind".to_string(),
-        "-q".to_string(),
+    let mut options: Vec<String> = valgrind::CALLGRIND.map(String::from).to_vec();
+    options.extend([
         dumps::out_file_option(dir),
         "--collect-atstart=yes".to_string(),
         "--dump-instr=yes".to_string(),
@@ -131,7 +130,8 @@ pub fn valgrind_options(dir: &Path) -> Vec<String> {
         "--demangle=no".to_string(),
         "--trace-syscalls=yes".to_string(),
         format!("--log-file={}/{LOG_PREFIX}%p", dir.display()),
-    ]
+    ]);
+    options
 }
 
 /// File name prefix of valgrind's log of each process.

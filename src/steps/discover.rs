@@ -224,6 +224,9 @@ pub struct Listing {
     /// A divan before 0.1.18's benchmarks with `args` and what its test mode gave for them, so
     /// that [`list_again`] need not run them again.
     with_args: Option<ArgumentRun>,
+    /// A divan's benchmarks run at several thread counts and those counts, from its test mode
+    /// ([`divan::thread_counts`]), so that [`list_again`] need not run it again.
+    thread_counts: Vec<(String, Vec<u32>)>,
 }
 
 impl Listing {
@@ -233,6 +236,7 @@ impl Listing {
             harness,
             unselectable: None,
             with_args: None,
+            thread_counts: Vec::new(),
         }
     }
 }
@@ -328,6 +332,14 @@ pub fn list_again(
             let run = |args: &[&str]| run_listing(exe, &env, timeout, args);
             list_divan_again(run, &executable_label(exe), with_args)
         }
+        (HarnessKind::Divan, None) => {
+            let env = divan_env(env);
+            let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;
+            Ok(terse_listing(
+                divan::parse_list(&stdout),
+                first.thread_counts.clone(),
+            ))
+        }
         _ => list_benchmarks(kind, exe, env, timeout),
     }
 }
@@ -416,7 +428,11 @@ fn list_divan(
     version: impl FnOnce() -> Option<String>,
 ) -> Result<Listing, DiscoverError> {
     let (executable, stderr) = match run(divan::LIST_ARGS) {
-        Ok(stdout) => return Ok(Listing::new(divan::parse_list(&stdout), Harness::Divan)),
+        Ok(stdout) => {
+            let ids = divan::parse_list(&stdout);
+            let counts = divan_thread_counts(&run, &ids);
+            return Ok(terse_listing(ids, counts));
+        }
         Err(DiscoverError::List {
             executable,
             stderr_tail,
@@ -451,6 +467,29 @@ fn list_divan(
         arguments,
     };
     Ok(tree_listing(paths, with_args))
+}
+
+/// The thread counts of divan benchmarks `ids` run at several (`threads = [1, 2]`), from a run
+/// of the executable in divan's test mode, which runs each benchmark once and draws a leaf for
+/// each count; the terse listing does not show them. None when no benchmark has several, and
+/// when that run fails or cannot be read: such benchmarks are then listed by their path, whose
+/// forks find no row of their own.
+fn divan_thread_counts(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    ids: &[String],
+) -> Vec<(String, Vec<u32>)> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    run(&["--test"]).map_or_else(|_| Vec::new(), |stdout| divan::thread_counts(&stdout, ids))
+}
+
+/// The listing of a divan ≥ 0.1.18 from its terse `ids`: each benchmark run at several thread
+/// counts (`counts`) listed as one benchmark per count ([`divan::thread_id`]).
+fn terse_listing(ids: Vec<String>, counts: Vec<(String, Vec<u32>)>) -> Listing {
+    let mut listing = Listing::new(divan::with_thread_counts(ids, &counts), Harness::Divan);
+    listing.thread_counts = counts;
+    listing
 }
 
 /// Of `paths`, those a `--list --exact` with all of them prints (divan before 0.1.18), in that
@@ -504,6 +543,7 @@ fn tree_listing(paths: Vec<String>, with_args: ArgumentRun) -> Listing {
             cause,
         }),
         with_args: Some(with_args),
+        thread_counts: Vec::new(),
     }
 }
 
@@ -1741,10 +1781,36 @@ mod tests {
     #[test]
     fn divan_is_listed_tersely_first() {
         let calls = Default::default();
-        let answers = [("--list --format terse", Ok("stream::write: benchmark\n"))];
+        let answers = [
+            ("--list --format terse", Ok("stream::write: benchmark\n")),
+            ("--test", Ok("stream\n╰─ write\n")),
+        ];
         let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
         assert_eq!(listing.ids, vec!["stream::write"]);
-        assert_eq!(calls.take(), vec!["--list --format terse"]);
+        assert_eq!(calls.take(), vec!["--list --format terse", "--test"]);
+    }
+
+    #[test]
+    fn divan_s_thread_counts_are_learned_from_its_test_mode_once() {
+        let calls = Default::default();
+        let terse = "stream::par: benchmark\nstream::write: benchmark\n";
+        let answers = [
+            ("--list --format terse", Ok(terse)),
+            (
+                "--test",
+                Ok("stream\n├─ par\n│  ├─ t=1\n│  ╰─ t=4\n╰─ write\n"),
+            ),
+        ];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        let ids = ["stream::par::t=1", "stream::par::t=4", "stream::write"];
+        assert_eq!(listing.ids, ids);
+        // A test mode that fails lists the benchmarks by their paths.
+        let failing = [
+            ("--list --format terse", Ok(terse)),
+            ("--test", Err("thread 'main' panicked")),
+        ];
+        let listing = list_divan(divan_exe(&failing, &calls), || None).unwrap();
+        assert_eq!(listing.ids, ["stream::par", "stream::write"]);
     }
 
     #[test]

@@ -1425,6 +1425,7 @@ mod tests {
             path: path.to_path_buf(),
             layouts: Vec::new(),
             relink: None,
+            relink_missing: None,
             package_root: path.parent().unwrap().to_path_buf(),
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
             src_path: path.parent().unwrap().join("benches/t.rs"),

@@ -38,6 +38,7 @@ fn executable() -> BenchExecutable {
         path: built.executable.clone(),
         layouts: Vec::new(),
         relink: None,
+        relink_missing: None,
         package_root: built.dir.clone(),
         manifest_path: built.dir.join("Cargo.toml"),
         harness: false,

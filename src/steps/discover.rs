@@ -655,9 +655,11 @@ fn divan_version(path: &std::path::Path) -> Option<String> {
 
 /// Splits the ids of one listing into those a second listing of the same executable gave again
 /// (in the first listing's order) and, for the others, what they share with the most alike id
-/// of the second listing up to its last `/`, followed by `…` (`delayed_format/with_display/…`
-/// for an id ending in the time): ids that change from one process to the next cannot be
-/// selected by a fork, and this names them the same way whichever listing they came from.
+/// of the second listing up to its last separator (criterion's `/`, divan's and libtest's `::`),
+/// followed by `…` (`delayed_format/with_display/…` for a criterion id ending in the time,
+/// `t::stamped::…` for a divan argument that is): ids that change from one process to the next
+/// cannot be selected by a fork, and this names them the same way whichever listing they came
+/// from.
 pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Vec<String>) {
     let again: std::collections::HashSet<&str> = second.iter().map(String::as_str).collect();
     let (stable, unstable): (Vec<String>, Vec<String>) = first
@@ -671,13 +673,20 @@ pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Ve
                 .map(|other| common_prefix(id, other))
                 .max_by_key(|prefix| prefix.len())
                 .unwrap_or("");
-            let kept = shared.rfind('/').map_or("", |slash| &shared[..=slash]);
-            format!("{kept}…")
+            format!("{}…", up_to_last_separator(shared))
         })
         .collect();
     patterns.sort();
     patterns.dedup();
     (stable, patterns)
+}
+
+/// `prefix` up to and with its last separator of names, `/` (criterion) or `::` (divan,
+/// libtest), whichever ends later; empty without one.
+fn up_to_last_separator(prefix: &str) -> &str {
+    let slash = prefix.rfind('/').map(|at| at + 1);
+    let colons = prefix.rfind("::").map(|at| at + 2);
+    &prefix[..slash.max(colons).unwrap_or(0)]
 }
 
 /// Splits criterion ids into those a fork can select and the repeats of an id: criterion lists
@@ -1400,6 +1409,20 @@ mod unstable_tests {
                 "delayed_format/with_string_buffer/…"
             ]
         );
+    }
+
+    #[test]
+    fn a_divan_id_that_changes_is_named_by_its_path_up_to_the_last_double_colon() {
+        // divan 0.1.21's terse listings of a benchmark `#[divan::bench(args = [now()])]`, whose
+        // argument is the time in nanoseconds, two runs apart (recorded).
+        let first = ids(&["t::plain", "t::stamped::1795935123007436755"]);
+        let second = ids(&["t::plain", "t::stamped::1795935123027996530"]);
+        let (stable, unstable) = split_unstable(first, &second);
+        assert_eq!(stable, ["t::plain"]);
+        assert_eq!(unstable, ["t::stamped::…"]);
+        // A time's single colons do not separate names; a criterion id's last `/` does.
+        let (_, unstable) = split_unstable(ids(&["a::t/12:30:01"]), &ids(&["a::t/12:30:02"]));
+        assert_eq!(unstable, ["a::t/…"]);
     }
 
     #[test]

@@ -561,8 +561,50 @@ fn divan_arguments(
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let stdout =
         run(&args).map_err(|error| ArgumentsUnseen::Failed(how_it_failed(&error, &args)))?;
-    divan::parse_argument_tree(&stdout, with_args)
-        .map_err(|error| ArgumentsUnseen::Unreadable(error.to_string()))
+    let arguments = divan::parse_argument_tree(&stdout, with_args)
+        .map_err(|error| ArgumentsUnseen::Unreadable(error.to_string()))?;
+    Ok(arguments
+        .into_iter()
+        .filter_map(|(benchmark, id)| selected_argument(run, benchmark, &id))
+        .collect())
+}
+
+/// The argument of `benchmark` that the leaf read as `id` stands for, as `(benchmark, id)`:
+/// `id` when `--list --exact id` (which runs nothing) shows the benchmark, else its longest
+/// prefix that does; `None` when none does. Test mode runs each argument after drawing its name,
+/// so what the benchmark prints lands on the leaf's line after the name (divan 0.1.14 draws
+/// `├─ 1said 1` for an argument `1` that prints `said 1`). The prefix is found halving the
+/// candidates: a listing with several paths shows the benchmark when one of them is its.
+fn selected_argument(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    benchmark: String,
+    id: &str,
+) -> Option<(String, String)> {
+    let shows = |paths: &[String]| {
+        exact_selectable(run, paths).is_some_and(|shown| shown.contains(&benchmark))
+    };
+    if shows(&[id.to_string()]) {
+        return Some((benchmark, id.to_string()));
+    }
+    let start = benchmark.len() + 2;
+    // Longest first: every shorter prefix of the argument, on character boundaries.
+    let mut candidates: Vec<String> = id
+        .char_indices()
+        .map(|(at, _)| at)
+        .filter(|&at| at > start)
+        .rev()
+        .map(|at| id[..at].to_string())
+        .collect();
+    while candidates.len() > 1 {
+        let rest = candidates.split_off(candidates.len().div_ceil(2));
+        if !shows(&candidates) {
+            candidates = rest;
+        }
+    }
+    let found = candidates
+        .pop()
+        .filter(|only| shows(std::slice::from_ref(only)))?;
+    Some((benchmark, found))
 }
 
 /// How a run with `args` failed, in one line: what [`run_listing`] says without the command line
@@ -1779,6 +1821,7 @@ mod tests {
         let calls = Default::default();
         let answers = [
             ("--list --format", Err("error: unexpected argument found")),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             (
                 "--list --exact",
                 Ok("stream\n├─ parse\n│  ╰─ advance\n╰─ write\n"),
@@ -1846,6 +1889,7 @@ mod tests {
         let arguments = "stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n";
         let answers = [
             ("--list --format", Err(FORMAT_ERROR)),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             ("--list --exact", Ok(exact)),
             ("--list", Ok(TREE)),
             ("--test", Ok(arguments)),
@@ -1866,8 +1910,45 @@ mod tests {
                 "--list",
                 "--list --exact stream::parse::advance stream::sizes stream::write",
                 "--test ^stream::sizes::",
+                "--list --exact stream::sizes::8",
+                "--list --exact stream::sizes::64",
             ]
         );
+    }
+
+    /// divan 0.1.14's `--test '^old::talk::'` on a scratch crate whose `talk`, with
+    /// `args = [1, 8]`, prints `said N` (recorded): what it prints follows each argument's
+    /// name on its leaf's line, and its line end leaves a blank line.
+    const PRINTED_ARGUMENTS: &str = "old\n╰─ talk\n   ├─ 1said 1\n\n   ╰─ 8said 8\n\n\n";
+
+    #[test]
+    fn an_argument_whose_benchmark_prints_in_test_mode_is_read_by_its_own_name() {
+        let calls: std::cell::RefCell<Vec<String>> = Default::default();
+        // As divan 0.1.14 answers: `--list --exact` shows `talk` when one of its paths is an
+        // argument of it (recorded: `old::talk::1` shows it, `old::talk::1s` does not).
+        let run = |args: &[&str]| -> Result<String, DiscoverError> {
+            calls.borrow_mut().push(args.join(" "));
+            let shown = match args {
+                ["--test", ..] => PRINTED_ARGUMENTS,
+                ["--list", "--exact", paths @ ..]
+                    if paths
+                        .iter()
+                        .any(|p| ["old::talk::1", "old::talk::8"].contains(p)) =>
+                {
+                    "old\n╰─ talk\n\n"
+                }
+                _ => "",
+            };
+            Ok(shown.to_string())
+        };
+        let talk = ["old::talk".to_string()];
+        let arguments = divan_arguments(&run, &talk).unwrap();
+        let ids: Vec<&str> = arguments.iter().map(|(_, id)| id.as_str()).collect();
+        assert_eq!(ids, ["old::talk::1", "old::talk::8"]);
+        // One test-mode run, one listing of each leaf as read, and a few of its prefixes.
+        let calls = calls.take();
+        assert_eq!(calls.iter().filter(|c| c.starts_with("--test")).count(), 1);
+        assert!(calls.len() <= 1 + 2 * 5, "{calls:?}");
     }
 
     #[test]
@@ -1924,6 +2005,7 @@ mod tests {
                 "--list --exact stream::parse::advance stream::sizes ",
                 Ok(exact),
             ),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             ("--list --exact", Ok(shown)),
             ("--list", Ok(TREE)),
             ("--test", Ok("stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n")),

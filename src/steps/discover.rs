@@ -21,7 +21,13 @@
 //!   divan lists it), and a benchmark whose arguments that run does not show is set apart with
 //!   what that run did ([`Listing::unselectable`], [`ArgumentsUnseen`]; [`divan`]). A tree that
 //!   cannot be read fails that target's listing only, like any listing failure
-//!   ([`settle_failed_listings`]), and names the divan version the executable shows.
+//!   ([`settle_failed_listings`]), and names the divan version the executable shows. What a
+//!   benchmark prints in that run lands after its argument's name, so each argument is checked
+//!   with `--list --exact`, which runs nothing ([`selected_argument`]).
+//! - divan (≥ 0.1.18) lists a benchmark run at several thread counts (`threads = [1, 2]`) once,
+//!   by its path, but draws a row per count, and one fork reads one row: each count is a
+//!   benchmark of its own, `<path>::t=<N>` as divan draws it, learned from one run in its test
+//!   mode ([`divan::thread_counts`]) and selected with `--threads N` ([`divan::selection`]).
 //! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
 //!   targets by convention (`benches/bench.rs`), so one target name in several members is the
 //!   normal case, and a name alone would lose or swap whole suites.
@@ -39,8 +45,9 @@
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
 //!   ids apart, to be reported as skipped. The second listing runs no benchmark ([`list_again`]):
-//!   an old divan's test mode is not run again; `--list --exact` is asked for the arguments the
-//!   first one read, which shows their benchmark only if they exist in this run too.
+//!   divan's test mode is not run again (a newer divan's thread counts are the first run's); an
+//!   old divan's `--list --exact` is asked for the arguments the first one read, which shows their
+//!   benchmark only if they exist in this run too.
 //! - The same criterion id in two bench targets is not an error: both are compared, each under a
 //!   name of its own ([`qualified_id`]). An id unique in the run keeps its plain criterion id, so
 //!   single-target suites and recordings made before read as they did; a colliding one becomes

@@ -58,8 +58,10 @@ extern "C" fn on_stop_request(_: libc::c_int) {
     STOP_ASKED.store(true, Ordering::SeqCst);
     let pidfd = PROGRAM_PIDFD.load(Ordering::SeqCst);
     if pidfd >= 0 {
-        // SAFETY: one system call with a null `siginfo`, as `pidfd_send_signal` allows.
+        // SAFETY: one system call with a null `siginfo`, as `pidfd_send_signal` allows; the
+        // interrupted code's `errno` is put back as it was.
         unsafe {
+            let errno = *libc::__errno_location();
             libc::syscall(
                 libc::SYS_pidfd_send_signal,
                 pidfd,
@@ -67,6 +69,7 @@ extern "C" fn on_stop_request(_: libc::c_int) {
                 std::ptr::null::<libc::siginfo_t>(),
                 0,
             );
+            *libc::__errno_location() = errno;
         }
     }
 }

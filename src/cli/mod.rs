@@ -929,6 +929,7 @@ fn list(
         skipped,
         unannounced,
         selection,
+        phases,
     } = run::list(&request, progress)?;
     progress.finish_bar();
     let several_packages = crate::steps::analysis::distinct_more_than_one(
@@ -963,7 +964,13 @@ fn list(
     }
     write_text(
         &args.output,
-        &report::render_listing(&matched, &skipped, &selection, args.output.format),
+        &report::render_listing(
+            &matched,
+            &skipped,
+            &selection,
+            Some(&phases),
+            args.output.format,
+        ),
     )?;
     Ok(exit_code::OK)
 }

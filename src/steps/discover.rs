@@ -21,7 +21,13 @@
 //!   divan lists it), and a benchmark whose arguments that run does not show is set apart with
 //!   what that run did ([`Listing::unselectable`], [`ArgumentsUnseen`]; [`divan`]). A tree that
 //!   cannot be read fails that target's listing only, like any listing failure
-//!   ([`settle_failed_listings`]), and names the divan version the executable shows.
+//!   ([`settle_failed_listings`]), and names the divan version the executable shows. What a
+//!   benchmark prints in that run lands after its argument's name, so each argument is checked
+//!   with `--list --exact`, which runs nothing ([`selected_argument`]).
+//! - divan (≥ 0.1.18) lists a benchmark run at several thread counts (`threads = [1, 2]`) once,
+//!   by its path, but draws a row per count, and one fork reads one row: each count is a
+//!   benchmark of its own, `<path>::t=<N>` as divan draws it, learned from one run in its test
+//!   mode ([`divan::thread_counts`]) and selected with `--threads N` ([`divan::selection`]).
 //! - A bench target is a package's `[[bench]]` ([`TargetKey`]): in a workspace, members name their
 //!   targets by convention (`benches/bench.rs`), so one target name in several members is the
 //!   normal case, and a name alone would lose or swap whole suites.
@@ -39,8 +45,9 @@
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such
 //!   ids apart, to be reported as skipped. The second listing runs no benchmark ([`list_again`]):
-//!   an old divan's test mode is not run again; `--list --exact` is asked for the arguments the
-//!   first one read, which shows their benchmark only if they exist in this run too.
+//!   divan's test mode is not run again (a newer divan's thread counts are the first run's); an
+//!   old divan's `--list --exact` is asked for the arguments the first one read, which shows their
+//!   benchmark only if they exist in this run too.
 //! - The same criterion id in two bench targets is not an error: both are compared, each under a
 //!   name of its own ([`qualified_id`]). An id unique in the run keeps its plain criterion id, so
 //!   single-target suites and recordings made before read as they did; a colliding one becomes
@@ -224,6 +231,9 @@ pub struct Listing {
     /// A divan before 0.1.18's benchmarks with `args` and what its test mode gave for them, so
     /// that [`list_again`] need not run them again.
     with_args: Option<ArgumentRun>,
+    /// A divan's benchmarks run at several thread counts and those counts, from its test mode
+    /// ([`divan::thread_counts`]), so that [`list_again`] need not run it again.
+    thread_counts: Vec<(String, Vec<u32>)>,
 }
 
 impl Listing {
@@ -233,6 +243,7 @@ impl Listing {
             harness,
             unselectable: None,
             with_args: None,
+            thread_counts: Vec::new(),
         }
     }
 }
@@ -328,6 +339,14 @@ pub fn list_again(
             let run = |args: &[&str]| run_listing(exe, &env, timeout, args);
             list_divan_again(run, &executable_label(exe), with_args)
         }
+        (HarnessKind::Divan, None) => {
+            let env = divan_env(env);
+            let stdout = run_listing(exe, &env, timeout, divan::LIST_ARGS)?;
+            Ok(terse_listing(
+                divan::parse_list(&stdout),
+                first.thread_counts.clone(),
+            ))
+        }
         _ => list_benchmarks(kind, exe, env, timeout),
     }
 }
@@ -416,7 +435,11 @@ fn list_divan(
     version: impl FnOnce() -> Option<String>,
 ) -> Result<Listing, DiscoverError> {
     let (executable, stderr) = match run(divan::LIST_ARGS) {
-        Ok(stdout) => return Ok(Listing::new(divan::parse_list(&stdout), Harness::Divan)),
+        Ok(stdout) => {
+            let ids = divan::parse_list(&stdout);
+            let counts = divan_thread_counts(&run, &ids);
+            return Ok(terse_listing(ids, counts));
+        }
         Err(DiscoverError::List {
             executable,
             stderr_tail,
@@ -451,6 +474,29 @@ fn list_divan(
         arguments,
     };
     Ok(tree_listing(paths, with_args))
+}
+
+/// The thread counts of divan benchmarks `ids` run at several (`threads = [1, 2]`), from a run
+/// of the executable in divan's test mode, which runs each benchmark once and draws a leaf for
+/// each count; the terse listing does not show them. None when no benchmark has several, and
+/// when that run fails or cannot be read: such benchmarks are then listed by their path, whose
+/// forks find no row of their own.
+fn divan_thread_counts(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    ids: &[String],
+) -> Vec<(String, Vec<u32>)> {
+    if ids.is_empty() {
+        return Vec::new();
+    }
+    run(&["--test"]).map_or_else(|_| Vec::new(), |stdout| divan::thread_counts(&stdout, ids))
+}
+
+/// The listing of a divan ≥ 0.1.18 from its terse `ids`: each benchmark run at several thread
+/// counts (`counts`) listed as one benchmark per count ([`divan::thread_id`]).
+fn terse_listing(ids: Vec<String>, counts: Vec<(String, Vec<u32>)>) -> Listing {
+    let mut listing = Listing::new(divan::with_thread_counts(ids, &counts), Harness::Divan);
+    listing.thread_counts = counts;
+    listing
 }
 
 /// Of `paths`, those a `--list --exact` with all of them prints (divan before 0.1.18), in that
@@ -504,6 +550,7 @@ fn tree_listing(paths: Vec<String>, with_args: ArgumentRun) -> Listing {
             cause,
         }),
         with_args: Some(with_args),
+        thread_counts: Vec::new(),
     }
 }
 
@@ -521,8 +568,50 @@ fn divan_arguments(
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let stdout =
         run(&args).map_err(|error| ArgumentsUnseen::Failed(how_it_failed(&error, &args)))?;
-    divan::parse_argument_tree(&stdout, with_args)
-        .map_err(|error| ArgumentsUnseen::Unreadable(error.to_string()))
+    let arguments = divan::parse_argument_tree(&stdout, with_args)
+        .map_err(|error| ArgumentsUnseen::Unreadable(error.to_string()))?;
+    Ok(arguments
+        .into_iter()
+        .filter_map(|(benchmark, id)| selected_argument(run, benchmark, &id))
+        .collect())
+}
+
+/// The argument of `benchmark` that the leaf read as `id` stands for, as `(benchmark, id)`:
+/// `id` when `--list --exact id` (which runs nothing) shows the benchmark, else its longest
+/// prefix that does; `None` when none does. Test mode runs each argument after drawing its name,
+/// so what the benchmark prints lands on the leaf's line after the name (divan 0.1.14 draws
+/// `├─ 1said 1` for an argument `1` that prints `said 1`). The prefix is found halving the
+/// candidates: a listing with several paths shows the benchmark when one of them is its.
+fn selected_argument(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    benchmark: String,
+    id: &str,
+) -> Option<(String, String)> {
+    let shows = |paths: &[String]| {
+        exact_selectable(run, paths).is_some_and(|shown| shown.contains(&benchmark))
+    };
+    if shows(&[id.to_string()]) {
+        return Some((benchmark, id.to_string()));
+    }
+    let start = benchmark.len() + 2;
+    // Longest first: every shorter prefix of the argument, on character boundaries.
+    let mut candidates: Vec<String> = id
+        .char_indices()
+        .map(|(at, _)| at)
+        .filter(|&at| at > start)
+        .rev()
+        .map(|at| id[..at].to_string())
+        .collect();
+    while candidates.len() > 1 {
+        let rest = candidates.split_off(candidates.len().div_ceil(2));
+        if !shows(&candidates) {
+            candidates = rest;
+        }
+    }
+    let found = candidates
+        .pop()
+        .filter(|only| shows(std::slice::from_ref(only)))?;
+    Some((benchmark, found))
 }
 
 /// How a run with `args` failed, in one line: what [`run_listing`] says without the command line
@@ -615,9 +704,11 @@ fn divan_version(path: &std::path::Path) -> Option<String> {
 
 /// Splits the ids of one listing into those a second listing of the same executable gave again
 /// (in the first listing's order) and, for the others, what they share with the most alike id
-/// of the second listing up to its last `/`, followed by `…` (`delayed_format/with_display/…`
-/// for an id ending in the time): ids that change from one process to the next cannot be
-/// selected by a fork, and this names them the same way whichever listing they came from.
+/// of the second listing up to its last separator (criterion's `/`, divan's and libtest's `::`),
+/// followed by `…` (`delayed_format/with_display/…` for a criterion id ending in the time,
+/// `t::stamped::…` for a divan argument that is): ids that change from one process to the next
+/// cannot be selected by a fork, and this names them the same way whichever listing they came
+/// from.
 pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Vec<String>) {
     let again: std::collections::HashSet<&str> = second.iter().map(String::as_str).collect();
     let (stable, unstable): (Vec<String>, Vec<String>) = first
@@ -631,13 +722,20 @@ pub fn split_unstable(first: Vec<String>, second: &[String]) -> (Vec<String>, Ve
                 .map(|other| common_prefix(id, other))
                 .max_by_key(|prefix| prefix.len())
                 .unwrap_or("");
-            let kept = shared.rfind('/').map_or("", |slash| &shared[..=slash]);
-            format!("{kept}…")
+            format!("{}…", up_to_last_separator(shared))
         })
         .collect();
     patterns.sort();
     patterns.dedup();
     (stable, patterns)
+}
+
+/// `prefix` up to and with its last separator of names, `/` (criterion) or `::` (divan,
+/// libtest), whichever ends later; empty without one.
+fn up_to_last_separator(prefix: &str) -> &str {
+    let slash = prefix.rfind('/').map(|at| at + 1);
+    let colons = prefix.rfind("::").map(|at| at + 2);
+    &prefix[..slash.max(colons).unwrap_or(0)]
 }
 
 /// Splits criterion ids into those a fork can select and the repeats of an id: criterion lists
@@ -1363,6 +1461,20 @@ mod unstable_tests {
     }
 
     #[test]
+    fn a_divan_id_that_changes_is_named_by_its_path_up_to_the_last_double_colon() {
+        // divan 0.1.21's terse listings of a benchmark `#[divan::bench(args = [now()])]`, whose
+        // argument is the time in nanoseconds, two runs apart (recorded).
+        let first = ids(&["t::plain", "t::stamped::1795935123007436755"]);
+        let second = ids(&["t::plain", "t::stamped::1795935123027996530"]);
+        let (stable, unstable) = split_unstable(first, &second);
+        assert_eq!(stable, ["t::plain"]);
+        assert_eq!(unstable, ["t::stamped::…"]);
+        // A time's single colons do not separate names; a criterion id's last `/` does.
+        let (_, unstable) = split_unstable(ids(&["a::t/12:30:01"]), &ids(&["a::t/12:30:02"]));
+        assert_eq!(unstable, ["a::t/…"]);
+    }
+
+    #[test]
     fn an_id_without_a_stable_group_is_named_by_the_ellipsis_alone() {
         let (stable, unstable) = split_unstable(ids(&["0.8231"]), &ids(&["0.1174"]));
         assert!(stable.is_empty());
@@ -1385,6 +1497,7 @@ mod tests {
             path: path.to_path_buf(),
             layouts: Vec::new(),
             relink: None,
+            relink_missing: None,
             package_root: path.parent().unwrap().to_path_buf(),
             manifest_path: path.parent().unwrap().join("Cargo.toml"),
             src_path: path.parent().unwrap().join("benches/t.rs"),
@@ -1715,6 +1828,7 @@ mod tests {
         let calls = Default::default();
         let answers = [
             ("--list --format", Err("error: unexpected argument found")),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             (
                 "--list --exact",
                 Ok("stream\n├─ parse\n│  ╰─ advance\n╰─ write\n"),
@@ -1741,10 +1855,36 @@ mod tests {
     #[test]
     fn divan_is_listed_tersely_first() {
         let calls = Default::default();
-        let answers = [("--list --format terse", Ok("stream::write: benchmark\n"))];
+        let answers = [
+            ("--list --format terse", Ok("stream::write: benchmark\n")),
+            ("--test", Ok("stream\n╰─ write\n")),
+        ];
         let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
         assert_eq!(listing.ids, vec!["stream::write"]);
-        assert_eq!(calls.take(), vec!["--list --format terse"]);
+        assert_eq!(calls.take(), vec!["--list --format terse", "--test"]);
+    }
+
+    #[test]
+    fn divan_s_thread_counts_are_learned_from_its_test_mode_once() {
+        let calls = Default::default();
+        let terse = "stream::par: benchmark\nstream::write: benchmark\n";
+        let answers = [
+            ("--list --format terse", Ok(terse)),
+            (
+                "--test",
+                Ok("stream\n├─ par\n│  ├─ t=1\n│  ╰─ t=4\n╰─ write\n"),
+            ),
+        ];
+        let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        let ids = ["stream::par::t=1", "stream::par::t=4", "stream::write"];
+        assert_eq!(listing.ids, ids);
+        // A test mode that fails lists the benchmarks by their paths.
+        let failing = [
+            ("--list --format terse", Ok(terse)),
+            ("--test", Err("thread 'main' panicked")),
+        ];
+        let listing = list_divan(divan_exe(&failing, &calls), || None).unwrap();
+        assert_eq!(listing.ids, ["stream::par", "stream::write"]);
     }
 
     #[test]
@@ -1756,6 +1896,7 @@ mod tests {
         let arguments = "stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n";
         let answers = [
             ("--list --format", Err(FORMAT_ERROR)),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             ("--list --exact", Ok(exact)),
             ("--list", Ok(TREE)),
             ("--test", Ok(arguments)),
@@ -1776,8 +1917,45 @@ mod tests {
                 "--list",
                 "--list --exact stream::parse::advance stream::sizes stream::write",
                 "--test ^stream::sizes::",
+                "--list --exact stream::sizes::8",
+                "--list --exact stream::sizes::64",
             ]
         );
+    }
+
+    /// divan 0.1.14's `--test '^old::talk::'` on a scratch crate whose `talk`, with
+    /// `args = [1, 8]`, prints `said N` (recorded): what it prints follows each argument's
+    /// name on its leaf's line, and its line end leaves a blank line.
+    const PRINTED_ARGUMENTS: &str = "old\n╰─ talk\n   ├─ 1said 1\n\n   ╰─ 8said 8\n\n\n";
+
+    #[test]
+    fn an_argument_whose_benchmark_prints_in_test_mode_is_read_by_its_own_name() {
+        let calls: std::cell::RefCell<Vec<String>> = Default::default();
+        // As divan 0.1.14 answers: `--list --exact` shows `talk` when one of its paths is an
+        // argument of it (recorded: `old::talk::1` shows it, `old::talk::1s` does not).
+        let run = |args: &[&str]| -> Result<String, DiscoverError> {
+            calls.borrow_mut().push(args.join(" "));
+            let shown = match args {
+                ["--test", ..] => PRINTED_ARGUMENTS,
+                ["--list", "--exact", paths @ ..]
+                    if paths
+                        .iter()
+                        .any(|p| ["old::talk::1", "old::talk::8"].contains(p)) =>
+                {
+                    "old\n╰─ talk\n\n"
+                }
+                _ => "",
+            };
+            Ok(shown.to_string())
+        };
+        let talk = ["old::talk".to_string()];
+        let arguments = divan_arguments(&run, &talk).unwrap();
+        let ids: Vec<&str> = arguments.iter().map(|(_, id)| id.as_str()).collect();
+        assert_eq!(ids, ["old::talk::1", "old::talk::8"]);
+        // One test-mode run, one listing of each leaf as read, and a few of its prefixes.
+        let calls = calls.take();
+        assert_eq!(calls.iter().filter(|c| c.starts_with("--test")).count(), 1);
+        assert!(calls.len() <= 1 + 2 * 5, "{calls:?}");
     }
 
     #[test]
@@ -1834,6 +2012,7 @@ mod tests {
                 "--list --exact stream::parse::advance stream::sizes ",
                 Ok(exact),
             ),
+            ("--list --exact stream::sizes::", Ok("stream\n╰─ sizes\n\n")),
             ("--list --exact", Ok(shown)),
             ("--list", Ok(TREE)),
             ("--test", Ok("stream\n╰─ sizes\n   ├─ 8\n   ╰─ 64\n\n")),

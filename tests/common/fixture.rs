@@ -49,6 +49,16 @@ pub fn repo_root() -> PathBuf {
 /// Copies `fixtures/<name>` and builds its `[[bench]]` target `bench`; panics with cargo's output
 /// if that fails (a test environment problem, not a test result).
 pub fn build(name: &str, bench: &str) -> Fixture {
+    build_with(name, bench, &[])
+}
+
+/// [`build`] of bench target `bench` alone (`--bench`): a fixture whose other targets need what
+/// the test does not (`trace-fixture`'s libtest `#[bench]` target needs a nightly toolchain).
+pub fn build_target(name: &str, bench: &str) -> Fixture {
+    build_with(name, bench, &["--bench", bench])
+}
+
+fn build_with(name: &str, bench: &str, args: &[&str]) -> Fixture {
     let root = repo_root();
     let source = root.join("fixtures").join(name);
     let dir = root.join("target/test-fixtures").join(name);
@@ -56,11 +66,11 @@ pub fn build(name: &str, bench: &str) -> Fixture {
         .unwrap_or_else(|e| panic!("cannot copy {} to {}: {e}", source.display(), dir.display()));
     let target_dir = root.join("target/test-fixture-builds");
     // Offline first: the registry cache normally has everything and the network may be absent.
-    let output = cargo_bench_no_run(&dir, &target_dir, true);
+    let output = cargo_bench_no_run(&dir, &target_dir, true, args);
     let output = if output.status.success() {
         output
     } else {
-        cargo_bench_no_run(&dir, &target_dir, false)
+        cargo_bench_no_run(&dir, &target_dir, false, args)
     };
     assert!(
         output.status.success(),
@@ -73,11 +83,17 @@ pub fn build(name: &str, bench: &str) -> Fixture {
     Fixture { dir, executable }
 }
 
-fn cargo_bench_no_run(dir: &Path, target_dir: &Path, offline: bool) -> std::process::Output {
+fn cargo_bench_no_run(
+    dir: &Path,
+    target_dir: &Path,
+    offline: bool,
+    args: &[&str],
+) -> std::process::Output {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .args(["bench", "--no-run", "--message-format=json"])
+        .args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", target_dir);
     if offline {

@@ -1,7 +1,8 @@
 //! divan 0.1.14, older than the `--list --format terse` listing, on `fixtures/divan-old`: its
 //! benchmark with `args` is listed one argument at a time, under the ids divan ≥ 0.1.18 lists
 //! (`old::sum::8`), beside its plain benchmark and one whose name has `::` in it, a fork
-//! measures each alone, and listing it twice runs its test mode once.
+//! measures each alone, and listing it twice runs its test mode once. And the native probe of one
+//! of its benchmarks, whose helper must outlive the fork's stop once the value is read.
 
 use crate::fixture;
 
@@ -37,6 +38,7 @@ fn executable() -> BenchExecutable {
         path: built.executable.clone(),
         layouts: Vec::new(),
         relink: None,
+        relink_missing: None,
         package_root: built.dir.clone(),
         manifest_path: built.dir.join("Cargo.toml"),
         harness: false,
@@ -130,4 +132,81 @@ fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
     let calls = std::fs::read_to_string(&log).unwrap();
     let test_mode = calls.lines().filter(|l| l.starts_with("--test")).count();
     assert_eq!(test_mode, 1, "{calls}");
+}
+
+/// The entry of the fixture's function `perfdiff_divan_old::never_run`, which no benchmark
+/// enters (the ignored one's work), as the probe takes a changed function's.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn never_run_entry(
+    executable: &std::path::Path,
+) -> cargo_perfdiff::steps::reach::code::ChangedEntry {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(executable).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let symbol = file
+        .symbols()
+        .find(|s| {
+            s.name().is_ok_and(|n| {
+                format!("{:#}", rustc_demangle::demangle(n)) == "perfdiff_divan_old::never_run"
+            })
+        })
+        .expect("the fixture's never_run function");
+    cargo_perfdiff::steps::reach::code::ChangedEntry {
+        address: symbol.address(),
+        name: "perfdiff_divan_old::never_run".into(),
+    }
+}
+
+/// A divan fork stops its process as soon as it has read the value line; under the native probe
+/// that process is the probe's helper, which writes what it saw only once the benchmark has
+/// ended. Here the benchmark lingers after its table far past the fork's timeout, so only a
+/// helper that is asked to stop it, and outlives that, writes a result: one killed with the
+/// benchmark wrote none ("its helper wrote no result"), and the benchmark stayed measured.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn divan_old_probe_helper_outlives_the_fork_s_stop() {
+    use cargo_perfdiff::steps::reach::probe::{Probe, Timed, probe_benchmark_through};
+    let built = divan_old();
+    let home = tempfile::tempdir().unwrap();
+    let marker = crate::processes::marker("probe-divan-old");
+    let request = ForkRequest {
+        executable: built.executable.clone(),
+        cwd: built.dir.clone(),
+        env: vec![
+            ("PERFDIFF_FIXTURE_LINGER_MS".into(), "600000".into()),
+            marker.clone(),
+        ],
+        benchmark_id: "old::plain".into(),
+        harness: Harness::Divan,
+        warm_up: Duration::from_millis(10),
+        measurement: Duration::from_millis(50),
+        sample_size: 10,
+        timeout: Duration::from_secs(60),
+        criterion_home: home.path().to_path_buf(),
+        cpu: None,
+        command: None,
+    };
+    let helper = std::path::Path::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    let scratch = tempfile::tempdir().unwrap();
+    let entries = [never_run_entry(&built.executable)];
+    let probe = probe_benchmark_through(
+        helper,
+        &request,
+        &entries,
+        &Timed::default(),
+        scratch.path(),
+    );
+    match probe {
+        Probe::NotReached {
+            record: Some(record),
+        } => assert_eq!(record.times_ns.len(), 1),
+        // Every run the helper stopped, but shorter than a fork's on a busy machine.
+        Probe::Failed(why) if why.contains("too busy") => {}
+        other => panic!("{other:?}"),
+    }
+    // The lingering benchmark was stopped: nothing of the probe is left running.
+    assert_eq!(
+        crate::processes::alive_with_marker(&marker),
+        Vec::<u32>::new()
+    );
 }

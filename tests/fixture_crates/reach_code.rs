@@ -687,3 +687,31 @@ fn code_that_reads_the_cpu_s_features_is_unknown_unprobed_where_valgrind_hides_s
         );
     }
 }
+
+/// A build of one code layout relinks nothing, so selection by reach has no objects to compare
+/// its code by: the build records that cause, and selection's reason names it rather than
+/// every cause it could be.
+#[test]
+fn a_build_of_one_code_layout_records_why_it_kept_no_objects() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = copy_fixture(dir.path(), "one-layout", &|_, text| text);
+    let options = BuildOptions {
+        layouts: 1,
+        ..BuildOptions::default()
+    };
+    let exes = build_benches(
+        &workspace,
+        "one-layout",
+        &shared_target_dir(),
+        &dir.path().join("bin"),
+        &options,
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(exes.len(), 1, "{exes:?}");
+    assert!(exes[0].relink.is_none());
+    assert_eq!(
+        exes[0].relink_missing.as_deref(),
+        Some(cargo_perfdiff::steps::build::ONE_LAYOUT)
+    );
+}

@@ -22,6 +22,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         path,
         layouts: Vec::new(),
         relink: None,
+        relink_missing: None,
         package_root: dir.to_path_buf(),
         manifest_path: dir.join("Cargo.toml"),
         harness: false,

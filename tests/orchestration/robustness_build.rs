@@ -64,6 +64,20 @@ fn a_bench_target_that_does_not_compile_is_skipped_with_its_error_and_the_others
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(benchmark_ids(&listing), ["g_mix"]);
+    // Its phases, under the names a comparison's `run.phases` has: two builds.
+    let phases = &listing["phases"];
+    for field in [
+        "checkout_ms",
+        "discovery_ms",
+        "trace_ms",
+        "probe_ms",
+        "selection_ms",
+    ] {
+        assert!(phases[field].is_u64(), "{field}: {phases}");
+    }
+    for side in ["base", "head"] {
+        assert!(phases["build"][side]["ms"].is_u64(), "{side}: {phases}");
+    }
     let skipped = skipped_targets(&listing);
     assert_eq!(skipped.len(), 1, "{skipped:?}");
     let (package, target, reason) = &skipped[0];

@@ -244,27 +244,140 @@ fn parse_node(number: usize, line: &str) -> Option<Node<'_>> {
     })
 }
 
-/// The arguments of one fork measuring exactly `path` for `measurement`.
-pub fn fork_args(path: &str, measurement: Duration) -> Vec<OsString> {
-    let seconds = measurement.as_secs_f64().to_string();
-    [
-        "--bench",
-        "--exact",
-        path,
-        "--min-time",
-        &seconds,
-        "--max-time",
-        &seconds,
-        "--color",
-        "never",
-    ]
-    .map(OsString::from)
-    .to_vec()
+/// How the id of one thread count of a benchmark ends: `<path>::t=<N>`, the node divan draws
+/// for it below the benchmark.
+const THREADS_NODE: &str = "t=";
+
+/// The id of benchmark (or argument) `path` run at `threads` threads: `<path>::t=<threads>`,
+/// as divan draws that thread count below it.
+pub fn thread_id(path: &str, threads: u32) -> String {
+    format!("{path}::{THREADS_NODE}{threads}")
 }
 
-/// The median nanoseconds per iteration of benchmark `path` from its row of divan's table; `None`
-/// for the header, rows of its parents (no values), counter rows and any other line.
-pub fn median_in_row(path: &str, line: &str) -> Option<f64> {
+/// An id split into the path `--exact` selects and the thread count it is run at: a benchmark
+/// with several thread counts (`threads = [1, 2]`) is one benchmark per count, `<path>::t=<N>`
+/// ([`thread_id`]), which divan cannot select by its path alone (its filter sees `<path>`), so a
+/// fork selects `<path>` and runs it at that count only (`--threads N`, which overrides the
+/// benchmark's own; its row is then the benchmark's, with no `t=` below it).
+pub fn selection(id: &str) -> (&str, Option<u32>) {
+    let threads = id.rsplit_once("::").and_then(|(path, node)| {
+        let count = node.strip_prefix(THREADS_NODE)?;
+        if !count.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        Some((path, count.parse::<u32>().ok()?))
+    });
+    match threads {
+        Some((path, count)) => (path, Some(count)),
+        None => (id, None),
+    }
+}
+
+/// The arguments that select exactly benchmark `id`: `--exact <path>`, and `--threads <N>` for
+/// one thread count of it ([`selection`]).
+pub fn select_args(id: &str) -> Vec<String> {
+    let (path, threads) = selection(id);
+    let mut args = vec!["--exact".to_string(), path.to_string()];
+    if let Some(threads) = threads {
+        args.extend(["--threads".to_string(), threads.to_string()]);
+    }
+    args
+}
+
+/// The arguments of one fork measuring exactly benchmark `id` for `measurement`.
+pub fn fork_args(id: &str, measurement: Duration) -> Vec<OsString> {
+    let seconds = measurement.as_secs_f64().to_string();
+    let mut args = vec!["--bench".to_string()];
+    args.extend(select_args(id));
+    args.extend(
+        [
+            "--min-time",
+            &seconds,
+            "--max-time",
+            &seconds,
+            "--color",
+            "never",
+        ]
+        .map(str::to_string),
+    );
+    args.into_iter().map(OsString::from).collect()
+}
+
+/// The thread counts divan's test mode (`--test`, which runs every benchmark once) drew below
+/// each of `ids`, as `(id, counts)`: the benchmark (or argument) run at several thread counts
+/// has a `t=<N>` leaf for each, and no row of its own. Lines that are not part of the tree are
+/// passed over: test mode runs the benchmarks, and what they print lands among its lines (after
+/// a leaf's name, on the same line, up to the end of what it printed).
+pub fn thread_counts(stdout: &str, ids: &[String]) -> Vec<(String, Vec<u32>)> {
+    // A line printed on its own reads as a top-level name: only a root of the ids is one.
+    let is_root = |name: &str| {
+        ids.iter().any(|id| {
+            id.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with("::"))
+        })
+    };
+    let nodes: Vec<Node<'_>> = stdout
+        .lines()
+        .enumerate()
+        .filter_map(|(index, line)| parse_node(index + 1, line.strip_suffix('\r').unwrap_or(line)))
+        .filter(|node| node.level > 0 || is_root(node.name))
+        .collect();
+    let paths = node_paths(&nodes);
+    let mut counts: Vec<(String, Vec<u32>)> = Vec::new();
+    for (i, node) in nodes.iter().enumerate() {
+        let Some(parent) = parent_path(&nodes, &paths, i) else {
+            continue;
+        };
+        let Some(count) = leaf_thread_count(node.name) else {
+            continue;
+        };
+        if has_children(&nodes, i) || !ids.iter().any(|id| id == parent) {
+            continue;
+        }
+        match counts.iter_mut().find(|(id, _)| id == parent) {
+            Some((_, seen)) if !seen.contains(&count) => seen.push(count),
+            Some(_) => {}
+            None => counts.push((parent.to_string(), vec![count])),
+        }
+    }
+    counts
+}
+
+/// The path of node `i`'s parent: the nearest node before it one level up.
+fn parent_path<'a>(nodes: &[Node], paths: &'a [String], i: usize) -> Option<&'a str> {
+    let level = nodes[i].level.checked_sub(1)?;
+    (0..i)
+        .rev()
+        .find(|&j| nodes[j].level == level)
+        .map(|j| paths[j].as_str())
+}
+
+/// The thread count of a `t=<N>` leaf; what the benchmark printed after the name, on the same
+/// line, is not part of it only when it does not start with a digit.
+fn leaf_thread_count(name: &str) -> Option<u32> {
+    let count = name.strip_prefix(THREADS_NODE)?;
+    let end = count
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(count.len());
+    count[..end].parse().ok()
+}
+
+/// `ids` with each one `counts` names replaced by its thread counts' ids ([`thread_id`]), in
+/// place and in the order divan drew them.
+pub fn with_thread_counts(ids: Vec<String>, counts: &[(String, Vec<u32>)]) -> Vec<String> {
+    ids.into_iter()
+        .flat_map(|id| match counts.iter().find(|(with, _)| *with == id) {
+            Some((_, threads)) => threads.iter().map(|&t| thread_id(&id, t)).collect(),
+            None => vec![id],
+        })
+        .collect()
+}
+
+/// The median nanoseconds per iteration of benchmark `id` from its row of divan's table; `None`
+/// for the header, rows of its parents (no values), counter rows and any other line. One thread
+/// count of a benchmark is run alone, in the benchmark's own row ([`selection`]).
+pub fn median_in_row(id: &str, line: &str) -> Option<f64> {
+    let (path, _) = selection(id);
     // Nested rows start with the tree's own `│`, which is not a column separator.
     let row = line.trim_start_matches([' ', '├', '╰', '─', COLUMN]);
     let columns: Vec<&str> = row.split(COLUMN).collect();
@@ -571,6 +684,102 @@ s
         let median = |path| ARGUMENT_TABLE.lines().find_map(|l| median_in_row(path, l));
         assert_eq!(median("old::sum::8"), Some(14.96));
         assert_eq!(median("old::sum"), None);
+    }
+
+    /// divan 0.1.21's `--test` on a scratch crate (recorded): `par` with `threads = [1, 2]`,
+    /// `both` with `args = [4, 8]` and the same threads, `avail` with `threads` (one count on
+    /// two CPUs), and `plain`, which prints `hello from plain`: what a benchmark prints lands
+    /// after its leaf's name, and divan's own line end after it.
+    const THREADS_TEST_MODE: &str = "\
+t
+├─ avail
+├─ both
+│  ├─ 4
+│  │  ├─ t=1
+│  │  ╰─ t=2
+│  ╰─ 8
+│     ├─ t=1
+│     ╰─ t=2
+├─ par
+│  ├─ t=1
+│  ╰─ t=2
+╰─ plainhello from plain
+
+
+";
+
+    /// divan 0.1.21's table for `--bench --exact t::par --threads 2` on the same crate.
+    const ONE_THREAD_COUNT: &str = "\
+t       fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ par  2.182 ns      │ 33.15 ns      │ 2.408 ns      │ 2.648 ns      │ 194     │ 198656
+";
+
+    #[test]
+    fn each_thread_count_is_a_benchmark_of_its_own() {
+        let ids: Vec<String> = ["t::plain", "t::avail", "t::both::4", "t::both::8", "t::par"]
+            .map(str::to_string)
+            .into();
+        let counts = thread_counts(THREADS_TEST_MODE, &ids);
+        assert_eq!(
+            counts,
+            [
+                ("t::both::4".to_string(), vec![1, 2]),
+                ("t::both::8".to_string(), vec![1, 2]),
+                ("t::par".to_string(), vec![1, 2]),
+            ]
+        );
+        assert_eq!(
+            with_thread_counts(ids, &counts),
+            [
+                "t::plain",
+                "t::avail",
+                "t::both::4::t=1",
+                "t::both::4::t=2",
+                "t::both::8::t=1",
+                "t::both::8::t=2",
+                "t::par::t=1",
+                "t::par::t=2",
+            ]
+        );
+        // A line a benchmark printed on its own is no node of the tree.
+        let printed = "t\n├─ par\nnoise\n│  ├─ t=1\n│  ╰─ t=2\n╰─ plain\n";
+        let par = ["t::par".to_string()];
+        assert_eq!(
+            thread_counts(printed, &par),
+            [("t::par".to_string(), vec![1, 2])]
+        );
+    }
+
+    #[test]
+    fn a_thread_count_is_selected_by_its_benchmark_s_path_and_read_from_its_row() {
+        assert_eq!(selection("t::par::t=2"), ("t::par", Some(2)));
+        assert_eq!(selection("t::par"), ("t::par", None));
+        assert_eq!(selection("t::t=x"), ("t::t=x", None));
+        assert_eq!(selection("t::par::t="), ("t::par::t=", None));
+        assert_eq!(
+            select_args("t::both::4::t=1"),
+            ["--exact", "t::both::4", "--threads", "1"]
+        );
+        let args = fork_args("t::par::t=2", Duration::from_millis(500));
+        assert_eq!(
+            args,
+            [
+                "--bench",
+                "--exact",
+                "t::par",
+                "--threads",
+                "2",
+                "--min-time",
+                "0.5",
+                "--max-time",
+                "0.5",
+                "--color",
+                "never"
+            ]
+        );
+        let median = |id| ONE_THREAD_COUNT.lines().find_map(|l| median_in_row(id, l));
+        assert_eq!(median("t::par::t=2"), Some(2.408));
+        assert_eq!(median("t::par"), Some(2.408));
     }
 
     #[test]

@@ -179,6 +179,7 @@ fn list_with(
 ) -> Result<Listed> {
     with_selected_benchmarks(request, lock, progress, |selected, progress| {
         let unannounced = selected.skipped[selected.announced..].to_vec();
+        let clock = phases::SelectionClock::default();
         let sides = reach_sides::SelectedSides {
             settings: &request.settings,
             perfdiff_dir: selected.perfdiff_dir,
@@ -186,15 +187,26 @@ fn list_with(
             build: &request.build,
             base: selected.base,
             head: selected.head,
-            clock: &phases::SelectionClock::default(),
+            clock: &clock,
         };
         let empty = SampleFile::new(RunInfo::default());
-        let selection = reach::select_by_reach(&sides, &selected.matched, &empty, progress);
+        let (selection, selecting) =
+            phases::timed(|| reach::select_by_reach(&sides, &selected.matched, &empty, progress));
+        // As a comparison records them up to its rounds ([`open_samples`]).
+        let head = (!std::ptr::eq(selected.base, selected.head)).then_some(selected.head.times);
+        let phases = phases::before_rounds(
+            selected.opening,
+            (selected.base.times, head),
+            selected.discovery,
+            selecting,
+            &clock,
+        );
         Ok(Listed {
             matched: selected.matched,
             skipped: sorted_once(selected.skipped),
             unannounced: sorted_once(unannounced),
             selection,
+            phases,
         })
     })
 }
@@ -209,6 +221,8 @@ pub struct Listed {
     pub unannounced: Vec<SkippedTarget>,
     /// Whether a run would measure each benchmark, and why, by id (empty with `--measure-all`).
     pub selection: BTreeMap<String, crate::model::samples::SelectionRecord>,
+    /// Where the listing's time went, as a comparison records its phases up to its rounds.
+    pub phases: crate::model::samples::Phases,
 }
 
 /// What measuring `matched` would take at `settings`: the benchmarks present in both revisions,

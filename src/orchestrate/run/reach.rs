@@ -171,8 +171,15 @@ fn select_in_target(
     if let Some(first) = differences.first() {
         return all(settings_differ(first));
     }
-    let code =
-        |built: &BuiltTarget| linked_code(&built.exe.path, built.exe.relink.as_ref(), "its build");
+    let code = |built: &BuiltTarget| {
+        let exe = &built.exe;
+        linked_code(
+            &exe.path,
+            exe.relink.as_ref(),
+            exe.relink_missing.as_deref(),
+            "its build",
+        )
+    };
     let (base_code, head_code) = match (code(base), code(head)) {
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),

@@ -242,6 +242,7 @@ impl Pair<'_> {
             linked_code(
                 &programs.layout_dirs[0].join(name),
                 programs.relinks.get(index),
+                programs.relinks_missing.as_deref(),
                 &format!("the build of {name}"),
             )
         };

@@ -34,20 +34,32 @@ pub(super) struct SelectedSides<'a> {
 
 /// The code of the executable at `path`, with the objects its build kept for code layouts
 /// (`relink`) to compare it by; or why it cannot be compared. `build` names that build in the
-/// reason ("its build", "the build of NAME").
+/// reason ("its build", "the build of NAME"), and `missing`, where the build knew it, why it kept
+/// none ([`no_objects`]).
 pub(super) fn linked_code(
     path: &Path,
     relink: Option<&KeptLink>,
+    missing: Option<&str>,
     build: &str,
 ) -> std::result::Result<LinkedCode, String> {
-    let relink = relink.ok_or_else(|| {
-        format!("{build} kept no objects to compare (one code layout, a linker that cannot order functions, or a relink that built another program)")
-    })?;
+    let relink = relink.ok_or_else(|| no_objects(build, missing))?;
     if !relink.intact() {
         return Err(format!("the objects {build} kept changed since the build"));
     }
     let inputs: Vec<PathBuf> = relink.inputs().map(Path::to_path_buf).collect();
     LinkedCode::open(path, &inputs).map_err(|e| e.to_string())
+}
+
+/// Why `build` kept no objects to compare: the cause the build gave (`missing`), or, from a
+/// build that did not record one (kept by an older version), each it can be.
+fn no_objects(build: &str, missing: Option<&str>) -> String {
+    match missing {
+        Some(why) => format!("{build} kept no objects to compare: {why}"),
+        None => format!(
+            "{build} kept no objects to compare (one code layout, a linker that cannot order \
+             functions, or a relink that built another program)"
+        ),
+    }
 }
 
 /// The trace `request` asks for, made now in a scratch directory of `perfdiff_dir`.
@@ -72,4 +84,32 @@ pub(super) fn checkout_of(workspace: &Path) -> PathBuf {
         .find(|dir| dir.join(".git").exists())
         .unwrap_or(workspace)
         .to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_objects_says_which_cause_it_had() {
+        let exe = Path::new("/nonexistent/bench");
+        let reason = |missing| match linked_code(exe, None, missing, "its build") {
+            Err(reason) => reason,
+            Ok(_) => panic!("no objects, yet code"),
+        };
+        assert_eq!(
+            reason(Some(crate::steps::build::ONE_LAYOUT)),
+            format!(
+                "its build kept no objects to compare: {}",
+                crate::steps::build::ONE_LAYOUT
+            )
+        );
+        let linker = "the linker rejected `--symbol-ordering-file`";
+        assert_eq!(
+            reason(Some(linker)),
+            format!("its build kept no objects to compare: {linker}")
+        );
+        // A build kept by an older version names every cause it can be.
+        assert!(reason(None).contains("one code layout, a linker"));
+    }
 }

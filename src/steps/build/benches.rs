@@ -305,7 +305,10 @@ pub(super) fn relink_layouts(
                     target: &artifact.target,
                     reason: &reason,
                 });
-                Layouts::default()
+                Layouts {
+                    unavailable: Some(reason),
+                    ..Layouts::default()
+                }
             }
         };
         layouts.insert(
@@ -322,7 +325,14 @@ pub(super) fn relink_layouts(
 pub(crate) struct Layouts {
     pub paths: Vec<PathBuf>,
     pub link: Option<crate::steps::build::link::KeptLink>,
+    /// Why `link` is none, in one line: one layout asked for ([`ONE_LAYOUT`]), or the relink's
+    /// failure (the linker's error, another program built).
+    pub unavailable: Option<String>,
 }
+
+/// Why a build with one code layout keeps no objects: it links nothing again.
+pub const ONE_LAYOUT: &str =
+    "one code layout was asked for (`--layouts 1`), so nothing was relinked";
 
 /// Layouts 1, 2, … of one bench target (or program) whose layouts go in `bin_dir`, or why it has
 /// no layouts but cargo's build. Cargo links the target once more, keeping its objects and
@@ -336,7 +346,10 @@ pub(crate) fn layouts_of(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Layouts, String> {
     if relinker.opts.layouts <= 1 {
-        return Ok(Layouts::default());
+        return Ok(Layouts {
+            unavailable: Some(ONE_LAYOUT.to_string()),
+            ..Layouts::default()
+        });
     }
     on_event(BuildEvent::Relinking {
         target: &artifact.target,
@@ -362,6 +375,7 @@ pub(crate) fn layouts_of(
             .map(|layout| crate::steps::build::layout::kept_path(bin_dir, layout, &name))
             .collect(),
         link: Some(kept),
+        unavailable: None,
     })
 }
 
@@ -626,6 +640,7 @@ pub(super) fn copy_executables(
             path: destination,
             layouts: layouts.map(|l| l.paths.clone()).unwrap_or_default(),
             relink: layouts.and_then(|l| l.link.clone()),
+            relink_missing: layouts.and_then(|l| l.unavailable.clone()),
             package_root: package
                 .manifest_path
                 .parent()

@@ -51,6 +51,7 @@ mod workspace;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
+pub use benches::ONE_LAYOUT;
 pub(crate) use benches::{Layouts, copy_out, layouts_of};
 pub use benches::{build_benches, build_needed_benches};
 pub(crate) use cargo::{CargoBuild, one_path_of, run_cargo};
@@ -207,6 +208,11 @@ pub struct BenchExecutable {
     /// What links them.
     #[serde(default)]
     pub relink: Option<crate::steps::build::link::KeptLink>,
+    /// Why `relink` is none, as the build knew it: one code layout asked for, or the relink's
+    /// failure (a linker that cannot order functions, a relink that built another program).
+    /// Selection by reach, which compares the objects kept, says which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relink_missing: Option<String>,
     /// Manifest directory of the package inside the worktree (the working directory of forks).
     pub package_root: PathBuf,
     pub manifest_path: PathBuf,
@@ -872,6 +878,7 @@ mod tests {
             path: "/bins/b-123".into(),
             layouts: Vec::new(),
             relink: None,
+            relink_missing: None,
             package_root: root.into(),
             manifest_path: root.join("Cargo.toml"),
             src_path: root.join("benches/b.rs"),

@@ -34,6 +34,10 @@ pub struct Programs {
     /// What links each program (in the order of `names`) in the other layouts.
     #[serde(default)]
     pub relinks: Vec<crate::steps::build::link::KeptLink>,
+    /// Why `relinks` is empty, as the build knew it: one code layout asked for, or the relink's
+    /// failure (see [`crate::steps::build::BenchExecutable::relink_missing`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relinks_missing: Option<String>,
 }
 
 impl Programs {
@@ -217,10 +221,11 @@ fn copy_layouts(
         opts,
         kind: RelinkedKind::Bin { profile },
     };
-    let cargo_only = |names| Programs {
+    let cargo_only = |names, why: Option<String>| Programs {
         layout_dirs: vec![cargo_dir.clone()],
         names,
         relinks: Vec::new(),
+        relinks_missing: why,
     };
     let mut relinks = Vec::new();
     for (_, artifact) in &artifacts {
@@ -228,7 +233,7 @@ fn copy_layouts(
             Ok(build::Layouts {
                 link: Some(link), ..
             }) => relinks.push(link),
-            Ok(_) => return Ok(cargo_only(names)),
+            Ok(layouts) => return Ok(cargo_only(names, layouts.unavailable)),
             Err(reason) => {
                 let package = super::workspace::package_from_id(
                     &artifact.package_id,
@@ -239,7 +244,7 @@ fn copy_layouts(
                     target: &artifact.target,
                     reason: &reason,
                 });
-                return Ok(cargo_only(names));
+                return Ok(cargo_only(names, Some(reason)));
             }
         }
     }
@@ -254,6 +259,7 @@ fn copy_layouts(
         layout_dirs,
         names,
         relinks,
+        relinks_missing: None,
     })
 }
 

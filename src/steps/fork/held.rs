@@ -159,6 +159,21 @@ impl HeldProcess {
         Ok(ending)
     }
 
+    /// Asks the process that leads the group (a helper in front of the benchmark) to stop,
+    /// with `SIGTERM` to it alone, and waits until it has exited, the timeout passes or `cancel`
+    /// is set; the group is killed afterwards by [`Self::end`] as ever. An interrupt kills the
+    /// group and is returned.
+    pub(super) fn stop_leader(
+        &mut self,
+        cancel: &AtomicBool,
+        interval: Duration,
+    ) -> Result<(), ForkError> {
+        self.process.signal_leader(libc::SIGTERM);
+        // `done` never holds, so "measured" is not signalled a second time.
+        self.wait(cancel, interval, || false, Ending::Done)?;
+        Ok(())
+    }
+
     /// Kills and reaps the process group and collects what the process left. Once the output's
     /// readers are done (or their grace is over), every line has been through its watcher.
     pub(super) fn end(&mut self) -> Ended {

@@ -158,6 +158,30 @@ pub fn run_fork(req: &ForkRequest) -> Result<ForkOutcome, ForkError> {
     Ok(fork.finish(&never_cancelled)?.outcome)
 }
 
+/// Runs one fork whose executable is a helper that starts the benchmark and writes what it saw
+/// once the benchmark has ended (the native probe's): as [`run_fork`], but the helper outlives
+/// the benchmark ([`Leader::Helper`]).
+pub fn run_fork_led_by_helper(req: &ForkRequest) -> Result<ForkOutcome, ForkError> {
+    let never_cancelled = AtomicBool::new(false);
+    let mut fork = Fork::launch_with(req, false, Leader::Helper)?;
+    fork.wait_until_connected(&never_cancelled)?;
+    fork.release();
+    Ok(fork.finish(&never_cancelled)?.outcome)
+}
+
+/// The process a fork starts, which leads its process group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Leader {
+    /// The benchmark itself: a harness that prints a summary has its group killed as soon as
+    /// the value is read.
+    #[default]
+    Benchmark,
+    /// A helper in front of the benchmark, which must outlive it: once the value is read the
+    /// helper alone is asked to stop (`SIGTERM`) and waited for, and then the group is killed.
+    /// Killing the group at once would kill the helper before it wrote its result.
+    Helper,
+}
+
 /// A running fork of any harness: criterion's, parked at its runner protocol, or one of a
 /// harness that prints a summary ([`text::TextFork`]), held before it starts when asked to be.
 pub enum Fork {
@@ -170,16 +194,16 @@ impl Fork {
     /// Starts the fork of `req`; a criterion fork parks at the runner hello, any other fork runs
     /// at once.
     pub fn launch(req: &ForkRequest) -> Result<Fork, ForkError> {
-        Self::launch_with(req, false)
+        Self::launch_with(req, false, Leader::Benchmark)
     }
 
     /// Starts the fork of `req` held until [`release`](Self::release), whatever its harness
     /// (duet mode releases two held forks together).
     pub fn launch_held(req: &ForkRequest) -> Result<Fork, ForkError> {
-        Self::launch_with(req, true)
+        Self::launch_with(req, true, Leader::Benchmark)
     }
 
-    fn launch_with(req: &ForkRequest, held: bool) -> Result<Fork, ForkError> {
+    fn launch_with(req: &ForkRequest, held: bool, leader: Leader) -> Result<Fork, ForkError> {
         if let Some(run) = &req.command {
             return Ok(Fork::Command(Box::new(command::CommandFork::launch(
                 req, run, held,
@@ -187,7 +211,7 @@ impl Fork {
         }
         Ok(match req.harness {
             Harness::Criterion(_) => Fork::Criterion(Box::new(session::RunningFork::launch(req)?)),
-            _ => Fork::Text(Box::new(text::TextFork::launch(req, held)?)),
+            _ => Fork::Text(Box::new(text::TextFork::launch(req, held, leader)?)),
         })
     }
 

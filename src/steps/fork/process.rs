@@ -156,6 +156,19 @@ impl BenchProcess {
         self.output.tail(grace)
     }
 
+    /// Sends `signal` to the group's leader alone (the process started), while it is running;
+    /// the rest of its group is left as it is.
+    pub fn signal_leader(&self, signal: libc::c_int) {
+        if self.status.is_some() {
+            return;
+        }
+        // SAFETY: plain syscall. The pid is our own child's, not yet reaped, so it names that
+        // process and no other.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, signal);
+        }
+    }
+
     fn kill_group(&self) {
         let pgid = self.child.id() as libc::pid_t;
         // SAFETY: plain syscall. The group id is the pid of our own, not yet reaped child, so it

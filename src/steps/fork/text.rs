@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use super::held::{Ending, HeldProcess, shell_words};
 use super::process::describe_status;
 use super::session::FinishedFork;
-use super::{ForkError, ForkOutcome, ForkRequest};
+use super::{ForkError, ForkOutcome, ForkRequest, Leader};
 use crate::model::harness::Harness;
 use crate::model::samples::{FailureRecord, ForkRecord};
 
@@ -36,14 +36,16 @@ pub struct TextFork {
     command_line: String,
     harness: Harness,
     held: HeldProcess,
+    leader: Leader,
     /// The benchmark's value and when its line was read.
     found: Arc<OnceLock<(f64, Instant)>>,
 }
 
 impl TextFork {
     /// Starts the benchmark process (pinned to `req.cpu`, in its own group); with `held` it
-    /// waits before starting the executable until [`release`](Self::release).
-    pub fn launch(req: &ForkRequest, held: bool) -> Result<TextFork, ForkError> {
+    /// waits before starting the executable until [`release`](Self::release). `leader`: what
+    /// the executable is, and so how the fork ends once the value is read.
+    pub fn launch(req: &ForkRequest, held: bool, leader: Leader) -> Result<TextFork, ForkError> {
         let found: Arc<OnceLock<(f64, Instant)>> = Arc::new(OnceLock::new());
         let watch = {
             let (found, harness, id) = (Arc::clone(&found), req.harness, req.benchmark_id.clone());
@@ -66,6 +68,7 @@ impl TextFork {
             command_line,
             harness: req.harness,
             held,
+            leader,
             found,
         })
     }
@@ -80,8 +83,9 @@ impl TextFork {
         self.held.signal_when_measured(flag);
     }
 
-    /// Waits for the benchmark's value (then stops the process), its exit, the timeout, `cancel`
-    /// or an interrupt. The process group is always killed and reaped before this returns.
+    /// Waits for the benchmark's value (then stops the process: a helper leading it is asked to
+    /// stop and waited for first, [`Leader::Helper`]), its exit, the timeout, `cancel` or an
+    /// interrupt. The process group is always killed and reaped before this returns.
     pub fn finish(mut self, cancel: &AtomicBool) -> Result<FinishedFork, ForkError> {
         let found = Arc::clone(&self.found);
         let ending = self.held.wait(
@@ -90,6 +94,9 @@ impl TextFork {
             || found.get().is_some(),
             Ending::Done,
         )?;
+        if ending == Ending::Done && self.leader == Leader::Helper {
+            self.held.stop_leader(cancel, CHECK_INTERVAL)?;
+        }
         Ok(self.end(ending))
     }
 

@@ -145,17 +145,16 @@ impl SampleRun<'_> {
             &out_dir,
             &req.executable,
         );
-        for arg in [
-            "--bench",
-            "--exact",
-            &req.benchmark_id,
+        let select = crate::model::harness::divan::select_args(&req.benchmark_id);
+        let select = select.iter().map(String::as_str);
+        for arg in std::iter::once("--bench").chain(select).chain([
             "--sample-count",
             &SAMPLE_COUNT.to_string(),
             "--sample-size",
             &size.to_string(),
             "--color",
             "never",
-        ] {
+        ]) {
             args.push(arg.into());
         }
         let (ms, tail) = match super::command::run_under_valgrind(req, self.valgrind, args, who)? {

@@ -14,10 +14,12 @@
 //! instructions on the same data, so base enters that function at the same point
 //! (docs/design/selection-trace.md, "The native probe", with its limits).
 //!
-//! How: the fork's own command line, environment and working directory ([`run_fork`]), with
-//! this program in front as a small helper (started through [`PROBE_ENV`]) that starts the
-//! benchmark under `ptrace`, writes `int3` over each entry once the executable is mapped, and
-//! waits on every thread and child process. Any failure (ptrace refused, an entry outside the
+//! How: the fork's own command line, environment and working directory
+//! ([`run_fork_led_by_helper`]), with this program in front as a small helper (started through
+//! [`PROBE_ENV`]) that starts the benchmark under `ptrace`, writes `int3` over each entry once the
+//! executable is mapped, and waits on every thread and child process. A fork that stops its
+//! benchmark once the value is read (divan, libtest, `bencher`) asks the helper to stop it
+//! instead of killing both, so the helper lives to write what it saw ([`Ending::Stopped`]). Any failure (ptrace refused, an entry outside the
 //! mapped code, a fork that fails or times out) is reported, and the benchmark stays measured.
 
 use std::collections::BTreeMap;
@@ -30,7 +32,7 @@ use super::code::ChangedEntry;
 use crate::model::harness::Harness;
 use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
-use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
+use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork_led_by_helper};
 use crate::steps::instructions::{symbols, timed as harness_routines};
 
 pub mod coverage;
@@ -104,6 +106,12 @@ pub enum Ending {
     },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
+    /// The fork read the benchmark's value and asked the helper to stop (`SIGTERM`), no
+    /// breakpoint hit: the helper killed it there. `leader`: its main thread's times then.
+    Stopped {
+        #[serde(default)]
+        leader: Option<SchedTimes>,
+    },
     /// The probe could not run: why, in one line.
     Failed { message: String },
 }
@@ -144,6 +152,21 @@ pub fn probe_benchmark(
     timed: &Timed,
     scratch: &Path,
 ) -> Probe {
+    match crate::steps::fork::exec_helper::helper_executable() {
+        Ok(helper) => probe_benchmark_through(&helper, request, entries, timed, scratch),
+        Err(e) => Probe::Failed(format!("cannot find this program (/proc/self/exe): {e}")),
+    }
+}
+
+/// [`probe_benchmark`] with `helper`, a `cargo-perfdiff` executable, as the helper (this
+/// program for a run; the built binary for a test, whose own executable is not one).
+pub fn probe_benchmark_through(
+    helper: &Path,
+    request: &ForkRequest,
+    entries: &[ChangedEntry],
+    timed: &Timed,
+    scratch: &Path,
+) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached { record: None };
     }
@@ -151,7 +174,8 @@ pub fn probe_benchmark(
     let mut shortfall = String::new();
     let mut request = request.clone();
     for _ in 0..coverage::ATTEMPTS {
-        let (record, leader) = match launch(&stretched(&request, scale), entries, timed, scratch) {
+        let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
+        let (record, leader) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(why),
             Err(e) => return Probe::Failed(e.to_string()),
@@ -203,6 +227,7 @@ fn stretched(request: &ForkRequest, scale: f64) -> ForkRequest {
 }
 
 fn launch(
+    helper: &Path,
     request: &ForkRequest,
     entries: &[ChangedEntry],
     timed: &Timed,
@@ -229,9 +254,9 @@ fn launch(
         fork.executable.into(),
     ));
     fork.env.push((PROBE_ENV.into(), plan_path.into()));
-    fork.executable = crate::steps::fork::exec_helper::helper_executable()
-        .map_err(io("find", Path::new("/proc/self/exe")))?;
-    let outcome = run_fork(&fork);
+    fork.executable = helper.to_path_buf();
+    // Not killed with the benchmark once its value is read: the helper writes the result then.
+    let outcome = run_fork_led_by_helper(&fork);
     let ending: Option<Ending> = std::fs::read(&result)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
@@ -250,7 +275,9 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
         (Some(Ending::Hit { name }), _) => Run::Hit(name),
         (Some(Ending::Failed { message }), _) => Run::Failed(message),
         (_, Err(failure)) => Run::Failed(failure),
-        (Some(Ending::Exited { code: 0, leader }), Ok(record)) => Run::Whole { record, leader },
+        (Some(Ending::Exited { code: 0, leader } | Ending::Stopped { leader }), Ok(record)) => {
+            Run::Whole { record, leader }
+        }
         (Some(Ending::Exited { code, .. }), Ok(_)) => {
             Run::Failed(format!("the benchmark exited with code {code}"))
         }
@@ -289,7 +316,9 @@ fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
             return 101;
         }
     };
-    let ending = match run_traced(program, args, &plan.entries, &plan.timed) {
+    let traced =
+        stop_when_asked().and_then(|()| run_traced(program, args, &plan.entries, &plan.timed));
+    let ending = match traced {
         Ok(ending) => ending,
         Err(e) => Ending::Failed {
             message: e.to_string(),
@@ -307,6 +336,7 @@ fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
     }
     match ending {
         Ending::Exited { code, .. } => code,
+        Ending::Stopped { .. } => 0,
         Ending::Signaled { signal } => 128 + signal,
         Ending::Hit { .. } | Ending::Failed { .. } => 101,
     }
@@ -437,6 +467,18 @@ pub fn run_traced(
     timed: &Timed,
 ) -> Result<Ending, ProbeError> {
     tracer::run(program, args, entries, timed)
+}
+
+/// Makes `SIGTERM` ask the helper to stop the benchmark and write [`Ending::Stopped`] (how a
+/// fork ends a probe once it has read the value) instead of ending the helper.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn stop_when_asked() -> Result<(), ProbeError> {
+    tracer::stop_when_asked()
+}
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+fn stop_when_asked() -> Result<(), ProbeError> {
+    Ok(())
 }
 
 #[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
@@ -591,6 +633,20 @@ mod tests {
         );
         let timed_out = Run::Failed("benchmark `a` timed out".into());
         assert_eq!(judge(exited(), failed()), timed_out);
+        // Stopped by its helper once the fork had read the value: a whole run.
+        let stopped = || {
+            Some(Ending::Stopped {
+                leader: Some(times),
+            })
+        };
+        assert_eq!(
+            judge(stopped(), completed()),
+            Run::Whole {
+                record: Box::default(),
+                leader: Some(times)
+            }
+        );
+        assert_eq!(judge(stopped(), failed()), timed_out);
         assert_eq!(judge(None, failed()), timed_out);
         assert!(matches!(judge(None, completed()), Run::Failed(_)));
         assert_eq!(

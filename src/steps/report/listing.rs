@@ -9,16 +9,20 @@ use serde::Serialize;
 use super::Format;
 use std::collections::BTreeMap;
 
-use crate::model::samples::{Presence, SelectionRecord, SkippedTarget};
+use crate::model::samples::{Phases, Presence, SelectionRecord, SkippedTarget};
 use crate::steps::analysis::distinct_more_than_one;
 use crate::steps::discover::{HarnessKind, Matched};
 
-/// The JSON form: `{"benchmarks": [...], "skipped_targets": [...]}`.
+/// The JSON form: `{"benchmarks": [...], "skipped_targets": [...], "phases": {...}}`.
 #[derive(Debug, Serialize)]
 struct Listing<'a> {
     benchmarks: Vec<ListedBenchmark<'a>>,
     /// Bench targets (or some of their benchmarks) a run would not measure, and why.
     skipped_targets: &'a [SkippedTarget],
+    /// Where the listing's time went: checkout, builds, discovery, trace, probe, selection,
+    /// under the names a comparison's `run.phases` has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    phases: Option<&'a Phases>,
 }
 
 /// One listed benchmark, as JSON gives it.
@@ -42,14 +46,16 @@ struct ListedBenchmark<'a> {
     selection: Option<&'a SelectionRecord>,
 }
 
-/// The listing in `format`: JSON (`{"benchmarks": [...], "skipped_targets": [...]}`) or, for
-/// the table and Markdown formats, one line per benchmark: its id, its bench target (and the
-/// target's package when the benchmarks come from several) and, for a benchmark that only one
-/// side has, which. Skipped targets are not in the text form: the command notes them.
+/// The listing in `format`: JSON (`{"benchmarks": [...], "skipped_targets": [...], "phases":
+/// {...}}`, the phases when given) or, for the table and Markdown formats, one line per
+/// benchmark: its id, its bench target (and the target's package when the benchmarks come from
+/// several) and, for a benchmark that only one side has, which. Skipped targets and phases are
+/// not in the text form: the command notes the targets.
 pub fn render_listing(
     matched: &[Matched],
     skipped: &[SkippedTarget],
     selection: &BTreeMap<String, SelectionRecord>,
+    phases: Option<&Phases>,
     format: Format,
 ) -> String {
     let listed: Vec<ListedBenchmark> = matched
@@ -70,6 +76,7 @@ pub fn render_listing(
             &Listing {
                 benchmarks: listed,
                 skipped_targets: skipped,
+                phases,
             },
         ),
         Format::Table | Format::Markdown => listing_lines(&listed, skipped),
@@ -152,7 +159,7 @@ mod tests {
 
     #[test]
     fn lines_name_the_target_and_a_one_sided_presence() {
-        let text = render_listing(&sample(), &[], &BTreeMap::new(), Format::Table);
+        let text = render_listing(&sample(), &[], &BTreeMap::new(), None, Format::Table);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(
             lines,
@@ -163,7 +170,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            render_listing(&sample(), &[], &BTreeMap::new(), Format::Markdown),
+            render_listing(&sample(), &[], &BTreeMap::new(), None, Format::Markdown),
             text
         );
     }
@@ -172,7 +179,7 @@ mod tests {
     fn a_command_is_listed_with_its_two_records() {
         let mut command = matched("parse", None, None, Presence::Both);
         command.harness = Some(crate::model::harness::HarnessKind::Command);
-        let text = render_listing(&[command], &[], &BTreeMap::new(), Format::Table);
+        let text = render_listing(&[command], &[], &BTreeMap::new(), None, Format::Table);
         assert_eq!(
             text,
             "parse  (command: wall time, and peak memory as \"parse (peak memory)\")\n"
@@ -184,7 +191,7 @@ mod tests {
         let mut listed = sample();
         listed[1].base_target = Some(TargetKey::new("other", "demo"));
         listed[1].id = "other::demo::hash/gone".to_string();
-        let text = render_listing(&listed, &[], &BTreeMap::new(), Format::Table);
+        let text = render_listing(&listed, &[], &BTreeMap::new(), None, Format::Table);
         assert!(
             text.contains(
                 "other::demo::hash/gone  (bench target demo of package other, only in base)"
@@ -205,6 +212,7 @@ mod tests {
             &sample(),
             &skipped,
             &BTreeMap::new(),
+            None,
             Format::Json,
         ))
         .unwrap();
@@ -225,7 +233,7 @@ mod tests {
         let mut listed = sample();
         listed[0].harness = Some(HarnessKind::Divan);
         listed[2].harness = Some(HarnessKind::Bencher);
-        let text = render_listing(&listed, &[], &BTreeMap::new(), Format::Table);
+        let text = render_listing(&listed, &[], &BTreeMap::new(), None, Format::Table);
         assert!(
             text.contains("hash/mix          (bench target demo, divan)"),
             "{text}"
@@ -238,6 +246,7 @@ mod tests {
             &listed,
             &[],
             &BTreeMap::new(),
+            None,
             Format::Json,
         ))
         .unwrap();
@@ -246,9 +255,38 @@ mod tests {
     }
 
     #[test]
+    fn json_records_the_phases_as_a_comparison_does() {
+        let phases = Phases {
+            checkout_ms: 800,
+            discovery_ms: 2_000,
+            trace_ms: 12_000,
+            probe_ms: 3_000,
+            ..Phases::default()
+        };
+        let render =
+            |phases| render_listing(&sample(), &[], &BTreeMap::new(), phases, Format::Json);
+        let json: serde_json::Value = serde_json::from_str(&render(Some(&phases))).unwrap();
+        // The same fields, by the same names, as a comparison's `run.phases`.
+        assert_eq!(json["phases"], serde_json::to_value(&phases).unwrap());
+        assert_eq!(json["phases"]["trace_ms"], 12_000);
+        assert_eq!(json["phases"]["probe_ms"], 3_000);
+        let json: serde_json::Value = serde_json::from_str(&render(None)).unwrap();
+        assert!(json.get("phases").is_none(), "{json}");
+        // The text form has none.
+        let text = render_listing(
+            &sample(),
+            &[],
+            &BTreeMap::new(),
+            Some(&phases),
+            Format::Table,
+        );
+        assert!(!text.contains("trace"), "{text}");
+    }
+
+    #[test]
     fn an_empty_listing_is_empty() {
         assert_eq!(
-            render_listing(&[], &[], &BTreeMap::new(), Format::Table),
+            render_listing(&[], &[], &BTreeMap::new(), None, Format::Table),
             ""
         );
     }

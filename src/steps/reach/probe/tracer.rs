@@ -11,6 +11,7 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 use nix::sys::ptrace::{self, Event, Options};
 use nix::sys::signal::{self, Signal};
@@ -24,6 +25,76 @@ use super::{
     ChangedEntry, Ending, ProbeError, Timed, breakpoint_words, first_segment, parse_maps,
     placed_entries, with_breakpoints,
 };
+
+/// Set once the fork asked the helper to stop: it read the benchmark's value
+/// ([`crate::steps::fork::Leader::Helper`]).
+static STOP_ASKED: AtomicBool = AtomicBool::new(false);
+
+/// A pidfd of the traced program while it runs (-1 otherwise), for the handler to wake
+/// [`follow`] with.
+static PROGRAM_PIDFD: AtomicI32 = AtomicI32::new(-1);
+
+/// Makes `SIGTERM` ask this helper to stop the program ([`Ending::Stopped`]) rather than end
+/// the helper before it writes what it saw; installed by the helper alone. Without
+/// `SA_RESTART`, so a wait in progress returns.
+pub(super) fn stop_when_asked() -> Result<(), ProbeError> {
+    let action = signal::SigAction::new(
+        signal::SigHandler::Handler(on_stop_request),
+        signal::SaFlags::empty(),
+        signal::SigSet::empty(),
+    );
+    // SAFETY: the handler only stores to an atomic and makes one system call, both
+    // async-signal-safe.
+    unsafe { signal::sigaction(Signal::SIGTERM, &action) }
+        .map(drop)
+        .map_err(refused("handle SIGTERM"))
+}
+
+/// Notes the request and stops the program with `SIGSTOP`: the stop is an event [`follow`]'s
+/// wait returns for, so a request that lands between its check of [`STOP_ASKED`] and its wait
+/// is seen at once, not at the program's next event. The pidfd names the program and no other
+/// process, even once it has ended.
+extern "C" fn on_stop_request(_: libc::c_int) {
+    STOP_ASKED.store(true, Ordering::SeqCst);
+    let pidfd = PROGRAM_PIDFD.load(Ordering::SeqCst);
+    if pidfd >= 0 {
+        // SAFETY: one system call with a null `siginfo`, as `pidfd_send_signal` allows; the
+        // interrupted code's `errno` is put back as it was.
+        unsafe {
+            let errno = *libc::__errno_location();
+            libc::syscall(
+                libc::SYS_pidfd_send_signal,
+                pidfd,
+                libc::SIGSTOP,
+                std::ptr::null::<libc::siginfo_t>(),
+                0,
+            );
+            *libc::__errno_location() = errno;
+        }
+    }
+}
+
+/// A pidfd of the child `pid`, published for [`on_stop_request`] when none is (a test may
+/// trace several programs at once); `None` when the kernel has no pidfds (before 5.3): a stop
+/// asked for is then seen at the program's next event.
+fn publish_pidfd(pid: Pid) -> Option<libc::c_int> {
+    // SAFETY: plain system call; the pid is our own child's, not yet reaped.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) } as libc::c_int;
+    if pidfd < 0 {
+        return None;
+    }
+    let _ = PROGRAM_PIDFD.compare_exchange(-1, pidfd, Ordering::SeqCst, Ordering::SeqCst);
+    Some(pidfd)
+}
+
+/// Withdraws and closes a pidfd of [`publish_pidfd`].
+fn withdraw_pidfd(pidfd: Option<libc::c_int>) {
+    if let Some(pidfd) = pidfd {
+        let _ = PROGRAM_PIDFD.compare_exchange(pidfd, -1, Ordering::SeqCst, Ordering::SeqCst);
+        // SAFETY: our own descriptor, closed once.
+        unsafe { libc::close(pidfd) };
+    }
+}
 
 /// Runs `program` with a breakpoint at every entry of `entries`; with `timed` routines, those of
 /// `timed.same_outside` count only when made inside one of them ([`Timing`]).
@@ -44,11 +115,16 @@ pub(super) fn run(
         source,
     })?;
     let pid = Pid::from_raw(child.id() as i32);
+    let pidfd = publish_pidfd(pid);
     // From here on the child is killed when this process ends (PTRACE_O_EXITKILL), and killed
     // here on every error.
     let traced = start(pid, program, entries, timed)
         .and_then(|(mut timing, mut code)| follow(pid, &mut timing, &mut code));
-    if !matches!(traced, Ok(Ending::Exited { .. } | Ending::Signaled { .. })) {
+    withdraw_pidfd(pidfd);
+    if !matches!(
+        traced,
+        Ok(Ending::Exited { .. } | Ending::Signaled { .. } | Ending::Stopped { .. })
+    ) {
         kill_and_reap(pid);
     }
     traced
@@ -178,6 +254,12 @@ impl Code {
 fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, ProbeError> {
     let mut leader = None;
     loop {
+        if STOP_ASKED.load(Ordering::SeqCst) {
+            // Its value is read: what it runs from here on is not measured.
+            let leader = SchedTimes::of_process(pid.as_raw() as u32);
+            kill_and_reap(pid);
+            return Ok(Ending::Stopped { leader });
+        }
         let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
             Ok(status) => status,
             Err(nix::Error::EINTR) => continue,

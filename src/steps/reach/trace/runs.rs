@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use super::executed::{self, Executed};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, TraceError};
-use crate::model::harness::Harness;
+use crate::model::harness::{Harness, divan};
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 use crate::steps::instructions::callgrind::demangle;
 use crate::steps::instructions::{Valgrind, dumps, symbols, timed as harness_routines, valgrind};
@@ -145,6 +145,7 @@ pub(super) fn test_args(harness: Harness, id: &str) -> Vec<OsString> {
     };
     match harness {
         Harness::Criterion(dialect) => args.extend(dialect.select(id).into_iter().map(Into::into)),
+        Harness::Divan => args.extend(divan::select_args(id).into_iter().map(Into::into)),
         _ => args.extend(["--exact".into(), id.into()]),
     }
     args
@@ -188,7 +189,7 @@ impl RunWatch {
             }
             (Harness::Divan, Mode::Test) => {
                 let node = line.trim_start_matches([' ', '├', '╰', '─', '│']);
-                crate::model::harness::divan::is_leaf_of(id, node)
+                divan::is_leaf_of(divan::selection(id).0, node)
             }
             (harness, Mode::Measure) => harness.value_in_line(id, line).is_some(),
             _ => false,

@@ -10,17 +10,17 @@ use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo
 use support::*;
 
 /// The program demo's repository with head's changes made unmistakable (verdicts must not depend
-/// on how loaded the test machine is) and `check` failing.
-fn cli_repo() -> (Scratch, std::path::PathBuf) {
-    let dir = scratch();
-    let repo = dir.path().join("cli repo");
+/// on how loaded the test machine is) and `check` failing, shared ([`shared_repo`]).
+fn cli_repo(measuring: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
     let changes = ProgramChanges {
         hash: 2.0,
         table: 2.0,
         check_fails: true,
     };
-    create_program_demo_repo(&repo, &changes).unwrap();
-    (dir, repo)
+    let key = format!("{changes:?}");
+    shared_repo(measuring, Profile::Quick, &key, "cli repo", |repo| {
+        create_program_demo_repo(repo, &changes).unwrap();
+    })
 }
 
 const COMMANDS: &[&str] = &[
@@ -40,8 +40,8 @@ fn entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
 
 #[test]
 fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_stderr() {
-    let _measuring = measuring_lock();
-    let (_dir, repo) = cli_repo();
+    let measuring = measuring_lock();
+    let (_dir, repo) = cli_repo(&measuring);
     let before = RepoState::capture(&repo);
     let mut args = vec![
         "HEAD~1",
@@ -158,8 +158,8 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
 
 #[test]
 fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
-    let _measuring = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let measuring = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&measuring, &strong_changes(), "", |_| {});
     // The demo crate builds no program: a command may run any program, here a shell.
     // One layout, as `quick` has it.
     let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];

@@ -30,6 +30,13 @@ fn selecting(repo: &std::path::Path, args: &[&str]) -> Output {
     )
 }
 
+/// [`selecting`] for a `--list`, at the tests' tiny measurement settings ([`FAST`]): a listing
+/// measures nothing, but the native probe of every benchmark it would skip runs as long as a
+/// fork would (8 s at criterion's defaults, and again while the machine is too busy for it).
+fn list_selecting(repo: &std::path::Path, args: &[&str]) -> Output {
+    selecting(repo, &with_options(args, FAST))
+}
+
 /// `entry`'s selection record.
 fn selection(entry: &serde_json::Value) -> &serde_json::Value {
     let selection = &entry["selection"];
@@ -415,7 +422,7 @@ fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Pat
 
 /// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON.
 fn list_set_up_shapes(repo: &std::path::Path, filter: &str) -> serde_json::Value {
-    let output = selecting(
+    let output = list_selecting(
         repo,
         &["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter],
     );
@@ -551,7 +558,7 @@ fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();
     let (_dir, repo) = shared_demo(&guard, &constants_only());
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "mix", "steady"]);
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "mix", "steady"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let line = |id: &str| {
@@ -575,7 +582,7 @@ fn list_says_what_a_run_would_measure_and_why() {
         "{text}"
     );
 
-    let output = selecting(
+    let output = list_selecting(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
@@ -586,7 +593,7 @@ fn list_says_what_a_run_would_measure_and_why() {
     assert_eq!(steady["selection"]["reason"], "same_code", "{listing:#}");
 
     // The demo's new benchmark lives in a bench target of its own, only in head.
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let added = text
@@ -778,7 +785,7 @@ fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
 fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection() {
     let guard = measuring_lock();
     let (dir, repo) = line_tables_demo(&guard);
-    let listed = selecting(
+    let listed = list_selecting(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "mix", "steady",
@@ -866,7 +873,7 @@ fn a_commit_that_only_bumps_the_version_is_the_same_code() {
         replace_in(repo, "Cargo.lock", from, to);
         commit_all(repo, "release 0.2.0");
     });
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "steady"]);
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "steady"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let steady = text

@@ -10,17 +10,18 @@ use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo
 use support::*;
 
 /// The program demo's repository with head's changes made unmistakable (verdicts must not depend
-/// on how loaded the test machine is) and `check` failing, shared ([`shared_repo`]).
-fn cli_repo(measuring: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
+/// on how loaded the test machine is) and `check` failing. A repository of its own: the test's
+/// `--html report.html` writes into the checkout.
+fn cli_repo() -> (Scratch, std::path::PathBuf) {
+    let dir = scratch();
+    let repo = dir.path().join("cli repo");
     let changes = ProgramChanges {
         hash: 2.0,
         table: 2.0,
         check_fails: true,
     };
-    let key = format!("{changes:?}");
-    shared_repo(measuring, Profile::Quick, &key, "cli repo", |repo| {
-        create_program_demo_repo(repo, &changes).unwrap();
-    })
+    create_program_demo_repo(&repo, &changes).unwrap();
+    (dir, repo)
 }
 
 const COMMANDS: &[&str] = &[
@@ -40,8 +41,8 @@ fn entry<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
 
 #[test]
 fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_stderr() {
-    let measuring = measuring_lock();
-    let (_dir, repo) = cli_repo(&measuring);
+    let _measuring = measuring_lock();
+    let (_dir, repo) = cli_repo();
     let before = RepoState::capture(&repo);
     let mut args = vec![
         "HEAD~1",

@@ -126,10 +126,8 @@ fn with_selection_a_step_that_executes_good_s_code_is_decided_without_measuring(
     args.extend_from_slice(&BISECT_FAST[..BISECT_FAST.len() - 6]);
     args.extend(["--layouts", "4", "--threshold", "0.5", "--max-forks", "8"]);
     args.extend(["--", "hash/mix"]);
-    let output = perfdiff_command(&repo, &args)
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .output()
-        .unwrap();
+    let output =
+        output_logged(perfdiff_command(&repo, &args).env_remove("CARGO_PERFDIFF_MEASURE_ALL"));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let report = json_report(&output);

@@ -10,7 +10,8 @@ use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo
 use support::*;
 
 /// The program demo's repository with head's changes made unmistakable (verdicts must not depend
-/// on how loaded the test machine is) and `check` failing.
+/// on how loaded the test machine is) and `check` failing. A repository of its own: the test's
+/// `--html report.html` writes into the checkout.
 fn cli_repo() -> (Scratch, std::path::PathBuf) {
     let dir = scratch();
     let repo = dir.path().join("cli repo");
@@ -158,8 +159,8 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
 
 #[test]
 fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
-    let _measuring = measuring_lock();
-    let (_dir, repo) = demo_repo(&strong_changes());
+    let measuring = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&measuring, &strong_changes(), "", |_| {});
     // The demo crate builds no program: a command may run any program, here a shell.
     // One layout, as `quick` has it.
     let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];

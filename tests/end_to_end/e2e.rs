@@ -16,11 +16,12 @@ fn fast_args<'a>(args: &[&'a str]) -> Vec<&'a str> {
 /// `measured_ms` as criterion itself reports it (the tests ask for 0.2 s). One code layout: what
 /// differs between criterion versions is the command line, not the build.
 fn assert_criterion_version_works(version: &str, measured_ms: f64) {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions {
+    let guard = measuring_lock();
+    let options = DemoOptions {
         criterion_version: Some(version.to_string()),
         ..strong_changes()
-    });
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "", |_| {});
     let output = cargo_perfdiff(
         &repo,
         &fast_args(&[

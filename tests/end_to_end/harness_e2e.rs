@@ -90,13 +90,14 @@ fn assert_known_changes(
 
 #[test]
 fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_nightly() {
-    let _guard = measuring_lock();
+    let guard = measuring_lock();
     // Built as users build it: that the compiler merges `bencher`'s identical `steady` and `mix`
     // (below) is a fact of the release profile's optimisation.
-    let (_dir, repo) = release_demo_repo(&DemoOptions {
+    let options = DemoOptions {
         harness: DemoHarness::Mixed,
         ..strong_changes()
-    });
+    };
+    let (_dir, repo) = shared_demo(&guard, &options);
     let before = RepoState::capture(&repo);
     // `bencher`'s `steady` is left out of the timed run: a `bencher` fork runs until its own
     // summary settles (4.5 s here, whatever the settings), and in base its `steady` is `mix`'s
@@ -198,11 +199,12 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
 
 #[test]
 fn libtest_benchmarks_are_compared_with_a_nightly_toolchain_in_duet_mode_too() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&DemoOptions {
+    let guard = measuring_lock();
+    let options = DemoOptions {
         harness: DemoHarness::Libtest,
         ..strong_changes()
-    });
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "", |_| {});
     // Stands in for `cargo +nightly perfdiff`: no nightly toolchain can be installed here.
     let mut command = perfdiff_command(
         &repo,
@@ -212,7 +214,7 @@ fn libtest_benchmarks_are_compared_with_a_nightly_toolchain_in_duet_mode_too() {
             &["mix", "checksum"],
         ),
     );
-    let output = command.env("RUSTC_BOOTSTRAP", "1").output().unwrap();
+    let output = output_logged(command.env("RUSTC_BOOTSTRAP", "1"));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     // Two at once in duet mode: half a self-timed fork's wall time each.

@@ -146,10 +146,10 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
     // With selection on (the default layouts keep the objects it compares), so that the changed
     // functions of its timed loop have their source compared from the build with line tables.
     let explained = [&common[..], &["--explain", "--", "hash/mix"]].concat();
-    let output = perfdiff_command(&repo, &with_default_layouts(&explained))
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .output()
-        .expect("cargo runs");
+    let output = output_logged(
+        perfdiff_command(&repo, &with_default_layouts(&explained))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
+    );
     assert!(output.status.success(), "{}", all_output(&output));
     let report = json_report(&output);
     assert_eq!(ids(&report), ["hash/mix"], "--explain adds no record");
@@ -179,15 +179,16 @@ fn time_and_instructions_together_and_explain_name_the_functions_behind_a_time_c
 
 #[test]
 fn commands_are_counted_per_execution_and_half_a_percent_more_work_is_found() {
-    let _guard = measuring_lock();
-    let dir = scratch();
-    let repo = dir.path().join("cli repo");
+    let guard = measuring_lock();
     let changes = cargo_perfdiff::orchestrate::demo::ProgramChanges {
         hash: 1.005,
         table: 1.0,
         check_fails: false,
     };
-    cargo_perfdiff::orchestrate::demo::create_program_demo_repo(&repo, &changes).unwrap();
+    let key = format!("{changes:?}");
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, &key, "cli repo", |repo| {
+        cargo_perfdiff::orchestrate::demo::create_program_demo_repo(repo, &changes).unwrap();
+    });
     let args = [
         &[
             "HEAD~1",

@@ -304,11 +304,11 @@ fn a_member_s_features_of_a_shared_dependency_are_those_of_its_layouts() {
     }
     // Selection reads the objects of the executable measured: the benchmark's own closure
     // changed, and it says so (with another program's objects it was `undecided`).
-    let output = perfdiff_command(&repo, &args)
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
-        .output()
-        .expect("cargo runs");
+    let output = output_logged(
+        perfdiff_command(&repo, &args)
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+            .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1),
+    );
     assert!(output.status.success(), "{}", all_output(&output));
     let mix = bench_entry(&json_report(&output), "mix").clone();
     assert_eq!(mix["selection"]["reason"], "reaches_change", "{mix:#}");

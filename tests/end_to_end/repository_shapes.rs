@@ -16,10 +16,9 @@ use support::*;
 /// `cargo perfdiff ARGS` in `dir` with selection on, at the default layouts (selection compares
 /// code in the objects a build with layouts keeps).
 fn selecting(dir: &Path, args: &[&str]) -> Output {
-    perfdiff_command(dir, &with_default_layouts(args))
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .output()
-        .expect("cargo runs")
+    output_logged(
+        perfdiff_command(dir, &with_default_layouts(args)).env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
+    )
 }
 
 /// The selection reason of benchmark `id` (`same_code`, `reaches_change`, …).
@@ -205,7 +204,7 @@ fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides(
         &parent_vs_head_json(&["sum"]),
         &["--manifest-path", "benches/Cargo.toml", "--verbose"],
     );
-    let output = perfdiff_command(&repo, &args).output().expect("cargo runs");
+    let output = output_logged(&mut perfdiff_command(&repo, &args));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     // The library is one unit to cargo for both checkouts (built through one path), and head's
@@ -256,12 +255,12 @@ fn workspace_with_a_fixtures_crate(repo: &Path) {
 
 #[test]
 fn a_crate_that_compiles_its_directory_in_builds_the_same_code_in_both_checkouts() {
-    let _guard = measuring_lock();
-    let dir = scratch();
-    let repo = dir.path().join("ws");
-    workspace_with_a_fixtures_crate(&repo);
-    replace_in(&repo, "bench/benches/reads.rs", "i | 1", "i | 3");
-    commit_all(&repo, "other changes");
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, "fixtures crate", "ws", |repo| {
+        workspace_with_a_fixtures_crate(repo);
+        replace_in(repo, "bench/benches/reads.rs", "i | 1", "i | 3");
+        commit_all(repo, "other changes");
+    });
     let output = selecting(&repo, &parent_vs_head_json(&[]));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -274,11 +273,11 @@ fn a_crate_that_compiles_its_directory_in_builds_the_same_code_in_both_checkouts
 /// store of kept builds, so each side is built by cargo here and its compilations are counted.
 fn selecting_verbose_alone(dir: &Path, args: &[&str]) -> Output {
     let args = with_options(args, &["--verbose"]);
-    perfdiff_command(dir, &with_default_layouts(&args))
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1)
-        .output()
-        .expect("cargo runs")
+    output_logged(
+        perfdiff_command(dir, &with_default_layouts(&args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+            .env(NO_SHARED_BUILDS.0, NO_SHARED_BUILDS.1),
+    )
 }
 
 /// How many times the build log of [`selecting_verbose_alone`] says, on either side, that cargo

@@ -24,10 +24,17 @@ fn constants_only() -> DemoOptions {
 /// `cargo perfdiff ARGS` in `repo` with selection on, at the default layouts (selection compares
 /// code in the objects a build with layouts keeps; `quick` asks for one).
 fn selecting(repo: &std::path::Path, args: &[&str]) -> Output {
-    perfdiff_command(repo, &with_default_layouts(args))
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .output()
-        .expect("cargo runs")
+    output_logged(
+        perfdiff_command(repo, &with_default_layouts(args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
+    )
+}
+
+/// [`selecting`] for a `--list`, at the tests' tiny measurement settings ([`FAST`]): a listing
+/// measures nothing, but the native probe of every benchmark it would skip runs as long as a
+/// fork would (8 s at criterion's defaults, and again while the machine is too busy for it).
+fn list_selecting(repo: &std::path::Path, args: &[&str]) -> Output {
+    selecting(repo, &with_options(args, FAST))
 }
 
 /// `entry`'s selection record.
@@ -132,9 +139,13 @@ fn measure_all_measures_every_benchmark_and_records_no_selection() {
 
 #[test]
 fn a_comment_only_commit_measures_nothing() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
-    commit_a_comment_in_the_library(&repo);
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo_with(
+        &guard,
+        &constants_only(),
+        "a comment",
+        commit_a_comment_in_the_library,
+    );
     let output = selecting(&repo, &parent_vs_head_json(&[]));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -152,21 +163,22 @@ fn a_comment_only_commit_measures_nothing() {
 
 #[test]
 fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
-    std::fs::create_dir_all(repo.join("data")).unwrap();
-    std::fs::write(repo.join("data/input.txt"), "1 2 3\n").unwrap();
-    add_bench_group(
-        &repo,
-        "io",
-        &[(
-            "read",
-            "b.iter(|| std::fs::read(\"data/input.txt\").map(|d| d.len()).unwrap_or(0))",
-        )],
-    );
-    commit_all(&repo, "a benchmark that reads its input");
-    std::fs::write(repo.join("data/input.txt"), "1 2 3 4\n").unwrap();
-    commit_all(&repo, "other input");
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "io/read", |repo| {
+        std::fs::create_dir_all(repo.join("data")).unwrap();
+        std::fs::write(repo.join("data/input.txt"), "1 2 3\n").unwrap();
+        add_bench_group(
+            repo,
+            "io",
+            &[(
+                "read",
+                "b.iter(|| std::fs::read(\"data/input.txt\").map(|d| d.len()).unwrap_or(0))",
+            )],
+        );
+        commit_all(repo, "a benchmark that reads its input");
+        std::fs::write(repo.join("data/input.txt"), "1 2 3 4\n").unwrap();
+        commit_all(repo, "other input");
+    });
     let output = selecting(&repo, &parent_vs_head_json(&["io/read", "steady"]));
     let err = stderr(&output);
     let report = json_report(&output);
@@ -241,15 +253,14 @@ pub fn crowd() {
 }
 ";
 
-#[test]
-fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
+/// The demo at `repo` with [`LATE_LIBRARY`] in its library and a `late` group calling it,
+/// committed, then head: `late_work` changes.
+fn commit_late_work(repo: &std::path::Path) {
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, format!("{text}{LATE_LIBRARY}")).unwrap();
     add_bench_group(
-        &repo,
+        repo,
         "late",
         &[
             (
@@ -264,12 +275,18 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
         ],
     );
     commit_all(
-        &repo,
+        repo,
         "benchmarks that call late_work late or only natively, or crowd their CPUs",
     );
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, text.replace("wrapping_mul(3)", "wrapping_mul(5)")).unwrap();
-    commit_all(&repo, "late_work changes");
+    commit_all(repo, "late_work changes");
+}
+
+#[test]
+fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "late", commit_late_work);
     // Two rounds: what is checked is what selection decides, and that the changed benchmarks
     // are measured at all (the stop rule would measure them until it decides).
     let args = with_options(
@@ -291,11 +308,11 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
         FAST,
     );
     // One probe at a time, so that `crowded`'s crowd disturbs no other benchmark's probe.
-    let output = perfdiff_command(&repo, &with_default_layouts(&args))
-        .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
-        .env("RAYON_NUM_THREADS", "1")
-        .output()
-        .expect("cargo runs");
+    let output = output_logged(
+        perfdiff_command(&repo, &with_default_layouts(&args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+            .env("RAYON_NUM_THREADS", "1"),
+    );
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
     let report = json_report(&output);
@@ -384,13 +401,8 @@ pub fn late_inside(x: u64) -> u64 {
 ";
 
 /// The demo at `repo` with [`OUTSIDE_LIBRARY`] in its library and the benchmarks `add` writes,
-/// committed, then head: `rare` cold, `PICK` changed. What `--list` says of the benchmarks
-/// `filter` selects, as JSON.
-fn list_set_up_shapes(
-    repo: &std::path::Path,
-    add: impl FnOnce(&std::path::Path),
-    filter: &str,
-) -> serde_json::Value {
+/// committed, then head: `rare` cold, `PICK` changed.
+fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Path)) {
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
     std::fs::write(&library, format!("{text}{OUTSIDE_LIBRARY}")).unwrap();
@@ -406,7 +418,11 @@ fn list_set_up_shapes(
     assert_ne!(head, text);
     std::fs::write(&library, head).unwrap();
     commit_all(repo, "rare is cold, PICK changes");
-    let output = selecting(
+}
+
+/// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON.
+fn list_set_up_shapes(repo: &std::path::Path, filter: &str) -> serde_json::Value {
+    let output = list_selecting(
         repo,
         &["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter],
     );
@@ -459,8 +475,7 @@ fn assert_set_up_shapes(listing: &serde_json::Value, prefix: &str) {
 
 #[test]
 fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_when_not() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
+    let guard = measuring_lock();
     let add = |repo: &std::path::Path| {
         add_bench_group(
             repo,
@@ -484,7 +499,10 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
             ],
         )
     };
-    let listing = list_set_up_shapes(&repo, add, "outside/");
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "set-up shapes", |repo| {
+        commit_set_up_shapes(repo, add)
+    });
+    let listing = list_set_up_shapes(&repo, "outside/");
     assert_set_up_shapes(&listing, "outside/");
 }
 
@@ -516,7 +534,7 @@ mod outside {
 
 #[test]
 fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
-    let _guard = measuring_lock();
+    let guard = measuring_lock();
     // Head's only change is the commit below: no benchmark added (divan registers each at
     // start-up, in code every benchmark runs).
     let mut options = DemoOptions {
@@ -524,13 +542,15 @@ fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
         ..strong_changes()
     };
     options.changes.add_benchmark = false;
-    let (_dir, repo) = demo_repo(&options);
     let add = |repo: &std::path::Path| {
         let bench = repo.join("benches/demo.rs");
         let text = std::fs::read_to_string(&bench).unwrap();
         std::fs::write(&bench, format!("{text}{DIVAN_SET_UP_SHAPES}")).unwrap();
     };
-    let listing = list_set_up_shapes(&repo, add, "outside::");
+    let (_dir, repo) = shared_demo_with(&guard, &options, "set-up shapes", |repo| {
+        commit_set_up_shapes(repo, add)
+    });
+    let listing = list_set_up_shapes(&repo, "outside::");
     assert_set_up_shapes(&listing, "demo::outside::");
 }
 
@@ -538,7 +558,7 @@ fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();
     let (_dir, repo) = shared_demo(&guard, &constants_only());
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "mix", "steady"]);
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "mix", "steady"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let line = |id: &str| {
@@ -562,7 +582,7 @@ fn list_says_what_a_run_would_measure_and_why() {
         "{text}"
     );
 
-    let output = selecting(
+    let output = list_selecting(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
@@ -573,7 +593,7 @@ fn list_says_what_a_run_would_measure_and_why() {
     assert_eq!(steady["selection"]["reason"], "same_code", "{listing:#}");
 
     // The demo's new benchmark lives in a bench target of its own, only in head.
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "new_in_head"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let added = text
@@ -642,11 +662,18 @@ fn a_resumed_run_keeps_the_selection_it_recorded_and_traces_nothing_again() {
 fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
     let dir = scratch();
     let repo = dir.path().join("programs");
+    write_two_programs(&repo);
+    (dir, repo)
+}
+
+/// The repository of [`two_programs_repo`] at `repo`, committed.
+fn write_two_programs(repo: &std::path::Path) {
     std::fs::create_dir_all(repo.join("src/bin")).unwrap();
-    git_ok(&repo, &["init", "-q"]);
+    git_ok(repo, &["init", "-q"]);
     std::fs::write(
         repo.join("Cargo.toml"),
-        "[package]\nname = \"twoprogs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        // A workspace of its own: a shared repository lies inside this project's target directory.
+        "[package]\nname = \"twoprogs\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
     )
     .unwrap();
     std::fs::write(repo.join("src/lib.rs"), "").unwrap();
@@ -659,20 +686,21 @@ fn two_programs_repo() -> (Scratch, std::path::PathBuf) {
     std::fs::write(repo.join("src/bin/alpha.rs"), program("alpha", 1000)).unwrap();
     std::fs::write(repo.join("src/bin/beta.rs"), program("beta", 1000)).unwrap();
     std::fs::write(repo.join("run.sh"), "\"$PERFDIFF_BIN/alpha\"\n").unwrap();
-    commit_all(&repo, "two programs");
+    commit_all(repo, "two programs");
     std::fs::write(
         repo.join("src/bin/beta.rs"),
         program("beta", 1000).replace("(h ^ i)", "(h ^ i ^ 3)"),
     )
     .unwrap();
-    commit_all(&repo, "beta: other work");
-    (dir, repo)
+    commit_all(repo, "beta: other work");
 }
 
 #[test]
 fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = two_programs_repo();
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, "two programs", "programs", |repo| {
+        write_two_programs(repo)
+    });
     let mut args = vec!["--commands-only", "--layouts", "2"];
     args.extend_from_slice(&["--cmd", "alpha={bin}/alpha", "--cmd", "beta={bin}/beta"]);
     // A system program is the same file on both sides; a script of the checkout is compared
@@ -717,8 +745,12 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
 
 /// The demo's mix changed once more in a commit of its own, its bench target built with line
 /// tables (and criterion, shared with the other tests, without).
-fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
-    let (dir, repo) = demo_repo(&constants_only());
+fn line_tables_demo(guard: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
+    shared_demo_with(guard, &constants_only(), "line tables", commit_line_tables)
+}
+
+/// Commits line tables for the demo's bench target at `repo`, then `mix` at twice its rounds.
+fn commit_line_tables(repo: &std::path::Path) {
     let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
     let line_tables = "[profile.bench.package.perfdiff-demo]\ndebug = \"line-tables-only\"\n";
     std::fs::write(
@@ -726,15 +758,14 @@ fn line_tables_demo() -> (Scratch, std::path::PathBuf) {
         format!("{manifest}\n{line_tables}"),
     )
     .unwrap();
-    commit_all(&repo, "line tables");
+    commit_all(repo, "line tables");
     replace_in(
-        &repo,
+        repo,
         "src/lib.rs",
         "MIX_ROUNDS: u64 = 4000;",
         "MIX_ROUNDS: u64 = 8000;",
     );
-    commit_all(&repo, "mix: twice the rounds");
-    (dir, repo)
+    commit_all(repo, "mix: twice the rounds");
 }
 
 /// The names a listing's benchmark `id` gives for the changed functions it executes.
@@ -752,9 +783,9 @@ fn changed_functions(listing: &serde_json::Value, id: &str) -> Vec<String> {
 /// benchmark gives, and shards.
 #[test]
 fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection() {
-    let _guard = measuring_lock();
-    let (dir, repo) = line_tables_demo();
-    let listed = selecting(
+    let guard = measuring_lock();
+    let (dir, repo) = line_tables_demo(&guard);
+    let listed = list_selecting(
         &repo,
         &[
             "HEAD~1", "HEAD", "--list", "--format", "json", "--", "mix", "steady",
@@ -832,16 +863,17 @@ fn changed_code_is_named_by_its_source_functions_and_shards_keep_the_selection()
 
 #[test]
 fn a_commit_that_only_bumps_the_version_is_the_same_code() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = demo_repo(&constants_only());
-    let (from, to) = (
-        "name = \"perfdiff-demo\"\nversion = \"0.1.0\"",
-        "name = \"perfdiff-demo\"\nversion = \"0.2.0\"",
-    );
-    replace_in(&repo, "Cargo.toml", from, to);
-    replace_in(&repo, "Cargo.lock", from, to);
-    commit_all(&repo, "release 0.2.0");
-    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "steady"]);
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "release 0.2.0", |repo| {
+        let (from, to) = (
+            "name = \"perfdiff-demo\"\nversion = \"0.1.0\"",
+            "name = \"perfdiff-demo\"\nversion = \"0.2.0\"",
+        );
+        replace_in(repo, "Cargo.toml", from, to);
+        replace_in(repo, "Cargo.lock", from, to);
+        commit_all(repo, "release 0.2.0");
+    });
+    let output = list_selecting(&repo, &["HEAD~1", "HEAD", "--list", "--", "steady"]);
     let text = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{text}");
     let steady = text

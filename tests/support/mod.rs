@@ -40,9 +40,11 @@ pub fn measuring_lock() -> MeasuringGuard {
     let thread = MEASURING
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Taken before the clock starts: the wait for another test process is not the test's time.
+    let file = locked_file(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("measuring.lock"));
     MeasuringGuard {
         taken: std::time::Instant::now(),
-        _file: locked_file(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("measuring.lock")),
+        _file: file,
         _thread: thread,
     }
 }
@@ -111,6 +113,21 @@ pub fn cargo_perfdiff_with_env(dir: &Path, args: &[&str], vars: &[(&str, &str)])
     output
 }
 
+/// Runs `command` (a [`perfdiff_command`] a test set up further) and logs it as
+/// [`cargo_perfdiff`] logs its runs.
+pub fn output_logged(command: &mut Command) -> Output {
+    let started = std::time::Instant::now();
+    let output = command.output().expect("cargo runs");
+    let args: Vec<String> = command
+        .get_args()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    log_run_time(&args, started.elapsed(), &output);
+    output
+}
+
 /// With `PERFDIFF_TEST_RUN_TIMES=FILE` set, appends to FILE a line per run of cargo-perfdiff
 /// (the test's name, the seconds the run took, its build notes, its arguments): where a test's
 /// time goes, for docs/design/test-suite.md. A figure taken on a busy machine only ranks runs.
@@ -118,7 +135,11 @@ fn log_run_time(args: &[&str], took: std::time::Duration, output: &Output) {
     let err = stderr(output);
     let builds: Vec<&str> = err
         .lines()
-        .filter(|line| line.contains("built base") || line.contains("built head"))
+        .filter(|line| {
+            line.contains("built base")
+                || line.contains("built head")
+                || line.contains("finding what the change reaches")
+        })
         .map(str::trim)
         .collect();
     log_line(&format!(
@@ -299,27 +320,74 @@ fn demo_repo_in(dir: Scratch, options: &DemoOptions) -> (Scratch, PathBuf) {
 }
 
 /// The demo repository `options` make, shared by every test that only reads it, and a fresh
-/// temporary directory for the test's own files (as [`demo_repo`] gives).
+/// temporary directory for the test's own files (as [`demo_repo`] gives): [`shared_repo`] of
+/// the demo alone.
+pub fn shared_demo(measuring: &MeasuringGuard, options: &DemoOptions) -> (Scratch, PathBuf) {
+    let key = format!("{options:?}");
+    shared_repo(measuring, Profile::Release, &key, "demo repo ü", |repo| {
+        create_demo_repo(repo, options).unwrap();
+    })
+}
+
+/// The profile a [`shared_repo`]'s runs build with: cargo's release profile as users have it,
+/// or at [`OPT_LEVEL`] as a [`scratch`] repository's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    Release,
+    Quick,
+}
+
+/// [`shared_repo`] of the demo `options` make, with `then` adding its commits on top, built at
+/// [`OPT_LEVEL`] as [`demo_repo`]'s: the repository of a test that compares commits of its own
+/// and only reads them.
+pub fn shared_demo_with(
+    measuring: &MeasuringGuard,
+    options: &DemoOptions,
+    key: &str,
+    then: impl FnOnce(&Path),
+) -> (Scratch, PathBuf) {
+    let key = format!("{options:?} {key}");
+    shared_repo(measuring, Profile::Quick, &key, "demo repo ü", |repo| {
+        create_demo_repo(repo, options).unwrap();
+        then(repo);
+    })
+}
+
+/// The repository `make` writes (a git repository at the path it is given, committed), shared
+/// by every test that asks with the same `key` and kept from one run of the suite to the next,
+/// its runs building with `profile`, and a fresh temporary directory for the test's own files
+/// (as [`demo_repo`] gives).
 ///
-/// One repository per content of the demo, at a fixed path,
-/// `CARGO_TARGET_TMPDIR/shared-demos/<hash of its commits' trees>/demo repo ü`, created by the
-/// first test that asks (under a lock file, so test processes running at once agree) and kept
-/// from one test run to the next. Its state directory is therefore one too, with the builds
-/// cargo-perfdiff keeps of the last run's two commits: the first comparison of HEAD~1 with HEAD
-/// builds them, the next ones with the same build options find them built (`built base … up to
-/// date`) and only measure.
+/// One repository per content and profile, at a fixed path,
+/// `CARGO_TARGET_TMPDIR/shared-demos/<hash of its commits' trees>[-quick]/<name>`, created by the
+/// first test that asks (under a lock file, so test processes running at once agree). Its state
+/// directory is therefore kept too: the worktrees, the builds cargo-perfdiff keeps of the last
+/// run's two commits, and the traces selection keyed by executable content. A test in a
+/// [`Scratch`] repository made them all again on every run (its state is removed with it): the
+/// checkouts, the builds taken from the store, and every benchmark traced under valgrind again.
 ///
 /// Only for tests that change neither the repository nor its state directory, do not depend on
-/// what an earlier run left there (builds, samples files), and hold `measuring` while they run
-/// cargo-perfdiff in it, so that no two runs in it overlap.
-pub fn shared_demo(_measuring: &MeasuringGuard, options: &DemoOptions) -> (Scratch, PathBuf) {
+/// what an earlier run left there (builds, traces, samples files: their assertions hold on a
+/// first run and on the next), and hold `measuring` while they run cargo-perfdiff in it, so
+/// that no two runs in it overlap.
+pub fn shared_repo(
+    _measuring: &MeasuringGuard,
+    profile: Profile,
+    key: &str,
+    name: &str,
+    make: impl FnOnce(&Path),
+) -> (Scratch, PathBuf) {
     static SHARED: Mutex<Option<HashMap<String, PathBuf>>> = Mutex::new(None);
     let mut shared = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-    let key = format!("{options:?}");
+    let key = format!("{profile:?}\t{name}\t{key}");
     let repo = match shared.get_or_insert_with(HashMap::new).get(&key) {
         Some(repo) => repo.clone(),
         None => {
-            let repo = create_shared_demo(options);
+            let repo = create_shared_repo(profile, name, make);
+            if profile == Profile::Quick {
+                let mut quick = QUICK_BUILDS.lock().unwrap_or_else(|p| p.into_inner());
+                quick.push(repo.parent().unwrap().to_path_buf());
+            }
             shared.as_mut().unwrap().insert(key, repo.clone());
             repo
         }
@@ -327,32 +395,39 @@ pub fn shared_demo(_measuring: &MeasuringGuard, options: &DemoOptions) -> (Scrat
     (scratch(), repo)
 }
 
-/// Makes the demo `options` describe in a scratch directory, then moves it to its shared place
-/// unless a demo of the same content is already there.
-fn create_shared_demo(options: &DemoOptions) -> PathBuf {
+/// Makes the repository `make` writes in a scratch directory, then moves it to its shared place
+/// unless a repository of the same content is already there.
+fn create_shared_repo(profile: Profile, name: &str, make: impl FnOnce(&Path)) -> PathBuf {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("shared-demos");
     std::fs::create_dir_all(&root).unwrap();
     let scratch = tempfile::tempdir_in(&root).unwrap();
-    let made = scratch.path().join("demo repo ü");
-    create_demo_repo(&made, options).unwrap();
+    let made = scratch.path().join(name);
+    make(&made);
     // The trees of its commits name its content: commit ids also hold the time of creation.
     let trees = git_ok(&made, &["log", "--format=%T"]);
-    let name = trees.bytes().fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
+    let hash = trees.bytes().fold(0xCBF2_9CE4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3)
     });
-    let dir = root.join(format!("{name:016x}"));
+    let quick = if profile == Profile::Quick {
+        "-quick"
+    } else {
+        ""
+    };
+    let dir = root.join(format!("{hash:016x}{quick}"));
     let _lock = locked_file(&dir.with_extension("lock"));
     let ready = dir.join("ready");
-    let repo = dir.join("demo repo ü");
+    let repo = dir.join(name);
     if !ready.exists() {
         if dir.exists() {
             std::fs::remove_dir_all(&dir).unwrap();
         }
         std::fs::create_dir(&dir).unwrap();
-        // The state of an earlier repository at this path (its worktrees belong to that one).
-        let state = state_dir(&repo);
-        if state.exists() {
-            std::fs::remove_dir_all(&state).unwrap();
+        // The state of earlier repositories at this path (their worktrees belong to them).
+        for workspace in workspaces_under(&made, 3) {
+            let state = state_dir(&repo.join(workspace.strip_prefix(&made).unwrap()));
+            if state.exists() {
+                std::fs::remove_dir_all(&state).unwrap();
+            }
         }
         std::fs::rename(&made, &repo).unwrap();
         std::fs::write(&ready, trees).unwrap();

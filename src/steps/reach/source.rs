@@ -16,7 +16,8 @@
 //! Soundness first: a file that cannot be read, an instruction without a line, a function
 //! without a symbol, are [`SourceComparison::Unknown`]; the caller measures then. Files of the
 //! standard library (`/rustc/<commit>/library/…`) are the same text when their path is: the
-//! commit hash names the toolchain. What the lines do not show is a definition used from
+//! commit hash names the toolchain (and its crates.io dependencies, `/rust/deps/<crate>-<version>/…`,
+//! a published version's files). What the lines do not show is a definition used from
 //! elsewhere that leaves no instruction of its own: a `const` folded into an immediate, a type's
 //! layout, a macro's body, a trait's default method. So the changed files of the two checkouts
 //! are parsed (`syn`) and the names of the items whose definition differs are collected
@@ -994,9 +995,12 @@ fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
 }
 
 /// Whether `file` is the standard library's as the line tables name it
-/// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file.
+/// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file. The
+/// crates.io dependencies the standard library is built with are named
+/// `/rust/deps/<crate>-<version>/…` (hashbrown's, whose generic code `HashMap` brings in):
+/// a published version's files never change, so the same path is the same text there too.
 fn is_toolchain(file: &Path) -> bool {
-    file.starts_with("/rustc/")
+    file.starts_with("/rustc/") || file.starts_with("/rust/deps/")
 }
 
 /// The two sides' sources compared: the same spans (by file and function) with the same text.
@@ -1923,13 +1927,20 @@ mod tests {
 
     #[test]
     fn the_standard_library_is_the_same_by_its_path() {
-        let places = [place("core::f", "/rustc/abc/library/core/src/lib.rs", 7)]
-            .into_iter()
-            .collect();
+        let places = [
+            place("core::f", "/rustc/abc/library/core/src/lib.rs", 7),
+            place("find", "/rust/deps/hashbrown-0.16.1/src/raw/mod.rs", 9),
+        ]
+        .into_iter()
+        .collect();
         let read = |_: &Path| None;
         let base = source_of(&places, Path::new("/b"), read).unwrap();
         let head = source_of(&places, Path::new("/h"), read).unwrap();
         assert_eq!(compare(&base, &head), SourceComparison::Same);
+        let other: BTreeSet<Place> = [place("find", "/rust/hashbrown/src/raw/mod.rs", 9)]
+            .into_iter()
+            .collect();
+        assert!(source_of(&other, Path::new("/b"), read).is_err());
     }
 
     #[inline(never)]

@@ -343,7 +343,9 @@ pub struct SelectionRecord {
     /// Of `changed_functions`, those compiled from the same source on both sides (their lines
     /// and the lines inlined into them read the same): a change elsewhere made the compiler
     /// inline or lay them out differently. Found by `--explain`'s build with line tables, and
-    /// by selection for a benchmark skipped because they run only outside its timed loop.
+    /// by selection for a benchmark skipped because they run only outside its timed loop; for
+    /// such a benchmark also the changed functions of the other benchmarks of its target found
+    /// so, which its native probe may enter outside the timed loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_source: Vec<String>,
 }

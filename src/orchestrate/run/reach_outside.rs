@@ -9,6 +9,12 @@
 //! show. A changed source (polyval's set-up that picks the backend the timed loop runs) keeps
 //! the benchmark measured.
 //!
+//! A function another benchmark of the target executed is compared too, and when its source is
+//! the same, a skipped benchmark's native probe may enter it outside the timed loop
+//! ([`same_elsewhere`]): one traced run of a criterion target gives the initialiser of a lazily
+//! built value (chrono's `<Cache as Default>::default`, behind every `Local::now`) to the first
+//! benchmark that runs it, and the others' probes enter it natively (docs/design/field-trials.md).
+//!
 //! The line tables come from the build `--explain` makes (`debug = "line-tables-only"`, in a
 //! target directory and kept directory of its own: the measured executables stay exactly as
 //! cargo builds them, and a later `--explain` or run of the same revisions builds nothing). It
@@ -62,7 +68,17 @@ pub(super) fn skip_outside_loop(
         candidates.count(),
         base.exe.target
     ));
-    let functions: Vec<String> = functions.into_iter().take(MAX_COMPARED).collect();
+    // The candidates' own functions first: those decide; then those of the others.
+    let elsewhere: BTreeSet<String> = decided
+        .iter()
+        .flat_map(|(_, (record, _))| record.changed_functions.iter().cloned())
+        .filter(|f| !functions.contains(f))
+        .collect();
+    let functions: Vec<String> = functions
+        .into_iter()
+        .chain(elsewhere)
+        .take(MAX_COMPARED)
+        .collect();
     let compared: BTreeMap<&String, SourceComparison> =
         match compare_sources(sides, (base, head), &functions) {
             Ok(compared) => functions.iter().zip(compared).collect(),
@@ -81,10 +97,34 @@ pub(super) fn skip_outside_loop(
                     .iter()
                     .map_while(|f| compared.get(f).cloned())
                     .collect();
-                (id, decide_outside(record, &sources, timed))
+                (
+                    id,
+                    same_elsewhere(decide_outside(record, &sources, timed), &compared),
+                )
             }
         })
         .collect()
+}
+
+/// `record` (decided by [`decide_outside`]) with, when it is skipped, every other function
+/// `compared` found of the same source added to its `same_source`: its native probe may enter
+/// those outside its timed loop, as it may its own (what runs there is not measured, and what
+/// it computes is the same by their source), and still stops at any inside it. A function whose
+/// source differs or was not compared still ends its probe wherever it is entered.
+fn same_elsewhere(
+    mut record: SelectionRecord,
+    compared: &BTreeMap<&String, SourceComparison>,
+) -> SelectionRecord {
+    if record.measured {
+        return record;
+    }
+    let same = compared.iter().filter(|(_, c)| c.is_same());
+    let others: Vec<String> = same
+        .map(|(f, _)| (*f).clone())
+        .filter(|f| !record.same_source.contains(f))
+        .collect();
+    record.same_source.extend(others);
+    record
 }
 
 /// The sources of `functions` compared between the builds with line tables of the bench targets
@@ -141,4 +181,34 @@ fn with_line_tables(
         .find(|exe| TargetKey::new(&exe.package, &exe.target) == key)
         .map(|exe| exe.path)
         .ok_or_else(|| format!("the build of {label} made no {}", key.target))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skipped_benchmark_may_enter_other_functions_of_the_same_source_outside_its_loop() {
+        let names = ["own", "init", "edited", "unknown"].map(String::from);
+        let compared: BTreeMap<&String, SourceComparison> = [
+            (&names[0], SourceComparison::Same),
+            (&names[1], SourceComparison::SameApart("`x` inlined".into())),
+            (&names[2], SourceComparison::Differs("edited".into())),
+            (&names[3], SourceComparison::Unknown("unreadable".into())),
+        ]
+        .into_iter()
+        .collect();
+        let skipped = SelectionRecord {
+            measured: false,
+            same_source: vec!["own".into()],
+            ..SelectionRecord::default()
+        };
+        let record = same_elsewhere(skipped, &compared);
+        assert_eq!(record.same_source, ["own", "init"]);
+        let measured = SelectionRecord {
+            measured: true,
+            ..SelectionRecord::default()
+        };
+        assert!(same_elsewhere(measured, &compared).same_source.is_empty());
+    }
 }

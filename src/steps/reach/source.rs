@@ -16,7 +16,8 @@
 //! Soundness first: a file that cannot be read, an instruction without a line, a function
 //! without a symbol, are [`SourceComparison::Unknown`]; the caller measures then. Files of the
 //! standard library (`/rustc/<commit>/library/…`) are the same text when their path is: the
-//! commit hash names the toolchain. What the lines do not show is a definition used from
+//! commit hash names the toolchain (and its crates.io dependencies, `/rust/deps/<crate>-<version>/…`,
+//! a published version's files). What the lines do not show is a definition used from
 //! elsewhere that leaves no instruction of its own: a `const` folded into an immediate, a type's
 //! layout, a macro's body, a trait's default method. So the changed files of the two checkouts
 //! are parsed (`syn`) and the names of the items whose definition differs are collected
@@ -24,9 +25,16 @@
 //! A constant, static or type whose unchanged definition names a changed item changes with it.
 //! Items, not the identifiers of the changed lines: a local variable renamed in one function
 //! (`to` in chrono's RFC 3339 parser) must not make every function with a local of that name
-//! differ. A file that does not parse falls back to every name on its changed lines. The caller
-//! only trusts this comparison for functions whose code lies outside the timed loop, never to
-//! skip a benchmark whose timed code differs.
+//! differ. A file that does not parse falls back to every name on its changed lines. A changed
+//! `use` without visibility changes what its names mean in its own module only (chrono's
+//! `parse.rs` imports `NaiveDate`, which names a type used everywhere): those names count in
+//! the files of that module ([`ChangedNames::contains_in`]), its own and those of the modules
+//! inside it (`use super::*` reaches a private import; no path from outside does). A crate
+//! root's or `mod.rs`'s inner modules are in its folder; any other file's in the folder of its
+//! name when the file around it declares it (else it may be a crate root: its whole folder). A
+//! `#[path]` attribute in the module, or an `include!` of the file, may put its code anywhere:
+//! then its names count everywhere. The caller only trusts this comparison for functions whose
+//! code lies outside the timed loop, never to skip a benchmark whose timed code differs.
 //!
 //! Inlined on one side, called on the other ([`SourceComparison::SameApart`]): the codegen units
 //! a commit moves also move what is inlined (chrono's `offset`, inlined into `Local::now` in
@@ -47,10 +55,30 @@
 //! on one side only differs, except: code the compiler placed at the lines of another function
 //! both sides compare (a `for` loop's desugaring); a function of the standard library (the same
 //! by its path, its generic arguments in its name), which the other side may have optimised into
-//! other code; and a function with no symbol at all on one side, inlined into all its callers
+//! other code; a function with no symbol at all on one side, inlined into all its callers
 //! there, which are compared in their own right (one side calls it, the other does not, so their
-//! code differs). A file that cannot be read or parsed, lines no item holds, more than 32
-//! copies to follow: [`SourceComparison::Unknown`].
+//! code differs); and a function of the workspace inlined with frames on one side that leaves
+//! no code of its own on the other, neither frames nor a symbol (chrono's
+//! `DateTime::from_naive_utc_and_offset<Utc>`, a constructor head's optimiser merged into the
+//! instructions of `Local::now`), under the conditions below. A file that cannot be read or
+//! parsed, lines no item holds, more than 32 copies to follow: [`SourceComparison::Unknown`].
+//!
+//! Why the last is sound ([`Apart::merged_away`]). What a side computes at such a call is fixed
+//! by the source of the caller, of the function and of what it calls. The caller's lines are
+//! compared (a span both sides have reads the same; one only one side has is followed in its
+//! turn). The function's whole definition, the innermost `syn` item holding its lines, reads
+//! the same token for token on both sides (so does its impl's header, else every name in the
+//! impl changes), no item of its name changes anywhere, and neither its whole text (not only
+//! the lines that kept code) nor its name with its generic arguments names what the commit
+//! changes where that text is: so every path it names resolves to an item whose definition did
+//! not change (an item that changed gives its name; an import that changed gives its names in
+//! its module). What it calls, inlined with it, is in the first side's spans and followed like
+//! any other; called, it is a function of its own in the other side's trace, compared there
+//! when its code differs. What is left is what no name shows, and the rest of this comparison
+//! cannot see either: a trait method found through a changed import of its trait, a glob import
+//! that brings another item of the same name. This rule is used only for code outside the timed
+//! loop, where what matters is that the inputs it computes are the same; a function whose
+//! definition or callees' names differ keeps the benchmark measured.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -524,9 +552,11 @@ impl Apart<'_, '_> {
             }
         }
         for pool in &self.pools {
-            let spans = pool.values().flatten();
-            if let Some(name) = names_changed(spans, self.changed) {
-                return Err(SourceComparison::Differs(self.changed.reason(&name)));
+            let spans = pool
+                .iter()
+                .flat_map(|((file, _), spans)| spans.iter().map(move |s| (file, s)));
+            if let Some((name, file)) = names_changed(spans, self.changed) {
+                return Err(SourceComparison::Differs(self.changed.reason(&name, file)));
             }
         }
         Ok(())
@@ -562,6 +592,7 @@ impl Apart<'_, '_> {
         }
         let (file, function) = key;
         let copies = self.readers[other].copies(key, definition.lines[other]);
+        let no_copy = copies.is_empty();
         let mut grew = false;
         for (copy, extents) in copies {
             let id = format!("{copy} at {:#x}", extents[0].0);
@@ -587,6 +618,8 @@ impl Apart<'_, '_> {
         if !self.pools[other].contains_key(key) {
             if is_toolchain(Path::new(file)) {
                 self.accepted.insert((side, key.clone()));
+            } else if no_copy {
+                self.merged_away(side, key, &definition)?;
             }
             return Ok(grew);
         }
@@ -597,6 +630,45 @@ impl Apart<'_, '_> {
             SIDES[other]
         ));
         Ok(grew)
+    }
+
+    /// Accepts `key`, a function of the workspace inlined on `side` that leaves no code of its
+    /// own on the other (no symbol whose outermost frame it is: the optimiser merged it into
+    /// the code around it there), as a function of the standard library is: its whole
+    /// definition reads the same on both sides ([`Apart::same_definition`], done), no item of
+    /// its name changes, and that definition names nothing the commit changes in its file
+    /// ([`ChangedNames::contains_in`]), nor does the function's name (its generic arguments).
+    /// Its callers are compared in their own right, and what it calls is in their spans, or in
+    /// the other side's trace as functions of their own.
+    fn merged_away(
+        &mut self,
+        side: usize,
+        key: &Key,
+        definition: &DefinedAt,
+    ) -> Result<(), SourceComparison> {
+        let (file, function) = key;
+        let named = identifiers(function).chain(definition.names.iter().cloned());
+        if let Some(name) = named
+            .into_iter()
+            .find(|n| self.changed.contains_in(n, file))
+        {
+            return Err(SourceComparison::Differs(format!(
+                "{function} ({file}) is inlined in {} and leaves no code of its own in {}, and \
+                 {}",
+                SIDES[side],
+                SIDES[1 - side],
+                self.changed.reason(&name, file)
+            )));
+        }
+        self.accepted.insert((side, key.clone()));
+        self.notes.insert(format!(
+            "`{}` ({file}) inlined in {}, merged into its callers in {} (no code of its own), \
+             same source",
+            short_name(function),
+            SIDES[side],
+            SIDES[1 - side]
+        ));
+        Ok(())
     }
 
     /// Whether the function of `key` has the same whole definition on both sides: the
@@ -614,18 +686,19 @@ impl Apart<'_, '_> {
             .unwrap_or_default();
         let checked = (side, key.clone(), first, last);
         if let Some(definition) = self.checked.get(&checked) {
-            return Ok(*definition);
+            return Ok(definition.clone());
         }
         let name = short_name(function);
         if is_toolchain(Path::new(file)) {
             let definition = DefinedAt {
                 lines: [None, None],
                 defines: true,
+                names: Vec::new(),
             };
-            self.checked.insert(checked, definition);
+            self.checked.insert(checked, definition.clone());
             return Ok(definition);
         }
-        if name != "{closure}" && self.changed.contains(&name) {
+        if name != "{closure}" && self.changed.contains_in(&name, file) {
             return Err(SourceComparison::Differs(format!(
                 "{function} ({file}) is inlined on one side only, and the commit changes an \
                  item named `{name}`"
@@ -637,7 +710,7 @@ impl Apart<'_, '_> {
             [Ok(base), Ok(head)] => [base, head],
         };
         let definition = defined_at([&items[0], &items[1]], side, (first, last), key)?;
-        self.checked.insert(checked, definition);
+        self.checked.insert(checked, definition.clone());
         Ok(definition)
     }
 }
@@ -691,22 +764,26 @@ fn defined_at(
         Some((first, items.iter().map(|i| i.last).max()?))
     };
     let defines = keys.iter().any(|k| k.ends_with(&format!("fn {name}")));
+    let names: BTreeSet<String> = base.iter().flat_map(|i| identifiers(&i.text)).collect();
     let definition = DefinedAt {
         lines: [lines(&base), lines(&head)],
         defines: name == "{closure}" || defines,
+        names: names.into_iter().collect(),
     };
     Ok(definition)
 }
 
 /// Where the function of a span is defined, found the same on both sides
 /// ([`Apart::same_definition`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct DefinedAt {
     /// The lines of the item that holds it on each side (`None`: a file of the toolchain).
     lines: [Option<(u32, u32)>; 2],
     /// Whether that item is the function itself (or the function around a closure), not one
     /// whose lines the compiler gave its code.
     defines: bool,
+    /// The names its whole text holds (the same on both sides; none for the toolchain's).
+    names: Vec<String>,
 }
 
 /// The first difference of the spans `base` and `head` both have, as a reason.
@@ -722,16 +799,18 @@ fn common_difference(base: &FunctionSource, head: &FunctionSource) -> Option<Str
     })
 }
 
-/// The first name of `changed` that the lines of `spans` hold.
+/// The first name of `changed` that the lines of `spans` (each of the file compared as the
+/// string with it) hold, with that file: a name a private `use` changes counts in its module's
+/// files only ([`ChangedNames::contains_in`]).
 fn names_changed<'s>(
-    spans: impl IntoIterator<Item = &'s Span>,
+    spans: impl IntoIterator<Item = (&'s String, &'s Span)>,
     changed: &ChangedNames,
-) -> Option<String> {
-    spans
-        .into_iter()
-        .flat_map(|span| &span.text)
-        .flat_map(|line| identifiers(line))
-        .find(|name| changed.contains(name))
+) -> Option<(String, &'s String)> {
+    spans.into_iter().find_map(|(file, span)| {
+        let mut names = span.text.iter().flat_map(|line| identifiers(line));
+        let name = names.find(|name| changed.contains_in(name, file))?;
+        Some((name, file))
+    })
 }
 
 /// Every place the code of `function`'s symbols (all of its instantiations) comes from: each
@@ -916,9 +995,12 @@ fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
 }
 
 /// Whether `file` is the standard library's as the line tables name it
-/// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file.
+/// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file. The
+/// crates.io dependencies the standard library is built with are named
+/// `/rust/deps/<crate>-<version>/…` (hashbrown's, whose generic code `HashMap` brings in):
+/// a published version's files never change, so the same path is the same text there too.
 fn is_toolchain(file: &Path) -> bool {
-    file.starts_with("/rustc/")
+    file.starts_with("/rustc/") || file.starts_with("/rust/deps/")
 }
 
 /// The two sides' sources compared: the same spans (by file and function) with the same text.
@@ -954,6 +1036,28 @@ pub fn compare(base: &FunctionSource, head: &FunctionSource) -> SourceComparison
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChangedNames {
     names: BTreeMap<String, Origin>,
+    /// The names only a changed private `use` changes, with the modules whose files they
+    /// change in ([`Scope`]).
+    imported: BTreeMap<String, Vec<Scope>>,
+}
+
+/// The files of the module a private `use` is in, where it changes what a name means: its own
+/// file and those of the modules inside it. A private import is visible there and nowhere else
+/// (`use super::*` in a module inside it reaches it; no path from outside does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Scope {
+    /// The file of the `use`, as compared (its path inside the checkout).
+    file: String,
+    /// The folder its inner modules' files are in (`src/format/parse/` for
+    /// `src/format/parse.rs`; a crate root's or a `mod.rs`'s own folder, `""` at the top).
+    under: String,
+}
+
+impl Scope {
+    /// Whether the file compared as `file` is in this module.
+    fn holds(&self, file: &str) -> bool {
+        file == self.file || file.starts_with(&self.under)
+    }
 }
 
 /// Where a changed name comes from.
@@ -969,14 +1073,24 @@ enum Origin {
 }
 
 impl ChangedNames {
-    /// Whether the commit changes `name`.
+    /// Whether the commit changes `name` anywhere (in a file only, by a private `use`, too).
     pub fn contains(&self, name: &str) -> bool {
+        self.names.contains_key(name) || self.imported.contains_key(name)
+    }
+
+    /// Whether the commit changes what `name` means in the file compared as `file`: an item
+    /// of that name changes, or a changed private `use` of its module brings it in.
+    pub fn contains_in(&self, name: &str, file: &str) -> bool {
         self.names.contains_key(name)
+            || self
+                .imported
+                .get(name)
+                .is_some_and(|scopes| scopes.iter().any(|s| s.holds(file)))
     }
 
     /// Whether no name changes.
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.names.is_empty() && self.imported.is_empty()
     }
 
     /// Records `name` as changed in `origin` (the first origin found is kept).
@@ -984,8 +1098,19 @@ impl ChangedNames {
         self.names.entry(name).or_insert_with(|| origin.clone());
     }
 
-    /// Why a function whose lines name `name` differs.
-    fn reason(&self, name: &str) -> String {
+    /// Why a function whose lines of `file` name `name` differs.
+    fn reason(&self, name: &str, file: &str) -> String {
+        let scopes = self.imported.get(name).into_iter().flatten();
+        if let (false, Some(scope)) = (
+            self.names.contains_key(name),
+            scopes.clone().find(|s| s.holds(file)),
+        ) {
+            return format!(
+                "its lines name `{name}`, which a changed private `use` of {} brings into \
+                 their module",
+                scope.file
+            );
+        }
         let place = match self.names.get(name) {
             Some(Origin::Item(file)) => format!("an item of {file}"),
             Some(Origin::Line(file)) => {
@@ -1013,19 +1138,26 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
         rust_files(checkout, Path::new(""), &mut files)?;
     }
     let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
+    let mut imported: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
+    let mut elsewhere = Elsewhere::default();
     for file in &files {
         let read =
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
         let (a, b) = (read(base), read(head));
+        elsewhere.note(file, [&a, &b]);
         if a == b {
             continue;
         }
         let shown = file.display().to_string();
         match changed_items(&a, &b) {
-            Some((items, primaries)) => {
+            Some(changes) => {
                 let origin = Origin::Item(shown);
-                items.into_iter().for_each(|n| names.insert(n, &origin));
-                seeds.extend(primaries);
+                changes
+                    .names
+                    .into_iter()
+                    .for_each(|n| names.insert(n, &origin));
+                seeds.extend(changes.primaries);
+                imported.push((file.clone(), changes.imported));
             }
             None => {
                 let origin = Origin::Line(shown);
@@ -1033,10 +1165,114 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
             }
         }
     }
+    for (file, imports) in imported {
+        let scope = module_scope(&file, [base, head]);
+        if elsewhere.reaches(&file, &scope) {
+            let origin = Origin::Item(file.display().to_string());
+            imports.into_iter().for_each(|n| names.insert(n, &origin));
+            continue;
+        }
+        for name in imports {
+            names.imported.entry(name).or_default().push(scope.clone());
+        }
+    }
     if !seeds.is_empty() {
         add_dependents(head, &files, seeds, &mut names);
     }
     Ok(names)
+}
+
+/// What can put a module's code in a file outside its [`Scope`]: the files with a `#[path]`
+/// attribute (a module inside them may be anywhere), and the lines with an `include!` (the file
+/// included is code of the module that includes it).
+#[derive(Debug, Default)]
+struct Elsewhere {
+    path_attributes: Vec<String>,
+    includes: Vec<String>,
+}
+
+impl Elsewhere {
+    /// Notes what the texts of `file` (on each side) hold.
+    fn note(&mut self, file: &Path, texts: [&String; 2]) {
+        if texts.iter().any(|t| t.contains("#[path")) {
+            self.path_attributes
+                .push(file.to_string_lossy().into_owned());
+        }
+        let lines = texts.into_iter().flat_map(|t| t.lines());
+        let includes = lines.filter(|l| l.contains("include!"));
+        self.includes.extend(includes.map(str::to_string));
+    }
+
+    /// Whether a private `use` of `file`, whose module's files are `scope`, may change names
+    /// outside it: a file of the module has a `#[path]` attribute, or a line includes a file of
+    /// `file`'s name.
+    fn reaches(&self, file: &Path, scope: &Scope) -> bool {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        let included = |line: &String| name.as_ref().is_none_or(|n| line.contains(n.as_str()));
+        self.path_attributes.iter().any(|f| scope.holds(f)) || self.includes.iter().any(included)
+    }
+}
+
+/// The files of the module whose file is `file` (inside both `checkouts`): `file` and its inner
+/// modules' folder. A `mod.rs` or crate root's (`lib.rs`, `main.rs`) inner modules are in its
+/// own folder; any other file's in the folder of its name (`a/b.rs`: `a/b/`) when the file of
+/// the module around it declares it on both sides (`mod b` in `a.rs`, `a/mod.rs`, `a/lib.rs`
+/// or `a/main.rs`), else it may be a crate root itself (a bench target, a `[lib] path`), and
+/// its own folder is taken.
+fn module_scope(file: &Path, checkouts: [&Path; 2]) -> Scope {
+    let shown = file.to_string_lossy().into_owned();
+    let folder = |dir: &Path| {
+        let dir = dir.to_string_lossy();
+        if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        }
+    };
+    let parent = file.parent().unwrap_or(Path::new(""));
+    let own_folder = Scope {
+        file: shown.clone(),
+        under: folder(parent),
+    };
+    let Some(stem) = file.file_stem().and_then(|s| s.to_str()) else {
+        return own_folder;
+    };
+    if ["mod", "lib", "main"].contains(&stem) {
+        return own_folder;
+    }
+    let outer = [
+        parent.with_extension("rs"),
+        parent.join("mod.rs"),
+        parent.join("lib.rs"),
+        parent.join("main.rs"),
+    ];
+    let declared_in = |checkout: &Path| {
+        let declares = |text: String| declares_module(&text, stem);
+        let texts = outer
+            .iter()
+            .filter_map(|f| std::fs::read_to_string(checkout.join(f)).ok());
+        texts.into_iter().any(declares)
+    };
+    if checkouts.into_iter().all(declared_in) {
+        Scope {
+            file: shown,
+            under: folder(&parent.join(stem)),
+        }
+    } else {
+        own_folder
+    }
+}
+
+/// Whether the file `text` declares, at its top level, the module `name` in a file of its own
+/// (`mod name;`).
+fn declares_module(text: &str, name: &str) -> bool {
+    let Ok(file) = syn::parse_file(text) else {
+        return false;
+    };
+    proc_macro2::extra::invalidate_current_thread_spans();
+    file.items
+        .iter()
+        .any(|item| matches!(item, syn::Item::Mod(m) if m.ident == name && m.content.is_none()))
 }
 
 /// Adds to `names` the names of the constants, statics and types of `checkout`'s `files` whose
@@ -1125,11 +1361,23 @@ fn changed_line_names<'t>(a: &'t str, b: &'t str) -> impl Iterator<Item = String
     lines.into_iter().flat_map(identifiers)
 }
 
+/// What changes in one file ([`changed_items`]).
+#[derive(Debug, Default)]
+struct FileChanges {
+    /// The names of its items whose definition differs or is on one side only.
+    names: BTreeSet<String>,
+    /// The names its changed private `use`s bring in: they change what those names mean in
+    /// its module only.
+    imported: BTreeSet<String>,
+    /// The changed items' own names ([`primary`]).
+    primaries: BTreeSet<String>,
+}
+
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
 /// tokens, doc comments and codegen hints left out) or that one side only has, and those
 /// items' own names ([`primary`]); `None` when one does not parse. See [`Definitions`] for
 /// which names an item gives.
-fn changed_items(a: &str, b: &str) -> Option<(BTreeSet<String>, BTreeSet<String>)> {
+fn changed_items(a: &str, b: &str) -> Option<FileChanges> {
     let definitions = |text: &str| -> Option<Definitions> {
         let file = syn::parse_file(text).ok()?;
         let mut definitions = Definitions::default();
@@ -1137,19 +1385,26 @@ fn changed_items(a: &str, b: &str) -> Option<(BTreeSet<String>, BTreeSet<String>
         Some(definitions)
     };
     let (a, b) = (definitions(a)?, definitions(b)?);
-    let (mut names, mut primaries) = (BTreeSet::new(), BTreeSet::new());
+    let mut changes = FileChanges::default();
     for key in a.0.keys().chain(b.0.keys()) {
-        match (a.0.get(key), b.0.get(key)) {
-            (Some(x), Some(y)) if x.texts == y.texts => {}
-            (x, y) => {
-                for definition in [x, y].into_iter().flatten() {
-                    names.extend(definition.names.iter().cloned());
-                }
-                primaries.extend(primary(key).map(str::to_string));
-            }
+        let (x, y) = (a.0.get(key), b.0.get(key));
+        if let (Some(x), Some(y)) = (x, y)
+            && x.texts == y.texts
+        {
+            continue;
         }
+        let definitions = [x, y].into_iter().flatten();
+        let private = definitions.clone().all(|d| d.private_import);
+        let names = match private {
+            true => &mut changes.imported,
+            false => &mut changes.names,
+        };
+        for definition in definitions {
+            names.extend(definition.names.iter().cloned());
+        }
+        changes.primaries.extend(primary(key).map(str::to_string));
     }
-    Some((names, primaries))
+    Some(changes)
 }
 
 /// One definition (or all of the same key, under different `cfg`s): its texts and the names a
@@ -1158,6 +1413,9 @@ fn changed_items(a: &str, b: &str) -> Option<(BTreeSet<String>, BTreeSet<String>
 struct Definition {
     texts: Vec<String>,
     names: BTreeSet<String>,
+    /// Whether it is a `use` without visibility: a change of it changes what its names mean in
+    /// its own module (and those inside it) only.
+    private_import: bool,
 }
 
 /// A file's definitions by key (the module path, the kind and the name: `a::b::fn f`,
@@ -1221,7 +1479,8 @@ impl Definitions {
             Item::Use(u) => {
                 let attributes: String = u.attrs.iter().map(text).collect();
                 let prefix = format!("{attributes}{}use ", text(&u.vis));
-                return self.uses(&u.tree, &prefix, scope);
+                let private = matches!(u.vis, syn::Visibility::Inherited);
+                return self.uses(&u.tree, &prefix, scope, private);
             }
             Item::ForeignMod(f) => return self.foreign(f, scope),
             other => {
@@ -1326,14 +1585,19 @@ impl Definitions {
     }
 
     /// Records each name a `use` imports (`prefix`: its attributes, visibility and path so
-    /// far), keyed by its whole path: a changed import is one side's only.
-    fn uses(&mut self, tree: &syn::UseTree, prefix: &str, scope: &str) {
+    /// far), keyed by its whole path: a changed import is one side's only. `private`: the
+    /// `use` has no visibility, so it changes what the name means in its own module only.
+    fn uses(&mut self, tree: &syn::UseTree, prefix: &str, scope: &str, private: bool) {
         use syn::UseTree;
         let (leaf, name) = match tree {
             UseTree::Path(p) => {
-                return self.uses(&p.tree, &format!("{prefix}{}::", p.ident), scope);
+                let prefix = format!("{prefix}{}::", p.ident);
+                return self.uses(&p.tree, &prefix, scope, private);
             }
-            UseTree::Group(g) => return g.items.iter().for_each(|t| self.uses(t, prefix, scope)),
+            UseTree::Group(g) => {
+                let mut each = |t| self.uses(t, prefix, scope, private);
+                return g.items.iter().for_each(&mut each);
+            }
             UseTree::Name(n) => (n.ident.to_string(), Some(n.ident.to_string())),
             UseTree::Rename(r) => (
                 format!("{} as {}", r.ident, r.rename),
@@ -1345,7 +1609,8 @@ impl Definitions {
             }
         };
         let key = format!("{scope}use {prefix}{leaf}");
-        self.add(key.clone(), key, name);
+        self.add(key.clone(), key.clone(), name);
+        self.0.entry(key).or_default().private_import = private;
     }
 
     /// Records the items of an `extern` block by their names.
@@ -1493,7 +1758,8 @@ fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
 /// The first name of `changed` that the lines of `source` hold.
 #[cfg(test)]
 fn uses_changed(source: &FunctionSource, changed: &ChangedNames) -> Option<String> {
-    names_changed(source.spans.values(), changed)
+    let spans = source.spans.iter().map(|((file, _), span)| (file, span));
+    names_changed(spans, changed).map(|(name, _)| name)
 }
 
 /// The index of the first line where `a` and `b` differ, `None` when they are the same.
@@ -1661,13 +1927,20 @@ mod tests {
 
     #[test]
     fn the_standard_library_is_the_same_by_its_path() {
-        let places = [place("core::f", "/rustc/abc/library/core/src/lib.rs", 7)]
-            .into_iter()
-            .collect();
+        let places = [
+            place("core::f", "/rustc/abc/library/core/src/lib.rs", 7),
+            place("find", "/rust/deps/hashbrown-0.16.1/src/raw/mod.rs", 9),
+        ]
+        .into_iter()
+        .collect();
         let read = |_: &Path| None;
         let base = source_of(&places, Path::new("/b"), read).unwrap();
         let head = source_of(&places, Path::new("/h"), read).unwrap();
         assert_eq!(compare(&base, &head), SourceComparison::Same);
+        let other: BTreeSet<Place> = [place("find", "/rust/hashbrown/src/raw/mod.rs", 9)]
+            .into_iter()
+            .collect();
+        assert!(source_of(&other, Path::new("/b"), read).is_err());
     }
 
     #[inline(never)]
@@ -1870,6 +2143,64 @@ mod tests {
         );
     }
 
+    /// A crate whose `setup` (on one line: its span is that line on both sides) inlines
+    /// `util::mix`, which multiplies by `k`; `main` passes `k` (`"1"`: a constant, which the
+    /// optimiser propagates into `setup`, leaving `mix` no code at all), and `mix` is `body`.
+    fn merged_crate(k: &str, body: &str) -> Vec<(&'static str, String)> {
+        let main = format!(
+            "mod util;\n\n#[inline(never)]\n\
+             fn setup(x: u64, k: u64) -> u64 {{ let y = util::mix(x, k); y.rotate_left(5) ^ x }}\n\n\
+             fn main() {{\n    println!(\"{{}}\", setup(std::hint::black_box(1000), {k}));\n}}\n"
+        );
+        let util =
+            format!("#[inline(always)]\npub fn mix(x: u64, k: u64) -> u64 {{\n    {body}\n}}\n");
+        vec![("src/main.rs", main), ("src/util.rs", util)]
+    }
+
+    #[test]
+    fn a_same_function_of_the_workspace_that_leaves_no_code_on_one_side_is_followed_no_further() {
+        let dir = tempfile::tempdir().unwrap();
+        let same = "x.wrapping_mul(k)";
+        for (side, k, body) in [
+            ("base", "std::hint::black_box(3)", same),
+            ("merged", "1", same),
+            ("edited", "1", "x.wrapping_mul(k).wrapping_add(0)"),
+        ] {
+            compiled_files(dir.path(), side, &merged_crate(k, body));
+        }
+        let has_mix = |side: &str| {
+            let places = places_of(&dir.path().join(side).join("demo"), "demo::setup").unwrap();
+            places.iter().any(|p| p.function.ends_with("mix"))
+        };
+        assert!(has_mix("base"), "base inlines `mix` with frames of its own");
+        assert!(
+            !has_mix("merged"),
+            "`mix` leaves no code in `setup` when `k` is 1"
+        );
+        let merged_symbols = extents_of(&dir.path().join("merged/demo")).unwrap();
+        assert!(
+            !merged_symbols.keys().any(|name| name.ends_with("mix")),
+            "nor a symbol of its own"
+        );
+        let compared = compare_apart(dir.path(), "base", "merged", "demo::setup");
+        let SourceComparison::SameApart(note) = &compared else {
+            panic!("the same `mix`, merged into its caller in head: {compared:?}");
+        };
+        assert!(
+            note.contains("`mix` (src/util.rs) inlined in base, merged into its callers in head"),
+            "{note}"
+        );
+        // The other way round.
+        let compared = compare_apart(dir.path(), "merged", "base", "demo::setup");
+        assert!(compared.is_same(), "{compared:?}");
+        // A definition that differs is not accepted, though it leaves no code either.
+        let compared = compare_apart(dir.path(), "base", "edited", "demo::setup");
+        let SourceComparison::Differs(reason) = &compared else {
+            panic!("`mix` changed: {compared:?}");
+        };
+        assert!(reason.contains("`mix`"), "{reason}");
+    }
+
     #[test]
     fn a_span_is_found_in_the_innermost_item_holding_its_lines() {
         let text = "fn offset(d: u32) -> u32 {\n    let f = |x: u32| x + 1;\n    f(d)\n}\n\
@@ -1984,7 +2315,7 @@ mod tests {
         assert_eq!(uses_changed(&source, &changed).as_deref(), Some("ROUNDS"));
         assert_eq!(uses_changed(&source, &ChangedNames::default()), None);
         assert_eq!(
-            changed.reason("ROUNDS"),
+            changed.reason("ROUNDS", "src/lib.rs"),
             "its lines name `ROUNDS`, which the commit changes elsewhere (an item of \
              src/consts.rs)"
         );
@@ -2093,6 +2424,84 @@ mod tests {
         }
     }
 
+    /// The names changed between checkouts of `files` (path, base's text, head's text).
+    fn changed_in_files(files: &[(&str, &str, &str)]) -> ChangedNames {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, base, head) in files {
+            for (side, text) in [("base", base), ("head", head)] {
+                let path = dir.path().join(side).join(path);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
+            }
+        }
+        changed_names(&dir.path().join("base"), &dir.path().join("head")).unwrap()
+    }
+
+    #[test]
+    fn a_changed_private_use_changes_its_names_in_its_module_s_files_only() {
+        let lib = "mod a;\nmod b;\npub struct Thing;\npub struct Other;\n";
+        let changed = changed_in_files(&[
+            ("src/lib.rs", lib, lib),
+            (
+                "src/a.rs",
+                "use crate::Thing;\nmod inner;\n",
+                "use crate::{Other, Thing};\nmod inner;\n",
+            ),
+            ("src/a/inner.rs", "", ""),
+            ("src/b.rs", "fn f() {}\n", "fn f() {}\n"),
+        ]);
+        assert!(changed.contains("Other"), "{changed:?}");
+        assert!(!changed.contains("Thing"), "{changed:?}");
+        for file in ["src/a.rs", "src/a/inner.rs"] {
+            assert!(changed.contains_in("Other", file), "{file}: {changed:?}");
+        }
+        for file in ["src/b.rs", "src/lib.rs", "src/ab.rs"] {
+            assert!(!changed.contains_in("Other", file), "{file}: {changed:?}");
+        }
+        let name = named("    let o = Other;", &changed);
+        assert_eq!(name, None, "a function of src/lib.rs naming `Other`");
+        // A `use` with a visibility changes the name everywhere.
+        let changed = changed_in_files(&[
+            ("src/lib.rs", "mod a;\n", "mod a;\n"),
+            ("src/a.rs", "", "pub(crate) use std::fmt::Write;\n"),
+        ]);
+        assert!(changed.contains_in("Write", "src/lib.rs"), "{changed:?}");
+        // A crate root's module is its folder; a `#[path]` in the module, or an `include!` of
+        // the file, may put its code anywhere.
+        let root = changed_in_files(&[("benches/run.rs", "", "use std::fmt::Write;\n")]);
+        assert!(root.contains_in("Write", "benches/other.rs"), "{root:?}");
+        assert!(!root.contains_in("Write", "src/lib.rs"), "{root:?}");
+        let moved = changed_in_files(&[
+            ("src/lib.rs", "mod a;\n", "mod a;\n"),
+            (
+                "src/a.rs",
+                "#[path = \"../x.rs\"]\nmod x;\n",
+                "#[path = \"../x.rs\"]\nmod x;\nuse std::fmt::Write;\n",
+            ),
+        ]);
+        assert!(moved.contains_in("Write", "src/x.rs"), "{moved:?}");
+        let included = changed_in_files(&[
+            (
+                "src/lib.rs",
+                "mod a;\ninclude!(\"a/gen.rs\");\n",
+                "mod a;\ninclude!(\"a/gen.rs\");\n",
+            ),
+            ("src/a.rs", "", ""),
+            ("src/a/gen.rs", "", "use std::fmt::Write;\n"),
+        ]);
+        assert!(included.contains_in("Write", "src/lib.rs"), "{included:?}");
+        let name = "Other".to_string();
+        let scoped = changed_in_files(&[
+            ("src/lib.rs", lib, lib),
+            ("src/a.rs", "", "use crate::Other;\n"),
+        ]);
+        assert_eq!(
+            scoped.reason(&name, "src/a.rs"),
+            "its lines name `Other`, which a changed private `use` of src/a.rs brings into \
+             their module"
+        );
+    }
+
     #[test]
     fn a_changed_glob_use_marks_its_module_and_not_its_attributes() {
         let changed = changed_between("#[cfg(test)]\nuse crate::helpers::*;\n", "");
@@ -2134,7 +2543,7 @@ mod tests {
         }
         assert!(!changed.contains("D"), "{changed:?}");
         assert_eq!(
-            changed.reason("B"),
+            changed.reason("B", "src/lib.rs"),
             "its lines name `B`, which the commit changes elsewhere (a definition of \
              src/uses.rs that names `A`, which the commit changes)"
         );
@@ -2172,7 +2581,7 @@ mod tests {
         assert!(!changed.contains("f"), "{changed:?}");
         let name = named("    to + 1", &changed).unwrap();
         assert_eq!(
-            changed.reason(&name),
+            changed.reason(&name, "src/lib.rs"),
             "its lines name `to`, which the commit changes elsewhere (a changed line of \
              src/lib.rs, which does not parse: every name on it counts)"
         );

@@ -5,7 +5,8 @@
 # Nothing of the trial repositories is kept in this project: they are cloned at run time.
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
-# Usage: scripts/field_trial.sh [TRIAL...]        (no TRIAL: every trial below)
+# Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
+#   several: `unseen`, the repositories first tried on 2026-11-29)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
 #   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
@@ -32,6 +33,12 @@ anstyle-divan|rust-cli/anstyle|fb843c5f55be~1|fb843c5f55be|Cargo.toml|||"perf: a
 httparse-avx2|seanmonstar/httparse|47853d73f383~1|47853d73f383|Cargo.toml||-- ^req/ ^req_short/ ^resp/ ^resp_short/ uri/uri_1024b header/value_1024b version/http11 method/get|"perf(simd): avx2 fallback to swar instead of sse4.2" (#181), "massive implications on the default runtime perf"; build script probing rustc, LTO and one codegen unit in the bench profile
 kupyna-ttable|RustCrypto/hashes|81ae18a6174e~1|81ae18a6174e|Cargo.toml|nightly||"T-table lookup for fast kupyna hashing" (#778), "a significant 8x speedup"; 23 members with libtest #[bench] targets
 anstyle-roff|rust-cli/anstyle|revert 3f497444 on ce8c6e125b06|ce8c6e125b06|Cargo.toml|||"perf(roff): Remove extra allocations" (3f497444) in anstyle-roff, which no benchmark uses, on the tree of #243 (divan 0.1.21, listed with --format terse): every benchmark unchanged (same code)
+useg-version|unicode-rs/unicode-segmentation|f6f5f21~1|f6f5f21|Cargo.toml|||version bump only (1.12.0 → 1.13.0, `Cargo.toml` only; no lock file): every benchmark unchanged (same code)
+useg-ascii|unicode-rs/unicode-segmentation|af87c8d~1|af87c8d|Cargo.toml|||"Add ascii fast path for unicode_word_indices and unicode_words" (#147): word benchmarks on ASCII texts faster, chars and word_bounds unreached; texts read from benches/texts at run time; adds a dev-dependency (proptest); no lock file
+toml-release|toml-rs/toml|4ec099fe~1|4ec099fe|Cargo.toml|||version bump only (toml_parser 1.1.2+spec-1.1.0 → 1.1.3+spec-1.1.0 and the requirements on it; Cargo.lock, CHANGELOG): every benchmark unchanged (same code); divan, a virtual workspace of 8 members
+toml-lexer|toml-rs/toml|26eb1571~1|26eb1571|Cargo.toml|||"perf(parser): Reduce over allocation by better tokens/byte ratio" (#1193): divan benchmarks that lex with toml_parser faster, the others unchanged
+bstr-version|BurntSushi/bstr|cabbfe3~1|cabbfe3|bench/Cargo.toml|||version bump only (1.12.2 → 1.12.3, no lock file): every benchmark unchanged (same code); bench package a workspace member, data compiled in with include_bytes!
+bstr-count|BurntSushi/bstr|bf0bf16~1|bf0bf16|bench/Cargo.toml|||"perf: implement Iterator::count for Chars" (#223): new chars_count benchmarks only in head, the other chars benchmarks unchanged (same code)
 png-paeth|image-rs/image-png|850581b22298~1|850581b22298|Cargo.toml||--bench decoder -- decode/|"Improve Paeth auto-vectorization by changing how loop state is maintained" (#635): decoding real PNG files read from tests/benches/ at run time
 '
 
@@ -207,10 +214,24 @@ run_trial() {
   summarise "$name" "$log" "$json" "$(echo "$end - $start" | bc)" "$claim"
 }
 
+# group | its trials
+GROUPS_OF_TRIALS='
+unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
+'
+
+# The trials the arguments name: each a trial's name or a group's.
+wanted() {
+  local arg
+  for arg in "$@"; do
+    printf '%s\n' "$GROUPS_OF_TRIALS" | awk -F'|' -v g="$arg" '$1 == g { print $2 }' | tr ' ' '\n'
+    printf '%s\n' "$arg"
+  done
+}
+
 while IFS= read -r trial; do
   [ -n "$trial" ] || continue
   name=${trial%%|*}
-  if [ $# -eq 0 ] || printf '%s\n' "$@" | grep -qx "$name"; then
+  if [ $# -eq 0 ] || wanted "$@" | grep -qx "$name"; then
     run_trial "$trial"
   fi
 done <<<"$TRIALS"

@@ -188,6 +188,34 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
 }
 
 #[test]
+fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
+    // unicode-segmentation's #147 added `proptest` to its dev-dependencies: cargo gives every
+    // bench target one more `--extern`, and when that went into the bench executables' symbol
+    // hashes, 0 of 40 benchmarks were the same code, those of untouched targets included.
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    let benches = repo.join("benches");
+    write_library_package(&benches.join("unused"), "unused", "");
+    let manifest = std::fs::read_to_string(benches.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        benches.join("Cargo.toml"),
+        format!("{manifest}\n[dev-dependencies.unused]\npath = \"unused\"\n"),
+    )
+    .unwrap();
+    commit_all(&repo, "a dev-dependency no benchmark uses");
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "sum", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+}
+
+#[test]
 fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides() {
     let _guard = measuring_lock();
     let dir = scratch();

@@ -21,7 +21,9 @@
 //! replaces cargo's `-C metadata` by a hash of what decides the crate's code and nothing else:
 //! rustc's arguments with the checkout's root replaced by a placeholder, without the output and
 //! library directories and cargo's file-name hash, with each `--extern` dependency by its own
-//! normalised hash ([`normalise`]). The package version is not an argument (cargo passes it in
+//! normalised hash ([`normalise`]); an executable (a bench, test or build-script target, which
+//! no crate links against) without its `--extern`s, so a dev-dependency added that its code
+//! does not use changes none of its symbols (unicode-segmentation's `proptest`). The package version is not an argument (cargo passes it in
 //! `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
 //! (`env!("CARGO_PKG_VERSION")`) still compiles the new one in. It also maps the checkout's root to
 //! `.` in file names compiled into the code (`--remap-path-prefix`: `file!()`, panic locations
@@ -49,7 +51,7 @@ use siphasher::sip::SipHasher13;
 
 /// Names the normalisation in a build's key ([`super::freshness::BuildKey`]): a build made
 /// without it, or by another version of it, is never taken for one made with it.
-pub const SCHEME: &str = "normalised-metadata=1";
+pub const SCHEME: &str = "normalised-metadata=2";
 
 /// Set on cargo's command: the checkout's root; its presence makes the executable a wrapper.
 const ROOT_VARIABLE: &str = "CARGO_PERFDIFF_RUSTC_WRAPPER_ROOT";
@@ -127,8 +129,6 @@ pub(super) fn add_to_unit(command: &mut Command, file_name: &str, args: &[String
 fn unit_args(args: &[String], unit: &str, extra: &str) -> Vec<String> {
     let mut crate_name = None;
     let mut extra_filename = "";
-    let mut test = false;
-    let mut crate_types: Vec<&str> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         let (option, value, width) = split_option(args, i);
@@ -137,18 +137,37 @@ fn unit_args(args: &[String], unit: &str, extra: &str) -> Vec<String> {
             ("-C", Some(v)) if v.starts_with("extra-filename=") => {
                 extra_filename = &v["extra-filename=".len()..];
             }
-            ("--test", None) => test = true,
-            ("--crate-type", None) => crate_types.extend(args.get(i).map(String::as_str)),
             ("--crate-name", None) => crate_name = args.get(i).map(String::as_str),
             _ => {}
         }
     }
     let named = crate_name.is_some_and(|name| format!("{name}{extra_filename}") == unit);
-    let executable = test || crate_types.iter().all(|t| *t == "bin");
-    match named && executable {
+    match named && compiles_an_executable(args) {
         true => extra.lines().map(String::from).collect(),
         false => Vec::new(),
     }
+}
+
+/// Whether `args` compile an executable (`--test`, `--crate-type bin`, or no `--crate-type` at
+/// all, as cargo compiles a bench target without a harness): a crate no other crate links
+/// against.
+fn compiles_an_executable(args: &[String]) -> bool {
+    let mut test = false;
+    let mut crate_types: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let (option, value, width) = split_option(args, i);
+        i += width;
+        match (option, value) {
+            ("--test", None) => test = true,
+            ("--crate-type", None) => crate_types.extend(args.get(i).map(String::as_str)),
+            (option, None) => {
+                crate_types.extend(option.strip_prefix("--crate-type="));
+            }
+            _ => {}
+        }
+    }
+    test || crate_types.iter().all(|t| *t == "bin")
 }
 
 /// Runs cargo's compilations of the checkout at `root` through the wrapper, when enabled.
@@ -267,6 +286,7 @@ pub fn normalise(
     dependency: impl Fn(&Path) -> Option<String>,
 ) -> Option<Normalised> {
     args.iter().position(|a| a == "--crate-name")?;
+    let executable = compiles_an_executable(args);
     let mut kept = Vec::with_capacity(args.len() + 4);
     let mut hashed: Vec<String> = Vec::with_capacity(args.len());
     let mut out_dir = None;
@@ -283,6 +303,7 @@ pub fn normalise(
             ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
             ("--out-dir", Some(v)) => out_dir = Some(v.to_string()),
             ("-L" | "--print" | "--diagnostic-width" | "--color", Some(_)) => {}
+            ("--extern", Some(_)) if executable => {}
             ("--extern", Some(v)) => {
                 hashed.push(format!("--extern {}", extern_hash(v, &dependency)))
             }
@@ -514,6 +535,40 @@ mod tests {
         let moved = cargo_line("/w/base/x", "aaaa", "1111");
         let moved = normalise(&moved, &root("/w/base"), no_dependency).unwrap();
         assert_ne!(base.metadata, moved.metadata);
+    }
+
+    #[test]
+    fn an_executable_s_hash_does_not_change_with_its_dependencies_but_a_library_s_does() {
+        // A bench target as cargo compiles it (no `--crate-type`) and with `--crate-type bin`:
+        // a dev-dependency added to the package is one more `--extern` to every bench target,
+        // used or not (unicode-segmentation's `proptest`); it changes no code of a target that
+        // does not use it, and no crate links against an executable, so its symbols keep theirs.
+        for crate_type in ["", "--crate-type bin ", "--crate-type=bin "] {
+            let bench = |externs: &str| {
+                args(&format!(
+                    "--crate-name chars --edition=2018 benches/chars.rs {crate_type}\
+                     --emit=dep-info,link -C opt-level=3 -C metadata=1 -C extra-filename=-1 \
+                     --out-dir /t/release/deps {externs}"
+                ))
+            };
+            let one = "--extern criterion=/t/release/deps/libcriterion-1.rlib";
+            let two = format!("{one} --extern proptest=/t/release/deps/libproptest-2.rlib");
+            let base = normalise(&bench(one), &[], no_dependency).unwrap();
+            let head = normalise(&bench(&two), &[], no_dependency).unwrap();
+            assert_eq!(base.metadata, head.metadata, "{crate_type}");
+            assert!(
+                head.args
+                    .contains(&"proptest=/t/release/deps/libproptest-2.rlib".into())
+            );
+        }
+        // A library's dependencies stay in its hash: one package compiled twice in one build
+        // with other dependencies is two crates.
+        let line = cargo_line("/w/base", "aaaa", "1111");
+        let mut more = line.clone();
+        more.extend(args("--extern other=/t/release/deps/libother-2.rlib"));
+        let line = normalise(&line, &root("/w/base"), no_dependency).unwrap();
+        let more = normalise(&more, &root("/w/base"), no_dependency).unwrap();
+        assert_ne!(line.metadata, more.metadata);
     }
 
     #[test]

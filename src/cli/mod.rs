@@ -757,19 +757,35 @@ fn resolve_settings(args: &CompareArgs) -> Result<(PathBuf, PathBuf, config::Eff
     Ok((start_dir, workspace_root, effective))
 }
 
+/// The packages to build: those named, or none with `--workspace`, or else the package cargo
+/// would build from where the command runs (a member's directory or `--manifest-path`), since
+/// the build runs at the workspace root.
+fn packages_to_build(
+    args: &CompareArgs,
+    start_dir: &Path,
+    workspace_root: &Path,
+) -> Result<Vec<String>, Error> {
+    if !args.packages.package.is_empty() || args.workspace {
+        return Ok(args.packages.package.clone());
+    }
+    let current = crate::steps::build::current_package(start_dir, workspace_root)?;
+    Ok(current.into_iter().collect())
+}
+
 /// The comparison `args` ask for, of `revisions`.
 fn run_request(
     args: &CompareArgs,
     (start_dir, workspace_root): (PathBuf, PathBuf),
     settings: &config::Settings,
     revisions: Vec<String>,
-) -> RunRequest {
-    RunRequest {
+) -> Result<RunRequest, Error> {
+    let packages = packages_to_build(args, &start_dir, &workspace_root)?;
+    Ok(RunRequest {
         start_dir,
         workspace_root,
         revisions,
         build: crate::steps::build::BuildOptions {
-            packages: args.packages.package.clone(),
+            packages,
             workspace: args.workspace,
             exclude: args.exclude.clone(),
             benches: args.targets.bench.clone(),
@@ -797,7 +813,7 @@ fn run_request(
         samples_path: args.samples.clone(),
         keep_builds: false,
         focus: None,
-    }
+    })
 }
 
 fn compare_command(args: CompareArgs) -> Result<i32, Error> {
@@ -882,7 +898,7 @@ fn compare(args: CompareArgs) -> Result<i32, Error> {
         (start_dir, workspace_root),
         &effective.settings,
         revisions,
-    );
+    )?;
     if args.list {
         return list(&args, request, &effective.settings, &mut progress);
     }
@@ -1068,7 +1084,7 @@ fn bisect_command(args: &BisectArgs) -> Result<i32, CliError> {
             (start_dir, workspace_root),
             &effective.settings,
             Vec::new(),
-        ),
+        )?,
     };
     let report = crate::orchestrate::bisect::bisect(&request, &mut progress)?;
     progress.finish_bar();

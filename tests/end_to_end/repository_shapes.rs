@@ -536,3 +536,50 @@ fn a_patch_outside_the_bench_package_and_generated_code_build_the_same_code_in_b
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
     }
 }
+
+/// bstr's shape: the root package is the library, with no bench target, and its workspace has
+/// the bench package as a member (`members = ["bench"]`, `path = ".."`); committed as "base",
+/// then a commit changing `sum`.
+fn library_with_a_bench_member(repo: &Path) {
+    library_with_a_bench_package(repo);
+    replace_in(
+        repo,
+        "Cargo.toml",
+        "exclude = [\"benches\"]",
+        "members = [\"benches\"]",
+    );
+    std::fs::rename(repo.join("benches/Cargo.lock"), repo.join("Cargo.lock")).unwrap();
+    commit_all(repo, "the bench package is a member");
+    replace_in(repo, "src/lib.rs", "i * 3", "i * 5");
+    commit_all(repo, "sum triples no more");
+}
+
+#[test]
+fn the_member_named_by_its_manifest_or_its_directory_is_the_package_built() {
+    // bstr: `--manifest-path bench/Cargo.toml` ran cargo at the workspace root, which builds the
+    // root package (no bench target) where the user's `cargo bench` builds the member's: "no
+    // benchmarks found". From the member's directory it was the same.
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, "bench member", "lib", |repo| {
+        library_with_a_bench_member(repo);
+    });
+    let list = ["HEAD~1", "HEAD", "--list", "--format", "json"];
+    let from_root = with_options(&list, &["--manifest-path", "benches/Cargo.toml"]);
+    let runs = [
+        (repo.clone(), from_root),
+        (repo.join("benches"), list.to_vec()),
+    ];
+    for (dir, args) in &runs {
+        let output = output_logged(&mut perfdiff_command(dir, args));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            all_output(&output)
+        );
+        let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+        for id in ["mix", "sum", "version"] {
+            bench_entry(&listing, id);
+        }
+    }
+}

@@ -59,8 +59,8 @@ pub use cargo::{ParsedBuild, RenderedDiagnostic, parse_messages};
 pub use cargo_output::{BenchArtifact, FailedTarget};
 pub use fork_env::{dylib_search_variable, fork_environment};
 pub use workspace::{
-    all_benches_failed_hint, bench_packages_elsewhere, compare_elsewhere, target_directory,
-    workspace_root,
+    all_benches_failed_hint, bench_packages_elsewhere, compare_elsewhere, current_package,
+    target_directory, workspace_root,
 };
 
 /// Errors building a revision's benchmarks or asking cargo about a workspace.

@@ -32,6 +32,36 @@ pub fn target_directory(manifest_dir: &Path) -> Result<PathBuf, BuildError> {
 /// packages are decided by cargo itself; a directory with no Cargo.toml above it gets a plain
 /// error instead of cargo's.
 pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
+    let manifest = locate_project(dir, true)?;
+    Ok(manifest.parent().map(Path::to_path_buf).unwrap_or_default())
+}
+
+/// The package cargo would build from `dir` when no package is named: the member whose manifest
+/// is nearest above `dir`, when that is not the workspace root's (`cargo bench` run in
+/// `bench/`, or with `--manifest-path bench/Cargo.toml`, builds `bench`'s package, whereas at
+/// the root it builds the root package or the default members). `None` at the root.
+///
+/// The comparison runs cargo at the workspace root of each checkout, so it names this package
+/// with `-p` to build what the user's own command would.
+pub fn current_package(dir: &Path, workspace_root: &Path) -> Result<Option<String>, BuildError> {
+    let manifest = locate_project(dir, false)?;
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    if manifest.parent().map(canonical) == Some(canonical(workspace_root)) {
+        return Ok(None);
+    }
+    let text = fs::read_to_string(&manifest).map_err(|e| BuildError::Metadata {
+        dir: dir.to_path_buf(),
+        message: format!("cannot read {}: {e}", manifest.display()),
+    })?;
+    let name = toml::from_str::<toml::Table>(&text)
+        .ok()
+        .and_then(|table| Some(table.get("package")?.get("name")?.as_str()?.to_string()));
+    Ok(name)
+}
+
+/// The manifest `cargo locate-project` finds from `dir`: the workspace's with `workspace`, else
+/// the nearest package's.
+fn locate_project(dir: &Path, workspace: bool) -> Result<PathBuf, BuildError> {
     let absolute = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
     if !absolute.ancestors().any(|d| d.join("Cargo.toml").is_file()) {
         return Err(BuildError::NoManifest {
@@ -43,7 +73,9 @@ pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
         message,
     };
     let output = Command::new(cargo_program())
-        .args(["locate-project", "--workspace", "--message-format", "plain"])
+        .arg("locate-project")
+        .args(workspace.then_some("--workspace"))
+        .args(["--message-format", "plain"])
         .current_dir(dir)
         .stdin(Stdio::null())
         .output()
@@ -58,14 +90,12 @@ pub fn workspace_root(dir: &Path) -> Result<PathBuf, BuildError> {
         ))));
     }
     let manifest = String::from_utf8_lossy(&output.stdout).trim().to_string();
-    Path::new(&manifest)
-        .parent()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| {
-            metadata_error(format!(
-                "cargo located no workspace manifest ({manifest:?})"
-            ))
-        })
+    match Path::new(&manifest).parent() {
+        Some(_) => Ok(PathBuf::from(manifest)),
+        None => Err(metadata_error(format!(
+            "cargo located no manifest ({manifest:?})"
+        ))),
+    }
 }
 
 /// The feature-gated bench targets this build was asked for (by `--bench`, or by not naming any)

@@ -31,6 +31,9 @@
 //! by unwinding never returns: the state stays inside, and every later changed entry counts.
 //! Without timed routines, every changed entry counts, as before.
 //!
+//! The inside/outside part ([`Routine`]) is shared with the native trace, which tells its timed
+//! part by the same rules (`crate::steps::reach::trace::native`).
+//!
 //! One limit: nothing stops at a changed entry of `same_outside` while another thread is inside
 //! a timed routine, since the state is the process's; the rule above (no other thread when a
 //! routine is entered or returns) is what keeps that from happening unseen.

@@ -8,8 +8,9 @@
 //! its 30 s cap, so all were measured. Natively that set-up takes seconds.
 //!
 //! What it records, and what selection needs of it ([`follow`] for how):
-//! - the functions entered in the benchmark's own executable: a one-shot breakpoint at the entry
-//!   of every function symbol, removed at its first hit. [`Trace::executed`] then holds those
+//! - the functions entered in the benchmark's own executable: a breakpoint at the entry of every
+//!   function symbol, removed at its first hit (and put back while a timed routine runs, below).
+//!   [`Trace::executed`] then holds those
 //!   entry addresses, one per function entered, where valgrind's holds every instruction; the
 //!   comparison maps each address to the functions there ([`crate::steps::reach::code`]), so
 //!   an entry stands for its function. What this loses: code reached without entering at a
@@ -21,8 +22,12 @@
 //! - the files it touches: every system call on a path ([`super::syscalls`]'s set), in each
 //!   thread and in each process it forks, read from the tracee's memory at the call's start
 //!   and logged in valgrind's format, so that one reader makes [`Trace::files`] for both.
-//! - its timed part: not known ([`Trace::timed`] is `None`), so every executed changed function
-//!   counts as timed.
+//! - its timed part ([`Trace::timed`], [`timed`]): the functions entered while the harness's
+//!   timed routine runs, watched with the probe's state machine (its entry, its return address);
+//!   unknown (`None`, [`Trace::untimed`] says why) when no routine is found or the state cannot
+//!   be trusted (threads, child processes), and then every executed changed function counts as
+//!   timed. And how long the run took before the routine's first entry ([`Trace::set_up_ms`]),
+//!   which every fork spends again, for the run's first estimate.
 //!
 //! The run is the valgrind trace's (the fork's working directory and environment, the harness's
 //! test mode with the exact filter, a private `CRITERION_HOME`), bounded by the same budget

@@ -1,10 +1,13 @@
 //! The ptrace side of the native trace (Linux, x86-64): start the benchmark stopped at its
 //! `exec`, write a one-shot `int3` at the entry of every function of its executable, and follow
-//! every thread and child process, stopping at each system call, until the benchmark ends.
+//! every thread and child process, stopping at each system call, until the benchmark ends. Which
+//! breakpoints are armed when a timed routine is entered and left is [`super::timed`]'s choice;
+//! here they are written (the whole set at each change of state) and the stops read.
 //!
 //! Why one-shot breakpoints: a function is known to have run once its entry was hit; restoring
 //! its first byte there makes every later call native speed, so the run costs one stop per
-//! function entered plus one per system call, whatever the benchmark's set-up computes.
+//! function entered (twice for one entered again inside the timed routine) plus one per system
+//! call, whatever the benchmark's set-up computes.
 //! Restoring is idempotent (the original byte written again): a forked child's copy of the code
 //! may still hold an `int3` its parent's has lost, and the thread that hits it restores it in its
 //! own process's memory.

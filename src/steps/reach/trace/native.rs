@@ -144,7 +144,7 @@ fn failure(end: follow::End, budget: std::time::Duration) -> Option<String> {
 /// The trace of `req`'s benchmark from what its run showed.
 fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
     let touched = touched(&followed.logs, &req.cwd);
-    let untimed = |why: String| format!("its native trace cannot tell its timed part: {why}");
+    let untimed = |why: String| format!("traced natively, {why}");
     Trace {
         executed: followed.entered,
         libraries: followed.libraries,

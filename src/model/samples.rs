@@ -346,7 +346,8 @@ pub struct SelectionRecord {
     /// by selection for a benchmark skipped because they run only outside its timed loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_source: Vec<String>,
-    /// How long its trace ran before the timed routine was first entered, in milliseconds:
+    /// How long its trace ran outside its timed routine (before its first entry, after its last
+    /// return), in milliseconds:
     /// known from a native trace only (`Trace::set_up_ms`), for the run's first estimate of its
     /// forks' time.
     #[serde(default, skip_serializing_if = "Option::is_none")]

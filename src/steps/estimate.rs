@@ -9,8 +9,8 @@
 //! the time left comes from them instead ([`time_left`]): their mean wall time in this run,
 //! which includes whatever the settings do not say (slow iterations, set-up code, a busy host).
 //! One thing is known before any fork: a benchmark traced natively (valgrind too slow for its
-//! set-up) was timed up to its timed routine's first entry, and every fork runs that set-up
-//! again (image-png's `decoder` generates its inputs for some 14 s a fork, 95 % of its wall
+//! set-up) was timed outside its timed routine (before its first entry, after its last return),
+//! and every fork runs that again (image-png's `decoder` generates its inputs for some 14 s a fork, 95 % of its wall
 //! time, where the settings say 700 ms); the first estimate adds it ([`Planned::set_up`]).
 //!
 //! Instruction forks ([`Counting`]) are planned apart: they run under valgrind with settings of
@@ -120,9 +120,9 @@ pub struct Planned {
     pub completed_rounds: usize,
     /// Whether its harness times itself ([`SELF_TIMED_FORK`]).
     pub times_itself: bool,
-    /// How long a fork of it runs before its timed routine starts (its harness's start-up and
-    /// its set-up), when its trace timed that (a native trace); what exceeds [`FORK_OVERHEAD`]
-    /// is added to each of its timed forks.
+    /// How long a fork of it runs outside its timed routine (its harness's start-up, its set-up,
+    /// the set-up of the benchmarks criterion runs after it), when its trace timed that (a native
+    /// trace); what exceeds [`FORK_OVERHEAD`] is added to each of its timed forks.
     pub set_up: Option<Duration>,
 }
 
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn a_set_up_the_trace_timed_is_added_to_each_fork_of_its_benchmark() {
         // image-png's `decoder`: 14 benchmarks whose forks generate their inputs for 14 s
-        // before the timed routine, beside the demo's 4 without a known set-up.
+        // outside the timed routine, beside the demo's 4 without a known set-up.
         let png = Planned {
             set_up: Some(Duration::from_secs(14)),
             ..Planned::default()

@@ -517,7 +517,7 @@ fn changed_code_only_in_the_set_up_of_a_target_too_slow_for_valgrind_is_the_same
         std::fs::write(&bench, format!("{text}{SLOW_UNDER_VALGRIND}")).unwrap();
     };
     let listing = list_set_up_shapes(&repo, add, "outside/");
-    // Traced natively (only a native trace times the set-up before the timed routine), and
+    // Traced natively (only a native trace times what runs outside the timed routine), and
     // decided as valgrind's trace decides: its timed part tells the set-up apart.
     for name in ["same", "picked", "late"] {
         let entry = bench_entry(&listing, &format!("outside/{name}"));

@@ -605,7 +605,7 @@ fn announce_run(
     }
 }
 
-/// How long a fork of a benchmark runs before its timed routine, when its selection's trace
+/// How long a fork of a benchmark runs outside its timed routine, when its selection's trace
 /// timed that (a native trace), for the first estimate.
 pub(super) fn set_up_of(selection: Option<&SelectionRecord>) -> Option<Duration> {
     selection?.set_up_ms.map(Duration::from_millis)

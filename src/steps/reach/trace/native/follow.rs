@@ -97,8 +97,9 @@ pub(super) struct Followed {
     /// Of `entered`, those hit inside a timed routine ([`super::timed`]), or why that is not
     /// known.
     pub timed: Result<BTreeSet<u64>, String>,
-    /// How long the benchmark ran before a timed routine was first entered (its start-up and
-    /// set-up, under the trace's stops); `None` when none was.
+    /// How long the benchmark ran outside its timed routine: before its first entry (start-up,
+    /// set-up) and after its last return (what criterion runs of the other benchmarks' set-up,
+    /// teardown), under the trace's stops; `None` when no routine was entered.
     pub set_up: Option<Duration>,
     /// The breakpoint stops the run made.
     pub stops: u64,
@@ -156,12 +157,12 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
     };
     let unbiased = |set: &BTreeSet<u64>| set.iter().map(|a| a.wrapping_sub(bias)).collect();
     let entered = unbiased(&state.part.entered);
-    let stops = state.part.stops;
+    let (stops, outside) = (state.part.stops, state.outside());
     Ok(Followed {
         end,
         entered,
         timed: state.part.finish().map(|timed| unbiased(&timed)),
-        set_up: state.set_up,
+        set_up: outside,
         stops,
         logs: state.logs,
         libraries: state.libraries,
@@ -215,8 +216,11 @@ struct State {
     /// The functions entered, in and out of the timed routine.
     part: TimedPart,
     started: Instant,
-    /// See [`Followed::set_up`].
+    /// When a timed routine was first entered, and when one last returned (since `started`).
     set_up: Option<Duration>,
+    left: Option<Duration>,
+    /// When the benchmark's process ended (since `started`).
+    ended: Option<Duration>,
     logs: Vec<(i32, String)>,
     libraries: BTreeSet<PathBuf>,
     /// The program's path as mapped (for `libraries`).
@@ -252,6 +256,8 @@ impl State {
             part: TimedPart::new(BTreeSet::new(), Err("not started".into())),
             started: Instant::now(),
             set_up: None,
+            left: None,
+            ended: None,
             logs: vec![(leader.as_raw(), String::new())],
             libraries: BTreeSet::new(),
             program: PathBuf::new(),
@@ -388,7 +394,20 @@ impl State {
 
     fn ended(&mut self, p: Pid, how: End) -> Option<End> {
         self.tasks.remove(&p);
+        if p == self.leader {
+            self.ended.get_or_insert(self.started.elapsed());
+        }
         (p == self.leader).then_some(how)
+    }
+
+    /// See [`Followed::set_up`]: before the first entry, and after the last return when it was
+    /// seen (a routine whose return was not seen counts nothing after it).
+    fn outside(&self) -> Option<Duration> {
+        let after = match (self.left, self.ended) {
+            (Some(left), Some(ended)) => ended.saturating_sub(left),
+            _ => Duration::ZERO,
+        };
+        Some(self.set_up? + after)
     }
 
     /// Kills every process still followed (the benchmark's first).
@@ -497,13 +516,16 @@ impl State {
                 .map_or(usize::MAX, Iterator::count),
         };
         let children = self.tasks.values().any(|t| t.process != leader);
-        let entered_before = self.part.routine_entered;
+        let (entered_before, inside_before) = (self.part.routine_entered, self.part.inside());
         let rewrite = match self.part.stop(&stop, children) {
             Trap::Foreign => return Ok(false),
             Trap::Resume { rewrite } => rewrite,
         };
         if !entered_before && self.part.routine_entered {
             self.set_up = Some(self.started.elapsed());
+        }
+        if inside_before && !self.part.inside() {
+            self.left = Some(self.started.elapsed());
         }
         match rewrite {
             Some(armed) => self.rewrite(p, &armed)?,

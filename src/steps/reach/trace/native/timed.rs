@@ -83,6 +83,11 @@ impl TimedPart {
         }
     }
 
+    /// Whether a timed routine is being run.
+    pub fn inside(&self) -> bool {
+        self.routine.returns_to().is_some()
+    }
+
     /// The breakpoints the leader holds at its start: every function's entry.
     pub fn armed_at_start(&self) -> &BTreeSet<u64> {
         &self.functions

@@ -348,6 +348,12 @@ pub struct SelectionRecord {
     /// so, which its native probe may enter outside the timed loop.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub same_source: Vec<String>,
+    /// How long its trace ran outside its timed routine (before its first entry, after its last
+    /// return), in milliseconds:
+    /// known from a native trace only (`Trace::set_up_ms`), for the run's first estimate of its
+    /// forks' time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_up_ms: Option<u64>,
 }
 
 fn is_zero(n: &usize) -> bool {

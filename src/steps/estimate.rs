@@ -8,6 +8,10 @@
 //! estimate from the settings alone, since nothing has been measured yet. Once forks have run,
 //! the time left comes from them instead ([`time_left`]): their mean wall time in this run,
 //! which includes whatever the settings do not say (slow iterations, set-up code, a busy host).
+//! One thing is known before any fork: a benchmark traced natively (valgrind too slow for its
+//! set-up) was timed outside its timed routine (before its first entry, after its last return),
+//! and every fork runs that again (image-png's `decoder` generates its inputs for some 14 s a fork, 95 % of its wall
+//! time, where the settings say 700 ms); the first estimate adds it ([`Planned::set_up`]).
 //!
 //! Instruction forks ([`Counting`]) are planned apart: they run under valgrind with settings of
 //! their own, not the run's warm-up and measurement, one per side and round, and a round's run
@@ -116,6 +120,10 @@ pub struct Planned {
     pub completed_rounds: usize,
     /// Whether its harness times itself ([`SELF_TIMED_FORK`]).
     pub times_itself: bool,
+    /// How long a fork of it runs outside its timed routine (its harness's start-up, its set-up,
+    /// the set-up of the benchmarks criterion runs after it), when its trace timed that (a native
+    /// trace); what exceeds [`FORK_OVERHEAD`] is added to each of its timed forks.
+    pub set_up: Option<Duration>,
 }
 
 /// The forks a run expects and the time they should take, before any is measured.
@@ -133,6 +141,45 @@ pub struct Plan {
     pub self_timed: Option<SelfTimedPlan>,
     /// The instruction forks, when the run counts instructions.
     pub counted: Option<CountPlan>,
+    /// What the known set-up of some benchmarks adds to their timed forks.
+    pub set_up: Option<SetUpPlan>,
+}
+
+/// The time the set-up of benchmarks whose trace timed it ([`Planned::set_up`]) adds to their
+/// timed forks, beyond the settings' [`FORK_OVERHEAD`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SetUpPlan {
+    /// Benchmarks whose set-up is longer than [`FORK_OVERHEAD`].
+    pub benchmarks: usize,
+    /// Added over the fewest forks, and over the most.
+    pub fewest: Duration,
+    pub most: Duration,
+    /// The most it adds to one fork.
+    pub longest: Duration,
+}
+
+impl SetUpPlan {
+    /// The plan of `benchmarks`' set-up over `fewest` and `most` rounds in `mode`; `None` when
+    /// none has a set-up longer than [`FORK_OVERHEAD`].
+    fn new(benchmarks: &[Planned], (fewest, most): (usize, usize), mode: Mode) -> Option<Self> {
+        let extra = |b: &Planned| {
+            let set_up = b.set_up?.saturating_sub(FORK_OVERHEAD);
+            (!set_up.is_zero()).then(|| in_mode(set_up, mode))
+        };
+        let over = |rounds: usize| {
+            let forks = |b: &Planned| 2 * rounds.saturating_sub(b.completed_rounds) as u32;
+            let each = benchmarks
+                .iter()
+                .filter_map(|b| Some(extra(b)?.saturating_mul(forks(b))));
+            each.fold(Duration::ZERO, Duration::saturating_add)
+        };
+        Some(SetUpPlan {
+            benchmarks: benchmarks.iter().filter_map(extra).count(),
+            fewest: over(fewest),
+            most: over(most),
+            longest: benchmarks.iter().filter_map(extra).max()?,
+        })
+    }
 }
 
 /// The timed forks of benchmarks whose harness times itself (libtest, `bencher`).
@@ -184,7 +231,20 @@ impl Plan {
                 most_forks: forks_left(policy.max_rounds(), &all),
                 workers: counting.workers,
             }),
+            set_up: settings
+                .time
+                .then(|| {
+                    let rounds = (policy.min_forks, policy.max_rounds());
+                    SetUpPlan::new(benchmarks, rounds, settings.stop.mode)
+                })
+                .flatten(),
         }
+    }
+
+    /// What the known set-up adds to the fewest forks, and to the most.
+    fn set_up_time(&self) -> (Duration, Duration) {
+        self.set_up
+            .map_or((Duration::ZERO, Duration::ZERO), |s| (s.fewest, s.most))
     }
 
     /// Time of the fewest and of the most forks, instruction forks included.
@@ -192,9 +252,12 @@ impl Plan {
         let counted = |forks: fn(&CountPlan) -> u64| {
             self.counted.map_or(Duration::ZERO, |c| c.time(forks(&c)))
         };
+        let (fewest, most) = self.set_up_time();
         (
-            self.timed(self.fewest_forks, |s| s.fewest_forks) + counted(|c| c.fewest_forks),
-            self.timed(self.most_forks, |s| s.most_forks) + counted(|c| c.most_forks),
+            self.timed(self.fewest_forks, |s| s.fewest_forks)
+                + fewest
+                + counted(|c| c.fewest_forks),
+            self.timed(self.most_forks, |s| s.most_forks) + most + counted(|c| c.most_forks),
         )
     }
 
@@ -202,7 +265,9 @@ impl Plan {
     pub fn mean_fork(&self) -> Duration {
         match self.most_forks {
             0 => self.per_fork,
-            forks => self.timed(forks, |s| s.most_forks).div_f64(forks as f64),
+            forks => {
+                (self.timed(forks, |s| s.most_forks) + self.set_up_time().1).div_f64(forks as f64)
+            }
         }
     }
 
@@ -234,8 +299,9 @@ impl Plan {
 
     /// The timed forks' part of [`Plan::describe`].
     fn describe_timed(&self) -> String {
-        let fewest = self.timed(self.fewest_forks, |s| s.fewest_forks);
-        let most = self.timed(self.most_forks, |s| s.most_forks);
+        let (set_up_fewest, set_up_most) = self.set_up_time();
+        let fewest = self.timed(self.fewest_forks, |s| s.fewest_forks) + set_up_fewest;
+        let most = self.timed(self.most_forks, |s| s.most_forks) + set_up_most;
         let forks = if self.fewest_forks == self.most_forks {
             format!("{} forks, about {}", self.most_forks, wall(most))
         } else {
@@ -247,16 +313,22 @@ impl Plan {
                 wall(most)
             )
         };
-        let per_fork = format!("{} a fork from the settings", wall(self.per_fork));
-        match self.self_timed {
-            None => format!("{forks} ({per_fork})"),
-            Some(own) => format!(
-                "{forks} ({per_fork}; {} for the {} libtest or bencher benchmark(s), which time \
-                 themselves)",
+        let mut per_fork = format!("{} a fork from the settings", wall(self.per_fork));
+        if let Some(own) = self.self_timed {
+            per_fork.push_str(&format!(
+                "; {} for the {} libtest or bencher benchmark(s), which time themselves",
                 wall(own.per_fork),
                 own.benchmarks
-            ),
+            ));
         }
+        if let Some(set_up) = self.set_up {
+            per_fork.push_str(&format!(
+                "; up to {} more for the {} benchmark(s) whose set-up their trace timed",
+                wall(set_up.longest),
+                set_up.benchmarks
+            ));
+        }
+        format!("{forks} ({per_fork})")
     }
 }
 
@@ -325,7 +397,7 @@ mod tests {
             .iter()
             .map(|&completed_rounds| Planned {
                 completed_rounds,
-                times_itself: false,
+                ..Planned::default()
             })
             .collect()
     }
@@ -335,8 +407,8 @@ mod tests {
         // The demo's 4 benchmarks beside 2 of `bencher`: 24 to 120 forks, of which 8 to 40
         // take 4.6 s whatever the settings.
         let own = Planned {
-            completed_rounds: 0,
             times_itself: true,
+            ..Planned::default()
         };
         let benchmarks = [fresh(4), vec![own; 2]].concat();
         let plan = Plan::new(&defaults(), &benchmarks);
@@ -440,6 +512,63 @@ mod tests {
         assert_eq!((plan.fewest_forks, plan.most_forks), (12, 12));
         assert_eq!(plan.per_fork, Duration::from_millis(350));
         assert!(plan.describe().starts_with("12 forks, about 4.2 s ("));
+    }
+
+    #[test]
+    fn a_set_up_the_trace_timed_is_added_to_each_fork_of_its_benchmark() {
+        // image-png's `decoder`: 14 benchmarks whose forks generate their inputs for 14 s
+        // outside the timed routine, beside the demo's 4 without a known set-up.
+        let png = Planned {
+            set_up: Some(Duration::from_secs(14)),
+            ..Planned::default()
+        };
+        let quick = Planned {
+            set_up: Some(Duration::from_millis(40)),
+            ..Planned::default()
+        };
+        let benchmarks = [fresh(4), vec![png; 14], vec![quick]].concat();
+        let plan = Plan::new(&defaults(), &benchmarks);
+        let set_up = plan.set_up.unwrap();
+        // Beyond the 100 ms every fork is given; a set-up shorter than that adds nothing.
+        let extra = Duration::from_millis(13_900);
+        assert_eq!(set_up.benchmarks, 14);
+        assert_eq!(set_up.longest, extra);
+        assert_eq!(
+            (set_up.fewest, set_up.most),
+            (extra * 14 * 4, extra * 14 * 20)
+        );
+        let fork = Duration::from_millis(700);
+        assert_eq!(
+            plan.time_range(),
+            (fork * 76 + extra * 56, fork * 380 + extra * 280)
+        );
+        assert_eq!(plan.mean_fork(), plan.time_range().1 / 380);
+        assert!(plan.is_large());
+        assert_eq!(
+            plan.describe(),
+            "76 to 380 forks, about 13 min 52 s to 1 h 09 min (700 ms a fork from the \
+             settings; up to 13.9 s more for the 14 benchmark(s) whose set-up their trace timed)"
+        );
+        // A resumed benchmark adds only its rounds left; duet mode halves it; without the time
+        // metric there are no timed forks to add it to.
+        let resumed = Planned {
+            completed_rounds: 10,
+            ..png
+        };
+        assert_eq!(
+            Plan::new(&defaults(), &[png, resumed]).set_up.unwrap().most,
+            extra * 20
+        );
+        let mut duet = defaults();
+        duet.stop.mode = Mode::Duet;
+        assert_eq!(Plan::new(&duet, &[png]).set_up.unwrap().longest, extra / 2);
+        let counting = EstimateSettings {
+            time: false,
+            counting: Some(Counting { workers: 2 }),
+            ..defaults()
+        };
+        assert_eq!(Plan::new(&counting, &[png]).set_up, None);
+        assert_eq!(Plan::new(&defaults(), &fresh(4)).set_up, None);
     }
 
     #[test]

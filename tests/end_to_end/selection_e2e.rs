@@ -473,36 +473,78 @@ fn assert_set_up_shapes(listing: &serde_json::Value, prefix: &str) {
     );
 }
 
+/// The set-up shapes (`same`, `picked`, `late`) as a criterion group `outside` of the demo.
+fn add_set_up_shapes(repo: &std::path::Path) {
+    add_bench_group(
+        repo,
+        "outside",
+        &[
+            (
+                "same",
+                "let v = perfdiff_demo::set_up(black_box(64)); \
+                 b.iter(|| perfdiff_demo::mix(black_box(v.len() as u64)))",
+            ),
+            (
+                "picked",
+                "let k = perfdiff_demo::pick(black_box(3)); \
+                 b.iter(|| perfdiff_demo::mix(black_box(k)))",
+            ),
+            (
+                "late",
+                "let v = perfdiff_demo::set_up(black_box(64)); \
+                 b.iter(|| perfdiff_demo::late_inside(black_box(v.len() as u64)))",
+            ),
+        ],
+    )
+}
+
 #[test]
 fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_when_not() {
     let guard = measuring_lock();
-    let add = |repo: &std::path::Path| {
-        add_bench_group(
-            repo,
-            "outside",
-            &[
-                (
-                    "same",
-                    "let v = perfdiff_demo::set_up(black_box(64)); \
-                     b.iter(|| perfdiff_demo::mix(black_box(v.len() as u64)))",
-                ),
-                (
-                    "picked",
-                    "let k = perfdiff_demo::pick(black_box(3)); \
-                     b.iter(|| perfdiff_demo::mix(black_box(k)))",
-                ),
-                (
-                    "late",
-                    "let v = perfdiff_demo::set_up(black_box(64)); \
-                     b.iter(|| perfdiff_demo::late_inside(black_box(v.len() as u64)))",
-                ),
-            ],
-        )
-    };
     let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "set-up shapes", |repo| {
+        commit_set_up_shapes(repo, add_set_up_shapes)
+    });
+    let listing = list_set_up_shapes(&repo, "outside/");
+    assert_set_up_shapes(&listing, "outside/");
+}
+
+/// A set-up before criterion's filter that valgrind never finishes within a trace's budget (it
+/// tells valgrind by its preload library) and that takes nothing natively, as image-png's
+/// `decoder` generating its inputs.
+const SLOW_UNDER_VALGRIND: &str = "
+#[inline(never)]
+fn slow_under_valgrind() {
+    if std::env::var(\"LD_PRELOAD\").is_ok_and(|p| p.contains(\"vgpreload\")) {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
+    }
+}
+";
+
+#[test]
+fn changed_code_only_in_the_set_up_of_a_target_too_slow_for_valgrind_is_the_same_code_when_its_source_is()
+ {
+    let guard = measuring_lock();
+    let add = |repo: &std::path::Path| {
+        add_set_up_shapes(repo);
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        let group = "fn extra_outside(c: &mut Criterion) {\n";
+        assert!(text.contains(group));
+        let text = text.replacen(group, &format!("{group}    slow_under_valgrind();\n"), 1);
+        std::fs::write(&bench, format!("{text}{SLOW_UNDER_VALGRIND}")).unwrap();
+    };
+    let key = "set-up shapes too slow for valgrind";
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), key, |repo| {
         commit_set_up_shapes(repo, add)
     });
     let listing = list_set_up_shapes(&repo, "outside/");
+    // Traced natively (only a native trace times what runs outside the timed routine), and
+    // decided as valgrind's trace decides: its timed part tells the set-up apart. A later run
+    // goes native at once (the trace cache remembers valgrind was too slow): the same listing.
+    for name in ["same", "picked", "late"] {
+        let entry = bench_entry(&listing, &format!("outside/{name}"));
+        assert!(selection(entry)["set_up_ms"].is_u64(), "{entry:#}");
+    }
     assert_set_up_shapes(&listing, "outside/");
 }
 

@@ -601,12 +601,22 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     let [alpha, file] = &traces[..] else {
         unreachable!()
     };
+    let in_timed = |trace: &Trace, name: &str| {
+        let (start, end) = function_range(&exe, name);
+        let timed = trace.timed.as_ref();
+        let timed = timed.unwrap_or_else(|| panic!("no timed part: {:?}", trace.untimed));
+        timed.range(start..end).next().is_some()
+    };
     for trace in &traces {
         assert_eq!(trace.tracer, trace::Tracer::Native);
-        assert_eq!(trace.timed, None);
         assert!(ran(trace, &exe, "set_up_for_every_benchmark"));
+        // The timed part, as valgrind's trace tells it: the set-up before `bench_function` is
+        // outside, and so is criterion's argument parsing; how long the set-up took is known.
+        assert!(!in_timed(trace, "set_up_for_every_benchmark"));
+        assert!(trace.set_up_ms.is_some());
     }
     // Each its own functions (entries), and the file `file` reads in its trace only.
+    assert!(in_timed(alpha, "alpha_work"));
     assert!(ran(alpha, &exe, "alpha_work") && !ran(alpha, &exe, "beta_work"));
     assert!(!ran(file, &exe, "alpha_work"));
     let input = |trace: &Trace| {
@@ -621,6 +631,25 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     let notes = notes.into_inner().unwrap();
     assert_eq!(notes.len(), 1, "{notes:?}");
     assert!(notes[0].contains("traced natively (valgrind would take longer than its budget)"));
+    // A later run on the same executable: `beta`, not kept, goes straight to the native trace
+    // (no valgrind run of 30 s first), and says why.
+    let mut beta = requests[0].clone();
+    beta.benchmark_id = "beta".into();
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |message: &str| notes.lock().unwrap().push(message.to_string());
+    let later = trace::split::trace_benchmarks(
+        &[requests[0].clone(), beta],
+        &valgrind(),
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &note),
+    );
+    let beta = later[1].as_ref().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(beta.tracer, trace::Tracer::Native);
+    assert!(in_timed(beta, "beta_work") && !in_timed(beta, "alpha_work"));
+    let notes = notes.into_inner().unwrap();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(notes[0].contains("as an earlier run of this executable found"));
 }
 
 #[test]

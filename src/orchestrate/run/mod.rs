@@ -239,6 +239,7 @@ pub fn plan(
         .map(|m| Planned {
             completed_rounds: 0,
             times_itself: m.harness.is_some_and(|h| h.times_itself()),
+            set_up: rounds::set_up_of(selection.get(&m.id)),
         })
         .collect();
     Plan::new(&settings.into(), &measured)

@@ -280,6 +280,7 @@ fn decide_traced(
         checkouts,
     );
     let mut record = decide(&code, &files, &[], versions);
+    record.set_up_ms = traced.set_up_ms.map(|ms| ms.round() as u64);
     // Which of the changed functions its timed loop runs, when the trace tells.
     let mut timed_same = None;
     if let (Some(timed), false) = (&traced.timed, record.changed_functions.is_empty()) {

@@ -14,7 +14,9 @@ use crate::config::StopRule;
 use crate::model::command;
 use crate::model::harness::HarnessKind;
 use crate::model::profile::instructions_id;
-use crate::model::samples::{BenchmarkRecord, ForkRecord, Mode, Presence, SampleFile};
+use crate::model::samples::{
+    BenchmarkRecord, ForkRecord, Mode, Presence, SampleFile, SelectionRecord,
+};
 use crate::orchestrate::error::{Error, Result};
 use crate::steps::discover::Matched;
 use crate::steps::estimate::{Plan, Planned, large_run_hint};
@@ -579,6 +581,7 @@ fn announce_run(
             Planned {
                 completed_rounds: record.completed_rounds(),
                 times_itself: record.harness.is_some_and(|h| h.times_itself()),
+                set_up: set_up_of(record.selection.as_ref()),
             }
         })
         .collect();
@@ -600,6 +603,12 @@ fn announce_run(
     if plan.is_large() {
         progress.note(&format!("note: {}", large_run_hint()));
     }
+}
+
+/// How long a fork of a benchmark runs outside its timed routine, when its selection's trace
+/// timed that (a native trace), for the first estimate.
+pub(super) fn set_up_of(selection: Option<&SelectionRecord>) -> Option<Duration> {
+    selection?.set_up_ms.map(Duration::from_millis)
 }
 
 /// Forks recorded so far for the `measurable` benchmarks, both sides.

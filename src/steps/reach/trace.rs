@@ -96,6 +96,13 @@ pub struct Trace {
     /// What made it (a trace kept from before 2026-11-29: valgrind).
     #[serde(default)]
     pub tracer: Tracer,
+    /// How long its run took, natively, outside its timed routine: before the routine's first
+    /// entry (the harness's start-up, the benchmark's set-up) and after its last return (the set-up
+    /// of the benchmarks criterion reaches after it, teardown), which every fork runs too, as a
+    /// fork's `outside_ms` counts it. Known from a native trace ([`native`]) only, for the run's
+    /// first estimate of a fork's time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_up_ms: Option<f64>,
 }
 
 /// What made a trace: valgrind's callgrind (every instruction executed), or the native trace

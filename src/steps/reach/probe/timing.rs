@@ -31,6 +31,9 @@
 //! by unwinding never returns: the state stays inside, and every later changed entry counts.
 //! Without timed routines, every changed entry counts, as before.
 //!
+//! The inside/outside part ([`Routine`]) is shared with the native trace, which tells its timed
+//! part by the same rules (`crate::steps::reach::trace::native`).
+//!
 //! One limit: nothing stops at a changed entry of `same_outside` while another thread is inside
 //! a timed routine, since the state is the process's; the rule above (no other thread when a
 //! routine is entered or returns) is what keeps that from happening unseen.
@@ -107,6 +110,74 @@ struct Inside {
     sp_after: u64,
 }
 
+/// Inside or outside the timed routine: the state both the probe ([`Timing`]) and the native
+/// trace (`crate::steps::reach::trace::native`) keep, entered at a routine's entry and left at
+/// its return address by the same thread and frame. Where it cannot tell, it says why (`Err`),
+/// and the caller gives up the distinction (the probe fails, the trace tells no timed part).
+#[derive(Debug, Clone, Default)]
+pub struct Routine {
+    inside: Option<Inside>,
+    /// Every return address a breakpoint was put at.
+    returns: BTreeSet<u64>,
+}
+
+impl Routine {
+    /// Where the routine being run returns to; `None` outside.
+    pub fn returns_to(&self) -> Option<u64> {
+        self.inside.as_ref().map(|inside| inside.returns_to)
+    }
+
+    /// Whether a breakpoint was ever put at `at` as a return address.
+    pub fn was_return(&self, at: u64) -> bool {
+        self.returns.contains(&at)
+    }
+
+    /// A timed routine's entry reached while outside (`stop.top` its return address): inside
+    /// now, unless a child process entered it or its process has other threads.
+    pub fn enter(&mut self, stop: &Stop) -> Result<(), String> {
+        if !stop.own_process {
+            return Err("a child process entered the timed routine".to_string());
+        }
+        if stop.threads > 1 {
+            return Err(format!(
+                "its process had {} threads when the timed routine was entered: what the others \
+                 run cannot be placed inside or outside it",
+                stop.threads
+            ));
+        }
+        self.inside = Some(Inside {
+            thread: stop.thread,
+            returns_to: stop.top,
+            sp_after: stop.sp.wrapping_add(8),
+        });
+        self.returns.insert(stop.top);
+        Ok(())
+    }
+
+    /// The routine's return address reached while inside: outside now, unless another thread
+    /// or frame reached it, or another thread is still beside it.
+    pub fn leave(&mut self, stop: &Stop) -> Result<(), String> {
+        let Some(inside) = &self.inside else {
+            return Err("a return address was reached outside the timed routine".to_string());
+        };
+        if stop.thread != inside.thread || stop.sp != inside.sp_after {
+            return Err(
+                "the timed routine's return address was reached by another thread or frame"
+                    .to_string(),
+            );
+        }
+        if stop.threads > 1 {
+            return Err(format!(
+                "its process had {} threads when the timed routine returned: what the others \
+                 run cannot be placed inside or outside it",
+                stop.threads
+            ));
+        }
+        self.inside = None;
+        Ok(())
+    }
+}
+
 /// The probe's breakpoints (by address in the running process) and its state.
 #[derive(Debug, Clone)]
 pub struct Timing {
@@ -114,9 +185,7 @@ pub struct Timing {
     routines: BTreeMap<u64, String>,
     /// Changed entries that do not count outside a timed routine.
     same_outside: BTreeSet<u64>,
-    inside: Option<Inside>,
-    /// Every return address a breakpoint was put at.
-    returns: BTreeSet<u64>,
+    routine: Routine,
 }
 
 impl Timing {
@@ -131,8 +200,7 @@ impl Timing {
             changed,
             routines,
             same_outside,
-            inside: None,
-            returns: BTreeSet::new(),
+            routine: Routine::default(),
         }
     }
 
@@ -143,7 +211,7 @@ impl Timing {
 
     /// The addresses that hold a breakpoint now.
     pub fn armed(&self) -> BTreeSet<u64> {
-        match &self.inside {
+        match self.routine.returns_to() {
             _ if !self.timed() => self.changed.keys().copied().collect(),
             None => self
                 .routines
@@ -152,12 +220,7 @@ impl Timing {
                 .filter(|a| !self.same_outside.contains(a))
                 .copied()
                 .collect(),
-            Some(inside) => self
-                .changed
-                .keys()
-                .copied()
-                .chain([inside.returns_to])
-                .collect(),
+            Some(returns_to) => self.changed.keys().copied().chain([returns_to]).collect(),
         }
     }
 
@@ -166,7 +229,7 @@ impl Timing {
         if !self.armed().contains(&stop.at) {
             let ours = self.changed.contains_key(&stop.at)
                 || self.routines.contains_key(&stop.at)
-                || self.returns.contains(&stop.at);
+                || self.routine.was_return(stop.at);
             return if ours {
                 Action::Lost(format!(
                     "a thread stopped at {:#x}, whose breakpoint was already taken out",
@@ -176,13 +239,13 @@ impl Timing {
                 Action::Foreign
             };
         }
-        match self.inside.clone() {
+        match self.routine.returns_to() {
             _ if !self.timed() => Action::Hit(self.changed[&stop.at].clone()),
             None if !self.routines.contains_key(&stop.at) => {
                 Action::Hit(self.changed[&stop.at].clone())
             }
             None => self.enter(stop),
-            Some(inside) if stop.at == inside.returns_to => self.leave(stop, &inside),
+            Some(returns_to) if stop.at == returns_to => self.leave(stop, returns_to),
             Some(_) => Action::Hit(self.changed[&stop.at].clone()),
         }
     }
@@ -192,47 +255,23 @@ impl Timing {
         if let Some(name) = self.changed.get(&stop.at) {
             return Action::Hit(name.clone());
         }
-        if !stop.own_process {
-            return Action::Lost("a child process entered the timed routine".to_string());
-        }
-        if stop.threads > 1 {
-            return Action::Lost(format!(
-                "its process had {} threads when the timed routine was entered: what the others \
-                 run cannot be placed inside or outside it",
-                stop.threads
-            ));
-        }
-        self.inside = Some(Inside {
-            thread: stop.thread,
-            returns_to: stop.top,
-            sp_after: stop.sp.wrapping_add(8),
-        });
-        self.returns.insert(stop.top);
-        Action::Resume {
-            resume: stop.at,
-            rewrite: self.every_address(stop.top),
+        match self.routine.enter(stop) {
+            Ok(()) => Action::Resume {
+                resume: stop.at,
+                rewrite: self.every_address(stop.top),
+            },
+            Err(why) => Action::Lost(why),
         }
     }
 
-    /// The return address of the timed routine reached while inside.
-    fn leave(&mut self, stop: &Stop, inside: &Inside) -> Action {
-        if stop.thread != inside.thread || stop.sp != inside.sp_after {
-            return Action::Lost(
-                "the timed routine's return address was reached by another thread or frame"
-                    .to_string(),
-            );
-        }
-        if stop.threads > 1 {
-            return Action::Lost(format!(
-                "its process had {} threads when the timed routine returned: what the others \
-                 run cannot be placed inside or outside it",
-                stop.threads
-            ));
-        }
-        self.inside = None;
-        Action::Resume {
-            resume: stop.at,
-            rewrite: self.every_address(inside.returns_to),
+    /// The return address of the timed routine (`returns_to`) reached while inside.
+    fn leave(&mut self, stop: &Stop, returns_to: u64) -> Action {
+        match self.routine.leave(stop) {
+            Ok(()) => Action::Resume {
+                resume: stop.at,
+                rewrite: self.every_address(returns_to),
+            },
+            Err(why) => Action::Lost(why),
         }
     }
 

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use siphasher::sip128::{Hasher128, SipHasher13};
 
-use super::{Trace, TraceError};
+use super::{Trace, TraceError, Tracer};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
@@ -139,6 +139,40 @@ impl TraceCache {
         Ok(self.dir.join(format!("{key}.json")))
     }
 
+    /// Whether an earlier run found valgrind too slow for the target of `req` (its executable
+    /// run so, whatever the benchmark: what `main` sets up before the harness's filter runs for
+    /// every benchmark): then its benchmarks are traced natively at once
+    /// ([`super::split::trace_benchmarks`]) instead of spending a valgrind run's budget again.
+    pub fn too_slow_for_valgrind(&self, req: &ForkRequest) -> bool {
+        self.too_slow_path(req).is_ok_and(|path| path.exists())
+    }
+
+    /// Remembers that valgrind outlasted its budget on the target of `req`; a marker that cannot
+    /// be written only costs the next run its valgrind budget again.
+    pub fn remember_too_slow_for_valgrind(&self, req: &ForkRequest) {
+        if let Ok(path) = self.too_slow_path(req) {
+            let _ = self.keep(&path, &"valgrind outlasted its budget");
+        }
+    }
+
+    /// Where the marker of [`TraceCache::too_slow_for_valgrind`] is: under a digest of the
+    /// executable's content, the harness, the working directory and the added environment.
+    fn too_slow_path(&self, req: &ForkRequest) -> std::io::Result<PathBuf> {
+        let digest = executable_digest(&req.executable)?;
+        let env = req
+            .env
+            .iter()
+            .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()]);
+        let fields = [
+            b"too slow for valgrind".as_slice(),
+            digest.as_bytes(),
+            req.harness.name().as_bytes(),
+            req.cwd.as_os_str().as_encoded_bytes(),
+        ];
+        let key = fields_digest(fields.into_iter().chain(env));
+        Ok(self.dir.join(format!("{key}.too-slow")))
+    }
+
     /// Writes `trace` whole to `path`: to a temporary file, then renamed.
     pub(super) fn keep(&self, path: &Path, trace: &impl serde::Serialize) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
@@ -149,10 +183,19 @@ impl TraceCache {
     }
 }
 
-/// The trace kept at `path`, if it can be read (one that cannot is traced again).
+/// What a native trace kept before it told its timed part (2026-11-29) says of it: such a
+/// trace is made again, now with its timed part.
+const NATIVE_WITHOUT_TIMED_PART: &str =
+    "it was traced natively (valgrind would take longer than its budget)";
+
+/// The trace kept at `path`, if it can be read (one that cannot is traced again) and is not a
+/// native trace kept before it told its timed part.
 fn read_kept(path: &Path) -> Option<Trace> {
     let bytes = std::fs::read(path).ok()?;
-    serde_json::from_slice::<Trace>(&bytes).ok()
+    let trace = serde_json::from_slice::<Trace>(&bytes).ok()?;
+    let stale = trace.tracer == Tracer::Native
+        && trace.untimed.as_deref() == Some(NATIVE_WITHOUT_TIMED_PART);
+    (!stale).then_some(trace)
 }
 
 #[cfg(test)]
@@ -237,6 +280,53 @@ mod tests {
             .get_or_trace(&request(&exe), || Ok(Trace::default()))
             .unwrap();
         assert_eq!(traced, Trace::default());
+    }
+
+    #[test]
+    fn valgrind_too_slow_is_remembered_per_executable_and_environment_not_per_benchmark() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let exe = dir.path().join("a");
+        std::fs::write(&exe, b"bytes").unwrap();
+        let alpha = request(&exe);
+        assert!(!cache.too_slow_for_valgrind(&alpha));
+        cache.remember_too_slow_for_valgrind(&alpha);
+        let mut beta = request(&exe);
+        beta.benchmark_id = "beta".into();
+        assert!(cache.too_slow_for_valgrind(&alpha) && cache.too_slow_for_valgrind(&beta));
+        // Another environment (the set-up may depend on it), another build: not known.
+        let mut other_env = request(&exe);
+        other_env.env = vec![("SIZE".into(), "small".into())];
+        assert!(!cache.too_slow_for_valgrind(&other_env));
+        std::fs::write(&exe, b"rebuilt").unwrap();
+        assert!(!cache.too_slow_for_valgrind(&alpha));
+        // Nor is the marker taken for a trace.
+        assert!(cache.kept(&alpha).is_none());
+    }
+
+    #[test]
+    fn a_native_trace_kept_before_it_told_its_timed_part_is_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let exe = dir.path().join("a");
+        std::fs::write(&exe, b"bytes").unwrap();
+        let old = Trace {
+            tracer: Tracer::Native,
+            untimed: Some(NATIVE_WITHOUT_TIMED_PART.into()),
+            ..Trace::default()
+        };
+        cache.keep_trace(&request(&exe), &old).unwrap();
+        assert_eq!(cache.kept(&request(&exe)), None);
+        let new = Trace {
+            timed: Some([0x1000].into()),
+            ..old
+        };
+        let new = Trace {
+            untimed: None,
+            ..new
+        };
+        cache.keep_trace(&request(&exe), &new).unwrap();
+        assert_eq!(cache.kept(&request(&exe)), Some(new));
     }
 
     #[test]

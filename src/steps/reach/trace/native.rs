@@ -8,8 +8,9 @@
 //! its 30 s cap, so all were measured. Natively that set-up takes seconds.
 //!
 //! What it records, and what selection needs of it ([`follow`] for how):
-//! - the functions entered in the benchmark's own executable: a one-shot breakpoint at the entry
-//!   of every function symbol, removed at its first hit. [`Trace::executed`] then holds those
+//! - the functions entered in the benchmark's own executable: a breakpoint at the entry of every
+//!   function symbol, removed at its first hit (and put back while a timed routine runs, below).
+//!   [`Trace::executed`] then holds those
 //!   entry addresses, one per function entered, where valgrind's holds every instruction; the
 //!   comparison maps each address to the functions there ([`crate::steps::reach::code`]), so
 //!   an entry stands for its function. What this loses: code reached without entering at a
@@ -21,8 +22,12 @@
 //! - the files it touches: every system call on a path ([`super::syscalls`]'s set), in each
 //!   thread and in each process it forks, read from the tracee's memory at the call's start
 //!   and logged in valgrind's format, so that one reader makes [`Trace::files`] for both.
-//! - its timed part: not known ([`Trace::timed`] is `None`), so every executed changed function
-//!   counts as timed.
+//! - its timed part ([`Trace::timed`], [`timed`]): the functions entered while the harness's
+//!   timed routine runs, watched with the probe's state machine (its entry, its return address);
+//!   unknown (`None`, [`Trace::untimed`] says why) when no routine is found or the state cannot
+//!   be trusted (threads, child processes), and then every executed changed function counts as
+//!   timed. And how long the run took before the routine's first entry ([`Trace::set_up_ms`]),
+//!   which every fork spends again, for the run's first estimate.
 //!
 //! The run is the valgrind trace's (the fork's working directory and environment, the harness's
 //! test mode with the exact filter, a private `CRITERION_HOME`), bounded by the same budget
@@ -30,6 +35,7 @@
 //! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
 
 mod follow;
+mod timed;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -43,6 +49,18 @@ use crate::steps::fork::ForkRequest;
 /// The native trace of `req`'s benchmark (a fork request as for [`super::trace_benchmark`]),
 /// its output and `CRITERION_HOME` in `dir`.
 pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError> {
+    let routines = crate::steps::reach::probe::timed_routines(&req.executable, req.harness)
+        .map(|routines| routines.iter().map(|r| r.address).collect());
+    traced(req, dir, routines).map(|(trace, _stops)| trace)
+}
+
+/// [`trace_natively`] with the entries of the timed routines (ELF virtual addresses) or why
+/// none is known; the trace and the breakpoint stops it made.
+fn traced(
+    req: &ForkRequest,
+    dir: &Path,
+    routines: Result<Vec<u64>, String>,
+) -> Result<(Trace, u64), TraceError> {
     let who = super::who(req);
     if Mode::runs_for(req.harness) != [Mode::Test] {
         return Err(TraceError::Unsupported {
@@ -80,6 +98,7 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
         stderr,
         budget,
         entries: &entries,
+        routines,
         first_segment,
     })
     .map_err(|message| failed(message, String::new()))?;
@@ -105,7 +124,8 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
             message: "no function of it was entered".to_string(),
         });
     }
-    Ok(made(req, followed, wall_ms))
+    let stops = followed.stops;
+    Ok((made(req, followed, wall_ms), stops))
 }
 
 /// Why a run that ended so is no trace (`None`: it exited with success).
@@ -124,6 +144,7 @@ fn failure(end: follow::End, budget: std::time::Duration) -> Option<String> {
 /// The trace of `req`'s benchmark from what its run showed.
 fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
     let touched = touched(&followed.logs, &req.cwd);
+    let untimed = |why: String| format!("traced natively, {why}");
     Trace {
         executed: followed.entered,
         libraries: followed.libraries,
@@ -137,9 +158,10 @@ fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
             wall_ms,
             shared_by: None,
         }],
-        timed: None,
-        untimed: Some("it was traced natively (valgrind would take longer than its budget)".into()),
+        untimed: followed.timed.as_ref().err().cloned().map(untimed),
+        timed: followed.timed.ok(),
         tracer: Tracer::Native,
+        set_up_ms: followed.set_up.map(|d| d.as_secs_f64() * 1e3),
         ..Trace::default()
     }
 }
@@ -301,8 +323,95 @@ mod tests {
             trace.programs
         );
         assert!(trace.unresolved.is_empty(), "{:?}", trace.unresolved);
-        assert_eq!((trace.tracer, trace.timed), (Tracer::Native, None));
+        assert_eq!(trace.tracer, Tracer::Native);
+        // The test executable has no libtest routine of its own (inlined or not instantiated),
+        // or the test runs beside libtest's main thread: no timed part either way.
+        assert_eq!(trace.timed, None);
+        assert!(trace.untimed.is_some());
         assert!(!trace.libraries.is_empty());
+    }
+
+    /// A program with a set-up, then a timed routine (`timed`), then teardown; it prints the
+    /// line libtest's test mode prints for the benchmark `bench`.
+    const TIMED_PROGRAM: &str = "use std::hint::black_box;\n\
+        #[inline(never)] fn set_up_only(x: u64) -> u64 { black_box(x.wrapping_mul(3)) }\n\
+        #[inline(never)] fn both(x: u64) -> u64 { black_box(x.wrapping_mul(5)) }\n\
+        #[inline(never)] fn in_loop(x: u64) -> u64 { black_box(x.wrapping_mul(7)) }\n\
+        #[inline(never)] fn after_only(x: u64) -> u64 { black_box(x.wrapping_mul(11)) }\n\
+        #[inline(never)] fn timed(n: u64) -> u64 {\n\
+            let mut acc = 0;\n\
+            for i in 0..n { acc ^= both(i) ^ in_loop(i); }\n\
+            acc\n\
+        }\n\
+        fn main() {\n\
+            let mut set_up = 0;\n\
+            for i in 0..10_000 { set_up ^= set_up_only(i) ^ both(i); }\n\
+            let timed = timed(black_box(1000));\n\
+            let after = after_only(set_up ^ timed);\n\
+            println!(\"test bench ... ok\");\n\
+            black_box(after);\n\
+        }\n";
+
+    /// [`TIMED_PROGRAM`] compiled optimised in `dir`, and its functions' entries by name.
+    fn timed_program(dir: &Path) -> (PathBuf, std::collections::BTreeMap<String, u64>) {
+        use object::{Object, ObjectSymbol};
+        let source = dir.join("timed.rs");
+        std::fs::write(&source, TIMED_PROGRAM).unwrap();
+        let exe = dir.join("timed");
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let status = std::process::Command::new(rustc)
+            .args(["--edition=2021", "--crate-name", "demo", "-O", "-o"])
+            .arg(&exe)
+            .arg(&source)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let data = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let entries = file
+            .symbols()
+            .filter_map(|s| {
+                let name = format!("{:#}", rustc_demangle::demangle(s.name().ok()?));
+                let name = name.strip_prefix("demo::")?.to_string();
+                Some((name, s.address()))
+            })
+            .collect();
+        (exe, entries)
+    }
+
+    #[test]
+    fn a_function_called_in_set_up_and_in_the_timed_routine_is_timed_one_only_in_set_up_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (exe, entries) = timed_program(dir.path());
+        let mut req = request(dir.path(), Vec::new());
+        req.executable = exe;
+        req.benchmark_id = "bench".to_string();
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        let (trace, stops) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        let timed = trace
+            .timed
+            .clone()
+            .unwrap_or_else(|| panic!("{:?}", trace.untimed));
+        for name in ["timed", "both", "in_loop"] {
+            assert!(timed.contains(&entries[name]), "{name} is timed");
+        }
+        for name in ["set_up_only", "after_only", "main"] {
+            assert!(!timed.contains(&entries[name]), "{name} is not timed");
+            assert!(trace.executed.contains(&entries[name]), "{name} ran");
+        }
+        assert!(timed.is_subset(&trace.executed));
+        assert_eq!(trace.untimed, None);
+        assert!(trace.set_up_ms.is_some());
+        // One stop a function outside, one more for `both`, entered again inside, and the
+        // return: 10,000 calls of the set-up's functions cost one stop each.
+        let executed = trace.executed.len() as u64;
+        assert!(stops <= executed + 2, "{stops} stops, {executed} functions");
+        // Without a routine: every entry one-shot, no timed part, and why.
+        let (untimed, _) = traced(&req, &scratch, Err("none here".into())).unwrap();
+        assert_eq!(untimed.executed, trace.executed);
+        assert_eq!(untimed.timed, None);
+        assert!(untimed.untimed.unwrap().contains("none here"));
     }
 
     #[test]

@@ -80,7 +80,9 @@ pub type Told<'a> = (
 /// benchmark ([`trace_together`]) when at least two are missing, or, for those one run could not
 /// trace, each in a run of its own, one per CPU. A benchmark whose run under valgrind outlasts
 /// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
-/// the shared run has, so is every benchmark of the target; `note` is told so once. Each new
+/// the shared run has, so is every benchmark of the target; `cache` remembers it, and a later
+/// run on the same executable traces natively without a valgrind run; `note` is told so once
+/// (and whether an earlier run found it). Each new
 /// trace is kept in `cache` under its own benchmark; scratch directories are made in
 /// `scratch`. `done` is told of each benchmark traced, with its share of the time.
 pub fn trace_benchmarks(
@@ -96,33 +98,24 @@ pub fn trace_benchmarks(
         done(req, Duration::ZERO);
     }
     let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
-    let mut too_slow = false;
-    if missing.len() >= 2 {
-        let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
-        let started = Instant::now();
-        let together = in_scratch(scratch, |dir| trace_together(&group, valgrind, dir));
-        match together {
-            Ok(made) => {
-                let each = started.elapsed() / group.len() as u32;
-                // A benchmark the run could not give all it reads (`None`) is traced alone below.
-                for (&i, trace) in missing.iter().zip(made) {
-                    let Some(trace) = trace else { continue };
-                    let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
-                    done(&reqs[i], each);
-                    traces[i] = Some(kept);
-                }
-            }
-            Err(SplitError::Run(TraceError::OverBudget { .. })) => too_slow = true,
-            Err(_) => {}
-        }
-    }
+    // Known from an earlier run: no valgrind run is spent on this executable again.
+    let known_too_slow = missing
+        .first()
+        .is_some_and(|&i| cache.too_slow_for_valgrind(&reqs[i]));
+    let too_slow = known_too_slow
+        || (missing.len() >= 2
+            && trace_shared(reqs, &missing, &mut traces, valgrind, cache, scratch, done));
     let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     let natively = std::sync::Once::new();
     let noted = || {
         natively.call_once(|| {
             let target = reqs[0].executable.file_name().unwrap_or_default();
+            let known = match known_too_slow {
+                true => ", as an earlier run of this executable found",
+                false => "",
+            };
             note(&format!(
-                "{}: traced natively (valgrind would take longer than its budget)",
+                "{}: traced natively (valgrind would take longer than its budget{known})",
                 target.to_string_lossy()
             ));
         });
@@ -143,7 +136,10 @@ pub fn trace_benchmarks(
                 match in_scratch(scratch, |dir| {
                     super::trace_benchmark(&reqs[i], valgrind, dir)
                 }) {
-                    Err(TraceError::OverBudget { .. }) => native(),
+                    Err(TraceError::OverBudget { .. }) => {
+                        cache.remember_too_slow_for_valgrind(&reqs[i]);
+                        native()
+                    }
                     traced => traced,
                 }
             });
@@ -155,6 +151,40 @@ pub fn trace_benchmarks(
         traces[i] = Some(trace);
     }
     traces.into_iter().flatten().collect()
+}
+
+/// The traces of the benchmarks `missing` of `reqs` made in one shared run ([`trace_together`])
+/// into `traces`, kept in `cache`; whether the run outlasted its budget (then remembered in
+/// `cache`: the target is too slow for valgrind).
+fn trace_shared(
+    reqs: &[ForkRequest],
+    missing: &[usize],
+    traces: &mut [Option<Result<Trace, TraceError>>],
+    valgrind: &Valgrind,
+    cache: &TraceCache,
+    scratch: &Path,
+    done: &(dyn Fn(&ForkRequest, Duration) + Sync),
+) -> bool {
+    let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
+    let started = Instant::now();
+    match in_scratch(scratch, |dir| trace_together(&group, valgrind, dir)) {
+        Ok(made) => {
+            let each = started.elapsed() / group.len() as u32;
+            // A benchmark the run could not give all it reads (`None`) is traced alone after.
+            for (&i, trace) in missing.iter().zip(made) {
+                let Some(trace) = trace else { continue };
+                let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
+                done(&reqs[i], each);
+                traces[i] = Some(kept);
+            }
+            false
+        }
+        Err(SplitError::Run(TraceError::OverBudget { .. })) => {
+            cache.remember_too_slow_for_valgrind(&group[0]);
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 /// What `trace` returns, run in a fresh scratch directory of `parent` (removed after).

@@ -1,10 +1,13 @@
 //! The ptrace side of the native trace (Linux, x86-64): start the benchmark stopped at its
 //! `exec`, write a one-shot `int3` at the entry of every function of its executable, and follow
-//! every thread and child process, stopping at each system call, until the benchmark ends.
+//! every thread and child process, stopping at each system call, until the benchmark ends. Which
+//! breakpoints are armed when a timed routine is entered and left is [`super::timed`]'s choice;
+//! here they are written (the whole set at each change of state) and the stops read.
 //!
 //! Why one-shot breakpoints: a function is known to have run once its entry was hit; restoring
 //! its first byte there makes every later call native speed, so the run costs one stop per
-//! function entered plus one per system call, whatever the benchmark's set-up computes.
+//! function entered (twice for one entered again inside the timed routine) plus one per system
+//! call, whatever the benchmark's set-up computes.
 //! Restoring is idempotent (the original byte written again): a forked child's copy of the code
 //! may still hold an `int3` its parent's has lost, and the thread that hits it restores it in its
 //! own process's memory.
@@ -36,6 +39,8 @@ use nix::sys::signal::{self, Signal};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
+use super::timed::{TimedPart, Trap};
+use crate::steps::reach::probe::timing::Stop;
 use crate::steps::reach::probe::{load_bias, parse_maps};
 
 /// What to run, and where its output goes.
@@ -49,8 +54,29 @@ pub(super) struct Launch<'a> {
     pub budget: Duration,
     /// The function entries, as ELF virtual addresses of `program`.
     pub entries: &'a [u64],
+    /// The entries of the harness's timed routines among them, or why none is known.
+    pub routines: Result<Vec<u64>, String>,
     /// The virtual address of `program`'s segment at file offset 0 (for the load bias).
     pub first_segment: u64,
+}
+
+/// Where the breakpoints go: [`Launch`]'s program, entries and routines.
+struct Places<'a> {
+    program: &'a Path,
+    entries: &'a [u64],
+    routines: &'a Result<Vec<u64>, String>,
+    first_segment: u64,
+}
+
+impl<'a> Launch<'a> {
+    fn places(&'a self) -> Places<'a> {
+        Places {
+            program: self.program,
+            entries: self.entries,
+            routines: &self.routines,
+            first_segment: self.first_segment,
+        }
+    }
 }
 
 /// How the benchmark's process ended.
@@ -68,6 +94,15 @@ pub(super) struct Followed {
     pub end: End,
     /// The entries hit, as ELF virtual addresses.
     pub entered: BTreeSet<u64>,
+    /// Of `entered`, those hit inside a timed routine ([`super::timed`]), or why that is not
+    /// known.
+    pub timed: Result<BTreeSet<u64>, String>,
+    /// How long the benchmark ran outside its timed routine: before its first entry (start-up,
+    /// set-up) and after its last return (what criterion runs of the other benchmarks' set-up,
+    /// teardown), under the trace's stops; `None` when no routine was entered.
+    pub set_up: Option<Duration>,
+    /// The breakpoint stops the run made.
+    pub stops: u64,
     /// Each process's system calls on paths, as valgrind's log writes them; the benchmark's
     /// process first, the others in the order they started.
     pub logs: Vec<(i32, String)>,
@@ -83,8 +118,18 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         .current_dir(launch.cwd)
         .envs(launch.env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
-        .stdout(launch.stdout)
-        .stderr(launch.stderr);
+        .stdout(
+            launch
+                .stdout
+                .try_clone()
+                .map_err(|e| format!("cannot pass its output: {e}"))?,
+        )
+        .stderr(
+            launch
+                .stderr
+                .try_clone()
+                .map_err(|e| format!("cannot pass its output: {e}"))?,
+        );
     // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
     unsafe {
         command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
@@ -97,7 +142,7 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
     let (cancel, watchdog) = watch(leader, launch.budget, Arc::clone(&stopped));
     let mut state = State::new(leader);
     let followed = state
-        .start(launch.program, launch.entries, launch.first_segment)
+        .start(&launch.places())
         .and_then(|bias| state.follow().map(|end| (bias, end)));
     drop(cancel);
     let _ = watchdog.join();
@@ -110,9 +155,15 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
     } else {
         end
     };
+    let unbiased = |set: &BTreeSet<u64>| set.iter().map(|a| a.wrapping_sub(bias)).collect();
+    let entered = unbiased(&state.part.entered);
+    let (stops, outside) = (state.part.stops, state.outside());
     Ok(Followed {
         end,
-        entered: state.entered.iter().map(|a| a.wrapping_sub(bias)).collect(),
+        entered,
+        timed: state.part.finish().map(|timed| unbiased(&timed)),
+        set_up: outside,
+        stops,
         logs: state.logs,
         libraries: state.libraries,
     })
@@ -157,10 +208,19 @@ struct State {
     leader: Pid,
     /// Every breakpoint's address in the running process, with the byte it replaced.
     originals: HashMap<u64, u8>,
+    /// The program's executable mappings (start, end), where the breakpoints are.
+    code: Vec<(u64, u64)>,
     tasks: HashMap<Pid, Task>,
     /// Stopped before the event that announces them.
     early: HashSet<Pid>,
-    entered: BTreeSet<u64>,
+    /// The functions entered, in and out of the timed routine.
+    part: TimedPart,
+    started: Instant,
+    /// When a timed routine was first entered, and when one last returned (since `started`).
+    set_up: Option<Duration>,
+    left: Option<Duration>,
+    /// When the benchmark's process ended (since `started`).
+    ended: Option<Duration>,
     logs: Vec<(i32, String)>,
     libraries: BTreeSet<PathBuf>,
     /// The program's path as mapped (for `libraries`).
@@ -190,9 +250,14 @@ impl State {
         State {
             leader,
             originals: HashMap::new(),
+            code: Vec::new(),
             tasks: HashMap::from([(leader, leader_task)]),
             early: HashSet::new(),
-            entered: BTreeSet::new(),
+            part: TimedPart::new(BTreeSet::new(), Err("not started".into())),
+            started: Instant::now(),
+            set_up: None,
+            left: None,
+            ended: None,
             logs: vec![(leader.as_raw(), String::new())],
             libraries: BTreeSet::new(),
             program: PathBuf::new(),
@@ -201,7 +266,8 @@ impl State {
 
     /// Waits for the benchmark's stop at its `exec`, sets the options, writes the breakpoints
     /// and lets it go; the load bias.
-    fn start(&mut self, program: &Path, entries: &[u64], first: u64) -> Result<u64, String> {
+    fn start(&mut self, launch: &Places<'_>) -> Result<u64, String> {
+        let (program, entries, first) = (launch.program, launch.entries, launch.first_segment);
         let leader = self.leader;
         match waitpid(leader, None).map_err(refused("wait for the benchmark's start"))? {
             WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
@@ -222,28 +288,58 @@ impl State {
         let maps = parse_maps(&maps);
         let bias = load_bias(&maps, &self.program, first)
             .ok_or("its executable is not mapped at file offset 0")?;
-        let memory = memory_of(leader)?;
-        // Each executable mapping of the program read, patched and written back whole.
-        for mapping in maps
+        self.code = maps
             .iter()
             .filter(|m| m.path == self.program && m.executable)
-        {
-            let mut code = vec![0u8; (mapping.end - mapping.start) as usize];
-            memory
-                .read_exact_at(&mut code, mapping.start)
-                .map_err(|e| format!("cannot read its code: {e}"))?;
-            let placed = entries.iter().map(|e| e.wrapping_add(bias));
-            for at in placed.filter(|at| (mapping.start..mapping.end).contains(at)) {
-                let byte = &mut code[(at - mapping.start) as usize];
-                self.originals.insert(at, *byte);
-                *byte = 0xCC;
-            }
-            memory
-                .write_all_at(&code, mapping.start)
-                .map_err(|e| format!("cannot write its breakpoints: {e}"))?;
-        }
+            .map(|m| (m.start, m.end))
+            .collect();
+        let placed: BTreeSet<u64> = entries
+            .iter()
+            .map(|e| e.wrapping_add(bias))
+            .filter(|at| {
+                self.code
+                    .iter()
+                    .any(|(start, end)| (start..end).contains(&at))
+            })
+            .collect();
+        let routines = launch.routines.as_ref().map_err(String::clone).map(|r| {
+            let moved = r.iter().map(|e| e.wrapping_add(bias));
+            moved.filter(|at| placed.contains(at)).collect()
+        });
+        self.part = TimedPart::new(placed, routines);
+        let armed = self.part.armed_at_start().clone();
+        self.rewrite(leader, &armed)?;
+        self.started = Instant::now();
         resume(leader, None)?;
         Ok(bias)
+    }
+
+    /// Writes the program's code through the stopped thread `p` so that exactly the
+    /// breakpoints of `armed` are in it: each executable mapping read, patched and written back
+    /// whole. An address armed for the first time has its byte kept as read.
+    fn rewrite(&mut self, p: Pid, armed: &BTreeSet<u64>) -> Result<(), String> {
+        let memory = memory_of(p)?;
+        for &(start, end) in &self.code {
+            let mut code = vec![0u8; (end - start) as usize];
+            memory
+                .read_exact_at(&mut code, start)
+                .map_err(|e| format!("cannot read its code: {e}"))?;
+            for &at in armed.range(start..end) {
+                self.originals
+                    .entry(at)
+                    .or_insert(code[(at - start) as usize]);
+            }
+            for (&at, &original) in &self.originals {
+                if (start..end).contains(&at) {
+                    let armed = armed.contains(&at);
+                    code[(at - start) as usize] = if armed { 0xCC } else { original };
+                }
+            }
+            memory
+                .write_all_at(&code, start)
+                .map_err(|e| format!("cannot write its breakpoints: {e}"))?;
+        }
+        Ok(())
     }
 
     /// Follows every thread and process until the benchmark's process ends, and every other
@@ -298,7 +394,20 @@ impl State {
 
     fn ended(&mut self, p: Pid, how: End) -> Option<End> {
         self.tasks.remove(&p);
+        if p == self.leader {
+            self.ended.get_or_insert(self.started.elapsed());
+        }
         (p == self.leader).then_some(how)
+    }
+
+    /// See [`Followed::set_up`]: before the first entry, and after the last return when it was
+    /// seen (a routine whose return was not seen counts nothing after it).
+    fn outside(&self) -> Option<Duration> {
+        let after = match (self.left, self.ended) {
+            (Some(left), Some(ended)) => ended.saturating_sub(left),
+            _ => Duration::ZERO,
+        };
+        Some(self.set_up? + after)
     }
 
     /// Kills every process still followed (the benchmark's first).
@@ -351,6 +460,7 @@ impl State {
             if !thread {
                 self.logs.push((child_process, String::new()));
             }
+            self.part.started_task();
             self.tasks.insert(
                 child,
                 Task {
@@ -388,18 +498,47 @@ impl State {
         }
     }
 
-    /// A `SIGTRAP` of thread `p`: whether it is one of the breakpoints, then entered, restored
-    /// and the thread set back to run the function's first instruction.
+    /// A `SIGTRAP` of thread `p`: whether it is one of the breakpoints, then recorded
+    /// ([`TimedPart::stop`]), the breakpoints rewritten or the one hit restored, and the thread
+    /// set back to run the instruction it covered.
     fn trapped(&mut self, p: Pid) -> Result<bool, String> {
         let mut regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
         let at = regs.rip.wrapping_sub(1);
-        let Some(&original) = self.originals.get(&at) else {
-            return Ok(false);
+        let leader = self.leader.as_raw();
+        let process = self.tasks.get(&p).map_or(p.as_raw(), |t| t.process);
+        let stop = Stop {
+            thread: p.as_raw(),
+            at,
+            sp: regs.rsp,
+            top: ptrace::read(p, regs.rsp as ptrace::AddressType).map_or(0, |word| word as u64),
+            own_process: process == leader,
+            threads: std::fs::read_dir(format!("/proc/{leader}/task"))
+                .map_or(usize::MAX, Iterator::count),
         };
-        memory_of(p)?
-            .write_all_at(&[original], at)
-            .map_err(|e| format!("cannot remove the breakpoint at {at:#x}: {e}"))?;
-        self.entered.insert(at);
+        let children = self.tasks.values().any(|t| t.process != leader);
+        let (entered_before, inside_before) = (self.part.routine_entered, self.part.inside());
+        let rewrite = match self.part.stop(&stop, children) {
+            Trap::Foreign => return Ok(false),
+            Trap::Resume { rewrite } => rewrite,
+        };
+        if !entered_before && self.part.routine_entered {
+            self.set_up = Some(self.started.elapsed());
+        }
+        if inside_before && !self.part.inside() {
+            self.left = Some(self.started.elapsed());
+        }
+        match rewrite {
+            Some(armed) => self.rewrite(p, &armed)?,
+            None => {
+                let original = *self
+                    .originals
+                    .get(&at)
+                    .ok_or_else(|| format!("no original byte is known at {at:#x}"))?;
+                memory_of(p)?
+                    .write_all_at(&[original], at)
+                    .map_err(|e| format!("cannot remove the breakpoint at {at:#x}: {e}"))?;
+            }
+        }
         regs.rip = at;
         ptrace::setregs(p, regs).map_err(refused("set a thread's registers"))?;
         Ok(true)

@@ -41,6 +41,51 @@ pub fn failing_benches() -> &'static Fixture {
     BUILT.get_or_init(|| build("failing-benches", "failing"))
 }
 
+impl Fixture {
+    /// This fixture's bench executable as a build hands it on: target `target` of `package`,
+    /// its source `benches/<target>.rs`, no layouts, not libtest's harness.
+    pub fn bench_executable(
+        &self,
+        package: &str,
+        target: &str,
+    ) -> cargo_perfdiff::steps::build::BenchExecutable {
+        cargo_perfdiff::steps::build::BenchExecutable {
+            package: package.into(),
+            target: target.into(),
+            path: self.executable.clone(),
+            layouts: Vec::new(),
+            relink: None,
+            relink_missing: None,
+            package_root: self.dir.clone(),
+            manifest_path: self.dir.join("Cargo.toml"),
+            harness: false,
+            package_version: "0.1.0".into(),
+            cargo_env: Vec::new(),
+            native_library_dirs: Vec::new(),
+            src_path: self.dir.join(format!("benches/{target}.rs")),
+        }
+    }
+
+    /// A short divan fork of benchmark `id` (10 ms warm-up, 50 ms measuring), in the fixture's
+    /// directory, its criterion home `home`.
+    pub fn divan_fork(&self, id: &str, home: &Path) -> cargo_perfdiff::steps::fork::ForkRequest {
+        cargo_perfdiff::steps::fork::ForkRequest {
+            executable: self.executable.clone(),
+            cwd: self.dir.clone(),
+            env: vec![],
+            benchmark_id: id.to_string(),
+            harness: cargo_perfdiff::model::harness::Harness::Divan,
+            warm_up: std::time::Duration::from_millis(10),
+            measurement: std::time::Duration::from_millis(50),
+            sample_size: 10,
+            timeout: std::time::Duration::from_secs(60),
+            criterion_home: home.to_path_buf(),
+            cpu: None,
+            command: None,
+        }
+    }
+}
+
 /// The repository root (this crate's manifest directory).
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

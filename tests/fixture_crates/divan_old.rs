@@ -31,43 +31,14 @@ fn divan_old() -> &'static fixture::Fixture {
 }
 
 fn executable() -> BenchExecutable {
-    let built = divan_old();
-    BenchExecutable {
-        package: "perfdiff-divan-old".into(),
-        target: "old".into(),
-        path: built.executable.clone(),
-        layouts: Vec::new(),
-        relink: None,
-        relink_missing: None,
-        package_root: built.dir.clone(),
-        manifest_path: built.dir.join("Cargo.toml"),
-        harness: false,
-        package_version: "0.1.0".into(),
-        cargo_env: Vec::new(),
-        native_library_dirs: Vec::new(),
-        src_path: built.dir.join("benches/old.rs"),
-    }
+    divan_old().bench_executable("perfdiff-divan-old", "old")
 }
 
 /// One fork of benchmark `id`, measuring for 50 ms.
 fn fork(id: &str) -> ForkOutcome {
     let built = divan_old();
     let home = tempfile::tempdir().unwrap();
-    run_fork(&ForkRequest {
-        executable: built.executable.clone(),
-        cwd: built.dir.clone(),
-        env: vec![],
-        benchmark_id: id.to_string(),
-        harness: Harness::Divan,
-        warm_up: Duration::from_millis(10),
-        measurement: Duration::from_millis(50),
-        sample_size: 10,
-        timeout: Duration::from_secs(60),
-        criterion_home: home.path().to_path_buf(),
-        cpu: None,
-        command: None,
-    })
-    .unwrap()
+    run_fork(&built.divan_fork(id, home.path())).unwrap()
 }
 
 #[test]
@@ -170,21 +141,11 @@ fn divan_old_probe_helper_outlives_the_fork_s_stop() {
     let home = tempfile::tempdir().unwrap();
     let marker = crate::processes::marker("probe-divan-old");
     let request = ForkRequest {
-        executable: built.executable.clone(),
-        cwd: built.dir.clone(),
         env: vec![
             ("PERFDIFF_FIXTURE_LINGER_MS".into(), "600000".into()),
             marker.clone(),
         ],
-        benchmark_id: "old::plain".into(),
-        harness: Harness::Divan,
-        warm_up: Duration::from_millis(10),
-        measurement: Duration::from_millis(50),
-        sample_size: 10,
-        timeout: Duration::from_secs(60),
-        criterion_home: home.path().to_path_buf(),
-        cpu: None,
-        command: None,
+        ..built.divan_fork("old::plain", home.path())
     };
     let helper = std::path::Path::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
     let scratch = tempfile::tempdir().unwrap();

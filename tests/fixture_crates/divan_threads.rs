@@ -9,7 +9,7 @@ use std::time::Duration;
 use cargo_perfdiff::model::harness::{Harness, divan};
 use cargo_perfdiff::steps::build::BenchExecutable;
 use cargo_perfdiff::steps::discover::{HarnessKind, list_again, list_benchmarks};
-use cargo_perfdiff::steps::fork::{ForkRequest, run_fork};
+use cargo_perfdiff::steps::fork::run_fork;
 use cargo_perfdiff::steps::reach::trace::runs::{Mode, shows_run};
 
 fn dv() -> &'static fixture::Fixture {
@@ -18,22 +18,7 @@ fn dv() -> &'static fixture::Fixture {
 }
 
 fn executable() -> BenchExecutable {
-    let built = dv();
-    BenchExecutable {
-        package: "trace-fixture".into(),
-        target: "dv".into(),
-        path: built.executable.clone(),
-        layouts: Vec::new(),
-        relink: None,
-        relink_missing: None,
-        package_root: built.dir.clone(),
-        manifest_path: built.dir.join("Cargo.toml"),
-        harness: false,
-        package_version: "0.1.0".into(),
-        cargo_env: Vec::new(),
-        native_library_dirs: Vec::new(),
-        src_path: built.dir.join("benches/dv.rs"),
-    }
+    dv().bench_executable("trace-fixture", "dv")
 }
 
 #[test]
@@ -53,21 +38,7 @@ fn divan_threads_are_listed_one_benchmark_per_count_and_measured_alone() {
     let built = dv();
     let home = tempfile::tempdir().unwrap();
     for id in ["dv::gamma::t=1", "dv::gamma::t=2"] {
-        let outcome = run_fork(&ForkRequest {
-            executable: built.executable.clone(),
-            cwd: built.dir.clone(),
-            env: vec![],
-            benchmark_id: id.to_string(),
-            harness: Harness::Divan,
-            warm_up: Duration::from_millis(10),
-            measurement: Duration::from_millis(50),
-            sample_size: 10,
-            timeout: Duration::from_secs(60),
-            criterion_home: home.path().to_path_buf(),
-            cpu: None,
-            command: None,
-        })
-        .unwrap();
+        let outcome = run_fork(&built.divan_fork(id, home.path())).unwrap();
         let record = outcome
             .completed()
             .unwrap_or_else(|| panic!("{id} was not measured: {outcome:?}"));

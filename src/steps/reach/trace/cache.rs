@@ -57,16 +57,19 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
 /// The fields of `req` that every kept trace's key holds: the benchmark's id, working directory
 /// and added environment (name, value, …).
 pub(super) fn run_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
-    let env = req
-        .env
-        .iter()
-        .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()]);
     [
         req.benchmark_id.as_bytes(),
         req.cwd.as_os_str().as_encoded_bytes(),
     ]
     .into_iter()
-    .chain(env)
+    .chain(env_fields(req))
+}
+
+/// The environment `req` adds, as key fields: name, value, ….
+fn env_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
+    req.env
+        .iter()
+        .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()])
 }
 
 /// A field the keys of divan's, libtest's and `bencher`'s traces hold since their traces tell
@@ -159,17 +162,13 @@ impl TraceCache {
     /// executable's content, the harness, the working directory and the added environment.
     fn too_slow_path(&self, req: &ForkRequest) -> std::io::Result<PathBuf> {
         let digest = executable_digest(&req.executable)?;
-        let env = req
-            .env
-            .iter()
-            .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()]);
         let fields = [
             b"too slow for valgrind".as_slice(),
             digest.as_bytes(),
             req.harness.name().as_bytes(),
             req.cwd.as_os_str().as_encoded_bytes(),
         ];
-        let key = fields_digest(fields.into_iter().chain(env));
+        let key = fields_digest(fields.into_iter().chain(env_fields(req)));
         Ok(self.dir.join(format!("{key}.too-slow")))
     }
 

@@ -288,16 +288,46 @@ impl Timing {
     }
 }
 
+/// The stops the state machine's tests and the native trace's feed it: the probed process's
+/// one thread entering a function called from `RETURN` with its stack at `SP`, and returning.
+#[cfg(test)]
+pub(crate) mod test_stops {
+    use super::Stop;
+
+    pub const RETURN: u64 = 0x4010;
+    pub const SP: u64 = 0x7ff0;
+
+    /// The thread stopped at `at`, entered from [`RETURN`].
+    pub fn stop(at: u64) -> Stop {
+        Stop {
+            thread: 7,
+            at,
+            sp: SP,
+            top: RETURN,
+            own_process: true,
+            threads: 1,
+        }
+    }
+
+    /// The stop at the routine's return, as the thread that entered it reaches it.
+    pub fn returned() -> Stop {
+        Stop {
+            sp: SP + 8,
+            top: 0,
+            ..stop(RETURN)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_stops::{RETURN, SP, returned, stop};
     use super::*;
 
     const ITER: u64 = 0x1000;
     const SET_UP: u64 = 0x2000;
     const IN_LOOP: u64 = 0x3000;
-    const RETURN: u64 = 0x4010;
     const BACKEND: u64 = 0x5000;
-    const SP: u64 = 0x7ff0;
 
     fn timing() -> Timing {
         let names = |entries: &[(u64, &str)]| {
@@ -315,26 +345,6 @@ mod tests {
             names(&[(ITER, "criterion::bencher::Bencher<M>::iter")]),
             BTreeSet::from([SET_UP, IN_LOOP]),
         )
-    }
-
-    fn stop(at: u64) -> Stop {
-        Stop {
-            thread: 7,
-            at,
-            sp: SP,
-            top: RETURN,
-            own_process: true,
-            threads: 1,
-        }
-    }
-
-    /// The stop at the routine's return, as the thread that entered it reaches it.
-    fn returned() -> Stop {
-        Stop {
-            sp: SP + 8,
-            top: 0,
-            ..stop(RETURN)
-        }
     }
 
     #[test]

@@ -195,39 +195,19 @@ impl TimedPart {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::reach::probe::timing::test_stops::{RETURN, SP, returned, stop};
 
     const ITER: u64 = 0x1000;
     const SET_UP: u64 = 0x2000;
     const BOTH: u64 = 0x2100;
     const IN_LOOP: u64 = 0x3000;
     const NEVER: u64 = 0x3100;
-    const RETURN: u64 = 0x4010;
-    const SP: u64 = 0x7ff0;
 
     fn part() -> TimedPart {
         TimedPart::new(
             BTreeSet::from([ITER, SET_UP, BOTH, IN_LOOP, NEVER]),
             Ok(BTreeSet::from([ITER])),
         )
-    }
-
-    fn stop(at: u64) -> Stop {
-        Stop {
-            thread: 7,
-            at,
-            sp: SP,
-            top: RETURN,
-            own_process: true,
-            threads: 1,
-        }
-    }
-
-    fn returned() -> Stop {
-        Stop {
-            sp: SP + 8,
-            top: 0,
-            ..stop(RETURN)
-        }
     }
 
     const ONE_SHOT: Trap = Trap::Resume { rewrite: None };

@@ -389,6 +389,14 @@ pub fn pick(x: u64) -> u64 {
     std::hint::black_box(x).wrapping_add(PICK as u64)
 }
 
+/// A set-up that names its input, as unicode-segmentation's benches do: head rewrites its
+/// `format!` with an inline argument (`{n}`), which expands to the same code and moves only the
+/// column of the `.unwrap()` after it.
+#[inline(never)]
+pub fn input_name(n: usize) -> usize {
+    std::str::from_utf8(format!(\"input-{}.txt\", n).as_bytes()).unwrap().len()
+}
+
 static LATE_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Enters `set_up` on its 100,000th call, in the timed loop: never in a trace.
@@ -401,7 +409,7 @@ pub fn late_inside(x: u64) -> u64 {
 ";
 
 /// The demo at `repo` with [`OUTSIDE_LIBRARY`] in its library and the benchmarks `add` writes,
-/// committed, then head: `rare` cold, `PICK` changed.
+/// committed, then head: `rare` cold, `PICK` changed, `input_name`'s `format!` rewritten.
 fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Path)) {
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
@@ -414,8 +422,10 @@ fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Pat
             "#[inline(never)]\npub fn rare",
             "#[cold]\n#[inline(never)]\npub fn rare",
         )
-        .replace("const PICK: u32 = 11;", "const PICK: u32 = 13;");
+        .replace("const PICK: u32 = 11;", "const PICK: u32 = 13;")
+        .replace("format!(\"input-{}.txt\", n)", "format!(\"input-{n}.txt\")");
     assert_ne!(head, text);
+    assert!(head.contains("input-{n}.txt"), "{head}");
     std::fs::write(&library, head).unwrap();
     commit_all(repo, "rare is cold, PICK changes");
 }
@@ -494,6 +504,11 @@ fn add_set_up_shapes(repo: &std::path::Path) {
                 "let v = perfdiff_demo::set_up(black_box(64)); \
                  b.iter(|| perfdiff_demo::late_inside(black_box(v.len() as u64)))",
             ),
+            (
+                "renamed",
+                "let n = perfdiff_demo::input_name(black_box(64)); \
+                 b.iter(|| perfdiff_demo::mix(black_box(n as u64)))",
+            ),
         ],
     )
 }
@@ -506,6 +521,13 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
     });
     let listing = list_set_up_shapes(&repo, "outside/");
     assert_set_up_shapes(&listing, "outside/");
+    // Its set-up's source rewritten to compute the same (`format!("input-{}.txt", n)` as
+    // `format!("input-{n}.txt")`): the same code, its panic location aside, so not measured;
+    // `picked`'s set-up, rewritten to compute otherwise, is measured (above).
+    let renamed = bench_entry(&listing, "outside/renamed");
+    let skipped = selection(renamed);
+    assert_eq!(skipped["reason"], "same_code", "{renamed:#}");
+    assert_eq!(skipped["measured"], false, "{renamed:#}");
 }
 
 /// A set-up before criterion's filter that valgrind never finishes within a trace's budget (it

@@ -96,7 +96,12 @@ fn every_change(file: &str, text: String) -> String {
                 "twin",
                 "    x.wrapping_mul(0x9E37_79B9).rotate_left(13) ^ 0x56",
             );
-            replace(text, "lazy", "    [1, 1, 2, 4]")
+            let text = replace(text, "lazy", "    [1, 1, 2, 4]");
+            replace(
+                text,
+                "input name",
+                "    let name = std::str::from_utf8(format!(\"input-{n}.text\").as_bytes()).unwrap().len();",
+            )
         }
         "helper/src/lib.rs" => text.replace("wrapping_mul(3)", "wrapping_mul(5)"),
         "data/blob.bin" => text.replace("bytes", "BYTES"),
@@ -105,10 +110,22 @@ fn every_change(file: &str, text: String) -> String {
     }
 }
 
-/// Head: base with a comment added at the top of the library (every line below it shifts).
+/// Head: base with a comment added at the top of the library (every line below it shifts), and
+/// `input_name`'s `format!` rewritten with an inline argument: the same expansion, its
+/// `.unwrap()` two columns left (unicode-segmentation's set-up, docs/design/selection-trace.md).
 fn comment_only(file: &str, text: String) -> String {
     match file {
-        "src/lib.rs" => format!("// A comment.\n// Another comment.\n{text}"),
+        "src/lib.rs" => {
+            let (from, to) = (
+                "format!(\"input-{}.txt\", n).as_bytes()).unwrap()",
+                "format!(\"input-{n}.txt\").as_bytes()).unwrap()",
+            );
+            assert!(text.contains(from), "{text}");
+            format!(
+                "// A comment.\n// Another comment.\n{}",
+                text.replace(from, to)
+            )
+        }
         _ => text,
     }
 }
@@ -252,6 +269,7 @@ fn the_changed_entries_are_every_changed_function_and_none_for_a_comment() {
         "<perfdiff_reach_code::Circle as perfdiff_reach_code::Shape>::area",
         // The other crate's `#[inline]` helper, inlined into it.
         "perfdiff_reach_code::scaled",
+        "perfdiff_reach_code::input_name",
     ] {
         assert!(names.contains(expected), "{expected} not in {names:#?}");
     }
@@ -289,6 +307,29 @@ fn the_changed_entries_are_every_changed_function_and_none_for_a_comment() {
         "{changed:#?}"
     );
     eprintln!("{} changed functions: {names:#?}", changed.len());
+}
+
+/// A `format!` rewritten with an inline argument (`{}", n` as `{n}"`) expands to the same code;
+/// only the column of the panic location of the `.unwrap()` after it moves: the same code. Another
+/// name formatted is other data: it differs.
+#[test]
+fn a_format_rewritten_to_compute_the_same_is_the_same_code_and_one_that_computes_otherwise_differs()
+{
+    let b = builds();
+    let input_name = executed(&["perfdiff_reach_code::input_name"]);
+    let rewritten = Comparer::new(&b.base, &b.comment).compare(&input_name);
+    assert!(
+        matches!(rewritten, CodeComparison::Same { data, .. } if data > 0),
+        "{rewritten:?}"
+    );
+    let CodeComparison::Differs {
+        functions, data, ..
+    } = compare_with_changes(&["perfdiff_reach_code::input_name"])
+    else {
+        panic!("another name formatted must differ");
+    };
+    assert_eq!(functions, ["perfdiff_reach_code::input_name"]);
+    assert!(!data.is_empty(), "the name is data: {data:?}");
 }
 
 #[test]
@@ -554,6 +595,7 @@ fn of_every_function_only_the_changed_ones_differ() {
                 "perfdiff_reach_code::body_changes",
                 "perfdiff_reach_code::const_table",
                 "perfdiff_reach_code::generated",
+                "perfdiff_reach_code::input_name",
                 "perfdiff_reach_code::ring",
                 "perfdiff_reach_code::scaled",
                 "perfdiff_reach_code::static_table",
@@ -563,6 +605,7 @@ fn of_every_function_only_the_changed_ones_differ() {
             &[
                 "data of perfdiff_reach_code::blob_sum",
                 "data of perfdiff_reach_code::const_table",
+                "data of perfdiff_reach_code::input_name",
                 "perfdiff_reach_code::RING_B",
                 "perfdiff_reach_code::TABLE",
             ]

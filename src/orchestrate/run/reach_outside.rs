@@ -7,7 +7,10 @@
 //! source did not change (docs/design/field-trials.md). Such code is not measured; what matters
 //! is only that it computes the same inputs, which the same source and the same inlined source
 //! show. A changed source (polyval's set-up that picks the backend the timed loop runs) keeps
-//! the benchmark measured.
+//! the benchmark measured. A set-up whose source was rewritten but compiles to the same code
+//! (unicode-segmentation's `format!("{}.txt", file)` as `format!("{file}.txt")`) never comes
+//! here: the code comparison finds it the same, its panic locations' lines and columns aside
+//! ([`crate::steps::reach::code`], docs/design/selection-trace.md).
 //!
 //! A function another benchmark of the target executed is compared too, and when its source is
 //! the same, a skipped benchmark's native probe may enter it outside the timed loop

@@ -24,9 +24,14 @@
 //!   relocations are at the same offsets with the same types, addends and targets; a target
 //!   function by name (its content counts only if it is executed), data by content, recursively
 //!   (`identity`); in a section of merged constants, the one entry the relocation refers to.
-//! - A panic location (`core::panic::Location`) is the same whatever its line, when its file and
-//!   column are: a comment that shifts lines changes nothing else. This is the one thing it
-//!   knowingly does not see: a `Location::caller().line()` read outside a panic.
+//! - A panic location (`core::panic::Location`) is the same whatever its line and column, when
+//!   its file is: a comment that shifts lines changes nothing else, and neither does a rewrite
+//!   that shortens a line before an `.unwrap()` (`format!("{}.txt", file)` as
+//!   `format!("{file}.txt")`, which expands to the same code: unicode-segmentation's set-up,
+//!   docs/design/selection-trace.md). A location is read by the panic it is handed to, for its
+//!   message; the code around it is compared in full, so both sides panic or neither does, at
+//!   the same point. This is the one thing it knowingly does not see: a
+//!   `Location::caller().line()` or `.column()` read outside a panic.
 //! - Code that executed a `cpuid` of the executable may choose, natively, code that its trace
 //!   never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`) when this CPU has
 //!   features valgrind hides ([`features_valgrind_hides`]). A benchmark's native probe stops at

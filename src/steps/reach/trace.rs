@@ -16,8 +16,8 @@
 //! every benchmark the trace would skip is then run natively for a fork's length with a
 //! breakpoint on every changed function ([`super::probe`]), which finds it at native speed. A
 //! measuring run under valgrind, traced beside it until 2026-11-28, cost minutes for a slow
-//! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s, whichever
-//! is longer) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
+//! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s of CPU time,
+//! whichever is longer, with a wall-clock ceiling: [`budget`]) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
 //! sets up before the harness's filter runs in every traced run, and valgrind can make that
 //! set-up alone outlast the budget); only when that fails too is it measured. The run selects the one benchmark with an
 //! exact filter, and runs as a fork does: the fork's working directory and environment,

@@ -32,7 +32,10 @@
 //! Without timed routines, every changed entry counts, as before.
 //!
 //! The inside/outside part ([`Routine`]) is shared with the native trace, which tells its timed
-//! part by the same rules (`crate::steps::reach::trace::native`).
+//! part by the same rules (`crate::steps::reach::trace::native`), with one more thing it knows:
+//! it stops every thread at each system call, so it can tell a thread asleep in one, which runs
+//! nothing beside the routine ([`Stop::asleep`]; libtest's main thread waiting for the benchmark's
+//! thread). The probe does not stop at system calls and counts every other thread as running.
 //!
 //! One limit: nothing stops at a changed entry of `same_outside` while another thread is inside
 //! a timed routine, since the state is the process's; the rule above (no other thread when a

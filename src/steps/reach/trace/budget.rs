@@ -314,11 +314,11 @@ mod tests {
         );
         // Waiting or sleeping: the ceilings.
         assert_eq!(
-            meter.limit(MS, 80 * MS, 0 * MS, 10 * MS),
+            meter.limit(MS, 80 * MS, Duration::ZERO, 10 * MS),
             Some(Limit::Wall(80 * MS))
         );
         assert_eq!(
-            meter.limit(MS, 40 * MS, 0 * MS, 32 * MS),
+            meter.limit(MS, 40 * MS, Duration::ZERO, 32 * MS),
             Some(Limit::Wall(32 * MS))
         );
         // Runs made one after the other: their budgets summed; the largest of each limit.

@@ -31,7 +31,8 @@
 //!
 //! The run is the valgrind trace's (the fork's working directory and environment, the harness's
 //! test mode with the exact filter, a private `CRITERION_HOME`), bounded by the same budget
-//! ([`super::runs::budget`]). It runs natively, so CPU features valgrind hides are seen as a
+//! ([`super::runs::budget`]), counted as the CPU time of the benchmark's processes and of the
+//! tracing thread ([`super::budget`]). It runs natively, so CPU features valgrind hides are seen as a
 //! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
 
 mod follow;

@@ -321,7 +321,7 @@ fn launch(
     dir: &Path,
     who: &str,
 ) -> Result<(), TraceError> {
-    let out = dir.join("out");
+    let (out, timeout) = (dir.join("out"), req.timeout);
     if mode == Mode::Execution {
         return run_command(req, valgrind, &out, who);
     }
@@ -339,7 +339,7 @@ fn launch(
     // Stopped at its budget rather than at the fork timeout the user set: say which limit.
     ran.map_err(|e| match meter.fired() {
         Some(limit) => over_budget(who, mode, limit),
-        None if started.elapsed() >= budget.wall => {
+        None if budget.wall < timeout && started.elapsed() >= budget.wall => {
             over_budget(who, mode, Limit::Wall(budget.wall))
         }
         None => e,

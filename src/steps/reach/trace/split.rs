@@ -38,7 +38,8 @@
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
 //! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its
-//! benchmarks' budgets, [`super::runs::budget`]) or goes the largest of them without a benchmark
+//! benchmarks' budgets, [`super::runs::budget`], in CPU time with a wall-clock ceiling,
+//! [`super::budget`]) or goes the largest of them without a benchmark
 //! starting or passing (a set-up before the first that valgrind makes minutes long: stopped
 //! after one benchmark's budget, not all of theirs).
 
@@ -405,12 +406,7 @@ fn launch(
     std::fs::create_dir_all(&home).map_err(io(&home))?;
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
     let args = arguments(&first.executable, &ids, boundaries, &out);
-    let budget = Budget::sum(reqs.iter().map(runs::budget));
-    // The summed budget is for the benchmarks; none of them may take longer than its own to
-    // start, set-up before the first included (image-png's `decoder` makes its inputs in `main`:
-    // 450 s under valgrind, docs/design/field-trials.md).
-    let part = reqs.iter().map(runs::budget).reduce(Budget::max);
-    let meter = Arc::new(Meter::new(budget).with_part(part.unwrap_or(budget)));
+    let (budget, meter) = shared_budget(reqs);
     let mut req = first.clone();
     req.timeout = budget.wall;
     req.cpu = None;
@@ -466,6 +462,16 @@ fn launch(
         out,
         clean_output,
     })
+}
+
+/// The budget of one run of `reqs`: their budgets summed, and none of them may take longer than
+/// the largest to start, set-up before the first included (image-png's `decoder` makes its
+/// inputs in `main`: 450 s under valgrind, docs/design/field-trials.md); a meter of both.
+fn shared_budget(reqs: &[ForkRequest]) -> (Budget, Arc<Meter>) {
+    let budget = Budget::sum(reqs.iter().map(runs::budget));
+    let part = reqs.iter().map(runs::budget).reduce(Budget::max);
+    let meter = Meter::new(budget).with_part(part.unwrap_or(budget));
+    (budget, Arc::new(meter))
 }
 
 /// What watches a shared run's output: every line kept in `tested`, and criterion's lines of a

@@ -22,9 +22,12 @@
 //! of a set-up function.
 //!
 //! Where the state cannot be trusted, the timed part is unknown (why, in one line) and the trace
-//! goes on with one-shot breakpoints: a routine entered beside another thread, by a child
-//! process, or while a child process runs; a thread or process started inside it; its return
-//! reached by another thread or frame; a return address at a function's entry.
+//! goes on with one-shot breakpoints: a routine entered or left beside another thread that may be
+//! running (one asleep in a system call, which the tracer saw start, runs nothing: libtest's main
+//! thread waiting for the thread it runs the benchmark on), another thread of the process
+//! stopping while it runs ([`TimedPart::stopped`]), a routine entered by a child process or while
+//! one runs; a thread or process started inside it; its return reached by another thread or
+//! frame; a return address at a function's entry.
 
 use std::collections::BTreeSet;
 

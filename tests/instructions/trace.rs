@@ -473,12 +473,15 @@ fn a_divan_trace_tells_its_sample_task_s_part_and_libtest_s_and_bencher_s_say_wh
     };
     assert!(parsing(&all) > 0, "no clap in the trace: {all:?}");
     assert_eq!(parsing(&inside), 0, "{inside:?}");
-    // libtest runs a benchmark in test mode on a thread of its own: no timed part, and why.
+    // libtest runs a benchmark in test mode on a thread of its own, which hides nothing; but a
+    // release build inlines its generic `Bencher::iter` into `alpha`: no timed part, and why
+    // (`set_up_apart`, below, keeps it).
     let libtest = &traces[1];
     assert_eq!(libtest.timed, None);
-    assert_eq!(
-        libtest.untimed.as_deref(),
-        Some(cargo_perfdiff::steps::reach::trace::runs::STARTED_A_THREAD)
+    let why = libtest.untimed.as_deref().unwrap_or_default();
+    assert!(
+        why.contains("no timed routine ran as a function of its own (libtest's"),
+        "{why}"
     );
     // bencher's `Bencher::iter`: a function of its own (its loop inside), or inlined into the
     // benchmark's function (then none, saying so).
@@ -491,6 +494,34 @@ fn a_divan_trace_tells_its_sample_task_s_part_and_libtest_s_and_bencher_s_say_wh
         ),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn a_libtest_benchmark_s_set_up_is_outside_its_timed_part_in_both_tracers() {
+    // libtest runs the benchmark on a thread its main thread starts and then waits for; its
+    // set-up (`set_up_work`) before `Bencher::iter`, which it calls through a pointer.
+    let exe = fixture().executable("lt").to_path_buf();
+    let id = "set_up_apart";
+    let under_valgrind = traced("lt", Harness::Libtest, id, &[Mode::Test]);
+    let scratch = tempfile::tempdir().unwrap();
+    let req = request("lt", Harness::Libtest, id, scratch.path());
+    let native = trace::native::trace_natively(&req, scratch.path())
+        .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    for (tracer, trace) in [("valgrind", &under_valgrind), ("native", &native)] {
+        let timed = trace
+            .timed
+            .as_ref()
+            .unwrap_or_else(|| panic!("{tracer}: no timed part: {:?}", trace.untimed));
+        let timed_ran = |name: &str| {
+            let (start, end) = function_range(&exe, name);
+            timed.range(start..end).next().is_some()
+        };
+        assert!(ran(trace, &exe, "set_up_work"), "{tracer}: set_up_work ran");
+        assert!(!timed_ran("set_up_work"), "{tracer}: set_up_work is timed");
+        assert!(timed_ran("alpha_work"), "{tracer}: alpha_work is not timed");
+        assert!(timed.is_subset(&trace.executed), "{tracer}");
+    }
+    assert_eq!(native.tracer, trace::Tracer::Native);
 }
 
 /// The traces `trace_benchmarks` makes of `ids` of the criterion target, with `cache`.

@@ -107,6 +107,11 @@ impl BenchProcess {
         })
     }
 
+    /// The process's id, which is also its process group's.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// True once the process has exited (it is not reaped yet, see the module docs).
     pub fn has_exited(&self) -> bool {
         if self.status.is_some() {

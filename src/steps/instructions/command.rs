@@ -127,50 +127,21 @@ pub(crate) fn run_under_valgrind(
     run_under_valgrind_watching(req, valgrind, args, who, None, None)
 }
 
-/// A run's progress as its output shows it: the moment of its last sign of progress (the
-/// caller's line watch moves it), and how long the run may go without one before it is killed.
-/// Why: a run of many benchmarks has a budget that is their budgets summed, and a set-up that
-/// runs before the first of them (a bench target's `main` making its inputs) would otherwise
-/// spend all of it under valgrind before the caller learns that valgrind is too slow.
-#[derive(Debug, Clone)]
-pub(crate) struct Stall {
-    pub last: std::sync::Arc<std::sync::Mutex<Instant>>,
-    pub after: Duration,
-}
-
-impl Stall {
-    /// A watch that starts now and allows `after` between signs of progress.
-    pub fn new(after: Duration) -> Self {
-        Self {
-            last: std::sync::Arc::new(std::sync::Mutex::new(Instant::now())),
-            after,
-        }
-    }
-
-    /// Records a sign of progress now.
-    pub fn progressed(&self) {
-        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-    }
-
-    /// Whether the run has gone `after` without a sign of progress.
-    pub fn stalled(&self) -> bool {
-        self.last
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .elapsed()
-            >= self.after
-    }
-}
+/// A limit on a run besides the fork timeout: called with the run's process group id while it
+/// runs, it says why the run must be stopped now (`Some`), and the run is killed with that
+/// reason. Why: a trace's budget is CPU time, which only the caller knows how to count
+/// ([`crate::steps::reach::trace::budget`]).
+pub(crate) type RunLimit<'a> = &'a (dyn Fn(i32) -> Option<String> + Sync);
 
 /// [`run_under_valgrind`], with every line of output given to `on_line` as it comes, and killed
-/// when `stall` says the run went too long without progress.
+/// when `limit` says so.
 pub(crate) fn run_under_valgrind_watching(
     req: &ForkRequest,
     valgrind: &Valgrind,
     args: Vec<std::ffi::OsString>,
     who: &str,
     on_line: Option<crate::steps::fork::process::LineWatch>,
-    stall: Option<&Stall>,
+    limit: Option<RunLimit<'_>>,
 ) -> Result<Result<(f64, String), InstructionOutcome>, InstructionsError> {
     let started = Instant::now();
     let mut process = BenchProcess::spawn(Launch {
@@ -202,13 +173,10 @@ pub(crate) fn run_under_valgrind_watching(
                 process.output_tail(OUTPUT_GRACE),
             )));
         }
-        if let Some(stall) = stall.filter(|s| s.stalled()) {
+        if let Some(why) = limit.and_then(|limit| limit(process.pid() as i32)) {
             let _ = process.kill_and_reap();
             return Ok(Err(failed(
-                format!(
-                    "{who} showed no progress for {:?} and was killed",
-                    stall.after
-                ),
+                format!("{who} was stopped {why}"),
                 process.output_tail(OUTPUT_GRACE),
             )));
         }

@@ -16,8 +16,8 @@
 //! every benchmark the trace would skip is then run natively for a fork's length with a
 //! breakpoint on every changed function ([`super::probe`]), which finds it at native speed. A
 //! measuring run under valgrind, traced beside it until 2026-11-28, cost minutes for a slow
-//! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s, whichever
-//! is longer) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
+//! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s of CPU time,
+//! whichever is longer, with a wall-clock ceiling: [`budget`]) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
 //! sets up before the harness's filter runs in every traced run, and valgrind can make that
 //! set-up alone outlast the budget); only when that fails too is it measured. The run selects the one benchmark with an
 //! exact filter, and runs as a fork does: the fork's working directory and environment,
@@ -31,6 +31,7 @@
 //! differ in addresses inside a function (a `HashMap`'s probing follows its random seed): compare
 //! them by function.
 
+pub mod budget;
 pub mod cache;
 pub mod command_cache;
 pub mod executed;
@@ -150,16 +151,16 @@ pub enum TraceError {
         mode: Mode,
         tail: String,
     },
-    /// The run took longer than a trace may ([`runs::budget`]) and was stopped.
+    /// The run took longer than a trace may ([`runs::budget`]) and was stopped: by its CPU
+    /// budget, or by its wall-clock ceiling ([`budget::Limit`]).
     #[error(
-        "tracing {who} ({mode}) was stopped after {}, the most a trace may take (a fork's time or {}, whichever is longer): its routine is too slow under valgrind",
-        crate::util::terminal::wall_time(budget.as_millis() as u64),
+        "tracing {who} ({mode}) was stopped {limit} (a fork's time or {} of CPU time, whichever is longer): its routine is too slow under valgrind",
         crate::util::terminal::wall_time(runs::BUDGET_FLOOR.as_millis() as u64)
     )]
     OverBudget {
         who: String,
         mode: Mode,
-        budget: std::time::Duration,
+        limit: budget::Limit,
     },
     /// A profile is missing, cut short or unreadable.
     #[error("tracing {who} ({mode}): {path}: {message}")]

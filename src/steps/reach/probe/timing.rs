@@ -32,7 +32,10 @@
 //! Without timed routines, every changed entry counts, as before.
 //!
 //! The inside/outside part ([`Routine`]) is shared with the native trace, which tells its timed
-//! part by the same rules (`crate::steps::reach::trace::native`).
+//! part by the same rules (`crate::steps::reach::trace::native`), with one more thing it knows:
+//! it stops every thread at each system call, so it can tell a thread asleep in one, which runs
+//! nothing beside the routine ([`Stop::asleep`]; libtest's main thread waiting for the benchmark's
+//! thread). The probe does not stop at system calls and counts every other thread as running.
 //!
 //! One limit: nothing stops at a changed entry of `same_outside` while another thread is inside
 //! a timed routine, since the state is the process's; the rule above (no other thread when a
@@ -85,6 +88,17 @@ pub struct Stop {
     pub own_process: bool,
     /// How many threads the probed process has.
     pub threads: usize,
+    /// How many of its other threads are known to run none of its code: each asleep in a system
+    /// call whose start the tracer saw (the native trace stops at every call; the probe, which
+    /// does not, says 0).
+    pub asleep: usize,
+}
+
+impl Stop {
+    /// How many of the process's other threads may be running its code beside this one.
+    fn running_beside(&self) -> usize {
+        self.threads.saturating_sub(1 + self.asleep)
+    }
 }
 
 /// What the tracer does after a [`Stop`].
@@ -122,6 +136,11 @@ pub struct Routine {
 }
 
 impl Routine {
+    /// The thread running the routine; `None` outside.
+    pub fn thread(&self) -> Option<i32> {
+        self.inside.as_ref().map(|inside| inside.thread)
+    }
+
     /// Where the routine being run returns to; `None` outside.
     pub fn returns_to(&self) -> Option<u64> {
         self.inside.as_ref().map(|inside| inside.returns_to)
@@ -133,16 +152,18 @@ impl Routine {
     }
 
     /// A timed routine's entry reached while outside (`stop.top` its return address): inside
-    /// now, unless a child process entered it or its process has other threads.
+    /// now, unless a child process entered it or another thread of its process may be running
+    /// beside it (not known to be asleep in a system call, [`Stop::asleep`]).
     pub fn enter(&mut self, stop: &Stop) -> Result<(), String> {
         if !stop.own_process {
             return Err("a child process entered the timed routine".to_string());
         }
-        if stop.threads > 1 {
+        if stop.running_beside() > 0 {
             return Err(format!(
-                "its process had {} threads when the timed routine was entered: what the others \
-                 run cannot be placed inside or outside it",
-                stop.threads
+                "its process had {} threads when the timed routine was entered, {} of them not \
+                 asleep in a system call: what they run cannot be placed inside or outside it",
+                stop.threads,
+                stop.running_beside()
             ));
         }
         self.inside = Some(Inside {
@@ -155,7 +176,7 @@ impl Routine {
     }
 
     /// The routine's return address reached while inside: outside now, unless another thread
-    /// or frame reached it, or another thread is still beside it.
+    /// or frame reached it, or another thread may be running beside it.
     pub fn leave(&mut self, stop: &Stop) -> Result<(), String> {
         let Some(inside) = &self.inside else {
             return Err("a return address was reached outside the timed routine".to_string());
@@ -166,11 +187,12 @@ impl Routine {
                     .to_string(),
             );
         }
-        if stop.threads > 1 {
+        if stop.running_beside() > 0 {
             return Err(format!(
-                "its process had {} threads when the timed routine returned: what the others \
-                 run cannot be placed inside or outside it",
-                stop.threads
+                "its process had {} threads when the timed routine returned, {} of them not \
+                 asleep in a system call: what they run cannot be placed inside or outside it",
+                stop.threads,
+                stop.running_beside()
             ));
         }
         self.inside = None;
@@ -306,6 +328,7 @@ pub(crate) mod test_stops {
             top: RETURN,
             own_process: true,
             threads: 1,
+            asleep: 0,
         }
     }
 
@@ -432,6 +455,16 @@ mod tests {
             ..stop(ITER)
         };
         assert!(matches!(timing().stop(&crowded), Action::Lost(_)));
+        // A thread known to be asleep in a system call runs nothing beside the routine (the
+        // native trace knows it; the probe always says 0).
+        let beside_a_sleeper = Stop {
+            asleep: 1,
+            ..crowded
+        };
+        assert!(matches!(
+            timing().stop(&beside_a_sleeper),
+            Action::Resume { .. }
+        ));
         let child = Stop {
             own_process: false,
             ..stop(ITER)

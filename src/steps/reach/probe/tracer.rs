@@ -318,6 +318,8 @@ fn trapped(
         top,
         own_process: Path::new(&format!("/proc/{pid}/task/{p}")).exists(),
         threads: std::fs::read_dir(format!("/proc/{pid}/task")).map_or(usize::MAX, Iterator::count),
+        // The probe does not stop at system calls: no thread is known to be asleep.
+        asleep: 0,
     };
     let resumed = match timing.stop(&stop) {
         Action::Hit(name) => return Ok(Some(Ending::Hit { name })),

@@ -31,7 +31,8 @@
 //!
 //! The run is the valgrind trace's (the fork's working directory and environment, the harness's
 //! test mode with the exact filter, a private `CRITERION_HOME`), bounded by the same budget
-//! ([`super::runs::budget`]). It runs natively, so CPU features valgrind hides are seen as a
+//! ([`super::runs::budget`]), counted as the CPU time of the benchmark's processes and of the
+//! tracing thread ([`super::budget`]). It runs natively, so CPU features valgrind hides are seen as a
 //! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
 
 mod follow;
@@ -106,7 +107,7 @@ fn traced(
     let output = std::fs::read(&out_path).map_err(io(&out_path))?;
     let output = String::from_utf8_lossy(&output);
     let tail = || tail_of(&err_path);
-    if let Some(message) = failure(followed.end, budget) {
+    if let Some(message) = failure(followed.end) {
         return Err(failed(message, tail()));
     }
     if !runs::shows_run(req.harness, Mode::Test, &req.benchmark_id, &output) {
@@ -129,13 +130,11 @@ fn traced(
 }
 
 /// Why a run that ended so is no trace (`None`: it exited with success).
-fn failure(end: follow::End, budget: std::time::Duration) -> Option<String> {
+fn failure(end: follow::End) -> Option<String> {
     match end {
         follow::End::Exited(0) => None,
-        follow::End::Stopped => Some(format!(
-            "stopped natively after {}, the most a trace may take",
-            crate::util::terminal::wall_time(budget.as_millis() as u64)
-        )),
+        follow::End::Stopped(limit) => Some(format!("stopped natively {limit}")),
+        follow::End::Interrupted => Some("stopped natively: interrupted".to_string()),
         follow::End::Exited(code) => Some(format!("it exited with {code}")),
         follow::End::Signaled(signal) => Some(format!("it was killed by signal {signal}")),
     }
@@ -352,11 +351,48 @@ mod tests {
             black_box(after);\n\
         }\n";
 
+    /// [`TIMED_PROGRAM`]'s functions run as libtest runs a benchmark: on a thread the main
+    /// thread starts and then waits for (`join`, asleep in a system call). The thread waits
+    /// until the main thread is asleep before its set-up, so that the test does not depend on
+    /// which of the two the machine runs first.
+    const THREADED_PROGRAM: &str = "use std::hint::black_box;\n\
+        #[inline(never)] fn set_up_only(x: u64) -> u64 { black_box(x.wrapping_mul(3)) }\n\
+        #[inline(never)] fn both(x: u64) -> u64 { black_box(x.wrapping_mul(5)) }\n\
+        #[inline(never)] fn in_loop(x: u64) -> u64 { black_box(x.wrapping_mul(7)) }\n\
+        #[inline(never)] fn after_only(x: u64) -> u64 { black_box(x.wrapping_mul(11)) }\n\
+        #[inline(never)] fn timed(n: u64) -> u64 {\n\
+            let mut acc = 0;\n\
+            for i in 0..n { acc ^= both(i) ^ in_loop(i); }\n\
+            acc\n\
+        }\n\
+        fn main_asleep(main: u32) -> bool {\n\
+            let stat = std::fs::read_to_string(format!(\"/proc/self/task/{main}/stat\")).unwrap();\n\
+            matches!(stat.rsplit_once(')').unwrap().1.split_whitespace().next(), Some(\"S\"))\n\
+        }\n\
+        fn main() {\n\
+            let main = std::process::id();\n\
+            let worker = std::thread::spawn(move || {\n\
+                while !main_asleep(main) { std::thread::yield_now(); }\n\
+                let mut set_up = 0;\n\
+                for i in 0..10_000 { set_up ^= set_up_only(i) ^ both(i); }\n\
+                let timed = timed(black_box(1000));\n\
+                after_only(set_up ^ timed)\n\
+            });\n\
+            let after = worker.join().unwrap();\n\
+            println!(\"test bench ... ok\");\n\
+            black_box(after);\n\
+        }\n";
+
     /// [`TIMED_PROGRAM`] compiled optimised in `dir`, and its functions' entries by name.
     fn timed_program(dir: &Path) -> (PathBuf, std::collections::BTreeMap<String, u64>) {
+        compiled(dir, TIMED_PROGRAM)
+    }
+
+    /// The program of `text` compiled optimised in `dir`, and its functions' entries by name.
+    fn compiled(dir: &Path, text: &str) -> (PathBuf, std::collections::BTreeMap<String, u64>) {
         use object::{Object, ObjectSymbol};
         let source = dir.join("timed.rs");
-        std::fs::write(&source, TIMED_PROGRAM).unwrap();
+        std::fs::write(&source, text).unwrap();
         let exe = dir.join("timed");
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         let status = std::process::Command::new(rustc)
@@ -412,6 +448,29 @@ mod tests {
         assert_eq!(untimed.executed, trace.executed);
         assert_eq!(untimed.timed, None);
         assert!(untimed.untimed.unwrap().contains("none here"));
+    }
+
+    #[test]
+    fn a_routine_run_on_a_thread_while_the_main_thread_waits_has_its_timed_part() {
+        let dir = tempfile::tempdir().unwrap();
+        let (exe, entries) = compiled(dir.path(), THREADED_PROGRAM);
+        let mut req = request(dir.path(), Vec::new());
+        req.executable = exe;
+        req.benchmark_id = "bench".to_string();
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        let (trace, _) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        let timed = trace
+            .timed
+            .clone()
+            .unwrap_or_else(|| panic!("no timed part: {:?}", trace.untimed));
+        for name in ["timed", "both", "in_loop"] {
+            assert!(timed.contains(&entries[name]), "{name} is timed");
+        }
+        for name in ["set_up_only", "after_only", "main"] {
+            assert!(!timed.contains(&entries[name]), "{name} is not timed");
+            assert!(trace.executed.contains(&entries[name]), "{name} ran");
+        }
     }
 
     #[test]

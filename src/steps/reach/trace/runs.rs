@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use super::budget::{Budget, Limit, Meter};
 use super::executed::{self, Executed};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, TraceError};
@@ -86,19 +87,22 @@ impl std::fmt::Display for Mode {
     }
 }
 
-/// The least time a benchmark's trace may take before it is stopped: valgrind's start on a large
-/// executable (its symbols and line tables) takes seconds, and a busy machine stretches it.
+/// The least CPU time a benchmark's trace may take before it is stopped: valgrind's start on a
+/// large executable (its symbols and line tables) takes seconds.
 pub const BUDGET_FLOOR: Duration = Duration::from_secs(30);
 
-/// How long the run of a benchmark's trace may take (`req` as the time metric builds its fork):
-/// a fork's own time (warm-up and measurement) or [`BUDGET_FLOOR`], whichever is longer, and
-/// never longer than the fork timeout. Test mode calls the routine once, some 50 times slower
-/// than natively, where a fork calls it at least as often as its samples (criterion's 10 samples
-/// at least 55 times): a routine whose one call outlasts the budget is measured instead.
-pub fn budget(req: &ForkRequest) -> Duration {
-    (req.warm_up + req.measurement)
-        .max(BUDGET_FLOOR)
-        .min(req.timeout)
+/// What the run of a benchmark's trace may spend (`req` as the time metric builds its fork):
+/// CPU time of a fork's own time (warm-up and measurement) or [`BUDGET_FLOOR`], whichever is
+/// longer, and never longer than the fork timeout; wall-clock time [`WALL_FACTOR`](super::budget::WALL_FACTOR) times
+/// that, never past the fork timeout ([`super::budget`] says why CPU time). Test mode
+/// calls the routine once, some 50 times slower than natively, where a fork calls it at least as
+/// often as its samples (criterion's 10 samples at least 55 times): a routine whose one call
+/// outlasts the budget is traced natively, or measured.
+pub fn budget(req: &ForkRequest) -> Budget {
+    Budget::of(
+        (req.warm_up + req.measurement).max(BUDGET_FLOOR),
+        req.timeout,
+    )
 }
 
 /// What one run found.
@@ -118,6 +122,24 @@ pub(super) struct RunTrace {
 /// Why a run that started a thread tells no timed part.
 pub const STARTED_A_THREAD: &str =
     "its run started a thread (what another thread runs has no call from the timed routine)";
+
+/// Whether the threads a run started (`started`: each starter's process and valgrind's thread
+/// number, [`thread_starter`]) still let its call graph tell the timed part: none, or, for
+/// libtest, only the one thread its harness runs the benchmark on, started by the main thread
+/// (valgrind's thread 1) of the benchmark's process (`first`, the lowest pid).
+///
+/// Why libtest's one thread is sound: libtest's main thread starts it and then only waits for its
+/// result (a channel's receive) and prints it; it does no work of the benchmark's. The benchmark
+/// runs on that thread, its set-up and its timed routine both, so the graph's calls from the
+/// routine are what the routine ran. A thread the benchmark starts (a pool, in its set-up or in
+/// its routine) is a second thread, or one started by another thread, and the part stays unknown.
+fn threads_allow_timed_part(harness: Harness, started: &[(u32, u32)], first: Option<u32>) -> bool {
+    match started {
+        [] => true,
+        [(pid, 1)] => harness == Harness::Libtest && Some(*pid) == first,
+        _ => false,
+    }
+}
 
 /// The valgrind options of a traced run writing into `dir`.
 pub fn valgrind_options(dir: &Path) -> Vec<String> {
@@ -273,9 +295,10 @@ pub(super) fn run(
     for profile in profiles {
         executed.merge(profile.executed);
     }
-    let timed = match spawned {
-        true => Err(STARTED_A_THREAD.to_string()),
-        false => timed_code(&executed, req.harness, &req.executable),
+    let first = logged.iter().map(|(pid, _)| *pid).min();
+    let timed = match threads_allow_timed_part(req.harness, &spawned, first) {
+        false => Err(STARTED_A_THREAD.to_string()),
+        true => timed_code(&executed, req.harness, &req.executable),
     };
     let (addresses, libraries) = split_objects(executed, &req.executable, context)?;
     Ok(RunTrace {
@@ -299,23 +322,41 @@ fn launch(
     who: &str,
 ) -> Result<(), TraceError> {
     let (out, timeout) = (dir.join("out"), req.timeout);
-    let limit = (mode != Mode::Execution).then(|| budget(req));
-    req.timeout = limit.unwrap_or(req.timeout);
+    if mode == Mode::Execution {
+        return run_command(req, valgrind, &out, who);
+    }
+    let budget = budget(req);
+    let meter = Meter::new(budget);
     let started = Instant::now();
     let ran = match (req.harness, mode) {
-        (Harness::Criterion(_), Mode::Measure) => run_criterion_fork(req, valgrind, dir, &out, who),
-        (_, Mode::Execution) => run_command(req, valgrind, &out, who),
-        _ => run_direct(req, valgrind, mode, &out, who),
+        // Through the fork's own runner, which knows no CPU budget: the ceiling only.
+        (Harness::Criterion(_), Mode::Measure) => {
+            req.timeout = budget.wall;
+            run_criterion_fork(req, valgrind, dir, &out, who)
+        }
+        _ => run_direct(req, valgrind, mode, &out, who, &meter),
     };
-    // Killed at its budget rather than at the fork timeout the user set: say so.
-    ran.map_err(|e| match limit {
-        Some(budget) if budget < timeout && started.elapsed() >= budget => TraceError::OverBudget {
-            who: who.to_string(),
-            mode,
-            budget,
-        },
-        _ => e,
+    // Stopped at its budget rather than at the fork timeout the user set: say which limit.
+    ran.map_err(|e| match meter.fired() {
+        Some(limit) => over_budget(who, mode, limit),
+        None if budget.wall < timeout && started.elapsed() >= budget.wall => {
+            over_budget(who, mode, Limit::Wall(budget.wall))
+        }
+        None => e,
     })
+}
+
+fn over_budget(who: &str, mode: Mode, limit: Limit) -> TraceError {
+    TraceError::OverBudget {
+        who: who.to_string(),
+        mode,
+        limit,
+    }
+}
+
+/// The limit of a run watched by `meter`, as the valgrind runner asks for it.
+pub(super) fn limit_of(meter: &Meter) -> impl Fn(i32) -> Option<String> + Sync + '_ {
+    move |group| meter.check(group).map(|limit| limit.to_string())
 }
 
 /// A command: its `prepare` line natively, then one execution under valgrind with every
@@ -407,13 +448,14 @@ fn run_criterion_fork(
 }
 
 /// Any other run: valgrind started directly with the harness's arguments, in the fork's
-/// working directory and environment, killed at the fork's timeout.
+/// working directory and environment, stopped at `meter`'s budget or the fork's timeout.
 fn run_direct(
     req: &mut ForkRequest,
     valgrind: &Valgrind,
     mode: Mode,
     out: &Path,
     who: &str,
+    meter: &Meter,
 ) -> Result<(), TraceError> {
     let mut args: Vec<OsString> = valgrind_options(out).into_iter().map(Into::into).collect();
     args.push(req.executable.clone().into_os_string());
@@ -445,7 +487,7 @@ fn run_direct(
         args,
         who,
         Some(on_line),
-        None,
+        Some(&limit_of(meter)),
     );
     let tail = match ran {
         Ok(Ok((_, tail))) => tail,
@@ -592,12 +634,22 @@ fn starts_thread(line: &str) -> bool {
     u64::from_str_radix(flags.trim_start_matches("0x"), 16).map_or(true, |f| f & CLONE_THREAD != 0)
 }
 
+/// Which process and thread (valgrind's number, 1 for a process's main thread) a line of its
+/// system-call log (`SYSCALL[9881,1](56) sys_clone …`) was made by.
+fn thread_starter(line: &str) -> Option<(u32, u32)> {
+    let rest = line.strip_prefix("SYSCALL[")?;
+    let (ids, _) = rest.split_once(']')?;
+    let (pid, tid) = ids.split_once(',')?;
+    Some((pid.trim().parse().ok()?, tid.trim().parse().ok()?))
+}
+
 /// What the logs of a run's processes tell ([`read_logs`]).
-pub(super) type Logs = (Touched, Vec<(u32, bool)>, bool);
+pub(super) type Logs = (Touched, Vec<(u32, bool)>, Vec<(u32, u32)>);
 
 /// What the system calls of every process in `out` touched, each process's pid with whether it
-/// ended by starting another program ([`syscalls::replaced_itself`]), and whether any started a
-/// thread ([`starts_thread`]). The first
+/// ended by starting another program ([`syscalls::replaced_itself`]), and each thread started
+/// ([`starts_thread`]) by its starter ([`thread_starter`]; `(0, 0)` when the line does not say).
+/// The first
 /// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
 /// too unless the first changed its directory, in which case where they started is not known.
 pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
@@ -617,7 +669,7 @@ pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
     let mut touched = Touched::default();
     let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);
-    let mut spawned = false;
+    let mut spawned = Vec::new();
     for (index, (pid, path)) in logs.iter().enumerate() {
         let text = String::from_utf8_lossy(&std::fs::read(path)?).into_owned();
         let start = if index == 0 { Some(cwd) } else { children_cwd };
@@ -626,7 +678,11 @@ pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
         }
         touched.merge(syscalls::parse(&text, start));
         processes.push((*pid, syscalls::replaced_itself(&text)));
-        spawned |= text.lines().any(starts_thread);
+        spawned.extend(
+            text.lines()
+                .filter(|line| starts_thread(line))
+                .map(|line| thread_starter(line).unwrap_or((0, 0))),
+        );
     }
     Ok((touched, processes, spawned))
 }
@@ -805,17 +861,29 @@ mod tests {
             cpu: None,
             command: None,
         };
-        // The defaults (100 ms and 500 ms): the floor.
-        assert_eq!(budget(&request(100, 500, 300)), BUDGET_FLOOR);
+        let cpu = |b: Budget| b.cpu;
+        // The defaults (100 ms and 500 ms): the floor, in CPU time; eight times it in wall-clock
+        // time, at most the fork timeout.
+        let default = budget(&request(100, 500, 300));
+        assert_eq!(default.cpu, BUDGET_FLOOR);
+        assert_eq!(default.wall, Duration::from_secs(240));
         // A fork longer than the floor: the fork's time.
         assert_eq!(
-            budget(&request(20_000, 40_000, 300)),
+            cpu(budget(&request(20_000, 40_000, 300))),
             Duration::from_secs(60)
         );
-        // Never past the fork timeout.
-        assert_eq!(budget(&request(100, 500, 10)), Duration::from_secs(10));
         assert_eq!(
-            budget(&request(200_000, 400_000, 300)),
+            budget(&request(20_000, 40_000, 300)).wall,
+            Duration::from_secs(300)
+        );
+        // Never past the fork timeout.
+        let short = budget(&request(100, 500, 10));
+        assert_eq!(
+            (short.cpu, short.wall),
+            (Duration::from_secs(10), Duration::from_secs(10))
+        );
+        assert_eq!(
+            cpu(budget(&request(200_000, 400_000, 300))),
             Duration::from_secs(300)
         );
     }

@@ -38,7 +38,8 @@
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
 //! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its
-//! benchmarks' budgets, [`super::runs::budget`]) or goes the largest of them without a benchmark
+//! benchmarks' budgets, [`super::runs::budget`], in CPU time with a wall-clock ceiling,
+//! [`super::budget`]) or goes the largest of them without a benchmark
 //! starting or passing (a set-up before the first that valgrind makes minutes long: stopped
 //! after one benchmark's budget, not all of theirs).
 
@@ -50,13 +51,13 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::budget::{Budget, Limit, Meter};
 use super::executed::{self, Executed};
 use super::runs::{self, Mode, RunTrace};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceCache, TraceError};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
-use crate::steps::instructions::command::Stall;
 use crate::steps::instructions::{Valgrind, dumps, symbols};
 
 /// Why benchmarks could not be traced in one run; they are then traced each alone.
@@ -405,18 +406,14 @@ fn launch(
     std::fs::create_dir_all(&home).map_err(io(&home))?;
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
     let args = arguments(&first.executable, &ids, boundaries, &out);
-    let budget: Duration = reqs.iter().map(runs::budget).sum();
-    // The summed budget is for the benchmarks; none of them may take longer than its own to
-    // start, set-up before the first included (image-png's `decoder` makes its inputs in `main`:
-    // 450 s under valgrind, docs/design/field-trials.md).
-    let stall = Stall::new(reqs.iter().map(runs::budget).max().unwrap_or(budget));
+    let (budget, meter) = shared_budget(reqs);
     let mut req = first.clone();
-    req.timeout = budget;
+    req.timeout = budget.wall;
     req.cpu = None;
     req.env
         .push(("CRITERION_HOME".into(), home.into_os_string()));
     let tested = Arc::new(Mutex::new(Tested::default()));
-    let on_line = watching(&tested, &stall);
+    let on_line = watching(&tested, &meter);
     let started = Instant::now();
     let ran = crate::steps::instructions::command::run_under_valgrind_watching(
         &req,
@@ -424,14 +421,17 @@ fn launch(
         args,
         &who,
         Some(on_line),
-        Some(&stall),
+        Some(&runs::limit_of(&meter)),
     );
     let failed = |message: String, tail: String| -> SplitError {
-        if started.elapsed() >= budget || stall.stalled() {
+        let limit = meter
+            .fired()
+            .or_else(|| (started.elapsed() >= budget.wall).then_some(Limit::Wall(budget.wall)));
+        if let Some(limit) = limit {
             return TraceError::OverBudget {
                 who: who.clone(),
                 mode: Mode::Test,
-                budget: started.elapsed().min(budget),
+                limit,
             }
             .into();
         }
@@ -464,10 +464,23 @@ fn launch(
     })
 }
 
+/// The budget of one run of `reqs`: their budgets summed, and none of them may take longer than
+/// the largest to start, set-up before the first included (image-png's `decoder` makes its
+/// inputs in `main`: 450 s under valgrind, docs/design/field-trials.md); a meter of both.
+fn shared_budget(reqs: &[ForkRequest]) -> (Budget, Arc<Meter>) {
+    let budget = Budget::sum(reqs.iter().map(runs::budget));
+    let part = reqs.iter().map(runs::budget).reduce(Budget::max);
+    let meter = Meter::new(budget).with_part(part.unwrap_or(budget));
+    (budget, Arc::new(meter))
+}
+
 /// What watches a shared run's output: every line kept in `tested`, and criterion's lines of a
-/// benchmark starting or passing counted as progress by `stall`.
-fn watching(tested: &Arc<Mutex<Tested>>, stall: &Stall) -> crate::steps::fork::process::LineWatch {
-    let (watcher, progress) = (Arc::clone(tested), stall.clone());
+/// benchmark starting or passing counted as progress by `meter`.
+fn watching(
+    tested: &Arc<Mutex<Tested>>,
+    meter: &Arc<Meter>,
+) -> crate::steps::fork::process::LineWatch {
+    let (watcher, progress) = (Arc::clone(tested), Arc::clone(meter));
     Box::new(move |line: &str| {
         if is_progress(line) {
             progress.progressed();
@@ -585,7 +598,7 @@ fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
     let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
     let (touched, logged, spawned) = runs::read_logs(out, cwd).map_err(|e| e.to_string())?;
     // A thread's work may outlast the part of the benchmark that started it.
-    if spawned {
+    if !spawned.is_empty() {
         return Err("a thread started: its work cannot be told apart by benchmark".to_string());
     }
     let profiled = |pid: u32| {
@@ -840,16 +853,6 @@ mod tests {
         ] {
             assert!(!is_progress(line), "{line}");
         }
-    }
-
-    #[test]
-    fn a_run_stalls_only_after_its_allowance_without_progress() {
-        let stall = Stall::new(Duration::from_millis(50));
-        assert!(!stall.stalled());
-        *stall.last.lock().unwrap() -= Duration::from_millis(60);
-        assert!(stall.stalled());
-        stall.progressed();
-        assert!(!stall.stalled());
     }
 
     #[test]

@@ -42,6 +42,7 @@ use nix::unistd::Pid;
 use super::timed::{TimedPart, Trap};
 use crate::steps::reach::probe::timing::Stop;
 use crate::steps::reach::probe::{load_bias, parse_maps};
+use crate::steps::reach::trace::budget::{self, Budget, Limit, Meter};
 
 /// What to run, and where its output goes.
 pub(super) struct Launch<'a> {
@@ -51,7 +52,7 @@ pub(super) struct Launch<'a> {
     pub env: Vec<(OsString, OsString)>,
     pub stdout: File,
     pub stderr: File,
-    pub budget: Duration,
+    pub budget: Budget,
     /// The function entries, as ELF virtual addresses of `program`.
     pub entries: &'a [u64],
     /// The entries of the harness's timed routines among them, or why none is known.
@@ -84,8 +85,10 @@ impl<'a> Launch<'a> {
 pub(super) enum End {
     Exited(i32),
     Signaled(i32),
-    /// Killed at its budget (or at the user's interrupt).
-    Stopped,
+    /// Killed at a limit of its budget.
+    Stopped(Limit),
+    /// Killed at the user's interrupt.
+    Interrupted,
 }
 
 /// What one run showed.
@@ -130,6 +133,8 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
                 .try_clone()
                 .map_err(|e| format!("cannot pass its output: {e}"))?,
         );
+    // A process group of its own: the budget counts the CPU time of the processes in it.
+    command.process_group(0);
     // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
     unsafe {
         command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
@@ -138,8 +143,9 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", launch.program.display()))?;
     let leader = Pid::from_raw(child.id() as i32);
+    let meter = Arc::new(Meter::new(launch.budget).with_thread(budget::current_thread()));
     let stopped = Arc::new(AtomicBool::new(false));
-    let (cancel, watchdog) = watch(leader, launch.budget, Arc::clone(&stopped));
+    let (cancel, watchdog) = watch(leader, Arc::clone(&meter), Arc::clone(&stopped));
     let mut state = State::new(leader);
     let followed = state
         .start(&launch.places())
@@ -150,10 +156,10 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         state.kill_all();
     }
     let (bias, end) = followed?;
-    let end = if stopped.load(Ordering::SeqCst) {
-        End::Stopped
-    } else {
-        end
+    let end = match (stopped.load(Ordering::SeqCst), meter.fired()) {
+        (false, _) => end,
+        (true, Some(limit)) => End::Stopped(limit),
+        (true, None) => End::Interrupted,
     };
     let unbiased = |set: &BTreeSet<u64>| set.iter().map(|a| a.wrapping_sub(bias)).collect();
     let entered = unbiased(&state.part.entered);
@@ -169,24 +175,22 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
     })
 }
 
-/// A thread that kills the benchmark at its budget or at the user's interrupt, unless the
-/// returned sender is dropped first.
+/// A thread that kills the benchmark at a limit of `meter`'s budget or at the user's interrupt,
+/// unless the returned sender is dropped first.
 fn watch(
     leader: Pid,
-    budget: Duration,
+    meter: Arc<Meter>,
     stopped: Arc<AtomicBool>,
 ) -> (std::sync::mpsc::Sender<()>, std::thread::JoinHandle<()>) {
     let (cancel, cancelled) = std::sync::mpsc::channel::<()>();
-    let deadline = Instant::now() + budget;
     let watchdog = std::thread::spawn(move || {
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if left.is_zero() || crate::util::interrupt::interrupted() {
+            if meter.check(leader.as_raw()).is_some() || crate::util::interrupt::interrupted() {
                 stopped.store(true, Ordering::SeqCst);
                 let _ = signal::kill(leader, Signal::SIGKILL);
                 return;
             }
-            match cancelled.recv_timeout(left.min(Duration::from_millis(100))) {
+            match cancelled.recv_timeout(Duration::from_millis(100)) {
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 _ => return,
             }
@@ -366,6 +370,14 @@ impl State {
 
     /// Handles one stop or end; the benchmark's end when it is one.
     fn step(&mut self, status: WaitStatus) -> Result<Option<End>, String> {
+        if let Some(p) = status.pid()
+            && self
+                .tasks
+                .get(&p)
+                .is_some_and(|t| t.process == self.leader.as_raw())
+        {
+            self.part.stopped(p.as_raw());
+        }
         match status {
             WaitStatus::Exited(p, code) => return Ok(self.ended(p, End::Exited(code))),
             WaitStatus::Signaled(p, signal, _) => {
@@ -514,6 +526,7 @@ impl State {
             own_process: process == leader,
             threads: std::fs::read_dir(format!("/proc/{leader}/task"))
                 .map_or(usize::MAX, Iterator::count),
+            asleep: self.asleep_beside(p),
         };
         let children = self.tasks.values().any(|t| t.process != leader);
         let (entered_before, inside_before) = (self.part.routine_entered, self.part.inside());
@@ -544,6 +557,19 @@ impl State {
         Ok(true)
     }
 
+    /// How many threads of the benchmark's process other than `p` run none of its code: each
+    /// inside a system call whose start was seen (it stops again at the call's end, before any
+    /// of its code runs) and asleep there (`S` or `D` in `/proc`: not woken, so nothing the
+    /// thread at `p` did has handed it work yet).
+    fn asleep_beside(&self, p: Pid) -> usize {
+        let leader = self.leader.as_raw();
+        self.tasks
+            .iter()
+            .filter(|(t, task)| **t != p && task.process == leader && task.in_call.is_some())
+            .filter(|(t, _)| is_asleep(leader, t.as_raw()))
+            .count()
+    }
+
     /// A system-call stop of thread `p`: at its start, the call read (if it is on a path); at
     /// its end, logged with its result.
     fn syscall(&mut self, p: Pid) -> Result<(), String> {
@@ -571,6 +597,17 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// Whether thread `thread` of process `process` is asleep in the kernel (its state in
+/// `/proc/PID/task/TID/stat` is `S` or `D`).
+fn is_asleep(process: i32, thread: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{process}/task/{thread}/stat")).is_ok_and(|text| {
+        let state = text
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().next());
+        matches!(state, Some("S" | "D"))
+    })
 }
 
 /// The memory of thread `p`'s process, for reading and writing (as its tracer).

@@ -22,9 +22,12 @@
 //! of a set-up function.
 //!
 //! Where the state cannot be trusted, the timed part is unknown (why, in one line) and the trace
-//! goes on with one-shot breakpoints: a routine entered beside another thread, by a child
-//! process, or while a child process runs; a thread or process started inside it; its return
-//! reached by another thread or frame; a return address at a function's entry.
+//! goes on with one-shot breakpoints: a routine entered or left beside another thread that may be
+//! running (one asleep in a system call, which the tracer saw start, runs nothing: libtest's main
+//! thread waiting for the thread it runs the benchmark on), another thread of the process
+//! stopping while it runs ([`TimedPart::stopped`]), a routine entered by a child process or while
+//! one runs; a thread or process started inside it; its return reached by another thread or
+//! frame; a return address at a function's entry.
 
 use std::collections::BTreeSet;
 
@@ -102,6 +105,21 @@ impl TimedPart {
                 Err("its timed routine never returned".to_string())
             }
             None => Ok(self.timed),
+        }
+    }
+
+    /// Any stop of `thread`, a thread of the benchmark's process: inside a routine that another
+    /// thread runs, the part is lost. Why: the routine was entered only while every other thread
+    /// was asleep in a system call ([`Stop::asleep`]); one that stops (its call ended, a
+    /// breakpoint, a signal) runs the program's code beside the routine, and what it runs
+    /// cannot be placed inside or outside it.
+    pub fn stopped(&mut self, thread: i32) {
+        if self.routine.thread().is_some_and(|inside| inside != thread) {
+            self.lose(
+                "another thread of its process woke while the timed routine ran: what it ran \
+                 cannot be placed inside or outside it"
+                    .to_string(),
+            );
         }
     }
 
@@ -285,6 +303,58 @@ mod tests {
         // Lost: hits are one-shot from here, the return address's byte restored.
         assert_eq!(part.stop(&returned(), false), ONE_SHOT);
         assert!(part.finish().unwrap_err().contains("started inside"));
+    }
+
+    #[test]
+    fn a_routine_run_on_a_thread_of_its_own_beside_a_sleeping_one_has_its_part() {
+        // libtest's shape: the main thread asleep in a system call (waiting for the result), the
+        // benchmark on the thread it started, set-up and routine both.
+        let on_thread = |at: u64| Stop {
+            threads: 2,
+            asleep: 1,
+            ..stop(at)
+        };
+        let returned_on_thread = Stop {
+            threads: 2,
+            asleep: 1,
+            ..returned()
+        };
+        let mut part = part();
+        part.stop(&on_thread(SET_UP), false);
+        assert_eq!(
+            part.stop(&on_thread(ITER), false),
+            rewrite(&[SET_UP, BOTH, IN_LOOP, NEVER, RETURN])
+        );
+        part.stopped(7);
+        part.stop(&on_thread(IN_LOOP), false);
+        assert_eq!(
+            part.stop(&returned_on_thread, false),
+            rewrite(&[ITER, BOTH, NEVER])
+        );
+        // After the return, the main thread wakes (the result came): outside, nothing lost.
+        part.stopped(1);
+        assert_eq!(part.finish(), Ok(BTreeSet::from([ITER, IN_LOOP])));
+        // The other thread woke while the routine ran: unknown.
+        let mut woke = self::part();
+        woke.stop(&on_thread(ITER), false);
+        woke.stopped(1);
+        woke.stop(&returned_on_thread, false);
+        assert!(woke.finish().unwrap_err().contains("another thread"));
+        // The other thread running (not asleep in a call) when the routine was entered: unknown.
+        let mut running = self::part();
+        running.stop(
+            &Stop {
+                asleep: 0,
+                ..on_thread(ITER)
+            },
+            false,
+        );
+        assert!(
+            running
+                .finish()
+                .unwrap_err()
+                .contains("1 of them not asleep")
+        );
     }
 
     #[test]

@@ -674,4 +674,84 @@ mod tests {
             "{compared:?}"
         );
     }
+
+    /// One side built by `rustc -O` in `dir`: `strs.o` defines the string `text` after a string
+    /// `before` in `.rodata.str1.1`, under the global hidden name `symbol` (as ThinLTO promotes a
+    /// constant several codegen units read), and the executable's `reads` reads it from its own
+    /// object. Returns the code and the executed address of `reads`.
+    #[cfg(target_arch = "x86_64")]
+    fn promoted_string_side(
+        dir: &Path,
+        symbol: &str,
+        before: &str,
+        text: &str,
+    ) -> (LinkedCode, u64) {
+        let rustc = |args: &[&str]| {
+            let status = std::process::Command::new("rustc")
+                .current_dir(dir)
+                .args(["-O", "--edition", "2021", "-C", "codegen-units=1"])
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(status.success(), "rustc {args:?}");
+        };
+        std::fs::create_dir_all(dir).unwrap();
+        let strs = format!(
+            "std::arch::global_asm!(\".section .rodata.str1.1,\\\"aMS\\\",@progbits,1\", \
+             \".asciz \\\"{before}\\\"\", \".globl {symbol}\", \".hidden {symbol}\", \
+             \".type {symbol},@object\", \".size {symbol},2\", \"{symbol}:\", \
+             \".asciz \\\"{text}\\\"\", \".text\");\n"
+        );
+        std::fs::write(dir.join("strs.rs"), strs).unwrap();
+        let main = format!(
+            "unsafe extern \"C\" {{ #[link_name = \"{symbol}\"] static TEXT: [u8; 2]; }}\n\
+             #[inline(never)] #[unsafe(no_mangle)] pub extern \"C\" fn reads() -> u8 {{ \
+             unsafe {{ core::ptr::read_volatile(&raw const TEXT[0]) }} }}\n\
+             fn main() {{ std::process::exit(reads() as i32) }}\n"
+        );
+        std::fs::write(dir.join("main.rs"), main).unwrap();
+        rustc(&["--crate-type=lib", "--emit=obj", "-o", "strs.o", "strs.rs"]);
+        rustc(&["--emit=obj,link", "-C", "link-arg=strs.o", "main.rs"]);
+        let executable = dir.join("main");
+        let data = std::fs::read(&executable).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let reads = file
+            .symbols()
+            .find(|s| s.name() == Ok("reads"))
+            .unwrap()
+            .address();
+        let inputs = [dir.join("main.o"), dir.join("strs.o")];
+        (LinkedCode::open(&executable, &inputs).unwrap(), reads)
+    }
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn a_string_another_object_defines_is_its_entry_wherever_its_unit_puts_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let side = |name: &str, symbol: &str, before: &str, text: &str| {
+            promoted_string_side(&dir.path().join(name), symbol, before, text)
+        };
+        // useg-ascii's words::main: the same string (there `"\xc0"`, a `format!` template), its
+        // unit's other strings of another length.
+        let (base, executed) = side("base", "anon.aa.24.llvm.1", "criterion.rs", "x");
+        let (head, _) = side("head", "anon.bb.33.llvm.2", "bench.rs", "x");
+        let (other, _) = side("other", "anon.bb.33.llvm.2", "bench.rs", "y");
+        let executed = BTreeSet::from([executed]);
+        assert!(
+            matches!(
+                Comparer::new(&base, &head).compare(&executed),
+                CodeComparison::Same { .. }
+            ),
+            "{:?}",
+            Comparer::new(&base, &head).compare(&executed)
+        );
+        assert!(
+            matches!(
+                Comparer::new(&base, &other).compare(&executed),
+                CodeComparison::Differs { ref data, .. } if data == &["data of reads".to_string()]
+            ),
+            "{:?}",
+            Comparer::new(&base, &other).compare(&executed)
+        );
+    }
 }

@@ -355,23 +355,27 @@ impl Entry<'_> {
 /// The entry of merged constants `relocation` (of object `object`) refers to: through a symbol
 /// in that section, the entry at the symbol (as every linker finds it); through the section's
 /// own symbol, only with an absolute 64-bit relocation, whose addend is the entry's offset.
+/// An undefined symbol is its one global definition in another object: ThinLTO promotes a
+/// string constant that several codegen units read to a global (`anon.<module>.<n>.llvm.<hash>`)
+/// defined in one unit's `.rodata.str1.1`, where the unit's other strings decide its offset.
 fn entry<'a>(objects: &'a Objects, object: u32, relocation: &Relocation) -> Option<Entry<'a>> {
     let absolute = ABSOLUTE_64.contains(&relocation.r_type);
-    let (section, position, addend) = match relocation.target {
-        Target::Section(section) if absolute => (section, relocation.addend, 0),
+    let (object, section, position, addend) = match relocation.target {
+        Target::Section(section) if absolute => (object, section, relocation.addend, 0),
         Target::Symbol(at) => {
-            let symbol = objects.symbol((object, at))?;
+            let (object, symbol) = defining(objects, (object, at))?;
             let Place::Section(section) = symbol.place else {
                 return None;
             };
             if symbol.kind != SymbolKind::Section {
                 (
+                    object,
                     section,
                     i64::try_from(symbol.value).ok()?,
                     relocation.addend,
                 )
             } else if absolute {
-                (section, relocation.addend, 0)
+                (object, section, relocation.addend, 0)
             } else {
                 return None;
             }
@@ -388,6 +392,24 @@ fn entry<'a>(objects: &'a Objects, object: u32, relocation: &Relocation) -> Opti
         within: position as usize - start,
         addend,
     })
+}
+
+/// The symbol `at` where it is defined: itself when its object defines it, else the one global
+/// definition of its name among the other objects (`None` when there is not exactly one).
+fn defining(objects: &Objects, at: (u32, u32)) -> Option<(u32, &super::objects::Symbol)> {
+    let symbol = objects.symbol(at)?;
+    if symbol.place != Place::Undefined {
+        return Some((at.0, symbol));
+    }
+    let mut globals = objects.definitions_of(&symbol.name).iter().filter(|d| {
+        objects
+            .symbol(**d)
+            .is_some_and(|s| !s.local && s.name == symbol.name)
+    });
+    let (Some(found), None) = (globals.next(), globals.next()) else {
+        return None;
+    };
+    Some((found.0, objects.symbol(*found)?))
 }
 
 /// The target of a relocation of object `object`.

@@ -54,6 +54,7 @@ fn build(
                 BuildEvent::NeedsFeatures(gated) => format!("needs features {gated:?}"),
                 BuildEvent::NotSelected(package) => format!("not selected {package:?}"),
                 BuildEvent::Relinking { target } => format!("relinking {target}"),
+                BuildEvent::LinkKept { target } => format!("link kept {target}"),
                 BuildEvent::LayoutsUnavailable { target, reason, .. } => {
                     format!("layouts unavailable {target}: {reason}")
                 }

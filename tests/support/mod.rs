@@ -631,8 +631,7 @@ pub fn quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
 }
 
 /// `--layouts 1`, for the tests whose subject is not code layouts: cargo's build alone. A build
-/// with more layouts runs cargo a second time to keep its link inputs, and relinks a layout
-/// for each new round; the key of a build holds its layout count, so the build of a `--list`
+/// with more layouts keeps its link inputs, and relinks a layout for each new round; the key of a build holds its layout count, so the build of a `--list`
 /// (always one layout) serves the run after it only at one layout.
 pub const ONE_LAYOUT: &[&str] = &["--layouts", "1"];
 

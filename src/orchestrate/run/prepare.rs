@@ -477,8 +477,18 @@ impl BuildLog {
             BuildEvent::Finished => {}
             BuildEvent::NeedsFeatures(gated) => self.needs_features.push(gated.clone()),
             BuildEvent::NotSelected(package) => self.unselected.push(package.clone()),
-            BuildEvent::Relinking { target } => progress.step_message(&format!(
-                "building {label}: {target} for its {layouts} code layouts"
+            BuildEvent::Relinking { target } => {
+                progress.step_message(&format!(
+                    "building {label}: {target} for its {layouts} code layouts"
+                ));
+                progress.detail(&format!(
+                    "{label}: compiling {target} once more for its {layouts} code layouts (its \
+                     build kept no link of it)"
+                ));
+            }
+            BuildEvent::LinkKept { target } => progress.detail(&format!(
+                "{label}: {target}: its {layouts} code layouts relink the objects its build \
+                 kept (no second compilation)"
             )),
             BuildEvent::LayoutsUnavailable {
                 package,

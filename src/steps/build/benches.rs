@@ -136,6 +136,7 @@ pub(super) fn finish_benches(
         cargo,
         opts,
         kind: layout::RelinkedKind::Bench,
+        printed: &parsed.printed,
     };
     let layouts = relink_layouts(&relinker, &parsed.benches, bin_dir, on_event);
     let built = Built {
@@ -346,14 +347,12 @@ pub(crate) fn layouts_of(
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Layouts, String> {
     if relinker.opts.layouts <= 1 {
+        relinker.save_kept_link(artifact);
         return Ok(Layouts {
             unavailable: Some(ONE_LAYOUT.to_string()),
             ..Layouts::default()
         });
     }
-    on_event(BuildEvent::Relinking {
-        target: &artifact.target,
-    });
     let link = relinker.template(artifact, on_event)?;
     let names = crate::steps::build::layout::names_of_the_same_program(&link, &artifact.executable);
     link.remove_unlinked_intermediates();
@@ -438,14 +437,33 @@ pub(super) fn compile_benches(
     // Bench targets cargo built in some run: their `required-features` are evidently enabled.
     let mut built: Vec<(String, String)> = Vec::new();
     let mut earlier_errors: Vec<String> = Vec::new();
+    // What rustc printed in every run: the link commands of the bench units each compiled.
+    let mut printed: Vec<String> = Vec::new();
+    let crates = bench_crate_names(packages);
+    let mut keep_links = true;
     loop {
-        let (parsed, stderr_tail, status) = run_cargo(
-            cargo.command(&attempt),
+        let mut command = cargo.command(&attempt);
+        if keep_links {
+            layout::keep_links(&mut command, Some(&crates), cargo.shared_target_dir);
+        }
+        let (mut parsed, stderr_tail, status) = run_cargo(
+            command,
             cargo.workspace_dir,
             cargo.one_path.as_ref(),
             on_event,
         )?;
+        printed.append(&mut parsed.printed);
+        let failed_run = !status.success() || parsed.success == Some(false);
+        if failed_run && keep_links && layout::linker_refused(&parsed.errors()) {
+            // A linker without ordering files (GNU ld): cargo's build as the user has it, and
+            // each target's relink then says why it has no layouts.
+            layout::note_linker_refused(cargo.shared_target_dir);
+            keep_links = false;
+            printed.clear();
+            continue;
+        }
         if status.success() && parsed.success != Some(false) {
+            parsed.printed = printed;
             let asked = asked_bench_targets(packages, &built, &parsed.benches);
             return Ok(Compiled {
                 not_compiled: not_compiled(&failed, &asked, packages),
@@ -481,6 +499,21 @@ pub(super) fn compile_benches(
             }
         }
     }
+}
+
+/// The crate names of the bench targets a build may compile (a target `my-bench` is crate
+/// `my_bench`): those it asks for and those gated on features, whose compilations keep what
+/// links their layouts ([`layout::keep_links`]).
+fn bench_crate_names(packages: &WorkspacePackages) -> Vec<String> {
+    let targets = packages.bench_targets.iter().map(|(_, target)| target);
+    let gated = packages
+        .feature_gated
+        .iter()
+        .map(|(_, gated)| &gated.target);
+    sorted_names(targets.chain(gated).map(String::as_str))
+        .into_iter()
+        .map(|name| name.replace('-', "_"))
+        .collect()
 }
 
 /// The bench targets the build is asked for, as (package id, target name): those without

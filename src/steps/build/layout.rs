@@ -11,22 +11,37 @@
 //! of head should place the code the two revisions share alike, so that the round compares the
 //! revisions in (nearly) the same layout.
 //!
-//! Layout 0 is cargo's own build, the executable the user's `cargo bench` makes. For the others,
-//! the target is linked once more by the build that made it: the side's own cargo command again
-//! (`cargo bench --no-run`, or `cargo build --profile P` for a program, with the build's package
-//! selection, features, profile and target directory), narrowed to the target (`--bench T`,
-//! `--bin T`), with cargo's executable of the target moved aside so that cargo compiles that unit
-//! again and no other, and the compiler wrapper ([`super::normalize`]) adding to that one
-//! compilation `-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps --print
-//! link-args`. The wrapper recognises it by the executable's file name (`--crate-name` and
-//! `-C extra-filename`, which name the unit), so cargo never sees the arguments: the unit keeps
-//! its fingerprint, file name and dependencies, those of the build's own feature resolution over
-//! the workspace, and the objects are those of the executable measured (checked on a workspace
-//! where another member turns on a feature of a shared dependency, `tests/end_to_end/layouts.rs`:
-//! the layouts have the functions of cargo's executable; on a one-package crate with cargo 1.95
-//! the relink's own executable came out byte-identical to cargo's, and `cargo bench -v` ran
-//! rustc for that unit alone). Cargo's executable is put back
-//! afterwards, so layout 0 stays the one cargo linked. An empty ordering file leaves the linker's
+//! Layout 0 is cargo's own build, the executable the user's `cargo bench` makes. The others link
+//! the objects of that very compilation again: in the side's own build, the compiler wrapper
+//! ([`super::normalize`]) adds `-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps
+//! --print link-args` to the compilation of each bench target (each program of a program build)
+//! ([`keep_links`]: by crate name; never to a build script or a proc macro). Cargo never sees
+//! the arguments: the unit keeps its fingerprint, file name and dependencies, those of the
+//! build's own feature resolution over the workspace, and a plain `cargo bench` after ours finds
+//! it up to date. rustc keeps the objects it gives the linker and prints the link command, which
+//! cargo passes on, and each target takes its own ([`LinkCommand::printed_for`]). The arguments
+//! change nothing of the executable: with and without them, rustc 1.95 linked a byte-identical
+//! bench executable under the default bench profile, thin LTO, and fat LTO with one codegen unit
+//! (a one-package crate, and toml's `toml_benchmarks` with `lto = true`, `codegen-units = 1` and
+//! line tables; `tests/orchestration/layouts.rs` checks it under fat LTO). So a target is
+//! compiled once per side, layouts or not. Before, each was compiled a second time for its
+//! layouts, which under fat LTO is a second whole-program optimisation per target and side
+//! (toml's `toml-release` trial did not get through its base's build, docs/design/field-trials.md).
+//!
+//! Where the build could not keep the link (cargo found the unit up to date, compiled without the
+//! arguments by an earlier version and no command saved since; or the linker refused them: GNU
+//! ld has no ordering files, and the build that failed on it runs again without them, which the
+//! target directory remembers, [`note_linker_refused`]), the target is linked once more by the
+//! build that made it, which then fails as before and says why: the side's own cargo
+//! command again (`cargo bench --no-run`, or `cargo build --profile P` for a program, with the
+//! build's package selection, features, profile and target directory), narrowed to the target
+//! (`--bench T`, `--bin T`), with cargo's executable of the target moved aside so that cargo
+//! compiles that unit again and no other, and the wrapper adding the same arguments to that one
+//! compilation, which it recognises by the executable's file name (`--crate-name` and `-C
+//! extra-filename`, which name the unit; checked on a workspace where another member turns on a
+//! feature of a shared dependency, `tests/end_to_end/layouts.rs`: the layouts have the functions
+//! of cargo's executable). Cargo's executable is put back afterwards, so layout 0 stays the one
+//! cargo linked. An empty ordering file leaves the linker's
 //! order alone, the extra arguments change no crate's `-C metadata` and no code (the symbol
 //! names, and with them codegen-unit partitioning and inlining, stay those of layout 0),
 //! `-C save-temps` keeps the objects the linker is given and `--print link-args` prints its
@@ -97,6 +112,39 @@ pub struct Relinker<'a> {
     pub(crate) cargo: &'a CargoBuild<'a>,
     pub opts: &'a BuildOptions,
     pub kind: RelinkedKind<'a>,
+    /// What rustc printed in the build that made the executables ([`ParsedBuild::printed`]):
+    /// the link commands of the units it compiled with [`keep_links`].
+    pub printed: &'a [String],
+}
+
+/// Makes the build `command` runs keep what links the layouts of the executables it compiles:
+/// the compilations of the bench targets of crate names `crates` (of every executable but build
+/// scripts when `None`: a program build's `bin` targets) get the template's arguments
+/// ([`template_args`]) from the compiler wrapper, which cargo does not see. Also with one layout
+/// (`--list` builds so): the executable is the same, and a later run with layouts then finds
+/// the link kept rather than compiling the target again. Nothing without the wrapper, nor in a
+/// target directory whose linker refused the arguments before ([`note_linker_refused`]).
+pub(super) fn keep_links(
+    command: &mut std::process::Command,
+    crates: Option<&[String]>,
+    target_dir: &Path,
+) {
+    if !refused_marker(target_dir).exists() {
+        super::normalize::add_to_executables(command, crates, &template_args());
+    }
+}
+
+/// Remembers that the linker of builds into `target_dir` refused the template's ordering file
+/// ([`linker_refused`]), so that later builds there do not fail their first link and compile
+/// again (GNU ld, the default linker of some targets): their targets are relinked once more
+/// instead, which says why they have no layouts. Failure to write it only costs that.
+pub(super) fn note_linker_refused(target_dir: &Path) {
+    let _ = std::fs::write(refused_marker(target_dir), "--symbol-ordering-file\n");
+}
+
+/// The file in a target directory that says its linker refused ordering files.
+fn refused_marker(target_dir: &Path) -> PathBuf {
+    target_dir.join("perfdiff-linker-refuses-ordering-files")
 }
 
 /// The kind of target a [`Relinker`] relinks, and the profile it was built with.
@@ -158,19 +206,42 @@ impl Relinker<'_> {
         }
     }
 
-    /// Links `artifact` again in the build that made it: its unit's executable moved aside, the
-    /// build's cargo command run again with the template's arguments added to that unit alone,
-    /// and cargo's executable put back. The command saved by the last relink serves when cargo
-    /// has not compiled the unit since.
+    /// Saves the link command the build printed for `artifact` beside its executable, and removes
+    /// the bitcode `-C save-temps` left, linking nothing: a build with one layout, after which a
+    /// run with layouts takes the command ([`LinkCommand::saved_since`]) rather than compiling
+    /// the target once more.
+    pub fn save_kept_link(&self, artifact: &BenchArtifact) {
+        let kept = unit_executable(artifact)
+            .ok()
+            .and_then(|unit| LinkCommand::printed_for(self.printed, &unit));
+        if let Some(kept) = kept {
+            kept.remove_unlinked_intermediates();
+        }
+    }
+
+    /// The link of `artifact` as the build that made it kept it: the command rustc printed when
+    /// it compiled the unit with [`keep_links`], or the one saved when it last did and cargo has
+    /// not compiled the unit since. Else (a unit compiled without them: by an earlier version,
+    /// or where the linker refused them) linked again in that build: its unit's executable moved
+    /// aside, the build's cargo command run again with the template's arguments added to that
+    /// unit alone, and cargo's executable put back.
     fn relink_in_the_build(
         &self,
         artifact: &BenchArtifact,
         on_event: &mut dyn FnMut(BuildEvent),
     ) -> Result<LinkCommand, String> {
         let unit = unit_executable(artifact)?;
-        if let Some(saved) = LinkCommand::saved_since(&unit) {
-            return Ok(saved);
+        let kept = LinkCommand::printed_for(self.printed, &unit)
+            .or_else(|| LinkCommand::saved_since(&unit));
+        if let Some(kept) = kept {
+            on_event(BuildEvent::LinkKept {
+                target: &artifact.target,
+            });
+            return Ok(kept);
         }
+        on_event(BuildEvent::Relinking {
+            target: &artifact.target,
+        });
         let failed = |path: &Path, e: std::io::Error| format!("{}: {e}", path.display());
         let mut aside = unit.clone().into_os_string();
         aside.push(".perfdiff-cargo");
@@ -254,6 +325,9 @@ impl Relinker<'_> {
         artifact: &BenchArtifact,
         on_event: &mut dyn FnMut(BuildEvent),
     ) -> Result<LinkCommand, String> {
+        on_event(BuildEvent::Relinking {
+            target: &artifact.target,
+        });
         let executable = match self.link_through_cargo(artifact, on_event)? {
             (_, Some(link)) => return Ok(link),
             (executable, None) => executable,
@@ -292,6 +366,17 @@ impl Relinker<'_> {
     }
 }
 
+/// Whether a build's `errors` say that the linker refused the template's ordering file
+/// ([`keep_links`]; GNU ld has no `--symbol-ordering-file`): the build is then run again
+/// without it, as the user runs it. The linker's complaint, not the command line rustc quotes
+/// (`= note: "cc" … "-Wl,--symbol-ordering-file=/dev/null"`), names the option.
+pub(super) fn linker_refused(errors: &str) -> bool {
+    errors.lines().any(|line| {
+        let line = line.trim();
+        line.contains("--symbol-ordering-file") && !line.starts_with("= note: \"")
+    })
+}
+
 /// The function names of the objects `link` links, when they are the program cargo built
 /// (`executable`, layout 0): every Rust function of the executable is among them. Otherwise the
 /// reason, for a target left with layout 0 alone. A relink in the build links the build's own
@@ -319,10 +404,11 @@ fn another_program(missing: usize, of: usize) -> String {
     )
 }
 
-/// The arguments the wrapper adds to the relinked unit's compilation: the template's empty
-/// ordering file, the objects kept, the link command printed. None changes the code
-/// ([`super::normalize`] leaves them out of `-C metadata`).
-fn template_args() -> Vec<String> {
+/// The arguments the wrapper adds to the compilations of the executables whose layouts are
+/// linked: the template's empty ordering file, the objects kept, the link command printed. None
+/// changes the code ([`super::normalize`] leaves them out of `-C metadata`; the executable is
+/// byte for byte the same, `tests/orchestration/layouts.rs`).
+pub fn template_args() -> Vec<String> {
     let mut args = vec!["-C".to_string(), template_link_arg()];
     args.extend(["-C", "save-temps", "--print", "link-args"].map(String::from));
     args
@@ -455,6 +541,18 @@ mod tests {
             failure_reason("", &[]),
             "cargo rustc failed without a message"
         );
+    }
+
+    #[test]
+    fn a_linker_that_refuses_the_ordering_file_is_told_from_the_command_it_ran() {
+        let refused = "error: linking with `cc` failed: exit status: 1\n  |\n  = note: \"cc\" \"-m64\" \"-Wl,--symbol-ordering-file=/dev/null\"\n  = note: /usr/bin/ld.bfd: unrecognized option '--symbol-ordering-file=/dev/null'\n";
+        assert!(linker_refused(refused));
+        // Another link error, whose command line names the option too, is the build's own.
+        let other = "error: linking with `cc` failed: exit status: 1\n  = note: \"cc\" \"-Wl,--symbol-ordering-file=/dev/null\"\n  = note: rust-lld: error: undefined symbol: missing\n";
+        assert!(!linker_refused(other));
+        assert!(!linker_refused(
+            "error[E0425]: cannot find value `x` in this scope"
+        ));
     }
 
     #[test]

@@ -104,6 +104,30 @@ impl LinkCommand {
             None if commands.len() == 1 => commands.into_iter().next(),
             None => None,
         }?;
+        Some(fresh.saved_for(executable))
+    }
+
+    /// The command rustc printed in `printed` that linked `executable` (named by that path, or
+    /// by another path to the same file), saved beside it as [`Self::printed`] saves it. A
+    /// build that compiled several executables printed one command for each, and one it found
+    /// up to date printed none: another's is never taken for it.
+    pub(super) fn printed_for(printed: &[String], executable: &Path) -> Option<Self> {
+        let same_file = |output: &Path| {
+            use std::os::unix::fs::MetadataExt;
+            let id = |path: &Path| std::fs::metadata(path).map(|m| (m.dev(), m.ino())).ok();
+            id(output).is_some() && id(output) == id(executable)
+        };
+        printed
+            .iter()
+            .filter_map(|line| LinkCommand::parse(line))
+            .find(|link| link.output() == executable || same_file(link.output()))
+            .map(|fresh| fresh.saved_for(executable))
+    }
+
+    /// This command, saved beside `executable` (replacing the one saved before, whose
+    /// temporary directory is removed).
+    fn saved_for(self, executable: &Path) -> Self {
+        let fresh = self;
         let saved_at = saved_path(executable);
         let saved = Self::read_saved(&saved_at);
         if let Some(old) = saved.filter(|old| old.temp_dirs() != fresh.temp_dirs()) {
@@ -112,7 +136,7 @@ impl LinkCommand {
             });
         }
         let _ = std::fs::write(&saved_at, &fresh.line);
-        Some(fresh)
+        fresh
     }
 
     /// The command saved when `executable` was last relinked in its build, if cargo has not

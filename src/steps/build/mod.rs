@@ -269,9 +269,13 @@ pub enum BuildEvent<'a> {
     /// A workspace member with bench targets that the build does not select (not `-p`, not a
     /// default member).
     NotSelected(&'a UnselectedPackage),
-    /// Bench target (or program) `target` is being linked once more through cargo, which keeps
-    /// what links its other code layouts ([`crate::steps::build::layout`]).
+    /// Bench target (or program) `target` is being compiled and linked once more through cargo,
+    /// which keeps what links its other code layouts ([`crate::steps::build::layout`]): its
+    /// build could not keep it (a unit compiled without the wrapper's arguments).
     Relinking { target: &'a str },
+    /// What links the other code layouts of bench target (or program) `target` was kept by the
+    /// build's own compilation of it ([`crate::steps::build::layout`]): it is not compiled again.
+    LinkKept { target: &'a str },
     /// Bench target `target` of package `package` could not be relinked in another layout, for
     /// `reason`; it is measured in cargo's build alone.
     LayoutsUnavailable {

@@ -36,10 +36,12 @@
 //! link resolved) is remapped too. Unit tests below; end to end in
 //! `tests/end_to_end/repository_shapes.rs`.
 //!
-//! The wrapper also serves the code layouts' relink ([`super::layout`]): on the relink's cargo
-//! command ([`add_to_unit`]) it adds the link arguments the relink needs to the compilation of
-//! the one executable named there, after the hash is taken, so that unit is the build's own
-//! (its fingerprint, file name, dependencies and features) and cargo never sees them.
+//! The wrapper also keeps what links the code layouts ([`super::layout`]): on a build's cargo
+//! command ([`add_to_executables`]) it adds the link arguments the layouts need to the
+//! compilations of the bench targets (or programs) named there, and on the narrowed re-run of a
+//! build that could not keep them ([`add_to_unit`]) to the one executable named there; after the
+//! hash is taken, so that unit is the build's own (its fingerprint, file name, dependencies and
+//! features) and cargo never sees them. Build scripts and proc macros never get them.
 
 use std::ffi::OsString;
 use std::hash::Hasher;
@@ -65,6 +67,12 @@ const ROOT_PLACEHOLDER: &str = "<checkout>";
 /// Set on the cargo command of a relink ([`super::layout`]): the file name of the executable
 /// (`<crate name><extra-filename>`) whose compilation gets the arguments of [`UNIT_ARGS_VARIABLE`].
 const UNIT_VARIABLE: &str = "CARGO_PERFDIFF_RELINK_UNIT";
+/// Set on the cargo command of a build that keeps what links its layouts ([`super::layout`]):
+/// the crate names of the executables (bench targets) whose compilations get the arguments of
+/// [`UNIT_ARGS_VARIABLE`], one a line, or [`EVERY_EXECUTABLE`].
+const EXECUTABLES_VARIABLE: &str = "CARGO_PERFDIFF_KEEP_LINKS";
+/// Every executable the build compiles but build scripts (a program build's `bin` targets).
+const EVERY_EXECUTABLE: &str = "*";
 /// Those arguments, one a line.
 const UNIT_ARGS_VARIABLE: &str = "CARGO_PERFDIFF_RELINK_ARGS";
 
@@ -122,11 +130,52 @@ pub(super) fn add_to_unit(command: &mut Command, file_name: &str, args: &[String
     }
 }
 
-/// The arguments `extra` (one a line) when `args` compile the executable named `unit`
+/// Adds `args` to the compilations of the executables of crate names `crates` (a bench target
+/// `my-bench` is crate `my_bench`), or of every executable but build scripts when `crates` is
+/// `None`, in the build `command` runs; as [`add_to_unit`], cargo does not see them. Without
+/// the wrapper, adds nothing.
+pub(super) fn add_to_executables(
+    command: &mut Command,
+    crates: Option<&[String]>,
+    args: &[String],
+) {
+    if enabled() {
+        let crates = crates.map_or_else(|| EVERY_EXECUTABLE.to_string(), |names| names.join("\n"));
+        command
+            .env(EXECUTABLES_VARIABLE, crates)
+            .env(UNIT_ARGS_VARIABLE, args.join("\n"));
+    }
+}
+
+/// Which compilations get the extra arguments: the executable of one file name ([`add_to_unit`]),
+/// and those of some crate names or of every crate but build scripts ([`add_to_executables`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Chosen<'a> {
+    /// `<crate name><extra-filename>`.
+    unit: Option<&'a str>,
+    /// Crate names one a line, or [`EVERY_EXECUTABLE`].
+    crates: Option<&'a str>,
+}
+
+impl Chosen<'_> {
+    /// Whether the compilation of an executable of crate `name` with file name `file_name` is
+    /// chosen.
+    fn contains(&self, name: &str, file_name: &str) -> bool {
+        let by_crate = |crates: &str| match crates {
+            EVERY_EXECUTABLE => true,
+            crates => crates.lines().any(|c| c == name),
+        };
+        self.unit == Some(file_name)
+            || (!name.starts_with("build_script_") && self.crates.is_some_and(by_crate))
+    }
+}
+
+/// The arguments `extra` (one a line) when `args` compile an executable that `chosen` names
 /// (`--crate-name` and `-C extra-filename` give its file name; `--test`, `--crate-type bin` or
 /// no `--crate-type` at all, as cargo compiles a bench target without a harness, an
-/// executable); nothing for any other compilation.
-fn unit_args(args: &[String], unit: &str, extra: &str) -> Vec<String> {
+/// executable); nothing for any other compilation (a library, a proc macro, a build script
+/// unless named by file).
+fn unit_args(args: &[String], chosen: Chosen, extra: &str) -> Vec<String> {
     let mut crate_name = None;
     let mut extra_filename = "";
     let mut i = 0;
@@ -141,7 +190,8 @@ fn unit_args(args: &[String], unit: &str, extra: &str) -> Vec<String> {
             _ => {}
         }
     }
-    let named = crate_name.is_some_and(|name| format!("{name}{extra_filename}") == unit);
+    let named =
+        crate_name.is_some_and(|name| chosen.contains(name, &format!("{name}{extra_filename}")));
     match named && compiles_an_executable(args) {
         true => extra.lines().map(String::from).collect(),
         false => Vec::new(),
@@ -211,10 +261,15 @@ pub fn run_if_asked() -> Option<i32> {
         None => args,
     };
     let unit = std::env::var(UNIT_VARIABLE).ok();
+    let crates = std::env::var(EXECUTABLES_VARIABLE).ok();
     let extra = std::env::var(UNIT_ARGS_VARIABLE).ok();
-    if let (Some(strings), Some(unit), Some(extra)) = (&strings, unit, extra) {
+    if let (Some(strings), Some(extra)) = (&strings, extra) {
+        let chosen = Chosen {
+            unit: unit.as_deref(),
+            crates: crates.as_deref(),
+        };
         args.extend(
-            unit_args(strings, &unit, &extra)
+            unit_args(strings, chosen, &extra)
                 .into_iter()
                 .map(OsString::from),
         );
@@ -604,25 +659,67 @@ mod tests {
         assert!(relink.args.contains(&"save-temps".to_string()));
     }
 
+    /// The compilation of the executable of file name `unit` alone (the narrowed re-run).
+    fn unit(unit: &str) -> Chosen<'_> {
+        Chosen {
+            unit: Some(unit),
+            crates: None,
+        }
+    }
+
+    /// The compilations of the executables of crate names `crates` (one a line, or `*`).
+    fn crates(crates: &str) -> Chosen<'_> {
+        Chosen {
+            unit: None,
+            crates: Some(crates),
+        }
+    }
+
+    /// A bench target without a harness, as cargo 1.95 compiles it: no `--crate-type`.
+    const BENCH: &str = "--crate-name mixes --edition=2021 b/benches/mixes.rs --emit=dep-info,link \
+                         -C opt-level=3 -C metadata=aa -C extra-filename=-0123abcd --out-dir /t/deps";
+
     #[test]
     fn the_relink_s_arguments_go_to_the_one_executable_they_name() {
         let extra = "-C\nsave-temps\n--print\nlink-args";
         let added = ["-C", "save-temps", "--print", "link-args"];
-        // A bench target without a harness, as cargo 1.95 compiles it: no `--crate-type`.
-        let bench = "--crate-name mixes --edition=2021 b/benches/mixes.rs --emit=dep-info,link \
-                     -C opt-level=3 -C metadata=aa -C extra-filename=-0123abcd --out-dir /t/deps";
-        assert_eq!(unit_args(&args(bench), "mixes-0123abcd", extra), added);
-        let program = bench.replace("--emit", "--crate-type bin --emit");
-        assert_eq!(unit_args(&args(&program), "mixes-0123abcd", extra), added);
+        let chosen = unit("mixes-0123abcd");
+        assert_eq!(unit_args(&args(BENCH), chosen, extra), added);
+        let program = BENCH.replace("--emit", "--crate-type bin --emit");
+        assert_eq!(unit_args(&args(&program), chosen, extra), added);
         // A libtest bench target (`--test`), and the joined form of the option.
-        let harness = bench.replace("--emit", "--test --emit");
+        let harness = BENCH.replace("--emit", "--test --emit");
         let harness = harness.replace("-C extra-filename", "-Cextra-filename");
-        assert_eq!(unit_args(&args(&harness), "mixes-0123abcd", extra), added);
+        assert_eq!(unit_args(&args(&harness), chosen, extra), added);
         // Another unit, and the library of the same name and hash, get nothing.
-        assert!(unit_args(&args(bench), "mixes-ffff", extra).is_empty());
-        let library = bench.replace("--emit", "--crate-type lib --emit");
-        assert!(unit_args(&args(&library), "mixes-0123abcd", extra).is_empty());
-        assert!(unit_args(&args("-vV"), "mixes-0123abcd", extra).is_empty());
+        assert!(unit_args(&args(BENCH), unit("mixes-ffff"), extra).is_empty());
+        let library = BENCH.replace("--emit", "--crate-type lib --emit");
+        assert!(unit_args(&args(&library), chosen, extra).is_empty());
+        assert!(unit_args(&args("-vV"), chosen, extra).is_empty());
+        assert!(unit_args(&args(BENCH), Chosen::default(), extra).is_empty());
+    }
+
+    #[test]
+    fn a_build_s_bench_targets_get_the_arguments_and_build_scripts_and_proc_macros_do_not() {
+        let extra = "-C\nsave-temps";
+        let added = ["-C", "save-temps"];
+        // The build's bench targets by crate name (`my-bench` is `my_bench`), whatever its hash.
+        for chosen in [crates("other\nmixes"), crates("*")] {
+            assert_eq!(unit_args(&args(BENCH), chosen, extra), added);
+            let harness = BENCH.replace("--emit", "--test --emit");
+            assert_eq!(unit_args(&args(&harness), chosen, extra), added);
+        }
+        assert!(unit_args(&args(BENCH), crates("other"), extra).is_empty());
+        // A build script is an executable too (`--crate-type bin`), a proc macro is not: neither
+        // gets them, not even from `*`.
+        let script = "--crate-name build_script_build --edition=2021 build.rs --crate-type bin \
+                      --emit=dep-info,link -C extra-filename=-77 --out-dir /t/build/x-77";
+        for chosen in [crates("*"), crates("build_script_build")] {
+            assert!(unit_args(&args(script), chosen, extra).is_empty());
+        }
+        let proc_macro = BENCH.replace("--emit", "--crate-type proc-macro --emit");
+        assert!(unit_args(&args(&proc_macro), crates("*"), extra).is_empty());
+        assert!(unit_args(&args(&proc_macro), crates("mixes"), extra).is_empty());
     }
 
     #[test]

@@ -118,14 +118,7 @@ pub fn build_programs(
             )
         },
         |(cargo, parsed), on_event| {
-            let programs = copy_layouts(
-                &cargo,
-                &parsed.programs,
-                opts,
-                profile,
-                &programs_dir,
-                on_event,
-            )?;
+            let programs = copy_layouts(&cargo, &parsed, opts, profile, &programs_dir, on_event)?;
             // A workspace with no bin target copies nothing, and its (empty) build is kept all
             // the same.
             site.create_kept_dir()?;
@@ -158,12 +151,23 @@ fn compile_programs<'a>(
     .map(String::from)
     .to_vec();
     args.extend(package_args(opts));
-    let (parsed, stderr_tail, status) = build::run_cargo(
-        cargo.cargo(&args),
-        workspace_dir,
-        cargo.one_path.as_ref(),
-        on_event,
-    )?;
+    let mut command = cargo.cargo(&args);
+    // `--bins` compiles the programs and build scripts alone: every program keeps its link.
+    crate::steps::build::layout::keep_links(&mut command, None, shared_target_dir);
+    let (mut parsed, mut stderr_tail, mut status) =
+        build::run_cargo(command, workspace_dir, cargo.one_path.as_ref(), on_event)?;
+    let failed = !status.success() || parsed.success == Some(false);
+    if failed && crate::steps::build::layout::linker_refused(&parsed.errors()) {
+        // A linker without ordering files: the programs as the user builds them, and each
+        // relink then says why there are no layouts.
+        crate::steps::build::layout::note_linker_refused(shared_target_dir);
+        (parsed, stderr_tail, status) = build::run_cargo(
+            cargo.cargo(&args),
+            workspace_dir,
+            cargo.one_path.as_ref(),
+            on_event,
+        )?;
+    }
     if !status.success() || parsed.success == Some(false) {
         let mut diagnostics = parsed.errors();
         if diagnostics.is_empty() {
@@ -193,14 +197,15 @@ fn package_args(opts: &BuildOptions) -> Vec<String> {
 /// every program), and `on_event` hears why.
 fn copy_layouts(
     cargo: &CargoBuild,
-    artifacts: &[build::BenchArtifact],
+    parsed: &ParsedBuild,
     opts: &BuildOptions,
     profile: &str,
     programs_dir: &Path,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Programs, BuildError> {
     let cargo_dir = programs_dir.join("cargo");
-    let mut artifacts: Vec<(String, &build::BenchArtifact)> = artifacts
+    let mut artifacts: Vec<(String, &build::BenchArtifact)> = parsed
+        .programs
         .iter()
         .map(|a| {
             (
@@ -220,6 +225,7 @@ fn copy_layouts(
         cargo,
         opts,
         kind: RelinkedKind::Bin { profile },
+        printed: &parsed.printed,
     };
     let cargo_only = |names, why: Option<String>| Programs {
         layout_dirs: vec![cargo_dir.clone()],

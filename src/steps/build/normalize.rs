@@ -23,9 +23,10 @@
 //! library directories and cargo's file-name hash, and without its `--extern` dependencies
 //! ([`normalise`]): a dependency added that a crate's code does not reach changes none of its
 //! symbols, whether a dev-dependency of a bench target (unicode-segmentation's `proptest`) or a
-//! library's new dependency for one module (html5ever's `memchr`, for its serializer, which
-//! renamed every function of the tokenizer). The package version is not an argument (cargo passes it in
-//! `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
+//! library's new dependency for one module (html5ever's `memchr` for its serializer renamed
+//! every function of html5ever, and, `memchr` being compiled with one more feature, of every
+//! crate above `memchr`, criterion included). The package version is not an argument (cargo
+//! passes it in `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
 //! (`env!("CARGO_PKG_VERSION")`) still compiles the new one in. It also maps the checkout's root to
 //! `.` in file names compiled into the code (`--remap-path-prefix`: `file!()`, panic locations
 //! of crates outside the workspace, which cargo names by absolute path).

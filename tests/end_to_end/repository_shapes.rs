@@ -216,6 +216,48 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 }
 
 #[test]
+fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_not_reach() {
+    // html5ever's #740 added `memchr` to the library's dependencies for its serializer: one more
+    // `--extern` to the library, and when that went into its symbol hashes, every function of
+    // the library (and of the crates above it) was renamed, and the tokenizer's benchmarks,
+    // which the change does not reach, were measured for "changed code".
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    write_library_package(&repo.join("helper"), "helper", "");
+    std::fs::write(
+        repo.join("helper/src/lib.rs"),
+        "pub fn triple(x: u64) -> u64 {\n    x.wrapping_mul(3)\n}\n",
+    )
+    .unwrap();
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        format!("{manifest}\n[dependencies]\nhelper = {{ path = \"helper\" }}\n"),
+    )
+    .unwrap();
+    replace_in(
+        &repo,
+        "src/lib.rs",
+        "s.wrapping_add(i * 3)",
+        "s.wrapping_add(helper::triple(i) ^ 1)",
+    );
+    commit_all(&repo, "sum uses a new dependency");
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    let changed = bench_entry(&report, "sum")["selection"].to_string();
+    assert!(changed.contains("shapelib::sum"), "{changed}");
+}
+
+#[test]
 fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides() {
     let _guard = measuring_lock();
     let dir = scratch();

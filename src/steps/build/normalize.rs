@@ -20,11 +20,13 @@
 //! as that wrapper ([`run_if_asked`], set on cargo's command by [`apply`]). For each compilation it
 //! replaces cargo's `-C metadata` by a hash of what decides the crate's code and nothing else:
 //! rustc's arguments with the checkout's root replaced by a placeholder, without the output and
-//! library directories and cargo's file-name hash, with each `--extern` dependency by its own
-//! normalised hash ([`normalise`]); an executable (a bench, test or build-script target, which
-//! no crate links against) without its `--extern`s, so a dev-dependency added that its code
-//! does not use changes none of its symbols (unicode-segmentation's `proptest`). The package version is not an argument (cargo passes it in
-//! `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
+//! library directories and cargo's file-name hash, and without its `--extern` dependencies
+//! ([`normalise`]): a dependency added that a crate's code does not reach changes none of its
+//! symbols, whether a dev-dependency of a bench target (unicode-segmentation's `proptest`) or a
+//! library's new dependency for one module (html5ever's `memchr` for its serializer renamed
+//! every function of html5ever, and, `memchr` being compiled with one more feature, of every
+//! crate above `memchr`, criterion included). The package version is not an argument (cargo
+//! passes it in `CARGO_PKG_VERSION`), so a version bump changes no hash, while code that reads the version
 //! (`env!("CARGO_PKG_VERSION")`) still compiles the new one in. It also maps the checkout's root to
 //! `.` in file names compiled into the code (`--remap-path-prefix`: `file!()`, panic locations
 //! of crates outside the workspace, which cargo names by absolute path).
@@ -53,15 +55,12 @@ use siphasher::sip::SipHasher13;
 
 /// Names the normalisation in a build's key ([`super::freshness::BuildKey`]): a build made
 /// without it, or by another version of it, is never taken for one made with it.
-pub const SCHEME: &str = "normalised-metadata=2";
+pub const SCHEME: &str = "normalised-metadata=3";
 
 /// Set on cargo's command: the checkout's root; its presence makes the executable a wrapper.
 const ROOT_VARIABLE: &str = "CARGO_PERFDIFF_RUSTC_WRAPPER_ROOT";
 /// The user's own `RUSTC_WRAPPER` (sccache, say), which the wrapper runs in turn.
 const INNER_VARIABLE: &str = "CARGO_PERFDIFF_INNER_RUSTC_WRAPPER";
-/// The extension of the file beside a crate's outputs that holds its normalised hash, which
-/// the crates depending on it read ([`dependency_hash`]).
-const HASH_EXTENSION: &str = "perfdiff-metadata";
 /// Stands for the checkout's root in what is hashed.
 const ROOT_PLACEHOLDER: &str = "<checkout>";
 /// Set on the cargo command of a relink ([`super::layout`]): the file name of the executable
@@ -248,16 +247,9 @@ pub fn run_if_asked() -> Option<i32> {
     let strings = as_strings(&args);
     let normalised = strings
         .as_deref()
-        .and_then(|strings| normalise(strings, &roots(&root), read_dependency_hash));
+        .and_then(|strings| normalise(strings, &roots(&root)));
     let mut args = match normalised {
-        Some(normalised) => {
-            // Written before compiling: cargo starts the dependants once the metadata is
-            // out, before this compiler exits.
-            if let Some((path, hash)) = &normalised.hash_file {
-                let _ = std::fs::write(path, hash);
-            }
-            normalised.args.into_iter().map(OsString::from).collect()
-        }
+        Some(normalised) => normalised.args.into_iter().map(OsString::from).collect(),
         None => args,
     };
     let unit = std::env::var(UNIT_VARIABLE).ok();
@@ -326,42 +318,36 @@ pub struct Normalised {
     pub args: Vec<String>,
     /// The `-C metadata` value they carry.
     pub metadata: String,
-    /// Where to leave that value for the crates that depend on this one, when cargo names an
-    /// output directory and file-name hash.
-    pub hash_file: Option<(PathBuf, String)>,
 }
 
 /// The arguments of a compilation with cargo's `-C metadata` replaced by a hash of what decides
 /// the crate's code, and the checkout's root (each of `roots`, the names it goes by) remapped to
 /// `.` in file names; `None` for a call that compiles no crate (`rustc -vV`, `--print`).
-/// `dependency` gives a dependency's normalised hash from the file `--extern` names.
-pub fn normalise(
-    args: &[String],
-    roots: &[String],
-    dependency: impl Fn(&Path) -> Option<String>,
-) -> Option<Normalised> {
+///
+/// The `--extern`s are not hashed: a dependency's own hash is not its code (the code is compared
+/// by content, [`crate::steps::reach`]), and a dependency added that a crate's code does not
+/// reach must rename none of its symbols. What must stay apart within one build still does: two
+/// versions of a registry crate (their source paths), a package with other features (`--cfg`)
+/// or at another optimisation level. A package compiled twice with the same settings and other
+/// dependencies (a build dependency whose own dependencies resolve other features, under a
+/// `build-override` equal to the profile) gets one hash for both units; they are linked into
+/// different programs (a build script or a proc macro, and the benchmarks), and were rustc
+/// ever to load both into one crate graph it would stop with its `StableCrateId` collision
+/// error, never build other code.
+pub fn normalise(args: &[String], roots: &[String]) -> Option<Normalised> {
     args.iter().position(|a| a == "--crate-name")?;
-    let executable = compiles_an_executable(args);
     let mut kept = Vec::with_capacity(args.len() + 4);
     let mut hashed: Vec<String> = Vec::with_capacity(args.len());
-    let mut out_dir = None;
-    let mut extra_filename = None;
     let mut i = 0;
     while i < args.len() {
         let (option, value, width) = split_option(args, i);
         i += width;
         match (option, value) {
             ("-C", Some(v)) if v.starts_with("metadata=") => continue,
-            ("-C", Some(v)) if v.starts_with("extra-filename=") => {
-                extra_filename = v.strip_prefix("extra-filename=").map(String::from);
-            }
+            ("-C", Some(v)) if v.starts_with("extra-filename=") => {}
             ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
-            ("--out-dir", Some(v)) => out_dir = Some(v.to_string()),
-            ("-L" | "--print" | "--diagnostic-width" | "--color", Some(_)) => {}
-            ("--extern", Some(_)) if executable => {}
-            ("--extern", Some(v)) => {
-                hashed.push(format!("--extern {}", extern_hash(v, &dependency)))
-            }
+            ("--out-dir" | "-L" | "--extern", Some(_)) => {}
+            ("--print" | "--diagnostic-width" | "--color", Some(_)) => {}
             (option, Some(v)) => hashed.push(format!("{option} {}", placeholder(v, roots))),
             (option, None) => hashed.push(placeholder(option, roots)),
         }
@@ -372,15 +358,9 @@ pub fn normalise(
     for root in roots.iter().filter(|root| !root.is_empty()) {
         kept.push(format!("--remap-path-prefix={root}=."));
     }
-    let crate_name = value_of(args, "--crate-name")?;
-    let hash_file = out_dir.zip(extra_filename).map(|(dir, extra)| {
-        let file = format!("{crate_name}{extra}.{HASH_EXTENSION}");
-        (Path::new(&dir).join(file), metadata.clone())
-    });
     Some(Normalised {
         args: kept,
         metadata,
-        hash_file,
     })
 }
 
@@ -429,47 +409,12 @@ fn split_option(args: &[String], i: usize) -> (&str, Option<&str>, usize) {
     (arg, None, 1)
 }
 
-fn value_of<'a>(args: &'a [String], option: &str) -> Option<&'a str> {
-    let i = args.iter().position(|a| a == option)?;
-    args.get(i + 1).map(String::as_str)
-}
-
 fn placeholder(text: &str, roots: &[String]) -> String {
     let mut text = text.to_string();
     for root in roots.iter().filter(|root| !root.is_empty()) {
         text = text.replace(root.as_str(), ROOT_PLACEHOLDER);
     }
     text
-}
-
-/// `--extern name=path` as the name and the dependency's normalised hash (its file name when it
-/// has none: a dependency compiled without the wrapper).
-fn extern_hash(value: &str, dependency: &impl Fn(&Path) -> Option<String>) -> String {
-    match value.split_once('=') {
-        Some((name, path)) => {
-            let path = Path::new(path);
-            let hash = dependency(path).unwrap_or_else(|| {
-                path.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            });
-            format!("{name}={hash}")
-        }
-        None => value.to_string(),
-    }
-}
-
-/// The normalised hash of the crate whose output `--extern` names
-/// (`<dir>/lib<name><extra>.rlib`, `.rmeta`, `.so`, …), left beside it by its own compilation.
-fn read_dependency_hash(output: &Path) -> Option<String> {
-    std::fs::read_to_string(dependency_hash(output)?).ok()
-}
-
-/// Where the normalised hash of the crate that made `output` lies.
-fn dependency_hash(output: &Path) -> Option<PathBuf> {
-    let stem = output.file_stem()?.to_str()?;
-    let stem = stem.strip_prefix("lib").unwrap_or(stem);
-    Some(output.with_file_name(format!("{stem}.{HASH_EXTENSION}")))
 }
 
 fn hash_of(parts: &[String]) -> String {
@@ -504,25 +449,10 @@ mod tests {
         vec![path.to_string()]
     }
 
-    fn no_dependency(_: &Path) -> Option<String> {
-        None
-    }
-
     #[test]
     fn the_same_crate_in_two_checkouts_gets_one_hash_and_its_paths_remapped() {
-        let dep_hash = |_: &Path| Some("0123456789abcdef".to_string());
-        let base = normalise(
-            &cargo_line("/w/base", "aaaa", "1111"),
-            &root("/w/base"),
-            dep_hash,
-        )
-        .unwrap();
-        let head = normalise(
-            &cargo_line("/w/head", "bbbb", "2222"),
-            &root("/w/head"),
-            dep_hash,
-        )
-        .unwrap();
+        let base = normalise(&cargo_line("/w/base", "aaaa", "1111"), &root("/w/base")).unwrap();
+        let head = normalise(&cargo_line("/w/head", "bbbb", "2222"), &root("/w/head")).unwrap();
         assert_eq!(base.metadata, head.metadata);
         assert!(
             base.args
@@ -549,21 +479,14 @@ mod tests {
             base.args
                 .contains(&"dep=/t/release/deps/libdep-1111.rlib".to_string())
         );
-        assert_eq!(
-            base.hash_file,
-            Some((
-                PathBuf::from("/t/release/deps/core-aaaa.perfdiff-metadata"),
-                base.metadata.clone()
-            ))
-        );
     }
 
     #[test]
     fn a_build_through_the_link_remaps_the_link_and_the_slot_it_points_at() {
         let line = cargo_line("/w/live", "aaaa", "1111");
         let roots = |slot: &str| vec!["/w/live".to_string(), slot.to_string()];
-        let base = normalise(&line, &roots("/w/base"), no_dependency).unwrap();
-        let head = normalise(&line, &roots("/w/head"), no_dependency).unwrap();
+        let base = normalise(&line, &roots("/w/base")).unwrap();
+        let head = normalise(&line, &roots("/w/head")).unwrap();
         assert_eq!(base.metadata, head.metadata);
         for remap in [
             "--remap-path-prefix=/w/live=.",
@@ -576,28 +499,28 @@ mod tests {
     #[test]
     fn what_decides_the_code_changes_the_hash() {
         let line = cargo_line("/w/base", "aaaa", "1111");
-        let base = normalise(&line, &root("/w/base"), no_dependency).unwrap();
+        let base = normalise(&line, &root("/w/base")).unwrap();
         let mut other_level = line.clone();
         let level = other_level.iter().position(|a| a == "opt-level=3").unwrap();
         other_level[level] = "opt-level=2".to_string();
-        let other_level = normalise(&other_level, &root("/w/base"), no_dependency).unwrap();
+        let other_level = normalise(&other_level, &root("/w/base")).unwrap();
         assert_ne!(base.metadata, other_level.metadata);
-        // Another dependency (its own normalised hash) is another crate graph.
-        let a = normalise(&line, &root("/w/base"), |_: &Path| Some("a".to_string())).unwrap();
-        let b = normalise(&line, &root("/w/base"), |_: &Path| Some("b".to_string())).unwrap();
-        assert_ne!(a.metadata, b.metadata);
+        // Other features are another crate.
+        let mut featured = line.clone();
+        featured.extend(args("--cfg feature=\"std\""));
+        let featured = normalise(&featured, &root("/w/base")).unwrap();
+        assert_ne!(base.metadata, featured.metadata);
         // Another source file is another crate.
         let moved = cargo_line("/w/base/x", "aaaa", "1111");
-        let moved = normalise(&moved, &root("/w/base"), no_dependency).unwrap();
+        let moved = normalise(&moved, &root("/w/base")).unwrap();
         assert_ne!(base.metadata, moved.metadata);
     }
 
     #[test]
-    fn an_executable_s_hash_does_not_change_with_its_dependencies_but_a_library_s_does() {
+    fn a_dependency_added_changes_no_crate_s_hash() {
         // A bench target as cargo compiles it (no `--crate-type`) and with `--crate-type bin`:
         // a dev-dependency added to the package is one more `--extern` to every bench target,
-        // used or not (unicode-segmentation's `proptest`); it changes no code of a target that
-        // does not use it, and no crate links against an executable, so its symbols keep theirs.
+        // used or not (unicode-segmentation's `proptest`).
         for crate_type in ["", "--crate-type bin ", "--crate-type=bin "] {
             let bench = |externs: &str| {
                 args(&format!(
@@ -608,22 +531,27 @@ mod tests {
             };
             let one = "--extern criterion=/t/release/deps/libcriterion-1.rlib";
             let two = format!("{one} --extern proptest=/t/release/deps/libproptest-2.rlib");
-            let base = normalise(&bench(one), &[], no_dependency).unwrap();
-            let head = normalise(&bench(&two), &[], no_dependency).unwrap();
+            let base = normalise(&bench(one), &[]).unwrap();
+            let head = normalise(&bench(&two), &[]).unwrap();
             assert_eq!(base.metadata, head.metadata, "{crate_type}");
             assert!(
                 head.args
                     .contains(&"proptest=/t/release/deps/libproptest-2.rlib".into())
             );
         }
-        // A library's dependencies stay in its hash: one package compiled twice in one build
-        // with other dependencies is two crates.
+        // A library given one more dependency for one of its modules (html5ever's `memchr`)
+        // keeps its hash too, and so the symbols of every function the change does not touch;
+        // the `--extern` itself reaches the compiler as cargo gave it.
         let line = cargo_line("/w/base", "aaaa", "1111");
         let mut more = line.clone();
-        more.extend(args("--extern other=/t/release/deps/libother-2.rlib"));
-        let line = normalise(&line, &root("/w/base"), no_dependency).unwrap();
-        let more = normalise(&more, &root("/w/base"), no_dependency).unwrap();
-        assert_ne!(line.metadata, more.metadata);
+        more.extend(args("--extern memchr=/t/release/deps/libmemchr-2.rlib"));
+        let base = normalise(&line, &root("/w/base")).unwrap();
+        let head = normalise(&more, &root("/w/base")).unwrap();
+        assert_eq!(base.metadata, head.metadata);
+        assert!(
+            head.args
+                .contains(&"memchr=/t/release/deps/libmemchr-2.rlib".into())
+        );
     }
 
     #[test]
@@ -634,8 +562,8 @@ mod tests {
         let joined = args(
             "--crate-name a src/lib.rs -Cmetadata=2 -Cextra-filename=-2 --out-dir=/p -L/m -Copt-level=3",
         );
-        let separate = normalise(&separate, &[], no_dependency).unwrap();
-        let joined = normalise(&joined, &[], no_dependency).unwrap();
+        let separate = normalise(&separate, &[]).unwrap();
+        let joined = normalise(&joined, &[]).unwrap();
         assert_eq!(separate.metadata, joined.metadata);
         assert!(!joined.args.iter().any(|a| a == "-Cmetadata=2"));
         assert!(
@@ -653,8 +581,8 @@ mod tests {
         relink.extend(args(
             "-C link-arg=-Wl,--symbol-ordering-file=/dev/null -C save-temps --print link-args",
         ));
-        let cargo = normalise(&line, &root("/w/base"), no_dependency).unwrap();
-        let relink = normalise(&relink, &root("/w/base"), no_dependency).unwrap();
+        let cargo = normalise(&line, &root("/w/base")).unwrap();
+        let relink = normalise(&relink, &root("/w/base")).unwrap();
         assert_eq!(cargo.metadata, relink.metadata);
         assert!(relink.args.contains(&"save-temps".to_string()));
     }
@@ -724,29 +652,9 @@ mod tests {
 
     #[test]
     fn calls_that_compile_no_crate_are_left_alone() {
-        assert_eq!(normalise(&args("-vV"), &root("/w"), no_dependency), None);
+        assert_eq!(normalise(&args("-vV"), &root("/w")), None);
         assert_eq!(
-            normalise(
-                &args("- --crate-type lib --print=file-names"),
-                &root("/w"),
-                no_dependency
-            ),
-            None
-        );
-    }
-
-    #[test]
-    fn a_dependency_s_hash_is_read_beside_its_outputs() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("dep-1111.perfdiff-metadata"), "cafe").unwrap();
-        for output in ["libdep-1111.rlib", "libdep-1111.rmeta", "libdep-1111.so"] {
-            assert_eq!(
-                read_dependency_hash(&dir.path().join(output)).as_deref(),
-                Some("cafe")
-            );
-        }
-        assert_eq!(
-            read_dependency_hash(&dir.path().join("libother-1.rlib")),
+            normalise(&args("- --crate-type lib --print=file-names"), &root("/w")),
             None
         );
     }

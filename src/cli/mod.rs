@@ -34,7 +34,6 @@ Examples:
   cargo perfdiff                     your uncommitted edit against HEAD
   cargo perfdiff HEAD~1 HEAD         the last commit
   cargo perfdiff main...HEAD -- io/  this branch; benchmarks matching io/
-
 Exit codes: 0 no regression, 1 regression, 2 error (all of them: --help).";
 
 /// Under `--help`: the revisions, the examples and every exit code.
@@ -158,8 +157,12 @@ impl From<StopLimitArgs> for crate::orchestrate::replay::StopLimits {
 /// Which workspace and which of its packages are benchmarked.
 #[derive(Debug, Args, Default, Clone)]
 pub struct PackageArgs {
-    /// Path to Cargo.toml of the workspace to benchmark [default: found from the current directory]
-    #[arg(long, value_name = "PATH", hide_short_help = true)]
+    /// Cargo.toml to benchmark, e.g. bench/Cargo.toml
+    ///
+    /// The package or workspace whose benchmarks are compared, as `cargo bench --manifest-path`
+    /// takes it: a workspace member's manifest builds that member. [default: found from the
+    /// current directory, as cargo does]
+    #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
     /// Package(s) to benchmark (names or globs)
     #[arg(long, short = 'p', value_name = "SPEC")]

@@ -38,6 +38,7 @@ fn short_help_fits_one_screen_with_the_common_options_and_examples() {
         assert!(line.chars().count() <= 80, "wider than 80: {line}");
     }
     for common in [
+        "--manifest-path",
         "--package",
         "--bench",
         "--mode",

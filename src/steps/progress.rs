@@ -58,6 +58,8 @@ pub struct Progress {
     run: Option<RunClock>,
     /// Selection's steps, finished from several threads at once.
     steps: Option<Mutex<StepClock>>,
+    /// When plain logs last printed the open-ended step's message ([`Progress::step_message`]).
+    step_line: Mutex<Option<Instant>>,
 }
 
 /// What the time left of a run is computed from.
@@ -90,6 +92,7 @@ impl Progress {
             bar: None,
             run: None,
             steps: None,
+            step_line: Mutex::new(None),
         }
     }
 
@@ -141,15 +144,27 @@ impl Progress {
                 bar.enable_steady_tick(Duration::from_millis(120));
                 self.bar = Some(bar);
             }
-            Style::Plain => self.plain(message),
+            Style::Plain => {
+                self.plain(message);
+                *self.step_line.lock().expect("not poisoned") = Some(Instant::now());
+            }
             Style::Quiet => {}
         }
     }
 
-    /// Updates the current step's message (e.g. the crate being compiled).
+    /// Updates the current step's message (e.g. the crate being compiled). Plain logs print it
+    /// now and then ([`PLAIN_MESSAGE_EVERY`]), so that a build of many minutes in CI is not one
+    /// line and then silence.
     pub fn step_message(&self, message: &str) {
         if let Some(bar) = &self.bar {
             bar.set_message(message.to_string());
+        } else if self.style == Style::Plain {
+            let mut last = self.step_line.lock().expect("not poisoned");
+            if line_due(*last, Instant::now(), PLAIN_MESSAGE_EVERY) {
+                *last = Some(Instant::now());
+                drop(last);
+                self.plain(message);
+            }
         }
     }
 
@@ -352,6 +367,14 @@ impl Drop for Progress {
 /// How often plain logs say how selection's steps progress, at most.
 const PLAIN_STEP_EVERY: Duration = Duration::from_secs(5);
 
+/// How often plain logs repeat an open-ended step's changing message (the crate being compiled).
+const PLAIN_MESSAGE_EVERY: Duration = Duration::from_secs(30);
+
+/// Whether a plain line is due at `now`, the last one printed at `last` (none yet: due).
+fn line_due(last: Option<Instant>, now: Instant, every: Duration) -> bool {
+    last.is_none_or(|last| now.saturating_duration_since(last) >= every)
+}
+
 /// A step of selection: a benchmark traced under valgrind, or probed natively.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StepKind {
@@ -455,6 +478,21 @@ pub fn strip_control(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_plain_step_message_is_printed_first_then_once_per_interval() {
+        let start = Instant::now();
+        let every = Duration::from_secs(30);
+        assert!(line_due(None, start, every));
+        assert!(!line_due(
+            Some(start),
+            start + Duration::from_secs(29),
+            every
+        ));
+        assert!(line_due(Some(start), start + every, every));
+        // A clock read before the last line (another thread's) is not due.
+        assert!(!line_due(Some(start + every), start, every));
+    }
 
     fn clock(workers: usize, trace: (u64, u64, u64), probe: (u64, u64, u64)) -> StepClock {
         let tally = |(done, total, spent_s): (u64, u64, u64), prior_s| StepTally {

@@ -470,7 +470,10 @@ impl BuildLog {
         match event {
             BuildEvent::Compiling(name) => {
                 self.compiled += 1;
-                progress.step_message(&format!("building {label}: {name}"));
+                progress.step_message(&format!(
+                    "building {label}: crate {}, {name}",
+                    self.compiled
+                ));
                 progress.detail(&format!("{label}: compiling {name}"));
             }
             BuildEvent::Message(text) => progress.detail(text),

@@ -419,23 +419,9 @@ mod tests {
     fn a_function_called_in_set_up_and_in_the_timed_routine_is_timed_one_only_in_set_up_is_not() {
         let dir = tempfile::tempdir().unwrap();
         let (exe, entries) = timed_program(dir.path());
-        let mut req = request(dir.path(), Vec::new());
-        req.executable = exe;
-        req.benchmark_id = "bench".to_string();
-        let scratch = dir.path().join("scratch");
-        std::fs::create_dir(&scratch).unwrap();
+        let (req, scratch) = bench_request(dir.path(), exe);
         let (trace, stops) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
-        let timed = trace
-            .timed
-            .clone()
-            .unwrap_or_else(|| panic!("{:?}", trace.untimed));
-        for name in ["timed", "both", "in_loop"] {
-            assert!(timed.contains(&entries[name]), "{name} is timed");
-        }
-        for name in ["set_up_only", "after_only", "main"] {
-            assert!(!timed.contains(&entries[name]), "{name} is not timed");
-            assert!(trace.executed.contains(&entries[name]), "{name} ran");
-        }
+        let timed = assert_set_up_apart(&trace, &entries);
         assert!(timed.is_subset(&trace.executed));
         assert_eq!(trace.untimed, None);
         assert!(trace.set_up_ms.is_some());
@@ -454,12 +440,27 @@ mod tests {
     fn a_routine_run_on_a_thread_while_the_main_thread_waits_has_its_timed_part() {
         let dir = tempfile::tempdir().unwrap();
         let (exe, entries) = compiled(dir.path(), THREADED_PROGRAM);
-        let mut req = request(dir.path(), Vec::new());
+        let (req, scratch) = bench_request(dir.path(), exe);
+        let (trace, _) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        assert_set_up_apart(&trace, &entries);
+    }
+
+    /// A request tracing benchmark `bench` of the test program `exe`, and a scratch directory.
+    fn bench_request(dir: &Path, exe: PathBuf) -> (ForkRequest, PathBuf) {
+        let mut req = request(dir, Vec::new());
         req.executable = exe;
         req.benchmark_id = "bench".to_string();
-        let scratch = dir.path().join("scratch");
+        let scratch = dir.join("scratch");
         std::fs::create_dir(&scratch).unwrap();
-        let (trace, _) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        (req, scratch)
+    }
+
+    /// Asserts that the test program's `timed`, `both` and `in_loop` ran in the timed part and
+    /// its `set_up_only`, `after_only` and `main` ran outside it; the timed part.
+    fn assert_set_up_apart(
+        trace: &Trace,
+        entries: &std::collections::BTreeMap<String, u64>,
+    ) -> std::collections::BTreeSet<u64> {
         let timed = trace
             .timed
             .clone()
@@ -471,6 +472,7 @@ mod tests {
             assert!(!timed.contains(&entries[name]), "{name} is not timed");
             assert!(trace.executed.contains(&entries[name]), "{name} ran");
         }
+        timed
     }
 
     #[test]

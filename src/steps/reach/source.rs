@@ -674,7 +674,10 @@ impl Apart<'_, '_> {
         definition: &DefinedAt,
     ) -> Result<(), SourceComparison> {
         let (file, function) = key;
-        let by_name = identifiers(function).find(|n| self.changed.named_in(n, file));
+        let (path, arguments) = split_generic_arguments(function);
+        let by_arguments = identifiers(&arguments).find(|n| self.changed.named_in(n, file));
+        let by_path = || identifiers(&path).find(|n| self.changed.contains_in(n, file));
+        let by_name = by_arguments.or_else(by_path);
         let mut names = definition.names.iter();
         let by_text = || names.find(|n| self.changed.contains_in(n, file)).cloned();
         if let Some(name) = by_name.or_else(by_text) {
@@ -739,6 +742,29 @@ impl Apart<'_, '_> {
         self.checked.insert(checked, definition.clone());
         Ok(definition)
     }
+}
+
+/// The text of the function name `function` outside angle brackets (its path, resolved in the
+/// crate of the file it is defined in) and inside them (its generic arguments, a qualified
+/// self type or trait: they may name any crate's items, the checkout's too).
+fn split_generic_arguments(function: &str) -> (String, String) {
+    let (mut path, mut arguments, mut depth) = (String::new(), String::new(), 0usize);
+    let mut previous = ' ';
+    for c in function.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 && previous != '-' => depth -= 1,
+            _ => {}
+        }
+        previous = c;
+        let into = if depth > 0 || c == '>' {
+            &mut arguments
+        } else {
+            &mut path
+        };
+        into.push(if matches!(c, '<' | '>') { ' ' } else { c });
+    }
+    (path, arguments)
 }
 
 /// Where the function of `key` (`file`, `function`) is defined, its lines `first` to `last` on
@@ -2706,6 +2732,22 @@ mod tests {
             named_at("    ($t:ident) => { $t::new() };", &other, &changed),
             None
         );
+    }
+
+    #[test]
+    fn a_function_name_s_generic_arguments_are_told_apart_from_its_path() {
+        let (path, arguments) =
+            split_generic_arguments("<clap_lex::RawArgs as From<W>>::from<u8>::{closure#0}");
+        assert_eq!(identifiers(&path).collect::<Vec<_>>(), ["from", "closure"]);
+        assert_eq!(
+            identifiers(&arguments).collect::<Vec<_>>(),
+            ["clap_lex", "RawArgs", "From", "W", "u8"]
+        );
+        let (path, arguments) = split_generic_arguments("new");
+        assert_eq!((path.as_str(), arguments.as_str()), ("new", ""));
+        let (path, arguments) = split_generic_arguments("call<fn() -> W>");
+        assert_eq!(identifiers(&path).collect::<Vec<_>>(), ["call"]);
+        assert_eq!(identifiers(&arguments).collect::<Vec<_>>(), ["W"]);
     }
 
     #[test]

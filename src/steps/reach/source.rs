@@ -79,6 +79,33 @@
 //! that brings another item of the same name. This rule is used only for code outside the timed
 //! loop, where what matters is that the inputs it computes are the same; a function whose
 //! definition or callees' names differ keeps the benchmark measured.
+//!
+//! Why a dependency's lines are checked for fewer names ([`ChangedNames::contains_in`]). The
+//! names check matches bare names, so a line of clap_lex (a crates.io package) naming its own
+//! `new` matched unicode-segmentation's inherent `AsciiWordBoundIter::new`, which that commit
+//! adds (field trial useg-ascii). A path written in a file resolves in that file's crate, to
+//! its own items, its dependencies' and the standard library's. A file of a registry's or a
+//! git repository's package, or of the toolchain, outside the checkout ([`is_dependency`]),
+//! belongs to a package that depends on no package of the checkout: cargo resolves its
+//! dependencies from registries and repositories, never to a path, unless a `[patch]` or
+//! `[replace]` (in a manifest or a configuration file) puts the checkout's package in their
+//! place. So, unless those may be at play ([`may_patch`], decided by words and erring
+//! towards "may"), such a file names an item of the checkout only in ways that do not go
+//! through the item's path: through a trait (generic code calling `T::new()`, `T::SIZE`,
+//! `<T as Tr>::X`, a method by its trait, on the checkout's type), so the items of traits
+//! and trait impls count there as everywhere; by a symbol name (`no_mangle`, `export_name`,
+//! an `extern` block linking to it), so an item with such an attribute counts; and through
+//! the generic arguments of its function's name, which [`Apart::merged_away`] checks as a
+//! line of the checkout. An item-level macro call (it may expand to trait impls) and a
+//! changed line of a file that does not parse count everywhere too. A dependency's macro
+//! expanded in the checkout names the checkout's items by paths of its body that resolve where
+//! it is called; its code's lines are the call's, in the checkout, unless the macro is marked
+//! `#[collapse_debuginfo(no)]` or the build passes `-C collapse-macro-debuginfo`: a mention of
+//! the attribute in the dependency's file keeps every name counting there, of the flag in the
+//! checkout's manifests, cargo's configuration or the flags' variables, everywhere. What is inherent (a free function, an inherent method or
+//! constant, a type, a static, a `macro_rules!`, a definition naming one) counts only in the
+//! checkout's files, and in those outside it that are not a dependency's (a path dependency
+//! beside the checkout may depend on it through a path back).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -647,11 +674,13 @@ impl Apart<'_, '_> {
         definition: &DefinedAt,
     ) -> Result<(), SourceComparison> {
         let (file, function) = key;
-        let named = identifiers(function).chain(definition.names.iter().cloned());
-        if let Some(name) = named
-            .into_iter()
-            .find(|n| self.changed.contains_in(n, file))
-        {
+        let (path, arguments) = split_generic_arguments(function);
+        let by_arguments = identifiers(&arguments).find(|n| self.changed.named_in(n, file));
+        let by_path = || identifiers(&path).find(|n| self.changed.contains_in(n, file));
+        let by_name = by_arguments.or_else(by_path);
+        let mut names = definition.names.iter();
+        let by_text = || names.find(|n| self.changed.contains_in(n, file)).cloned();
+        if let Some(name) = by_name.or_else(by_text) {
             return Err(SourceComparison::Differs(format!(
                 "{function} ({file}) is inlined in {} and leaves no code of its own in {}, and \
                  {}",
@@ -713,6 +742,29 @@ impl Apart<'_, '_> {
         self.checked.insert(checked, definition.clone());
         Ok(definition)
     }
+}
+
+/// The text of the function name `function` outside angle brackets (its path, resolved in the
+/// crate of the file it is defined in) and inside them (its generic arguments, a qualified
+/// self type or trait: they may name any crate's items, the checkout's too).
+fn split_generic_arguments(function: &str) -> (String, String) {
+    let (mut path, mut arguments, mut depth) = (String::new(), String::new(), 0usize);
+    let mut previous = ' ';
+    for c in function.chars() {
+        match c {
+            '<' => depth += 1,
+            '>' if depth > 0 && previous != '-' => depth -= 1,
+            _ => {}
+        }
+        previous = c;
+        let into = if depth > 0 || c == '>' {
+            &mut arguments
+        } else {
+            &mut path
+        };
+        into.push(if matches!(c, '<' | '>') { ' ' } else { c });
+    }
+    (path, arguments)
 }
 
 /// Where the function of `key` (`file`, `function`) is defined, its lines `first` to `last` on
@@ -994,6 +1046,20 @@ fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
     (file, key)
 }
 
+/// Whether the file compared as `file` is a dependency's as cargo keeps their sources, outside
+/// the checkout (so compared by its whole path): a registry's (`…/registry/src/…`), a git
+/// checkout's (`…/git/checkouts/…`), the toolchain's ([`is_toolchain`]). A package there
+/// depends on no package of the checkout unless a `[patch]` or `[replace]` makes it
+/// ([`ChangedNames::patched`]). A path dependency outside the checkout may depend on it (by
+/// a path back, through a dev-dependency), so it is not one.
+fn is_dependency(file: &str) -> bool {
+    let path = Path::new(file);
+    path.is_absolute()
+        && (file.contains("/registry/src/")
+            || file.contains("/git/checkouts/")
+            || is_toolchain(path))
+}
+
 /// Whether `file` is the standard library's as the line tables name it
 /// (`/rustc/<commit>/library/…`): the same path is the same toolchain's same file. The
 /// crates.io dependencies the standard library is built with are named
@@ -1039,6 +1105,18 @@ pub struct ChangedNames {
     /// The names only a changed private `use` changes, with the modules whose files they
     /// change in ([`Scope`]).
     imported: BTreeMap<String, Vec<Scope>>,
+    /// The changed names that code outside the checkout may name without depending on the
+    /// checkout's package: a trait's or a trait impl's item (generic code naming `T::new()`,
+    /// `T::SIZE` on the checkout's type), an item exported by its symbol name, an item-level
+    /// macro call's names, a changed line of a file that does not parse. The others are
+    /// inherent: free functions, inherent methods and constants, types, statics, macros.
+    anywhere: BTreeSet<String>,
+    /// Whether a registry's or a git repository's package may depend on a package of the
+    /// checkout ([`may_patch`]): then its files may name any item of it.
+    patched: bool,
+    /// Per dependency's file read so far, whether it mentions `collapse_debuginfo`: a macro
+    /// of it expanded in the checkout may keep its own lines there.
+    collapsing: RefCell<BTreeMap<String, bool>>,
 }
 
 /// The files of the module a private `use` is in, where it changes what a name means: its own
@@ -1079,8 +1157,32 @@ impl ChangedNames {
     }
 
     /// Whether the commit changes what `name` means in the file compared as `file`: an item
-    /// of that name changes, or a changed private `use` of its module brings it in.
+    /// of that name changes, or a changed private `use` of its module brings it in. In a file
+    /// of a dependency's package ([`is_dependency`]), which cannot depend on the checkout's
+    /// unless it is [`ChangedNames::patched`], only a name code there can reach through a
+    /// trait counts ([`ChangedNames::anywhere`]).
     pub fn contains_in(&self, name: &str, file: &str) -> bool {
+        if !self.patched && is_dependency(file) && !self.mentions_collapse(file) {
+            return self.anywhere.contains(name);
+        }
+        self.named_in(name, file)
+    }
+
+    /// Whether the dependency's file `file` mentions `collapse_debuginfo` (read once): a macro
+    /// of it marked `#[collapse_debuginfo(no)]` and expanded in the checkout keeps the lines
+    /// of its body, whose paths resolve in the checkout. A file that cannot be read does not:
+    /// its lines were read to be compared, and the toolchain's have no text.
+    fn mentions_collapse(&self, file: &str) -> bool {
+        let mut known = self.collapsing.borrow_mut();
+        *known.entry(file.to_string()).or_insert_with(|| {
+            std::fs::read_to_string(file).is_ok_and(|t| t.contains("collapse_debuginfo"))
+        })
+    }
+
+    /// Whether `name` is changed as [`ChangedNames::contains_in`] tells for a file of the
+    /// checkout: also what a function's name says, its generic arguments naming the
+    /// checkout's types whatever file it is defined in.
+    pub fn named_in(&self, name: &str, file: &str) -> bool {
         self.names.contains_key(name)
             || self
                 .imported
@@ -1112,6 +1214,9 @@ impl ChangedNames {
             );
         }
         let place = match self.names.get(name) {
+            Some(Origin::Item(of)) if is_dependency(file) && self.anywhere.contains(name) => {
+                format!("an item of {of}, of a trait or a trait impl: generic code names it")
+            }
             Some(Origin::Item(file)) => format!("an item of {file}"),
             Some(Origin::Line(file)) => {
                 format!("a changed line of {file}, which does not parse: every name on it counts")
@@ -1152,6 +1257,7 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
         match changed_items(&a, &b) {
             Some(changes) => {
                 let origin = Origin::Item(shown);
+                names.anywhere.extend(changes.anywhere);
                 changes
                     .names
                     .into_iter()
@@ -1161,7 +1267,10 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
             }
             None => {
                 let origin = Origin::Line(shown);
-                changed_line_names(&a, &b).for_each(|n| names.insert(n, &origin));
+                for name in changed_line_names(&a, &b) {
+                    names.anywhere.insert(name.clone());
+                    names.insert(name, &origin);
+                }
             }
         }
     }
@@ -1179,7 +1288,63 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
     if !seeds.is_empty() {
         add_dependents(head, &files, seeds, &mut names);
     }
+    names.patched = [base, head].into_iter().any(may_patch);
     Ok(names)
+}
+
+/// Whether a package of a registry or a git repository may depend on a package of `checkout`
+/// ([`ChangedNames::patched`]): decided by words, conservatively, from the checkout's
+/// manifests and cargo's configuration files as seen from it
+/// ([`crate::steps::build::cargo_env::config_files`]). Any `patch` or `replace` (a `[patch]`
+/// or `[replace]` table, a dotted `patch.crates-io` key, or a mere mention) counts; so does
+/// `collapse-macro-debuginfo` (or the `collapse_debuginfo` attribute), which may put the
+/// lines of a dependency's macro, expanded in the checkout, in the dependency's file. A file
+/// that cannot be read counts too.
+fn may_patch(checkout: &Path) -> bool {
+    let mut manifests = Vec::new();
+    if manifest_files(checkout, Path::new(""), &mut manifests).is_err() {
+        return true;
+    }
+    let home = crate::steps::build::cargo_env::cargo_home();
+    let configs = crate::steps::build::cargo_env::config_files(checkout, home.as_deref());
+    let flags = [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+    ];
+    let mut flags = flags.iter().filter_map(|v| std::env::var(v).ok());
+    let texts = manifests
+        .iter()
+        .chain(&configs)
+        .map(std::fs::read_to_string);
+    let mut texts = texts.map(|t| t.unwrap_or_else(|_| "patch".to_string()));
+    texts.any(|t| mentions_patch(&t)) || flags.any(|f| mentions_patch(&f))
+}
+
+/// Whether `text` (a manifest, a configuration file, flags) mentions what may let a dependency
+/// name the checkout's items ([`may_patch`]).
+fn mentions_patch(text: &str) -> bool {
+    ["patch", "replace", "collapse"]
+        .iter()
+        .any(|word| text.contains(word))
+}
+
+/// The `Cargo.toml` files under `dir` of `checkout` (paths as read), version control and
+/// build directories left out.
+fn manifest_files(checkout: &Path, dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    let path = checkout.join(dir);
+    let entries = std::fs::read_dir(&path).map_err(|e| e.to_string())?;
+    for entry in entries {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let name = entry.file_name();
+        let kind = entry.file_type().map_err(|e| e.to_string())?;
+        if kind.is_dir() && name != ".git" && name != "target" {
+            manifest_files(checkout, &dir.join(&name), files)?;
+        } else if kind.is_file() && name == "Cargo.toml" {
+            files.push(path.join(&name));
+        }
+    }
+    Ok(())
 }
 
 /// What can put a module's code in a file outside its [`Scope`]: the files with a `#[path]`
@@ -1304,20 +1469,24 @@ fn add_dependents(
                     .flat_map(|t| identifiers(t))
                     .collect();
                 let file = file.display().to_string();
-                dependents.push((file, primary.to_string(), definition.names, uses));
+                let gives = (definition.names, definition.anywhere);
+                dependents.push((file, primary.to_string(), gives, uses));
             }
         }
     }
     let mut grew = true;
     while grew {
         grew = false;
-        for (file, primary, gives, uses) in &dependents {
+        for (file, primary, (gives, anywhere), uses) in &dependents {
             if seeds.contains(primary) {
                 continue;
             }
             if let Some(via) = uses.iter().find(|u| seeds.contains(*u)) {
                 let origin = Origin::Uses(file.clone(), via.clone());
                 gives.iter().for_each(|g| names.insert(g.clone(), &origin));
+                if *anywhere {
+                    names.anywhere.extend(gives.iter().cloned());
+                }
                 seeds.insert(primary.clone());
                 grew = true;
             }
@@ -1371,6 +1540,8 @@ struct FileChanges {
     imported: BTreeSet<String>,
     /// The changed items' own names ([`primary`]).
     primaries: BTreeSet<String>,
+    /// Those of `names` that code outside the checkout may name ([`Definition::anywhere`]).
+    anywhere: BTreeSet<String>,
 }
 
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
@@ -1395,12 +1566,16 @@ fn changed_items(a: &str, b: &str) -> Option<FileChanges> {
         }
         let definitions = [x, y].into_iter().flatten();
         let private = definitions.clone().all(|d| d.private_import);
+        let anywhere = !private && definitions.clone().any(|d| d.anywhere);
         let names = match private {
             true => &mut changes.imported,
             false => &mut changes.names,
         };
         for definition in definitions {
             names.extend(definition.names.iter().cloned());
+            if anywhere {
+                changes.anywhere.extend(definition.names.iter().cloned());
+            }
         }
         changes.primaries.extend(primary(key).map(str::to_string));
     }
@@ -1416,6 +1591,10 @@ struct Definition {
     /// Whether it is a `use` without visibility: a change of it changes what its names mean in
     /// its own module (and those inside it) only.
     private_import: bool,
+    /// Whether code outside the checkout may name it without depending on the checkout's
+    /// package ([`ChangedNames::anywhere`]): an item of a trait or of a trait impl, an item
+    /// exported by its symbol name (`no_mangle`, `export_name`), an item-level macro call.
+    anywhere: bool,
 }
 
 /// A file's definitions by key (the module path, the kind and the name: `a::b::fn f`,
@@ -1435,6 +1614,7 @@ impl Definitions {
     /// Records `text` under `key`, a change of it changing `names`.
     fn add(&mut self, key: String, text: String, names: impl IntoIterator<Item = String>) {
         let definition = self.0.entry(key).or_default();
+        definition.anywhere |= text.contains("no_mangle") || text.contains("export_name");
         definition.texts.push(text);
         definition.names.extend(names);
     }
@@ -1486,7 +1666,9 @@ impl Definitions {
             other => {
                 let text = text(other);
                 let names: Vec<String> = identifiers(&text).collect();
-                return self.add(format!("{scope}tokens {text}"), text, names);
+                let key = format!("{scope}tokens {text}");
+                self.add(key.clone(), text, names);
+                return self.reachable_anywhere(&key);
             }
         };
         self.add(key, text(item), names);
@@ -1512,11 +1694,12 @@ impl Definitions {
                 syn::TraitItem::Type(t) => ("type", Some(&t.ident)),
                 _ => ("tokens", None),
             };
-            names.extend(self.member(&key, kind, name, text(item)));
+            names.extend(self.member(&key, kind, name, text(item), true));
         }
         let mut header = t.clone();
         header.items.clear();
-        self.add(key, text(&header), names);
+        self.add(key.clone(), text(&header), names);
+        self.reachable_anywhere(&key);
     }
 
     /// Records an impl: its header (a change of it changes all, the trait's name too) and
@@ -1538,21 +1721,36 @@ impl Definitions {
                 syn::ImplItem::Type(t) => ("type", Some(&t.ident)),
                 _ => ("tokens", None),
             };
-            names.extend(self.member(&key, kind, name, text(item)));
+            let of_trait = implemented.is_some();
+            names.extend(self.member(&key, kind, name, text(item), of_trait));
         }
         let mut header = i.clone();
         header.items.clear();
-        self.add(key, text(&header), names);
+        self.add(key.clone(), text(&header), names);
+        if implemented.is_some() {
+            self.reachable_anywhere(&key);
+        }
+    }
+
+    /// Marks the definition of `key` as one code outside the checkout may name
+    /// ([`Definition::anywhere`]).
+    fn reachable_anywhere(&mut self, key: &str) {
+        if let Some(definition) = self.0.get_mut(key) {
+            definition.anywhere = true;
+        }
     }
 
     /// Records an item of a trait, an impl or a foreign block (`owner`) named `name` (`None`:
     /// known by its tokens, naming all of theirs); gives the names a change of it changes.
+    /// `of_trait`: the owner is a trait or a trait impl, whose items generic code anywhere may
+    /// name through the trait ([`Definition::anywhere`]).
     fn member(
         &mut self,
         owner: &str,
         kind: &str,
         name: Option<&syn::Ident>,
         text: String,
+        of_trait: bool,
     ) -> Vec<String> {
         let (key, names) = match name {
             Some(name) => (format!("{owner}::{kind} {name}"), vec![name.to_string()]),
@@ -1561,7 +1759,10 @@ impl Definitions {
                 identifiers(&text).collect(),
             ),
         };
-        self.add(key, text, names.clone());
+        self.add(key.clone(), text, names.clone());
+        if of_trait {
+            self.reachable_anywhere(&key);
+        }
         names
     }
 
@@ -1576,11 +1777,16 @@ impl Definitions {
         let names: BTreeSet<String> = inside.chain([m.ident.to_string()]).collect();
         let mut header = m.clone();
         header.content = None;
-        self.add(format!("{scope}mod {} {{}}", m.ident), text(&header), names);
+        let key = format!("{scope}mod {} {{}}", m.ident);
+        self.add(key.clone(), text(&header), names);
+        if inner.0.values().any(|d| d.anywhere) {
+            self.reachable_anywhere(&key);
+        }
         for (key, definition) in inner.0 {
             let merged = self.0.entry(key).or_default();
             merged.texts.extend(definition.texts);
             merged.names.extend(definition.names);
+            merged.anywhere |= definition.anywhere;
         }
     }
 
@@ -1624,7 +1830,7 @@ impl Definitions {
                 syn::ForeignItem::Type(t) => ("type", Some(&t.ident)),
                 _ => ("tokens", None),
             };
-            self.member(&owner, kind, name, text(item));
+            self.member(&owner, kind, name, text(item), false);
         }
     }
 }
@@ -2333,11 +2539,16 @@ mod tests {
 
     /// The name of `changed` that a function made of `lines` names, if any.
     fn named(lines: &str, changed: &ChangedNames) -> Option<String> {
+        named_at(lines, "src/lib.rs", changed)
+    }
+
+    /// [`named`] for lines of the file compared as `file`.
+    fn named_at(lines: &str, file: &str, changed: &ChangedNames) -> Option<String> {
         let span = Span {
             first: 1,
             text: lines.lines().map(str::to_string).collect(),
         };
-        let key = ("src/lib.rs".to_string(), "demo::f".to_string());
+        let key = (file.to_string(), "demo::f".to_string());
         let source = FunctionSource {
             spans: [(key, span)].into_iter().collect(),
         };
@@ -2422,6 +2633,142 @@ mod tests {
         for name in ["n", "T", "S", "std", "fmt", "x"] {
             assert!(!changed.contains(name), "{name}: {changed:?}");
         }
+    }
+
+    /// A file of a crates.io package, as the line tables name it (useg-ascii's clap_lex).
+    const REGISTRY: &str =
+        "/home/u/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f/clap_lex-0.7.4/src/lib.rs";
+
+    /// A library whose inherent `new`, trait impl's `default` and trait impl's constant `SIZE`
+    /// change from base to head.
+    fn inherent_and_trait_items(n: u32) -> String {
+        format!(
+            "pub struct W(u32);\nimpl W {{\n    pub fn new() -> Self {{ W({n}) }}\n}}\n\
+             impl Default for W {{\n    fn default() -> Self {{ W({n}) }}\n}}\n\
+             impl Sized2 for W {{\n    const SIZE: u32 = {n};\n}}\n"
+        )
+    }
+
+    #[test]
+    fn an_inherent_item_changed_marks_no_line_of_a_registry_file_and_a_trait_impl_s_still_does() {
+        let mut changed =
+            changed_between(&inherent_and_trait_items(1), &inherent_and_trait_items(2));
+        // What `may_patch` finds where nothing patches (its own test below).
+        changed.patched = false;
+        for name in ["new", "default", "SIZE"] {
+            assert!(changed.contains(name), "{name}: {changed:?}");
+        }
+        let cursor = "    let cursor = ArgCursor::new(0);";
+        assert_eq!(named(cursor, &changed).as_deref(), Some("new"));
+        assert_eq!(named_at(cursor, REGISTRY, &changed), None);
+        let git = "/home/u/.cargo/git/checkouts/dep-1a2b/3c4d5e6/src/lib.rs";
+        assert_eq!(named_at(cursor, git, &changed), None);
+        let elsewhere = "/work/sibling/src/lib.rs";
+        assert_eq!(
+            named_at(cursor, elsewhere, &changed).as_deref(),
+            Some("new"),
+            "a path dependency outside the checkout may depend on it"
+        );
+        let generic = "    let t = T::default();\n    t.get() * T::SIZE";
+        assert_eq!(
+            named_at(generic, REGISTRY, &changed).as_deref(),
+            Some("default")
+        );
+        assert_eq!(
+            named_at("    T::SIZE", REGISTRY, &changed).as_deref(),
+            Some("SIZE")
+        );
+        assert_eq!(
+            changed.reason("SIZE", REGISTRY),
+            "its lines name `SIZE`, which the commit changes elsewhere (an item of src/lib.rs, \
+             of a trait or a trait impl: generic code names it)"
+        );
+    }
+
+    #[test]
+    fn an_exported_symbol_or_a_trait_s_own_item_changed_still_marks_a_registry_file() {
+        let text = |n: u32| {
+            format!(
+                "#[no_mangle]\npub extern \"C\" fn hook() -> u32 {{ {n} }}\n\
+                 pub trait Tr {{\n    fn each(&self) -> u32 {{ {n} }}\n}}\n"
+            )
+        };
+        let mut changed = changed_between(&text(1), &text(2));
+        changed.patched = false;
+        assert_eq!(
+            named_at("    unsafe { hook() }", REGISTRY, &changed).as_deref(),
+            Some("hook")
+        );
+        assert_eq!(
+            named_at("    x.each()", REGISTRY, &changed).as_deref(),
+            Some("each")
+        );
+    }
+
+    #[test]
+    fn a_registry_file_mentioning_collapse_debuginfo_still_counts_every_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("registry/src/index-1/dep-1.0.0/src/lib.rs");
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        let text =
+            "#[collapse_debuginfo(no)]\nmacro_rules! make {\n    ($t:ident) => { $t::new() };\n}\n";
+        std::fs::write(&file, text).unwrap();
+        let mut changed =
+            changed_between(&inherent_and_trait_items(1), &inherent_and_trait_items(2));
+        changed.patched = false;
+        let file = file.to_string_lossy();
+        assert_eq!(
+            named_at("    ($t:ident) => { $t::new() };", &file, &changed).as_deref(),
+            Some("new")
+        );
+        let other = file.replace("dep-1.0.0", "dep-1.0.1");
+        std::fs::create_dir_all(Path::new(&other).parent().unwrap()).unwrap();
+        std::fs::write(
+            &other,
+            "macro_rules! make {\n    ($t:ident) => { $t::new() };\n}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            named_at("    ($t:ident) => { $t::new() };", &other, &changed),
+            None
+        );
+    }
+
+    #[test]
+    fn a_function_name_s_generic_arguments_are_told_apart_from_its_path() {
+        let (path, arguments) =
+            split_generic_arguments("<clap_lex::RawArgs as From<W>>::from<u8>::{closure#0}");
+        assert_eq!(identifiers(&path).collect::<Vec<_>>(), ["from", "closure"]);
+        assert_eq!(
+            identifiers(&arguments).collect::<Vec<_>>(),
+            ["clap_lex", "RawArgs", "From", "W", "u8"]
+        );
+        let (path, arguments) = split_generic_arguments("new");
+        assert_eq!((path.as_str(), arguments.as_str()), ("new", ""));
+        let (path, arguments) = split_generic_arguments("call<fn() -> W>");
+        assert_eq!(identifiers(&path).collect::<Vec<_>>(), ["call"]);
+        assert_eq!(identifiers(&arguments).collect::<Vec<_>>(), ["W"]);
+    }
+
+    #[test]
+    fn with_a_patch_a_registry_file_s_line_naming_an_inherent_item_still_differs() {
+        let lib = (inherent_and_trait_items(1), inherent_and_trait_items(2));
+        let manifest = "[package]\nname = \"w\"\n\n[patch.crates-io]\nw = { path = \".\" }\n";
+        let changed = changed_in_files(&[
+            ("Cargo.toml", manifest, manifest),
+            ("src/lib.rs", &lib.0, &lib.1),
+        ]);
+        assert!(changed.patched, "{changed:?}");
+        let cursor = "    let cursor = ArgCursor::new(0);";
+        assert_eq!(named_at(cursor, REGISTRY, &changed).as_deref(), Some("new"));
+        assert!(mentions_patch(
+            "[replace]\n\"foo:0.1.0\" = { path = \"x\" }\n"
+        ));
+        assert!(mentions_patch("patch.crates-io.foo.path = \"x\"\n"));
+        assert!(mentions_patch("-Ccollapse-macro-debuginfo=no"));
+        assert!(!mentions_patch(
+            "[package]\nname = \"w\"\n[dependencies]\nclap = \"4\"\n"
+        ));
     }
 
     /// The names changed between checkouts of `files` (path, base's text, head's text).

@@ -330,42 +330,44 @@ mod tests {
         assert!(!trace.libraries.is_empty());
     }
 
+    /// The test programs' functions: a set-up (`set_up_only`, `both`), a timed routine
+    /// (`timed`, calling `both` and `in_loop`) and teardown (`after_only`).
+    macro_rules! timed_functions {
+        () => {
+            "use std::hint::black_box;\n\
+            #[inline(never)] fn set_up_only(x: u64) -> u64 { black_box(x.wrapping_mul(3)) }\n\
+            #[inline(never)] fn both(x: u64) -> u64 { black_box(x.wrapping_mul(5)) }\n\
+            #[inline(never)] fn in_loop(x: u64) -> u64 { black_box(x.wrapping_mul(7)) }\n\
+            #[inline(never)] fn after_only(x: u64) -> u64 { black_box(x.wrapping_mul(11)) }\n\
+            #[inline(never)] fn timed(n: u64) -> u64 {\n\
+                let mut acc = 0;\n\
+                for i in 0..n { acc ^= both(i) ^ in_loop(i); }\n\
+                acc\n\
+            }\n"
+        };
+    }
+
     /// A program with a set-up, then a timed routine (`timed`), then teardown; it prints the
     /// line libtest's test mode prints for the benchmark `bench`.
-    const TIMED_PROGRAM: &str = "use std::hint::black_box;\n\
-        #[inline(never)] fn set_up_only(x: u64) -> u64 { black_box(x.wrapping_mul(3)) }\n\
-        #[inline(never)] fn both(x: u64) -> u64 { black_box(x.wrapping_mul(5)) }\n\
-        #[inline(never)] fn in_loop(x: u64) -> u64 { black_box(x.wrapping_mul(7)) }\n\
-        #[inline(never)] fn after_only(x: u64) -> u64 { black_box(x.wrapping_mul(11)) }\n\
-        #[inline(never)] fn timed(n: u64) -> u64 {\n\
-            let mut acc = 0;\n\
-            for i in 0..n { acc ^= both(i) ^ in_loop(i); }\n\
-            acc\n\
-        }\n\
-        fn main() {\n\
+    const TIMED_PROGRAM: &str = concat!(
+        timed_functions!(),
+        "fn main() {\n\
             let mut set_up = 0;\n\
             for i in 0..10_000 { set_up ^= set_up_only(i) ^ both(i); }\n\
             let timed = timed(black_box(1000));\n\
             let after = after_only(set_up ^ timed);\n\
             println!(\"test bench ... ok\");\n\
             black_box(after);\n\
-        }\n";
+        }\n"
+    );
 
     /// [`TIMED_PROGRAM`]'s functions run as libtest runs a benchmark: on a thread the main
     /// thread starts and then waits for (`join`, asleep in a system call). The thread waits
     /// until the main thread is asleep before its set-up, so that the test does not depend on
     /// which of the two the machine runs first.
-    const THREADED_PROGRAM: &str = "use std::hint::black_box;\n\
-        #[inline(never)] fn set_up_only(x: u64) -> u64 { black_box(x.wrapping_mul(3)) }\n\
-        #[inline(never)] fn both(x: u64) -> u64 { black_box(x.wrapping_mul(5)) }\n\
-        #[inline(never)] fn in_loop(x: u64) -> u64 { black_box(x.wrapping_mul(7)) }\n\
-        #[inline(never)] fn after_only(x: u64) -> u64 { black_box(x.wrapping_mul(11)) }\n\
-        #[inline(never)] fn timed(n: u64) -> u64 {\n\
-            let mut acc = 0;\n\
-            for i in 0..n { acc ^= both(i) ^ in_loop(i); }\n\
-            acc\n\
-        }\n\
-        fn main_asleep(main: u32) -> bool {\n\
+    const THREADED_PROGRAM: &str = concat!(
+        timed_functions!(),
+        "fn main_asleep(main: u32) -> bool {\n\
             let stat = std::fs::read_to_string(format!(\"/proc/self/task/{main}/stat\")).unwrap();\n\
             matches!(stat.rsplit_once(')').unwrap().1.split_whitespace().next(), Some(\"S\"))\n\
         }\n\
@@ -381,7 +383,8 @@ mod tests {
             let after = worker.join().unwrap();\n\
             println!(\"test bench ... ok\");\n\
             black_box(after);\n\
-        }\n";
+        }\n"
+    );
 
     /// [`TIMED_PROGRAM`] compiled optimised in `dir`, and its functions' entries by name.
     fn timed_program(dir: &Path) -> (PathBuf, std::collections::BTreeMap<String, u64>) {

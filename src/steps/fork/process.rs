@@ -21,6 +21,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::util::proc_stat;
+
 /// How many trailing output lines (stderr and stdout) a failure record keeps.
 pub const OUTPUT_TAIL_LINES: usize = 20;
 /// How long to wait for killed group members to actually die (they are not our children, so
@@ -213,20 +215,12 @@ fn group_has_live_member(pgid: libc::pid_t) -> bool {
     };
     entries
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/stat")).ok())
-        .any(|stat| {
-            // After the parenthesised command name: state, ppid, pgrp, …
-            let mut fields = stat
-                .rsplit_once(')')
-                .map(|(_, rest)| rest)
-                .unwrap_or("")
-                .split_whitespace();
-            let state = fields.next();
-            let pgrp = fields
-                .nth(1)
-                .and_then(|field| field.parse::<libc::pid_t>().ok());
-            pgrp == Some(pgid) && !matches!(state, Some("Z" | "X"))
+        .filter_map(|pid| {
+            proc_stat::read(&format!("/proc/{pid}/stat"), |stat| {
+                stat.group == pgid && !matches!(stat.state, "Z" | "X")
+            })
         })
+        .any(|live| live)
 }
 
 /// Makes the child pin itself to `cpu` between fork and exec.

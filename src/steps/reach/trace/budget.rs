@@ -24,6 +24,8 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::util::proc_stat;
+
 /// A run's wall-clock ceiling is this many times its CPU budget (never past the fork timeout):
 /// a run may wait for a CPU seven times as long as it runs (a machine with 16 runnable processes
 /// for two CPUs) and still be stopped by what it computed.
@@ -222,16 +224,8 @@ fn ticks_per_second() -> u64 {
 /// From the text of a `/proc/PID/stat`: its process group, and its CPU time in clock ticks
 /// (user and system, its own and that of the children it reaped).
 pub fn parse_stat(text: &str) -> Option<(i32, u64)> {
-    // The command name, in parentheses, may hold spaces and parentheses: fields follow the last.
-    let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
-    // Field 3 is the state; 5 the process group; 14 to 17 utime, stime, cutime, cstime.
-    let group = fields.get(2)?.parse().ok()?;
-    let ticks = fields
-        .get(11..15)?
-        .iter()
-        .map(|f| f.parse::<u64>().ok())
-        .sum::<Option<u64>>()?;
-    Some((group, ticks))
+    let stat = proc_stat::parse(text)?;
+    Some((stat.group, stat.own_ticks? + stat.reaped_ticks?))
 }
 
 fn ticks(ticks: u64) -> Duration {
@@ -260,15 +254,8 @@ pub fn group_cpu(group: i32) -> Duration {
 
 /// The CPU time of thread `tid` of this process.
 fn thread_cpu(tid: i32) -> Option<Duration> {
-    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
     // A thread's own fields: its children's are the process's, left out.
-    let fields: Vec<&str> = text.rsplit_once(')')?.1.split_whitespace().collect();
-    let own = fields
-        .get(11..13)?
-        .iter()
-        .map(|f| f.parse::<u64>().ok())
-        .sum::<Option<u64>>()?;
-    Some(ticks(own))
+    proc_stat::read(&format!("/proc/self/task/{tid}/stat"), |s| s.own_ticks)?.map(ticks)
 }
 
 /// The calling thread's id (for [`Meter::with_thread`]).

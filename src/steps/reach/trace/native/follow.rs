@@ -43,6 +43,7 @@ use super::timed::{TimedPart, Trap};
 use crate::steps::reach::probe::timing::Stop;
 use crate::steps::reach::probe::{load_bias, parse_maps};
 use crate::steps::reach::trace::budget::{self, Budget, Limit, Meter};
+use crate::util::proc_stat;
 
 /// What to run, and where its output goes.
 pub(super) struct Launch<'a> {
@@ -602,12 +603,10 @@ impl State {
 /// Whether thread `thread` of process `process` is asleep in the kernel (its state in
 /// `/proc/PID/task/TID/stat` is `S` or `D`).
 fn is_asleep(process: i32, thread: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{process}/task/{thread}/stat")).is_ok_and(|text| {
-        let state = text
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next());
-        matches!(state, Some("S" | "D"))
+    proc_stat::read(&format!("/proc/{process}/task/{thread}/stat"), |stat| {
+        matches!(stat.state, "S" | "D")
     })
+    .unwrap_or(false)
 }
 
 /// The memory of thread `p`'s process, for reading and writing (as its tracer).

@@ -82,6 +82,19 @@ fn library_with_a_bench_package(repo: &Path) {
     commit_all(repo, "base");
 }
 
+/// [`library_with_a_bench_package`] for a [`shared_repo`], its bench package a workspace of its
+/// own (`[workspace]` in the base commit): a shared repository lies inside this project's
+/// directory (`target/tmp/shared-demos`), and cargo, looking up from a package the root's
+/// `exclude` leaves out, would take it for a member of this project's workspace.
+fn shared_library_with_a_bench_package(repo: &Path) {
+    library_with_a_bench_package(repo);
+    let manifest = repo.join("benches/Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, format!("{text}\n[workspace]\n")).unwrap();
+    git_ok(repo, &["add", "-A"]);
+    git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+}
+
 /// Every file under `dir` whose name starts with `prefix`.
 fn files_named(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
@@ -192,19 +205,20 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
     // unicode-segmentation's #147 added `proptest` to its dev-dependencies: cargo gives every
     // bench target one more `--extern`, and when that went into the bench executables' symbol
     // hashes, 0 of 40 benchmarks were the same code, those of untouched targets included.
-    let _guard = measuring_lock();
-    let dir = scratch();
-    let repo = dir.path().join("lib");
-    library_with_a_bench_package(&repo);
-    let benches = repo.join("benches");
-    write_library_package(&benches.join("unused"), "unused", "");
-    let manifest = std::fs::read_to_string(benches.join("Cargo.toml")).unwrap();
-    std::fs::write(
-        benches.join("Cargo.toml"),
-        format!("{manifest}\n[dev-dependencies.unused]\npath = \"unused\"\n"),
-    )
-    .unwrap();
-    commit_all(&repo, "a dev-dependency no benchmark uses");
+    let guard = measuring_lock();
+    let key = "an unused dev-dependency";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        let benches = repo.join("benches");
+        write_library_package(&benches.join("unused"), "unused", "");
+        let manifest = std::fs::read_to_string(benches.join("Cargo.toml")).unwrap();
+        std::fs::write(
+            benches.join("Cargo.toml"),
+            format!("{manifest}\n[dev-dependencies.unused]\npath = \"unused\"\n"),
+        )
+        .unwrap();
+        commit_all(repo, "a dev-dependency no benchmark uses");
+    });
     let manifest = ["--manifest-path", "benches/Cargo.toml"];
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
     let err = stderr(&output);
@@ -221,29 +235,30 @@ fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_no
     // `--extern` to the library, and when that went into its symbol hashes, every function of
     // the library (and of the crates above it) was renamed, and the tokenizer's benchmarks,
     // which the change does not reach, were measured for "changed code".
-    let _guard = measuring_lock();
-    let dir = scratch();
-    let repo = dir.path().join("lib");
-    library_with_a_bench_package(&repo);
-    write_library_package(&repo.join("helper"), "helper", "");
-    std::fs::write(
-        repo.join("helper/src/lib.rs"),
-        "pub fn triple(x: u64) -> u64 {\n    x.wrapping_mul(3)\n}\n",
-    )
-    .unwrap();
-    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
-    std::fs::write(
-        repo.join("Cargo.toml"),
-        format!("{manifest}\n[dependencies]\nhelper = {{ path = \"helper\" }}\n"),
-    )
-    .unwrap();
-    replace_in(
-        &repo,
-        "src/lib.rs",
-        "s.wrapping_add(i * 3)",
-        "s.wrapping_add(helper::triple(i) ^ 1)",
-    );
-    commit_all(&repo, "sum uses a new dependency");
+    let guard = measuring_lock();
+    let key = "a new dependency of the library";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        write_library_package(&repo.join("helper"), "helper", "");
+        std::fs::write(
+            repo.join("helper/src/lib.rs"),
+            "pub fn triple(x: u64) -> u64 {\n    x.wrapping_mul(3)\n}\n",
+        )
+        .unwrap();
+        let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+        std::fs::write(
+            repo.join("Cargo.toml"),
+            format!("{manifest}\n[dependencies]\nhelper = {{ path = \"helper\" }}\n"),
+        )
+        .unwrap();
+        replace_in(
+            repo,
+            "src/lib.rs",
+            "s.wrapping_add(i * 3)",
+            "s.wrapping_add(helper::triple(i) ^ 1)",
+        );
+        commit_all(repo, "sum uses a new dependency");
+    });
     let manifest = ["--manifest-path", "benches/Cargo.toml"];
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
     let err = stderr(&output);

@@ -44,6 +44,29 @@ fn selection(entry: &serde_json::Value) -> &serde_json::Value {
     selection
 }
 
+/// The probe outcomes kept in the traces directory of `repo`'s state (`probe-*.json`).
+fn kept_probes(repo: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let traces = state_dir(repo).join("traces");
+    let Ok(entries) = std::fs::read_dir(&traces) else {
+        return Vec::new();
+    };
+    entries
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            let name = path.file_name().unwrap().to_string_lossy();
+            name.starts_with("probe-") && name.ends_with(".json")
+        })
+        .collect()
+}
+
+/// Forgets the probe outcomes kept for `repo`: a shared repository's state outlives a test, and
+/// a test of the probe itself must run it.
+fn forget_kept_probes(repo: &std::path::Path) {
+    for kept in kept_probes(repo) {
+        std::fs::remove_file(kept).unwrap();
+    }
+}
+
 /// Benchmark `id`'s entry in `report` and its selection record, checked measured for `reason`.
 fn measured_for<'a>(
     report: &'a serde_json::Value,
@@ -287,6 +310,7 @@ fn commit_late_work(repo: &std::path::Path) {
 fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
     let guard = measuring_lock();
     let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "late", commit_late_work);
+    forget_kept_probes(&repo);
     // Two rounds: what is checked is what selection decides, and that the changed benchmarks
     // are measured at all (the stop rule would measure them until it decides).
     let args = with_options(
@@ -430,8 +454,10 @@ fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Pat
     commit_all(repo, "rare is cold, PICK changes");
 }
 
-/// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON.
+/// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON, each probe run
+/// (none kept from an earlier run).
 fn list_set_up_shapes(repo: &std::path::Path, filter: &str) -> serde_json::Value {
+    forget_kept_probes(repo);
     let output = list_selecting(
         repo,
         &["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter],
@@ -672,6 +698,66 @@ fn list_says_what_a_run_would_measure_and_why() {
         added.contains("bench target added") && added.contains("only in head"),
         "{text}"
     );
+}
+
+#[test]
+fn a_listing_keeps_its_probes_for_the_comparison_after_it() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo(&guard, &constants_only());
+    forget_kept_probes(&repo);
+    let listing = list_selecting(
+        &repo,
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "--", "steady",
+        ],
+    );
+    let err = stderr(&listing);
+    assert_eq!(listing.status.code(), Some(0), "{err}");
+    assert!(!err.contains("probe(s) kept"), "{err}");
+    let listed: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
+    let listed = listed["benchmarks"][0]["selection"].clone();
+    assert_eq!(listed["reason"], "same_code", "{listed:#}");
+    let detail = listed["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("a native run as long as a fork entered none of the"),
+        "{listed:#}"
+    );
+    assert_eq!(kept_probes(&repo).len(), 1, "{err}");
+    // The comparison at the same settings takes the outcome, and decides as the listing did.
+    let args = with_options(
+        &[
+            "HEAD~1",
+            "HEAD",
+            "--format",
+            "json",
+            "--fail-on",
+            "never",
+            "--",
+            "steady",
+        ],
+        FAST,
+    );
+    let compared = selecting(&repo, &args);
+    let err = stderr(&compared);
+    assert_eq!(compared.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("1 of 1 probe(s) kept from an earlier run"),
+        "{err}"
+    );
+    let report = json_report(&compared);
+    let steady = bench_entry(&report, "hash/steady");
+    assert_eq!(selection(steady), &listed, "{steady:#}");
+    assert_eq!(steady["forks"]["base"], 0, "{steady:#}");
+    // Another measurement time is another fork: probed again, and kept beside the first.
+    let longer: Vec<&str> = FAST
+        .iter()
+        .map(|&arg| if arg == "0.2" { "0.3" } else { arg })
+        .collect();
+    assert_ne!(longer, FAST);
+    let longer = with_options(&["HEAD~1", "HEAD", "--list", "--", "steady"], &longer);
+    let err = stderr(&selecting(&repo, &longer));
+    assert!(!err.contains("probe(s) kept"), "{err}");
+    assert_eq!(kept_probes(&repo).len(), 2, "{err}");
 }
 
 #[test]

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use super::context::is_command;
 use super::phases::SelectionPart;
 use super::reach_outside::Decided;
+use super::reach_probe::Probes;
 use super::reach_sides::{SelectedSides, checkout_of, linked_code};
 use super::{BuiltTarget, fork_timeout};
 use crate::config::Settings;
@@ -27,7 +28,7 @@ use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{CodeComparison, Comparer};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
-use crate::steps::reach::trace::{self, TraceCache};
+use crate::steps::reach::trace::{self, TouchedFiles, TraceCache};
 use crate::steps::reach::versions::{self, VersionChange};
 use crate::steps::reach::{
     TimedSame, decide, name_timed_part, name_untimed, runs_changes_only_outside, settings_differ,
@@ -84,24 +85,7 @@ pub(super) fn select_by_reach(
     progress.expect_steps(StepKind::Trace, traces as u64);
     // Read once for every target and command: what explains functions without a partner.
     let versions = versions::changed(&selected.base.root, &selected.head.root);
-    let mut records = BTreeMap::new();
-    for ((base_key, head_key), benchmarks) in by_target {
-        let (Some(base), Some(head)) = (
-            selected.base.targets.get(&base_key),
-            selected.head.targets.get(&head_key),
-        ) else {
-            progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
-            continue;
-        };
-        records.extend(select_in_target(
-            selected,
-            &valgrind,
-            (base, head),
-            &benchmarks,
-            &versions,
-            progress,
-        ));
-    }
+    let mut records = select_targets(selected, &valgrind, by_target, &versions, progress);
     if !commands.is_empty() {
         let (decided, kept) = super::reach_commands::select_commands(
             selected, &valgrind, &commands, &versions, progress,
@@ -116,6 +100,42 @@ pub(super) fn select_by_reach(
     }
     progress.finish_bar();
     announce(&records, progress);
+    records
+}
+
+/// The selection of the benchmarks of every pair of bench targets of `by_target`, and a note
+/// of how many probes were kept from an earlier run; `versions`: the workspace's packages whose
+/// version changed.
+fn select_targets(
+    selected: &SelectedSides<'_>,
+    valgrind: &Valgrind,
+    by_target: BTreeMap<(TargetKey, TargetKey), Vec<&Matched>>,
+    versions: &[VersionChange],
+    progress: &Progress,
+) -> BTreeMap<String, SelectionRecord> {
+    let mut records = BTreeMap::new();
+    let mut probes = Probes::default();
+    for ((base_key, head_key), benchmarks) in by_target {
+        let (Some(base), Some(head)) = (
+            selected.base.targets.get(&base_key),
+            selected.head.targets.get(&head_key),
+        ) else {
+            progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
+            continue;
+        };
+        let sides = (base, head);
+        let (decided, probed) =
+            select_in_target(selected, valgrind, sides, &benchmarks, versions, progress);
+        probes.kept += probed.kept;
+        probes.probed += probed.probed;
+        records.extend(decided);
+    }
+    if probes.kept > 0 {
+        progress.note(&format!(
+            "{} of {} probe(s) kept from an earlier run (the same executable, changed functions, fork and files read)",
+            probes.kept, probes.probed
+        ));
+    }
     records
 }
 
@@ -146,7 +166,8 @@ fn probe_prior(settings: &Settings) -> Duration {
 }
 
 /// The selection of `benchmarks`, all of one bench target whose executables are `base` and
-/// `head`; `versions`: the workspace's packages whose version changed.
+/// `head`, and how many of them were probed and kept; `versions`: the workspace's packages
+/// whose version changed.
 fn select_in_target(
     sides: &SelectedSides<'_>,
     valgrind: &Valgrind,
@@ -154,13 +175,11 @@ fn select_in_target(
     benchmarks: &[&Matched],
     versions: &[VersionChange],
     progress: &Progress,
-) -> Vec<(String, SelectionRecord)> {
+) -> (Vec<(String, SelectionRecord)>, Probes) {
     let all = |record: SelectionRecord| {
         progress.drop_steps(StepKind::Trace, benchmarks.len() as u64);
-        benchmarks
-            .iter()
-            .map(|m| (m.id.clone(), record.clone()))
-            .collect::<Vec<_>>()
+        let records = benchmarks.iter().map(|m| (m.id.clone(), record.clone()));
+        (records.collect::<Vec<_>>(), Probes::default())
     };
     let (base_checkout, head_checkout) =
         (checkout_of(&sides.base.root), checkout_of(&sides.head.root));
@@ -206,6 +225,8 @@ fn select_in_target(
     let tracing = Instant::now();
     let traces = traces_of(&requests, valgrind, &cache, sides.perfdiff_dir, progress);
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
+    // What each trace touched of the project: a probe's kept outcome depends on it too.
+    let touched = touched_files(&traces, &base_checkout, sides.target_dir, &base.exe.path);
     let decided: Vec<(String, Decided)> = benchmarks
         .iter()
         .zip(traces)
@@ -221,10 +242,25 @@ fn select_in_target(
     let records = super::reach_outside::skip_outside_loop(sides, (base, head), decided, progress);
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
     let probing = Instant::now();
-    let records =
-        super::reach_probe::probe_skipped(sides, &mut comparer, &requests, records, progress);
+    let probed = (requests.as_slice(), touched.as_slice());
+    let probed = super::reach_probe::probe_skipped(sides, &mut comparer, probed, records, progress);
     sides.clock.add(SelectionPart::Probe, probing.elapsed());
-    records
+    probed
+}
+
+/// What each of `traces` touched of the project (`checkout`, `target_dir`) but `executable`.
+fn touched_files(
+    traces: &[Result<trace::Trace, trace::TraceError>],
+    checkout: &Path,
+    target_dir: &Path,
+    executable: &Path,
+) -> Vec<TouchedFiles> {
+    let project = [checkout.to_path_buf(), target_dir.to_path_buf()];
+    let touched = traces.iter().map(|traced| match traced {
+        Ok(traced) => TouchedFiles::of(traced, &project, executable),
+        Err(_) => TouchedFiles::default(),
+    });
+    touched.collect()
 }
 
 /// The traces of `requests` (one target's benchmarks), each step told to `progress`, and a note

@@ -6,6 +6,11 @@
 //! Why after the decision and only for the skipped: a benchmark already measured needs no
 //! probe, and a comment-only commit (no function differs) needs none at all. The set of changed
 //! functions is computed once per pair of executables, by the same [`Comparer`] that decided.
+//!
+//! Why kept: a probe runs for a fork's length (longer when it is still settling), and `--list`
+//! then the comparison, or the same comparison run again, would run the same probes again. Each
+//! outcome is kept beside the traces under everything it depends on
+//! ([`crate::steps::reach::trace::probe_cache`]); a failure is not kept.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -17,31 +22,34 @@ use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{Probe, Timed, probe_benchmark, timed_routines};
+use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
 
 use super::reach_sides::SelectedSides;
 use crate::steps::stop::{StopPolicy, WARMUP_TIME_MAX, WARMUP_TIME_MIN};
 
-/// `records` (of the benchmarks `requests` trace, in the same order) with every skipped one
-/// probed: measured when its probe enters a changed function or fails.
+/// `records` (of the benchmarks `requests` trace, in the same order; `files`: what each one's
+/// trace touched of the project) with every skipped one probed: measured when its probe enters
+/// a changed function or fails, and how many were probed and kept.
 pub(super) fn probe_skipped(
     sides: &SelectedSides<'_>,
     comparer: &mut Comparer<'_>,
-    requests: &[ForkRequest],
+    (requests, files): (&[ForkRequest], &[TouchedFiles]),
     records: Vec<(String, SelectionRecord)>,
     progress: &Progress,
-) -> Vec<(String, SelectionRecord)> {
+) -> (Vec<(String, SelectionRecord)>, Probes) {
     if !records.iter().any(|(_, record)| record.skipped()) {
-        return records;
+        return (records, Probes::default());
     }
     let entries = match comparer.changed_entries() {
         Ok(entries) => entries,
         Err(why) => {
             let failed = undecided(format!("its native probe cannot run: {why}"));
-            return records
+            let records = records
                 .into_iter()
                 .map(|(id, r)| (id, if r.skipped() { failed.clone() } else { r }))
                 .collect();
+            return (records, Probes::default());
         }
     };
     let policy = StopPolicy::from_settings(sides.settings);
@@ -52,32 +60,43 @@ pub(super) fn probe_skipped(
             .map(|request| timed_routines(&request.executable, request.harness)),
         false => None,
     };
+    // The target's benchmarks all run base's one executable: digested once for their keys.
+    let keys = requests
+        .first()
+        .and_then(|request| ProbeKeys::new(&request.executable).ok());
     let probing = Probing {
         entries: &entries,
         timed: timed.as_ref(),
         perfdiff_dir: sides.perfdiff_dir,
         policy: &policy,
+        kept: Kept {
+            cache: TraceCache::new(sides.perfdiff_dir.join("traces")),
+            keys: keys.as_ref(),
+            settling: settling_rule(&policy),
+        },
     };
     if !entries.is_empty() {
         let skipped = records.iter().filter(|(_, r)| r.skipped()).count();
         progress.expect_steps(StepKind::Probe, skipped as u64);
     }
-    // One probe per CPU at a time, as the traces run.
-    records
-        .into_par_iter()
-        .zip(requests.par_iter())
-        .map(|((id, record), request)| {
-            if !record.skipped() {
-                return (id, record);
-            }
-            let started = Instant::now();
-            let probed = probing.probed(record, request);
-            if !probing.entries.is_empty() {
-                progress.step_done(StepKind::Probe, started.elapsed(), &id);
-            }
-            (id, probed)
-        })
-        .collect()
+    probing.probe_all(records, (requests, files), progress)
+}
+
+/// How many of a target's benchmarks were probed, and of those how many outcomes were kept
+/// from an earlier run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Probes {
+    pub(super) probed: usize,
+    pub(super) kept: usize,
+}
+
+/// The settings of steady-state detection that decide whether a probe runs again with the
+/// longest warm-up ([`Probing::still_settling`]), in words, for the kept outcome's key.
+fn settling_rule(policy: &StopPolicy) -> String {
+    format!(
+        "warm-up detection: window {}, threshold {}",
+        policy.window, policy.warmup_threshold
+    )
 }
 
 /// Whether `record` is skipped although it executes changed code, because that code runs only
@@ -94,14 +113,123 @@ struct Probing<'a> {
     timed: Option<&'a Result<Vec<ChangedEntry>, String>>,
     perfdiff_dir: &'a Path,
     policy: &'a StopPolicy,
+    kept: Kept<'a>,
 }
 
+/// Where the probes' outcomes are kept, and what their keys are made of.
+struct Kept<'a> {
+    cache: TraceCache,
+    /// `None` when base's executable cannot be read: nothing is kept.
+    keys: Option<&'a ProbeKeys>,
+    settling: String,
+}
+
+/// What the record says of a probe run again because its first was still settling.
+const SETTLING: &str = " (still settling: probed again with the longest warm-up a fork can get)";
+
 impl Probing<'_> {
-    /// The record of the skipped benchmark `record` after its probe.
-    fn probed(&self, record: SelectionRecord, request: &ForkRequest) -> SelectionRecord {
-        let timed = match (is_outside_skip(&record), self.timed) {
-            (false, _) => Timed::default(),
-            (true, Some(Ok(routines))) if !self.entries.is_empty() => Timed {
+    /// [`probe_skipped`] once its probes' shared part is known.
+    fn probe_all(
+        &self,
+        records: Vec<(String, SelectionRecord)>,
+        (requests, files): (&[ForkRequest], &[TouchedFiles]),
+        progress: &Progress,
+    ) -> (Vec<(String, SelectionRecord)>, Probes) {
+        // One probe per CPU at a time, as the traces run.
+        let probed: Vec<(String, SelectionRecord, Option<bool>)> = records
+            .into_par_iter()
+            .zip(requests.par_iter().zip(files.par_iter()))
+            .map(|((id, record), (request, files))| {
+                if !record.skipped() {
+                    return (id, record, None);
+                }
+                let started = Instant::now();
+                let (probed, kept) = self.probed(record, request, files);
+                if !self.entries.is_empty() {
+                    // A kept outcome is told as a kept trace is: done, in no time.
+                    let took = match kept {
+                        Some(true) => Duration::ZERO,
+                        _ => started.elapsed(),
+                    };
+                    progress.step_done(StepKind::Probe, took, &id);
+                }
+                (id, probed, kept)
+            })
+            .collect();
+        let count = |kept: fn(&Option<bool>) -> bool| probed.iter().filter(|p| kept(&p.2)).count();
+        let probes = Probes {
+            probed: count(Option::is_some),
+            kept: count(|kept| *kept == Some(true)),
+        };
+        let records = probed.into_iter().map(|(id, r, _)| (id, r)).collect();
+        (records, probes)
+    }
+
+    /// The record of the skipped benchmark `record` after its probe (`files`: what its trace
+    /// touched of the project), and whether the probe's outcome was kept from an earlier run
+    /// (`None`: nothing was probed).
+    fn probed(
+        &self,
+        record: SelectionRecord,
+        request: &ForkRequest,
+        files: &TouchedFiles,
+    ) -> (SelectionRecord, Option<bool>) {
+        let timed = match self.timed_of(&record) {
+            Ok(timed) => timed,
+            Err(why) => {
+                return (
+                    undecided(format!("its native probe cannot run: {why}")),
+                    None,
+                );
+            }
+        };
+        if self.entries.is_empty() {
+            return (record, None);
+        }
+        let mut request = request.clone();
+        request.criterion_home = self.perfdiff_dir.join("criterion-home").join("probe");
+        // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
+        // `--warm-up-time` says: the probe as well.
+        request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
+        let key = self.kept.keys.and_then(|keys| {
+            keys.key(&ProbeInputs {
+                request: &request,
+                entries: self.entries,
+                timed: &timed,
+                settling: &self.kept.settling,
+                files,
+            })
+        });
+        if let Some(kept) = key
+            .as_deref()
+            .and_then(|key| self.kept.cache.kept_probe(key))
+        {
+            let (probe, settling) = match kept {
+                KeptProbe::Reached { name } => (Probe::Reached { name }, false),
+                KeptProbe::NotReached { settling } => {
+                    (Probe::NotReached { record: None }, settling)
+                }
+            };
+            return (self.judged(record, probe, &timed, settling), Some(true));
+        }
+        let (probe, settling) = self.run(request, &timed);
+        let outcome = match &probe {
+            Probe::Reached { name } => Some(KeptProbe::Reached { name: name.clone() }),
+            Probe::NotReached { .. } => Some(KeptProbe::NotReached { settling }),
+            Probe::Failed(_) => None,
+        };
+        if let (Some(key), Some(outcome)) = (&key, outcome) {
+            self.kept.cache.keep_probe(key, &outcome);
+        }
+        (self.judged(record, probe, &timed, settling), Some(false))
+    }
+
+    /// What the probe of `record` watches in the timed routine ([`Timed`]), or why it cannot
+    /// run.
+    fn timed_of(&self, record: &SelectionRecord) -> Result<Timed, String> {
+        match (is_outside_skip(record), self.timed) {
+            (false, _) => Ok(Timed::default()),
+            (true, Some(Ok(routines))) if !self.entries.is_empty() => Ok(Timed {
                 routines: routines.clone(),
                 same_outside: self
                     .entries
@@ -109,58 +237,50 @@ impl Probing<'_> {
                     .filter(|e| record.same_source.contains(&e.name))
                     .cloned()
                     .collect(),
-            },
-            (true, Some(Err(why))) => {
-                return undecided(format!("its native probe cannot run: {why}"));
-            }
-            (true, _) => {
-                return undecided(
-                    "its native probe cannot run: no changed function to stop at".to_string(),
-                );
-            }
-        };
-        if self.entries.is_empty() {
-            return record;
+            }),
+            (true, Some(Err(why))) => Err(why.clone()),
+            (true, _) => Err("no changed function to stop at".to_string()),
         }
+    }
+
+    /// Runs the probe of `request`, again with the longest warm-up when its run is still
+    /// settling (then `true`).
+    fn run(&self, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
         let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
             Ok(scratch) => scratch,
             Err(e) => {
-                return undecided(format!(
-                    "probe: cannot make a scratch directory in {}: {e}",
+                let why = format!(
+                    "cannot make a scratch directory in {}: {e}",
                     self.perfdiff_dir.display()
-                ));
+                );
+                return (Probe::Failed(why), false);
             }
         };
-        let mut request = request.clone();
-        request.criterion_home = self.perfdiff_dir.join("criterion-home").join("probe");
-        // Forks after the first warm up for at least the adaptive warm-up's floor, whatever
-        // `--warm-up-time` says: the probe as well.
-        request.warm_up = request.warm_up.max(WARMUP_TIME_MIN);
-        let mut probe = probe_benchmark(&request, self.entries, &timed, scratch.path());
-        let mut settling = "";
+        let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
         if let Probe::NotReached { record: Some(run) } = &probe
             && self.still_settling(run)
         {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            probe = probe_benchmark(&request, self.entries, &timed, scratch.path());
-            settling = " (still settling: probed again with the longest warm-up a fork can get)";
+            let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+            return (probe, true);
         }
-        self.judged(record, probe, &timed, settling)
+        (probe, false)
     }
 
     /// The record of the skipped benchmark `record` after its `probe` (with `timed`, as
-    /// [`probe_benchmark`] took it; `settling`: what the detail says of a second run).
+    /// [`probe_benchmark`] took it; `settling`: it ran a second time, its first still settling).
     fn judged(
         &self,
         record: SelectionRecord,
         probe: Probe,
         timed: &Timed,
-        settling: &str,
+        settling: bool,
     ) -> SelectionRecord {
         match probe {
             Probe::NotReached { .. } => {
+                let settling = if settling { SETTLING } else { "" };
                 let counted = match timed.routines.is_empty() {
                     true => "",
                     false => {
@@ -241,6 +361,11 @@ mod tests {
             timed: None,
             perfdiff_dir: Path::new("/nonexistent"),
             policy,
+            kept: Kept {
+                cache: TraceCache::new("/nonexistent".into()),
+                keys: None,
+                settling: settling_rule(policy),
+            },
         }
     }
 

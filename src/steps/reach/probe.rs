@@ -38,6 +38,11 @@ use crate::steps::instructions::{symbols, timed as harness_routines};
 pub mod coverage;
 pub mod timing;
 
+/// The version of the probe's logic, in the key of every kept outcome
+/// (`trace::probe_cache`): bump it when a change to the probe (what it watches, how it runs,
+/// when a run counts) could change an outcome, so that outcomes kept before are probed again.
+pub const PROBE_VERSION: u32 = 1;
+
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.
 pub const PROBE_ENV: &str = "CARGO_PERFDIFF_PROBE_PLAN";

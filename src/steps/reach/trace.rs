@@ -36,6 +36,7 @@ pub mod cache;
 pub mod command_cache;
 pub mod executed;
 pub mod native;
+pub mod probe_cache;
 pub mod runs;
 pub mod split;
 pub mod syscalls;
@@ -47,6 +48,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cache::{TraceCache, executable_digest};
 pub use command_cache::CommandTrace;
+pub use probe_cache::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles};
 pub use runs::Mode;
 pub use syscalls::Access;
 

@@ -146,7 +146,7 @@ fn inputs_of(trace: &Trace, project: &[PathBuf]) -> Option<Vec<Input>> {
 }
 
 /// What is at `path`: a file's digest, a directory's listing's, `None` when nothing is there.
-fn found(path: &Path) -> std::io::Result<Option<String>> {
+pub(super) fn found(path: &Path) -> std::io::Result<Option<String>> {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),

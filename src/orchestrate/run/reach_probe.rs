@@ -60,10 +60,14 @@ pub(super) fn probe_skipped(
             .map(|request| timed_routines(&request.executable, request.harness)),
         false => None,
     };
-    // The target's benchmarks all run base's one executable: digested once for their keys.
-    let keys = requests
-        .first()
-        .and_then(|request| ProbeKeys::new(&request.executable).ok());
+    // The target's benchmarks all run base's one executable: digested once for their keys,
+    // when there is something to probe.
+    let keys = match entries.is_empty() {
+        true => None,
+        false => requests
+            .first()
+            .and_then(|request| ProbeKeys::new(&request.executable).ok()),
+    };
     let probing = Probing {
         entries: &entries,
         timed: timed.as_ref(),

@@ -14,7 +14,8 @@
 //! added or removed there is seen even when it compiled to nothing of its own.
 //!
 //! Soundness first: a file that cannot be read, an instruction without a line, a function
-//! without a symbol, are [`SourceComparison::Unknown`]; the caller measures then. Files of the
+//! without a symbol or an inlined copy, are [`SourceComparison::Unknown`]; the caller measures
+//! then. Files of the
 //! standard library (`/rustc/<commit>/library/…`) are the same text when their path is: the
 //! commit hash names the toolchain (and its crates.io dependencies, `/rust/deps/<crate>-<version>/…`,
 //! a published version's files). What the lines do not show is a definition used from
@@ -80,6 +81,26 @@
 //! loop, where what matters is that the inputs it computes are the same; a function whose
 //! definition or callees' names differ keeps the benchmark measured.
 //!
+//! Inlined into its callers on both sides (`inlined`): a function with no symbol on either side
+//! (bstr's registration functions, called once from `main`, field trial bstr-count) is compared
+//! by its inlined copies, every `DW_TAG_inlined_subroutine` whose abstract origin it is. The line
+//! tables name an inlined function by its short name alone, so the copies of that name are told
+//! apart by the file their own frames are in: the one file whose items define a free function of
+//! that path (its inline modules and the file's path, or, at its top, the root of that crate as
+//! a unit's name gives it); none, or two such files, is unknown. At each address of a copy, the
+//! frames from the copy's own inward (its depth among the inlined subroutines) are its places,
+//! as a symbol's whole chain is. Both sides must have as many copies, each reading the same
+//! spans as one of the other side's, and no span may name what the commit changes; a callee
+//! inlined in one copy and called in another is a difference here, not followed.
+//!
+//! rustc's C `main` (`shim`): the entry shim the compiler makes for a binary has no line. It is
+//! the same on both sides when both are such a shim: one small symbol without line or function
+//! in the DWARF, made of the few x86-64 instructions a shim uses, the same bytes but for its
+//! instruction-pointer-relative addresses, each pointing on both sides into a symbol of one name
+//! at one offset, or where no symbol holds it, into a section of one name. The user's `main`
+//! it passes is compared in its own right. A C `main` with lines (`#![no_main]`) is compared by
+//! them.
+//!
 //! Why a dependency's lines are checked for fewer names ([`ChangedNames::contains_in`]). The
 //! names check matches bare names, so a line of clap_lex (a crates.io package) naming its own
 //! `new` matched unicode-segmentation's inherent `AsciiWordBoundIter::new`, which that commit
@@ -107,7 +128,10 @@
 //! checkout's files, and in those outside it that are not a dependency's (a path dependency
 //! beside the checkout may depend on it through a path back).
 
-use std::cell::RefCell;
+mod inlined;
+mod shim;
+
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::iter::once;
 use std::path::{Path, PathBuf};
@@ -219,11 +243,14 @@ type Key = (String, String);
 /// and by [`short_name`]), its line tables, the checkout its sources are read from, and the
 /// items of the files parsed so far.
 struct Reader<'a> {
+    executable: &'a Path,
     checkout: &'a Path,
     symbols: BTreeMap<String, Extents>,
     by_short_name: BTreeMap<String, Vec<String>>,
     loader: addr2line::Loader,
     items: RefCell<BTreeMap<String, ParsedItems>>,
+    /// Its functions' inlined copies, read when a function has no symbol on either side.
+    inlined: OnceCell<Result<inlined::InlinedIndex, String>>,
 }
 
 impl<'a> Reader<'a> {
@@ -243,11 +270,13 @@ impl<'a> Reader<'a> {
                 .push(name.clone());
         }
         Ok(Reader {
+            executable: side.executable,
             checkout: side.checkout,
             symbols,
             by_short_name,
             loader,
             items: RefCell::default(),
+            inlined: OnceCell::new(),
         })
     }
 
@@ -468,11 +497,12 @@ fn compare_one(
     function: &str,
     changed: &ChangedNames,
 ) -> SourceComparison {
+    if let Some(shims) = shim::compare_entry_shims(readers, function) {
+        return shims;
+    }
     let sources = match readers.map(|r| r.source(function)) {
         [Err(why), _] | [_, Err(why)] => return SourceComparison::Unknown(why),
-        [Ok(None), Ok(None)] => {
-            return SourceComparison::Unknown(format!("no side has a symbol {function}"));
-        }
+        [Ok(None), Ok(None)] => return inlined::compare_inlined(readers, function, changed),
         [Ok(base), Ok(head)] => [base, head],
     };
     let mut apart = Apart {
@@ -2405,6 +2435,101 @@ mod tests {
             panic!("`mix` changed: {compared:?}");
         };
         assert!(reason.contains("`mix`"), "{reason}");
+    }
+
+    /// A crate whose `register` (in `src/main.rs`, marked `#[inline(always)]`: no symbol) is
+    /// called `calls` times from `main`, and pushes `k + add`; `above` goes before it, and
+    /// `util::register`, a namesake in another file, is inlined into `main` too.
+    fn registering_crate(above: &str, add: u32, calls: usize) -> Vec<(&'static str, String)> {
+        let call = "    register(&mut v, std::hint::black_box(2));\n".repeat(calls);
+        let main = format!(
+            "mod util;\n\n{above}#[inline(always)]\nfn register(v: &mut Vec<u64>, k: u64) {{\n    \
+             v.push(util::work(k));\n    v.push(k + {add});\n}}\n\n\
+             fn main() {{\n    let mut v = Vec::new();\n{call}    \
+             util::register(&mut v, std::hint::black_box(3));\n    println!(\"{{v:?}}\");\n}}\n"
+        );
+        let util = "#[inline(never)]\npub fn work(k: u64) -> u64 {\n    k.wrapping_mul(3)\n}\n\n\
+                    #[inline(always)]\npub fn register(v: &mut Vec<u64>, k: u64) {\n    \
+                    v.push(k ^ 5);\n}\n";
+        vec![("src/main.rs", main), ("src/util.rs", util.to_string())]
+    }
+
+    #[test]
+    fn a_function_inlined_into_its_callers_on_both_sides_is_compared_by_its_inlined_copies() {
+        let dir = tempfile::tempdir().unwrap();
+        let unrelated = "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n";
+        for (side, above, add, calls) in [
+            ("base", "", 1, 2),
+            ("shifted", unrelated, 1, 2),
+            ("edited", "", 2, 2),
+            ("more", "", 1, 3),
+        ] {
+            compiled_files(dir.path(), side, &registering_crate(above, add, calls));
+        }
+        let symbols = extents_of(&dir.path().join("base/demo")).unwrap();
+        assert!(
+            !symbols
+                .keys()
+                .any(|name| name.starts_with("demo::") && name.ends_with("register")),
+            "`register` has no symbol: {:?}",
+            symbols
+                .keys()
+                .filter(|n| n.starts_with("demo"))
+                .collect::<Vec<_>>()
+        );
+        // The same source, its lines moved down: the same, though no side has a symbol.
+        let same = compare_apart(dir.path(), "base", "shifted", "demo::register");
+        assert_eq!(same, SourceComparison::Same);
+        let same = compare_apart(dir.path(), "shifted", "base", "demo::register");
+        assert_eq!(same, SourceComparison::Same);
+        // The namesake in `src/util.rs` is not `demo::register`.
+        let edited = compare_apart(dir.path(), "base", "edited", "demo::register");
+        let SourceComparison::Differs(why) = &edited else {
+            panic!("a line of `register` changed: {edited:?}");
+        };
+        assert!(why.contains("src/main.rs"), "{why}");
+        let more = compare_apart(dir.path(), "base", "more", "demo::register");
+        let SourceComparison::Differs(why) = &more else {
+            panic!("inlined once more in head: {more:?}");
+        };
+        assert!(
+            why.contains("inlined 2 times in base and 3 in head"),
+            "{why}"
+        );
+        // A function no side has, inlined or not, still cannot be compared.
+        let none = compare_apart(dir.path(), "base", "shifted", "demo::absent");
+        assert!(matches!(none, SourceComparison::Unknown(_)), "{none:?}");
+    }
+
+    #[test]
+    fn rustc_s_c_main_shim_is_the_same_on_both_sides_and_a_c_main_of_the_user_is_compared_by_lines()
+    {
+        let dir = tempfile::tempdir().unwrap();
+        let unrelated = "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n";
+        compiled(dir.path(), "base", &program("", 7));
+        compiled(dir.path(), "shifted", &program(unrelated, 7));
+        let [base, shifted] = ["base", "shifted"].map(|side| dir.path().join(side).join("demo"));
+        assert!(
+            places_of(&base, "main").is_err(),
+            "rustc's `main` has no line"
+        );
+        let compared = compare_apart(dir.path(), "base", "shifted", "main");
+        assert_eq!(compared, SourceComparison::Same);
+        assert!(shifted.exists());
+        // A C `main` the user wrote has lines: they decide.
+        let own = |code: u32| {
+            format!(
+                "#![no_main]\n\n#[unsafe(no_mangle)]\npub extern \"C\" fn main() -> i32 {{\n    \
+                 std::hint::black_box({code})\n}}\n"
+            )
+        };
+        compiled(dir.path(), "own", &own(0));
+        compiled(dir.path(), "own-edited", &own(1));
+        let compared = compare_apart(dir.path(), "own", "own-edited", "main");
+        assert!(
+            matches!(compared, SourceComparison::Differs(_)),
+            "{compared:?}"
+        );
     }
 
     #[test]

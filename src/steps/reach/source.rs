@@ -97,7 +97,8 @@
 //! the same on both sides when both are such a shim: one small symbol without line or function
 //! in the DWARF, made of the few x86-64 instructions a shim uses, the same bytes but for its
 //! instruction-pointer-relative addresses, each pointing on both sides into a symbol of one name
-//! at one offset, or where no symbol holds it, into a section of one name. The user's `main`
+//! at one offset, or where no symbol holds it (or an anonymous constant, `anon.<hash>.<n>`), into a
+//! section of one name. The user's `main`
 //! it passes is compared in its own right. A C `main` with lines (`#![no_main]`) is compared by
 //! them.
 //!

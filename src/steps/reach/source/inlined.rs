@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use addr2line::gimli;
-use object::{Object, ObjectSection};
+use object::{Object, ObjectSection, SectionKind};
 
 use super::{
     ChangedNames, FunctionSource, Key, Place, Reader, SourceComparison, compare, file_key,
@@ -65,6 +65,13 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
     let sections = gimli::DwarfSections::load(load)?;
     let dwarf = sections.borrow(|section| gimli::EndianSlice::new(section, endian));
     let why = |e: gimli::Error| format!("cannot read the DWARF of {}: {e}", executable.display());
+    // The linker discards unused sections but not their DWARF, whose addresses it leaves at 0
+    // (or another value outside the code): such a copy is not in the executable.
+    let code: Vec<(u64, u64)> = file
+        .sections()
+        .filter(|s| s.kind() == SectionKind::Text)
+        .map(|s| (s.address(), s.address() + s.size()))
+        .collect();
     let mut index = InlinedIndex::default();
     let mut headers = dwarf.units();
     let mut units = Vec::new();
@@ -79,7 +86,7 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
                 index.roots.insert((PathBuf::from(root), krate.to_string()));
             }
         }
-        index_unit(&dwarf, (unit, &units), &mut index).map_err(why)?;
+        index_unit(&dwarf, (unit, &units), &code, &mut index).map_err(why)?;
     }
     Ok(index)
 }
@@ -88,6 +95,7 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
 fn index_unit<'d>(
     dwarf: &gimli::Dwarf<Slice<'d>>,
     (unit, units): (&gimli::Unit<Slice<'d>>, &[gimli::Unit<Slice<'d>>]),
+    code: &[(u64, u64)],
     index: &mut InlinedIndex,
 ) -> gimli::Result<()> {
     // The DIEs around the current one: (depth, whether it is an inlined subroutine).
@@ -110,7 +118,10 @@ fn index_unit<'d>(
         let mut ranges = Vec::new();
         let mut iter = dwarf.die_ranges(unit, entry)?;
         while let Some(range) = iter.next()? {
-            if range.begin < range.end {
+            let linked = code
+                .iter()
+                .any(|&(s, e)| s <= range.begin && range.begin < e);
+            if range.begin < range.end && linked {
                 ranges.push((range.begin, range.end));
             }
         }

@@ -11,7 +11,8 @@
 //! `lea`, calls, `push`/`pop`, `ret`), read on x86-64 ([`instructions`]); and the two are the
 //! same instructions byte for byte but for their instruction-pointer-relative addresses, each
 //! of which points on both sides into a symbol of the same name at the same offset, or, where
-//! no symbol holds it (a vtable, a GOT slot), into a section of the same name. The user's
+//! no symbol holds it or only one of rustc's anonymous constants does (`anon.<hash>.<n>`, named
+//! by a hash of its unit: a vtable), into a section of the same name. The user's
 //! `main` it passes is a function of its own, compared in its own right when its code differs.
 //! Anything else is left to the comparison by lines (which cannot compare it: unknown).
 
@@ -61,7 +62,8 @@ struct Instruction {
 }
 
 /// Where an address points: into a symbol (its name, demangled without hash, and the offset),
-/// else into a section (its name), else nowhere known.
+/// else, or when the symbol is one of rustc's anonymous constants, into a section (its name),
+/// else nowhere known.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Target {
     Symbol(String, u64),
@@ -142,8 +144,11 @@ fn target_of(file: &object::File<'_>, address: u64) -> Target {
     let symbol = file
         .symbols()
         .find(|s| s.size() > 0 && s.address() <= address && address < s.address() + s.size());
+    // rustc's anonymous constants (`anon.<hash>.<n>`, a vtable among them) are named by a hash
+    // of their unit, which differs between the sides: such a one counts by its section.
     if let Some(symbol) = symbol
         && let Ok(name) = symbol.name()
+        && !name.starts_with("anon.")
     {
         let name = format!("{:#}", rustc_demangle::demangle(name));
         return Target::Symbol(name, address - symbol.address());

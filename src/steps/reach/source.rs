@@ -2502,6 +2502,71 @@ mod tests {
         assert!(matches!(none, SourceComparison::Unknown(_)), "{none:?}");
     }
 
+    /// A library `dep` (`src/dep.rs`, an rlib) whose `register` is inlined into `used`, which
+    /// `main` calls, and into `unused`, which nothing calls: the linker drops `unused`'s
+    /// section but keeps its DWARF, its addresses left at 0. `above` goes before `register`.
+    fn library_with_a_discarded_copy(dir: &Path, side: &str, above: &str) -> PathBuf {
+        let checkout = dir.join(side);
+        std::fs::create_dir_all(checkout.join("src")).unwrap();
+        // `register` contiguous in `unused`: one range, DWARF's low and high pc (at 0 here).
+        let dep = format!(
+            "{above}#[inline(always)]\nfn register(k: u64) -> u64 {{\n    (k ^ 0x55) >> 3\n}}\n\n\
+             #[inline(never)]\npub fn used(k: u64) -> u64 {{\n    register(k) + 1\n}}\n\n\
+             #[inline(never)]\npub fn unused(k: u64) -> u64 {{\n    register(k) + 2\n}}\n"
+        );
+        let main = "fn main() {\n    println!(\"{}\", dep::used(std::hint::black_box(2)));\n}\n";
+        std::fs::write(checkout.join("src/dep.rs"), dep).unwrap();
+        std::fs::write(checkout.join("src/main.rs"), main).unwrap();
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+        let optimised = ["--edition=2021", "-O", "-C", "debuginfo=line-tables-only"];
+        let library = std::process::Command::new(&rustc)
+            .current_dir(&checkout)
+            .args(optimised)
+            .args(["--crate-type", "rlib", "--crate-name", "dep", "src/dep.rs"])
+            .status()
+            .unwrap();
+        assert!(library.success());
+        let exe = checkout.join("demo");
+        let binary = std::process::Command::new(&rustc)
+            .current_dir(&checkout)
+            .args(optimised)
+            .args([
+                "--crate-name",
+                "demo",
+                "--extern",
+                "dep=libdep.rlib",
+                "src/main.rs",
+                "-o",
+            ])
+            .arg(&exe)
+            .status()
+            .unwrap();
+        assert!(binary.success());
+        exe
+    }
+
+    #[test]
+    fn an_inlined_copy_the_linker_discarded_is_not_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        let unrelated = "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n";
+        let base = library_with_a_discarded_copy(dir.path(), "base", "");
+        library_with_a_discarded_copy(dir.path(), "shifted", unrelated);
+        let symbols = extents_of(&base).unwrap();
+        assert!(symbols.keys().any(|name| name.starts_with("dep::used")));
+        assert!(
+            !symbols.keys().any(|name| name.starts_with("dep::unused")),
+            "the linker keeps `unused`: {:?}",
+            symbols
+                .keys()
+                .filter(|n| n.starts_with("dep"))
+                .collect::<Vec<_>>()
+        );
+        // `register`'s copy in `unused` is DWARF at address 0: were it a copy, its code would
+        // have no line, and the two sides could not be compared.
+        let same = compare_apart(dir.path(), "base", "shifted", "dep::register");
+        assert_eq!(same, SourceComparison::Same);
+    }
+
     #[test]
     fn rustc_s_c_main_shim_is_the_same_on_both_sides_and_a_c_main_of_the_user_is_compared_by_lines()
     {

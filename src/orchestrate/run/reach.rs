@@ -208,7 +208,7 @@ fn select_in_target(
         &head_checkout,
         versions,
     );
-    let cache = TraceCache::new(sides.perfdiff_dir.join("traces"));
+    let cache = trace_cache(sides, &base_checkout);
     let own_files = own_files(base);
     let build_dirs = [sides.target_dir.to_path_buf()];
     let checkouts = Checkouts {
@@ -246,6 +246,13 @@ fn select_in_target(
     let probed = super::reach_probe::probe_skipped(sides, &mut comparer, probed, records, progress);
     sides.clock.add(SelectionPart::Probe, probing.elapsed());
     probed
+}
+
+/// The kept traces of the benchmarks run in base's `checkout`: each reused while what it touched
+/// of the checkout and the target directory is as it was.
+fn trace_cache(sides: &SelectedSides<'_>, checkout: &Path) -> TraceCache {
+    let project = [checkout.to_path_buf(), sides.target_dir.to_path_buf()];
+    TraceCache::new(sides.perfdiff_dir.join("traces")).with_project(&project)
 }
 
 /// What each of `traces` touched of the project (`checkout`, `target_dir`) but `executable`.

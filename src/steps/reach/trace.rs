@@ -35,6 +35,7 @@ pub mod budget;
 pub mod cache;
 pub mod command_cache;
 pub mod executed;
+pub mod inputs;
 pub mod native;
 pub mod probe_cache;
 pub mod runs;
@@ -46,8 +47,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use cache::{TraceCache, executable_digest};
+pub use cache::TraceCache;
 pub use command_cache::CommandTrace;
+pub use inputs::executable_digest;
 pub use probe_cache::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles};
 pub use runs::Mode;
 pub use syscalls::Access;

@@ -3,17 +3,32 @@
 //!
 //! What a trace depends on: the executable's content ([`executable_digest`]), the benchmark and
 //! its harness, the working directory (its file paths are resolved there and name it) and the
-//! environment the fork adds. A trace is kept under a digest of all of these, as JSON in one
-//! file per trace, written whole (to a temporary file, then renamed) so that a reader never sees
-//! half a trace. A failed trace is not kept: the next run tries again. A kept file that cannot
-//! be read is traced again and overwritten.
+//! environment the fork adds, all known before the trace is made: a trace is kept under a digest
+//! of these, as JSON in one file per trace, written whole (to a temporary file, then renamed) so
+//! that a reader never sees half a trace. And what the benchmark reads at run time: a base
+//! commit that changes only a data file it reads (`benches/texts/*.txt` with `std::fs::read`)
+//! keeps the executable, yet may take the benchmark through other functions. No key known before
+//! the trace can name those files, so a trace is kept with them, as a command's is
+//! ([`super::command_cache`], the rule in [`super::inputs`]): every path of the project
+//! ([`TraceCache::with_project`]: the checkout, the build's directories) the trace opened,
+//! looked for or started, but the executable itself, with what was there. It is reused only
+//! while each is as it was; otherwise it is traced again and overwritten. What it read elsewhere
+//! on the machine (`/proc`, `/etc`, the toolchain) is taken as the same.
+//!
+//! A failed trace is not kept: the next run tries again. A kept file that cannot be read, or one
+//! kept before its inputs were (a bare trace, before 2026-11-29), is traced again and
+//! overwritten. The marker that valgrind is too slow for a target is not a trace and has no
+//! inputs: it is kept under the executable, harness, directory and environment only (a stale
+//! one makes a trace native, never wrong).
 
 use std::hash::Hasher;
-use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use siphasher::sip128::{Hasher128, SipHasher13};
 
+use super::inputs::{Input, Seen, executable_digest, inputs_now, project_paths};
 use super::{Trace, TraceError, Tracer};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
@@ -22,25 +37,22 @@ use crate::steps::fork::ForkRequest;
 #[derive(Debug, Clone)]
 pub struct TraceCache {
     pub(super) dir: PathBuf,
+    /// The directories (the checkout, the build's) whose paths a benchmark's kept trace is
+    /// kept with and reused only while they are as they were; none unless
+    /// [`TraceCache::with_project`] says.
+    project: Vec<PathBuf>,
+    /// What was found at the paths kept traces were checked against, each read once for all the
+    /// benchmarks of a target.
+    seen: Arc<Seen>,
 }
 
-/// The 128-bit SipHash-1-3 of the file at `path`, in hex: the executable's identity for the
-/// cache. (Not a cryptographic hash: it tells apart the executables of honest builds.)
-pub fn executable_digest(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = SipHasher13::new();
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut length = 0u64;
-    loop {
-        let n = file.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        hasher.write(&buffer[..n]);
-        length += n as u64;
-    }
-    hasher.write_u64(length);
-    Ok(format!("{:032x}", hasher.finish128().as_u128()))
+/// A benchmark's kept trace and what it depended on besides its key. `inputs` has no default:
+/// a file kept before 2026-11-29 (a bare trace, without them) does not read as one, and is
+/// traced again and overwritten.
+#[derive(Debug, Serialize, Deserialize)]
+struct KeptBenchmark<T> {
+    inputs: Vec<Input>,
+    trace: T,
 }
 
 /// The 128-bit SipHash-1-3, in hex, of `fields`, each preceded by its length (so that no two
@@ -84,7 +96,20 @@ fn timed_since(harness: Harness) -> Option<&'static [u8]> {
 
 impl TraceCache {
     pub fn new(dir: PathBuf) -> Self {
-        TraceCache { dir }
+        TraceCache {
+            dir,
+            project: Vec::new(),
+            seen: Arc::default(),
+        }
+    }
+
+    /// This cache, its benchmarks' traces kept with what they touched under `project` (the
+    /// checkout they run in, the build's directories) and reused only while it is as it was.
+    pub fn with_project(self, project: &[PathBuf]) -> Self {
+        TraceCache {
+            project: project.to_vec(),
+            ..self
+        }
     }
 
     /// The key of the trace of `req`'s benchmark: its executable's digest, harness, id,
@@ -100,15 +125,14 @@ impl TraceCache {
         ))
     }
 
-    /// The kept trace of `req`'s benchmark, or the one `trace` makes, kept. `trace` is not called
-    /// when a trace is kept.
+    /// The kept trace of `req`'s benchmark when it can be reused ([`TraceCache::kept`]), or the
+    /// one `trace` makes, kept. `trace` is not called when a trace is reused.
     pub fn get_or_trace(
         &self,
         req: &ForkRequest,
         trace: impl FnOnce() -> Result<Trace, TraceError>,
     ) -> Result<Trace, TraceError> {
-        let path = self.path_of(req)?;
-        if let Some(kept) = read_kept(&path) {
+        if let Some(kept) = self.kept(req) {
             return Ok(kept);
         }
         let fresh = trace()?;
@@ -116,20 +140,44 @@ impl TraceCache {
         Ok(fresh)
     }
 
-    /// The kept trace of `req`'s benchmark, if there is one that can be read.
+    /// The kept trace of `req`'s benchmark, if there is one that can be read and every path of
+    /// the project it touched (but the executable) is as it was when it was made.
     pub fn kept(&self, req: &ForkRequest) -> Option<Trace> {
-        read_kept(&self.path_of(req).ok()?)
+        let kept = read_kept(&self.path_of(req).ok()?)?;
+        kept.inputs
+            .iter()
+            .all(|input| input.unchanged(&self.seen))
+            .then_some(kept.trace)
     }
 
     /// Keeps `trace` as the trace of `req`'s benchmark (one benchmark's: a run shared with
-    /// others is kept once per benchmark, each under its own key).
+    /// others is kept once per benchmark, each under its own key), with what is now at each path
+    /// of the project it touched; not kept when one of them cannot be read (the next run traces
+    /// again).
     pub fn keep_trace(&self, req: &ForkRequest, trace: &Trace) -> Result<(), TraceError> {
         let path = self.path_of(req)?;
-        self.keep(&path, trace).map_err(|source| TraceError::Io {
+        let Some(inputs) = self.inputs_of(req, trace) else {
+            return Ok(());
+        };
+        let kept = KeptBenchmark { inputs, trace };
+        self.keep(&path, &kept).map_err(|source| TraceError::Io {
             who: format!("benchmark `{}`", req.benchmark_id),
             path,
             source,
         })
+    }
+
+    /// What the trace of `req`'s benchmark depended on besides its key: every path under the
+    /// project it touched or started, but its executable, with what is there now; `None` when
+    /// one cannot be read.
+    fn inputs_of(&self, req: &ForkRequest, trace: &Trace) -> Option<Vec<Input>> {
+        let under_project = |path: &Path| self.project.iter().any(|dir| path.starts_with(dir));
+        let programs = trace.programs.iter().map(PathBuf::as_path);
+        let programs = programs
+            .filter(|path| under_project(path))
+            .map(|p| (p, false));
+        let paths = project_paths(trace, &self.project).chain(programs);
+        inputs_now(paths.filter(|(path, _)| *path != req.executable))
     }
 
     /// Where the trace of `req`'s benchmark is kept.
@@ -187,19 +235,22 @@ impl TraceCache {
 const NATIVE_WITHOUT_TIMED_PART: &str =
     "it was traced natively (valgrind would take longer than its budget)";
 
-/// The trace kept at `path`, if it can be read (one that cannot is traced again) and is not a
-/// native trace kept before it told its timed part.
-fn read_kept(path: &Path) -> Option<Trace> {
+/// The trace kept at `path` with its inputs, if it can be read (one that cannot, or one kept
+/// before its inputs were, is traced again) and is not a native trace kept before it told its
+/// timed part.
+fn read_kept(path: &Path) -> Option<KeptBenchmark<Trace>> {
     let bytes = std::fs::read(path).ok()?;
-    let trace = serde_json::from_slice::<Trace>(&bytes).ok()?;
+    let kept = serde_json::from_slice::<KeptBenchmark<Trace>>(&bytes).ok()?;
+    let trace = &kept.trace;
     let stale = trace.tracer == Tracer::Native
         && trace.untimed.as_deref() == Some(NATIVE_WITHOUT_TIMED_PART);
-    (!stale).then_some(trace)
+    (!stale).then_some(kept)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::reach::trace::Access;
     use std::time::Duration;
 
     fn request(executable: &Path) -> ForkRequest {
@@ -260,6 +311,95 @@ mod tests {
             Ok(Trace::default())
         });
         assert_eq!(calls, 3);
+    }
+
+    /// A trace of a benchmark run in `checkout`, which opened `exe` (its own executable) and
+    /// `input`, looked for `missing`, wrote `output` and read a file outside the project.
+    fn reading(exe: &Path, input: &Path, missing: &Path, output: &Path) -> Trace {
+        Trace {
+            executed: [0x1000].into(),
+            files: [
+                (exe.to_path_buf(), Access::Opened),
+                (input.to_path_buf(), Access::Opened),
+                (missing.to_path_buf(), Access::Missing),
+                (output.to_path_buf(), Access::Written),
+                ("/proc/self/maps".into(), Access::Opened),
+            ]
+            .into(),
+            ..Trace::default()
+        }
+    }
+
+    #[test]
+    fn a_benchmark_is_traced_again_only_when_a_file_of_the_project_it_read_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let checkout = dir.path().join("checkout");
+        std::fs::create_dir_all(checkout.join("benches/texts")).unwrap();
+        let exe = checkout.join("target/bench");
+        let input = checkout.join("benches/texts/a.txt");
+        let missing = checkout.join("benches/texts/b.txt");
+        let output = checkout.join("out.txt");
+        std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+        std::fs::write(&exe, b"bench").unwrap();
+        std::fs::write(&input, b"text v1").unwrap();
+        let req = request(&exe);
+        let made = reading(&exe, &input, &missing, &output);
+        let project = [checkout.clone()];
+        let mut calls = 0;
+        // One cache per run, as a run makes one.
+        let mut run = || {
+            let cache = TraceCache::new(dir.path().join("traces")).with_project(&project);
+            cache
+                .get_or_trace(&req, || {
+                    calls += 1;
+                    std::fs::write(&output, format!("run {calls}")).unwrap();
+                    Ok(made.clone())
+                })
+                .unwrap()
+        };
+        assert_eq!(run(), made);
+        // The same file read (the output rewritten, a file outside the project aside): reused.
+        std::fs::write(&output, b"other output").unwrap();
+        assert_eq!(run(), made);
+        // The file it read changes, then a file it looked for appears: traced again each time,
+        // and the new trace reused after.
+        std::fs::write(&input, b"text v2").unwrap();
+        run();
+        run();
+        std::fs::write(&missing, b"now there").unwrap();
+        run();
+        run();
+        assert_eq!(calls, 3);
+        // Its executable is in the key, not among what it was kept with.
+        let cache = TraceCache::new(dir.path().join("traces")).with_project(&project);
+        let inputs = cache.inputs_of(&req, &made).unwrap();
+        let paths: Vec<&Path> = inputs.iter().map(Input::path).collect();
+        assert_eq!(
+            paths,
+            [input.as_path(), missing.as_path(), output.as_path()]
+        );
+    }
+
+    #[test]
+    fn a_trace_kept_before_its_inputs_were_is_traced_again_and_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let exe = dir.path().join("a");
+        std::fs::write(&exe, b"bytes").unwrap();
+        let req = request(&exe);
+        let old = Trace {
+            executed: [0x1000].into(),
+            ..Trace::default()
+        };
+        // Today's format before 2026-11-29: the bare trace, under the same key.
+        cache.keep(&cache.path_of(&req).unwrap(), &old).unwrap();
+        assert_eq!(cache.kept(&req), None);
+        let new = Trace {
+            executed: [0x2000].into(),
+            ..Trace::default()
+        };
+        assert_eq!(cache.get_or_trace(&req, || Ok(new.clone())).unwrap(), new);
+        assert_eq!(cache.kept(&req), Some(new));
     }
 
     #[test]
@@ -326,21 +466,5 @@ mod tests {
         };
         cache.keep_trace(&request(&exe), &new).unwrap();
         assert_eq!(cache.kept(&request(&exe)), Some(new));
-    }
-
-    #[test]
-    fn the_digest_is_of_the_content() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        std::fs::write(&a, vec![7u8; 200_000]).unwrap();
-        std::fs::write(&b, vec![7u8; 200_001]).unwrap();
-        let (da, db) = (
-            executable_digest(&a).unwrap(),
-            executable_digest(&b).unwrap(),
-        );
-        assert_eq!(da.len(), 32);
-        assert_ne!(da, db);
-        std::fs::copy(&a, &b).unwrap();
-        assert_eq!(executable_digest(&b).unwrap(), da);
     }
 }

@@ -14,16 +14,16 @@
 //! were; then the command, run again, would start the same programs on the same input, and is
 //! not traced again. What it read elsewhere on the machine (`/proc`, `/etc`) is taken as the
 //! same, as for a benchmark; what it was written (a file it only opened for writing) counts by
-//! whether it was there.
+//! whether it was there. The paths and what was found there are recorded and checked as a
+//! benchmark's are ([`super::inputs`]).
 
-use std::hash::Hasher;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
-use siphasher::sip128::{Hasher128, SipHasher13};
 
 use super::cache::{fields_digest, run_fields};
-use super::{Access, Trace, TraceCache, TraceError, executable_digest};
+use super::inputs::{Input, Seen, inputs_now, project_paths};
+use super::{Trace, TraceCache, TraceError};
 use crate::steps::fork::ForkRequest;
 
 /// A command's kept trace and what it was made from.
@@ -31,16 +31,6 @@ use crate::steps::fork::ForkRequest;
 struct KeptCommand {
     trace: Trace,
     inputs: Vec<Input>,
-}
-
-/// One path the trace depended on and what was there when it was made.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Input {
-    path: PathBuf,
-    /// Only whether something is there counts (a file it only opened for writing).
-    existence: bool,
-    /// `None` when nothing was there.
-    found: Option<String>,
 }
 
 /// A command's trace, and whether it was kept from an earlier run.
@@ -81,7 +71,8 @@ impl TraceCache {
         let kept = std::fs::read(&path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<KeptCommand>(&bytes).ok());
-        if let Some(kept) = kept.filter(|k| k.inputs.iter().all(Input::unchanged)) {
+        let seen = Seen::default();
+        if let Some(kept) = kept.filter(|k| k.inputs.iter().all(|i| i.unchanged(&seen))) {
             return Ok(CommandTrace {
                 trace: kept.trace,
                 kept: true,
@@ -111,66 +102,20 @@ impl TraceCache {
     }
 }
 
-impl Input {
-    /// What is at `path` now, as the kept trace recorded it; `None` when it cannot be read.
-    fn now(path: &Path, existence: bool) -> Option<Input> {
-        let found = found(path).ok()?;
-        Some(Input {
-            path: path.to_path_buf(),
-            existence,
-            found: found.map(|digest| if existence { "there".into() } else { digest }),
-        })
-    }
-
-    fn unchanged(&self) -> bool {
-        Self::now(&self.path, self.existence).as_ref() == Some(self)
-    }
-}
-
 /// What `trace` depended on: every program it started, and every path under `project` it
 /// touched, with what is there now; `None` when one cannot be read.
 fn inputs_of(trace: &Trace, project: &[PathBuf]) -> Option<Vec<Input>> {
     let programs = trace.executed_by_program.keys().chain(&trace.programs);
-    let files = trace
-        .files
-        .iter()
-        .filter(|(path, _)| project.iter().any(|dir| path.starts_with(dir)));
-    let mut inputs = Vec::new();
-    let touched = programs.map(|p| (p, false));
-    for (path, existence) in touched.chain(files.map(|(p, a)| (p, *a == Access::Written))) {
-        inputs.push(Input::now(path, existence)?);
-    }
-    inputs.sort_by(|a, b| a.path.cmp(&b.path));
-    inputs.dedup_by(|a, b| a.path == b.path);
-    Some(inputs)
-}
-
-/// What is at `path`: a file's digest, a directory's listing's, `None` when nothing is there.
-pub(super) fn found(path: &Path) -> std::io::Result<Option<String>> {
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    if !metadata.is_dir() {
-        return executable_digest(path).map(Some);
-    }
-    let mut names: Vec<_> = std::fs::read_dir(path)?
-        .map(|entry| entry.map(|e| e.file_name()))
-        .collect::<std::io::Result<_>>()?;
-    names.sort();
-    let mut hasher = SipHasher13::new();
-    for name in names {
-        hasher.write(name.as_encoded_bytes());
-        hasher.write_u8(0);
-    }
-    Ok(Some(format!("dir {:032x}", hasher.finish128().as_u128())))
+    let programs = programs.map(|p| (p.as_path(), false));
+    inputs_now(programs.chain(project_paths(trace, project)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::steps::fork::command::CommandRun;
+    use crate::steps::reach::trace::Access;
+    use std::path::Path;
     use std::time::Duration;
 
     fn request(argv: &[&str], cwd: &Path) -> ForkRequest {

@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::cache::{fields_digest, run_fields};
-use super::command_cache::found;
+use super::inputs::found;
 use super::{Access, Trace, TraceCache, executable_digest};
 use crate::steps::fork::ForkRequest;
 use crate::steps::reach::code::ChangedEntry;

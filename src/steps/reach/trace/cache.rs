@@ -11,7 +11,10 @@
 //! the trace can name those files, so a trace is kept with them, as a command's is
 //! ([`super::command_cache`], the rule in [`super::inputs`]): every path of the project
 //! ([`TraceCache::with_project`]: the checkout, the build's directories) the trace opened,
-//! looked for or started, but the executable itself, with what was there. It is reused only
+//! looked for or started, but the executable itself, with what was there: a file's content and
+//! a directory's listing where it was opened, whether something is there where it was only
+//! looked for, asked about or written (as the native probe's key counts them; the dynamic loader
+//! asks about the build's `deps` directory, whose listing every build changes). It is reused only
 //! while each is as it was; otherwise it is traced again and overwritten. What it read elsewhere
 //! on the machine (`/proc`, `/etc`, the toolchain) is taken as the same.
 //!
@@ -29,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use siphasher::sip128::{Hasher128, SipHasher13};
 
 use super::inputs::{Input, Seen, executable_digest, inputs_now, project_paths};
-use super::{Trace, TraceError, Tracer};
+use super::{Access, Trace, TraceError, Tracer};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
@@ -176,7 +179,12 @@ impl TraceCache {
         let programs = programs
             .filter(|path| under_project(path))
             .map(|p| (p, false));
-        let paths = project_paths(trace, &self.project).chain(programs);
+        // As its probe's key counts them: a file's content, a directory's listing where it was
+        // opened; whether it is there where it was only looked for, asked about or written (the
+        // dynamic loader asks about the build's `deps` directory, whose listing every build
+        // changes).
+        let by_content = |access| matches!(access, Access::Opened | Access::Directory);
+        let paths = project_paths(trace, &self.project, by_content).chain(programs);
         inputs_now(paths.filter(|(path, _)| *path != req.executable))
     }
 
@@ -250,7 +258,6 @@ fn read_kept(path: &Path) -> Option<KeptBenchmark<Trace>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::steps::reach::trace::Access;
     use std::time::Duration;
 
     fn request(executable: &Path) -> ForkRequest {
@@ -314,12 +321,14 @@ mod tests {
     }
 
     /// A trace of a benchmark run in `checkout`, which opened `exe` (its own executable) and
-    /// `input`, looked for `missing`, wrote `output` and read a file outside the project.
+    /// `input`, looked for `missing`, wrote `output`, asked about the directory of `exe` (as the
+    /// dynamic loader does) and read a file outside the project.
     fn reading(exe: &Path, input: &Path, missing: &Path, output: &Path) -> Trace {
         Trace {
             executed: [0x1000].into(),
             files: [
                 (exe.to_path_buf(), Access::Opened),
+                (exe.parent().unwrap().to_path_buf(), Access::Probed),
                 (input.to_path_buf(), Access::Opened),
                 (missing.to_path_buf(), Access::Missing),
                 (output.to_path_buf(), Access::Written),
@@ -358,8 +367,10 @@ mod tests {
                 .unwrap()
         };
         assert_eq!(run(), made);
-        // The same file read (the output rewritten, a file outside the project aside): reused.
+        // The same file read (the output rewritten, another build beside the executable, a file
+        // outside the project aside): reused.
         std::fs::write(&output, b"other output").unwrap();
+        std::fs::write(exe.with_file_name("other-bench"), b"built since").unwrap();
         assert_eq!(run(), made);
         // The file it read changes, then a file it looked for appears: traced again each time,
         // and the new trace reused after.
@@ -374,10 +385,8 @@ mod tests {
         let cache = TraceCache::new(dir.path().join("traces")).with_project(&project);
         let inputs = cache.inputs_of(&req, &made).unwrap();
         let paths: Vec<&Path> = inputs.iter().map(Input::path).collect();
-        assert_eq!(
-            paths,
-            [input.as_path(), missing.as_path(), output.as_path()]
-        );
+        let build = exe.parent().unwrap();
+        assert_eq!(paths, [&input, &missing, &output, build]);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 use super::cache::{fields_digest, run_fields};
 use super::inputs::{Input, Seen, inputs_now, project_paths};
-use super::{Trace, TraceCache, TraceError};
+use super::{Access, Trace, TraceCache, TraceError};
 use crate::steps::fork::ForkRequest;
 
 /// A command's kept trace and what it was made from.
@@ -107,14 +107,15 @@ impl TraceCache {
 fn inputs_of(trace: &Trace, project: &[PathBuf]) -> Option<Vec<Input>> {
     let programs = trace.executed_by_program.keys().chain(&trace.programs);
     let programs = programs.map(|p| (p.as_path(), false));
-    inputs_now(programs.chain(project_paths(trace, project)))
+    // Only a file it only opened for writing counts by whether it is there.
+    let by_content = |access| access != Access::Written;
+    inputs_now(programs.chain(project_paths(trace, project, by_content)))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::steps::fork::command::CommandRun;
-    use crate::steps::reach::trace::Access;
     use std::path::Path;
     use std::time::Duration;
 

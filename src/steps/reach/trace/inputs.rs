@@ -70,16 +70,18 @@ impl Seen {
 }
 
 /// The paths under `project` (the checkout, the build's directories) that `trace` touched, each
-/// with whether only its existence counts (a file it only opened for writing).
+/// with whether only its existence counts: all but those touched in a way `by_content` says
+/// counts by what is there.
 pub(super) fn project_paths<'a>(
     trace: &'a Trace,
     project: &'a [PathBuf],
+    by_content: fn(Access) -> bool,
 ) -> impl Iterator<Item = (&'a Path, bool)> {
     let files = trace
         .files
         .iter()
         .filter(|(path, _)| project.iter().any(|dir| path.starts_with(dir)));
-    files.map(|(path, access)| (path.as_path(), *access == Access::Written))
+    files.map(move |(path, access)| (path.as_path(), !by_content(*access)))
 }
 
 /// What is at each of `paths` now (path, whether only its existence counts), sorted by path,

@@ -9,11 +9,10 @@
 //! harness, working directory, added environment, warm-up, measurement, sample size, time limit,
 //! criterion's home), which fixes its command line; the steady-state settings that decide
 //! whether it runs again with a longer warm-up; what is at each path of the project (checkout,
-//! build output) its trace touched, as the command traces key it ([`super::command_cache`]): a
-//! file's content, a directory's listing, whether it is there; and [`PROBE_VERSION`] with this
-//! program's version. The benchmark traces' key does not hold the files (their comparison
-//! between the checkouts is made again each run); a probe's outcome follows what the benchmark
-//! reads, so its key holds them.
+//! build output) its trace touched, as a kept trace checks them ([`super::inputs`]): a file's
+//! content, a directory's listing, whether a path only asked about is there; and
+//! [`PROBE_VERSION`] with this program's version. A kept trace holds the same paths beside its
+//! key and is reused only while they are as they were; a probe's outcome has them in its key.
 //!
 //! Only an outcome is kept: a changed function entered (which), or a run as long as a fork that
 //! entered none. A failure is not, and the next run probes again. The machine's load is not in

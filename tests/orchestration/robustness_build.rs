@@ -295,3 +295,35 @@ fn a_target_directory_inside_another_cargo_workspace_builds_the_checkouts_as_the
     measured_entry(&json_report(&output), "spin", 2);
     assert!(target.join("perfdiff").is_dir());
 }
+
+#[test]
+fn only_bench_targets_are_built_not_the_unit_tests_cargo_bench_adds() {
+    // toml's shape: a virtual workspace whose members' libraries `cargo bench` also builds as
+    // unit-test harnesses in the bench profile (under fat LTO, a whole-program optimisation
+    // each), none of which a comparison runs. Here the library's unit tests compile only in the
+    // debug profile, so building them in the bench profile fails: the run must not build them.
+    let root = own_target_scratch();
+    let repo = root.path().join("lib and benches");
+    fixture_workspace_repo(&repo, &["speedy", "other"], |repo| {
+        write_fixture_package(
+            &repo.join("speedy"),
+            "speedy",
+            &[("good", &[("g_mix", 1000)])],
+            "",
+        );
+        write_library_package(&repo.join("other"), "other", "");
+        std::fs::write(
+            repo.join("other/src/lib.rs"),
+            "pub fn used() -> u64 { 1 }\n\n#[cfg(all(test, not(debug_assertions)))]\n\
+             compile_error!(\"the unit tests of other were built in the bench profile\");\n",
+        )
+        .unwrap();
+    });
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(&repo, &["HEAD", "HEAD", "--list", "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(benchmark_ids(&listing), ["g_mix"]);
+    assert!(skipped_targets(&listing).is_empty(), "{listing:#}");
+    assert_eq!(RepoState::capture(&repo), before);
+}

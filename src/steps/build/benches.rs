@@ -12,7 +12,8 @@ use super::cargo_env::BuildScriptEnv;
 use super::cargo_output::{BenchArtifact, FailedTarget};
 use super::keep::{BuildSite, Kept};
 use super::workspace::{
-    PackageInfo, WorkspacePackages, bench_harness, not_built, package_from_id, workspace_packages,
+    PackageInfo, WorkspacePackages, bench_harness, benched_by_default, not_built, package_from_id,
+    workspace_packages,
 };
 use super::{
     BenchExecutable, BuildError, BuildEvent, BuildOptions, FeatureGatedBench, Uncompiled,
@@ -432,7 +433,7 @@ pub(super) fn compile_benches(
     opts: &BuildOptions,
     on_event: &mut dyn FnMut(BuildEvent),
 ) -> Result<Compiled, BuildError> {
-    let mut attempt = opts.clone();
+    let mut attempt = bench_targets_alone(packages, opts);
     let mut failed: Vec<FailedTarget> = Vec::new();
     // Bench targets cargo built in some run: their `required-features` are evidently enabled.
     let mut built: Vec<(String, String)> = Vec::new();
@@ -498,6 +499,38 @@ pub(super) fn compile_benches(
                 return Err(cargo.failed(&earlier_errors, &failed, none_left));
             }
         }
+    }
+}
+
+/// `opts` for the build's first cargo run: with no `--bench` given, each bench target the
+/// build asks for named (`--bench NAME`), so that cargo compiles those and what they need, and
+/// not the other targets `cargo bench` builds by default: every selected library's unit-test
+/// harness (and each binary's) in the bench profile, which no comparison runs. Under fat LTO
+/// each is a whole-program optimisation of its own: toml's virtual workspace has nine such
+/// harnesses beside its three bench targets (docs/design/field-trials.md). The bench
+/// executables are the same units either way (the relink narrows the build to `--bench T` as
+/// well, [`layout`]). Cargo's own selection is kept where naming would change what is built: a
+/// target with `required-features` (named, cargo refuses it unless the features are on; unnamed,
+/// it skips it) or `bench = false` (named, cargo builds it), or no bench target at all (cargo
+/// then says what it makes of the options).
+pub(super) fn bench_targets_alone(
+    packages: &WorkspacePackages,
+    opts: &BuildOptions,
+) -> BuildOptions {
+    let cargo_selects_the_same = packages.feature_gated.is_empty()
+        && packages.bench_targets.iter().all(|(id, target)| {
+            packages
+                .by_id
+                .get(id)
+                .is_some_and(|p| benched_by_default(&p.manifest_path, target))
+        });
+    if !opts.benches.is_empty() || packages.bench_targets.is_empty() || !cargo_selects_the_same {
+        return opts.clone();
+    }
+    let names = packages.bench_targets.iter().map(|(_, t)| t.as_str());
+    BuildOptions {
+        benches: sorted_names(names),
+        ..opts.clone()
     }
 }
 

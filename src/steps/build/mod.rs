@@ -849,6 +849,54 @@ mod tests {
     }
 
     #[test]
+    fn the_build_names_its_bench_targets_unless_naming_them_changes_what_cargo_builds() {
+        // toml's shape: members without bench targets beside one with three. Named, cargo
+        // builds the three and not the libraries' test harnesses `cargo bench` adds.
+        let three = packages(&[("id-b", "2-array"), ("id-b", "0-cargo"), ("id-b", "1-map")]);
+        let opts = BuildOptions::default();
+        assert_eq!(
+            bench_targets_alone(&three, &opts).benches,
+            ["0-cargo", "1-map", "2-array"]
+        );
+        // Same-named targets of two members: one name selects both, as `--bench` does.
+        let twins = packages(&[("id-a", "speed"), ("id-b", "speed")]);
+        assert_eq!(bench_targets_alone(&twins, &opts).benches, ["speed"]);
+        // The user's `--bench` is kept as given.
+        let named = BuildOptions {
+            benches: vec!["1-map".to_string()],
+            ..BuildOptions::default()
+        };
+        assert_eq!(bench_targets_alone(&three, &named), named);
+        // No bench target: cargo's own selection, which says what it makes of the options.
+        assert_eq!(bench_targets_alone(&packages(&[]), &opts), opts);
+        // A target with `required-features`: named, cargo would refuse it without them.
+        let mut gated = packages(&[("id-a", "speed")]);
+        gated.feature_gated.push((
+            "id-b".to_string(),
+            FeatureGatedBench {
+                package: "b".to_string(),
+                target: "simd".to_string(),
+                required_features: vec!["simd".to_string()],
+                suggestion: "--features simd".to_string(),
+            },
+        ));
+        assert_eq!(bench_targets_alone(&gated, &opts), opts);
+        // `bench = false`: named, cargo would build what `cargo bench` leaves out.
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        fs::write(
+            &manifest,
+            "[package]\nname = \"a\"\nversion = \"0.1.0\"\n\n[[bench]]\nname = \"slow\"\nbench = false\n",
+        )
+        .unwrap();
+        let mut off = packages(&[("id-a", "speed"), ("id-a", "slow")]);
+        off.by_id.get_mut("id-a").unwrap().manifest_path = manifest.clone();
+        assert_eq!(bench_targets_alone(&off, &opts), opts);
+        assert!(!benched_by_default(&manifest, "slow"));
+        assert!(benched_by_default(&manifest, "speed"));
+    }
+
+    #[test]
     fn metadata_variables_follow_workspace_inheritance() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(

@@ -558,19 +558,27 @@ pub(super) fn package_from_id(id: &str, manifest_path: &Path) -> PackageInfo {
 /// `[[bench]]` entry, true when absent (cargo's default, and auto-discovered benches).
 /// `cargo metadata` does not report `harness`, so the manifest is read directly.
 pub(super) fn bench_harness(manifest_path: &Path, target: &str) -> bool {
-    let Ok(text) = fs::read_to_string(manifest_path) else {
-        return true;
-    };
-    let Ok(manifest) = text.parse::<toml::Table>() else {
-        return true;
-    };
+    bench_entry_flag(manifest_path, target, "harness").unwrap_or(true)
+}
+
+/// Whether `cargo bench` builds bench target `target` of the package when no target is named:
+/// `bench` of its `[[bench]]` entry, true when absent. A target with `bench = false` is built
+/// only when named (`--bench NAME`).
+pub(super) fn benched_by_default(manifest_path: &Path, target: &str) -> bool {
+    bench_entry_flag(manifest_path, target, "bench").unwrap_or(true)
+}
+
+/// The boolean `key` of bench target `target`'s `[[bench]]` entry in `manifest_path`, when the
+/// manifest reads and has it.
+fn bench_entry_flag(manifest_path: &Path, target: &str, key: &str) -> Option<bool> {
+    let text = fs::read_to_string(manifest_path).ok()?;
+    let manifest = text.parse::<toml::Table>().ok()?;
     manifest
         .get("bench")
         .and_then(toml::Value::as_array)
         .into_iter()
         .flatten()
         .find(|bench| bench.get("name").and_then(toml::Value::as_str) == Some(target))
-        .and_then(|bench| bench.get("harness"))
+        .and_then(|bench| bench.get(key))
         .and_then(toml::Value::as_bool)
-        .unwrap_or(true)
 }

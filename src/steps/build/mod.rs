@@ -3,10 +3,11 @@
 //!
 //! Why it works this way:
 //! - Both revisions build into one shared `CARGO_TARGET_DIR`, so dependencies that did not change
-//!   compile once, and with nothing of ours in the build: cargo names and hashes a workspace crate
-//!   by its path *relative to the workspace root*, so the same crate in the two checkouts is one
-//!   unit with the same `-C metadata`, and identical source gives a byte-identical executable, as
-//!   the user's own `cargo bench` would. That the second checkout's files are not taken for fresh
+//!   compile once: cargo names and hashes a workspace crate by its path *relative to the
+//!   workspace root*, so the same crate in the two checkouts is one unit, and the compiler wrapper
+//!   ([`normalize`]) gives it one `-C metadata` without path or version, so identical source gives
+//!   a byte-identical executable (the functions of the user's own `cargo bench` build, in the
+//!   order those hashes give). That the second checkout's files are not taken for fresh
 //!   (cargo compares modification times) is [`crate::steps::build::freshness`]'s job, done before each build.
 //! - Cargo's JSON messages are the only reliable record of which file is the bench executable of
 //!   which target (the hash in `deps/<name>-<hash>` is not predictable). The executables are still

@@ -3,8 +3,9 @@
 //!
 //! It follows the bench build ([`crate::steps::build`]) in everything that makes a comparison fair:
 //! both revisions build into the one shared target directory, so a crate whose source is the
-//! same on both sides is one unit with one `-C metadata` and gives byte-identical programs, as
-//! the user's own `cargo build --release` would; the checkout's files are marked changed where
+//! same on both sides is one unit with one `-C metadata` and gives byte-identical programs on
+//! both sides (the functions of the user's own `cargo build --release`, in the order the
+//! wrapper's normalised symbol hashes give); the checkout's files are marked changed where
 //! they differ from the last build ([`crate::steps::build::freshness`]); the programs are copied out of the
 //! target directory, so a later cargo run cannot replace them under a running comparison; and a
 //! build is kept and reused while the checkout, the options and the profile are the same.

@@ -31,8 +31,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use siphasher::sip128::{Hasher128, SipHasher13};
 
-use super::inputs::{Input, Seen, executable_digest, inputs_now, project_paths};
-use super::{Access, Trace, TraceError, Tracer};
+use super::inputs::{
+    Input, Seen, benchmark_reads_content, executable_digest, inputs_now, project_paths,
+};
+use super::{Trace, TraceError, Tracer};
 use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
@@ -183,8 +185,7 @@ impl TraceCache {
         // opened; whether it is there where it was only looked for, asked about or written (the
         // dynamic loader asks about the build's `deps` directory, whose listing every build
         // changes).
-        let by_content = |access| matches!(access, Access::Opened | Access::Directory);
-        let paths = project_paths(trace, &self.project, by_content).chain(programs);
+        let paths = project_paths(trace, &self.project, benchmark_reads_content).chain(programs);
         inputs_now(paths.filter(|(path, _)| *path != req.executable))
     }
 
@@ -258,6 +259,7 @@ fn read_kept(path: &Path) -> Option<KeptBenchmark<Trace>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::reach::trace::Access;
     use std::time::Duration;
 
     fn request(executable: &Path) -> ForkRequest {

@@ -58,7 +58,7 @@ pub(super) struct Seen(Mutex<BTreeMap<PathBuf, Option<String>>>);
 
 impl Seen {
     /// What is at `path` ([`found`]), read once; `None` when it cannot be read.
-    fn at(&self, path: &Path) -> Option<Option<String>> {
+    pub(super) fn at(&self, path: &Path) -> Option<Option<String>> {
         let mut memo = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(found) = memo.get(path) {
             return Some(found.clone());
@@ -67,6 +67,13 @@ impl Seen {
         memo.insert(path.to_path_buf(), now.clone());
         Some(now)
     }
+}
+
+/// Whether a benchmark's access to a path counts by what is there (a file it opened, a directory
+/// it listed) rather than by whether something is: the rule of its kept trace's inputs and of its
+/// probe's key alike (the loader's stat of the build's `deps` directory must not count its listing).
+pub(super) fn benchmark_reads_content(access: Access) -> bool {
+    matches!(access, Access::Opened | Access::Directory)
 }
 
 /// The paths under `project` (the checkout, the build's directories) that `trace` touched, each

@@ -18,14 +18,12 @@
 //! entered none. A failure is not, and the next run probes again. The machine's load is not in
 //! the key: a kept "not reached" was a run judged to cover an undisturbed fork's.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use super::cache::{fields_digest, run_fields};
-use super::inputs::found;
+use super::inputs::{Seen, benchmark_reads_content};
 use super::{Access, Trace, TraceCache, executable_digest};
 use crate::steps::fork::ForkRequest;
 use crate::steps::reach::code::ChangedEntry;
@@ -74,7 +72,7 @@ pub struct ProbeInputs<'a> {
 pub struct ProbeKeys {
     executable: PathBuf,
     digest: String,
-    found: Mutex<BTreeMap<PathBuf, Option<String>>>,
+    found: Seen,
 }
 
 impl ProbeKeys {
@@ -83,7 +81,7 @@ impl ProbeKeys {
         Ok(ProbeKeys {
             executable: executable.to_path_buf(),
             digest: executable_digest(executable)?,
-            found: Mutex::new(BTreeMap::new()),
+            found: Seen::default(),
         })
     }
 
@@ -127,8 +125,7 @@ impl ProbeKeys {
         let mut fields = vec![(files.0.len() as u64).to_le_bytes().to_vec()];
         for (path, access) in &files.0 {
             // Only whether something is there counts for a path it looked for or only wrote.
-            let content = matches!(access, Access::Opened | Access::Directory);
-            let found = match (self.found_at(path)?, content) {
+            let found = match (self.found.at(path)?, benchmark_reads_content(*access)) {
                 (None, _) => "\0nothing".to_string(),
                 (Some(_), false) => "\0there".to_string(),
                 (Some(found), true) => found,
@@ -137,17 +134,6 @@ impl ProbeKeys {
             fields.push(found.into_bytes());
         }
         Some(fields)
-    }
-
-    /// What is at `path` ([`found`]), read once; `None` when it cannot be read.
-    fn found_at(&self, path: &Path) -> Option<Option<String>> {
-        let mut memo = self.found.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(found) = memo.get(path) {
-            return Some(found.clone());
-        }
-        let now = found(path).ok()?;
-        memo.insert(path.to_path_buf(), now.clone());
-        Some(now)
     }
 }
 

@@ -74,7 +74,7 @@ pub(super) fn select_by_reach(
     };
     progress.start_steps(
         &format!(
-            "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base (kept traces reused), then each it would skip probed natively",
+            "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base, then each it would skip probed natively (kept traces and probes reused)",
             candidates.len() + commands.len()
         ),
         rayon::current_num_threads(),

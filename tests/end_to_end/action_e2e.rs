@@ -538,10 +538,27 @@ fn the_demo() -> DemoOptions {
 const ARGS: &str = "--metric instructions --layouts 2 --warm-up-time 0.05 \
                     --measurement-time 0.2 --sample-size 10 --seed 7";
 
+/// The files the job writes into its checkout (the action's default `report` and `samples`).
+const JOB_FILES: &[&str] = &["perfdiff-report.md", "perfdiff-samples.json"];
+
+/// Removes [`JOB_FILES`] from `repo`, where an earlier job (an earlier run of the suite, or one
+/// that failed half way) may have left them.
+fn remove_job_files(repo: &Path) {
+    for file in JOB_FILES {
+        let _ = std::fs::remove_file(repo.join(file));
+    }
+}
+
 #[test]
 fn on_a_pull_request_the_action_installs_valgrind_selects_and_fails_on_the_regression() {
     let guard = measuring_lock();
-    let (dir, repo) = demo_repo(&the_demo());
+    // A repository kept from one run of the suite to the next (`shared_demo_with`), with its
+    // state: its checkouts, the traces selection keyed by executable content, and the build with
+    // line tables that names the functions behind a change (per checkout), which a repository of
+    // the test's own made again on every run. The job writes into the checkout: removed before
+    // it runs, so that what it finds there is its own, and after.
+    let (dir, repo) = shared_demo_with(&guard, &the_demo(), "the action's job", |_| {});
+    remove_job_files(&repo);
     let machine = Machine::new(&dir.path().join("machine"), Has::AptGet);
     let (base, head) = (rev_parse(&repo, "HEAD~1"), rev_parse(&repo, "HEAD"));
     let temp = dir.path().join("runner-temp");
@@ -555,6 +572,8 @@ fn on_a_pull_request_the_action_installs_valgrind_selects_and_fails_on_the_regre
     .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", OPT_LEVEL)
     .env("CARGO_PROFILE_BENCH_OPT_LEVEL", OPT_LEVEL)
     .run(None);
+    let report_written = repo.join("perfdiff-report.md").is_file();
+    remove_job_files(&repo);
     drop(guard);
     let logs = job.logs();
 
@@ -563,7 +582,7 @@ fn on_a_pull_request_the_action_installs_valgrind_selects_and_fails_on_the_regre
     assert_eq!(job.outputs["head"], head, "{logs}");
     assert_eq!(job.outputs["exit-code"], "1", "a regression: {logs}");
     assert_eq!(job.outputs["report"], "perfdiff-report.md", "{logs}");
-    assert!(repo.join("perfdiff-report.md").is_file(), "{logs}");
+    assert!(report_written, "{logs}");
     // Every step up to the gate succeeded; the gate failed the job with cargo-perfdiff's code.
     assert_eq!(job.exit_code, 1, "{logs}");
     for step in &job.steps {

@@ -1,7 +1,8 @@
 //! End to end, commands: the program demo (`fixtures/cli-demo`, the `democli` program) in a git
 //! repository whose head makes `hash` 2× the work, doubles what `table` allocates, leaves
 //! `steady` alone and makes `check` fail with a message on stderr. Compared as a user would, with
-//! `--cmd`. Errors in declaring commands, which build and measure nothing, are in
+//! `--cmd`. Errors in declaring commands, which build and measure nothing, and commands compared
+//! beside benchmarks in one duet run (what the run does with both, no verdict), are in
 //! `orchestration::commands`.
 
 use crate::support;
@@ -155,32 +156,4 @@ fn commands_get_time_and_memory_verdicts_and_a_failing_one_is_failed_with_its_st
         .collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
     assert!(ids.iter().all(|id| id.starts_with("table")), "{ids:?}");
-}
-
-#[test]
-fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
-    let measuring = measuring_lock();
-    let (_dir, repo) = shared_demo_with(&measuring, &strong_changes(), "", |_| {});
-    // The demo crate builds no program: a command may run any program, here a shell.
-    // One layout, as `quick` has it.
-    let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];
-    let args = with_options(&parent_vs_head_json(&["^hash/mix$|^shell$"]), &options);
-    let output = cargo_perfdiff(&repo, &args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report = json_report(&output);
-    assert_eq!(report["run"]["mode"], "duet");
-    let mix = bench_entry(&report, "hash/mix");
-    assert_eq!(mix["harness"], "criterion", "{mix:#}");
-    assert_eq!(mix["forks"]["base"], 2, "{mix:#}");
-    for id in ["shell", "shell (peak memory)"] {
-        let shell = bench_entry(&report, id);
-        assert_eq!(shell["harness"], "command", "{shell:#}");
-        assert_eq!(shell["forks"]["base"], 2, "{shell:#}");
-        assert!(shell["failure"].is_null(), "{shell:#}");
-        assert!(
-            shell["base"]["mean_ns"].as_f64().unwrap() > 0.0,
-            "{shell:#}"
-        );
-    }
-    assert_eq!(report["benchmarks"].as_array().unwrap().len(), 3);
 }

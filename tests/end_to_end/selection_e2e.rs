@@ -2,7 +2,8 @@
 //! and read files are the same on both sides are `unchanged` (same code) without a fork, and the
 //! others say what changed that they reach (docs/selection.md). These tests run with selection on
 //! (the suite's other tests set `CARGO_PERFDIFF_MEASURE_ALL`), on the demo whose head changes the
-//! work of `mix`, `checksum` and `slight` and leaves `steady` alone.
+//! work of `mix`, `checksum` and `slight` and leaves `steady` alone. That `--measure-all` turns
+//! selection off is tested on the deterministic fixture, in `orchestration::compare`.
 
 use std::process::Output;
 
@@ -147,17 +148,6 @@ fn the_table_and_markdown_mark_a_benchmark_decided_without_measuring() {
     let output = selecting(&repo, &markdown);
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("unchanged (same code)"), "{text}");
-}
-
-#[test]
-fn measure_all_measures_every_benchmark_and_records_no_selection() {
-    let guard = measuring_lock();
-    let (_dir, repo) = shared_demo(&guard, &constants_only());
-    let mut args = parent_vs_head_json(&["steady"]);
-    args.insert(0, "--measure-all");
-    let report = json_report(&selecting(&repo, &args));
-    let steady = measured_entry(&report, "hash/steady", 2);
-    assert!(steady.get("selection").is_none(), "{steady:#}");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Declaring commands: no command, or a malformed one, is a clear error before anything is
-//! built. Nothing is built or measured, so the test runs in this binary, without the measuring
-//! lock. Moved from `end_to_end::command_e2e`, whose tests compare the program demo's commands
-//! for real.
+//! built; and a command compared beside benchmarks in one duet run. Neither depends on what is
+//! timed, so the tests run in this binary, without the measuring lock. Moved from
+//! `end_to_end::command_e2e`, whose tests compare the program demo's commands for real.
 
+use crate::bench_fixture::*;
 use crate::support;
 
 use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo};
@@ -46,4 +47,35 @@ fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_b
         !support::state_dir(&repo).join("bin").exists(),
         "nothing was built"
     );
+}
+
+/// A command and a criterion benchmark in one run, in duet mode: both measured in the same
+/// rounds, each with its own harness and records. What is checked is what the run does with
+/// them (no verdict), so the benchmark is the fixture's: the test took a real demo's builds and
+/// forks under the measuring lock in `end_to_end::command_e2e` before.
+#[test]
+fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
+    let (_dir, repo) = fixture_repo(&strong());
+    // The fixture builds no program: a command may run any program, here a shell.
+    // One layout, as `quick` has it.
+    let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];
+    let args = with_options(&parent_vs_head_json(&["^hash/mix$|^shell$"]), &options);
+    let output = fixture_perfdiff(&repo, &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json_report(&output);
+    assert_eq!(report["run"]["mode"], "duet");
+    let mix = bench_entry(&report, "hash/mix");
+    assert_eq!(mix["harness"], "criterion", "{mix:#}");
+    assert_eq!(mix["forks"]["base"], 2, "{mix:#}");
+    for id in ["shell", "shell (peak memory)"] {
+        let shell = bench_entry(&report, id);
+        assert_eq!(shell["harness"], "command", "{shell:#}");
+        assert_eq!(shell["forks"]["base"], 2, "{shell:#}");
+        assert!(shell["failure"].is_null(), "{shell:#}");
+        assert!(
+            shell["base"]["mean_ns"].as_f64().unwrap() > 0.0,
+            "{shell:#}"
+        );
+    }
+    assert_eq!(report["benchmarks"].as_array().unwrap().len(), 3);
 }

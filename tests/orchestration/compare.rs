@@ -4,7 +4,8 @@
 //! re-analysis, an uncommitted edit, and the errors of a run. Moved from `end_to_end::e2e`,
 //! whose criterion-version tests stay on real builds; the error of a run that counts
 //! instructions without valgrind (it builds nothing, on the demo) from
-//! `end_to_end::instructions_e2e`.
+//! `end_to_end::instructions_e2e`; `--measure-all`, which measures every benchmark and records
+//! no selection, from `end_to_end::selection_e2e`.
 
 use crate::bench_fixture::*;
 use crate::support;
@@ -273,4 +274,23 @@ fn without_valgrind_a_run_that_counts_stops_at_once_naming_the_install_command()
         assert!(err.contains("install it with `"), "{err}");
         assert!(!err.contains("building"), "stops before building: {err}");
     }
+}
+
+/// `--measure-all` measures every benchmark and records no selection by reach. Selection is on
+/// otherwise here (`CARGO_PERFDIFF_MEASURE_ALL`, which the suite sets, is removed), at the
+/// default layouts as selection needs them: without the option, `hash/steady` carries a
+/// selection record (`undecided` on the fixture), and the test fails. Moved from
+/// `end_to_end::selection_e2e`, where it measured the real demo under the measuring lock.
+#[test]
+fn measure_all_measures_every_benchmark_and_records_no_selection() {
+    let (_dir, repo) = fixture_repo(&strong());
+    let mut args = parent_vs_head_json(&["steady"]);
+    args.insert(0, "--measure-all");
+    let output = output_logged(
+        fixture_command(&repo, &with_default_layouts(&args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
+    );
+    let report = json_report(&output);
+    let steady = measured_entry(&report, "hash/steady", 2);
+    assert!(steady.get("selection").is_none(), "{steady:#}");
 }

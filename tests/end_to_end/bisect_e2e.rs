@@ -14,8 +14,8 @@ use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
 
 /// The demo crate with nothing changed in its second commit.
-fn unchanged_demo() -> (Scratch, PathBuf) {
-    demo_repo(&DemoOptions {
+fn unchanged() -> DemoOptions {
+    DemoOptions {
         changes: DemoChanges {
             mix: 1.0,
             checksum: 1.0,
@@ -25,7 +25,12 @@ fn unchanged_demo() -> (Scratch, PathBuf) {
         },
         criterion_version: None,
         harness: Default::default(),
-    })
+    }
+}
+
+/// [`unchanged`] in a repository of the test's own.
+fn unchanged_demo() -> (Scratch, PathBuf) {
+    demo_repo(&unchanged())
 }
 
 fn mix_four_times_slower(repo: &Path) {
@@ -49,29 +54,50 @@ fn checksum_five_times_faster(repo: &Path) {
     commit_all(repo, "checksum: fewer rounds");
 }
 
-/// `bisect --metric instructions`: a 3 % change of the work, far below what this machine's noise
-/// lets time see in a few forks, is named at its commit by the instruction counts (threshold
-/// 0.2 %), among commits that change nothing the processor does.
-#[test]
-fn bisect_with_instruction_counts_names_the_commit_of_a_small_change() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = unchanged_demo();
-    let good = rev_parse(&repo, "HEAD");
-    write_notes(&repo, "notes 1");
-    commit_a_comment_in_the_library(&repo);
+/// GOOD (the unchanged demo's head), then a commit of notes, a comment in the library, `mix`
+/// at 3 % more rounds (the culprit, `HEAD~2`), and two more commits of notes (BAD).
+fn commit_a_small_change_among_code_free_commits(repo: &Path) {
+    write_notes(repo, "notes 1");
+    commit_a_comment_in_the_library(repo);
     replace_in(
-        &repo,
+        repo,
         "src/lib.rs",
         "MIX_ROUNDS: u64 = 2000;",
         "MIX_ROUNDS: u64 = 2060;",
     );
-    commit_all(&repo, "mix: 3 % more rounds");
-    let culprit = rev_parse(&repo, "HEAD");
-    write_notes(&repo, "notes 2");
-    write_notes(&repo, "notes 3");
+    commit_all(repo, "mix: 3 % more rounds");
+    write_notes(repo, "notes 2");
+    write_notes(repo, "notes 3");
+}
+
+/// `bisect --metric instructions`: a 3 % change of the work, far below what this machine's noise
+/// lets time see in a few forks, is named at its commit by the instruction counts (threshold
+/// 0.2 %), among commits that change nothing the processor does.
+///
+/// On a repository kept from one run of the suite to the next (`shared_demo_with`): the
+/// instructions metric names the functions behind each change it confirms, in a build with line
+/// tables made per checkout, which a repository of the test's own compiled again on every run
+/// (base and head at the confirmation, the culprit at its step). The bisection's own state (its
+/// finished steps, which a second run would replay) is removed first: the search runs every time.
+#[test]
+fn bisect_with_instruction_counts_names_the_commit_of_a_small_change() {
+    let guard = measuring_lock();
+    let key = "a 3 % change among code-free commits";
+    let (dir, repo) = shared_demo_with(
+        &guard,
+        &unchanged(),
+        key,
+        commit_a_small_change_among_code_free_commits,
+    );
+    let bisections = state_dir(&repo).join("bisect");
+    if bisections.exists() {
+        std::fs::remove_dir_all(&bisections).unwrap();
+    }
+    let good = rev_parse(&repo, "HEAD~5");
+    let culprit = rev_parse(&repo, "HEAD~2");
     let before = RepoState::capture(&repo);
 
-    let report_path = repo.parent().unwrap().join("bisect-instructions.json");
+    let report_path = dir.path().join("bisect-instructions.json");
     let bisect = [
         "bisect",
         &good,

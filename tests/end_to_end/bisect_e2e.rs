@@ -8,7 +8,7 @@
 
 use crate::support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoOptions};
 use support::*;
@@ -26,11 +26,6 @@ fn unchanged() -> DemoOptions {
         criterion_version: None,
         harness: Default::default(),
     }
-}
-
-/// [`unchanged`] in a repository of the test's own.
-fn unchanged_demo() -> (Scratch, PathBuf) {
-    demo_repo(&unchanged())
 }
 
 fn mix_four_times_slower(repo: &Path) {
@@ -52,6 +47,15 @@ fn checksum_five_times_faster(repo: &Path) {
         "CHECKSUM_ROUNDS: u64 = 500;",
     );
     commit_all(repo, "checksum: fewer rounds");
+}
+
+/// Removes the state of the bisections run in `repo` (`<state>/bisect`): their finished steps,
+/// which a bisection of the same ends would replay instead of searching.
+fn remove_bisections(repo: &Path) {
+    let bisections = state_dir(repo).join("bisect");
+    if bisections.exists() {
+        std::fs::remove_dir_all(&bisections).unwrap();
+    }
 }
 
 /// GOOD (the unchanged demo's head), then a commit of notes, a comment in the library, `mix`
@@ -89,10 +93,7 @@ fn bisect_with_instruction_counts_names_the_commit_of_a_small_change() {
         key,
         commit_a_small_change_among_code_free_commits,
     );
-    let bisections = state_dir(&repo).join("bisect");
-    if bisections.exists() {
-        std::fs::remove_dir_all(&bisections).unwrap();
-    }
+    remove_bisections(&repo);
     let good = rev_parse(&repo, "HEAD~5");
     let culprit = rev_parse(&repo, "HEAD~2");
     let before = RepoState::capture(&repo);
@@ -134,15 +135,20 @@ fn bisect_with_instruction_counts_names_the_commit_of_a_small_change() {
     assert_eq!(RepoState::capture(&repo), before);
 }
 
+/// On a repository kept from one run of the suite to the next, as the instruction bisection's
+/// (above): a warm run keeps its checkouts, the trace of `hash/mix` and the outcome of its probe
+/// at the unrelated commit; the bisection's state is removed first, so the search runs.
 #[test]
 fn with_selection_a_step_that_executes_good_s_code_is_decided_without_measuring() {
-    let _guard = measuring_lock();
-    let (_dir, repo) = unchanged_demo();
+    let guard = measuring_lock();
     // GOOD, then a commit that changes only hash/checksum's work, then hash/mix 4× slower (BAD).
-    let good = rev_parse(&repo, "HEAD");
-    checksum_five_times_faster(&repo);
-    let unrelated = rev_parse(&repo, "HEAD");
-    mix_four_times_slower(&repo);
+    let (_dir, repo) = shared_demo_with(&guard, &unchanged(), "checksum, then mix", |repo| {
+        checksum_five_times_faster(repo);
+        mix_four_times_slower(repo);
+    });
+    remove_bisections(&repo);
+    let good = rev_parse(&repo, "HEAD~2");
+    let unrelated = rev_parse(&repo, "HEAD~1");
     let culprit = rev_parse(&repo, "HEAD");
     let mut args = vec!["bisect", &good, "HEAD", "--format", "json"];
     // Code layouts: selection compares the objects the build keeps for them. Four, each run

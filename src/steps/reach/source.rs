@@ -129,6 +129,7 @@
 //! checkout's files, and in those outside it that are not a dependency's (a path dependency
 //! beside the checkout may depend on it through a path back).
 
+mod harness_macros;
 mod inlined;
 mod shim;
 
@@ -617,7 +618,7 @@ impl Apart<'_, '_> {
                 return Err(SourceComparison::Differs(self.changed.reason(&name, file)));
             }
         }
-        Ok(())
+        harness_macros::invocation_difference(self)
     }
 
     /// The keys of `side`'s spans that the other side has not, and that are still to follow.
@@ -1582,7 +1583,8 @@ struct FileChanges {
 fn changed_items(a: &str, b: &str) -> Option<FileChanges> {
     let definitions = |text: &str| -> Option<Definitions> {
         let file = syn::parse_file(text).ok()?;
-        let mut definitions = Definitions::default();
+        let macros = harness_macros::CriterionMacros::of(&file);
+        let mut definitions = Definitions(BTreeMap::new(), macros);
         definitions.items(&file.items, "");
         Some(definitions)
     };
@@ -1639,7 +1641,10 @@ struct Definition {
 /// - a `use`: each imported name (a glob: the module's);
 /// - a macro invocation at item level or anything else: every name in its tokens.
 #[derive(Debug, Default)]
-struct Definitions(BTreeMap<String, Definition>);
+struct Definitions(
+    BTreeMap<String, Definition>,
+    harness_macros::CriterionMacros,
+);
 
 impl Definitions {
     /// Records `text` under `key`, a change of it changing `names`.
@@ -1694,6 +1699,11 @@ impl Definitions {
                 return self.uses(&u.tree, &prefix, scope, private);
             }
             Item::ForeignMod(f) => return self.foreign(f, scope),
+            // criterion's harness macros: a change of the call changes what it defines only.
+            Item::Macro(m) if self.1.defines(m).is_some() => {
+                let defined = self.1.defines(m).unwrap_or_default();
+                (format!("{scope}fn {defined}"), [defined])
+            }
             other => {
                 let text = text(other);
                 let names: Vec<String> = identifiers(&text).collect();

@@ -16,15 +16,32 @@
 //!
 //! What each benchmark is given, sound in one direction (more than it executes or reads only
 //! makes it measured, never skipped): its own part (its routine's call, its set-up inside the
-//! closure, criterion's code around it), every outside part (the harness's start-up, what the
-//! benchmark functions do before `bench_function`, teardown) and every other process's profile.
-//! The main process's system-call log is cut at its writes of criterion's `Testing ID` and
-//! `Success` lines ([`cut_log`]) when the output held those lines alone (nothing the benchmarks
-//! printed between them) and no directory was changed: a benchmark gets the calls between its
-//! two lines, and every benchmark the rest and the other processes' logs. Otherwise every
-//! benchmark gets the whole log. Its timed part ([`super::runs::timed_code`]) is read from the
-//! same, as in a run of its own. A run in which a thread started is not split at all: a
-//! thread's work may outlast the part of the benchmark that started it.
+//! closure, criterion's code around it), the outside parts *before* its own (the harness's
+//! start-up, what the benchmark functions and groups run before its `bench_function`, the
+//! set-up of the benchmarks tested before it) and every other process's profile. The main
+//! process's system-call log is cut at its writes of criterion's `Testing ID` and `Success`
+//! lines ([`cut_log`]) when the output held those lines alone (nothing the benchmarks printed
+//! between them) and no directory was changed: a benchmark gets the calls outside every
+//! benchmark before its `Testing` line, those between its two lines, and the other processes'
+//! logs. Otherwise every benchmark gets the whole log. Its timed part
+//! ([`super::runs::timed_code`]) is read from the same, as in a run of its own. A run in which a
+//! thread started is not split at all: a thread's work may outlast the part of the benchmark
+//! that started it.
+//!
+//! Why what runs after a benchmark's `test_pass` is not its (later benchmarks' set-up, later
+//! groups, `final_summary`, `Criterion`'s drop, the process's exit): a fork measuring benchmark
+//! X runs the same `main` as this run, in the same order; criterion's filter only skips the other
+//! benchmarks' closures. In measuring mode criterion sends X's samples over its runner protocol
+//! (`MeasurementComplete`, [`crate::steps::fork::protocol`]) before its measurement returns, at
+//! the point where test mode calls `test_pass`; what perfdiff reads of the fork is those samples,
+//! then the exit status. So nothing after that point can change a sample: it runs after them in
+//! the same process, on one thread (a run that started a thread is not split). What a later part
+//! can still do is fail (a panic in a later group's set-up, a crash at exit): the fork then fails
+//! and no sample is kept, which is not a different sample; and a set-up that panics fails the
+//! target's listing too (criterion runs every benchmark function's set-up when it lists), so the
+//! run says so on the side it fails. The time after the samples (`outside_ms`) only plans the
+//! run's length. Which parts lie before X is told by the alternation of the parts, outside then
+//! benchmark ([`owners`]), and by the log's order of writes, both in the order of execution.
 //!
 //! What a benchmark does not execute because an earlier one of the run did (the initialiser of a
 //! lazily built static that both use) is missing from its part, as it is from what any call
@@ -578,16 +595,23 @@ fn end_of(text: &str) -> Option<End> {
     }
 }
 
-/// A run's profiles and logs, read: what every benchmark is given, and each one's own part.
+/// A run's profiles and logs, read: what every benchmark is given, the parts outside every
+/// benchmark in order (the k-th benchmark is given those up to its own), and each one's own.
 struct Parts {
-    /// The outside parts and every other process's profile.
-    common: Executed,
-    common_instructions: u64,
+    /// Every other process's profile.
+    others: Executed,
+    others_instructions: u64,
+    /// The main process's parts outside every benchmark, in order: the k-th ran just before the
+    /// k-th benchmark's part, the last after every benchmark's (up to the exit).
+    outside: Vec<(Executed, u64)>,
     /// The k-th benchmark's part and its instructions.
     own: Vec<(Executed, u64)>,
-    /// What the system calls outside every benchmark's part touched (the whole log when it
-    /// cannot be cut, [`cut_log`]).
+    /// What every benchmark is given of the system calls: the other processes' logs when the
+    /// main process's log was cut ([`cut_log`]), the whole log otherwise.
     touched: Touched,
+    /// What the main process's system calls outside every benchmark touched, cut as
+    /// [`Parts::outside`] is (empty when the log was not cut).
+    outside_touched: Vec<Touched>,
     /// What the k-th benchmark's system calls touched (empty when the log was not cut).
     own_touched: Vec<Touched>,
 }
@@ -616,10 +640,12 @@ fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
         return Err("not one process was split at criterion's test_start and test_pass".into());
     };
     let mut parts = Parts {
-        common: Executed::default(),
-        common_instructions: 0,
+        others: Executed::default(),
+        others_instructions: 0,
+        outside: Vec::with_capacity(launched.order.len() + 1),
         own: Vec::with_capacity(launched.order.len()),
         touched,
+        outside_touched: Vec::new(),
         own_touched: Vec::new(),
     };
     if launched.clean_output {
@@ -628,8 +654,8 @@ fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
     for process in processes.iter().filter(|p| p.pid != split.pid) {
         if let Some(path) = &process.at_exit {
             let (executed, instructions) = read_profile(path)?;
-            parts.common.merge(executed);
-            parts.common_instructions += instructions;
+            parts.others.merge(executed);
+            parts.others_instructions += instructions;
         }
     }
     let at_exit = split
@@ -651,10 +677,7 @@ fn read_parts(launched: &Launched, cwd: &Path) -> Result<Parts, String> {
     let owners = owners(&ends, launched.order.len())?;
     for (owner, (executed, instructions)) in owners.into_iter().zip(read) {
         match owner {
-            None => {
-                parts.common.merge(executed);
-                parts.common_instructions += instructions;
-            }
+            None => parts.outside.push((executed, instructions)),
             Some(_) => parts.own.push((executed, instructions)),
         }
     }
@@ -690,27 +713,32 @@ impl Parts {
             return Ok(());
         };
         // No process changed its directory ([`cut_log`]): each started in `cwd`.
-        let mut common = syscalls::parse(&outside, Some(cwd));
+        let mut others = Touched::default();
         for (_, text) in logs.iter().filter(|(pid, _)| *pid != Some(main)) {
-            common.merge(syscalls::parse(text, Some(cwd)));
+            others.merge(syscalls::parse(text, Some(cwd)));
         }
-        self.touched = common;
-        self.own_touched = own
-            .iter()
-            .map(|text| syscalls::parse(text, Some(cwd)))
-            .collect();
+        let parse = |texts: &[String]| -> Vec<Touched> {
+            texts
+                .iter()
+                .map(|text| syscalls::parse(text, Some(cwd)))
+                .collect()
+        };
+        self.touched = others;
+        self.outside_touched = parse(&outside);
+        self.own_touched = parse(&own);
         Ok(())
     }
 }
 
 /// The main process's system-call log cut at its writes of criterion's lines to standard output
-/// (`Testing ID`, `Success`): the text outside every benchmark, and each benchmark's (from its
-/// `Testing` to its `Success`), in the order tested. Sound only when those writes are known to
+/// (`Testing ID`, `Success`): the texts outside every benchmark (the k-th before the k-th
+/// benchmark's, the last after every one's), and each benchmark's (from its `Testing` to its
+/// `Success`), in the order tested. Sound only when those writes are known to
 /// be criterion's lines: the caller cuts only a run whose output began with them alone
 /// ([`Tested::only_criterion_s`]), and here the first writes to standard output must have
 /// exactly their lengths. `None` otherwise, or when the log changes directory (a later part's
 /// relative paths would depend on an earlier one).
-fn cut_log(text: &str, order: &[String]) -> Option<(String, Vec<String>)> {
+fn cut_log(text: &str, order: &[String]) -> Option<(Vec<String>, Vec<String>)> {
     if text.contains(" sys_chdir ") || text.contains(" sys_fchdir ") {
         return None;
     }
@@ -734,12 +762,12 @@ fn cut_log(text: &str, order: &[String]) -> Option<(String, Vec<String>)> {
     let (mut outside, mut own, mut from) = (Vec::new(), Vec::new(), 0);
     for pair in writes.chunks(2) {
         let (testing, success) = (pair[0].0, pair[1].0);
-        outside.extend_from_slice(&lines[from..testing]);
+        outside.push(lines[from..testing].join("\n"));
         own.push(lines[testing..=success].join("\n"));
         from = success + 1;
     }
-    outside.extend_from_slice(&lines[from..]);
-    Some((outside.join("\n"), own))
+    outside.push(lines[from..].join("\n"));
+    Some((outside, own))
 }
 
 /// The length of the write to standard output a line of valgrind's log starts
@@ -766,13 +794,22 @@ struct RunContext<'a> {
     shared_by: usize,
 }
 
+/// What one benchmark of a shared run is given: the code, instructions and system calls of
+/// its run as a run of its own would have them, as far as its samples can tell.
+#[derive(Debug, Default)]
+struct Given {
+    executed: Executed,
+    instructions: u64,
+    touched: Touched,
+}
+
 impl Parts {
-    /// Each benchmark's run, in the order tested: the common parts and its own. The executable's
-    /// addresses are checked against its symbol table once, over every part.
+    /// Each benchmark's run, in the order tested ([`Parts::given`]). The executable's addresses
+    /// are checked against its symbol table once, over every part.
     fn split(self, run: &RunContext<'_>) -> Result<Vec<Option<RunTrace>>, String> {
-        let mut everything = self.common.clone();
-        for (own, _) in &self.own {
-            everything.merge(own.clone());
+        let mut everything = self.others.clone();
+        for (part, _) in self.outside.iter().chain(&self.own) {
+            everything.merge(part.clone());
         }
         let (all_own, _) = runs::own_code(everything, run.executable);
         if all_own.addresses.is_empty() {
@@ -781,40 +818,72 @@ impl Parts {
         let data = std::fs::read(run.executable).map_err(|e| e.to_string())?;
         executed::check_addresses(&all_own, &data).map_err(|e| e.to_string())?;
         let count = self.own.len().max(1) as f64;
-        let mut own_touched = self.own_touched.into_iter();
-        // What the parts of the benchmarks tested before touched: state they left (a static
-        // filled from a file) the benchmark would build itself in a run of its own.
-        let mut earlier = Touched::default();
-        let runs = self.own.into_iter().map(|(own, instructions)| {
-            let mut touched = self.touched.clone();
-            if let Some(mine) = own_touched.next() {
-                touched.merge(mine.clone());
-                let inherited = !covers(&touched, &earlier);
-                earlier.merge(mine);
-                if inherited {
-                    return None;
-                }
-            }
-            let mut executed = self.common.clone();
-            executed.merge(own);
-            let timed = runs::timed_code(&executed, run.harness, run.executable);
-            let (code, libraries) = runs::own_code(executed, run.executable);
-            Some(RunTrace {
+        let trace = |given: Given| {
+            let timed = runs::timed_code(&given.executed, run.harness, run.executable);
+            let (code, libraries) = runs::own_code(given.executed, run.executable);
+            RunTrace {
                 executed: code.addresses,
                 by_program: Default::default(),
                 libraries,
-                touched,
+                touched: given.touched,
                 summary: RunSummary {
                     mode: Mode::Test,
-                    instructions: self.common_instructions + instructions,
+                    instructions: given.instructions,
                     wall_ms: run.wall_ms / count,
                     shared_by: Some(run.shared_by),
                 },
                 untimed: timed.as_ref().err().cloned(),
                 timed: timed.ok(),
-            })
-        });
-        Ok(runs.collect())
+            }
+        };
+        Ok(self.given().into_iter().map(|g| g.map(trace)).collect())
+    }
+
+    /// What each benchmark is given, in the order tested: the other processes' profiles, the
+    /// outside parts before its own and its own (what runs after its `test_pass` runs after a
+    /// fork's samples are taken: module docs); the same of the system calls when the log was
+    /// cut, else the whole log. `None` for a benchmark the parts of those tested before it
+    /// opened a file for that its own and the parts before it did not ([`covers`]).
+    fn given(self) -> Vec<Option<Given>> {
+        let mut before = Given {
+            executed: self.others,
+            instructions: self.others_instructions,
+            touched: self.touched,
+        };
+        let mut outside = self.outside.into_iter();
+        let mut outside_touched = self.outside_touched.into_iter();
+        let mut own_touched = self.own_touched.into_iter();
+        // What the parts of the benchmarks tested before touched: state they left (a static
+        // filled from a file) the benchmark would build itself in a run of its own.
+        let mut earlier = Touched::default();
+        let mut given = Vec::with_capacity(self.own.len());
+        for (own, instructions) in self.own {
+            if let Some((part, part_instructions)) = outside.next() {
+                before.executed.merge(part);
+                before.instructions += part_instructions;
+            }
+            if let Some(part) = outside_touched.next() {
+                before.touched.merge(part);
+            }
+            let mut touched = before.touched.clone();
+            if let Some(mine) = own_touched.next() {
+                touched.merge(mine.clone());
+                let inherited = !covers(&touched, &earlier);
+                earlier.merge(mine);
+                if inherited {
+                    given.push(None);
+                    continue;
+                }
+            }
+            let mut executed = before.executed.clone();
+            executed.merge(own);
+            given.push(Some(Given {
+                executed,
+                instructions: before.instructions + instructions,
+                touched,
+            }));
+        }
+        given
     }
 }
 
@@ -969,13 +1038,11 @@ SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ..
                 .into_keys()
                 .collect()
         };
-        assert_eq!(
-            opened(&outside),
-            [
-                PathBuf::from("/ck/data/end.txt"),
-                PathBuf::from("/etc/ld.so.cache")
-            ]
-        );
+        // Outside: before the first, between the two (criterion 0.5's empty line), after both.
+        assert_eq!(outside.len(), 3);
+        assert_eq!(opened(&outside[0]), [PathBuf::from("/etc/ld.so.cache")]);
+        assert!(opened(&outside[1]).is_empty());
+        assert_eq!(opened(&outside[2]), [PathBuf::from("/ck/data/end.txt")]);
         assert_eq!(opened(&own[0]), [PathBuf::from("/ck/data/a.txt")]);
         assert_eq!(opened(&own[1]), [PathBuf::from("/ck/data/bb.txt")]);
         // Writes of other lengths (a benchmark printing), or a directory change: not cut.
@@ -993,6 +1060,77 @@ SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ..
             stdout_write("SYSCALL[9,1](1) sys_write ( 2, 0x1, 8 )"),
             None
         );
+    }
+
+    /// A part that ran the one function `name` in the executable, `instructions` counted.
+    fn part(name: &str, instructions: u64) -> (Executed, u64) {
+        let mut executed = Executed::default();
+        let code = executed.objects.entry("/bench".to_string()).or_default();
+        code.functions.insert(name.to_string(), BTreeSet::from([1]));
+        (executed, instructions)
+    }
+
+    /// What the system calls of a part touched: `path` opened.
+    fn opened(path: &str) -> Touched {
+        let mut touched = Touched::default();
+        touched.files.insert(PathBuf::from(path), Access::Opened);
+        touched
+    }
+
+    #[test]
+    fn a_benchmark_is_given_the_parts_before_its_own_and_nothing_that_runs_after_it() {
+        // Two benchmarks, outside parts before, between and after them, one other process.
+        let parts = |cut: bool| Parts {
+            others: part("child", 1).0,
+            others_instructions: 1,
+            outside: vec![
+                part("start", 10),
+                part("set_up_b", 100),
+                part("teardown", 1000),
+            ],
+            own: vec![part("a", 10_000), part("b", 100_000)],
+            touched: match cut {
+                true => opened("/child"),
+                false => opened("/whole"),
+            },
+            outside_touched: match cut {
+                true => vec![opened("/start"), opened("/b_input"), opened("/end")],
+                false => Vec::new(),
+            },
+            own_touched: match cut {
+                // `b` opens what `a` opened too: not traced alone ([`covers`]).
+                true => vec![opened("/a"), {
+                    let mut b = opened("/b");
+                    b.merge(opened("/a"));
+                    b
+                }],
+                false => Vec::new(),
+            },
+        };
+        let names = |given: &Given| -> Vec<String> {
+            given.executed.objects["/bench"]
+                .functions
+                .keys()
+                .cloned()
+                .collect()
+        };
+        let files = |given: &Given| -> Vec<String> {
+            let paths = given.touched.files.keys();
+            paths.map(|p| p.display().to_string()).collect()
+        };
+        let given: Vec<Given> = parts(true).given().into_iter().flatten().collect();
+        let [a, b] = &given[..] else {
+            panic!("{given:?}")
+        };
+        assert_eq!(names(a), ["a", "child", "start"]);
+        assert_eq!(names(b), ["b", "child", "set_up_b", "start"]);
+        assert_eq!((a.instructions, b.instructions), (10_011, 100_111));
+        assert_eq!(files(a), ["/a", "/child", "/start"]);
+        assert_eq!(files(b), ["/a", "/b", "/b_input", "/child", "/start"]);
+        // A log that could not be cut: every benchmark is given all of it.
+        let given: Vec<Given> = parts(false).given().into_iter().flatten().collect();
+        assert_eq!(names(&given[1]), ["b", "child", "set_up_b", "start"]);
+        assert!(given.iter().all(|g| files(g) == ["/whole"]));
     }
 
     #[test]

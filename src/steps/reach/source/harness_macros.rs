@@ -1,0 +1,347 @@
+//! Functions made by an item-level macro call, criterion's `criterion_group!` and
+//! `criterion_main!` first, compared by the call that makes them.
+//!
+//! Why: a pull request that adds a benchmark adds a group to `criterion_main!(g1, …, g14)` and
+//! a `criterion_group!(g15, new)` beside the others (field trial bstr-count,
+//! docs/design/field-trials.md). Such a call is not a `fn` item: until this, a changed one
+//! changed every name in its tokens ([`super::changed_names`]), and the new group's call made
+//! `criterion_group` itself a changed name, so every group's function (its lines are its own
+//! call's) differed by its name check, and `criterion_main!`'s made every group's name
+//! change too.
+//!
+//! What criterion's two macros define is known: `criterion_group!(NAME, targets…)` and
+//! `criterion_group! { name = NAME; config = …; targets = … }` define `pub fn NAME()`, which
+//! calls the targets in order with the configuration; `criterion_main!(groups…)` defines
+//! `fn main()`, which calls the groups in order and then criterion's `final_summary`. The
+//! macros are the criterion package's, a dependency's, the same text on both sides when its
+//! version is (its other functions, compared by their whole path, name the version). So a
+//! changed call of them changes the one function it defines ([`defines`]): its name is the
+//! changed name, and the names the call only uses (its targets, its groups, the macro's own)
+//! are not changed by it; each of those is compared where it is defined. Only when the file
+//! brings the macro from a criterion package ([`CriterionMacros::of`]: a `use` of it, a glob
+//! `use` of the crate, `#[macro_use] extern crate`, or a call by its path): a macro of the
+//! checkout of the same name could define anything, and its calls keep naming all their
+//! tokens. Inline modules do not inherit the file's imports here (their calls name all their
+//! tokens, as before).
+//!
+//! The other half ([`invocation_difference`]): with criterion's macros (a dependency's,
+//! collapsed into the call's lines), every row of a group's function is at its call's first
+//! line, so its span of lines may be one line: a target added on a later line of a
+//! `criterion_group! { … }` would leave the span the same and the defined name off it. So a
+//! function whose lines lie in an item-level macro call, any macro's, is the same only when the
+//! other side holds a call of the same tokens in the same file (its lines may have moved): the
+//! same call of the same macro expands to the same items. Sound in one direction: stricter
+//! than the spans alone.
+
+use super::{Apart, ItemLines, SourceComparison};
+
+/// The crates whose `criterion_group!` and `criterion_main!` are criterion's (criterion, and
+/// its forks that keep its macros).
+const CRITERION_CRATES: &[&str] = &["criterion", "criterion2", "codspeed_criterion_compat"];
+
+/// Which of criterion's harness macros a file brings into scope by their bare names.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct CriterionMacros {
+    group: bool,
+    main: bool,
+}
+
+impl CriterionMacros {
+    /// The macros `file` imports from a criterion package at its top level.
+    pub(super) fn of(file: &syn::File) -> Self {
+        let mut found = CriterionMacros::default();
+        for item in &file.items {
+            match item {
+                syn::Item::Use(u) => found.uses(&u.tree, false),
+                syn::Item::ExternCrate(c)
+                    if CRITERION_CRATES.contains(&c.ident.to_string().as_str())
+                        && c.attrs.iter().any(|a| a.path().is_ident("macro_use")) =>
+                {
+                    found = CriterionMacros {
+                        group: true,
+                        main: true,
+                    };
+                }
+                _ => {}
+            }
+        }
+        // A macro of the same name defined here would be the one called.
+        for item in &file.items {
+            if let syn::Item::Macro(m) = item
+                && let Some(ident) = &m.ident
+            {
+                found.group &= ident != "criterion_group";
+                found.main &= ident != "criterion_main";
+            }
+        }
+        found
+    }
+
+    /// Records what a `use` tree imports; `inside`: its path so far starts at a criterion
+    /// crate.
+    fn uses(&mut self, tree: &syn::UseTree, inside: bool) {
+        use syn::UseTree;
+        match tree {
+            UseTree::Path(p) if !inside => {
+                let name = p.ident.to_string();
+                let crate_name = name.as_str();
+                if CRITERION_CRATES.contains(&crate_name) {
+                    self.uses(&p.tree, true);
+                }
+            }
+            UseTree::Name(n) if inside => self.name(&n.ident.to_string()),
+            UseTree::Rename(r) if inside && r.ident == r.rename => self.name(&r.ident.to_string()),
+            UseTree::Glob(_) if inside => {
+                self.group = true;
+                self.main = true;
+            }
+            UseTree::Group(g) => g.items.iter().for_each(|t| self.uses(t, inside)),
+            _ => {}
+        }
+    }
+
+    fn name(&mut self, name: &str) {
+        self.group |= name == "criterion_group";
+        self.main |= name == "criterion_main";
+    }
+
+    /// The name of the function the item-level call `call` defines, when it is a call of
+    /// criterion's `criterion_group!` (its `NAME`) or `criterion_main!` (`main`) as this file
+    /// brings them (by their bare names), or by a criterion crate's path.
+    pub(super) fn defines(&self, call: &syn::ItemMacro) -> Option<String> {
+        if call.ident.is_some() {
+            return None;
+        }
+        let segments: Vec<String> = call
+            .mac
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        let (macro_name, known) = match &segments[..] {
+            [name] => (name.as_str(), *self),
+            [krate, name] if CRITERION_CRATES.contains(&krate.as_str()) => (
+                name.as_str(),
+                CriterionMacros {
+                    group: true,
+                    main: true,
+                },
+            ),
+            _ => return None,
+        };
+        match macro_name {
+            "criterion_main" if known.main => Some("main".to_string()),
+            "criterion_group" if known.group => group_name(&call.mac.tokens),
+            _ => None,
+        }
+    }
+}
+
+/// The `NAME` of `criterion_group!`'s tokens: `NAME, targets…` or `name = NAME; …`.
+fn group_name(tokens: &proc_macro2::TokenStream) -> Option<String> {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().take(3).collect();
+    match &trees[..] {
+        [
+            TokenTree::Ident(key),
+            TokenTree::Punct(eq),
+            TokenTree::Ident(name),
+        ] if key == "name" && eq.as_char() == '=' => Some(name.to_string()),
+        [TokenTree::Ident(name), TokenTree::Punct(comma), ..] if comma.as_char() == ',' => {
+            Some(name.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Whether the item of `item` is a macro call (`path ! (…)`, `path ! {…}`, `path ! […]`), by its
+/// text ([`super::text`]: tokens separated by spaces, doc comments and hints left out).
+fn is_macro_call(item: &ItemLines) -> bool {
+    if !item.key.ends_with(&format!("item {}", item.text)) {
+        return false;
+    }
+    let mut words = item.text.split(' ');
+    let mut path = false;
+    for word in words.by_ref() {
+        match word {
+            "!" => return path,
+            ":" | "::" => {}
+            w if w.chars().all(|c| c.is_alphanumeric() || c == '_') && !w.is_empty() => {
+                path = true;
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// For the spans gathered in `apart`'s pools: the reason a function differs when one of its
+/// spans in a file of the checkout lies in an item-level macro call that the other side's file
+/// does not hold with the same tokens (module docs); `Ok` when none does. A file that cannot be
+/// read or parsed is unknown.
+pub(super) fn invocation_difference(apart: &Apart<'_, '_>) -> Result<(), SourceComparison> {
+    for side in [0, 1] {
+        for ((file, function), spans) in &apart.pools[side] {
+            if std::path::Path::new(file).is_absolute() {
+                continue;
+            }
+            let items = |s: usize| apart.readers[s].items(file);
+            let (own, other) = match (items(side), items(1 - side)) {
+                (Ok(own), Ok(other)) => (own, other),
+                (Err(why), _) | (_, Err(why)) => return Err(SourceComparison::Unknown(why)),
+            };
+            for span in spans {
+                let last = span.first + (span.text.len() as u32).saturating_sub(1);
+                let Some(call) = call_not_in(&own, &other, (span.first, last)) else {
+                    continue;
+                };
+                return Err(SourceComparison::Differs(format!(
+                    "{function} is made by the macro call at {file}:{} in {}, which {} does not \
+                     hold with the same tokens",
+                    call.first,
+                    super::SIDES[side],
+                    super::SIDES[1 - side]
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The item-level macro call of `own` that holds the lines `first` to `last`, when `other`
+/// holds no call of the same tokens.
+fn call_not_in<'i>(
+    own: &'i [ItemLines],
+    other: &[ItemLines],
+    (first, last): (u32, u32),
+) -> Option<&'i ItemLines> {
+    let call = super::innermost(own, first, last)?;
+    let same = other.iter().any(|i| i.text == call.text);
+    (is_macro_call(call) && !same).then_some(call)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn macros(text: &str) -> CriterionMacros {
+        CriterionMacros::of(&syn::parse_file(text).unwrap())
+    }
+
+    fn defined(known: CriterionMacros, call: &str) -> Option<String> {
+        known.defines(&syn::parse_str::<syn::ItemMacro>(call).unwrap())
+    }
+
+    #[test]
+    fn criterion_s_macros_define_their_group_and_main_where_the_file_brings_them() {
+        let both = macros("use criterion::{criterion_group, criterion_main, Criterion};");
+        assert_eq!(
+            defined(both, "criterion_group!(g15, chars_count);"),
+            Some("g15".into())
+        );
+        assert_eq!(
+            defined(
+                both,
+                "criterion_group! { name = benches; config = Criterion::default(); targets = a, b }"
+            ),
+            Some("benches".into())
+        );
+        assert_eq!(
+            defined(both, "criterion_main!(g1, g2, g15);"),
+            Some("main".into())
+        );
+        // Brought otherwise: a glob, `#[macro_use]`, or called by its path.
+        let glob = macros("use criterion::*;");
+        assert_eq!(defined(glob, "criterion_main!(g);"), Some("main".into()));
+        let old = macros("#[macro_use] extern crate criterion;");
+        assert_eq!(defined(old, "criterion_group!(g, a);"), Some("g".into()));
+        let none = macros("use std::fmt;");
+        assert_eq!(
+            defined(none, "criterion::criterion_group!(g, a);"),
+            Some("g".into())
+        );
+        // Not criterion's: not imported, another crate's, the file's own macro of that name,
+        // another macro.
+        assert_eq!(defined(none, "criterion_group!(g, a);"), None);
+        let other = macros("use divan::criterion_group;");
+        assert_eq!(defined(other, "criterion_group!(g, a);"), None);
+        let own = macros(
+            "use criterion::criterion_group;\nmacro_rules! criterion_group { ($($t:tt)*) => {} }",
+        );
+        assert_eq!(defined(own, "criterion_group!(g, a);"), None);
+        assert_eq!(
+            defined(both, "lazy_static! { static ref X: u8 = 1; }"),
+            None
+        );
+        assert_eq!(defined(both, "criterion_group!();"), None);
+    }
+
+    #[test]
+    fn a_criterion_call_changes_the_name_it_defines_and_none_it_only_uses() {
+        let base = "use criterion::{criterion_group, criterion_main};\n\
+                    fn a(c: &mut Criterion) {}\n\
+                    criterion_group!(g1, a);\n\
+                    criterion_main!(g1);\n";
+        let head = "use criterion::{criterion_group, criterion_main};\n\
+                    fn a(c: &mut Criterion) {}\n\
+                    fn b(c: &mut Criterion) {}\n\
+                    criterion_group!(g1, a);\n\
+                    criterion_group!(g2, b);\n\
+                    criterion_main!(g1, g2);\n";
+        let changes = super::super::changed_items(base, head).unwrap();
+        let names: Vec<&String> = changes.names.iter().collect();
+        assert_eq!(names, ["b", "g2", "main"]);
+        // A macro the file does not bring from criterion: every name of its changed call.
+        let (base, head) = (
+            base.replace("use criterion::{criterion_group, criterion_main};", ""),
+            head.replace("use criterion::{criterion_group, criterion_main};", ""),
+        );
+        let changes = super::super::changed_items(&base, &head).unwrap();
+        for name in ["criterion_group", "criterion_main", "g1", "g2", "b"] {
+            assert!(changes.names.contains(name), "{name}: {:?}", changes.names);
+        }
+    }
+
+    #[test]
+    fn a_macro_call_is_told_by_its_text() {
+        let item = |key: &str, text: &str| ItemLines {
+            key: key.to_string(),
+            first: 1,
+            last: 1,
+            text: text.to_string(),
+        };
+        let text = |source: &str| super::super::text(&syn::parse_str::<syn::Item>(source).unwrap());
+        let call = text("criterion_group!(g1, a);");
+        assert!(is_macro_call(&item(&format!("item {call}"), &call)));
+        let path = text("criterion::criterion_main! { g1 }");
+        assert!(is_macro_call(&item(&format!("m::item {path}"), &path)));
+        let function = text("fn g1() {}");
+        assert!(!is_macro_call(&item("fn g1", &function)));
+        let constant = text("const X: u8 = 1;");
+        assert!(!is_macro_call(&item(
+            &format!("item {constant}"),
+            &constant
+        )));
+    }
+
+    #[test]
+    fn a_span_in_a_macro_call_needs_the_same_call_on_the_other_side() {
+        let items = |text: &str| super::super::item_lines(text).unwrap();
+        let base = items(
+            "use criterion::criterion_group;\nfn a() {}\ncriterion_group! {\n    name = g;\n    targets = a\n}\n",
+        );
+        // The same call two lines down: the same.
+        let moved = items(
+            "use criterion::criterion_group;\nfn a() {}\nfn b() {}\n\ncriterion_group! {\n    name = g;\n    targets = a\n}\n",
+        );
+        assert!(call_not_in(&base, &moved, (3, 3)).is_none());
+        // A target added on a line the span does not reach: differs.
+        let added = items(
+            "use criterion::criterion_group;\nfn a() {}\ncriterion_group! {\n    name = g;\n    targets = a, b\n}\n",
+        );
+        assert_eq!(call_not_in(&base, &added, (3, 3)).map(|c| c.first), Some(3));
+        // A span in a function, not in a call: not this rule's.
+        assert!(call_not_in(&base, &added, (2, 2)).is_none());
+    }
+}

@@ -172,6 +172,8 @@ fn a_criterion_trace_holds_its_own_benchmark_s_code_and_not_another_s() {
         !ran(&trace, &exe, "beta_work"),
         "beta_work ran: not one benchmark"
     );
+    // A run of its own is not cut: the later group's set-up, after its samples, is in it.
+    assert!(ran(&trace, &exe, "after_every_benchmark"));
     // Its code ran in libraries too (the loader, libc), and it read no file of the crate.
     assert!(
         trace
@@ -572,9 +574,15 @@ fn one_run_traces_a_criterion_target_and_each_benchmark_gets_its_own_functions()
     };
     assert!(timed_in(alpha, "alpha_work") && !timed_in(alpha, "beta_work"));
     assert!(timed_in(beta, "beta_work") && !timed_in(beta, "alpha_work"));
-    // What runs outside every benchmark (criterion's argument parsing) is in every trace; the
-    // system-call log is cut too: the file `file` reads is in its trace only, the libraries the
-    // loader opened at start-up in every one.
+    // What runs outside every benchmark before it (criterion's argument parsing, the set-up
+    // before the first `bench_function`) is in every trace, and what runs after every one (a
+    // later group's set-up) in none: a fork runs it after its samples. The system-call log is
+    // cut too: the file `file` reads is in its trace only, the libraries the loader opened at
+    // start-up in every one.
+    for (id, trace) in ids.iter().zip(&traces) {
+        assert!(ran(trace, &exe, "set_up_for_every_benchmark"), "{id}");
+        assert!(!ran(trace, &exe, "after_every_benchmark"), "{id}");
+    }
     for trace in &traces {
         let parsing = functions_of(&exe, &trace.executed.iter().copied().collect::<Vec<_>>());
         assert!(parsing.iter().any(|f| f.starts_with("clap")));

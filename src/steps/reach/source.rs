@@ -618,7 +618,10 @@ impl Apart<'_, '_> {
                 return Err(SourceComparison::Differs(self.changed.reason(&name, file)));
             }
         }
-        harness_macros::invocation_difference(self)
+        if let Some(note) = harness_macros::invocation_difference(self)? {
+            self.notes.insert(note);
+        }
+        Ok(())
     }
 
     /// The keys of `side`'s spans that the other side has not, and that are still to follow.
@@ -1639,7 +1642,9 @@ struct Definition {
 /// - a trait's or an impl's header (generics, bounds, the trait): the names of all its items,
 ///   the trait's and the trait implemented; an inline module's attributes: all names inside;
 /// - a `use`: each imported name (a glob: the module's);
-/// - a macro invocation at item level or anything else: every name in its tokens.
+/// - a macro invocation at item level or anything else: every name in its tokens, but a call
+///   of criterion's `criterion_group!` or `criterion_main!` as the file brings them: the name
+///   of the function it defines ([`harness_macros`]).
 #[derive(Debug, Default)]
 struct Definitions(
     BTreeMap<String, Definition>,

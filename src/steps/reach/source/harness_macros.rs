@@ -32,6 +32,23 @@
 //! other side holds a call of the same tokens in the same file (its lines may have moved): the
 //! same call of the same macro expands to the same items. Sound in one direction: stricter
 //! than the spans alone.
+//!
+//! One exception ([`appends`]): criterion's call whose list the other side extends at its end
+//! (`criterion_main!(g1, …, g14)` → `(g1, …, g14, g15)`, a group's targets likewise, its name
+//! and configuration the same) is the same *up to every benchmark both sides have*, and is
+//! compared as such ([`SourceComparison::SameApart`], with a note). `main` calls the groups in
+//! order and then `final_summary`; a group builds its configuration and calls its targets in
+//! order. A benchmark both sides have runs in base inside one of base's items, all of which
+//! head calls at the same positions after the same ones (or the reverse, for a list head
+//! shortens); so until its samples are taken both sides have made the same calls, each
+//! compared in its own right where it ran (a group's function, a target's set-up). What the
+//! extra items do runs after its samples, which cannot change them (`trace::split`'s module
+//! docs: a benchmark's trace holds only what ran before its own part, so the new group's
+//! function is not in it). A benchmark moved into the new group changes the function that
+//! held it, which keeps it measured. When the groups are inlined into `main` (no symbol of
+//! their own), main's spans on one side hold the new group's frames, which the other side has
+//! not: it differs, as before (not followed here: telling which inlined groups ran before a
+//! benchmark's part needs the inline frames per part).
 
 use super::{Apart, ItemLines, SourceComparison};
 
@@ -178,9 +195,13 @@ fn is_macro_call(item: &ItemLines) -> bool {
 
 /// For the spans gathered in `apart`'s pools: the reason a function differs when one of its
 /// spans in a file of the checkout lies in an item-level macro call that the other side's file
-/// does not hold with the same tokens (module docs); `Ok` when none does. A file that cannot be
-/// read or parsed is unknown.
-pub(super) fn invocation_difference(apart: &Apart<'_, '_>) -> Result<(), SourceComparison> {
+/// does not hold with the same tokens (module docs); a note when that call is criterion's and
+/// the other side's only appends groups or targets to its list ([`appends`]); `Ok(None)` when
+/// no span lies in a call that differs. A file that cannot be read or parsed is unknown.
+pub(super) fn invocation_difference(
+    apart: &Apart<'_, '_>,
+) -> Result<Option<String>, SourceComparison> {
+    let mut note = None;
     for side in [0, 1] {
         for ((file, function), spans) in &apart.pools[side] {
             if std::path::Path::new(file).is_absolute() {
@@ -196,6 +217,16 @@ pub(super) fn invocation_difference(apart: &Apart<'_, '_>) -> Result<(), SourceC
                 let Some(call) = call_not_in(&own, &other, (span.first, last)) else {
                     continue;
                 };
+                let known = [side, 1 - side].map(|s| macros_of(apart, s, file));
+                let extended = other.iter().find(|o| appends(known, &call.text, &o.text));
+                if extended.is_some() {
+                    note = Some(format!(
+                        "`{}` is criterion's call at {file}:{}, whose list one side only extends                          at its end: the same up to every benchmark both sides have",
+                        super::short_name(function),
+                        call.first
+                    ));
+                    continue;
+                }
                 return Err(SourceComparison::Differs(format!(
                     "{function} is made by the macro call at {file}:{} in {}, which {} does not \
                      hold with the same tokens",
@@ -206,7 +237,63 @@ pub(super) fn invocation_difference(apart: &Apart<'_, '_>) -> Result<(), SourceC
             }
         }
     }
-    Ok(())
+    Ok(note)
+}
+
+/// criterion's macros as the file compared as `file` on `side` brings them (none when it
+/// cannot be read or parsed).
+fn macros_of(apart: &Apart<'_, '_>, side: usize, file: &str) -> CriterionMacros {
+    let path = apart.readers[side].checkout.join(file);
+    let parsed = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| syn::parse_file(&text).ok());
+    parsed.map_or_else(CriterionMacros::default, |f| CriterionMacros::of(&f))
+}
+
+/// Whether the call texts `a` (in a file bringing `known[0]`) and `b` (`known[1]`) are the same
+/// call of criterion's `criterion_main!` or `criterion_group!` but that one's list goes on
+/// past the other's end: `criterion_main!(g1, g2)` and `criterion_main!(g1, g2, g3)`, or a
+/// group's targets (its name and configuration the same). The function such a call defines
+/// calls its list's items in order, after its configuration (a group's) and before
+/// `final_summary` (main's): up to the shorter list's end both compute the same, and a
+/// benchmark both sides have is measured inside one of the common items. What runs after its
+/// samples cannot change them (`trace::split`'s module docs).
+fn appends(known: [CriterionMacros; 2], a: &str, b: &str) -> bool {
+    let (Some(a), Some(b)) = (criterion_call(known[0], a), criterion_call(known[1], b)) else {
+        return false;
+    };
+    if a.0 != b.0 || a.2 != b.2 {
+        return false;
+    }
+    let list = |inner: &str| inner.trim().trim_end_matches(',').trim_end().to_string();
+    let (short, long) = match list(a.1).len() <= list(b.1).len() {
+        true => (list(a.1), list(b.1)),
+        false => (list(b.1), list(a.1)),
+    };
+    long.len() > short.len()
+        && long.starts_with(&short)
+        && long[short.len()..].trim_start().starts_with(',')
+}
+
+/// A call's text split as opening (its path, `!` and delimiter), list and closing, when it is
+/// a call of criterion's `criterion_main!` or `criterion_group!` as `known` says the file
+/// brings them, or by a criterion crate's path.
+fn criterion_call(known: CriterionMacros, text: &str) -> Option<(&str, &str, &str)> {
+    let text = text.trim();
+    let bang = text.find(" ! ")?;
+    let path = text[..bang].replace(' ', "");
+    let name = path.rsplit("::").next()?;
+    let by_path = path
+        .split_once("::")
+        .is_some_and(|(krate, rest)| CRITERION_CRATES.contains(&krate) && !rest.contains("::"));
+    let ok = match name {
+        "criterion_main" => known.main || by_path,
+        "criterion_group" => known.group || by_path,
+        _ => false,
+    };
+    let open = bang + " ! ".len() + 1;
+    let close = text.rfind([')', '}', ']'])?;
+    (ok && open <= close).then(|| (&text[..open], &text[open..close], &text[close..]))
 }
 
 /// The item-level macro call of `own` that holds the lines `first` to `last`, when `other`
@@ -343,5 +430,63 @@ mod tests {
         assert_eq!(call_not_in(&base, &added, (3, 3)).map(|c| c.first), Some(3));
         // A span in a function, not in a call: not this rule's.
         assert!(call_not_in(&base, &added, (2, 2)).is_none());
+    }
+
+    #[test]
+    fn a_criterion_call_whose_list_one_side_extends_at_its_end_is_told() {
+        let text = |source: &str| super::super::text(&syn::parse_str::<syn::Item>(source).unwrap());
+        let both = macros("use criterion::{criterion_group, criterion_main};");
+        let known = [both, both];
+        let main = text("criterion_main!(g1, search::g2, g14);");
+        for longer in [
+            "criterion_main!(g1, search::g2, g14, g15);",
+            "criterion_main!(g1, search::g2, g14, g15,);",
+            "criterion_main!(\n    g1,\n    search::g2,\n    g14,\n    g15,\n);",
+        ] {
+            assert!(appends(known, &main, &text(longer)), "{longer}");
+            assert!(appends(known, &text(longer), &main), "{longer}");
+        }
+        // Inserted before the end, reordered, the same, or a longer name.
+        for other in [
+            "criterion_main!(g1, g15, search::g2, g14);",
+            "criterion_main!(search::g2, g1, g14);",
+            "criterion_main!(g1, search::g2, g14);",
+            "criterion_main!(g1, search::g2, g140);",
+        ] {
+            assert!(!appends(known, &main, &text(other)), "{other}");
+        }
+        // A group's targets, its name and configuration the same; another name or config.
+        let group = text("criterion_group! { name = g; config = C::default(); targets = a, b }");
+        let more = text("criterion_group! { name = g; config = C::default(); targets = a, b, c }");
+        assert!(appends(known, &group, &more));
+        let config = text("criterion_group! { name = g; config = C::new(); targets = a, b, c }");
+        assert!(!appends(known, &group, &config));
+        assert!(appends(
+            known,
+            &text("criterion_group!(g1, a);"),
+            &text("criterion_group!(g1, a, b);")
+        ));
+        assert!(!appends(
+            known,
+            &text("criterion_group!(g1, a);"),
+            &text("criterion_group!(g2, a, b);")
+        ));
+        // Not criterion's in the file: never.
+        let none = [CriterionMacros::default(); 2];
+        assert!(!appends(
+            none,
+            &main,
+            &text("criterion_main!(g1, search::g2, g14, g15);")
+        ));
+        assert!(appends(
+            none,
+            &text("criterion::criterion_main!(g1);"),
+            &text("criterion::criterion_main!(g1, g2);")
+        ));
+        assert!(!appends(
+            known,
+            &text("other_main!(g1);"),
+            &text("other_main!(g1, g2);")
+        ));
     }
 }

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use super::context::is_command;
-use super::reach_sides::checkout_of;
+use super::reach_sides::{changed_names_of, checkout_of};
 use crate::config;
 use crate::config::Settings;
 use crate::model::command;
@@ -305,7 +305,8 @@ fn note_same_source(
     tables: &[LineTables; 2],
 ) {
     let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
-    let Ok(changed_names) = source::changed_names(&checkouts[0], &checkouts[1]) else {
+    let sides = [Side::Base, Side::Head].map(|side| ctx.side(side));
+    let Ok(changed_names) = changed_names_of(sides, &checkouts) else {
         return;
     };
     for &(record, m) in changed {

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use super::count::LineTablesBuild;
-use super::reach_sides::{SelectedSides, checkout_of};
+use super::reach_sides::{SelectedSides, changed_names_of, checkout_of};
 use super::{BuiltTarget, SideBuild};
 use crate::model::samples::SelectionRecord;
 use crate::model::target::TargetKey;
@@ -140,7 +140,7 @@ fn compare_sources(
     let base_exe = with_line_tables(sides, Side::Base, sides.base, base)?;
     let head_exe = with_line_tables(sides, Side::Head, sides.head, head)?;
     let checkouts = [&sides.base.root, &sides.head.root].map(|root| checkout_of(root));
-    let changed = source::changed_names(&checkouts[0], &checkouts[1])?;
+    let changed = changed_names_of([sides.base, sides.head], &checkouts)?;
     let side = |executable, checkout| source::Side {
         executable,
         checkout,

@@ -16,6 +16,7 @@ use crate::steps::build::link::KeptLink;
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::Valgrind;
 use crate::steps::reach::code::LinkedCode;
+use crate::steps::reach::source;
 use crate::steps::reach::trace;
 
 /// What a comparison's sides are, for selection.
@@ -84,6 +85,30 @@ pub(super) fn checkout_of(workspace: &Path) -> PathBuf {
         .find(|dir| dir.join(".git").exists())
         .unwrap_or(workspace)
         .to_path_buf()
+}
+
+/// The names the commit changes between the `checkouts` of the two `sides`, each file read as
+/// the sides' builds compile it: a library's test-only items left out, since only the bench
+/// targets' own crates are compiled with `cfg(test)` ([`source::TestUnits`]).
+pub(super) fn changed_names_of(
+    sides: [&SideBuild; 2],
+    checkouts: &[PathBuf; 2],
+) -> Result<source::ChangedNames, String> {
+    let units = sides.iter().zip(checkouts).map(|(side, checkout)| {
+        let roots = side.targets.values().map(|t| t.exe.src_path.as_path());
+        source::TestUnits::bench_roots(checkout, roots)
+    });
+    let mut tests = source::TestUnits::Under(Vec::new());
+    for unit in units {
+        tests = match (tests, unit) {
+            (source::TestUnits::Under(mut a), source::TestUnits::Under(b)) => {
+                a.extend(b);
+                source::TestUnits::Under(a)
+            }
+            _ => source::TestUnits::Anywhere,
+        };
+    }
+    source::changed_names_compiled(&checkouts[0], &checkouts[1], &tests)
 }
 
 #[cfg(test)]

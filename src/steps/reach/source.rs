@@ -132,6 +132,10 @@
 mod harness_macros;
 mod inlined;
 mod shim;
+mod test_only;
+
+use test_only::TestFilter;
+pub use test_only::TestUnits;
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
@@ -300,8 +304,8 @@ impl<'a> Reader<'a> {
     fn copies(&self, key: &Key, lines: Option<(u32, u32)>) -> Vec<(String, Extents)> {
         let (file, function) = key;
         let candidates = self.by_short_name.get(&short_name(function));
-        let own = |start: u64| {
-            let Some(place) = self.outermost(start) else {
+        let own = |symbol: &str, start: u64| {
+            let Some(place) = self.outermost(start, symbol) else {
                 return false;
             };
             let (_, compared) = file_key(&place.file, self.checkout);
@@ -315,7 +319,7 @@ impl<'a> Reader<'a> {
             let extents: Extents = self.symbols[name]
                 .iter()
                 .copied()
-                .filter(|&(start, _)| own(start))
+                .filter(|&(start, _)| own(name, start))
                 .collect();
             (!extents.is_empty()).then(|| (name.clone(), extents))
         };
@@ -330,18 +334,25 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The outermost frame of the inline chain at `address`: the function whose symbol it is.
-    fn outermost(&self, address: u64) -> Option<Place> {
+    /// The outermost frame of the inline chain at `address`: the function whose symbol
+    /// (`symbol`) it is; a lone frame without a function is the symbol's
+    /// ([`unnamed_frame_name`]).
+    fn outermost(&self, address: u64, symbol: &str) -> Option<Place> {
         let mut frames = self.loader.find_frames(address).ok()?;
-        let mut outermost = None;
+        let (mut outermost, mut count) = (None, 0);
         while let Ok(Some(frame)) = frames.next() {
-            outermost = Some(frame);
+            (outermost, count) = (Some(frame), count + 1);
         }
         let frame = outermost?;
-        let raw = frame.function.as_ref()?.raw_name().ok()?;
+        let raw = frame.function.as_ref().and_then(|f| f.raw_name().ok());
+        let function = match raw {
+            Some(raw) => format!("{:#}", rustc_demangle::demangle(&raw)),
+            None if count == 1 => unnamed_frame_name(symbol),
+            None => return None,
+        };
         let location = frame.location.as_ref()?;
         Some(Place {
-            function: format!("{:#}", rustc_demangle::demangle(&raw)),
+            function,
             file: PathBuf::from(location.file?),
             line: location.line.filter(|&l| l > 0)?,
         })
@@ -989,7 +1000,9 @@ fn extents_of(executable: &Path) -> Result<BTreeMap<String, Extents>, String> {
     Ok(extents)
 }
 
-/// The places of the instruction at `address`: every frame of its inline chain.
+/// The places of the instruction at `address` (in a symbol of `function`): every frame of its
+/// inline chain. A lone frame without a function is `function`'s own code
+/// ([`unnamed_frame_name`]).
 fn frames_at(
     loader: &addr2line::Loader,
     address: u64,
@@ -998,7 +1011,7 @@ fn frames_at(
     let mut frames = loader
         .find_frames(address)
         .map_err(|e| format!("{function}: {e}"))?;
-    let mut places = Vec::new();
+    let (mut places, mut first) = (Vec::new(), true);
     while let Ok(Some(frame)) = frames.next() {
         let name = frame
             .function
@@ -1006,9 +1019,11 @@ fn frames_at(
             .and_then(|f| f.raw_name().ok())
             .map(|raw| format!("{:#}", rustc_demangle::demangle(&raw)));
         let location = frame.location.as_ref();
-        let Some(name) = name else {
+        let alone = name.is_none() && first && matches!(frames.next(), Ok(None));
+        let Some(name) = name.or_else(|| alone.then(|| unnamed_frame_name(function))) else {
             return Err(format!("{function}: code at {address:#x} has no function"));
         };
+        first = false;
         // A frame without a line (0 or none: code the compiler made, such as a loop's header)
         // is in the span of the function it is in, or of the frames around it.
         if let (Some(file), Some(line)) = (
@@ -1023,6 +1038,20 @@ fn frames_at(
         }
     }
     Ok(places)
+}
+
+/// The name the debug information gives the function of the symbol `function` (demangled,
+/// without its hash): the last segment of its path, with its generic arguments (`setup` of
+/// `bench::setup`), as a frame of it names it.
+///
+/// Why a frame may have none, and why the symbol's function is then the one: in a build with
+/// `debug = "line-tables-only"`, LLVM gives a function an entry (`DW_TAG_subprogram`) only
+/// when something is inlined into it (bstr's `find_iter` benchmarks, field trial bstr-count:
+/// "code at … has no function"); its instructions keep their rows in the line tables. With
+/// nothing inlined, every instruction of it is at a line of its own source (or none), so the
+/// address's one frame, with no function, is the function whose symbol holds it.
+fn unnamed_frame_name(function: &str) -> String {
+    last_segment(function).to_string()
 }
 
 /// The source of `places`: the files read with `read`, a file of `checkout` named by its path
@@ -1271,12 +1300,24 @@ impl ChangedNames {
 /// show but use (a `const` folded into an immediate, a type, a macro) is named where it is
 /// used, so a function whose lines name one of these may compute otherwise from lines that
 /// read the same. A file that does not parse on a side gives every name on its changed lines
-/// instead ([`changed_line_names`]).
+/// instead ([`changed_line_names`]). Every file is read with its test-only items: this is
+/// for a caller that cannot tell which crates are compiled with `cfg(test)`.
 pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
+    changed_names_compiled(base, head, &TestUnits::Anywhere)
+}
+
+/// [`changed_names`], each file read as its crates compile it: without its test-only items
+/// where no crate of `tests` holds it ([`test_only`]).
+pub fn changed_names_compiled(
+    base: &Path,
+    head: &Path,
+    tests: &TestUnits,
+) -> Result<ChangedNames, String> {
     let mut files = BTreeSet::new();
     for checkout in [base, head] {
         rust_files(checkout, Path::new(""), &mut files)?;
     }
+    let filter = TestFilter::new(tests, [base, head], &files);
     let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
     let mut imported: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
     let mut elsewhere = Elsewhere::default();
@@ -1285,11 +1326,11 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
         let (a, b) = (read(base), read(head));
         elsewhere.note(file, [&a, &b]);
-        if a == b {
+        if a == b || filter.test_only_file(file) {
             continue;
         }
         let shown = file.display().to_string();
-        match changed_items(&a, &b) {
+        match changed_items(&a, &b, |parsed| filter.read(file, parsed)) {
             Some(changes) => {
                 let origin = Origin::Item(shown);
                 names.anywhere.extend(changes.anywhere);
@@ -1321,7 +1362,7 @@ pub fn changed_names(base: &Path, head: &Path) -> Result<ChangedNames, String> {
         }
     }
     if !seeds.is_empty() {
-        add_dependents(head, &files, seeds, &mut names);
+        add_dependents(head, &files, seeds, &mut names, &filter);
     }
     names.patched = [base, head].into_iter().any(may_patch);
     Ok(names)
@@ -1485,6 +1526,7 @@ fn add_dependents(
     files: &BTreeSet<PathBuf>,
     mut seeds: BTreeSet<String>,
     names: &mut ChangedNames,
+    filter: &TestFilter,
 ) {
     let mut dependents = Vec::new();
     for file in files {
@@ -1494,6 +1536,7 @@ fn add_dependents(
         let Ok(parsed) = syn::parse_file(&text) else {
             continue;
         };
+        let parsed = filter.read(file, parsed);
         let mut definitions = Definitions::default();
         definitions.items(&parsed.items, "");
         for (key, definition) in definitions.0 {
@@ -1581,11 +1624,16 @@ struct FileChanges {
 
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
 /// tokens, doc comments and codegen hints left out) or that one side only has, and those
-/// items' own names ([`primary`]); `None` when one does not parse. See [`Definitions`] for
-/// which names an item gives.
-fn changed_items(a: &str, b: &str) -> Option<FileChanges> {
+/// items' own names ([`primary`]); `None` when one does not parse. Each side is read as
+/// `compiled` gives it (its test-only items left out where they are not compiled:
+/// [`TestFilter::read`]). See [`Definitions`] for which names an item gives.
+fn changed_items(
+    a: &str,
+    b: &str,
+    compiled: impl Fn(syn::File) -> syn::File,
+) -> Option<FileChanges> {
     let definitions = |text: &str| -> Option<Definitions> {
-        let file = syn::parse_file(text).ok()?;
+        let file = compiled(syn::parse_file(text).ok()?);
         let macros = harness_macros::CriterionMacros::of(&file);
         let mut definitions = Definitions(BTreeMap::new(), macros);
         definitions.items(&file.items, "");
@@ -2624,6 +2672,46 @@ mod tests {
         assert_eq!(at(8, 8), Some("impl Cache ::fn offset"));
         assert_eq!(at(3, 8), None);
         assert!(item_lines("fn broken( {").is_err());
+    }
+
+    #[test]
+    fn a_function_nothing_is_inlined_into_is_compared_by_the_lines_of_its_symbol() {
+        // LLVM gives such a function no `DW_TAG_subprogram` in a line-tables-only build:
+        // bstr's `find_iter` (field trial bstr-count), "code at … has no function".
+        let program = |above: &str, add: u32| {
+            format!(
+                "{above}#[inline(never)]\nfn helper(x: u64) -> u64 {{\n    x.wrapping_mul(3)\n}}\n\n\
+                 #[inline(never)]\nfn setup(n: u64) -> u64 {{\n    helper(n) ^ helper(n + {add})\n}}\n\n\
+                 fn main() {{\n    println!(\"{{}}\", setup(std::hint::black_box(7)));\n}}\n"
+            )
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let base = compiled(dir.path(), "base", &program("", 1));
+        let shifted = compiled(dir.path(), "shifted", &program("// moved\n\n", 1));
+        let changed = compiled(dir.path(), "changed", &program("", 2));
+        let places = places_of(&base, "demo::setup").unwrap();
+        assert!(places.iter().all(|p| p.function == "setup"), "{places:?}");
+        let side = |executable: &PathBuf, name: &str| (executable.clone(), dir.path().join(name));
+        let compare_with = |(exe, checkout): (PathBuf, PathBuf)| {
+            let base_side = Side {
+                executable: &base,
+                checkout: &dir.path().join("base"),
+            };
+            let other = Side {
+                executable: &exe,
+                checkout: &checkout,
+            };
+            compare_function(&base_side, &other, "demo::setup", &ChangedNames::default())
+        };
+        assert_eq!(
+            compare_with(side(&shifted, "shifted")),
+            SourceComparison::Same
+        );
+        let compared = compare_with(side(&changed, "changed"));
+        assert!(
+            matches!(compared, SourceComparison::Differs(_)),
+            "{compared:?}"
+        );
     }
 
     #[test]

@@ -102,6 +102,14 @@
 //! it passes is compared in its own right. A C `main` with lines (`#![no_main]`) is compared by
 //! them.
 //!
+//! A function nothing is inlined into has no `DW_TAG_subprogram` in a line-tables-only build
+//! (LLVM writes one only for a function with inlined scopes): its instructions' one frame has
+//! rows and no function, and is the function of the symbol that holds them
+//! ([`unnamed_frame_name`]). Test-only code (`test_only`): the names a commit changes are read
+//! from each file as the crates that compile it see it, a library's `#[cfg(test)]` items and
+//! `#[test]` functions left out ([`changed_names_compiled`]): they are removed before names
+//! are resolved, so no code of a crate compiled without `cfg(test)` can name them.
+//!
 //! Why a dependency's lines are checked for fewer names ([`ChangedNames::contains_in`]). The
 //! names check matches bare names, so a line of clap_lex (a crates.io package) naming its own
 //! `new` matched unicode-segmentation's inherent `AsciiWordBoundIter::new`, which that commit

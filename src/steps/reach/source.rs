@@ -123,8 +123,10 @@
 //! towards "may"), such a file names an item of the checkout only in ways that do not go
 //! through the item's path: through a trait (generic code calling `T::new()`, `T::SIZE`,
 //! `<T as Tr>::X`, a method by its trait, on the checkout's type), so the items of traits
-//! and trait impls count there as everywhere; by a symbol name (`no_mangle`, `export_name`,
-//! an `extern` block linking to it), so an item with such an attribute counts; and through
+//! and trait impls count there, in an instance whose generic arguments name a crate of the
+//! checkout or cannot be read (the orphan rules' argument is in [`generics`]); by a symbol
+//! name (`no_mangle`, `export_name`, an `extern` block linking to it), so an item with such
+//! an attribute counts whatever the arguments; and through
 //! the generic arguments of its function's name, which [`Apart::merged_away`] checks as a
 //! line of the checkout. An item-level macro call (it may expand to trait impls) and a
 //! changed line of a file that does not parse count everywhere too. A dependency's macro
@@ -137,6 +139,7 @@
 //! checkout's files, and in those outside it that are not a dependency's (a path dependency
 //! beside the checkout may depend on it through a path back).
 
+mod generics;
 mod harness_macros;
 mod inlined;
 mod shim;
@@ -632,8 +635,8 @@ impl Apart<'_, '_> {
         for pool in &self.pools {
             let spans = pool
                 .iter()
-                .flat_map(|((file, _), spans)| spans.iter().map(move |s| (file, s)));
-            if let Some((name, file)) = names_changed(spans, self.changed) {
+                .flat_map(|(key, spans)| spans.iter().map(move |s| (key, s)));
+            if let Some((name, file)) = generics::names_changed_by_instance(spans, self.changed) {
                 return Err(SourceComparison::Differs(self.changed.reason(&name, file)));
             }
         }
@@ -730,10 +733,11 @@ impl Apart<'_, '_> {
         let (file, function) = key;
         let (path, arguments) = split_generic_arguments(function);
         let by_arguments = identifiers(&arguments).find(|n| self.changed.named_in(n, file));
-        let by_path = || identifiers(&path).find(|n| self.changed.contains_in(n, file));
+        let counts = |n: &String| self.changed.contains_in_instance(n, file, function);
+        let by_path = || identifiers(&path).find(counts);
         let by_name = by_arguments.or_else(by_path);
         let mut names = definition.names.iter();
-        let by_text = || names.find(|n| self.changed.contains_in(n, file)).cloned();
+        let by_text = || names.find(|n| counts(n)).cloned();
         if let Some(name) = by_name.or_else(by_text) {
             return Err(SourceComparison::Differs(format!(
                 "{function} ({file}) is inlined in {} and leaves no code of its own in {}, and \
@@ -781,7 +785,7 @@ impl Apart<'_, '_> {
             self.checked.insert(checked, definition.clone());
             return Ok(definition);
         }
-        if name != "{closure}" && self.changed.contains_in(&name, file) {
+        if name != "{closure}" && self.changed.contains_in_instance(&name, file, function) {
             return Err(SourceComparison::Differs(format!(
                 "{function} ({file}) is inlined on one side only, and the commit changes an \
                  item named `{name}`"
@@ -1183,6 +1187,14 @@ pub struct ChangedNames {
     /// macro call's names, a changed line of a file that does not parse. The others are
     /// inherent: free functions, inherent methods and constants, types, statics, macros.
     anywhere: BTreeSet<String>,
+    /// Those of `anywhere` that a dependency's code names whatever its generic arguments: an
+    /// item exported by its symbol name, an item-level macro call's names, a changed line of
+    /// a file that does not parse (not only a trait's or a trait impl's items:
+    /// [`generics`]).
+    unbound: BTreeSet<String>,
+    /// The names of the checkout's crates ([`generics::checkout_crates`]); `None` when a
+    /// manifest cannot be read.
+    crates: Option<BTreeSet<String>>,
     /// Whether a registry's or a git repository's package may depend on a package of the
     /// checkout ([`may_patch`]): then its files may name any item of it.
     patched: bool,
@@ -1342,6 +1354,7 @@ pub fn changed_names_compiled(
             Some(changes) => {
                 let origin = Origin::Item(shown);
                 names.anywhere.extend(changes.anywhere);
+                names.unbound.extend(changes.unbound);
                 changes
                     .names
                     .into_iter()
@@ -1353,6 +1366,7 @@ pub fn changed_names_compiled(
                 let origin = Origin::Line(shown);
                 for name in changed_line_names(&a, &b) {
                     names.anywhere.insert(name.clone());
+                    names.unbound.insert(name.clone());
                     names.insert(name, &origin);
                 }
             }
@@ -1373,6 +1387,7 @@ pub fn changed_names_compiled(
         add_dependents(head, &files, seeds, &mut names, &filter);
     }
     names.patched = [base, head].into_iter().any(may_patch);
+    names.crates = generics::checkout_crates([base, head]);
     Ok(names)
 }
 
@@ -1555,7 +1570,7 @@ fn add_dependents(
                     .flat_map(|t| identifiers(t))
                     .collect();
                 let file = file.display().to_string();
-                let gives = (definition.names, definition.anywhere);
+                let gives = (definition.names, [definition.anywhere, definition.unbound]);
                 dependents.push((file, primary.to_string(), gives, uses));
             }
         }
@@ -1563,7 +1578,7 @@ fn add_dependents(
     let mut grew = true;
     while grew {
         grew = false;
-        for (file, primary, (gives, anywhere), uses) in &dependents {
+        for (file, primary, (gives, [anywhere, unbound]), uses) in &dependents {
             if seeds.contains(primary) {
                 continue;
             }
@@ -1572,6 +1587,9 @@ fn add_dependents(
                 gives.iter().for_each(|g| names.insert(g.clone(), &origin));
                 if *anywhere {
                     names.anywhere.extend(gives.iter().cloned());
+                }
+                if *unbound {
+                    names.unbound.extend(gives.iter().cloned());
                 }
                 seeds.insert(primary.clone());
                 grew = true;
@@ -1628,6 +1646,8 @@ struct FileChanges {
     primaries: BTreeSet<String>,
     /// Those of `names` that code outside the checkout may name ([`Definition::anywhere`]).
     anywhere: BTreeSet<String>,
+    /// Those of `anywhere` not through a trait only ([`Definition::unbound`]).
+    unbound: BTreeSet<String>,
 }
 
 /// The names of the items of the file texts `a` and `b` whose definitions differ (their
@@ -1659,6 +1679,7 @@ fn changed_items(
         let definitions = [x, y].into_iter().flatten();
         let private = definitions.clone().all(|d| d.private_import);
         let anywhere = !private && definitions.clone().any(|d| d.anywhere);
+        let unbound = !private && definitions.clone().any(|d| d.unbound);
         let names = match private {
             true => &mut changes.imported,
             false => &mut changes.names,
@@ -1667,6 +1688,9 @@ fn changed_items(
             names.extend(definition.names.iter().cloned());
             if anywhere {
                 changes.anywhere.extend(definition.names.iter().cloned());
+            }
+            if unbound {
+                changes.unbound.extend(definition.names.iter().cloned());
             }
         }
         changes.primaries.extend(primary(key).map(str::to_string));
@@ -1687,6 +1711,9 @@ struct Definition {
     /// package ([`ChangedNames::anywhere`]): an item of a trait or of a trait impl, an item
     /// exported by its symbol name (`no_mangle`, `export_name`), an item-level macro call.
     anywhere: bool,
+    /// Whether code outside the checkout may name it other than through a trait: an item
+    /// exported by its symbol name, an item-level macro call (`anywhere` too).
+    unbound: bool,
 }
 
 /// A file's definitions by key (the module path, the kind and the name: `a::b::fn f`,
@@ -1711,7 +1738,9 @@ impl Definitions {
     /// Records `text` under `key`, a change of it changing `names`.
     fn add(&mut self, key: String, text: String, names: impl IntoIterator<Item = String>) {
         let definition = self.0.entry(key).or_default();
-        definition.anywhere |= text.contains("no_mangle") || text.contains("export_name");
+        let exported = text.contains("no_mangle") || text.contains("export_name");
+        definition.anywhere |= exported;
+        definition.unbound |= exported;
         definition.texts.push(text);
         definition.names.extend(names);
     }
@@ -1770,7 +1799,9 @@ impl Definitions {
                 let names: Vec<String> = identifiers(&text).collect();
                 let key = format!("{scope}tokens {text}");
                 self.add(key.clone(), text, names);
-                return self.reachable_anywhere(&key);
+                self.reachable_anywhere(&key);
+                self.0.entry(key).or_default().unbound = true;
+                return;
             }
         };
         self.add(key, text(item), names);
@@ -1884,11 +1915,15 @@ impl Definitions {
         if inner.0.values().any(|d| d.anywhere) {
             self.reachable_anywhere(&key);
         }
+        if inner.0.values().any(|d| d.unbound) {
+            self.0.entry(key.clone()).or_default().unbound = true;
+        }
         for (key, definition) in inner.0 {
             let merged = self.0.entry(key).or_default();
             merged.texts.extend(definition.texts);
             merged.names.extend(definition.names);
             merged.anywhere |= definition.anywhere;
+            merged.unbound |= definition.unbound;
         }
     }
 

@@ -89,9 +89,12 @@
 //! that path (its inline modules and the file's path, or, at its top, the root of that crate as
 //! a unit's name gives it); none, or two such files, is unknown. At each address of a copy, the
 //! frames from the copy's own inward (its depth among the inlined subroutines) are its places,
-//! as a symbol's whole chain is. Both sides must have as many copies, each reading the same
-//! spans as one of the other side's, and no span may name what the commit changes; a callee
-//! inlined in one copy and called in another is a difference here, not followed.
+//! as a symbol's whole chain is. Copies are matched by their inline chain: in each chain both
+//! sides have, as many copies, each reading the same spans as one of the other side's; a chain
+//! one side has alone (a caller the commit adds) is left out only when the symbol holding it is
+//! compared in its own right wherever a benchmark runs it (the argument is in `inlined`'s doc).
+//! No span may name what the commit changes; a callee inlined in one copy and called in another
+//! is a difference here, not followed.
 //!
 //! rustc's C `main` (`shim`): the entry shim the compiler makes for a binary has no line. It is
 //! the same on both sides when both are such a shim: one small symbol without line or function
@@ -2348,7 +2351,7 @@ mod tests {
 
     /// `files` (path in the checkout, text) compiled optimised with line tables, `src/main.rs`
     /// the crate's root, in a checkout of its own under `dir`.
-    fn compiled_files(dir: &Path, side: &str, files: &[(&str, String)]) -> PathBuf {
+    pub(super) fn compiled_files(dir: &Path, side: &str, files: &[(&str, String)]) -> PathBuf {
         let checkout = dir.join(side);
         for (path, text) in files {
             let path = checkout.join(path);
@@ -2385,7 +2388,12 @@ mod tests {
     }
 
     /// `function` compared between the crates built in `dir`'s checkouts `base` and `head`.
-    fn compare_apart(dir: &Path, base: &str, head: &str, function: &str) -> SourceComparison {
+    pub(super) fn compare_apart(
+        dir: &Path,
+        base: &str,
+        head: &str,
+        function: &str,
+    ) -> SourceComparison {
         let [base, head] = [base, head].map(|side| dir.join(side));
         let changed = changed_names(&base, &head).unwrap();
         let [base_exe, head_exe] = [&base, &head].map(|c| c.join("demo"));

@@ -7,9 +7,44 @@
 //! it, with the address ranges it covers. The line tables of `debug = "line-tables-only"` name a
 //! function by its short name only (`byte_lines`, `define<F>`: no module path, no linkage name),
 //! so the copies are found by short name ([`InlinedIndex`]) and then told apart by where their
-//! lines are ([`super::Reader::inlined_source`]): the file whose items define a function of that
-//! path. At each address of a copy, the frames from the copy's own (its depth in the DIE tree)
-//! inward are its places: its lines, and what it inlines in its turn, as for a symbol.
+//! lines are ([`inlined_sources`]): the file whose items define a function of that path. At each
+//! address of a copy, the frames from the copy's own (its depth in the DIE tree) inward are its
+//! places: its lines, and what it inlines in its turn, as for a symbol.
+//!
+//! Copies are matched by where they sit ([`compare_copies`]). A caller the commit adds or
+//! removes brings copies one side has alone: bstr's `define<F>` is inlined 45 times in base and
+//! 47 in head, whose new `chars_count` calls it twice, and counting every copy made it differ
+//! for every benchmark. So the copies are grouped by their inline chain: the short names of the
+//! functions they are inlined into, from the symbol that holds them inward (paths and generic
+//! arguments left out, every closure `{closure}`: fewer, larger groups, which errs toward
+//! comparing). A chain both sides have is compared as all the copies once were: as many copies
+//! in it on both sides, each reading the same spans as one of the other side's. A chain one
+//! side has alone is left out only when the symbol S holding the copy has a symbol of that name
+//! on both sides and ([`Reader::caller_compared`]):
+//! - S's own comparison ([`super::compare_one`], the one the caller makes of S) is the same: it
+//!   covers every frame inlined into S, the copy's lines among them, so what the copy computes
+//!   is compared there, whichever benchmark runs it; or
+//! - S differs or is unknown, and every instruction of S, on both sides, has its outermost frame
+//!   in a file of the workspace, not a dependency's or the toolchain's ([`Reader::all_own`]).
+//!   Why a benchmark that executes such a copy is then measured: it executes S, whose code
+//!   differs between the sides (one holds a copy the other's has not; where the measured build's
+//!   S is the same code after all, the benchmark runs the same code there). Its trace is taken
+//!   on base: a benchmark that reaches S in head reaches it in base too, unless it turned away
+//!   earlier, in changed code that is charged in its own right. The trace charges a changed
+//!   symbol with the workspace's functions inlined at the addresses it executed and, when the
+//!   outermost frame there is the workspace's, with the symbol itself
+//!   ([`crate::steps::instructions::inlined::source_names`]): S is charged, by the name its
+//!   symbol has in both builds, and its comparison, the same function of the same two builds,
+//!   is not the same, so the benchmark is measured (a function beyond the most compared is not
+//!   compared, which measures it too). A native probe of a skipped benchmark stops in S, which
+//!   is not among the functions of the same source.
+//!
+//! Where neither holds, the copies count as before, and the function differs. That is bstr's
+//! case: its `main` is criterion's `criterion_main!` expanded, whose lines are criterion's
+//! `macros.rs`, so a trace charges the registration functions inlined into `main`, not `main`;
+//! nothing would compare head's new `chars_count`, and `define` keeps differing there. A copy
+//! in a symbol the other side has not (a function added and not inlined) keeps the rule too:
+//! the code that calls it is what the trace charges, and nothing here says where that is.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,8 +54,8 @@ use addr2line::gimli;
 use object::{Object, ObjectSection, SectionKind};
 
 use super::{
-    ChangedNames, FunctionSource, Key, Place, Reader, SourceComparison, compare, file_key,
-    is_toolchain, names_changed, short_name, source_of,
+    ChangedNames, Extents, FunctionSource, Key, Place, Reader, SIDES, SourceComparison, compare,
+    compare_one, file_key, is_dependency, is_toolchain, names_changed, short_name, source_of,
 };
 
 /// One inlined copy of a function: how many inlined subroutines hold it, itself included (its
@@ -178,10 +213,23 @@ fn origin_name<'d>(
     Ok(None)
 }
 
+/// One inlined copy as compared: where it sits (`chain`: the short names of the functions it
+/// is inlined into, from the symbol that holds it inward), the first address of its code, and
+/// its source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct PlacedCopy {
+    pub chain: Vec<String>,
+    pub at: u64,
+    pub source: FunctionSource,
+}
+
 /// `function`, with no symbol on either side, compared by its inlined copies: those of the one
-/// file that defines a function of its path ([`defines`]), the same number on both sides, and
-/// each copy's spans the same text as one of the other side's; no span may name what the commit
-/// changes. Anything unread, or copies in two files that could each define it, is unknown.
+/// file that defines a function of its path ([`defines`]), matched by where they sit (their
+/// inline chain): as many copies in each chain on both sides, each reading the same spans as one
+/// of the other side's there; a chain one side has alone is left out only where the symbol
+/// holding it is compared in its own right ([`Reader::caller_compared`]). No span may name what
+/// the commit changes. Anything unread, or copies in two files that could each define it, is
+/// unknown.
 pub(super) fn compare_inlined(
     readers: [&Reader<'_>; 2],
     function: &str,
@@ -189,7 +237,17 @@ pub(super) fn compare_inlined(
 ) -> SourceComparison {
     match inlined_sources(readers, function) {
         Err(why) => SourceComparison::Unknown(why),
-        Ok((file, sources)) => compare_copies(&file, function, &sources, changed),
+        Ok((file, sources)) => {
+            let mut decided: BTreeMap<(usize, String), Result<String, String>> = BTreeMap::new();
+            let mut holder = |side: usize, at: u64| {
+                let symbol = readers[side].symbol_at(at)?;
+                let decision = decided
+                    .entry((side, symbol.clone()))
+                    .or_insert_with(|| Reader::caller_compared(readers, side, &symbol, changed));
+                decision.clone()
+            };
+            compare_copies(&file, function, &sources, changed, &mut holder)
+        }
     }
 }
 
@@ -197,7 +255,7 @@ pub(super) fn compare_inlined(
 fn inlined_sources(
     readers: [&Reader<'_>; 2],
     function: &str,
-) -> Result<(String, [Vec<FunctionSource>; 2]), String> {
+) -> Result<(String, [Vec<PlacedCopy>; 2]), String> {
     let name = short_name(function);
     if name == "{closure}" {
         return Err(format!("no side has a symbol {function}"));
@@ -241,46 +299,117 @@ fn inlined_sources(
     Ok((file, [base?, head?]))
 }
 
-/// The inlined copies of `file`'s `function` on both sides (`sources`) compared.
+/// Whether the copies a side has alone in the symbol holding the address may be left out
+/// (`Ok`, a note saying why) or not (`Err`, why not): [`Reader::caller_compared`] in a run,
+/// anything in a test.
+type Holder<'h> = dyn FnMut(usize, u64) -> Result<String, String> + 'h;
+
+/// The inlined copies of `file`'s `function` on both sides (`sources`) compared, chain by chain;
+/// `holder` decides the copies of a chain one side has alone.
 fn compare_copies(
     file: &str,
     function: &str,
-    sources: &[Vec<FunctionSource>; 2],
+    sources: &[Vec<PlacedCopy>; 2],
     changed: &ChangedNames,
+    holder: &mut Holder<'_>,
 ) -> SourceComparison {
     let name = short_name(function);
-    let [mut base, mut head] = sources.each_ref().map(|c| c.iter().collect::<Vec<_>>());
-    base.sort_by(|a, b| texts(a).cmp(&texts(b)));
-    head.sort_by(|a, b| texts(a).cmp(&texts(b)));
+    let by_chain = sources.each_ref().map(|copies| {
+        let mut chains: BTreeMap<&[String], Vec<&PlacedCopy>> = BTreeMap::new();
+        for copy in copies {
+            chains.entry(&copy.chain).or_default().push(copy);
+        }
+        chains
+    });
+    let chains: BTreeSet<&[String]> = by_chain.iter().flat_map(|c| c.keys().copied()).collect();
+    let mut left_out = BTreeSet::new();
+    for chain in chains {
+        let copies = by_chain
+            .each_ref()
+            .map(|c| c.get(chain).map_or(&[][..], Vec::as_slice));
+        let compared = match copies {
+            [[], alone] | [alone, []] => {
+                let side = usize::from(copies[0].is_empty());
+                one_side_alone(side, alone, holder).map(|notes| left_out.extend(notes))
+            }
+            [base, head] => same_copies(base, head),
+        };
+        if let Err(why) = compared {
+            return SourceComparison::Differs(format!(
+                "`{name}` ({file}) has no symbol on either side, and is inlined {} times in base \
+                 and {} in head; in `{}`: {why}",
+                sources[0].len(),
+                sources[1].len(),
+                chain_text(chain)
+            ));
+        }
+    }
+    let spans = sources.iter().flatten().flat_map(|copy| {
+        copy.source
+            .spans
+            .iter()
+            .map(|((file, _), span)| (file, span))
+    });
+    if let Some((changed_name, file)) = names_changed(spans, changed) {
+        return SourceComparison::Differs(changed.reason(&changed_name, file));
+    }
+    match left_out.is_empty() {
+        true => SourceComparison::Same,
+        false => SourceComparison::SameApart(format!(
+            "`{name}` ({file}) compared by its inlined copies in the functions both sides inline \
+             it into; {}",
+            left_out.into_iter().collect::<Vec<_>>().join("; ")
+        )),
+    }
+}
+
+/// The copies of one chain on both sides: as many, each with the same spans' text as one of
+/// the other side's (line numbers aside).
+fn same_copies(base: &[&PlacedCopy], head: &[&PlacedCopy]) -> Result<(), String> {
+    let [mut base, mut head] =
+        [base, head].map(|c| c.iter().map(|c| &c.source).collect::<Vec<_>>());
     if base.len() != head.len() {
-        return SourceComparison::Differs(format!(
-            "`{name}` ({file}) has no symbol on either side, and is inlined {} times in base and \
-             {} in head",
+        return Err(format!(
+            "{} copies in base and {} in head",
             base.len(),
             head.len()
         ));
     }
-    let differing = base.iter().zip(&head).find(|(b, h)| texts(b) != texts(h));
-    if let Some((b, h)) = differing {
-        let why = match compare(b, h) {
-            SourceComparison::Differs(why) => why,
-            _ => "their spans differ".to_string(),
-        };
-        return SourceComparison::Differs(format!(
-            "`{name}` ({file}) has no symbol on either side, and an inlined copy of it differs: \
-             {why}"
-        ));
+    base.sort_by(|a, b| texts(a).cmp(&texts(b)));
+    head.sort_by(|a, b| texts(a).cmp(&texts(b)));
+    match base.iter().zip(&head).find(|(b, h)| texts(b) != texts(h)) {
+        None => Ok(()),
+        Some((b, h)) => Err(match compare(b, h) {
+            SourceComparison::Differs(why) => format!("a copy differs ({why})"),
+            _ => "a copy's spans differ".to_string(),
+        }),
     }
-    let spans = sources
+}
+
+/// The copies of a chain `side` has alone (`alone`): each left out when `holder` says the
+/// symbol holding it may, with its note; else why not.
+fn one_side_alone(
+    side: usize,
+    alone: &[&PlacedCopy],
+    holder: &mut Holder<'_>,
+) -> Result<Vec<String>, String> {
+    let other = SIDES[1 - side];
+    alone
         .iter()
-        .flatten()
-        .flat_map(|copy| copy.spans.iter().map(|((file, _), span)| (file, span)));
-    match names_changed(spans, changed) {
-        Some((changed_name, file)) => {
-            SourceComparison::Differs(changed.reason(&changed_name, file))
-        }
-        None => SourceComparison::Same,
-    }
+        .map(|copy| holder(side, copy.at))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|why| {
+            format!(
+                "{} copies in {} only, none in {other}, not left out: {why}",
+                alone.len(),
+                SIDES[side]
+            )
+        })
+}
+
+/// A chain as a reason names it: `main > g15 > chars_count`.
+fn chain_text(chain: &[String]) -> String {
+    chain.join(" > ")
 }
 
 /// What a copy's spans read, their line numbers aside (a function added above moves them).
@@ -327,21 +456,23 @@ impl Reader<'_> {
         }
         let mut by_file: BTreeMap<String, Vec<InlinedCopy>> = BTreeMap::new();
         for copy in index.copies.get(name).into_iter().flatten() {
-            let (file, _) = self.own_frames(copy.ranges[0].0, copy.level, name)?;
-            let (_, key) = file_key(&file, self.checkout);
+            let own = self.own_frames(copy.ranges[0].0, copy.level, name)?;
+            let (_, key) = file_key(&own.file, self.checkout);
             by_file.entry(key).or_default().push(copy.clone());
         }
         Ok(by_file)
     }
 
-    /// The source of the inlined copy `copy` of `file`'s `name`: the places of every address of
-    /// its ranges, from its own frame inward.
+    /// The inlined copy `copy` of `file`'s `name` as compared: where it sits, and the places of
+    /// every address of its ranges, from its own frame inward.
     fn copy_source(
         &self,
         copy: &InlinedCopy,
         name: &str,
         file: &str,
-    ) -> Result<FunctionSource, String> {
+    ) -> Result<PlacedCopy, String> {
+        let at = copy.ranges[0].0;
+        let chain = self.own_frames(at, copy.level, name)?.chain;
         let mut places = BTreeSet::new();
         for &(start, end) in &copy.ranges {
             let rows = self
@@ -355,32 +486,29 @@ impl Reader<'_> {
                     return Err(format!("{name}: inlined code at {covered:#x} has no line"));
                 }
                 covered = covered.max(address + length);
-                let (own, frames) = self.own_frames(probe, copy.level, name)?;
-                if file_key(&own, self.checkout).1 != file {
+                let own = self.own_frames(probe, copy.level, name)?;
+                if file_key(&own.file, self.checkout).1 != file {
                     return Err(format!(
                         "{name}: the inlined code at {probe:#x} is in {}, not {file}",
-                        own.display()
+                        own.file.display()
                     ));
                 }
-                places.extend(frames);
+                places.extend(own.places);
             }
             if covered < end {
                 return Err(format!("{name}: inlined code at {covered:#x} has no line"));
             }
         }
-        source_of(&places, self.checkout, |path| {
+        let source = source_of(&places, self.checkout, |path| {
             std::fs::read_to_string(path).ok()
-        })
+        })?;
+        Ok(PlacedCopy { chain, at, source })
     }
 
-    /// At `address`, the file of the frame `level` from the outermost, which must be a function
-    /// of short name `name`, and the places of it and the frames inside it.
-    fn own_frames(
-        &self,
-        address: u64,
-        level: usize,
-        name: &str,
-    ) -> Result<(PathBuf, Vec<Place>), String> {
+    /// At `address`, the frame `level` from the outermost, which must be a function of short
+    /// name `name`: its file, its places and those of the frames inside it, and the short names
+    /// of the frames around it.
+    fn own_frames(&self, address: u64, level: usize, name: &str) -> Result<OwnFrames, String> {
         let mut iter = self
             .loader
             .find_frames(address)
@@ -404,6 +532,12 @@ impl Reader<'_> {
                 "{name}: the inline chain at {address:#x} has no frame of it at depth {level}"
             ));
         };
+        let chain = frames[..level].iter().map(|(function, _, _)| {
+            function
+                .as_deref()
+                .map_or_else(|| "?".to_string(), short_name)
+        });
+        let chain = chain.collect();
         let mut places = Vec::new();
         for (function, file, line) in frames.into_iter().skip(level) {
             let Some(function) = function else {
@@ -417,8 +551,101 @@ impl Reader<'_> {
                 });
             }
         }
-        Ok((own, places))
+        Ok(OwnFrames {
+            file: own,
+            places,
+            chain,
+        })
     }
+
+    /// The one function symbol whose code holds `address`.
+    fn symbol_at(&self, address: u64) -> Result<String, String> {
+        let holds = |extents: &Extents| extents.iter().any(|&(s, e)| s <= address && address < e);
+        let mut names = self.symbols.iter().filter(|(_, extents)| holds(extents));
+        match (names.next(), names.next()) {
+            (Some((name, _)), None) => Ok(name.clone()),
+            (None, _) => Err(format!("no symbol holds the code at {address:#x}")),
+            (Some(_), Some(_)) => Err(format!("two symbols hold the code at {address:#x}")),
+        }
+    }
+
+    /// Whether the copies of a function inlined into `symbol` on `side`, in a chain the other
+    /// side has not, may be left out of that function's comparison: `Ok` with a note when
+    /// `symbol` (a symbol on both sides) is compared in its own right wherever a benchmark
+    /// executes it, `Err` with why not. The argument is in the module doc.
+    fn caller_compared(
+        readers: [&Reader<'_>; 2],
+        side: usize,
+        symbol: &str,
+        changed: &ChangedNames,
+    ) -> Result<String, String> {
+        let other = SIDES[1 - side];
+        if !readers[1 - side].symbols.contains_key(symbol) {
+            return Err(format!(
+                "`{symbol}`, which holds them, has no symbol in {other}"
+            ));
+        }
+        let why = match compare_one(readers, symbol, changed) {
+            comparison if comparison.is_same() => {
+                return Ok(format!(
+                    "copies in {}'s `{symbol}` alone left out: its source is the same on both \
+                     sides, these copies' lines with it",
+                    SIDES[side]
+                ));
+            }
+            SourceComparison::Differs(why) | SourceComparison::Unknown(why) => why,
+            SourceComparison::Same | SourceComparison::SameApart(_) => String::new(),
+        };
+        match readers.iter().all(|r| r.all_own(symbol)) {
+            true => Ok(format!(
+                "copies in {}'s `{symbol}` alone left out: its source is not the same ({why}), \
+                 and a benchmark executing them is measured for it",
+                SIDES[side]
+            )),
+            false => Err(format!(
+                "`{symbol}`, which holds them, differs ({why}), but some of its code is a \
+                 dependency's or the toolchain's, so a trace may name what is inlined into it, \
+                 not it"
+            )),
+        }
+    }
+
+    /// Whether the outermost frame of every instruction of `symbol` is in a file of the
+    /// workspace, not a dependency's nor the toolchain's ([`is_dependency`]): a trace that
+    /// executes changed code of it then names `symbol` itself
+    /// ([`crate::steps::instructions::inlined::source_names`]).
+    fn all_own(&self, symbol: &str) -> bool {
+        let Some(extents) = self.symbols.get(symbol) else {
+            return false;
+        };
+        let own = |address: u64| {
+            let Ok(mut frames) = self.loader.find_frames(address) else {
+                return false;
+            };
+            let mut file = None;
+            while let Ok(Some(frame)) = frames.next() {
+                file = frame.location.and_then(|l| l.file).map(PathBuf::from);
+            }
+            file.is_some_and(|f| !is_dependency(&file_key(&f, self.checkout).1))
+        };
+        extents.iter().all(|&(start, end)| {
+            let Ok(rows) = self.loader.find_location_range(start, end) else {
+                return false;
+            };
+            let mut rows = rows.peekable();
+            rows.peek().is_some() && rows.all(|(address, _, _)| own(address.max(start)))
+        })
+    }
+}
+
+/// The frames of an inlined copy at one address ([`Reader::own_frames`]).
+struct OwnFrames {
+    /// The file of the copy's own frame.
+    file: PathBuf,
+    /// The places of its frame and of those inside it.
+    places: Vec<Place>,
+    /// The short names of the frames around it, the outermost (the symbol) first.
+    chain: Vec<String>,
 }
 
 /// Whether the items of a file (their keys, [`super::ItemLines`]) define a free function whose
@@ -471,7 +698,217 @@ fn file_modules(file: &str) -> Vec<&str> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{compare_apart, compiled_files};
     use super::*;
+    use crate::steps::reach::source::Span;
+
+    /// A copy sitting in `chain` whose one span, of `define` in `bench.rs`, reads `text`.
+    fn copy(chain: &[&str], text: &str) -> PlacedCopy {
+        let key = ("bench.rs".to_string(), "define".to_string());
+        let span = Span {
+            first: 10,
+            text: vec![text.to_string()],
+        };
+        PlacedCopy {
+            chain: chain.iter().map(|c| c.to_string()).collect(),
+            at: 0x1000,
+            source: FunctionSource {
+                spans: [(key, span)].into_iter().collect(),
+            },
+        }
+    }
+
+    /// `sides` compared with a holder that answers `answer` and records what it was asked.
+    fn compared(
+        sides: [Vec<PlacedCopy>; 2],
+        answer: Result<&str, &str>,
+    ) -> (SourceComparison, Vec<usize>) {
+        let mut asked = Vec::new();
+        let mut holder = |side: usize, _at: u64| {
+            asked.push(side);
+            answer.map(str::to_string).map_err(str::to_string)
+        };
+        let changed = ChangedNames::default();
+        let comparison = compare_copies("bench.rs", "bstr::define", &sides, &changed, &mut holder);
+        (comparison, asked)
+    }
+
+    #[test]
+    fn copies_in_a_chain_one_side_has_alone_are_left_out_only_when_the_holder_says_so() {
+        let both = || vec![copy(&["main", "g5", "chars"], "group.finish();")];
+        let mut head = both();
+        head.extend([1, 2].map(|_| copy(&["main", "g15", "chars_count"], "group.finish();")));
+        let (left_out, asked) = compared([both(), head.clone()], Ok("`main` differs"));
+        let SourceComparison::SameApart(note) = &left_out else {
+            panic!("head's new caller's copies are left out: {left_out:?}");
+        };
+        assert!(note.contains("`main` differs"), "{note}");
+        assert_eq!(asked, [1, 1], "asked once per copy head has alone");
+        let (kept, _) = compared([both(), head], Err("`main` is a dependency's macro"));
+        let SourceComparison::Differs(why) = &kept else {
+            panic!("not left out, today's rule: {kept:?}");
+        };
+        assert!(
+            why.contains("inlined 1 times in base and 3 in head")
+                && why.contains("`main > g15 > chars_count`")
+                && why.contains("2 copies in head only")
+                && why.contains("dependency's macro"),
+            "{why}"
+        );
+        // Base's alone: asked about base.
+        let mut base = both();
+        base.push(copy(&["main", "gone"], "group.finish();"));
+        let (_, asked) = compared([base, both()], Ok("differs"));
+        assert_eq!(asked, [0]);
+    }
+
+    #[test]
+    fn copies_in_a_chain_both_sides_have_are_compared_there_whatever_the_holder_says() {
+        let at = |chain: &[&str], text: &str| copy(chain, text);
+        let base = vec![at(&["main", "a"], "x"), at(&["main", "b"], "y")];
+        // The same copies in other chains: each chain compared on its own.
+        let swapped = vec![at(&["main", "a"], "y"), at(&["main", "b"], "x")];
+        let (swap, asked) = compared([base.clone(), swapped], Ok("anything"));
+        assert!(matches!(swap, SourceComparison::Differs(_)), "{swap:?}");
+        assert!(asked.is_empty(), "no chain is one side's alone");
+        // One more copy in a caller both sides have.
+        let mut more = base.clone();
+        more.push(at(&["main", "a"], "x"));
+        let (more, _) = compared([base.clone(), more], Ok("anything"));
+        let SourceComparison::Differs(why) = &more else {
+            panic!("a second copy in `a`: {more:?}");
+        };
+        assert!(
+            why.contains("in `main > a`: 1 copies in base and 2 in head"),
+            "{why}"
+        );
+        let (same, _) = compared([base.clone(), base.into_iter().rev().collect()], Err("-"));
+        assert_eq!(same, SourceComparison::Same);
+    }
+
+    /// A crate whose `register` (`#[inline(always)]`: no symbol) is inlined `in_setup` times
+    /// into `setup` (`#[inline(never)]`) and once into `main`; `extra` (its definition, with
+    /// its attribute) calls it once more, called from `setup` (`in_setup_extra`) or `main`.
+    fn callers_crate(in_setup: usize, extra: Option<(&str, bool)>) -> Vec<(&'static str, String)> {
+        let call = "    register(v, std::hint::black_box(2));\n".repeat(in_setup);
+        let (definition, from_setup, from_main) = match extra {
+            None => (String::new(), "", ""),
+            Some((hint, in_setup)) => (
+                format!(
+                    "#[inline({hint})]\nfn extra(v: &mut Vec<u64>) {{\n    \
+                     register(v, std::hint::black_box(4));\n}}\n\n"
+                ),
+                if in_setup { "    extra(v);\n" } else { "" },
+                if in_setup { "" } else { "    extra(&mut v);\n" },
+            ),
+        };
+        let main = format!(
+            "#[inline(never)]\nfn work(k: u64) -> u64 {{\n    k.wrapping_mul(3)\n}}\n\n\
+             #[inline(always)]\nfn register(v: &mut Vec<u64>, k: u64) {{\n    \
+             v.push(work(k));\n    v.push(k + 1);\n}}\n\n{definition}\
+             #[inline(never)]\nfn setup(v: &mut Vec<u64>) {{\n{call}{from_setup}}}\n\n\
+             fn main() {{\n    let mut v = Vec::new();\n    setup(&mut v);\n    \
+             register(&mut v, std::hint::black_box(3));\n{from_main}    println!(\"{{v:?}}\");\n}}\n"
+        );
+        vec![("src/main.rs", main)]
+    }
+
+    #[test]
+    fn copies_in_a_new_caller_are_left_out_where_the_symbol_holding_them_is_compared() {
+        let dir = tempfile::tempdir().unwrap();
+        for (side, in_setup, extra) in [
+            ("base", 1, None),
+            ("new-caller", 1, Some(("always", true))),
+            ("twice", 2, None),
+            ("new-symbol", 1, Some(("never", false))),
+        ] {
+            compiled_files(dir.path(), side, &callers_crate(in_setup, extra));
+        }
+        // Head's `setup` inlines the new `extra`, and `register` into it: a chain base has
+        // not. `setup` differs (it calls `extra`), its code is all the crate's: a benchmark
+        // executing that copy is measured for `setup`.
+        let setup = compare_apart(dir.path(), "base", "new-caller", "demo::setup");
+        assert!(matches!(setup, SourceComparison::Differs(_)), "{setup:?}");
+        let register = compare_apart(dir.path(), "base", "new-caller", "demo::register");
+        let SourceComparison::SameApart(note) = &register else {
+            panic!("the copy in head's `setup > extra` is left out: {register:?}");
+        };
+        assert!(
+            note.contains("head's `demo::setup` alone left out"),
+            "{note}"
+        );
+        let back = compare_apart(dir.path(), "new-caller", "base", "demo::register");
+        assert!(back.is_same(), "the other way round: {back:?}");
+        // A second copy in `setup`, a caller both sides inline it into: still differs.
+        let twice = compare_apart(dir.path(), "base", "twice", "demo::register");
+        let SourceComparison::Differs(why) = &twice else {
+            panic!("one copy more in `setup`: {twice:?}");
+        };
+        assert!(
+            why.contains("in `setup`: 1 copies in base and 2 in head"),
+            "{why}"
+        );
+        // In a symbol base has not (`extra`, called): nothing compares it in its own right
+        // wherever it runs here, so today's rule holds.
+        let new_symbol = compare_apart(dir.path(), "base", "new-symbol", "demo::register");
+        let SourceComparison::Differs(why) = &new_symbol else {
+            panic!("a copy in a new symbol: {new_symbol:?}");
+        };
+        assert!(
+            why.contains("`demo::extra`, which holds them, has no symbol in base"),
+            "{why}"
+        );
+    }
+
+    /// bstr's shape: `setup` is made by `make_setup!`, a macro of a file cargo would keep in
+    /// its registry (`registry/src/…`, `#[path]` here), from `first` and, in head, `extra`,
+    /// both inlined and each inlining `register`.
+    fn macro_made_crate(dir: &Path, side: &str, extra: bool) {
+        let macros = dir.join("registry/src/fake-0.1.0/src/macros.rs");
+        std::fs::create_dir_all(macros.parent().unwrap()).unwrap();
+        let body = "macro_rules! make_setup {\n    ($($f:ident),*) => {\n        \
+                    #[inline(never)]\n        fn setup(v: &mut Vec<u64>) {\n            \
+                    $( $f(v); )*\n        }\n    };\n}\n";
+        std::fs::write(&macros, body).unwrap();
+        let (definition, called) = match extra {
+            true => (
+                "#[inline(always)]\nfn extra(v: &mut Vec<u64>) {\n    \
+                 register(v, std::hint::black_box(4));\n}\n\n",
+                "first, extra",
+            ),
+            false => ("", "first"),
+        };
+        let main = format!(
+            "#[path = {:?}]\n#[macro_use]\nmod fake;\n\n\
+             #[inline(never)]\nfn work(k: u64) -> u64 {{\n    k.wrapping_mul(3)\n}}\n\n\
+             #[inline(always)]\nfn register(v: &mut Vec<u64>, k: u64) {{\n    \
+             v.push(work(k));\n    v.push(k + 1);\n}}\n\n\
+             #[inline(always)]\nfn first(v: &mut Vec<u64>) {{\n    \
+             register(v, std::hint::black_box(2));\n}}\n\n{definition}\
+             make_setup!({called});\n\n\
+             fn main() {{\n    let mut v = Vec::new();\n    setup(&mut v);\n    \
+             println!(\"{{v:?}}\");\n}}\n",
+            macros.display()
+        );
+        compiled_files(dir, side, &[("src/main.rs", main)]);
+    }
+
+    #[test]
+    fn copies_in_a_symbol_a_dependency_s_macro_made_keep_counting() {
+        let dir = tempfile::tempdir().unwrap();
+        macro_made_crate(dir.path(), "base", false);
+        macro_made_crate(dir.path(), "head", true);
+        // `setup` differs, but its lines are the macro's: a trace names `first` and `register`,
+        // inlined into it, and not `setup`, so nothing compares head's new `extra` there.
+        let register = compare_apart(dir.path(), "base", "head", "demo::register");
+        let SourceComparison::Differs(why) = &register else {
+            panic!("the copy in `setup > extra` still counts: {register:?}");
+        };
+        assert!(
+            why.contains("`setup > extra`") && why.contains("a dependency's"),
+            "{why}"
+        );
+    }
 
     #[test]
     fn a_free_function_is_defined_by_its_file_and_inline_modules() {

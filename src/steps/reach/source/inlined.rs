@@ -18,9 +18,10 @@
 //! functions they are inlined into, from the symbol that holds them inward (paths and generic
 //! arguments left out, every closure `{closure}`: fewer, larger groups, which errs toward
 //! comparing). A chain both sides have is compared as all the copies once were: as many copies
-//! in it on both sides, each reading the same spans as one of the other side's. A chain one
-//! side has alone is left out only when the symbol S holding the copy has a symbol of that name
-//! on both sides and ([`Reader::caller_compared`]):
+//! in it on both sides, each reading the same spans as one of the other side's; with no such
+//! chain, nothing of the function is compared, and it differs. A chain one side has alone is
+//! left out only when the symbol S holding the copy has a symbol of that name on both sides and
+//! ([`Reader::caller_compared`]):
 //! - S's own comparison ([`super::compare_one`], the one the caller makes of S) is the same: it
 //!   covers every frame inlined into S, the copy's lines among them, so what the copy computes
 //!   is compared there, whichever benchmark runs it; or
@@ -322,6 +323,20 @@ fn compare_copies(
         chains
     });
     let chains: BTreeSet<&[String]> = by_chain.iter().flat_map(|c| c.keys().copied()).collect();
+    // Copies of chains one side has alone are left out only beside some compared: a function
+    // found only where nothing of it is compared (removed, or moved to callers of its own)
+    // differs, whatever holds it.
+    if !by_chain[0]
+        .keys()
+        .any(|chain| by_chain[1].contains_key(chain))
+    {
+        return SourceComparison::Differs(format!(
+            "`{name}` ({file}) has no symbol on either side, and is inlined {} times in base and \
+             {} in head, in no function that both sides inline it into",
+            sources[0].len(),
+            sources[1].len()
+        ));
+    }
     let mut left_out = BTreeSet::new();
     for chain in chains {
         let copies = by_chain
@@ -760,6 +775,14 @@ mod tests {
         base.push(copy(&["main", "gone"], "group.finish();"));
         let (_, asked) = compared([base, both()], Ok("differs"));
         assert_eq!(asked, [0]);
+        // No chain both sides have: nothing of it compared, it differs.
+        let gone = vec![copy(&["main", "gone"], "group.finish();")];
+        let (nowhere, asked) = compared([gone, both()], Ok("differs"));
+        let SourceComparison::Differs(why) = &nowhere else {
+            panic!("no copy compared: {nowhere:?}");
+        };
+        assert!(why.contains("in no function that both sides"), "{why}");
+        assert!(asked.is_empty());
     }
 
     #[test]

@@ -35,7 +35,6 @@ use super::inputs::{
     Input, Seen, benchmark_reads_content, executable_digest, inputs_now, project_paths,
 };
 use super::{Trace, TraceError, Tracer};
-use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
 /// A directory of traces.
@@ -71,10 +70,21 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
     format!("{:032x}", hasher.finish128().as_u128())
 }
 
-/// The fields of `req` that every kept trace's key holds: the benchmark's id, working directory
-/// and added environment (name, value, …).
+/// The version of how a trace is made and what a benchmark is given of it, in every kept
+/// trace's key (benchmarks' and commands'): bump it when a change could make a trace made now
+/// differ from one kept before, so that the traces an older cargo-perfdiff kept are made again
+/// (a kept trace is otherwise reused for as long as its executable and files are the same).
+/// 2 (2026-11-29): divan's, libtest's and `bencher`'s traces tell their timed part; a criterion
+/// benchmark of a shared run is no longer given what runs after its samples.
+pub const TRACE_VERSION: u32 = 2;
+
+const TRACE_VERSION_FIELD: [u8; 4] = TRACE_VERSION.to_le_bytes();
+
+/// The fields of `req` that every kept trace's key holds: the trace version, the benchmark's
+/// id, working directory and added environment (name, value, …).
 pub(super) fn run_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
     [
+        &TRACE_VERSION_FIELD[..],
         req.benchmark_id.as_bytes(),
         req.cwd.as_os_str().as_encoded_bytes(),
     ]
@@ -87,16 +97,6 @@ fn env_fields(req: &ForkRequest) -> impl Iterator<Item = &[u8]> {
     req.env
         .iter()
         .flat_map(|(name, value)| [name.as_encoded_bytes(), value.as_encoded_bytes()])
-}
-
-/// A field the keys of divan's, libtest's and `bencher`'s traces hold since their traces tell
-/// their timed part (`Trace::timed`): one kept before has none, and would keep a benchmark whose
-/// changed code runs only outside its timed loop measured for good.
-fn timed_since(harness: Harness) -> Option<&'static [u8]> {
-    match harness {
-        Harness::Criterion(_) | Harness::Command => None,
-        Harness::Divan | Harness::Libtest | Harness::Bencher => Some(b"timed part 2026-11-29"),
-    }
 }
 
 impl TraceCache {
@@ -122,12 +122,7 @@ impl TraceCache {
     pub fn key(req: &ForkRequest) -> std::io::Result<String> {
         let digest = executable_digest(&req.executable)?;
         let identity = [digest.as_bytes(), req.harness.name().as_bytes()];
-        Ok(fields_digest(
-            identity
-                .into_iter()
-                .chain(timed_since(req.harness))
-                .chain(run_fields(req)),
-        ))
+        Ok(fields_digest(identity.into_iter().chain(run_fields(req))))
     }
 
     /// The kept trace of `req`'s benchmark when it can be reused ([`TraceCache::kept`]), or the
@@ -277,6 +272,25 @@ mod tests {
             cpu: None,
             command: None,
         }
+    }
+
+    #[test]
+    fn every_key_holds_the_trace_version_so_an_older_tool_s_traces_are_made_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("exe");
+        std::fs::write(&exe, b"bytes").unwrap();
+        let req = request(&exe);
+        let first = run_fields(&req).next().unwrap();
+        assert_eq!(first, TRACE_VERSION.to_le_bytes());
+        // The key a trace of version 1 had (no version field) is not today's.
+        let digest = executable_digest(&exe).unwrap();
+        let identity = [digest.as_bytes(), req.harness.name().as_bytes()];
+        let unversioned = fields_digest(identity.into_iter().chain(run_fields(&req).skip(1)));
+        assert_ne!(TraceCache::key(&req).unwrap(), unversioned);
+        let command = TraceCache::command_key(&req);
+        let old_command =
+            fields_digest(std::iter::once(&b"command"[..]).chain(run_fields(&req).skip(1)));
+        assert_ne!(command, old_command);
     }
 
     #[test]

@@ -1507,12 +1507,7 @@ fn module_scope(file: &Path, checkouts: [&Path; 2]) -> Scope {
     if ["mod", "lib", "main"].contains(&stem) {
         return own_folder;
     }
-    let outer = [
-        parent.with_extension("rs"),
-        parent.join("mod.rs"),
-        parent.join("lib.rs"),
-        parent.join("main.rs"),
-    ];
+    let outer = module_parents(parent);
     let declared_in = |checkout: &Path| {
         let declares = |text: String| declares_module(&text, stem);
         let texts = outer
@@ -1528,6 +1523,17 @@ fn module_scope(file: &Path, checkouts: [&Path; 2]) -> Scope {
     } else {
         own_folder
     }
+}
+
+/// The files that may declare the modules whose files are in `folder` (a module's file
+/// `folder.rs` or `folder/mod.rs`, or a crate root in it).
+fn module_parents(folder: &Path) -> [PathBuf; 4] {
+    [
+        folder.with_extension("rs"),
+        folder.join("mod.rs"),
+        folder.join("lib.rs"),
+        folder.join("main.rs"),
+    ]
 }
 
 /// Whether the file `text` declares, at its top level, the module `name` in a file of its own

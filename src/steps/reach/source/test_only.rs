@@ -176,12 +176,7 @@ fn declared_for_tests_only(checkout: &Path, file: &Path, depth: usize) -> bool {
     if depth > MAX_DEPTH {
         return false;
     }
-    let candidates = [
-        folder.with_extension("rs"),
-        folder.join("mod.rs"),
-        folder.join("lib.rs"),
-        folder.join("main.rs"),
-    ];
+    let candidates = super::module_parents(&folder);
     let mut declared = false;
     for candidate in candidates.iter().filter(|c| c.as_path() != file) {
         let Ok(text) = std::fs::read_to_string(checkout.join(candidate)) else {

@@ -33,9 +33,9 @@
 //! same call of the same macro expands to the same items. Sound in one direction: stricter
 //! than the spans alone.
 //!
-//! One exception ([`appends`]): criterion's call whose list the other side extends at its end
-//! (`criterion_main!(g1, …, g14)` → `(g1, …, g14, g15)`, a group's targets likewise, its name
-//! and configuration the same) is the same *up to every benchmark both sides have*, and is
+//! One exception ([`appends`]): `criterion_main!`'s call whose list the other side extends at
+//! its end (`criterion_main!(g1, …, g14)` → `(g1, …, g14, g15)`) is the same *up to every
+//! benchmark both sides have*, and is
 //! compared as such ([`SourceComparison::SameApart`], with a note). `main` calls the groups in
 //! order and then `final_summary`; a group builds its configuration and calls its targets in
 //! order. A benchmark both sides have runs in base inside one of base's items, all of which
@@ -44,7 +44,9 @@
 //! compared in its own right where it ran (a group's function, a target's set-up). What the
 //! extra items do runs after its samples, which cannot change them (`trace::split`'s module
 //! docs: a benchmark's trace holds only what ran before its own part, so the new group's
-//! function is not in it). A benchmark moved into the new group changes the function that
+//! function is not in it). Not a group's targets: a target appended to group `g` runs after
+//! `g`'s benchmarks but before those of every group after `g`, whose traces hold `g`'s
+//! function (it ran before them) and would take it as the same. A benchmark moved into the new group changes the function that
 //! held it, which keeps it measured. When the groups are inlined into `main` (no symbol of
 //! their own), main's spans on one side hold the new group's frames, which the other side has
 //! not: it differs, as before (not followed here: telling which inlined groups ran before a
@@ -251,18 +253,17 @@ fn macros_of(apart: &Apart<'_, '_>, side: usize, file: &str) -> CriterionMacros 
 }
 
 /// Whether the call texts `a` (in a file bringing `known[0]`) and `b` (`known[1]`) are the same
-/// call of criterion's `criterion_main!` or `criterion_group!` but that one's list goes on
-/// past the other's end: `criterion_main!(g1, g2)` and `criterion_main!(g1, g2, g3)`, or a
-/// group's targets (its name and configuration the same). The function such a call defines
-/// calls its list's items in order, after its configuration (a group's) and before
-/// `final_summary` (main's): up to the shorter list's end both compute the same, and a
-/// benchmark both sides have is measured inside one of the common items. What runs after its
-/// samples cannot change them (`trace::split`'s module docs).
+/// call of criterion's `criterion_main!` but that one's list goes on past the other's end:
+/// `criterion_main!(g1, g2)` and `criterion_main!(g1, g2, g3)`. `main` calls its groups in
+/// order, then `final_summary`: up to the shorter list's end both compute the same, and a
+/// benchmark both sides have is measured inside one of the common groups. What runs after its
+/// samples cannot change them (`trace::split`'s module docs). Never a group's targets
+/// ([`is_main_call`]).
 fn appends(known: [CriterionMacros; 2], a: &str, b: &str) -> bool {
     let (Some(a), Some(b)) = (criterion_call(known[0], a), criterion_call(known[1], b)) else {
         return false;
     };
-    if a.0 != b.0 || a.2 != b.2 {
+    if a.0 != b.0 || a.2 != b.2 || !is_main_call(a.0) {
         return false;
     }
     let list = |inner: &str| inner.trim().trim_end_matches(',').trim_end().to_string();
@@ -273,6 +274,19 @@ fn appends(known: [CriterionMacros; 2], a: &str, b: &str) -> bool {
     long.len() > short.len()
         && long.starts_with(&short)
         && long[short.len()..].trim_start().starts_with(',')
+}
+
+/// Whether a call's opening (`criterion_main ! (`, `criterion :: criterion_main ! {`) is
+/// `criterion_main!`'s. Only `main`'s list: a group's targets run before every later group's
+/// benchmarks, so a target appended to one group runs before those (a new target's set-up that
+/// configures a global thread pool would change them).
+fn is_main_call(opening: &str) -> bool {
+    let path = opening
+        .split('!')
+        .next()
+        .unwrap_or_default()
+        .replace(' ', "");
+    path.rsplit("::").next() == Some("criterion_main")
 }
 
 /// A call's text split as opening (its path, `!` and delimiter), list and closing, when it is
@@ -455,13 +469,14 @@ mod tests {
         ] {
             assert!(!appends(known, &main, &text(other)), "{other}");
         }
-        // A group's targets, its name and configuration the same; another name or config.
+        // A group's targets, even extended at the end under the same name and configuration:
+        // never (the new target runs before every later group's benchmarks).
         let group = text("criterion_group! { name = g; config = C::default(); targets = a, b }");
         let more = text("criterion_group! { name = g; config = C::default(); targets = a, b, c }");
-        assert!(appends(known, &group, &more));
+        assert!(!appends(known, &group, &more));
         let config = text("criterion_group! { name = g; config = C::new(); targets = a, b, c }");
         assert!(!appends(known, &group, &config));
-        assert!(appends(
+        assert!(!appends(
             known,
             &text("criterion_group!(g1, a);"),
             &text("criterion_group!(g1, a, b);")

@@ -3122,8 +3122,9 @@ mod tests {
         ));
     }
 
-    /// The names changed between checkouts of `files` (path, base's text, head's text).
-    fn changed_in_files(files: &[(&str, &str, &str)]) -> ChangedNames {
+    /// `files` (path, base's text, head's text) written into checkouts `base` and `head` of a
+    /// temporary directory.
+    pub(super) fn write_checkouts(files: &[(&str, &str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         for (path, base, head) in files {
             for (side, text) in [("base", base), ("head", head)] {
@@ -3132,6 +3133,12 @@ mod tests {
                 std::fs::write(path, text).unwrap();
             }
         }
+        dir
+    }
+
+    /// The names changed between checkouts of `files` (path, base's text, head's text).
+    fn changed_in_files(files: &[(&str, &str, &str)]) -> ChangedNames {
+        let dir = write_checkouts(files);
         changed_names(&dir.path().join("base"), &dir.path().join("head")).unwrap()
     }
 

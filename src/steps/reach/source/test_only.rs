@@ -416,19 +416,7 @@ mod tests {
         (dir, filter)
     }
 
-    /// `files` (path, base's text, head's text) written into checkouts `base` and `head` of a
-    /// temporary directory.
-    fn write_checkouts(files: &[(&str, &str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, base, head) in files {
-            for (side, text) in [("base", base), ("head", head)] {
-                let path = dir.path().join(side).join(path);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, text).unwrap();
-            }
-        }
-        dir
-    }
+    use super::super::tests::write_checkouts;
 
     /// The names changed between checkouts of `files`, a crate under `benches/` compiled with
     /// `cfg(test)`.

@@ -3,7 +3,8 @@
 //! work), a benchmark calling two functions of which head changes one, and a small program.
 //!
 //! The module [`trace`]: what one benchmark executes and reads, for selecting the benchmarks a
-//! change can reach.
+//! change can reach. The module [`probe`]: the native probe of a criterion benchmark, on the
+//! same fixture.
 //!
 //! valgrind counts instructions, so these runs do not depend on how loaded the machine is; they
 //! run side by side.
@@ -22,6 +23,10 @@ use cargo_perfdiff::steps::instructions::{
 
 #[path = "instructions/trace.rs"]
 mod trace;
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[path = "instructions/probe.rs"]
+mod probe;
 
 const DEMO_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/criterion-demo");
 

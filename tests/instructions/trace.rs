@@ -17,13 +17,13 @@ use object::{Object, ObjectSymbol};
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/trace-fixture");
 
 /// The fixture crate (a copy under `target/`) and its bench executables by target name.
-struct Fixture {
-    dir: PathBuf,
+pub(super) struct Fixture {
+    pub(super) dir: PathBuf,
     executables: Vec<(String, PathBuf)>,
 }
 
 impl Fixture {
-    fn executable(&self, target: &str) -> &Path {
+    pub(super) fn executable(&self, target: &str) -> &Path {
         &self
             .executables
             .iter()
@@ -35,7 +35,7 @@ impl Fixture {
 
 /// Copies the fixture crate under `target/` and builds its benches once, with the target
 /// directory of the other instruction fixtures (their dependencies are shared).
-fn fixture() -> &'static Fixture {
+pub(super) fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/instructions-fixture");
@@ -62,7 +62,7 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn request(target: &str, harness: Harness, id: &str, home: &Path) -> ForkRequest {
+pub(super) fn request(target: &str, harness: Harness, id: &str, home: &Path) -> ForkRequest {
     let fixture = fixture();
     ForkRequest {
         executable: fixture.executable(target).to_path_buf(),
@@ -107,7 +107,7 @@ fn traced(target: &str, harness: Harness, id: &str, modes: &[Mode]) -> Trace {
 
 /// The address range of the function of the executable whose demangled path ends with
 /// `::name` (exactly one).
-fn function_range(executable: &Path, name: &str) -> (u64, u64) {
+pub(super) fn function_range(executable: &Path, name: &str) -> (u64, u64) {
     let data = std::fs::read(executable).unwrap();
     let file = object::File::parse(&*data).unwrap();
     let suffix = format!("::{name}");
@@ -156,7 +156,8 @@ fn ran(trace: &Trace, executable: &Path, name: &str) -> bool {
     trace.executed.range(start..end).next().is_some()
 }
 
-const CRITERION: Harness = Harness::Criterion(cargo_perfdiff::model::harness::CliDialect::Current);
+pub(super) const CRITERION: Harness =
+    Harness::Criterion(cargo_perfdiff::model::harness::CliDialect::Current);
 const BOTH: &[Mode] = &[Mode::Test, Mode::Measure];
 
 #[test]

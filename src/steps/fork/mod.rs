@@ -176,7 +176,8 @@ pub enum Leader {
     /// the value is read.
     #[default]
     Benchmark,
-    /// A helper in front of the benchmark, which must outlive it: once the value is read the
+    /// A helper in front of the benchmark, which must outlive it: once the value is read (a
+    /// criterion benchmark's samples and their unit, criterion left waiting for `Continue`) the
     /// helper alone is asked to stop (`SIGTERM`) and waited for, and then the group is killed.
     /// Killing the group at once would kill the helper before it wrote its result.
     Helper,
@@ -210,7 +211,9 @@ impl Fork {
             )?)));
         }
         Ok(match req.harness {
-            Harness::Criterion(_) => Fork::Criterion(Box::new(session::RunningFork::launch(req)?)),
+            Harness::Criterion(_) => {
+                Fork::Criterion(Box::new(session::RunningFork::launch_led(req, leader)?))
+            }
             _ => Fork::Text(Box::new(text::TextFork::launch(req, held, leader)?)),
         })
     }

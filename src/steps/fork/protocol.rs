@@ -54,6 +54,12 @@ pub fn continue_frame() -> Vec<u8> {
 /// criterion's wall time, `cycles` for `criterion-cycles-per-byte`, …), and then goes on.
 /// Every criterion that speaks this protocol (0.3.4 and later) serves the request.
 pub fn unit_request_then_continue() -> Vec<u8> {
+    [unit_request(), continue_frame()].concat()
+}
+
+/// The framed `ScaleForMachines` request alone: criterion answers it and then waits for the
+/// next request or `Continue` (the native probe's fork sends none, [`super::Leader::Helper`]).
+pub fn unit_request() -> Vec<u8> {
     let request = Value::Map(vec![(
         Value::Text("ScaleForMachines".into()),
         Value::Map(vec![(
@@ -61,7 +67,7 @@ pub fn unit_request_then_continue() -> Vec<u8> {
             Value::Array(Vec::new()),
         )]),
     )]);
-    [frame(&request), continue_frame()].concat()
+    frame(&request)
 }
 
 /// `body` in CBOR behind its big-endian `u32` length.

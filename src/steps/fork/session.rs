@@ -19,7 +19,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
 use super::steal::CpuTimes;
-use super::{ForkError, ForkOutcome, ForkRequest};
+use super::{ForkError, ForkOutcome, ForkRequest, Leader};
 use crate::model::samples::{FailureRecord, ForkRecord, ForkSettings};
 use crate::util::interrupt::interrupted;
 
@@ -47,6 +47,11 @@ pub struct RunningFork {
     cpu_times_at_start: Option<CpuTimes>,
     deadline: Instant,
     progress: Progress,
+    /// What the launched executable is ([`Leader::Helper`]: the native probe's helper, asked to
+    /// stop the benchmark once its samples and unit are in).
+    leader: Leader,
+    /// The helper was asked to stop the benchmark.
+    stop_asked: bool,
 }
 
 /// The socket to the benchmark and what has been read from it.
@@ -71,6 +76,9 @@ struct Progress {
     unit: Option<String>,
     /// Receipt of `BeginningBenchmark` for our benchmark.
     began: Option<Instant>,
+    /// After our benchmark's samples, ask for their unit but send no `Continue`: criterion
+    /// waits for it, so nothing after the samples runs ([`Leader::Helper`]).
+    hold_after_samples: bool,
 }
 
 /// A fork that has ended, with the window during which it measured.
@@ -92,6 +100,14 @@ enum Ending {
 impl RunningFork {
     /// Opens the result socket and starts the benchmark process (pinned, in its own group).
     pub fn launch(req: &ForkRequest) -> Result<RunningFork, ForkError> {
+        Self::launch_led(req, Leader::Benchmark)
+    }
+
+    /// [`launch`](Self::launch) with `leader` as what the executable is. A helper
+    /// ([`Leader::Helper`], the native probe's) is asked to stop the benchmark as soon as its
+    /// samples (and their unit) are in, while criterion still waits for our `Continue`: what
+    /// runs after the samples (later groups, teardown) cannot change them, and is not run.
+    pub fn launch_led(req: &ForkRequest, leader: Leader) -> Result<RunningFork, ForkError> {
         if interrupted() {
             return Err(ForkError::Interrupted);
         }
@@ -136,7 +152,12 @@ impl RunningFork {
             started_unix_ms,
             cpu_times_at_start,
             deadline: deadline_after(started_at, req.timeout),
-            progress: Progress::default(),
+            progress: Progress {
+                hold_after_samples: leader == Leader::Helper,
+                ..Progress::default()
+            },
+            leader,
+            stop_asked: false,
         })
     }
 
@@ -199,6 +220,7 @@ impl RunningFork {
             if let Err(error) = self.pump() {
                 break Ending::Protocol(error);
             }
+            self.stop_helper_once_measured();
             if self.process.has_exited() {
                 // Everything it wrote before dying is already in the socket buffer.
                 match self.pump() {
@@ -209,6 +231,17 @@ impl RunningFork {
             self.wait_for_activity();
         };
         Ok(self.end(ending))
+    }
+
+    /// A helper leading the fork ([`Leader::Helper`]) is asked once to stop the benchmark
+    /// (`SIGTERM`) when our samples and their unit are in; it then stops it, writes what it
+    /// saw and exits, which ends the fork as an exit.
+    fn stop_helper_once_measured(&mut self) {
+        let measured = self.progress.completed.is_some() && self.progress.unit.is_some();
+        if self.leader == Leader::Helper && measured && !self.stop_asked {
+            self.stop_asked = true;
+            self.process.signal_leader(libc::SIGTERM);
+        }
     }
 
     /// Kills and reaps the process and turns what we learnt into the outcome.
@@ -437,6 +470,9 @@ impl Progress {
         // the unit they are in, otherwise we have none, so it may go on at once.
         let ours = |m: &Measurement| m.id == benchmark_id && self.completed.is_none();
         let answer = match &message {
+            Message::MeasurementComplete(m) if ours(m) && self.hold_after_samples => {
+                Some(protocol::unit_request())
+            }
             Message::MeasurementComplete(m) if ours(m) => {
                 Some(protocol::unit_request_then_continue())
             }

@@ -17,10 +17,15 @@
 //! How: the fork's own command line, environment and working directory
 //! ([`run_fork_led_by_helper`]), with this program in front as a small helper (started through
 //! [`PROBE_ENV`]) that starts the benchmark under `ptrace`, writes `int3` over each entry once the
-//! executable is mapped, and waits on every thread and child process. A fork that stops its
-//! benchmark once the value is read (divan, libtest, `bencher`) asks the helper to stop it
-//! instead of killing both, so the helper lives to write what it saw ([`Ending::Stopped`]). Any failure (ptrace refused, an entry outside the
-//! mapped code, a fork that fails or times out) is reported, and the benchmark stays measured.
+//! executable is mapped, and waits on every thread and child process. The fork asks the helper
+//! to stop the benchmark once its value is read (divan, libtest, `bencher`: the value line;
+//! criterion: its samples, `MeasurementComplete`, while criterion waits for our `Continue`)
+//! instead of killing both, so the helper lives to write what it saw ([`Ending::Stopped`]).
+//! Why the probe ends there: what runs after the samples (a later group's set-up, criterion's
+//! teardown) cannot change them, so a changed function entered only then does not measure the
+//! benchmark (docs/design/selection-trace.md, "What runs after a benchmark's samples"). Any
+//! failure (ptrace refused, an entry outside the mapped code, a fork that fails or times out)
+//! is reported, and the benchmark stays measured.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -41,7 +46,9 @@ pub mod timing;
 /// The version of the probe's logic, in the key of every kept outcome
 /// (`trace::probe_cache`): bump it when a change to the probe (what it watches, how it runs,
 /// when a run counts) could change an outcome, so that outcomes kept before are probed again.
-pub const PROBE_VERSION: u32 = 1;
+/// 2 (2026-11-29): a criterion benchmark's probe ends at its samples (`MeasurementComplete`),
+/// so a changed function entered only after them no longer measures it.
+pub const PROBE_VERSION: u32 = 2;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.

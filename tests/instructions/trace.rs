@@ -693,6 +693,25 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
 }
 
 #[test]
+fn a_benchmark_traced_alone_is_not_given_what_runs_after_its_samples() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    // The only benchmark of its target to trace: a run of its own, split at its `test_pass`.
+    let traces = traced_together(&["alpha"], &cache, scratch.path());
+    let [alpha] = &traces[..] else { unreachable!() };
+    let shared: Vec<Option<usize>> = alpha.runs.iter().map(|r| r.shared_by).collect();
+    assert_eq!(shared, [None]);
+    // What runs before its samples is its own: start-up, the set-up, its routine.
+    assert!(ran(alpha, &exe, "set_up_for_every_benchmark"));
+    assert!(ran(alpha, &exe, "alpha_work") && !ran(alpha, &exe, "beta_work"));
+    assert!(alpha.timed.is_some(), "{:?}", alpha.untimed);
+    assert!(alpha.files.keys().any(|f| f.ends_with("libc.so.6")));
+    // The later group's set-up runs after its samples: a fork runs it after they are taken.
+    assert!(!ran(alpha, &exe, "after_every_benchmark"));
+}
+
+#[test]
 fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
     let exe = fixture().executable("crit").to_path_buf();
     let scratch = tempfile::tempdir().unwrap();
@@ -736,6 +755,9 @@ fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
         "{:?}",
         traces[1].files_under(&fixture().dir)
     );
+    // Its run of its own is split too: the later group's set-up, after its samples, is not in it.
+    assert!(ran(&traces[1], &exe, "batched_setup"));
+    assert!(!ran(&traces[1], &exe, "after_every_benchmark"));
     // Another harness has no split: divan's benchmarks are each traced alone.
     let divan: Vec<ForkRequest> = ["dv::alpha", "dv::beta"]
         .iter()

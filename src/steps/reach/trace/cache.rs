@@ -76,7 +76,8 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
 /// (a kept trace is otherwise reused for as long as its executable and files are the same).
 /// 2 (2026-11-29): divan's, libtest's and `bencher`'s traces tell their timed part; a criterion
 /// benchmark of a shared run is no longer given what runs after its samples.
-pub const TRACE_VERSION: u32 = 2;
+/// 3 (2026-11-29): nor is a criterion benchmark traced in a run of its own, when it can be split.
+pub const TRACE_VERSION: u32 = 3;
 
 const TRACE_VERSION_FIELD: [u8; 4] = TRACE_VERSION.to_le_bytes();
 

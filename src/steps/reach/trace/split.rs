@@ -50,8 +50,12 @@
 //! initialiser opened is in the earlier benchmark's part of the log only: see
 //! docs/design/selection-trace.md for why that stays sound.
 //!
+//! A benchmark traced in a run of its own (the only one of its target left to trace, one after
+//! a benchmark that opened a file) is traced the same way, in a run split for that one
+//! benchmark ([`trace_alone`]), and so is not given what runs after its `test_pass` either.
+//!
 //! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
-//! benchmark alone, as before (natively, [`super::native`], when the run outlasted its budget:
+//! benchmark alone in a whole run of its own, as before (natively, [`super::native`], when the run outlasted its budget:
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
 //! (inlined under LTO), a part sequence other than expected, an output that does not show each
 //! benchmark once, a thread started, a run that fails or outlasts its budget (the sum of its
@@ -96,7 +100,8 @@ pub type Told<'a> = (
 /// The traces of `reqs`, the benchmarks of one bench target (fork requests as for
 /// [`super::trace_benchmark`]), in their order: kept in `cache`, or made in one run split per
 /// benchmark ([`trace_together`]) when at least two are missing, or, for those one run could not
-/// trace, each in a run of its own, one per CPU. A benchmark whose run under valgrind outlasts
+/// trace, each in a run of its own, one per CPU ([`trace_alone`]: split too, for one benchmark,
+/// unless the shared run could not be split). A benchmark whose run under valgrind outlasts
 /// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
 /// the shared run has, so is every benchmark of the target; `cache` remembers it, and a later
 /// run on the same executable traces natively without a valgrind run; `note` is told so once
@@ -120,9 +125,12 @@ pub fn trace_benchmarks(
     let known_too_slow = missing
         .first()
         .is_some_and(|&i| cache.too_slow_for_valgrind(&reqs[i]));
-    let too_slow = known_too_slow
-        || (missing.len() >= 2
-            && trace_shared(reqs, &missing, &mut traces, valgrind, cache, scratch, done));
+    let shared = match (known_too_slow, missing.len() >= 2) {
+        (true, _) => Shared::TooSlow,
+        (false, true) => trace_shared(reqs, &missing, &mut traces, valgrind, cache, scratch, done),
+        (false, false) => Shared::NotRun,
+    };
+    let (too_slow, cut) = (shared == Shared::TooSlow, shared != Shared::Unsplittable);
     let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     let natively = std::sync::Once::new();
     let noted = || {
@@ -151,9 +159,7 @@ pub fn trace_benchmarks(
                 if too_slow {
                     return native();
                 }
-                match in_scratch(scratch, |dir| {
-                    super::trace_benchmark(&reqs[i], valgrind, dir)
-                }) {
+                match trace_alone(&reqs[i], valgrind, scratch, cut) {
                     Err(TraceError::OverBudget { .. }) => {
                         cache.remember_too_slow_for_valgrind(&reqs[i]);
                         native()
@@ -171,9 +177,49 @@ pub fn trace_benchmarks(
     traces.into_iter().flatten().collect()
 }
 
+/// How a target's shared run went, for the benchmarks it leaves to be traced alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shared {
+    /// Split (some benchmarks may still be left: [`trace_together`]'s `None`).
+    Split,
+    /// It could not be split, or failed: each benchmark alone, a whole run of its own (a run
+    /// split for one benchmark would most likely fail the same way, and cost a second run).
+    Unsplittable,
+    /// It outlasted its budget (or an earlier run's did): each natively.
+    TooSlow,
+    /// Fewer than two benchmarks to trace.
+    NotRun,
+}
+
+/// A benchmark traced in a run of its own ([`trace_benchmarks`]): with `cut`, a criterion
+/// benchmark in a split run of that one benchmark ([`trace_together`]), so that it is given only
+/// what runs up to its `test_pass`, as a benchmark of a shared run is (module docs); a run that
+/// cannot be split, or another harness, its whole run ([`super::trace_benchmark`]). A run over
+/// its budget is not run again: the caller traces natively.
+fn trace_alone(
+    req: &ForkRequest,
+    valgrind: &Valgrind,
+    scratch: &Path,
+    cut: bool,
+) -> Result<Trace, TraceError> {
+    if cut && matches!(req.harness, Harness::Criterion(_)) && req.command.is_none() {
+        let one = std::slice::from_ref(req);
+        match in_scratch(scratch, |dir| trace_together(one, valgrind, dir)) {
+            Ok(mut traces) => {
+                if let Some(Some(trace)) = traces.pop() {
+                    return Ok(trace);
+                }
+            }
+            Err(SplitError::Run(over @ TraceError::OverBudget { .. })) => return Err(over),
+            Err(_) => {}
+        }
+    }
+    in_scratch(scratch, |dir| super::trace_benchmark(req, valgrind, dir))
+}
+
 /// The traces of the benchmarks `missing` of `reqs` made in one shared run ([`trace_together`])
-/// into `traces`, kept in `cache`; whether the run outlasted its budget (then remembered in
-/// `cache`: the target is too slow for valgrind).
+/// into `traces`, kept in `cache`; how it went (a run over its budget is remembered in `cache`:
+/// the target is too slow for valgrind).
 fn trace_shared(
     reqs: &[ForkRequest],
     missing: &[usize],
@@ -182,7 +228,7 @@ fn trace_shared(
     cache: &TraceCache,
     scratch: &Path,
     done: &(dyn Fn(&ForkRequest, Duration) + Sync),
-) -> bool {
+) -> Shared {
     let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
     let started = Instant::now();
     match in_scratch(scratch, |dir| trace_together(&group, valgrind, dir)) {
@@ -195,13 +241,13 @@ fn trace_shared(
                 done(&reqs[i], each);
                 traces[i] = Some(kept);
             }
-            false
+            Shared::Split
         }
         Err(SplitError::Run(TraceError::OverBudget { .. })) => {
             cache.remember_too_slow_for_valgrind(&group[0]);
-            true
+            Shared::TooSlow
         }
-        Err(_) => false,
+        Err(_) => Shared::Unsplittable,
     }
 }
 
@@ -258,7 +304,7 @@ pub fn trace_together(
     Ok(traces.collect())
 }
 
-/// The first of `reqs`, when they are at least two criterion benchmarks run alike: the same
+/// The first of `reqs`, when they are criterion benchmarks (one or more) run alike: the same
 /// executable, working directory and environment, distinct ids.
 fn alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
     let unsplittable = |why: &str| SplitError::Unsplittable {
@@ -270,9 +316,6 @@ fn alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
     let [first, rest @ ..] = reqs else {
         return Err(unsplittable("no benchmark"));
     };
-    if rest.is_empty() {
-        return Err(unsplittable("one benchmark only"));
-    }
     if !matches!(first.harness, Harness::Criterion(_)) || first.command.is_some() {
         return Err(unsplittable("its harness has no split (criterion only)"));
     }
@@ -830,7 +873,8 @@ impl Parts {
                     mode: Mode::Test,
                     instructions: given.instructions,
                     wall_ms: run.wall_ms / count,
-                    shared_by: Some(run.shared_by),
+                    // One benchmark's run is a run of its own ([`trace_alone`]).
+                    shared_by: (run.shared_by > 1).then_some(run.shared_by),
                 },
                 untimed: timed.as_ref().err().cloned(),
                 timed: timed.ok(),
@@ -1196,7 +1240,8 @@ SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ..
         let criterion = Harness::Criterion(crate::model::harness::CliDialect::Current);
         let (a, b) = (request("a", criterion), request("b", criterion));
         assert!(alike(&[a.clone(), b.clone()]).is_ok());
-        assert!(alike(std::slice::from_ref(&a)).is_err());
+        // One benchmark: its run of its own is split too ([`trace_alone`]).
+        assert!(alike(std::slice::from_ref(&a)).is_ok());
         assert!(alike(&[a.clone(), a.clone()]).is_err());
         assert!(alike(&[request("a", Harness::Divan), request("b", Harness::Divan)]).is_err());
         let mut elsewhere = b.clone();

@@ -577,6 +577,8 @@ mod tests {
             Value::Map(vec![(Value::Text("values".into()), Value::Array(vec![]))])
         );
         assert_eq!(&bytes[4 + length..], &continue_frame()[..]);
+        // The probe's fork sends the request alone: criterion then waits, after the samples.
+        assert_eq!(unit_request(), &bytes[..4 + length]);
     }
 
     #[test]

@@ -452,11 +452,10 @@ fn launch(
     dir: &Path,
 ) -> Result<Launched, SplitError> {
     let first = &reqs[0];
-    let who = format!(
-        "the {} benchmarks of {}",
-        reqs.len(),
-        first.executable.display()
-    );
+    let who = match reqs.len() {
+        1 => super::who(first),
+        n => format!("the {n} benchmarks of {}", first.executable.display()),
+    };
     let io = |path: &Path| {
         let (who, path) = (who.clone(), path.to_path_buf());
         move |source| TraceError::Io { who, path, source }

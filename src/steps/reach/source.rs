@@ -145,6 +145,7 @@
 mod generics;
 mod harness_macros;
 mod inlined;
+mod locals;
 mod shim;
 mod test_only;
 
@@ -271,6 +272,8 @@ struct Reader<'a> {
     items: RefCell<BTreeMap<String, ParsedItems>>,
     /// Its functions' inlined copies, read when a function has no symbol on either side.
     inlined: OnceCell<Result<inlined::InlinedIndex, String>>,
+    /// The local bindings of the files read, which the names check leaves out.
+    locals: locals::LocalsCache,
 }
 
 impl<'a> Reader<'a> {
@@ -297,6 +300,7 @@ impl<'a> Reader<'a> {
             loader,
             items: RefCell::default(),
             inlined: OnceCell::new(),
+            locals: locals::LocalsCache::new(side.checkout),
         })
     }
 
@@ -635,11 +639,13 @@ impl Apart<'_, '_> {
                 }
             }
         }
-        for pool in &self.pools {
+        for (pool, reader) in self.pools.iter().zip(self.readers) {
             let spans = pool
                 .iter()
                 .flat_map(|(key, spans)| spans.iter().map(move |s| (key, s)));
-            if let Some((name, file)) = generics::names_changed_by_instance(spans, self.changed) {
+            let locals = |file: &str, span: &Span| reader.locals.of(file, span);
+            let found = generics::names_changed_by_instance(spans, self.changed, &locals);
+            if let Some((name, file)) = found {
                 return Err(SourceComparison::Differs(self.changed.reason(&name, file)));
             }
         }
@@ -914,17 +920,24 @@ fn common_difference(base: &FunctionSource, head: &FunctionSource) -> Option<Str
 
 /// The first name of `changed` that the lines of `spans` (each of the file compared as the
 /// string with it) hold, with that file: a name a private `use` changes counts in its module's
-/// files only ([`ChangedNames::contains_in`]).
+/// files only ([`ChangedNames::contains_in`]); a local binding of the function the lines are
+/// in, and its uses, are not the item of that name (`locals` gives them: [`locals`]).
 fn names_changed<'s>(
     spans: impl IntoIterator<Item = (&'s String, &'s Span)>,
     changed: &ChangedNames,
+    locals: &LocalsOf<'_>,
 ) -> Option<(String, &'s String)> {
     spans.into_iter().find_map(|(file, span)| {
-        let mut names = span.text.iter().flat_map(|line| identifiers(line));
+        let locals = locals(file, span);
+        let mut names = locals::span_names(span, &locals);
         let name = names.find(|name| changed.contains_in(name, file))?;
         Some((name, file))
     })
 }
+
+/// The local bindings of the file compared as the string, where the span is
+/// ([`locals::LocalsCache::of`]).
+type LocalsOf<'l> = dyn Fn(&str, &Span) -> Rc<locals::Locals> + 'l;
 
 /// Every place the code of `function`'s symbols (all of its instantiations) comes from: each
 /// row of the line tables in their extent, with each frame of its inline chain.
@@ -2091,27 +2104,42 @@ fn rust_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Res
 
 /// The identifiers of `text`, Rust's keywords left out.
 fn identifiers(text: &str) -> impl Iterator<Item = String> + '_ {
+    identifier_columns(text).map(|(_, word)| word)
+}
+
+/// [`identifiers`] with the column (in characters, from 0) each starts at.
+fn identifier_columns(text: &str) -> impl Iterator<Item = (u32, String)> + '_ {
     const KEYWORDS: &[&str] = &[
         "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum",
         "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move",
         "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super", "trait",
         "true", "type", "unsafe", "use", "where", "while",
     ];
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|word| {
-            word.chars()
-                .next()
-                .is_some_and(|c| c.is_alphabetic() || c == '_')
-        })
-        .filter(|word| !KEYWORDS.contains(word))
-        .map(str::to_string)
+    let word_char = |c: char| c.is_alphanumeric() || c == '_';
+    let mut chars = text.chars().zip(0u32..).peekable();
+    std::iter::from_fn(move || {
+        loop {
+            let (c, column) = chars.next()?;
+            if !word_char(c) {
+                continue;
+            }
+            let mut word = String::from(c);
+            while let Some((c, _)) = chars.next_if(|&(c, _)| word_char(c)) {
+                word.push(c);
+            }
+            let starts = c.is_alphabetic() || c == '_';
+            if starts && !KEYWORDS.contains(&word.as_str()) {
+                return Some((column, word));
+            }
+        }
+    })
 }
 
 /// The first name of `changed` that the lines of `source` hold.
 #[cfg(test)]
 fn uses_changed(source: &FunctionSource, changed: &ChangedNames) -> Option<String> {
     let spans = source.spans.iter().map(|((file, _), span)| (file, span));
-    names_changed(spans, changed).map(|(name, _)| name)
+    names_changed(spans, changed, &|_, _| Rc::default()).map(|(name, _)| name)
 }
 
 /// The index of the first line where `a` and `b` differ, `None` when they are the same.

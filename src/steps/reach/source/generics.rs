@@ -75,7 +75,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::{ChangedNames, Key, Span, identifiers, is_dependency, last_segment, manifest_files};
+use super::{ChangedNames, Key, LocalsOf, Span, is_dependency, last_segment, manifest_files};
 
 impl ChangedNames {
     /// [`ChangedNames::contains_in`] for a line of the function `function`, as the line tables
@@ -108,9 +108,11 @@ impl ChangedNames {
 pub(super) fn names_changed_by_instance<'s>(
     spans: impl IntoIterator<Item = (&'s Key, &'s Span)>,
     changed: &ChangedNames,
+    locals: &LocalsOf<'_>,
 ) -> Option<(String, &'s String)> {
     spans.into_iter().find_map(|((file, function), span)| {
-        let mut names = span.text.iter().flat_map(|line| identifiers(line));
+        let locals = locals(file, span);
+        let mut names = super::locals::span_names(span, &locals);
         let name = names.find(|name| changed.contains_in_instance(name, file, function))?;
         Some((name, file))
     })
@@ -371,11 +373,13 @@ mod tests {
         let key = |function: &str| (REGISTRY.to_string(), function.to_string());
         let foreign = key("count<std::env::Args>");
         let checkout = key("count<demo::W>");
+        let none = |_: &str, _: &Span| std::rc::Rc::default();
         assert_eq!(
-            names_changed_by_instance([(&foreign, &span)], &changed),
+            names_changed_by_instance([(&foreign, &span)], &changed, &none),
             None
         );
-        let found = names_changed_by_instance([(&foreign, &span), (&checkout, &span)], &changed);
+        let spans = [(&foreign, &span), (&checkout, &span)];
+        let found = names_changed_by_instance(spans, &changed, &none);
         assert_eq!(found.map(|(name, _)| name).as_deref(), Some("Item"));
     }
 

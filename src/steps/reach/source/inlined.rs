@@ -50,13 +50,16 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use addr2line::gimli;
 use object::{Object, ObjectSection, SectionKind};
 
+use super::locals::Locals;
 use super::{
-    ChangedNames, Extents, FunctionSource, Key, Place, Reader, SIDES, SourceComparison, compare,
-    compare_one, file_key, is_dependency, is_toolchain, names_changed, short_name, source_of,
+    ChangedNames, Extents, FunctionSource, Key, Place, Reader, SIDES, SourceComparison, Span,
+    compare, compare_one, file_key, is_dependency, is_toolchain, names_changed, short_name,
+    source_of,
 };
 
 /// One inlined copy of a function: how many inlined subroutines hold it, itself included (its
@@ -247,7 +250,8 @@ pub(super) fn compare_inlined(
                     .or_insert_with(|| Reader::caller_compared(readers, side, &symbol, changed));
                 decision.clone()
             };
-            compare_copies(&file, function, &sources, changed, &mut holder)
+            let locals = |side: usize, file: &str, span: &Span| readers[side].locals.of(file, span);
+            compare_copies(&file, function, &sources, changed, &mut holder, &locals)
         }
     }
 }
@@ -313,6 +317,7 @@ fn compare_copies(
     sources: &[Vec<PlacedCopy>; 2],
     changed: &ChangedNames,
     holder: &mut Holder<'_>,
+    locals: &dyn Fn(usize, &str, &Span) -> Rc<Locals>,
 ) -> SourceComparison {
     let name = short_name(function);
     let by_chain = sources.each_ref().map(|copies| {
@@ -359,13 +364,14 @@ fn compare_copies(
             ));
         }
     }
-    let spans = sources.iter().flatten().flat_map(|copy| {
-        copy.source
-            .spans
-            .iter()
-            .map(|((file, _), span)| (file, span))
+    let found = [0, 1].into_iter().find_map(|side| {
+        let spans = sources[side].iter().flat_map(|copy| {
+            let spans = copy.source.spans.iter();
+            spans.map(|((file, _), span)| (file, span))
+        });
+        names_changed(spans, changed, &|file, span| locals(side, file, span))
     });
-    if let Some((changed_name, file)) = names_changed(spans, changed) {
+    if let Some((changed_name, file)) = found {
         return SourceComparison::Differs(changed.reason(&changed_name, file));
     }
     match left_out.is_empty() {
@@ -744,7 +750,15 @@ mod tests {
             answer.map(str::to_string).map_err(str::to_string)
         };
         let changed = ChangedNames::default();
-        let comparison = compare_copies("bench.rs", "bstr::define", &sides, &changed, &mut holder);
+        let none = |_: usize, _: &str, _: &Span| Rc::default();
+        let comparison = compare_copies(
+            "bench.rs",
+            "bstr::define",
+            &sides,
+            &changed,
+            &mut holder,
+            &none,
+        );
         (comparison, asked)
     }
 

@@ -130,6 +130,42 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
     Ok(index)
 }
 
+/// Whether `executable`'s DWARF may name a function `name` (a short name): its bytes are in
+/// one of its debug sections (where a DIE's name is: `.debug_str`, `.debug_line_str`, or
+/// inline in `.debug_info`; a mangled linkage name holds them too), or `name` is not ASCII (a
+/// mangled name spells it otherwise). Reading that is much cheaper than indexing every inlined
+/// copy ([`inlined_index`]), whose DIEs a name found nowhere cannot be the origin of. Why a
+/// miss is safe whatever it misses: a side without copies of a function that has no symbol
+/// there makes it unknown, or differ ([`compare_copies`]), never the same.
+fn may_name(executable: &Path, name: &str) -> Result<bool, String> {
+    if name.is_empty() || !name.is_ascii() {
+        return Ok(true);
+    }
+    let data = std::fs::read(executable)
+        .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
+    let file = object::File::parse(&*data)
+        .map_err(|e| format!("cannot parse {}: {e}", executable.display()))?;
+    let finder = memchr::memmem::Finder::new(name.as_bytes());
+    for section in file.sections() {
+        let Ok(section_name) = section.name() else {
+            return Ok(true);
+        };
+        if !(section_name.starts_with(".debug") || section_name.starts_with(".zdebug")) {
+            continue;
+        }
+        let bytes = section.uncompressed_data().map_err(|e| {
+            format!(
+                "cannot read {section_name} of {}: {e}",
+                executable.display()
+            )
+        })?;
+        if finder.find(&bytes).is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Adds the inlined subroutines of `unit` to `index`.
 fn index_unit<'d>(
     dwarf: &gimli::Dwarf<Slice<'d>>,
@@ -463,6 +499,9 @@ impl Reader<'_> {
     /// The inlined copies of functions of short name `name`, by the file their own frames are
     /// in (as compared: [`file_key`]).
     fn copies_by_file(&self, name: &str) -> Result<BTreeMap<String, Vec<InlinedCopy>>, String> {
+        if self.inlined.get().is_none() && !may_name(self.executable, name)? {
+            return Ok(BTreeMap::new());
+        }
         let index = self
             .inlined
             .get_or_init(|| inlined_index(self.executable))
@@ -974,5 +1013,15 @@ mod tests {
             "bstr::chars",
             true
         ));
+    }
+
+    #[test]
+    fn a_name_in_no_debug_section_of_the_executable_has_no_inlined_copy_to_look_for() {
+        let exe = std::env::current_exe().unwrap();
+        assert!(may_name(&exe, "copies_by_file").unwrap());
+        assert!(!may_name(&exe, "function_of_no_crate").unwrap());
+        // Not ASCII: a mangled name spells it otherwise.
+        assert!(may_name(&exe, "fünction_of_no_crate").unwrap());
+        assert!(may_name(Path::new("/no/such/executable"), "f").is_err());
     }
 }

@@ -29,7 +29,8 @@
 //!   library's macros whose arguments are expressions (`assert!`, `println!`, `write!`, …: their
 //!   argument `count` is the path expression `count`), when the checkout defines or imports
 //!   no macro of that name anywhere and no `#[macro_use]` may bring one
-//!   ([`StdMacros::of_checkout`]), and never in a file outside the checkout;
+//!   ([`StdMacros::of_checkout`]; a glob import of one is an error where it is called, E0659),
+//!   and never in a file outside the checkout;
 //! - types, const generic arguments, an array's length, a `const` block are constant contexts,
 //!   where no local can be named: nothing there is resolved to a local;
 //! - a file that does not parse, or whose lines are not those of the span, leaves every name

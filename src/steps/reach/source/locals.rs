@@ -652,6 +652,10 @@ mod tests {
     #[test]
     fn a_local_binding_is_not_the_changed_item_of_its_name() {
         assert_eq!(named(CHARS, "chars"), None);
+        // Shadowed later: each use is the local in scope where it is.
+        let shadowed = "fn f(c: Chars) -> usize {\n    let count = 1;\n    let count = count + 1;\n    \
+                        let add = |count: usize| count * 2;\n    add(count)\n}\n";
+        assert_eq!(named(shadowed, "f"), None);
         let parameters = "fn f(count: usize) -> usize {\n    let add = |total: usize| total + 1;\n    \
                           for k in 0..count {\n        let _ = add(k);\n    }\n    \
                           match Some(count) {\n        Some(mut count) => count += 1,\n        \
@@ -688,6 +692,13 @@ mod tests {
         let mac = "fn f() -> u32 {\n    let total = 1;\n    {\n        make!();\n        \
                    total\n    }\n}\n";
         assert_eq!(named(mac, "f").as_deref(), Some("total"));
+        // Used before a later `let` shadows it: the item then, the local after.
+        let later = "fn f() -> u32 {\n    let n = total();\n    let total = 2;\n    n + total\n}\n";
+        assert_eq!(named(later, "f").as_deref(), Some("total"));
+        // A function declared inside sees no local of the one around it.
+        let nested = "fn f() -> u32 {\n    let total = 1;\n    fn g() -> u32 {\n        \
+                      total()\n    }\n    g() + total\n}\n";
+        assert_eq!(named(nested, "f").as_deref(), Some("total"));
         // A field written short names the field too.
         let field = "fn f() -> S {\n    let count = 1;\n    S { count }\n}\n";
         assert_eq!(named(field, "f").as_deref(), Some("count"));

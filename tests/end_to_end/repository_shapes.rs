@@ -273,6 +273,37 @@ fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_no
 }
 
 #[test]
+fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
+    // rust-base64 at 0.21.7 (the base of its #269) has `#![deny(warnings)]`, and today's
+    // compiler warns about two things it wrote (`unexpected_cfgs`, an elided lifetime): the
+    // base's build stopped with "could not compile `base64`", and nothing was compared.
+    let guard = measuring_lock();
+    let key = "a library that denies its own warning";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        replace_in(
+            repo,
+            "src/lib.rs",
+            "pub fn mix(",
+            "#![deny(warnings)]\n\nfn never_called() {}\n\npub fn mix(",
+        );
+        git_ok(repo, &["add", "-A"]);
+        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+        replace_in(repo, "src/lib.rs", "s.wrapping_add(i * 3)", "s.wrapping_add(i * 5)");
+        commit_all(repo, "sum adds another multiple");
+    });
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+}
+
+#[test]
 fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides() {
     let _guard = measuring_lock();
     let dir = scratch();

@@ -358,10 +358,27 @@ pub fn normalise(args: &[String], roots: &[String]) -> Option<Normalised> {
     for root in roots.iter().filter(|root| !root.is_empty()) {
         kept.push(format!("--remap-path-prefix={root}=."));
     }
+    kept.extend(lint_cap(args));
     Some(Normalised {
         args: kept,
         metadata,
     })
+}
+
+/// `--cap-lints warn` for a compilation that cargo gave no cap (the workspace's own crates;
+/// cargo caps its dependencies' at `allow`), after the hash is taken: a lint changes no code,
+/// and a crate that denies warnings (`#![deny(warnings)]`, `-D warnings`) builds at an older
+/// revision only with the compiler of its day (rust-base64 at 0.21.7: `unexpected_cfgs` and
+/// `mismatched_lifetime_syntaxes`, both newer than it). A comparison is no lint gate: without
+/// the cap it could not build that revision at all.
+fn lint_cap(args: &[String]) -> Vec<String> {
+    let capped = args
+        .iter()
+        .any(|a| a == "--cap-lints" || a.starts_with("--cap-lints="));
+    match capped {
+        true => Vec::new(),
+        false => vec!["--cap-lints".to_string(), "warn".to_string()],
+    }
 }
 
 /// `-C` options that change no compiled code (where the outputs go, how the linker is called,
@@ -648,6 +665,26 @@ mod tests {
         let proc_macro = BENCH.replace("--emit", "--crate-type proc-macro --emit");
         assert!(unit_args(&args(&proc_macro), crates("*"), extra).is_empty());
         assert!(unit_args(&args(&proc_macro), crates("mixes"), extra).is_empty());
+    }
+
+    #[test]
+    fn a_crate_of_the_workspace_gets_its_lints_capped_at_warn_and_its_hash_kept() {
+        let dependency = cargo_line("/w/base", "aaaa", "1111");
+        let own: Vec<String> = dependency[..dependency.len() - 2].to_vec();
+        let normalised = normalise(&own, &root("/w/base")).unwrap();
+        assert!(normalised.args.ends_with(&args("--cap-lints warn")));
+        let mut capped_by_hand = own.clone();
+        capped_by_hand.extend(args("--cap-lints warn"));
+        let hashed_as_before = normalise(&capped_by_hand, &root("/w/base")).unwrap();
+        // Were the cap added before the hash, both would hash the same arguments.
+        assert_ne!(normalised.metadata, hashed_as_before.metadata);
+        for cap in [&args("--cap-lints allow")[..], &args("--cap-lints=allow")[..]] {
+            let mut line = own.clone();
+            line.extend(cap.iter().cloned());
+            let kept = normalise(&line, &root("/w/base")).unwrap().args;
+            assert_eq!(kept.iter().filter(|a| a.contains("cap-lints")).count(), 1);
+            assert!(!kept.contains(&"warn".to_string()));
+        }
     }
 
     #[test]

@@ -304,6 +304,42 @@ fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
 }
 
 #[test]
+fn a_release_that_renames_a_function_names_it_as_changed_code_not_the_version() {
+    // rust-base64's #269 rewrote its decode loop (functions gone, new ones) and bumped 0.21.7 →
+    // 0.22.0: its decode benchmarks were measured, rightly, but "undecided" for the version's
+    // "new symbol hashes", which a normalised build does not give; the gone function is the
+    // reason.
+    let guard = measuring_lock();
+    let key = "a release with a function renamed";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        replace_in(
+            repo,
+            "src/lib.rs",
+            "(0..rounds).fold(0u64, |s, i| s.wrapping_add(i * 3))",
+            "(0..rounds).fold(0u64, |s, i| s.wrapping_add(thrice(i)))\n}\n\n\
+             #[inline(never)]\nfn thrice(i: u64) -> u64 {\n    std::hint::black_box(i) * 3",
+        );
+        git_ok(repo, &["add", "-A"]);
+        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+        replace_in(repo, "Cargo.toml", "version = \"0.1.0\"", "version = \"0.2.0\"");
+        replace_in(repo, "src/lib.rs", "fn thrice(", "fn times_three(");
+        replace_in(repo, "src/lib.rs", "wrapping_add(thrice(i))", "wrapping_add(times_three(i))");
+        commit_all(repo, "release 0.2.0, sum's helper renamed");
+    });
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_eq!(reason(&report, "mix"), "same_code", "{err}");
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    let changed = bench_entry(&report, "sum")["selection"].to_string();
+    assert!(changed.contains("shapelib::"), "{changed}");
+    assert!(!changed.contains("symbol hashes"), "{changed}");
+}
+
+#[test]
 fn a_library_outside_the_bench_package_s_workspace_compiles_once_for_both_sides() {
     let _guard = measuring_lock();
     let dir = scratch();

@@ -289,7 +289,12 @@ fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
         );
         git_ok(repo, &["add", "-A"]);
         git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
-        replace_in(repo, "src/lib.rs", "s.wrapping_add(i * 3)", "s.wrapping_add(i * 5)");
+        replace_in(
+            repo,
+            "src/lib.rs",
+            "s.wrapping_add(i * 3)",
+            "s.wrapping_add(i * 5)",
+        );
         commit_all(repo, "sum adds another multiple");
     });
     let manifest = ["--manifest-path", "benches/Cargo.toml"];
@@ -322,9 +327,19 @@ fn a_release_that_renames_a_function_names_it_as_changed_code_not_the_version() 
         );
         git_ok(repo, &["add", "-A"]);
         git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
-        replace_in(repo, "Cargo.toml", "version = \"0.1.0\"", "version = \"0.2.0\"");
+        replace_in(
+            repo,
+            "Cargo.toml",
+            "version = \"0.1.0\"",
+            "version = \"0.2.0\"",
+        );
         replace_in(repo, "src/lib.rs", "fn thrice(", "fn times_three(");
-        replace_in(repo, "src/lib.rs", "wrapping_add(thrice(i))", "wrapping_add(times_three(i))");
+        replace_in(
+            repo,
+            "src/lib.rs",
+            "wrapping_add(thrice(i))",
+            "wrapping_add(times_three(i))",
+        );
         commit_all(repo, "release 0.2.0, sum's helper renamed");
     });
     let manifest = ["--manifest-path", "benches/Cargo.toml"];

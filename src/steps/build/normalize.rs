@@ -678,7 +678,10 @@ mod tests {
         let hashed_as_before = normalise(&capped_by_hand, &root("/w/base")).unwrap();
         // Were the cap added before the hash, both would hash the same arguments.
         assert_ne!(normalised.metadata, hashed_as_before.metadata);
-        for cap in [&args("--cap-lints allow")[..], &args("--cap-lints=allow")[..]] {
+        for cap in [
+            &args("--cap-lints allow")[..],
+            &args("--cap-lints=allow")[..],
+        ] {
             let mut line = own.clone();
             line.extend(cap.iter().cloned());
             let kept = normalise(&line, &root("/w/base")).unwrap().args;

@@ -44,6 +44,10 @@
 //! build that could not keep them ([`add_to_unit`]) to the one executable named there; after the
 //! hash is taken, so that unit is the build's own (its fingerprint, file name, dependencies and
 //! features) and cargo never sees them. Build scripts and proc macros never get them.
+//!
+//! It caps the lints of the compilations cargo does not cap (the workspace's own crates) at
+//! `warn`, also after the hash ([`lint_cap`]): a crate that denies warnings builds at an old
+//! revision on today's compiler, and no code changes.
 
 use std::ffi::OsString;
 use std::hash::Hasher;
@@ -96,7 +100,8 @@ pub fn enabled() -> bool {
 pub fn described(one_path: Option<&super::one_path::OnePath>) -> Option<String> {
     let mut text = "normalised build: each crate's `-C metadata` (its symbol hashes) is a hash of \
                     its compiler arguments without the checkout's path or the package version, \
-                    and the checkout's path is `.` in file names compiled in"
+                    and the checkout's path is `.` in file names compiled in; the workspace's \
+                    lints are capped at `warn` (a lint changes no code)"
         .to_string();
     if let Some(one) = one_path {
         text.push_str(&format!(

@@ -84,7 +84,7 @@ pub(super) fn select_by_reach(
     let traces = by_target.values().map(Vec::len).sum::<usize>() + commands.len();
     progress.expect_steps(StepKind::Trace, traces as u64);
     // Read once for every target and command: what explains functions without a partner.
-    let versions = versions_renaming(selected);
+    let versions = versions::changed(&selected.base.root, &selected.head.root);
     let mut records = select_targets(selected, &valgrind, by_target, &versions, progress);
     if !commands.is_empty() {
         let (decided, kept) = super::reach_commands::select_commands(
@@ -103,15 +103,16 @@ pub(super) fn select_by_reach(
     records
 }
 
-/// The workspace's packages whose version changed, when that renames their functions: only in
-/// a build cargo-perfdiff does not normalise ([`crate::steps::build::normalize`] hashes no
-/// version in). In a normalised build a function without a partner is new or gone code, and is
-/// named as changed code: rust-base64's #269 bumped 0.21.7 → 0.22.0 with its rewritten decode
-/// loop, and its decode benchmarks were said to be measured for "new symbol hashes".
-fn versions_renaming(selected: &SelectedSides<'_>) -> Vec<VersionChange> {
+/// Of `versions` (the workspace's packages whose version changed), those that rename their
+/// functions: none in a build cargo-perfdiff normalises ([`crate::steps::build::normalize`]
+/// hashes no version in), where a function without a partner is new or gone code and is named
+/// as changed code: rust-base64's #269 bumped 0.21.7 → 0.22.0 with its rewritten decode loop,
+/// and its decode benchmarks were said to be measured for "new symbol hashes". (The versions
+/// still name the version in changed data that holds it.)
+pub(super) fn renaming(versions: &[VersionChange]) -> &[VersionChange] {
     match crate::steps::build::normalize::enabled() {
-        true => Vec::new(),
-        false => versions::changed(&selected.base.root, &selected.head.root),
+        true => &[],
+        false => versions,
     }
 }
 
@@ -334,7 +335,7 @@ fn decide_traced(
             .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
         checkouts,
     );
-    let mut record = decide(&code, &files, &[], versions);
+    let mut record = decide(&code, &files, &[], renaming(versions));
     record.set_up_ms = traced.set_up_ms.map(|ms| ms.round() as u64);
     // Which of the changed functions its timed loop runs, when the trace tells.
     let mut timed_same = None;

@@ -327,7 +327,7 @@ impl Compared<'_> {
             read.iter().map(|(path, opened)| (path.as_path(), *opened)),
             self.checkouts,
         );
-        decide(&code, &files, &[], self.versions)
+        decide(&code, &files, &[], super::reach::renaming(self.versions))
     }
 }
 

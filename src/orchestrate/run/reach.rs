@@ -103,19 +103,6 @@ pub(super) fn select_by_reach(
     records
 }
 
-/// Of `versions` (the workspace's packages whose version changed), those that rename their
-/// functions: none in a build cargo-perfdiff normalises ([`crate::steps::build::normalize`]
-/// hashes no version in), where a function without a partner is new or gone code and is named
-/// as changed code: rust-base64's #269 bumped 0.21.7 → 0.22.0 with its rewritten decode loop,
-/// and its decode benchmarks were said to be measured for "new symbol hashes". (The versions
-/// still name the version in changed data that holds it.)
-pub(super) fn renaming(versions: &[VersionChange]) -> &[VersionChange] {
-    match crate::steps::build::normalize::enabled() {
-        true => &[],
-        false => versions,
-    }
-}
-
 /// The selection of the benchmarks of every pair of bench targets of `by_target`, and a note
 /// of how many probes were kept from an earlier run; `versions`: the workspace's packages whose
 /// version changed.
@@ -335,7 +322,7 @@ fn decide_traced(
             .map(|(path, access)| (path.as_path(), *access >= trace::Access::Opened)),
         checkouts,
     );
-    let mut record = decide(&code, &files, &[], renaming(versions));
+    let mut record = decide(&code, &files, &[], versions::renaming(versions));
     record.set_up_ms = traced.set_up_ms.map(|ms| ms.round() as u64);
     // Which of the changed functions its timed loop runs, when the trace tells.
     let mut timed_same = None;

@@ -327,7 +327,12 @@ impl Compared<'_> {
             read.iter().map(|(path, opened)| (path.as_path(), *opened)),
             self.checkouts,
         );
-        decide(&code, &files, &[], super::reach::renaming(self.versions))
+        decide(
+            &code,
+            &files,
+            &[],
+            crate::steps::reach::versions::renaming(self.versions),
+        )
     }
 }
 

@@ -101,10 +101,17 @@ pub fn attribute(profile: &Profile, executable: &Path) -> Profile {
 /// dependencies' own inlined functions (criterion's `black_box`) are left out, and a closure
 /// says where it is ([`located`]). Just
 /// `function` without debug information, or when nothing of the program's was inlined there.
+///
+/// `workspace`: `function` is the workspace's own (its path starts with a crate of the
+/// checkout, `bstr::main`), though its outermost lines may be a dependency's: a function a
+/// dependency's macro makes (criterion's `criterion_main!`) has the macro's lines. It is named
+/// then too, so that it is compared in its own right (the code the macro expands around what
+/// it inlines: which groups `main` calls, in which order).
 pub fn source_names(
     loader: &addr2line::Loader,
     addresses: impl IntoIterator<Item = u64>,
     function: &str,
+    workspace: bool,
 ) -> Vec<String> {
     let mut found: HashMap<String, usize> = HashMap::new();
     let mut foreign = false;
@@ -123,7 +130,7 @@ pub fn source_names(
     let mut names: Vec<(usize, String)> = found.into_iter().map(|(n, d)| (d, n)).collect();
     names.sort();
     let mut names: Vec<String> = names.into_iter().map(|(_, name)| name).collect();
-    if names.is_empty() || !foreign {
+    if names.is_empty() || !foreign || workspace {
         names.push(function.to_string());
     }
     names
@@ -254,10 +261,10 @@ mod tests {
         let name = super::super::callgrind::demangle(symbol.name().unwrap());
         let loader = addr2line::Loader::new(&exe).unwrap();
         let addresses = symbol.address()..symbol.address() + symbol.size();
-        let names = source_names(&loader, addresses.clone(), &name);
+        let names = source_names(&loader, addresses.clone(), &name, false);
         assert_eq!(names, ["inlined_helper", name.as_str()], "{names:?}");
         // An address no line table covers: the symbol's name alone.
-        assert_eq!(source_names(&loader, [1u64], &name), [name.as_str()]);
+        assert_eq!(source_names(&loader, [1u64], &name, false), [name.as_str()]);
     }
 
     fn frame(name: &str, file: &str) -> Frame {

@@ -114,18 +114,37 @@ impl LinkedCode {
     /// `--explain` names it, with the functions of the program inlined into it there, when the
     /// executable's debug information has them (`debug = "line-tables-only"` or more); else by
     /// its symbol name, demangled ([`crate::steps::instructions::inlined::source_names`]).
-    fn source_names(&self, name: &str, addresses: &[u64]) -> Vec<String> {
+    /// `crates`: the checkout's crates, whose functions are named by their own name too
+    /// ([`is_workspace_function`]).
+    fn source_names(
+        &self,
+        name: &str,
+        addresses: &[u64],
+        crates: Option<&BTreeSet<String>>,
+    ) -> Vec<String> {
         let symbol = demangle(name);
+        let workspace = crates.is_some_and(|crates| is_workspace_function(&symbol, crates));
         let mut lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
         match lines.get_or_insert_with(|| addr2line::Loader::new(&self.path).ok()) {
             Some(loader) => crate::steps::instructions::inlined::source_names(
                 loader,
                 addresses.iter().copied(),
                 &symbol,
+                workspace,
             ),
             None => vec![symbol],
         }
     }
+}
+
+/// Whether the demangled symbol name `symbol` is a path into one of `crates` (the checkout's,
+/// [`super::source::checkout_crates`]): `bstr::main`, `bstr::search::g10`; not an impl's
+/// method (`<bstr::X as Tr>::f`), whose path does not say its crate, nor another crate's
+/// generic instantiated with the checkout's types (`criterion::Bencher<M>::iter`).
+fn is_workspace_function(symbol: &str, crates: &BTreeSet<String>) -> bool {
+    symbol
+        .split_once("::")
+        .is_some_and(|(first, _)| crates.contains(first))
 }
 
 /// Whether a benchmark executes the same code on both sides.
@@ -223,6 +242,9 @@ pub struct Comparer<'a> {
     verdicts: HashMap<String, Verdict>,
     /// The two checkouts' paths, which the code of the two sides may hold ([`CheckoutPaths`]).
     paths: CheckoutPaths,
+    /// The checkouts' crates (`None`: unknown), whose changed functions are named by their own
+    /// name whatever their lines ([`LinkedCode::source_names`]).
+    crates: Option<BTreeSet<String>>,
 }
 
 impl<'a> Comparer<'a> {
@@ -233,6 +255,7 @@ impl<'a> Comparer<'a> {
             proven: HashSet::new(),
             verdicts: HashMap::new(),
             paths: CheckoutPaths::default(),
+            crates: None,
         }
     }
 
@@ -242,8 +265,11 @@ impl<'a> Comparer<'a> {
     /// of one length, and reads its own checkout's files.
     /// `versions`, the workspace's packages whose version changed, are named in the data that
     /// holds them (a benchmark that reads its version is measured, and says so).
+    /// The checkouts' crates are read from their manifests: a changed function of one of them
+    /// is named by its own name ([`LinkedCode::source_names`]).
     pub fn with_checkouts(mut self, base: &Path, head: &Path, versions: &[VersionChange]) -> Self {
         self.paths = CheckoutPaths::new(base, head).with_versions(versions);
+        self.crates = super::source::checkout_crates([base, head]);
         self
     }
 
@@ -297,7 +323,8 @@ impl<'a> Comparer<'a> {
                     unpaired: gone,
                 } => {
                     let ran = addresses.get(name).map_or(&[][..], Vec::as_slice);
-                    functions.extend(self.base.source_names(name, ran));
+                    let crates = self.crates.as_ref();
+                    functions.extend(self.base.source_names(name, ran, crates));
                     data_changed.extend(data.clone());
                     unpaired |= gone;
                 }

@@ -148,9 +148,11 @@ mod generics;
 mod harness_macros;
 mod inlined;
 mod locals;
+mod made_by_call;
 mod shim;
 mod test_only;
 
+pub use generics::checkout_crates;
 use test_only::TestFilter;
 pub use test_only::TestUnits;
 
@@ -306,12 +308,17 @@ impl<'a> Reader<'a> {
         })
     }
 
-    /// The source of `function`'s symbols; `None` when it has none.
-    fn source(&self, function: &str) -> Result<Option<FunctionSource>, String> {
+    /// The source of `function`'s symbols; `None` when it has none. The code of the groups
+    /// `left_out` inlined right inside it is not read ([`made_by_call`]).
+    fn source(
+        &self,
+        function: &str,
+        left_out: &BTreeSet<String>,
+    ) -> Result<Option<FunctionSource>, String> {
         let Some(extents) = self.symbols.get(function) else {
             return Ok(None);
         };
-        let places = places_in(&self.loader, extents, function)?;
+        let places = places_leaving_out(&self.loader, extents, function, left_out)?;
         source_of(&places, self.checkout, |path| {
             std::fs::read_to_string(path).ok()
         })
@@ -533,7 +540,12 @@ fn compare_one(
     if let Some(shims) = shim::compare_entry_shims(readers, function) {
         return shims;
     }
-    let sources = match readers.map(|r| r.source(function)) {
+    let made = match made_by_call::made_by_call(readers, function, changed) {
+        Ok(made) => made,
+        Err(comparison) => return comparison,
+    };
+    let sources = [0, 1].map(|side| readers[side].source(function, &made.left_out[side]));
+    let sources = match sources {
         [Err(why), _] | [_, Err(why)] => return SourceComparison::Unknown(why),
         [Ok(None), Ok(None)] => return inlined::compare_inlined(readers, function, changed),
         [Ok(base), Ok(head)] => [base, head],
@@ -560,7 +572,7 @@ fn compare_one(
             SIDES[side]
         )
     });
-    let notes: Vec<String> = symbolless.chain(apart.notes).collect();
+    let notes: Vec<String> = symbolless.chain(made.note).chain(apart.notes).collect();
     match notes.len() {
         0 => SourceComparison::Same,
         1..=3 => SourceComparison::SameApart(notes.join("; ")),
@@ -977,6 +989,17 @@ fn places_in(
     extents: &[(u64, u64)],
     function: &str,
 ) -> Result<BTreeSet<Place>, String> {
+    places_leaving_out(loader, extents, function, &BTreeSet::new())
+}
+
+/// [`places_in`] but for the code of the functions `left_out` (short names) inlined right
+/// inside `function`: `main`'s groups appended at the end of its list ([`made_by_call`]).
+fn places_leaving_out(
+    loader: &addr2line::Loader,
+    extents: &[(u64, u64)],
+    function: &str,
+    left_out: &BTreeSet<String>,
+) -> Result<BTreeSet<Place>, String> {
     let mut places = BTreeSet::new();
     for &(start, end) in extents {
         let rows = loader
@@ -988,7 +1011,11 @@ fn places_in(
                 return Err(format!("{function}: code at {covered:#x} has no line"));
             }
             covered = covered.max(address + length);
-            places.extend(frames_at(loader, address, function)?);
+            let frames = frames_at(loader, address, function)?;
+            if !left_out.is_empty() && inside_one_of(loader, address, left_out) {
+                continue;
+            }
+            places.extend(frames);
         }
         if covered < end {
             return Err(format!("{function}: code at {covered:#x} has no line"));
@@ -1000,6 +1027,21 @@ fn places_in(
         return Err(format!("{function}: its code has no source line"));
     }
     Ok(places)
+}
+
+/// Whether the frame right inside the outermost one at `address` (a function inlined into the
+/// symbol's own code) is of a function whose short name is one of `names`.
+fn inside_one_of(loader: &addr2line::Loader, address: u64, names: &BTreeSet<String>) -> bool {
+    let Ok(mut frames) = loader.find_frames(address) else {
+        return false;
+    };
+    let mut chain = Vec::new();
+    while let Ok(Some(frame)) = frames.next() {
+        let raw = frame.function.as_ref().and_then(|f| f.raw_name().ok());
+        chain.push(raw.map(|raw| format!("{:#}", rustc_demangle::demangle(&raw))));
+    }
+    let inside = chain.len().checked_sub(2).and_then(|i| chain[i].as_deref());
+    inside.is_some_and(|name| names.contains(&short_name(name)))
 }
 
 /// The extents (start, end) of one function's symbols.

@@ -154,7 +154,7 @@ fn names_checkout(arguments: &str, crates: &BTreeSet<String>) -> bool {
 
 /// The names of the crates the packages of `checkouts` make (see the module doc), `None` when
 /// a manifest cannot be listed, read or parsed.
-pub(super) fn checkout_crates(checkouts: [&Path; 2]) -> Option<BTreeSet<String>> {
+pub fn checkout_crates(checkouts: [&Path; 2]) -> Option<BTreeSet<String>> {
     let mut crates: BTreeSet<String> = ["build_script_build".to_string()].into();
     for checkout in checkouts {
         let mut manifests = Vec::new();

@@ -259,7 +259,7 @@ fn macros_of(apart: &Apart<'_, '_>, side: usize, file: &str) -> CriterionMacros 
 /// benchmark both sides have is measured inside one of the common groups. What runs after its
 /// samples cannot change them (`trace::split`'s module docs). Never a group's targets
 /// ([`is_main_call`]).
-fn appends(known: [CriterionMacros; 2], a: &str, b: &str) -> bool {
+pub(super) fn appends(known: [CriterionMacros; 2], a: &str, b: &str) -> bool {
     let (Some(a), Some(b)) = (criterion_call(known[0], a), criterion_call(known[1], b)) else {
         return false;
     };
@@ -292,7 +292,7 @@ fn is_main_call(opening: &str) -> bool {
 /// A call's text split as opening (its path, `!` and delimiter), list and closing, when it is
 /// a call of criterion's `criterion_main!` or `criterion_group!` as `known` says the file
 /// brings them, or by a criterion crate's path.
-fn criterion_call(known: CriterionMacros, text: &str) -> Option<(&str, &str, &str)> {
+pub(super) fn criterion_call(known: CriterionMacros, text: &str) -> Option<(&str, &str, &str)> {
     let text = text.trim();
     let bang = text.find(" ! ")?;
     let path = text[..bang].replace(' ', "");

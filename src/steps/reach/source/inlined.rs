@@ -478,6 +478,14 @@ fn texts(copy: &FunctionSource) -> Vec<(&Key, &Vec<String>)> {
 }
 
 impl Reader<'_> {
+    /// The inlined copies of this side's functions, and its units' crate roots, read once.
+    pub(super) fn index(&self) -> Result<&InlinedIndex, String> {
+        self.inlined
+            .get_or_init(|| inlined_index(self.executable))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
     /// Whether the file compared as `file` is the root of the crate `krate` in some unit.
     fn is_root_of(&self, file: &str, krate: &str) -> bool {
         let Some(Ok(index)) = self.inlined.get() else {
@@ -502,11 +510,7 @@ impl Reader<'_> {
         if self.inlined.get().is_none() && !may_name(self.executable, name)? {
             return Ok(BTreeMap::new());
         }
-        let index = self
-            .inlined
-            .get_or_init(|| inlined_index(self.executable))
-            .as_ref()
-            .map_err(Clone::clone)?;
+        let index = self.index()?;
         if index.unresolved > 0 {
             return Err(format!(
                 "{} inlined subroutines of {} have an origin in another unit",
@@ -674,7 +678,7 @@ impl Reader<'_> {
     /// workspace, not a dependency's nor the toolchain's ([`is_dependency`]): a trace that
     /// executes changed code of it then names `symbol` itself
     /// ([`crate::steps::instructions::inlined::source_names`]).
-    fn all_own(&self, symbol: &str) -> bool {
+    pub(super) fn all_own(&self, symbol: &str) -> bool {
         let Some(extents) = self.symbols.get(symbol) else {
             return false;
         };

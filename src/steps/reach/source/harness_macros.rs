@@ -49,8 +49,9 @@
 //! function (it ran before them) and would take it as the same. A benchmark moved into the new group changes the function that
 //! held it, which keeps it measured. When the groups are inlined into `main` (no symbol of
 //! their own), main's spans on one side hold the new group's frames, which the other side has
-//! not: it differs, as before (not followed here: telling which inlined groups ran before a
-//! benchmark's part needs the inline frames per part).
+//! not: [`super::made_by_call`] leaves the appended groups' inlined code out of `main`'s
+//! places, and compares a `main` whose own lines are criterion's (not collapsed into the
+//! call) by its call.
 
 use super::{Apart, ItemLines, SourceComparison};
 

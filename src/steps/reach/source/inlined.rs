@@ -40,12 +40,15 @@
 //!   compared, which measures it too). A native probe of a skipped benchmark stops in S, which
 //!   is not among the functions of the same source.
 //!
-//! Where neither holds, the copies count as before, and the function differs. That is bstr's
-//! case: its `main` is criterion's `criterion_main!` expanded, whose lines are criterion's
-//! `macros.rs`, so a trace charges the registration functions inlined into `main`, not `main`;
-//! nothing would compare head's new `chars_count`, and `define` keeps differing there. A copy
-//! in a symbol the other side has not (a function added and not inlined) keeps the rule too:
-//! the code that calls it is what the trace charges, and nothing here says where that is.
+//! Where neither holds, the copies count as before, and the function differs. bstr's `main`
+//! is criterion's `criterion_main!` expanded, whose lines are criterion's `macros.rs`: a trace
+//! charges it by its own name all the same, a path of the checkout's crate
+//! ([`crate::steps::instructions::inlined::source_names`]), and its comparison is the call
+//! that makes it, with the groups head appends at the end of its list left out
+//! ([`super::made_by_call`]): the same, so `define`'s copies in `main > g15 > chars_count` are
+//! left out by the first rule. A copy in a symbol the other side has not (a function added
+//! and not inlined) keeps counting: the code that calls it is what the trace charges, and
+//! nothing here says where that is.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

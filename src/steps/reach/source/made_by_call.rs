@@ -12,9 +12,10 @@
 //! is a crate of the checkout's. Its lines alone cannot compare it: they are the macro's body,
 //! the same text whatever the call hands it, so a reordered list, or a group whose call
 //! changed (another configuration, expanded into `main` with the same lines), would read the
-//! same. So such a function ([`made_by_call`]) is the same only when the one top-level call of
-//! its crate's root file that makes it (criterion's, as the file brings it:
-//! [`CriterionMacros`]) reads the same on both sides, token for token, and, for `main`, when
+//! same. So such a function ([`made_by_call`]) is the same only when the one top-level call
+//! that makes it in the root files of the crates of its name (criterion's, as the file brings
+//! it: [`CriterionMacros`]; a bench target may share its library's name, as bstr's does) reads
+//! the same on both sides, token for token, and, for `main`, when
 //! no group of its list is a name the commit changes (a group's call that changed changes its
 //! name, [`super::changed_names`]; its configuration leaves no line of the checkout in
 //! `main`). A function the macro made whose call is not found (a group in a module, another
@@ -99,22 +100,38 @@ fn workspace_path<'f>(function: &'f str, changed: &ChangedNames) -> Option<(&'f 
     crates.contains(krate).then_some((krate, rest))
 }
 
-/// The one top-level criterion call of `krate`'s root file on `reader`'s side that makes the
-/// function `name` (a name at the crate's top: a group's, or `main`); `None` when there is
-/// none, why not when the file cannot be told or read, or two calls make it.
+/// The one top-level criterion call that makes the function `name` (a name at the crate's
+/// top: a group's, or `main`) in the root files of the crates named `krate` on `reader`'s side
+/// (a bench target and the library it measures may share a name: bstr's); `None` when there is
+/// none, why not when a root cannot be read, lies outside the checkout, or two calls make it.
 fn making_call(reader: &Reader<'_>, krate: &str, name: &str) -> Result<Option<Call>, String> {
     if name.contains("::") || name.contains('<') {
         return Ok(None);
     }
-    let file = reader.root_file(krate)?;
-    let path = reader.checkout.join(&file);
+    let mut calls = Vec::new();
+    for file in reader.root_files(krate)? {
+        calls.extend(calls_in(reader, &file, name)?);
+    }
+    let mut calls = calls.into_iter();
+    match (calls.next(), calls.next()) {
+        (Some(first), Some(second)) => Err(format!(
+            "two calls make `{name}`, at {}:{} and {}:{}",
+            first.file, first.line, second.file, second.line
+        )),
+        (call, _) => Ok(call),
+    }
+}
+
+/// The top-level criterion calls of the root file `file` (as compared) that make `name`.
+fn calls_in(reader: &Reader<'_>, file: &str, name: &str) -> Result<Vec<Call>, String> {
+    let path = reader.checkout.join(file);
     let source = std::fs::read_to_string(&path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let parsed = syn::parse_file(&source).map(|parsed| {
         let known = CriterionMacros::of(&parsed);
         let calls = parsed.items.iter().filter_map(|item| match item {
             syn::Item::Macro(call) if known.defines(call).as_deref() == Some(name) => Some(Call {
-                file: file.clone(),
+                file: file.to_string(),
                 line: syn::spanned::Spanned::span(call).start().line,
                 text: text(call),
                 known,
@@ -125,12 +142,7 @@ fn making_call(reader: &Reader<'_>, krate: &str, name: &str) -> Result<Option<Ca
     });
     // The lines are read: free the text `span-locations` keeps per thread for them.
     proc_macro2::extra::invalidate_current_thread_spans();
-    let calls = parsed.map_err(|e| format!("cannot parse {}: {e}", path.display()))?;
-    let mut calls = calls.into_iter();
-    match (calls.next(), calls.next()) {
-        (Some(_), Some(_)) => Err(format!("two calls of {file} make `{name}`")),
-        (call, _) => Ok(call),
-    }
+    parsed.map_err(|e| format!("cannot parse {}: {e}", path.display()))
 }
 
 /// The calls making `function` (whose name in its crate is `name`) on both sides compared:
@@ -209,9 +221,10 @@ fn groups(call: &Call) -> Option<Vec<String>> {
 }
 
 impl Reader<'_> {
-    /// The root file of the crate `krate` (as compared: its path in the checkout), from the
-    /// names of its units in the DWARF; why not when there is none, or two.
-    fn root_file(&self, krate: &str) -> Result<String, String> {
+    /// The root files of the crates named `krate` (as compared: their paths in the
+    /// checkout), from the names of the units in the DWARF; why not when there is none, or one
+    /// lies outside the checkout.
+    fn root_files(&self, krate: &str) -> Result<BTreeSet<String>, String> {
         let index = self.index()?;
         let roots: BTreeSet<String> = index
             .roots
@@ -219,17 +232,17 @@ impl Reader<'_> {
             .filter(|(_, name)| name == krate)
             .map(|(root, _)| file_key(root, self.checkout).1)
             .collect();
-        let mut roots = roots.into_iter();
-        match (roots.next(), roots.next()) {
-            (Some(root), None) if !Path::new(&root).is_absolute() => Ok(root),
-            (Some(root), None) => Err(format!(
-                "the root of `{krate}`, {root}, is not the checkout's"
-            )),
-            (None, _) => Err(format!(
+        if roots.is_empty() {
+            return Err(format!(
                 "no unit of {} is `{krate}`'s",
                 self.executable.display()
+            ));
+        }
+        match roots.iter().find(|root| Path::new(root).is_absolute()) {
+            Some(root) => Err(format!(
+                "a root of `{krate}`, {root}, is not the checkout's"
             )),
-            (Some(_), Some(_)) => Err(format!("`{krate}` has two root files")),
+            None => Ok(roots),
         }
     }
 }

@@ -57,7 +57,8 @@ use super::{Apart, ItemLines, SourceComparison};
 
 /// The crates whose `criterion_group!` and `criterion_main!` are criterion's (criterion, and
 /// its forks that keep its macros).
-const CRITERION_CRATES: &[&str] = &["criterion", "criterion2", "codspeed_criterion_compat"];
+pub(super) const CRITERION_CRATES: &[&str] =
+    &["criterion", "criterion2", "codspeed_criterion_compat"];
 
 /// Which of criterion's harness macros a file brings into scope by their bare names.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]

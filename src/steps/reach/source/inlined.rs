@@ -626,7 +626,7 @@ impl Reader<'_> {
     }
 
     /// The one function symbol whose code holds `address`.
-    fn symbol_at(&self, address: u64) -> Result<String, String> {
+    pub(super) fn symbol_at(&self, address: u64) -> Result<String, String> {
         let holds = |extents: &Extents| extents.iter().any(|&(s, e)| s <= address && address < e);
         let mut names = self.symbols.iter().filter(|(_, extents)| holds(extents));
         match (names.next(), names.next()) {

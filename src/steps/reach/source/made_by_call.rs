@@ -39,7 +39,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use super::harness_macros::{CriterionMacros, appends, criterion_call};
+use super::harness_macros::{CRITERION_CRATES, CriterionMacros, appends, criterion_call};
 use super::{ChangedNames, Reader, SIDES, SourceComparison, file_key, text};
 
 /// How a function that a criterion call may have made is compared ([`made_by_call`]).
@@ -61,9 +61,9 @@ struct Call {
     known: CriterionMacros,
 }
 
-/// How `function` is compared when a criterion call of its crate's root file makes it (module
-/// docs): `Ok` with what to leave out (nothing when no call makes it and its lines are the
-/// workspace's), `Err` with the comparison when the calls decide it or it cannot be told.
+/// How `function` is compared when a criterion call of its crate's root files makes it
+/// (module docs): `Ok` with what to leave out (nothing when no call makes it and its lines are
+/// not criterion's), `Err` with the comparison when the calls decide it or it cannot be told.
 pub(super) fn made_by_call(
     readers: [&Reader<'_>; 2],
     function: &str,
@@ -72,24 +72,83 @@ pub(super) fn made_by_call(
     let Some((krate, name)) = workspace_path(function, changed) else {
         return Ok(MadeByCall::default());
     };
-    if readers.iter().any(|r| !r.symbols.contains_key(function)) {
+    let symbols = readers.map(|r| r.symbols.contains_key(function));
+    if symbols == [false, false] {
+        return symbolless_group(readers, function, (krate, name), changed);
+    }
+    if symbols != [true, true] {
         return Ok(MadeByCall::default());
     }
-    let foreign = readers.iter().any(|r| !r.all_own(function));
+    let criterion = readers.iter().any(|r| r.has_criterion_lines(function));
+    if !criterion && name != "main" {
+        return Ok(MadeByCall::default());
+    }
     let calls = readers.map(|r| making_call(r, krate, name));
     let unknown = |why: String| {
         Err(SourceComparison::Unknown(format!(
-            "{function}'s lines are a dependency's macro's, and {why}"
+            "{function}'s lines are criterion's macro's, and {why}"
         )))
     };
     match calls {
         [Ok(Some(base)), Ok(Some(head))] => compare_calls(function, name, [base, head], changed),
-        _ if !foreign => Ok(MadeByCall::default()),
+        _ if !criterion => Ok(MadeByCall::default()),
         [Err(why), _] | [_, Err(why)] => unknown(why),
         _ => unknown(format!(
-            "no side's root file of `{krate}` has one criterion call making it on both sides"
+            "the root files of `{krate}` do not both have one criterion call making it"
         )),
     }
+}
+
+/// A group that a criterion call makes and that has no symbol on either side (inlined into
+/// `main`, bstr's `g1`): the same when the call making it reads the same on both sides and
+/// names nothing the commit changes, and every copy of it sits in a symbol whose own
+/// comparison is the same (it covers the frames inlined into it, the group's among them, its
+/// macro's lines by their whole path, the package's version in it). Anything else: compared as
+/// before (`Ok`, nothing left out), by its inlined copies.
+fn symbolless_group(
+    readers: [&Reader<'_>; 2],
+    function: &str,
+    (krate, name): (&str, &str),
+    changed: &ChangedNames,
+) -> Result<MadeByCall, SourceComparison> {
+    let calls = readers.map(|r| making_call(r, krate, name));
+    let [Ok(Some(base)), Ok(Some(head))] = calls else {
+        return Ok(MadeByCall::default());
+    };
+    if base.text != head.text || groups(&base).is_some() {
+        return Ok(MadeByCall::default());
+    }
+    let mut names = super::identifiers(&base.text);
+    if names.any(|n| n != "criterion_group" && changed.contains(&n)) {
+        return Ok(MadeByCall::default());
+    }
+    let mut holders = BTreeSet::new();
+    for reader in readers {
+        let Ok(index) = reader.index() else {
+            return Ok(MadeByCall::default());
+        };
+        for copy in index.copies.get(name).into_iter().flatten() {
+            match reader.symbol_at(copy.ranges[0].0) {
+                Ok(symbol) => holders.insert(symbol),
+                Err(_) => return Ok(MadeByCall::default()),
+            };
+        }
+    }
+    let compared = |holder: &String| {
+        holder != function && super::compare_one(readers, holder, changed).is_same()
+    };
+    if holders.is_empty() || !holders.iter().all(compared) {
+        return Ok(MadeByCall::default());
+    }
+    let held: Vec<String> = holders.iter().map(|h| format!("`{h}`")).collect();
+    Err(SourceComparison::SameApart(format!(
+        "`{name}` has no symbol on either side; it is made by the same criterion call at {}:{} \
+         on both sides, naming nothing the commit changes, and inlined only into {}, whose \
+         source is the same",
+        base.file,
+        base.line,
+        held.join(", ")
+    )))
 }
 
 /// `function` as a crate of the checkout and the rest of its path, when it is a path into one
@@ -207,6 +266,16 @@ fn compare_calls(
     })
 }
 
+/// Whether a path component is the folder cargo keeps a criterion package in
+/// (`criterion-0.8.2`, `codspeed-criterion-compat-2.7.0`).
+fn is_criterion_package(component: std::path::Component<'_>) -> bool {
+    let folder = component.as_os_str().to_string_lossy();
+    folder.rsplit_once('-').is_some_and(|(package, version)| {
+        version.starts_with(|c: char| c.is_ascii_digit())
+            && CRITERION_CRATES.contains(&package.replace('-', "_").as_str())
+    })
+}
+
 /// The last names of the groups of a `criterion_main!` call's list (`search :: g2` → `g2`), in
 /// order; `None` for another call.
 fn groups(call: &Call) -> Option<Vec<String>> {
@@ -221,6 +290,35 @@ fn groups(call: &Call) -> Option<Vec<String>> {
 }
 
 impl Reader<'_> {
+    /// Whether some instruction of `symbol` has its outermost frame in a file of a criterion
+    /// package kept by cargo (`…/registry/src/…/criterion-0.8.2/src/macros.rs`): its own lines
+    /// are criterion's macro's.
+    fn has_criterion_lines(&self, symbol: &str) -> bool {
+        let Some(extents) = self.symbols.get(symbol) else {
+            return false;
+        };
+        let criterion = |file: &Path| {
+            let key = file_key(file, self.checkout).1;
+            super::is_dependency(&key) && Path::new(&key).components().any(is_criterion_package)
+        };
+        let outermost = |address: u64| {
+            let mut frames = self.loader.find_frames(address).ok()?;
+            let mut file = None;
+            while let Ok(Some(frame)) = frames.next() {
+                file = frame.location.and_then(|l| l.file).map(Path::new);
+            }
+            file.map(Path::to_path_buf)
+        };
+        extents.iter().any(|&(start, end)| {
+            let Ok(rows) = self.loader.find_location_range(start, end) else {
+                return false;
+            };
+            rows.into_iter()
+                .filter_map(|(address, _, _)| outermost(address.max(start)))
+                .any(|file| criterion(&file))
+        })
+    }
+
     /// The root files of the crates named `krate` (as compared: their paths in the
     /// checkout), from the names of the units in the DWARF; why not when there is none, or one
     /// lies outside the checkout.
@@ -355,6 +453,12 @@ mod tests {
             panic!("the copies in `main > g3 > extra` are left out: {define:?}");
         };
         assert!(note.contains("`demo::main` alone left out"), "{note}");
+        // `g1`, inlined into `main` on both sides: its call is the same, `main` too.
+        let group = compare_apart(dir, "base", "head", "demo::g1");
+        let SourceComparison::SameApart(note) = &group else {
+            panic!("`g1` is made by the same call, inlined into `main`: {group:?}");
+        };
+        assert!(note.contains("inlined only into `demo::main`"), "{note}");
     }
 
     #[test]
@@ -408,6 +512,10 @@ mod tests {
                 panic!("{case}: {main:?}");
             };
             assert!(why.contains(expected), "{case}: {why}");
+            if *case == "changed-group" {
+                let group = compare_apart(dir, &base_side, &head_side, "demo::g1");
+                assert!(!group.is_same(), "{case}: {group:?}");
+            }
             // Where `define`'s copies sit in chains both sides have, they are the same: a
             // benchmark running them runs `main`, which differs.
             if *case == "inserted" {

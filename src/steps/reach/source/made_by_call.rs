@@ -220,7 +220,7 @@ fn compare_calls(
             base.file, base.line
         )))
     };
-    let lists = [&base, &head].map(|call| groups(call));
+    let lists = [&base, &head].map(groups);
     let [Some(base_groups), Some(head_groups)] = lists else {
         return match base.text == head.text {
             true => Ok(MadeByCall::default()),

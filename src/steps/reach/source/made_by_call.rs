@@ -18,8 +18,17 @@
 //! the same on both sides, token for token, and, for `main`, when
 //! no group of its list is a name the commit changes (a group's call that changed changes its
 //! name, [`super::changed_names`]; its configuration leaves no line of the checkout in
-//! `main`). A function the macro made whose call is not found (a group in a module, another
-//! macro's), or found on one side only, is unknown.
+//! `main`). A function whose own lines are criterion's (a `criterion-<version>` folder of
+//! cargo's) and whose call is not found (a group in a module), or found on one side only, is
+//! unknown; one whose lines are another dependency's macro's (`thread_local!`) is compared by
+//! its spans, as any function.
+//!
+//! A group with no symbol on either side (bstr's `g1`…, inlined into `main`;
+//! [`symbolless_group`]) has no `fn` item to find its copies by. It is the same when its call
+//! reads the same on both sides and names nothing the commit changes, and every copy of it
+//! sits in a symbol whose own comparison is the same: that comparison covers the frames
+//! inlined into it, the group's among them (criterion's lines by their whole path, its
+//! version in it); what the group calls is compared where it runs, in its own right.
 //!
 //! One exception, `main`'s list extended at its end (`criterion_main!(g1, …, g14)` →
 //! `(g1, …, g14, g15)`, [`super::harness_macros`]'s `appends`): `main` calls its groups in

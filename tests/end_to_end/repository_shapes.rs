@@ -259,15 +259,7 @@ fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_no
         );
         commit_all(repo, "sum uses a new dependency");
     });
-    let manifest = ["--manifest-path", "benches/Cargo.toml"];
-    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
-    for id in ["mix", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
-    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    let report = only_sum_reaches_the_change(&repo);
     let changed = bench_entry(&report, "sum")["selection"].to_string();
     assert!(changed.contains("shapelib::sum"), "{changed}");
 }
@@ -297,15 +289,7 @@ fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
         );
         commit_all(repo, "sum adds another multiple");
     });
-    let manifest = ["--manifest-path", "benches/Cargo.toml"];
-    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
-    for id in ["mix", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
-    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    only_sum_reaches_the_change(&repo);
 }
 
 #[test]
@@ -721,4 +705,19 @@ fn the_member_named_by_its_manifest_or_its_directory_is_the_package_built() {
             bench_entry(&listing, id);
         }
     }
+}
+
+/// The bench package's selection (`--manifest-path benches/Cargo.toml`, parent against head):
+/// `mix` and `version` the same code, `sum` reaching the change. The JSON report.
+fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+    report
 }

@@ -160,6 +160,7 @@ fn divan_old_probe_helper_outlives_the_fork_s_stop() {
     match probe {
         Probe::NotReached {
             record: Some(record),
+            ..
         } => assert_eq!(record.times_ns.len(), 1),
         // Every run the helper stopped, but shorter than a fork's on a busy machine.
         Probe::Failed(why) if why.contains("too busy") => {}

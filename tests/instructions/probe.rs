@@ -41,6 +41,7 @@ fn the_probe_of_a_criterion_benchmark_ends_at_its_samples() {
     match probed("alpha", &["after_every_benchmark"]) {
         Probe::NotReached {
             record: Some(record),
+            ..
         } => assert!(!record.times_ns.is_empty()),
         // Every run ended at the samples, but shorter than a fork's on a busy machine.
         Probe::Failed(why) if why.contains("too busy") => {}

@@ -18,6 +18,7 @@ mod reach;
 mod reach_commands;
 mod reach_outside;
 mod reach_probe;
+mod reach_probe_outside;
 mod reach_sides;
 mod rounds;
 mod select;

@@ -242,7 +242,7 @@ fn select_in_target(
     let records = super::reach_outside::skip_outside_loop(sides, (base, head), decided, progress);
     // The trace's iterations are fewer than a fork's: what it would skip is run once natively.
     let probing = Instant::now();
-    let probed = (requests.as_slice(), touched.as_slice());
+    let probed = ((base, head), (requests.as_slice(), touched.as_slice()));
     let probed = super::reach_probe::probe_skipped(sides, &mut comparer, probed, records, progress);
     sides.clock.add(SelectionPart::Probe, probing.elapsed());
     probed

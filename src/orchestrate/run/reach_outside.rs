@@ -46,7 +46,7 @@ pub(super) type Decided = (SelectionRecord, Option<TimedSame>);
 /// The most changed functions of one bench target whose sources are compared: each costs a
 /// walk of its line tables on both sides. Those beyond are not compared (their benchmarks are
 /// measured).
-const MAX_COMPARED: usize = 512;
+pub(super) const MAX_COMPARED: usize = 512;
 
 /// The records of `decided` (the benchmarks of one bench target, whose executables are `base`
 /// and `head`), each candidate ([`Decided`]) skipped when the source of its changed code is the
@@ -132,7 +132,7 @@ fn same_elsewhere(
 
 /// The sources of `functions` compared between the builds with line tables of the bench targets
 /// of `base` and `head`.
-fn compare_sources(
+pub(super) fn compare_sources(
     sides: &SelectedSides<'_>,
     (base, head): (&BuiltTarget, &BuiltTarget),
     functions: &[String],

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use crate::model::harness::{Harness, HarnessKind};
 use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
@@ -25,16 +26,21 @@ use crate::steps::reach::probe::{Probe, Timed, probe_benchmark, timed_routines};
 use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
 
+use super::BuiltTarget;
+use super::reach_outside::compare_sources;
 use super::reach_sides::SelectedSides;
 use crate::steps::stop::{StopPolicy, WARMUP_TIME_MAX, WARMUP_TIME_MIN};
 
 /// `records` (of the benchmarks `requests` trace, in the same order; `files`: what each one's
 /// trace touched of the project) with every skipped one probed: measured when its probe enters
-/// a changed function or fails, and how many were probed and kept.
+/// a changed function that counts or fails, or enters one outside its timed routine whose
+/// source is not the same in the builds with line tables of `base`'s and `head`'s bench target
+/// ([`super::reach_probe_outside::decide_outside`]); and how many were probed and
+/// kept.
 pub(super) fn probe_skipped(
     sides: &SelectedSides<'_>,
     comparer: &mut Comparer<'_>,
-    (requests, files): (&[ForkRequest], &[TouchedFiles]),
+    ((base, head), (requests, files)): Targets<'_>,
     records: Vec<(String, SelectionRecord)>,
     progress: &Progress,
 ) -> (Vec<(String, SelectionRecord)>, Probes) {
@@ -53,8 +59,11 @@ pub(super) fn probe_skipped(
         }
     };
     let policy = StopPolicy::from_settings(sides.settings);
-    // The timed routines of the target's executable, found once when a skip rests on them.
-    let timed = match records.iter().any(|(_, r)| is_outside_skip(r)) {
+    // The timed routines of the target's executable, found once when a probe watches them.
+    let watched = |((_, r), q): (&(String, SelectionRecord), &ForkRequest)| {
+        is_outside_skip(r) || (r.skipped() && is_criterion(q.harness))
+    };
+    let timed = match records.iter().zip(requests).any(watched) {
         true => requests
             .first()
             .map(|request| timed_routines(&request.executable, request.harness)),
@@ -83,8 +92,26 @@ pub(super) fn probe_skipped(
         let skipped = records.iter().filter(|(_, r)| r.skipped()).count();
         progress.expect_steps(StepKind::Probe, skipped as u64);
     }
-    probing.probe_all(records, (requests, files), progress)
+    let (probed, probes) = probing.probe_all(records, (requests, files), progress);
+    // What a probe entered outside the timed routine, untraced, is skipped when its source is.
+    let compare = |functions: &[String]| compare_sources(sides, (base, head), functions);
+    let decided = super::reach_probe_outside::decide_outside(probed, compare, progress);
+    (decided, probes)
 }
+
+/// Whether the benchmarks of `harness` run their timed routine inside a sampling loop of the
+/// harness that their trace (test mode) never runs: criterion's `analysis::common`. Their probe
+/// watches the timed routine, so that changed code entered only outside it is told apart.
+fn is_criterion(harness: Harness) -> bool {
+    harness.kind() == HarnessKind::Criterion
+}
+
+/// The bench target's executables on both sides, and its benchmarks' traced requests and what
+/// each trace touched of the project, in the same order.
+pub(super) type Targets<'a> = (
+    (&'a BuiltTarget, &'a BuiltTarget),
+    (&'a [ForkRequest], &'a [TouchedFiles]),
+);
 
 /// How many of a target's benchmarks were probed, and of those how many outcomes were kept
 /// from an earlier run.
@@ -138,17 +165,17 @@ impl Probing<'_> {
         records: Vec<(String, SelectionRecord)>,
         (requests, files): (&[ForkRequest], &[TouchedFiles]),
         progress: &Progress,
-    ) -> (Vec<(String, SelectionRecord)>, Probes) {
+    ) -> (Vec<(String, SelectionRecord, Vec<String>)>, Probes) {
         // One probe per CPU at a time, as the traces run.
-        let probed: Vec<(String, SelectionRecord, Option<bool>)> = records
+        let probed: Vec<(String, SelectionRecord, Option<bool>, Vec<String>)> = records
             .into_par_iter()
             .zip(requests.par_iter().zip(files.par_iter()))
             .map(|((id, record), (request, files))| {
                 if !record.skipped() {
-                    return (id, record, None);
+                    return (id, record, None, Vec::new());
                 }
                 let started = Instant::now();
-                let (probed, kept) = self.probed(record, request, files);
+                let (probed, kept, outside) = self.probed(record, request, files);
                 if !self.entries.is_empty() {
                     // A kept outcome is told as a kept trace is: done, in no time.
                     let took = match kept {
@@ -157,7 +184,7 @@ impl Probing<'_> {
                     };
                     progress.step_done(StepKind::Probe, took, &id);
                 }
-                (id, probed, kept)
+                (id, probed, kept, outside)
             })
             .collect();
         let count = |kept: fn(&Option<bool>) -> bool| probed.iter().filter(|p| kept(&p.2)).count();
@@ -165,30 +192,29 @@ impl Probing<'_> {
             probed: count(Option::is_some),
             kept: count(|kept| *kept == Some(true)),
         };
-        let records = probed.into_iter().map(|(id, r, _)| (id, r)).collect();
+        let records = probed.into_iter().map(|(id, r, _, o)| (id, r, o)).collect();
         (records, probes)
     }
 
     /// The record of the skipped benchmark `record` after its probe (`files`: what its trace
-    /// touched of the project), and whether the probe's outcome was kept from an earlier run
-    /// (`None`: nothing was probed).
+    /// touched of the project), whether the probe's outcome was kept from an earlier run
+    /// (`None`: nothing was probed), and the changed functions it entered outside its timed
+    /// routine, whose source decides ([`super::reach_probe_outside`]).
     fn probed(
         &self,
         record: SelectionRecord,
         request: &ForkRequest,
         files: &TouchedFiles,
-    ) -> (SelectionRecord, Option<bool>) {
-        let timed = match self.timed_of(&record) {
+    ) -> (SelectionRecord, Option<bool>, Vec<String>) {
+        let timed = match self.timed_of(&record, request.harness) {
             Ok(timed) => timed,
             Err(why) => {
-                return (
-                    undecided(format!("its native probe cannot run: {why}")),
-                    None,
-                );
+                let why = format!("its native probe cannot run: {why}");
+                return (undecided(why), None, Vec::new());
             }
         };
         if self.entries.is_empty() {
-            return (record, None);
+            return (record, None, Vec::new());
         }
         let mut request = request.clone();
         request.criterion_home = self.perfdiff_dir.join("criterion-home").join("probe");
@@ -210,28 +236,41 @@ impl Probing<'_> {
         {
             let (probe, settling) = match kept {
                 KeptProbe::Reached { name } => (Probe::Reached { name }, false),
-                KeptProbe::NotReached { settling } => {
-                    (Probe::NotReached { record: None }, settling)
+                KeptProbe::NotReached { settling, outside } => {
+                    let record = None;
+                    (Probe::NotReached { record, outside }, settling)
                 }
             };
-            return (self.judged(record, probe, &timed, settling), Some(true));
+            let (record, outside) = self.judged(record, probe, &timed, settling);
+            return (record, Some(true), outside);
         }
         let (probe, settling) = self.run(request, &timed);
         let outcome = match &probe {
             Probe::Reached { name } => Some(KeptProbe::Reached { name: name.clone() }),
-            Probe::NotReached { .. } => Some(KeptProbe::NotReached { settling }),
+            Probe::NotReached { outside, .. } => Some(KeptProbe::NotReached {
+                settling,
+                outside: outside.clone(),
+            }),
             Probe::Failed(_) => None,
         };
         if let (Some(key), Some(outcome)) = (&key, outcome) {
             self.kept.cache.keep_probe(key, &outcome);
         }
-        (self.judged(record, probe, &timed, settling), Some(false))
+        let (record, outside) = self.judged(record, probe, &timed, settling);
+        (record, Some(false), outside)
     }
 
-    /// What the probe of `record` watches in the timed routine ([`Timed`]), or why it cannot
-    /// run.
-    fn timed_of(&self, record: &SelectionRecord) -> Result<Timed, String> {
+    /// What the probe of `record` (run by `harness`) watches in the timed routine ([`Timed`]),
+    /// or why it cannot run. A criterion benchmark skipped by its trace watches its timed
+    /// routine too, with no function known to be of the same source: what it enters outside is
+    /// noted for its source to decide; where its routine cannot be found (inlined), every entry
+    /// counts, as before.
+    fn timed_of(&self, record: &SelectionRecord, harness: Harness) -> Result<Timed, String> {
         match (is_outside_skip(record), self.timed) {
+            (false, Some(Ok(routines))) if is_criterion(harness) => Ok(Timed {
+                routines: routines.clone(),
+                same_outside: Vec::new(),
+            }),
             (false, _) => Ok(Timed::default()),
             (true, Some(Ok(routines))) if !self.entries.is_empty() => Ok(Timed {
                 routines: routines.clone(),
@@ -261,7 +300,9 @@ impl Probing<'_> {
             }
         };
         let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
-        if let Probe::NotReached { record: Some(run) } = &probe
+        if let Probe::NotReached {
+            record: Some(run), ..
+        } = &probe
             && self.still_settling(run)
         {
             let longest = longest_warm_up(request.warm_up);
@@ -274,8 +315,24 @@ impl Probing<'_> {
     }
 
     /// The record of the skipped benchmark `record` after its `probe` (with `timed`, as
-    /// [`probe_benchmark`] took it; `settling`: it ran a second time, its first still settling).
+    /// [`probe_benchmark`] took it; `settling`: it ran a second time, its first still settling),
+    /// and the changed functions it entered outside its timed routine.
     fn judged(
+        &self,
+        record: SelectionRecord,
+        probe: Probe,
+        timed: &Timed,
+        settling: bool,
+    ) -> (SelectionRecord, Vec<String>) {
+        let outside = match &probe {
+            Probe::NotReached { outside, .. } => outside.clone(),
+            _ => Vec::new(),
+        };
+        (self.judged_record(record, probe, timed, settling), outside)
+    }
+
+    /// [`Probing::judged`]'s record.
+    fn judged_record(
         &self,
         record: SelectionRecord,
         probe: Probe,

@@ -48,7 +48,10 @@ pub mod timing;
 /// when a run counts) could change an outcome, so that outcomes kept before are probed again.
 /// 2 (2026-11-29): a criterion benchmark's probe ends at its samples (`MeasurementComplete`),
 /// so a changed function entered only after them no longer measures it.
-pub const PROBE_VERSION: u32 = 2;
+/// 3 (2026-11-29): a changed function not known to be of the same source, entered outside the
+/// timed routine, no longer ends the probe: it is noted ([`Ending::Exited`]'s `outside`) for its
+/// source to decide; every criterion benchmark's probe watches its timed routine.
+pub const PROBE_VERSION: u32 = 3;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.
@@ -110,19 +113,26 @@ pub enum Ending {
     /// A thread entered this function (the process was killed there).
     Hit { name: String },
     /// The process exited with this code, no breakpoint hit; `leader`: its main thread's
-    /// running and waiting times at its exit, where they could be read.
+    /// running and waiting times at its exit, where they could be read; `outside`: the changed
+    /// functions entered outside every timed routine that were not known to be of the same
+    /// source ([`timing::Timing::entered_outside`]).
     Exited {
         code: i32,
         #[serde(default)]
         leader: Option<SchedTimes>,
+        #[serde(default)]
+        outside: Vec<String>,
     },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
     /// The fork read the benchmark's value and asked the helper to stop (`SIGTERM`), no
-    /// breakpoint hit: the helper killed it there. `leader`: its main thread's times then.
+    /// breakpoint hit: the helper killed it there. `leader`: its main thread's times then;
+    /// `outside`: as for [`Ending::Exited`].
     Stopped {
         #[serde(default)]
         leader: Option<SchedTimes>,
+        #[serde(default)]
+        outside: Vec<String>,
     },
     /// The probe could not run: why, in one line.
     Failed { message: String },
@@ -133,9 +143,14 @@ pub enum Ending {
 pub enum Probe {
     /// It entered this changed function (demangled): measure it.
     Reached { name: String },
-    /// It ran at least as long as an undisturbed fork without entering any changed function:
-    /// the skip stands. `record`: the samples of that run (none when nothing was run).
-    NotReached { record: Option<Box<ForkRecord>> },
+    /// It ran at least as long as an undisturbed fork without entering any changed function
+    /// that counts: the skip stands, unless `outside` names one (entered outside every timed
+    /// routine, not known to be of the same source), whose source then decides. `record`: the
+    /// samples of that run (none when nothing was run).
+    NotReached {
+        record: Option<Box<ForkRecord>>,
+        outside: Vec<String>,
+    },
     /// The probe failed (why, in one line): measure it.
     Failed(String),
 }
@@ -145,10 +160,12 @@ pub enum Probe {
 enum Run {
     Hit(String),
     Failed(String),
-    /// The benchmark ran to its end: the fork's record and its main thread's times.
+    /// The benchmark ran to its end: the fork's record, its main thread's times, and the
+    /// changed functions entered outside every timed routine ([`Ending::Exited`]).
     Whole {
         record: Box<ForkRecord>,
         leader: Option<SchedTimes>,
+        outside: Vec<String>,
     },
 }
 
@@ -180,18 +197,25 @@ pub fn probe_benchmark_through(
     scratch: &Path,
 ) -> Probe {
     if entries.is_empty() {
-        return Probe::NotReached { record: None };
+        return Probe::NotReached {
+            record: None,
+            outside: Vec::new(),
+        };
     }
     let mut scale = coverage::first_scale(request.harness);
     let mut shortfall = String::new();
     let mut request = request.clone();
     for _ in 0..coverage::ATTEMPTS {
         let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
-        let (record, leader) = match run {
+        let (record, leader, outside) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(why),
             Err(e) => return Probe::Failed(e.to_string()),
-            Ok(Run::Whole { record, leader }) => (record, leader),
+            Ok(Run::Whole {
+                record,
+                leader,
+                outside,
+            }) => (record, leader, outside),
         };
         let shape = coverage::RunShape {
             harness: request.harness,
@@ -204,6 +228,7 @@ pub fn probe_benchmark_through(
             Ok(covered) if covered >= 1.0 => {
                 return Probe::NotReached {
                     record: Some(record),
+                    outside,
                 };
             }
             Ok(covered) => covered,
@@ -287,9 +312,21 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
         (Some(Ending::Hit { name }), _) => Run::Hit(name),
         (Some(Ending::Failed { message }), _) => Run::Failed(message),
         (_, Err(failure)) => Run::Failed(failure),
-        (Some(Ending::Exited { code: 0, leader } | Ending::Stopped { leader }), Ok(record)) => {
-            Run::Whole { record, leader }
-        }
+        (
+            Some(
+                Ending::Exited {
+                    code: 0,
+                    leader,
+                    outside,
+                }
+                | Ending::Stopped { leader, outside },
+            ),
+            Ok(record),
+        ) => Run::Whole {
+            record,
+            leader,
+            outside,
+        },
         (Some(Ending::Exited { code, .. }), Ok(_)) => {
             Run::Failed(format!("the benchmark exited with code {code}"))
         }
@@ -633,6 +670,7 @@ mod tests {
             Some(Ending::Exited {
                 code: 0,
                 leader: Some(times),
+                outside: vec!["g".into()],
             })
         };
         assert_eq!(judge(hit(), failed()), Run::Hit("f".into()));
@@ -640,7 +678,8 @@ mod tests {
             judge(exited(), completed()),
             Run::Whole {
                 record: Box::default(),
-                leader: Some(times)
+                leader: Some(times),
+                outside: vec!["g".into()],
             }
         );
         let timed_out = Run::Failed("benchmark `a` timed out".into());
@@ -649,13 +688,15 @@ mod tests {
         let stopped = || {
             Some(Ending::Stopped {
                 leader: Some(times),
+                outside: vec!["g".into()],
             })
         };
         assert_eq!(
             judge(stopped(), completed()),
             Run::Whole {
                 record: Box::default(),
-                leader: Some(times)
+                leader: Some(times),
+                outside: vec!["g".into()],
             }
         );
         assert_eq!(judge(stopped(), failed()), timed_out);
@@ -762,6 +803,7 @@ mod tests {
         let Ending::Exited {
             code: 0,
             leader: Some(times),
+            ..
         } = ending
         else {
             panic!("{ending:?}");
@@ -790,6 +832,25 @@ mod tests {
             matches!(ending, Ending::Exited { code: 0, .. }),
             "{ending:?}"
         );
+    }
+
+    #[test]
+    fn a_changed_function_not_compared_entered_outside_every_timed_routine_is_noted() {
+        // `reached_late`, not known to be of the same source, is entered outside the timed
+        // routine (`never_reached` stands for one): noted for its source to decide, and the run
+        // ends as it would, once.
+        let timed = Timed {
+            routines: vec![entry_of("never_reached")],
+            same_outside: Vec::new(),
+        };
+        let ending = probe_target_timed(&[entry_of("reached_late")], &timed).unwrap();
+        let Ending::Exited {
+            code: 0, outside, ..
+        } = &ending
+        else {
+            panic!("{ending:?}");
+        };
+        assert_eq!(outside, &["reached_late"]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Which breakpoint hits of the native probe count, when only what runs inside the benchmark's
 //! timed routine does (criterion's `Bencher::iter` and the like, divan's sample task, libtest's
 //! and `bencher`'s `Bencher::iter`: [`crate::steps::instructions::timed`]): the probe of a benchmark whose
-//! changed code runs only outside its timed loop (docs/design/selection-code-identity.md).
+//! changed code runs only outside its timed loop (docs/design/selection-code-identity.md), and
+//! of every criterion benchmark skipped by its trace (docs/design/selection-trace.md, "The native
+//! probe").
 //!
 //! Why: such a benchmark enters its changed functions on every run (its set-up, its harness's
 //! argument parsing, its teardown), so "the first entry of a changed function ends the probe"
@@ -12,8 +14,11 @@
 //! the timed routines' entries hold a breakpoint, and so do the changed functions that were not
 //! found compiled from the same source (`same_outside` are left out: those the benchmark may
 //! enter outside the loop; any other changed function entered outside the loop, such as a
-//! set-up path taken only natively, was never compared, and ends the probe). A thread entering
-//! a timed routine makes it *inside*:
+//! set-up path taken only natively or criterion's sampling loop around the timed routine, which
+//! its test-mode trace never runs, was never compared: it is noted ([`Timing::entered_outside`]),
+//! its breakpoint taken out as if it were of the same source, and the run goes on; once it has
+//! ended, its source decides, and the benchmark is measured unless it is the same). A thread
+//! entering a timed routine makes it *inside*:
 //! the entry's breakpoint is taken out, one is put at the routine's return address (read from
 //! the top of the stack at its entry) and at every changed function's entry, and the thread goes
 //! on from the entry's first instruction. Any changed function entered while inside, by any
@@ -208,6 +213,9 @@ pub struct Timing {
     /// Changed entries that do not count outside a timed routine.
     same_outside: BTreeSet<u64>,
     routine: Routine,
+    /// The changed functions entered outside every timed routine that were not in
+    /// `same_outside`, in the order first entered: their source decides afterwards.
+    entered_outside: Vec<String>,
 }
 
 impl Timing {
@@ -223,7 +231,14 @@ impl Timing {
             routines,
             same_outside,
             routine: Routine::default(),
+            entered_outside: Vec::new(),
         }
+    }
+
+    /// The changed functions entered outside every timed routine that were not known to be of
+    /// the same source ([`Timing::new`]'s `same_outside`), in the order first entered.
+    pub fn entered_outside(&self) -> &[String] {
+        &self.entered_outside
     }
 
     /// Whether only entries inside a timed routine count.
@@ -263,12 +278,24 @@ impl Timing {
         }
         match self.routine.returns_to() {
             _ if !self.timed() => Action::Hit(self.changed[&stop.at].clone()),
-            None if !self.routines.contains_key(&stop.at) => {
-                Action::Hit(self.changed[&stop.at].clone())
-            }
+            None if !self.routines.contains_key(&stop.at) => self.outside(stop.at),
             None => self.enter(stop),
             Some(returns_to) if stop.at == returns_to => self.leave(stop, returns_to),
             Some(_) => Action::Hit(self.changed[&stop.at].clone()),
+        }
+    }
+
+    /// A changed entry not known to be of the same source reached outside every timed routine:
+    /// noted, and from now on treated as one of the same source (its breakpoint out until a
+    /// routine is entered). What runs there is not measured; whether what it computes is the
+    /// same is for its source to decide once the probe has ended (the benchmark is measured
+    /// unless it is the same).
+    fn outside(&mut self, at: u64) -> Action {
+        self.entered_outside.push(self.changed[&at].clone());
+        self.same_outside.insert(at);
+        Action::Resume {
+            resume: at,
+            rewrite: vec![at],
         }
     }
 
@@ -371,15 +398,28 @@ mod tests {
     }
 
     #[test]
-    fn outside_the_routine_s_entry_and_the_changed_functions_not_compared_hold_a_breakpoint() {
+    fn a_changed_function_not_compared_entered_outside_the_routine_is_noted_and_counts_inside() {
         let mut timing = timing();
         assert_eq!(timing.armed(), BTreeSet::from([ITER, BACKEND]));
         // A changed function not found the same source, entered outside (a set-up path taken
-        // only natively), counts.
+        // only natively, criterion's sampling loop), is noted for its source to decide, and the
+        // run goes on without its breakpoint.
+        assert_eq!(
+            timing.stop(&stop(BACKEND)),
+            Action::Resume {
+                resume: BACKEND,
+                rewrite: vec![BACKEND]
+            }
+        );
+        assert_eq!(timing.entered_outside(), ["demo::backend"]);
+        assert_eq!(timing.armed(), BTreeSet::from([ITER]));
+        // Inside the timed routine it counts as every changed function does.
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
         assert_eq!(
             timing.stop(&stop(BACKEND)),
             Action::Hit("demo::backend".into())
         );
+        assert_eq!(timing.entered_outside(), ["demo::backend"]);
         // Without timed routines, every changed entry holds one, and each counts.
         let mut every = Timing::new(timing.changed.clone(), BTreeMap::new(), BTreeSet::new());
         assert_eq!(every.armed(), BTreeSet::from([SET_UP, IN_LOOP, BACKEND]));

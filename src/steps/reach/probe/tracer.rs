@@ -258,7 +258,8 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
             // Its value is read: what it runs from here on is not measured.
             let leader = SchedTimes::of_process(pid.as_raw() as u32);
             kill_and_reap(pid);
-            return Ok(Ending::Stopped { leader });
+            let outside = timing.entered_outside().to_vec();
+            return Ok(Ending::Stopped { leader, outside });
         }
         let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
             Ok(status) => status,
@@ -267,7 +268,14 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
         };
         // A thread that died between its stop and our request answers ESRCH: nothing to do.
         let resumed = match status {
-            WaitStatus::Exited(p, code) if p == pid => return Ok(Ending::Exited { code, leader }),
+            WaitStatus::Exited(p, code) if p == pid => {
+                let outside = timing.entered_outside().to_vec();
+                return Ok(Ending::Exited {
+                    code,
+                    leader,
+                    outside,
+                });
+            }
             WaitStatus::Signaled(p, signal, _) if p == pid => {
                 return Ok(Ending::Signaled {
                     signal: signal as i32,

@@ -35,9 +35,15 @@ use crate::steps::reach::probe::{PROBE_VERSION, Timed};
 pub enum KeptProbe {
     /// It entered this changed function (demangled).
     Reached { name: String },
-    /// It ran as long as a fork without entering one; `settling`: it did so in a second run
-    /// with the longest warm-up, its first still settling.
-    NotReached { settling: bool },
+    /// It ran as long as a fork without entering one that counts; `settling`: it did so in a
+    /// second run with the longest warm-up, its first still settling; `outside`: the changed
+    /// functions it entered outside every timed routine, whose source decides
+    /// ([`crate::steps::reach::probe::Probe::NotReached`]).
+    NotReached {
+        settling: bool,
+        #[serde(default)]
+        outside: Vec<String>,
+    },
 }
 
 /// The paths of the project a benchmark's trace touched, and how: what its probe's outcome

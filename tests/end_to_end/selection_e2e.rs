@@ -546,6 +546,89 @@ fn changed_code_only_in_set_up_is_the_same_code_when_its_source_is_and_measured_
     assert_eq!(skipped["measured"], false, "{renamed:#}");
 }
 
+/// Set-ups a criterion benchmark's closure runs on every call but the first, outside its timed
+/// routine: a fork calls the closure for every warm-up and sample (criterion's sampling loop,
+/// `analysis::common` and its routine, as rust-base64's encode benchmarks), its test-mode trace
+/// once. `set_up` (other machine code, the same source) and `pick` (its source changed) are
+/// [`OUTSIDE_LIBRARY`]'s; each function counts its own calls, so each benchmark's first call is
+/// its own.
+const SAMPLED_LIBRARY: &str = "
+static SET_UP_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Enters `set_up` on every call but the first.
+#[inline(never)]
+pub fn set_up_when_sampled(n: usize) -> usize {
+    if SET_UP_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+        return set_up(n).len();
+    }
+    n
+}
+
+static PICK_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Enters `pick` on every call but the first.
+#[inline(never)]
+pub fn pick_when_sampled(x: u64) -> u64 {
+    if PICK_CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) > 0 {
+        return pick(x);
+    }
+    x
+}
+";
+
+#[test]
+fn changed_code_a_criterion_fork_runs_only_outside_its_timed_routine_is_skipped_when_its_source_is_the_same()
+ {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), "sampled set-ups", |repo| {
+        commit_set_up_shapes(repo, |repo| {
+            let library = repo.join("src/lib.rs");
+            let text = std::fs::read_to_string(&library).unwrap();
+            std::fs::write(&library, format!("{text}{SAMPLED_LIBRARY}")).unwrap();
+            add_bench_group(
+                repo,
+                "sampled",
+                &[
+                    (
+                        "same",
+                        "b.iter(|| perfdiff_demo::mix(black_box(1))); \
+                         let n = perfdiff_demo::set_up_when_sampled(black_box(64)); \
+                         let _ = black_box(n);",
+                    ),
+                    (
+                        "picked",
+                        "b.iter(|| perfdiff_demo::mix(black_box(1))); \
+                         let k = perfdiff_demo::pick_when_sampled(black_box(3)); \
+                         let _ = black_box(k);",
+                    ),
+                ],
+            )
+        })
+    });
+    let listing = list_set_up_shapes(&repo, "sampled/");
+    // Its trace enters no changed function; its probe enters `set_up` outside the timed routine
+    // (after it, on every call of the closure but the first), whose source is the same.
+    let same = bench_entry(&listing, "sampled/same");
+    let skipped = selection(same);
+    assert_eq!(skipped["measured"], false, "{same:#}");
+    assert_eq!(skipped["reason"], "same_code", "{same:#}");
+    let detail = skipped["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("runs only outside its timed loop (`perfdiff_demo::set_up`), compiled from the same source on both sides"),
+        "{same:#}"
+    );
+    // `pick`'s source changed: measured, naming it.
+    let (picked, reached) = measured_for(&listing, "sampled/picked", "reaches_change");
+    let detail = reached["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "it reaches `perfdiff_demo::pick` outside its timed routine in a native run, which \
+             its trace did not, and its source differs"
+        ),
+        "{picked:#}"
+    );
+}
+
 /// A set-up before criterion's filter that valgrind never finishes within a trace's budget (it
 /// tells valgrind by its preload library) and that takes nothing natively, as image-png's
 /// `decoder` generating its inputs. It computes (a trace's budget is CPU time: a set-up that

@@ -136,6 +136,14 @@ fn is_outside_skip(record: &SelectionRecord) -> bool {
     record.skipped() && !record.outside_loop.is_empty()
 }
 
+/// Whether the probe of `record` watches its timed routine only to tell apart what runs outside
+/// it ([`Probing::timed_of`], a criterion benchmark skipped by its trace), so that a probe
+/// that cannot (threads of the benchmark's own beside the routine) may count every entry
+/// instead, as it did before it watched the routine.
+fn watches_only(record: &SelectionRecord, timed: &Timed) -> bool {
+    !is_outside_skip(record) && !timed.routines.is_empty()
+}
+
 /// What every probe of a run shares.
 struct Probing<'a> {
     entries: &'a [ChangedEntry],
@@ -244,7 +252,16 @@ impl Probing<'_> {
             let (record, outside) = self.judged(record, probe, &timed, settling);
             return (record, Some(true), outside);
         }
-        let (probe, settling) = self.run(request, &timed);
+        let (probe, settling) = self.run(request.clone(), &timed);
+        if let (Probe::Failed(_), true) = (&probe, watches_only(&record, &timed)) {
+            // Watching the timed routine failed (a benchmark with threads of its own): every
+            // entry counts instead, as for a harness without a routine. Not kept: its key is
+            // the watching probe's.
+            let timed = Timed::default();
+            let (probe, settling) = self.run(request, &timed);
+            let (record, outside) = self.judged(record, probe, &timed, settling);
+            return (record, Some(false), outside);
+        }
         let outcome = match &probe {
             Probe::Reached { name } => Some(KeptProbe::Reached { name: name.clone() }),
             Probe::NotReached { outside, .. } => Some(KeptProbe::NotReached {

@@ -1,7 +1,9 @@
 //! The native probe of every benchmark selection would skip ([`crate::steps::reach::probe`]):
 //! run once as a fork runs it, with a breakpoint at every function of base's executable whose
 //! code differs from head's, so that a changed function the valgrind trace's fewer iterations
-//! never reached still measures the benchmark.
+//! never reached still measures the benchmark. A criterion benchmark's probe watches its timed
+//! routine: what it enters outside it, untraced (criterion's sampling loop), is decided by its
+//! source afterwards ([`super::reach_probe_outside`]).
 //!
 //! Why after the decision and only for the skipped: a benchmark already measured needs no
 //! probe, and a comment-only commit (no function differs) needs none at all. The set of changed

@@ -255,13 +255,18 @@ impl Probing<'_> {
             return (record, Some(true), outside);
         }
         let (probe, settling) = self.run(request.clone(), &timed);
-        if let (Probe::Failed(_), true) = (&probe, watches_only(&record, &timed)) {
+        if let (Probe::Failed(why), true) = (&probe, watches_only(&record, &timed)) {
             // Watching the timed routine failed (a benchmark with threads of its own): every
-            // entry counts instead, as for a harness without a routine. Not kept: its key is
-            // the watching probe's.
+            // entry counts instead, as for a harness without a routine, and the record says
+            // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
             let (probe, settling) = self.run(request, &timed);
-            let (record, outside) = self.judged(record, probe, &timed, settling);
+            let (mut record, outside) = self.judged(record, probe, &timed, settling);
+            record.detail = format!(
+                "{} (its probe counted changed functions wherever entered: watching its timed \
+                 routine failed: {why})",
+                record.detail
+            );
             return (record, Some(false), outside);
         }
         let outcome = match &probe {

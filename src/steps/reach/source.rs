@@ -192,10 +192,12 @@ pub struct Span {
 pub enum SourceComparison {
     /// The same spans with the same text: it computes the same (as far as its lines tell).
     Same,
-    /// The same source, though a function of it is inlined on one side and called on the other:
-    /// its whole definition reads the same on both sides, and the copy called is compared in its
-    /// own right. The note names them: "`offset` (src/offset/local/unix.rs) inlined in base,
-    /// called in head, same source".
+    /// The same source, with what differs between the sides' code left out for a reason the
+    /// note gives: a function inlined on one side and called on the other (its whole definition
+    /// reads the same on both sides, and the copy called is compared in its own right: "`offset`
+    /// (src/offset/local/unix.rs) inlined in base, called in head, same source"), inlined copies
+    /// in a chain one side has alone whose holder is compared in its own right, or the groups a
+    /// `criterion_main!` list appends at its end, which run after every common benchmark.
     SameApart(String),
     /// A span differs or is on one side only; the reason names it.
     Differs(String),

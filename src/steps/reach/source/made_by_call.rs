@@ -310,21 +310,13 @@ impl Reader<'_> {
             let key = file_key(file, self.checkout).1;
             super::is_dependency(&key) && Path::new(&key).components().any(is_criterion_package)
         };
-        let outermost = |address: u64| {
-            let mut frames = self.loader.find_frames(address).ok()?;
-            let mut file = None;
-            while let Ok(Some(frame)) = frames.next() {
-                file = frame.location.and_then(|l| l.file).map(Path::new);
-            }
-            file.map(Path::to_path_buf)
-        };
         extents.iter().any(|&(start, end)| {
             let Ok(rows) = self.loader.find_location_range(start, end) else {
                 return false;
             };
             rows.into_iter()
-                .filter_map(|(address, _, _)| outermost(address.max(start)))
-                .any(|file| criterion(&file))
+                .filter_map(|(address, _, _)| self.outermost(address.max(start), symbol))
+                .any(|place| criterion(&place.file))
         })
     }
 

@@ -47,9 +47,6 @@ pub struct RunningFork {
     cpu_times_at_start: Option<CpuTimes>,
     deadline: Instant,
     progress: Progress,
-    /// What the launched executable is ([`Leader::Helper`]: the native probe's helper, asked to
-    /// stop the benchmark once its samples and unit are in).
-    leader: Leader,
     /// The helper was asked to stop the benchmark.
     stop_asked: bool,
 }
@@ -77,7 +74,8 @@ struct Progress {
     /// Receipt of `BeginningBenchmark` for our benchmark.
     began: Option<Instant>,
     /// After our benchmark's samples, ask for their unit but send no `Continue`: criterion
-    /// waits for it, so nothing after the samples runs ([`Leader::Helper`]).
+    /// waits for it, so nothing after the samples runs; then the helper in front of the
+    /// benchmark ([`Leader::Helper`], the native probe's) is asked to stop it.
     hold_after_samples: bool,
 }
 
@@ -156,7 +154,6 @@ impl RunningFork {
                 hold_after_samples: leader == Leader::Helper,
                 ..Progress::default()
             },
-            leader,
             stop_asked: false,
         })
     }
@@ -238,7 +235,7 @@ impl RunningFork {
     /// saw and exits, which ends the fork as an exit.
     fn stop_helper_once_measured(&mut self) {
         let measured = self.progress.completed.is_some() && self.progress.unit.is_some();
-        if self.leader == Leader::Helper && measured && !self.stop_asked {
+        if self.progress.hold_after_samples && measured && !self.stop_asked {
             self.stop_asked = true;
             self.process.signal_leader(libc::SIGTERM);
         }

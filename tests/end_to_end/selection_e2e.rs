@@ -721,6 +721,99 @@ fn a_divan_benchmark_s_set_up_is_outside_its_sample_task() {
     assert_set_up_shapes(&listing, "demo::outside::");
 }
 
+/// Set-ups a divan benchmark runs outside its sample task only when its timed closure ran more
+/// than once: after `Bencher::bench`, which a fork's run leaves after its samples and its
+/// test-mode trace after one call. Each benchmark counts its own closure's calls. `inside` calls
+/// [`SAMPLED_LIBRARY`]'s `pick_when_sampled` in its timed closure, which enters `pick` (its
+/// source changed) on every call but the first.
+const DIVAN_SAMPLED_SHAPES: &str = "
+mod sampled {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+    static SAME_CALLS: AtomicU64 = AtomicU64::new(0);
+
+    #[divan::bench]
+    fn same(bencher: divan::Bencher) {
+        bencher.bench(|| {
+            SAME_CALLS.fetch_add(1, Relaxed);
+            perfdiff_demo::mix(black_box(1))
+        });
+        if SAME_CALLS.load(Relaxed) > 1 {
+            black_box(perfdiff_demo::set_up(black_box(64)));
+        }
+    }
+
+    static PICKED_CALLS: AtomicU64 = AtomicU64::new(0);
+
+    #[divan::bench]
+    fn picked(bencher: divan::Bencher) {
+        bencher.bench(|| {
+            PICKED_CALLS.fetch_add(1, Relaxed);
+            perfdiff_demo::mix(black_box(1))
+        });
+        if PICKED_CALLS.load(Relaxed) > 1 {
+            black_box(perfdiff_demo::pick(black_box(3)));
+        }
+    }
+
+    #[divan::bench]
+    fn inside(bencher: divan::Bencher) {
+        bencher.bench(|| perfdiff_demo::pick_when_sampled(black_box(3)));
+    }
+}
+";
+
+#[test]
+fn changed_code_a_divan_fork_runs_only_outside_its_sample_task_is_skipped_when_its_source_is_the_same()
+ {
+    let guard = measuring_lock();
+    let mut options = DemoOptions {
+        harness: DemoHarness::Divan,
+        ..strong_changes()
+    };
+    options.changes.add_benchmark = false;
+    let add = |repo: &std::path::Path| {
+        let library = repo.join("src/lib.rs");
+        let text = std::fs::read_to_string(&library).unwrap();
+        std::fs::write(&library, format!("{text}{SAMPLED_LIBRARY}")).unwrap();
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        std::fs::write(&bench, format!("{text}{DIVAN_SAMPLED_SHAPES}")).unwrap();
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "sampled set-ups", |repo| {
+        commit_set_up_shapes(repo, add)
+    });
+    let listing = list_set_up_shapes(&repo, "sampled::");
+    // Its trace enters no changed function; its probe enters `set_up` after its samples, outside
+    // the sample task, and its source is the same.
+    let same = bench_entry(&listing, "demo::sampled::same");
+    let skipped = selection(same);
+    assert_eq!(skipped["measured"], false, "{same:#}");
+    assert_eq!(skipped["reason"], "same_code", "{same:#}");
+    let detail = skipped["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("runs only outside its timed loop (`perfdiff_demo::set_up`), compiled from the same source on both sides"),
+        "{same:#}"
+    );
+    // `pick`'s source changed: measured, naming it, whether entered outside or inside.
+    let (picked, reached) = measured_for(&listing, "demo::sampled::picked", "reaches_change");
+    let detail = reached["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "it reaches `perfdiff_demo::pick` outside its timed routine in a native run, which \
+             its trace did not, and its source differs"
+        ),
+        "{picked:#}"
+    );
+    let (inside, reached) = measured_for(&listing, "demo::sampled::inside", "reaches_change");
+    assert_eq!(
+        reached["detail"],
+        "it reaches `perfdiff_demo::pick` in a native run, which its trace did not (native probe)",
+        "{inside:#}"
+    );
+}
+
 #[test]
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();

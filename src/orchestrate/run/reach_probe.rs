@@ -1,9 +1,14 @@
 //! The native probe of every benchmark selection would skip ([`crate::steps::reach::probe`]):
 //! run once as a fork runs it, with a breakpoint at every function of base's executable whose
 //! code differs from head's, so that a changed function the valgrind trace's fewer iterations
-//! never reached still measures the benchmark. A criterion benchmark's probe watches its timed
-//! routine: what it enters outside it, untraced (criterion's sampling loop), is decided by its
-//! source afterwards ([`super::reach_probe_outside`]).
+//! never reached still measures the benchmark. The probe of a benchmark of a harness with a
+//! timed routine (criterion, divan, libtest, `bencher`: [`has_timed_routine`]) watches that
+//! routine: what it enters outside it, untraced, is decided by its source afterwards
+//! ([`super::reach_probe_outside`]). A fork runs its harness's sampling and bookkeeping around
+//! the routine (criterion's `analysis::common`, divan's tuning between samples, what a
+//! benchmark's function runs after `Bencher::bench` or `iter` has returned), which a trace of one
+//! call (test mode) or of a shorter run never runs; counting every changed entry there measured
+//! such a benchmark for code no sample times.
 //!
 //! Why after the decision and only for the skipped: a benchmark already measured needs no
 //! probe, and a comment-only commit (no function differs) needs none at all. The set of changed
@@ -19,12 +24,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::model::harness::{Harness, HarnessKind};
+use crate::model::harness::Harness;
 use crate::model::samples::{ForkRecord, SelectionReason, SelectionRecord};
 use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
-use crate::steps::reach::probe::{Probe, Timed, probe_benchmark, timed_routines};
+use crate::steps::reach::probe::{
+    Probe, Timed, has_timed_routine, probe_benchmark, timed_routines,
+};
 use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
 
@@ -63,7 +70,7 @@ pub(super) fn probe_skipped(
     let policy = StopPolicy::from_settings(sides.settings);
     // The timed routines of the target's executable, found once when a probe watches them.
     let watched = |((_, r), q): (&(String, SelectionRecord), &ForkRequest)| {
-        is_outside_skip(r) || (r.skipped() && is_criterion(q.harness))
+        is_outside_skip(r) || (r.skipped() && has_timed_routine(q.harness))
     };
     let timed = match records.iter().zip(requests).any(watched) {
         true => requests
@@ -101,13 +108,6 @@ pub(super) fn probe_skipped(
     (decided, probes)
 }
 
-/// Whether the benchmarks of `harness` run their timed routine inside a sampling loop of the
-/// harness that their trace (test mode) never runs: criterion's `analysis::common`. Their probe
-/// watches the timed routine, so that changed code entered only outside it is told apart.
-fn is_criterion(harness: Harness) -> bool {
-    harness.kind() == HarnessKind::Criterion
-}
-
 /// The bench target's executables on both sides, and its benchmarks' traced requests and what
 /// each trace touched of the project, in the same order.
 pub(super) type Targets<'a> = (
@@ -139,7 +139,7 @@ fn is_outside_skip(record: &SelectionRecord) -> bool {
 }
 
 /// Whether the probe of `record` watches its timed routine only to tell apart what runs outside
-/// it ([`Probing::timed_of`], a criterion benchmark skipped by its trace), so that a probe
+/// it ([`Probing::timed_of`], a benchmark skipped by its trace), so that a probe
 /// that cannot (threads of the benchmark's own beside the routine) may count every entry
 /// instead, as it did before it watched the routine.
 fn watches_only(record: &SelectionRecord, timed: &Timed) -> bool {
@@ -285,13 +285,14 @@ impl Probing<'_> {
     }
 
     /// What the probe of `record` (run by `harness`) watches in the timed routine ([`Timed`]),
-    /// or why it cannot run. A criterion benchmark skipped by its trace watches its timed
+    /// or why it cannot run. A benchmark skipped by its trace watches its harness's timed
     /// routine too, with no function known to be of the same source: what it enters outside is
-    /// noted for its source to decide; where its routine cannot be found (inlined), every entry
-    /// counts, as before.
+    /// noted for its source to decide; where its routine cannot be found (inlined: libtest's and
+    /// `bencher`'s generic `iter` in a release build), every entry counts, as before, and so
+    /// does every entry of a run that never enters it ([`crate::steps::reach::probe::timing`]).
     fn timed_of(&self, record: &SelectionRecord, harness: Harness) -> Result<Timed, String> {
         match (is_outside_skip(record), self.timed) {
-            (false, Some(Ok(routines))) if is_criterion(harness) => Ok(Timed {
+            (false, Some(Ok(routines))) if has_timed_routine(harness) => Ok(Timed {
                 routines: routines.clone(),
                 same_outside: Vec::new(),
             }),

@@ -51,7 +51,10 @@ pub mod timing;
 /// 3 (2026-11-29): a changed function not known to be of the same source, entered outside the
 /// timed routine, no longer ends the probe: it is noted ([`Ending::Exited`]'s `outside`) for its
 /// source to decide; every criterion benchmark's probe watches its timed routine.
-pub const PROBE_VERSION: u32 = 3;
+/// 4 (2026-11-30): every divan, libtest and `bencher` benchmark's probe watches its timed
+/// routine too, and a run that never enters one ends at the first changed function it noted
+/// outside ([`timing::Timing::noted_at_end`]).
+pub const PROBE_VERSION: u32 = 4;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.
@@ -110,7 +113,9 @@ pub struct Timed {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ending {
-    /// A thread entered this function (the process was killed there).
+    /// A thread entered this function where it counts (the process was killed there), or a run
+    /// with timed routines to watch that never entered one entered it outside
+    /// ([`timing::Timing::noted_at_end`]).
     Hit { name: String },
     /// The process exited with this code, no breakpoint hit; `leader`: its main thread's
     /// running and waiting times at its exit, where they could be read; `outside`: the changed
@@ -540,6 +545,12 @@ pub fn run_traced(
     Err(ProbeError::Unsupported)
 }
 
+/// Whether `harness` has a timed routine a probe can watch ([`timed_routines`]): every harness
+/// but a command.
+pub fn has_timed_routine(harness: Harness) -> bool {
+    !harness_routines::routines(harness).is_empty()
+}
+
 /// The entries of the timed routines `harness` runs in the executable at `path` (criterion's
 /// `Bencher::iter` and the like, divan's sample task, libtest's and `bencher`'s `Bencher::iter`:
 /// [`harness_routines::routine_of`], the same the trace's timed part comes from), as ELF virtual
@@ -835,22 +846,25 @@ mod tests {
     }
 
     #[test]
-    fn a_changed_function_not_compared_entered_outside_every_timed_routine_is_noted() {
+    fn a_changed_function_not_compared_entered_by_a_run_that_never_enters_its_timed_routine_is_hit()
+    {
         // `reached_late`, not known to be of the same source, is entered outside the timed
-        // routine (`never_reached` stands for one): noted for its source to decide, and the run
-        // ends as it would, once.
+        // routine (`never_reached` stands for one): noted, and the run goes on to its end; but no
+        // timed routine was ever entered (its loop inlined elsewhere), so nothing can be placed
+        // outside it: it ends at the first function noted, as counting every entry would. What
+        // a run that entered its routine notes is left to its source
+        // (`timing::tests::a_run_that_never_entered_its_timed_routine_ends_at_what_it_noted_first`).
         let timed = Timed {
             routines: vec![entry_of("never_reached")],
             same_outside: Vec::new(),
         };
         let ending = probe_target_timed(&[entry_of("reached_late")], &timed).unwrap();
-        let Ending::Exited {
-            code: 0, outside, ..
-        } = &ending
-        else {
-            panic!("{ending:?}");
-        };
-        assert_eq!(outside, &["reached_late"]);
+        assert_eq!(
+            ending,
+            Ending::Hit {
+                name: "reached_late".into()
+            }
+        );
     }
 
     #[test]

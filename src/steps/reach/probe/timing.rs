@@ -216,6 +216,8 @@ pub struct Timing {
     /// The changed functions entered outside every timed routine that were not in
     /// `same_outside`, in the order first entered: their source decides afterwards.
     entered_outside: Vec<String>,
+    /// Whether a thread ever entered a timed routine.
+    entered_routine: bool,
 }
 
 impl Timing {
@@ -232,6 +234,7 @@ impl Timing {
             same_outside,
             routine: Routine::default(),
             entered_outside: Vec::new(),
+            entered_routine: false,
         }
     }
 
@@ -239,6 +242,20 @@ impl Timing {
     /// the same source ([`Timing::new`]'s `same_outside`), in the order first entered.
     pub fn entered_outside(&self) -> &[String] {
         &self.entered_outside
+    }
+
+    /// What the run, once ended, leaves to be decided: the changed functions it entered outside
+    /// every timed routine ([`Timing::entered_outside`]), whose source decides, or the first of
+    /// them as a hit (`Err`) when there were timed routines to watch and no thread ever entered
+    /// one. Such a run's timed loop ran elsewhere: libtest's and `bencher`'s generic `iter`
+    /// inlined into this benchmark's function, while another benchmark's instantiation, out of
+    /// line, gave the executable its routine. Nothing it entered can then be placed outside the
+    /// loop, and it ends as a probe counting every entry would have, at the first.
+    pub fn noted_at_end(&self) -> Result<Vec<String>, String> {
+        match (self.entered_routine, self.entered_outside.first()) {
+            (false, Some(first)) => Err(first.clone()),
+            _ => Ok(self.entered_outside.clone()),
+        }
     }
 
     /// Whether only entries inside a timed routine count.
@@ -305,10 +322,13 @@ impl Timing {
             return Action::Hit(name.clone());
         }
         match self.routine.enter(stop) {
-            Ok(()) => Action::Resume {
-                resume: stop.at,
-                rewrite: self.every_address(stop.top),
-            },
+            Ok(()) => {
+                self.entered_routine = true;
+                Action::Resume {
+                    resume: stop.at,
+                    rewrite: self.every_address(stop.top),
+                }
+            }
             Err(why) => Action::Lost(why),
         }
     }
@@ -395,6 +415,22 @@ mod tests {
             names(&[(ITER, "criterion::bencher::Bencher<M>::iter")]),
             BTreeSet::from([SET_UP, IN_LOOP]),
         )
+    }
+
+    #[test]
+    fn a_run_that_never_entered_its_timed_routine_ends_at_what_it_noted_first() {
+        // Nothing noted: nothing to decide.
+        assert_eq!(timing().noted_at_end(), Ok(Vec::new()));
+        // `backend` noted outside, no routine ever entered (libtest's `iter` inlined into this
+        // benchmark's function): nothing can be placed outside the loop, so it counts.
+        let mut timing = timing();
+        assert!(matches!(timing.stop(&stop(BACKEND)), Action::Resume { .. }));
+        assert_eq!(timing.noted_at_end(), Err("demo::backend".to_string()));
+        // Once a thread has entered the routine (and left it), what was noted outside is left
+        // to its source.
+        assert!(matches!(timing.stop(&stop(ITER)), Action::Resume { .. }));
+        assert!(matches!(timing.stop(&returned()), Action::Resume { .. }));
+        assert_eq!(timing.noted_at_end(), Ok(vec!["demo::backend".to_string()]));
     }
 
     #[test]

@@ -258,8 +258,10 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
             // Its value is read: what it runs from here on is not measured.
             let leader = SchedTimes::of_process(pid.as_raw() as u32);
             kill_and_reap(pid);
-            let outside = timing.entered_outside().to_vec();
-            return Ok(Ending::Stopped { leader, outside });
+            return Ok(match timing.noted_at_end() {
+                Ok(outside) => Ending::Stopped { leader, outside },
+                Err(name) => Ending::Hit { name },
+            });
         }
         let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
             Ok(status) => status,
@@ -269,11 +271,13 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
         // A thread that died between its stop and our request answers ESRCH: nothing to do.
         let resumed = match status {
             WaitStatus::Exited(p, code) if p == pid => {
-                let outside = timing.entered_outside().to_vec();
-                return Ok(Ending::Exited {
-                    code,
-                    leader,
-                    outside,
+                return Ok(match timing.noted_at_end() {
+                    Ok(outside) => Ending::Exited {
+                        code,
+                        leader,
+                        outside,
+                    },
+                    Err(name) => Ending::Hit { name },
                 });
             }
             WaitStatus::Signaled(p, signal, _) if p == pid => {

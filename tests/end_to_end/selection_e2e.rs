@@ -25,10 +25,15 @@ fn constants_only() -> DemoOptions {
 /// `cargo perfdiff ARGS` in `repo` with selection on, at the default layouts (selection compares
 /// code in the objects a build with layouts keeps; `quick` asks for one).
 fn selecting(repo: &std::path::Path, args: &[&str]) -> Output {
-    output_logged(
-        perfdiff_command(repo, &with_default_layouts(args))
-            .env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
-    )
+    selecting_with(repo, args, &[])
+}
+
+/// [`selecting`] with the environment variables `env` set.
+fn selecting_with(repo: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = perfdiff_command(repo, &with_default_layouts(args));
+    command.env_remove("CARGO_PERFDIFF_MEASURE_ALL");
+    command.envs(env.iter().copied());
+    output_logged(&mut command)
 }
 
 /// [`selecting`] for a `--list`, at the tests' tiny measurement settings ([`FAST`]): a listing
@@ -447,11 +452,18 @@ fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Pat
 /// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON, each probe run
 /// (none kept from an earlier run).
 fn list_set_up_shapes(repo: &std::path::Path, filter: &str) -> serde_json::Value {
+    list_set_up_shapes_with(repo, filter, &[])
+}
+
+/// [`list_set_up_shapes`] with the environment variables `env` set.
+fn list_set_up_shapes_with(
+    repo: &std::path::Path,
+    filter: &str,
+    env: &[(&str, &str)],
+) -> serde_json::Value {
     forget_kept_probes(repo);
-    let output = list_selecting(
-        repo,
-        &["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter],
-    );
+    let args = ["HEAD~1", "HEAD", "--list", "--format", "json", "--", filter];
+    let output = selecting_with(repo, &with_options(&args, FAST), env);
     assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
     serde_json::from_slice(&output.stdout).unwrap()
 }
@@ -785,9 +797,16 @@ fn changed_code_a_divan_fork_runs_only_outside_its_sample_task_is_skipped_when_i
         commit_set_up_shapes(repo, add)
     });
     let listing = list_set_up_shapes(&repo, "sampled::");
+    assert_sampled_shapes(&listing, "demo::sampled::");
+}
+
+/// What `--list` says of the shapes a harness's fork runs outside its timed routine after its
+/// samples (`same`, `picked`, `inside`, each id `prefix` and its name).
+fn assert_sampled_shapes(listing: &serde_json::Value, prefix: &str) {
+    let id = |name: &str| format!("{prefix}{name}");
     // Its trace enters no changed function; its probe enters `set_up` after its samples, outside
-    // the sample task, and its source is the same.
-    let same = bench_entry(&listing, "demo::sampled::same");
+    // the timed routine, and its source is the same.
+    let same = bench_entry(listing, &id("same"));
     let skipped = selection(same);
     assert_eq!(skipped["measured"], false, "{same:#}");
     assert_eq!(skipped["reason"], "same_code", "{same:#}");
@@ -797,7 +816,7 @@ fn changed_code_a_divan_fork_runs_only_outside_its_sample_task_is_skipped_when_i
         "{same:#}"
     );
     // `pick`'s source changed: measured, naming it, whether entered outside or inside.
-    let (picked, reached) = measured_for(&listing, "demo::sampled::picked", "reaches_change");
+    let (picked, reached) = measured_for(listing, &id("picked"), "reaches_change");
     let detail = reached["detail"].as_str().unwrap();
     assert!(
         detail.starts_with(
@@ -806,12 +825,108 @@ fn changed_code_a_divan_fork_runs_only_outside_its_sample_task_is_skipped_when_i
         ),
         "{picked:#}"
     );
-    let (inside, reached) = measured_for(&listing, "demo::sampled::inside", "reaches_change");
+    let (inside, reached) = measured_for(listing, &id("inside"), "reaches_change");
     assert_eq!(
         reached["detail"],
         "it reaches `perfdiff_demo::pick` in a native run, which its trace did not (native probe)",
         "{inside:#}"
     );
+}
+
+/// [`DIVAN_SAMPLED_SHAPES`] as libtest `#[bench]` functions: `Bencher::iter` runs every sample,
+/// once in test mode (the trace), and the benchmark's function goes on after it. Each passes a
+/// function pointer of one type, so that the three share one instantiation of libtest's
+/// generic `iter`, called from three places: the compiler keeps it out of line, a routine the
+/// probe can watch (one closure each would each get an `iter` of its own, inlined into it).
+const LIBTEST_SAMPLED_SHAPES: &str = "
+mod sampled {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use test::{black_box, Bencher};
+
+    static SAME_CALLS: AtomicU64 = AtomicU64::new(0);
+
+    fn same_work() -> u64 {
+        SAME_CALLS.fetch_add(1, Relaxed);
+        perfdiff_demo::mix(black_box(1))
+    }
+
+    #[bench]
+    fn same(b: &mut Bencher) {
+        b.iter(black_box(same_work as fn() -> u64));
+        if SAME_CALLS.load(Relaxed) > 1 {
+            black_box(perfdiff_demo::set_up(black_box(64)));
+        }
+    }
+
+    static PICKED_CALLS: AtomicU64 = AtomicU64::new(0);
+
+    fn picked_work() -> u64 {
+        PICKED_CALLS.fetch_add(1, Relaxed);
+        perfdiff_demo::mix(black_box(1))
+    }
+
+    #[bench]
+    fn picked(b: &mut Bencher) {
+        b.iter(black_box(picked_work as fn() -> u64));
+        if PICKED_CALLS.load(Relaxed) > 1 {
+            black_box(perfdiff_demo::pick(black_box(3)));
+        }
+    }
+
+    fn inside_work() -> u64 {
+        perfdiff_demo::pick_when_sampled(black_box(3))
+    }
+
+    #[bench]
+    fn inside(b: &mut Bencher) {
+        b.iter(black_box(inside_work as fn() -> u64));
+    }
+}
+";
+
+#[test]
+fn changed_code_a_libtest_fork_runs_only_outside_its_timed_routine_is_skipped_when_its_source_is_the_same()
+ {
+    let guard = measuring_lock();
+    let mut options = DemoOptions {
+        harness: DemoHarness::Libtest,
+        ..strong_changes()
+    };
+    options.changes.add_benchmark = false;
+    let add = |repo: &std::path::Path| {
+        let library = repo.join("src/lib.rs");
+        let text = std::fs::read_to_string(&library).unwrap();
+        std::fs::write(&library, format!("{text}{SAMPLED_LIBRARY}")).unwrap();
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        std::fs::write(&bench, format!("{text}{LIBTEST_SAMPLED_SHAPES}")).unwrap();
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "sampled set-ups", |repo| {
+        commit_set_up_shapes(repo, add)
+    });
+    // Stands in for `cargo +nightly perfdiff`, as the libtest tests of harness_e2e do.
+    let env = [("RUSTC_BOOTSTRAP", "1")];
+    // libtest's run cannot be stretched: on a busy machine its probe covers no fork's run, and
+    // `same` is measured, rightly, for that. Listed again while that is why, a few times.
+    let too_busy = |listing: &serde_json::Value| {
+        let same = selection(bench_entry(listing, "sampled::same"));
+        same["measured"] == true
+            && same["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("the machine was too busy"))
+    };
+    let mut listing = list_set_up_shapes_with(&repo, "sampled::", &env);
+    for _ in 0..4 {
+        if !too_busy(&listing) {
+            break;
+        }
+        listing = list_set_up_shapes_with(&repo, "sampled::", &env);
+    }
+    if too_busy(&listing) {
+        eprintln!("sampled::same: the machine stayed too busy for libtest's probe; measured");
+        return;
+    }
+    assert_sampled_shapes(&listing, "sampled::");
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! timed routine does (criterion's `Bencher::iter` and the like, divan's sample task, libtest's
 //! and `bencher`'s `Bencher::iter`: [`crate::steps::instructions::timed`]): the probe of a benchmark whose
 //! changed code runs only outside its timed loop (docs/design/selection-code-identity.md), and
-//! of every criterion benchmark skipped by its trace (docs/design/selection-trace.md, "The native
-//! probe").
+//! of every benchmark of a harness with a timed routine skipped by its trace
+//! (docs/design/selection-trace.md, "Every harness's timed routine").
 //!
 //! Why: such a benchmark enters its changed functions on every run (its set-up, its harness's
 //! argument parsing, its teardown), so "the first entry of a changed function ends the probe"
@@ -14,10 +14,12 @@
 //! the timed routines' entries hold a breakpoint, and so do the changed functions that were not
 //! found compiled from the same source (`same_outside` are left out: those the benchmark may
 //! enter outside the loop; any other changed function entered outside the loop, such as a
-//! set-up path taken only natively or criterion's sampling loop around the timed routine, which
-//! its test-mode trace never runs, was never compared: it is noted ([`Timing::entered_outside`]),
+//! set-up path taken only natively or the harness's sampling around the timed routine
+//! (criterion's `analysis::common`, divan's tuning, a benchmark's function after `iter`), which
+//! its shorter trace never runs, was never compared: it is noted ([`Timing::entered_outside`]),
 //! its breakpoint taken out as if it were of the same source, and the run goes on; once it has
-//! ended, its source decides, and the benchmark is measured unless it is the same). A thread
+//! ended, its source decides, and the benchmark is measured unless it is the same; a run that
+//! never entered a timed routine ends at the first it noted, [`Timing::noted_at_end`]). A thread
 //! entering a timed routine makes it *inside*:
 //! the entry's breakpoint is taken out, one is put at the routine's return address (read from
 //! the top of the stack at its entry) and at every changed function's entry, and the thread goes

@@ -476,6 +476,9 @@ fn a_divan_trace_tells_its_sample_task_s_part_and_libtest_s_and_bencher_s_say_wh
     };
     assert!(parsing(&all) > 0, "no clap in the trace: {all:?}");
     assert_eq!(parsing(&inside), 0, "{inside:?}");
+    // What `main` runs after `divan::main()`, after the sample task's last return, is not the
+    // benchmark's.
+    assert!(!ran(divan, &exe, "after_every_benchmark"), "{all:?}");
     // libtest runs a benchmark in test mode on a thread of its own, which hides nothing; but a
     // release build inlines its generic `Bencher::iter` into `alpha`: no timed part, and why
     // (`set_up_apart`, below, keeps it).

@@ -77,7 +77,9 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
 /// 2 (2026-11-29): divan's, libtest's and `bencher`'s traces tell their timed part; a criterion
 /// benchmark of a shared run is no longer given what runs after its samples.
 /// 3 (2026-11-29): nor is a criterion benchmark traced in a run of its own, when it can be split.
-pub const TRACE_VERSION: u32 = 3;
+/// 4 (2026-11-30): nor is a divan or libtest benchmark what its test-mode run runs after its
+/// timed routine returns, where that routine is a function of its own.
+pub const TRACE_VERSION: u32 = 4;
 
 const TRACE_VERSION_FIELD: [u8; 4] = TRACE_VERSION.to_le_bytes();
 

@@ -156,6 +156,35 @@ pub fn valgrind_options(dir: &Path) -> Vec<String> {
     options
 }
 
+/// callgrind's options that end a benchmark's part of its test-mode run at the last return of
+/// its timed routine (`--dump-after=` each symbol of it, by its raw name): a divan or libtest
+/// run, which nothing else cuts (criterion's is split at `test_pass`, [`super::split`]). None
+/// for criterion, a command, or an executable without the routine as a function of its own
+/// (inlined): the whole run is the benchmark's, as before. Test mode only: it calls the routine
+/// once, so callgrind dumps once; a measuring run (`bencher`'s only one) would dump a profile
+/// after each of its thousands of calls.
+///
+/// Why what runs after that return is not the benchmark's: its samples are taken by then (in
+/// test mode, its one call). What follows (the rest of the benchmark's function, the harness's
+/// statistics and value line, its teardown, `main` after `divan::main()`, the exit) can only
+/// fail the fork, which then keeps no sample, not another one, or compute the value from the
+/// samples, which only a measuring run does: the trace's test mode never runs it, and the native
+/// probe, which runs as a fork does, notes what it enters there for its source to decide
+/// (docs/design/selection-trace.md, "Every harness's timed routine"). The profile before the
+/// cut is what [`run`] keeps ([`ProcessProfile::before_cut`]).
+fn cut_at_routine(harness: Harness, executable: &Path) -> impl Iterator<Item = String> {
+    let routine = match harness {
+        Harness::Criterion(_) | Harness::Command => None,
+        _ => harness_routines::routine_of(harness, executable)
+            .ok()
+            .flatten(),
+    };
+    let names = routine
+        .and_then(|routine| symbols::matching(executable, |s, _| (routine.is)(s)).ok())
+        .unwrap_or_default();
+    names.into_iter().map(|raw| format!("--dump-after={raw}"))
+}
+
 /// File name prefix of valgrind's log of each process.
 pub(super) const LOG_PREFIX: &str = "valgrind.log.";
 
@@ -291,12 +320,15 @@ pub(super) fn run(
             untimed: None,
         });
     }
+    let first = logged.iter().map(|(pid, _)| *pid).min();
+    // A thread's work may outlast the routine's return: the cut is kept only where the timed
+    // part can be told.
+    let placed = threads_allow_timed_part(req.harness, &spawned, first);
     let mut executed = Executed::default();
     for profile in profiles {
-        executed.merge(profile.executed);
+        executed.merge(profile.ran(placed));
     }
-    let first = logged.iter().map(|(pid, _)| *pid).min();
-    let timed = match threads_allow_timed_part(req.harness, &spawned, first) {
+    let timed = match placed {
         false => Err(STARTED_A_THREAD.to_string()),
         true => timed_code(&executed, req.harness, &req.executable),
     };
@@ -458,6 +490,9 @@ fn run_direct(
     meter: &Meter,
 ) -> Result<(), TraceError> {
     let mut args: Vec<OsString> = valgrind_options(out).into_iter().map(Into::into).collect();
+    if mode == Mode::Test {
+        args.extend(cut_at_routine(req.harness, &req.executable).map(Into::into));
+    }
     args.push(req.executable.clone().into_os_string());
     match mode {
         Mode::Test => args.extend(test_args(req.harness, &req.benchmark_id)),
@@ -574,10 +609,29 @@ struct ProcessProfile {
     pid: u32,
     program: Option<PathBuf>,
     executed: Executed,
+    /// What it ran up to the last return of its timed routine, when a cut was asked for and the
+    /// routine returned ([`cut_at_routine`]: the profiles callgrind dumped after each return);
+    /// `executed` then holds the rest, its profile at exit.
+    before_cut: Option<Executed>,
+}
+
+impl ProcessProfile {
+    /// What the process ran: before the cut only when `cut` (and there was one), else all.
+    fn ran(self, cut: bool) -> Executed {
+        match (self.before_cut, cut) {
+            (Some(before), true) => before,
+            (Some(mut before), false) => {
+                before.merge(self.executed);
+                before
+            }
+            (None, _) => self.executed,
+        }
+    }
 }
 
 /// Every process's profile in `out`, and the instructions they counted; an error when there is
-/// none, or one is cut short or cannot be read.
+/// none, or one is cut short or cannot be read. A process that did not end (no profile at exit)
+/// is left out.
 fn read_profiles(out: &Path) -> Result<(Vec<ProcessProfile>, u64), String> {
     let processes = dumps::by_process(out).map_err(|e| e.to_string())?;
     let mut profiles = Vec::new();
@@ -596,10 +650,19 @@ fn read_profiles(out: &Path) -> Result<(Vec<ProcessProfile>, u64), String> {
             .find_map(|l| l.strip_prefix("cmd:"))
             .and_then(|cmd| cmd.split_whitespace().next())
             .map(PathBuf::from);
+        let mut before_cut: Option<Executed> = None;
+        for dump in &process.dumps {
+            let text = std::fs::read_to_string(dump)
+                .map_err(|e| format!("cannot read {}: {e}", dump.display()))?;
+            let part = executed::parse(&text).map_err(|e| format!("{}: {e}", dump.display()))?;
+            instructions += totals(&text);
+            before_cut.get_or_insert_with(Executed::default).merge(part);
+        }
         profiles.push(ProcessProfile {
             pid: process.pid,
             program,
             executed,
+            before_cut,
         });
     }
     if profiles.is_empty() {
@@ -760,7 +823,7 @@ fn split_programs(
         Default::default();
     let mut libraries = BTreeSet::new();
     for profile in profiles {
-        let Some(program) = profile.program else {
+        let Some(program) = profile.program.clone() else {
             return Err(TraceError::Profile {
                 who: who.to_string(),
                 mode,
@@ -768,7 +831,8 @@ fn split_programs(
                 message: "its profile does not name its program (`cmd:`)".to_string(),
             });
         };
-        let (own, others) = own_code(profile.executed, &program);
+        // A command's run is never cut: all of it.
+        let (own, others) = own_code(profile.ran(false), &program);
         libraries.extend(others);
         let entry = by_program.entry(program).or_default();
         entry.addresses.extend(own.addresses);

@@ -324,10 +324,7 @@ pub(super) fn run(
     // A thread's work may outlast the routine's return: the cut is kept only where the timed
     // part can be told.
     let placed = threads_allow_timed_part(req.harness, &spawned, first);
-    let mut executed = Executed::default();
-    for profile in profiles {
-        executed.merge(profile.ran(placed));
-    }
+    let executed = ProcessProfile::all_ran(profiles, placed);
     let timed = match placed {
         false => Err(STARTED_A_THREAD.to_string()),
         true => timed_code(&executed, req.harness, &req.executable),
@@ -626,6 +623,15 @@ impl ProcessProfile {
             }
             (None, _) => self.executed,
         }
+    }
+
+    /// What every process of `profiles` ran ([`ProcessProfile::ran`]).
+    fn all_ran(profiles: Vec<ProcessProfile>, cut: bool) -> Executed {
+        let mut all = Executed::default();
+        for profile in profiles {
+            all.merge(profile.ran(cut));
+        }
+        all
     }
 }
 

@@ -900,6 +900,14 @@ mod sampled {
     fn inside(b: &mut Bencher) {
         b.iter(black_box(inside_work as fn() -> u64));
     }
+
+    /// A closure of its own: its `iter` inlined into this function, so its loop runs outside
+    /// every routine the executable has (the others' `iter`), entering `set_up` on every call
+    /// but the first.
+    #[bench]
+    fn inlined(b: &mut Bencher) {
+        b.iter(|| perfdiff_demo::set_up_when_sampled(black_box(64)));
+    }
 }
 ";
 
@@ -936,8 +944,19 @@ fn changed_code_a_libtest_fork_runs_only_outside_its_timed_routine_is_skipped_wh
                 .is_some_and(|d| d.contains("the machine was too busy"))
     };
     let mut left: Vec<&str> = SAMPLED_SHAPES.to_vec();
-    for _ in 0..5 {
+    for attempt in 0..5 {
         let listing = list_set_up_shapes_with(&repo, "sampled::", &env);
+        if attempt == 0 {
+            // Its probe never enters a timed routine: what it enters cannot be placed outside
+            // the loop, and counts (its run ends at a hit, whatever the machine's load).
+            let (inlined, reached) = measured_for(&listing, "sampled::inlined", "reaches_change");
+            assert_eq!(
+                reached["detail"],
+                "it reaches `perfdiff_demo::set_up` in a native run, which its trace did not \
+                 (native probe)",
+                "{inlined:#}"
+            );
+        }
         left.retain(|name| {
             let entry = bench_entry(&listing, &format!("sampled::{name}"));
             if too_busy(entry) {

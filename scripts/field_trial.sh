@@ -6,7 +6,8 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer` and `newcomer10`, the repositories first tried on 2026-11-29)
+#   several: `unseen`, `newcomer`, `newcomer10` and `newcomer11`, the repositories first tried on
+#   2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
 #   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
@@ -48,6 +49,10 @@ base64-version|marshallpierce/rust-base64|069bf70~1|069bf70|Cargo.toml|||version
 base64-decode|marshallpierce/rust-base64|5d70ba7~1|5d70ba7|Cargo.toml|||"Decode main loop improvements" (#269, with the 0.21.7 → 0.22.0 bump): "decoding is somewhat faster (5-10%)"; the decode benchmarks reach it, the encode ones do not; no lock file
 winnow-version|winnow-rs/winnow|7539ec0f~1|7539ec0f|Cargo.toml|||version bump only (1.0.3 → 1.0.4: Cargo.toml, Cargo.lock, CHANGELOG and the changelog link in `src/lib.rs`'"'"'s crate docs): every benchmark unchanged (same code); 10 criterion targets, 5 of them `examples/*/bench.rs`, a JSON file compiled in with `include_str!`, LTO and one codegen unit in the bench profile
 winnow-hexuint|winnow-rs/winnow|1d1e5512~1|1d1e5512|Cargo.toml|||"perf(ascii): optimize hex_uint hot path" (#885, `ascii::hex_uint` only): no benchmark parses a hexadecimal number, every benchmark unchanged (same code)
+qxml-version|tafia/quick-xml|6242da0~1|6242da0|Cargo.toml|||version bump only (0.38.4 → 0.39.0: Cargo.toml, Changelog.md): every benchmark unchanged (same code); two criterion targets, test documents compiled in with include_str!, LTO and `debug = true` in the bench profile, no lock file, a bench package of its own (`compare/`, `path = ".."`) beside it
+qxml-attr|tafia/quick-xml|be8138f~1|be8138f|Cargo.toml|||"Minor attribute performance related changes" (#462: `BytesStart::try_get_attribute` skips the duplicate check, "almost twice as fast without the check"): `attributes/try_get_attribute` faster, every benchmark that does not call it unchanged (same code); the 2022 tree, criterion 0.3, edition 2018, no lock file
+hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version bump only (0.16.0 → 0.16.1 by release-plz: Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code); one package, three libtest `#[bench]` targets (nightly), `inline-more` on by default, no lock file
+hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -227,6 +232,7 @@ GROUPS_OF_TRIALS='
 unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
+newcomer11|qxml-version qxml-attr hb-version hb-get
 '
 
 # The trials the arguments name: each a trial's name or a group's.

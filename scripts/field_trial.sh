@@ -51,6 +51,7 @@ winnow-version|winnow-rs/winnow|7539ec0f~1|7539ec0f|Cargo.toml|||version bump on
 winnow-hexuint|winnow-rs/winnow|1d1e5512~1|1d1e5512|Cargo.toml|||"perf(ascii): optimize hex_uint hot path" (#885, `ascii::hex_uint` only): no benchmark parses a hexadecimal number, every benchmark unchanged (same code)
 qxml-version|tafia/quick-xml|6242da0~1|6242da0|Cargo.toml|||version bump only (0.38.4 → 0.39.0: Cargo.toml, Changelog.md): every benchmark unchanged (same code); two criterion targets, test documents compiled in with include_str!, LTO and `debug = true` in the bench profile, no lock file, a bench package of its own (`compare/`, `path = ".."`) beside it
 qxml-attr|tafia/quick-xml|be8138f~1|be8138f|Cargo.toml|||"Minor attribute performance related changes" (#462: `BytesStart::try_get_attribute` skips the duplicate check, "almost twice as fast without the check"): `attributes/try_get_attribute` faster, every benchmark that does not call it unchanged (same code); the 2022 tree, criterion 0.3, edition 2018, no lock file
+qxml-compare-version|tafia/quick-xml|6242da0~1|6242da0|compare/Cargo.toml|||the same version bump (0.38.4 → 0.39.0) seen from `compare/`, a bench package outside the workspace (`quick-xml = { path = ".." }`, criterion 0.8, eleven other XML parsers, LTO and `debug = true`, no lock file): every benchmark unchanged (same code)
 hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version bump only (0.16.0 → 0.16.1 by release-plz: Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code); one package, three libtest `#[bench]` targets (nightly), `inline-more` on by default, no lock file
 hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
 '
@@ -232,7 +233,7 @@ GROUPS_OF_TRIALS='
 unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
-newcomer11|qxml-version qxml-attr hb-version hb-get
+newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get
 '
 
 # The trials the arguments name: each a trial's name or a group's.

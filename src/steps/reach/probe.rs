@@ -239,10 +239,7 @@ pub fn probe_benchmark_through(
             Ok(covered) => covered,
             Err(why) => return Probe::Failed(why),
         };
-        shortfall = format!(
-            "{:.0} % of an undisturbed fork's run at {scale:.2}× its time",
-            covered * 100.0
-        );
+        shortfall = coverage::shortfall(request.harness, scale, covered);
         scale = coverage::next_scale(request.harness, scale, covered);
         // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
         if let (false, Some((name, value))) = (
@@ -254,7 +251,7 @@ pub fn probe_benchmark_through(
         }
     }
     Probe::Failed(format!(
-        "the machine was too busy for a run as long as a fork's (the last covered {shortfall})"
+        "the machine was too busy for a run as long as a fork's ({shortfall})"
     ))
 }
 

@@ -122,6 +122,33 @@ pub fn next_scale(harness: Harness, scale: f64, covered: f64) -> f64 {
     (scale * FIRST_SCALE / covered.max(1.0 / MAX_SCALE)).clamp(scale, MAX_SCALE)
 }
 
+/// Why a run that covered `covered` (below 1) of an undisturbed fork's run at `scale` does not
+/// count, in words a user can act on. A harness that stops on its own rule (libtest's and
+/// `bencher`'s runner, a command) cannot be asked to run longer to make up for waiting for a
+/// CPU, so the share of its run it had a CPU decides, and only a quieter moment helps: a user
+/// who read "at 1.00× its time" for such a run could not tell what to change.
+pub fn shortfall(harness: Harness, scale: f64, covered: f64) -> String {
+    let runner = match harness {
+        Harness::Criterion(_) | Harness::Divan => {
+            return format!(
+                "the last covered {:.0} % of an undisturbed fork's run at {scale:.2}× its time",
+                covered * 100.0
+            );
+        }
+        Harness::Libtest => "libtest's `#[bench]` runner",
+        Harness::Bencher => "`bencher`'s runner",
+        Harness::Command => "a command",
+    };
+    let needed = 1.0 - TOLERATED_WAIT;
+    format!(
+        "{runner} stops on its own rule, so its probe cannot run longer to make up for waiting: \
+         the last had a CPU for {:.0} % of its run, {:.0} % needed; run again when the machine \
+         is quieter (the probes that counted are kept)",
+        covered * needed * 100.0,
+        needed * 100.0
+    )
+}
+
 /// The first run's scale.
 pub fn first_scale(harness: Harness) -> f64 {
     if honours_times(harness) {
@@ -230,6 +257,29 @@ mod tests {
         assert!(covered(&run(0.05)).unwrap() >= 1.0);
         assert!(covered(&run(0.2)).unwrap() < 1.0);
         assert_eq!(next_scale(Harness::Libtest, 1.0, 0.5), 1.0);
+    }
+
+    #[test]
+    fn a_runner_that_times_itself_says_what_share_of_a_cpu_it_had_and_what_helps() {
+        // A libtest probe that had a CPU for 30 % of its run (load 6 on two cores).
+        let summary = ForkRecord::default();
+        let run = RunShape {
+            harness: Harness::Libtest,
+            scale: 1.0,
+            cpu_wait_share: Some(0.7),
+            ..shape(&summary, 1.0, 0.0)
+        };
+        let covered = covered(&run).unwrap();
+        let why = shortfall(Harness::Libtest, 1.0, covered);
+        assert!(why.contains("libtest's `#[bench]` runner stops on its own rule"), "{why}");
+        assert!(why.contains("a CPU for 30 % of its run, 90 % needed"), "{why}");
+        assert!(why.contains("when the machine is quieter"), "{why}");
+        assert!(!why.contains("× its time"), "{why}");
+        let stretched = shortfall(CRITERION, 2.5, 0.4);
+        assert_eq!(
+            stretched,
+            "the last covered 40 % of an undisturbed fork's run at 2.50× its time"
+        );
     }
 
     #[test]

@@ -271,8 +271,14 @@ mod tests {
         };
         let covered = covered(&run).unwrap();
         let why = shortfall(Harness::Libtest, 1.0, covered);
-        assert!(why.contains("libtest's `#[bench]` runner stops on its own rule"), "{why}");
-        assert!(why.contains("a CPU for 30 % of its run, 90 % needed"), "{why}");
+        assert!(
+            why.contains("libtest's `#[bench]` runner stops on its own rule"),
+            "{why}"
+        );
+        assert!(
+            why.contains("a CPU for 30 % of its run, 90 % needed"),
+            "{why}"
+        );
         assert!(why.contains("when the machine is quieter"), "{why}");
         assert!(!why.contains("× its time"), "{why}");
         let stretched = shortfall(CRITERION, 2.5, 0.4);

@@ -54,6 +54,8 @@ qxml-attr|tafia/quick-xml|be8138f~1|be8138f|Cargo.toml|||"Minor attribute perfor
 qxml-compare-version|tafia/quick-xml|6242da0~1|6242da0|compare/Cargo.toml|||the same version bump (0.38.4 → 0.39.0) seen from `compare/`, a bench package outside the workspace (`quick-xml = { path = ".." }`, criterion 0.8, eleven other XML parsers, LTO and `debug = true`, no lock file): every benchmark unchanged (same code)
 hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version bump only (0.16.0 → 0.16.1 by release-plz: Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code); one package, three libtest `#[bench]` targets (nightly), `inline-more` on by default, no lock file
 hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
+b3-version|BLAKE3-team/BLAKE3|77b257e~1|77b257e|Cargo.toml|nightly||version bump only (1.8.5 → 1.8.6: Cargo.toml, the C library's `blake3.h` and CMakeLists.txt, b3sum's own lock): every benchmark unchanged (same code); a build script that compiles x86 assembly (`c/*_unix.S`, cc) into the library, SIMD chosen at run time by CPU features, one libtest `#[bench]` target (nightly), no lock file
+b3-asslice|BLAKE3-team/BLAKE3|308b95d~1|308b95d|Cargo.toml|nightly||"Add `Hash::as_slice()`" (a new accessor no benchmark calls, and a unit test): every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -233,7 +235,7 @@ GROUPS_OF_TRIALS='
 unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
-newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get
+newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -10,6 +10,14 @@
 //! manifest, cargo's configuration files, the toolchain file, and the environment and library
 //! directories the build hands each bench process. Any difference measures every benchmark of
 //! the target, and says which.
+//!
+//! Two differences are of place, not of setting: each checkout's own path, and the hash in the
+//! name of the package's build-script output directory (`OUT_DIR`, `…/build/<package>-<hash>/out`),
+//! which cargo derives from the package's version among others, so a version bump renamed it and
+//! measured every benchmark of a package with a build script (BLAKE3's 1.8.6, field trial of
+//! 2026-11-30). Both are written as placeholders before comparing. What the directory holds is
+//! not skipped by this: code compiled from it is compared as code, and a benchmark that opens a
+//! file of the build's output at run time is measured (`files`).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -85,15 +93,43 @@ fn profiles(workspace: &Path) -> Option<toml::Value> {
 }
 
 /// The environment with the side's checkout written as `{checkout}` (`CARGO_MANIFEST_DIR` and the
-/// like name each side's own checkout; the same place in both is no difference).
+/// like name each side's own checkout; the same place in both is no difference), and the hash
+/// of its build-script output directory as `{hash}` wherever that directory is named.
 fn relocated(env: &[(OsString, OsString)], checkout: &Path) -> Vec<(OsString, String)> {
     let root = checkout.to_string_lossy().into_owned();
+    let out_dir = env
+        .iter()
+        .find(|(key, _)| key == "OUT_DIR")
+        .map(|(_, value)| value.to_string_lossy().into_owned());
+    let unhashed = out_dir.as_deref().and_then(without_hash);
     env.iter()
         .map(|(key, value)| {
-            let value = value.to_string_lossy().replace(&root, "{checkout}");
-            (key.clone(), value)
+            let mut value = value.to_string_lossy().into_owned();
+            if let (Some(dir), Some(plain)) = (&out_dir, &unhashed) {
+                value = value.replace(dir.as_str(), plain);
+            }
+            (key.clone(), value.replace(&root, "{checkout}"))
         })
         .collect()
+}
+
+/// A build script's output directory, `…/build/<package>-<hash>/out`, with its hash (hexadecimal
+/// digits, cargo's metadata of the unit) written `{hash}`; `None` for a path of another shape,
+/// which is then compared as it is.
+fn without_hash(out_dir: &str) -> Option<String> {
+    let path = Path::new(out_dir);
+    let unit = path.parent()?;
+    if path.file_name()? != "out" || unit.parent()?.file_name()? != "build" {
+        return None;
+    }
+    let (package, hash) = unit.file_name()?.to_str()?.rsplit_once('-')?;
+    if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let plain = unit
+        .with_file_name(format!("{package}-{{hash}}"))
+        .join("out");
+    Some(plain.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]
@@ -149,5 +185,39 @@ mod tests {
         assert!(found.iter().any(|f| f.contains("rust-toolchain.toml")));
         assert!(found.iter().any(|f| f.contains("[profile]")));
         assert!(found.iter().any(|f| f.contains("environment")));
+    }
+
+    #[test]
+    fn a_build_script_s_output_directory_renamed_by_a_version_bump_is_the_same_place() {
+        // BLAKE3 1.8.5 → 1.8.6: cargo named the build script's directory by another hash, and
+        // every benchmark was measured for "the bench process's environment from cargo differs".
+        let dir = tempfile::tempdir().unwrap();
+        let base = checkout(&dir.path().join("base"), MANIFEST);
+        let head = checkout(&dir.path().join("head"), MANIFEST);
+        let side = |hash: &str, package: &str| {
+            let out = format!("/t/release/build/{package}-{hash}/out");
+            vec![
+                (OsString::from("OUT_DIR"), OsString::from(&out)),
+                (
+                    OsString::from("TABLES"),
+                    OsString::from(format!("{out}/t.rs")),
+                ),
+            ]
+        };
+        let (b, h) = (
+            side("0c5919a05baddc7e", "blake3"),
+            side("b8a9664b6f2ea4ac", "blake3"),
+        );
+        assert_eq!(differences_of(&base, &head, [&b, &h]), Vec::<String>::new());
+        // Another package's directory, or another value beside it, still differs.
+        let other = side("b8a9664b6f2ea4ac", "blake4");
+        assert_eq!(differences_of(&base, &head, [&b, &other]).len(), 1);
+        let mut moved = h.clone();
+        moved[1].1 = OsString::from("/t/release/build/blake3-b8a9664b6f2ea4ac/out/u.rs");
+        assert_eq!(differences_of(&base, &head, [&b, &moved]).len(), 1);
+        // A directory not named as cargo names one is compared as it is.
+        let odd = |name: &str| vec![(OsString::from("OUT_DIR"), OsString::from(name))];
+        let (x, y) = (odd("/t/build/x-1/gen"), odd("/t/build/x-2/gen"));
+        assert_eq!(differences_of(&base, &head, [&x, &y]).len(), 1);
     }
 }

@@ -230,6 +230,40 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 }
 
 #[test]
+fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump() {
+    // BLAKE3 1.8.5 → 1.8.6: the package has a build script, and cargo named its output
+    // directory (the bench process's `OUT_DIR`) by a hash of the package's version, so every
+    // benchmark was measured for "the bench process's environment from cargo differs".
+    let guard = measuring_lock();
+    let key = "a build script across a version bump";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        std::fs::write(
+            repo.join("benches/build.rs"),
+            "fn main() {\n    println!(\"cargo::rerun-if-changed=build.rs\");\n}\n",
+        )
+        .unwrap();
+        git_ok(repo, &["add", "-A"]);
+        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+        replace_in(
+            repo,
+            "benches/Cargo.toml",
+            "version = \"0.1.0\"",
+            "version = \"0.2.0\"",
+        );
+        commit_all(repo, "release the bench package 0.2.0");
+    });
+    let manifest = ["--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    for id in ["mix", "sum", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+}
+
+#[test]
 fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_not_reach() {
     // html5ever's #740 added `memchr` to the library's dependencies for its serializer: one more
     // `--extern` to the library, and when that went into its symbol hashes, every function of

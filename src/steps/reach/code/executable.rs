@@ -161,7 +161,7 @@ impl Executable {
 fn functions(file: &object::File, code: &[(u64, u64)]) -> Vec<Function> {
     let mut found: Vec<(u64, u64, String)> = file
         .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition())
+        .filter(|s| s.is_definition() && starts_code(s, code))
         .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
         .filter(|(_, _, name)| !name.is_empty())
         .collect();
@@ -190,6 +190,25 @@ fn functions(file: &object::File, code: &[(u64, u64)]) -> Vec<Function> {
             }
         })
         .collect()
+}
+
+/// Whether `symbol` starts code: a function (`STT_FUNC`), or a global label without a type in an
+/// executable section. Assembly that leaves out `.type name, @function` and `.size` defines the
+/// second (BLAKE3's `blake3_hash_many_avx2`, from the `.S` files its build script compiles): left
+/// out, no symbol covered its code, and every benchmark that hashed was measured, undecided. Its
+/// extent is then inferred as any size-less function's; its object's code section is compared
+/// whole. A local one is left out (an assembler's own labels, a mapping symbol).
+fn starts_code(symbol: &object::Symbol<'_, '_>, code: &[(u64, u64)]) -> bool {
+    match symbol.kind() {
+        SymbolKind::Text => true,
+        SymbolKind::Unknown => {
+            !symbol.is_local()
+                && code
+                    .iter()
+                    .any(|(s, e)| (*s..*e).contains(&symbol.address()))
+        }
+        _ => false,
+    }
 }
 
 /// The PLT sections of `file` and the import each entry jumps to: the GOT slot of the entry's

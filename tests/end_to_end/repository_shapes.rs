@@ -232,15 +232,18 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 #[test]
 fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump() {
     // BLAKE3 1.8.5 → 1.8.6: the package has a build script, and cargo named its output
-    // directory (the bench process's `OUT_DIR`) by a hash of the package's version, so every
-    // benchmark was measured for "the bench process's environment from cargo differs".
+    // directory (the bench process's `OUT_DIR`, and the library directory cc hands the linker)
+    // by a hash of the package's version, so every benchmark was measured for "the bench
+    // process's environment from cargo differs", then "the native library directories differ".
     let guard = measuring_lock();
     let key = "a build script across a version bump";
     let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
         shared_library_with_a_bench_package(repo);
         std::fs::write(
             repo.join("benches/build.rs"),
-            "fn main() {\n    println!(\"cargo::rerun-if-changed=build.rs\");\n}\n",
+            "fn main() {\n    println!(\"cargo::rerun-if-changed=build.rs\");\n    \
+             let out = std::env::var(\"OUT_DIR\").unwrap();\n    \
+             println!(\"cargo::rustc-link-search=native={out}\");\n}\n",
         )
         .unwrap();
         git_ok(repo, &["add", "-A"]);

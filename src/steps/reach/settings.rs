@@ -67,7 +67,12 @@ pub fn differences(base: &SideSettings<'_>, head: &SideSettings<'_>) -> Vec<Stri
     let dirs = |side: &SideSettings<'_>| -> Vec<PathBuf> {
         side.library_dirs
             .iter()
-            .map(|dir| dir.strip_prefix(side.checkout).unwrap_or(dir).to_path_buf())
+            .map(|dir| without_hash(dir).unwrap_or_else(|| dir.clone()))
+            .map(|dir| {
+                dir.strip_prefix(side.checkout)
+                    .unwrap_or(&dir)
+                    .to_path_buf()
+            })
             .collect()
     };
     if dirs(base) != dirs(head) {
@@ -101,7 +106,10 @@ fn relocated(env: &[(OsString, OsString)], checkout: &Path) -> Vec<(OsString, St
         .iter()
         .find(|(key, _)| key == "OUT_DIR")
         .map(|(_, value)| value.to_string_lossy().into_owned());
-    let unhashed = out_dir.as_deref().and_then(without_hash);
+    let unhashed = out_dir
+        .as_deref()
+        .and_then(|dir| without_hash(Path::new(dir)))
+        .map(|dir| dir.to_string_lossy().into_owned());
     env.iter()
         .map(|(key, value)| {
             let mut value = value.to_string_lossy().into_owned();
@@ -113,15 +121,19 @@ fn relocated(env: &[(OsString, OsString)], checkout: &Path) -> Vec<(OsString, St
         .collect()
 }
 
-/// A build script's output directory, `…/build/<package>-<hash>/out`, with its hash (hexadecimal
-/// digits, cargo's metadata of the unit) written `{hash}`; `None` for a path of another shape,
-/// which is then compared as it is.
-fn without_hash(out_dir: &str) -> Option<String> {
-    let path = Path::new(out_dir);
-    let unit = path.parent()?;
-    if path.file_name()? != "out" || unit.parent()?.file_name()? != "build" {
-        return None;
-    }
+/// A path in a build script's output directory, `…/build/<package>-<hash>/out[/…]`, with the
+/// hash (hexadecimal digits, cargo's metadata of the unit) written `{hash}`; `None` for a path
+/// of another shape, which is then compared as it is.
+fn without_hash(path: &Path) -> Option<PathBuf> {
+    let out = path.ancestors().find(|dir| {
+        dir.file_name().is_some_and(|name| name == "out")
+            && dir
+                .parent()
+                .and_then(Path::parent)
+                .and_then(Path::file_name)
+                .is_some_and(|name| name == "build")
+    })?;
+    let unit = out.parent()?;
     let (package, hash) = unit.file_name()?.to_str()?.rsplit_once('-')?;
     if hash.is_empty() || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
@@ -129,7 +141,7 @@ fn without_hash(out_dir: &str) -> Option<String> {
     let plain = unit
         .with_file_name(format!("{package}-{{hash}}"))
         .join("out");
-    Some(plain.to_string_lossy().into_owned())
+    Some(plain.join(path.strip_prefix(out).ok()?))
 }
 
 #[cfg(test)]
@@ -215,6 +227,24 @@ mod tests {
         let mut moved = h.clone();
         moved[1].1 = OsString::from("/t/release/build/blake3-b8a9664b6f2ea4ac/out/u.rs");
         assert_eq!(differences_of(&base, &head, [&b, &moved]).len(), 1);
+        // The directory handed to the linker (cc's `rustc-link-search`) is renamed alike.
+        let lib = |hash: &str| [PathBuf::from(format!("/t/release/build/blake3-{hash}/out"))];
+        let (lb, lh) = (lib("0c5919a05baddc7e"), lib("b8a9664b6f2ea4ac"));
+        let found = differences(
+            &SideSettings {
+                checkout: &base,
+                workspace: &base,
+                env: &b,
+                library_dirs: &lb,
+            },
+            &SideSettings {
+                checkout: &head,
+                workspace: &head,
+                env: &h,
+                library_dirs: &lh,
+            },
+        );
+        assert_eq!(found, Vec::<String>::new());
         // A directory not named as cargo names one is compared as it is.
         let odd = |name: &str| vec![(OsString::from("OUT_DIR"), OsString::from(name))];
         let (x, y) = (odd("/t/build/x-1/gen"), odd("/t/build/x-2/gen"));

@@ -17,7 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
+use object::{Object, ObjectSection, ObjectSymbol};
 
 /// The executed instruction positions of one profile, by object (`ob=`), and by function within
 /// each object (the raw, mangled name callgrind gave it); and the calls made, by caller.
@@ -269,6 +269,7 @@ pub fn check_addresses(code: &ObjectCode, data: &[u8]) -> Result<usize, AddressE
                 .push((symbol.address(), symbol.size()));
         }
     }
+    let unnamed = UnnamedCode::of(&file);
     let mut checked = 0;
     for (function, addresses) in &code.functions {
         let Some(ranges) = symbols.get(function.as_str()) else {
@@ -279,9 +280,10 @@ pub fn check_addresses(code: &ObjectCode, data: &[u8]) -> Result<usize, AddressE
             continue;
         }
         let inside = |a: u64| {
-            ranges
-                .iter()
-                .any(|&(start, size)| a >= start && a < start + size)
+            unnamed.covers(a)
+                || ranges
+                    .iter()
+                    .any(|&(start, size)| a >= start && a < start + size)
         };
         if let Some(&address) = addresses.iter().find(|&&a| !inside(a)) {
             return Err(AddressError::Outside {
@@ -300,6 +302,46 @@ pub fn check_addresses(code: &ObjectCode, data: &[u8]) -> Result<usize, AddressE
         return Err(AddressError::NothingToCheck(code.functions.len()));
     }
     Ok(checked)
+}
+
+/// The code of global labels without a type (`STT_NOTYPE` in an executable section): assembly
+/// that leaves out `.type` defines its functions so (BLAKE3's `.S` files), valgrind names no
+/// function there, and callgrind counts what runs there to the function that called it
+/// (`blake3::platform::Platform::compress_in_place` for `blake3_compress_in_place_sse2`). Such
+/// an address is the file's all the same: from a label to the next function symbol.
+struct UnnamedCode {
+    /// Every function's and label's start, sorted, each with whether it is such a label.
+    starts: Vec<(u64, bool)>,
+}
+
+impl UnnamedCode {
+    fn of(file: &object::File<'_>) -> UnnamedCode {
+        let code: Vec<(u64, u64)> = file
+            .sections()
+            .filter(|s| s.kind() == object::SectionKind::Text)
+            .map(|s| (s.address(), s.address() + s.size()))
+            .collect();
+        let in_code = |a: u64| code.iter().any(|&(s, e)| (s..e).contains(&a));
+        let mut starts: Vec<(u64, bool)> = file
+            .symbols()
+            .filter(|s| s.is_definition() && in_code(s.address()))
+            .filter_map(|s| match s.kind() {
+                object::SymbolKind::Text => Some((s.address(), false)),
+                object::SymbolKind::Unknown if !s.is_local() => Some((s.address(), true)),
+                _ => None,
+            })
+            .collect();
+        starts.sort_unstable();
+        // A label and a function at one address: the function's symbol names it.
+        starts.dedup_by_key(|(at, _)| *at);
+        UnnamedCode { starts }
+    }
+
+    /// Whether `address` follows a label without a type before any other start.
+    fn covers(&self, address: u64) -> bool {
+        let after = self.starts.partition_point(|&(at, _)| at <= address);
+        after > 0 && self.starts[after - 1].1
+    }
 }
 
 /// Whether `object` (an `ob=` name) is the file at `path`.
@@ -398,6 +440,19 @@ totals: 30
         assert_eq!(parse(&lines), Err(ProfileError::NoAddresses));
         let unknown = PROFILE.replace("fn=(4)\n0x2000", "fn=(9)\n0x2000");
         assert!(matches!(parse(&unknown), Err(ProfileError::Line { .. })));
+    }
+
+    #[test]
+    fn an_address_after_a_label_without_a_type_is_the_file_s() {
+        // A function at 0x100, BLAKE3's assembly label at 0x200, another function at 0x300.
+        let unnamed = UnnamedCode {
+            starts: vec![(0x100, false), (0x200, true), (0x300, false)],
+        };
+        assert!(!unnamed.covers(0xff));
+        assert!(!unnamed.covers(0x1ff));
+        assert!(unnamed.covers(0x200));
+        assert!(unnamed.covers(0x2ff));
+        assert!(!unnamed.covers(0x300));
     }
 
     #[test]

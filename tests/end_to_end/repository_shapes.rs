@@ -266,45 +266,56 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
     }
 }
 
+/// [`shared_library_with_a_bench_package`] whose `mix` calls `shape_xor`, a global label without
+/// a type or size written with `global_asm!` (as assembly's functions are), then a commit that
+/// changes `sum` only.
+#[cfg(target_arch = "x86_64")]
+fn library_calling_a_typeless_label(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "pub fn mix(rounds: u64) -> u64 {",
+        "std::arch::global_asm!(\".globl shape_xor\", \"shape_xor:\", \"mov rax, rdi\", \
+         \"xor rax, rsi\", \"ret\");\n\nextern \"C\" {\n    fn shape_xor(a: u64, b: u64) -> u64;\n}\n\n\
+         pub fn mix(rounds: u64) -> u64 {",
+    );
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "x = (x ^ i)",
+        "x = unsafe { shape_xor(x, i) }",
+    );
+    git_ok(repo, &["add", "-A"]);
+    git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "s.wrapping_add(i * 3)",
+        "s.wrapping_add(i * 5)",
+    );
+    commit_all(repo, "sum adds another multiple");
+}
+
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn code_of_a_global_label_without_a_type_is_compared_like_a_function() {
     // BLAKE3's build script assembles `.S` files whose functions are global labels without
     // `.type` or `.size` (`blake3_hash_many_avx2`): no symbol covered the code they ran, and
-    // 51 of 67 benchmarks were measured for "no symbol covers the executed address". Here the
-    // library's `mix` calls such a label, written with `global_asm!`.
+    // 51 of 67 benchmarks were measured for "no symbol covers the executed address".
     let guard = measuring_lock();
     let key = "a global label without a type";
     let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
-        replace_in(
-            repo,
-            "src/lib.rs",
-            "pub fn mix(rounds: u64) -> u64 {",
-            "std::arch::global_asm!(\".globl shape_xor\", \"shape_xor:\", \"mov rax, rdi\", \
-             \"xor rax, rsi\", \"ret\");\n\nextern \"C\" {\n    fn shape_xor(a: u64, b: u64) -> u64;\n}\n\n\
-             pub fn mix(rounds: u64) -> u64 {",
-        );
-        replace_in(
-            repo,
-            "src/lib.rs",
-            "x = (x ^ i)",
-            "x = unsafe { shape_xor(x, i) }",
-        );
-        git_ok(repo, &["add", "-A"]);
-        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
-        replace_in(
-            repo,
-            "src/lib.rs",
-            "s.wrapping_add(i * 3)",
-            "s.wrapping_add(i * 5)",
-        );
-        commit_all(repo, "sum adds another multiple");
+        library_calling_a_typeless_label(repo);
     });
     only_sum_reaches_the_change(&repo);
     // The label's own code changed: the benchmark that runs it reaches the change.
-    replace_in(&repo, "src/lib.rs", "xor rax, rsi", "or rax, rsi");
-    commit_all(&repo, "mix ors");
+    let key = "a global label without a type, changed";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        library_calling_a_typeless_label(repo);
+        replace_in(repo, "src/lib.rs", "xor rax, rsi", "or rax, rsi");
+        commit_all(repo, "mix ors");
+    });
     let manifest = ["--manifest-path", "benches/Cargo.toml"];
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
     let err = stderr(&output);

@@ -302,7 +302,7 @@ fn library_calling_a_typeless_label(repo: &Path) {
 fn code_of_a_global_label_without_a_type_is_compared_like_a_function() {
     // BLAKE3's build script assembles `.S` files whose functions are global labels without
     // `.type` or `.size` (`blake3_hash_many_avx2`): no symbol covered the code they ran, and
-    // 51 of 67 benchmarks were measured for "no symbol covers the executed address".
+    // 49 of 67 benchmarks were measured for "no symbol covers the executed address".
     let guard = measuring_lock();
     let key = "a global label without a type";
     let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {

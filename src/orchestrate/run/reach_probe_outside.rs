@@ -100,6 +100,18 @@ fn decided(
         };
     }
     let names: Vec<String> = outside.iter().map(|f| format!("`{f}`")).collect();
+    // What was taken as the same though the code's lines differ, and why.
+    let notes: Vec<&str> = outside
+        .iter()
+        .filter_map(|f| match compared.get(f) {
+            Some(SourceComparison::SameApart(note)) => Some(note.as_str()),
+            _ => None,
+        })
+        .collect();
+    let notes = match notes.is_empty() {
+        true => String::new(),
+        false => format!(": {}", notes.join("; ")),
+    };
     let mut same_source = record.same_source.clone();
     same_source.extend(
         outside
@@ -110,7 +122,7 @@ fn decided(
     SelectionRecord {
         detail: format!(
             "{}; the changed code it entered there runs only outside its timed loop ({}), \
-             compiled from the same source on both sides",
+             compiled from the same source on both sides{notes}",
             record.detail,
             names.join(", ")
         ),
@@ -157,6 +169,26 @@ mod tests {
         );
         // Entering none leaves the record as it was.
         assert_eq!(decided(skipped(), &[], &compared()), skipped());
+    }
+
+    #[test]
+    fn what_was_taken_as_the_same_source_is_said_in_the_record() {
+        let mut compared = compared();
+        let note = "`cast` (cast-0.3.0/src/lib.rs) holds lines 181–181 in base's code and 181–307 \
+                    in head's";
+        let apart = SourceComparison::SameApart(note.into());
+        compared.insert("analysis".into(), apart);
+        let outside = ["common".to_string(), "analysis".to_string()];
+        let record = decided(skipped(), &outside, &compared);
+        assert!(record.skipped(), "{record:?}");
+        assert_eq!(record.same_source, ["common", "analysis"]);
+        assert!(
+            record.detail.ends_with(&format!(
+                "(`common`, `analysis`), compiled from the same source on both sides: {note}"
+            )),
+            "{}",
+            record.detail
+        );
     }
 
     #[test]

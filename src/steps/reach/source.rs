@@ -144,6 +144,7 @@
 //! checkout's files, and in those outside it that are not a dependency's (a path dependency
 //! beside the checkout may depend on it through a path back).
 
+mod dependency_lines;
 mod generics;
 mod harness_macros;
 mod inlined;
@@ -562,6 +563,7 @@ fn compare_one(
         checked: BTreeMap::new(),
         accepted: BTreeSet::new(),
         notes: BTreeSet::new(),
+        other_lines: BTreeSet::new(),
     };
     let originals = sources.map(Option::unwrap_or_default);
     if let Err(comparison) = apart.compare(&originals) {
@@ -574,7 +576,8 @@ fn compare_one(
             SIDES[side]
         )
     });
-    let notes: Vec<String> = symbolless.chain(made.note).chain(apart.notes).collect();
+    let apart_notes = apart.other_lines.into_iter().chain(apart.notes);
+    let notes: Vec<String> = symbolless.chain(made.note).chain(apart_notes).collect();
     match notes.len() {
         0 => SourceComparison::Same,
         1..=3 => SourceComparison::SameApart(notes.join("; ")),
@@ -603,6 +606,9 @@ struct Apart<'r, 'a> {
     accepted: BTreeSet<(usize, Key)>,
     /// What was inlined on one side and called on the other.
     notes: BTreeSet<String>,
+    /// The functions of a dependency's unchanged file that hold other lines of it on the two
+    /// sides ([`dependency_lines`]), noted first.
+    other_lines: BTreeSet<String>,
 }
 
 impl Apart<'_, '_> {
@@ -611,7 +617,7 @@ impl Apart<'_, '_> {
     /// and the other side must call a copy of it, whose spans are compared in their turn; no
     /// span of either side may name what the commit changes.
     fn compare(&mut self, originals: &[FunctionSource; 2]) -> Result<(), SourceComparison> {
-        if let Some(why) = common_difference(&originals[0], &originals[1]) {
+        if let Some(why) = self.common_difference(originals) {
             return Err(SourceComparison::Differs(why));
         }
         self.pools = [0, 1].map(|side| {
@@ -669,6 +675,33 @@ impl Apart<'_, '_> {
             self.notes.insert(note);
         }
         Ok(())
+    }
+
+    /// The first difference of the spans both `originals` have, as a reason. A function of a
+    /// dependency's unchanged file whose spans hold other lines of it on the two sides, its
+    /// instances inlined differently, is noted instead ([`dependency_lines`]).
+    fn common_difference(&mut self, originals: &[FunctionSource; 2]) -> Option<String> {
+        let [base, head] = originals;
+        for (key, span) in &base.spans {
+            let Some(other) = head.spans.get(key) else {
+                continue;
+            };
+            let Some(offset) = first_difference(&span.text, &other.text) else {
+                continue;
+            };
+            match dependency_lines::same_file_other_lines(key, [span, other], self.changed) {
+                Some(note) => self.other_lines.insert(note),
+                None => {
+                    let (file, function) = key;
+                    return Some(format!(
+                        "{function} differs at {file}:{} (head's line {})",
+                        span.first + offset,
+                        other.first + offset
+                    ));
+                }
+            };
+        }
+        None
     }
 
     /// The keys of `side`'s spans that the other side has not, and that are still to follow.
@@ -919,19 +952,6 @@ struct DefinedAt {
     defines: bool,
     /// The names its whole text holds (the same on both sides; none for the toolchain's).
     names: Vec<String>,
-}
-
-/// The first difference of the spans `base` and `head` both have, as a reason.
-fn common_difference(base: &FunctionSource, head: &FunctionSource) -> Option<String> {
-    base.spans.iter().find_map(|((file, function), span)| {
-        let other = head.spans.get(&(file.clone(), function.clone()))?;
-        let offset = first_difference(&span.text, &other.text)?;
-        Some(format!(
-            "{function} differs at {file}:{} (head's line {})",
-            span.first + offset,
-            other.first + offset
-        ))
-    })
 }
 
 /// The first name of `changed` that the lines of `spans` (each of the file compared as the
@@ -1260,6 +1280,10 @@ pub struct ChangedNames {
     /// Whether a registry's or a git repository's package may depend on a package of the
     /// checkout ([`may_patch`]): then its files may name any item of it.
     patched: bool,
+    /// Whether the two checkouts resolve their dependencies alike: the same manifests and lock
+    /// files but for their own packages' versions ([`dependency_lines::same_dependencies`]), so
+    /// every registry package is built with the same features on both sides.
+    same_dependencies: bool,
     /// Per dependency's file read so far, whether it mentions `collapse_debuginfo`: a macro
     /// of it expanded in the checkout may keep its own lines there.
     collapsing: RefCell<BTreeMap<String, bool>>,
@@ -1450,6 +1474,7 @@ pub fn changed_names_compiled(
     }
     names.patched = [base, head].into_iter().any(may_patch);
     names.crates = generics::checkout_crates([base, head]);
+    names.same_dependencies = dependency_lines::same_dependencies([base, head]);
     Ok(names)
 }
 
@@ -1493,6 +1518,17 @@ fn mentions_patch(text: &str) -> bool {
 /// The `Cargo.toml` files under `dir` of `checkout` (paths as read), version control and
 /// build directories left out.
 fn manifest_files(checkout: &Path, dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
+    files_named(checkout, dir, "Cargo.toml", files)
+}
+
+/// The files named `file_name` under `dir` of `checkout` (paths as read), version control and
+/// build directories left out.
+fn files_named(
+    checkout: &Path,
+    dir: &Path,
+    file_name: &str,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), String> {
     let path = checkout.join(dir);
     let entries = std::fs::read_dir(&path).map_err(|e| e.to_string())?;
     for entry in entries {
@@ -1500,8 +1536,8 @@ fn manifest_files(checkout: &Path, dir: &Path, files: &mut Vec<PathBuf>) -> Resu
         let name = entry.file_name();
         let kind = entry.file_type().map_err(|e| e.to_string())?;
         if kind.is_dir() && name != ".git" && name != "target" {
-            manifest_files(checkout, &dir.join(&name), files)?;
-        } else if kind.is_file() && name == "Cargo.toml" {
+            files_named(checkout, &dir.join(&name), file_name, files)?;
+        } else if kind.is_file() && name == file_name {
             files.push(path.join(&name));
         }
     }

@@ -94,7 +94,7 @@ impl ChangedNames {
 
     /// Whether the instance `function` (a frame's name) has generic arguments that are known
     /// and name no crate of the checkout.
-    fn foreign_instance(&self, function: &str) -> bool {
+    pub(super) fn foreign_instance(&self, function: &str) -> bool {
         let (Some(crates), Some(arguments)) = (&self.crates, instance_arguments(function)) else {
             return false;
         };

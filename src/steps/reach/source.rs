@@ -1518,15 +1518,15 @@ fn mentions_patch(text: &str) -> bool {
 /// The `Cargo.toml` files under `dir` of `checkout` (paths as read), version control and
 /// build directories left out.
 fn manifest_files(checkout: &Path, dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), String> {
-    files_named(checkout, dir, "Cargo.toml", files)
+    files_named(checkout, dir, &["Cargo.toml"], files)
 }
 
-/// The files named `file_name` under `dir` of `checkout` (paths as read), version control and
-/// build directories left out.
+/// The files named one of `file_names` under `dir` of `checkout` (paths as read), version
+/// control and build directories left out.
 fn files_named(
     checkout: &Path,
     dir: &Path,
-    file_name: &str,
+    file_names: &[&str],
     files: &mut Vec<PathBuf>,
 ) -> Result<(), String> {
     let path = checkout.join(dir);
@@ -1536,8 +1536,8 @@ fn files_named(
         let name = entry.file_name();
         let kind = entry.file_type().map_err(|e| e.to_string())?;
         if kind.is_dir() && name != ".git" && name != "target" {
-            files_named(checkout, &dir.join(&name), file_name, files)?;
-        } else if kind.is_file() && name == file_name {
+            files_named(checkout, &dir.join(&name), file_names, files)?;
+        } else if kind.is_file() && file_names.iter().any(|f| name == *f) {
             files.push(path.join(&name));
         }
     }

@@ -113,9 +113,8 @@ fn writes_function(text: &str, name: &str) -> bool {
 pub(super) fn same_dependencies(checkouts: [&Path; 2]) -> bool {
     let listed = checkouts.map(|checkout| {
         let mut files = Vec::new();
-        for name in ["Cargo.toml", "Cargo.lock"] {
-            super::files_named(checkout, Path::new(""), name, &mut files).ok()?;
-        }
+        let names = ["Cargo.toml", "Cargo.lock"];
+        super::files_named(checkout, Path::new(""), &names, &mut files).ok()?;
         let mut inside: Vec<PathBuf> = files
             .iter()
             .filter_map(|f| f.strip_prefix(checkout).ok().map(Path::to_path_buf))

@@ -10,7 +10,9 @@
 //! crate around changes (criterion's `analysis::common<WallTime, usize>`, compiled again in
 //! rust-base64 #269's bench crate, held other lines of `cast` in base than in head: its 48
 //! encode benchmarks, which #269 cannot reach, were measured; docs/design/field-trials.md).
-//! Comparing the spans' texts says "differs" for a file that is byte for byte the same.
+//! The same holds for a generic function's one instance, whose lines keep code or not as the
+//! optimiser places it (criterion's `classify<f64>` there: lines 259–272 in base, 259–271 in
+//! head). Comparing the spans' texts says "differs" for a file that is byte for byte the same.
 //!
 //! The rule: such a span is the same on both sides when
 //! - its file is a dependency's package as cargo keeps it, a registry's
@@ -28,10 +30,10 @@
 //!   `[replace]`, no collapsing of macro lines into the dependency's file:
 //!   [`super::may_patch`], and the file does not mention `collapse_debuginfo`): the code at the
 //!   file's lines is then the dependency's own, whose paths resolve in its crate;
-//! - the function's instance names no crate of the checkout ([`generics`]'s rule: its generic
-//!   arguments are known and hold none): such an instance selects no impl of the checkout, so
-//!   whatever instance is inlined computes what the dependency alone says. (`cast`: no
-//!   arguments at all);
+//! - the function's instance names no crate of the checkout ([`super::generics`]'s rule: its
+//!   generic arguments are known and hold none): such an instance selects no impl of the
+//!   checkout, so whatever instance is inlined computes what the dependency alone says
+//!   (`cast`: no arguments at all);
 //! - the function is one the file writes (`fn cast`, a macro's body included), not a closure:
 //!   a frame named after a function of the checkout is not taken for the dependency's.
 //!
@@ -43,7 +45,9 @@
 //! what it computes. The names check still runs over both sides' spans afterwards (a trait
 //! item of the checkout named there, an exported symbol, counts as before). Anything else
 //! (a file of the checkout, a path dependency's, a manifest or lock that differs, a
-//! `[patch]`) keeps comparing texts: a benchmark stays measured when in doubt.
+//! `[patch]`) keeps comparing texts: a benchmark stays measured when in doubt. Not covered:
+//! without a lock file each side resolves against the registry's index when it is built, and
+//! a version published in between could change the features another package asks of this one.
 
 use std::path::{Path, PathBuf};
 
@@ -377,7 +381,8 @@ mod tests {
         };
         let fuzz = |v: &str| {
             format!(
-                "[package]\nname = \"fuzz\"\n\n[dependencies]\ndemo = {{ path = \"..\", version = \"{v}\" }}\n"
+                "[package]\nname = \"fuzz\"\n\n[dependencies]\n\
+                 demo = {{ path = \"..\", version = \"{v}\" }}\n"
             )
         };
         for (side, own) in [(0, "0.1.0"), (1, "0.2.0")] {

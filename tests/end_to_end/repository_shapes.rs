@@ -91,8 +91,25 @@ fn shared_library_with_a_bench_package(repo: &Path) {
     let manifest = repo.join("benches/Cargo.toml");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, format!("{text}\n[workspace]\n")).unwrap();
+    amend_base(repo);
+}
+
+/// Folds what the working tree has into the base commit (a shape's own base on top of the
+/// shared library's).
+fn amend_base(repo: &Path) {
     git_ok(repo, &["add", "-A"]);
     git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+}
+
+/// Head: `sum` adds another multiple, the one change of the shapes whose base differs.
+fn sum_adds_another_multiple(repo: &Path) {
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "s.wrapping_add(i * 3)",
+        "s.wrapping_add(i * 5)",
+    );
+    commit_all(repo, "sum adds another multiple");
 }
 
 /// Every file under `dir` whose name starts with `prefix`.
@@ -219,11 +236,7 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
         .unwrap();
         commit_all(repo, "a dev-dependency no benchmark uses");
     });
-    let manifest = ["--manifest-path", "benches/Cargo.toml"];
-    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
+    let (report, err) = select_bench_package(&repo);
     for id in ["mix", "sum", "version"] {
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
     }
@@ -246,8 +259,7 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
              println!(\"cargo::rustc-link-search=native={out}\");\n}\n",
         )
         .unwrap();
-        git_ok(repo, &["add", "-A"]);
-        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+        amend_base(repo);
         replace_in(
             repo,
             "benches/Cargo.toml",
@@ -256,11 +268,7 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
         );
         commit_all(repo, "release the bench package 0.2.0");
     });
-    let manifest = ["--manifest-path", "benches/Cargo.toml"];
-    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
+    let (report, err) = select_bench_package(&repo);
     for id in ["mix", "sum", "version"] {
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
     }
@@ -286,15 +294,8 @@ fn library_calling_a_typeless_label(repo: &Path) {
         "x = (x ^ i)",
         "x = unsafe { shape_xor(x, i) }",
     );
-    git_ok(repo, &["add", "-A"]);
-    git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
-    replace_in(
-        repo,
-        "src/lib.rs",
-        "s.wrapping_add(i * 3)",
-        "s.wrapping_add(i * 5)",
-    );
-    commit_all(repo, "sum adds another multiple");
+    amend_base(repo);
+    sum_adds_another_multiple(repo);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -374,15 +375,8 @@ fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
             "pub fn mix(",
             "#![deny(warnings)]\n\nfn never_called() {}\n\npub fn mix(",
         );
-        git_ok(repo, &["add", "-A"]);
-        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
-        replace_in(
-            repo,
-            "src/lib.rs",
-            "s.wrapping_add(i * 3)",
-            "s.wrapping_add(i * 5)",
-        );
-        commit_all(repo, "sum adds another multiple");
+        amend_base(repo);
+        sum_adds_another_multiple(repo);
     });
     only_sum_reaches_the_change(&repo);
 }
@@ -404,8 +398,7 @@ fn a_release_that_renames_a_function_names_it_as_changed_code_not_the_version() 
             "(0..rounds).fold(0u64, |s, i| s.wrapping_add(thrice(i)))\n}\n\n\
              #[inline(never)]\nfn thrice(i: u64) -> u64 {\n    std::hint::black_box(i) * 3",
         );
-        git_ok(repo, &["add", "-A"]);
-        git_ok(repo, &["commit", "-q", "--amend", "--no-edit"]);
+        amend_base(repo);
         replace_in(
             repo,
             "Cargo.toml",
@@ -421,11 +414,7 @@ fn a_release_that_renames_a_function_names_it_as_changed_code_not_the_version() 
         );
         commit_all(repo, "release 0.2.0, sum's helper renamed");
     });
-    let manifest = ["--manifest-path", "benches/Cargo.toml"];
-    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &manifest));
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
+    let (report, err) = select_bench_package(&repo);
     assert_eq!(reason(&report, "mix"), "same_code", "{err}");
     assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
     let changed = bench_entry(&report, "sum")["selection"].to_string();
@@ -802,14 +791,20 @@ fn the_member_named_by_its_manifest_or_its_directory_is_the_package_built() {
     }
 }
 
-/// The bench package's selection (`--manifest-path benches/Cargo.toml`, parent against head):
-/// `mix` and `version` the same code, `sum` reaching the change. The JSON report.
-fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
+/// The JSON report and the standard error of selecting HEAD~1 → HEAD from the bench package
+/// (`--manifest-path benches/Cargo.toml`), which must succeed.
+fn select_bench_package(repo: &Path) -> (serde_json::Value, String) {
     let manifest = ["--manifest-path", "benches/Cargo.toml"];
     let output = selecting(repo, &with_options(&parent_vs_head_json(&[]), &manifest));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
-    let report = json_report(&output);
+    (json_report(&output), err)
+}
+
+/// The bench package's selection (`--manifest-path benches/Cargo.toml`, parent against head):
+/// `mix` and `version` the same code, `sum` reaching the change. The JSON report.
+fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
+    let (report, err) = select_bench_package(repo);
     for id in ["mix", "version"] {
         assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
     }

@@ -449,6 +449,31 @@ fn commit_set_up_shapes(repo: &std::path::Path, add: impl FnOnce(&std::path::Pat
     commit_all(repo, "rare is cold, PICK changes");
 }
 
+/// The shared demo of `harness` (no benchmark added in head) whose benchmarks with a set-up
+/// ([`commit_set_up_shapes`]) are [`SAMPLED_LIBRARY`]'s functions and the benchmarks `shapes`
+/// appends to `benches/demo.rs`.
+fn sampled_shapes_demo(
+    guard: &MeasuringGuard,
+    harness: DemoHarness,
+    shapes: &str,
+) -> (Scratch, std::path::PathBuf) {
+    let mut options = DemoOptions {
+        harness,
+        ..strong_changes()
+    };
+    options.changes.add_benchmark = false;
+    let append = |path: std::path::PathBuf, tail: &str| {
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}{tail}")).unwrap();
+    };
+    shared_demo_with(guard, &options, "sampled set-ups", |repo| {
+        commit_set_up_shapes(repo, |repo| {
+            append(repo.join("src/lib.rs"), SAMPLED_LIBRARY);
+            append(repo.join("benches/demo.rs"), shapes);
+        })
+    })
+}
+
 /// What `--list` says of the benchmarks `filter` selects in `repo`, as JSON, each probe run
 /// (none kept from an earlier run).
 fn list_set_up_shapes(repo: &std::path::Path, filter: &str) -> serde_json::Value {
@@ -780,22 +805,7 @@ mod sampled {
 fn changed_code_a_divan_fork_runs_only_outside_its_sample_task_is_skipped_when_its_source_is_the_same()
  {
     let guard = measuring_lock();
-    let mut options = DemoOptions {
-        harness: DemoHarness::Divan,
-        ..strong_changes()
-    };
-    options.changes.add_benchmark = false;
-    let add = |repo: &std::path::Path| {
-        let library = repo.join("src/lib.rs");
-        let text = std::fs::read_to_string(&library).unwrap();
-        std::fs::write(&library, format!("{text}{SAMPLED_LIBRARY}")).unwrap();
-        let bench = repo.join("benches/demo.rs");
-        let text = std::fs::read_to_string(&bench).unwrap();
-        std::fs::write(&bench, format!("{text}{DIVAN_SAMPLED_SHAPES}")).unwrap();
-    };
-    let (_dir, repo) = shared_demo_with(&guard, &options, "sampled set-ups", |repo| {
-        commit_set_up_shapes(repo, add)
-    });
+    let (_dir, repo) = sampled_shapes_demo(&guard, DemoHarness::Divan, DIVAN_SAMPLED_SHAPES);
     let listing = list_set_up_shapes(&repo, "sampled::");
     assert_sampled_shapes(&listing, "demo::sampled::");
 }
@@ -915,22 +925,7 @@ mod sampled {
 fn changed_code_a_libtest_fork_runs_only_outside_its_timed_routine_is_skipped_when_its_source_is_the_same()
  {
     let guard = measuring_lock();
-    let mut options = DemoOptions {
-        harness: DemoHarness::Libtest,
-        ..strong_changes()
-    };
-    options.changes.add_benchmark = false;
-    let add = |repo: &std::path::Path| {
-        let library = repo.join("src/lib.rs");
-        let text = std::fs::read_to_string(&library).unwrap();
-        std::fs::write(&library, format!("{text}{SAMPLED_LIBRARY}")).unwrap();
-        let bench = repo.join("benches/demo.rs");
-        let text = std::fs::read_to_string(&bench).unwrap();
-        std::fs::write(&bench, format!("{text}{LIBTEST_SAMPLED_SHAPES}")).unwrap();
-    };
-    let (_dir, repo) = shared_demo_with(&guard, &options, "sampled set-ups", |repo| {
-        commit_set_up_shapes(repo, add)
-    });
+    let (_dir, repo) = sampled_shapes_demo(&guard, DemoHarness::Libtest, LIBTEST_SAMPLED_SHAPES);
     // Stands in for `cargo +nightly perfdiff`, as the libtest tests of harness_e2e do.
     let env = [("RUSTC_BOOTSTRAP", "1")];
     // libtest's run cannot be stretched: on a busy machine its probe covers no fork's run, and

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # An independent reference for a verdict: criterion itself, run by hand on several commits of a
 # repository (a pull request's base, some of its commits, its head), in alternating rounds, with
-# each benchmark's mean time per commit printed relative to the first commit's. Used when
+# each benchmark's time per commit (criterion's estimate, averaged over the rounds) printed
+# relative to the first commit's. Used when
 # cargo-perfdiff's verdict contradicts a published claim (docs/design/field-trials.md, rust-base64
 # #269): if criterion agrees with the tool on this machine, the claim does not hold here.
 #
@@ -49,7 +50,8 @@ build() {
 
 for c in "$@"; do build "$c"; done
 
-# One line per run and benchmark: round, commit, id, mean time in ns.
+# One line per run and benchmark: round, commit, id, criterion's point estimate of the time per
+# iteration (the middle of its `time:` interval), in ns.
 for r in $(seq 1 "$rounds"); do
     for c in "$@"; do
         CRITERION_HOME="$work/criterion-$c-$r" "$work/bin/$c" --bench "$filter" --noplot \
@@ -63,7 +65,8 @@ for r in $(seq 1 "$rounds"); do
     done
 done >"$work/runs"
 
-# Each benchmark's mean over the rounds, per commit, and its change against the first commit.
+# Each benchmark's estimate averaged over the rounds, per commit, and its change against the
+# first commit's.
 awk -v order="$*" '
     BEGIN { k = split(order, commit, " "); first = commit[1] }
     { key = $3 SUBSEP $2; sum[key] += $4; n[key]++; ids[$3] = 1 }

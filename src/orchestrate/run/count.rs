@@ -288,6 +288,51 @@ pub(super) fn explain(
     Ok(true)
 }
 
+/// Without `--explain` (which does this and counts instructions too): names, beside every
+/// `regressed` or `improved` verdict whose timed loop runs changed functions, those of them
+/// compiled from the same source on both sides ([`note_same_source`]), read from the builds with
+/// line tables selection's same-source check keeps (built here when it has none). Issue #55: a
+/// verdict that may be the compiler's different inlining, not the change's, says so at default
+/// settings. Returns whether any selection record changed; a failed build is said and skipped.
+pub(super) fn note_compiled_differently(
+    ctx: &MeasureContext,
+    file: &mut SampleFile,
+    report: &Report,
+    progress: &mut Progress,
+) -> bool {
+    let changed: Vec<(usize, usize)> = changed_benchmarks(file, report, ctx.matched)
+        .into_iter()
+        .filter(|&(record, _)| runs_changed_code_in_its_loop(&file.benchmarks[record]))
+        .collect();
+    if changed.is_empty() {
+        return false;
+    }
+    let matched: Vec<&Matched> = changed.iter().map(|&(_, m)| &ctx.matched[m]).collect();
+    let built =
+        [Side::Base, Side::Head].map(|side| LineTables::build(ctx, side, &matched, progress));
+    let line_tables = match built {
+        [Ok(base), Ok(head)] => [base, head],
+        [Err(reason), _] | [_, Err(reason)] => {
+            progress.note(&format!(
+                "cannot tell whether the changed verdicts' code changed with its source: the \
+                 build with line tables failed ({reason})"
+            ));
+            return false;
+        }
+    };
+    note_same_source(ctx, file, &changed, &line_tables);
+    true
+}
+
+/// Whether `benchmark`'s selection names changed functions in its timed loop.
+fn runs_changed_code_in_its_loop(benchmark: &crate::model::samples::BenchmarkRecord) -> bool {
+    benchmark.selection.as_ref().is_some_and(|s| {
+        s.changed_functions
+            .iter()
+            .any(|f| !s.outside_loop.contains(f))
+    })
+}
+
 /// The most changed functions of one benchmark whose sources are compared: each costs a walk of
 /// its line tables on both sides.
 const MAX_SOURCE_COMPARED: usize = 64;

@@ -379,8 +379,10 @@ fn measure_selected(mut selected: Selected<'_>, progress: &mut Progress) -> Resu
         phases::timed(|| analyse_samples(&file, settings, Some(&samples_path)));
     let counts = settings.explain || settings.metric.instructions;
     let explaining = Instant::now();
-    if counts && count::explain(&context, &mut file, &report, progress)? {
-        // The profiles change the functions listed, never a verdict.
+    if counts && count::explain(&context, &mut file, &report, progress)?
+        || !counts && count::note_compiled_differently(&context, &mut file, &report, progress)
+    {
+        // The profiles and the same-source functions change what is listed, never a verdict.
         analysis::functions::attach(&mut report.benchmarks, &file);
     }
     if let Some(phases) = &mut file.run.phases {

@@ -342,7 +342,8 @@ pub struct SelectionRecord {
     pub outside_loop: Vec<String>,
     /// Of `changed_functions`, those compiled from the same source on both sides (their lines
     /// and the lines inlined into them read the same): a change elsewhere made the compiler
-    /// inline or lay them out differently. Found by `--explain`'s build with line tables, and
+    /// inline or lay them out differently. Found for every changed verdict from the builds with
+    /// line tables (also `--explain`'s), and
     /// by selection for a benchmark skipped because they run only outside its timed loop; for
     /// such a benchmark also the changed functions of the other benchmarks of its target found
     /// so, which its native probe may enter outside the timed loop.
@@ -375,6 +376,14 @@ pub enum SelectionReason {
 }
 
 impl SelectionRecord {
+    /// The changed functions its timed loop runs: `changed_functions` but those only outside it.
+    pub fn changed_in_loop(&self) -> impl Iterator<Item = &String> {
+        let outside = &self.outside_loop;
+        self.changed_functions
+            .iter()
+            .filter(move |f| !outside.contains(f))
+    }
+
     /// Whether the benchmark is `unchanged` without a fork.
     pub fn skipped(&self) -> bool {
         !self.measured && self.reason == SelectionReason::SameCode

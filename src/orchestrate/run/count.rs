@@ -293,7 +293,7 @@ pub(super) fn explain(
 /// compiled from the same source on both sides ([`note_same_source`]), read from the builds with
 /// line tables selection's same-source check keeps (built here when it has none). Issue #55: a
 /// verdict that may be the compiler's different inlining, not the change's, says so at default
-/// settings. Returns whether any selection record changed; a failed build is said and skipped.
+/// settings. Returns whether the sources were compared; a failed build is said and skipped.
 pub(super) fn note_compiled_differently(
     ctx: &MeasureContext,
     file: &mut SampleFile,
@@ -302,7 +302,10 @@ pub(super) fn note_compiled_differently(
 ) -> bool {
     let changed: Vec<(usize, usize)> = changed_benchmarks(file, report, ctx.matched)
         .into_iter()
-        .filter(|&(record, _)| runs_changed_code_in_its_loop(&file.benchmarks[record]))
+        .filter(|&(record, _)| {
+            let selection = file.benchmarks[record].selection.as_ref();
+            selection.is_some_and(|s| s.changed_in_loop().next().is_some())
+        })
         .collect();
     if changed.is_empty() {
         return false;
@@ -322,15 +325,6 @@ pub(super) fn note_compiled_differently(
     };
     note_same_source(ctx, file, &changed, &line_tables);
     true
-}
-
-/// Whether `benchmark`'s selection names changed functions in its timed loop.
-fn runs_changed_code_in_its_loop(benchmark: &crate::model::samples::BenchmarkRecord) -> bool {
-    benchmark.selection.as_ref().is_some_and(|s| {
-        s.changed_functions
-            .iter()
-            .any(|f| !s.outside_loop.contains(f))
-    })
 }
 
 /// The most changed functions of one benchmark whose sources are compared: each costs a walk of
@@ -359,11 +353,7 @@ fn note_same_source(
         let functions: Vec<String> = file.benchmarks[record]
             .selection
             .as_ref()
-            .map(|s| {
-                let outside = &s.outside_loop;
-                let timed = s.changed_functions.iter().filter(|f| !outside.contains(f));
-                timed.cloned().collect::<Vec<_>>()
-            })
+            .map(|s| s.changed_in_loop().cloned().collect::<Vec<_>>())
             .unwrap_or_default()
             .into_iter()
             .take(MAX_SOURCE_COMPARED)

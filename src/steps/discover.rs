@@ -1505,6 +1505,7 @@ mod tests {
             package_version: "0.1.0".into(),
             cargo_env: Vec::new(),
             native_library_dirs: Vec::new(),
+            build_out_dirs: Vec::new(),
         }
     }
 

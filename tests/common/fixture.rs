@@ -62,6 +62,7 @@ impl Fixture {
             package_version: "0.1.0".into(),
             cargo_env: Vec::new(),
             native_library_dirs: Vec::new(),
+            build_out_dirs: Vec::new(),
             src_path: self.dir.join(format!("benches/{target}.rs")),
         }
     }

@@ -274,6 +274,78 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
     }
 }
 
+/// [`shared_library_with_a_bench_package`] whose library has a build script that writes a table
+/// into its `OUT_DIR` (`gen.rs`, `include!`d, and `bytes.bin`, `include_bytes!`d), and a
+/// benchmark `lookup` whose timed loop runs the generated `generated`, which indexes the table at
+/// a runtime index: its bounds check's panic location names `gen.rs` by its absolute path in the
+/// build-script output directory.
+fn shared_library_with_generated_code(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    std::fs::write(
+        repo.join("build.rs"),
+        "use std::path::Path;\n\nfn main() {\n    \
+         let out = std::env::var(\"OUT_DIR\").unwrap();\n    \
+         let values: Vec<String> = (0..64u64).map(|i| (i * 7 % 61).to_string()).collect();\n    \
+         let code = format!(\n        \
+         \"pub static TABLE: [u64; 64] = [{}];\\n\\npub fn generated(i: usize) -> u64 {{\\n    TABLE[i]\\n}}\\n\",\n        \
+         values.join(\", \")\n    );\n    \
+         std::fs::write(Path::new(&out).join(\"gen.rs\"), code).unwrap();\n    \
+         std::fs::write(Path::new(&out).join(\"bytes.bin\"), [3u8, 1, 4, 1, 5, 9, 2, 6]).unwrap();\n    \
+         println!(\"cargo::rerun-if-changed=build.rs\");\n}\n",
+    )
+    .unwrap();
+    let lib = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!(
+            "include!(concat!(env!(\"OUT_DIR\"), \"/gen.rs\"));\n\n\
+             static BYTES: &[u8] = include_bytes!(concat!(env!(\"OUT_DIR\"), \"/bytes.bin\"));\n\n\
+             pub fn lookup(i: usize) -> u64 {{\n    generated(i) + u64::from(BYTES[i % 8])\n}}\n\n{text}"
+        ),
+    )
+    .unwrap();
+    replace_in(
+        repo,
+        "benches/benches/shapes.rs",
+        "fn benches(c: &mut Criterion) {\n",
+        "fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"lookup\", |b| b.iter(|| shapelib::lookup(black_box(17))));\n",
+    );
+    amend_base(repo);
+}
+
+#[test]
+fn code_that_compiles_its_build_script_s_out_dir_in_is_the_same_code_across_a_version_bump() {
+    // Cargo names a build script's output directory (`…/build/<package>-<hash>/out`) by a hash of
+    // the package's version: a release renames it, and a panic location in an `include!`d
+    // generated file holds the two names as data, so `lookup` was measured for changed data.
+    let guard = measuring_lock();
+    let key = "generated code across a version bump";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_generated_code(repo);
+        replace_in(
+            repo,
+            "Cargo.toml",
+            "version = \"0.1.0\"",
+            "version = \"0.2.0\"",
+        );
+        commit_all(repo, "release 0.2.0");
+    });
+    let (report, err) = select_bench_package(&repo);
+    for id in ["lookup", "mix", "sum"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    let lookup = bench_entry(&report, "lookup")["selection"]["detail"].to_string();
+    assert!(
+        lookup.starts_with("\"same code: ")
+            && lookup.contains("the build-script output directory of `shapelib` read alike"),
+        "{lookup}: {:#}",
+        bench_entry(&report, "lookup")
+    );
+    assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
+}
+
 /// [`shared_library_with_a_bench_package`] whose `mix` calls `shape_xor`, a global label without
 /// a type or size written with `global_asm!` (as assembly's functions are), then a commit that
 /// changes `sum` only.

@@ -240,7 +240,10 @@ fn a_comment_that_shifts_every_line_changes_no_function() {
         .flat_map(|(_, range)| range)
         .collect();
     let compared = Comparer::new(&b.base, &b.comment).compare(&every);
-    let CodeComparison::Same { functions, data } = compared else {
+    let CodeComparison::Same {
+        functions, data, ..
+    } = compared
+    else {
         panic!("{compared:?}");
     };
     assert!(
@@ -381,7 +384,10 @@ fn a_method_reached_through_dyn_differs_and_its_caller_does_not() {
         "perfdiff_reach_code::via_dyn",
         square,
     ]);
-    let CodeComparison::Same { functions: 3, data } = callers else {
+    let CodeComparison::Same {
+        functions: 3, data, ..
+    } = callers
+    else {
         panic!("{callers:?}");
     };
     assert!(data >= 2, "the two vtables are data: {data}");
@@ -483,7 +489,8 @@ fn statics_that_point_to_each_other_are_compared_through_the_cycle() {
             same,
             CodeComparison::Same {
                 functions: 1,
-                data: 2
+                data: 2,
+                ..
             }
         ),
         "{same:?}"
@@ -573,7 +580,8 @@ fn a_plt_stub_is_its_import() {
         compared,
         CodeComparison::Same {
             functions: entries as usize,
-            data: 0
+            data: 0,
+            alike: Vec::new(),
         }
     );
 }

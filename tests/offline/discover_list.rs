@@ -29,6 +29,7 @@ fn script(dir: &Path, body: &str) -> BenchExecutable {
         package_version: "0.1.0".into(),
         cargo_env: Vec::new(),
         native_library_dirs: Vec::new(),
+        build_out_dirs: Vec::new(),
         src_path: dir.join("benches/fake.rs"),
     }
 }

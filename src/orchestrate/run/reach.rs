@@ -203,11 +203,9 @@ fn select_in_target(
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
     };
-    let mut comparer = Comparer::new(&base_code, &head_code).with_checkouts(
-        &base_checkout,
-        &head_checkout,
-        versions,
-    );
+    let mut comparer = Comparer::new(&base_code, &head_code)
+        .with_checkouts(&base_checkout, &head_checkout, versions)
+        .with_out_dirs(&base.exe.build_out_dirs, &head.exe.build_out_dirs);
     let cache = trace_cache(sides, &base_checkout);
     let own_files = own_files(base);
     let build_dirs = [sides.target_dir.to_path_buf()];
@@ -329,7 +327,9 @@ fn decide_traced(
     if let (Some(timed), false) = (&traced.timed, record.changed_functions.is_empty()) {
         match comparer.compare(timed) {
             CodeComparison::Differs { functions, .. } => name_timed_part(&mut record, &functions),
-            CodeComparison::Same { functions, data } => {
+            CodeComparison::Same {
+                functions, data, ..
+            } => {
                 name_timed_part(&mut record, &[]);
                 timed_same = Some(TimedSame {
                     functions,

@@ -288,6 +288,7 @@ impl Compared<'_> {
         let mut code = CodeComparison::Same {
             functions: 0,
             data: 0,
+            alike: Vec::new(),
         };
         let started = traced.executed_by_program.keys().chain(&traced.programs);
         for program in started.collect::<BTreeSet<_>>() {
@@ -360,14 +361,20 @@ fn combine(a: CodeComparison, b: CodeComparison) -> CodeComparison {
         (d @ Differs { .. }, _) | (_, d @ Differs { .. }) => d,
         (u @ Unknown { .. }, _) | (_, u @ Unknown { .. }) => u,
         (
-            Same { functions, data },
+            Same {
+                functions,
+                data,
+                alike,
+            },
             Same {
                 functions: f,
                 data: d,
+                alike: a,
             },
         ) => Same {
             functions: functions + f,
             data: data + d,
+            alike: sorted([alike, a].concat()),
         },
     }
 }
@@ -392,6 +399,7 @@ mod tests {
         let same = |n| CodeComparison::Same {
             functions: n,
             data: 1,
+            alike: Vec::new(),
         };
         let differs = |name: &str| CodeComparison::Differs {
             functions: vec![name.to_string()],
@@ -405,7 +413,8 @@ mod tests {
             combine(same(2), same(3)),
             CodeComparison::Same {
                 functions: 5,
-                data: 2
+                data: 2,
+                alike: Vec::new(),
             }
         );
         assert_eq!(combine(same(2), unknown.clone()), unknown);

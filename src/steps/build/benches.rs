@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::cargo::{CargoBuild, ParsedBuild, failure_text, run_cargo};
-use super::cargo_env::BuildScriptEnv;
+use super::cargo_env::{BuildOutDir, BuildScriptEnv};
 use super::cargo_output::{BenchArtifact, FailedTarget};
 use super::keep::{BuildSite, Kept};
 use super::workspace::{
@@ -663,6 +663,23 @@ pub(super) struct Built<'a> {
     pub(super) native_library_dirs: &'a [PathBuf],
 }
 
+/// The output directory of each build script of `parsed`, by package name (cargo's package id
+/// names it, or the last segment of a path or git source's address where it names none).
+fn build_out_dirs(parsed: &ParsedBuild) -> Vec<BuildOutDir> {
+    let mut dirs: Vec<BuildOutDir> = parsed
+        .build_scripts
+        .iter()
+        .filter_map(|(id, script)| {
+            let source = id.split(['#', '?']).next().unwrap_or(id);
+            let package = package_from_id(id, &Path::new(source).join("Cargo.toml")).name;
+            let dir = script.out_dir.clone()?;
+            Some(BuildOutDir { package, dir })
+        })
+        .collect();
+    dirs.sort_by(|a, b| (&a.package, &a.dir).cmp(&(&b.package, &b.dir)));
+    dirs
+}
+
 impl Built<'_> {
     /// The `[env]` variables, then those of the package's build script, which win.
     fn cargo_env_of(&self, package_id: &str) -> Vec<(OsString, OsString)> {
@@ -717,6 +734,7 @@ pub(super) fn copy_executables(
             package_version: package.version,
             cargo_env: built.cargo_env_of(&artifact.package_id),
             native_library_dirs: built.native_library_dirs.to_vec(),
+            build_out_dirs: build_out_dirs(built.parsed),
         });
     }
     executables.sort_by(|a, b| (&a.package, &a.target).cmp(&(&b.package, &b.target)));

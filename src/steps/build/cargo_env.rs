@@ -178,6 +178,15 @@ pub struct BuildScriptEnv {
     pub library_dirs: Vec<PathBuf>,
 }
 
+/// A build script's output directory as cargo reported it (`build-script-executed`): the
+/// package's name and its `OUT_DIR`. Selection reads one package's directory in base's code and
+/// in head's alike (cargo names it by a hash of the package's version).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BuildOutDir {
+    pub package: String,
+    pub dir: PathBuf,
+}
+
 /// The directory of a `cargo:rustc-link-search` value as cargo reports it (`native=/p`, `all=/p`,
 /// or a bare `/p`).
 pub fn link_search_dir(value: &str) -> PathBuf {

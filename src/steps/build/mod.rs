@@ -57,6 +57,7 @@ pub(crate) use benches::{Layouts, copy_out, layouts_of};
 pub use benches::{build_benches, build_needed_benches};
 pub(crate) use cargo::{CargoBuild, one_path_of, run_cargo};
 pub use cargo::{ParsedBuild, RenderedDiagnostic, parse_messages};
+pub use cargo_env::BuildOutDir;
 pub use cargo_output::{BenchArtifact, FailedTarget};
 pub use fork_env::{dylib_search_variable, fork_environment};
 pub use workspace::{
@@ -231,6 +232,11 @@ pub struct BenchExecutable {
     /// cargo puts first on a bench process's library search path
     /// ([`cargo_env::native_library_dirs`]).
     pub native_library_dirs: Vec<PathBuf>,
+    /// Every build script's output directory in the build, by package, as cargo reported them:
+    /// what selection reads alike in base's and head's code ([`BuildOutDir`]). Empty in a build
+    /// kept before it was recorded, which then reads none alike.
+    #[serde(default)]
+    pub build_out_dirs: Vec<BuildOutDir>,
 }
 
 impl BenchExecutable {
@@ -948,6 +954,7 @@ mod tests {
             .map(|(k, v)| (OsString::from(k), OsString::from(v)))
             .to_vec(),
             native_library_dirs: vec![PathBuf::from("/shared/target/release/build/s-1/out")],
+            build_out_dirs: Vec::new(),
         };
         let env: BTreeMap<_, _> = fork_environment(&exe, Path::new("/shared/target"))
             .into_iter()

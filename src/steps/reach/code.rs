@@ -48,6 +48,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::versions::VersionChange;
+use crate::steps::build::BuildOutDir;
 use executable::{Executable, Place};
 pub use identity::CheckoutPaths;
 use identity::{Walk, demangle, functions_named_by};
@@ -154,7 +155,13 @@ pub enum CodeComparison {
     /// executed functions (names without ThinLTO's suffix) and PLT stubs; `data`: the data
     /// sections compared for them (a lower bound: what lies behind a pair another benchmark of
     /// the same `Comparer` already proved is not counted again).
-    Same { functions: usize, data: usize },
+    /// `alike`: the packages whose build-script output directory the data held, base's on one
+    /// side and head's on the other, read alike ([`CheckoutPaths::read_alike`]; sorted).
+    Same {
+        functions: usize,
+        data: usize,
+        alike: Vec<String>,
+    },
     /// These executed functions differ or have no partner, named as `--explain` names them
     /// (the program's functions inlined into them, where the debug information says; else
     /// demangled, without hash), sorted, deduplicated; `data`: the changed data objects reached (the static's name, or "data of"
@@ -210,8 +217,10 @@ pub struct ChangedEntry {
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
+    /// `alike`: the packages whose build-script output directory was read alike.
     Same {
         data: BTreeSet<SecRef>,
+        alike: BTreeSet<String>,
     },
     /// `unpaired`: head defines no function of this name.
     Differs {
@@ -273,6 +282,16 @@ impl<'a> Comparer<'a> {
         self
     }
 
+    /// Also reads a package's build-script output directory in base's code (`base`, as the
+    /// build reported them) and the same package's in head's (`head`) alike: cargo names it by
+    /// a hash of the package's version, so code that compiles it in (a panic location in an
+    /// `include!`d generated file) is otherwise changed data across a version bump
+    /// ([`CheckoutPaths::with_out_dirs`]).
+    pub fn with_out_dirs(mut self, base: &[BuildOutDir], head: &[BuildOutDir]) -> Self {
+        self.paths = self.paths.with_out_dirs(base, head);
+        self
+    }
+
     /// [`Comparer::compare`] for code no native probe will run (a command's programs): `Same`
     /// becomes `Unknown` when the code asked the CPU for its features and valgrind hides some
     /// this CPU has ([`Comparer::cpu_dependent`]). A benchmark's `Same` is probed natively
@@ -313,11 +332,15 @@ impl<'a> Comparer<'a> {
         let mut functions = BTreeSet::new();
         let mut data_changed = BTreeSet::new();
         let mut data_same = BTreeSet::new();
+        let mut alike = BTreeSet::new();
         let mut unpaired = false;
         let mut unknown = None;
         for name in entered {
             match &verdicts[name] {
-                Verdict::Same { data } => data_same.extend(data.iter().copied()),
+                Verdict::Same { data, alike: read } => {
+                    data_same.extend(data.iter().copied());
+                    alike.extend(read.iter().cloned());
+                }
                 Verdict::Differs {
                     data,
                     unpaired: gone,
@@ -346,6 +369,7 @@ impl<'a> Comparer<'a> {
         CodeComparison::Same {
             functions: groups.len() + stubs,
             data: data_same.len(),
+            alike: alike.into_iter().collect(),
         }
     }
 
@@ -517,7 +541,7 @@ impl<'a> Comparer<'a> {
             .flat_map(|name| objects.definitions_of(name))
             .filter_map(|at| objects.section_of(*at));
         let data = verdicts.values().flat_map(|verdict| match verdict {
-            Verdict::Same { data } => data.iter().copied().collect::<Vec<_>>(),
+            Verdict::Same { data, .. } => data.iter().copied().collect::<Vec<_>>(),
             _ => Vec::new(),
         });
         let startup = objects.objects.iter().enumerate().flat_map(|(i, object)| {
@@ -601,6 +625,7 @@ impl<'a> Comparer<'a> {
             if TOOLCHAIN_FUNCTIONS.contains(&name) {
                 return Verdict::Same {
                     data: BTreeSet::new(),
+                    alike: BTreeSet::new(),
                 };
             }
             return Verdict::Unknown(format!(
@@ -629,9 +654,14 @@ impl<'a> Comparer<'a> {
                 };
             }
         }
-        let Walk { visited, data, .. } = walk;
+        let Walk {
+            visited,
+            data,
+            alike,
+            ..
+        } = walk;
         self.proven.extend(visited);
-        Verdict::Same { data }
+        Verdict::Same { data, alike }
     }
 }
 

@@ -52,9 +52,13 @@ pub fn decide(
     if let Some(first) = settings.first() {
         return settings_differ(first);
     }
-    let (functions, data) = match code {
+    let (functions, data, alike) = match code {
         CodeComparison::Unknown { reason } => return undecided(reason.clone()),
-        CodeComparison::Same { functions, data } => (*functions, *data),
+        CodeComparison::Same {
+            functions,
+            data,
+            alike,
+        } => (*functions, *data, alike),
         CodeComparison::Differs { unpaired: true, .. } if !versions.is_empty() => {
             return undecided(versions::explanation(versions));
         }
@@ -73,7 +77,7 @@ pub fn decide(
     SelectionRecord {
         measured: false,
         reason: SelectionReason::SameCode,
-        detail: same_code_detail(functions, data, files.same),
+        detail: same_code_detail(functions, data, files.same) + &read_alike(alike),
         functions,
         data,
         files: files.same,
@@ -301,6 +305,24 @@ fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String 
     format!("it {}", parts.join("; "))
 }
 
+/// What the same code's detail adds when data held a package's build-script output directory,
+/// base's on one side and head's on the other (cargo names it by a hash of the version): "; the
+/// build-script output directory of `lib` read alike (cargo named it by another hash)".
+fn read_alike(packages: &[String]) -> String {
+    if packages.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = packages.iter().map(|p| format!("`{p}`")).collect();
+    let (dirs, them, hashes) = match named.len() {
+        1 => ("directory", "it", "another hash"),
+        _ => ("directories", "them", "other hashes"),
+    };
+    format!(
+        "; the build-script output {dirs} of {} read alike (cargo named {them} by {hashes})",
+        named.join(", ")
+    )
+}
+
 /// "same code: 41 functions, 12 data objects, 1 file compared".
 pub fn same_code_detail(functions: usize, data: usize, files: usize) -> String {
     let plural =
@@ -323,6 +345,7 @@ mod tests {
         CodeComparison::Same {
             functions: 41,
             data: 12,
+            alike: Vec::new(),
         }
     }
 

@@ -15,6 +15,7 @@ use std::collections::{BTreeSet, HashSet};
 use object::SymbolKind;
 
 use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
+use crate::steps::build::BuildOutDir;
 use crate::steps::reach::versions::VersionChange;
 
 /// `R_X86_64_64` and `R_AARCH64_ABS64`: an absolute 64-bit address.
@@ -65,6 +66,9 @@ pub(super) struct Walk<'a> {
     pub visited: HashSet<(SecRef, SecRef)>,
     /// Base's data sections reached.
     pub data: BTreeSet<SecRef>,
+    /// The packages whose build-script output directory was read alike in what was compared
+    /// ([`CheckoutPaths::read_alike`]).
+    pub alike: BTreeSet<String>,
     /// The demangled name of the function compared, for the names of anonymous data.
     owner: String,
     /// The two checkouts' paths, which bytes may differ by ([`CheckoutPaths`]).
@@ -79,6 +83,8 @@ pub(super) struct Walk<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct CheckoutPaths {
     pairs: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Build-script output directories read alike ([`CheckoutPaths::with_out_dirs`]).
+    out_dirs: Vec<OutDirPair>,
     /// The workspace's packages whose version changed: what explains data that holds the
     /// version (`env!("CARGO_PKG_VERSION")`), which a version bump changes and nothing else.
     versions: Vec<VersionChange>,
@@ -103,8 +109,17 @@ impl CheckoutPaths {
         }
         CheckoutPaths {
             pairs,
+            out_dirs: Vec::new(),
             versions: Vec::new(),
         }
+    }
+
+    /// The same, also reading a package's build-script output directory in base (`base`: each
+    /// build script's package and `OUT_DIR`, as cargo reported them) and the same package's in
+    /// head alike ([`out_dir_pairs`]).
+    pub fn with_out_dirs(mut self, base: &[BuildOutDir], head: &[BuildOutDir]) -> CheckoutPaths {
+        self.out_dirs = out_dir_pairs(base, head);
+        self
     }
 
     /// The same, also naming `versions` in the data that holds them ([`CheckoutPaths::versioned`]).
@@ -135,25 +150,105 @@ impl CheckoutPaths {
         ))
     }
 
-    /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths in `h`
-    /// are read as base's.
+    /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths and
+    /// build-script output directories in `h` are read as base's.
     pub fn same(&self, b: &[u8], h: &[u8]) -> bool {
+        self.read_alike(b, h).is_some()
+    }
+
+    /// [`CheckoutPaths::same`], saying how: `None` when the bytes differ, else the packages whose
+    /// build-script output directory they hold (base's in `b`, head's in `h`), which were read
+    /// alike (none: the bytes are equal, or differ by the checkouts' paths alone).
+    pub fn read_alike(&self, b: &[u8], h: &[u8]) -> Option<BTreeSet<&str>> {
+        let mut packages = BTreeSet::new();
         if b == h {
-            return true;
+            return Some(packages);
         }
-        if b.len() != h.len() || self.pairs.is_empty() {
-            return false;
+        if b.len() != h.len() {
+            return None;
         }
         let mut read_as_base = h.to_vec();
         let mut replaced = false;
-        for (base, head) in &self.pairs {
+        let dirs = self
+            .out_dirs
+            .iter()
+            .map(|p| (&p.base, &p.head, Some(&p.package)));
+        let checkouts = self.pairs.iter().map(|(base, head)| (base, head, None));
+        for (base, head, package) in checkouts.chain(dirs) {
             for at in memchr::memmem::find_iter(h, head) {
                 read_as_base[at..at + head.len()].copy_from_slice(base);
                 replaced = true;
+                packages.extend(package.map(String::as_str));
             }
         }
-        replaced && read_as_base == b
+        (replaced && read_as_base == b).then_some(packages)
     }
+}
+
+/// One package's build-script output directory on both sides, as bytes.
+#[derive(Debug, Clone)]
+struct OutDirPair {
+    package: String,
+    base: Vec<u8>,
+    head: Vec<u8>,
+}
+
+/// The packages whose build-script output directory is read alike: those with exactly one
+/// directory on each side (a name with two, two versions of one crate, is left out: which is
+/// whose cannot be told), of one length, differing only by cargo's hash of the unit
+/// (`…/build/<package>-<hash>/out`, the one thing a version bump renames). Any other path,
+/// another package's directory, or one of another length, stays a difference.
+fn out_dir_pairs(base: &[BuildOutDir], head: &[BuildOutDir]) -> Vec<OutDirPair> {
+    let only = |side: &[BuildOutDir], package: &str| {
+        let mut dirs: Vec<&std::path::Path> = side
+            .iter()
+            .filter(|d| d.package == package)
+            .map(|d| d.dir.as_path())
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        match dirs.as_slice() {
+            [one] => Some(one.as_os_str().as_encoded_bytes().to_vec()),
+            _ => None,
+        }
+    };
+    let mut pairs: Vec<OutDirPair> = Vec::new();
+    for found in base {
+        if pairs.iter().any(|p| p.package == found.package) {
+            continue;
+        }
+        let (Some(b), Some(h)) = (only(base, &found.package), only(head, &found.package)) else {
+            continue;
+        };
+        if b.len() == h.len() && b != h && only_the_hash_differs(&b, &h, &found.package) {
+            pairs.push(OutDirPair {
+                package: found.package.clone(),
+                base: b,
+                head: h,
+            });
+        }
+    }
+    pairs
+}
+
+/// Whether `b` and `h` are both `<build>/<package>-<hash>/out` of one `<build>` directory (named
+/// `build`), with hashes of hexadecimal digits.
+fn only_the_hash_differs(b: &[u8], h: &[u8], package: &str) -> bool {
+    matches!(
+        (build_dir_of(b, package), build_dir_of(h, package)),
+        (Some(in_b), Some(in_h)) if in_b == in_h
+    )
+}
+
+/// The `<build>` directory of `path` when it is `<build>/<package>-<hash>/out`, `<build>` named
+/// `build` and `<hash>` hexadecimal digits.
+fn build_dir_of<'p>(path: &'p [u8], package: &str) -> Option<&'p str> {
+    let text = std::str::from_utf8(path).ok()?;
+    let unit = text.strip_suffix("/out")?;
+    let (build, name) = unit.rsplit_once('/')?;
+    let hash = name.strip_prefix(package)?.strip_prefix('-')?;
+    let hex = !hash.is_empty() && hash.bytes().all(|c| c.is_ascii_hexdigit());
+    (hex && build.ends_with("/build")).then_some(build)
 }
 
 impl<'a> Walk<'a> {
@@ -170,6 +265,7 @@ impl<'a> Walk<'a> {
             proven,
             visited: HashSet::new(),
             data: BTreeSet::new(),
+            alike: BTreeSet::new(),
             owner,
             paths,
         }
@@ -218,25 +314,31 @@ impl<'a> Walk<'a> {
         if !same_shape {
             return Err(data_differs());
         }
-        let same_bytes = if is_location(self.base, b) && is_location(self.head, h) {
+        if is_location(self.base, b) && is_location(self.head, h) {
             // A panic location: the same file (its pointer, compared below, and its length),
             // whatever its line and column.
-            bytes_b[..16] == bytes_h[..16]
+            if bytes_b[..16] != bytes_h[..16] {
+                return Err(data_differs());
+            }
         } else {
-            self.paths.same(bytes_b, bytes_h)
-        };
-        if !same_bytes {
-            return Err(data_differs());
+            let Some(alike) = self.paths.read_alike(bytes_b, bytes_h) else {
+                return Err(data_differs());
+            };
+            self.alike.extend(alike.into_iter().map(str::to_string));
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
                 return Err(data_differs());
             }
-            match (entry(self.base, b.0, rb), entry(self.head, h.0, rh)) {
-                (Some(eb), Some(eh)) if eb.same_as(&eh, self.paths) => {
-                    self.data.insert(eb.section);
-                    continue;
-                }
+            let entries = (entry(self.base, b.0, rb), entry(self.head, h.0, rh));
+            if let (Some(eb), Some(eh)) = &entries
+                && let Some(alike) = eb.alike(eh, self.paths)
+            {
+                self.data.insert(eb.section);
+                self.alike.extend(alike.into_iter().map(str::to_string));
+                continue;
+            }
+            match entries {
                 (None, None) => {}
                 (Some(eb), Some(eh)) => {
                     let data = self.anonymous(&label);
@@ -345,10 +447,14 @@ struct Entry<'a> {
 }
 
 impl Entry<'_> {
-    /// Whether base's entry (`self`) and head's are the same constant, checkout paths read alike.
-    fn same_as(&self, head: &Self, paths: &CheckoutPaths) -> bool {
-        (self.within, self.addend) == (head.within, head.addend)
-            && paths.same(self.bytes, head.bytes)
+    /// Whether base's entry (`self`) and head's are the same constant, checkout paths and
+    /// build-script output directories read alike: `None` when not, else the packages whose
+    /// directory was read alike ([`CheckoutPaths::read_alike`]).
+    fn alike<'p>(&self, head: &Self, paths: &'p CheckoutPaths) -> Option<BTreeSet<&'p str>> {
+        if (self.within, self.addend) != (head.within, head.addend) {
+            return None;
+        }
+        paths.read_alike(self.bytes, head.bytes)
     }
 }
 
@@ -606,8 +712,94 @@ fn string_target(objects: &Objects, object: u32, relocation: &Relocation) -> Opt
 
 #[cfg(test)]
 mod tests {
-    use super::{CheckoutPaths, VersionChange};
+    use super::{BuildOutDir, CheckoutPaths, VersionChange};
+    use std::collections::BTreeSet;
     use std::path::Path;
+
+    const BASE_LIB: &str = "/t/release/build/lib-0123456789abcdef/out";
+    const HEAD_LIB: &str = "/t/release/build/lib-fedcba9876543210/out";
+
+    fn out_dir(package: &str, dir: &str) -> BuildOutDir {
+        BuildOutDir {
+            package: package.into(),
+            dir: dir.into(),
+        }
+    }
+
+    /// Base's and head's bytes: `text` with `{}` replaced by each side's directory.
+    fn sides(text: &str, base: &str, head: &str) -> (Vec<u8>, Vec<u8>) {
+        let with = |dir: &str| text.replace("{}", dir).into_bytes();
+        (with(base), with(head))
+    }
+
+    #[test]
+    fn a_package_s_build_script_output_directory_renamed_by_its_version_is_read_alike() {
+        let paths = CheckoutPaths::default()
+            .with_out_dirs(&[out_dir("lib", BASE_LIB)], &[out_dir("lib", HEAD_LIB)]);
+        let (b, h) = sides("\0{}/gen.rs\0{}/gen.rs", BASE_LIB, HEAD_LIB);
+        assert_eq!(paths.read_alike(&b, &h), Some(BTreeSet::from(["lib"])));
+        assert!(paths.same(&b, &h));
+        // Base's directory on head's side, or head's on base's, is a difference.
+        let (b, h) = sides("{}/gen.rs", HEAD_LIB, BASE_LIB);
+        assert_eq!(paths.read_alike(&b, &h), None);
+        let (b, h) = sides("{}/gen.rs", BASE_LIB, BASE_LIB);
+        assert_eq!(paths.read_alike(&b, &h), Some(BTreeSet::new()));
+        // What else differs still does.
+        assert!(!paths.same(
+            format!("{BASE_LIB}/gen.rs").as_bytes(),
+            format!("{HEAD_LIB}/gem.rs").as_bytes()
+        ));
+    }
+
+    #[test]
+    fn another_package_s_directory_or_one_of_another_shape_is_never_read_alike() {
+        const HEAD_OTHER: &str = "/t/release/build/oth-fedcba9876543210/out";
+        let base = [
+            out_dir("lib", BASE_LIB),
+            out_dir("oth", "/t/release/build/oth-0123456789abcdef/out"),
+        ];
+        let head = [out_dir("lib", HEAD_LIB), out_dir("oth", HEAD_OTHER)];
+        let paths = CheckoutPaths::default().with_out_dirs(&base, &head);
+        // Base holds `lib`'s directory, head `oth`'s (of one length): not the same package.
+        let (b, h) = sides("{}/gen.rs", BASE_LIB, HEAD_OTHER);
+        assert!(!paths.same(&b, &h));
+        let unpaired = |base: &[BuildOutDir], head: &[BuildOutDir], b: &str, h: &str| {
+            let paths = CheckoutPaths::default().with_out_dirs(base, head);
+            !paths.same(b.as_bytes(), h.as_bytes())
+        };
+        // Another package name on head's side.
+        let head_other = [out_dir("lib2", HEAD_LIB)];
+        assert!(unpaired(
+            &[out_dir("lib", BASE_LIB)],
+            &head_other,
+            BASE_LIB,
+            HEAD_LIB
+        ));
+        // Two directories of one package on a side: which is whose cannot be told.
+        let two = [out_dir("lib", BASE_LIB), out_dir("lib", HEAD_LIB)];
+        assert!(unpaired(
+            &two,
+            &[out_dir("lib", HEAD_LIB)],
+            BASE_LIB,
+            HEAD_LIB
+        ));
+        // Not in a `build` directory, or not cargo's unit hash.
+        let (b, h) = ("/t/release/x/lib-0123/out", "/t/release/x/lib-3210/out");
+        assert!(unpaired(&[out_dir("lib", b)], &[out_dir("lib", h)], b, h));
+        let (b, h) = (
+            "/t/release/build/lib-base/out",
+            "/t/release/build/lib-head/out",
+        );
+        assert!(unpaired(&[out_dir("lib", b)], &[out_dir("lib", h)], b, h));
+        // Other build directories.
+        let h = "/u/release/build/lib-fedcba9876543210/out";
+        assert!(unpaired(
+            &[out_dir("lib", BASE_LIB)],
+            &[out_dir("lib", h)],
+            BASE_LIB,
+            h
+        ));
+    }
 
     #[test]
     fn data_that_holds_a_changed_version_says_so() {

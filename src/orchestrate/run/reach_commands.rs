@@ -95,8 +95,9 @@ pub(super) fn select_commands(
         .iter()
         .filter_map(|(name, pair)| {
             let (base, head) = pair.as_ref().ok()?;
-            let comparer =
-                Comparer::new(base, head).with_checkouts(&checkouts.0, &checkouts.1, versions);
+            let comparer = Comparer::new(base, head)
+                .with_checkouts(&checkouts.0, &checkouts.1, versions)
+                .with_out_dirs(&programs.base.build_out_dirs, &programs.head.build_out_dirs);
             Some((name.as_str(), comparer))
         })
         .collect();

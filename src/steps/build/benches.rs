@@ -665,7 +665,7 @@ pub(super) struct Built<'a> {
 
 /// The output directory of each build script of `parsed`, by package name (cargo's package id
 /// names it, or the last segment of a path or git source's address where it names none).
-fn build_out_dirs(parsed: &ParsedBuild) -> Vec<BuildOutDir> {
+pub(super) fn build_out_dirs(parsed: &ParsedBuild) -> Vec<BuildOutDir> {
     let mut dirs: Vec<BuildOutDir> = parsed
         .build_scripts
         .iter()

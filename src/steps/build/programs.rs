@@ -39,6 +39,10 @@ pub struct Programs {
     /// failure (see [`crate::steps::build::BenchExecutable::relink_missing`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relinks_missing: Option<String>,
+    /// Every build script's output directory in the build, by package
+    /// (see [`crate::steps::build::BenchExecutable::build_out_dirs`]).
+    #[serde(default)]
+    pub build_out_dirs: Vec<build::BuildOutDir>,
 }
 
 impl Programs {
@@ -233,6 +237,7 @@ fn copy_layouts(
         names,
         relinks: Vec::new(),
         relinks_missing: why,
+        build_out_dirs: super::benches::build_out_dirs(parsed),
     };
     let mut relinks = Vec::new();
     for (_, artifact) in &artifacts {
@@ -267,6 +272,7 @@ fn copy_layouts(
         names,
         relinks,
         relinks_missing: None,
+        build_out_dirs: super::benches::build_out_dirs(parsed),
     })
 }
 

@@ -364,6 +364,36 @@ mod tests {
     }
 
     #[test]
+    fn the_same_code_says_whose_build_script_output_directory_it_read_alike() {
+        let alike = |packages: &[&str]| CodeComparison::Same {
+            functions: 3,
+            data: 2,
+            alike: packages.iter().map(|p| p.to_string()).collect(),
+        };
+        let files = FileComparison::default();
+        let record = decide(&alike(&["lib"]), &files, &[], &[]);
+        assert!(record.skipped());
+        assert_eq!(
+            record.detail,
+            "same code: 3 functions, 2 data objects compared; the build-script output directory \
+             of `lib` read alike (cargo named it by another hash)"
+        );
+        let record = decide(&alike(&["a", "b"]), &files, &[], &[]);
+        assert!(
+            record
+                .detail
+                .ends_with("directories of `a`, `b` read alike (cargo named them by other hashes)"),
+            "{}",
+            record.detail
+        );
+        let record = decide(&alike(&[]), &files, &[], &[]);
+        assert_eq!(
+            record.detail,
+            "same code: 3 functions, 2 data objects compared"
+        );
+    }
+
+    #[test]
     fn anything_changed_or_unsure_measures_it() {
         let quiet = FileComparison::default();
         let changed_file = FileComparison {

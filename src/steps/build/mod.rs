@@ -415,6 +415,46 @@ mod tests {
     }
 
     #[test]
+    fn each_build_script_s_output_directory_is_recorded_by_its_package_s_name() {
+        let script = |id: &str, out: &str| {
+            format!(
+                r#"{{"reason":"build-script-executed","package_id":"{id}","linked_libs":[],"linked_paths":[],"cfgs":[],"env":[],"out_dir":"{out}"}}"#
+            )
+        };
+        let lines = [
+            // A path package whose id names no package (its directory's name is its own).
+            script(
+                "path+file:///w/live/shapelib#0.2.0",
+                "/t/build/shapelib-aa/out",
+            ),
+            script("path+file:///w/live#x@0.1.0", "/t/build/x-bb/out"),
+            script(
+                "registry+https://github.com/rust-lang/crates.io-index#quote@1.0.47",
+                "/t/build/quote-cc/out",
+            ),
+            script(
+                "git+https://h/o/gitdep?branch=m#1.0.0",
+                "/t/build/gitdep-dd/out",
+            ),
+            // A script without an output directory records none.
+            script("path+file:///p#none@0.1.0", ""),
+        ];
+        let parsed = parse_messages(lines.join("\n").as_bytes());
+        let recorded: Vec<(String, String)> = benches::build_out_dirs(&parsed)
+            .into_iter()
+            .map(|d| (d.package, d.dir.to_string_lossy().into_owned()))
+            .collect();
+        let expected = [
+            ("gitdep", "/t/build/gitdep-dd/out"),
+            ("quote", "/t/build/quote-cc/out"),
+            ("shapelib", "/t/build/shapelib-aa/out"),
+            ("x", "/t/build/x-bb/out"),
+        ]
+        .map(|(p, d)| (p.to_string(), d.to_string()));
+        assert_eq!(recorded, expected);
+    }
+
+    #[test]
     fn a_failed_target_keeps_its_first_error_in_one_line_and_counts_them() {
         let parsed = parse_messages(NIGHTLY_BENCH);
         assert_eq!(parsed.success, Some(false));

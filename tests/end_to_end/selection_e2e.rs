@@ -1401,3 +1401,137 @@ fn a_second_run_keeps_the_command_traces_of_the_first() {
         "{notes:?}"
     );
 }
+
+/// A benchmark whose timed loop runs a function compiled differently from the same source
+/// (issue #55: the compiler's different code beside a verdict): head marks `seldom` cold (an
+/// attribute line, as chrono's commits moved `Local::now`'s inlining without touching it), which
+/// moves the branch of `spread` that calls it (checked with objdump at opt-level 1 and 3: the
+/// call goes from the fall-through to the end), and makes `spread_work` loop twenty times as
+/// often, so that the verdict is `regressed` however busy the machine.
+const ELSEWHERE_LIBRARY: &str = "
+/// Never entered: head only marks it cold.
+#[inline(never)]
+pub fn seldom(x: u64) -> u64 {
+    std::hint::black_box(x).wrapping_mul(7)
+}
+
+/// The same source on both sides; other machine code once `seldom` is cold.
+#[inline(never)]
+pub fn spread(x: u64) -> u64 {
+    if std::hint::black_box(x == u64::MAX) {
+        seldom(x)
+    } else {
+        x.wrapping_mul(3)
+    }
+}
+
+const SPREAD_ROUNDS: u64 = 100;
+
+/// The timed work, twenty times as long in head.
+#[inline(never)]
+pub fn spread_work(x: u64) -> u64 {
+    (0..SPREAD_ROUNDS).fold(x, |h, i| spread(h ^ i))
+}
+";
+
+/// The demo at `repo` with [`ELSEWHERE_LIBRARY`] in its library and an `elsewhere` group timing
+/// `spread_work`, committed, then head: `seldom` cold, `SPREAD_ROUNDS` twenty times as many.
+fn commit_compiled_elsewhere(repo: &std::path::Path) {
+    let library = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&library).unwrap();
+    std::fs::write(&library, format!("{text}{ELSEWHERE_LIBRARY}")).unwrap();
+    add_bench_group(
+        repo,
+        "elsewhere",
+        &[(
+            "spread",
+            "b.iter(|| perfdiff_demo::spread_work(black_box(5)))",
+        )],
+    );
+    commit_all(repo, "a benchmark of spread_work");
+    let text = std::fs::read_to_string(&library).unwrap();
+    let head = text
+        .replace(
+            "#[inline(never)]\npub fn seldom",
+            "#[cold]\n#[inline(never)]\npub fn seldom",
+        )
+        .replace("SPREAD_ROUNDS: u64 = 100;", "SPREAD_ROUNDS: u64 = 2000;");
+    assert_eq!(head.matches("#[cold]").count(), 1, "{head}");
+    assert!(head.contains("SPREAD_ROUNDS: u64 = 2000;"), "{head}");
+    std::fs::write(&library, head).unwrap();
+    commit_all(repo, "seldom is cold, spread_work twenty times the rounds");
+}
+
+/// Issue #55 item 2 at default settings (no `--explain`, no instruction metric): the changed
+/// verdict names the function of its timed loop whose code changed from the same source, in
+/// the table's notes and in the JSON (its warnings, and the selection's `same_source`); the
+/// function whose source changed is not named there.
+#[test]
+fn a_changed_verdict_names_the_timed_function_compiled_differently_from_the_same_source() {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_demo_with(
+        &guard,
+        &constants_only(),
+        "compiled elsewhere",
+        commit_compiled_elsewhere,
+    );
+    let samples = dir.path().join("samples.json");
+    let args = with_options(
+        &["HEAD~1", "HEAD", "--fail-on", "never", "--", "elsewhere/"],
+        &[FAST, &["--samples", samples.to_str().unwrap()]].concat(),
+    );
+    let output = selecting(&repo, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    // The table's notes: "its code changed …" for one benchmark, "their code changed …" when
+    // the note is shared (the progress on stderr names the changed functions too).
+    let table = String::from_utf8_lossy(&output.stdout);
+    let noted = table
+        .lines()
+        .find(|line| line.contains("code changed where its source did not"));
+    assert!(
+        noted.is_some_and(|line| line.contains("elsewhere/spread")
+            && line.contains("perfdiff_demo::spread compiled differently")),
+        "{table}"
+    );
+
+    let report = json_report(&cargo_perfdiff(
+        &repo,
+        &["report", "--format", "json", samples.to_str().unwrap()],
+    ));
+    let spread = bench_entry(&report, "elsewhere/spread");
+    assert_eq!(spread["verdict"], "regressed", "{spread:#}");
+    let record = selection(spread);
+    assert_eq!(record["reason"], "reaches_change", "{spread:#}");
+    let changed = changed_functions(&report, "elsewhere/spread");
+    for function in ["perfdiff_demo::spread", "perfdiff_demo::spread_work"] {
+        assert!(changed.iter().any(|f| f == function), "{spread:#}");
+    }
+    // `spread_work`'s lines name the constant head changes: not named as the same source.
+    assert_eq!(
+        record["same_source"],
+        serde_json::json!(["perfdiff_demo::spread"]),
+        "{spread:#}"
+    );
+    let warnings = spread["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w.as_str().is_some_and(|w| {
+            w.starts_with(
+                "its code changed where its source did not: perfdiff_demo::spread compiled \
+                 differently",
+            )
+        })),
+        "{spread:#}"
+    );
+    let markdown = cargo_perfdiff(
+        &repo,
+        &["report", "--format", "markdown", samples.to_str().unwrap()],
+    );
+    let markdown = String::from_utf8_lossy(&markdown.stdout);
+    assert!(
+        markdown.contains(
+            "**elsewhere/spread**: its code changed where its source did not: \
+             perfdiff\\_demo::spread compiled differently"
+        ),
+        "{markdown}"
+    );
+}

@@ -1402,12 +1402,14 @@ fn a_second_run_keeps_the_command_traces_of_the_first() {
     );
 }
 
-/// A benchmark whose timed loop runs a function compiled differently from the same source
-/// (issue #55: the compiler's different code beside a verdict): head marks `seldom` cold (an
-/// attribute line, as chrono's commits moved `Local::now`'s inlining without touching it), which
-/// moves the branch of `spread` that calls it (checked with objdump at opt-level 1 and 3: the
-/// call goes from the fall-through to the end), and makes `spread_work` loop twenty times as
-/// often, so that the verdict is `regressed` however busy the machine.
+/// A benchmark whose timed loop runs two functions compiled differently from the same source
+/// (issue #55: the compiler's different code beside a verdict), one laid out and one inlined
+/// differently because of a change elsewhere. Head marks `seldom` cold (an attribute line), which
+/// moves the branch of `spread` that calls it (the call goes from the fall-through to the end);
+/// and adds `fold_twice`, a second caller of `fold_in`, which `blend` then calls instead of
+/// inlining it (chrono's `Local::now` calls in head the `offset` base inlined; both checked with
+/// objdump of this library compiled alone at opt-level 1, 2 and 3). And `spread_work` loops
+/// twenty times as often, so that the verdict is `regressed` however busy the machine.
 const ELSEWHERE_LIBRARY: &str = "
 /// Never entered: head only marks it cold.
 #[inline(never)]
@@ -1425,17 +1427,44 @@ pub fn spread(x: u64) -> u64 {
     }
 }
 
+/// Private and too long to inline anywhere but into its only caller.
+fn fold_in(x: u64) -> u64 {
+    let mut h = x;
+    for k in [3u64, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41] {
+        h = (h ^ std::hint::black_box(k))
+            .wrapping_mul(0x100_0000_01b3)
+            .rotate_left(k as u32);
+    }
+    h
+}
+
+/// The same source on both sides; calls `fold_in` once it has a second caller.
+#[inline(never)]
+pub fn blend(x: u64) -> u64 {
+    fold_in(x) ^ 1
+}
+
 const SPREAD_ROUNDS: u64 = 100;
 
 /// The timed work, twenty times as long in head.
 #[inline(never)]
 pub fn spread_work(x: u64) -> u64 {
-    (0..SPREAD_ROUNDS).fold(x, |h, i| spread(h ^ i))
+    (0..SPREAD_ROUNDS).fold(x, |h, i| spread(blend(h ^ i)))
+}
+";
+
+/// `fold_in`'s second caller, which head adds: never called.
+const FOLD_TWICE: &str = "
+/// A second caller of `fold_in`.
+#[inline(never)]
+pub fn fold_twice(x: u64) -> u64 {
+    fold_in(fold_in(x))
 }
 ";
 
 /// The demo at `repo` with [`ELSEWHERE_LIBRARY`] in its library and an `elsewhere` group timing
-/// `spread_work`, committed, then head: `seldom` cold, `SPREAD_ROUNDS` twenty times as many.
+/// `spread_work`, committed, then head: `seldom` cold, [`FOLD_TWICE`] added, `SPREAD_ROUNDS`
+/// twenty times as many.
 fn commit_compiled_elsewhere(repo: &std::path::Path) {
     let library = repo.join("src/lib.rs");
     let text = std::fs::read_to_string(&library).unwrap();
@@ -1458,16 +1487,23 @@ fn commit_compiled_elsewhere(repo: &std::path::Path) {
         .replace("SPREAD_ROUNDS: u64 = 100;", "SPREAD_ROUNDS: u64 = 2000;");
     assert_eq!(head.matches("#[cold]").count(), 1, "{head}");
     assert!(head.contains("SPREAD_ROUNDS: u64 = 2000;"), "{head}");
-    std::fs::write(&library, head).unwrap();
-    commit_all(repo, "seldom is cold, spread_work twenty times the rounds");
+    std::fs::write(&library, format!("{head}{FOLD_TWICE}")).unwrap();
+    commit_all(
+        repo,
+        "seldom is cold, fold_in has a second caller, spread_work twenty times the rounds",
+    );
 }
 
+/// The functions [`commit_compiled_elsewhere`]'s benchmark names as compiled differently from
+/// the same source, as its note gives them.
+const NAMED: &str = "perfdiff_demo::blend, perfdiff_demo::spread compiled differently";
+
 /// Issue #55 item 2 at default settings (no `--explain`, no instruction metric): the changed
-/// verdict names the function of its timed loop whose code changed from the same source, in
-/// the table's notes and in the JSON (its warnings, and the selection's `same_source`); the
-/// function whose source changed is not named there.
+/// verdict names the functions of its timed loop whose code changed from the same source (one
+/// laid out, one inlined differently), in the table's notes, the JSON (its warnings, and the
+/// selection's `same_source`) and the Markdown; the function whose source changed is not named.
 #[test]
-fn a_changed_verdict_names_the_timed_function_compiled_differently_from_the_same_source() {
+fn a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_same_source() {
     let guard = measuring_lock();
     let (dir, repo) = shared_demo_with(
         &guard,
@@ -1489,8 +1525,7 @@ fn a_changed_verdict_names_the_timed_function_compiled_differently_from_the_same
         .lines()
         .find(|line| line.contains("code changed where its source did not"));
     assert!(
-        noted.is_some_and(|line| line.contains("elsewhere/spread")
-            && line.contains("perfdiff_demo::spread compiled differently")),
+        noted.is_some_and(|line| line.contains("elsewhere/spread") && line.contains(NAMED)),
         "{table}"
     );
 
@@ -1503,22 +1538,22 @@ fn a_changed_verdict_names_the_timed_function_compiled_differently_from_the_same
     let record = selection(spread);
     assert_eq!(record["reason"], "reaches_change", "{spread:#}");
     let changed = changed_functions(&report, "elsewhere/spread");
-    for function in ["perfdiff_demo::spread", "perfdiff_demo::spread_work"] {
+    let functions = ["perfdiff_demo::blend", "perfdiff_demo::spread"];
+    for function in functions.iter().chain(&["perfdiff_demo::spread_work"]) {
         assert!(changed.iter().any(|f| f == function), "{spread:#}");
     }
     // `spread_work`'s lines name the constant head changes: not named as the same source.
     assert_eq!(
         record["same_source"],
-        serde_json::json!(["perfdiff_demo::spread"]),
+        serde_json::json!(functions),
         "{spread:#}"
     );
     let warnings = spread["warnings"].as_array().unwrap();
     assert!(
         warnings.iter().any(|w| w.as_str().is_some_and(|w| {
-            w.starts_with(
-                "its code changed where its source did not: perfdiff_demo::spread compiled \
-                 differently",
-            )
+            w.starts_with(&format!(
+                "its code changed where its source did not: {NAMED}"
+            ))
         })),
         "{spread:#}"
     );
@@ -1530,7 +1565,7 @@ fn a_changed_verdict_names_the_timed_function_compiled_differently_from_the_same
     assert!(
         markdown.contains(
             "**elsewhere/spread**: its code changed where its source did not: \
-             perfdiff\\_demo::spread compiled differently"
+             perfdiff\\_demo::blend, perfdiff\\_demo::spread compiled differently"
         ),
         "{markdown}"
     );

@@ -150,6 +150,7 @@ mod harness_macros;
 mod inlined;
 mod locals;
 mod made_by_call;
+mod own_lines;
 mod shim;
 mod test_only;
 
@@ -689,7 +690,9 @@ impl Apart<'_, '_> {
             let Some(offset) = first_difference(&span.text, &other.text) else {
                 continue;
             };
-            match dependency_lines::same_file_other_lines(key, [span, other], self.changed) {
+            let dependency =
+                dependency_lines::same_file_other_lines(key, [span, other], self.changed);
+            match dependency.or_else(|| self.own_lines_otherwise(key, [span, other])) {
                 Some(note) => self.other_lines.insert(note),
                 None => {
                     let (file, function) = key;
@@ -789,14 +792,7 @@ impl Apart<'_, '_> {
         definition: &DefinedAt,
     ) -> Result<(), SourceComparison> {
         let (file, function) = key;
-        let (path, arguments) = split_generic_arguments(function);
-        let by_arguments = identifiers(&arguments).find(|n| self.changed.named_in(n, file));
-        let counts = |n: &String| self.changed.contains_in_instance(n, file, function);
-        let by_path = || identifiers(&path).find(counts);
-        let by_name = by_arguments.or_else(by_path);
-        let mut names = definition.names.iter();
-        let by_text = || names.find(|n| counts(n)).cloned();
-        if let Some(name) = by_name.or_else(by_text) {
+        if let Some(name) = self.changed_name_in(key, definition) {
             return Err(SourceComparison::Differs(format!(
                 "{function} ({file}) is inlined in {} and leaves no code of its own in {}, and \
                  {}",
@@ -814,6 +810,20 @@ impl Apart<'_, '_> {
             SIDES[1 - side]
         ));
         Ok(())
+    }
+
+    /// The first name the commit changes that the function of `key` names: in its generic
+    /// arguments, its path, or the whole text of its `definition`.
+    fn changed_name_in(&self, key: &Key, definition: &DefinedAt) -> Option<String> {
+        let (file, function) = key;
+        let (path, arguments) = split_generic_arguments(function);
+        let by_arguments = identifiers(&arguments).find(|n| self.changed.named_in(n, file));
+        let counts = |n: &String| self.changed.contains_in_instance(n, file, function);
+        let by_path = || identifiers(&path).find(counts);
+        let by_name = by_arguments.or_else(by_path);
+        let mut names = definition.names.iter();
+        let by_text = || names.find(|n| counts(n)).cloned();
+        by_name.or_else(by_text)
     }
 
     /// Whether the function of `key` has the same whole definition on both sides: the

@@ -83,6 +83,13 @@
 //! loop, where what matters is that the inputs it computes are the same; a function whose
 //! definition or callees' names differ keeps the benchmark measured.
 //!
+//! Other lines of its own code on the two sides (`own_lines`): which of a function's lines hold
+//! code changes with what it inlines (a function whose callee is inlined may need no frame, so
+//! its signature's line holds none; called, it pushes one there), so a span both sides have
+//! may start or end elsewhere though no text changed. Such spans are the same when the
+//! function's own item holds each side's span, reads the same token for token on both sides,
+//! and names nothing the commit changes (the same conditions as [`Apart::merged_away`]'s).
+//!
 //! Inlined into its callers on both sides (`inlined`): a function with no symbol on either side
 //! (bstr's registration functions, called once from `main`, field trial bstr-count) is compared
 //! by its inlined copies, every `DW_TAG_inlined_subroutine` whose abstract origin it is. The line

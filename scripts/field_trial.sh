@@ -6,8 +6,8 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10` and `newcomer11`, the repositories first tried on
-#   2026-11-29 and 2026-11-30)
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11` and `newcomer12b`, the repositories first
+#   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
 #   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
@@ -56,6 +56,10 @@ hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version b
 hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
 b3-version|BLAKE3-team/BLAKE3|77b257e~1|77b257e|Cargo.toml|nightly||version bump only (1.8.5 → 1.8.6: Cargo.toml, `c/blake3.h` and `c/CMakeLists.txt` of the C library, the lock of b3sum): every benchmark unchanged (same code); a build script that compiles x86 assembly (`c/*_unix.S`, cc) into the library, SIMD chosen at run time by CPU features, one libtest `#[bench]` target (nightly), no lock file
 b3-asslice|BLAKE3-team/BLAKE3|308b95d~1|308b95d|Cargo.toml|nightly||"Add `Hash::as_slice()`" (a new accessor no benchmark calls, and a unit test): every benchmark unchanged (same code)
+itt-version|rust-itertools/itertools|a1213e1~1|a1213e1|Cargo.toml|||version bump only (0.13.0 → 0.14.0: Cargo.toml, README.md, CHANGELOG.md): every benchmark unchanged (same code); one package, ten criterion targets (criterion 0.4, `specializations` a macro-generated family of hundreds), `debug = true` in the bench profile, no lock file
+itt-mergeby|rust-itertools/itertools|fb48ff5~1|fb48ff5|Cargo.toml|||"Implement `MergeBy::fold`" (#920, `src/merge_join.rs` only): `merge_by/fold` "-75 %"; the other `merge*` benchmarks that fold through `MergeBy` may reach it, every benchmark of another adaptor unchanged (same code)
+uuid-version|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly||version bump only (1.23.0 → 1.23.1: Cargo.toml, rng/Cargo.toml (the internal `uuid-rng-internal-lib` path dependency), README.md, and in `src/lib.rs` the crate docs and `html_root_url`): every benchmark unchanged (same code); libtest `#[bench]` targets (nightly), two of them `#![cfg(feature = ...)]` and empty by default, a workspace of 5 members, no lock file
+uuid-hash|uuid-rs/uuid|3c1579d~1|3c1579d|Cargo.toml|nightly||"Replace derive(Hash) with manual impl in Uuid" (#824, for issue #775 "Hash faster by not using derive"): no benchmark hashes a Uuid, every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -236,6 +240,7 @@ unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
+newcomer12b|itt-version itt-mergeby uuid-version uuid-hash
 '
 
 # The trials the arguments name: each a trial's name or a group's.

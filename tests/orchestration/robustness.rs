@@ -258,3 +258,35 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
     assert!(output.stdout.is_empty(), "no empty table");
     assert_eq!(RepoState::capture(&repo), before);
 }
+
+#[test]
+fn a_bench_target_compiled_out_by_a_feature_is_named_with_the_remedy() {
+    // uuid's `benches/v4.rs` starts `#![cfg(feature = "v4")]` and its manifest requires no
+    // feature, so cargo builds it and its libtest harness lists nothing: the error said
+    // "neither has a bench target", which sent the user looking in the wrong place.
+    let dir = own_target_scratch();
+    let repo = dir.path().join("gated");
+    write_library_package(&repo, "gated", "[workspace]\n\n[features]\nfast = []\n");
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 1 }\n").unwrap();
+    std::fs::create_dir_all(repo.join("benches")).unwrap();
+    std::fs::write(
+        repo.join("benches/speed.rs"),
+        "#![cfg(feature = \"fast\")]\n#![feature(test)]\nextern crate test;\n\n#[bench]\n\
+         fn one(b: &mut test::Bencher) {\n    b.iter(|| gated::f());\n}\n",
+    )
+    .unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "one");
+    std::fs::write(repo.join("src/lib.rs"), "pub fn f() -> u8 { 2 }\n").unwrap();
+    commit_all(&repo, "two");
+    let before = RepoState::capture(&repo);
+    let output = fixture_perfdiff(&repo, &quick(&["HEAD~1", "HEAD", "--list"]));
+    assert_clean_error(
+        &output,
+        2,
+        "no benchmarks found in either revision: bench target(s) `speed` list no benchmark: \
+         code compiled out (such as a file that starts `#![cfg(feature = \"…\")]`) lists none, \
+         and `--features` may bring its benchmarks in",
+    );
+    assert_eq!(RepoState::capture(&repo), before);
+}

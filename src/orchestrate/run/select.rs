@@ -69,6 +69,7 @@ pub(super) fn select_and_discover(
     );
     let failed_listings = failed_listings(&settled, &labels, several, progress);
     let (base_lists, head_lists) = set_apart_unlisted(settled, &labels, &mut skipped)?;
+    let empty = listed_nothing(&base_lists, &head_lists);
     let mut matched = select_benchmarks(
         &base_lists,
         &head_lists,
@@ -80,10 +81,14 @@ pub(super) fn select_and_discover(
             skipped: &skipped,
             unselectable: &unselectable,
             unselected: &unselected,
+            listed_nothing: &empty,
             workspace_root: &request.workspace_root,
             start_dir: &request.start_dir,
         },
     )?;
+    if !empty.is_empty() {
+        progress.note(&listed_nothing_clause(&empty));
+    }
     for m in &mut matched {
         m.harness = harness_of(base_build, head_build, m)
             .map(Harness::kind)
@@ -565,6 +570,8 @@ pub(super) struct NothingFound<'a> {
     /// The benchmarks of `skipped`'s targets that an old divan lists without their `args`.
     pub(super) unselectable: &'a [(TargetKey, Unselectable)],
     pub(super) unselected: &'a [UnselectedPackage],
+    /// Bench targets that listed no benchmark in either revision ([`listed_nothing`]).
+    pub(super) listed_nothing: &'a [TargetKey],
     pub(super) workspace_root: &'a Path,
     pub(super) start_dir: &'a Path,
 }
@@ -593,10 +600,17 @@ pub(super) fn why_nothing_found(found: &NothingFound) -> String {
              measured, and the bench targets are not: {}",
             reasons.join("; ")
         )
+    } else if !found.listed_nothing.is_empty() {
+        String::new()
     } else if found.unselected.is_empty() {
         ": neither has a bench target".to_string()
     } else {
         ": the selected package(s) have no bench target".to_string()
+    };
+    let why = match found.listed_nothing {
+        [] => why,
+        empty if why.is_empty() => format!(": {}", listed_nothing_clause(empty)),
+        empty => format!("{why}; {}", listed_nothing_clause(empty)),
     };
     let why = match found.unselected {
         [] => why,
@@ -760,8 +774,12 @@ pub(super) fn select_benchmarks(
         .filter(|m| shard.is_none_or(|s| s.contains(&m.id)))
         .collect();
     if selected.is_empty() {
+        let empty = match nothing_found.listed_nothing {
+            [] => String::new(),
+            empty => format!("; {}", listed_nothing_clause(empty)),
+        };
         return Err(Error::NothingToRun(format!(
-            "no benchmark matches the filter {:?}{}; {}",
+            "no benchmark matches the filter {:?}{}; {}{empty}",
             settings.filters,
             shard.map(|s| format!(" in shard {s}")).unwrap_or_default(),
             benchmarks_found(&found)
@@ -786,6 +804,38 @@ pub(super) fn command_entries(commands: &[CommandSpec]) -> Vec<Matched> {
         .collect()
 }
 
+/// The bench targets that listed no benchmark on any side that has them: built and run, but
+/// empty, which is what a target compiled out by a feature it does not require in its manifest
+/// (uuid's `benches/v4.rs` starts `#![cfg(feature = "v4")]`) looks like. Cargo builds such a
+/// target without the feature, so [`why_nothing_found`]'s `required-features` hint cannot name
+/// it; said, a user who misses its benchmarks knows where they went.
+pub(super) fn listed_nothing(base: &TargetLists, head: &TargetLists) -> Vec<TargetKey> {
+    let keys = distinct(base.iter().chain(head).map(|(key, _)| key.clone()));
+    keys.into_iter()
+        .filter(|key| {
+            base.iter()
+                .chain(head)
+                .filter(|(k, _)| k == key)
+                .all(|(_, ids)| ids.is_empty())
+        })
+        .collect()
+}
+
+/// `bench target(s) `v4` and `v7` list no benchmark: …`, with the remedy.
+pub(super) fn listed_nothing_clause(empty: &[TargetKey]) -> String {
+    let names: Vec<String> = empty.iter().map(|k| format!("`{}`", k.target)).collect();
+    let names = match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!(
+        "bench target(s) {names} list no benchmark: code compiled out \
+         (such as a file that starts `#![cfg(feature = \"…\")]`) lists none, and `--features` \
+         may bring its benchmarks in"
+    )
+}
+
 /// The benchmarks there are, for an error whose filter matched none: the ids to write a filter
 /// from (or the sign that `--bench` chose another target), the first [`IDS_SHOWN`] of them.
 pub(super) fn benchmarks_found(ids: &[String]) -> String {
@@ -807,6 +857,50 @@ pub(super) fn benchmarks_found(ids: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lists(entries: &[(&str, &[&str])]) -> TargetLists {
+        entries
+            .iter()
+            .map(|(target, ids)| {
+                let ids = ids.iter().map(|id| id.to_string()).collect();
+                (TargetKey::new("uuid", target), ids)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_target_empty_on_every_side_that_has_it_listed_nothing() {
+        // uuid: `v4` and `v7` start `#![cfg(feature = ...)]`, so without the feature their
+        // libtest harness lists nothing; `parse_str` lists its benchmarks; `gone` is base's
+        // alone, empty there; `new` lists a benchmark in head only.
+        let base = lists(&[
+            ("parse_str", &["parse_nil"]),
+            ("v4", &[]),
+            ("v7", &[]),
+            ("gone", &[]),
+            ("new", &[]),
+        ]);
+        let head = lists(&[
+            ("parse_str", &["parse_nil"]),
+            ("v4", &[]),
+            ("v7", &[]),
+            ("new", &["new_v7"]),
+        ]);
+        let empty: Vec<String> = listed_nothing(&base, &head)
+            .into_iter()
+            .map(|k| k.target)
+            .collect();
+        assert_eq!(empty, ["v4", "v7", "gone"]);
+        let clause = listed_nothing_clause(&listed_nothing(&base, &head));
+        assert!(
+            clause.starts_with(
+                "bench target(s) `v4`, `v7` and `gone` list no benchmark: code compiled out"
+            ),
+            "{clause}"
+        );
+        assert!(clause.contains("`--features`"), "{clause}");
+        assert!(listed_nothing(&lists(&[("a", &["x"])]), &Vec::new()).is_empty());
+    }
 
     fn divan_target(
         target: &str,

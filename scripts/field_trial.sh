@@ -59,6 +59,7 @@ b3-asslice|BLAKE3-team/BLAKE3|308b95d~1|308b95d|Cargo.toml|nightly||"Add `Hash::
 itt-version|rust-itertools/itertools|a1213e1~1|a1213e1|Cargo.toml|||version bump only (0.13.0 → 0.14.0: Cargo.toml, README.md, CHANGELOG.md): every benchmark unchanged (same code); one package, ten criterion targets (criterion 0.4, `specializations` a macro-generated family of hundreds), `debug = true` in the bench profile, no lock file
 itt-mergeby|rust-itertools/itertools|fb48ff5~1|fb48ff5|Cargo.toml|||"Implement `MergeBy::fold`" (#920, `src/merge_join.rs` only): `merge_by/fold` "-75 %"; the other `merge*` benchmarks that fold through `MergeBy` may reach it, every benchmark of another adaptor unchanged (same code)
 uuid-version|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly||version bump only (1.23.0 → 1.23.1: Cargo.toml, rng/Cargo.toml (the internal `uuid-rng-internal-lib` path dependency), README.md, and in `src/lib.rs` the crate docs and `html_root_url`): every benchmark unchanged (same code); libtest `#[bench]` targets (nightly), two of them `#![cfg(feature = ...)]` and empty by default, a workspace of 5 members, no lock file
+uuid-version-v4v7|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly|--features v4,v7|the same version bump with `--features v4,v7`, which brings in the `v4` and `v7` bench targets (random and time-based UUIDs: `getrandom` and the clock at run time): every benchmark unchanged (same code)
 uuid-hash|uuid-rs/uuid|3c1579d~1|3c1579d|Cargo.toml|nightly||"Replace derive(Hash) with manual impl in Uuid" (#824, for issue #775 "Hash faster by not using derive"): no benchmark hashes a Uuid, every benchmark unchanged (same code)
 '
 
@@ -240,7 +241,7 @@ unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
-newcomer12b|itt-version itt-mergeby uuid-version uuid-hash
+newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -320,6 +320,9 @@ fn inlined_sources(
             }
         }
     }
+    if defining.is_empty() {
+        defining.extend(one_toolchain_file(by_file.iter().flat_map(|f| f.keys())));
+    }
     let mut defining = defining.into_iter();
     let (Some(file), None) = (defining.next(), defining.next()) else {
         let files: Vec<String> = by_file.iter().flat_map(|f| f.keys().cloned()).collect();
@@ -341,6 +344,22 @@ fn inlined_sources(
     });
     let [base, head] = sources;
     Ok((file, [base?, head?]))
+}
+
+/// The file of the copies when every copy, on both sides, is in one and the same file of the
+/// toolchain: the standard library's own dependency (`/rust/deps/hashbrown-0.16.1/…`, whose
+/// `RawTableInner::drop_inner_table` `HashMap`'s drop inlines) shares its crate's name with a
+/// crate of the build (itertools' criterion brings in hashbrown too), so no file "defines" it
+/// by its path; but then the code of that name the executable holds is the toolchain's, the
+/// same text by its path, and its copies are compared as any others (chain by chain, with
+/// what they inline in their turn). Copies in two files, or in a file of the build, decide
+/// nothing here.
+fn one_toolchain_file<'f>(files: impl Iterator<Item = &'f String>) -> Option<String> {
+    let files: BTreeSet<&String> = files.collect();
+    match files.into_iter().collect::<Vec<_>>()[..] {
+        [file] if is_toolchain(Path::new(file)) => Some(file.clone()),
+        _ => None,
+    }
 }
 
 /// Whether the copies a side has alone in the symbol holding the address may be left out
@@ -768,6 +787,21 @@ mod tests {
     use super::super::tests::{compare_apart, compiled_files};
     use super::*;
     use crate::steps::reach::source::Span;
+
+    #[test]
+    fn copies_all_in_one_file_of_the_toolchain_are_that_file_s() {
+        // itertools #920 (field trial itt-mergeby): std's hashbrown, inlined into `HashMap`'s
+        // drop in criterion's set-up, on both sides; 695 benchmarks were measured for it.
+        let std = "/rust/deps/hashbrown-0.16.1/src/raw/mod.rs".to_string();
+        let both = [std.clone(), std.clone()];
+        assert_eq!(one_toolchain_file(both.iter()), Some(std.clone()));
+        let registry = "/r/registry/src/i/hashbrown-0.14.5/src/raw/mod.rs".to_string();
+        assert_eq!(one_toolchain_file([std.clone(), registry.clone()].iter()), None);
+        assert_eq!(one_toolchain_file([registry].iter()), None);
+        let core = "/rustc/5980/library/core/src/cmp.rs".to_string();
+        assert_eq!(one_toolchain_file([std, core].iter()), None);
+        assert_eq!(one_toolchain_file([].iter()), None);
+    }
 
     /// A copy sitting in `chain` whose one span, of `define` in `bench.rs`, reads `text`.
     fn copy(chain: &[&str], text: &str) -> PlacedCopy {

@@ -796,7 +796,10 @@ mod tests {
         let both = [std.clone(), std.clone()];
         assert_eq!(one_toolchain_file(both.iter()), Some(std.clone()));
         let registry = "/r/registry/src/i/hashbrown-0.14.5/src/raw/mod.rs".to_string();
-        assert_eq!(one_toolchain_file([std.clone(), registry.clone()].iter()), None);
+        assert_eq!(
+            one_toolchain_file([std.clone(), registry.clone()].iter()),
+            None
+        );
         assert_eq!(one_toolchain_file([registry].iter()), None);
         let core = "/rustc/5980/library/core/src/cmp.rs".to_string();
         assert_eq!(one_toolchain_file([std, core].iter()), None);

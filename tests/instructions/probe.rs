@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use cargo_perfdiff::steps::reach::code::ChangedEntry;
-use cargo_perfdiff::steps::reach::probe::{Probe, Timed, probe_benchmark_through};
+use cargo_perfdiff::steps::reach::probe::{Probe, ProbeFailure, Timed, probe_benchmark_through};
 
 use super::trace::{CRITERION, fixture, function_range, request};
 
@@ -44,7 +44,7 @@ fn the_probe_of_a_criterion_benchmark_ends_at_its_samples() {
             ..
         } => assert!(!record.times_ns.is_empty()),
         // Every run ended at the samples, but shorter than a fork's on a busy machine.
-        Probe::Failed(why) if why.contains("too busy") => {}
+        Probe::Failed(ProbeFailure::TooBusy { .. }) => {}
         other => panic!("{other:?}"),
     }
     // Entered before the samples: in the timed loop, and in the set-up before every

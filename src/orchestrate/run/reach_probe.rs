@@ -30,7 +30,7 @@ use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{
-    Probe, Timed, has_timed_routine, probe_benchmark, timed_routines,
+    Probe, ProbeFailure, Timed, has_timed_routine, probe_benchmark, timed_routines,
 };
 use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
@@ -91,6 +91,7 @@ pub(super) fn probe_skipped(
         timed: timed.as_ref(),
         perfdiff_dir: sides.perfdiff_dir,
         policy: &policy,
+        progress,
         kept: Kept {
             cache: TraceCache::new(sides.perfdiff_dir.join("traces")),
             keys: keys.as_ref(),
@@ -154,6 +155,8 @@ struct Probing<'a> {
     timed: Option<&'a Result<Vec<ChangedEntry>, String>>,
     perfdiff_dir: &'a Path,
     policy: &'a StopPolicy,
+    /// Where each probe run's coverage and samples are logged (`--verbose`).
+    progress: &'a Progress,
     kept: Kept<'a>,
 }
 
@@ -185,7 +188,7 @@ impl Probing<'_> {
                     return (id, record, None, Vec::new());
                 }
                 let started = Instant::now();
-                let (probed, kept, outside) = self.probed(record, request, files);
+                let (probed, kept, outside) = self.probed((&id, record), request, files);
                 if !self.entries.is_empty() {
                     // A kept outcome is told as a kept trace is: done, in no time.
                     let took = match kept {
@@ -212,7 +215,7 @@ impl Probing<'_> {
     /// routine, whose source decides ([`super::reach_probe_outside`]).
     fn probed(
         &self,
-        record: SelectionRecord,
+        (id, record): (&str, SelectionRecord),
         request: &ForkRequest,
         files: &TouchedFiles,
     ) -> (SelectionRecord, Option<bool>, Vec<String>) {
@@ -254,13 +257,16 @@ impl Probing<'_> {
             let (record, outside) = self.judged(record, probe, &timed, settling);
             return (record, Some(true), outside);
         }
-        let (probe, settling) = self.run(request.clone(), &timed);
-        if let (Probe::Failed(why), true) = (&probe, watches_only(&record, &timed)) {
+        let (probe, settling) = self.run(id, request.clone(), &timed);
+        if let (Probe::Failed(why), true) = (&probe, watches_only(&record, &timed))
+            && why.may_pass_unwatched()
+        {
             // Watching the timed routine failed (a benchmark with threads of its own): every
             // entry counts instead, as for a harness without a routine, and the record says
-            // why. Not kept: its key is the watching probe's.
+            // why. Not kept: its key is the watching probe's. A run too busy is not run again
+            // so: it would be judged by the same figures ([`ProbeFailure::may_pass_unwatched`]).
             let timed = Timed::default();
-            let (probe, settling) = self.run(request, &timed);
+            let (probe, settling) = self.run(id, request, &timed);
             let (mut record, outside) = self.judged(record, probe, &timed, settling);
             record.detail = format!(
                 "{} (its probe counted changed functions wherever entered: watching its timed \
@@ -311,9 +317,9 @@ impl Probing<'_> {
         }
     }
 
-    /// Runs the probe of `request`, again with the longest warm-up when its run is still
-    /// settling (then `true`).
-    fn run(&self, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
+    /// Runs the probe of `request` (of benchmark `id`), again with the longest warm-up when its
+    /// run is still settling (then `true`).
+    fn run(&self, id: &str, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
         let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
             Ok(scratch) => scratch,
             Err(e) => {
@@ -321,10 +327,11 @@ impl Probing<'_> {
                     "cannot make a scratch directory in {}: {e}",
                     self.perfdiff_dir.display()
                 );
-                return (Probe::Failed(why), false);
+                return (Probe::Failed(ProbeFailure::Run(why)), false);
             }
         };
-        let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+        let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
+        let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
         if let Probe::NotReached {
             record: Some(run), ..
         } = &probe
@@ -333,7 +340,7 @@ impl Probing<'_> {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+            let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
             return (probe, true);
         }
         (probe, false)
@@ -441,12 +448,13 @@ mod tests {
         }
     }
 
-    fn probing(policy: &StopPolicy) -> Probing<'_> {
+    fn probing<'a>(policy: &'a StopPolicy, progress: &'a Progress) -> Probing<'a> {
         Probing {
             entries: &[],
             timed: None,
             perfdiff_dir: Path::new("/nonexistent"),
             policy,
+            progress,
             kept: Kept {
                 cache: TraceCache::new("/nonexistent".into()),
                 keys: None,
@@ -458,7 +466,8 @@ mod tests {
     #[test]
     fn a_probe_whose_samples_still_settle_is_probed_again_and_a_steady_one_is_not() {
         let policy = StopPolicy::from_settings(&Settings::default());
-        let probing = probing(&policy);
+        let progress = Progress::quiet();
+        let probing = probing(&policy, &progress);
         // The first sample 40 % slower, the next ones less and less so.
         let settling = fork(|i| 100.0 + 40.0 * 0.6f64.powi(i as i32));
         assert!(probing.still_settling(&settling));

@@ -39,6 +39,7 @@ use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork_led_by_helper};
 use crate::steps::instructions::{symbols, timed as harness_routines};
+use coverage::{CoverageError, Limit};
 
 pub mod coverage;
 pub mod timing;
@@ -156,8 +157,36 @@ pub enum Probe {
         record: Option<Box<ForkRecord>>,
         outside: Vec<String>,
     },
-    /// The probe failed (why, in one line): measure it.
-    Failed(String),
+    /// The probe failed: measure it.
+    Failed(ProbeFailure),
+}
+
+/// Why a probe did not keep a skip. What failed tells whether a probe run again otherwise can
+/// help ([`ProbeFailure::may_pass_unwatched`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProbeFailure {
+    /// No run covered an undisturbed fork's: the figure that fell short in the last
+    /// ([`Limit::CpuShare`], [`Limit::Iterations`]), and that run's shortfall in words.
+    #[error("the machine was too busy for a run as long as a fork's ({shortfall})")]
+    TooBusy { limit: Limit, shortfall: String },
+    /// Whether a run covered a fork's cannot be told (its wait for a CPU is unreadable).
+    #[error(transparent)]
+    Coverage(#[from] CoverageError),
+    /// A run failed (ptrace refused, a thread beside the timed routine, a time-out, the
+    /// benchmark's exit code): why, in one line.
+    #[error("{0}")]
+    Run(String),
+}
+
+impl ProbeFailure {
+    /// Whether a probe that counts every changed entry wherever entered, instead of watching
+    /// the timed routine, may keep the skip where this watching one failed: only when a run
+    /// failed, watching being what may have failed (threads of the benchmark's own). A run too
+    /// busy, or whose wait is unreadable, would be judged by the same figures on the same
+    /// machine: running it again costs its runs and cannot help.
+    pub fn may_pass_unwatched(&self) -> bool {
+        matches!(self, ProbeFailure::Run(_))
+    }
 }
 
 /// How one run of the probe ended, before its length is judged.
@@ -180,15 +209,19 @@ enum Run {
 /// ([`coverage`]); a shorter one runs again for longer, [`coverage::ATTEMPTS`] times at most.
 /// No entries: [`Probe::NotReached`] without running anything. With `timed` routines, the
 /// functions of `timed.same_outside` count only when entered inside one of them ([`timing`]).
+/// `log` is given a line on every run that ends whole: how much of a fork's it covered, and its
+/// samples ([`coverage::described`]).
 pub fn probe_benchmark(
     request: &ForkRequest,
-    entries: &[ChangedEntry],
-    timed: &Timed,
+    (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
+    log: &dyn Fn(&str),
 ) -> Probe {
     match crate::steps::fork::exec_helper::helper_executable() {
-        Ok(helper) => probe_benchmark_through(&helper, request, entries, timed, scratch),
-        Err(e) => Probe::Failed(format!("cannot find this program (/proc/self/exe): {e}")),
+        Ok(helper) => probe_logged(&helper, request, (entries, timed), scratch, log),
+        Err(e) => Probe::Failed(ProbeFailure::Run(format!(
+            "cannot find this program (/proc/self/exe): {e}"
+        ))),
     }
 }
 
@@ -201,6 +234,17 @@ pub fn probe_benchmark_through(
     timed: &Timed,
     scratch: &Path,
 ) -> Probe {
+    probe_logged(helper, request, (entries, timed), scratch, &|_| {})
+}
+
+/// [`probe_benchmark_through`], each whole run described to `log`.
+fn probe_logged(
+    helper: &Path,
+    request: &ForkRequest,
+    (entries, timed): (&[ChangedEntry], &Timed),
+    scratch: &Path,
+    log: &dyn Fn(&str),
+) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached {
             record: None,
@@ -208,14 +252,14 @@ pub fn probe_benchmark_through(
         };
     }
     let mut scale = coverage::first_scale(request.harness);
-    let mut shortfall = String::new();
+    let mut last = None;
     let mut request = request.clone();
-    for _ in 0..coverage::ATTEMPTS {
+    for attempt in 1..=coverage::ATTEMPTS {
         let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
         let (record, leader, outside) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
-            Ok(Run::Failed(why)) => return Probe::Failed(why),
-            Err(e) => return Probe::Failed(e.to_string()),
+            Ok(Run::Failed(why)) => return Probe::Failed(ProbeFailure::Run(why)),
+            Err(e) => return Probe::Failed(ProbeFailure::Run(e.to_string())),
             Ok(Run::Whole {
                 record,
                 leader,
@@ -230,17 +274,21 @@ pub fn probe_benchmark_through(
             record: &record,
         };
         let covered = match coverage::covered(&shape) {
-            Ok(covered) if covered >= 1.0 => {
-                return Probe::NotReached {
-                    record: Some(record),
-                    outside,
-                };
-            }
             Ok(covered) => covered,
-            Err(why) => return Probe::Failed(why),
+            Err(why) => return Probe::Failed(why.into()),
         };
-        shortfall = coverage::shortfall(request.harness, scale, covered);
-        scale = coverage::next_scale(request.harness, scale, covered);
+        log(&format!(
+            "run {attempt}: {}",
+            coverage::described(&shape, covered)
+        ));
+        if covered.covers() {
+            return Probe::NotReached {
+                record: Some(record),
+                outside,
+            };
+        }
+        last = Some((scale, covered));
+        scale = coverage::next_scale(request.harness, scale, covered.figure);
         // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
         if let (false, Some((name, value))) = (
             timed.routines.is_empty(),
@@ -250,9 +298,13 @@ pub fn probe_benchmark_through(
             request.env.push((name, value));
         }
     }
-    Probe::Failed(format!(
-        "the machine was too busy for a run as long as a fork's ({shortfall})"
-    ))
+    Probe::Failed(match last {
+        Some((scale, covered)) => ProbeFailure::TooBusy {
+            limit: covered.limit,
+            shortfall: coverage::shortfall(request.harness, scale, covered),
+        },
+        None => ProbeFailure::Run("it made no run".to_string()),
+    })
 }
 
 /// `request` with its warm-up, measurement and time limit `scale` times a fork's.

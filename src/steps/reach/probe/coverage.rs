@@ -378,6 +378,58 @@ mod tests {
         assert!((covered - 0.125).abs() < 0.01, "{covered}");
     }
 
+    /// A criterion run of 30 linear samples, `d` iterations a step, whose `i`-th sample (from
+    /// 0) runs at `per_iter(i)` ns an iteration, of `wall_ms` in all, measuring 250 ms as asked.
+    fn sampled(d: f64, per_iter: impl Fn(usize) -> f64, wall_ms: f64) -> ForkRecord {
+        let iters: Vec<f64> = (1..=30).map(|i| i as f64 * d).collect();
+        let times_ns = iters
+            .iter()
+            .enumerate()
+            .map(|(i, n)| n * per_iter(i))
+            .collect();
+        ForkRecord {
+            iters,
+            times_ns,
+            wall_ms: Some(wall_ms),
+            ..record(d, 0.0, 250.0, 250.0)
+        }
+    }
+
+    #[test]
+    fn a_stall_in_the_warm_up_falls_short_whatever_the_first_samples_are_counted_at() {
+        // As `a_stall_in_the_warm_up_leaves_too_few_iterations`, the run's wall time known
+        // (62.5 ms of warm-up, 25 ms of samples): the first samples are as fast as the last.
+        let stalled = sampled(215.0, |_| 250.0, 100.0);
+        let coverage = covered(&shape(&stalled, FIRST_SCALE, 0.0)).unwrap();
+        assert_eq!(coverage.limit, Limit::Iterations);
+        assert!(coverage.figure < 0.15, "{coverage:?}");
+    }
+
+    #[test]
+    fn a_load_that_lasts_into_the_first_samples_is_not_read_as_settling() {
+        // A load of 1.5 through the warm-up and the first ten samples, then quiet: the warm-up's
+        // estimate 1.5× too slow, 83 % of a fork's 800,000 iterations at 250 ns. The run waited
+        // 31 ms of its 239: its share of a CPU covers a fork's at 1.25×, and its first samples,
+        // 1.5× slower than the rest, would read as settling if their wait were not taken off.
+        let loaded = sampled(1_434.0, |i| if i < 10 { 375.0 } else { 250.0 }, 239.0);
+        let coverage = covered(&shape(&loaded, FIRST_SCALE, 0.128)).unwrap();
+        assert_eq!(coverage.limit, Limit::Iterations);
+        assert!((coverage.figure - 0.83).abs() < 0.01, "{coverage:?}");
+    }
+
+    #[test]
+    fn a_benchmark_still_settling_is_counted_at_its_first_samples_speed() {
+        // Its time per iteration falls from 300 ns to 200 ns over the run, and its warm-up
+        // (at 1.25× a fork's) estimated 280 ns: 1.25 × 200 ms / 280 ns = 893,000 iterations,
+        // against a fork's 200 ms / 300 ns = 667,000 at most. Counted at the fastest sample's
+        // 200 ns (1,000,000), it fell short; at the first ten's, less their 1 % wait, it covers.
+        let settling = sampled(1_920.0, |i| 300.0 - 100.0 * i as f64 / 29.0, 320.0);
+        let coverage = covered(&shape(&settling, FIRST_SCALE, 0.01)).unwrap();
+        assert!(coverage.covers(), "{coverage:?}");
+        let fastest = settling.iters.iter().sum::<f64>() * 200.0 / 200e6;
+        assert!(fastest < 0.9, "{fastest}");
+    }
+
     #[test]
     fn a_measurement_time_the_benchmark_sets_is_a_fork_s_too() {
         // The group measures 1 s whatever it is asked: the probe is no longer than a fork.

@@ -147,6 +147,23 @@ fn watches_only(record: &SelectionRecord, timed: &Timed) -> bool {
     !is_outside_skip(record) && !timed.routines.is_empty()
 }
 
+/// Why the watching probe of `record` failed, when a probe counting every entry may pass where
+/// it did not: it watched only to tell apart what runs outside the routine ([`watches_only`]),
+/// and a run failed ([`ProbeFailure::may_pass_unwatched`]: watching may be what failed). `None`
+/// for a run too busy to cover a fork's, or whose wait is unreadable: the probe counting every
+/// entry would be judged by the same figures on the same machine, and the benchmark is measured
+/// for what the watching probe found.
+fn failed_watching<'p>(
+    probe: &'p Probe,
+    record: &SelectionRecord,
+    timed: &Timed,
+) -> Option<&'p ProbeFailure> {
+    match probe {
+        Probe::Failed(why) if watches_only(record, timed) && why.may_pass_unwatched() => Some(why),
+        _ => None,
+    }
+}
+
 /// What every probe of a run shares.
 struct Probing<'a> {
     entries: &'a [ChangedEntry],
@@ -258,13 +275,10 @@ impl Probing<'_> {
             return (record, Some(true), outside);
         }
         let (probe, settling) = self.run(id, request.clone(), &timed);
-        if let (Probe::Failed(why), true) = (&probe, watches_only(&record, &timed))
-            && why.may_pass_unwatched()
-        {
+        if let Some(why) = failed_watching(&probe, &record, &timed) {
             // Watching the timed routine failed (a benchmark with threads of its own): every
             // entry counts instead, as for a harness without a routine, and the record says
-            // why. Not kept: its key is the watching probe's. A run too busy is not run again
-            // so: it would be judged by the same figures ([`ProbeFailure::may_pass_unwatched`]).
+            // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
             let (probe, settling) = self.run(id, request, &timed);
             let (mut record, outside) = self.judged(record, probe, &timed, settling);
@@ -473,6 +487,46 @@ mod tests {
         assert!(probing.still_settling(&settling));
         let steady = fork(|i| 100.0 + (i % 2) as f64 * 0.01);
         assert!(!probing.still_settling(&steady));
+    }
+
+    #[test]
+    fn a_watching_probe_too_busy_is_not_run_again_counting_every_entry_and_one_that_failed_is() {
+        use crate::steps::reach::probe::coverage::{CoverageError, Limit};
+        let skipped = SelectionRecord {
+            measured: false,
+            reason: SelectionReason::SameCode,
+            ..SelectionRecord::default()
+        };
+        let routine = ChangedEntry {
+            address: 0x1000,
+            name: "<test::bench::Bencher>::iter".into(),
+        };
+        let timed = Timed {
+            routines: vec![routine],
+            same_outside: Vec::new(),
+        };
+        // A libtest run that had a CPU for 30 % of its run: the same again unwatched.
+        let busy = Probe::Failed(ProbeFailure::TooBusy {
+            limit: Limit::CpuShare,
+            shortfall: "libtest's `#[bench]` runner stops on its own rule".into(),
+        });
+        assert_eq!(failed_watching(&busy, &skipped, &timed), None);
+        let short = Probe::Failed(ProbeFailure::TooBusy {
+            limit: Limit::Iterations,
+            shortfall: "the last made 85 % of an undisturbed fork's iterations".into(),
+        });
+        assert_eq!(failed_watching(&short, &skipped, &timed), None);
+        let unread = Probe::Failed(ProbeFailure::Coverage(CoverageError::UnreadableWait));
+        assert_eq!(failed_watching(&unread, &skipped, &timed), None);
+        // Watching failed: a thread of the benchmark's own beside the routine.
+        let threads = ProbeFailure::Run("2 threads when the timed routine was entered".into());
+        let watching = Probe::Failed(threads.clone());
+        assert_eq!(failed_watching(&watching, &skipped, &timed), Some(&threads));
+        // Nothing watched, or a benchmark measured: nothing to run again.
+        assert_eq!(
+            failed_watching(&watching, &skipped, &Timed::default()),
+            None
+        );
     }
 
     #[test]

@@ -39,7 +39,7 @@ use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork_led_by_helper};
 use crate::steps::instructions::{symbols, timed as harness_routines};
-use coverage::{CoverageError, Limit};
+use coverage::{CoverageError, Limit, Span};
 
 pub mod coverage;
 pub mod timing;
@@ -128,6 +128,9 @@ pub enum Ending {
         leader: Option<SchedTimes>,
         #[serde(default)]
         outside: Vec<String>,
+        /// Every call of a timed routine, in order ([`coverage::Span`]).
+        #[serde(default)]
+        spans: Vec<Span>,
     },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
@@ -139,6 +142,8 @@ pub enum Ending {
         leader: Option<SchedTimes>,
         #[serde(default)]
         outside: Vec<String>,
+        #[serde(default)]
+        spans: Vec<Span>,
     },
     /// The probe could not run: why, in one line.
     Failed { message: String },
@@ -200,6 +205,7 @@ enum Run {
         record: Box<ForkRecord>,
         leader: Option<SchedTimes>,
         outside: Vec<String>,
+        spans: Vec<Span>,
     },
 }
 
@@ -256,7 +262,7 @@ fn probe_logged(
     let mut request = request.clone();
     for attempt in 1..=coverage::ATTEMPTS {
         let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
-        let (record, leader, outside) = match run {
+        let (record, leader, outside, spans) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(ProbeFailure::Run(why)),
             Err(e) => return Probe::Failed(ProbeFailure::Run(e.to_string())),
@@ -264,7 +270,8 @@ fn probe_logged(
                 record,
                 leader,
                 outside,
-            }) => (record, leader, outside),
+                spans,
+            }) => (record, leader, outside, spans),
         };
         let shape = coverage::RunShape {
             harness: request.harness,
@@ -272,6 +279,7 @@ fn probe_logged(
             fork_measurement: request.measurement,
             cpu_wait_share: leader.as_ref().and_then(SchedTimes::wait_share),
             record: &record,
+            spans: &spans,
         };
         let covered = match coverage::covered(&shape) {
             Ok(covered) => covered,
@@ -372,14 +380,20 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
                     code: 0,
                     leader,
                     outside,
+                    spans,
                 }
-                | Ending::Stopped { leader, outside },
+                | Ending::Stopped {
+                    leader,
+                    outside,
+                    spans,
+                },
             ),
             Ok(record),
         ) => Run::Whole {
             record,
             leader,
             outside,
+            spans,
         },
         (Some(Ending::Exited { code, .. }), Ok(_)) => {
             Run::Failed(format!("the benchmark exited with code {code}"))
@@ -726,11 +740,17 @@ mod tests {
             running_ns: 9,
             waiting_ns: 1,
         };
+        let span = Span {
+            wall_ns: 12,
+            running_ns: 9,
+            waiting_ns: 1,
+        };
         let exited = || {
             Some(Ending::Exited {
                 code: 0,
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             })
         };
         assert_eq!(judge(hit(), failed()), Run::Hit("f".into()));
@@ -740,6 +760,7 @@ mod tests {
                 record: Box::default(),
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             }
         );
         let timed_out = Run::Failed("benchmark `a` timed out".into());
@@ -749,6 +770,7 @@ mod tests {
             Some(Ending::Stopped {
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             })
         };
         assert_eq!(
@@ -757,6 +779,7 @@ mod tests {
                 record: Box::default(),
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             }
         );
         assert_eq!(judge(stopped(), failed()), timed_out);

@@ -64,6 +64,8 @@
 
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use crate::model::harness::Harness;
 use crate::model::samples::ForkRecord;
 
@@ -98,6 +100,18 @@ pub struct RunShape<'a> {
     pub cpu_wait_share: Option<f64>,
     /// The fork record of the run (samples, settings criterion used, steal).
     pub record: &'a ForkRecord,
+    /// Its calls of the timed routine, in order, where the probe watched it.
+    pub spans: &'a [Span],
+}
+
+/// One call of the timed routine in a probe's run, from the stop at its entry to the stop at its
+/// return (criterion: each batch of its warm-up, then each sample): the wall time, and how long
+/// the thread that made it ran and waited for a CPU meanwhile.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Span {
+    pub wall_ns: u64,
+    pub running_ns: u64,
+    pub waiting_ns: u64,
 }
 
 /// Which figure fell short: what a run again could change.
@@ -152,7 +166,10 @@ pub fn covered(run: &RunShape<'_>) -> Result<Coverage, CoverageError> {
                 .as_ref()
                 .map_or(fork_ms * run.scale, |c| c.measurement_ms);
             let stretch = ran_ms / fork_ms;
-            let iterations = iterations_covered(run.record, fork_ms, wait + steal).unwrap_or(0.0);
+            let iterations = iterations_covered(run.record, fork_ms, wait + steal)
+                .into_iter()
+                .chain(warm_up_covered(run, stretch, steal))
+                .fold(0.0, f64::max);
             let mut coverage = match stretch * had_cpu <= iterations {
                 true => share(stretch * had_cpu),
                 false => Coverage {
@@ -194,6 +211,27 @@ fn iterations_covered(record: &ForkRecord, fork_ms: f64, disturbed_share: f64) -
     Some(made * per_iter_ns / (fork_ms * 1e6))
 }
 
+/// The run's iterations over an undisturbed fork's, from its warm-up's calls of the timed
+/// routine: `stretch` (its measurement time over a fork's) times the share of their wall time
+/// its thread ran, less steal (the module's doc). `None` unless its calls are its warm-up's
+/// batches then one a sample, each sample's call at least as long as its time.
+fn warm_up_covered(run: &RunShape<'_>, stretch: f64, steal: f64) -> Option<f64> {
+    let times = &run.record.times_ns;
+    let batches = run
+        .spans
+        .len()
+        .checked_sub(times.len())
+        .filter(|n| *n > 0)?;
+    let (warm_up, sampled) = run.spans.split_at(batches);
+    let holds = |(span, ns): (&Span, &f64)| span.wall_ns as f64 >= ns * 0.999;
+    if !sampled.iter().zip(times).all(holds) {
+        return None;
+    }
+    let wall: u64 = warm_up.iter().map(|span| span.wall_ns).sum();
+    let running: u64 = warm_up.iter().map(|span| span.running_ns).sum();
+    (wall > 0).then(|| stretch * (running as f64 / wall as f64).min(1.0) * (1.0 - steal))
+}
+
 /// A time per iteration no slower than an undisturbed fork's warm-up measured (the module's
 /// doc): the slowest of the fastest sample's and, for every run of samples from the first that
 /// holds at least the first third ([`EARLY_SAMPLES`]), their time less all the run may have been
@@ -229,9 +267,10 @@ fn early_count(samples: usize) -> usize {
 }
 
 /// One run's coverage in a line of the verbose log: the figure and which decided, the run's
-/// CPU wait, steal and wall time, the time per iteration its iterations were counted at
-/// ([`undisturbed_ns_per_iter`]) and every sample's, in nanoseconds: what tells a benchmark
-/// still settling from a stalled warm-up.
+/// CPU wait, steal and wall time, its warm-up's calls of the timed routine, the time per
+/// iteration its iterations were counted at ([`undisturbed_ns_per_iter`]) and every sample's, in
+/// nanoseconds: what tells a benchmark still settling, or a warm-up slower than its samples,
+/// from a stalled warm-up.
 pub fn described(run: &RunShape<'_>, coverage: Coverage) -> String {
     let record = run.record;
     let percent =
@@ -250,19 +289,37 @@ pub fn described(run: &RunShape<'_>, coverage: Coverage) -> String {
         Limit::CpuShare => "CPU share",
         Limit::Iterations => "iterations",
     };
+    let wall = record
+        .wall_ms
+        .map_or("unread".into(), |ms| format!("{ms:.0} ms"));
     format!(
         "at {:.2}× a fork's time, it covered {:.0} % of an undisturbed fork's run ({limit} \
-         decided); CPU wait {}, steal {}, wall {}; {} iterations, counted at {counted_at} each; \
-         ns per iteration, sample by sample: {}",
+         decided); CPU wait {}, steal {}, wall {wall}; {}; {} iterations, counted at \
+         {counted_at} each; ns per iteration, sample by sample: {}",
         run.scale,
         coverage.figure * 100.0,
         percent(run.cpu_wait_share),
         percent(record.steal_share),
-        record
-            .wall_ms
-            .map_or("unread".into(), |ms| format!("{ms:.0} ms")),
+        described_calls(run),
         record.iters.iter().sum::<f64>(),
         per_iter.join(" ")
+    )
+}
+
+/// The run's calls of the timed routine, in words: how many, and how much of their wall time
+/// the warm-up's (those before one a sample) ran.
+fn described_calls(run: &RunShape<'_>) -> String {
+    let batches = run.spans.len().saturating_sub(run.record.times_ns.len());
+    let (running, wall) = run.spans[..batches]
+        .iter()
+        .fold((0.0, 0.0), |(running, wall), span| {
+            (running + span.running_ns as f64, wall + span.wall_ns as f64)
+        });
+    format!(
+        "{} calls of the timed routine, the warm-up's {batches} running {:.1} % of their {:.1} ms",
+        run.spans.len(),
+        running / wall.max(1.0) * 100.0,
+        wall / 1e6
     )
 }
 
@@ -359,6 +416,7 @@ mod tests {
             fork_measurement: Duration::from_millis(200),
             cpu_wait_share: Some(wait),
             record,
+            spans: &[],
         }
     }
 

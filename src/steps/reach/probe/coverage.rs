@@ -528,6 +528,86 @@ mod tests {
         assert!((coverage.figure - 0.41).abs() < 0.005, "{coverage:?}");
     }
 
+    /// The calls of the timed routine of a run of `record`: `batches` warm-up batches of
+    /// `warm_up_ms` in all, running `ran` of it, then one a sample, running throughout.
+    fn spans(record: &ForkRecord, batches: u64, warm_up_ms: f64, ran: f64) -> Vec<Span> {
+        let wall_ns = (warm_up_ms * 1e6) as u64 / batches;
+        let batch = Span {
+            wall_ns,
+            running_ns: (wall_ns as f64 * ran) as u64,
+            waiting_ns: (wall_ns as f64 * (1.0 - ran)) as u64,
+        };
+        let sample = |ns: &f64| Span {
+            wall_ns: *ns as u64 + 20_000,
+            running_ns: *ns as u64 + 20_000,
+            waiting_ns: 0,
+        };
+        let samples = record.times_ns.iter().map(sample);
+        std::iter::repeat_n(batch, batches as usize)
+            .chain(samples)
+            .collect()
+    }
+
+    #[test]
+    fn a_stall_in_the_warm_up_shows_in_its_calls_of_the_timed_routine() {
+        // The stall of `a_stall_in_the_warm_up_leaves_too_few_iterations`, as the helper saw it:
+        // the warm-up's 17 batches ran a tenth of their 62.5 ms, waiting the rest.
+        let stalled = record(1_818.0, 250.0, 250.0, 250.0);
+        let calls = spans(&stalled, 17, 62.5, 0.1);
+        let run = RunShape {
+            spans: &calls,
+            ..shape(&stalled, FIRST_SCALE, 0.0)
+        };
+        let warm_up = warm_up_covered(&run, FIRST_SCALE, 0.0).unwrap();
+        assert!((warm_up - 0.125).abs() < 1e-6, "{warm_up}");
+        let coverage = covered(&run).unwrap();
+        assert!((coverage.figure - 0.125).abs() < 0.01, "{coverage:?}");
+    }
+
+    #[test]
+    fn a_warm_up_slower_than_its_samples_that_ran_throughout_covers_a_fork() {
+        // Its group sets 1 s of measurement itself, so the probe is no longer than a fork. Its
+        // warm-up estimated 1.2× the samples' 250 ns an iteration (a fork's does too: the
+        // benchmark's first iterations are slower), its thread running throughout: counted at
+        // the fastest sample's speed it made 83 % of a fork's iterations (/0.9: 93 %), at its
+        // warm-up's less what it did not run, 99.8 % (111 %).
+        let slow_start = record(60_606.0, 250.0, 250.0, 1_000.0);
+        let calls = spans(&slow_start, 17, 62.5, 0.998);
+        let run = RunShape {
+            spans: &calls,
+            ..shape(&slow_start, FIRST_SCALE, 0.01)
+        };
+        let coverage = covered(&RunShape { spans: &[], ..run }).unwrap();
+        assert!(!coverage.covers(), "{coverage:?}");
+        let coverage = covered(&run).unwrap();
+        assert!(coverage.covers(), "{coverage:?}");
+        // Calls that are not the warm-up's then one a sample tell nothing.
+        let shifted = &calls[..calls.len() - 1];
+        assert_eq!(
+            warm_up_covered(
+                &RunShape {
+                    spans: shifted,
+                    ..run
+                },
+                1.0,
+                0.0
+            ),
+            None
+        );
+        let samples_only = &calls[17..];
+        assert_eq!(
+            warm_up_covered(
+                &RunShape {
+                    spans: samples_only,
+                    ..run
+                },
+                1.0,
+                0.0
+            ),
+            None
+        );
+    }
+
     #[test]
     fn a_measurement_time_the_benchmark_sets_is_a_fork_s_too() {
         // The group measures 1 s whatever it is asked: the probe is no longer than a fork.

@@ -15,52 +15,50 @@
 //!   `(1 − wait) × (1 − steal)` (the leader task's run-queue wait, [`crate::steps::fork::cpu_wait`],
 //!   and the hypervisor's steal, [`crate::steps::fork::steal`]).
 //! - **Iterations** (criterion): the iterations of its samples against an undisturbed fork's,
-//!   a fork's measurement time over a time per iteration no slower than that fork's warm-up
-//!   measured ([`undisturbed_ns_per_iter`]).
+//!   the larger of two figures ([`undisturbed_ns_per_iter`], [`warm_up_covered`]).
 //!
-//! ## Which time per iteration (a benchmark still settling)
+//! ## How many iterations an undisturbed fork makes (a warm-up slower than the samples)
 //!
 //! A fork makes `measurement / w` iterations, `w` the mean time per iteration of its warm-up:
 //! criterion's warm-up runs the benchmark's first iterations in a fresh process, and its estimate
-//! sets every sample's count. The probe's count is its own warm-up's `w`, and a stall there (the
-//! machine busy, the helper's stops) inflates it. So the figure needs a time per iteration *no
-//! slower* than an undisturbed fork's `w` (a slower one would count a fork's iterations short and
-//! keep a skip a fork could have left), from what the probe saw after its warm-up:
-//! - the **fastest sample** is no slower than `w` for a benchmark whose speed is steady or only
-//!   rises as it runs, whatever disturbed the other samples. It was the only figure until
-//!   2026-11-30. But a benchmark still settling (its time per iteration falling over seconds: a
-//!   buffer that grows then is reused, caches, the allocator) runs its last samples faster than
-//!   any warm-up, and the figure asks the probe for more iterations than any fork makes:
-//!   rust-base64's `encode_string_reuse_buf_stream/100`, whose group sets its own times so that
-//!   the probe is no longer than a fork, failed three quiet runs at 85 % of that count
-//!   (docs/design/selection-trace.md, "A benchmark still settling").
-//! - its **first samples**, right after the probe's warm-up, which is at least as long as a
-//!   fork's: for the same kind of benchmark, no slower on the whole than a fork's warm-up, whose
-//!   iterations came before them. Their time, though, counts every disturbance of theirs, so
-//!   what the run may have waited for a CPU or had stolen, **all** of it, is taken off first:
-//!   `(their time − (wait + steal) × the run's wall time) / their iterations`, the time they had
-//!   a CPU at the least. Any run of samples from the first will do: the slowest such time
-//!   counts, of the runs that hold at least the first third (a ninth of linear sampling's
-//!   iterations: fewer would let one slow sample decide) up to the whole run.
+//! sets every sample's count. The probe's count is its own warm-up's `w`, which a stall there
+//! (the machine busy) inflates: that is what the figure is for. Either estimate below is enough:
+//! - **From the samples' speed**: a fork's count at a time per iteration no slower than `w`. The
+//!   *fastest sample*'s is, for a benchmark whose speed is steady or rises as it runs, whatever
+//!   disturbed the other samples, and it was the only estimate until 2026-11-30. Where the
+//!   *first samples* (at least the first third, any run of them from the first) are slower, their
+//!   time less all the run may have waited for a CPU or had stolen, `(their time − (wait + steal)
+//!   × the run's wall time) / their iterations`, is no slower than `w` either, for a benchmark
+//!   that settles as it runs: they come right after the probe's warm-up, at least as long as a
+//!   fork's, and taking off *all* the run's disturbance keeps load that lasts into them from
+//!   reading as settling (a test below).
+//! - **From the probe's own warm-up**: criterion sums only the timed part of each warm-up
+//!   batch, so the probe's `w` exceeds an undisturbed one's by what its warm-up's timed part lost
+//!   to anything but running. The helper times every call of the timed routine ([`Span`]: wall,
+//!   and the thread's running and waiting times, at the stops of its entry and return); the
+//!   warm-up's calls are those before the last one a sample. `w_fork ≥ w × (1 − lost / timed)`,
+//!   `lost` their wall time not running (waiting, stopped, asleep), `timed` their wall time less
+//!   the share the sample calls did not time (criterion's own work; `iter_batched`'s set-up). So
+//!   the run covers `stretch × (1 − lost / timed) × (1 − steal)` of a fork's iterations.
 //!
-//! The figure takes the slowest of these, each no slower than `w`: it is never stricter than
-//! the fastest sample alone, and where a disturbance may explain the first samples' slowness it
-//! falls back to it. Taking their mean rather than their fastest also leaves out the noise that
-//! makes the fastest of 30 or 100 samples a few per cent faster than a fork's warm-up mean, which
-//! [`FIRST_SCALE`] and [`TOLERATED_WAIT`] are the margin for. Why it still fails what the check
-//! is for:
-//! - a stall in the probe's warm-up only (`late/counted` under load, and the unit test's ten
-//!   times too slow an estimate): its samples run at full speed from the first, their mean is no
-//!   slower than the fastest's, and the iterations fall short as before;
-//! - load that lasts into the first samples: its wait is taken off their time, and their time
-//!   per iteration falls to the fastest's or below (`a_load_that_lasts_into_the_first_samples…`,
-//!   and the real busy runs of `rust_base64_s_busy_probe…`).
+//! Why both: a benchmark whose first iterations are slower than the rest (rust-base64's
+//! `encode_string_reuse_buf_stream/100`: a warm-up estimate 17 % slower than every one of its
+//! 30 flat samples, in the probe and in every fork alike) falls short by the samples however long
+//! its warm-up ran undisturbed; its group sets its own times, so the probe is no longer than a
+//! fork and only the margin of [`TOLERATED_WAIT`] is left, and it failed three quiet runs at 94 %
+//! (docs/design/selection-trace.md, "A warm-up slower than the samples"). Its warm-up's calls ran
+//! 99.5 % of their wall time: covered. And the warm-up's estimate is blind to what slows a
+//! running thread without stopping it (a neighbour on a sibling hyperthread, caches), which the
+//! samples' speed, slowed alike, cancels: as blind as the CPU-share figure is for the whole run.
 //!
-//! What it trusts beyond the fastest sample: that the benchmark's first samples are no slower
-//! than the mean of the iterations a fork's warm-up ran before them (a benchmark that settles as
-//! it runs, not one whose iterations slow down just after a warm-up), and that what slowed them
-//! was run-queue wait or steal, not a stop of the process that neither counts (the helper's
-//! breakpoint stops outside the timed routine, one each at most).
+//! Why it still fails what the check is for: a stall in the probe's warm-up is time its thread
+//! waited for a CPU (or did not run) while the warm-up's timed calls ran, and shows in their
+//! spans (`a_stall_in_the_warm_up_shows_in_its_calls_of_the_timed_routine`); its samples run at
+//! full speed from the first, so the samples' estimate falls short as before
+//! (`a_stall_in_the_warm_up_leaves_too_few_iterations`); and load that lasts into the first samples
+//! shows in both (`a_load_that_lasts_into_the_first_samples_is_not_read_as_settling`). Without
+//! spans (the helper could not read the thread's schedstat, a run whose calls are not its warm-up's
+//! then one a sample, most of a sample call untimed), only the samples' estimate counts.
 
 use std::time::Duration;
 

@@ -617,6 +617,56 @@ mod tests {
         );
     }
 
+    /// The same benchmark's first probe run under `chrt -f 10` (a stand-in for a quiet
+    /// machine: it waited 2.9 % of its 3,407 ms, steal 0.1 %), 95,149 iterations a step:
+    /// flat samples, but a warm-up estimate 13 % slower than the fastest of them.
+    const BASE64_QUIET_NS: [f64; 30] = [
+        61.61, 60.39, 61.22, 61.37, 61.45, 61.93, 60.95, 60.67, 60.20, 60.41, 60.35, 61.53, 60.28,
+        61.19, 61.32, 61.16, 60.25, 61.21, 87.65, 59.85, 59.82, 59.96, 60.07, 61.20, 60.59, 60.30,
+        60.69, 59.79, 60.76, 60.31,
+    ];
+
+    #[test]
+    fn rust_base64_s_quiet_probe_covers_a_fork_by_its_warm_up() {
+        let real = ForkRecord {
+            steal_share: Some(0.001),
+            config: Some(ForkSettings {
+                sample_size: 30,
+                warm_up_ms: 500.0,
+                measurement_ms: 3_000.0,
+                sampling: None,
+            }),
+            ..sampled(95_149.0, |i| BASE64_QUIET_NS[i], 3_407.0)
+        };
+        // Counted at its fastest sample's 59.79 ns, 44.2 million iterations are 88 % of a
+        // fork's, 98 % with the margin of a run that cannot stretch: short, as in session 11.
+        let by_samples = covered(&shape(&real, FIRST_SCALE, 0.029)).unwrap();
+        assert_eq!(by_samples.limit, Limit::Iterations);
+        assert!(!by_samples.covers(), "{by_samples:?}");
+        // The helper saw its warm-up's 23 calls run 99.52 % of their 572.2 ms, and its samples
+        // time 99.73 % of their calls: its estimate is an undisturbed fork's.
+        let batch = Span {
+            wall_ns: 572_200_000 / 23,
+            running_ns: 572_200_000 / 23 * 9_952 / 10_000,
+            waiting_ns: 572_200_000 / 23 * 48 / 10_000,
+        };
+        let sample = |ns: &f64| Span {
+            wall_ns: (ns / 0.9973) as u64,
+            running_ns: (ns / 0.9973) as u64,
+            waiting_ns: 0,
+        };
+        let calls: Vec<Span> = std::iter::repeat_n(batch, 23)
+            .chain(real.times_ns.iter().map(sample))
+            .collect();
+        let run = RunShape {
+            spans: &calls,
+            ..shape(&real, FIRST_SCALE, 0.029)
+        };
+        let warm_up = warm_up_covered(&run, 1.0, 0.001).unwrap();
+        assert!((warm_up - 0.994).abs() < 0.001, "{warm_up}");
+        assert!(covered(&run).unwrap().covers());
+    }
+
     #[test]
     fn a_measurement_time_the_benchmark_sets_is_a_fork_s_too() {
         // The group measures 1 s whatever it is asked: the probe is no longer than a fork.

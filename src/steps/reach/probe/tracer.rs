@@ -366,16 +366,26 @@ fn trapped(
 /// The calls of the timed routine ([`Span`]), timed at the stops of their entry and return: the
 /// clock, and the running and waiting times of the thread (`/proc/<pid>/task/<tid>/schedstat`).
 /// A call whose times cannot be read is left out, and the coverage, finding fewer calls than
-/// the run's samples and warm-up, does without them.
+/// the run's samples and warm-up, does without them; so are all of them past [`MAX_SPANS`] (a
+/// harness that calls its routine once an iteration: the result stays small).
 #[derive(Debug, Default)]
 struct Spans {
     open: Option<(std::time::Instant, SchedTimes)>,
     done: Vec<Span>,
+    overflowed: bool,
 }
+
+/// The most calls of the timed routine a probe's result holds (a criterion run has its warm-up's
+/// batches and a call a sample).
+const MAX_SPANS: usize = 100_000;
 
 impl Spans {
     /// Thread `thread` of `pid` has just entered the timed routine (`inside`) or returned.
     fn mark(&mut self, pid: Pid, thread: Pid, inside: bool) {
+        if self.overflowed || self.done.len() >= MAX_SPANS {
+            (self.overflowed, self.done, self.open) = (true, Vec::new(), None);
+            return;
+        }
         let times = std::fs::read_to_string(format!("/proc/{pid}/task/{thread}/schedstat"))
             .ok()
             .and_then(|text| parse_schedstat(&text));

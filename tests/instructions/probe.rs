@@ -101,7 +101,7 @@ fn the_helper_times_every_call_of_criterion_s_timed_routine() {
         spans.iter().map(|s| s.wall_ns).sum::<u64>() as f64 / 1e6
     };
     let (warm_up, samples) = spans.split_at(spans.len() - 10);
-    // Criterion warms up for 200 ms of batches and samples for about 100 ms.
-    assert!(wall_ms(warm_up) >= 150.0, "{warm_up:?}");
-    assert!(wall_ms(samples) >= 50.0, "{samples:?}");
+    // Criterion warms up until its batches' timed parts passed 200 ms, each inside its call.
+    assert!(wall_ms(warm_up) >= 199.0, "{warm_up:?}");
+    assert!(wall_ms(samples) > 0.0, "{samples:?}");
 }

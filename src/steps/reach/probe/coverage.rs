@@ -39,7 +39,22 @@
 //!   warm-up's calls are those before the last one a sample. `w_fork ≥ w × (1 − lost / timed)`,
 //!   `lost` their wall time not running (waiting, stopped, asleep), `timed` their wall time less
 //!   the share the sample calls did not time (criterion's own work; `iter_batched`'s set-up). So
-//!   the run covers `stretch × (1 − lost / timed) × (1 − steal)` of a fork's iterations.
+//!   the run covers `stretch × (1 − lost / timed) × (1 − steal)` of a fork's iterations. That
+//!   is, for a fork whose warm-up is no longer than the probe's: the probe's runs for
+//!   [`FIRST_SCALE`] times a fork's time (or the benchmark's own, the same), and a later fork's
+//!   grows only when its samples still settle, when the probe's are seen to settle too and it
+//!   runs again with the longest warm-up a fork can get (`reach_probe::still_settling`). But
+//!   criterion's doubling batches overshoot its warm-up time by up to 100 %, so a fork's may
+//!   still run up to 1.6 times as long as the probe's (twice, where the benchmark sets its own
+//!   time), and a benchmark whose first iterations are slower makes more iterations after a
+//!   longer warm-up. Hence a bound ([`SLOWER_WARM_UP`]): the warm-up's figure counts only when
+//!   the samples' figure is at least `1 / FIRST_SCALE`. Where the run cannot stretch (the
+//!   benchmark's own times), its warm-up estimate is then at most 25 % slower than its samples:
+//!   the slow start lost at most a fifth of its warm-up, and a fork's twice as long makes at
+//!   most 12.5 % more iterations (`1.25 / (2 / 1.8)`), about the [`TOLERATED_WAIT`] such a run is
+//!   allowed. Where it stretches (1.25×), a slow start losing up to 36 % of its warm-up passes
+//!   the bound, and a fork's 1.6 times as long still makes fewer (`0.8` against `1 / (1.6 /
+//!   1.24)`).
 //!
 //! Why both: a benchmark whose first iterations are slower than the rest (rust-base64's
 //! `encode_string_reuse_buf_stream/100`: a warm-up estimate 17 % slower than every one of its
@@ -81,6 +96,14 @@ pub const ATTEMPTS: usize = 3;
 /// their own rule; a benchmark may set its own time): without the margin of [`FIRST_SCALE`], a
 /// run that had its CPU for nine tenths of its time counts as a fork's.
 const TOLERATED_WAIT: f64 = 0.1;
+
+/// The least share of an undisturbed fork's iterations, counted at its samples' speed, that a
+/// probe's run may have made for its undisturbed warm-up to count instead ([`warm_up_covered`]):
+/// a warm-up estimate at most [`FIRST_SCALE`] times slower than its samples. Why a bound: a
+/// fork's warm-up may run longer than the probe's (criterion's batches overshoot its time by up
+/// to 100 %), and a benchmark whose first iterations are much slower makes more iterations after
+/// a longer one; within this bound, at most 12.5 % more (the module's doc).
+const SLOWER_WARM_UP: f64 = 1.0 / FIRST_SCALE;
 
 /// Of a run's samples, the shortest share from the first whose speed stands for the first after
 /// its warm-up.
@@ -164,10 +187,11 @@ pub fn covered(run: &RunShape<'_>) -> Result<Coverage, CoverageError> {
                 .as_ref()
                 .map_or(fork_ms * run.scale, |c| c.measurement_ms);
             let stretch = ran_ms / fork_ms;
-            let iterations = iterations_covered(run.record, fork_ms, wait + steal)
-                .into_iter()
-                .chain(warm_up_covered(run, stretch, steal))
-                .fold(0.0, f64::max);
+            let by_samples = iterations_covered(run.record, fork_ms, wait + steal).unwrap_or(0.0);
+            let iterations = match warm_up_covered(run, stretch, steal) {
+                Some(by_warm_up) if by_samples >= SLOWER_WARM_UP => by_samples.max(by_warm_up),
+                _ => by_samples,
+            };
             let mut coverage = match stretch * had_cpu <= iterations {
                 true => share(stretch * had_cpu),
                 false => Coverage {
@@ -590,6 +614,17 @@ mod tests {
         assert!(!coverage.covers(), "{coverage:?}");
         let coverage = covered(&run).unwrap();
         assert!(coverage.covers(), "{coverage:?}");
+        // A warm-up twice as slow as the samples, though it ran throughout: a fork's warm-up,
+        // longer by criterion's overshoot, may make many more iterations after such a start.
+        let slower = record(60_606.0 / 1.6, 250.0, 250.0, 1_000.0);
+        let calls = spans(&slower, 17, 62.5, 0.998);
+        let run = RunShape {
+            spans: &calls,
+            ..shape(&slower, FIRST_SCALE, 0.01)
+        };
+        assert!(warm_up_covered(&run, 1.0, 0.0).unwrap() > 0.99);
+        let coverage = covered(&run).unwrap();
+        assert!((coverage.figure - 0.521 / 0.9).abs() < 0.01, "{coverage:?}");
         // Calls that are not the warm-up's then one a sample tell nothing.
         let shifted = &calls[..calls.len() - 1];
         assert_eq!(

@@ -6,8 +6,8 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10` and `newcomer11`, the repositories first tried on
-#   2026-11-29 and 2026-11-30)
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11` and `newcomer12`, the repositories first
+#   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
 #   PERFDIFF=BIN   the cargo-perfdiff executable to run (default: `cargo perfdiff`)
@@ -56,6 +56,10 @@ hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version b
 hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
 b3-version|BLAKE3-team/BLAKE3|77b257e~1|77b257e|Cargo.toml|nightly||version bump only (1.8.5 → 1.8.6: Cargo.toml, `c/blake3.h` and `c/CMakeLists.txt` of the C library, the lock of b3sum): every benchmark unchanged (same code); a build script that compiles x86 assembly (`c/*_unix.S`, cc) into the library, SIMD chosen at run time by CPU features, one libtest `#[bench]` target (nightly), no lock file
 b3-asslice|BLAKE3-team/BLAKE3|308b95d~1|308b95d|Cargo.toml|nightly||"Add `Hash::as_slice()`" (a new accessor no benchmark calls, and a unit test): every benchmark unchanged (same code)
+av-version|bluss/arrayvec|0cb664c~1|0cb664c|Cargo.toml|||version bump only (0.7.7 → 0.7.8, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, two `bencher` targets (`harness = false`), `debug = true` in the bench profile
+av-clone|bluss/arrayvec|8664b53~1|8664b53|Cargo.toml|||"Optimize ArrayVec::clone() to behave like Copy when T: Copy" (#315, "Copy past len in Clone for simpler asm"; the PR reports clone_8 4 → 1 ns, clone_16 7 → 3 ns, clone_512 327 → 199 ns): the five `clone_*` benchmarks faster, the `extend` and `arraystring` ones (no clone) unchanged (same code); `bencher` harness
+sj-version|simd-lite/simd-json|7ab8af6~1|7ab8af6|Cargo.toml|||version bump only (0.17.2 → 0.17.3, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); criterion benchmarks that read `data/*.json` at run time (relative paths), pin themselves to a CPU (core_affinity) and set 20 s measurement times, LTO and one codegen unit in the bench profile
+sj-unaligned|simd-lite/simd-json|dc1c593~1|dc1c593|Cargo.toml|||"unaligned writes for rust native and neon" (#462: `impls/native` and `impls/neon` stage 1 only): on x86 the native stage 1 is compiled in but runtime detection picks AVX2, so every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -236,6 +240,7 @@ unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
+newcomer12|av-version av-clone sj-version sj-unaligned
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -60,6 +60,8 @@ av-version|bluss/arrayvec|0cb664c~1|0cb664c|Cargo.toml|||version bump only (0.7.
 av-clone|bluss/arrayvec|8664b53~1|8664b53|Cargo.toml|||"Optimize ArrayVec::clone() to behave like Copy when T: Copy" (#315, "Copy past len in Clone for simpler asm"; the PR reports clone_8 4 → 1 ns, clone_16 7 → 3 ns, clone_512 327 → 199 ns): the five `clone_*` benchmarks faster, the `extend` and `arraystring` ones (no clone) unchanged (same code); `bencher` harness
 sj-version|simd-lite/simd-json|7ab8af6~1|7ab8af6|Cargo.toml|||version bump only (0.17.2 → 0.17.3, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); criterion benchmarks that read `data/*.json` at run time (relative paths), pin themselves to a CPU (core_affinity) and set 20 s measurement times, LTO and one codegen unit in the bench profile
 sj-unaligned|simd-lite/simd-json|dc1c593~1|dc1c593|Cargo.toml|||"unaligned writes for rust native and neon" (#462: `impls/native` and `impls/neon` stage 1 only): on x86 the native stage 1 is compiled in but runtime detection picks AVX2, so every benchmark unchanged (same code)
+lex-version|Alexhuszagh/rust-lexical|ddfc0f6~1|ddfc0f6|extras/benchmark/Cargo.toml|||version bump (lexical 1.0.5 → 1.0.6 in seven manifests, lexical-util'"'"'s requirements, and three deprecated features no one enables removed from lexical-util): every benchmark unchanged (same code); `extras/benchmark/` a workspace of its own (5 members, 15 criterion targets) with `path = "../../../lexical-*"` dependencies outside it, data read at run time from a git submodule (`extras/benchmark/data`) found from the executable'"'"'s path (the parent of its `target` ancestor)
+lex-inline|Alexhuszagh/rust-lexical|57efda6^1|57efda6|extras/benchmark/Cargo.toml|||"Fix performance issues in float parsing" (#210, labels performance and regression: "a lack of inlining on the Eisel-Lemire algorithm", `#[inline]` in lexical-parse-float): the parse-float benchmarks faster, the parse-integer, write-integer, write-float and algorithm ones (no lexical-parse-float) unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -75,6 +77,26 @@ clone() {
     fi
   fi
   echo "$dir"
+}
+
+# The submodules of commit $2 in clone $1, initialised as a user would (`git submodule update
+# --init`), each from its mirror when MIRRORS is set (a submodule without a mirror stays
+# uninitialised, an empty directory, as in a user's clone that never ran it).
+init_submodules() {
+  local dir=$1 commit=$2 key url name slug path
+  git -C "$dir" cat-file -e "$commit:.gitmodules" 2>/dev/null || return 0
+  git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' |
+    while read -r key url; do
+      name=${key#submodule.} name=${name%.url}
+      path=$(git -C "$dir" config --blob "$commit:.gitmodules" "submodule.$name.path")
+      if [ -n "${MIRRORS:-}" ]; then
+        slug=${url#https://github.com/} slug=${slug%.git}
+        [ -d "$MIRRORS/${slug/\//+}/repo" ] || continue
+        url="$MIRRORS/${slug/\//+}/repo"
+      fi
+      git -C "$dir" config "submodule.$name.url" "$url"
+      git -C "$dir" -c protocol.file.allow=always submodule --quiet update --init -- "$path"
+    done
 }
 
 # Paths of commit $2's tree whose blobs repository $1 lacks.
@@ -217,6 +239,7 @@ run_trial() {
   base=${commits% *} head=${commits#* }
   git -C "$dir" checkout -q -f --detach "$head"
   git -C "$dir" clean -fdq
+  init_submodules "$dir" "$head"
   local list="$out/$name.list" log="$out/$name.log" json="$out/$name.json" start end
   # shellcheck disable=SC2086 # extra arguments are words
   (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
@@ -240,7 +263,7 @@ unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
-newcomer12|av-version av-clone sj-version sj-unaligned
+newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -295,8 +295,13 @@ fn probe_logged(
                 outside,
             };
         }
-        last = Some((scale, covered));
-        scale = coverage::next_scale(request.harness, scale, covered.figure);
+        // A run that cannot be made longer (its own measurement time) is not asked for longer.
+        let fixed = coverage::fixed_length(&shape);
+        let stretches = fixed.is_none();
+        last = Some((scale, covered, fixed));
+        if stretches {
+            scale = coverage::next_scale(request.harness, scale, covered.figure);
+        }
         // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
         if let (false, Some((name, value))) = (
             timed.routines.is_empty(),
@@ -307,9 +312,14 @@ fn probe_logged(
         }
     }
     Probe::Failed(match last {
-        Some((scale, covered)) => ProbeFailure::TooBusy {
+        Some((scale, covered, fixed)) => ProbeFailure::TooBusy {
             limit: covered.limit,
-            shortfall: coverage::shortfall(request.harness, scale, covered),
+            shortfall: match (fixed, covered.limit) {
+                (Some(fixed), coverage::Limit::CpuShare) => {
+                    coverage::shortfall_fixed(&fixed, covered)
+                }
+                _ => coverage::shortfall(request.harness, scale, covered),
+            },
         },
         None => ProbeFailure::Run("it made no run".to_string()),
     })

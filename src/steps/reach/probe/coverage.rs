@@ -199,9 +199,7 @@ pub fn covered(run: &RunShape<'_>) -> Result<Coverage, CoverageError> {
                     limit: Limit::Iterations,
                 },
             };
-            // A time the benchmark sets itself, or criterion 0.3's whole seconds, does not
-            // stretch: such a run can only be as long as a fork's.
-            if stretch < run.scale * 0.99 {
+            if !stretches(run) {
                 coverage.figure /= 1.0 - TOLERATED_WAIT;
             }
             coverage
@@ -216,13 +214,54 @@ pub fn covered(run: &RunShape<'_>) -> Result<Coverage, CoverageError> {
 /// A measuring fork's measurement time: the benchmark's own where it sets one (criterion used
 /// another than it was asked), the one it is sent otherwise.
 fn fork_measurement_ms(run: &RunShape<'_>, dialect: crate::model::harness::CliDialect) -> f64 {
-    let sent = dialect.sent_duration(run.fork_measurement).as_secs_f64() * 1000.0;
+    own_measurement_ms(run)
+        .unwrap_or_else(|| dialect.sent_duration(run.fork_measurement).as_secs_f64() * 1000.0)
+}
+
+/// The measurement time the benchmark sets itself, where criterion used another than it was
+/// asked (a group's `measurement_time`, which criterion keeps over the command line).
+fn own_measurement_ms(run: &RunShape<'_>) -> Option<f64> {
     match (&run.record.config, &run.record.asked) {
         (Some(used), Some(asked)) if (used.measurement_ms - asked.measurement_ms).abs() > 0.5 => {
-            used.measurement_ms
+            Some(used.measurement_ms)
         }
-        _ => sent,
+        _ => None,
     }
+}
+
+/// Whether the run measured for the scaled time it was asked, so a longer run makes more
+/// iterations. A time the benchmark sets itself, or criterion 0.3's whole seconds, does not
+/// stretch: such a run can only be as long as a fork's, like a harness that stops on its own
+/// rule, and asking it for longer changes nothing.
+pub fn stretches(run: &RunShape<'_>) -> bool {
+    match run.harness {
+        Harness::Criterion(dialect) => {
+            let fork_ms = fork_measurement_ms(run, dialect);
+            let ran_ms = run
+                .record
+                .config
+                .as_ref()
+                .map_or(fork_ms * run.scale, |c| c.measurement_ms);
+            ran_ms / fork_ms >= run.scale * 0.99
+        }
+        Harness::Divan => true,
+        Harness::Libtest | Harness::Bencher | Harness::Command => false,
+    }
+}
+
+/// Why a criterion run cannot be made longer, where it cannot (simd-json's groups set 20 s: a
+/// probe asked for 8× a fork's time still measured 20 s, and "at 8.00× its time" misled).
+pub fn fixed_length(run: &RunShape<'_>) -> Option<String> {
+    if !matches!(run.harness, Harness::Criterion(_)) || stretches(run) {
+        return None;
+    }
+    Some(match own_measurement_ms(run) {
+        Some(ms) => format!(
+            "the benchmark sets its own measurement time ({} s), which criterion keeps",
+            ms / 1000.0
+        ),
+        None => "criterion 0.3 measures whole seconds".to_string(),
+    })
 }
 
 /// The run's iterations over an undisturbed fork's: the fork's measurement time over
@@ -395,6 +434,19 @@ pub fn shortfall(harness: Harness, scale: f64, coverage: Coverage) -> String {
         "{runner} stops on its own rule, so its probe cannot run longer to make up for waiting: \
          the last had a CPU for {:.0} % of its run, {:.0} % needed; run again when the machine \
          is quieter (the probes that counted are kept)",
+        coverage.figure * needed * 100.0,
+        needed * 100.0
+    )
+}
+
+/// [`shortfall`] of a criterion run that cannot be made longer (`fixed`, from [`fixed_length`])
+/// and waited for a CPU: only its share of a CPU decides, and only a quieter moment helps.
+pub fn shortfall_fixed(fixed: &str, coverage: Coverage) -> String {
+    let needed = 1.0 - TOLERATED_WAIT;
+    format!(
+        "{fixed}, so its probe cannot run longer to make up for waiting: the last covered {:.0} % \
+         of an undisturbed fork's run, {:.0} % needed; run again when the machine is quieter \
+         (the probes that counted are kept)",
         coverage.figure * needed * 100.0,
         needed * 100.0
     )
@@ -775,6 +827,33 @@ mod tests {
             shortfall(CRITERION, 2.5, stalled),
             "the last made 40 % of an undisturbed fork's iterations at 2.50× its time"
         );
+    }
+
+    #[test]
+    fn a_benchmark_that_sets_its_own_time_says_so_and_why_only_a_quieter_moment_helps() {
+        // simd-json's groups set `measurement_time(20 s)`, which criterion keeps over the
+        // command line: a probe asked for 8× a fork's time still measured 20 s, on a machine
+        // that gave it a CPU for a fifth of it.
+        let own = record(4_000.0, 250_000.0, 250.0 * MAX_SCALE, 20_000.0);
+        let run = shape(&own, MAX_SCALE, 0.8);
+        assert!(!stretches(&run));
+        let coverage = covered(&run).unwrap();
+        assert!(!coverage.covers(), "{coverage:?}");
+        assert_eq!(coverage.limit, Limit::CpuShare);
+        let fixed = fixed_length(&run).unwrap();
+        let why = shortfall_fixed(&fixed, coverage);
+        assert!(
+            why.starts_with(
+                "the benchmark sets its own measurement time (20 s), which criterion keeps, so \
+                 its probe cannot run longer"
+            ),
+            "{why}"
+        );
+        assert!(why.contains("when the machine is quieter"), "{why}");
+        assert!(!why.contains("× its time"), "{why}");
+        // A run that followed its scale has no fixed length.
+        let quiet = record(18_182.0, 250.0, 250.0 * 2.5, 250.0 * 2.5);
+        assert!(fixed_length(&shape(&quiet, 2.5, 0.0)).is_none());
     }
 
     #[test]

@@ -19,6 +19,10 @@
 # rebuilt commits: the same trees without those files, with fixed author and dates, so the
 # rebuilt hashes are the same on every machine; the script says which files it left out.
 #
+# A clone's submodules are initialised at the trial's head as a user would (`git submodule update
+# --init`), from MIRRORS where it holds them (rust-lexical reads its benchmark data from one);
+# cargo-perfdiff gives each side the submodule commit its tree names.
+#
 # A base or head written `revert X on Y` is commit Y with the change of commit X undone, built
 # the same way (fixed author, Y's dates, parent Y): a real change measured on a later tree, such
 # as a commit of a crate no benchmark uses on a tree whose lock has a newer harness. A commit the

@@ -372,6 +372,36 @@ fn a_generated_file_included_as_bytes_is_still_compared_by_content_across_a_vers
     assert!(lookup.contains("changed data"), "{lookup}");
 }
 
+#[test]
+fn a_release_that_drops_a_feature_no_one_enables_is_the_same_code() {
+    // rust-lexical 1.0.6 removed three deprecated features of lexical-util that nothing
+    // enabled. Cargo lists a crate's declared features to rustc (`--check-cfg`, for the
+    // `unexpected_cfgs` lint); they were hashed into the crate's symbol names, so every symbol
+    // of the crate was renamed and a version bump's benchmarks had to be probed.
+    let guard = measuring_lock();
+    let key = "a feature no one enables dropped";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        replace_in(
+            repo,
+            "Cargo.toml",
+            "edition = \"2021\"\n",
+            "edition = \"2021\"\n\n[features]\nlegacy = []\n",
+        );
+        amend_base(repo);
+        replace_in(repo, "Cargo.toml", "\n[features]\nlegacy = []\n", "");
+        commit_all(repo, "drop the legacy feature");
+    });
+    let (report, err) = select_bench_package(&repo);
+    for id in ["mix", "sum", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert!(
+        err.contains("3 of 3 benchmark(s) execute the same code"),
+        "{err}"
+    );
+}
+
 /// [`shared_library_with_a_bench_package`] whose `mix` calls `shape_xor`, a global label without
 /// a type or size written with `global_asm!` (as assembly's functions are), then a commit that
 /// changes `sum` only.

@@ -6,7 +6,8 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11` and `newcomer12b`, the repositories first
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12` and `newcomer12b`, the
+#   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
 #   OUT=DIR        where clones, reports and logs go (default: target/field-trials)
@@ -18,6 +19,10 @@
 # A clone whose commits lack some blobs (a mirror that left out large files) is compared at
 # rebuilt commits: the same trees without those files, with fixed author and dates, so the
 # rebuilt hashes are the same on every machine; the script says which files it left out.
+#
+# A clone's submodules are initialised at the trial's head as a user would (`git submodule update
+# --init`), from MIRRORS where it holds them (rust-lexical reads its benchmark data from one);
+# cargo-perfdiff gives each side the submodule commit its tree names.
 #
 # A base or head written `revert X on Y` is commit Y with the change of commit X undone, built
 # the same way (fixed author, Y's dates, parent Y): a real change measured on a later tree, such
@@ -56,6 +61,12 @@ hb-version|rust-lang/hashbrown|06223043~1|06223043|Cargo.toml|nightly||version b
 hb-get|rust-lang/hashbrown|fe72a08e~1|fe72a08e|Cargo.toml|nightly||"Un-bloat get_inner functions to restore lookup performance" (#639: `HashMap::get`, `get_mut`, `get_key_value`, `contains_key` … inline the lookup instead of calling `get_inner`): the lookup benchmarks (and the set operations, which call `contains_key`) faster, insert, iter and clone unreached
 b3-version|BLAKE3-team/BLAKE3|77b257e~1|77b257e|Cargo.toml|nightly||version bump only (1.8.5 → 1.8.6: Cargo.toml, `c/blake3.h` and `c/CMakeLists.txt` of the C library, the lock of b3sum): every benchmark unchanged (same code); a build script that compiles x86 assembly (`c/*_unix.S`, cc) into the library, SIMD chosen at run time by CPU features, one libtest `#[bench]` target (nightly), no lock file
 b3-asslice|BLAKE3-team/BLAKE3|308b95d~1|308b95d|Cargo.toml|nightly||"Add `Hash::as_slice()`" (a new accessor no benchmark calls, and a unit test): every benchmark unchanged (same code)
+av-version|bluss/arrayvec|0cb664c~1|0cb664c|Cargo.toml|||version bump only (0.7.7 → 0.7.8, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, two `bencher` targets (`harness = false`), `debug = true` in the bench profile
+av-clone|bluss/arrayvec|8664b53~1|8664b53|Cargo.toml|||"Optimize ArrayVec::clone() to behave like Copy when T: Copy" (#315, "Copy past len in Clone for simpler asm"; the PR reports clone_8 4 → 1 ns, clone_16 7 → 3 ns, clone_512 327 → 199 ns): the five `clone_*` benchmarks faster, the `extend` and `arraystring` ones (no clone) unchanged (same code); `bencher` harness
+sj-version|simd-lite/simd-json|7ab8af6~1|7ab8af6|Cargo.toml|||version bump only (0.17.2 → 0.17.3, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); criterion benchmarks that read `data/*.json` at run time (relative paths), pin themselves to a CPU (core_affinity) and set 20 s measurement times, LTO and one codegen unit in the bench profile
+sj-unaligned|simd-lite/simd-json|dc1c593~1|dc1c593|Cargo.toml|||"unaligned writes for rust native and neon" (#462: `impls/native` and `impls/neon` stage 1 only): on x86 the native stage 1 is compiled in but runtime detection picks AVX2, so every benchmark unchanged (same code)
+lex-version|Alexhuszagh/rust-lexical|ddfc0f6~1|ddfc0f6|extras/benchmark/Cargo.toml|||version bump (lexical 1.0.5 → 1.0.6 in seven manifests, lexical-util'"'"'s requirements, and three deprecated features no one enables removed from lexical-util): every benchmark unchanged (same code); `extras/benchmark/` a workspace of its own (5 members, 15 criterion targets) with `path = "../../../lexical-*"` dependencies outside it, data read at run time from a git submodule (`extras/benchmark/data`) found from the executable'"'"'s path (the parent of its `target` ancestor)
+lex-inline|Alexhuszagh/rust-lexical|57efda6^1|57efda6|extras/benchmark/Cargo.toml|||"Fix performance issues in float parsing" (#210, labels performance and regression: "a lack of inlining on the Eisel-Lemire algorithm", `#[inline]` in lexical-parse-float): the parse-float benchmarks faster, the parse-integer, write-integer, write-float and algorithm ones (no lexical-parse-float) unchanged (same code)
 itt-version|rust-itertools/itertools|a1213e1~1|a1213e1|Cargo.toml|||version bump only (0.13.0 → 0.14.0: Cargo.toml, README.md, CHANGELOG.md): every benchmark unchanged (same code); one package, ten criterion targets (criterion 0.4, `specializations` a macro-generated family of hundreds), `debug = true` in the bench profile, no lock file
 itt-mergeby|rust-itertools/itertools|fb48ff5~1|fb48ff5|Cargo.toml|||"Implement `MergeBy::fold`" (#920, `src/merge_join.rs` only): `merge_by/fold` "-75 %"; the other `merge*` benchmarks that fold through `MergeBy` may reach it, every benchmark of another adaptor unchanged (same code)
 uuid-version|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly||version bump only (1.23.0 → 1.23.1: Cargo.toml, rng/Cargo.toml (the internal `uuid-rng-internal-lib` path dependency), README.md, and in `src/lib.rs` the crate docs and `html_root_url`): every benchmark unchanged (same code); libtest `#[bench]` targets (nightly), two of them `#![cfg(feature = ...)]` and empty by default, a workspace of 5 members, no lock file
@@ -76,6 +87,26 @@ clone() {
     fi
   fi
   echo "$dir"
+}
+
+# The submodules of commit $2 in clone $1, initialised as a user would (`git submodule update
+# --init`), each from its mirror when MIRRORS is set (a submodule without a mirror stays
+# uninitialised, an empty directory, as in a user's clone that never ran it).
+init_submodules() {
+  local dir=$1 commit=$2 key url name slug path
+  git -C "$dir" cat-file -e "$commit:.gitmodules" 2>/dev/null || return 0
+  git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' |
+    while read -r key url; do
+      name=${key#submodule.} name=${name%.url}
+      path=$(git -C "$dir" config --blob "$commit:.gitmodules" "submodule.$name.path")
+      if [ -n "${MIRRORS:-}" ]; then
+        slug=${url#https://github.com/} slug=${slug%.git}
+        [ -d "$MIRRORS/${slug/\//+}/repo" ] || continue
+        url="$MIRRORS/${slug/\//+}/repo"
+      fi
+      git -C "$dir" config "submodule.$name.url" "$url"
+      git -C "$dir" -c protocol.file.allow=always submodule --quiet update --init -- "$path"
+    done
 }
 
 # Paths of commit $2's tree whose blobs repository $1 lacks.
@@ -218,6 +249,7 @@ run_trial() {
   base=${commits% *} head=${commits#* }
   git -C "$dir" checkout -q -f --detach "$head"
   git -C "$dir" clean -fdq
+  init_submodules "$dir" "$head"
   local list="$out/$name.list" log="$out/$name.log" json="$out/$name.json" start end
   # shellcheck disable=SC2086 # extra arguments are words
   (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
@@ -241,6 +273,7 @@ unseen|useg-version useg-ascii toml-release toml-lexer bstr-version bstr-count
 newcomer|rand-version rand-weighted html5ever-version html5ever-serialize
 newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
+newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 '
 

@@ -274,6 +274,56 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
     }
 }
 
+#[test]
+fn a_working_tree_file_read_by_its_path_that_the_commit_changes_keeps_a_benchmark_measured() {
+    // rust-lexical's benchmarks find their data from their executable's path (the nearest
+    // `target` directory, then `../data`), which leads from the user's target directory to the
+    // working tree's `data/`, not a checkout's: both sides read one file, the working tree's,
+    // whichever revision changed it, and a file outside both checkouts was taken for the
+    // machine's (the same for both sides). Here the path comes from the environment, the one
+    // way a test can point a benchmark at the working tree; head changes that data file.
+    let guard = measuring_lock();
+    let key = "a working-tree file read by its path";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        std::fs::create_dir_all(repo.join("data")).unwrap();
+        std::fs::write(repo.join("data/input.txt"), "1 2 3\n").unwrap();
+        add_bench_target(
+            &repo.join("benches"),
+            "reads",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             let path = std::env::var(\"SHAPE_DATA\").unwrap_or_default();\n    \
+             let text = std::fs::read_to_string(path).unwrap_or_default();\n    \
+             c.bench_function(\"data\", |b| b.iter(|| black_box(text.as_str()).len()));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+        amend_base(repo);
+        std::fs::write(repo.join("data/input.txt"), "1 2 3 4 5 6 7 8\n").unwrap();
+        commit_all(repo, "more data");
+    });
+    let data = repo.join("data/input.txt");
+    let args = with_options(
+        &parent_vs_head_json(&[]),
+        &["--manifest-path", "benches/Cargo.toml", "--bench", "reads"],
+    );
+    let output = output_logged(
+        perfdiff_command(&repo, &with_default_layouts(&args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL")
+            .env("SHAPE_DATA", &data),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let selection = &bench_entry(&report, "data")["selection"];
+    assert_eq!(selection["measured"], true, "{selection:#}\n{err}");
+    let detail = selection["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("working tree") && detail.contains("input.txt"),
+        "{selection:#}"
+    );
+}
+
 /// [`shared_library_with_a_bench_package`] whose library has a build script that writes a table
 /// into its `OUT_DIR` (`gen.rs`, `include!`d, and `bytes.bin`, `include_bytes!`d), and a
 /// benchmark `lookup` whose timed loop runs the generated `generated`, which indexes the table at
@@ -370,6 +420,36 @@ fn a_generated_file_included_as_bytes_is_still_compared_by_content_across_a_vers
     assert_eq!(reason(&report, "lookup"), "reaches_change", "{err}");
     let lookup = bench_entry(&report, "lookup")["selection"].to_string();
     assert!(lookup.contains("changed data"), "{lookup}");
+}
+
+#[test]
+fn a_release_that_drops_a_feature_no_one_enables_is_the_same_code() {
+    // rust-lexical 1.0.6 removed three deprecated features of lexical-util that nothing
+    // enabled. Cargo lists a crate's declared features to rustc (`--check-cfg`, for the
+    // `unexpected_cfgs` lint); they were hashed into the crate's symbol names, so every symbol
+    // of the crate was renamed and a version bump's benchmarks had to be probed.
+    let guard = measuring_lock();
+    let key = "a feature no one enables dropped";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        replace_in(
+            repo,
+            "Cargo.toml",
+            "edition = \"2021\"\n",
+            "edition = \"2021\"\n\n[features]\nlegacy = []\n",
+        );
+        amend_base(repo);
+        replace_in(repo, "Cargo.toml", "\n[features]\nlegacy = []\n", "");
+        commit_all(repo, "drop the legacy feature");
+    });
+    let (report, err) = select_bench_package(&repo);
+    for id in ["mix", "sum", "version"] {
+        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
+    }
+    assert!(
+        err.contains("3 of 3 benchmark(s) execute the same code"),
+        "{err}"
+    );
 }
 
 /// [`shared_library_with_a_bench_package`] whose `mix` calls `shape_xor`, a global label without

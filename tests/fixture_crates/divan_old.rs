@@ -136,7 +136,9 @@ fn never_run_entry(
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 #[test]
 fn divan_old_probe_helper_outlives_the_fork_s_stop() {
-    use cargo_perfdiff::steps::reach::probe::{Probe, Timed, probe_benchmark_through};
+    use cargo_perfdiff::steps::reach::probe::{
+        Probe, ProbeFailure, Timed, probe_benchmark_through,
+    };
     let built = divan_old();
     let home = tempfile::tempdir().unwrap();
     let marker = crate::processes::marker("probe-divan-old");
@@ -163,7 +165,7 @@ fn divan_old_probe_helper_outlives_the_fork_s_stop() {
             ..
         } => assert_eq!(record.times_ns.len(), 1),
         // Every run the helper stopped, but shorter than a fork's on a busy machine.
-        Probe::Failed(why) if why.contains("too busy") => {}
+        Probe::Failed(ProbeFailure::TooBusy { .. }) => {}
         other => panic!("{other:?}"),
     }
     // The lingering benchmark was stopped: nothing of the probe is left running.

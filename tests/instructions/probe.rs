@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use cargo_perfdiff::steps::reach::code::ChangedEntry;
-use cargo_perfdiff::steps::reach::probe::{Probe, Timed, probe_benchmark_through};
+use cargo_perfdiff::steps::reach::probe::{
+    Ending, Probe, ProbeFailure, Timed, probe_benchmark_through, run_traced, timed_routines,
+};
 
 use super::trace::{CRITERION, fixture, function_range, request};
 
@@ -44,7 +46,7 @@ fn the_probe_of_a_criterion_benchmark_ends_at_its_samples() {
             ..
         } => assert!(!record.times_ns.is_empty()),
         // Every run ended at the samples, but shorter than a fork's on a busy machine.
-        Probe::Failed(why) if why.contains("too busy") => {}
+        Probe::Failed(ProbeFailure::TooBusy { .. }) => {}
         other => panic!("{other:?}"),
     }
     // Entered before the samples: in the timed loop, and in the set-up before every
@@ -58,4 +60,48 @@ fn the_probe_of_a_criterion_benchmark_ends_at_its_samples() {
             }
         );
     }
+}
+
+#[test]
+fn the_helper_times_every_call_of_criterion_s_timed_routine() {
+    // `alpha` run by criterion itself under the probe's tracer, its timed routine watched: a
+    // span for each of the warm-up's batches, then one for each of its ten samples, whose wall
+    // time holds the thread's running and waiting times (`coverage::Span`).
+    let executable = fixture().executable("crit");
+    let timed = Timed {
+        routines: timed_routines(executable, CRITERION).unwrap(),
+        same_outside: Vec::new(),
+    };
+    let args: Vec<std::ffi::OsString> = [
+        "--bench",
+        "--warm-up-time",
+        "0.2",
+        "--measurement-time",
+        "0.1",
+        "--sample-size",
+        "10",
+        "--noplot",
+        "--discard-baseline",
+        "^alpha$",
+    ]
+    .map(Into::into)
+    .to_vec();
+    let ending = run_traced(executable, &args, &[entry("beta_work")], &timed).unwrap();
+    let Ending::Exited { code: 0, spans, .. } = ending else {
+        panic!("{ending:?}");
+    };
+    assert!(spans.len() > 10, "{spans:?}");
+    for span in &spans {
+        assert!(
+            span.running_ns + span.waiting_ns <= span.wall_ns + 1_000_000,
+            "{span:?}"
+        );
+    }
+    let wall_ms = |spans: &[cargo_perfdiff::steps::reach::probe::coverage::Span]| {
+        spans.iter().map(|s| s.wall_ns).sum::<u64>() as f64 / 1e6
+    };
+    let (warm_up, samples) = spans.split_at(spans.len() - 10);
+    // Criterion warms up until its batches' timed parts passed 200 ms, each inside its call.
+    assert!(wall_ms(warm_up) >= 199.0, "{warm_up:?}");
+    assert!(wall_ms(samples) > 0.0, "{samples:?}");
 }

@@ -214,6 +214,7 @@ fn select_in_target(
         head: &head_checkout,
         own_files: &own_files,
         build_dirs: &build_dirs,
+        working_tree: Some(sides.working_tree),
     };
     // One run for the target's benchmarks where it can be split, else one each, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks

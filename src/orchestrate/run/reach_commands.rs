@@ -108,6 +108,7 @@ pub(super) fn select_commands(
         head: &checkouts.1,
         own_files: &own_files,
         build_dirs: &build_dirs,
+        working_tree: Some(sides.working_tree),
     };
     let compared = Compared {
         programs: &programs,

@@ -30,7 +30,7 @@ use crate::steps::fork::ForkRequest;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{
-    Probe, Timed, has_timed_routine, probe_benchmark, timed_routines,
+    Probe, ProbeFailure, Timed, has_timed_routine, probe_benchmark, timed_routines,
 };
 use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
@@ -91,6 +91,7 @@ pub(super) fn probe_skipped(
         timed: timed.as_ref(),
         perfdiff_dir: sides.perfdiff_dir,
         policy: &policy,
+        progress,
         kept: Kept {
             cache: TraceCache::new(sides.perfdiff_dir.join("traces")),
             keys: keys.as_ref(),
@@ -146,6 +147,23 @@ fn watches_only(record: &SelectionRecord, timed: &Timed) -> bool {
     !is_outside_skip(record) && !timed.routines.is_empty()
 }
 
+/// Why the watching probe of `record` failed, when a probe counting every entry may pass where
+/// it did not: it watched only to tell apart what runs outside the routine ([`watches_only`]),
+/// and a run failed ([`ProbeFailure::may_pass_unwatched`]: watching may be what failed). `None`
+/// for a run too busy to cover a fork's, or whose wait is unreadable: the probe counting every
+/// entry would be judged by the same figures on the same machine, and the benchmark is measured
+/// for what the watching probe found.
+fn failed_watching<'p>(
+    probe: &'p Probe,
+    record: &SelectionRecord,
+    timed: &Timed,
+) -> Option<&'p ProbeFailure> {
+    match probe {
+        Probe::Failed(why) if watches_only(record, timed) && why.may_pass_unwatched() => Some(why),
+        _ => None,
+    }
+}
+
 /// What every probe of a run shares.
 struct Probing<'a> {
     entries: &'a [ChangedEntry],
@@ -154,6 +172,8 @@ struct Probing<'a> {
     timed: Option<&'a Result<Vec<ChangedEntry>, String>>,
     perfdiff_dir: &'a Path,
     policy: &'a StopPolicy,
+    /// Where each probe run's coverage and samples are logged (`--verbose`).
+    progress: &'a Progress,
     kept: Kept<'a>,
 }
 
@@ -185,7 +205,7 @@ impl Probing<'_> {
                     return (id, record, None, Vec::new());
                 }
                 let started = Instant::now();
-                let (probed, kept, outside) = self.probed(record, request, files);
+                let (probed, kept, outside) = self.probed((&id, record), request, files);
                 if !self.entries.is_empty() {
                     // A kept outcome is told as a kept trace is: done, in no time.
                     let took = match kept {
@@ -212,7 +232,7 @@ impl Probing<'_> {
     /// routine, whose source decides ([`super::reach_probe_outside`]).
     fn probed(
         &self,
-        record: SelectionRecord,
+        (id, record): (&str, SelectionRecord),
         request: &ForkRequest,
         files: &TouchedFiles,
     ) -> (SelectionRecord, Option<bool>, Vec<String>) {
@@ -254,13 +274,13 @@ impl Probing<'_> {
             let (record, outside) = self.judged(record, probe, &timed, settling);
             return (record, Some(true), outside);
         }
-        let (probe, settling) = self.run(request.clone(), &timed);
-        if let (Probe::Failed(why), true) = (&probe, watches_only(&record, &timed)) {
+        let (probe, settling) = self.run(id, request.clone(), &timed);
+        if let Some(why) = failed_watching(&probe, &record, &timed) {
             // Watching the timed routine failed (a benchmark with threads of its own): every
             // entry counts instead, as for a harness without a routine, and the record says
             // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
-            let (probe, settling) = self.run(request, &timed);
+            let (probe, settling) = self.run(id, request, &timed);
             let (mut record, outside) = self.judged(record, probe, &timed, settling);
             record.detail = format!(
                 "{} (its probe counted changed functions wherever entered: watching its timed \
@@ -311,9 +331,9 @@ impl Probing<'_> {
         }
     }
 
-    /// Runs the probe of `request`, again with the longest warm-up when its run is still
-    /// settling (then `true`).
-    fn run(&self, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
+    /// Runs the probe of `request` (of benchmark `id`), again with the longest warm-up when its
+    /// run is still settling (then `true`).
+    fn run(&self, id: &str, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
         let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
             Ok(scratch) => scratch,
             Err(e) => {
@@ -321,10 +341,11 @@ impl Probing<'_> {
                     "cannot make a scratch directory in {}: {e}",
                     self.perfdiff_dir.display()
                 );
-                return (Probe::Failed(why), false);
+                return (Probe::Failed(ProbeFailure::Run(why)), false);
             }
         };
-        let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+        let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
+        let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
         if let Probe::NotReached {
             record: Some(run), ..
         } = &probe
@@ -333,7 +354,7 @@ impl Probing<'_> {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            let probe = probe_benchmark(&request, self.entries, timed, scratch.path());
+            let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
             return (probe, true);
         }
         (probe, false)
@@ -441,12 +462,13 @@ mod tests {
         }
     }
 
-    fn probing(policy: &StopPolicy) -> Probing<'_> {
+    fn probing<'a>(policy: &'a StopPolicy, progress: &'a Progress) -> Probing<'a> {
         Probing {
             entries: &[],
             timed: None,
             perfdiff_dir: Path::new("/nonexistent"),
             policy,
+            progress,
             kept: Kept {
                 cache: TraceCache::new("/nonexistent".into()),
                 keys: None,
@@ -458,12 +480,53 @@ mod tests {
     #[test]
     fn a_probe_whose_samples_still_settle_is_probed_again_and_a_steady_one_is_not() {
         let policy = StopPolicy::from_settings(&Settings::default());
-        let probing = probing(&policy);
+        let progress = Progress::quiet();
+        let probing = probing(&policy, &progress);
         // The first sample 40 % slower, the next ones less and less so.
         let settling = fork(|i| 100.0 + 40.0 * 0.6f64.powi(i as i32));
         assert!(probing.still_settling(&settling));
         let steady = fork(|i| 100.0 + (i % 2) as f64 * 0.01);
         assert!(!probing.still_settling(&steady));
+    }
+
+    #[test]
+    fn a_watching_probe_too_busy_is_not_run_again_counting_every_entry_and_one_that_failed_is() {
+        use crate::steps::reach::probe::coverage::{CoverageError, Limit};
+        let skipped = SelectionRecord {
+            measured: false,
+            reason: SelectionReason::SameCode,
+            ..SelectionRecord::default()
+        };
+        let routine = ChangedEntry {
+            address: 0x1000,
+            name: "<test::bench::Bencher>::iter".into(),
+        };
+        let timed = Timed {
+            routines: vec![routine],
+            same_outside: Vec::new(),
+        };
+        // A libtest run that had a CPU for 30 % of its run: the same again unwatched.
+        let busy = Probe::Failed(ProbeFailure::TooBusy {
+            limit: Limit::CpuShare,
+            shortfall: "libtest's `#[bench]` runner stops on its own rule".into(),
+        });
+        assert_eq!(failed_watching(&busy, &skipped, &timed), None);
+        let short = Probe::Failed(ProbeFailure::TooBusy {
+            limit: Limit::Iterations,
+            shortfall: "the last made 85 % of an undisturbed fork's iterations".into(),
+        });
+        assert_eq!(failed_watching(&short, &skipped, &timed), None);
+        let unread = Probe::Failed(ProbeFailure::Coverage(CoverageError::UnreadableWait));
+        assert_eq!(failed_watching(&unread, &skipped, &timed), None);
+        // Watching failed: a thread of the benchmark's own beside the routine.
+        let threads = ProbeFailure::Run("2 threads when the timed routine was entered".into());
+        let watching = Probe::Failed(threads.clone());
+        assert_eq!(failed_watching(&watching, &skipped, &timed), Some(&threads));
+        // Nothing watched, or a benchmark measured: nothing to run again.
+        assert_eq!(
+            failed_watching(&watching, &skipped, &Timed::default()),
+            None
+        );
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub(super) struct SelectedSides<'a> {
     pub(super) settings: &'a Settings,
     pub(super) perfdiff_dir: &'a Path,
     pub(super) target_dir: &'a Path,
+    /// The root of the user's working tree: a file a benchmark opens there, in neither
+    /// checkout, is no revision's ([`crate::steps::reach::files::Checkouts::working_tree`]).
+    pub(super) working_tree: &'a Path,
     /// How the sides were built: a build with line tables ([`super::reach_outside`]) differs
     /// from it only in those.
     pub(super) build: &'a BuildOptions,

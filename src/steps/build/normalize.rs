@@ -59,7 +59,7 @@ use siphasher::sip::SipHasher13;
 
 /// Names the normalisation in a build's key ([`super::freshness::BuildKey`]): a build made
 /// without it, or by another version of it, is never taken for one made with it.
-pub const SCHEME: &str = "normalised-metadata=3";
+pub const SCHEME: &str = "normalised-metadata=4";
 
 /// Set on cargo's command: the checkout's root; its presence makes the executable a wrapper.
 const ROOT_VARIABLE: &str = "CARGO_PERFDIFF_RUSTC_WRAPPER_ROOT";
@@ -353,6 +353,10 @@ pub fn normalise(args: &[String], roots: &[String]) -> Option<Normalised> {
             ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
             ("--out-dir" | "-L" | "--extern", Some(_)) => {}
             ("--print" | "--diagnostic-width" | "--color", Some(_)) => {}
+            // The cfgs a crate may test (its declared features): read by the `unexpected_cfgs`
+            // lint alone. A release that drops a feature no one enables (rust-lexical 1.0.6's
+            // lexical-util) renamed every symbol of the crate and of each crate above it.
+            ("--check-cfg", Some(_)) => {}
             (option, Some(v)) => hashed.push(format!("{option} {}", placeholder(v, roots))),
             (option, None) => hashed.push(placeholder(option, roots)),
         }
@@ -401,7 +405,7 @@ const LINK_ONLY: [&str; 6] = [
 /// Options that take a value, as rustc accepts them: `-C v`, `-Cv`, `--out-dir v`,
 /// `--out-dir=v`. Returns the option, its value and how many arguments they took.
 fn split_option(args: &[String], i: usize) -> (&str, Option<&str>, usize) {
-    const WITH_VALUE: [&str; 7] = [
+    const WITH_VALUE: [&str; 8] = [
         "-C",
         "-L",
         "--extern",
@@ -409,6 +413,7 @@ fn split_option(args: &[String], i: usize) -> (&str, Option<&str>, usize) {
         "--print",
         "--diagnostic-width",
         "--color",
+        "--check-cfg",
     ];
     let arg = args[i].as_str();
     if WITH_VALUE.contains(&arg) {
@@ -516,6 +521,39 @@ mod tests {
         ] {
             assert!(base.args.contains(&remap.to_string()), "{:?}", base.args);
         }
+    }
+
+    #[test]
+    fn the_features_a_crate_declares_but_no_one_enables_change_no_hash() {
+        // rust-lexical 1.0.6 dropped three deprecated features of lexical-util that nothing
+        // enabled: cargo's `--check-cfg` listed one set on base, another on head.
+        let with_declared = |features: &str| {
+            let mut line = cargo_line("/w/base", "aaaa", "1111");
+            line.push("--check-cfg".to_string());
+            line.push("cfg(docsrs,test)".to_string());
+            line.push("--check-cfg".to_string());
+            line.push(format!("cfg(feature, values({features}))"));
+            line
+        };
+        let base = with_declared("\"std\", \"parse\", \"write\"");
+        let head = with_declared("\"std\"");
+        let (base_n, head_n) = (
+            normalise(&base, &root("/w/base")).unwrap(),
+            normalise(&head, &root("/w/base")).unwrap(),
+        );
+        assert_eq!(base_n.metadata, head_n.metadata);
+        // rustc still gets them, for its lint.
+        assert!(
+            base_n.args.contains(&base[base.len() - 1]),
+            "{:?}",
+            base_n.args
+        );
+        // The `=` form is the same option.
+        let mut joined = cargo_line("/w/base", "aaaa", "1111");
+        joined.push("--check-cfg=cfg(feature, values(\"std\"))".to_string());
+        let joined = normalise(&joined, &root("/w/base")).unwrap();
+        let bare = normalise(&cargo_line("/w/base", "aaaa", "1111"), &root("/w/base")).unwrap();
+        assert_eq!(joined.metadata, bare.metadata);
     }
 
     #[test]

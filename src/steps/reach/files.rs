@@ -8,7 +8,13 @@
 //! sides, which run on this machine; a file in the build's own directories (another build's
 //! output read at run time) cannot be paired soundly, so the benchmark is measured when it opened
 //! one. (A path there whose existence it only asked about is the same path for both sides:
-//! criterion looks for its output directory that way.)
+//! criterion looks for its output directory that way.) Nor can a file of the user's own working
+//! tree that is in neither checkout: both sides read that one file, whichever revision it
+//! belongs to (rust-lexical's benchmarks find their data from their executable's path, which
+//! leads from the target directory to the working tree's `data/`, not a checkout's). Such a file
+//! is compared as the two revisions' copies at its place in each checkout: the same, the two
+//! sides would read the same input either way; different, the benchmark is measured, and the
+//! reason says that both sides read the working tree's.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -26,6 +32,10 @@ pub struct Checkouts<'a> {
     /// Directories whose files are build output (read at run time they cannot be paired with
     /// head's): a read there leaves the benchmark undecided.
     pub build_dirs: &'a [PathBuf],
+    /// The user's working tree (the root of the repository the command ran in): a file opened
+    /// there, in neither checkout nor a build directory, is compared as the two checkouts'
+    /// copies at its place, and leaves the benchmark undecided when they differ.
+    pub working_tree: Option<&'a Path>,
 }
 
 /// What comparing the read files found.
@@ -71,11 +81,36 @@ pub fn compare<'p>(
                 path.display(),
                 dir.display()
             ));
+        } else if let Some(relative) = opened
+            .then(|| in_working_tree(&path, checkouts.working_tree))
+            .flatten()
+        {
+            let in_checkouts = [checkouts.base, checkouts.head].map(|c| c.join(relative));
+            match same_content(&in_checkouts[0], &in_checkouts[1]) {
+                Ok(true) => result.same += 1,
+                Ok(false) => {
+                    result.undecided.get_or_insert(format!(
+                        "it reads {}, in your working tree and in neither checkout (a path found \
+                         from its executable's location?), and the revisions' copies of {} \
+                         differ: both sides would read the working tree's",
+                        path.display(),
+                        relative.display()
+                    ));
+                }
+                Err(why) => {
+                    result.undecided.get_or_insert(why);
+                }
+            }
         }
     }
     result.changed.sort();
     result.changed.dedup();
     result
+}
+
+/// `path` relative to the user's working tree `tree`, when it lies there.
+fn in_working_tree<'p>(path: &'p Path, tree: Option<&Path>) -> Option<&'p Path> {
+    path.strip_prefix(normalise(tree?)).ok()
 }
 
 /// Whether the files (or directories, by their listing) at `base` and `head` are alike: both
@@ -161,6 +196,7 @@ mod tests {
             head: &sides.head,
             own_files: &[],
             build_dirs: &build_dirs,
+            working_tree: None,
         };
         compare(read.iter().map(|p| (p.as_path(), true)), &checkouts)
     }
@@ -227,9 +263,46 @@ mod tests {
             head: &s.head,
             own_files: &[],
             build_dirs: &build_dirs,
+            working_tree: None,
         };
         let probed = s.target.join("release");
         let found = compare([(probed.as_path(), false)], &checkouts);
         assert_eq!(found, FileComparison::default());
+    }
+
+    #[test]
+    fn a_file_of_the_working_tree_is_compared_as_the_revisions_copies() {
+        let s = sides(&[
+            ("data/same.txt", Some("1"), Some("1")),
+            ("data/input.txt", Some("1"), Some("2")),
+        ]);
+        let tree = s._dir.path().join("work");
+        std::fs::create_dir_all(tree.join("data")).unwrap();
+        for name in ["data/same.txt", "data/input.txt"] {
+            std::fs::write(tree.join(name), "1").unwrap();
+        }
+        let build_dirs = [s.target.clone()];
+        let checkouts = Checkouts {
+            base: &s.base,
+            head: &s.head,
+            own_files: &[],
+            build_dirs: &build_dirs,
+            working_tree: Some(&tree),
+        };
+        let read = |name: &str, opened: bool| {
+            let path = tree.join(name);
+            compare([(path.as_path(), opened)], &checkouts)
+        };
+        let same = read("data/same.txt", true);
+        assert_eq!((same.same, same.undecided), (1, None));
+        let why = read("data/input.txt", true)
+            .undecided
+            .expect("the revisions' copies differ");
+        assert!(
+            why.contains("working tree") && why.contains("input.txt"),
+            "{why}"
+        );
+        // Only asked about: as before.
+        assert_eq!(read("data/input.txt", false), FileComparison::default());
     }
 }

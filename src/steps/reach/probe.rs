@@ -39,6 +39,7 @@ use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork_led_by_helper};
 use crate::steps::instructions::{symbols, timed as harness_routines};
+use coverage::{CoverageError, Limit, Span};
 
 pub mod coverage;
 pub mod timing;
@@ -127,6 +128,9 @@ pub enum Ending {
         leader: Option<SchedTimes>,
         #[serde(default)]
         outside: Vec<String>,
+        /// Every call of a timed routine, in order ([`coverage::Span`]).
+        #[serde(default)]
+        spans: Vec<Span>,
     },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
@@ -138,6 +142,8 @@ pub enum Ending {
         leader: Option<SchedTimes>,
         #[serde(default)]
         outside: Vec<String>,
+        #[serde(default)]
+        spans: Vec<Span>,
     },
     /// The probe could not run: why, in one line.
     Failed { message: String },
@@ -156,8 +162,36 @@ pub enum Probe {
         record: Option<Box<ForkRecord>>,
         outside: Vec<String>,
     },
-    /// The probe failed (why, in one line): measure it.
-    Failed(String),
+    /// The probe failed: measure it.
+    Failed(ProbeFailure),
+}
+
+/// Why a probe did not keep a skip. What failed tells whether a probe run again otherwise can
+/// help ([`ProbeFailure::may_pass_unwatched`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProbeFailure {
+    /// No run covered an undisturbed fork's: the figure that fell short in the last
+    /// ([`Limit::CpuShare`], [`Limit::Iterations`]), and that run's shortfall in words.
+    #[error("the machine was too busy for a run as long as a fork's ({shortfall})")]
+    TooBusy { limit: Limit, shortfall: String },
+    /// Whether a run covered a fork's cannot be told (its wait for a CPU is unreadable).
+    #[error(transparent)]
+    Coverage(#[from] CoverageError),
+    /// A run failed (ptrace refused, a thread beside the timed routine, a time-out, the
+    /// benchmark's exit code): why, in one line.
+    #[error("{0}")]
+    Run(String),
+}
+
+impl ProbeFailure {
+    /// Whether a probe that counts every changed entry wherever entered, instead of watching
+    /// the timed routine, may keep the skip where this watching one failed: only when a run
+    /// failed, watching being what may have failed (threads of the benchmark's own). A run too
+    /// busy, or whose wait is unreadable, would be judged by the same figures on the same
+    /// machine: running it again costs its runs and cannot help.
+    pub fn may_pass_unwatched(&self) -> bool {
+        matches!(self, ProbeFailure::Run(_))
+    }
 }
 
 /// How one run of the probe ended, before its length is judged.
@@ -171,6 +205,7 @@ enum Run {
         record: Box<ForkRecord>,
         leader: Option<SchedTimes>,
         outside: Vec<String>,
+        spans: Vec<Span>,
     },
 }
 
@@ -180,15 +215,19 @@ enum Run {
 /// ([`coverage`]); a shorter one runs again for longer, [`coverage::ATTEMPTS`] times at most.
 /// No entries: [`Probe::NotReached`] without running anything. With `timed` routines, the
 /// functions of `timed.same_outside` count only when entered inside one of them ([`timing`]).
+/// `log` is given a line on every run that ends whole: how much of a fork's it covered, and its
+/// samples ([`coverage::described`]).
 pub fn probe_benchmark(
     request: &ForkRequest,
-    entries: &[ChangedEntry],
-    timed: &Timed,
+    (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
+    log: &dyn Fn(&str),
 ) -> Probe {
     match crate::steps::fork::exec_helper::helper_executable() {
-        Ok(helper) => probe_benchmark_through(&helper, request, entries, timed, scratch),
-        Err(e) => Probe::Failed(format!("cannot find this program (/proc/self/exe): {e}")),
+        Ok(helper) => probe_logged(&helper, request, (entries, timed), scratch, log),
+        Err(e) => Probe::Failed(ProbeFailure::Run(format!(
+            "cannot find this program (/proc/self/exe): {e}"
+        ))),
     }
 }
 
@@ -201,6 +240,17 @@ pub fn probe_benchmark_through(
     timed: &Timed,
     scratch: &Path,
 ) -> Probe {
+    probe_logged(helper, request, (entries, timed), scratch, &|_| {})
+}
+
+/// [`probe_benchmark_through`], each whole run described to `log`.
+fn probe_logged(
+    helper: &Path,
+    request: &ForkRequest,
+    (entries, timed): (&[ChangedEntry], &Timed),
+    scratch: &Path,
+    log: &dyn Fn(&str),
+) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached {
             record: None,
@@ -208,19 +258,20 @@ pub fn probe_benchmark_through(
         };
     }
     let mut scale = coverage::first_scale(request.harness);
-    let mut shortfall = String::new();
+    let mut last = None;
     let mut request = request.clone();
-    for _ in 0..coverage::ATTEMPTS {
+    for attempt in 1..=coverage::ATTEMPTS {
         let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
-        let (record, leader, outside) = match run {
+        let (record, leader, outside, spans) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
-            Ok(Run::Failed(why)) => return Probe::Failed(why),
-            Err(e) => return Probe::Failed(e.to_string()),
+            Ok(Run::Failed(why)) => return Probe::Failed(ProbeFailure::Run(why)),
+            Err(e) => return Probe::Failed(ProbeFailure::Run(e.to_string())),
             Ok(Run::Whole {
                 record,
                 leader,
                 outside,
-            }) => (record, leader, outside),
+                spans,
+            }) => (record, leader, outside, spans),
         };
         let shape = coverage::RunShape {
             harness: request.harness,
@@ -228,19 +279,29 @@ pub fn probe_benchmark_through(
             fork_measurement: request.measurement,
             cpu_wait_share: leader.as_ref().and_then(SchedTimes::wait_share),
             record: &record,
+            spans: &spans,
         };
         let covered = match coverage::covered(&shape) {
-            Ok(covered) if covered >= 1.0 => {
-                return Probe::NotReached {
-                    record: Some(record),
-                    outside,
-                };
-            }
             Ok(covered) => covered,
-            Err(why) => return Probe::Failed(why),
+            Err(why) => return Probe::Failed(why.into()),
         };
-        shortfall = coverage::shortfall(request.harness, scale, covered);
-        scale = coverage::next_scale(request.harness, scale, covered);
+        log(&format!(
+            "run {attempt}: {}",
+            coverage::described(&shape, covered)
+        ));
+        if covered.covers() {
+            return Probe::NotReached {
+                record: Some(record),
+                outside,
+            };
+        }
+        // A run that cannot be made longer (its own measurement time) is not asked for longer.
+        let fixed = coverage::fixed_length(&shape);
+        let stretches = fixed.is_none();
+        last = Some((scale, covered, fixed));
+        if stretches {
+            scale = coverage::next_scale(request.harness, scale, covered.figure);
+        }
         // Stopping at every sample of a fast divan benchmark: fewer, longer samples.
         if let (false, Some((name, value))) = (
             timed.routines.is_empty(),
@@ -250,9 +311,18 @@ pub fn probe_benchmark_through(
             request.env.push((name, value));
         }
     }
-    Probe::Failed(format!(
-        "the machine was too busy for a run as long as a fork's ({shortfall})"
-    ))
+    Probe::Failed(match last {
+        Some((scale, covered, fixed)) => ProbeFailure::TooBusy {
+            limit: covered.limit,
+            shortfall: match (fixed, covered.limit) {
+                (Some(fixed), coverage::Limit::CpuShare) => {
+                    coverage::shortfall_fixed(&fixed, covered)
+                }
+                _ => coverage::shortfall(request.harness, scale, covered),
+            },
+        },
+        None => ProbeFailure::Run("it made no run".to_string()),
+    })
 }
 
 /// `request` with its warm-up, measurement and time limit `scale` times a fork's.
@@ -320,14 +390,20 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
                     code: 0,
                     leader,
                     outside,
+                    spans,
                 }
-                | Ending::Stopped { leader, outside },
+                | Ending::Stopped {
+                    leader,
+                    outside,
+                    spans,
+                },
             ),
             Ok(record),
         ) => Run::Whole {
             record,
             leader,
             outside,
+            spans,
         },
         (Some(Ending::Exited { code, .. }), Ok(_)) => {
             Run::Failed(format!("the benchmark exited with code {code}"))
@@ -674,11 +750,17 @@ mod tests {
             running_ns: 9,
             waiting_ns: 1,
         };
+        let span = Span {
+            wall_ns: 12,
+            running_ns: 9,
+            waiting_ns: 1,
+        };
         let exited = || {
             Some(Ending::Exited {
                 code: 0,
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             })
         };
         assert_eq!(judge(hit(), failed()), Run::Hit("f".into()));
@@ -688,6 +770,7 @@ mod tests {
                 record: Box::default(),
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             }
         );
         let timed_out = Run::Failed("benchmark `a` timed out".into());
@@ -697,6 +780,7 @@ mod tests {
             Some(Ending::Stopped {
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             })
         };
         assert_eq!(
@@ -705,6 +789,7 @@ mod tests {
                 record: Box::default(),
                 leader: Some(times),
                 outside: vec!["g".into()],
+                spans: vec![span],
             }
         );
         assert_eq!(judge(stopped(), failed()), timed_out);

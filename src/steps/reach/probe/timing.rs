@@ -260,6 +260,11 @@ impl Timing {
         }
     }
 
+    /// Whether a thread is inside a timed routine now.
+    pub fn inside(&self) -> bool {
+        self.routine.returns_to().is_some()
+    }
+
     /// Whether only entries inside a timed routine count.
     fn timed(&self) -> bool {
         !self.routines.is_empty()

@@ -18,8 +18,9 @@ use nix::sys::signal::{self, Signal};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use crate::steps::fork::cpu_wait::SchedTimes;
+use crate::steps::fork::cpu_wait::{SchedTimes, parse_schedstat};
 
+use super::coverage::Span;
 use super::timing::{Action, Stop, Timing};
 use super::{
     ChangedEntry, Ending, ProbeError, Timed, breakpoint_words, first_segment, parse_maps,
@@ -253,13 +254,18 @@ impl Code {
 /// process (a test, a rayon worker) may have children of its own, whose stops are not ours.
 fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, ProbeError> {
     let mut leader = None;
+    let mut spans = Spans::default();
     loop {
         if STOP_ASKED.load(Ordering::SeqCst) {
             // Its value is read: what it runs from here on is not measured.
             let leader = SchedTimes::of_process(pid.as_raw() as u32);
             kill_and_reap(pid);
             return Ok(match timing.noted_at_end() {
-                Ok(outside) => Ending::Stopped { leader, outside },
+                Ok(outside) => Ending::Stopped {
+                    leader,
+                    outside,
+                    spans: spans.done,
+                },
                 Err(name) => Ending::Hit { name },
             });
         }
@@ -276,6 +282,7 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
                         code,
                         leader,
                         outside,
+                        spans: spans.done,
                     },
                     Err(name) => Ending::Hit { name },
                 });
@@ -296,10 +303,12 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
                 ptrace::cont(p, None)
             }
             WaitStatus::PtraceEvent(p, _, _) => ptrace::cont(p, None),
-            WaitStatus::Stopped(p, Signal::SIGTRAP) => match trapped(pid, p, timing, code)? {
-                Some(ending) => return Ok(ending),
-                None => Ok(()),
-            },
+            WaitStatus::Stopped(p, Signal::SIGTRAP) => {
+                match trapped(pid, p, (timing, &mut spans), code)? {
+                    Some(ending) => return Ok(ending),
+                    None => Ok(()),
+                }
+            }
             // A new thread's or child's first stop (and a SIGSTOP sent to it: not passed on).
             WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
             WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
@@ -318,9 +327,10 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
 fn trapped(
     pid: Pid,
     p: Pid,
-    timing: &mut Timing,
+    (timing, spans): (&mut Timing, &mut Spans),
     code: &mut Code,
 ) -> Result<Option<Ending>, ProbeError> {
+    let was_inside = timing.inside();
     let mut regs = ptrace::getregs(p).map_err(refused("read a thread's registers"))?;
     let top = ptrace::read(p, regs.rsp as ptrace::AddressType).map_or(0, |word| word as u64);
     let stop = Stop {
@@ -338,6 +348,9 @@ fn trapped(
         Action::Lost(message) => return Ok(Some(Ending::Failed { message })),
         Action::Foreign => ptrace::cont(p, Signal::SIGTRAP),
         Action::Resume { resume, rewrite } => {
+            if timing.inside() != was_inside {
+                spans.mark(pid, p, timing.inside());
+            }
             code.rewrite(p, &rewrite.into_iter().collect(), &timing.armed())?;
             regs.rip = resume;
             ptrace::setregs(p, regs).map_err(refused("set a thread's registers"))?;
@@ -347,5 +360,49 @@ fn trapped(
     match resumed {
         Ok(()) | Err(nix::Error::ESRCH) => Ok(None),
         Err(e) => Err(refused("continue a thread")(e)),
+    }
+}
+
+/// The calls of the timed routine ([`Span`]), timed at the stops of their entry and return: the
+/// clock, and the running and waiting times of the thread (`/proc/<pid>/task/<tid>/schedstat`).
+/// A call whose times cannot be read is left out, and the coverage, finding fewer calls than
+/// the run's samples and warm-up, does without them; so are all of them past [`MAX_SPANS`] (a
+/// harness that calls its routine once an iteration: the result stays small).
+#[derive(Debug, Default)]
+struct Spans {
+    open: Option<(std::time::Instant, SchedTimes)>,
+    done: Vec<Span>,
+    overflowed: bool,
+}
+
+/// The most calls of the timed routine a probe's result holds (a criterion run has its warm-up's
+/// batches and a call a sample).
+const MAX_SPANS: usize = 100_000;
+
+impl Spans {
+    /// Thread `thread` of `pid` has just entered the timed routine (`inside`) or returned.
+    fn mark(&mut self, pid: Pid, thread: Pid, inside: bool) {
+        if self.overflowed || self.done.len() >= MAX_SPANS {
+            (self.overflowed, self.done, self.open) = (true, Vec::new(), None);
+            return;
+        }
+        let times = std::fs::read_to_string(format!("/proc/{pid}/task/{thread}/schedstat"))
+            .ok()
+            .and_then(|text| parse_schedstat(&text));
+        let (Some(times), Some((entered, at_entry))) = (times, self.open.take()) else {
+            self.open = times
+                .filter(|_| inside)
+                .map(|t| (std::time::Instant::now(), t));
+            return;
+        };
+        if inside {
+            self.open = Some((std::time::Instant::now(), times));
+            return;
+        }
+        self.done.push(Span {
+            wall_ns: entered.elapsed().as_nanos() as u64,
+            running_ns: times.running_ns.saturating_sub(at_entry.running_ns),
+            waiting_ns: times.waiting_ns.saturating_sub(at_entry.waiting_ns),
+        });
     }
 }

@@ -189,16 +189,23 @@ mod tests {
         }
     }
 
-    fn compare_in(sides: &Sides, read: &[PathBuf]) -> FileComparison {
+    /// `read` (each path with whether it was opened) compared between `sides`, the user's
+    /// working tree at `tree`.
+    fn compare_with(sides: &Sides, tree: Option<&Path>, read: &[(&Path, bool)]) -> FileComparison {
         let build_dirs = [sides.target.clone()];
         let checkouts = Checkouts {
             base: &sides.base,
             head: &sides.head,
             own_files: &[],
             build_dirs: &build_dirs,
-            working_tree: None,
+            working_tree: tree,
         };
-        compare(read.iter().map(|p| (p.as_path(), true)), &checkouts)
+        compare(read.iter().copied(), &checkouts)
+    }
+
+    fn compare_in(sides: &Sides, read: &[PathBuf]) -> FileComparison {
+        let opened: Vec<(&Path, bool)> = read.iter().map(|p| (p.as_path(), true)).collect();
+        compare_with(sides, None, &opened)
     }
 
     #[test]
@@ -257,16 +264,8 @@ mod tests {
     #[test]
     fn a_path_of_the_build_only_probed_is_the_same_for_both_sides() {
         let s = sides(&[]);
-        let build_dirs = [s.target.clone()];
-        let checkouts = Checkouts {
-            base: &s.base,
-            head: &s.head,
-            own_files: &[],
-            build_dirs: &build_dirs,
-            working_tree: None,
-        };
         let probed = s.target.join("release");
-        let found = compare([(probed.as_path(), false)], &checkouts);
+        let found = compare_with(&s, None, &[(probed.as_path(), false)]);
         assert_eq!(found, FileComparison::default());
     }
 
@@ -281,17 +280,9 @@ mod tests {
         for name in ["data/same.txt", "data/input.txt"] {
             std::fs::write(tree.join(name), "1").unwrap();
         }
-        let build_dirs = [s.target.clone()];
-        let checkouts = Checkouts {
-            base: &s.base,
-            head: &s.head,
-            own_files: &[],
-            build_dirs: &build_dirs,
-            working_tree: Some(&tree),
-        };
         let read = |name: &str, opened: bool| {
             let path = tree.join(name);
-            compare([(path.as_path(), opened)], &checkouts)
+            compare_with(&s, Some(&tree), &[(path.as_path(), opened)])
         };
         let same = read("data/same.txt", true);
         assert_eq!((same.same, same.undecided), (1, None));

@@ -8,9 +8,9 @@
 //! sides, which run on this machine; a file in the build's own directories (another build's
 //! output read at run time) cannot be paired soundly, so the benchmark is measured when it opened
 //! one. (A path there whose existence it only asked about is the same path for both sides:
-//! criterion looks for its output directory that way.) Nor can a file of the user's own working
-//! tree that is in neither checkout: both sides read that one file, whichever revision it
-//! belongs to (rust-lexical's benchmarks find their data from their executable's path, which
+//! criterion looks for its output directory that way.) A file of the user's own working tree
+//! that is in neither checkout is no revision's: both sides read that one file, whichever
+//! revision it belongs to (rust-lexical's benchmarks find their data from their executable's path, which
 //! leads from the target directory to the working tree's `data/`, not a checkout's). Such a file
 //! is compared as the two revisions' copies at its place in each checkout: the same, the two
 //! sides would read the same input either way; different, the benchmark is measured, and the

@@ -39,6 +39,27 @@ fn copy_demo_lock(to: &Path) {
     .unwrap();
 }
 
+/// A [`shared_repo`] of [`shared_library_with_a_bench_package`] (the shapes' base), to which
+/// `change` adds the shape and its head commit.
+fn bench_package_shape(
+    guard: &MeasuringGuard,
+    key: &str,
+    change: impl FnOnce(&Path),
+) -> (Scratch, PathBuf) {
+    shared_repo(guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_bench_package(repo);
+        change(repo);
+    })
+}
+
+/// Asserts that every benchmark of `ids` was selected `same_code` in `report` (`err`: the
+/// run's stderr, for the message).
+fn assert_same_code(report: &serde_json::Value, err: &str, ids: &[&str]) {
+    for id in ids {
+        assert_eq!(reason(report, id), "same_code", "{id}: {err}");
+    }
+}
+
 /// A repository shaped like many libraries' (a `benches/` package of its own, excluded from
 /// the root workspace, depending on the library at `..`), committed as "base": `mix` and `sum`
 /// run the library's work, `version` reads its version and its directory.
@@ -186,9 +207,7 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
         state_dir(&shared_target_dir(), &repo.join("benches")).join("worktrees/target/package");
     assert_each_names_its_checkout(&repo, &slots);
     let report = json_report(&output);
-    for id in ["mix", "sum"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "sum"]);
     assert!(
         err.contains("2 of 3 benchmark(s) execute the same code"),
         "{err}"
@@ -224,8 +243,7 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
     // hashes, 0 of 40 benchmarks were the same code, those of untouched targets included.
     let guard = measuring_lock();
     let key = "an unused dev-dependency";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         let benches = repo.join("benches");
         write_library_package(&benches.join("unused"), "unused", "");
         let manifest = std::fs::read_to_string(benches.join("Cargo.toml")).unwrap();
@@ -237,9 +255,7 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
         commit_all(repo, "a dev-dependency no benchmark uses");
     });
     let (report, err) = select_bench_package(&repo);
-    for id in ["mix", "sum", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
 }
 
 #[test]
@@ -250,8 +266,7 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
     // process's environment from cargo differs", then "the native library directories differ".
     let guard = measuring_lock();
     let key = "a build script across a version bump";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         std::fs::write(
             repo.join("benches/build.rs"),
             "fn main() {\n    println!(\"cargo::rerun-if-changed=build.rs\");\n    \
@@ -269,9 +284,7 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
         commit_all(repo, "release the bench package 0.2.0");
     });
     let (report, err) = select_bench_package(&repo);
-    for id in ["mix", "sum", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
 }
 
 #[test]
@@ -284,8 +297,7 @@ fn a_working_tree_file_read_by_its_path_that_the_commit_changes_keeps_a_benchmar
     // way a test can point a benchmark at the working tree; head changes that data file.
     let guard = measuring_lock();
     let key = "a working-tree file read by its path";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         std::fs::create_dir_all(repo.join("data")).unwrap();
         std::fs::write(repo.join("data/input.txt"), "1 2 3\n").unwrap();
         add_bench_target(
@@ -383,9 +395,7 @@ fn code_that_compiles_its_build_script_s_out_dir_in_is_the_same_code_across_a_ve
         commit_all(repo, "release 0.2.0");
     });
     let (report, err) = select_bench_package(&repo);
-    for id in ["lookup", "mix", "sum"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["lookup", "mix", "sum"]);
     let lookup = bench_entry(&report, "lookup")["selection"]["detail"].to_string();
     assert!(
         lookup.starts_with("\"same code: ")
@@ -414,9 +424,7 @@ fn a_generated_file_included_as_bytes_is_still_compared_by_content_across_a_vers
         commit_all(repo, "release 0.2.0 with other bytes");
     });
     let (report, err) = select_bench_package(&repo);
-    for id in ["mix", "sum"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "sum"]);
     assert_eq!(reason(&report, "lookup"), "reaches_change", "{err}");
     let lookup = bench_entry(&report, "lookup")["selection"].to_string();
     assert!(lookup.contains("changed data"), "{lookup}");
@@ -430,8 +438,7 @@ fn a_release_that_drops_a_feature_no_one_enables_is_the_same_code() {
     // of the crate was renamed and a version bump's benchmarks had to be probed.
     let guard = measuring_lock();
     let key = "a feature no one enables dropped";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         replace_in(
             repo,
             "Cargo.toml",
@@ -443,9 +450,7 @@ fn a_release_that_drops_a_feature_no_one_enables_is_the_same_code() {
         commit_all(repo, "drop the legacy feature");
     });
     let (report, err) = select_bench_package(&repo);
-    for id in ["mix", "sum", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
     assert!(
         err.contains("3 of 3 benchmark(s) execute the same code"),
         "{err}"
@@ -511,8 +516,7 @@ fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_no
     // which the change does not reach, were measured for "changed code".
     let guard = measuring_lock();
     let key = "a new dependency of the library";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         write_library_package(&repo.join("helper"), "helper", "");
         std::fs::write(
             repo.join("helper/src/lib.rs"),
@@ -545,8 +549,7 @@ fn a_library_that_denies_a_warning_of_today_s_compiler_is_still_compared() {
     // base's build stopped with "could not compile `base64`", and nothing was compared.
     let guard = measuring_lock();
     let key = "a library that denies its own warning";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         replace_in(
             repo,
             "src/lib.rs",
@@ -567,8 +570,7 @@ fn a_release_that_renames_a_function_names_it_as_changed_code_not_the_version() 
     // reason.
     let guard = measuring_lock();
     let key = "a release with a function renamed";
-    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
-        shared_library_with_a_bench_package(repo);
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
         replace_in(
             repo,
             "src/lib.rs",
@@ -904,9 +906,7 @@ fn a_patch_outside_the_bench_package_and_generated_code_build_the_same_code_in_b
     assert_eq!(compiled(&err, "genlib"), 2, "{err}");
     assert!(err.contains("one path for both checkouts"), "{err}");
     let report = json_report(&output);
-    for id in ["mix", "digits", "generated"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "digits", "generated"]);
 
     // What the build script generates changes: the benchmark that reads it is measured, the
     // others are not.
@@ -917,9 +917,7 @@ fn a_patch_outside_the_bench_package_and_generated_code_build_the_same_code_in_b
     assert_eq!(output.status.code(), Some(0), "{err}");
     let report = json_report(&output);
     assert_eq!(reason(&report, "generated"), "reaches_change", "{err}");
-    for id in ["mix", "digits"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "digits"]);
 }
 
 /// bstr's shape: the root package is the library, with no bench target, and its workspace has
@@ -983,9 +981,7 @@ fn select_bench_package(repo: &Path) -> (serde_json::Value, String) {
 /// `mix` and `version` the same code, `sum` reaching the change. The JSON report.
 fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
     let (report, err) = select_bench_package(repo);
-    for id in ["mix", "version"] {
-        assert_eq!(reason(&report, id), "same_code", "{id}: {err}");
-    }
+    assert_same_code(&report, &err, &["mix", "version"]);
     assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
     report
 }

@@ -365,14 +365,28 @@ fn launch(
         }
         _ => run_direct(req, valgrind, mode, &out, who, &meter),
     };
-    // Stopped at its budget rather than at the fork timeout the user set: say which limit.
+    // Stopped at its budget rather than at the fork timeout the user set: say which limit. A
+    // ceiling that is the fork timeout itself is the timeout, whichever watcher saw it first.
     ran.map_err(|e| match meter.fired() {
+        Some(Limit::Wall(_)) if budget.wall >= timeout => timed_out(who, mode, timeout),
         Some(limit) => over_budget(who, mode, limit),
         None if budget.wall < timeout && started.elapsed() >= budget.wall => {
             over_budget(who, mode, Limit::Wall(budget.wall))
         }
         None => e,
     })
+}
+
+fn timed_out(who: &str, mode: Mode, timeout: Duration) -> TraceError {
+    TraceError::Failed {
+        who: who.to_string(),
+        mode,
+        message: format!(
+            "{who} did not finish within the fork timeout of {} and was killed",
+            crate::util::terminal::wall_time(timeout.as_millis() as u64)
+        ),
+        tail: String::new(),
+    }
 }
 
 fn over_budget(who: &str, mode: Mode, limit: Limit) -> TraceError {

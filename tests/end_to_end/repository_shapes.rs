@@ -336,6 +336,61 @@ fn a_working_tree_file_read_by_its_path_that_the_commit_changes_keeps_a_benchmar
     );
 }
 
+#[test]
+fn a_benchmark_that_finds_its_data_from_its_executable_s_path_reads_each_revision_s_own() {
+    // rust-lexical's benchmarks walk up from `current_exe()` to the nearest `target` directory
+    // and read `../data`: under `cargo bench` in a checkout, that checkout's data. Forks run
+    // from cargo-perfdiff's own directory read the user's working tree on both sides (here
+    // head's data, whichever side ran), so a commit that makes the data 10,000 times longer was
+    // `unchanged (same code)`. Run from each side's checkout, base reads 6 bytes and head 60,000.
+    let guard = measuring_lock();
+    let key = "data found from the executable's path";
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
+        std::fs::create_dir_all(repo.join("data")).unwrap();
+        std::fs::write(repo.join("data/input.txt"), "1 2 3\n").unwrap();
+        add_bench_target(
+            &repo.join("benches"),
+            "found",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn data() -> String {\n    \
+             let exe = std::env::current_exe().unwrap();\n    \
+             let target = exe.ancestors().find(|p| p.ends_with(\"target\")).unwrap();\n    \
+             std::fs::read_to_string(target.join(\"../../data/input.txt\")).unwrap_or_default()\n}\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             let text = data();\n    \
+             c.bench_function(\"sum\", |b| {\n        \
+             b.iter(|| black_box(text.as_bytes()).iter().map(|&x| u64::from(x)).sum::<u64>())\n    });\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+        amend_base(repo);
+        std::fs::write(repo.join("data/input.txt"), "12345\n".repeat(10_000)).unwrap();
+        commit_all(repo, "much more data");
+    });
+    let args = with_options(
+        &parent_vs_head_json(&[]),
+        &["--manifest-path", "benches/Cargo.toml", "--bench", "found"],
+    );
+    let output = output_logged(
+        perfdiff_command(&repo, &with_default_layouts(&args))
+            .env_remove("CARGO_PERFDIFF_MEASURE_ALL"),
+    );
+    let err = stderr(&output);
+    let report = json_report(&output);
+    let entry = bench_entry(&report, "sum");
+    assert_eq!(entry["selection"]["measured"], true, "{entry:#}\n{err}");
+    // Two forks a side give no verdict; their means tell which data each side read: a loop
+    // over 60,000 bytes against one over 6, thousands of times longer however busy the machine
+    // (the same data on both sides, the means are within a few times of each other).
+    let mean = |side: &str| entry[side]["mean_ns"].as_f64().unwrap_or_default();
+    assert!(mean("head") > 100.0 * mean("base"), "{entry:#}\n{err}");
+    // Nothing is left in the checkouts' workspaces once the run is over.
+    let slots =
+        state_dir(&shared_target_dir(), &repo.join("benches")).join("worktrees/target/package");
+    for slot in ["base", "head"] {
+        assert!(!slots.join(slot).join("benches/target").exists(), "{slot}");
+    }
+}
+
 /// [`shared_library_with_a_bench_package`] whose library has a build script that writes a table
 /// into its `OUT_DIR` (`gen.rs`, `include!`d, and `bytes.bin`, `include_bytes!`d), and a
 /// benchmark `lookup` whose timed loop runs the generated `generated`, which indexes the table at

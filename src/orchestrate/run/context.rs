@@ -75,6 +75,14 @@ pub(super) struct MeasureContext<'a> {
 }
 
 impl MeasureContext<'_> {
+    /// A round's fresh copies of the executables, each side's run from its own checkout of the
+    /// workspace ([`crate::steps::fork::run_place`]).
+    pub(super) fn fresh_copies(&self) -> Result<FreshCopies> {
+        let dir = self.perfdiff_dir.join("fresh-bin");
+        let workspaces = [self.base.root.as_path(), self.head.root.as_path()];
+        FreshCopies::in_checkouts(dir.clone(), workspaces).map_err(|e| Error::io(&dir, e))
+    }
+
     pub(super) fn side(&self, side: Side) -> &SideBuild {
         match side {
             Side::Base => self.base,

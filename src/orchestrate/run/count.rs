@@ -26,7 +26,6 @@ use crate::steps::analysis::Report;
 use crate::steps::build::{BuildEvent, BuildOptions, programs};
 use crate::steps::discover::Matched;
 use crate::steps::fork::ForkRequest;
-use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::progress::Progress;
 use crate::steps::reach::source;
 use crate::steps::schedule::Side;
@@ -252,8 +251,7 @@ pub(super) fn explain(
         })
     });
     note_same_source(ctx, file, &changed, &line_tables);
-    let mut copies = FreshCopies::new(ctx.perfdiff_dir.join("fresh-bin"))
-        .map_err(|e| Error::io(ctx.perfdiff_dir, e))?;
+    let mut copies = ctx.fresh_copies()?;
     copies.start_round();
     let mut jobs = Vec::new();
     for (record, m) in changed {

@@ -22,7 +22,7 @@ use crate::model::samples::SelectionRecord;
 use crate::model::samples::{Presence, SampleFile};
 use crate::model::target::TargetKey;
 use crate::steps::discover::Matched;
-use crate::steps::fork::ForkRequest;
+use crate::steps::fork::{ForkRequest, run_place};
 use crate::steps::instructions::Valgrind;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{CodeComparison, Comparer};
@@ -207,7 +207,9 @@ fn select_in_target(
         .with_checkouts(&base_checkout, &head_checkout, versions)
         .with_out_dirs(&base.exe.build_out_dirs, &head.exe.build_out_dirs);
     let cache = trace_cache(sides, &base_checkout);
-    let own_files = own_files(base);
+    let executable = run_from(sides, base);
+    let mut own_files = own_files(base);
+    own_files.push(executable.clone());
     let build_dirs = [sides.target_dir.to_path_buf()];
     let checkouts = Checkouts {
         base: &base_checkout,
@@ -219,13 +221,13 @@ fn select_in_target(
     // One run for the target's benchmarks where it can be split, else one each, one per CPU.
     let requests: Vec<ForkRequest> = benchmarks
         .iter()
-        .map(|m| trace_request(sides, base, m))
+        .map(|m| trace_request(sides, base, &executable, m))
         .collect();
     let tracing = Instant::now();
     let traces = traces_of(&requests, valgrind, &cache, sides.perfdiff_dir, progress);
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     // What each trace touched of the project: a probe's kept outcome depends on it too.
-    let touched = touched_files(&traces, &base_checkout, sides.target_dir, &base.exe.path);
+    let touched = touched_files(&traces, &base_checkout, sides.target_dir, &executable);
     let decided: Vec<(String, Decided)> = benchmarks
         .iter()
         .zip(traces)
@@ -348,11 +350,30 @@ fn decide_traced(
     (record, timed_same.filter(|_| candidate))
 }
 
-/// The fork request whose trace tells what `matched` executes: base's cargo-built executable,
-/// run as a fork runs it (its package's directory, cargo's environment).
-fn trace_request(sides: &SelectedSides<'_>, base: &BuiltTarget, matched: &Matched) -> ForkRequest {
+/// Base's cargo-built executable where a fork runs it from: in base's checkout of the workspace
+/// ([`run_place`]), so that a benchmark that finds its data from its executable's path reads in
+/// its trace and probe what it reads when measured; its kept path where the forks run from
+/// cargo-perfdiff's own directory (either checkout holds a `target` of its own).
+fn run_from(sides: &SelectedSides<'_>, base: &BuiltTarget) -> PathBuf {
+    let places = [&sides.base.root, &sides.head.root].map(|w| run_place::in_checkout(w));
+    match places {
+        [Some(release), Some(_)] => run_place::place(&release, &base.exe.path).ok(),
+        _ => None,
+    }
+    .unwrap_or_else(|| base.exe.path.clone())
+}
+
+/// The fork request whose trace tells what `matched` executes: base's cargo-built executable at
+/// `executable` ([`run_from`]), run as a fork runs it (its package's directory, cargo's
+/// environment).
+fn trace_request(
+    sides: &SelectedSides<'_>,
+    base: &BuiltTarget,
+    executable: &Path,
+    matched: &Matched,
+) -> ForkRequest {
     ForkRequest {
-        executable: base.exe.path.clone(),
+        executable: executable.to_path_buf(),
         cwd: base.exe.package_root.clone(),
         env: base.env.clone(),
         benchmark_id: matched.criterion_id.clone(),

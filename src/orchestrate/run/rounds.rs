@@ -17,7 +17,7 @@ use crate::model::profile::instructions_id;
 use crate::model::samples::{
     BenchmarkRecord, ForkRecord, Mode, Presence, SampleFile, SelectionRecord,
 };
-use crate::orchestrate::error::{Error, Result};
+use crate::orchestrate::error::Result;
 use crate::steps::discover::Matched;
 use crate::steps::estimate::{Plan, Planned, large_run_hint};
 use crate::steps::fork::fresh_copy::FreshCopies;
@@ -133,8 +133,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
                 ctx.matched[i].presence == Presence::Both && !record.failed() && !same_code
             })
             .collect();
-        let copies_dir = ctx.perfdiff_dir.join("fresh-bin");
-        let copies = FreshCopies::new(copies_dir.clone()).map_err(|e| Error::io(&copies_dir, e))?;
+        let copies = ctx.fresh_copies()?;
         Ok(RoundLoop {
             ctx,
             policy,

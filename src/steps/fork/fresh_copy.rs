@@ -14,6 +14,10 @@
 //! so one copy per side and round is enough; a copy of a 54 MB executable takes about 20 ms.
 //! The copies of base and head are separate files even when both sides are the same build
 //! (an A/A comparison), so the two sides never share a placement either.
+//!
+//! Where: made [`FreshCopies::in_checkouts`], each side's copies live in its own checkout, where
+//! `cargo bench` there would put them ([`super::run_place`]: a benchmark that finds its data from
+//! its executable's path reads its own revision's).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +28,9 @@ use crate::steps::schedule::Side;
 #[derive(Debug)]
 pub struct FreshCopies {
     dir: PathBuf,
+    /// Each side's workspace checkout and the directory its copies run from
+    /// ([`super::run_place::in_checkout`]); `None`: both sides' copies are in `dir`.
+    checkouts: Option<[(PathBuf, PathBuf); 2]>,
     current: BTreeMap<(Side, PathBuf), PathBuf>,
 }
 
@@ -33,8 +40,30 @@ impl FreshCopies {
         std::fs::create_dir_all(&dir)?;
         Ok(Self {
             dir,
+            checkouts: None,
             current: BTreeMap::new(),
         })
+    }
+
+    /// Copies that run from each side's own checkout of the workspace (`workspaces`: base's,
+    /// head's), in `<workspace>/target/release` ([`super::run_place`]); in `dir`, as
+    /// [`FreshCopies::new`], for both sides when either checkout cannot have them.
+    pub fn in_checkouts(dir: PathBuf, workspaces: [&Path; 2]) -> std::io::Result<Self> {
+        let mut copies = Self::new(dir)?;
+        let [base, head] =
+            workspaces.map(|w| super::run_place::in_checkout(w).map(|r| (w.to_path_buf(), r)));
+        if let (Some(base), Some(head)) = (base, head) {
+            copies.checkouts = Some([base, head]);
+        }
+        Ok(copies)
+    }
+
+    /// Where `side`'s copies of bench executables go.
+    fn side_dir(&self, side: Side) -> PathBuf {
+        match &self.checkouts {
+            Some(sides) => sides[usize::from(side == Side::Head)].1.join("deps"),
+            None => self.dir.join(side.as_str()),
+        }
     }
 
     /// Starts a new round: the next [`FreshCopies::path`] of each executable makes a new copy.
@@ -51,7 +80,7 @@ impl FreshCopies {
         if let Some(path) = self.current.get(&key) {
             return Ok(path.clone());
         }
-        let side_dir = self.dir.join(side.as_str());
+        let side_dir = self.side_dir(side);
         std::fs::create_dir_all(&side_dir)?;
         let name = original.file_name().unwrap_or(original.as_os_str());
         let copy = side_dir.join(name);
@@ -75,6 +104,8 @@ impl FreshCopies {
         if let Some(path) = self.current.get(&key) {
             return Ok(path.clone());
         }
+        // In cargo-perfdiff's own directory whatever the bench executables do: a command's
+        // trace runs the kept programs from there too (`orchestrate::run::reach_commands`).
         let dir = self.dir.join(side.as_str()).join("programs");
         std::fs::create_dir_all(&dir)?;
         for name in names {
@@ -88,6 +119,9 @@ impl FreshCopies {
 impl Drop for FreshCopies {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
+        for (workspace, _) in self.checkouts.iter().flatten() {
+            super::run_place::remove(workspace);
+        }
     }
 }
 
@@ -151,6 +185,23 @@ mod tests {
         drop(copies);
         assert!(!dir.exists());
         assert!(original.exists(), "the original is never touched");
+    }
+
+    #[test]
+    fn in_checkouts_each_side_s_copies_run_from_its_own_workspace_s_target() {
+        let temp = tempfile::tempdir().unwrap();
+        let original = executable(temp.path());
+        let [base, head] = ["slots/base/ws", "slots/head/ws"].map(|w| temp.path().join(w));
+        let mut copies =
+            FreshCopies::in_checkouts(temp.path().join("fresh"), [&base, &head]).unwrap();
+        let copy = copies.path(Side::Head, &original).unwrap();
+        assert_eq!(copy, head.join("target/release/deps/bench-1234"));
+        let base_copy = copies.path(Side::Base, &original).unwrap();
+        assert_eq!(base_copy, base.join("target/release/deps/bench-1234"));
+        assert_eq!(base_copy.as_os_str().len(), copy.as_os_str().len());
+        drop(copies);
+        assert!(!base.join("target").exists() && !head.join("target").exists());
+        assert!(original.exists());
     }
 
     #[test]

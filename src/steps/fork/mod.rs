@@ -25,6 +25,7 @@ pub mod fresh_copy;
 mod held;
 pub mod process;
 pub mod protocol;
+pub mod run_place;
 pub mod session;
 pub mod shared_cpus;
 

@@ -55,7 +55,9 @@ pub mod timing;
 /// 4 (2026-11-30): every divan, libtest and `bencher` benchmark's probe watches its timed
 /// routine too, and a run that never enters one ends at the first changed function it noted
 /// outside ([`timing::Timing::noted_at_end`]).
-pub const PROBE_VERSION: u32 = 4;
+/// 5 (2026-11-30): the executable probed runs from base's checkout of the workspace, as the
+/// forks do (`steps::fork::run_place`).
+pub const PROBE_VERSION: u32 = 5;
 
 /// The environment variable that makes `cargo-perfdiff` the probe's helper: the path of its
 /// [`Plan`] file. Removed before the benchmark starts.

@@ -79,7 +79,9 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
 /// 3 (2026-11-29): nor is a criterion benchmark traced in a run of its own, when it can be split.
 /// 4 (2026-11-30): nor is a divan or libtest benchmark what its test-mode run runs after its
 /// timed routine returns, where that routine is a function of its own.
-pub const TRACE_VERSION: u32 = 4;
+/// 5 (2026-11-30): the executable traced runs from base's checkout of the workspace, as the
+/// forks do (`steps::fork::run_place`), so a file found from its path is the revision's.
+pub const TRACE_VERSION: u32 = 5;
 
 const TRACE_VERSION_FIELD: [u8; 4] = TRACE_VERSION.to_le_bytes();
 

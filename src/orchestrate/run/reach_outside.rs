@@ -154,13 +154,17 @@ pub(super) fn compare_sources(
 }
 
 /// The executable of `built`'s bench target on `side` (whose build is `side_build`), built with
-/// debug line tables where `--explain` builds it.
+/// debug line tables where `--explain` builds it; the executable measured where it has line
+/// tables of its own code already (a bench profile with `debug = true`).
 fn with_line_tables(
     sides: &SelectedSides<'_>,
     side: Side,
     side_build: &SideBuild,
     built: &BuiltTarget,
 ) -> Result<PathBuf, String> {
+    if source::has_checkout_line_tables(&built.exe.path) {
+        return Ok(built.exe.path.clone());
+    }
     let LineTablesBuild {
         options,
         target_dir,

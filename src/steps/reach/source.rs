@@ -162,6 +162,7 @@ mod shim;
 mod test_only;
 
 pub use generics::checkout_crates;
+pub use inlined::has_checkout_line_tables;
 use test_only::TestFilter;
 pub use test_only::TestUnits;
 
@@ -2473,6 +2474,11 @@ mod tests {
 
     /// `text` compiled optimised with line tables in a checkout of its own under `dir`.
     fn compiled(dir: &Path, side: &str, text: &str) -> PathBuf {
+        compiled_with(dir, side, text, "line-tables-only")
+    }
+
+    /// [`compiled`] with `-C debuginfo=<debuginfo>`.
+    fn compiled_with(dir: &Path, side: &str, text: &str, debuginfo: &str) -> PathBuf {
         let checkout = dir.join(side);
         std::fs::create_dir_all(checkout.join("src")).unwrap();
         std::fs::write(checkout.join("src/main.rs"), text).unwrap();
@@ -2481,12 +2487,28 @@ mod tests {
         let status = std::process::Command::new(rustc)
             .current_dir(&checkout)
             .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
-            .args(["debuginfo=line-tables-only", "src/main.rs", "-o"])
+            .arg(format!("debuginfo={debuginfo}"))
+            .args(["src/main.rs", "-o"])
             .arg(&exe)
             .status()
             .unwrap();
         assert!(status.success());
         exe
+    }
+
+    #[test]
+    fn an_executable_built_with_debug_information_has_line_tables_of_its_checkout_s_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "fn main() {\n    println!(\"{}\", std::hint::black_box(3) * 7);\n}\n";
+        for (side, debuginfo, has) in [
+            ("none", "0", false),
+            ("lines", "line-tables-only", true),
+            ("full", "2", true),
+        ] {
+            let exe = compiled_with(dir.path(), side, text, debuginfo);
+            assert_eq!(has_checkout_line_tables(&exe), has, "debuginfo={debuginfo}");
+        }
+        assert!(!has_checkout_line_tables(&dir.path().join("missing")));
     }
 
     /// `files` (path in the checkout, text) compiled optimised with line tables, `src/main.rs`

@@ -86,8 +86,11 @@ pub(super) struct InlinedIndex {
 
 type Slice<'d> = gimli::EndianSlice<'d, gimli::RunTimeEndian>;
 
-/// The inlined copies of `executable`'s functions, from its DWARF.
-pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
+/// `f` of `executable`'s object file and DWARF, read once.
+fn with_dwarf<R>(
+    executable: &Path,
+    f: impl FnOnce(&object::File<'_>, &gimli::Dwarf<Slice<'_>>) -> Result<R, String>,
+) -> Result<R, String> {
     let data = std::fs::read(executable)
         .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
     let file = object::File::parse(&*data)
@@ -106,31 +109,67 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
     };
     let sections = gimli::DwarfSections::load(load)?;
     let dwarf = sections.borrow(|section| gimli::EndianSlice::new(section, endian));
-    let why = |e: gimli::Error| format!("cannot read the DWARF of {}: {e}", executable.display());
-    // The linker discards unused sections but not their DWARF, whose addresses it leaves at 0
-    // (or another value outside the code): such a copy is not in the executable.
-    let code: Vec<(u64, u64)> = file
-        .sections()
-        .filter(|s| s.kind() == SectionKind::Text)
-        .map(|s| (s.address(), s.address() + s.size()))
-        .collect();
-    let mut index = InlinedIndex::default();
-    let mut headers = dwarf.units();
-    let mut units = Vec::new();
-    while let Some(header) = headers.next().map_err(why)? {
-        units.push(dwarf.unit(header).map_err(why)?);
-    }
-    for unit in &units {
-        if let Some(name) = &unit.name {
-            let name = name.to_string_lossy();
-            if let Some((root, unit)) = name.split_once("/@/") {
-                let krate = unit.split('.').next().unwrap_or(unit);
-                index.roots.insert((PathBuf::from(root), krate.to_string()));
+    f(&file, &dwarf)
+}
+
+/// The message of a DWARF error of `executable`.
+fn unreadable(executable: &Path) -> impl Fn(gimli::Error) -> String + '_ {
+    move |e| format!("cannot read the DWARF of {}: {e}", executable.display())
+}
+
+/// Whether `executable` has debug information of code compiled from its checkout: a
+/// compilation unit whose name (`<root source file>/@/<codegen unit>`) is a relative path, as
+/// the build names the checkout's files (`.`-relative; a dependency's and the toolchain's are
+/// absolute). A bench profile with `debug = true` (or `"line-tables-only"`) builds such
+/// executables, and their line tables are then as good as those of a build made for them
+/// (`orchestrate::run::count::LineTables`).
+pub fn has_checkout_line_tables(executable: &Path) -> bool {
+    let found = with_dwarf(executable, |_, dwarf| {
+        let mut headers = dwarf.units();
+        while let Some(header) = headers.next().map_err(unreadable(executable))? {
+            let unit = dwarf.unit(header).map_err(unreadable(executable))?;
+            let relative = unit.name.as_ref().is_some_and(|name| {
+                let name = name.to_string_lossy();
+                name.contains("/@/") && !name.starts_with('/')
+            });
+            if relative && unit.line_program.is_some() {
+                return Ok(true);
             }
         }
-        index_unit(&dwarf, (unit, &units), &code, &mut index).map_err(why)?;
-    }
-    Ok(index)
+        Ok(false)
+    });
+    found.unwrap_or(false)
+}
+
+/// The inlined copies of `executable`'s functions, from its DWARF.
+pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
+    with_dwarf(executable, |file, dwarf| {
+        let why = unreadable(executable);
+        // The linker discards unused sections but not their DWARF, whose addresses it leaves
+        // at 0 (or another value outside the code): such a copy is not in the executable.
+        let code: Vec<(u64, u64)> = file
+            .sections()
+            .filter(|s| s.kind() == SectionKind::Text)
+            .map(|s| (s.address(), s.address() + s.size()))
+            .collect();
+        let mut index = InlinedIndex::default();
+        let mut headers = dwarf.units();
+        let mut units = Vec::new();
+        while let Some(header) = headers.next().map_err(&why)? {
+            units.push(dwarf.unit(header).map_err(&why)?);
+        }
+        for unit in &units {
+            if let Some(name) = &unit.name {
+                let name = name.to_string_lossy();
+                if let Some((root, unit)) = name.split_once("/@/") {
+                    let krate = unit.split('.').next().unwrap_or(unit);
+                    index.roots.insert((PathBuf::from(root), krate.to_string()));
+                }
+            }
+            index_unit(dwarf, (unit, &units), &code, &mut index).map_err(&why)?;
+        }
+        Ok(index)
+    })
 }
 
 /// Whether `executable`'s DWARF may name a function `name` (a short name): its bytes are in

@@ -158,6 +158,7 @@ mod inlined;
 mod locals;
 mod made_by_call;
 mod own_lines;
+mod qualified;
 mod shim;
 mod test_only;
 

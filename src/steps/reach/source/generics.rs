@@ -102,6 +102,30 @@ impl ChangedNames {
     }
 }
 
+impl ChangedNames {
+    /// The first name the commit changes that the generic arguments of `function` (a frame's
+    /// or a symbol's name, of the file compared as `file`) name through a path of the
+    /// checkout: a path whose first segment is a crate of the checkout, or that continues
+    /// another (`Foo<T>::Bar`), or any path when the crates are not known. A demangled name
+    /// writes each item by its path where it is defined, so a path of another crate
+    /// (`core::iter::adapters::flatten::{impl#20}::fold::flatten::{closure_env#0}`) names that
+    /// crate's items, not the checkout's `fold`.
+    pub(super) fn named_in_arguments(&self, function: &str, file: &str) -> Option<String> {
+        let (_, arguments) = super::split_generic_arguments(function);
+        let is_path = |c: char| c.is_alphanumeric() || matches!(c, '_' | ':' | '{' | '}' | '#');
+        let paths = arguments
+            .split(|c: char| !is_path(c))
+            .filter(|p| !p.is_empty());
+        let of_checkout = |path: &&str| {
+            let first = path.split("::").next().unwrap_or_default();
+            let crates = self.crates.as_ref();
+            first.is_empty() || crates.is_none_or(|crates| crates.contains(first))
+        };
+        let mut names = paths.filter(of_checkout).flat_map(super::identifiers);
+        names.find(|name| self.named_in(name, file))
+    }
+}
+
 /// The first name of `changed` that the lines of `spans` (each keyed by its file and the
 /// function whose frame it is) hold, with that file: [`super::names_changed`] with each
 /// span's instance checked ([`ChangedNames::contains_in_instance`]).

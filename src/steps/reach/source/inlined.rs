@@ -49,6 +49,43 @@
 //! left out by the first rule. A copy in a symbol the other side has not (a function added
 //! and not inlined) keeps counting: the code that calls it is what the trace charges, and
 //! nothing here says where that is.
+//!
+//! Copies of text the same on both sides, whatever their count ([`same_text_everywhere`]).
+//! Field trial `itt-mergeby` (itertools #920) measured 695 benchmarks for the standard
+//! library's own hashbrown `drop_inner_table`, inlined 96 times in base and 95 in head: the
+//! bench crate compiled anew around the change, one `drop_in_place` fewer inlines it. Issue #55
+//! item 2: what runs outside the timed loop is compared by what it computes, not by its
+//! machine code. So when the rules above find a difference, the function is still the same
+//! source when both sides have a copy, and every line of every copy (its own frame and what is
+//! inlined into it), and every function around it at its call (its inline chain, from the
+//! symbol that holds it), is in a file that reads the same on both sides: the toolchain's or a
+//! dependency's (the same text by its path), or a file of the checkout with the same bytes in
+//! both checkouts; no line of a copy names what the commit changes ([`names_changed`]), and no
+//! function of those frames has generic arguments naming a changed item through a path of the
+//! checkout ([`ChangedNames::named_in_arguments`]). Why that is sound:
+//! - Each copy executes the text of its frames, all the same on both sides. A callee it runs
+//!   is either inlined into it (its frame and file are among the copy's lines, checked) or
+//!   called: a function with a symbol of its own, whose machine code differs when its source
+//!   does, which the trace then charges and compares in its own right.
+//! - The path into each copy, from the symbol holding it, is text the same on both sides too
+//!   (the chain's files), so a copy more or fewer is the compiler inlining the same text into
+//!   more or fewer of the same callers, or one side not instantiating a caller: whatever made
+//!   it (a new call, a type no longer dropped) is code the commit changed, in a function the
+//!   trace charges and compares itself. Nothing here says that code is the same.
+//! - A generic function of the same text instantiated with a type whose definition changed
+//!   (its layout, a constant folded into the instructions, leaving no frame of the changed
+//!   file): the instance's name holds the type's path, a path of the checkout naming a changed
+//!   item, which the generic-arguments check refuses; a type of a crate outside the checkout
+//!   cannot be changed by it (its files read the same). What that check cannot see is what no
+//!   name shows anywhere in this module (a trait impl chosen through a changed import).
+//!
+//! A function of the standard library named by a qualified path
+//! (`<i32 as core::cmp::PartialOrd>::lt`, [`qualified::is_toolchain_function`]) is not defined
+//! by any file here ([`defines`] reads free functions only), and its short name is shared by
+//! functions of many files (criterion's, core's, the checkout's). Its copies are among the
+//! copies of every function of that name, so it is compared by all of them
+//! ([`compare_toolchain_copies`]): the same source when they all read the same as above, else
+//! unknown as before.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -59,6 +96,7 @@ use addr2line::gimli;
 use object::{Object, ObjectSection, SectionKind};
 
 use super::locals::Locals;
+use super::qualified;
 use super::{
     ChangedNames, Extents, FunctionSource, Key, Place, Reader, SIDES, SourceComparison, Span,
     compare, compare_one, file_key, is_dependency, is_toolchain, names_changed, short_name,
@@ -296,13 +334,15 @@ fn origin_name<'d>(
 }
 
 /// One inlined copy as compared: where it sits (`chain`: the short names of the functions it
-/// is inlined into, from the symbol that holds it inward), the first address of its code, and
-/// its source.
+/// is inlined into, from the symbol that holds it inward), the first address of its code, its
+/// source, and the lines of the functions around it where it is inlined (`callers`: each
+/// frame of its chain at its first address, the call's line).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PlacedCopy {
     pub chain: Vec<String>,
     pub at: u64,
     pub source: FunctionSource,
+    pub callers: FunctionSource,
 }
 
 /// `function`, with no symbol on either side, compared by its inlined copies: those of the one
@@ -318,6 +358,9 @@ pub(super) fn compare_inlined(
     changed: &ChangedNames,
 ) -> SourceComparison {
     match inlined_sources(readers, function) {
+        Err(why) if qualified::is_toolchain_function(function) => {
+            compare_toolchain_copies(readers, function, changed, why)
+        }
         Err(why) => SourceComparison::Unknown(why),
         Ok((file, sources)) => {
             let mut decided: BTreeMap<(usize, String), Result<String, String>> = BTreeMap::new();
@@ -329,9 +372,124 @@ pub(super) fn compare_inlined(
                 decision.clone()
             };
             let locals = |side: usize, file: &str, span: &Span| readers[side].locals.of(file, span);
-            compare_copies(&file, function, &sources, changed, &mut holder, &locals)
+            let compared = compare_copies(&file, function, &sources, changed, &mut holder, &locals);
+            if compared.is_same() {
+                return compared;
+            }
+            let same_text = |file: &str| same_text_file(readers, file);
+            match same_text_everywhere(&sources, changed, &same_text, &locals) {
+                Ok(()) => SourceComparison::SameApart(same_text_note(&file, function, &sources)),
+                Err(_) => compared,
+            }
         }
     }
+}
+
+/// A function of the standard library (`<i32 as core::cmp::PartialOrd>::lt`,
+/// [`qualified::is_toolchain_function`]) whose copies no one file holds (`why`): its copies
+/// are among those of every function of its short name, in whatever file, and it is the same
+/// source when all of those are ([`same_text_everywhere`]); else unknown, as before.
+fn compare_toolchain_copies(
+    readers: [&Reader<'_>; 2],
+    function: &str,
+    changed: &ChangedNames,
+    why: String,
+) -> SourceComparison {
+    let name = short_name(function);
+    let sources = [0, 1].map(|side| every_copy(readers[side], &name));
+    let sources = match sources {
+        [Err(e), _] | [_, Err(e)] => return SourceComparison::Unknown(format!("{why}; {e}")),
+        [Ok(base), Ok(head)] => [base, head],
+    };
+    let locals = |side: usize, file: &str, span: &Span| readers[side].locals.of(file, span);
+    let same_text = |file: &str| same_text_file(readers, file);
+    match same_text_everywhere(&sources, changed, &same_text, &locals) {
+        Ok(()) => {
+            let place = format!("every `{name}`, a function of the standard library");
+            SourceComparison::SameApart(same_text_note(&place, function, &sources))
+        }
+        Err(not) => SourceComparison::Unknown(format!("{why}; {not}")),
+    }
+}
+
+/// Every inlined copy of a function of short name `name` on one side, each read in the file
+/// its own frame is in.
+fn every_copy(reader: &Reader<'_>, name: &str) -> Result<Vec<PlacedCopy>, String> {
+    let by_file = reader.copies_by_file(name)?;
+    let copies = by_file.values().flat_map(|copies| {
+        copies
+            .iter()
+            .map(move |copy| reader.copy_source(copy, name, None))
+    });
+    copies.collect()
+}
+
+/// The note of a function whose copies all read the same ([`same_text_everywhere`]).
+fn same_text_note(file: &str, function: &str, sources: &[Vec<PlacedCopy>; 2]) -> String {
+    format!(
+        "`{}` ({file}) has no symbol on either side and is inlined {} times in base and {} in \
+         head, every copy, and the functions it is inlined into, in files that read the same \
+         on both sides (the toolchain's, a dependency's, the checkout's the commit does not \
+         change): the same text inlined otherwise, same source",
+        short_name(function),
+        sources[0].len(),
+        sources[1].len()
+    )
+}
+
+/// Whether what every copy of `sources` executes is text that reads the same on both sides,
+/// whatever the number of copies and where they sit: both sides have a copy; every line of
+/// every copy, and each function around it at its call (its inline chain, from the symbol
+/// holding it), is in a file that reads the same on both sides (`same_text`); no line of a
+/// copy names what the commit changes, nor do the generic arguments of any of those
+/// functions. `Err` says why not. The argument is in the module doc.
+fn same_text_everywhere(
+    sources: &[Vec<PlacedCopy>; 2],
+    changed: &ChangedNames,
+    same_text: &dyn Fn(&str) -> bool,
+    locals: &dyn Fn(usize, &str, &Span) -> Rc<Locals>,
+) -> Result<(), String> {
+    if let Some(side) = (0..2).find(|&side| sources[side].is_empty()) {
+        return Err(format!("{} has no copy", SIDES[side]));
+    }
+    let mut known: BTreeMap<&str, bool> = BTreeMap::new();
+    for (side, copies) in sources.iter().enumerate() {
+        for copy in copies {
+            let functions = copy.source.spans.keys().chain(copy.callers.spans.keys());
+            for (file, function) in functions {
+                if !*known.entry(file).or_insert_with(|| same_text(file)) {
+                    return Err(format!("{file} does not read the same on both sides"));
+                }
+                if let Some(name) = changed.named_in_arguments(function, file) {
+                    return Err(format!(
+                        "`{function}` names `{name}`, which the commit changes"
+                    ));
+                }
+            }
+            let spans = copy.source.spans.iter();
+            let spans = spans.map(|((file, _), span)| (file, span));
+            let found = names_changed(spans, changed, &|file, span| locals(side, file, span));
+            if let Some((name, file)) = found {
+                return Err(changed.reason(&name, file));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the file compared as `file` reads the same on both sides: the toolchain's or a
+/// dependency's (the same text by its path, [`is_dependency`]), or the checkout's with the
+/// same bytes in both checkouts. Any other file, or one that cannot be read, does not.
+fn same_text_file(readers: [&Reader<'_>; 2], file: &str) -> bool {
+    let path = Path::new(file);
+    if is_dependency(file) {
+        return true;
+    }
+    if path.is_absolute() {
+        return false;
+    }
+    let [base, head] = readers.map(|r| std::fs::read(r.checkout.join(path)).ok());
+    base.is_some() && base == head
 }
 
 /// Each side's inlined copies of `function`, with the file that defines it.
@@ -346,14 +504,14 @@ fn inlined_sources(
     let [base, head] = readers.map(|r| r.copies_by_file(&name));
     let by_file = [base?, head?];
     let mut defining = BTreeSet::new();
-    let krate = function.split("::").next().unwrap_or_default();
+    let krate = qualified::one_crate(function).unwrap_or_default();
     for side in [0, 1] {
         // The toolchain's files define no function of a crate of the build.
         let files = by_file[side].keys().filter(|f| !is_toolchain(Path::new(f)));
         for file in files {
             let items = readers[side].items(file)?;
             let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
-            let root = readers[side].is_root_of(file, krate);
+            let root = readers[side].is_root_of(file, &krate);
             if defines(&keys, file, function, root) {
                 defining.insert(file.clone());
             }
@@ -378,7 +536,7 @@ fn inlined_sources(
         let copies = by_file[side].get(&file).map_or(&[][..], Vec::as_slice);
         let sources = copies
             .iter()
-            .map(|copy| readers[side].copy_source(copy, &name, &file));
+            .map(|copy| readers[side].copy_source(copy, &name, Some(&file)));
         sources.collect::<Result<Vec<_>, String>>()
     });
     let [base, head] = sources;
@@ -598,15 +756,22 @@ impl Reader<'_> {
     }
 
     /// The inlined copy `copy` of `file`'s `name` as compared: where it sits, and the places of
-    /// every address of its ranges, from its own frame inward.
+    /// every address of its ranges, from its own frame inward. `file`: the file its own frame
+    /// must be in at every address (or any of the toolchain's, [`same_file_or_toolchain`]);
+    /// `None`, any file (a copy of whichever function of that short name).
     fn copy_source(
         &self,
         copy: &InlinedCopy,
         name: &str,
-        file: &str,
+        file: Option<&str>,
     ) -> Result<PlacedCopy, String> {
         let at = copy.ranges[0].0;
-        let chain = self.own_frames(at, copy.level, name)?.chain;
+        let around = self.own_frames(at, copy.level, name)?;
+        let callers: BTreeSet<Place> = around.callers.into_iter().collect();
+        let callers = source_of(&callers, self.checkout, |path| {
+            std::fs::read_to_string(path).ok()
+        })?;
+        let chain = around.chain;
         let mut places = BTreeSet::new();
         for &(start, end) in &copy.ranges {
             let rows = self
@@ -621,7 +786,8 @@ impl Reader<'_> {
                 }
                 covered = covered.max(address + length);
                 let own = self.own_frames(probe, copy.level, name)?;
-                if !same_file_or_toolchain(&file_key(&own.file, self.checkout).1, file) {
+                let own_file = file_key(&own.file, self.checkout).1;
+                if let Some(file) = file.filter(|file| !same_file_or_toolchain(&own_file, file)) {
                     return Err(format!(
                         "{name}: the inlined code at {probe:#x} is in {}, not {file}",
                         own.file.display()
@@ -636,7 +802,12 @@ impl Reader<'_> {
         let source = source_of(&places, self.checkout, |path| {
             std::fs::read_to_string(path).ok()
         })?;
-        Ok(PlacedCopy { chain, at, source })
+        Ok(PlacedCopy {
+            chain,
+            at,
+            source,
+            callers,
+        })
     }
 
     /// At `address`, the frame `level` from the outermost, which must be a function of short
@@ -672,6 +843,14 @@ impl Reader<'_> {
                 .map_or_else(|| "?".to_string(), short_name)
         });
         let chain = chain.collect();
+        let callers = frames[..level].iter().filter_map(|(function, file, line)| {
+            Some(Place {
+                function: function.clone()?,
+                file: file.clone()?,
+                line: (*line)?,
+            })
+        });
+        let callers = callers.collect();
         let mut places = Vec::new();
         for (function, file, line) in frames.into_iter().skip(level) {
             let Some(function) = function else {
@@ -689,6 +868,7 @@ impl Reader<'_> {
             file: own,
             places,
             chain,
+            callers,
         })
     }
 
@@ -780,6 +960,8 @@ struct OwnFrames {
     places: Vec<Place>,
     /// The short names of the frames around it, the outermost (the symbol) first.
     chain: Vec<String>,
+    /// The places of the frames around it that have a function and a line: their calls.
+    callers: Vec<Place>,
 }
 
 /// Whether the items of a file (their keys, [`super::ItemLines`]) define a free function whose
@@ -875,6 +1057,7 @@ mod tests {
             source: FunctionSource {
                 spans: [(key, span)].into_iter().collect(),
             },
+            callers: FunctionSource::default(),
         }
     }
 
@@ -1067,6 +1250,142 @@ mod tests {
             macros.display()
         );
         compiled_files(dir, side, &[("src/main.rs", main)]);
+    }
+
+    /// A crate whose `util::setup<T>` (`#[inline(never)]`) inlines `util::register`
+    /// (`#[inline(always)]`), both in `src/util.rs` (`util`, then `extra` after it), `main`
+    /// instantiating `setup` for each of `types`, and calling `x.lt(&y)` on `i32`s; `util`'s
+    /// own `lt` makes `lt`'s copies be in two files.
+    fn instances_crate(types: &[&str], extra: &str) -> Vec<(&'static str, String)> {
+        let util = format!(
+            "#[inline(always)]\npub fn register(v: &mut Vec<u64>, k: u64) {{\n    \
+             v.push(k.wrapping_mul(3));\n}}\n\n#[inline(never)]\npub fn setup<T>(v: &mut \
+             Vec<u64>) {{\n    register(v, std::hint::black_box(std::mem::size_of::<T>() as \
+             u64));\n}}\n\n#[inline(always)]\npub fn lt(a: u64, b: u64) -> bool {{\n    \
+             a.wrapping_add(1) < b\n}}\n{extra}"
+        );
+        let calls: String = types
+            .iter()
+            .map(|t| format!("    util::setup::<{t}>(&mut v);\n"))
+            .collect();
+        let main = format!(
+            "mod util;\n\nfn main() {{\n    let mut v = Vec::new();\n{calls}    \
+             let (x, y) = std::hint::black_box((3i32, 4i32));\n    \
+             println!(\"{{v:?}} {{}} {{}}\", x.lt(&y), util::lt(v[0], 9));\n}}\n"
+        );
+        vec![("src/util.rs", util), ("src/main.rs", main)]
+    }
+
+    #[test]
+    fn copies_of_text_the_same_on_both_sides_are_the_same_source_whatever_their_count() {
+        // itertools #920 (field trial itt-mergeby): std's hashbrown `drop_inner_table`, in
+        // the toolchain's files and inlined into callers of the same text, 96 times in base
+        // and 95 in head; 695 benchmarks were measured for the copy fewer.
+        let dir = tempfile::tempdir().unwrap();
+        compiled_files(dir.path(), "base", &instances_crate(&["u32", "u64"], ""));
+        compiled_files(dir.path(), "head", &instances_crate(&["u32"], ""));
+        let changed_util = "\n#[allow(dead_code)]\npub fn added() -> u64 {\n    1\n}\n";
+        compiled_files(dir.path(), "util", &instances_crate(&["u32"], changed_util));
+        // Head instantiates `setup` once, not twice: one copy fewer in `setup`, from
+        // `src/util.rs`, which the commit does not change.
+        let register = compare_apart(dir.path(), "base", "head", "demo::util::register");
+        let SourceComparison::SameApart(note) = &register else {
+            panic!("the same text inlined once less: {register:?}");
+        };
+        assert!(
+            note.contains("inlined 2 times in base and 1 in head") && note.contains("same source"),
+            "{note}"
+        );
+        // The same, with `src/util.rs` changed elsewhere: the copies count as before.
+        let changed = compare_apart(dir.path(), "base", "util", "demo::util::register");
+        let SourceComparison::Differs(why) = &changed else {
+            panic!("a file the commit changes: {changed:?}");
+        };
+        assert!(
+            why.contains("in `setup`: 2 copies in base and 1 in head"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_standard_library_function_named_by_a_qualified_path_is_compared_by_every_copy_of_its_name()
+    {
+        // itertools #920: `<i32 as core::cmp::PartialOrd>::lt` in criterion's set-up was read
+        // as a function of the crate `<i32 as core`, which no file defines; 155 benchmarks
+        // were measured for it.
+        // Base and head built from the same text: what stopped it was the crate.
+        let dir = tempfile::tempdir().unwrap();
+        compiled_files(dir.path(), "base", &instances_crate(&["u32"], ""));
+        compiled_files(dir.path(), "head", &instances_crate(&["u32"], ""));
+        let added = "\n#[allow(dead_code)]\npub fn added() -> u64 {\n    1\n}\n";
+        compiled_files(dir.path(), "util", &instances_crate(&["u32"], added));
+        let lt = "<i32 as core::cmp::PartialOrd>::lt";
+        let same = compare_apart(dir.path(), "base", "head", lt);
+        let SourceComparison::SameApart(note) = &same else {
+            panic!("every `lt` reads the same: {same:?}");
+        };
+        assert!(
+            note.contains("every `lt`, a function of the standard library"),
+            "{note}"
+        );
+        // `util::lt`, one of its namesakes, is in a file the commit changes: unknown, as before.
+        let changed = compare_apart(dir.path(), "base", "util", lt);
+        let SourceComparison::Unknown(why) = &changed else {
+            panic!("a namesake in a changed file: {changed:?}");
+        };
+        assert!(
+            why.contains("cannot be told") && why.contains("src/util.rs does not read the same"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn copies_are_the_same_text_only_when_every_file_reads_the_same_and_names_nothing_changed() {
+        let copies = |n: usize, file: &str, caller: &str| -> Vec<PlacedCopy> {
+            let mut copy = copy(&["drop_in_place", "drop"], "self.free_buckets();");
+            let key = |f: &str, function: &str| (f.to_string(), function.to_string());
+            copy.source.spans = [(key(file, "drop"), span("self.free_buckets();"))].into();
+            copy.callers.spans = [(key("/rustc/1/core/ptr.rs", caller), span(""))].into();
+            vec![copy; n]
+        };
+        let std = "/rust/deps/hashbrown-0.16.1/src/raw/mod.rs";
+        let same = |file: &str| file != "src/changed.rs";
+        let mut changed = ChangedNames::default();
+        changed.insert(
+            "W".to_string(),
+            &super::super::Origin::Item("src/w.rs".into()),
+        );
+        changed.crates = Some(["demo".to_string()].into());
+        let none = |_: usize, _: &str, _: &Span| Rc::default();
+        let check =
+            |sources: [Vec<PlacedCopy>; 2]| same_text_everywhere(&sources, &changed, &same, &none);
+        let core = "drop_in_place<core::iter::{impl#2}::W>";
+        assert_eq!(check([copies(6, std, core), copies(5, std, core)]), Ok(()));
+        let why = check([copies(6, std, core), copies(0, std, core)]).unwrap_err();
+        assert!(why.contains("head has no copy"), "{why}");
+        let why = check([copies(1, "src/changed.rs", core), copies(1, std, core)]).unwrap_err();
+        assert!(
+            why.contains("src/changed.rs does not read the same"),
+            "{why}"
+        );
+        let own = "drop_in_place<demo::W>";
+        let why = check([copies(1, std, core), copies(1, std, own)]).unwrap_err();
+        assert!(why.contains("names `W`"), "{why}");
+        let mut named = copies(1, "src/same.rs", core);
+        named[0].source.spans = [(
+            ("src/same.rs".to_string(), "drop".to_string()),
+            span("W::new();"),
+        )]
+        .into();
+        let why = check([named, copies(1, std, core)]).unwrap_err();
+        assert!(why.contains("its lines name `W`"), "{why}");
+    }
+
+    fn span(text: &str) -> Span {
+        Span {
+            first: 1,
+            text: vec![text.to_string()],
+        }
     }
 
     #[test]

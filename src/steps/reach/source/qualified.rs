@@ -1,0 +1,163 @@
+//! The crates that may define a function, read from its demangled path.
+//!
+//! Why: a function with no symbol on either side is compared by its inlined copies, told apart
+//! by the crate that defines it ([`super::inlined`]). Its crate was the path's first segment,
+//! `function.split("::")`, which for a qualified path (`<i32 as core::cmp::PartialOrd>::lt`)
+//! is `<i32 as core`: no crate, so no file defined it, and field trial `itt-mergeby`
+//! (itertools #920) measured 155 benchmarks for that `lt` run in criterion's set-up. A
+//! demangled name is a Rust type path, so `syn` reads it ([`syn::TypePath`]: a qualified self
+//! type and generic arguments without turbofish); nothing is parsed by hand.
+//!
+//! Which crate holds an impl of `<T as Trait>::f`: the orphan rules allow it only in the
+//! crate of `Trait` or in a crate of a type `T` names (a type of its own, also behind `&`,
+//! `Box`, `Pin`). So the candidates are the trait's crate and the crate of every path in the
+//! self type and in the trait's generic arguments; a primitive (`i32`, `str`) is `core`'s. A
+//! one-segment name that is no primitive (a generic parameter, `T`, as legacy demangling
+//! writes an impl's parameters) could be any crate's, the checkout's too: no answer then. A
+//! plain path's crate is its first segment (`core::ptr::drop_in_place<demo::W>` is `core`'s:
+//! generic arguments instantiate a function, they do not define it).
+
+use std::collections::BTreeSet;
+
+use syn::visit::Visit;
+
+/// The crates of the standard library: their functions' files are the toolchain's.
+const TOOLCHAIN_CRATES: [&str; 3] = ["core", "alloc", "std"];
+
+/// The primitive types, each defined by `core` (its inherent and trait impls are there).
+const PRIMITIVES: [&str; 19] = [
+    "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize", "f16",
+    "f32", "f64", "f128", "bool", "char", "str",
+];
+
+/// The crates that may define `function` (a demangled path without hash), or `None` when its
+/// path cannot be read or names a type that could be any crate's.
+pub(super) fn defining_crates(function: &str) -> Option<BTreeSet<String>> {
+    let path: syn::TypePath = syn::parse_str(function).ok()?;
+    let mut crates = Crates::default();
+    match &path.qself {
+        None => {
+            if path.path.segments.len() < 2 {
+                return None;
+            }
+            let first = path.path.segments.first()?;
+            crates.found.insert(first.ident.to_string());
+        }
+        Some(qself) => {
+            crates.visit_type(&qself.ty);
+            let mut trait_path = path.path.clone();
+            let kept = trait_path.segments.iter().take(qself.position).cloned();
+            trait_path.segments = kept.collect();
+            crates.visit_path(&trait_path);
+        }
+    }
+    (!crates.unknown).then_some(crates.found)
+}
+
+/// Whether `function` is defined by a crate of the standard library, whichever of its
+/// candidates ([`defining_crates`]) holds it: its lines are then in the toolchain's files.
+pub(super) fn is_toolchain_function(function: &str) -> bool {
+    defining_crates(function).is_some_and(|crates| {
+        !crates.is_empty()
+            && crates
+                .iter()
+                .all(|c| TOOLCHAIN_CRATES.contains(&c.as_str()))
+    })
+}
+
+/// The crate a path's items are looked for in, for the defining file of a plain path
+/// ([`super::inlined`]): its one candidate, else none.
+pub(super) fn one_crate(function: &str) -> Option<String> {
+    let crates = defining_crates(function)?;
+    let mut crates = crates.into_iter();
+    match (crates.next(), crates.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
+/// The crates of the paths a type or trait names; `unknown` once a path could be any crate's.
+#[derive(Default)]
+struct Crates {
+    found: BTreeSet<String>,
+    unknown: bool,
+}
+
+impl<'ast> Visit<'ast> for Crates {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        match path.segments.first() {
+            Some(first) if path.segments.len() > 1 => {
+                self.found.insert(first.ident.to_string());
+            }
+            Some(only) if PRIMITIVES.contains(&only.ident.to_string().as_str()) => {
+                self.found.insert("core".to_string());
+            }
+            _ => self.unknown = true,
+        }
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_qself(&mut self, qself: &'ast syn::QSelf) {
+        // A projection (`<T as Tr>::Assoc`) inside a type: its crate is not the path's.
+        self.unknown = true;
+        syn::visit::visit_qself(self, qself);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn crates(function: &str) -> Option<Vec<String>> {
+        defining_crates(function).map(|c| c.into_iter().collect())
+    }
+
+    #[test]
+    fn a_qualified_path_s_crates_are_its_trait_s_and_its_self_type_s() {
+        // itertools #920: read as the crate `<i32 as core`, no file defined it.
+        let lt = "<i32 as core::cmp::PartialOrd>::lt";
+        assert_eq!(crates(lt), Some(vec!["core".to_string()]));
+        assert!(is_toolchain_function(lt));
+        let own = "<itertools::Foo as core::iter::traits::iterator::Iterator>::next";
+        assert_eq!(
+            crates(own),
+            Some(vec!["core".to_string(), "itertools".to_string()])
+        );
+        assert!(!is_toolchain_function(own), "itertools may hold that impl");
+        let reference = "<&demo::W as core::cmp::PartialOrd<&demo::W>>::lt";
+        assert!(!is_toolchain_function(reference), "`&` is fundamental");
+        let slice = "<[u8] as core::fmt::Debug>::fmt";
+        assert!(is_toolchain_function(slice));
+        let tuple = "<(i32, alloc::string::String) as core::cmp::PartialOrd>::lt";
+        assert!(is_toolchain_function(tuple));
+    }
+
+    #[test]
+    fn a_name_that_could_be_any_crate_s_or_does_not_parse_has_no_crate() {
+        let generic = "<hashbrown::raw::RawTable<T,A> as core::ops::drop::Drop>::drop";
+        assert_eq!(crates(generic), None, "`T` could be the checkout's");
+        assert!(!is_toolchain_function(generic));
+        assert_eq!(crates("<T as core::clone::Clone>::clone"), None);
+        assert_eq!(crates("demo::main::{{closure}}"), None);
+        assert_eq!(crates("{closure#0}"), None);
+        assert_eq!(crates("main"), None);
+        let projection = "<<I as core::iter::IntoIterator>::IntoIter as core::clone::Clone>::clone";
+        assert_eq!(crates(projection), None);
+    }
+
+    #[test]
+    fn a_plain_path_s_crate_is_its_first_segment() {
+        let drop = "core::ptr::drop_in_place<demo::W>";
+        assert_eq!(one_crate(drop), Some("core".to_string()));
+        assert!(is_toolchain_function(drop));
+        let inner = "hashbrown::raw::RawTableInner::drop_inner_table";
+        assert_eq!(one_crate(inner), Some("hashbrown".to_string()));
+        assert!(
+            !is_toolchain_function(inner),
+            "hashbrown is a crate of the build too"
+        );
+        assert_eq!(one_crate("bstr::byte_lines"), Some("bstr".to_string()));
+        let two = "<itertools::Foo as core::iter::traits::iterator::Iterator>::next";
+        assert_eq!(one_crate(two), None);
+    }
+}

@@ -350,8 +350,10 @@ pub(super) struct PlacedCopy {
 /// inline chain): as many copies in each chain on both sides, each reading the same spans as one
 /// of the other side's there; a chain one side has alone is left out only where the symbol
 /// holding it is compared in its own right ([`Reader::caller_compared`]). No span may name what
-/// the commit changes. Anything unread, or copies in two files that could each define it, is
-/// unknown.
+/// the commit changes. Where that finds a difference, copies whose every line and caller reads
+/// the same on both sides are the same source whatever their count ([`same_text_everywhere`]).
+/// Anything unread, or copies in two files that could each define it, is unknown, but for a
+/// function of the standard library ([`compare_toolchain_copies`]).
 pub(super) fn compare_inlined(
     readers: [&Reader<'_>; 2],
     function: &str,

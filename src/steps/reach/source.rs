@@ -103,7 +103,12 @@
 //! one side has alone (a caller the commit adds) is left out only when the symbol holding it is
 //! compared in its own right wherever a benchmark runs it (the argument is in `inlined`'s doc).
 //! No span may name what the commit changes; a callee inlined in one copy and called in another
-//! is a difference here, not followed.
+//! is a difference here, not followed. Where that finds a difference, copies whose every line,
+//! and every function they are inlined into, is in a file that reads the same on both sides are
+//! the same source whatever their number (the compiler inlined the same text otherwise); a
+//! function of the standard library named by a qualified path (`<i32 as
+//! core::cmp::PartialOrd>::lt`, whose crates `qualified` reads with `syn`) is compared so by
+//! every copy of its short name (the argument is in `inlined`'s doc).
 //!
 //! rustc's C `main` (`shim`): the entry shim the compiler makes for a binary has no line. It is
 //! the same on both sides when both are such a shim: one small symbol without line or function

@@ -335,14 +335,15 @@ fn origin_name<'d>(
 
 /// One inlined copy as compared: where it sits (`chain`: the short names of the functions it
 /// is inlined into, from the symbol that holds it inward), the first address of its code, its
-/// source, and the lines of the functions around it where it is inlined (`callers`: each
-/// frame of its chain at its first address, the call's line).
+/// source, and the functions around it where it is inlined (`callers`: each frame of its
+/// chain at its first address, by the file its call is in, `""` when none is known, and its
+/// name).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct PlacedCopy {
     pub chain: Vec<String>,
     pub at: u64,
     pub source: FunctionSource,
-    pub callers: FunctionSource,
+    pub callers: Vec<Key>,
 }
 
 /// `function`, with no symbol on either side, compared by its inlined copies: those of the one
@@ -457,7 +458,7 @@ fn same_text_everywhere(
     let mut known: BTreeMap<&str, bool> = BTreeMap::new();
     for (side, copies) in sources.iter().enumerate() {
         for copy in copies {
-            let functions = copy.source.spans.keys().chain(copy.callers.spans.keys());
+            let functions = copy.source.spans.keys().chain(&copy.callers);
             for (file, function) in functions {
                 if !*known.entry(file).or_insert_with(|| same_text(file)) {
                     return Err(format!("{file} does not read the same on both sides"));
@@ -487,7 +488,7 @@ fn same_text_file(readers: [&Reader<'_>; 2], file: &str) -> bool {
     if is_dependency(file) {
         return true;
     }
-    if path.is_absolute() {
+    if path.is_absolute() || file.is_empty() {
         return false;
     }
     let [base, head] = readers.map(|r| std::fs::read(r.checkout.join(path)).ok());
@@ -769,11 +770,7 @@ impl Reader<'_> {
     ) -> Result<PlacedCopy, String> {
         let at = copy.ranges[0].0;
         let around = self.own_frames(at, copy.level, name)?;
-        let callers: BTreeSet<Place> = around.callers.into_iter().collect();
-        let callers = source_of(&callers, self.checkout, |path| {
-            std::fs::read_to_string(path).ok()
-        })?;
-        let chain = around.chain;
+        let (chain, callers) = (around.chain, around.callers);
         let mut places = BTreeSet::new();
         for &(start, end) in &copy.ranges {
             let rows = self
@@ -845,12 +842,12 @@ impl Reader<'_> {
                 .map_or_else(|| "?".to_string(), short_name)
         });
         let chain = chain.collect();
-        let callers = frames[..level].iter().filter_map(|(function, file, line)| {
-            Some(Place {
-                function: function.clone()?,
-                file: file.clone()?,
-                line: (*line)?,
-            })
+        let callers = frames[..level].iter().map(|(function, file, _)| {
+            let file = file.as_ref().map(|f| file_key(f, self.checkout).1);
+            (
+                file.unwrap_or_default(),
+                function.clone().unwrap_or_default(),
+            )
         });
         let callers = callers.collect();
         let mut places = Vec::new();
@@ -962,8 +959,8 @@ struct OwnFrames {
     places: Vec<Place>,
     /// The short names of the frames around it, the outermost (the symbol) first.
     chain: Vec<String>,
-    /// The places of the frames around it that have a function and a line: their calls.
-    callers: Vec<Place>,
+    /// The frames around it, by the file of their call (`""` when none) and their name.
+    callers: Vec<Key>,
 }
 
 /// Whether the items of a file (their keys, [`super::ItemLines`]) define a free function whose
@@ -1059,7 +1056,7 @@ mod tests {
             source: FunctionSource {
                 spans: [(key, span)].into_iter().collect(),
             },
-            callers: FunctionSource::default(),
+            callers: Vec::new(),
         }
     }
 
@@ -1347,7 +1344,7 @@ mod tests {
             let mut copy = copy(&["drop_in_place", "drop"], "self.free_buckets();");
             let key = |f: &str, function: &str| (f.to_string(), function.to_string());
             copy.source.spans = [(key(file, "drop"), span("self.free_buckets();"))].into();
-            copy.callers.spans = [(key("/rustc/1/core/ptr.rs", caller), span(""))].into();
+            copy.callers = vec![key("/rustc/1/core/ptr.rs", caller)];
             vec![copy; n]
         };
         let std = "/rust/deps/hashbrown-0.16.1/src/raw/mod.rs";

@@ -188,42 +188,177 @@ struct Kept<'a> {
 /// What the record says of a probe run again because its first was still settling.
 const SETTLING: &str = " (still settling: probed again with the longest warm-up a fork can get)";
 
+/// What the record says of a probe run again alone because its first was too busy while
+/// another probe ran beside it ([`Probing::alone_again`]).
+const ALONE: &str =
+    " (its first probe was too busy while another probe ran beside it: probed again alone)";
+
+/// What the probe of one benchmark made of its record.
+struct Probed {
+    record: SelectionRecord,
+    /// Whether its outcome was kept from an earlier run; `None`: nothing was probed.
+    kept: Option<bool>,
+    /// The changed functions it entered outside its timed routine, whose source decides.
+    outside: Vec<String>,
+    /// Its probe failed as too busy ([`ProbeFailure::TooBusy`]).
+    too_busy: bool,
+}
+
+impl Probed {
+    /// `record` as decided without a probe run (`kept`: whether from an earlier run).
+    fn decided(record: SelectionRecord, kept: Option<bool>) -> Probed {
+        Probed {
+            record,
+            kept,
+            outside: Vec::new(),
+            too_busy: false,
+        }
+    }
+
+    /// This outcome, kept from an earlier run (`true`) or probed now.
+    fn kept(self, kept: bool) -> Probed {
+        Probed {
+            kept: Some(kept),
+            ..self
+        }
+    }
+}
+
+/// One benchmark of a target in [`Probing::probe_all`]: what its probe made of it, its record
+/// before when that probe was too busy (to probe it again alone), and when the probe ran.
+struct Slot {
+    id: String,
+    probed: Probed,
+    before: Option<SelectionRecord>,
+    span: Option<(Instant, Instant)>,
+}
+
+impl Slot {
+    /// A benchmark measured already: nothing to probe.
+    fn unprobed(id: String, record: SelectionRecord) -> Slot {
+        Slot {
+            id,
+            probed: Probed::decided(record, None),
+            before: None,
+            span: None,
+        }
+    }
+}
+
+/// How many of the probes run at `spans` ran at some moment of the one at `at` (none when it
+/// did not run).
+fn overlapping(spans: &[Option<(Instant, Instant)>], at: usize) -> usize {
+    let Some((start, end)) = spans[at] else {
+        return 0;
+    };
+    spans
+        .iter()
+        .enumerate()
+        .filter(|(other, span)| *other != at && span.is_some_and(|(s, e)| s < end && start < e))
+        .count()
+}
+
 impl Probing<'_> {
-    /// [`probe_skipped`] once its probes' shared part is known.
+    /// [`probe_skipped`] once its probes' shared part is known: the probes run one per CPU at
+    /// a time, as the traces run; then each that was too busy while another ran beside it runs
+    /// again alone ([`Probing::alone_again`]).
     fn probe_all(
         &self,
         records: Vec<(String, SelectionRecord)>,
         (requests, files): (&[ForkRequest], &[TouchedFiles]),
         progress: &Progress,
     ) -> (Vec<(String, SelectionRecord, Vec<String>)>, Probes) {
-        // One probe per CPU at a time, as the traces run.
-        let probed: Vec<(String, SelectionRecord, Option<bool>, Vec<String>)> = records
+        let mut slots: Vec<Slot> = records
             .into_par_iter()
             .zip(requests.par_iter().zip(files.par_iter()))
-            .map(|((id, record), (request, files))| {
-                if !record.skipped() {
-                    return (id, record, None, Vec::new());
-                }
-                let started = Instant::now();
-                let (probed, kept, outside) = self.probed((&id, record), request, files);
-                if !self.entries.is_empty() {
-                    // A kept outcome is told as a kept trace is: done, in no time.
-                    let took = match kept {
-                        Some(true) => Duration::ZERO,
-                        _ => started.elapsed(),
-                    };
-                    progress.step_done(StepKind::Probe, took, &id);
-                }
-                (id, probed, kept, outside)
-            })
+            .map(|((id, record), (request, files))| self.first_pass(id, record, request, files))
             .collect();
-        let count = |kept: fn(&Option<bool>) -> bool| probed.iter().filter(|p| kept(&p.2)).count();
+        let spans: Vec<_> = slots.iter().map(|slot| slot.span).collect();
+        for (at, slot) in slots.iter_mut().enumerate() {
+            let beside = overlapping(&spans, at);
+            if slot.probed.too_busy && beside > 0 {
+                self.alone_again(slot, beside, (&requests[at], &files[at]), progress);
+            }
+        }
+        let count = |kept: fn(&Option<bool>) -> bool| {
+            slots.iter().filter(|slot| kept(&slot.probed.kept)).count()
+        };
         let probes = Probes {
             probed: count(Option::is_some),
             kept: count(|kept| *kept == Some(true)),
         };
-        let records = probed.into_iter().map(|(id, r, _, o)| (id, r, o)).collect();
+        let records = slots
+            .into_iter()
+            .map(|slot| (slot.id, slot.probed.record, slot.probed.outside))
+            .collect();
         (records, probes)
+    }
+
+    /// The first probe of `record` (a benchmark not skipped is left as it is), run beside the
+    /// others: its outcome, when it ran, and the record before it when it was too busy.
+    fn first_pass(
+        &self,
+        id: String,
+        record: SelectionRecord,
+        request: &ForkRequest,
+        files: &TouchedFiles,
+    ) -> Slot {
+        if !record.skipped() {
+            return Slot::unprobed(id, record);
+        }
+        let before = record.clone();
+        let started = Instant::now();
+        let probed = self.probed((&id, record), request, files);
+        let ended = Instant::now();
+        self.step_done(&id, &probed, ended - started);
+        // A probe that ran (not kept) and failed is what may be probed again.
+        let ran = probed.kept == Some(false);
+        Slot {
+            before: probed.too_busy.then_some(before),
+            span: ran.then_some((started, ended)),
+            id,
+            probed,
+        }
+    }
+
+    /// Probes `slot`'s benchmark again, alone: its first probe was too busy while `beside`
+    /// other probes ran at some moment of it. A benchmark that pins itself to a CPU (simd-json's
+    /// `core_affinity::set_for_current(core_ids[0])`) shares that CPU with every other probe
+    /// that does, and the first pass runs one per CPU at once; a fork never has another fork
+    /// beside it. Once: a second "too busy" is the machine's own, and the benchmark is measured.
+    fn alone_again(
+        &self,
+        slot: &mut Slot,
+        beside: usize,
+        (request, files): (&ForkRequest, &TouchedFiles),
+        progress: &Progress,
+    ) {
+        let Some(before) = slot.before.take() else {
+            return;
+        };
+        let id = &slot.id;
+        self.progress.detail(&format!(
+            "probe of {id}: too busy while {beside} other probe(s) ran beside it: probed again alone"
+        ));
+        progress.expect_steps(StepKind::Probe, 1);
+        let started = Instant::now();
+        let mut probed = self.probed((id, before), request, files);
+        self.step_done(id, &probed, started.elapsed());
+        probed.record.detail = format!("{}{ALONE}", probed.record.detail);
+        slot.probed = probed;
+    }
+
+    /// Tells the progress that the probe of `id` is done (`took`; a kept outcome in no time, as
+    /// a kept trace is told).
+    fn step_done(&self, id: &str, probed: &Probed, took: Duration) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let took = match probed.kept {
+            Some(true) => Duration::ZERO,
+            _ => took,
+        };
+        self.progress.step_done(StepKind::Probe, took, id);
     }
 
     /// The record of the skipped benchmark `record` after its probe (`files`: what its trace
@@ -235,16 +370,16 @@ impl Probing<'_> {
         (id, record): (&str, SelectionRecord),
         request: &ForkRequest,
         files: &TouchedFiles,
-    ) -> (SelectionRecord, Option<bool>, Vec<String>) {
+    ) -> Probed {
         let timed = match self.timed_of(&record, request.harness) {
             Ok(timed) => timed,
             Err(why) => {
                 let why = format!("its native probe cannot run: {why}");
-                return (undecided(why), None, Vec::new());
+                return Probed::decided(undecided(why), None);
             }
         };
         if self.entries.is_empty() {
-            return (record, None, Vec::new());
+            return Probed::decided(record, None);
         }
         let mut request = request.clone();
         request.criterion_home = self.perfdiff_dir.join("criterion-home").join("probe");
@@ -271,8 +406,7 @@ impl Probing<'_> {
                     (Probe::NotReached { record, outside }, settling)
                 }
             };
-            let (record, outside) = self.judged(record, probe, &timed, settling);
-            return (record, Some(true), outside);
+            return self.judged(record, probe, &timed, settling).kept(true);
         }
         let (probe, settling) = self.run(id, request.clone(), &timed);
         if let Some(why) = failed_watching(&probe, &record, &timed) {
@@ -281,13 +415,13 @@ impl Probing<'_> {
             // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
             let (probe, settling) = self.run(id, request, &timed);
-            let (mut record, outside) = self.judged(record, probe, &timed, settling);
-            record.detail = format!(
+            let mut probed = self.judged(record, probe, &timed, settling).kept(false);
+            probed.record.detail = format!(
                 "{} (its probe counted changed functions wherever entered: watching its timed \
                  routine failed: {why})",
-                record.detail
+                probed.record.detail
             );
-            return (record, Some(false), outside);
+            return probed;
         }
         let outcome = match &probe {
             Probe::Reached { name } => Some(KeptProbe::Reached { name: name.clone() }),
@@ -300,8 +434,7 @@ impl Probing<'_> {
         if let (Some(key), Some(outcome)) = (&key, outcome) {
             self.kept.cache.keep_probe(key, &outcome);
         }
-        let (record, outside) = self.judged(record, probe, &timed, settling);
-        (record, Some(false), outside)
+        self.judged(record, probe, &timed, settling).kept(false)
     }
 
     /// What the probe of `record` (run by `harness`) watches in the timed routine ([`Timed`]),
@@ -362,19 +495,25 @@ impl Probing<'_> {
 
     /// The record of the skipped benchmark `record` after its `probe` (with `timed`, as
     /// [`probe_benchmark`] took it; `settling`: it ran a second time, its first still settling),
-    /// and the changed functions it entered outside its timed routine.
+    /// the changed functions it entered outside its timed routine, and whether it was too busy.
     fn judged(
         &self,
         record: SelectionRecord,
         probe: Probe,
         timed: &Timed,
         settling: bool,
-    ) -> (SelectionRecord, Vec<String>) {
+    ) -> Probed {
         let outside = match &probe {
             Probe::NotReached { outside, .. } => outside.clone(),
             _ => Vec::new(),
         };
-        (self.judged_record(record, probe, timed, settling), outside)
+        let too_busy = matches!(probe, Probe::Failed(ProbeFailure::TooBusy { .. }));
+        Probed {
+            record: self.judged_record(record, probe, timed, settling),
+            kept: None,
+            outside,
+            too_busy,
+        }
     }
 
     /// [`Probing::judged`]'s record.
@@ -527,6 +666,25 @@ mod tests {
             failed_watching(&watching, &skipped, &Timed::default()),
             None
         );
+    }
+
+    #[test]
+    fn a_probe_overlaps_those_that_ran_at_some_moment_of_it_and_none_when_it_did_not_run() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let spans = [
+            Some((at(0), at(10))),
+            Some((at(5), at(20))),
+            Some((at(20), at(30))),
+            None,
+            Some((at(40), at(50))),
+        ];
+        // The second ran beside the first and the third only touched it at its end.
+        assert_eq!(overlapping(&spans, 0), 1);
+        assert_eq!(overlapping(&spans, 1), 1);
+        assert_eq!(overlapping(&spans, 2), 0);
+        assert_eq!(overlapping(&spans, 3), 0);
+        assert_eq!(overlapping(&spans, 4), 0);
     }
 
     #[test]

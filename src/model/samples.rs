@@ -232,6 +232,21 @@ pub struct ModeChange {
     /// The same share per pinned CPU, so the user sees which one was busy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<CpuWait>,
+    /// The benchmarks whose forks of that round set their own CPU affinity
+    /// ([`ForkRecord::own_cpus`]): the cause, when not empty, and the change was made for them
+    /// whatever the wait.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repinned: Vec<Repinned>,
+}
+
+/// A benchmark whose duet fork moved itself off the CPU it was pinned to.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Repinned {
+    pub benchmark: String,
+    /// The CPU its fork was pinned to.
+    pub cpu: usize,
+    /// The CPUs it allowed itself (`Cpus_allowed_list`).
+    pub own_cpus: String,
 }
 
 /// One pinned CPU's CPU-wait share over a round's duet forks (wall-weighted).
@@ -465,6 +480,12 @@ pub struct ForkRecord {
     /// (`/proc/<pid>/schedstat`, see [`crate::steps::fork::cpu_wait`]); absent where it cannot be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_wait_share: Option<f64>,
+    /// The CPUs a thread of a pinned fork's process allowed itself at its end, when not only
+    /// [`cpu`](Self::cpu) (`Cpus_allowed_list`): the benchmark set its own CPU affinity
+    /// (`sched_setaffinity`), and a pair's two sides may then have shared one CPU
+    /// ([`crate::steps::fork::shared_cpus`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_cpus: Option<String>,
     /// What `times_ns` measures when it is not nanoseconds of wall time: the unit a custom
     /// criterion `Measurement` names (`cycles` for `criterion-cycles-per-byte`). Absent for
     /// criterion's own wall time.

@@ -185,6 +185,7 @@ fn a_duet_run_that_left_duet_says_so_under_the_headline() {
         cpu_wait_share: 0.145,
         limit: 0.02,
         cpus: Vec::new(),
+        repinned: Vec::new(),
     });
     let html = render_html(&report, &samples_for(&report));
     let header = &html[..html.find("</header>").expect("a header")];

@@ -1,5 +1,6 @@
-//! After each duet round: whether its forks show the two pinned CPUs shared, and if so, the rest
-//! of the run interleaved ([`crate::steps::fork::shared_cpus`] holds the rule and its reasons).
+//! After each duet round: whether its forks show the two pinned CPUs shared, or a benchmark that
+//! set its own CPU affinity (both sides of its pair then on one CPU), and if so, the rest of the
+//! run interleaved ([`crate::steps::fork::shared_cpus`] holds the rules and their reasons).
 //!
 //! Why a file of its own: the round loop (`rounds`) only asks one question after a duet round;
 //! recording the change, setting the round aside and telling the user live here.
@@ -10,8 +11,8 @@ use crate::steps::fork::shared_cpus;
 use crate::steps::progress::Progress;
 use crate::steps::report::mode_change_sentence;
 
-/// Judges duet round `round` of `file` by its forks' CPU wait, once per run: when the CPUs were
-/// shared, records what the run does (in `file.run.mode_change`, the round's duet forks set
+/// Judges duet round `round` of `file` by its forks' own CPU affinity and CPU wait, once per
+/// run: when a benchmark moved itself off its CPU, or the CPUs were shared, records what the run does (in `file.run.mode_change`, the round's duet forks set
 /// aside) and says so. True when the remaining rounds run interleaved.
 pub(super) fn leaves_duet(
     ctx: &MeasureContext,
@@ -23,11 +24,15 @@ pub(super) fn leaves_duet(
         // Judged once: a kept duet stays kept.
         return false;
     }
-    let Some(wait) = shared_cpus::wait_of_round(file, round) else {
-        return false;
-    };
-    let Some(change) = shared_cpus::judge(round, &wait, ctx.settings.keep_duet) else {
-        return false;
+    let keep = ctx.settings.keep_duet;
+    let wait = shared_cpus::wait_of_round(file, round);
+    let repinned = shared_cpus::repinned_of_round(file, round);
+    let change = match shared_cpus::judge_repinned(round, wait.as_ref(), repinned, keep) {
+        Some(change) => change,
+        None => match wait.and_then(|wait| shared_cpus::judge(round, &wait, keep)) {
+            Some(change) => change,
+            None => return false,
+        },
     };
     progress.warn(&mode_change_sentence(&change));
     shared_cpus::record(file, change);

@@ -123,6 +123,7 @@ impl CommandFork {
                     wall_ms: Some(ended.wall_ms),
                     steal_share: ended.steal_share,
                     cpu_wait_share: ended.cpu_wait_share,
+                    own_cpus: ended.own_cpus.clone(),
                     ..ForkRecord::default()
                 }))
             }

@@ -55,6 +55,8 @@ pub(super) struct Ended {
     pub(super) wall_ms: f64,
     pub(super) steal_share: Option<f64>,
     pub(super) cpu_wait_share: Option<f64>,
+    /// The CPUs it moved itself to, when pinned ([`ForkRecord::own_cpus`]).
+    pub(super) own_cpus: Option<String>,
 }
 
 impl HeldProcess {
@@ -178,6 +180,7 @@ impl HeldProcess {
     /// readers are done (or their grace is over), every line has been through its watcher.
     pub(super) fn end(&mut self) -> Ended {
         let cpu_wait_share = self.process.cpu_wait_share();
+        let own_cpus = self.cpu.and_then(|cpu| self.process.own_cpus(cpu));
         let status = self.process.kill_and_reap();
         let tail = self.process.output_tail(STDERR_GRACE);
         let steal_share = self
@@ -190,6 +193,7 @@ impl HeldProcess {
             wall_ms: self.started_at.elapsed().as_secs_f64() * 1e3,
             steal_share,
             cpu_wait_share,
+            own_cpus,
         }
     }
 

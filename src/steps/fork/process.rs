@@ -142,6 +142,20 @@ impl BenchProcess {
         super::cpu_wait::SchedTimes::of_process(self.child.id())?.wait_share()
     }
 
+    /// The CPUs a thread of the process allows itself (`Cpus_allowed_list` of
+    /// `/proc/<pid>/task/*/status`), the first that is not only `cpu`, the one it was pinned
+    /// to: the benchmark moved itself (`sched_setaffinity`). Read it before reaping, while a
+    /// leader that exited is still a zombie with its mask; `None` when every thread read is
+    /// still on `cpu`, or nothing can be read.
+    pub fn own_cpus(&self, cpu: usize) -> Option<String> {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
+        let pinned = cpu.to_string();
+        tasks
+            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("status")).ok())
+            .filter_map(|status| allowed_list(&status))
+            .find(|allowed| *allowed != pinned)
+    }
+
     /// Kills the whole process group, then reaps the leader. Returns its exit status; idempotent.
     /// Also the way to reap a leader that [`has_exited`](Self::has_exited) on its own: whatever
     /// it left behind in its group dies with it.
@@ -221,6 +235,14 @@ fn group_has_live_member(pgid: libc::pid_t) -> bool {
             })
         })
         .any(|live| live)
+}
+
+/// The `Cpus_allowed_list` line of a `/proc` status file, its value trimmed.
+fn allowed_list(status: &str) -> Option<String> {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("Cpus_allowed_list:"))
+        .map(|value| value.trim().to_string())
 }
 
 /// Makes the child pin itself to `cpu` between fork and exec.
@@ -469,6 +491,29 @@ mod tests {
         counter.kill_and_reap().unwrap();
         // Two busy processes on one CPU each get about half of it.
         assert!(share > 0.25, "waited {share}");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_pinned_process_that_moves_itself_to_another_cpu_is_read_so_and_one_that_stays_is_not() {
+        let cpus = usable_cpus();
+        let (&first, &last) = (cpus.first().unwrap(), cpus.last().unwrap());
+        let ended = |mut process: BenchProcess| {
+            while !process.has_exited() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            // Read as a fork reads it: exited, not yet reaped.
+            let own = process.own_cpus(last);
+            process.kill_and_reap().unwrap();
+            own
+        };
+        assert_eq!(ended(shell("exit 0", last)), None);
+        if first == last {
+            return; // one CPU: nowhere else to move
+        }
+        // `taskset` moves the shell (`$$`) itself, as `sched_setaffinity(0, …)` would.
+        let moved = shell(&format!("taskset -cp {first} $$ >/dev/null"), last);
+        assert_eq!(ended(moved), Some(first.to_string()));
     }
 
     #[test]

@@ -244,6 +244,7 @@ impl RunningFork {
     /// Kills and reaps the process and turns what we learnt into the outcome.
     fn end(mut self, ending: Ending) -> FinishedFork {
         let cpu_wait_share = self.process.cpu_wait_share();
+        let own_cpus = self.cpu.and_then(|cpu| self.process.own_cpus(cpu));
         let status = self.process.kill_and_reap();
         let ended = Instant::now();
         let wall_ms = (ended - self.started_at).as_secs_f64() * 1e3;
@@ -297,6 +298,7 @@ impl RunningFork {
                         wall_ms: Some(wall_ms),
                         steal_share,
                         cpu_wait_share,
+                        own_cpus,
                         unit: self.progress.unit.take().filter(|unit| unit != "ns"),
                         outside_ms,
                         ..ForkRecord::default()

@@ -19,7 +19,7 @@
 use std::collections::BTreeMap;
 
 use crate::model::harness::PerFork;
-use crate::model::samples::{CpuWait, ForkRecord, Mode, ModeChange, SampleFile};
+use crate::model::samples::{CpuWait, ForkRecord, Mode, ModeChange, Repinned, SampleFile};
 
 /// A duet round whose forks waited for a CPU this share of their ready time or more (weighted by
 /// wall time) shows its two CPUs shared.
@@ -87,7 +87,13 @@ pub fn wait_of_round(file: &SampleFile, round: usize) -> Option<RoundWait> {
 /// free (below [`SHARED_FROM`]); else the change, to interleaved from the next round, or duet
 /// kept when the user insists (`keep_duet`).
 pub fn judge(round: usize, wait: &RoundWait, keep_duet: bool) -> Option<ModeChange> {
-    (wait.share >= SHARED_FROM).then(|| ModeChange {
+    (wait.share >= SHARED_FROM).then(|| change(round, wait, keep_duet))
+}
+
+/// The change after duet round `round`, whose forks waited `wait`: to interleaved from the
+/// next round, or duet kept (`keep_duet`).
+fn change(round: usize, wait: &RoundWait, keep_duet: bool) -> ModeChange {
+    ModeChange {
         asked: Mode::Duet,
         used: if keep_duet {
             Mode::Duet
@@ -99,6 +105,51 @@ pub fn judge(round: usize, wait: &RoundWait, keep_duet: bool) -> Option<ModeChan
         cpu_wait_share: wait.share,
         limit: SHARED_FROM,
         cpus: wait.cpus.clone(),
+        repinned: Vec::new(),
+    }
+}
+
+/// The benchmarks of `file` whose duet forks of round `round` set their own CPU affinity
+/// ([`ForkRecord::own_cpus`]), one each (its first such fork), in the file's order.
+pub fn repinned_of_round(file: &SampleFile, round: usize) -> Vec<Repinned> {
+    file.benchmarks
+        .iter()
+        .filter_map(|b| {
+            let forks = b.base.forks.iter().chain(&b.head.forks);
+            forks
+                .filter(|f| is_duet_fork_of(f, round))
+                .find_map(|f| Some((f.cpu?, f.own_cpus.clone()?)))
+                .map(|(cpu, own_cpus)| Repinned {
+                    benchmark: b.id.clone(),
+                    cpu,
+                    own_cpus,
+                })
+        })
+        .collect()
+}
+
+/// The decision after duet round `round` when benchmarks of it set their own CPU affinity
+/// (`repinned`, not empty): each side pinned to its CPU no longer holds, and a benchmark that
+/// pins itself to one CPU puts both sides of its pair there, a contest for that CPU which
+/// pairing cannot cancel, however little the round's forks waited in all (one benchmark of many
+/// barely moves the round's wait). The change is made as for shared CPUs ([`judge`]), the
+/// benchmarks named as its cause; `wait`: the round's, where it was read.
+pub fn judge_repinned(
+    round: usize,
+    wait: Option<&RoundWait>,
+    repinned: Vec<Repinned>,
+    keep_duet: bool,
+) -> Option<ModeChange> {
+    if repinned.is_empty() {
+        return None;
+    }
+    let wait = wait.cloned().unwrap_or(RoundWait {
+        share: 0.0,
+        cpus: Vec::new(),
+    });
+    Some(ModeChange {
+        repinned,
+        ..change(round, &wait, keep_duet)
     })
 }
 
@@ -252,6 +303,37 @@ mod tests {
         let mut interleaved = fork(0, 0, 0.5, 500.0);
         interleaved.mode = Some(Mode::Interleaved);
         assert!(!is_duet_fork_of(&interleaved, 0));
+    }
+
+    #[test]
+    fn a_benchmark_that_moved_itself_off_its_cpu_leaves_duet_however_little_its_round_waited() {
+        let mut file = one_benchmark_file();
+        let quiet = file.benchmark_mut("quiet", Presence::Both);
+        quiet.base.forks = vec![fork(0, 0, 0.0003, 500.0)];
+        quiet.head.forks = vec![fork(0, 1, 0.0003, 500.0)];
+        assert!(repinned_of_round(&file, 0).is_empty());
+        let wait = wait_of_round(&file, 0).unwrap();
+        assert_eq!(judge_repinned(0, Some(&wait), Vec::new(), false), None);
+        // Head's fork of `a`, pinned to CPU 1, pinned itself to CPU 0: both sides on CPU 0.
+        file.benchmarks[0].head.forks[0].own_cpus = Some("0".into());
+        let repinned = repinned_of_round(&file, 0);
+        let moved = Repinned {
+            benchmark: "a".into(),
+            cpu: 1,
+            own_cpus: "0".into(),
+        };
+        assert_eq!(repinned, [moved.clone()]);
+        assert!(wait.share < SHARED_FROM, "{}", wait.share);
+        let change = judge_repinned(0, Some(&wait), repinned, false).expect("left");
+        assert_eq!((change.used, change.from_round), (Mode::Interleaved, 1));
+        assert_eq!(change.repinned, [moved]);
+        record(&mut file, change);
+        assert!(left_duet(&file));
+        assert!(file.benchmarks[0].head.forks[0].set_aside);
+        // Another round's moves are not this round's; no wait read still decides.
+        assert!(repinned_of_round(&file, 1).is_empty());
+        let unread = judge_repinned(0, None, repinned_of_round(&file, 0), true).unwrap();
+        assert_eq!((unread.used, unread.cpu_wait_share), (Mode::Duet, 0.0));
     }
 
     /// A duet run's benchmark with two rounds: round 0 quiet, round 1 waiting 12 %.

@@ -554,6 +554,9 @@ pub fn cpu_wait_note(report: &Report) -> Option<String> {
 /// rounds after it ran interleaved (the round set aside) or duet was kept (`--keep-duet`).
 /// Rounds are counted from 1 here, as the progress output counts them.
 pub fn mode_change_sentence(change: &ModeChange) -> String {
+    if !change.repinned.is_empty() {
+        return repinned_sentence(change);
+    }
     let per_cpu: Vec<String> = change
         .cpus
         .iter()
@@ -580,6 +583,48 @@ pub fn mode_change_sentence(change: &ModeChange) -> String {
         "duet: in round {shared} the forks waited for a CPU {} of the time they were ready to run \
          ({figures}): other work shared the two pinned CPUs, which pairing cannot cancel; {what}",
         percent(change.cpu_wait_share)
+    )
+}
+
+/// [`mode_change_sentence`] when benchmarks set their own CPU affinity: which, where, why it
+/// matters, and what the run did.
+fn repinned_sentence(change: &ModeChange) -> String {
+    const NAMED: usize = 3;
+    let mut named: Vec<String> = change
+        .repinned
+        .iter()
+        .take(NAMED)
+        .map(|r| {
+            format!(
+                "`{}` (pinned to CPU {}, it allowed itself CPU {})",
+                r.benchmark, r.cpu, r.own_cpus
+            )
+        })
+        .collect();
+    if change.repinned.len() > NAMED {
+        named.push(format!("{} more", change.repinned.len() - NAMED));
+    }
+    let shared = change.shared_round + 1;
+    let what = if change.used == change.asked {
+        "duet was kept, as --keep-duet asks: such a benchmark's pairs are not measured side by \
+         side on two CPUs"
+            .to_string()
+    } else {
+        format!(
+            "the rounds from {} on are interleaved, and round {shared}'s pairs are set aside \
+             (--keep-duet keeps duet)",
+            change.from_round + 1
+        )
+    };
+    format!(
+        "duet: in round {shared} {} set its own CPU affinity: {}; a benchmark that pins itself \
+         can put base and head on one CPU, and its pairs are then a contest for that CPU, which \
+         pairing cannot cancel; {what}",
+        match change.repinned.len() {
+            1 => "a benchmark",
+            _ => "benchmarks",
+        },
+        named.join(", ")
     )
 }
 
@@ -1174,6 +1219,32 @@ mod tests {
     }
 
     #[test]
+    fn a_duet_run_left_for_a_benchmark_that_pins_itself_names_it_and_the_cause() {
+        let change = ModeChange {
+            asked: Mode::Duet,
+            used: Mode::Interleaved,
+            from_round: 1,
+            shared_round: 0,
+            cpu_wait_share: 0.004,
+            limit: 0.02,
+            cpus: Vec::new(),
+            repinned: vec![crate::model::samples::Repinned {
+                benchmark: "pinned/one".into(),
+                cpu: 1,
+                own_cpus: "0".into(),
+            }],
+        };
+        assert_eq!(
+            mode_change_sentence(&change),
+            "duet: in round 1 a benchmark set its own CPU affinity: `pinned/one` (pinned to CPU \
+             1, it allowed itself CPU 0); a benchmark that pins itself can put base and head on \
+             one CPU, and its pairs are then a contest for that CPU, which pairing cannot \
+             cancel; the rounds from 2 on are interleaved, and round 1's pairs are set aside \
+             (--keep-duet keeps duet)"
+        );
+    }
+
+    #[test]
     fn a_duet_run_that_left_duet_says_when_why_and_what_it_did() {
         let mut change = ModeChange {
             asked: Mode::Duet,
@@ -1194,6 +1265,7 @@ mod tests {
                     forks: 4,
                 },
             ],
+            repinned: Vec::new(),
         };
         assert_eq!(
             mode_change_sentence(&change),

@@ -25,6 +25,8 @@ mod harness_e2e;
 mod instructions_e2e;
 #[path = "end_to_end/layouts.rs"]
 mod layouts;
+#[path = "end_to_end/pinning_e2e.rs"]
+mod pinning_e2e;
 #[path = "end_to_end/repository_shapes.rs"]
 mod repository_shapes;
 #[path = "end_to_end/selection_e2e.rs"]

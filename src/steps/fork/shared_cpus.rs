@@ -322,7 +322,7 @@ mod tests {
             cpu: 1,
             own_cpus: "0".into(),
         };
-        assert_eq!(repinned, [moved.clone()]);
+        assert_eq!(repinned, std::slice::from_ref(&moved));
         assert!(wait.share < SHARED_FROM, "{}", wait.share);
         let change = judge_repinned(0, Some(&wait), repinned, false).expect("left");
         assert_eq!((change.used, change.from_round), (Mode::Interleaved, 1));

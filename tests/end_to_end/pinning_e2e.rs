@@ -161,6 +161,11 @@ fn pinned_same_code(repo: &Path) -> (usize, String) {
         all.contains("other probe(s) ran beside it: probed again alone"),
         "{all}"
     );
+    // Each probe run's line names the cause (the helper reads the benchmark's CPU affinity).
+    assert!(
+        all.contains("the benchmark set its own CPU affinity: CPU 0"),
+        "{all}"
+    );
     (same, all)
 }
 

@@ -148,12 +148,7 @@ impl BenchProcess {
     /// leader that exited is still a zombie with its mask; `None` when every thread read is
     /// still on `cpu`, or nothing can be read.
     pub fn own_cpus(&self, cpu: usize) -> Option<String> {
-        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).ok()?;
-        let pinned = cpu.to_string();
-        tasks
-            .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("status")).ok())
-            .filter_map(|status| allowed_list(&status))
-            .find(|allowed| *allowed != pinned)
+        own_cpus_of(self.child.id(), &cpu.to_string())
     }
 
     /// Kills the whole process group, then reaps the leader. Returns its exit status; idempotent.
@@ -235,6 +230,22 @@ fn group_has_live_member(pgid: libc::pid_t) -> bool {
             })
         })
         .any(|live| live)
+}
+
+/// The CPUs a thread of process `pid` allows itself (`Cpus_allowed_list` of
+/// `/proc/<pid>/task/*/status`), the first that is not `given` (a list as the kernel writes it,
+/// `0` or `0-3`); `None` when every thread read allows `given`, or nothing can be read.
+pub fn own_cpus_of(pid: u32, given: &str) -> Option<String> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    tasks
+        .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("status")).ok())
+        .filter_map(|status| allowed_list(&status))
+        .find(|allowed| allowed != given)
+}
+
+/// The CPUs this process's calling thread allows itself, as the kernel writes the list.
+pub fn allowed_cpus_of_self() -> Option<String> {
+    allowed_list(&std::fs::read_to_string("/proc/thread-self/status").ok()?)
 }
 
 /// The `Cpus_allowed_list` line of a `/proc` status file, its value trimmed.

@@ -133,6 +133,10 @@ pub enum Ending {
         /// Every call of a timed routine, in order ([`coverage::Span`]).
         #[serde(default)]
         spans: Vec<Span>,
+        /// The CPUs a thread of it allowed itself at its end, when not the helper's own: the
+        /// benchmark set its own CPU affinity ([`own_cpus_of`]).
+        #[serde(default)]
+        own_cpus: Option<String>,
     },
     /// A signal ended it, no breakpoint hit.
     Signaled { signal: i32 },
@@ -146,6 +150,8 @@ pub enum Ending {
         outside: Vec<String>,
         #[serde(default)]
         spans: Vec<Span>,
+        #[serde(default)]
+        own_cpus: Option<String>,
     },
     /// The probe could not run: why, in one line.
     Failed { message: String },
@@ -208,6 +214,7 @@ enum Run {
         leader: Option<SchedTimes>,
         outside: Vec<String>,
         spans: Vec<Span>,
+        own_cpus: Option<String>,
     },
 }
 
@@ -264,7 +271,7 @@ fn probe_logged(
     let mut request = request.clone();
     for attempt in 1..=coverage::ATTEMPTS {
         let run = launch(helper, &stretched(&request, scale), entries, timed, scratch);
-        let (record, leader, outside, spans) = match run {
+        let (record, leader, outside, spans, own_cpus) = match run {
             Ok(Run::Hit(name)) => return Probe::Reached { name },
             Ok(Run::Failed(why)) => return Probe::Failed(ProbeFailure::Run(why)),
             Err(e) => return Probe::Failed(ProbeFailure::Run(e.to_string())),
@@ -273,7 +280,8 @@ fn probe_logged(
                 leader,
                 outside,
                 spans,
-            }) => (record, leader, outside, spans),
+                own_cpus,
+            }) => (record, leader, outside, spans, own_cpus),
         };
         let shape = coverage::RunShape {
             harness: request.harness,
@@ -287,10 +295,7 @@ fn probe_logged(
             Ok(covered) => covered,
             Err(why) => return Probe::Failed(why.into()),
         };
-        log(&format!(
-            "run {attempt}: {}",
-            coverage::described(&shape, covered)
-        ));
+        log(&run_line(attempt, &shape, covered, own_cpus.as_deref()));
         if covered.covers() {
             return Probe::NotReached {
                 record: Some(record),
@@ -325,6 +330,26 @@ fn probe_logged(
         },
         None => ProbeFailure::Run("it made no run".to_string()),
     })
+}
+
+/// The `--verbose` line of run `attempt` of a probe: how much of a fork's it covered
+/// ([`coverage::described`]), and the CPUs the benchmark allowed itself when it set its own CPU
+/// affinity (`own_cpus`): beside another probe pinned alike, it shares that CPU
+/// ([`Ending::Exited`]'s `own_cpus`).
+fn run_line(
+    attempt: usize,
+    shape: &coverage::RunShape<'_>,
+    covered: coverage::Coverage,
+    own_cpus: Option<&str>,
+) -> String {
+    let pinned = match own_cpus {
+        Some(cpus) => format!("; the benchmark set its own CPU affinity: CPU {cpus}"),
+        None => String::new(),
+    };
+    format!(
+        "run {attempt}: {}{pinned}",
+        coverage::described(shape, covered)
+    )
 }
 
 /// `request` with its warm-up, measurement and time limit `scale` times a fork's.
@@ -393,11 +418,13 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
                     leader,
                     outside,
                     spans,
+                    own_cpus,
                 }
                 | Ending::Stopped {
                     leader,
                     outside,
                     spans,
+                    own_cpus,
                 },
             ),
             Ok(record),
@@ -406,6 +433,7 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
             leader,
             outside,
             spans,
+            own_cpus,
         },
         (Some(Ending::Exited { code, .. }), Ok(_)) => {
             Run::Failed(format!("the benchmark exited with code {code}"))
@@ -763,6 +791,7 @@ mod tests {
                 leader: Some(times),
                 outside: vec!["g".into()],
                 spans: vec![span],
+                own_cpus: None,
             })
         };
         assert_eq!(judge(hit(), failed()), Run::Hit("f".into()));
@@ -773,6 +802,7 @@ mod tests {
                 leader: Some(times),
                 outside: vec!["g".into()],
                 spans: vec![span],
+                own_cpus: None,
             }
         );
         let timed_out = Run::Failed("benchmark `a` timed out".into());
@@ -783,6 +813,7 @@ mod tests {
                 leader: Some(times),
                 outside: vec!["g".into()],
                 spans: vec![span],
+                own_cpus: Some("0".into()),
             })
         };
         assert_eq!(
@@ -792,6 +823,7 @@ mod tests {
                 leader: Some(times),
                 outside: vec!["g".into()],
                 spans: vec![span],
+                own_cpus: Some("0".into()),
             }
         );
         assert_eq!(judge(stopped(), failed()), timed_out);

@@ -19,6 +19,7 @@ use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
 use crate::steps::fork::cpu_wait::{SchedTimes, parse_schedstat};
+use crate::steps::fork::process::{allowed_cpus_of_self, own_cpus_of};
 
 use super::coverage::Span;
 use super::timing::{Action, Stop, Timing};
@@ -255,16 +256,22 @@ impl Code {
 fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, ProbeError> {
     let mut leader = None;
     let mut spans = Spans::default();
+    // The program started with this helper's CPUs: any other list it set itself.
+    let given = allowed_cpus_of_self();
+    let own_cpus = || own_cpus_of(pid.as_raw() as u32, given.as_deref()?);
+    let mut own = None;
     loop {
         if STOP_ASKED.load(Ordering::SeqCst) {
             // Its value is read: what it runs from here on is not measured.
             let leader = SchedTimes::of_process(pid.as_raw() as u32);
+            let own_cpus = own_cpus();
             kill_and_reap(pid);
             return Ok(match timing.noted_at_end() {
                 Ok(outside) => Ending::Stopped {
                     leader,
                     outside,
                     spans: spans.done,
+                    own_cpus,
                 },
                 Err(name) => Ending::Hit { name },
             });
@@ -283,6 +290,7 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
                         leader,
                         outside,
                         spans: spans.done,
+                        own_cpus: own,
                     },
                     Err(name) => Ending::Hit { name },
                 });
@@ -300,6 +308,7 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
                 if p == pid && event == Event::PTRACE_EVENT_EXIT as i32 =>
             {
                 leader = SchedTimes::of_process(pid.as_raw() as u32);
+                own = own_cpus();
                 ptrace::cont(p, None)
             }
             WaitStatus::PtraceEvent(p, _, _) => ptrace::cont(p, None),

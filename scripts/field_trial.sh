@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12` and `newcomer12b`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b` and `newcomer13`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -72,6 +72,10 @@ itt-mergeby|rust-itertools/itertools|fb48ff5~1|fb48ff5|Cargo.toml|||"Implement `
 uuid-version|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly||version bump only (1.23.0 → 1.23.1: Cargo.toml, rng/Cargo.toml (the internal `uuid-rng-internal-lib` path dependency), README.md, and in `src/lib.rs` the crate docs and `html_root_url`): every benchmark unchanged (same code); libtest `#[bench]` targets (nightly), two of them `#![cfg(feature = ...)]` and empty by default, a workspace of 5 members, no lock file
 uuid-version-v4v7|uuid-rs/uuid|b4db015~1|b4db015|Cargo.toml|nightly|--features v4,v7|the same version bump with `--features v4,v7`, which brings in the `v4` and `v7` bench targets (random and time-based UUIDs: `getrandom` and the clock at run time): every benchmark unchanged (same code)
 uuid-hash|uuid-rs/uuid|3c1579d~1|3c1579d|Cargo.toml|nightly||"Replace derive(Hash) with manual impl in Uuid" (#824, for issue #775 "Hash faster by not using derive"): no benchmark hashes a Uuid, every benchmark unchanged (same code)
+url-version|servo/rust-url|d6ea13c~1|d6ea13c|Cargo.toml|||version bump only (url 2.5.7 → 2.5.8, `url/Cargo.toml` only; no lock file): every benchmark unchanged (same code); a virtual workspace of 6 members, `bencher` targets in two of them (url `parse_url`, idna `all`; idna does not depend on url)
+url-host|servo/rust-url|7cff874~1|7cff874|Cargo.toml|||"perf: remove heap allocation in parse_host" (#1021, in url and idna: `long` 302 → 271 ns/iter): the url `parse_url` benchmarks reach it; idna'"'"'s `to_ascii*` benchmarks reach `Uts46::to_ascii`, which now calls the new `to_ascii_from_cow`; the `to_unicode*` ones are unreached
+nb-version|rust-num/num-bigint|38b68f6~1|38b68f6|Cargo.toml|nightly|--features rand_0_10|version bump only (0.5.0 → 0.5.1: Cargo.toml, RELEASES.md; no lock file): every benchmark unchanged (same code); one package, four libtest `#[bench]` targets (nightly), three of them `required-features = ["rand_0_10"]`, and `shootout-pidigits` with `harness = false` (a plain `main`)
+nb-sqrt|rust-num/num-bigint|42d1dbe|3e3bb86|Cargo.toml|nightly|--features rand_0_10|"implement Karatsuba Square Root" (#353, from its first commit "Add bigger sqrt benches" to the merge: `big16k_sqrt` 61,008 → 10,238 ns/iter, `big32k_sqrt` 208,549 → 29,383, `big128_sqrt` 70 → 12.5, `big64_sqrt` 6.52 → 6.52): the `*_sqrt` benchmarks of `roots` faster, `big64_sqrt` unchanged; `big15k_sqrt` and `big17k_sqrt` only in head; the cube and nth-root benchmarks and the other targets unreached
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -275,6 +279,7 @@ newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
 newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
+newcomer13|url-version url-host nb-version nb-sqrt
 '
 
 # The trials the arguments name: each a trial's name or a group's.

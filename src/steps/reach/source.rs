@@ -1602,9 +1602,12 @@ impl Elsewhere {
 /// The files of the module whose file is `file` (inside both `checkouts`): `file` and its inner
 /// modules' folder. A `mod.rs` or crate root's (`lib.rs`, `main.rs`) inner modules are in its
 /// own folder; any other file's in the folder of its name (`a/b.rs`: `a/b/`) when the file of
-/// the module around it declares it on both sides (`mod b` in `a.rs`, `a/mod.rs`, `a/lib.rs`
-/// or `a/main.rs`), else it may be a crate root itself (a bench target, a `[lib] path`), and
-/// its own folder is taken.
+/// the module around it declares it on every side that has the file (`mod b` in `a.rs`,
+/// `a/mod.rs`, `a/lib.rs` or `a/main.rs`), else it may be a crate root itself (a bench target,
+/// a `[lib] path`), and its own folder is taken. A side without the file has none of its
+/// `use`s, so only the sides with it decide: a module a commit adds (num-bigint's
+/// `src/biguint/roots.rs`, declared by head's `src/biguint.rs` alone) is scoped to its own
+/// folder, not to its siblings'.
 fn module_scope(file: &Path, checkouts: [&Path; 2]) -> Scope {
     let shown = file.to_string_lossy().into_owned();
     let folder = |dir: &Path| {
@@ -1634,7 +1637,11 @@ fn module_scope(file: &Path, checkouts: [&Path; 2]) -> Scope {
             .filter_map(|f| std::fs::read_to_string(checkout.join(f)).ok());
         texts.into_iter().any(declares)
     };
-    if checkouts.into_iter().all(declared_in) {
+    let mut with_file = checkouts
+        .into_iter()
+        .filter(|checkout| checkout.join(file).is_file())
+        .peekable();
+    if with_file.peek().is_some() && with_file.all(declared_in) {
         Scope {
             file: shown,
             under: folder(&parent.join(stem)),
@@ -3367,6 +3374,58 @@ mod tests {
             "its lines name `Other`, which a changed private `use` of src/a.rs brings into \
              their module"
         );
+    }
+
+    /// num-bigint #353 (`nb-sqrt` of scripts/field_trial.sh): head moves `impl Roots for
+    /// BigUint` out of `src/biguint.rs` into a new module, `src/biguint/roots.rs`, whose private
+    /// `use super::BigUint` was taken as changing `BigUint` in every file of `src/biguint/`
+    /// (base does not declare the module, so it was scoped as a possible crate root): a set-up
+    /// in `src/biguint/multiplication.rs` naming `BigUint` then "differed".
+    #[test]
+    fn a_module_the_commit_adds_scopes_its_private_use_to_its_own_folder() {
+        let lib = "pub struct BigUint;\nmod biguint;\n";
+        let dir = write_checkouts(&[
+            ("src/lib.rs", lib, lib),
+            (
+                "src/biguint.rs",
+                "mod multiplication;\n",
+                "mod multiplication;\nmod roots;\n",
+            ),
+            (
+                "src/biguint/multiplication.rs",
+                "fn f() {}\n",
+                "fn f() {}\n",
+            ),
+            (
+                "src/biguint/roots.rs",
+                "",
+                "use crate::BigUint;\nfn g() {}\n",
+            ),
+        ]);
+        let (base, head) = (dir.path().join("base"), dir.path().join("head"));
+        std::fs::remove_file(base.join("src/biguint/roots.rs")).unwrap();
+        let changed = changed_names(&base, &head).unwrap();
+        assert!(
+            changed.contains_in("BigUint", "src/biguint/roots.rs"),
+            "{changed:?}"
+        );
+        assert!(
+            changed.contains_in("BigUint", "src/biguint/roots/inner.rs"),
+            "{changed:?}"
+        );
+        for sibling in [
+            "src/biguint/multiplication.rs",
+            "src/biguint.rs",
+            "src/lib.rs",
+        ] {
+            assert!(
+                !changed.contains_in("BigUint", sibling),
+                "{sibling}: {changed:?}"
+            );
+        }
+        // A file no side declares as a module may be a crate root: its folder, as before.
+        let root = changed_in_files(&[("benches/run.rs", "", "use std::fmt::Write;\n")]);
+        assert!(root.contains_in("Write", "benches/other.rs"), "{root:?}");
     }
 
     #[test]

@@ -360,14 +360,8 @@ pub(super) fn discover_side(
                 if !unstable.is_empty() {
                     skipped.push(skip(unstable_ids_reason(&unstable)));
                 }
-                let (ids, repeated) = match kind {
-                    HarnessKind::Criterion => discover::split_repeated_ids(ids),
-                    HarnessKind::Divan => discover::split_shared_paths(ids),
-                    _ => (ids, Vec::new()),
-                };
-                if !repeated.is_empty() {
-                    skipped.push(skip(repeated_ids_reason(kind, &repeated)));
-                }
+                let (ids, reasons) = split_unselectable_ids(kind, ids);
+                skipped.extend(reasons.into_iter().map(skip));
                 if let Some(set_apart) = listing.unselectable {
                     skipped.push(skip(unselectable_reason(&set_apart)));
                     unselectable.push((key.clone(), set_apart));
@@ -541,6 +535,45 @@ fn arguments_unseen(cause: &ArgumentsUnseen, benchmarks: Option<&str>) -> String
              count below it), so no fork can measure one alone{named}"
         ),
     }
+}
+
+/// Splits a listing's `ids` (of a target of harness `kind`) into those a fork can select and
+/// why the others are not measured, each a reason of the target's [`SkippedTarget`]: criterion's
+/// repeats of an id and ids listed twice ([`listed_twice_reason`]), divan's shared paths.
+fn split_unselectable_ids(kind: HarnessKind, ids: Vec<String>) -> (Vec<String>, Vec<String>) {
+    let (ids, repeated) = match kind {
+        HarnessKind::Criterion => discover::split_repeated_ids(ids),
+        HarnessKind::Divan => discover::split_shared_paths(ids),
+        _ => (ids, Vec::new()),
+    };
+    let mut reasons = Vec::new();
+    if !repeated.is_empty() {
+        reasons.push(repeated_ids_reason(kind, &repeated));
+    }
+    if kind != HarnessKind::Criterion {
+        return (ids, reasons);
+    }
+    let (ids, twice) = discover::split_shared_paths(ids);
+    if !twice.is_empty() {
+        reasons.push(listed_twice_reason(&twice));
+    }
+    (ids, reasons)
+}
+
+/// Why criterion ids its listing shows more than once are not measured. Criterion never lists
+/// one id twice (it numbers a repeat, `json #2`); its listing prints an id with a line break
+/// over several lines, and only the last reads as a `<id>: benchmark` line, so two ids that end
+/// alike after their last line break read as one (pulldown-cmark's benchmark groups named by a
+/// string with a line break, `"    pub fn pathological_link_def(…) {\n            "`, each list
+/// `            /1` to `/19`). `--exact` with that last line selects none of them.
+fn listed_twice_reason(twice: &[String]) -> String {
+    format!(
+        "only its benchmark(s) `{}`: criterion's listing shows each of these ids more than once; \
+         it prints an id with a line break (a group or benchmark name holding `\\n`) over \
+         several lines, and only the last line reads as the id, which no fork can select; give \
+         them ids without a line break to compare them",
+        twice.join("`, `")
+    )
 }
 
 /// Why criterion's repeats of an id (`json #2`, [`discover::split_repeated_ids`]) and divan's
@@ -866,6 +899,36 @@ mod tests {
                 (TargetKey::new("uuid", target), ids)
             })
             .collect()
+    }
+
+    #[test]
+    fn criterion_ids_listed_twice_are_set_apart_with_the_line_break_named() {
+        // pulldown-cmark's `lib` target: two benchmark groups named by a string with a line
+        // break list `            /1` each (criterion's listing, read line by line), beside
+        // ids of their own and a repeat criterion numbers.
+        let listed = [
+            "            /1",
+            "            /2",
+            "            /1",
+            "smart",
+            "smart #2",
+        ];
+        let ids = listed.iter().map(|id| id.to_string()).collect();
+        let (kept, reasons) = split_unselectable_ids(HarnessKind::Criterion, ids);
+        assert_eq!(kept, ["            /2", "smart"], "{reasons:?}");
+        assert_eq!(reasons.len(), 2, "{reasons:?}");
+        assert!(reasons[0].contains("`smart #2`"), "{reasons:?}");
+        assert!(
+            reasons[1].starts_with("only its benchmark(s) `            /1`: criterion's listing")
+                && reasons[1].contains("line break"),
+            "{reasons:?}"
+        );
+        // A divan path two benchmarks share is one reason, as before; libtest keeps its ids.
+        let shared = vec!["a::b".to_string(), "a::b".to_string()];
+        let (kept, reasons) = split_unselectable_ids(HarnessKind::Divan, shared.clone());
+        assert!(kept.is_empty() && reasons.len() == 1, "{reasons:?}");
+        let (kept, reasons) = split_unselectable_ids(HarnessKind::Libtest, shared.clone());
+        assert_eq!((kept, reasons), (shared, Vec::new()));
     }
 
     #[test]

@@ -77,7 +77,7 @@ url-host|servo/rust-url|7cff874~1|7cff874|Cargo.toml|||"perf: remove heap alloca
 nb-version|rust-num/num-bigint|38b68f6~1|38b68f6|Cargo.toml|nightly|--features rand_0_10|version bump only (0.5.0 → 0.5.1: Cargo.toml, RELEASES.md; no lock file): every benchmark unchanged (same code); one package, four libtest `#[bench]` targets (nightly), three of them `required-features = ["rand_0_10"]`, and `shootout-pidigits` with `harness = false` (a plain `main`)
 nb-sqrt|rust-num/num-bigint|42d1dbe|3e3bb86|Cargo.toml|nightly|--features rand_0_10|"implement Karatsuba Square Root" (#353, from its first commit "Add bigger sqrt benches" to the merge: `big16k_sqrt` 61,008 → 10,238 ns/iter, `big32k_sqrt` 208,549 → 29,383, `big128_sqrt` 70 → 12.5, `big64_sqrt` 6.52 → 6.52): the `*_sqrt` benchmarks of `roots` faster, `big64_sqrt` unchanged; `big15k_sqrt` and `big17k_sqrt` only in head; the cube and nth-root benchmarks and the other targets unreached
 pc-version|pulldown-cmark/pulldown-cmark|65c5159~1|65c5159|Cargo.toml|||version bump only (pulldown-cmark 0.12.0 → 0.12.1: `pulldown-cmark/Cargo.toml`, `Cargo.lock`): every benchmark unchanged (same code); a workspace of 5 members whose default members include the bench package (`bench/`, 3 criterion targets, group names with newlines and spaces, Markdown files compiled in), LTO, one codegen unit and `panic = "abort"` in the release profile
-pc-indent|pulldown-cmark/pulldown-cmark|c95b081^1|c95b081|Cargo.toml|||"Reuse outer indent between item list, def list, and blockquote" (#952: "According to criterion, this seems to have a small positive effect on most test cases"): the benchmarks that parse Markdown reach it (firstpass, scanners)
+pc-lto|pulldown-cmark/pulldown-cmark|cc18f0e^1|cc18f0e|Cargo.toml|||"perf: cargo-wizard default recommendations for runtime perf" (#868: `lto = true`, `codegen-units = 1`, `panic = "abort"` added to the release profile, which bench inherits, and README; the PR shows criterion'"'"'s "Performance has improved", e.g. `pathological_codeblocks1/3` −4.1 %): a profile change, so every benchmark'"'"'s code changes and every one is measured; benchmarks in the library package (`pulldown-cmark/benches/`)
 pc-version-013|pulldown-cmark/pulldown-cmark|f17d98a~1|f17d98a|Cargo.toml|||version bump only (0.12.3 → 0.13.0), after "Make `bench` non-default member of the workspace": as a new user would run it, at the root without `-p`; `--workspace` would build `dos-fuzzer` (mozjs)
 '
 
@@ -282,7 +282,7 @@ newcomer10|base64-version base64-decode winnow-version winnow-hexuint
 newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-version b3-asslice
 newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
-newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-indent pc-version-013
+newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-013
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -259,6 +259,49 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 }
 
 #[test]
+fn criterion_ids_with_a_line_break_that_list_alike_are_set_apart_saying_why() {
+    // pulldown-cmark's `lib` target names two benchmark groups by a string with a line break
+    // (`"    pub fn pathological_link_def(c: &mut Criterion) {\n            "`): criterion
+    // lists each id over two lines, so both groups' `/1` read as one id, `            /1`,
+    // which no fork selects: its trace failed ("its output does not show that it ran") and it
+    // was measured under that id.
+    let guard = measuring_lock();
+    let key = "criterion ids with a line break";
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
+        add_bench_target(
+            &repo.join("benches"),
+            "broken",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             for name in [\"first {\\n  \", \"second {\\n  \"] {\n        \
+             let mut group = c.benchmark_group(name);\n        \
+             group.bench_function(\"1\", |b| b.iter(|| black_box(1u64) + 1));\n        \
+             group.finish();\n    }\n    \
+             c.bench_function(\"whole\", |b| b.iter(|| black_box(2u64) * 3));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+        amend_base(repo);
+        sum_adds_another_multiple(repo);
+    });
+    let manifest = ["--manifest-path", "benches/Cargo.toml", "--bench", "broken"];
+    let output = selecting(
+        &repo,
+        &with_options(&["HEAD~1", "HEAD", "--list"], &manifest),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "only its benchmark(s) `  /1`: criterion's listing shows each of these ids more \
+             than once"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("its trace failed"), "{err}");
+    assert!(err.contains("whole"), "{err}");
+}
+
+#[test]
 fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump() {
     // BLAKE3 1.8.5 → 1.8.6: the package has a build script, and cargo named its output
     // directory (the bench process's `OUT_DIR`, and the library directory cc hands the linker)

@@ -99,8 +99,8 @@ use super::locals::Locals;
 use super::qualified;
 use super::{
     ChangedNames, Extents, FunctionSource, Key, Place, Reader, SIDES, SourceComparison, Span,
-    compare, compare_one, file_key, is_dependency, is_toolchain, names_changed, short_name,
-    source_of,
+    compare, compare_one, file_key, is_dependency, is_toolchain, last_segment, names_changed,
+    short_name, source_of,
 };
 
 /// One inlined copy of a function: how many inlined subroutines hold it, itself included (its
@@ -500,22 +500,21 @@ fn inlined_sources(
     readers: [&Reader<'_>; 2],
     function: &str,
 ) -> Result<(String, [Vec<PlacedCopy>; 2]), String> {
-    let name = short_name(function);
-    if name == "{closure}" {
-        return Err(format!("no side has a symbol {function}"));
-    }
+    let (defined, name) = match enclosing_function(function) {
+        Some(enclosing) => (enclosing, "{closure}".to_string()),
+        None if short_name(function) == "{closure}" => {
+            return Err(format!("no side has a symbol {function}"));
+        }
+        None => (function, short_name(function)),
+    };
     let [base, head] = readers.map(|r| r.copies_by_file(&name));
     let by_file = [base?, head?];
     let mut defining = BTreeSet::new();
-    let krate = qualified::one_crate(function).unwrap_or_default();
     for side in [0, 1] {
         // The toolchain's files define no function of a crate of the build.
         let files = by_file[side].keys().filter(|f| !is_toolchain(Path::new(f)));
         for file in files {
-            let items = readers[side].items(file)?;
-            let keys: Vec<&str> = items.iter().map(|i| i.key.as_str()).collect();
-            let root = readers[side].is_root_of(file, &krate);
-            if defines(&keys, file, function, root) {
+            if readers[side].file_defines(file, defined, defined != function)? {
                 defining.insert(file.clone());
             }
         }
@@ -544,6 +543,37 @@ fn inlined_sources(
     });
     let [base, head] = sources;
     Ok((file, [base?, head?]))
+}
+
+/// The function a closure's name (`demo::setup::{{closure}}`, `…::{closure#0}`, nested ones
+/// too) says it is written in, or `None` for any other name or a closure of no function.
+fn enclosing_function(function: &str) -> Option<&str> {
+    let mut rest = function;
+    while short_name(rest) == "{closure}" {
+        let last = last_segment(rest);
+        rest = rest.strip_suffix(last)?.strip_suffix("::")?;
+    }
+    (rest != function && !rest.is_empty()).then_some(rest)
+}
+
+/// Whether the tokens `text` hold a macro call (a name, `!`, a group): a closure there may
+/// have its lines in the macro's file, not the one around the call. Text that does not read
+/// as tokens holds one, as far as anyone can tell.
+fn calls_macro(text: &str) -> bool {
+    use proc_macro2::{TokenStream, TokenTree};
+    fn walk(stream: TokenStream) -> bool {
+        let trees: Vec<TokenTree> = stream.into_iter().collect();
+        trees.iter().enumerate().any(|(i, tree)| match tree {
+            TokenTree::Group(group) => {
+                let called = i >= 2
+                    && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '!')
+                    && matches!(&trees[i - 2], TokenTree::Ident(_));
+                called || walk(group.stream())
+            }
+            _ => false,
+        })
+    }
+    text.parse::<TokenStream>().map_or(true, walk)
 }
 
 /// The file of the copies when every copy, on both sides, is in one and the same file of the
@@ -735,10 +765,73 @@ impl Reader<'_> {
         })
     }
 
+    /// Whether the file compared as `file` defines `function` ([`defines`] for a free function
+    /// or a trait's provided method, [`qualified::ImplMethod`] for a trait impl's method in a
+    /// file of the self type's crate, [`Reader::is_file_of`]). A trait's method without a body
+    /// defines nothing. `closure`: the closures of `function` are looked for, so an item of its
+    /// name that calls a macro makes it unknown (`Err`): the closure's lines may be the macro's.
+    fn file_defines(&self, file: &str, function: &str, closure: bool) -> Result<bool, String> {
+        let items = self.items(file)?;
+        let required =
+            |i: &&super::ItemLines| i.key.contains("trait ") && i.text.trim_end().ends_with(';');
+        let with_body = items.iter().filter(|i| !required(i));
+        let keys: Vec<&str> = with_body.map(|i| i.key.as_str()).collect();
+        let defined = match qualified::impl_method(function) {
+            Some(method) => {
+                self.is_file_of(file, &method.krate) && keys.iter().any(|k| method.is_key(k))
+            }
+            None => {
+                let krate = qualified::one_crate(function).unwrap_or_default();
+                defines(&keys, file, function, self.is_root_of(file, &krate))
+            }
+        };
+        let name = format!("fn {}", short_name(function));
+        let mut named = items.iter().filter(|i| i.key.ends_with(&name));
+        if defined && closure && named.any(|i| calls_macro(&i.text)) {
+            return Err(format!(
+                "a `{}` of {file} calls a macro: where the lines of {function}'s closures are \
+                 cannot be told",
+                short_name(function)
+            ));
+        }
+        Ok(defined)
+    }
+
+    /// Whether the file compared as `file` is one of the crate `krate`'s, as far as the units'
+    /// crate roots tell: the deepest folder of a crate root that holds the file is that of
+    /// `krate`'s root and of no other crate's (`src/lib.rs`'s `src/multipeek_impl.rs`; not
+    /// `benches/specializations.rs`, the bench crate's root). Two crates' roots in one folder
+    /// (`src/lib.rs`, `src/main.rs`), or no root above the file: not known, so not.
+    fn is_file_of(&self, file: &str, krate: &str) -> bool {
+        let Some(Ok(index)) = self.inlined.get() else {
+            return false;
+        };
+        let file = Path::new(file);
+        let mut deepest: Option<(usize, BTreeSet<&str>)> = None;
+        for (root, name) in &index.roots {
+            let root = PathBuf::from(file_key(root, self.checkout).1);
+            let folder = root.parent().unwrap_or(Path::new(""));
+            if !file.starts_with(folder) {
+                continue;
+            }
+            let depth = folder.components().count();
+            match &mut deepest {
+                Some((d, names)) if *d == depth => {
+                    names.insert(name.as_str());
+                }
+                Some((d, _)) if *d > depth => {}
+                _ => deepest = Some((depth, BTreeSet::from([name.as_str()]))),
+            }
+        }
+        deepest.is_some_and(|(_, names)| names.len() == 1 && names.contains(krate))
+    }
+
     /// The inlined copies of functions of short name `name`, by the file their own frames are
     /// in (as compared: [`file_key`]).
     fn copies_by_file(&self, name: &str) -> Result<BTreeMap<String, Vec<InlinedCopy>>, String> {
-        if self.inlined.get().is_none() && !may_name(self.executable, name)? {
+        // The debug sections name a closure `{closure#0}`, not `{closure}`.
+        let probe = name.strip_suffix('}').filter(|_| name == "{closure}");
+        if self.inlined.get().is_none() && !may_name(self.executable, probe.unwrap_or(name))? {
             return Ok(BTreeMap::new());
         }
         let index = self.index()?;
@@ -985,7 +1078,12 @@ pub(super) fn defines(keys: &[&str], file: &str, function: &str, root: bool) -> 
         if !scope.is_empty() && !scope.ends_with("::") {
             return false;
         }
-        let inline: Vec<&str> = scope.split("::").filter(|s| !s.is_empty()).collect();
+        // A trait's provided method is a path through the trait (`itertools::Itertools::
+        // multipeek`), as through a module: a trait and a module of one name cannot coexist.
+        let inline = scope.split("::").filter(|s| !s.is_empty());
+        let inline: Vec<&str> = inline
+            .map(|s| s.strip_prefix("trait ").unwrap_or(s))
+            .collect();
         let Some(middle) = outer
             .len()
             .checked_sub(inline.len())
@@ -1429,6 +1527,113 @@ mod tests {
             &["item fn chars"],
             "src/x.rs",
             "bstr::chars",
+            true
+        ));
+    }
+
+    /// A crate whose `setup` (in `src/main.rs`, with `main_extra` after it) calls `W::next`,
+    /// a trait impl's method inlined everywhere, with a closure (`closure`, its body), and
+    /// `Tr::provided`, a trait's provided method, both of `src/util.rs`.
+    fn methods_crate(closure: &str, main_extra: &str) -> Vec<(&'static str, String)> {
+        let util = format!(
+            "pub struct W(pub u64);\n\nimpl Iterator for W {{\n    type Item = u64;\n\n    \
+             #[inline(always)]\n    fn next(&mut self) -> Option<u64> {{\n        \
+             self.0 = self.0.wrapping_mul(7);\n        (self.0 > 3).then(|| {closure})\n    \
+             }}\n}}\n\npub trait Tr {{\n    fn seed(&self) -> u64;\n\n    #[inline(always)]\n    \
+             fn provided(&self) -> u64 {{\n        self.seed().wrapping_mul(11)\n    }}\n}}\n\n\
+             impl Tr for W {{\n    #[inline(always)]\n    fn seed(&self) -> u64 {{\n        \
+             self.0\n    }}\n}}\n"
+        );
+        let main = format!(
+            "mod util;\n\nuse util::Tr;\n\n#[inline(never)]\nfn setup(n: u64) -> u64 {{\n    \
+             let mut w = util::W(std::hint::black_box(n));\n    let a = w.next().unwrap_or(0);\n    \
+             a ^ w.provided()\n}}\n{main_extra}\nfn main() {{\n    \
+             println!(\"{{}}\", setup(std::hint::black_box(3)));\n}}\n"
+        );
+        vec![("src/util.rs", util), ("src/main.rs", main)]
+    }
+
+    #[test]
+    fn a_trait_impl_s_method_its_closure_and_a_provided_method_are_found_by_their_items() {
+        // itertools #920 (field trial itt-mergeby): `<MultiPeek<I> as Iterator>::next`, its
+        // closure and `Itertools::multipeek`, inlined everywhere, kept 155 benchmarks
+        // measured: `defines` knew free functions only, and a closure nothing.
+        let dir = tempfile::tempdir().unwrap();
+        compiled_files(
+            dir.path(),
+            "base",
+            &methods_crate("std::hint::black_box(self.0) ^ 5", ""),
+        );
+        let moved = "\n#[allow(dead_code)]\nfn added() -> u64 {\n    1\n}\n";
+        compiled_files(
+            dir.path(),
+            "head",
+            &methods_crate("std::hint::black_box(self.0) ^ 5", moved),
+        );
+        compiled_files(
+            dir.path(),
+            "closure",
+            &methods_crate("std::hint::black_box(self.0) ^ 6", ""),
+        );
+        let macro_call = "{ debug_assert!(true); std::hint::black_box(self.0) ^ 5 }";
+        compiled_files(dir.path(), "macro", &methods_crate(macro_call, ""));
+        let next = "<demo::util::W as core::iter::traits::iterator::Iterator>::next";
+        let closure = format!("{next}::{{{{closure}}}}");
+        let provided = "demo::util::Tr::provided";
+        for function in [next, closure.as_str(), provided] {
+            let same = compare_apart(dir.path(), "base", "head", function);
+            assert!(same.is_same(), "{function}: {same:?}");
+            let changed = compare_apart(dir.path(), "base", "closure", function);
+            let differs = matches!(changed, SourceComparison::Differs(_));
+            assert_eq!(differs, function != provided, "{function}: {changed:?}");
+        }
+        // A macro call in `next`: its closure's lines may be the macro's, unknown.
+        let unknown = compare_apart(dir.path(), "base", "macro", &closure);
+        let SourceComparison::Unknown(why) = &unknown else {
+            panic!("a macro call around the closure: {unknown:?}");
+        };
+        assert!(why.contains("calls a macro"), "{why}");
+    }
+
+    #[test]
+    fn a_closure_is_looked_for_in_the_function_around_it() {
+        let next = "<demo::W as core::iter::traits::iterator::Iterator>::next";
+        let closure = format!("{next}::{{{{closure}}}}");
+        assert_eq!(enclosing_function(&closure), Some(next));
+        let nested = "demo::setup::{{closure}}::{closure#1}";
+        assert_eq!(enclosing_function(nested), Some("demo::setup"));
+        assert_eq!(enclosing_function("demo::setup"), None);
+        assert_eq!(enclosing_function("{{closure}}"), None);
+        assert!(calls_macro("fn next () { debug_assert ! (true) ; 1 }"));
+        assert!(calls_macro("fn f () { let v = vec ! [1] ; }"));
+        assert!(!calls_macro("fn f () { if a != b { ! c } else { d } }"));
+        assert!(!calls_macro(
+            "fn f () { self . buf . pop_front () . or_else (| | x) }"
+        ));
+    }
+
+    #[test]
+    fn a_trait_s_provided_method_is_defined_by_its_trait() {
+        let lib = ["trait Itertools::fn multipeek", "fn multipeek"];
+        let function = "itertools::Itertools::multipeek";
+        assert!(defines(&lib, "src/lib.rs", function, true));
+        assert!(
+            !defines(&lib, "src/lib.rs", function, false),
+            "not its crate's root"
+        );
+        let module = ["fn multipeek"];
+        assert!(!defines(&module, "src/multipeek_impl.rs", function, false));
+        assert!(!defines(
+            &module,
+            "benches/specializations.rs",
+            function,
+            true
+        ));
+        let inner = ["adaptors::trait Itertools::fn multipeek"];
+        assert!(defines(
+            &inner,
+            "src/lib.rs",
+            "itertools::adaptors::Itertools::multipeek",
             true
         ));
     }

@@ -76,6 +76,79 @@ pub(super) fn one_crate(function: &str) -> Option<String> {
     }
 }
 
+/// A method of a trait impl named by a qualified path (`<itertools::multipeek_impl::MultiPeek<I>
+/// as core::iter::traits::iterator::Iterator>::next`) whose self type is a path of a crate of
+/// the build and whose trait is the standard library's: that impl can only be in the self
+/// type's crate (the orphan rules: the standard library does not know the type; a blanket impl
+/// of its own names its parameter, not the type's path). Read with `syn`, as
+/// [`defining_crates`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ImplMethod {
+    /// The crate of the self type, the one that holds the impl.
+    pub krate: String,
+    /// The last segment of the self type's path (`MultiPeek`).
+    self_name: String,
+    /// The last segment of the trait's path (`Iterator`).
+    trait_name: String,
+    /// The method (`next`).
+    pub name: String,
+}
+
+/// The trait impl's method `function` names, when it is one [`ImplMethod`] can place.
+pub(super) fn impl_method(function: &str) -> Option<ImplMethod> {
+    let path: syn::TypePath = syn::parse_str(function).ok()?;
+    let qself = path.qself.as_ref()?;
+    let syn::Type::Path(self_ty) = &*qself.ty else {
+        return None;
+    };
+    let own = &self_ty.path.segments;
+    let krate = own.first()?.ident.to_string();
+    if self_ty.qself.is_some() || own.len() < 2 || TOOLCHAIN_CRATES.contains(&krate.as_str()) {
+        return None;
+    }
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    let trait_crate = segments.first()?.ident.to_string();
+    if qself.position < 2
+        || segments.len() != qself.position + 1
+        || !TOOLCHAIN_CRATES.contains(&trait_crate.as_str())
+    {
+        return None;
+    }
+    Some(ImplMethod {
+        krate,
+        self_name: own.last()?.ident.to_string(),
+        trait_name: segments[qself.position - 1].ident.to_string(),
+        name: segments[qself.position].ident.to_string(),
+    })
+}
+
+impl ImplMethod {
+    /// Whether the item key `key` of a file ([`super::ItemLines`]: `m::impl Iterator for
+    /// MultiPeek < I >::fn next`) is this method: an impl of a trait of the same last segment
+    /// for a self type of the same last segment (generic arguments and the impl's own
+    /// parameters left out: every impl of that trait for that type counts, which errs toward
+    /// comparing more copies). The key's impl is read with `syn`.
+    pub(super) fn is_key(&self, key: &str) -> bool {
+        let Some(owner) = key.strip_suffix(&format!("::fn {}", self.name)) else {
+            return false;
+        };
+        let Some(at) = owner.find("impl ") else {
+            return false;
+        };
+        let Ok(item) = syn::parse_str::<syn::ItemImpl>(&format!("{} {{}}", &owner[at..])) else {
+            return false;
+        };
+        let last = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
+        let trait_name = item.trait_.as_ref().and_then(|(path, _)| last(path));
+        let self_name = match &*item.self_ty {
+            syn::Type::Path(p) if p.qself.is_none() => last(&p.path),
+            _ => None,
+        };
+        trait_name.as_deref() == Some(self.trait_name.as_str())
+            && self_name.as_deref() == Some(self.self_name.as_str())
+    }
+}
+
 /// The crates of the paths a type or trait names; `unknown` once a path could be any crate's.
 #[derive(Default)]
 struct Crates {
@@ -143,6 +216,34 @@ mod tests {
         assert_eq!(crates("main"), None);
         let projection = "<<I as core::iter::IntoIterator>::IntoIter as core::clone::Clone>::clone";
         assert_eq!(crates(projection), None);
+    }
+
+    #[test]
+    fn a_trait_impl_s_method_of_a_crate_of_the_build_is_found_by_its_impl() {
+        // itertools #920: `MultiPeek::next`, inlined everywhere, had no defining file.
+        let next = "<itertools::multipeek_impl::MultiPeek<I> as \
+                    core::iter::traits::iterator::Iterator>::next";
+        let method = impl_method(next).expect("a method of a trait impl");
+        assert_eq!(method.krate, "itertools");
+        assert_eq!(method.name, "next");
+        assert!(method.is_key("impl Iterator for MultiPeek < I >::fn next"));
+        assert!(
+            method.is_key("inner::impl core::iter::Iterator for self::MultiPeek < I >::fn next")
+        );
+        assert!(!method.is_key("impl Iterator for MultiPeek < I >::fn size_hint"));
+        assert!(!method.is_key("impl Iterator for PeekNth < I >::fn next"));
+        assert!(!method.is_key("impl DoubleEndedIterator for MultiPeek < I >::fn next"));
+        assert!(
+            !method.is_key("impl MultiPeek < I >::fn next"),
+            "an inherent method"
+        );
+        assert!(!method.is_key("fn next"));
+        // The standard library's type, or a trait of a crate of the build: not placed.
+        assert_eq!(impl_method("<i32 as core::cmp::PartialOrd>::lt"), None);
+        let own_trait = "<itertools::Foo as demo::Tr>::next";
+        assert_eq!(impl_method(own_trait), None, "the impl may be in `demo`");
+        assert_eq!(impl_method("<T as core::clone::Clone>::clone"), None);
+        assert_eq!(impl_method("itertools::Itertools::multipeek"), None);
     }
 
     #[test]

@@ -1540,7 +1540,7 @@ mod tests {
              #[inline(always)]\n    fn next(&mut self) -> Option<u64> {{\n        \
              self.0 = self.0.wrapping_mul(7);\n        (self.0 > 3).then(|| {closure})\n    \
              }}\n}}\n\npub trait Tr {{\n    fn seed(&self) -> u64;\n\n    #[inline(always)]\n    \
-             fn provided(&self) -> u64 {{\n        self.seed().wrapping_mul(11)\n    }}\n}}\n\n\
+             fn provided(&self) -> u64 {{\n        std::hint::black_box(self.seed()).wrapping_mul(11)\n    }}\n}}\n\n\
              impl Tr for W {{\n    #[inline(always)]\n    fn seed(&self) -> u64 {{\n        \
              self.0\n    }}\n}}\n"
         );

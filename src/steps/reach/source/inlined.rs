@@ -86,6 +86,18 @@
 //! copies of every function of that name, so it is compared by all of them
 //! ([`compare_toolchain_copies`]): the same source when they all read the same as above, else
 //! unknown as before.
+//!
+//! A trait impl's method, a trait's provided method, a closure ([`Reader::file_defines`]):
+//! itertools #920's set-up inlines `<MultiPeek<I> as Iterator>::next` (copies of a `next` in
+//! 108 files), a closure of it, and `Itertools::multipeek` everywhere, and no file was found to
+//! define them. A trait impl's method of a type of a crate of the build, for a trait of the
+//! standard library, is in that crate ([`qualified::ImplMethod`], the orphan rules), in a file
+//! of it that holds such an impl ([`Reader::is_file_of`]: a namesake in the bench crate is
+//! not taken). A provided method is a path through its trait, as through a module
+//! ([`defines`]). A closure is written inside the function around it, so its copies are the
+//! `{closure}` copies of the file defining that function, every closure of that file (more
+//! copies: a difference is likelier, never hidden); unless the function calls a macro there,
+//! whose closure's lines may be in the macro's file: unknown.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

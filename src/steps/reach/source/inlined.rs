@@ -588,6 +588,33 @@ fn calls_macro(text: &str) -> bool {
     text.parse::<TokenStream>().map_or(true, walk)
 }
 
+/// The crate of `file` ([`Reader::is_file_of`]) among the crate `roots` (root file as compared,
+/// crate name): the one crate whose root's folder is the deepest that holds the file, or
+/// `None` when none holds it or two crates' roots share that folder.
+fn crate_of<'r>(roots: impl Iterator<Item = (PathBuf, &'r str)>, file: &Path) -> Option<&'r str> {
+    let mut deepest: Option<(usize, BTreeSet<&str>)> = None;
+    for (root, name) in roots {
+        let folder = root.parent().unwrap_or(Path::new(""));
+        if !file.starts_with(folder) {
+            continue;
+        }
+        let depth = folder.components().count();
+        match &mut deepest {
+            Some((d, names)) if *d == depth => {
+                names.insert(name);
+            }
+            Some((d, _)) if *d > depth => {}
+            _ => deepest = Some((depth, BTreeSet::from([name]))),
+        }
+    }
+    let names = deepest?.1;
+    let mut names = names.into_iter();
+    match (names.next(), names.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
 /// The file of the copies when every copy, on both sides, is in one and the same file of the
 /// toolchain: the standard library's own dependency (`/rust/deps/hashbrown-0.16.1/…`, whose
 /// `RawTableInner::drop_inner_table` `HashMap`'s drop inlines) shares its crate's name with a
@@ -818,24 +845,11 @@ impl Reader<'_> {
         let Some(Ok(index)) = self.inlined.get() else {
             return false;
         };
-        let file = Path::new(file);
-        let mut deepest: Option<(usize, BTreeSet<&str>)> = None;
-        for (root, name) in &index.roots {
+        let roots = index.roots.iter().map(|(root, name)| {
             let root = PathBuf::from(file_key(root, self.checkout).1);
-            let folder = root.parent().unwrap_or(Path::new(""));
-            if !file.starts_with(folder) {
-                continue;
-            }
-            let depth = folder.components().count();
-            match &mut deepest {
-                Some((d, names)) if *d == depth => {
-                    names.insert(name.as_str());
-                }
-                Some((d, _)) if *d > depth => {}
-                _ => deepest = Some((depth, BTreeSet::from([name.as_str()]))),
-            }
-        }
-        deepest.is_some_and(|(_, names)| names.len() == 1 && names.contains(krate))
+            (root, name.as_str())
+        });
+        crate_of(roots, Path::new(file)) == Some(krate)
     }
 
     /// The inlined copies of functions of short name `name`, by the file their own frames are
@@ -1622,6 +1636,43 @@ mod tests {
         assert!(!calls_macro(
             "fn f () { self . buf . pop_front () . or_else (| | x) }"
         ));
+    }
+
+    #[test]
+    fn a_file_is_the_crate_s_whose_root_s_folder_is_the_deepest_above_it() {
+        // itertools #920: `MultiPeek` of the library, not a namesake of the bench crate.
+        let roots = |list: &[(&'static str, &'static str)]| {
+            let list: Vec<(PathBuf, &'static str)> =
+                list.iter().map(|&(r, n)| (PathBuf::from(r), n)).collect();
+            list.into_iter()
+        };
+        let itertools = [
+            ("src/lib.rs", "itertools"),
+            ("benches/specializations.rs", "specializations"),
+        ];
+        let of = |list: &[(&'static str, &'static str)], file: &str| {
+            crate_of(roots(list), Path::new(file)).map(str::to_string)
+        };
+        assert_eq!(
+            of(&itertools, "src/multipeek_impl.rs").as_deref(),
+            Some("itertools")
+        );
+        assert_eq!(
+            of(&itertools, "src/adaptors/mod.rs").as_deref(),
+            Some("itertools")
+        );
+        let bench = of(&itertools, "benches/specializations.rs");
+        assert_eq!(bench.as_deref(), Some("specializations"));
+        assert_eq!(of(&itertools, "tests/quick.rs"), None, "no root above it");
+        let nested = [("src/lib.rs", "outer"), ("src/inner/lib.rs", "inner")];
+        assert_eq!(of(&nested, "src/inner/a.rs").as_deref(), Some("inner"));
+        assert_eq!(of(&nested, "src/a.rs").as_deref(), Some("outer"));
+        let shared = [("src/lib.rs", "demo"), ("src/main.rs", "demo_bin")];
+        assert_eq!(
+            of(&shared, "src/util.rs"),
+            None,
+            "two crates' roots in one folder"
+        );
     }
 
     #[test]

@@ -102,18 +102,23 @@ fn list_pinned(repo: &Path) -> Output {
     output_logged(&mut command)
 }
 
+/// The demo with benchmarks that pin themselves to CPU 0, and a commit they do not reach.
+fn pinned_repo(guard: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
+    shared_demo_with(
+        guard,
+        &strong_changes(),
+        "pinned to CPU 0",
+        commit_pinned_benchmarks,
+    )
+}
+
 #[test]
 fn benchmarks_that_pin_themselves_to_one_cpu_are_probed_alone_and_skipped_as_the_same_code() {
     if usable_cpus_of_this_process() < 2 {
         return; // one CPU (or not CPU 0): no two probes run at once on it
     }
     let guard = measuring_lock();
-    let (_dir, repo) = shared_demo_with(
-        &guard,
-        &strong_changes(),
-        "pinned to CPU 0",
-        commit_pinned_benchmarks,
-    );
+    let (_dir, repo) = pinned_repo(&guard);
     // Alone, each is the same code. A probe still too busy alone is the machine's own load
     // (other work on CPU 0: the suite's other processes, other sessions), and measured, but it
     // must have been probed again alone. The first of three listings with two or more the same
@@ -175,12 +180,7 @@ fn a_benchmark_that_pins_itself_leaves_duet_named_as_the_cause() {
         return; // no duet on one CPU, and nowhere to pin to without CPU 0
     }
     let guard = measuring_lock();
-    let (_dir, repo) = shared_demo_with(
-        &guard,
-        &strong_changes(),
-        "pinned to CPU 0",
-        commit_pinned_benchmarks,
-    );
+    let (_dir, repo) = pinned_repo(&guard);
     let args = [
         "HEAD~1",
         "HEAD",

@@ -573,16 +573,22 @@ pub fn mode_change_sentence(change: &ModeChange) -> String {
         "duet was kept, as --keep-duet asks: results are noisier than interleaved ones would be"
             .to_string()
     } else {
-        format!(
-            "the rounds from {} on are interleaved, and round {shared}'s pairs are set aside \
-             (--keep-duet keeps duet)",
-            change.from_round + 1
-        )
+        interleaved_from(change)
     };
     format!(
         "duet: in round {shared} the forks waited for a CPU {} of the time they were ready to run \
          ({figures}): other work shared the two pinned CPUs, which pairing cannot cancel; {what}",
         percent(change.cpu_wait_share)
+    )
+}
+
+/// What a run that left duet did from then on.
+fn interleaved_from(change: &ModeChange) -> String {
+    format!(
+        "the rounds from {} on are interleaved, and round {}'s pairs are set aside \
+         (--keep-duet keeps duet)",
+        change.from_round + 1,
+        change.shared_round + 1
     )
 }
 
@@ -610,11 +616,7 @@ fn repinned_sentence(change: &ModeChange) -> String {
          side on two CPUs"
             .to_string()
     } else {
-        format!(
-            "the rounds from {} on are interleaved, and round {shared}'s pairs are set aside \
-             (--keep-duet keeps duet)",
-            change.from_round + 1
-        )
+        interleaved_from(change)
     };
     format!(
         "duet: in round {shared} {} set its own CPU affinity: {}; a benchmark that pins itself \

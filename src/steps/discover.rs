@@ -361,6 +361,26 @@ fn executable_label(exe: &BenchExecutable) -> String {
     format!("bench target {:?} ({})", exe.target, exe.path.display())
 }
 
+
+/// Criterion's terse listing (criterion2 refuses `--bench` with `--list`: it drops the first).
+const TERSE_ARGS: &[&str] = &["--bench", "--list", "--format", "terse"];
+
+/// The ids of a terse listing `stdout` (of `exe` run with `args`), an id with a line break whole
+/// ([`parse_whole_list`]): a way of joining lines is the id when `--exact` with it lists exactly
+/// one benchmark (criterion's `--exact` compares the whole id, `\n` included).
+fn whole_ids(
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+    args: &[&str],
+    stdout: &str,
+) -> Vec<String> {
+    parse_whole_list(stdout, |joined| {
+        let exact: Vec<&str> = args.iter().copied().chain(["--exact", joined]).collect();
+        run_listing(exe, env, timeout, &exact).is_ok_and(|out| parse_list(&out).len() == 1)
+    })
+}
+
 /// Lists the criterion benchmark ids of `exe` by running `<exe> --bench --list --format terse` in
 /// its package root with `env`, killing it after `timeout`.
 ///
@@ -376,15 +396,10 @@ fn list_criterion(
     env: &[(OsString, OsString)],
     timeout: Duration,
 ) -> Result<Listing, DiscoverError> {
-    let terse = run_listing(
-        exe,
-        env,
-        timeout,
-        &["--bench", "--list", "--format", "terse"],
-    );
+    let terse = run_listing(exe, env, timeout, TERSE_ARGS);
     match terse {
         Ok(stdout) => Ok(Listing::new(
-            parse_list(&stdout),
+            whole_ids(exe, env, timeout, TERSE_ARGS, &stdout),
             Harness::Criterion(CliDialect::Current),
         )),
         // Only an executable whose argument parser rejected `'--format'` (clap quotes it so) is
@@ -411,9 +426,10 @@ fn list_criterion(
         Err(terse_error @ DiscoverError::List { .. })
             if terse_error.to_string().contains("`--bench`") =>
         {
-            match run_listing(exe, env, timeout, &["--list", "--format", "terse"]) {
+            let args = &TERSE_ARGS[1..];
+            match run_listing(exe, env, timeout, args) {
                 Ok(stdout) if !parse_list(&stdout).is_empty() => Ok(Listing::new(
-                    parse_list(&stdout),
+                    whole_ids(exe, env, timeout, args, &stdout),
                     Harness::Criterion(CliDialect::Current),
                 )),
                 _ => Err(terse_error),
@@ -838,9 +854,54 @@ fn run_listing(
 }
 
 /// Ids from criterion's terse listing: every line ending in `: benchmark`, with that suffix cut.
-/// Ids may contain spaces, colons, slashes and any unicode, so nothing else is touched.
+/// Ids may contain spaces, colons, slashes and any unicode, so nothing else is touched. An id
+/// with a line break is read here by its last line only; [`parse_whole_list`] joins its lines.
 pub fn parse_list(stdout: &str) -> Vec<String> {
     ids_with_suffix(stdout, ": benchmark")
+}
+
+/// The most lines of a terse listing read as one id: lines a benchmark prints before the
+/// listing are not tried without end.
+const MOST_ID_LINES: usize = 16;
+
+/// Ids from criterion's terse listing, an id with a line break whole. Criterion prints
+/// `{id}: benchmark`, so an id holding `\n` (pulldown-cmark names groups by such strings) spans
+/// several lines and only its last ends in `: benchmark`. The lines between the previous
+/// `: benchmark` line (or the listing's start) and an id's last line may be the id's first
+/// lines, or anything its benchmark printed: each way of joining them, longest first, is
+/// offered to `is_id` (criterion asked whether it lists exactly that id), and the first it
+/// accepts is the id. When none is accepted, the last line stands alone, as before.
+pub fn parse_whole_list(stdout: &str, mut is_id: impl FnMut(&str) -> bool) -> Vec<String> {
+    listed_blocks(stdout)
+        .into_iter()
+        .map(|block| {
+            let last = block.len() - 1;
+            (0..last)
+                .map(|first| block[first..].join("\n"))
+                .find(|joined| is_id(joined))
+                .unwrap_or_else(|| block[last].to_string())
+        })
+        .collect()
+}
+
+/// A terse listing's `: benchmark` lines (suffix cut), each after the lines before it that
+/// follow the previous one (at most [`MOST_ID_LINES`] in all).
+fn listed_blocks(stdout: &str) -> Vec<Vec<&str>> {
+    let mut blocks = Vec::new();
+    let mut pending: Vec<&str> = Vec::new();
+    for line in stdout.lines() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        match line.strip_suffix(": benchmark") {
+            Some(id) => {
+                pending.push(id);
+                let from = pending.len().saturating_sub(MOST_ID_LINES);
+                blocks.push(pending.split_off(from));
+                pending.clear();
+            }
+            None => pending.push(line),
+        }
+    }
+    blocks
 }
 
 /// Ids from criterion 0.3's `--list`: every line ending in `: bench` (its stdout also carries
@@ -1622,6 +1683,49 @@ mod tests {
             parse_list(out),
             ["hash/mix", "odd id: with colons/and spaces", "größe/λ/10"]
         );
+    }
+
+    #[test]
+    fn an_id_with_a_line_break_is_read_whole_when_criterion_lists_it() {
+        // pulldown-cmark: groups named by a string with a line break, two ending alike.
+        let out = "plain: benchmark\n    pub fn a() {\n            /1: benchmark\n\
+                   \x20   pub fn b() {\n            /1: benchmark\n";
+        let ids = ["    pub fn a() {\n            /1", "    pub fn b() {\n            /1"];
+        let mut asked = Vec::new();
+        let whole = parse_whole_list(out, |joined| {
+            asked.push(joined.to_string());
+            ids.contains(&joined)
+        });
+        assert_eq!(whole, ["plain", ids[0], ids[1]]);
+        assert_eq!(asked, ids, "one-line ids are not asked about");
+    }
+
+    #[test]
+    fn a_stray_line_before_an_id_is_not_glued_onto_it() {
+        // A benchmark prints `loading corpus` before the listing; then an id of two lines whose
+        // benchmark printed a line of its own before it: the longest join criterion lists wins.
+        let out = "loading corpus\nhash/mix: benchmark\nwarming\ng\n/1: benchmark\n";
+        let mut asked = Vec::new();
+        let whole = parse_whole_list(out, |joined| {
+            asked.push(joined.to_string());
+            joined == "g\n/1"
+        });
+        assert_eq!(whole, ["hash/mix", "g\n/1"]);
+        assert_eq!(asked, ["loading corpus\nhash/mix", "warming\ng\n/1", "g\n/1"]);
+        // Nothing criterion lists whole: each id is its last line, as before (and ids that
+        // then read alike are set apart, saying why: `listed_twice_reason`).
+        assert_eq!(parse_whole_list(out, |_| false), ["hash/mix", "/1"]);
+    }
+
+    #[test]
+    fn at_most_sixteen_lines_are_tried_as_one_id() {
+        let out = format!("{}last: benchmark\n", "noise\n".repeat(40));
+        let mut asked = 0;
+        let whole = parse_whole_list(&out, |_| {
+            asked += 1;
+            false
+        });
+        assert_eq!((whole, asked), (vec!["last".to_string()], MOST_ID_LINES - 1));
     }
 
     #[test]

@@ -361,7 +361,6 @@ fn executable_label(exe: &BenchExecutable) -> String {
     format!("bench target {:?} ({})", exe.target, exe.path.display())
 }
 
-
 /// Criterion's terse listing (criterion2 refuses `--bench` with `--list`: it drops the first).
 const TERSE_ARGS: &[&str] = &["--bench", "--list", "--format", "terse"];
 
@@ -1690,7 +1689,10 @@ mod tests {
         // pulldown-cmark: groups named by a string with a line break, two ending alike.
         let out = "plain: benchmark\n    pub fn a() {\n            /1: benchmark\n\
                    \x20   pub fn b() {\n            /1: benchmark\n";
-        let ids = ["    pub fn a() {\n            /1", "    pub fn b() {\n            /1"];
+        let ids = [
+            "    pub fn a() {\n            /1",
+            "    pub fn b() {\n            /1",
+        ];
         let mut asked = Vec::new();
         let whole = parse_whole_list(out, |joined| {
             asked.push(joined.to_string());
@@ -1711,7 +1713,10 @@ mod tests {
             joined == "g\n/1"
         });
         assert_eq!(whole, ["hash/mix", "g\n/1"]);
-        assert_eq!(asked, ["loading corpus\nhash/mix", "warming\ng\n/1", "g\n/1"]);
+        assert_eq!(
+            asked,
+            ["loading corpus\nhash/mix", "warming\ng\n/1", "g\n/1"]
+        );
         // Nothing criterion lists whole: each id is its last line, as before (and ids that
         // then read alike are set apart, saying why: `listed_twice_reason`).
         assert_eq!(parse_whole_list(out, |_| false), ["hash/mix", "/1"]);
@@ -1725,7 +1730,10 @@ mod tests {
             asked += 1;
             false
         });
-        assert_eq!((whole, asked), (vec!["last".to_string()], MOST_ID_LINES - 1));
+        assert_eq!(
+            (whole, asked),
+            (vec!["last".to_string()], MOST_ID_LINES - 1)
+        );
     }
 
     #[test]

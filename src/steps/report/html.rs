@@ -274,7 +274,7 @@ fn ci_bar(scale: &Scale, result: &BenchmarkResult, y: f64, thickness: f64) -> St
         (x1 - x0).max(2.0),
         thickness / 2.0,
         thickness * 0.55,
-        id = escape(&result.id),
+        id = escape(&text::id_line(&result.id)),
         est = r.estimate,
         conf = interval_name(&r),
         ci = text::ratio_ci(Some(&r)),
@@ -338,8 +338,8 @@ fn overview(report: &Report) -> String {
             "<a href=\"#bench-{i}\"><text class=\"row-label\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}<title>{}</title></text></a>",
             LABEL_W,
             y + 4.0,
-            escape(&ellipsize(&result.id, 44)),
-            escape(&result.id)
+            escape(&ellipsize(&text::id_line(&result.id), 44)),
+            escape(&text::id_line(&result.id))
         );
         if result.ratio.is_some() {
             svg += &ci_bar(&scale, result, y, 10.0);
@@ -381,7 +381,7 @@ fn card(
     let color = verdict_color(result.verdict);
     let mut out = format!(
         "<article class=\"card\" id=\"bench-{index}\" style=\"border-left-color:{color}\">\n<header><h3>{}</h3><span class=\"badge\" style=\"background:{color}\">{}</span><span class=\"change\" style=\"color:{color}\">{}</span></header>\n",
-        escape(&result.id),
+        escape(&text::id_line(&result.id)),
         text::verdict_label(result),
         if result.change_rate.is_some() {
             escape(&text::change(result.change_rate))
@@ -566,7 +566,7 @@ fn bench_plot(result: &BenchmarkResult, base: &[f64], head: &[f64]) -> String {
     const HEIGHT: f64 = 190.0;
     let mut svg = format!(
         "<svg class=\"bench-plot\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" width=\"100%\" role=\"img\" aria-label=\"time per iteration of base and head of {}\">\n",
-        escape(&result.id)
+        escape(&text::id_line(&result.id))
     );
     svg += &distributions(base, head, result.unit.as_deref(), 0.0, 700.0, HEIGHT);
     if result.ratio.is_some() {

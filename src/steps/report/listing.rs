@@ -91,7 +91,7 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
     let several_packages = distinct_more_than_one(packages);
     let width = listed
         .iter()
-        .map(|b| b.id.chars().count())
+        .map(|b| super::text::id_line(b.id).chars().count())
         .max()
         .unwrap_or(0);
     let mut out = String::new();
@@ -126,7 +126,7 @@ fn listing_lines(listed: &[ListedBenchmark], skipped: &[SkippedTarget]) -> Strin
         let _ = writeln!(
             out,
             "{:<width$}  (bench target {target}{package}{harness}{side}){selected}",
-            bench.id
+            super::text::id_line(bench.id)
         );
     }
     out

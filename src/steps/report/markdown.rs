@@ -125,8 +125,10 @@ fn results_table(report: &Report, results: &[&BenchmarkResult]) -> String {
     let several_packages = report.several_packages();
     for b in results {
         let name = match (&b.package, several_packages) {
-            (Some(package), true) => format!("{} ({})", escape(&b.id), escape(package)),
-            _ => escape(&b.id),
+            (Some(package), true) => {
+                format!("{} ({})", escape(&text::id_line(&b.id)), escape(package))
+            }
+            _ => escape(&text::id_line(&b.id)),
         };
         let mut cells = vec![
             name,
@@ -155,7 +157,7 @@ fn functions(report: &Report) -> String {
     for b in report.benchmarks.iter().filter(|b| !b.functions.is_empty()) {
         out += &format!(
             "**Functions behind {} {}** (instructions per iteration, most changed first):\n\n",
-            escape(&b.id),
+            escape(&text::id_line(&b.id)),
             outcome_label(b.verdict)
         );
         out += "| Function | Where | Self base | Self head | Change | Inclusive base | Inclusive head |\n";
@@ -200,7 +202,11 @@ fn failures(results: &[&BenchmarkResult]) -> String {
         let Some(failure) = &b.failure else { continue };
         let failure = text::sanitize(failure);
         let (first, tail) = failure.split_once('\n').unwrap_or((&failure, ""));
-        out += &format!("**{}** failed: {}\n", escape(&b.id), escape(first));
+        out += &format!(
+            "**{}** failed: {}\n",
+            escape(&text::id_line(&b.id)),
+            escape(first)
+        );
         if !tail.trim().is_empty() {
             out += &format!(
                 "<details><summary>stderr</summary>\n\n{}\n</details>\n",
@@ -284,7 +290,7 @@ fn every_benchmark(notices: &[notices::Notice]) -> String {
             out += &format!(
                 "- {} **{}**: {}\n",
                 notice.kind.as_str(),
-                escape(&entry.id),
+                escape(&text::id_line(&entry.id)),
                 escape(&entry.message)
             );
         }

@@ -748,9 +748,11 @@ fn skip_escape_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
-/// A benchmark id on one line for a terminal: sanitized, newlines and tabs as spaces.
+/// A benchmark id on one line for a terminal: sanitized, a line break shown as `\n` (a criterion
+/// id may hold one: pulldown-cmark names groups by such strings; JSON keeps the id raw), a tab as
+/// a space.
 pub fn id_line(id: &str) -> String {
-    sanitize(id).replace(['\n', '\t'], " ")
+    sanitize(&id.replace('\n', "\\n")).replace('\t', " ")
 }
 
 /// The note for a benchmark whose forks gave one value each, and its figure among several
@@ -1021,6 +1023,17 @@ mod tests {
             ..ci(0.995, 1.004)
         };
         assert_eq!(ratio_ci(Some(&equivalence)), "[0.995, 1.004]†");
+    }
+
+    #[test]
+    fn an_id_with_a_line_break_is_shown_on_one_line_with_it_escaped() {
+        // pulldown-cmark's groups: the table, markdown and HTML show `\n`, JSON the raw id.
+        let id = "    pub fn a() {\n            /1";
+        assert_eq!(id_line(id), "    pub fn a() {\\n            /1");
+        assert_eq!(id_line("a\tb\x1b[31m"), "a b");
+        let md = super::super::markdown::escape(&id_line(id));
+        assert!(md.contains("{\\\\n "), "{md}");
+        assert!(super::super::html::escape(&id_line(id)).contains("{\\n "));
     }
 
     #[test]

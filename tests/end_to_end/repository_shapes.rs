@@ -259,12 +259,13 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 }
 
 #[test]
-fn criterion_ids_with_a_line_break_that_list_alike_are_set_apart_saying_why() {
+fn criterion_ids_with_a_line_break_are_listed_and_selected_whole() {
     // pulldown-cmark's `lib` target names two benchmark groups by a string with a line break
     // (`"    pub fn pathological_link_def(c: &mut Criterion) {\n            "`): criterion
-    // lists each id over two lines, so both groups' `/1` read as one id, `            /1`,
-    // which no fork selects: its trace failed ("its output does not show that it ran") and it
-    // was measured under that id.
+    // lists each id over two lines. Read by their last line, both groups' `/1` were one id,
+    // `            /1`, which no fork selects (its trace failed; later set apart). Each is now
+    // read whole, checked with `--exact`, and so is an id with a line break no other shares;
+    // the line the benchmark prints before the listing is not glued onto the first id.
     let guard = measuring_lock();
     let key = "criterion ids with a line break";
     let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
@@ -273,10 +274,12 @@ fn criterion_ids_with_a_line_break_that_list_alike_are_set_apart_saying_why() {
             "broken",
             "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
              fn benches(c: &mut Criterion) {\n    \
+             println!(\"loading corpus\");\n    \
              for name in [\"first {\\n  \", \"second {\\n  \"] {\n        \
              let mut group = c.benchmark_group(name);\n        \
              group.bench_function(\"1\", |b| b.iter(|| black_box(1u64) + 1));\n        \
              group.finish();\n    }\n    \
+             c.bench_function(\"solo {\\n  x\", |b| b.iter(|| black_box(3u64) + 4));\n    \
              c.bench_function(\"whole\", |b| b.iter(|| black_box(2u64) * 3));\n}\n\n\
              criterion_group!(group, benches);\ncriterion_main!(group);\n",
         );
@@ -288,17 +291,33 @@ fn criterion_ids_with_a_line_break_that_list_alike_are_set_apart_saying_why() {
         &repo,
         &with_options(&["HEAD~1", "HEAD", "--list"], &manifest),
     );
+    let (out, err) = (String::from_utf8_lossy(&output.stdout), stderr(&output));
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    for id in [r"first {\n  /1", r"second {\n  /1", r"solo {\n  x", "whole"] {
+        let line = out
+            .lines()
+            .find(|line| line.starts_with(&format!("{id} ")))
+            .unwrap_or_else(|| panic!("`{id}` not listed whole:\n{out}\n{err}"));
+        assert!(line.contains(": not measured, same code"), "{line}\n{err}");
+    }
+    assert!(!out.contains("loading corpus"), "{out}");
+    assert!(!err.contains("more than once"), "{err}");
+    assert!(!err.contains("its trace failed"), "{err}");
+    // Measured, each fork selects its benchmark by the whole id; JSON keeps the raw id.
+    let output = selecting(
+        &repo,
+        &with_options(
+            &parent_vs_head_json(&["first", "solo"]),
+            &[&manifest[..], &["--measure-all"]].concat(),
+        ),
+    );
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
-    assert!(
-        err.contains(
-            "only its benchmark(s) `  /1`: criterion's listing shows each of these ids more \
-             than once"
-        ),
-        "{err}"
-    );
-    assert!(!err.contains("its trace failed"), "{err}");
-    assert!(err.contains("whole"), "{err}");
+    let report = json_report(&output);
+    for id in ["first {\n  /1", "solo {\n  x"] {
+        let entry = bench_entry(&report, id);
+        assert!(entry["ratio"].is_object(), "{entry:#}\n{err}");
+    }
 }
 
 #[test]

@@ -208,8 +208,9 @@ pub struct RunWatch {
     harness: Harness,
     mode: Mode,
     id: String,
-    /// Criterion's `Testing ID` was seen (its `Success` must follow).
-    testing: bool,
+    /// How many of the id's lines criterion's `Testing ID` has shown so far, in a row (an id with
+    /// a line break spans several; its `Success` must follow them all).
+    testing: usize,
     ran: bool,
 }
 
@@ -219,7 +220,7 @@ impl RunWatch {
             harness,
             mode,
             id: id.to_string(),
-            testing: false,
+            testing: 0,
             ran: false,
         }
     }
@@ -227,12 +228,7 @@ impl RunWatch {
     pub fn line(&mut self, line: &str) {
         let (id, line) = (self.id.as_str(), line.trim_end());
         let ran = match (self.harness, self.mode) {
-            (Harness::Criterion(_), Mode::Test) => {
-                if line.strip_prefix("Testing ") == Some(id) {
-                    self.testing = true;
-                }
-                self.testing && line == "Success"
-            }
+            (Harness::Criterion(_), Mode::Test) => self.criterion_test_line(line),
             (Harness::Libtest, Mode::Test) => {
                 line.strip_prefix("test ")
                     .and_then(|rest| rest.strip_prefix(id))
@@ -250,6 +246,20 @@ impl RunWatch {
 
     pub fn ran(&self) -> bool {
         self.ran
+    }
+
+    /// Whether `line` (trimmed at its end) of criterion's test mode is the `Success` that follows
+    /// all of `Testing ID`: criterion prints an id with a line break over several lines, and a
+    /// benchmark may print lines of its own before `Success`.
+    fn criterion_test_line(&mut self, line: &str) -> bool {
+        let id_lines: Vec<&str> = self.id.split('\n').map(str::trim_end).collect();
+        if line.strip_prefix("Testing ") == Some(id_lines[0]) {
+            self.testing = 1;
+        } else if (1..id_lines.len()).contains(&self.testing) {
+            let next = id_lines[self.testing] == line;
+            self.testing = if next { self.testing + 1 } else { 0 };
+        }
+        self.testing == id_lines.len() && line == "Success"
     }
 }
 
@@ -1036,6 +1046,30 @@ mod tests {
             "alpha",
             "running 0 tests\n"
         ));
+    }
+
+    #[test]
+    fn an_id_with_a_line_break_is_seen_running_over_its_lines() {
+        // pulldown-cmark's groups: criterion prints `Testing ` and the id over two lines.
+        let id = "    pub fn a() {\n            /1";
+        let shown = |text: &str| {
+            shows_run(
+                Harness::Criterion(CliDialect::Current),
+                Mode::Test,
+                id,
+                text,
+            )
+        };
+        assert!(shown("Testing     pub fn a() {\n            /1\nSuccess\n"));
+        assert!(shown(
+            "Testing     pub fn a() {\n            /1\nprinted\nSuccess\n"
+        ));
+        // Another id with the same first line, or only the last line, is not it.
+        assert!(!shown(
+            "Testing     pub fn a() {\n            /2\nSuccess\n"
+        ));
+        assert!(!shown("Testing             /1\nSuccess\n"));
+        assert!(!shown("Testing     pub fn a() {\nSuccess\n"));
     }
 
     #[test]

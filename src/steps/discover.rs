@@ -15,6 +15,11 @@
 //!   stdout. Criterion 0.3 and 0.4 reject `--format`; their plain `--list` prints `<id>: bench`
 //!   lines (among warnings), and their forks are then told their benchmark by an anchored regex
 //!   ([`CliDialect`]), since they have no `--exact` either.
+//! - An id with a line break (pulldown-cmark names groups by such strings) spans several lines
+//!   of that listing, only its last ending in `: benchmark`, and what a benchmark prints while
+//!   listed lands there too: the lines before an id's last are joined to it only when criterion
+//!   confirms the join (`--exact` lists it), so a printed line is never part of an id
+//!   ([`parse_whole_list`]).
 //! - divan before 0.1.18 rejects the terse listing's `--format` as well; its `--list` tree is
 //!   read instead. That tree shows a benchmark with `args` without its arguments: they are read
 //!   from a run in divan's test mode, each a benchmark of its own (`<path>::<arg>`, as later

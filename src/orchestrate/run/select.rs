@@ -565,7 +565,9 @@ fn split_unselectable_ids(kind: HarnessKind, ids: Vec<String>) -> (Vec<String>, 
 /// over several lines, and only the last reads as a `<id>: benchmark` line, so two ids that end
 /// alike after their last line break read as one (pulldown-cmark's benchmark groups named by a
 /// string with a line break, `"    pub fn pathological_link_def(…) {\n            "`, each list
-/// `            /1` to `/19`). `--exact` with that last line selects none of them.
+/// `            /1` to `/19`). `--exact` with that last line selects none of them. Discovery
+/// reads such ids whole when criterion confirms them ([`discover::parse_whole_list`]); only
+/// those it does not are left to this.
 fn listed_twice_reason(twice: &[String]) -> String {
     format!(
         "only its benchmark(s) `{}`: criterion's listing shows each of these ids more than once; \

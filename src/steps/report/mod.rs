@@ -182,6 +182,14 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
 mod tests {
     use super::*;
 
+    #[test]
+    fn markdown_and_html_show_an_id_s_line_break_as_backslash_n() {
+        let shown = text::id_line("    pub fn a() {\n            /1");
+        let md = escape_markdown(&shown);
+        assert!(md.contains("{\\\\n "), "{md}");
+        assert!(escape_html(&shown).contains("{\\n "));
+    }
+
     fn resolve(terminal: bool, window: Option<u16>, env: &[(&str, &str)]) -> Style {
         let var = |name: &str| {
             env.iter()

@@ -1031,9 +1031,6 @@ mod tests {
         let id = "    pub fn a() {\n            /1";
         assert_eq!(id_line(id), "    pub fn a() {\\n            /1");
         assert_eq!(id_line("a\tb\x1b[31m"), "a b");
-        let md = super::super::markdown::escape(&id_line(id));
-        assert!(md.contains("{\\\\n "), "{md}");
-        assert!(super::super::html::escape(&id_line(id)).contains("{\\n "));
     }
 
     #[test]

@@ -389,6 +389,11 @@ struct Tested {
     passed: usize,
     /// The output's first lines (at most [`KEPT_LINES`]), to tell whether criterion's were alone.
     lines: Vec<String>,
+    /// The ids the run was to test: criterion prints an id with a line break over several
+    /// lines, and a line after `Testing ` continues the last id only when one of these does so.
+    wanted: Vec<String>,
+    /// The last line was `Testing ` or a line of its id.
+    in_id: bool,
 }
 
 /// Whether `line` of a shared run's output shows a benchmark starting or passing: criterion's
@@ -407,11 +412,37 @@ impl Tested {
         if self.lines.len() < KEPT_LINES {
             self.lines.push(line.to_string());
         }
+        let was_in_id = std::mem::replace(&mut self.in_id, false);
         if let Some(id) = line.strip_prefix("Testing ") {
             self.ids.push(id.to_string());
+            self.in_id = true;
         } else if line == "Success" && self.passed < self.ids.len() {
             self.passed += 1;
+        } else if was_in_id && let Some(longer) = self.continued_id(line) {
+            if let Some(last) = self.ids.last_mut() {
+                *last = longer;
+            }
+            self.in_id = true;
         }
+    }
+
+    /// The last id tested with `line` as its next line, when a wanted id goes on so (its lines
+    /// compared trimmed at their end, as the output's are).
+    fn continued_id(&self, line: &str) -> Option<String> {
+        let last = self.ids.last()?;
+        let count = last.split('\n').count() + 1;
+        let so_far = last.split('\n').chain([line]);
+        self.wanted
+            .iter()
+            .find(|id| {
+                id.split('\n').count() >= count
+                    && id
+                        .split('\n')
+                        .map(str::trim_end)
+                        .zip(so_far.clone())
+                        .all(|(a, b)| a == b)
+            })
+            .map(|id| id.split('\n').take(count).collect::<Vec<_>>().join("\n"))
     }
 
     /// Whether the output's first lines are exactly criterion's `Testing ID` and `Success` for
@@ -419,12 +450,18 @@ impl Tested {
     /// printed, on either stream): then its writes to standard output up to the last `Success`
     /// are those lines and single newlines.
     fn only_criterion_s(&self, order: &[String]) -> bool {
-        let expected = order
-            .iter()
-            .flat_map(|id| [format!("Testing {id}"), "Success".to_string()]);
+        let expected = order.iter().flat_map(|id| {
+            let testing = format!("Testing {id}");
+            let lines: Vec<String> = testing
+                .split('\n')
+                .map(|l| l.trim_end().to_string())
+                .collect();
+            lines.into_iter().chain(["Success".to_string()])
+        });
         // criterion 0.5 follows each `Success` with an empty line.
         let lines: Vec<&String> = self.lines.iter().filter(|l| !l.is_empty()).collect();
-        lines.len() >= 2 * order.len() && lines.into_iter().zip(expected).all(|(a, b)| *a == b)
+        let count = expected.clone().count();
+        lines.len() >= count && lines.into_iter().zip(expected).all(|(a, b)| *a == b)
     }
 
     /// The ids in the order tested, when each of `wanted` was tested once and passed.
@@ -471,7 +508,10 @@ fn launch(
     req.cpu = None;
     req.env
         .push(("CRITERION_HOME".into(), home.into_os_string()));
-    let tested = Arc::new(Mutex::new(Tested::default()));
+    let tested = Arc::new(Mutex::new(Tested {
+        wanted: ids.iter().map(|id| id.to_string()).collect(),
+        ..Tested::default()
+    }));
     let on_line = watching(&tested, &meter);
     let started = Instant::now();
     let ran = crate::steps::instructions::command::run_under_valgrind_watching(
@@ -1023,6 +1063,37 @@ mod tests {
         assert!(owners(&[B, A, X], 2).is_err());
         assert!(owners(&[B, X], 0).is_err());
         assert!(owners(&[X], 1).is_err());
+    }
+
+    #[test]
+    fn ids_with_a_line_break_are_read_over_their_lines_in_a_shared_run() {
+        // pulldown-cmark's groups: `Testing ` and the id over two lines; two ids share a last
+        // line, and a benchmark prints a line before its `Success`.
+        let (a, b) = (
+            "    pub fn a() {\n            /1",
+            "    pub fn b() {\n            /1",
+        );
+        let mut tested = Tested {
+            wanted: vec![a.to_string(), b.to_string()],
+            ..Tested::default()
+        };
+        let out = "Testing     pub fn b() {\n            /1\nprinted\nSuccess\n\n\
+                   Testing     pub fn a() {\n            /1\nSuccess\n\n";
+        out.lines().for_each(|l| tested.line(l));
+        let order = tested.order(&[a, b]).unwrap();
+        assert_eq!(order, [b, a]);
+        assert!(
+            !tested.only_criterion_s(&order),
+            "the printed line is not criterion's"
+        );
+        let mut clean = Tested {
+            wanted: vec![a.to_string()],
+            ..Tested::default()
+        };
+        "Testing     pub fn a() {\n            /1\nSuccess\n\n"
+            .lines()
+            .for_each(|l| clean.line(l));
+        assert!(clean.only_criterion_s(&[a.to_string()]));
     }
 
     #[test]

@@ -34,6 +34,7 @@ use crate::steps::reach::{
     TimedSame, decide, name_timed_part, name_untimed, runs_changes_only_outside, settings_differ,
     undecided,
 };
+use crate::steps::report::id_line;
 use crate::steps::stop::WARMUP_TIME_MIN;
 
 /// The selection of every benchmark of `matched` that both sides have, by id; empty when
@@ -432,9 +433,9 @@ const NAMED_PER_REASON: usize = 3;
 fn measured_lines(records: &BTreeMap<String, SelectionRecord>) -> Vec<String> {
     let measured: Vec<(&String, &SelectionRecord)> =
         records.iter().filter(|(_, r)| r.measured).collect();
-    let sharing = |why: &str| -> Vec<&str> {
+    let sharing = |why: &str| -> Vec<String> {
         let ids = measured.iter().filter(|(_, r)| r.detail == why);
-        ids.map(|(id, _)| id.as_str()).collect()
+        ids.map(|(id, _)| id_line(id)).collect()
     };
     let mut told: Vec<&str> = Vec::new();
     let mut lines = Vec::new();
@@ -442,7 +443,7 @@ fn measured_lines(records: &BTreeMap<String, SelectionRecord>) -> Vec<String> {
         let why = record.detail.as_str();
         let ids = sharing(why);
         if ids.len() <= NAMED_PER_REASON {
-            lines.push(format!("{id} is measured: {why}"));
+            lines.push(format!("{} is measured: {why}", id_line(id)));
         } else if !told.contains(&why) {
             told.push(why);
             let named = ids[..NAMED_PER_REASON].join(", ");
@@ -489,6 +490,11 @@ mod tests {
             ..SelectionRecord::default()
         };
         records.insert("d".into(), same);
+        // A criterion id with a line break (pulldown-cmark's groups) stays on its line.
+        records.insert(
+            "e {\n  /1".into(),
+            undecided("the build settings differ".into()),
+        );
         assert_eq!(
             measured_lines(&records),
             [
@@ -496,6 +502,7 @@ mod tests {
                  objects to compare",
                 "a_2 is measured: its trace failed",
                 "c is measured: its trace failed",
+                "e {\\n  /1 is measured: the build settings differ",
             ]
         );
     }

@@ -36,7 +36,7 @@ pub use listing::render_listing;
 pub use markdown::escape as escape_markdown;
 pub use table::DROP_ORDER;
 pub use text::{
-    median_fork_rel_sd, mode_change_sentence, noisy_forks_note, outcome_label,
+    id_line, median_fork_rel_sd, mode_change_sentence, noisy_forks_note, outcome_label,
     rounds_to_reveal_threshold,
 };
 

@@ -864,6 +864,10 @@ pub fn parse_list(stdout: &str) -> Vec<String> {
     ids_with_suffix(stdout, ": benchmark")
 }
 
+/// The most ids of a listing that may span several lines, each checked by a listing process of
+/// its own (pulldown-cmark has 38); a listing with more is read line by line, as before.
+const MOST_JOINED_IDS: usize = 64;
+
 /// The most lines of a terse listing read as one id: lines a benchmark prints before the
 /// listing are not tried without end.
 const MOST_ID_LINES: usize = 16;
@@ -876,8 +880,18 @@ const MOST_ID_LINES: usize = 16;
 /// offered to `is_id` (criterion asked whether it lists exactly that id), and the first it
 /// accepts is the id. When none is accepted, the last line stands alone, as before.
 pub fn parse_whole_list(stdout: &str, mut is_id: impl FnMut(&str) -> bool) -> Vec<String> {
-    listed_blocks(stdout)
-        .into_iter()
+    let blocks = listed_blocks(stdout);
+    // Each join costs a listing process (the benchmarks' set-up code runs again): a suite
+    // that prints a line per benchmark would ask once per id. Past the bound, no id is joined.
+    let joinable = blocks.iter().filter(|block| block.len() > 1).count();
+    let most = if joinable > MOST_JOINED_IDS {
+        1
+    } else {
+        MOST_ID_LINES
+    };
+    blocks
+        .iter()
+        .map(|block| &block[block.len().saturating_sub(most)..])
         .map(|block| {
             let last = block.len() - 1;
             (0..last)
@@ -1725,6 +1739,15 @@ mod tests {
         // Nothing criterion lists whole: each id is its last line, as before (and ids that
         // then read alike are set apart, saying why: `listed_twice_reason`).
         assert_eq!(parse_whole_list(out, |_| false), ["hash/mix", "/1"]);
+    }
+
+    #[test]
+    fn a_listing_with_more_than_64_ids_after_other_lines_is_read_line_by_line() {
+        // A suite whose benchmarks each print a line while listed: no listing process per id.
+        let out = "loading\nbench: benchmark\n".repeat(MOST_JOINED_IDS + 1);
+        let whole = parse_whole_list(&out, |_| panic!("not asked"));
+        assert_eq!(whole.len(), MOST_JOINED_IDS + 1);
+        assert!(whole.iter().all(|id| id == "bench"), "{whole:?}");
     }
 
     #[test]

@@ -12,8 +12,8 @@ use crate::steps::progress::Progress;
 use crate::steps::report::mode_change_sentence;
 
 /// Judges duet round `round` of `file` by its forks' own CPU affinity and CPU wait, once per
-/// run: when a benchmark moved itself off its CPU, or the CPUs were shared, records what the run does (in `file.run.mode_change`, the round's duet forks set
-/// aside) and says so. True when the remaining rounds run interleaved.
+/// run: when a benchmark moved itself off its CPU, or the CPUs were shared, records what the
+/// run does (in `file.run.mode_change`, the round's duet forks set aside) and says so. True when the remaining rounds run interleaved.
 pub(super) fn leaves_duet(
     ctx: &MeasureContext,
     round: usize,
@@ -27,12 +27,10 @@ pub(super) fn leaves_duet(
     let keep = ctx.settings.keep_duet;
     let wait = shared_cpus::wait_of_round(file, round);
     let repinned = shared_cpus::repinned_of_round(file, round);
-    let change = match shared_cpus::judge_repinned(round, wait.as_ref(), repinned, keep) {
-        Some(change) => change,
-        None => match wait.and_then(|wait| shared_cpus::judge(round, &wait, keep)) {
-            Some(change) => change,
-            None => return false,
-        },
+    let change = shared_cpus::judge_repinned(round, wait.as_ref(), repinned, keep)
+        .or_else(|| wait.and_then(|wait| shared_cpus::judge(round, &wait, keep)));
+    let Some(change) = change else {
+        return false;
     };
     progress.warn(&mode_change_sentence(&change));
     shared_cpus::record(file, change);

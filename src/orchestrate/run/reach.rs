@@ -356,12 +356,9 @@ fn decide_traced(
 /// its trace and probe what it reads when measured; its kept path where the forks run from
 /// cargo-perfdiff's own directory (either checkout holds a `target` of its own).
 fn run_from(sides: &SelectedSides<'_>, base: &BuiltTarget) -> PathBuf {
-    let places = [&sides.base.root, &sides.head.root].map(|w| run_place::in_checkout(w));
-    match places {
-        [Some(release), Some(_)] => run_place::place(&release, &base.exe.path).ok(),
-        _ => None,
-    }
-    .unwrap_or_else(|| base.exe.path.clone())
+    run_place::in_checkouts([&sides.base.root, &sides.head.root])
+        .and_then(|[release, _]| run_place::place(&release, &base.exe.path).ok())
+        .unwrap_or_else(|| base.exe.path.clone())
 }
 
 /// The fork request whose trace tells what `matched` executes: base's cargo-built executable at

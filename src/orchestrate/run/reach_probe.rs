@@ -102,7 +102,7 @@ pub(super) fn probe_skipped(
         let skipped = records.iter().filter(|(_, r)| r.skipped()).count();
         progress.expect_steps(StepKind::Probe, skipped as u64);
     }
-    let (probed, probes) = probing.probe_all(records, (requests, files), progress);
+    let (probed, probes) = probing.probe_all(records, (requests, files));
     // What a probe entered outside the timed routine, untraced, is skipped when its source is.
     let compare = |functions: &[String]| compare_sources(sides, (base, head), functions);
     let decided = super::reach_probe_outside::decide_outside(probed, compare, progress);
@@ -266,7 +266,6 @@ impl Probing<'_> {
         &self,
         records: Vec<(String, SelectionRecord)>,
         (requests, files): (&[ForkRequest], &[TouchedFiles]),
-        progress: &Progress,
     ) -> (Vec<(String, SelectionRecord, Vec<String>)>, Probes) {
         let mut slots: Vec<Slot> = records
             .into_par_iter()
@@ -277,7 +276,7 @@ impl Probing<'_> {
         for (at, slot) in slots.iter_mut().enumerate() {
             let beside = overlapping(&spans, at);
             if slot.probed.too_busy && beside > 0 {
-                self.alone_again(slot, beside, (&requests[at], &files[at]), progress);
+                self.alone_again(slot, beside, (&requests[at], &files[at]));
             }
         }
         let count = |kept: fn(&Option<bool>) -> bool| {
@@ -331,7 +330,6 @@ impl Probing<'_> {
         slot: &mut Slot,
         beside: usize,
         (request, files): (&ForkRequest, &TouchedFiles),
-        progress: &Progress,
     ) {
         let Some(before) = slot.before.take() else {
             return;
@@ -340,7 +338,7 @@ impl Probing<'_> {
         self.progress.detail(&format!(
             "probe of {id}: too busy while {beside} other probe(s) ran beside it: probed again alone"
         ));
-        progress.expect_steps(StepKind::Probe, 1);
+        self.progress.expect_steps(StepKind::Probe, 1);
         let started = Instant::now();
         let mut probed = self.probed((id, before), request, files);
         self.step_done(id, &probed, started.elapsed());

@@ -29,8 +29,8 @@ use crate::steps::schedule::Side;
 pub struct FreshCopies {
     dir: PathBuf,
     /// Each side's workspace checkout and the directory its copies run from
-    /// ([`super::run_place::in_checkout`]); `None`: both sides' copies are in `dir`.
-    checkouts: Option<[(PathBuf, PathBuf); 2]>,
+    /// ([`super::run_place::in_checkouts`]); `None`: both sides' copies are in `dir`.
+    checkouts: Option<([PathBuf; 2], [PathBuf; 2])>,
     current: BTreeMap<(Side, PathBuf), PathBuf>,
 }
 
@@ -50,18 +50,15 @@ impl FreshCopies {
     /// [`FreshCopies::new`], for both sides when either checkout cannot have them.
     pub fn in_checkouts(dir: PathBuf, workspaces: [&Path; 2]) -> std::io::Result<Self> {
         let mut copies = Self::new(dir)?;
-        let [base, head] =
-            workspaces.map(|w| super::run_place::in_checkout(w).map(|r| (w.to_path_buf(), r)));
-        if let (Some(base), Some(head)) = (base, head) {
-            copies.checkouts = Some([base, head]);
-        }
+        copies.checkouts = super::run_place::in_checkouts(workspaces)
+            .map(|releases| (workspaces.map(Path::to_path_buf), releases));
         Ok(copies)
     }
 
     /// Where `side`'s copies of bench executables go.
     fn side_dir(&self, side: Side) -> PathBuf {
         match &self.checkouts {
-            Some(sides) => sides[usize::from(side == Side::Head)].1.join("deps"),
+            Some((_, releases)) => releases[usize::from(side == Side::Head)].join("deps"),
             None => self.dir.join(side.as_str()),
         }
     }
@@ -119,7 +116,7 @@ impl FreshCopies {
 impl Drop for FreshCopies {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.dir);
-        for (workspace, _) in self.checkouts.iter().flatten() {
+        for workspace in self.checkouts.iter().flat_map(|(workspaces, _)| workspaces) {
             super::run_place::remove(workspace);
         }
     }

@@ -33,11 +33,17 @@ const CACHEDIR_TAG: &str = "Signature: 8a477f597d28d172789f06886806bc55\n\
 pub fn in_checkout(workspace: &Path) -> Option<PathBuf> {
     let target = workspace.join("target");
     let ours = target.join(MARKER);
-    if target.exists() && !ours.is_file() {
+    let deps = target.join("release").join("deps");
+    if ours.is_file() {
+        return fs::create_dir_all(&deps)
+            .ok()
+            .map(|()| target.join("release"));
+    }
+    if target.exists() {
         return None;
     }
     let made = (|| -> io::Result<()> {
-        fs::create_dir_all(target.join("release").join("deps"))?;
+        fs::create_dir_all(&deps)?;
         fs::write(target.join("CACHEDIR.TAG"), CACHEDIR_TAG)?;
         fs::write(
             &ours,
@@ -45,6 +51,15 @@ pub fn in_checkout(workspace: &Path) -> Option<PathBuf> {
         )
     })();
     made.ok().map(|()| target.join("release"))
+}
+
+/// [`in_checkout`] of both sides' workspaces (base's, head's): both, or neither, so that the
+/// two sides' executables always run from places of one kind and one path length.
+pub fn in_checkouts(workspaces: [&Path; 2]) -> Option<[PathBuf; 2]> {
+    match workspaces.map(in_checkout) {
+        [Some(base), Some(head)] => Some([base, head]),
+        _ => None,
+    }
 }
 
 /// `executable` at `release/deps/<its name>`: a hard link (a copy where the two are on different

@@ -25,7 +25,7 @@ use crate::orchestrate::error::{Error, Result};
 use crate::steps::analysis::Report;
 use crate::steps::build::{BuildEvent, BuildOptions, programs};
 use crate::steps::discover::Matched;
-use crate::steps::fork::ForkRequest;
+use crate::steps::fork::{ForkRequest, run_place};
 use crate::steps::progress::Progress;
 use crate::steps::reach::source;
 use crate::steps::schedule::Side;
@@ -574,7 +574,10 @@ impl LineTables {
             .and_then(|target| self.benches.get(&target));
         let measured = &ctx.built(side, matched).exe.path;
         if let Some(exe) = exe.filter(|exe| *exe != measured) {
-            request.executable = exe.clone();
+            // Where the fork runs from its checkout, so does this build: a benchmark that finds
+            // its data from its executable's path reads that side's (`run_place`).
+            request.executable =
+                run_place::beside(&request.executable, exe).unwrap_or_else(|| exe.clone());
         }
         request
     }

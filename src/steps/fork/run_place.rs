@@ -74,6 +74,18 @@ pub fn place(release: &Path, executable: &Path) -> io::Result<PathBuf> {
     Ok(placed)
 }
 
+/// `executable` placed beside `current`, when `current` runs from a place of ours in a checkout
+/// (`<workspace>/target/release/deps/`, [`in_checkout`]): another build of the same target (the
+/// one with line tables that `--explain` counts) then finds what the measured one found from its
+/// path. `None` when `current` is elsewhere or the placing fails: run it where it is.
+pub fn beside(current: &Path, executable: &Path) -> Option<PathBuf> {
+    let deps = current.parent()?;
+    let release = deps.parent()?;
+    let target = release.parent()?;
+    let ours = deps.ends_with("target/release/deps") && target.join(MARKER).is_file();
+    ours.then(|| place(release, executable).ok()).flatten()
+}
+
 /// Removes `<workspace>/target` when it is ours ([`in_checkout`]).
 pub fn remove(workspace: &Path) {
     let target = workspace.join("target");
@@ -85,6 +97,31 @@ pub fn remove(workspace: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_build_is_placed_beside_an_executable_only_in_a_place_of_ours() {
+        let dir = tempfile::tempdir().unwrap();
+        let release = in_checkout(&dir.path().join("ws")).unwrap();
+        let measured = place(&release, &write(dir.path(), "bench-1234", b"measured")).unwrap();
+        let tables = write(
+            &dir.path().join("line-tables"),
+            "bench-1234",
+            b"with line tables",
+        );
+        let placed = beside(&measured, &tables).unwrap();
+        assert_eq!(placed, measured, "the same name, in the same place");
+        assert_eq!(fs::read(&placed).unwrap(), b"with line tables");
+        // An executable elsewhere (cargo-perfdiff's own directory, a `target` not ours).
+        let elsewhere = write(&dir.path().join("own/target/release/deps"), "bench-1", b"x");
+        assert_eq!(beside(&elsewhere, &tables), None);
+        assert_eq!(beside(Path::new("bench"), &tables), None);
+    }
+
+    fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+        fs::create_dir_all(dir).unwrap();
+        fs::write(dir.join(name), bytes).unwrap();
+        dir.join(name)
+    }
 
     #[test]
     fn a_checkout_s_target_is_made_ours_and_removed_with_what_it_holds() {

@@ -173,7 +173,27 @@ fn unreadable(executable: &Path) -> impl Fn(gimli::Error) -> String + '_ {
 /// absolute). A bench profile with `debug = true` (or `"line-tables-only"`) builds such
 /// executables, and their line tables are then as good as those of a build made for them
 /// (`orchestrate::run::count::LineTables`).
+/// Read once per executable (its path, size and modification time): selection's outside-loop
+/// check and the note after measuring ask of the same executables.
 pub fn has_checkout_line_tables(executable: &Path) -> bool {
+    type Seen = BTreeMap<(PathBuf, u64, Option<std::time::SystemTime>), bool>;
+    static SEEN: std::sync::Mutex<Seen> = std::sync::Mutex::new(BTreeMap::new());
+    let Ok(meta) = std::fs::metadata(executable) else {
+        return false;
+    };
+    let key = (executable.to_path_buf(), meta.len(), meta.modified().ok());
+    if let Some(&known) = SEEN.lock().ok().as_ref().and_then(|seen| seen.get(&key)) {
+        return known;
+    }
+    let has = read_checkout_line_tables(executable);
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.insert(key, has);
+    }
+    has
+}
+
+/// [`has_checkout_line_tables`], read from the executable's DWARF.
+fn read_checkout_line_tables(executable: &Path) -> bool {
     let found = with_dwarf(executable, |_, dwarf| {
         let mut headers = dwarf.units();
         while let Some(header) = headers.next().map_err(unreadable(executable))? {

@@ -282,7 +282,7 @@ fn traces_of(
     progress: &Progress,
 ) -> Vec<Result<trace::Trace, trace::TraceError>> {
     let done = |request: &ForkRequest, took| {
-        progress.step_done(StepKind::Trace, took, &request.benchmark_id);
+        progress.step_done(StepKind::Trace, took, &id_line(&request.benchmark_id));
     };
     let note = |message: &str| progress.note(message);
     trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note))

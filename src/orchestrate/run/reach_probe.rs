@@ -34,6 +34,7 @@ use crate::steps::reach::probe::{
 };
 use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
 use crate::steps::reach::undecided;
+use crate::steps::report::id_line;
 
 use super::BuiltTarget;
 use super::reach_outside::compare_sources;
@@ -336,7 +337,8 @@ impl Probing<'_> {
         };
         let id = &slot.id;
         self.progress.detail(&format!(
-            "probe of {id}: too busy while {beside} other probe(s) ran beside it: probed again alone"
+            "probe of {}: too busy while {beside} other probe(s) ran beside it: probed again alone",
+            id_line(id)
         ));
         self.progress.expect_steps(StepKind::Probe, 1);
         let started = Instant::now();
@@ -356,7 +358,7 @@ impl Probing<'_> {
             Some(true) => Duration::ZERO,
             _ => took,
         };
-        self.progress.step_done(StepKind::Probe, took, id);
+        self.progress.step_done(StepKind::Probe, took, &id_line(id));
     }
 
     /// The record of the skipped benchmark `record` after its probe (`files`: what its trace
@@ -475,7 +477,8 @@ impl Probing<'_> {
                 return (Probe::Failed(ProbeFailure::Run(why)), false);
             }
         };
-        let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
+        let shown = id_line(id);
+        let log = |line: &str| self.progress.detail(&format!("probe of {shown}: {line}"));
         let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
         if let Probe::NotReached {
             record: Some(run), ..

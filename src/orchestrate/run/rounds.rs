@@ -24,6 +24,7 @@ use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::fork::{ForkOutcome, duet, shared_cpus};
 use crate::steps::fork_length::{self, ForkLengthSettings};
 use crate::steps::progress::Progress;
+use crate::steps::report::id_line;
 use crate::steps::schedule::Side;
 use crate::steps::stop::StopPolicy;
 use crate::steps::{fork, schedule};
@@ -194,7 +195,8 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
                 None => self.measure_interleaved(slot, at, file, progress)?,
                 Some(cpus) => self.measure_duet(slot, at, cpus, file, progress)?,
             }
-            progress.fork_done(2, &format!("round {} {}", round + 1, matched.id));
+            let id = id_line(&matched.id);
+            progress.fork_done(2, &format!("round {} {id}", round + 1));
         }
         self.count_round(round, active, file, progress)
     }

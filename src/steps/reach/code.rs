@@ -42,6 +42,8 @@
 
 mod executable;
 mod identity;
+#[cfg(test)]
+mod lto_copies_tests;
 mod objects;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -52,7 +54,7 @@ use crate::steps::build::BuildOutDir;
 use executable::{Executable, Place};
 pub use identity::CheckoutPaths;
 use identity::{Walk, demangle, functions_named_by};
-use objects::{Objects, SecRef, stable_name};
+use objects::{Objects, SecRef, lto_stem, stable_name};
 
 /// Why a linked executable's code cannot be read.
 #[derive(Debug, thiserror::Error)]
@@ -610,17 +612,18 @@ impl<'a> Comparer<'a> {
 
     fn compare_function(&mut self, name: &str) -> Verdict {
         let (base, head) = (&self.base.objects, &self.head.objects);
-        let definitions = |objects: &Objects| -> Vec<(SecRef, u64, u64)> {
-            objects
-                .definitions_of(name)
-                .iter()
-                .filter_map(|at| {
-                    let symbol = objects.symbol(*at)?;
-                    Some((objects.section_of(*at)?, symbol.value, symbol.size))
-                })
-                .collect()
+        let (in_base, in_head) = match lto_stem(name) {
+            // A copy renamed by a fat-LTO link whose name head does not have: every copy of its
+            // name on each side, paired in the order the link met them, each compared.
+            Some(stem) if head.definitions_of(name).is_empty() => (
+                placed(base, &base.copies_of(stem)),
+                placed(head, &head.copies_of(stem)),
+            ),
+            _ => (
+                placed(base, base.definitions_of(name)),
+                placed(head, head.definitions_of(name)),
+            ),
         };
-        let (in_base, in_head) = (definitions(base), definitions(head));
         if in_base.is_empty() {
             if TOOLCHAIN_FUNCTIONS.contains(&name) {
                 return Verdict::Same {
@@ -663,6 +666,17 @@ impl<'a> Comparer<'a> {
         self.proven.extend(visited);
         Verdict::Same { data, alike }
     }
+}
+
+/// Each definition of `symbols`: its section, and its offset and size there.
+fn placed(objects: &Objects, symbols: &[objects::SymRef]) -> Vec<(SecRef, u64, u64)> {
+    symbols
+        .iter()
+        .filter_map(|at| {
+            let symbol = objects.symbol(*at)?;
+            Some((objects.section_of(*at)?, symbol.value, symbol.size))
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use object::SymbolKind;
 
-use super::objects::{Objects, Place, Relocation, SecRef, Target, stable_name};
+use super::objects::{Objects, Place, Relocation, SecRef, Target, lto_stem, stable_name};
 use crate::steps::build::BuildOutDir;
 use crate::steps::reach::versions::VersionChange;
 
@@ -34,11 +34,14 @@ pub(super) struct Mismatch {
 /// What a relocation points to, resolved so that base's and head's can be compared.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Resolved {
-    /// A function, by raw name without ThinLTO's suffix; `copy` is the very definition referred
-    /// to when several share that name (copies per codegen unit), whose content then counts too.
+    /// A function, by raw name without ThinLTO's suffix; `section` is the very definition
+    /// referred to, when one is known; `by_content` when its content counts too: several
+    /// definitions share that name (copies per codegen unit), or the name carries the counter of
+    /// a fat-LTO link ([`lto_stem`]), which says only that it is one of several copies.
     Function {
         name: String,
-        copy: Option<SecRef>,
+        section: Option<SecRef>,
+        by_content: bool,
     },
     /// Data by content: its name (`None` for anonymous data), and each definition with the
     /// symbol's offset and size in its section.
@@ -376,12 +379,20 @@ impl<'a> Walk<'a> {
         };
         match (b, h) {
             (
-                Resolved::Function { name: nb, copy: cb },
-                Resolved::Function { name: nh, copy: ch },
-            ) if nb == nh => match (cb, ch) {
-                (None, None) => Ok(()),
-                (Some(cb), Some(ch)) => {
-                    pending.push((cb, ch, label.clone()));
+                Resolved::Function {
+                    name: nb,
+                    section: sb,
+                    by_content: cb,
+                },
+                Resolved::Function {
+                    name: nh,
+                    section: sh,
+                    by_content: ch,
+                },
+            ) if symbol_identity(&nb) == symbol_identity(&nh) => match (cb || ch, sb, sh) {
+                (false, ..) => Ok(()),
+                (true, Some(sb), Some(sh)) => {
+                    pending.push((sb, sh, label.clone()));
                     Ok(())
                 }
                 _ => Err(differs()),
@@ -569,7 +580,8 @@ fn defined(objects: &Objects, symbol: (u32, u32), section: SecRef) -> Resolved {
         let copies = objects.definitions_of(&found.name).len();
         return Resolved::Function {
             name: stable_name(&found.name).to_string(),
-            copy: (copies > 1).then_some(section),
+            section: Some(section),
+            by_content: copies > 1 || lto_stem(&found.name).is_some(),
         };
     }
     Resolved::Data {
@@ -611,13 +623,15 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
     }
     if placed.iter().any(|p| p.3) {
         // One of several copies of a name (without ThinLTO's suffix): by its content too.
-        let copy = match placed.as_slice() {
-            [(section, ..)] if copies.len() > 1 => Some(*section),
+        let section = match placed.as_slice() {
+            [(section, ..)] => Some(*section),
             _ => None,
         };
+        let copied = copies.len() > 1 || lto_stem(name).is_some();
         return Resolved::Function {
             name: stable_name(name).to_string(),
-            copy,
+            section,
+            by_content: section.is_some() && copied,
         };
     }
     Resolved::Data {
@@ -633,7 +647,14 @@ fn by_name(objects: &Objects, name: &str) -> Resolved {
 fn data_name(name: &str) -> Option<String> {
     const ANONYMOUS: [&str; 3] = [".L", "anon.", "alloc_"];
     let named = !name.is_empty() && !ANONYMOUS.iter().any(|p| name.starts_with(p));
-    named.then(|| stable_name(name).to_string())
+    named.then(|| symbol_identity(name).to_string())
+}
+
+/// What names one function (or data symbol) across a fat-LTO link and its rebuild: its raw name
+/// without ThinLTO's suffix and without the IR linker's counter ([`lto_stem`]). A name with a
+/// counter is one of several copies, so what it refers to is compared by content too.
+fn symbol_identity(name: &str) -> &str {
+    lto_stem(name).unwrap_or_else(|| stable_name(name))
 }
 
 /// The functions the relocations of `section` name, by raw name: how code and data refer to a

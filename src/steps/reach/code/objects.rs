@@ -40,6 +40,9 @@ pub(super) struct Objects {
     pub definitions: HashMap<Box<str>, Vec<SymRef>>,
     /// An input that holds LLVM bitcode instead of machine code (linker-plugin LTO).
     pub bitcode: Option<String>,
+    /// Defined symbols whose name carries the counter LLVM's IR linker appends ([`lto_stem`]),
+    /// by that name without it, in symbol order.
+    pub renamed: HashMap<Box<str>, Vec<SymRef>>,
 }
 
 /// One relocatable object (a file, or a member of an archive).
@@ -153,6 +156,7 @@ impl Objects {
             objects: Vec::new(),
             definitions: HashMap::new(),
             bitcode: None,
+            renamed: HashMap::new(),
         };
         for input in read {
             objects.data.push(input.data);
@@ -174,6 +178,12 @@ impl Objects {
                         .entry(stable_name(&symbol.name).into())
                         .or_default()
                         .push((o as u32, s as u32));
+                    if let Some(stem) = lto_stem(&symbol.name) {
+                        self.renamed
+                            .entry(stem.into())
+                            .or_default()
+                            .push((o as u32, s as u32));
+                    }
                 }
             }
         }
@@ -185,6 +195,23 @@ impl Objects {
         self.definitions
             .get(stable_name(name))
             .map_or(&[], Vec::as_slice)
+    }
+
+    /// Every definition of the symbol `stem` names, with or without the counter LLVM's IR
+    /// linker appends ([`lto_stem`]): the copy that kept the name first, then the renamed ones
+    /// by their counter, which follows the order the linker met them in.
+    pub fn copies_of(&self, stem: &str) -> Vec<SymRef> {
+        let mut renamed: Vec<(u64, SymRef)> = self
+            .renamed
+            .get(stem)
+            .map_or(&[][..], Vec::as_slice)
+            .iter()
+            .filter_map(|at| Some((counter(&self.symbol(*at)?.name)?, *at)))
+            .collect();
+        renamed.sort_unstable();
+        let mut copies = self.definitions_of(stem).to_vec();
+        copies.extend(renamed.into_iter().map(|(_, at)| at));
+        copies
     }
 
     pub fn section(&self, at: SecRef) -> &Section {
@@ -211,6 +238,25 @@ impl Objects {
             _ => None,
         }
     }
+}
+
+/// `name` (raw, with or without ThinLTO's suffix) without the counter LLVM's IR linker
+/// appends to a local symbol whose name a module linked before it already took (`.<n>`): in a
+/// fat-LTO build every crate's module is linked into one, and each crate's own copy of an
+/// inlined function of another crate (`<String as fmt::Write>::write_str`, `drop_in_place`)
+/// keeps its name only in the first module met; the others are `name.2228`, `name.2295`, …,
+/// numbered by one counter over the whole link, so an unrelated change anywhere before them
+/// renumbers them. `None` when the name has no such counter.
+pub(super) fn lto_stem(name: &str) -> Option<&str> {
+    let (stem, digits) = stable_name(name).rsplit_once('.')?;
+    let counted = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+    (counted && !stem.is_empty()).then_some(stem)
+}
+
+/// The counter of a renamed symbol's name ([`lto_stem`]).
+fn counter(name: &str) -> Option<u64> {
+    lto_stem(name)?;
+    stable_name(name).rsplit_once('.')?.1.parse().ok()
 }
 
 /// One input file as read: its bytes, its objects, and the first of its members that is bitcode.

@@ -20,6 +20,12 @@
 //!   module changes) is not part of the name. A name several objects define (a local copy per
 //!   codegen unit) pairs all its definitions in link order, and a reference to such a name is
 //!   compared by the content of the copy it refers to.
+//! - A fat-LTO link renames a local symbol whose name a module linked before it took
+//!   (`name.<n>`, [`objects::lto_stem`]), with one counter over the whole link, so an unrelated
+//!   change renumbers the copies after it. Such a name is one of several copies: what refers to
+//!   it compares the copy it refers to by content, under its name without the counter (whether
+//!   the other side's copy has a counter or none); an executed copy whose name head lacks pairs
+//!   every copy of its name on each side, in the link's order, each compared.
 //! - Two sections are the same when their bytes, size, alignment and flags are, and their
 //!   relocations are at the same offsets with the same types, addends and targets; a target
 //!   function by name (its content counts only if it is executed), data by content, recursively

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b` and `newcomer13`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13` and `newcomer14`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -79,6 +79,10 @@ nb-sqrt|rust-num/num-bigint|42d1dbe|3e3bb86|Cargo.toml|nightly|--features rand_0
 pc-version|pulldown-cmark/pulldown-cmark|65c5159~1|65c5159|Cargo.toml|||version bump only (pulldown-cmark 0.12.0 → 0.12.1: `pulldown-cmark/Cargo.toml`, `Cargo.lock`): every benchmark unchanged (same code); a workspace of 5 members whose default members include the bench package (`bench/`, 3 criterion targets, group names with newlines and spaces, Markdown files compiled in), LTO, one codegen unit and `panic = "abort"` in the release profile
 pc-lto|pulldown-cmark/pulldown-cmark|cc18f0e^1|cc18f0e|Cargo.toml|||"perf: cargo-wizard default recommendations for runtime perf" (#868: `lto = true`, `codegen-units = 1`, `panic = "abort"` added to the release profile, which bench inherits, and README; the PR shows criterion'"'"'s "Performance has improved", e.g. `pathological_codeblocks1/3` −4.1 %): a profile change, so every benchmark'"'"'s code changes and every one is measured; benchmarks in the library package (`pulldown-cmark/benches/`)
 pc-version-013|pulldown-cmark/pulldown-cmark|f17d98a~1|f17d98a|Cargo.toml|||version bump only (0.12.3 → 0.13.0), after "Make `bench` non-default member of the workspace": as a new user would run it, at the root without `-p`; `--workspace` would build `dos-fuzzer` (mozjs)
+ch-version|DaniPopes/const-hex|1143588~1|1143588|Cargo.toml|||version bump only (1.18.0 → 1.18.1, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, one divan target through a renamed dependency (`divan = { package = "codspeed-divan-compat" }`), hex data files compiled in with include_bytes!, thin LTO and `panic = "abort"` in the release profile, which bench inherits through `profiling`
+ch-avx2dec|DaniPopes/const-hex|22291dc~1|22291dc|Cargo.toml|||"perf: single-pass AVX2 decode with validation" (#41, `src/arch/x86.rs` and `src/arch/generic.rs`: decode validates while it converts instead of checking first): the `decode/const_hex/*` and `decode_to_slice/const_hex/*` benchmarks faster on an AVX2 CPU, the other crates'"'"' benchmarks (faster_hex, hex, hex_simd, naive, rustc_hex) and const-hex'"'"'s `check`, `encode`, `encode_to_slice` and `format` unreached
+snap-version|BurntSushi/rust-snappy|742c9cd~1|742c9cd|bench/Cargo.toml|||version bump only (1.1.0 → 1.1.1, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); a build script that writes the tag lookup table and the CRC tables the library includes from OUT_DIR, the bench package (`bench/`, criterion 0.3) a workspace member, corpus files compiled in with include_bytes!, `debug = true` in the release profile
+snap-crc|BurntSushi/rust-snappy|22c217f~1|22c217f|bench/Cargo.toml|||"perf: accelerate CRC32C with SSE4.2 when possible" (closes #19 and #20, "fairly marginal performance gains"; the build script no longer writes `CASTAGNOLI_POLY` into the generated CRC table file): the benchmarks compress and decompress raw Snappy, which has no CRC, so every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -283,6 +287,7 @@ newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-vers
 newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-013
+newcomer14|ch-version ch-avx2dec snap-version snap-crc
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -32,24 +32,44 @@ pub const SMALL_SAMPLE: usize = 1;
 /// Iterations per sample of the second run.
 pub const LARGE_SAMPLE: usize = 5;
 
+/// The crates divan's code is compiled under: divan itself, and CodSpeed's wall-time fork of it,
+/// `codspeed-divan-compat-walltime`, which a repository gets through `codspeed-divan-compat`
+/// (usually renamed to `divan` in its manifest, so the benchmarks read the same). The fork keeps
+/// divan 0.1's modules and functions under its own crate name, and nothing else tells the two
+/// apart in an executable's symbols.
+const DIVAN_CRATES: [&str; 2] = ["divan", "codspeed_divan_compat_walltime"];
+
+/// `skeleton`'s path inside divan (or its fork, [`DIVAN_CRATES`]): `thread_pool::TaskShared::
+/// new::call` for `divan::thread_pool::TaskShared::new::call`; `None` outside them.
+fn within_divan(skeleton: &str) -> Option<&str> {
+    DIVAN_CRATES.iter().find_map(|krate| {
+        skeleton
+            .strip_prefix(krate)
+            .and_then(|rest| rest.strip_prefix("::"))
+    })
+}
+
 /// Whether `skeleton` (a [`super::symbols::skeleton`]) is divan's sample task (in
-/// `divan::thread_pool` from 0.1.16; `divan::util::thread::pool` in its repository since 0.1.21).
+/// `divan::thread_pool` from 0.1.16; `divan::util::thread::pool` in its repository since 0.1.21),
+/// in divan or its fork ([`DIVAN_CRATES`]).
 pub fn is_sample_task(skeleton: &str) -> bool {
     matches!(
-        skeleton,
-        "divan::thread_pool::TaskShared::new::call"
-            | "divan::util::thread::pool::TaskShared::new::call"
+        within_divan(skeleton),
+        Some("thread_pool::TaskShared::new::call" | "util::thread::pool::TaskShared::new::call")
     )
 }
 
 /// Whether `skeleton` is divan's sampling loop, `BenchContext::bench_loop_threaded` (in
-/// `divan::bench` until 0.1.17, `divan::benchmark` since): it runs every sample of a benchmark,
-/// and divan's tuning between them, in every version.
+/// `divan::bench` until 0.1.17, `divan::benchmark` since; in divan or its fork,
+/// [`DIVAN_CRATES`]): it runs every sample of a benchmark, and divan's tuning between them, in
+/// every version.
 pub fn is_sampling_loop(skeleton: &str) -> bool {
     matches!(
-        skeleton,
-        "divan::bench::BenchContext::bench_loop_threaded"
-            | "divan::benchmark::BenchContext::bench_loop_threaded"
+        within_divan(skeleton),
+        Some(
+            "bench::BenchContext::bench_loop_threaded"
+                | "benchmark::BenchContext::bench_loop_threaded"
+        )
     )
 }
 
@@ -203,5 +223,28 @@ mod tests {
         assert!(!is_sample_task(&skeleton(
             "mycrate::TaskShared<F>::new::call"
         )));
+    }
+
+    /// const-hex's benchmarks (`divan = { package = "codspeed-divan-compat" }`) hold divan's
+    /// sample task and sampling loop under the fork's crate, as `nm -C` shows them in its
+    /// executable; a crate whose name merely starts like divan's holds neither.
+    #[test]
+    fn codspeed_s_fork_of_divan_has_divan_s_sample_task_and_sampling_loop() {
+        let skeleton = super::super::symbols::skeleton;
+        assert!(is_sample_task(&skeleton(
+            "codspeed_divan_compat_walltime::thread_pool::TaskShared<F>::new::call"
+        )));
+        assert!(is_sampling_loop(&skeleton(
+            "<codspeed_divan_compat_walltime::bench::BenchContext>::bench_loop_threaded::<(), u64, \
+             _, _, _>"
+        )));
+        for name in [
+            "divan_extra::thread_pool::TaskShared<F>::new::call",
+            "codspeed_divan_compat::thread_pool::TaskShared<F>::new::call",
+            "codspeed_divan_compat_walltime::thread_pool::ThreadPool::broadcast_task",
+        ] {
+            assert!(!is_sample_task(&skeleton(name)), "{name}");
+            assert!(!is_sampling_loop(&skeleton(name)), "{name}");
+        }
     }
 }

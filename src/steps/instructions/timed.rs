@@ -18,7 +18,8 @@
 //!
 //! - criterion: `Bencher::iter` and the like ([`criterion::is_measured_method`]), which criterion
 //!   marks `#[inline(never)]`;
-//! - divan 0.1.16 and later: its sample task (`TaskShared<F>::new::call`,
+//! - divan 0.1.16 and later (and CodSpeed's fork of it, `codspeed-divan-compat`, whose code is
+//!   divan's under another crate name): its sample task (`TaskShared<F>::new::call`,
 //!   [`divan::is_sample_task`]), called through a function pointer and so never inlined. It runs
 //!   one sample: the inputs of `with_inputs` made before the timer's first read (inside:
 //!   conservative), the loop between the two reads, the outputs dropped after. divan 0.1.15 and
@@ -221,6 +222,19 @@ mod tests {
         // Everything inlined: none.
         assert!(routine_among(Harness::Divan, ["main"]).is_none());
         assert!(routine_among(Harness::Bencher, ["demo::hash::mix"]).is_none());
+    }
+
+    /// CodSpeed's fork of divan (`codspeed-divan-compat`, const-hex's benchmarks) keeps divan's
+    /// routines under its own crate: they are the timed routines of a divan benchmark, so that
+    /// its set-up is not taken for its timed loop.
+    #[test]
+    fn the_routines_of_codspeed_s_divan_fork_are_divan_s() {
+        let task = "codspeed_divan_compat_walltime::thread_pool::TaskShared::new::call";
+        let sampling = "codspeed_divan_compat_walltime::bench::BenchContext::bench_loop_threaded";
+        let found = routine_among(Harness::Divan, [sampling, task, "main"]).unwrap();
+        assert!(found.what.contains("sample task"), "{found:?}");
+        let found = routine_among(Harness::Divan, [sampling, "main"]).unwrap();
+        assert!(found.what.contains("bench_loop_threaded"), "{found:?}");
     }
 
     #[test]

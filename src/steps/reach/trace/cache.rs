@@ -81,7 +81,9 @@ pub(super) fn fields_digest<'a>(fields: impl IntoIterator<Item = &'a [u8]>) -> S
 /// timed routine returns, where that routine is a function of its own.
 /// 5 (2026-11-30): the executable traced runs from base's checkout of the workspace, as the
 /// forks do (`steps::fork::run_place`), so a file found from its path is the revision's.
-pub const TRACE_VERSION: u32 = 5;
+/// 6 (2026-11-30): the benchmarks of CodSpeed's fork of divan (`codspeed-divan-compat`) have
+/// divan's timed routine too, so their traces tell their timed part.
+pub const TRACE_VERSION: u32 = 6;
 
 const TRACE_VERSION_FIELD: [u8; 4] = TRACE_VERSION.to_le_bytes();
 

@@ -83,6 +83,8 @@ ch-version|DaniPopes/const-hex|1143588~1|1143588|Cargo.toml|||version bump only 
 ch-avx2dec|DaniPopes/const-hex|22291dc~1|22291dc|Cargo.toml|||"perf: single-pass AVX2 decode with validation" (#41, `src/arch/x86.rs` and `src/arch/generic.rs`: decode validates while it converts instead of checking first): the `decode/const_hex/*` and `decode_to_slice/const_hex/*` benchmarks faster on an AVX2 CPU, the other crates'"'"' benchmarks (faster_hex, hex, hex_simd, naive, rustc_hex) and const-hex'"'"'s `check`, `encode`, `encode_to_slice` and `format` unreached
 snap-version|BurntSushi/rust-snappy|742c9cd~1|742c9cd|bench/Cargo.toml|||version bump only (1.1.0 → 1.1.1, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); a build script that writes the tag lookup table and the CRC tables the library includes from OUT_DIR, the bench package (`bench/`, criterion 0.3) a workspace member, corpus files compiled in with include_bytes!, `debug = true` in the release profile
 snap-crc|BurntSushi/rust-snappy|22c217f~1|22c217f|bench/Cargo.toml|||"perf: accelerate CRC32C with SSE4.2 when possible" (closes #19 and #20, "fairly marginal performance gains"; the build script no longer writes `CASTAGNOLI_POLY` into the generated CRC table file): the benchmarks compress and decompress raw Snappy, which has no CRC; the crate'"'"'s other functions (`snap::bytes::read_varu64`, the `loadu_*` loads) are compiled differently from the same source, in their timed loops, so every benchmark is measured
+sv-version|servo/rust-smallvec|7fa951f~1|7fa951f|Cargo.toml|nightly||version bump only (1.8.1 → 1.9.0, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, one libtest `#[bench]` target (nightly), no dependency but bincode (dev)
+sv-insert|servo/rust-smallvec|b233568~1|b233568|Cargo.toml|nightly||"Optimize `insert` for the case where `index == len`" (b233568, nnethercote: skips a zero-length `copy`, "speeds up rustc … by 2% on one benchmark"): `bench_insert` and `bench_insert_small` reach it; the `*_vec` twins (the same code on std'"'"'s `Vec`) and the push, remove, extend, from_slice and macro ones do not
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -287,7 +289,7 @@ newcomer11|qxml-version qxml-attr qxml-compare-version hb-version hb-get b3-vers
 newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-013
-newcomer14|ch-version ch-avx2dec snap-version snap-crc
+newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -2527,16 +2527,34 @@ mod tests {
     /// `files` (path in the checkout, text) compiled optimised with line tables, `src/main.rs`
     /// the crate's root, in a checkout of its own under `dir`.
     pub(super) fn compiled_files(dir: &Path, side: &str, files: &[(&str, String)]) -> PathBuf {
+        compiled_files_below(dir, side, "", files)
+    }
+
+    /// [`compiled_files`] of a crate in the folder `below` of the checkout, compiled from there
+    /// as cargo compiles a workspace's member from the workspace's root, and with the checkout
+    /// remapped to `.` as the normalised build does: the line tables then name `src/main.rs` in
+    /// the compilation directory `./<below>` (rust-lexical's `extras/benchmark/`).
+    pub(super) fn compiled_files_below(
+        dir: &Path,
+        side: &str,
+        below: &str,
+        files: &[(&str, String)],
+    ) -> PathBuf {
         let checkout = dir.join(side);
+        let workspace = checkout.join(below);
         for (path, text) in files {
-            let path = checkout.join(path);
+            let path = workspace.join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
         let exe = checkout.join("demo");
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-        let status = std::process::Command::new(rustc)
-            .current_dir(&checkout)
+        let mut command = std::process::Command::new(rustc);
+        if !below.is_empty() {
+            command.arg(format!("--remap-path-prefix={}=.", checkout.display()));
+        }
+        let status = command
+            .current_dir(&workspace)
             .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
             .args(["debuginfo=line-tables-only", "src/main.rs", "-o"])
             .arg(&exe)

@@ -211,6 +211,20 @@ fn read_checkout_line_tables(executable: &Path) -> bool {
     found.unwrap_or(false)
 }
 
+/// A unit's crate root file as its line tables name files: relative to the unit's compilation
+/// directory (`comp_dir`), which the line tables put before every relative file. cargo compiles
+/// a workspace's members from the workspace's root, so where the workspace lies below the
+/// checkout's root (rust-lexical's `extras/benchmark/`) the unit names `parse-float/canada.rs`
+/// in `./extras/benchmark`, read as the checkout's `extras/benchmark/parse-float/canada.rs`.
+fn unit_root(comp_dir: Option<Cow<'_, str>>, root: &str) -> PathBuf {
+    match comp_dir {
+        Some(dir) if Path::new(root).is_relative() && !dir.is_empty() => {
+            Path::new(&*dir).join(root)
+        }
+        _ => PathBuf::from(root),
+    }
+}
+
 /// The inlined copies of `executable`'s functions, from its DWARF.
 pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
     with_dwarf(executable, |file, dwarf| {
@@ -231,9 +245,10 @@ pub(super) fn inlined_index(executable: &Path) -> Result<InlinedIndex, String> {
         for unit in &units {
             if let Some(name) = &unit.name {
                 let name = name.to_string_lossy();
-                if let Some((root, unit)) = name.split_once("/@/") {
-                    let krate = unit.split('.').next().unwrap_or(unit);
-                    index.roots.insert((PathBuf::from(root), krate.to_string()));
+                if let Some((root, krate)) = name.split_once("/@/") {
+                    let krate = krate.split('.').next().unwrap_or(krate);
+                    let root = unit_root(unit.comp_dir.map(|d| d.to_string_lossy()), root);
+                    index.roots.insert((root, krate.to_string()));
                 }
             }
             index_unit(dwarf, (unit, &units), &code, &mut index).map_err(&why)?;

@@ -350,7 +350,7 @@ impl Reader<'_> {
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use super::super::tests::{compare_apart, compiled_files};
+    use super::super::tests::{compare_apart, compiled_files_below};
     use super::*;
 
     /// criterion's two macros as a fake registry package's file (`registry/src/…` under
@@ -373,6 +373,16 @@ mod tests {
     /// calls `define` twice) each inline `define`; `groups` are the group calls, `main` the
     /// `criterion_main!` call (or a hand-written `main`).
     fn bench_crate(dir: &Path, side: &str, groups: &str, main: &str) -> PathBuf {
+        bench_crate_below(dir, (side, ""), groups, main)
+    }
+
+    /// [`bench_crate`] in the folder `below` of the checkout ([`compiled_files_below`]).
+    fn bench_crate_below(
+        dir: &Path,
+        (side, below): (&str, &str),
+        groups: &str,
+        main: &str,
+    ) -> PathBuf {
         let macros = fake_criterion(dir);
         let text = format!(
             "#[path = {:?}]\nmod criterion;\nuse criterion::{{criterion_group, criterion_main}};\n\n\
@@ -390,7 +400,7 @@ mod tests {
         );
         let manifest = "[package]\nname = \"demo\"\nversion = \"0.1.0\"\nedition = \"2021\"\n";
         let files = [("src/main.rs", text), ("Cargo.toml", manifest.to_string())];
-        compiled_files(dir, side, &files)
+        compiled_files_below(dir, side, below, &files)
     }
 
     const GROUPS: &str = "criterion_group!(g1, first);\ncriterion_group!(g2, second);\n";
@@ -460,6 +470,29 @@ mod tests {
             panic!("`g1` is made by the same call, inlined into `main`: {group:?}");
         };
         assert!(note.contains("inlined only into `demo::main`"), "{note}");
+    }
+
+    #[test]
+    fn a_bench_crate_of_a_workspace_below_the_checkout_s_root_has_its_call_read_there() {
+        // rust-lexical's benchmarks are a workspace in `extras/benchmark/`: cargo compiles each
+        // member from there, and the line tables name `parse-float/canada.rs` in the
+        // compilation directory `./extras/benchmark`. The crate root was read at the
+        // checkout's top (`<checkout>/parse-float/canada.rs`, no such file): unknown.
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
+        let below = "extras/bench";
+        bench_crate_below(dir, ("base", below), GROUPS, "criterion_main!(g1, g2);");
+        bench_crate_below(
+            dir,
+            ("head", below),
+            WITH_EXTRA,
+            "criterion_main!(g1, g2, g3);",
+        );
+        let main = compare_apart(dir, "base", "head", "demo::main");
+        let SourceComparison::SameApart(note) = &main else {
+            panic!("head's `main` appends `g3`: {main:?}");
+        };
+        assert!(note.contains("extends at its end"), "{note}");
     }
 
     #[test]

@@ -82,13 +82,17 @@ fn commit_pinned_benchmarks(repo: &Path) {
 }
 
 /// `--list` of the pinned benchmarks with selection on, verbose, each probe run (none kept from
-/// an earlier run of the shared repository).
-fn list_pinned(repo: &Path) -> Output {
+/// an earlier run of the shared repository); `forget_alone`: nor that a probe must run alone.
+fn list_pinned(repo: &Path, forget_alone: bool) -> Output {
     let traces = state_dir(repo).join("traces");
+    let forgotten = |name: &str| {
+        (name.starts_with("probe-") || (forget_alone && name.starts_with("alone-")))
+            && name.ends_with(".json")
+    };
     if let Ok(entries) = std::fs::read_dir(&traces) {
         for entry in entries.map(|entry| entry.unwrap().path()) {
             let name = entry.file_name().unwrap().to_string_lossy().into_owned();
-            if name.starts_with("probe-") && name.ends_with(".json") {
+            if forgotten(&name) {
                 std::fs::remove_file(entry).unwrap();
             }
         }
@@ -144,7 +148,7 @@ const LISTINGS: usize = 3;
 /// How many pinned benchmarks one `--list` skips as the same code, and what it printed;
 /// asserts that each one measured was probed again alone, and that the log says so.
 fn pinned_same_code(repo: &Path) -> (usize, String) {
-    let output = list_pinned(repo);
+    let output = list_pinned(repo, true);
     let all = all_output(&output);
     assert_eq!(output.status.code(), Some(0), "{all}");
     let report = json_report(&output);
@@ -172,6 +176,41 @@ fn pinned_same_code(repo: &Path) -> (usize, String) {
         "{all}"
     );
     (same, all)
+}
+
+#[test]
+fn a_benchmark_seen_pinning_itself_is_probed_alone_from_the_start_the_next_time() {
+    if usable_cpus_of_this_process() < 2 {
+        return; // one CPU (or not CPU 0): no two probes run at once on it
+    }
+    let guard = measuring_lock();
+    let (_dir, repo) = pinned_repo(&guard);
+    // A first listing, nothing kept: the probes run one per CPU, and each sees its benchmark
+    // pin itself (whatever the load, its runs end whole).
+    let first = list_pinned(&repo, true);
+    let all = all_output(&first);
+    assert_eq!(first.status.code(), Some(0), "{all}");
+    assert!(
+        all.contains("the benchmark set its own CPU affinity: CPU 0"),
+        "{all}"
+    );
+    assert!(!all.contains("probed alone from the start"), "{all}");
+    // The next, its probes' outcomes removed (as a new commit's would be): each is probed alone
+    // from the start, so none beside another, and none again.
+    let second = list_pinned(&repo, false);
+    let all = all_output(&second);
+    assert_eq!(second.status.code(), Some(0), "{all}");
+    for id in ["pinned/one", "pinned/two", "pinned/three"] {
+        let line = format!(
+            "probe of {id}: probed alone from the start: an earlier probe saw it set its own CPU \
+             affinity: CPU 0"
+        );
+        assert!(
+            all.contains(&line),
+            "{id} not probed alone from the start:\n{all}"
+        );
+    }
+    assert!(!all.contains("ran beside it: probed again alone"), "{all}");
 }
 
 #[test]

@@ -32,7 +32,9 @@ use crate::steps::reach::code::{ChangedEntry, Comparer};
 use crate::steps::reach::probe::{
     Probe, ProbeFailure, Timed, has_timed_routine, probe_benchmark, timed_routines,
 };
-use crate::steps::reach::trace::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache};
+use crate::steps::reach::trace::{
+    KeptAlone, KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, TraceCache, alone_key,
+};
 use crate::steps::reach::undecided;
 use crate::steps::report::id_line;
 
@@ -203,6 +205,9 @@ struct Probed {
     outside: Vec<String>,
     /// Its probe failed as too busy ([`ProbeFailure::TooBusy`]).
     too_busy: bool,
+    /// The CPUs the benchmark allowed itself when its probe saw it set its own CPU affinity
+    /// ([`crate::steps::reach::probe::ProbeOutcome::own_cpus`]).
+    own_cpus: Option<String>,
 }
 
 impl Probed {
@@ -213,6 +218,7 @@ impl Probed {
             kept,
             outside: Vec::new(),
             too_busy: false,
+            own_cpus: None,
         }
     }
 
@@ -223,26 +229,47 @@ impl Probed {
             ..self
         }
     }
+
+    /// This outcome, its probe having seen the benchmark allow itself `own_cpus`.
+    fn pinned(self, own_cpus: Option<String>) -> Probed {
+        Probed { own_cpus, ..self }
+    }
 }
 
 /// One benchmark of a target in [`Probing::probe_all`]: what its probe made of it, its record
-/// before when that probe was too busy (to probe it again alone), and when the probe ran.
+/// before when that probe was too busy (to probe it again alone), when the probe ran, and
+/// whether it was probed again alone after that.
 struct Slot {
     id: String,
     probed: Probed,
     before: Option<SelectionRecord>,
     span: Option<(Instant, Instant)>,
+    again_alone: bool,
 }
 
 impl Slot {
-    /// A benchmark measured already: nothing to probe.
+    /// A benchmark measured already: nothing to probe. Also one whose probe waits to run alone.
     fn unprobed(id: String, record: SelectionRecord) -> Slot {
         Slot {
             id,
             probed: Probed::decided(record, None),
             before: None,
             span: None,
+            again_alone: false,
         }
+    }
+
+    /// Why the next run probes this benchmark alone from the start, if it must: its probe saw
+    /// it set its own CPU affinity, or was too busy beside another probe.
+    fn alone_next_time(&self) -> Option<KeptAlone> {
+        let why = match (&self.probed.own_cpus, self.again_alone) {
+            (Some(cpus), _) => {
+                format!("an earlier probe saw it set its own CPU affinity: CPU {cpus}")
+            }
+            (None, true) => "an earlier probe was too busy beside another probe".to_string(),
+            (None, false) => return None,
+        };
+        Some(KeptAlone { why })
     }
 }
 
@@ -261,18 +288,33 @@ fn overlapping(spans: &[Option<(Instant, Instant)>], at: usize) -> usize {
 
 impl Probing<'_> {
     /// [`probe_skipped`] once its probes' shared part is known: the probes run one per CPU at
-    /// a time, as the traces run; then each that was too busy while another ran beside it runs
-    /// again alone ([`Probing::alone_again`]).
+    /// a time, as the traces run, but those an earlier run found must run alone
+    /// ([`KeptAlone`]), which run one after the other once the others are done
+    /// ([`Probing::alone_first`]); then each that was too busy while another ran beside it runs
+    /// again alone ([`Probing::alone_again`]). What this run found must run alone is kept.
     fn probe_all(
         &self,
         records: Vec<(String, SelectionRecord)>,
         (requests, files): (&[ForkRequest], &[TouchedFiles]),
     ) -> (Vec<(String, SelectionRecord, Vec<String>)>, Probes) {
+        let alone: Vec<Option<KeptAlone>> = requests
+            .iter()
+            .map(|request| self.kept.cache.kept_alone(&alone_key(request)))
+            .collect();
         let mut slots: Vec<Slot> = records
             .into_par_iter()
             .zip(requests.par_iter().zip(files.par_iter()))
-            .map(|((id, record), (request, files))| self.first_pass(id, record, request, files))
+            .zip(alone.par_iter())
+            .map(|(((id, record), (request, files)), alone)| match alone {
+                Some(_) if record.skipped() => Slot::unprobed(id, record),
+                _ => self.first_pass(id, record, request, files),
+            })
             .collect();
+        for (at, slot) in slots.iter_mut().enumerate() {
+            if let Some(why) = &alone[at] {
+                self.alone_first(slot, why, (&requests[at], &files[at]));
+            }
+        }
         let spans: Vec<_> = slots.iter().map(|slot| slot.span).collect();
         for (at, slot) in slots.iter_mut().enumerate() {
             let beside = overlapping(&spans, at);
@@ -280,6 +322,7 @@ impl Probing<'_> {
                 self.alone_again(slot, beside, (&requests[at], &files[at]));
             }
         }
+        self.remember_alone(&slots, requests);
         let count = |kept: fn(&Option<bool>) -> bool| {
             slots.iter().filter(|slot| kept(&slot.probed.kept)).count()
         };
@@ -318,6 +361,46 @@ impl Probing<'_> {
             span: ran.then_some((started, ended)),
             id,
             probed,
+            again_alone: false,
+        }
+    }
+
+    /// Probes `slot`'s benchmark (skipped, not yet probed) alone, as an earlier run found it must
+    /// be (`why`), after the probes run one per CPU are done: the first pass would otherwise put
+    /// it beside another, then probe it again alone, twice the runs for one that counts.
+    fn alone_first(
+        &self,
+        slot: &mut Slot,
+        why: &KeptAlone,
+        (request, files): (&ForkRequest, &TouchedFiles),
+    ) {
+        if !slot.probed.record.skipped() || slot.probed.kept.is_some() {
+            return;
+        }
+        let record = std::mem::take(&mut slot.probed.record);
+        let mut ran = self.first_pass(slot.id.clone(), record, request, files);
+        if ran.probed.kept == Some(false) {
+            let why = &why.why;
+            let id = &ran.id;
+            self.progress.detail(&format!(
+                "probe of {id}: probed alone from the start: {why}"
+            ));
+            ran.probed.record.detail = format!(
+                "{} (probed alone from the start: {why})",
+                ran.probed.record.detail
+            );
+        }
+        *slot = ran;
+    }
+
+    /// Keeps, for the next run, that the benchmarks of `slots` (of `requests`, in the same
+    /// order) whose probe saw them set their own CPU affinity, or was too busy beside another,
+    /// are probed alone from the start ([`Slot::alone_next_time`]).
+    fn remember_alone(&self, slots: &[Slot], requests: &[ForkRequest]) {
+        for (slot, request) in slots.iter().zip(requests) {
+            if let Some(alone) = slot.alone_next_time() {
+                self.kept.cache.keep_alone(&alone_key(request), &alone);
+            }
         }
     }
 
@@ -345,7 +428,10 @@ impl Probing<'_> {
         let mut probed = self.probed((id, before), request, files);
         self.step_done(id, &probed, started.elapsed());
         probed.record.detail = format!("{}{ALONE}", probed.record.detail);
-        slot.probed = probed;
+        // What the first probe saw of its affinity holds for the one alone.
+        let own_cpus = probed.own_cpus.take().or(slot.probed.own_cpus.take());
+        slot.probed = probed.pinned(own_cpus);
+        slot.again_alone = true;
     }
 
     /// Tells the progress that the probe of `id` is done (`took`; a kept outcome in no time, as
@@ -408,14 +494,15 @@ impl Probing<'_> {
             };
             return self.judged(record, probe, &timed, settling).kept(true);
         }
-        let (probe, settling) = self.run(id, request.clone(), &timed);
+        let (probe, settling, own_cpus) = self.run(id, request.clone(), &timed);
         if let Some(why) = failed_watching(&probe, &record, &timed) {
             // Watching the timed routine failed (a benchmark with threads of its own): every
             // entry counts instead, as for a harness without a routine, and the record says
             // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
-            let (probe, settling) = self.run(id, request, &timed);
-            let mut probed = self.judged(record, probe, &timed, settling).kept(false);
+            let (probe, settling, pinned) = self.run(id, request, &timed);
+            let judged = self.judged(record, probe, &timed, settling);
+            let mut probed = judged.kept(false).pinned(pinned.or(own_cpus));
             probed.record.detail = format!(
                 "{} (its probe counted changed functions wherever entered: watching its timed \
                  routine failed: {why})",
@@ -434,7 +521,8 @@ impl Probing<'_> {
         if let (Some(key), Some(outcome)) = (&key, outcome) {
             self.kept.cache.keep_probe(key, &outcome);
         }
-        self.judged(record, probe, &timed, settling).kept(false)
+        let judged = self.judged(record, probe, &timed, settling);
+        judged.kept(false).pinned(own_cpus)
     }
 
     /// What the probe of `record` (run by `harness`) watches in the timed routine ([`Timed`]),
@@ -465,8 +553,14 @@ impl Probing<'_> {
     }
 
     /// Runs the probe of `request` (of benchmark `id`), again with the longest warm-up when its
-    /// run is still settling (then `true`).
-    fn run(&self, id: &str, mut request: ForkRequest, timed: &Timed) -> (Probe, bool) {
+    /// run is still settling (then `true`); and the CPUs the benchmark allowed itself when a run
+    /// saw it set its own CPU affinity.
+    fn run(
+        &self,
+        id: &str,
+        mut request: ForkRequest,
+        timed: &Timed,
+    ) -> (Probe, bool, Option<String>) {
         let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
             Ok(scratch) => scratch,
             Err(e) => {
@@ -474,24 +568,26 @@ impl Probing<'_> {
                     "cannot make a scratch directory in {}: {e}",
                     self.perfdiff_dir.display()
                 );
-                return (Probe::Failed(ProbeFailure::Run(why)), false);
+                return (Probe::Failed(ProbeFailure::Run(why)), false, None);
             }
         };
         let shown = id_line(id);
         let log = |line: &str| self.progress.detail(&format!("probe of {shown}: {line}"));
         let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
+        let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
+        let first = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
         if let Probe::NotReached {
             record: Some(run), ..
-        } = &probe
+        } = &first.probe
             && self.still_settling(run)
         {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
-            return (probe, true);
+            let again = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
+            return (again.probe, true, again.own_cpus.or(first.own_cpus));
         }
-        (probe, false)
+        (first.probe, false, first.own_cpus)
     }
 
     /// The record of the skipped benchmark `record` after its `probe` (with `timed`, as
@@ -514,6 +610,7 @@ impl Probing<'_> {
             kept: None,
             outside,
             too_busy,
+            own_cpus: None,
         }
     }
 

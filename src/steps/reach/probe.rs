@@ -231,13 +231,37 @@ pub fn probe_benchmark(
     (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
     log: &dyn Fn(&str),
-) -> Probe {
+) -> ProbeOutcome {
     match crate::steps::fork::exec_helper::helper_executable() {
-        Ok(helper) => probe_logged(&helper, request, (entries, timed), scratch, log),
-        Err(e) => Probe::Failed(ProbeFailure::Run(format!(
-            "cannot find this program (/proc/self/exe): {e}"
-        ))),
+        Ok(helper) => {
+            let mut own_cpus = None;
+            let probe = probe_logged(
+                &helper,
+                request,
+                (entries, timed),
+                scratch,
+                log,
+                &mut own_cpus,
+            );
+            ProbeOutcome { probe, own_cpus }
+        }
+        Err(e) => ProbeOutcome {
+            probe: Probe::Failed(ProbeFailure::Run(format!(
+                "cannot find this program (/proc/self/exe): {e}"
+            ))),
+            own_cpus: None,
+        },
     }
+}
+
+/// What [`probe_benchmark`] found, and the CPUs the benchmark allowed itself in a run that ended
+/// whole when it set its own CPU affinity ([`Ending::Exited`]'s `own_cpus`): such a benchmark
+/// shares that CPU with any probe beside it that does the same, so its next probe runs alone
+/// (`orchestrate::run::reach_probe`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeOutcome {
+    pub probe: Probe,
+    pub own_cpus: Option<String>,
 }
 
 /// [`probe_benchmark`] with `helper`, a `cargo-perfdiff` executable, as the helper (this
@@ -249,16 +273,25 @@ pub fn probe_benchmark_through(
     timed: &Timed,
     scratch: &Path,
 ) -> Probe {
-    probe_logged(helper, request, (entries, timed), scratch, &|_| {})
+    probe_logged(
+        helper,
+        request,
+        (entries, timed),
+        scratch,
+        &|_| {},
+        &mut None,
+    )
 }
 
-/// [`probe_benchmark_through`], each whole run described to `log`.
+/// [`probe_benchmark_through`], each whole run described to `log`, and the CPUs the benchmark
+/// allowed itself set in `own_cpus` when a run ended whole with its own CPU affinity.
 fn probe_logged(
     helper: &Path,
     request: &ForkRequest,
     (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
     log: &dyn Fn(&str),
+    seen_cpus: &mut Option<String>,
 ) -> Probe {
     if entries.is_empty() {
         return Probe::NotReached {
@@ -296,6 +329,7 @@ fn probe_logged(
             Err(why) => return Probe::Failed(why.into()),
         };
         log(&run_line(attempt, &shape, covered, own_cpus.as_deref()));
+        *seen_cpus = own_cpus.or(seen_cpus.take());
         if covered.covers() {
             return Probe::NotReached {
                 record: Some(record),

@@ -50,7 +50,7 @@ use serde::{Deserialize, Serialize};
 pub use cache::TraceCache;
 pub use command_cache::CommandTrace;
 pub use inputs::executable_digest;
-pub use probe_cache::{KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles};
+pub use probe_cache::{KeptAlone, KeptProbe, ProbeInputs, ProbeKeys, TouchedFiles, alone_key};
 pub use runs::Mode;
 pub use syscalls::Access;
 

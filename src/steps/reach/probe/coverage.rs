@@ -336,7 +336,9 @@ fn calls<'s>(run: &RunShape<'s>) -> Option<(&'s [Span], &'s [Span])> {
 /// The running time per iteration of a criterion warm-up's calls `warm_up`: its batches double
 /// from one iteration (`Routine::warm_up`, criterion 0.3 to 0.8), so `n` calls made `2^n − 1`.
 fn warm_up_running_ns_per_iter(warm_up: &[Span]) -> Option<f64> {
-    let calls = i32::try_from(warm_up.len()).ok().filter(|n| (1..64).contains(n))?;
+    let calls = i32::try_from(warm_up.len())
+        .ok()
+        .filter(|n| (1..64).contains(n))?;
     let running: u64 = warm_up.iter().map(|s| s.running_ns).sum();
     Some(running as f64 / (2f64.powi(calls) - 1.0))
 }
@@ -934,7 +936,10 @@ mod tests {
         assert!((counted - warm_up).abs() < 1e-6, "{counted}");
         let coverage = covered(&run).unwrap();
         assert!(coverage.covers(), "{coverage:?}");
-        assert!((coverage.figure - 0.985 / 0.9).abs() < 0.005, "{coverage:?}");
+        assert!(
+            (coverage.figure - 0.985 / 0.9).abs() < 0.005,
+            "{coverage:?}"
+        );
     }
 
     #[test]

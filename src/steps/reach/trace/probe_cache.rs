@@ -17,6 +17,12 @@
 //! Only an outcome is kept: a changed function entered (which), or a run as long as a fork that
 //! entered none. A failure is not, and the next run probes again. The machine's load is not in
 //! the key: a kept "not reached" was a run judged to cover an undisturbed fork's.
+//!
+//! Also kept, apart: that a benchmark's probe must run alone ([`KeptAlone`]), because an earlier
+//! probe saw it set its own CPU affinity or was too busy beside another probe. Its key
+//! ([`alone_key`]) is only the benchmark (its id, harness and executable's file name), not its
+//! code: a benchmark that pins itself does so in the next commit too (simd-json's every
+//! benchmark), and a stale one only costs time, its probe running alone as a fork runs.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +50,30 @@ pub enum KeptProbe {
         #[serde(default)]
         outside: Vec<String>,
     },
+}
+
+/// Why a benchmark's probe runs alone, kept from an earlier run
+/// (`orchestrate::run::reach_probe`): in words, for the log ("it set its own CPU affinity: CPU
+/// 0", "it was too busy beside another probe").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeptAlone {
+    pub why: String,
+}
+
+/// The key under which [`KeptAlone`] is kept for the benchmark of `request`: its id, harness and
+/// executable's file name (the build's normalised metadata hash, the same in another checkout),
+/// with [`PROBE_VERSION`].
+pub fn alone_key(request: &ForkRequest) -> String {
+    let version = PROBE_VERSION.to_le_bytes();
+    let file_name = request.executable.file_name().unwrap_or_default();
+    let fields: [&[u8]; 5] = [
+        b"native probe alone",
+        &version,
+        request.benchmark_id.as_bytes(),
+        request.harness.name().as_bytes(),
+        file_name.as_encoded_bytes(),
+    ];
+    fields_digest(fields)
 }
 
 /// The paths of the project a benchmark's trace touched, and how: what its probe's outcome
@@ -169,6 +199,22 @@ impl TraceCache {
 
     fn probe_path(&self, key: &str) -> PathBuf {
         self.dir.join(format!("probe-{key}.json"))
+    }
+
+    /// Why the benchmark under `key` ([`alone_key`]) is probed alone, if an earlier run said so.
+    pub fn kept_alone(&self, key: &str) -> Option<KeptAlone> {
+        let bytes = std::fs::read(self.alone_path(key)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Keeps that the benchmark under `key` is probed alone, and why; one that cannot be written
+    /// only costs the next run a probe beside others.
+    pub fn keep_alone(&self, key: &str, alone: &KeptAlone) {
+        let _ = self.keep(&self.alone_path(key), alone);
+    }
+
+    fn alone_path(&self, key: &str) -> PathBuf {
+        self.dir.join(format!("alone-{key}.json"))
     }
 }
 
@@ -339,6 +385,34 @@ mod tests {
         assert_eq!(key(&looked_for), there);
         std::fs::remove_file(&input).unwrap();
         assert_ne!(key(&looked_for), there);
+    }
+
+    #[test]
+    fn that_a_benchmark_is_probed_alone_is_kept_by_the_benchmark_not_its_code() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = TraceCache::new(dir.path().join("traces"));
+        let base = request(Path::new("/ck/target/perfdiff/bin/a/parse-0123"));
+        let key = alone_key(&base);
+        assert_eq!(cache.kept_alone(&key), None);
+        let pinned = KeptAlone {
+            why: "it set its own CPU affinity: CPU 0".into(),
+        };
+        cache.keep_alone(&key, &pinned);
+        assert_eq!(cache.kept_alone(&key), Some(pinned));
+        // The next commit's build of the same benchmark, elsewhere: the same key.
+        let next = request(Path::new("/ck/target/perfdiff/bin/b/parse-0123"));
+        assert_eq!(alone_key(&next), key);
+        // Another benchmark, or another bench target: another key. Not a probe's outcome.
+        let mut other = base.clone();
+        other.benchmark_id += "2";
+        assert_ne!(alone_key(&other), key);
+        assert_ne!(alone_key(&request(Path::new("/ck/bin/a/other-0123"))), key);
+        assert!(
+            !dir.path()
+                .join("traces")
+                .join(format!("probe-{key}.json"))
+                .exists()
+        );
     }
 
     #[test]

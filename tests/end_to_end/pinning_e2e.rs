@@ -195,6 +195,16 @@ fn a_benchmark_seen_pinning_itself_is_probed_alone_from_the_start_the_next_time(
         "{all}"
     );
     assert!(!all.contains("probed alone from the start"), "{all}");
+    // Beside the others, a probe that saw its benchmark pin itself gives up after one run too
+    // busy: it is probed again alone after the first pass, whose lines come first.
+    let mut first_pass = all
+        .lines()
+        .filter(|line| line.contains("probe of pinned/"))
+        .take_while(|line| !line.contains("probed again alone"));
+    assert!(
+        !first_pass.any(|line| line.contains(": run 2: ")),
+        "a second run beside the others:\n{all}"
+    );
     // The next, its probes' outcomes removed (as a new commit's would be): each is probed alone
     // from the start, so none beside another, and none again.
     let second = list_pinned(&repo, false);

@@ -245,6 +245,8 @@ struct Slot {
     before: Option<SelectionRecord>,
     span: Option<(Instant, Instant)>,
     again_alone: bool,
+    /// Its probe ran in the first pass, where others may run beside it.
+    crowded: bool,
 }
 
 impl Slot {
@@ -256,6 +258,7 @@ impl Slot {
             before: None,
             span: None,
             again_alone: false,
+            crowded: false,
         }
     }
 
@@ -301,13 +304,16 @@ impl Probing<'_> {
             .iter()
             .map(|request| self.kept.cache.kept_alone(&alone_key(request)))
             .collect();
+        // Other probes may run beside each of the first pass.
+        let crowded = rayon::current_num_threads() > 1
+            && records.iter().filter(|(_, r)| r.skipped()).count() > 1;
         let mut slots: Vec<Slot> = records
             .into_par_iter()
             .zip(requests.par_iter().zip(files.par_iter()))
             .zip(alone.par_iter())
             .map(|(((id, record), (request, files)), alone)| match alone {
                 Some(_) if record.skipped() => Slot::unprobed(id, record),
-                _ => self.first_pass(id, record, request, files),
+                _ => self.first_pass((id, record), (request, files), crowded),
             })
             .collect();
         for (at, slot) in slots.iter_mut().enumerate() {
@@ -318,7 +324,9 @@ impl Probing<'_> {
         let spans: Vec<_> = slots.iter().map(|slot| slot.span).collect();
         for (at, slot) in slots.iter_mut().enumerate() {
             let beside = overlapping(&spans, at);
-            if slot.probed.too_busy && beside > 0 {
+            // A benchmark that pins itself may have given up beside others before any ran.
+            let pinned = slot.crowded && slot.probed.own_cpus.is_some();
+            if slot.probed.too_busy && (beside > 0 || pinned) {
                 self.alone_again(slot, beside, (&requests[at], &files[at]));
             }
         }
@@ -338,20 +346,20 @@ impl Probing<'_> {
     }
 
     /// The first probe of `record` (a benchmark not skipped is left as it is), run beside the
-    /// others: its outcome, when it ran, and the record before it when it was too busy.
+    /// others when `crowded` ([`probe_benchmark`]'s `beside`): its outcome, when it ran, and the
+    /// record before it when it was too busy.
     fn first_pass(
         &self,
-        id: String,
-        record: SelectionRecord,
-        request: &ForkRequest,
-        files: &TouchedFiles,
+        (id, record): (String, SelectionRecord),
+        (request, files): (&ForkRequest, &TouchedFiles),
+        crowded: bool,
     ) -> Slot {
         if !record.skipped() {
             return Slot::unprobed(id, record);
         }
         let before = record.clone();
         let started = Instant::now();
-        let probed = self.probed((&id, record), request, files);
+        let probed = self.probed((&id, record), (request, files), crowded);
         let ended = Instant::now();
         self.step_done(&id, &probed, ended - started);
         // A probe that ran (not kept) and failed is what may be probed again.
@@ -362,6 +370,7 @@ impl Probing<'_> {
             id,
             probed,
             again_alone: false,
+            crowded,
         }
     }
 
@@ -378,7 +387,7 @@ impl Probing<'_> {
             return;
         }
         let record = std::mem::take(&mut slot.probed.record);
-        let mut ran = self.first_pass(slot.id.clone(), record, request, files);
+        let mut ran = self.first_pass((slot.id.clone(), record), (request, files), false);
         if ran.probed.kept == Some(false) {
             let why = &why.why;
             let id = &ran.id;
@@ -423,9 +432,15 @@ impl Probing<'_> {
             "probe of {}: too busy while {beside} other probe(s) ran beside it: probed again alone",
             id_line(id)
         ));
+        let why = match beside {
+            0 => "too busy where other probes run beside, pinned to its own CPU".to_string(),
+            _ => format!("too busy while {beside} other probe(s) ran beside it"),
+        };
+        self.progress
+            .detail(&format!("probe of {id}: {why}: probed again alone"));
         self.progress.expect_steps(StepKind::Probe, 1);
         let started = Instant::now();
-        let mut probed = self.probed((id, before), request, files);
+        let mut probed = self.probed((id, before), (request, files), false);
         self.step_done(id, &probed, started.elapsed());
         probed.record.detail = format!("{}{ALONE}", probed.record.detail);
         // What the first probe saw of its affinity holds for the one alone.
@@ -454,8 +469,8 @@ impl Probing<'_> {
     fn probed(
         &self,
         (id, record): (&str, SelectionRecord),
-        request: &ForkRequest,
-        files: &TouchedFiles,
+        (request, files): (&ForkRequest, &TouchedFiles),
+        beside: bool,
     ) -> Probed {
         let timed = match self.timed_of(&record, request.harness) {
             Ok(timed) => timed,
@@ -494,13 +509,13 @@ impl Probing<'_> {
             };
             return self.judged(record, probe, &timed, settling).kept(true);
         }
-        let (probe, settling, own_cpus) = self.run(id, request.clone(), &timed);
+        let (probe, settling, own_cpus) = self.run(id, request.clone(), &timed, beside);
         if let Some(why) = failed_watching(&probe, &record, &timed) {
             // Watching the timed routine failed (a benchmark with threads of its own): every
             // entry counts instead, as for a harness without a routine, and the record says
             // why. Not kept: its key is the watching probe's.
             let timed = Timed::default();
-            let (probe, settling, pinned) = self.run(id, request, &timed);
+            let (probe, settling, pinned) = self.run(id, request, &timed, beside);
             let judged = self.judged(record, probe, &timed, settling);
             let mut probed = judged.kept(false).pinned(pinned.or(own_cpus));
             probed.record.detail = format!(
@@ -560,6 +575,7 @@ impl Probing<'_> {
         id: &str,
         mut request: ForkRequest,
         timed: &Timed,
+        beside: bool,
     ) -> (Probe, bool, Option<String>) {
         let scratch = match tempfile::tempdir_in(self.perfdiff_dir) {
             Ok(scratch) => scratch,
@@ -575,7 +591,8 @@ impl Probing<'_> {
         let log = |line: &str| self.progress.detail(&format!("probe of {shown}: {line}"));
         let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
         let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
-        let first = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
+        let watch = (&log as &dyn Fn(&str), beside);
+        let first = probe_benchmark(&request, (self.entries, timed), scratch.path(), watch);
         if let Probe::NotReached {
             record: Some(run), ..
         } = &first.probe
@@ -584,7 +601,7 @@ impl Probing<'_> {
             let longest = longest_warm_up(request.warm_up);
             request.timeout += longest - request.warm_up;
             request.warm_up = longest;
-            let again = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
+            let again = probe_benchmark(&request, (self.entries, timed), scratch.path(), watch);
             return (again.probe, true, again.own_cpus.or(first.own_cpus));
         }
         (first.probe, false, first.own_cpus)

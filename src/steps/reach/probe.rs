@@ -225,12 +225,14 @@ enum Run {
 /// No entries: [`Probe::NotReached`] without running anything. With `timed` routines, the
 /// functions of `timed.same_outside` count only when entered inside one of them ([`timing`]).
 /// `log` is given a line on every run that ends whole: how much of a fork's it covered, and its
-/// samples ([`coverage::described`]).
+/// samples ([`coverage::described`]). `beside`: other probes may run beside this one; then a
+/// run too busy that saw the benchmark set its own CPU affinity is its last (it shares that CPU
+/// with any probe pinned alike, a longer run cannot help, and it is probed again alone).
 pub fn probe_benchmark(
     request: &ForkRequest,
     (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
-    log: &dyn Fn(&str),
+    (log, beside): (&dyn Fn(&str), bool),
 ) -> ProbeOutcome {
     match crate::steps::fork::exec_helper::helper_executable() {
         Ok(helper) => {
@@ -240,7 +242,7 @@ pub fn probe_benchmark(
                 request,
                 (entries, timed),
                 scratch,
-                log,
+                (log, beside),
                 &mut own_cpus,
             );
             ProbeOutcome { probe, own_cpus }
@@ -278,19 +280,20 @@ pub fn probe_benchmark_through(
         request,
         (entries, timed),
         scratch,
-        &|_| {},
+        (&|_| {}, false),
         &mut None,
     )
 }
 
 /// [`probe_benchmark_through`], each whole run described to `log`, and the CPUs the benchmark
-/// allowed itself set in `own_cpus` when a run ended whole with its own CPU affinity.
+/// allowed itself set in `seen_cpus` when a run ended whole with its own CPU affinity; `beside`
+/// as for [`probe_benchmark`].
 fn probe_logged(
     helper: &Path,
     request: &ForkRequest,
     (entries, timed): (&[ChangedEntry], &Timed),
     scratch: &Path,
-    log: &dyn Fn(&str),
+    (log, beside): (&dyn Fn(&str), bool),
     seen_cpus: &mut Option<String>,
 ) -> Probe {
     if entries.is_empty() {
@@ -340,6 +343,9 @@ fn probe_logged(
         let fixed = coverage::fixed_length(&shape);
         let stretches = fixed.is_none();
         last = Some((scale, covered, fixed));
+        if beside && seen_cpus.is_some() {
+            break;
+        }
         if stretches {
             scale = coverage::next_scale(request.harness, scale, covered.figure);
         }
@@ -352,18 +358,27 @@ fn probe_logged(
             request.env.push((name, value));
         }
     }
-    Probe::Failed(match last {
+    Probe::Failed(too_busy(request.harness, last))
+}
+
+/// Why a probe none of whose runs covered a fork's failed, from its `last` run (its scale,
+/// coverage, and why it cannot be made longer).
+fn too_busy(
+    harness: Harness,
+    last: Option<(f64, coverage::Coverage, Option<String>)>,
+) -> ProbeFailure {
+    match last {
         Some((scale, covered, fixed)) => ProbeFailure::TooBusy {
             limit: covered.limit,
             shortfall: match (fixed, covered.limit) {
                 (Some(fixed), coverage::Limit::CpuShare) => {
                     coverage::shortfall_fixed(&fixed, covered)
                 }
-                _ => coverage::shortfall(request.harness, scale, covered),
+                _ => coverage::shortfall(harness, scale, covered),
             },
         },
         None => ProbeFailure::Run("it made no run".to_string()),
-    })
+    }
 }
 
 /// The `--verbose` line of run `attempt` of a probe: how much of a fork's it covered

@@ -390,7 +390,7 @@ impl Probing<'_> {
         let mut ran = self.first_pass((slot.id.clone(), record), (request, files), false);
         if ran.probed.kept == Some(false) {
             let why = &why.why;
-            let id = &ran.id;
+            let id = id_line(&ran.id);
             self.progress.detail(&format!(
                 "probe of {id}: probed alone from the start: {why}"
             ));
@@ -428,16 +428,14 @@ impl Probing<'_> {
             return;
         };
         let id = &slot.id;
-        self.progress.detail(&format!(
-            "probe of {}: too busy while {beside} other probe(s) ran beside it: probed again alone",
-            id_line(id)
-        ));
         let why = match beside {
             0 => "too busy where other probes run beside, pinned to its own CPU".to_string(),
             _ => format!("too busy while {beside} other probe(s) ran beside it"),
         };
-        self.progress
-            .detail(&format!("probe of {id}: {why}: probed again alone"));
+        self.progress.detail(&format!(
+            "probe of {}: {why}: probed again alone",
+            id_line(id)
+        ));
         self.progress.expect_steps(StepKind::Probe, 1);
         let started = Instant::now();
         let mut probed = self.probed((id, before), (request, files), false);
@@ -589,8 +587,6 @@ impl Probing<'_> {
         };
         let shown = id_line(id);
         let log = |line: &str| self.progress.detail(&format!("probe of {shown}: {line}"));
-        let probe = probe_benchmark(&request, (self.entries, timed), scratch.path(), &log);
-        let log = |line: &str| self.progress.detail(&format!("probe of {id}: {line}"));
         let watch = (&log as &dyn Fn(&str), beside);
         let first = probe_benchmark(&request, (self.entries, timed), scratch.path(), watch);
         if let Probe::NotReached {

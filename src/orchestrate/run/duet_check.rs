@@ -13,7 +13,8 @@ use crate::steps::report::mode_change_sentence;
 
 /// Judges duet round `round` of `file` by its forks' own CPU affinity and CPU wait, once per
 /// run: when a benchmark moved itself off its CPU, or the CPUs were shared, records what the
-/// run does (in `file.run.mode_change`, the round's duet forks set aside) and says so. True when the remaining rounds run interleaved.
+/// run does (in `file.run.mode_change`, the round's duet forks set aside) and says so. True
+/// when the remaining rounds run interleaved.
 pub(super) fn leaves_duet(
     ctx: &MeasureContext,
     round: usize,

@@ -31,6 +31,7 @@ fn an_interrupt_kills_both_sides_of_a_pair() {
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
         cpu: Some(cpu),

@@ -224,6 +224,7 @@ fn request(executable: &Path, benchmark: &str, home: &Path) -> ForkRequest {
         warm_up: Duration::from_millis(200),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout: Duration::from_secs(300),
         criterion_home: home.to_path_buf(),
         cpu: None,

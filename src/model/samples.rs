@@ -508,6 +508,11 @@ pub struct ForkRecord {
     /// and `times_ns` holds the value, nanoseconds per iteration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_fork: Option<PerFork>,
+    /// divan: the iterations of each of its samples that cargo-perfdiff asked for
+    /// (`--sample-size`), where divan's own tuning would have left each sample a few timer ticks
+    /// long ([`crate::steps::fork::divan_tune`]); absent where divan chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_iterations: Option<u64>,
     /// A command's execution ([`crate::model::command`]): its CPU times and peak memory, as the
     /// measuring helper read them from the program's resource usage.
     #[serde(default, skip_serializing_if = "Option::is_none")]

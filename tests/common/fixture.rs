@@ -79,6 +79,7 @@ impl Fixture {
             warm_up: std::time::Duration::from_millis(10),
             measurement: std::time::Duration::from_millis(50),
             sample_size: 10,
+            harness_sample_size: None,
             timeout: std::time::Duration::from_secs(60),
             criterion_home: home.to_path_buf(),
             cpu: None,

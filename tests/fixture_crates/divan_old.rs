@@ -174,3 +174,44 @@ fn divan_old_probe_helper_outlives_the_fork_s_stop() {
         Vec::<u32>::new()
     );
 }
+
+/// `old::sum::1` takes about a nanosecond an iteration: divan tunes its sample size by its
+/// slowest sample, so a slow first iteration leaves it at one iteration a sample, whole timer
+/// ticks. Read from its own runs, it gets divan's rule applied to its median (at least a hundred
+/// ticks a sample), and a fork given that size passes it to divan and records it.
+#[cfg(unix)]
+#[test]
+fn a_benchmark_of_a_nanosecond_gets_samples_of_many_iterations_and_its_fork_keeps_them() {
+    use cargo_perfdiff::steps::fork::divan_tune;
+    use std::os::unix::fs::PermissionsExt;
+    let built = divan_old();
+    let home = tempfile::tempdir().unwrap();
+    let request = built.divan_fork("old::sum::1", home.path());
+    let size = divan_tune::sample_size(&request)
+        .unwrap()
+        .expect("a nanosecond is far shorter than a hundred ticks of any timer");
+    assert!(size >= 16, "{size}");
+    // A fork through a script that writes down its arguments.
+    let dir = tempfile::tempdir().unwrap();
+    let (log, script) = (dir.path().join("calls"), dir.path().join("old"));
+    let text = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+        log.display(),
+        request.executable.display()
+    );
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let outcome = run_fork(&ForkRequest {
+        executable: script,
+        harness_sample_size: Some(size),
+        ..request
+    })
+    .unwrap();
+    let Some(record) = outcome.completed() else {
+        panic!("not measured: {outcome:?}");
+    };
+    assert_eq!(record.sample_iterations, Some(size), "{record:?}");
+    assert!(record.times_ns[0] > 0.0, "{record:?}");
+    let calls = std::fs::read_to_string(&log).unwrap();
+    assert!(calls.contains(&format!("--sample-size {size}")), "{calls}");
+}

@@ -23,6 +23,7 @@ fn request(
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(measurement_ms),
         sample_size: 10,
+        harness_sample_size: None,
         timeout: Duration::from_secs(60),
         criterion_home: home.path().to_path_buf(),
         cpu: Some(cpu),

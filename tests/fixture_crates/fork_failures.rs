@@ -21,6 +21,7 @@ fn request(benchmark_id: &str, timeout: Duration) -> (ForkRequest, tempfile::Tem
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout,
         criterion_home: home.path().to_path_buf(),
         cpu: None,

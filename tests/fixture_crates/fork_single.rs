@@ -20,6 +20,7 @@ fn request(benchmark_id: &str, criterion_home: &Path) -> ForkRequest {
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout: Duration::from_secs(60),
         criterion_home: criterion_home.to_path_buf(),
         cpu: None,

@@ -73,6 +73,7 @@ pub(super) fn request(target: &str, harness: Harness, id: &str, home: &Path) -> 
         warm_up: Duration::from_millis(200),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout: Duration::from_secs(300),
         criterion_home: home.to_path_buf(),
         cpu: None,

@@ -27,6 +27,7 @@ fn request(dir: &Path, body: &str, timeout: Duration) -> ForkRequest {
         warm_up: Duration::from_millis(50),
         measurement: Duration::from_millis(100),
         sample_size: 10,
+        harness_sample_size: None,
         timeout,
         criterion_home: dir.to_path_buf(),
         cpu: None,

@@ -284,8 +284,9 @@ pub fn select_args(id: &str) -> Vec<String> {
     args
 }
 
-/// The arguments of one fork measuring exactly benchmark `id` for `measurement`.
-pub fn fork_args(id: &str, measurement: Duration) -> Vec<OsString> {
+/// The arguments of one fork measuring exactly benchmark `id` for `measurement`, its samples
+/// `sample_size` iterations long where it is set ([`sample_size_for`]), else divan's own tuning.
+pub fn fork_args(id: &str, measurement: Duration, sample_size: Option<u64>) -> Vec<OsString> {
     let seconds = measurement.as_secs_f64().to_string();
     let mut args = vec!["--bench".to_string()];
     args.extend(select_args(id));
@@ -300,7 +301,70 @@ pub fn fork_args(id: &str, measurement: Duration) -> Vec<OsString> {
         ]
         .map(str::to_string),
     );
+    if let Some(size) = sample_size {
+        args.extend(["--sample-size".to_string(), size.to_string()]);
+    }
     args.into_iter().map(OsString::from).collect()
+}
+
+/// How many timer ticks divan wants a sample to last: it doubles a benchmark's sample size while
+/// the slowest sample of a try is no longer than this many ticks of its timer's precision
+/// (`precision_multiple <= 100`, divan 0.1.14 to 0.1.21 and CodSpeed's fork).
+pub const TICKS_PER_SAMPLE: f64 = 100.0;
+
+/// The largest sample size [`sample_size_for`] gives: a benchmark faster than a hundredth of a
+/// timer tick an iteration is measured at this.
+const MAX_SAMPLE_SIZE: u64 = 1 << 24;
+
+/// How many samples and a short a time a tuning run takes ([`tune_args`]).
+const TUNE_SAMPLES: &str = "100";
+const TUNE_SECONDS: &str = "0.05";
+
+/// The arguments of a short run of benchmark `id` whose samples are `sample_size` iterations
+/// long: its table row's median tells how long one iteration takes
+/// ([`crate::steps::fork::divan_tune`]).
+pub fn tune_args(id: &str, sample_size: u64) -> Vec<OsString> {
+    let mut args = vec!["--bench".to_string()];
+    args.extend(select_args(id));
+    let size = sample_size.to_string();
+    args.extend(
+        [
+            "--sample-size",
+            &size,
+            "--sample-count",
+            TUNE_SAMPLES,
+            "--min-time",
+            "0",
+            "--max-time",
+            TUNE_SECONDS,
+            "--color",
+            "never",
+        ]
+        .map(str::to_string),
+    );
+    args.into_iter().map(OsString::from).collect()
+}
+
+/// The sample size divan's own rule gives a benchmark of `median_ns` an iteration on a timer of
+/// `precision_ns`: the smallest power of two whose samples last more than [`TICKS_PER_SAMPLE`]
+/// ticks. Divan applies the rule to the *slowest* sample of each try, so one slow sample (the
+/// first iterations of a fresh process, an interrupt) stops it at one iteration a sample, whose
+/// median is then whole timer ticks less divan's overhead estimate: const-hex's 27.6 ns decoding
+/// read as 49.75 ns there, every fork alike. Applied to the median it is robust to both.
+pub fn sample_size_for(median_ns: f64, precision_ns: f64) -> u64 {
+    let wanted = TICKS_PER_SAMPLE * precision_ns;
+    let mut size = 1u64;
+    while (size as f64) * median_ns <= wanted && size < MAX_SAMPLE_SIZE {
+        size *= 2;
+    }
+    size
+}
+
+/// divan's timer precision, in nanoseconds, from the line it prints before its table
+/// (`Timer precision: 20 ns`, on standard error).
+pub fn timer_precision_ns(line: &str) -> Option<f64> {
+    let precision = parse_duration_ns(line.trim().strip_prefix("Timer precision:")?)?;
+    (precision > 0.0).then_some(precision)
 }
 
 /// The thread counts divan's test mode (`--test`, which runs every benchmark once) drew below
@@ -760,7 +824,7 @@ t       fastest       │ slowest       │ median        │ mean          │ 
             select_args("t::both::4::t=1"),
             ["--exact", "t::both::4", "--threads", "1"]
         );
-        let args = fork_args("t::par::t=2", Duration::from_millis(500));
+        let args = fork_args("t::par::t=2", Duration::from_millis(500), None);
         assert_eq!(
             args,
             [
@@ -780,6 +844,37 @@ t       fastest       │ slowest       │ median        │ mean          │ 
         let median = |id| ONE_THREAD_COUNT.lines().find_map(|l| median_in_row(id, l));
         assert_eq!(median("t::par::t=2"), Some(2.408));
         assert_eq!(median("t::par"), Some(2.408));
+    }
+
+    #[test]
+    fn a_fork_given_a_sample_size_passes_it_to_divan() {
+        let args = fork_args("m::f", Duration::from_secs(1), Some(128));
+        let words: Vec<_> = args.iter().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(words[words.len() - 2..], ["--sample-size", "128"]);
+        let tune: Vec<_> = tune_args("m::f", 64)
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect();
+        assert_eq!(
+            tune[..5],
+            ["--bench", "--exact", "m::f", "--sample-size", "64"]
+        );
+    }
+
+    #[test]
+    fn divan_s_rule_sizes_samples_to_more_than_a_hundred_ticks() {
+        assert_eq!(sample_size_for(2_001.0, 20.0), 1);
+        assert_eq!(
+            sample_size_for(2_000.0, 20.0),
+            2,
+            "not more than a hundred ticks"
+        );
+        assert_eq!(sample_size_for(49.75, 20.0), 64);
+        assert_eq!(sample_size_for(0.0, 20.0), MAX_SAMPLE_SIZE, "bounded");
+        assert_eq!(timer_precision_ns("Timer precision: 20 ns"), Some(20.0));
+        assert_eq!(timer_precision_ns("Timer precision: 41.2 ns\r"), Some(41.2));
+        assert_eq!(timer_precision_ns("Timer precision: 0 ns"), None);
+        assert_eq!(timer_precision_ns("precision: 20 ns"), None);
     }
 
     #[test]

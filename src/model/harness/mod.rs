@@ -160,11 +160,17 @@ impl Harness {
     }
 
     /// The command line of one fork measuring exactly benchmark `id` for about `measurement`
-    /// (for harnesses that take a time).
+    /// (for harnesses that take a time), divan's samples `sample_size` iterations long where it
+    /// is set ([`divan::sample_size_for`]; the other harnesses have no such setting).
     /// Criterion's forks are built by [`crate::steps::fork::session`].
-    pub fn summary_fork_args(self, id: &str, measurement: Duration) -> Vec<OsString> {
+    pub fn summary_fork_args(
+        self,
+        id: &str,
+        measurement: Duration,
+        sample_size: Option<u64>,
+    ) -> Vec<OsString> {
         match self {
-            Harness::Divan => divan::fork_args(id, measurement),
+            Harness::Divan => divan::fork_args(id, measurement, sample_size),
             Harness::Libtest => libtest::fork_args(id),
             Harness::Bencher => bencher::fork_args(id),
             Harness::Criterion(_) | Harness::Command => Vec::new(),

@@ -22,7 +22,7 @@ use crate::steps::build::BuildOptions;
 use crate::steps::discover::Matched;
 use crate::steps::fork::command::CommandRun;
 use crate::steps::fork::fresh_copy::FreshCopies;
-use crate::steps::fork::{ForkError, ForkRequest};
+use crate::steps::fork::{ForkError, ForkRequest, divan_tune};
 use crate::steps::progress::Progress;
 use crate::steps::schedule::Side;
 
@@ -50,6 +50,9 @@ pub(super) fn interrupted(error: ForkError, ctx: &MeasureContext, file: &mut Sam
     error.into()
 }
 
+/// A benchmark of a run: its base target (none for a command) and its id.
+type BenchKey = (Option<TargetKey>, String);
+
 /// What the measurement loop needs.
 pub(super) struct MeasureContext<'a> {
     pub(super) settings: &'a Settings,
@@ -72,6 +75,9 @@ pub(super) struct MeasureContext<'a> {
     /// The layouts a side's target (`None`: its programs) has, where linking one failed: its
     /// rounds go through those alone.
     pub(super) linked_layouts: RefCell<BTreeMap<(Side, Option<TargetKey>), usize>>,
+    /// The sample size of each divan benchmark's forks, by its base target and id, once read
+    /// ([`MeasureContext::timed_request`]).
+    pub(super) divan_sample_sizes: RefCell<BTreeMap<BenchKey, Option<u64>>>,
 }
 
 impl MeasureContext<'_> {
@@ -208,6 +214,49 @@ impl MeasureContext<'_> {
         Ok(())
     }
 
+    /// [`Self::request`] of a fork that measures time: a divan benchmark's gets the sample size
+    /// both sides' forks of it share ([`divan_tune`]), read from its executables before its
+    /// first fork.
+    pub(super) fn timed_request(
+        &self,
+        side: Side,
+        matched: &Matched,
+        layout: Layout,
+        warm_up: Duration,
+        cpu: Option<usize>,
+        copies: &mut FreshCopies,
+    ) -> Result<ForkRequest> {
+        let mut request = self.request(side, matched, layout, warm_up, cpu, copies)?;
+        if request.harness == Harness::Divan {
+            request.harness_sample_size = self.divan_sample_size(matched, layout, copies)?;
+        }
+        Ok(request)
+    }
+
+    /// The sample size of divan benchmark `matched`'s forks: the larger of what each side's
+    /// executable needs ([`divan_tune::sample_size`]), `None` where both tune themselves right.
+    fn divan_sample_size(
+        &self,
+        matched: &Matched,
+        layout: Layout,
+        copies: &mut FreshCopies,
+    ) -> Result<Option<u64>> {
+        let key = (
+            self.target_of(Side::Base, matched),
+            matched.criterion_id.clone(),
+        );
+        if let Some(size) = self.divan_sample_sizes.borrow().get(&key) {
+            return Ok(*size);
+        }
+        let mut size = None;
+        for side in [Side::Base, Side::Head] {
+            let request = self.request(side, matched, layout, Duration::ZERO, None, copies)?;
+            size = size.max(divan_tune::sample_size(&request)?);
+        }
+        self.divan_sample_sizes.borrow_mut().insert(key, size);
+        Ok(size)
+    }
+
     pub(super) fn request(
         &self,
         side: Side,
@@ -237,6 +286,7 @@ impl MeasureContext<'_> {
             warm_up,
             measurement: Duration::from_millis(self.settings.measurement_ms),
             sample_size: self.settings.sample_size.max(10),
+            harness_sample_size: None,
             timeout: fork_timeout(self.settings),
             criterion_home: self.perfdiff_dir.join("criterion-home").join(side.as_str()),
             cpu,
@@ -315,6 +365,7 @@ pub(super) fn command_fork(
         warm_up: Duration::ZERO,
         measurement: Duration::ZERO,
         sample_size: 1,
+        harness_sample_size: None,
         timeout: fork_timeout(settings),
         criterion_home: perfdiff_dir.join("criterion-home").join(side.as_str()),
         cpu: None,

@@ -374,6 +374,7 @@ fn measure_selected(mut selected: Selected<'_>, progress: &mut Progress) -> Resu
         build: &request.build,
         valgrind: valgrind.as_ref(),
         linked_layouts: RefCell::default(),
+        divan_sample_sizes: RefCell::default(),
     };
     rounds::measure(&context, &mut file, progress)?;
     let (mut report, analysing) =

@@ -379,6 +379,7 @@ fn trace_request(
         warm_up: Duration::from_millis(sides.settings.warm_up_ms),
         measurement: Duration::from_millis(sides.settings.measurement_ms),
         sample_size: sides.settings.sample_size.max(10),
+        harness_sample_size: None,
         timeout: fork_timeout(sides.settings),
         criterion_home: sides.perfdiff_dir.join("criterion-home").join("trace"),
         cpu: None,

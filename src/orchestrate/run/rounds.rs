@@ -375,7 +375,8 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
     ) -> Result<ForkOutcome> {
         let ctx = self.ctx;
         let matched = &ctx.matched[benchmark];
-        let mut request = ctx.request(side, matched, layout, warm_up, None, &mut self.copies)?;
+        let mut request =
+            ctx.timed_request(side, matched, layout, warm_up, None, &mut self.copies)?;
         request.measurement = self.measurement_of(benchmark, file);
         let mut outcome = fork::run_fork(&request).map_err(|e| interrupted(e, ctx, file))?;
         if let ForkOutcome::Completed(fork) = &mut outcome {
@@ -455,7 +456,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             Duration::from_millis(ctx.settings.measurement_ms),
         );
         let copies = &mut self.copies;
-        let base = ctx.request(
+        let base = ctx.timed_request(
             Side::Base,
             matched,
             layout,
@@ -463,7 +464,7 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
             cpu_of(Side::Base),
             copies,
         )?;
-        let head = ctx.request(
+        let head = ctx.timed_request(
             Side::Head,
             matched,
             layout,

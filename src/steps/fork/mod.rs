@@ -19,6 +19,7 @@
 
 pub mod command;
 pub mod cpu_wait;
+pub mod divan_tune;
 pub mod duet;
 pub mod exec_helper;
 pub mod fresh_copy;
@@ -97,6 +98,9 @@ pub struct ForkRequest {
     pub measurement: Duration,
     /// Samples per fork; criterion needs at least 10, smaller values are raised to 10.
     pub sample_size: usize,
+    /// Iterations per sample for divan (`--sample-size`), where its own tuning would leave each
+    /// sample a few timer ticks long ([`divan_tune`]); `None`: the harness chooses.
+    pub harness_sample_size: Option<u64>,
     /// Wall-clock limit for the fork: from launch until it connects, and again from its release
     /// (the runner hello) until it exits, so time parked at a duet barrier does not count.
     pub timeout: Duration,

@@ -702,6 +702,7 @@ mod tests {
             warm_up: Duration::from_millis(50),
             measurement: Duration::from_millis(1500),
             sample_size: 3,
+            harness_sample_size: None,
             timeout: Duration::from_secs(5),
             criterion_home: "/nonexistent".into(),
             cpu: None,

@@ -35,6 +35,8 @@ pub struct TextFork {
     /// The fork's arguments, as a shell would need them, for messages.
     command_line: String,
     harness: Harness,
+    /// divan's `--sample-size`, where cargo-perfdiff set it.
+    sample_iterations: Option<u64>,
     held: HeldProcess,
     leader: Leader,
     /// The benchmark's value and when its line was read.
@@ -57,9 +59,11 @@ impl TextFork {
                 }
             })
         };
-        let args = req
-            .harness
-            .summary_fork_args(&req.benchmark_id, req.measurement);
+        let args = req.harness.summary_fork_args(
+            &req.benchmark_id,
+            req.measurement,
+            req.harness_sample_size,
+        );
         let command_line = shell_words(&args);
         let held = HeldProcess::launch(req, &req.executable, args, held, Some(watch))?;
         Ok(TextFork {
@@ -67,6 +71,7 @@ impl TextFork {
             executable_name: super::session::executable_name(&req.executable),
             command_line,
             harness: req.harness,
+            sample_iterations: req.harness_sample_size,
             held,
             leader,
             found,
@@ -118,6 +123,7 @@ impl TextFork {
                 iters: vec![1.0],
                 times_ns: vec![value],
                 per_fork: self.harness.per_fork(),
+                sample_iterations: self.sample_iterations,
                 cpu: self.held.cpu,
                 started_unix_ms: Some(self.held.started_unix_ms),
                 wall_ms: Some(ended.wall_ms),

@@ -274,6 +274,7 @@ mod tests {
             warm_up: Duration::ZERO,
             measurement: Duration::ZERO,
             sample_size: 10,
+            harness_sample_size: None,
             timeout: Duration::from_secs(1),
             criterion_home: "/nonexistent".into(),
             cpu: None,

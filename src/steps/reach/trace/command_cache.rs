@@ -129,6 +129,7 @@ mod tests {
             warm_up: Duration::ZERO,
             measurement: Duration::ZERO,
             sample_size: 1,
+            harness_sample_size: None,
             timeout: Duration::from_secs(1),
             criterion_home: "/nonexistent".into(),
             cpu: None,

@@ -294,6 +294,7 @@ mod tests {
             warm_up: Duration::ZERO,
             measurement: Duration::ZERO,
             sample_size: 10,
+            harness_sample_size: None,
             timeout: Duration::from_secs(300),
             criterion_home: cwd.join("home"),
             cpu: None,

@@ -233,6 +233,7 @@ mod tests {
             warm_up: Duration::from_millis(100),
             measurement: Duration::from_millis(200),
             sample_size: 10,
+            harness_sample_size: None,
             timeout: Duration::from_secs(60),
             criterion_home: "/ck/target/perfdiff/criterion-home/probe".into(),
             cpu: None,

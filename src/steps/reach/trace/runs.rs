@@ -517,10 +517,11 @@ fn run_direct(
     args.push(req.executable.clone().into_os_string());
     match mode {
         Mode::Test => args.extend(test_args(req.harness, &req.benchmark_id)),
-        Mode::Measure | Mode::Execution => args.extend(
-            req.harness
-                .summary_fork_args(&req.benchmark_id, MEASURE_TIME),
-        ),
+        Mode::Measure | Mode::Execution => args.extend(req.harness.summary_fork_args(
+            &req.benchmark_id,
+            MEASURE_TIME,
+            None,
+        )),
     }
     req.env.push((
         "CRITERION_HOME".into(),
@@ -950,6 +951,7 @@ mod tests {
             warm_up: Duration::from_millis(warm_up_ms),
             measurement: Duration::from_millis(measurement_ms),
             sample_size: 30,
+            harness_sample_size: None,
             timeout: Duration::from_secs(timeout_s),
             criterion_home: PathBuf::from("/home"),
             cpu: None,

@@ -1302,6 +1302,7 @@ SYSCALL[9,1](257) sys_openat ( 4294967196, 0x4(data/end.txt), 0 ) --> [async] ..
             warm_up: Duration::ZERO,
             measurement: Duration::ZERO,
             sample_size: 10,
+            harness_sample_size: None,
             timeout: Duration::from_secs(1),
             criterion_home: PathBuf::from("/home"),
             cpu: None,

@@ -770,6 +770,9 @@ fn analyse_one(
         stats::power::min_detectable_change(test.rounds.sd_log, test.rounds.n, settings.alpha, 0.8)
     });
     result.warnings.extend(side_warnings(&result, max_forks));
+    result
+        .warnings
+        .extend(rounded_warning(&pairs, result.threshold));
     result.warnings.extend(functions::inexact_warning(record));
     if mode == Mode::Duet {
         result.warnings.extend(duet_overlap_warning(record));
@@ -1052,6 +1055,27 @@ fn unit_of(record: &BenchmarkRecord) -> (Option<String>, Option<BenchWarning>) {
     }
 }
 
+/// A warning where every fork value of both sides is a whole number of nanoseconds (a harness
+/// that prints them so: `bencher`, libtest before it printed two decimals) and one nanosecond is
+/// at least half of `threshold` of the smallest: forks that agree to the nanosecond then give
+/// one value each side, and their ratio moves in steps as large as the threshold. Values of a
+/// harness that prints decimals are whole only by chance, never all of them.
+fn rounded_warning(pairs: &[(&ForkRecord, &ForkRecord)], threshold: f64) -> Option<BenchWarning> {
+    let values: Vec<f64> = pairs
+        .iter()
+        .flat_map(|(base, head)| [*base, *head])
+        .filter(|fork| fork.per_fork == Some(PerFork::Median))
+        .filter_map(|fork| fork.times_ns.first().copied())
+        .collect();
+    if values.len() < 2 * pairs.len() || values.iter().any(|v| v.fract() != 0.0) {
+        return None;
+    }
+    let smallest_ns = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let share = 1.0 / smallest_ns;
+    (smallest_ns > 0.0 && share >= threshold / 2.0)
+        .then_some(BenchWarning::Rounded { smallest_ns, share })
+}
+
 /// The mean over `side`'s forks with samples of the time they measured, in milliseconds.
 fn mean_measured_ms(side: &SideRecord) -> Option<f64> {
     let measured: Vec<f64> = side
@@ -1295,6 +1319,48 @@ mod tests {
 
     fn analysed(record: BenchmarkRecord) -> BenchmarkResult {
         analysed_in(record, Mode::Interleaved)
+    }
+
+    /// A record whose forks each gave one median, `base` and `head` a round.
+    fn medians_record(base: &[f64], head: &[f64]) -> BenchmarkRecord {
+        let mut record = rounds_record(base, head);
+        for (side, values) in [(&mut record.base, base), (&mut record.head, head)] {
+            for (fork, value) in side.forks.iter_mut().zip(values) {
+                fork.iters = vec![1.0];
+                fork.times_ns = vec![*value];
+                fork.per_fork = Some(PerFork::Median);
+            }
+        }
+        record
+    }
+
+    fn rounded(record: BenchmarkRecord) -> Vec<BenchWarning> {
+        analysed(record)
+            .warnings
+            .into_iter()
+            .filter(|w| matches!(w, BenchWarning::Rounded { .. }))
+            .collect()
+    }
+
+    #[test]
+    fn medians_in_whole_nanoseconds_a_threshold_apart_are_said_to_be_rounded() {
+        // bencher's `49 ns/iter` against `50 ns/iter` in every fork: +2.0 %, one step.
+        let warnings = rounded(medians_record(&[49.0; 4], &[50.0; 4]));
+        assert_eq!(
+            warnings,
+            [BenchWarning::Rounded {
+                smallest_ns: 49.0,
+                share: 1.0 / 49.0
+            }]
+        );
+        let words = warnings[0].to_string();
+        assert!(
+            words.contains("whole nanoseconds") && words.contains("2.0 %"),
+            "{words}"
+        );
+        // Decimals (libtest's `49.37 ns/iter`), or a step far below the threshold: nothing.
+        assert!(rounded(medians_record(&[49.37, 49.0, 49.0], &[50.0; 3])).is_empty());
+        assert!(rounded(medians_record(&[490.0; 3], &[500.0; 3])).is_empty());
     }
 
     #[test]

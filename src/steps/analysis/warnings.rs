@@ -63,6 +63,10 @@ pub enum BenchWarning {
     /// their source (and the source inlined into them) did not: a change elsewhere made the
     /// compiler inline or lay them out differently, and the verdict may be that difference.
     CompiledDifferently { functions: Vec<String> },
+    /// The harness printed whole nanoseconds an iteration (`bencher`, an older libtest), and one
+    /// nanosecond is `share` of the smallest fork value, `smallest_ns`: at least half the
+    /// threshold, so a change of about that size may be the rounding.
+    Rounded { smallest_ns: f64, share: f64 },
     /// A warning read back from a JSON report: its words, its cause unknown.
     Text(String),
 }
@@ -179,6 +183,13 @@ impl std::fmt::Display for BenchWarning {
                  same source (the compiler inlined or laid it out differently because of a change \
                  elsewhere), so the verdict may be that difference and not the change's",
                 short_list(functions)
+            ),
+            BenchWarning::Rounded { smallest_ns, share } => write!(
+                f,
+                "its harness printed whole nanoseconds an iteration (the smallest {smallest_ns:.0} \
+                 ns): one nanosecond is {:.1} % of it, so a change of about that size may be the \
+                 rounding and not the code's",
+                share * 100.0
             ),
             BenchWarning::Text(text) => f.write_str(text),
         }

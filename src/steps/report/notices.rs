@@ -268,6 +268,13 @@ fn measuring_shared(warning: &BenchWarning) -> Option<Shared> {
             format!("{:.0} % together", overlap * 100.0),
             Some((1.0 - overlap, 0.0)),
         ),
+        BenchWarning::Rounded { smallest_ns, share } => (
+            "their harness printed whole nanoseconds an iteration, and one nanosecond is at least \
+             half the threshold of the smallest value: a change of about that size may be the \
+             rounding and not the code's",
+            format!("{smallest_ns:.0} ns, a step of {:.1} %", share * 100.0),
+            Some((*share, 0.0)),
+        ),
         BenchWarning::CompiledDifferently { functions } => (
             "their code changed where its source did not: the named functions compiled \
              differently from the same source (the compiler inlined or laid them out differently \

@@ -79,21 +79,31 @@ fn divan_old_forks_measure_each_argument_alone() {
     );
 }
 
+/// `executable` behind a script in `dir` that writes down the arguments of every run: the file
+/// it writes them to, and the script's path.
 #[cfg(unix)]
-#[test]
-fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
+fn logging_script(
+    dir: &std::path::Path,
+    executable: &std::path::Path,
+) -> (std::path::PathBuf, std::path::PathBuf) {
     use std::os::unix::fs::PermissionsExt;
-    let mut exe = executable();
-    let dir = tempfile::tempdir().unwrap();
-    let (log, script) = (dir.path().join("calls"), dir.path().join("old"));
-    // The executable behind a script that writes down the arguments of every run.
+    let (log, script) = (dir.join("calls"), dir.join("old"));
     let text = format!(
         "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
         log.display(),
-        exe.path.display()
+        executable.display()
     );
     std::fs::write(&script, text).unwrap();
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (log, script)
+}
+
+#[cfg(unix)]
+#[test]
+fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
+    let mut exe = executable();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, script) = logging_script(dir.path(), &exe.path);
     exe.path = script;
     let timeout = Duration::from_secs(60);
     let first = list_benchmarks(HarnessKind::Divan, &exe, &[], timeout).unwrap();
@@ -183,7 +193,6 @@ fn divan_old_probe_helper_outlives_the_fork_s_stop() {
 #[test]
 fn a_benchmark_of_a_nanosecond_gets_samples_of_many_iterations_and_its_fork_keeps_them() {
     use cargo_perfdiff::steps::fork::divan_tune;
-    use std::os::unix::fs::PermissionsExt;
     let built = divan_old();
     let home = tempfile::tempdir().unwrap();
     let request = built.divan_fork("old::sum::1", home.path());
@@ -191,16 +200,8 @@ fn a_benchmark_of_a_nanosecond_gets_samples_of_many_iterations_and_its_fork_keep
         .unwrap()
         .expect("a nanosecond is far shorter than a hundred ticks of any timer");
     assert!(size >= 16, "{size}");
-    // A fork through a script that writes down its arguments.
     let dir = tempfile::tempdir().unwrap();
-    let (log, script) = (dir.path().join("calls"), dir.path().join("old"));
-    let text = format!(
-        "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
-        log.display(),
-        request.executable.display()
-    );
-    std::fs::write(&script, text).unwrap();
-    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (log, script) = logging_script(dir.path(), &request.executable);
     let outcome = run_fork(&ForkRequest {
         executable: script,
         harness_sample_size: Some(size),

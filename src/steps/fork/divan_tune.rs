@@ -18,7 +18,10 @@
 //! size (a median below one tick reads as zero), and the larger of the two sides' is given to
 //! every fork of both (`--sample-size`): the same measurement on both sides, as divan would size
 //! it undisturbed. A benchmark whose iterations are long enough keeps divan's own choice
-//! (`None`), and so does one whose tuning run fails or prints no row: its forks say why.
+//! (`None`), and so does one whose tuning run fails or prints no row: its forks say why. The
+//! size overrides one the benchmark sets itself (divan's command line wins over its attributes),
+//! and a benchmark that makes its inputs per sample (`with_inputs`) makes that many at a time, as
+//! divan's own tuning would undisturbed.
 
 use std::ffi::OsString;
 use std::sync::atomic::AtomicBool;

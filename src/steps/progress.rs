@@ -251,6 +251,7 @@ impl Progress {
             total: 0,
             spent: Duration::ZERO,
             prior,
+            alone: 0,
         };
         self.steps = Some(Mutex::new(StepClock {
             workers: workers.max(1),
@@ -275,6 +276,39 @@ impl Progress {
         }
     }
 
+    /// `count` more steps of `kind` are expected that run alone, one after the other (a probe
+    /// of a benchmark that pins itself, or one probed again alone): they do not share the
+    /// workers, so each adds its whole time to the time left. Done with
+    /// [`Progress::alone_step_done`].
+    pub fn expect_alone_steps(&self, kind: StepKind, count: u64) {
+        if let Some(clock) = self.step_clock(|clock| {
+            let tally = &mut clock.kinds[kind as usize];
+            tally.total += count;
+            tally.alone += count;
+        }) {
+            self.show_steps(&clock, None);
+        }
+    }
+
+    /// `count` of the steps of `kind` expected to run alone will not run (a probe expected to
+    /// run again alone that need not).
+    pub fn drop_alone_steps(&self, kind: StepKind, count: u64) {
+        if let Some(clock) = self.step_clock(|clock| {
+            let tally = &mut clock.kinds[kind as usize];
+            let dropped = count.min(tally.alone);
+            tally.alone -= dropped;
+            tally.total = tally.total.saturating_sub(dropped).max(tally.done);
+        }) {
+            self.show_steps(&clock, None);
+        }
+    }
+
+    /// A step of `kind` expected to run alone ([`Progress::expect_alone_steps`]) ended after
+    /// `took`: `what` names it.
+    pub fn alone_step_done(&self, kind: StepKind, took: Duration, what: &str) {
+        self.finish_step(kind, took, what, true);
+    }
+
     /// `count` of the steps of `kind` expected will not run (a target that cannot be compared).
     pub fn drop_steps(&self, kind: StepKind, count: u64) {
         if let Some(clock) = self.step_clock(|clock| {
@@ -287,10 +321,18 @@ impl Progress {
 
     /// A step of `kind` ended after `took`: `what` names it (the benchmark).
     pub fn step_done(&self, kind: StepKind, took: Duration, what: &str) {
+        self.finish_step(kind, took, what, false);
+    }
+
+    /// [`Progress::step_done`], of a step expected to run alone when `alone`.
+    fn finish_step(&self, kind: StepKind, took: Duration, what: &str, alone: bool) {
         let now = Instant::now();
         let mut plain_line = false;
         let clock = self.step_clock(|clock| {
             let tally = &mut clock.kinds[kind as usize];
+            if alone {
+                tally.alone = tally.alone.saturating_sub(1);
+            }
             tally.done += 1;
             tally.total = tally.total.max(tally.done);
             tally.spent += took;
@@ -312,6 +354,13 @@ impl Progress {
             Style::Bars => self.show_steps(&clock, Some(&what)),
             _ => {}
         }
+    }
+
+    /// What the bar of selection's steps says (`3/11 traced, about 40 s left`), for tests of
+    /// those who count them.
+    #[cfg(test)]
+    pub(crate) fn steps_summary(&self) -> Option<String> {
+        self.step_clock(|_| {}).map(|clock| clock.summary())
     }
 
     /// Applies `change` to the steps' clock, and returns a copy of it after; `None` when no
@@ -392,13 +441,15 @@ impl StepKind {
 }
 
 /// The steps of one kind: done and expected, the time the done ones took (each on its own
-/// thread), and what one is expected to take before any is done.
+/// thread), and what one is expected to take before any is done; of those expected and not
+/// done, how many run alone ([`Progress::expect_alone_steps`]).
 #[derive(Debug, Clone, Copy)]
 struct StepTally {
     done: u64,
     total: u64,
     spent: Duration,
     prior: Duration,
+    alone: u64,
 }
 
 impl StepTally {
@@ -428,15 +479,18 @@ impl StepClock {
     }
 
     /// The time left: every step still expected at its kind's time per step, shared by the
-    /// workers (no more of them than there are steps left).
+    /// workers (no more of them than there are such steps left), and then those that run alone,
+    /// one after the other, at the same time per step.
     fn left(&self) -> Duration {
-        let work: Duration = self
-            .kinds
-            .iter()
-            .map(|k| k.per_step().mul_f64((k.total - k.done) as f64))
-            .sum();
-        let sharing = (self.workers as u64).min(self.remaining()).max(1);
-        work.div_f64(sharing as f64)
+        let alone = |k: &StepTally| k.alone.min(k.total - k.done);
+        let shared = |k: &StepTally| k.total - k.done - alone(k);
+        let work = |count: &dyn Fn(&StepTally) -> u64| -> Duration {
+            let each = self.kinds.iter();
+            each.map(|k| k.per_step().mul_f64(count(k) as f64)).sum()
+        };
+        let sharing = self.kinds.iter().map(shared).sum::<u64>();
+        let sharing = (self.workers as u64).min(sharing).max(1);
+        work(&shared).div_f64(sharing as f64) + work(&alone)
     }
 
     /// `3/11 traced, 1/2 probed, about 40 s left` (a kind none of is expected left out).
@@ -500,6 +554,7 @@ mod tests {
             total,
             spent: Duration::from_secs(spent_s),
             prior: Duration::from_secs(prior_s),
+            alone: 0,
         };
         StepClock {
             workers,
@@ -559,6 +614,44 @@ mod tests {
         assert_eq!(clock.summary(), "4/4 traced, 0/1 probed, about 1.0 s left");
         progress.finish_bar();
         assert!(progress.step_clock(|_| {}).is_none());
+    }
+
+    #[test]
+    fn probes_that_run_alone_count_their_whole_time_in_the_time_left() {
+        // 4 probes at 10 s each done; 4 more beside one another on 2 workers (20 s), and 2
+        // that run alone after them, one after the other (20 s).
+        let mut beside = clock(2, (0, 0, 0), (4, 10, 40));
+        beside.kinds[StepKind::Probe as usize].alone = 2;
+        assert_eq!(beside.left(), Duration::from_secs(40));
+        // The last probe beside the others done, one probe to run again alone: its time is
+        // left, not "about 0 ms".
+        let mut last = clock(2, (0, 0, 0), (8, 9, 80));
+        last.kinds[StepKind::Probe as usize].alone = 1;
+        assert_eq!(last.left(), Duration::from_secs(10));
+        assert_eq!(last.summary(), "8/9 probed, about 10.0 s left");
+    }
+
+    #[test]
+    fn a_probe_expected_alone_is_counted_until_done_or_dropped() {
+        let mut progress = Progress::quiet();
+        progress.start_steps("probing", 2, [Duration::ZERO, Duration::from_secs(1)]);
+        progress.expect_steps(StepKind::Probe, 2);
+        progress.expect_alone_steps(StepKind::Probe, 2);
+        for k in 0..2 {
+            progress.step_done(StepKind::Probe, Duration::from_secs(4), &format!("b{k}"));
+        }
+        let left = |progress: &Progress| progress.step_clock(|_| {}).unwrap().left();
+        // Two alone at 4 s each, one after the other.
+        assert_eq!(left(&progress), Duration::from_secs(8));
+        progress.drop_alone_steps(StepKind::Probe, 1);
+        assert_eq!(left(&progress), Duration::from_secs(4));
+        progress.alone_step_done(StepKind::Probe, Duration::from_secs(4), "b0");
+        let clock = progress.step_clock(|_| {}).unwrap();
+        assert_eq!(clock.summary(), "3/3 probed, about 0 ms left");
+        // Dropping more than are expected alone leaves the count as it is.
+        progress.drop_alone_steps(StepKind::Probe, 1);
+        assert_eq!(left(&progress), Duration::ZERO);
+        progress.finish_bar();
     }
 
     #[test]

@@ -36,8 +36,8 @@ pub fn elsewhere(x: u64) -> u64 {
 
 /// Three benchmarks that pin themselves to CPU 0 and set their own measurement time, as
 /// simd-json's groups do (criterion keeps it, so a probe cannot run longer to make up for
-/// waiting: only a run that had its CPU 90 % of the time counts), and one that calls
-/// `elsewhere`.
+/// waiting: only a run that had its CPU 90 % of the time counts), two alike that do not pin
+/// themselves, and one that calls `elsewhere`.
 const PINNED_GROUPS: &str = "fn extra_pinned(c: &mut Criterion) {
     let mut group = c.benchmark_group(\"pinned\");
     group.measurement_time(std::time::Duration::from_millis(100));
@@ -48,6 +48,12 @@ const PINNED_GROUPS: &str = "fn extra_pinned(c: &mut Criterion) {
         });
     }
     group.finish();
+    let mut beside = c.benchmark_group(\"beside\");
+    beside.measurement_time(std::time::Duration::from_millis(100));
+    for name in [\"one\", \"two\"] {
+        beside.bench_function(name, |b| b.iter(|| mix(black_box(200))));
+    }
+    beside.finish();
     let mut other = c.benchmark_group(\"elsewhere\");
     other.bench_function(\"changed\", |b| b.iter(|| perfdiff_demo::elsewhere(black_box(7))));
     other.finish();
@@ -84,6 +90,11 @@ fn commit_pinned_benchmarks(repo: &Path) {
 /// `--list` of the pinned benchmarks with selection on, verbose, each probe run (none kept from
 /// an earlier run of the shared repository); `forget_alone`: nor that a probe must run alone.
 fn list_pinned(repo: &Path, forget_alone: bool) -> Output {
+    list_pinned_and(repo, forget_alone, &[])
+}
+
+/// [`list_pinned`], with the benchmarks of `more` filters too.
+fn list_pinned_and(repo: &Path, forget_alone: bool, more: &[&str]) -> Output {
     let traces = state_dir(repo).join("traces");
     let forgotten = |name: &str| {
         (name.starts_with("probe-") || (forget_alone && name.starts_with("alone-")))
@@ -98,8 +109,12 @@ fn list_pinned(repo: &Path, forget_alone: bool) -> Output {
         }
     }
     let args = [
-        "HEAD~1", "HEAD", "--list", "--format", "json", "-v", "--", "pinned/",
-    ];
+        &[
+            "HEAD~1", "HEAD", "--list", "--format", "json", "-v", "--", "pinned/",
+        ],
+        more,
+    ]
+    .concat();
     let args = with_options(&args, FAST);
     let mut command = perfdiff_command(repo, &with_default_layouts(&args));
     command.env_remove("CARGO_PERFDIFF_MEASURE_ALL");
@@ -125,7 +140,7 @@ fn benchmarks_that_pin_themselves_to_one_cpu_are_probed_alone_and_skipped_as_the
     let (_dir, repo) = pinned_repo(&guard);
     // Alone, each is the same code. A probe still too busy alone is the machine's own load
     // (other work on CPU 0: the suite's other processes, other sessions), and measured, but it
-    // must have been probed again alone. The first of three listings with two or more the same
+    // must have been probed alone (from the start: its trace saw it pin itself). The first of three listings with two or more the same
     // code decides; on a machine too busy for that in all three, only the second holds.
     let mut same = Vec::new();
     for _ in 0..LISTINGS {
@@ -146,7 +161,7 @@ fn benchmarks_that_pin_themselves_to_one_cpu_are_probed_alone_and_skipped_as_the
 const LISTINGS: usize = 3;
 
 /// How many pinned benchmarks one `--list` skips as the same code, and what it printed;
-/// asserts that each one measured was probed again alone, and that the log says so.
+/// asserts that each one measured was probed alone from the start, and that the log says so.
 fn pinned_same_code(repo: &Path) -> (usize, String) {
     let output = list_pinned(repo, true);
     let all = all_output(&output);
@@ -161,15 +176,12 @@ fn pinned_same_code(repo: &Path) -> (usize, String) {
             same += 1;
         } else {
             assert!(
-                detail.contains("too busy") && detail.contains("probed again alone"),
+                detail.contains("too busy") && detail.contains("probed alone from the start"),
                 "{id} measured without a probe alone: {entry:#}\n{all}"
             );
         }
     }
-    assert!(
-        all.contains("other probe(s) ran beside it: probed again alone"),
-        "{all}"
-    );
+    assert!(!all.contains("ran beside it: probed again alone"), "{all}");
     // Each probe run's line names the cause (the helper reads the benchmark's CPU affinity).
     assert!(
         all.contains("the benchmark set its own CPU affinity: CPU 0"),
@@ -179,34 +191,51 @@ fn pinned_same_code(repo: &Path) -> (usize, String) {
 }
 
 #[test]
-fn a_benchmark_seen_pinning_itself_is_probed_alone_from_the_start_the_next_time() {
+fn a_benchmark_that_pins_itself_is_probed_alone_from_the_start_the_first_time() {
     if usable_cpus_of_this_process() < 2 {
         return; // one CPU (or not CPU 0): no two probes run at once on it
     }
     let guard = measuring_lock();
     let (_dir, repo) = pinned_repo(&guard);
-    // A first listing, nothing kept: the probes run one per CPU, and each sees its benchmark
-    // pin itself (whatever the load, its runs end whole).
-    let first = list_pinned(&repo, true);
+    // A first listing, nothing kept but the traces: each trace saw its benchmark set its own
+    // CPU affinity, so each pinned one is probed alone from the start, none beside another and
+    // none again; the two that do not pin themselves are probed beside each other.
+    let first = list_pinned_and(&repo, true, &["beside/"]);
     let all = all_output(&first);
     assert_eq!(first.status.code(), Some(0), "{all}");
+    for id in ["pinned/one", "pinned/two", "pinned/three"] {
+        let line = format!(
+            "probe of {id}: probed alone from the start: its trace saw it set its own CPU \
+             affinity (sched_setaffinity)"
+        );
+        assert!(
+            all.contains(&line),
+            "{id} not probed alone from the start:\n{all}"
+        );
+        // Never beside another, so never again alone (the two beside each other may be, on a
+        // busy machine).
+        let again = format!("probe of {id}: too busy");
+        assert!(!all.contains(&again), "{id} probed beside another:\n{all}");
+    }
+    let report = json_report(&first);
+    for id in ["beside/one", "beside/two"] {
+        assert!(
+            all.contains(&format!("probe of {id}: ")),
+            "{id} not probed:\n{all}"
+        );
+        assert!(
+            !all.contains(&format!("probe of {id}: probed alone")),
+            "{id} probed alone:\n{all}"
+        );
+        let detail = bench_entry(&report, id)["selection"]["detail"].to_string();
+        assert!(!detail.contains("probed alone"), "{id}: {detail}\n{all}");
+    }
+    // Each pinned one's probe saw it pin itself (whatever the load, its runs end whole): the
+    // next listing, its probes' outcomes removed (as a new commit's would be), says so.
     assert!(
         all.contains("the benchmark set its own CPU affinity: CPU 0"),
         "{all}"
     );
-    assert!(!all.contains("probed alone from the start"), "{all}");
-    // Beside the others, a probe that saw its benchmark pin itself gives up after one run too
-    // busy: it is probed again alone after the first pass, whose lines come first.
-    let mut first_pass = all
-        .lines()
-        .filter(|line| line.contains("probe of pinned/"))
-        .take_while(|line| !line.contains("probed again alone"));
-    assert!(
-        !first_pass.any(|line| line.contains(": run 2: ")),
-        "a second run beside the others:\n{all}"
-    );
-    // The next, its probes' outcomes removed (as a new commit's would be): each is probed alone
-    // from the start, so none beside another, and none again.
     let second = list_pinned(&repo, false);
     let all = all_output(&second);
     assert_eq!(second.status.code(), Some(0), "{all}");

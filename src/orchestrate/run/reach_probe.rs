@@ -101,10 +101,6 @@ pub(super) fn probe_skipped(
             settling: settling_rule(&policy),
         },
     };
-    if !entries.is_empty() {
-        let skipped = records.iter().filter(|(_, r)| r.skipped()).count();
-        progress.expect_steps(StepKind::Probe, skipped as u64);
-    }
     let (probed, probes) = probing.probe_all(records, (requests, files));
     // What a probe entered outside the timed routine, untraced, is skipped when its source is.
     let compare = |functions: &[String]| compare_sources(sides, (base, head), functions);
@@ -191,6 +187,9 @@ struct Kept<'a> {
 /// What the record says of a probe run again because its first was still settling.
 const SETTLING: &str = " (still settling: probed again with the longest warm-up a fork can get)";
 
+/// Why a benchmark whose trace saw it set its own CPU affinity is probed alone from the start.
+const TRACED_PINNING: &str = "its trace saw it set its own CPU affinity (sched_setaffinity)";
+
 /// What the record says of a probe run again alone because its first was too busy while
 /// another probe ran beside it ([`Probing::alone_again`]).
 const ALONE: &str =
@@ -247,6 +246,9 @@ struct Slot {
     again_alone: bool,
     /// Its probe ran in the first pass, where others may run beside it.
     crowded: bool,
+    /// A probe of it again alone is expected ([`Progress::expect_alone_steps`]): its first,
+    /// beside others, was too busy.
+    expected_alone: bool,
 }
 
 impl Slot {
@@ -259,6 +261,7 @@ impl Slot {
             span: None,
             again_alone: false,
             crowded: false,
+            expected_alone: false,
         }
     }
 
@@ -302,8 +305,10 @@ impl Probing<'_> {
     ) -> (Vec<(String, SelectionRecord, Vec<String>)>, Probes) {
         let alone: Vec<Option<KeptAlone>> = requests
             .iter()
-            .map(|request| self.kept.cache.kept_alone(&alone_key(request)))
+            .zip(files)
+            .map(|(request, files)| self.alone_from_the_start(request, files))
             .collect();
+        self.expect_probes(&records, &alone);
         // Other probes may run beside each of the first pass.
         let crowded = rayon::current_num_threads() > 1
             && records.iter().filter(|(_, r)| r.skipped()).count() > 1;
@@ -313,7 +318,7 @@ impl Probing<'_> {
             .zip(alone.par_iter())
             .map(|(((id, record), (request, files)), alone)| match alone {
                 Some(_) if record.skipped() => Slot::unprobed(id, record),
-                _ => self.first_pass((id, record), (request, files), crowded),
+                _ => self.first_pass((id, record), (request, files), (crowded, false)),
             })
             .collect();
         for (at, slot) in slots.iter_mut().enumerate() {
@@ -328,6 +333,8 @@ impl Probing<'_> {
             let pinned = slot.crowded && slot.probed.own_cpus.is_some();
             if slot.probed.too_busy && (beside > 0 || pinned) {
                 self.alone_again(slot, beside, (&requests[at], &files[at]));
+            } else if slot.expected_alone {
+                self.progress.drop_alone_steps(StepKind::Probe, 1);
             }
         }
         self.remember_alone(&slots, requests);
@@ -345,14 +352,49 @@ impl Probing<'_> {
         (records, probes)
     }
 
+    /// Why the probe of `request`'s benchmark runs alone from the start, if it must: an earlier
+    /// run found it must ([`KeptAlone`]), or its trace saw it set its own CPU affinity
+    /// ([`TouchedFiles::sets_affinity`]), so that a first run need not probe it beside the others
+    /// first (where it may share the CPU it pins itself to with another, and fall short) and then
+    /// again alone. A scheduling choice only: a benchmark wrongly taken to pin itself costs
+    /// parallelism, never soundness (every probe is judged by the same figures).
+    fn alone_from_the_start(
+        &self,
+        request: &ForkRequest,
+        files: &TouchedFiles,
+    ) -> Option<KeptAlone> {
+        let kept = self.kept.cache.kept_alone(&alone_key(request));
+        kept.or_else(|| {
+            files.sets_affinity().then(|| KeptAlone {
+                why: TRACED_PINNING.to_string(),
+            })
+        })
+    }
+
+    /// Tells the progress the probes expected of `records` (`alone`: those that run alone from
+    /// the start, one after the other, once the others are done).
+    fn expect_probes(&self, records: &[(String, SelectionRecord)], alone: &[Option<KeptAlone>]) {
+        if self.entries.is_empty() {
+            return;
+        }
+        let skipped = records.iter().zip(alone).filter(|((_, r), _)| r.skipped());
+        let (alone, beside): (Vec<_>, Vec<_>) = skipped.partition(|(_, alone)| alone.is_some());
+        self.progress
+            .expect_steps(StepKind::Probe, beside.len() as u64);
+        self.progress
+            .expect_alone_steps(StepKind::Probe, alone.len() as u64);
+    }
+
     /// The first probe of `record` (a benchmark not skipped is left as it is), run beside the
-    /// others when `crowded` ([`probe_benchmark`]'s `beside`): its outcome, when it ran, and the
-    /// record before it when it was too busy.
+    /// others when `crowded` ([`probe_benchmark`]'s `beside`), or `alone` from the start: its
+    /// outcome, when it ran, and the record before it when it was too busy. One too busy beside
+    /// others is expected to run again alone, told to the progress before this one is done, so
+    /// that its time counts in the time left.
     fn first_pass(
         &self,
         (id, record): (String, SelectionRecord),
         (request, files): (&ForkRequest, &TouchedFiles),
-        crowded: bool,
+        (crowded, alone): (bool, bool),
     ) -> Slot {
         if !record.skipped() {
             return Slot::unprobed(id, record);
@@ -361,9 +403,13 @@ impl Probing<'_> {
         let started = Instant::now();
         let probed = self.probed((&id, record), (request, files), crowded);
         let ended = Instant::now();
-        self.step_done(&id, &probed, ended - started);
         // A probe that ran (not kept) and failed is what may be probed again.
         let ran = probed.kept == Some(false);
+        let expected_alone = crowded && ran && probed.too_busy && !self.entries.is_empty();
+        if expected_alone {
+            self.progress.expect_alone_steps(StepKind::Probe, 1);
+        }
+        self.step_done(&id, &probed, ended - started, alone);
         Slot {
             before: probed.too_busy.then_some(before),
             span: ran.then_some((started, ended)),
@@ -371,6 +417,7 @@ impl Probing<'_> {
             probed,
             again_alone: false,
             crowded,
+            expected_alone,
         }
     }
 
@@ -387,7 +434,7 @@ impl Probing<'_> {
             return;
         }
         let record = std::mem::take(&mut slot.probed.record);
-        let mut ran = self.first_pass((slot.id.clone(), record), (request, files), false);
+        let mut ran = self.first_pass((slot.id.clone(), record), (request, files), (false, true));
         if ran.probed.kept == Some(false) {
             let why = &why.why;
             let id = id_line(&ran.id);
@@ -436,10 +483,12 @@ impl Probing<'_> {
             "probe of {}: {why}: probed again alone",
             id_line(id)
         ));
-        self.progress.expect_steps(StepKind::Probe, 1);
+        if !slot.expected_alone {
+            self.progress.expect_alone_steps(StepKind::Probe, 1);
+        }
         let started = Instant::now();
         let mut probed = self.probed((id, before), (request, files), false);
-        self.step_done(id, &probed, started.elapsed());
+        self.step_done(id, &probed, started.elapsed(), true);
         probed.record.detail = format!("{}{ALONE}", probed.record.detail);
         // What the first probe saw of its affinity holds for the one alone.
         let own_cpus = probed.own_cpus.take().or(slot.probed.own_cpus.take());
@@ -448,8 +497,8 @@ impl Probing<'_> {
     }
 
     /// Tells the progress that the probe of `id` is done (`took`; a kept outcome in no time, as
-    /// a kept trace is told).
-    fn step_done(&self, id: &str, probed: &Probed, took: Duration) {
+    /// a kept trace is told), one that ran `alone` ([`Progress::expect_alone_steps`]) or not.
+    fn step_done(&self, id: &str, probed: &Probed, took: Duration, alone: bool) {
         if self.entries.is_empty() {
             return;
         }
@@ -457,7 +506,12 @@ impl Probing<'_> {
             Some(true) => Duration::ZERO,
             _ => took,
         };
-        self.progress.step_done(StepKind::Probe, took, &id_line(id));
+        match alone {
+            true => self
+                .progress
+                .alone_step_done(StepKind::Probe, took, &id_line(id)),
+            false => self.progress.step_done(StepKind::Probe, took, &id_line(id)),
+        }
     }
 
     /// The record of the skipped benchmark `record` after its probe (`files`: what its trace
@@ -725,6 +779,42 @@ mod tests {
                 settling: settling_rule(policy),
             },
         }
+    }
+
+    #[test]
+    fn probes_that_run_alone_from_the_start_count_their_whole_time_in_the_time_left() {
+        let policy = StopPolicy::from_settings(&Settings::default());
+        let mut progress = Progress::quiet();
+        progress.start_steps("probing", 2, [Duration::ZERO, Duration::from_secs(10)]);
+        let entries = [ChangedEntry {
+            address: 0x1000,
+            name: "demo::elsewhere".into(),
+        }];
+        let probing = Probing {
+            entries: &entries,
+            ..probing(&policy, &progress)
+        };
+        let skipped = SelectionRecord {
+            reason: SelectionReason::SameCode,
+            ..SelectionRecord::default()
+        };
+        let measured = SelectionRecord {
+            measured: true,
+            ..skipped.clone()
+        };
+        let records: Vec<(String, SelectionRecord)> = [&skipped, &skipped, &skipped, &measured]
+            .into_iter()
+            .enumerate()
+            .map(|(k, r)| (format!("b{k}"), r.clone()))
+            .collect();
+        let pinned = Some(KeptAlone {
+            why: TRACED_PINNING.into(),
+        });
+        // Two beside each other on two workers (10 s), then one alone (10 s); the measured one
+        // is not probed, alone or not.
+        probing.expect_probes(&records, &[None, None, pinned.clone(), pinned]);
+        let summary = progress.steps_summary().unwrap();
+        assert_eq!(summary, "0/3 probed, about 20.0 s left");
     }
 
     #[test]

@@ -108,6 +108,10 @@ pub struct Trace {
     /// first estimate of a fork's time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub set_up_ms: Option<f64>,
+    /// Whether it set a thread's CPU affinity ([`syscalls::Touched::sets_affinity`]): its native
+    /// probe runs alone from the start (a trace kept from before 2026-11-30 says no).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sets_affinity: bool,
 }
 
 /// What made a trace: valgrind's callgrind (every instruction executed), or the native trace
@@ -225,11 +229,13 @@ impl Trace {
             files: std::mem::take(&mut self.files),
             programs: std::mem::take(&mut self.programs),
             unresolved: std::mem::take(&mut self.unresolved),
+            sets_affinity: self.sets_affinity,
         };
         touched.merge(run.touched);
         self.files = touched.files;
         self.programs = touched.programs;
         self.unresolved = touched.unresolved;
+        self.sets_affinity = touched.sets_affinity;
         self.runs.push(run.summary);
     }
 

@@ -150,6 +150,7 @@ fn made(req: &ForkRequest, followed: follow::Followed, wall_ms: f64) -> Trace {
         files: touched.files,
         programs: touched.programs,
         unresolved: touched.unresolved,
+        sets_affinity: touched.sets_affinity,
         cwd: req.cwd.clone(),
         runs: vec![RunSummary {
             mode: Mode::Test,

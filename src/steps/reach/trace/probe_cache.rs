@@ -77,9 +77,13 @@ pub fn alone_key(request: &ForkRequest) -> String {
 }
 
 /// The paths of the project a benchmark's trace touched, and how: what its probe's outcome
-/// depends on besides its code.
+/// depends on besides its code; and whether the trace saw it set its own CPU affinity, which
+/// only schedules its probe (alone from the start) and is not in the key.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TouchedFiles(Vec<(PathBuf, Access)>);
+pub struct TouchedFiles {
+    paths: Vec<(PathBuf, Access)>,
+    sets_affinity: bool,
+}
 
 impl TouchedFiles {
     /// The paths under `project` (the checkout, the build's directories) that `trace` touched,
@@ -88,7 +92,16 @@ impl TouchedFiles {
         let touched = trace.files.iter().filter(|(path, _)| {
             path.as_path() != executable && project.iter().any(|dir| path.starts_with(dir))
         });
-        TouchedFiles(touched.map(|(p, a)| (p.clone(), *a)).collect())
+        TouchedFiles {
+            paths: touched.map(|(p, a)| (p.clone(), *a)).collect(),
+            sets_affinity: trace.sets_affinity,
+        }
+    }
+
+    /// Whether the trace saw the benchmark set a thread's CPU affinity ([`Trace::sets_affinity`]):
+    /// it pins itself, and its probe beside another's may share its CPU with it.
+    pub fn sets_affinity(&self) -> bool {
+        self.sets_affinity
     }
 }
 
@@ -158,8 +171,8 @@ impl ProbeKeys {
     /// `files` as key fields: their count, then each path and what is there (a file's digest,
     /// a directory's listing's; for a path only looked for or written, whether it is there).
     fn file_fields(&self, files: &TouchedFiles) -> Option<Vec<Vec<u8>>> {
-        let mut fields = vec![(files.0.len() as u64).to_le_bytes().to_vec()];
-        for (path, access) in &files.0 {
+        let mut fields = vec![(files.paths.len() as u64).to_le_bytes().to_vec()];
+        for (path, access) in &files.paths {
             // Only whether something is there counts for a path it looked for or only wrote.
             let found = match (self.found.at(path)?, benchmark_reads_content(*access)) {
                 (None, _) => "\0nothing".to_string(),
@@ -275,7 +288,10 @@ mod tests {
             entries: vec![entry(0x2000, "demo::mix"), entry(0x1000, "demo::checksum")],
             timed: Timed::default(),
             settling: "window 5 threshold 0.02".into(),
-            files: TouchedFiles(vec![(input.to_path_buf(), Access::Opened)]),
+            files: TouchedFiles {
+                paths: vec![(input.to_path_buf(), Access::Opened)],
+                sets_affinity: false,
+            },
         }
     }
 
@@ -380,7 +396,7 @@ mod tests {
         let read_again = key(&probe(&exe, &input));
         assert_ne!(read_again, first);
         let mut looked_for = probe(&exe, &input);
-        looked_for.files.0[0].1 = Access::Missing;
+        looked_for.files.paths[0].1 = Access::Missing;
         let there = key(&looked_for);
         std::fs::write(&input, b"a third corpus").unwrap();
         assert_eq!(key(&looked_for), there);
@@ -418,7 +434,7 @@ mod tests {
 
     #[test]
     fn the_files_of_a_probe_are_those_of_the_project_its_trace_touched_but_the_executable() {
-        let trace = Trace {
+        let mut trace = Trace {
             files: [
                 ("/ck/data/input.txt".into(), Access::Opened),
                 ("/ck/target/release/deps/demo-1".into(), Access::Opened),
@@ -437,10 +453,29 @@ mod tests {
         );
         assert_eq!(
             files,
-            TouchedFiles(vec![
-                ("/ck/data/input.txt".into(), Access::Opened),
-                ("/ck/target/release/build/out/table".into(), Access::Missing),
-            ])
+            TouchedFiles {
+                paths: vec![
+                    ("/ck/data/input.txt".into(), Access::Opened),
+                    ("/ck/target/release/build/out/table".into(), Access::Missing),
+                ],
+                sets_affinity: false,
+            }
         );
+        // That it pins itself goes with them, but not into the probe's key.
+        trace.sets_affinity = true;
+        let pinning = TouchedFiles::of(&trace, &project, Path::new("/ck/none"));
+        assert!(pinning.sets_affinity());
+        let exe = Path::new("/ck/target/release/deps/demo-1");
+        let files = TouchedFiles::of(&trace, &project, exe);
+        let keys = ProbeKeys {
+            executable: exe.to_path_buf(),
+            digest: "d".into(),
+            found: Seen::default(),
+        };
+        let unpinned = TouchedFiles {
+            sets_affinity: false,
+            ..files.clone()
+        };
+        assert_eq!(keys.file_fields(&files), keys.file_fields(&unpinned));
     }
 }

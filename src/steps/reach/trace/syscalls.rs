@@ -56,6 +56,12 @@ pub struct Touched {
     pub programs: BTreeSet<PathBuf>,
     /// Calls whose path could not be resolved or whose line could not be read, as logged.
     pub unresolved: BTreeSet<String>,
+    /// Whether it set a thread's CPU affinity (`sched_setaffinity`, which
+    /// `pthread_setaffinity_np` and `core_affinity` call, and valgrind passes through): a
+    /// benchmark that pins itself, whose native probe runs alone from the start
+    /// ([`crate::steps::reach::trace::TouchedFiles::sets_affinity`]). Any call counts, failed or
+    /// not: a scheduling choice only.
+    pub sets_affinity: bool,
 }
 
 impl Touched {
@@ -71,6 +77,7 @@ impl Touched {
         }
         self.programs.extend(other.programs);
         self.unresolved.extend(other.unresolved);
+        self.sets_affinity |= other.sets_affinity;
     }
 }
 
@@ -103,6 +110,10 @@ const PROBES: &[(&str, Option<usize>, usize)] = &[
     ("sys_faccessat2", Some(0), 1),
     ("sys_readlinkat", Some(0), 1),
 ];
+
+/// The call that sets a thread's CPU affinity, as valgrind 3.19 names it (without the `sys_` of
+/// most others), and with it.
+const AFFINITY: [&str; 2] = ["sched_setaffinity ( ", "sys_sched_setaffinity ( "];
 
 /// One process's state while its log is read.
 struct Process {
@@ -162,6 +173,8 @@ struct Call<'a> {
     start: Option<(&'a str, &'a str)>,
     /// The result, when the line ends a call: `Ok(value)` or `Err(errno)`.
     result: Option<Result<u64, u64>>,
+    /// Whether the line starts a call that sets a thread's CPU affinity ([`AFFINITY`]).
+    affinity: bool,
 }
 
 impl<'a> Call<'a> {
@@ -180,6 +193,7 @@ impl<'a> Call<'a> {
             thread,
             start,
             result,
+            affinity: AFFINITY.iter().any(|name| rest.starts_with(name)),
         })
     }
 }
@@ -204,6 +218,7 @@ fn parse_result(text: &str) -> Option<Result<u64, u64>> {
 
 impl Process {
     fn call(&mut self, call: &Call<'_>, touched: &mut Touched) {
+        touched.sets_affinity |= call.affinity;
         if let Some((name, args)) = call.start {
             self.start(call.thread, name, args, touched);
         }
@@ -441,6 +456,24 @@ SYSCALL[9881,1](257) ... [async] --> Success(0x8)
 SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a51(both.txt), 577 )[sync] --> Success(0x9)
 SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a51(both.txt), 524288 )[sync] --> Success(0xa)
 ";
+
+    #[test]
+    fn a_call_setting_a_thread_s_cpu_affinity_is_seen() {
+        // As valgrind 3.19 wrote them for `taskset -c 0 true`: the set call without `sys_`.
+        let pinned = "\
+SYSCALL[23473,1](204) sched_getaffinity ( 0, 256, 0x4038b60 )[sync] --> Success(0x20)
+SYSCALL[23473,1](203) sched_setaffinity ( 0, 32, 0x40393b0 )[sync] --> Success(0x0)
+";
+        assert!(parse(pinned, None).sets_affinity);
+        // Only reading it, or nothing of it, is not setting it.
+        let read = pinned.lines().next().unwrap();
+        assert!(!parse(read, None).sets_affinity);
+        assert!(!parse(LOG, Some(Path::new("/ck"))).sets_affinity);
+        // Merged into what other processes' logs touched.
+        let mut all = parse(LOG, Some(Path::new("/ck")));
+        all.merge(parse(pinned, None));
+        assert!(all.sets_affinity);
+    }
 
     #[test]
     fn opens_probes_and_programs_are_read_with_their_results() {

@@ -632,7 +632,8 @@ enum Arg {
 use Arg::{Fd, Number, Path as P};
 
 /// The calls on paths that [`crate::steps::reach::trace::syscalls`] reads, by their x86-64
-/// number, with valgrind's names for them and their arguments.
+/// number, with valgrind's names for them and their arguments; and the one that sets a thread's
+/// CPU affinity (a benchmark that pins itself: its probe runs alone from the start).
 const CALLS: &[(u64, &str, &[Arg])] = &[
     (2, "sys_open", &[P, Number, Number]),
     (85, "sys_creat", &[P, Number]),
@@ -651,6 +652,7 @@ const CALLS: &[(u64, &str, &[Arg])] = &[
     (322, "sys_execveat", &[Fd, P, Number, Number, Number]),
     (80, "sys_chdir", &[P]),
     (81, "sys_fchdir", &[Number]),
+    (203, "sched_setaffinity", &[Number, Number, Number]),
 ];
 
 /// A call on a path, read at its start.
@@ -766,5 +768,18 @@ mod tests {
         let unreadable = read(call("unreadable").line(7, thread, Some(3)));
         assert!(unreadable.files.is_empty());
         assert_eq!(unreadable.unresolved.len(), 1);
+        assert!(!unreadable.sets_affinity);
+    }
+
+    #[test]
+    fn a_call_setting_the_cpu_affinity_is_logged_and_read_as_such() {
+        let &(number, name, kinds) = CALLS.iter().find(|c| c.0 == 203).unwrap();
+        let call = Call {
+            number,
+            name,
+            arguments: kinds.iter().map(|_| "0".to_string()).collect(),
+        };
+        let line = call.line(7, Pid::from_raw(8), Some(0));
+        assert!(syscalls::parse(&line, None).sets_affinity, "{line}");
     }
 }

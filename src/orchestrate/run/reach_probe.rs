@@ -405,7 +405,7 @@ impl Probing<'_> {
         let ended = Instant::now();
         // A probe that ran (not kept) and failed is what may be probed again.
         let ran = probed.kept == Some(false);
-        let expected_alone = crowded && ran && probed.too_busy && !self.entries.is_empty();
+        let expected_alone = self.expects_again_alone(&probed, crowded);
         if expected_alone {
             self.progress.expect_alone_steps(StepKind::Probe, 1);
         }
@@ -419,6 +419,13 @@ impl Probing<'_> {
             crowded,
             expected_alone,
         }
+    }
+
+    /// Whether the first probe `probed`, run beside others when `crowded`, is expected to run
+    /// again alone ([`Probing::alone_again`]): it ran (not kept) and was too busy beside others.
+    /// Told to the progress before its own step is done, so that the time left counts it.
+    fn expects_again_alone(&self, probed: &Probed, crowded: bool) -> bool {
+        crowded && probed.kept == Some(false) && probed.too_busy && !self.entries.is_empty()
     }
 
     /// Probes `slot`'s benchmark (skipped, not yet probed) alone, as an earlier run found it must
@@ -815,6 +822,21 @@ mod tests {
         probing.expect_probes(&records, &[None, None, pinned.clone(), pinned]);
         let summary = progress.steps_summary().unwrap();
         assert_eq!(summary, "0/3 probed, about 20.0 s left");
+        // A first probe too busy beside others that ran is expected again alone; one kept, one
+        // that was not beside others, or one not too busy is not.
+        let too_busy = Probed {
+            too_busy: true,
+            ..Probed::decided(skipped.clone(), Some(false))
+        };
+        assert!(probing.expects_again_alone(&too_busy, true));
+        assert!(!probing.expects_again_alone(&too_busy, false));
+        let kept = Probed {
+            kept: Some(true),
+            ..too_busy
+        };
+        assert!(!probing.expects_again_alone(&kept, true));
+        let covered = Probed::decided(skipped, Some(false));
+        assert!(!probing.expects_again_alone(&covered, true));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13` and `newcomer14`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14` and `newcomer15c`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -85,6 +85,11 @@ snap-version|BurntSushi/rust-snappy|742c9cd~1|742c9cd|bench/Cargo.toml|||version
 snap-crc|BurntSushi/rust-snappy|22c217f~1|22c217f|bench/Cargo.toml|||"perf: accelerate CRC32C with SSE4.2 when possible" (closes #19 and #20, "fairly marginal performance gains"; the build script no longer writes `CASTAGNOLI_POLY` into the generated CRC table file): the benchmarks compress and decompress raw Snappy, which has no CRC; the crate'"'"'s other functions (`snap::bytes::read_varu64`, the `loadu_*` loads) are compiled differently from the same source, in their timed loops, so every benchmark is measured
 sv-version|servo/rust-smallvec|7fa951f~1|7fa951f|Cargo.toml|nightly||version bump only (1.8.1 → 1.9.0, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, one libtest `#[bench]` target (nightly), no dependency but bincode (dev)
 sv-insert|servo/rust-smallvec|b233568~1|b233568|Cargo.toml|nightly||"Optimize `insert` for the case where `index == len`" (b233568, nnethercote: skips a zero-length `copy`, "speeds up rustc … by 2% on one benchmark"): `bench_insert` and `bench_insert_small` reach it; the `*_vec` twins (the same code on std'"'"'s `Vec`) and the push, remove, extend, from_slice and macro ones do not
+fr-release24|smol-rs/fastrand|v2.3.0|v2.4.0|Cargo.toml|nightly||release gate, annotated tag v2.3.0 → lightweight tag v2.4.0 (15 commits: MSRV 1.36 → 1.63, dev-dependencies rand 0.8 → 0.9 and wyhash 0.5 → 0.6, "Improve quality of f32/f64 generation" #103, `Rng::with_seed` const; no lock file): the `*_wyhash` benchmarks run rand/wyhash code that changed, `f32_fastrand` only in head; libtest `#[bench]` (nightly)
+fr-release25|smol-rs/fastrand|v2.4.0|v2.5.0|Cargo.toml|nightly||release gate, lightweight tags v2.4.0 → v2.5.0 (7 commits: getrandom 0.3 → 0.4, rand 0.9 → 0.10 in dev-dependencies, benches adapted): the `*_wyhash` benchmarks run rand code that changed, the fastrand ones unreached unless `src/` changed their loop
+ahash-release|tkaitchuck/aHash|v0.8.5|v0.8.11|Cargo.toml|||release gate, lightweight tags v0.8.5 → v0.8.11 (22 commits on the release branch: "Change update function to use decryption rather than encryption" #173, "Strengthen fastpath for u64 hashes" #211/#215, zerocopy/once_cell bumps, dev-dependency hashbrown 0.12 → 0.14 and new pcg-mwc, smallvec; build script; fat LTO, one codegen unit; criterion 0.3; no lock file): aHash benchmarks measured, those of the other hashers (fnv, fxhash, seahash, siphash) unchanged (same code)
+itoa-release18|dtolnay/itoa|1.0.17|1.0.18|Cargo.toml|||release gate, annotated tags 1.0.17 → 1.0.18 ("Optimize 128-bit integer formatting" #68, jhpratt; a pointer simplification #67): `u128[*]/itoa` faster, `*/std::fmt` unchanged (same code); criterion 0.8, no lock file
+itoa-release16|dtolnay/itoa|1.0.15|1.0.16|Cargo.toml|nightly||release gate, annotated tags 1.0.15 → 1.0.16 (edition 2018 → 2021, MSRV 1.36 → 1.68, "Switch from cargo bench to criterion": libtest `#[bench]` in base, criterion 0.8 in head; the algorithm synced from libcore, "Copy fast divmod100 from zmij"): no benchmark has the same id on both sides
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -187,14 +192,20 @@ resolve_spec() {
   fi
 }
 
-# Prints "BASE HEAD": the trial's commits, rebuilt without the files the clone lacks if any.
+# Tag $2 of repository $1 when it is one (a release gate passes tags, as a maintainer would, so
+# that cargo-perfdiff peels and names them), else commit $3.
+tag_or() {
+  if git -C "$1" show-ref -q --verify "refs/tags/$2"; then echo "$2"; else echo "$3"; fi
+}
+
+# Prints "BASE HEAD": the trial's commits (or tags), rebuilt without the files the clone lacks if any.
 usable_commits() {
   local dir=$1 name=$2 base head drop
   base=$(resolve_spec "$dir" "$3")
   head=$(resolve_spec "$dir" "$4")
   drop=$( (missing_paths "$dir" "$base"; missing_paths "$dir" "$head") | sort -u)
   if [ -z "$drop" ]; then
-    echo "$base $head"
+    echo "$(tag_or "$dir" "$3" "$base") $(tag_or "$dir" "$4" "$head")"
     return
   fi
   echo "$name: the clone lacks $(printf '%s\n' "$drop" | wc -l) file(s); comparing commits rebuilt without:" >&2
@@ -290,6 +301,7 @@ newcomer12|av-version av-clone sj-version sj-unaligned lex-version lex-inline
 newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-013
 newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
+newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release16
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -18,7 +18,7 @@ mod values;
 mod help_snapshot;
 
 use crate::config::{self, FailOn, Mode, PartialSettings, StopRule};
-use crate::model::samples::SampleFile;
+use crate::model::samples::{Presence, SampleFile};
 use crate::orchestrate::demo::DemoHarness;
 use crate::orchestrate::error::Error;
 use crate::orchestrate::run::{self, RunRequest};
@@ -966,15 +966,10 @@ fn list(
     }
     let plan = run::plan(&matched, &selection, settings);
     let same_code = selection.values().filter(|s| s.skipped()).count();
-    let unmeasured = match same_code {
-        0 => String::new(),
-        n => format!(" ({n} unchanged without measuring: same code)"),
-    };
-    progress.note(&format!(
-        "{} benchmark(s) would be compared{unmeasured}; a run would take {}",
-        matched.len(),
-        plan.describe()
-    ));
+    let presences: Vec<Presence> = matched.iter().map(|m| m.presence).collect();
+    for line in comparison_notes(&presences, same_code, &plan.describe()) {
+        progress.note(&line);
+    }
     if plan.is_large() {
         progress.note(&format!(
             "note: {}",
@@ -992,6 +987,35 @@ fn list(
         ),
     )?;
     Ok(exit_code::OK)
+}
+
+/// What `--list` says a run would compare: the benchmarks present on both sides (those on one
+/// side only are reported, never compared), `same_code` of them unchanged without measuring, and
+/// `plan` (what measuring the rest takes). Why apart: a release whose bench target changed
+/// harness (itoa 1.0.16: libtest's `#[bench]` ids in base, criterion's in head) has no
+/// benchmark on both sides, so a run compares nothing and passes; counting every benchmark
+/// listed said "28 benchmark(s) would be compared" (docs/design/field-trials.md).
+fn comparison_notes(presences: &[Presence], same_code: usize, plan: &str) -> Vec<String> {
+    let both = presences.iter().filter(|p| **p == Presence::Both).count();
+    let one_sided = presences.len() - both;
+    let mut apart = Vec::new();
+    if same_code > 0 {
+        apart.push(format!(
+            "{same_code} unchanged without measuring: same code"
+        ));
+    }
+    if one_sided > 0 {
+        apart.push(format!("{one_sided} on one side only, not compared"));
+    }
+    let apart = match apart.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", apart.join("; ")),
+    };
+    let mut notes = vec![format!(
+        "{both} benchmark(s) would be compared{apart}; a run would take {plan}"
+    )];
+    notes.extend(run::none_on_both_sides(presences));
+    notes
 }
 
 fn report_command(args: ReportArgs) -> Result<i32, Error> {
@@ -1212,6 +1236,37 @@ mod tests {
     #[test]
     fn the_command_line_definition_is_consistent() {
         <Cli as clap::CommandFactory>::command().debug_assert();
+    }
+
+    #[test]
+    fn a_listing_with_no_benchmark_on_both_sides_says_a_run_compares_nothing() {
+        // itoa 1.0.15 → 1.0.16: 14 libtest ids only in base, 14 criterion ids only in head.
+        let presences = [[Presence::OnlyInBase; 14], [Presence::OnlyInHead; 14]].concat();
+        let notes = comparison_notes(&presences, 0, "0 forks");
+        assert_eq!(
+            notes[0],
+            "0 benchmark(s) would be compared (28 on one side only, not compared); a run would \
+             take 0 forks"
+        );
+        assert!(notes[1].starts_with("warning: no benchmark is present on both sides"));
+    }
+
+    #[test]
+    fn a_listing_counts_only_the_benchmarks_on_both_sides_as_compared() {
+        let presences = [Presence::Both, Presence::Both, Presence::OnlyInHead];
+        let notes = comparison_notes(&presences, 1, "2 forks");
+        assert_eq!(
+            notes,
+            [
+                "2 benchmark(s) would be compared (1 unchanged without measuring: same code; 1 on \
+              one side only, not compared); a run would take 2 forks"
+            ]
+        );
+        let both = comparison_notes(&[Presence::Both], 0, "4 forks");
+        assert_eq!(
+            both,
+            ["1 benchmark(s) would be compared; a run would take 4 forks"]
+        );
     }
 
     #[test]

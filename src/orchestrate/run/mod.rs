@@ -227,6 +227,23 @@ pub struct Listed {
     pub phases: crate::model::samples::Phases,
 }
 
+/// The warning for benchmarks of which none is present on both sides (`presences`, one each):
+/// a run compares nothing, and passes. Why said: a release whose bench target changed harness
+/// (itoa 1.0.16: libtest's `#[bench]` ids in base, criterion's in head) would otherwise pass a
+/// pre-release gate in silence (docs/design/field-trials.md). `None` when one pairs, or none
+/// is listed at all (discovery says so on its own).
+pub fn none_on_both_sides(presences: &[Presence]) -> Option<String> {
+    if presences.is_empty() || presences.contains(&Presence::Both) {
+        return None;
+    }
+    Some(format!(
+        "warning: no benchmark is present on both sides, so a run compares nothing: the {} \
+         listed have other ids in base and head (benchmarks renamed, or another harness: \
+         libtest's `#[bench]` on one side, criterion on the other?)",
+        presences.len()
+    ))
+}
+
 /// What measuring `matched` would take at `settings`: the benchmarks present in both revisions,
 /// from their first round (what `--list` tells before a run).
 pub fn plan(

@@ -605,6 +605,10 @@ fn announce_run(
     if plan.is_large() {
         progress.note(&format!("note: {}", large_run_hint()));
     }
+    let presences: Vec<_> = file.benchmarks.iter().map(|b| b.presence).collect();
+    if let Some(warning) = super::none_on_both_sides(&presences) {
+        progress.note(&warning);
+    }
 }
 
 /// How long a fork of a benchmark runs outside its timed routine, when its selection's trace

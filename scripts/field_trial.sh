@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14` and `newcomer15c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15c` and `newcomer15`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -90,6 +90,12 @@ fr-release25|smol-rs/fastrand|v2.4.0|v2.5.0|Cargo.toml|nightly||release gate, li
 ahash-release|tkaitchuck/aHash|v0.8.5|v0.8.11|Cargo.toml|||release gate, lightweight tags v0.8.5 → v0.8.11 (28 commits on the release branch: "Change update function to use decryption rather than encryption" #173, "Strengthen fastpath for u64 hashes" #211/#215, zerocopy/once_cell bumps, dev-dependency hashbrown 0.12 → 0.14 and new pcg-mwc, smallvec; build script; fat LTO, one codegen unit; criterion 0.3; no lock file): aHash benchmarks measured, those of the other hashers (fnv, fxhash, seahash, siphash) unchanged (same code)
 itoa-release18|dtolnay/itoa|1.0.17|1.0.18|Cargo.toml|||release gate, annotated tags 1.0.17 → 1.0.18 ("Optimize 128-bit integer formatting" #68, jhpratt; a pointer simplification #67): `u128[*]/itoa` faster, `*/std::fmt` unchanged (same code); criterion 0.8, no lock file
 itoa-release16|dtolnay/itoa|1.0.15|1.0.16|Cargo.toml|nightly||release gate, annotated tags 1.0.15 → 1.0.16 (edition 2018 → 2021, MSRV 1.36 → 1.68, "Switch from cargo bench to criterion": libtest `#[bench]` in base, criterion 0.8 in head; the algorithm synced from libcore, "Copy fast divmod100 from zmij"): no benchmark has the same id on both sides
+cu-version|uutils/coreutils|e05f379eb4~1|e05f379eb4|Cargo.toml||--package uu_wc|version bump only ("prepare release 0.10.0": the workspace version and the 100-odd `uu_*`/`uucore` requirements in Cargo.toml, Cargo.lock, fuzz/): every benchmark unchanged (same code); a virtual-like workspace of ~110 members (root package `coreutils`), one divan target per utility through `codspeed-divan-compat`, `uucore` with a build script; the wc benchmarks as a user who wants one utility'"'"'s would run them
+cu-wc-splice|uutils/coreutils|bd69fe9363~1|bd69fe9363|Cargo.toml||--package uu_wc|"wc: improve wc -c perf - 1.67X faster" (#11591: `count_bytes_using_splice` sets the pipe size and splices more at once): only a FIFO input reaches it; the benchmarks read regular files, whose size `wc -c` takes from fstat, so every benchmark unchanged (same code)
+cu-root|uutils/coreutils|e05f379eb4~1|e05f379eb4|Cargo.toml|||the same release at the workspace root without --package, as a new user would first type it: the root package `coreutils` has no bench target
+cb-skiplist-version|crossbeam-rs/crossbeam|3aa2598e~1|3aa2598e|Cargo.toml|nightly|--workspace|version bump of one member ("Prepare for the next release": crossbeam-skiplist 0.1.2 → 0.1.3, Cargo.toml and CHANGELOG): every benchmark unchanged (same code); a workspace of 8 members, libtest #[bench] targets (nightly) in crossbeam-channel, -epoch, -skiplist and -utils, multi-threaded benchmarks (16 threads), no lock file
+cb-epoch-falseshare|crossbeam-rs/crossbeam|4bb27dbe~1|4bb27dbe|Cargo.toml|nightly|--workspace|"epoch: Fix false sharing in Local struct" (#1026, issue #1020: perf c2c shows cache-line contention in `Global::try_advance`; `Local::epoch` moved last and `CachePadded`): the epoch benchmarks (pin, defer, flush; `multi_pin` and `multi_defer` with 16 threads) and skiplist'"'"'s (which pins) reach it; channel'"'"'s and utils'"'"' `atomic_cell` do not depend on epoch: unchanged (same code)
+cb-root|crossbeam-rs/crossbeam|3aa2598e~1|3aa2598e|Cargo.toml|nightly||the same bump at the root without --workspace, as a new user would first type it: the root package `crossbeam` has no bench target
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -302,6 +308,7 @@ newcomer12b|itt-version itt-mergeby uuid-version uuid-version-v4v7 uuid-hash
 newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-013
 newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
 newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release16
+newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falseshare cb-root
 '
 
 # The trials the arguments name: each a trial's name or a group's.

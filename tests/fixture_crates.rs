@@ -23,6 +23,8 @@ mod build_fixture;
 mod build_workspace;
 #[path = "fixture_crates/divan_old.rs"]
 mod divan_old;
+#[path = "fixture_crates/divan_printing.rs"]
+mod divan_printing;
 #[path = "fixture_crates/divan_threads.rs"]
 mod divan_threads;
 #[path = "fixture_crates/fork_duet.rs"]

@@ -457,6 +457,66 @@ pub fn median_in_row(id: &str, line: &str) -> Option<f64> {
     parse_duration_ns(columns[MEDIAN_COLUMN])
 }
 
+/// Whether `line` draws the node of `path` followed by what the benchmark printed to standard
+/// output on the same line: divan writes a node's name, then runs it, and ends the line only
+/// after (in test mode) or with its values (in a run), so a benchmark that prints, as uutils'
+/// utilities do when run in-process, puts its text after the name (`╰─ 1` and `1048577 file`
+/// become `╰─ 11048577 file`) and its values on a later line ([`ValueRow`]). A drawn node line
+/// starts with the tree's `├─ ` or `╰─ `; the name is then one that can end the path
+/// ([`is_leaf_of`]). With `--exact`, divan draws only the selected benchmark and its parents.
+pub fn draws_leaf_then_output(path: &str, line: &str) -> bool {
+    let Some((_, drawn)) = line.split_once(['├', '╰']) else {
+        return false;
+    };
+    let Some(node) = drawn.strip_prefix("─ ") else {
+        return false;
+    };
+    leaf_names(path).any(|name| node.starts_with(name))
+}
+
+/// The names that can end `path` as a node: the whole path and what follows each `::` in it.
+fn leaf_names(path: &str) -> impl Iterator<Item = &str> {
+    std::iter::once(path).chain(path.match_indices("::").map(|(at, _)| &path[at + 2..]))
+}
+
+/// Benchmark `id`'s value read from a fork's output line by line: its row of divan's table
+/// ([`median_in_row`]), or, once its node was drawn with the benchmark's own output after it
+/// ([`draws_leaf_then_output`]), the values divan wrote at the end of that output: a row whose
+/// first column is the fastest time alone, its name left lines above.
+#[derive(Debug, Clone)]
+pub struct ValueRow {
+    id: String,
+    leaf_drawn: bool,
+}
+
+impl ValueRow {
+    pub fn new(id: &str) -> Self {
+        ValueRow {
+            id: id.to_string(),
+            leaf_drawn: false,
+        }
+    }
+
+    /// The value, if `line` holds it.
+    pub fn line(&mut self, line: &str) -> Option<f64> {
+        let value = median_in_row(&self.id, line)
+            .or_else(|| self.leaf_drawn.then(|| median_in_nameless_row(line))?);
+        self.leaf_drawn |= draws_leaf_then_output(selection(&self.id).0, line);
+        value
+    }
+}
+
+/// The median of a row of divan's values without its name: the fastest time first, then the
+/// other columns.
+fn median_in_nameless_row(line: &str) -> Option<f64> {
+    let columns: Vec<&str> = line.split(COLUMN).collect();
+    if columns.len() <= MEDIAN_COLUMN {
+        return None;
+    }
+    parse_duration_ns(columns[0].trim())?;
+    parse_duration_ns(columns[MEDIAN_COLUMN])
+}
+
 /// Whether `name`, a node of divan's tree (a line of `--test`, a row of the table), can be the
 /// last node of `path`: the path itself or its end after a `::`. Not the path's last `::`
 /// segment: a name may hold `::` itself (`#[divan::bench(name = "a::b")]`, a generic
@@ -881,5 +941,68 @@ t       fastest       │ slowest       │ median        │ mean          │ 
     fn terse_listing() {
         let stdout = "hash::mix: benchmark\nsizes::8: benchmark\nnoise\n";
         assert_eq!(parse_list(stdout), vec!["hash::mix", "sizes::8"]);
+    }
+
+    /// codspeed-divan-compat 4.4's output for `--bench --exact wc_bench::wc_bytes_synthetic::1`
+    /// of uutils' `wc` (recorded; the temporary file's name shortened): each iteration of
+    /// `wc -c FILE` prints a line to standard output, the first after the argument's name, and
+    /// divan writes the values after the last.
+    const PRINTING_RUN: &str = "\
+Timer precision: 20 ns
+wc_bench               fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ wc_bytes_synthetic                │               │               │               │         │
+   ╰─ 1                1048577 /tmp/.tmpX/test_data.txt
+1048577 /tmp/.tmpX/test_data.txt
+1048577 /tmp/.tmpX/test_data.txt
+9.022 µs      │ 59.94 ms      │ 9.564 µs      │ 149.3 µs      │ 535     │ 535";
+
+    fn value_read(id: &str, output: &str) -> Option<f64> {
+        let mut row = ValueRow::new(id);
+        output.lines().find_map(|line| row.line(line))
+    }
+
+    #[test]
+    fn a_row_split_by_what_the_benchmark_printed_gives_its_median() {
+        assert_eq!(
+            value_read("wc_bench::wc_bytes_synthetic::1", PRINTING_RUN),
+            Some(9564.0)
+        );
+        // A row without its name is the benchmark's only after its node was drawn.
+        let without_node: String = PRINTING_RUN
+            .lines()
+            .filter(|line| !line.contains("╰─ 1 "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(
+            value_read("wc_bench::wc_bytes_synthetic::1", &without_node),
+            None
+        );
+        assert_eq!(
+            value_read("wc_bench::wc_bytes_synthetic::5", PRINTING_RUN),
+            None
+        );
+        // A table that is not split reads as before.
+        assert_eq!(value_read("hash::mix", TABLE), Some(1500.0));
+    }
+
+    #[test]
+    fn a_node_drawn_with_the_benchmark_s_output_after_it_is_that_benchmark_s() {
+        // Test mode draws the name and ends the line after the run: `1` and `1048577 …`.
+        let line = "   ╰─ 11048577 /tmp/.tmpX/test_data.txt";
+        assert!(draws_leaf_then_output(
+            "wc_bench::wc_bytes_synthetic::1",
+            line
+        ));
+        assert!(draws_leaf_then_output(
+            "names::arg::p::q",
+            "   ╰─ p::q printed"
+        ));
+        assert!(!draws_leaf_then_output(
+            "wc_bench::wc_bytes_synthetic::2",
+            line
+        ));
+        // Only a drawn node: the benchmark's own lines, and parents' lines, are not.
+        assert!(!draws_leaf_then_output("a::1", "1048577 /tmp/x"));
+        assert!(!draws_leaf_then_output("wc::wc_bytes::1", "╰─ wc_bytes"));
     }
 }

@@ -188,6 +188,35 @@ impl Harness {
     }
 }
 
+/// Reads benchmark `id`'s value from a fork's output, line by line: a line at a time
+/// ([`Harness::value_in_line`]), but for divan, whose row a benchmark that prints splits over
+/// several lines ([`divan::ValueRow`]).
+#[derive(Debug, Clone)]
+pub enum ValueWatch {
+    Divan(divan::ValueRow),
+    Line { harness: Harness, id: String },
+}
+
+impl ValueWatch {
+    pub fn new(harness: Harness, id: &str) -> Self {
+        match harness {
+            Harness::Divan => ValueWatch::Divan(divan::ValueRow::new(id)),
+            _ => ValueWatch::Line {
+                harness,
+                id: id.to_string(),
+            },
+        }
+    }
+
+    /// The value, if `line` (the next line of the output) holds it.
+    pub fn line(&mut self, line: &str) -> Option<f64> {
+        match self {
+            ValueWatch::Divan(row) => row.line(line),
+            ValueWatch::Line { harness, id } => harness.value_in_line(id, line),
+        }
+    }
+}
+
 impl std::fmt::Display for Harness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())

@@ -20,7 +20,7 @@ use super::held::{Ending, HeldProcess, shell_words};
 use super::process::describe_status;
 use super::session::FinishedFork;
 use super::{ForkError, ForkOutcome, ForkRequest, Leader};
-use crate::model::harness::Harness;
+use crate::model::harness::{Harness, ValueWatch};
 use crate::model::samples::{FailureRecord, ForkRecord};
 
 /// How often a running fork is checked for its value, its exit, a timeout or an interrupt: the
@@ -50,10 +50,11 @@ impl TextFork {
     pub fn launch(req: &ForkRequest, held: bool, leader: Leader) -> Result<TextFork, ForkError> {
         let found: Arc<OnceLock<(f64, Instant)>> = Arc::new(OnceLock::new());
         let watch = {
-            let (found, harness, id) = (Arc::clone(&found), req.harness, req.benchmark_id.clone());
+            let found = Arc::clone(&found);
+            let mut value_of = ValueWatch::new(req.harness, &req.benchmark_id);
             Box::new(move |line: &str| {
                 if found.get().is_none()
-                    && let Some(value) = harness.value_in_line(&id, line)
+                    && let Some(value) = value_of.line(line)
                 {
                     let _ = found.set((value, Instant::now()));
                 }

@@ -36,7 +36,7 @@ use super::budget::{Budget, Limit, Meter};
 use super::executed::{self, Executed};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, TraceError};
-use crate::model::harness::{Harness, divan};
+use crate::model::harness::{Harness, ValueWatch, divan};
 use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork};
 use crate::steps::instructions::callgrind::demangle;
 use crate::steps::instructions::{Valgrind, dumps, symbols, timed as harness_routines, valgrind};
@@ -211,6 +211,8 @@ pub struct RunWatch {
     /// How many of the id's lines criterion's `Testing ID` has shown so far, in a row (an id with
     /// a line break spans several; its `Success` must follow them all).
     testing: usize,
+    /// A run's value, read over the lines (divan's row may be split by the benchmark's output).
+    value: ValueWatch,
     ran: bool,
 }
 
@@ -221,6 +223,7 @@ impl RunWatch {
             mode,
             id: id.to_string(),
             testing: 0,
+            value: ValueWatch::new(harness, id),
             ran: false,
         }
     }
@@ -235,10 +238,11 @@ impl RunWatch {
                     == Some(" ... ok")
             }
             (Harness::Divan, Mode::Test) => {
+                let (path, _) = divan::selection(id);
                 let node = line.trim_start_matches([' ', '├', '╰', '─', '│']);
-                divan::is_leaf_of(divan::selection(id).0, node)
+                divan::is_leaf_of(path, node) || divan::draws_leaf_then_output(path, line)
             }
-            (harness, Mode::Measure) => harness.value_in_line(id, line).is_some(),
+            (_, Mode::Measure) => self.value.line(line).is_some(),
             _ => false,
         };
         self.ran |= ran;

@@ -259,6 +259,35 @@ fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
 }
 
 #[test]
+fn a_benchmark_that_resolves_its_own_path_is_not_measured_for_the_directory_it_runs_from() {
+    // uutils' benchmarks run a utility in-process, and `uucore` finds its locales from
+    // `fs::canonicalize(current_exe())`, which looks at each directory up to the executable:
+    // `benches/target/release/deps` among them, where cargo-perfdiff runs base's executable from
+    // (in the checkout, so that data found from the executable's path is the revision's). Head's
+    // holds no executable while selection traces base, so the listings differed and every
+    // benchmark was measured, "reads changed files: target/release/deps" (10 of 10 of `wc`).
+    let guard = measuring_lock();
+    let key = "a benchmark that resolves its own path";
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
+        add_bench_target(
+            &repo.join("benches"),
+            "resolved",
+            "use std::hint::black_box;\nuse criterion::{criterion_group, criterion_main, Criterion};\n\n\
+             fn benches(c: &mut Criterion) {\n    \
+             let exe = std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap();\n    \
+             let rounds = 200 + exe.as_os_str().len() as u64 % 2;\n    \
+             c.bench_function(\"resolved_mix\", |b| b.iter(|| shapelib::mix(black_box(rounds))));\n}\n\n\
+             criterion_group!(group, benches);\ncriterion_main!(group);\n",
+        );
+        amend_base(repo);
+        sum_adds_another_multiple(repo);
+    });
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "resolved_mix"]);
+    assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
+}
+
+#[test]
 fn criterion_ids_with_a_line_break_are_listed_and_selected_whole() {
     // pulldown-cmark's `lib` target names two benchmark groups by a string with a line break
     // (`"    pub fn pathological_link_def(c: &mut Criterion) {\n            "`): criterion

@@ -211,7 +211,10 @@ fn select_in_target(
     let executable = run_from(sides, base);
     let mut own_files = own_files(base);
     own_files.push(executable.clone());
-    let build_dirs = [sides.target_dir.to_path_buf()];
+    // The run place in base's checkout is build output too, though it lies in the checkout.
+    let build_dirs: Vec<PathBuf> = std::iter::once(sides.target_dir.to_path_buf())
+        .chain(run_place::ours_of(&executable))
+        .collect();
     let checkouts = Checkouts {
         base: &base_checkout,
         head: &head_checkout,

@@ -74,6 +74,19 @@ pub fn place(release: &Path, executable: &Path) -> io::Result<PathBuf> {
     Ok(placed)
 }
 
+/// The `target` directory of ours that `executable` runs from (`<workspace>/target`, holding it
+/// in `release/deps/`, [`in_checkout`]); `None` when it runs from elsewhere. Its files are
+/// cargo-perfdiff's, and differ between the sides (each side's executables, placed as each run
+/// needs them), though it lies in the checkout: a benchmark that resolves its own path
+/// (`fs::canonicalize(current_exe())`, as uutils' `uucore` does to find its locales) looks at
+/// each directory up to it, and those are build output, not the revision's files.
+pub fn ours_of(executable: &Path) -> Option<PathBuf> {
+    let deps = executable.parent()?;
+    let target = deps.parent()?.parent()?;
+    let ours = deps.ends_with("target/release/deps") && target.join(MARKER).is_file();
+    ours.then(|| target.to_path_buf())
+}
+
 /// `executable` placed beside `current`, when `current` runs from a place of ours in a checkout
 /// (`<workspace>/target/release/deps/`, [`in_checkout`]): another build of the same target (the
 /// one with line tables that `--explain` counts) then finds what the measured one found from its
@@ -108,12 +121,14 @@ mod tests {
             "bench-1234",
             b"with line tables",
         );
+        assert_eq!(ours_of(&measured), release.parent().map(Path::to_path_buf));
         let placed = beside(&measured, &tables).unwrap();
         assert_eq!(placed, measured, "the same name, in the same place");
         assert_eq!(fs::read(&placed).unwrap(), b"with line tables");
         // An executable elsewhere (cargo-perfdiff's own directory, a `target` not ours).
         let elsewhere = write(&dir.path().join("own/target/release/deps"), "bench-1", b"x");
         assert_eq!(beside(&elsewhere, &tables), None);
+        assert_eq!(ours_of(&elsewhere), None);
         assert_eq!(beside(Path::new("bench"), &tables), None);
     }
 

@@ -8,7 +8,10 @@
 //! sides, which run on this machine; a file in the build's own directories (another build's
 //! output read at run time) cannot be paired soundly, so the benchmark is measured when it opened
 //! one. (A path there whose existence it only asked about is the same path for both sides:
-//! criterion looks for its output directory that way.) A file of the user's own working tree
+//! criterion looks for its output directory that way.) That holds inside the checkout too: the
+//! directory the executables run from (`<workspace>/target`, cargo-perfdiff's own) holds
+//! each side's executables, so its listing differs, and a benchmark that resolves its own path
+//! (uutils' `uucore`) looks at it. A file of the user's own working tree
 //! that is in neither checkout is no revision's: both sides read that one file, whichever
 //! revision it belongs to (rust-lexical's benchmarks find their data from their executable's path, which
 //! leads from the target directory to the working tree's `data/`, not a checkout's). Such a file
@@ -63,7 +66,20 @@ pub fn compare<'p>(
         if checkouts.own_files.iter().any(|own| normalise(own) == path) {
             continue;
         }
-        if let Ok(relative) = path.strip_prefix(normalise(checkouts.base)) {
+        // Build output first: the executables' run place lies in the checkout.
+        if let Some(dir) = checkouts
+            .build_dirs
+            .iter()
+            .find(|dir| path.starts_with(normalise(dir)))
+        {
+            if opened {
+                result.undecided.get_or_insert(format!(
+                    "it reads {}, build output in {}",
+                    path.display(),
+                    dir.display()
+                ));
+            }
+        } else if let Ok(relative) = path.strip_prefix(normalise(checkouts.base)) {
             match same_content(&path, &checkouts.head.join(relative)) {
                 Ok(true) => result.same += 1,
                 Ok(false) => result.changed.push(relative.display().to_string()),
@@ -71,16 +87,6 @@ pub fn compare<'p>(
                     result.undecided.get_or_insert(why);
                 }
             }
-        } else if let Some(dir) = checkouts
-            .build_dirs
-            .iter()
-            .find(|dir| opened && path.starts_with(normalise(dir)))
-        {
-            result.undecided.get_or_insert(format!(
-                "it reads {}, build output in {}",
-                path.display(),
-                dir.display()
-            ));
         } else if let Some(relative) = opened
             .then(|| in_working_tree(&path, checkouts.working_tree))
             .flatten()
@@ -267,6 +273,33 @@ mod tests {
         let probed = s.target.join("release");
         let found = compare_with(&s, None, &[(probed.as_path(), false)]);
         assert_eq!(found, FileComparison::default());
+    }
+
+    #[test]
+    fn the_run_place_in_the_checkout_is_build_output_not_the_revision_s_files() {
+        // Base's executable runs from `<checkout>/target/release/deps`, head's deps directory is
+        // empty while selection traces base: a benchmark that resolves its own path looks at
+        // each directory up to it (uutils' `uucore`, `fs::canonicalize(current_exe())`).
+        let s = sides(&[]);
+        let deps = |side: &Path| side.join("target/release/deps");
+        std::fs::create_dir_all(deps(&s.head)).unwrap();
+        std::fs::create_dir_all(deps(&s.base)).unwrap();
+        std::fs::write(deps(&s.base).join("bench-1234"), "base's executable").unwrap();
+        std::fs::write(deps(&s.base).join("data.bin"), "build output").unwrap();
+        let build_dirs = [s.target.clone(), s.base.join("target")];
+        let checkouts = Checkouts {
+            base: &s.base,
+            head: &s.head,
+            own_files: &[],
+            build_dirs: &build_dirs,
+            working_tree: None,
+        };
+        let probed = deps(&s.base);
+        let found = compare([(probed.as_path(), false)], &checkouts);
+        assert_eq!(found, FileComparison::default());
+        let opened = deps(&s.base).join("data.bin");
+        let why = compare([(opened.as_path(), true)], &checkouts).undecided;
+        assert!(why.is_some_and(|why| why.contains("build output")));
     }
 
     #[test]

@@ -211,10 +211,7 @@ fn select_in_target(
     let executable = run_from(sides, base);
     let mut own_files = own_files(base);
     own_files.push(executable.clone());
-    // The run place in base's checkout is build output too, though it lies in the checkout.
-    let build_dirs: Vec<PathBuf> = std::iter::once(sides.target_dir.to_path_buf())
-        .chain(run_place::ours_of(&executable))
-        .collect();
+    let build_dirs = build_dirs(sides, &executable);
     let checkouts = Checkouts {
         base: &base_checkout,
         head: &head_checkout,
@@ -352,6 +349,14 @@ fn decide_traced(
     }
     let candidate = runs_changes_only_outside(&record) && files.undecided.is_none();
     (record, timed_same.filter(|_| candidate))
+}
+
+/// The directories whose files are build output: the target directory, and the place in base's
+/// checkout that `executable` runs from ([`run_place::ours_of`]), though it lies in the checkout.
+fn build_dirs(sides: &SelectedSides<'_>, executable: &Path) -> Vec<PathBuf> {
+    std::iter::once(sides.target_dir.to_path_buf())
+        .chain(run_place::ours_of(executable))
+        .collect()
 }
 
 /// Base's cargo-built executable where a fork runs it from: in base's checkout of the workspace

@@ -84,8 +84,9 @@ fn read(req: &ForkRequest, size: u64) -> Result<Option<Reading>, ForkError> {
     let args: Vec<OsString> = divan::tune_args(&req.benchmark_id, size);
     let seen: Arc<Mutex<Seen>> = Arc::default();
     let watch = {
-        let (seen, id) = (Arc::clone(&seen), req.benchmark_id.clone());
-        Box::new(move |line: &str| lock(&seen).take(&id, line))
+        let seen = Arc::clone(&seen);
+        let mut row = divan::ValueRow::new(&req.benchmark_id);
+        Box::new(move |line: &str| lock(&seen).take(&mut row, line))
     };
     let short = ForkRequest {
         timeout: TUNE_TIMEOUT.min(req.timeout),
@@ -113,10 +114,12 @@ struct Seen {
 }
 
 impl Seen {
-    fn take(&mut self, id: &str, line: &str) {
+    /// Takes in the next line of the run's output; `row` reads the benchmark's row, which a
+    /// benchmark that prints splits over several lines ([`divan::ValueRow`]).
+    fn take(&mut self, row: &mut divan::ValueRow, line: &str) {
         if let Some(precision) = divan::timer_precision_ns(line) {
             self.precision_ns.get_or_insert(precision);
-        } else if let Some(median) = divan::median_in_row(id, line) {
+        } else if let Some(median) = row.line(line) {
             self.median_ns.get_or_insert(median);
         }
     }
@@ -188,15 +191,34 @@ mod tests {
     #[test]
     fn the_tuning_run_s_lines_give_the_precision_and_the_median() {
         let mut seen = Seen::default();
+        let mut row = divan::ValueRow::new("decode::bench2_256b");
         for line in [
             "Timer precision: 20 ns",
             "bench                 fastest       │ slowest       │ median        │ mean          │ samples │ iters",
             "╰─ decode                           │               │               │               │         │",
             "      ╰─ bench2_256b  39.75 ns      │ 40.28 µs      │ 49.75 ns      │ 449.5 ns      │ 100     │ 100",
         ] {
-            seen.take("decode::bench2_256b", line);
+            seen.take(&mut row, line);
         }
         assert_eq!(seen.precision_ns, Some(20.0));
         assert_eq!(seen.median_ns, Some(49.75));
+    }
+
+    #[test]
+    fn a_tuning_run_of_a_benchmark_that_prints_gives_its_median() {
+        // uutils' `wc -c` prints a line each iteration: the row's values come after the last.
+        let mut seen = Seen::default();
+        let mut row = divan::ValueRow::new("wc_bench::wc_bytes_synthetic::1");
+        for line in [
+            "Timer precision: 20 ns",
+            "wc_bench               fastest       │ slowest       │ median        │ mean          │ samples │ iters",
+            "╰─ wc_bytes_synthetic                │               │               │               │         │",
+            "   ╰─ 1                1048577 /tmp/.tmpX/test_data.txt",
+            "1048577 /tmp/.tmpX/test_data.txt",
+            "9.022 µs      │ 59.94 ms      │ 9.564 µs      │ 149.3 µs      │ 100     │ 100",
+        ] {
+            seen.take(&mut row, line);
+        }
+        assert_eq!(seen.median_ns, Some(9564.0));
     }
 }

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15c` and `newcomer15`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b` and `newcomer15c`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -96,6 +96,11 @@ cu-root|uutils/coreutils|e05f379eb4~1|e05f379eb4|Cargo.toml|||the same release a
 cb-skiplist-version|crossbeam-rs/crossbeam|3aa2598e~1|3aa2598e|Cargo.toml|nightly|--workspace|version bump of one member ("Prepare for the next release": crossbeam-skiplist 0.1.2 → 0.1.3, Cargo.toml and CHANGELOG): every benchmark unchanged (same code); a workspace of 8 members, libtest #[bench] targets (nightly) in crossbeam-channel, -epoch, -skiplist and -utils, multi-threaded benchmarks (16 threads), no lock file
 cb-epoch-falseshare|crossbeam-rs/crossbeam|4bb27dbe~1|4bb27dbe|Cargo.toml|nightly|--workspace|"epoch: Fix false sharing in Local struct" (#1026, issue #1020: perf c2c shows cache-line contention in `Global::try_advance`; `Local::epoch` moved last and `CachePadded`): the epoch benchmarks (pin, defer, flush; `multi_pin` and `multi_defer` with 16 threads) and skiplist'"'"'s (which pins) reach it; channel'"'"'s and utils'"'"' `atomic_cell` do not depend on epoch: unchanged (same code)
 cb-root|crossbeam-rs/crossbeam|3aa2598e~1|3aa2598e|Cargo.toml|nightly||the same bump at the root without --workspace, as a new user would first type it: the root package `crossbeam` has no bench target
+crc-version|srijs/rust-crc32fast|dbf4f76~1|dbf4f76|Cargo.toml|||version bump only (1.4.2 → 1.5.0, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); one package, a build script probing `rustc --version`, one `bencher` target whose benchmarks fill their input with `rand::thread_rng()` in every process
+crc-dword|srijs/rust-crc32fast|d5c123d~1|d5c123d|Cargo.toml|||"consolidate dword load in baseline implementation" (#55, `baseline::update_fast_16` only: "a 5-10% throughput increase in the benchmarks"): the `*_baseline` benchmarks faster; the `*_specialized` ones (pclmulqdq, which calls `update_fast_16` only for inputs under 128 bytes and tails) and `combine` unreached
+crc-combine|srijs/rust-crc32fast|f8dd0a1~1|f8dd0a1|Cargo.toml|||"much faster combine function" (`src/combine.rs`; `bench_combine` now combines random hashers and lengths instead of fixed ones, drawn anew in every process): `bench_combine` measured (its own code changed), the four update benchmarks unchanged (same code)
+rsb-version|CarlKCarlK/range-set-blaze|d0e7bf8a~1|d0e7bf8a|Cargo.toml|||version bump only (0.5.0 → 0.5.1: Cargo.toml, Cargo.lock, docs/CHANGELOG.md): every benchmark unchanged (same code); a workspace of 5 members (wasm and embedded tests among them), the package a dev-dependency of itself (`path = "."`, `features = ["test_util"]`), two criterion targets, a build script turning `BUILDFEATURES` into cfgs
+rsb-bitor|CarlKCarlK/range-set-blaze|760e6c76~1|760e6c76|Cargo.toml|||"make |= faster" (`RangeMapBlaze`'"'"'s `BitOrAssign` takes the small side into the large one; `RangeSetBlaze`'"'"'s loop written `&other.btree_map` instead of `.iter()`; new benchmarks in `benches/bench_map.rs`): map benchmarks that use `|=` faster, the set benchmarks of `bench` unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -309,6 +314,7 @@ newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-
 newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
 newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release16
 newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falseshare cb-root
+newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor
 '
 
 # The trials the arguments name: each a trial's name or a group's.

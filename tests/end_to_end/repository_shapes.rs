@@ -660,6 +660,41 @@ fn code_of_a_global_label_without_a_type_is_compared_like_a_function() {
     assert_eq!(reason(&report, "sum"), "same_code", "{err}");
 }
 
+/// [`shared_library_with_a_bench_package`] whose `mix` registers a fork handler with
+/// `pthread_atfork` once (as rand 0.8's `thread_rng()` does), then a commit that changes `sum`
+/// only.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn library_registering_a_fork_handler(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "pub fn mix(rounds: u64) -> u64 {\n",
+        "extern \"C\" {\n    fn pthread_atfork(\n        prepare: Option<extern \"C\" fn()>,\n        \
+         parent: Option<extern \"C\" fn()>,\n        child: Option<extern \"C\" fn()>,\n    \
+         ) -> i32;\n}\n\nstatic FORK_HANDLER: std::sync::Once = std::sync::Once::new();\n\n\
+         pub fn mix(rounds: u64) -> u64 {\n    \
+         FORK_HANDLER.call_once(|| unsafe {\n        pthread_atfork(None, None, None);\n    });\n",
+    );
+    amend_base(repo);
+    sum_adds_another_multiple(repo);
+}
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_benchmark_that_registers_a_fork_handler_is_still_the_same_code() {
+    // rust-crc32fast's benchmarks fill their input from rand 0.8's `thread_rng()`, which calls
+    // `pthread_atfork`: glibc links it from `libc_nonshared.a`, which the linker script `libc.so`
+    // adds and no input names, and every benchmark, across a version bump too, was measured for
+    // "__pthread_atfork is in none of the objects the executable was linked from".
+    let guard = measuring_lock();
+    let key = "a fork handler registered";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        library_registering_a_fork_handler(repo);
+    });
+    only_sum_reaches_the_change(&repo);
+}
+
 #[test]
 fn a_dependency_added_to_the_library_changes_the_code_of_no_benchmark_it_does_not_reach() {
     // html5ever's #740 added `memchr` to the library's dependencies for its serializer: one more

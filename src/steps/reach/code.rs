@@ -44,7 +44,8 @@
 //!   any changed function such a path enters; a command's programs, which are not probed, are
 //!   unknown then ([`Comparer::compare_unprobed`]).
 //! - A function no input defines is unknown, except the C start-up code the linker driver adds
-//!   ([`TOOLCHAIN_FUNCTIONS`]), the same files on both sides of one toolchain.
+//!   ([`TOOLCHAIN_FUNCTIONS`]) and glibc's static part of `libc`
+//!   ([`C_LIBRARY_STATIC_FUNCTIONS`]), the same files on both sides of one toolchain.
 
 mod executable;
 mod identity;
@@ -90,6 +91,38 @@ pub const TOOLCHAIN_FUNCTIONS: &[&str] = &[
     "_dl_relocate_static_pie",
     "call_weak_fn",
 ];
+
+/// The functions of glibc's `libc_nonshared.a`, which the linker script `libc.so` adds to every
+/// link beside `libc.so.6` (`GROUP ( libc.so.6 libc_nonshared.a … )`) and which are linked into
+/// the executable when called: the driver's `-lc` names them, never a path rustc gives, so no
+/// input defines them. Compared by name, as toolchain files ([`TOOLCHAIN_FUNCTIONS`]). rand 0.8's
+/// `thread_rng()` registers a fork handler with `pthread_atfork` (`__pthread_atfork`), so every
+/// benchmark that draws its input from it was `Unknown` (rust-crc32fast, field-trials.md). The
+/// `stat` family was there too before glibc 2.33.
+pub const C_LIBRARY_STATIC_FUNCTIONS: &[&str] = &[
+    "pthread_atfork",
+    "__pthread_atfork",
+    "atexit",
+    "at_quick_exit",
+    "__stack_chk_fail_local",
+    "stat",
+    "fstat",
+    "lstat",
+    "fstatat",
+    "mknod",
+    "mknodat",
+    "stat64",
+    "fstat64",
+    "lstat64",
+    "fstatat64",
+];
+
+/// Whether `name` is a function of the toolchain's own files that the link adds without naming
+/// them ([`TOOLCHAIN_FUNCTIONS`], [`C_LIBRARY_STATIC_FUNCTIONS`]): the same on both sides of one
+/// toolchain, though no input defines it.
+fn is_toolchain_function(name: &str) -> bool {
+    TOOLCHAIN_FUNCTIONS.contains(&name) || C_LIBRARY_STATIC_FUNCTIONS.contains(&name)
+}
 
 /// One side's code: cargo's executable (for address → symbol names) and the objects it was
 /// linked from (for sections, their bytes and relocations).
@@ -631,7 +664,7 @@ impl<'a> Comparer<'a> {
             ),
         };
         if in_base.is_empty() {
-            if TOOLCHAIN_FUNCTIONS.contains(&name) {
+            if is_toolchain_function(name) {
                 return Verdict::Same {
                     data: BTreeSet::new(),
                     alike: BTreeSet::new(),

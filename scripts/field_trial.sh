@@ -101,6 +101,8 @@ crc-dword|srijs/rust-crc32fast|d5c123d~1|d5c123d|Cargo.toml|||"consolidate dword
 crc-combine|srijs/rust-crc32fast|f8dd0a1~1|f8dd0a1|Cargo.toml|||"much faster combine function" (`src/combine.rs`; `bench_combine` now combines random hashers and lengths instead of fixed ones, drawn anew in every process): `bench_combine` measured (its own code changed), the four update benchmarks unchanged (same code)
 rsb-version|CarlKCarlK/range-set-blaze|d0e7bf8a~1|d0e7bf8a|Cargo.toml|||version bump only (0.5.0 → 0.5.1: Cargo.toml, Cargo.lock, docs/CHANGELOG.md): every benchmark unchanged (same code); a workspace of 5 members (wasm and embedded tests among them), the package a dev-dependency of itself (`path = "."`, `features = ["test_util"]`), two criterion targets, a build script turning `BUILDFEATURES` into cfgs
 rsb-bitor|CarlKCarlK/range-set-blaze|760e6c76~1|760e6c76|Cargo.toml|||"make |= faster" (`RangeMapBlaze`'"'"'s `BitOrAssign` takes the small side into the large one; `RangeSetBlaze`'"'"'s loop written `&other.btree_map` instead of `.iter()`; new benchmarks in `benches/bench_map.rs`): map benchmarks that use `|=` faster, the set benchmarks of `bench` unchanged (same code)
+nom-version|rust-bakery/nom|2cec1b3e~1|2cec1b3e|benchmarks/Cargo.toml|||version bump only (v8.0.0, #1797: nom 8.0.0-beta.1 → 8.0.0, nom-language 0.1.0-alpha.1 → 0.1.0 with doc comments of `precedence` reworded, CHANGELOG, CI): every benchmark unchanged (same code); `benchmarks/` a package outside any workspace (`nom = { path = "../" }`, the dev-dependency `nom-language = { path = "../nom-language" }` itself depending on `..`), criterion 0.5 and CodSpeed'"'"'s criterion fork, jemalloc built by `jemalloc-sys`'"'"'s build script as the global allocator, no lock file
+nom-docs|rust-bakery/nom|a44b52ed~1|a44b52ed|benchmarks/Cargo.toml|||"Fix documented examples to not use the deprecated is_alphabetic function" (#1807, doc comments of `src/bytes/mod.rs` only): every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -314,7 +316,7 @@ newcomer13|url-version url-host nb-version nb-sqrt pc-version pc-lto pc-version-
 newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
 newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release16
 newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falseshare cb-root
-newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor
+newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 '
 
 # The trials the arguments name: each a trial's name or a group's.

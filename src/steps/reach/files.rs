@@ -66,12 +66,22 @@ pub fn compare<'p>(
         if checkouts.own_files.iter().any(|own| normalise(own) == path) {
             continue;
         }
-        // Build output first: the executables' run place lies in the checkout.
-        if let Some(dir) = checkouts
-            .build_dirs
-            .iter()
-            .find(|dir| path.starts_with(normalise(dir)))
-        {
+        let base = normalise(checkouts.base);
+        // Build output inside the checkout first (the executables' run place lies there); a
+        // build directory that holds the checkouts (the target directory their worktrees are
+        // in) only after them.
+        let inside = checkouts.build_dirs.iter().find(|dir| {
+            let dir = normalise(dir);
+            dir.starts_with(&base) && path.starts_with(&dir)
+        });
+        let build_dir = inside.or_else(|| {
+            (!path.starts_with(&base)).then_some(())?;
+            checkouts
+                .build_dirs
+                .iter()
+                .find(|dir| path.starts_with(normalise(dir)))
+        });
+        if let Some(dir) = build_dir {
             if opened {
                 result.undecided.get_or_insert(format!(
                     "it reads {}, build output in {}",
@@ -79,7 +89,7 @@ pub fn compare<'p>(
                     dir.display()
                 ));
             }
-        } else if let Ok(relative) = path.strip_prefix(normalise(checkouts.base)) {
+        } else if let Ok(relative) = path.strip_prefix(&base) {
             match same_content(&path, &checkouts.head.join(relative)) {
                 Ok(true) => result.same += 1,
                 Ok(false) => result.changed.push(relative.display().to_string()),
@@ -273,6 +283,31 @@ mod tests {
         let probed = s.target.join("release");
         let found = compare_with(&s, None, &[(probed.as_path(), false)]);
         assert_eq!(found, FileComparison::default());
+    }
+
+    /// The checkouts are worktrees in the user's target directory, one of the build directories:
+    /// their files are still the revisions', compared, and only the run place inside a checkout
+    /// is build output.
+    #[test]
+    fn a_build_directory_that_holds_the_checkouts_leaves_their_files_compared() {
+        let s = sides(&[("data/input.txt", Some("base"), Some("head"))]);
+        let holding = s.base.parent().unwrap().to_path_buf();
+        let build_dirs = [holding, s.base.join("target")];
+        let checkouts = Checkouts {
+            base: &s.base,
+            head: &s.head,
+            own_files: &[],
+            build_dirs: &build_dirs,
+            working_tree: None,
+        };
+        let read = s.base.join("data/input.txt");
+        let found = compare([(read.as_path(), true)], &checkouts);
+        assert_eq!(found.changed, ["data/input.txt"], "{found:?}");
+        assert_eq!(found.undecided, None);
+        // Outside the checkouts, the holding directory's files are build output as ever.
+        let other = s.target.join("out.bin");
+        let found = compare([(other.as_path(), true)], &checkouts);
+        assert!(found.undecided.is_some_and(|why| why.contains("build output")));
     }
 
     #[test]

@@ -307,7 +307,11 @@ mod tests {
         // Outside the checkouts, the holding directory's files are build output as ever.
         let other = s.target.join("out.bin");
         let found = compare([(other.as_path(), true)], &checkouts);
-        assert!(found.undecided.is_some_and(|why| why.contains("build output")));
+        assert!(
+            found
+                .undecided
+                .is_some_and(|why| why.contains("build output"))
+        );
     }
 
     #[test]

@@ -285,6 +285,17 @@ mod tests {
         assert_eq!(found, FileComparison::default());
     }
 
+    /// `sides`' checkouts with `build_dirs`, no working tree and no files of ours.
+    fn with_build_dirs<'a>(sides: &'a Sides, build_dirs: &'a [PathBuf]) -> Checkouts<'a> {
+        Checkouts {
+            base: &sides.base,
+            head: &sides.head,
+            own_files: &[],
+            build_dirs,
+            working_tree: None,
+        }
+    }
+
     /// The checkouts are worktrees in the user's target directory, one of the build directories:
     /// their files are still the revisions', compared, and only the run place inside a checkout
     /// is build output.
@@ -293,13 +304,7 @@ mod tests {
         let s = sides(&[("data/input.txt", Some("base"), Some("head"))]);
         let holding = s.base.parent().unwrap().to_path_buf();
         let build_dirs = [holding, s.base.join("target")];
-        let checkouts = Checkouts {
-            base: &s.base,
-            head: &s.head,
-            own_files: &[],
-            build_dirs: &build_dirs,
-            working_tree: None,
-        };
+        let checkouts = with_build_dirs(&s, &build_dirs);
         let read = s.base.join("data/input.txt");
         let found = compare([(read.as_path(), true)], &checkouts);
         assert_eq!(found.changed, ["data/input.txt"], "{found:?}");
@@ -326,13 +331,7 @@ mod tests {
         std::fs::write(deps(&s.base).join("bench-1234"), "base's executable").unwrap();
         std::fs::write(deps(&s.base).join("data.bin"), "build output").unwrap();
         let build_dirs = [s.target.clone(), s.base.join("target")];
-        let checkouts = Checkouts {
-            base: &s.base,
-            head: &s.head,
-            own_files: &[],
-            build_dirs: &build_dirs,
-            working_tree: None,
-        };
+        let checkouts = with_build_dirs(&s, &build_dirs);
         let probed = deps(&s.base);
         let found = compare([(probed.as_path(), false)], &checkouts);
         assert_eq!(found, FileComparison::default());

@@ -67,6 +67,20 @@ impl Fixture {
         }
     }
 
+    /// What divan's test mode (`--test`, as selection's trace runs it) prints for benchmark `id`
+    /// alone; panics when the run fails.
+    pub fn divan_test_mode_stdout(&self, id: &str) -> String {
+        let mut args = vec!["--test".to_string()];
+        args.extend(cargo_perfdiff::model::harness::divan::select_args(id));
+        let output = std::process::Command::new(&self.executable)
+            .args(&args)
+            .current_dir(&self.dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{id}: {output:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
     /// A short divan fork of benchmark `id` (10 ms warm-up, 50 ms measuring), in the fixture's
     /// directory, its criterion home `home`.
     pub fn divan_fork(&self, id: &str, home: &Path) -> cargo_perfdiff::steps::fork::ForkRequest {

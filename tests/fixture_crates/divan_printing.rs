@@ -7,7 +7,7 @@ use crate::fixture;
 
 use std::time::Duration;
 
-use cargo_perfdiff::model::harness::{Harness, divan};
+use cargo_perfdiff::model::harness::Harness;
 use cargo_perfdiff::steps::discover::{HarnessKind, list_benchmarks};
 use cargo_perfdiff::steps::fork::run_fork;
 use cargo_perfdiff::steps::reach::trace::runs::{Mode, shows_run};
@@ -30,15 +30,7 @@ fn a_divan_benchmark_that_prints_is_measured_and_shown_to_run_in_test_mode() {
             .completed()
             .unwrap_or_else(|| panic!("{id} was not measured: {outcome:?}"));
         assert!(record.times_ns[0] > 0.0, "{id}: {:?}", record.times_ns);
-        let mut args = vec!["--test".to_string()];
-        args.extend(divan::select_args(id));
-        let output = std::process::Command::new(&built.executable)
-            .args(&args)
-            .current_dir(&built.dir)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{id}: {output:?}");
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stdout = built.divan_test_mode_stdout(id);
         assert!(stdout.contains("/tmp/data.txt"), "{id} printed: {stdout}");
         assert!(
             shows_run(Harness::Divan, Mode::Test, id, &stdout),

@@ -6,7 +6,7 @@ use crate::fixture;
 
 use std::time::Duration;
 
-use cargo_perfdiff::model::harness::{Harness, divan};
+use cargo_perfdiff::model::harness::Harness;
 use cargo_perfdiff::steps::build::BenchExecutable;
 use cargo_perfdiff::steps::discover::{HarnessKind, list_again, list_benchmarks};
 use cargo_perfdiff::steps::fork::run_fork;
@@ -45,15 +45,7 @@ fn divan_threads_are_listed_one_benchmark_per_count_and_measured_alone() {
         assert_eq!(record.times_ns.len(), 1, "{id}");
         assert!(record.times_ns[0] > 0.0, "{id}: {:?}", record.times_ns);
         // Selection's run in divan's test mode selects that count, and shows it ran.
-        let mut args = vec!["--test".to_string()];
-        args.extend(divan::select_args(id));
-        let output = std::process::Command::new(&built.executable)
-            .args(&args)
-            .current_dir(&built.dir)
-            .output()
-            .unwrap();
-        assert!(output.status.success(), "{id}: {output:?}");
-        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stdout = built.divan_test_mode_stdout(id);
         assert!(
             shows_run(Harness::Divan, Mode::Test, id, &stdout),
             "{id}: {stdout}"

@@ -188,18 +188,26 @@ mod tests {
         assert_eq!(size, Some(128));
     }
 
-    #[test]
-    fn the_tuning_run_s_lines_give_the_precision_and_the_median() {
-        let mut seen = Seen::default();
-        let mut row = divan::ValueRow::new("decode::bench2_256b");
-        for line in [
-            "Timer precision: 20 ns",
-            "bench                 fastest       │ slowest       │ median        │ mean          │ samples │ iters",
-            "╰─ decode                           │               │               │               │         │",
-            "      ╰─ bench2_256b  39.75 ns      │ 40.28 µs      │ 49.75 ns      │ 449.5 ns      │ 100     │ 100",
-        ] {
+    /// What a tuning run of benchmark `id` that printed `lines` said.
+    fn seen_after(id: &str, lines: &[&str]) -> Seen {
+        let (mut seen, mut row) = (Seen::default(), divan::ValueRow::new(id));
+        for line in lines {
             seen.take(&mut row, line);
         }
+        seen
+    }
+
+    #[test]
+    fn the_tuning_run_s_lines_give_the_precision_and_the_median() {
+        let seen = seen_after(
+            "decode::bench2_256b",
+            &[
+                "Timer precision: 20 ns",
+                "bench                 fastest       │ slowest       │ median        │ mean          │ samples │ iters",
+                "╰─ decode                           │               │               │               │         │",
+                "      ╰─ bench2_256b  39.75 ns      │ 40.28 µs      │ 49.75 ns      │ 449.5 ns      │ 100     │ 100",
+            ],
+        );
         assert_eq!(seen.precision_ns, Some(20.0));
         assert_eq!(seen.median_ns, Some(49.75));
     }
@@ -207,18 +215,17 @@ mod tests {
     #[test]
     fn a_tuning_run_of_a_benchmark_that_prints_gives_its_median() {
         // uutils' `wc -c` prints a line each iteration: the row's values come after the last.
-        let mut seen = Seen::default();
-        let mut row = divan::ValueRow::new("wc_bench::wc_bytes_synthetic::1");
-        for line in [
-            "Timer precision: 20 ns",
-            "wc_bench               fastest       │ slowest       │ median        │ mean          │ samples │ iters",
-            "╰─ wc_bytes_synthetic                │               │               │               │         │",
-            "   ╰─ 1                1048577 /tmp/.tmpX/test_data.txt",
-            "1048577 /tmp/.tmpX/test_data.txt",
-            "9.022 µs      │ 59.94 ms      │ 9.564 µs      │ 149.3 µs      │ 100     │ 100",
-        ] {
-            seen.take(&mut row, line);
-        }
+        let seen = seen_after(
+            "wc_bench::wc_bytes_synthetic::1",
+            &[
+                "Timer precision: 20 ns",
+                "wc_bench               fastest       │ slowest       │ median        │ mean          │ samples │ iters",
+                "╰─ wc_bytes_synthetic                │               │               │               │         │",
+                "   ╰─ 1                1048577 /tmp/.tmpX/test_data.txt",
+                "1048577 /tmp/.tmpX/test_data.txt",
+                "9.022 µs      │ 59.94 ms      │ 9.564 µs      │ 149.3 µs      │ 100     │ 100",
+            ],
+        );
         assert_eq!(seen.median_ns, Some(9564.0));
     }
 }

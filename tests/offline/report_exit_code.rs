@@ -48,6 +48,21 @@ fn inconclusive_gate() {
     );
 }
 
+/// A run whose benchmarks are each on one side only (a bench target that changed harness
+/// between releases) compared nothing: the gate that fails on what it could not decide fails,
+/// the default one passes (its warning says why), and a report listing nothing is no such run.
+#[test]
+fn a_run_that_compared_nothing_fails_the_inconclusive_gate_only() {
+    let nothing_compared = [OnlyInBase, OnlyInBase, OnlyInHead];
+    assert_eq!(
+        exit(&nothing_compared, FailOn::Inconclusive),
+        code::INCONCLUSIVE
+    );
+    assert_eq!(exit(&nothing_compared, FailOn::Regression), code::OK);
+    assert_eq!(exit(&nothing_compared, FailOn::AnyChange), code::OK);
+    assert_eq!(exit(&[], FailOn::Inconclusive), code::OK);
+}
+
 #[test]
 fn any_change_gate() {
     assert_eq!(

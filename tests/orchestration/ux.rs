@@ -648,3 +648,32 @@ fn benchmarks_whose_ids_change_every_run_are_skipped_and_named() {
         );
     }
 }
+
+/// A run whose only benchmark is in head compares nothing: it warns, passes the default gate and
+/// fails `--fail-on inconclusive` (exit 3), whose users ask to fail on what was not decided.
+#[test]
+fn a_run_that_compares_nothing_warns_and_fails_the_inconclusive_gate() {
+    let (_dir, repo) = fixture_repo(&strong());
+    let only_in_head = ["HEAD~1", "HEAD", "--", "hash/new_in_head"];
+    let output = fixture_perfdiff(&repo, &only_in_head);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("no benchmark is present on both sides, so a run compares nothing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`--fail-on inconclusive` fails such a run"),
+        "{err}"
+    );
+    let gated = fixture_perfdiff(
+        &repo,
+        &[
+            &only_in_head[..2],
+            &["--fail-on", "inconclusive"],
+            &only_in_head[2..],
+        ]
+        .concat(),
+    );
+    assert_eq!(gated.status.code(), Some(3), "{}", stderr(&gated));
+}

@@ -239,7 +239,8 @@ pub fn none_on_both_sides(presences: &[Presence]) -> Option<String> {
     Some(format!(
         "warning: no benchmark is present on both sides, so a run compares nothing: the {} \
          listed have other ids in base and head (benchmarks renamed, or another harness: \
-         libtest's `#[bench]` on one side, criterion on the other?)",
+         libtest's `#[bench]` on one side, criterion on the other?); `--fail-on inconclusive` \
+         fails such a run (exit 3)",
         presences.len()
     ))
 }

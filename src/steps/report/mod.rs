@@ -156,12 +156,16 @@ pub fn render(report: &Report, format: Format, style: &Style) -> String {
 /// | `--fail-on`    | 1 when          | otherwise                                   |
 /// |----------------|-----------------|---------------------------------------------|
 /// | `regression`   | any regressed   | 0                                           |
-/// | `inconclusive` | any regressed   | 3 if any inconclusive or failed, else 0     |
+/// | `inconclusive` | any regressed   | 3 if any inconclusive or failed, or none    |
+/// |                |                 | compared (each on one side only), else 0    |
 /// | `any-change`   | any regressed   | 4 if any improved, else 0                   |
 /// | `never`        | —               | 0                                           |
 ///
 /// `any-change` counts only *detected* changes: inconclusive, failed, and benchmarks present on
-/// one side only do not make it fail (use `inconclusive` to gate on those).
+/// one side only do not make it fail (use `inconclusive` to gate on those). A report whose
+/// benchmarks are each on one side only compared nothing (a bench target that changed harness,
+/// every benchmark renamed): the `inconclusive` gate, which fails on what it could not decide,
+/// fails there too; the others pass, with the warning the run printed.
 pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
     let any = |outcome: Outcome| report.benchmarks.iter().any(|b| b.verdict == outcome);
     let regressed = any(Outcome::Regressed);
@@ -169,13 +173,23 @@ pub fn exit_code(report: &Report, fail_on: FailOn) -> i32 {
         FailOn::Never => code::OK,
         _ if regressed => code::REGRESSION,
         FailOn::Regression => code::OK,
-        FailOn::Inconclusive if any(Outcome::Inconclusive) || any(Outcome::Failed) => {
+        FailOn::Inconclusive
+            if any(Outcome::Inconclusive) || any(Outcome::Failed) || compared_none(report) =>
+        {
             code::INCONCLUSIVE
         }
         FailOn::Inconclusive => code::OK,
         FailOn::AnyChange if any(Outcome::Improved) => code::CHANGE,
         FailOn::AnyChange => code::OK,
     }
+}
+
+/// Whether `report` lists benchmarks of which none was on both sides.
+fn compared_none(report: &Report) -> bool {
+    let one_side = |b: &crate::steps::analysis::BenchmarkResult| {
+        matches!(b.verdict, Outcome::OnlyInBase | Outcome::OnlyInHead)
+    };
+    !report.benchmarks.is_empty() && report.benchmarks.iter().all(one_side)
 }
 
 #[cfg(test)]

@@ -179,6 +179,9 @@ fn a_comment_only_commit_measures_nothing() {
     );
 }
 
+/// Only a data file changes: its reader is measured for it, the others are the same code. No
+/// function differs, so the benchmarks are traced natively (what they read is all that is left
+/// to ask), and the file is still found.
 #[test]
 fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     let guard = measuring_lock();
@@ -211,6 +214,11 @@ fn a_file_the_benchmark_reads_at_run_time_is_compared_between_the_checkouts() {
     assert_eq!(
         selection(bench_entry(&report, "hash/steady"))["reason"],
         "same_code",
+        "{err}"
+    );
+    // Only data changed, so no function differs: no valgrind run was needed to tell the files.
+    assert!(
+        err.contains("traced natively (no function differs from head's executable"),
         "{err}"
     );
 }

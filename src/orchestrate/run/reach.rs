@@ -25,7 +25,7 @@ use crate::steps::discover::Matched;
 use crate::steps::fork::{ForkRequest, run_place};
 use crate::steps::instructions::Valgrind;
 use crate::steps::progress::{Progress, StepKind};
-use crate::steps::reach::code::{CodeComparison, Comparer};
+use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, TouchedFiles, TraceCache};
@@ -191,16 +191,7 @@ fn select_in_target(
     if let Some(first) = differences.first() {
         return all(settings_differ(first));
     }
-    let code = |built: &BuiltTarget| {
-        let exe = &built.exe;
-        linked_code(
-            &exe.path,
-            exe.relink.as_ref(),
-            exe.relink_missing.as_deref(),
-            "its build",
-        )
-    };
-    let (base_code, head_code) = match (code(base), code(head)) {
+    let (base_code, head_code) = match (target_code(base), target_code(head)) {
         (Ok(b), Ok(h)) => (b, h),
         (Err(why), _) | (_, Err(why)) => return all(undecided(why)),
     };
@@ -225,7 +216,15 @@ fn select_in_target(
         .map(|m| trace_request(sides, base, &executable, m))
         .collect();
     let tracing = Instant::now();
-    let traces = traces_of(&requests, valgrind, &cache, sides.perfdiff_dir, progress);
+    let natively = all_code_same(&mut comparer, &executable);
+    let traces = traces_of(
+        &requests,
+        valgrind,
+        &cache,
+        sides.perfdiff_dir,
+        progress,
+        natively,
+    );
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     // What each trace touched of the project: a probe's kept outcome depends on it too.
     let touched = touched_files(&traces, &base_checkout, sides.target_dir, &executable);
@@ -250,6 +249,17 @@ fn select_in_target(
     probed
 }
 
+/// The code `built` was linked from, as the comparison reads it.
+fn target_code(built: &BuiltTarget) -> Result<LinkedCode, String> {
+    let exe = &built.exe;
+    linked_code(
+        &exe.path,
+        exe.relink.as_ref(),
+        exe.relink_missing.as_deref(),
+        "its build",
+    )
+}
+
 /// The kept traces of the benchmarks run in base's `checkout`: each reused while what it touched
 /// of the checkout and the target directory is as it was.
 fn trace_cache(sides: &SelectedSides<'_>, checkout: &Path) -> TraceCache {
@@ -272,20 +282,42 @@ fn touched_files(
     touched.collect()
 }
 
+/// Why the benchmarks of `executable` (base's, compared by `comparer`) need no valgrind trace:
+/// no function of it differs from its partner in head (nor the data they reach), so what each
+/// benchmark executes is the same code, and the native trace tells what it reads and starts.
+/// `None` when some function differs or the comparison cannot say.
+fn all_code_same(comparer: &mut Comparer<'_>, executable: &Path) -> Option<String> {
+    match comparer.changed_entries() {
+        Ok(changed) if changed.is_empty() => Some(format!(
+            "{}: traced natively (no function differs from head's executable, so only the files \
+             its benchmarks read are asked, which needs no valgrind run)",
+            executable.file_name().unwrap_or_default().to_string_lossy()
+        )),
+        _ => None,
+    }
+}
+
 /// The traces of `requests` (one target's benchmarks), each step told to `progress`, and a note
-/// when they were traced natively.
+/// when they were traced natively: all of them when `natively` says why, else those valgrind
+/// would take too long for.
 fn traces_of(
     requests: &[ForkRequest],
     valgrind: &Valgrind,
     cache: &TraceCache,
     scratch: &Path,
     progress: &Progress,
+    natively: Option<String>,
 ) -> Vec<Result<trace::Trace, trace::TraceError>> {
     let done = |request: &ForkRequest, took| {
         progress.step_done(StepKind::Trace, took, &id_line(&request.benchmark_id));
     };
     let note = |message: &str| progress.note(message);
-    trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note))
+    match natively {
+        Some(why) => {
+            trace::split::trace_benchmarks_natively(requests, cache, scratch, (&done, &note), &why)
+        }
+        None => trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note)),
+    }
 }
 
 /// The decision for a benchmark whose trace is `traced`; `versions`: the workspace's packages

@@ -177,6 +177,34 @@ pub fn trace_benchmarks(
     traces.into_iter().flatten().collect()
 }
 
+/// The traces of `reqs` (one bench target's benchmarks, as for [`trace_benchmarks`]), kept in
+/// `cache` or made natively ([`super::native`]), one per CPU, without a valgrind run; `note` is
+/// told `why` first, kept traces or not (it says why this target's tracing is quick). For a caller that knows valgrind's instruction trace
+/// cannot change a decision: when no function of base's executable differs from head's, what a
+/// benchmark executes is the same code whatever it is, and only what it reads and starts is left
+/// to ask, which the native trace tells as valgrind's does (its log's rules are shared) at a
+/// small part of the cost (a 500-benchmark suite across a version bump: about 45 min under
+/// valgrind, docs/design/field-trials.md).
+pub fn trace_benchmarks_natively(
+    reqs: &[ForkRequest],
+    cache: &TraceCache,
+    scratch: &Path,
+    (done, note): Told<'_>,
+    why: &str,
+) -> Vec<Result<Trace, TraceError>> {
+    note(why);
+    reqs.par_iter()
+        .map(|req| {
+            let started = Instant::now();
+            let trace = cache.get_or_trace(req, || {
+                in_scratch(scratch, |dir| super::native::trace_natively(req, dir))
+            });
+            done(req, started.elapsed());
+            trace
+        })
+        .collect()
+}
+
 /// How a target's shared run went, for the benchmarks it leaves to be traced alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shared {

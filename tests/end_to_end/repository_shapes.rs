@@ -236,6 +236,26 @@ fn a_bench_package_outside_the_workspace_builds_the_same_code_across_a_version_b
     assert!(changed.contains("shapelib::sum"), "{changed}");
 }
 
+/// A commit that changes no code (a README): no function of the bench executable differs, so
+/// its three benchmarks are traced in one native run (no valgrind run, the set-up paid once)
+/// and each is the same code. A fresh repository, so no trace of an earlier run is kept.
+#[test]
+fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    std::fs::write(repo.join("README.md"), "# shapelib\n").unwrap();
+    commit_all(&repo, "a readme");
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
+    assert!(
+        err.contains("traced natively (no function differs from head's executable")
+            && err.contains("which needs no valgrind run); in one run"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
     // unicode-segmentation's #147 added `proptest` to its dev-dependencies: cargo gives every

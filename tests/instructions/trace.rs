@@ -696,6 +696,37 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     assert!(notes[0].contains("as an earlier run of this executable found"));
 }
 
+/// One native run of several criterion benchmarks (what a target none of whose functions
+/// differs is traced with): it runs each of them once, its trace holds every one's functions and
+/// every file any of them opened, and it is not kept (a later comparison needs each one's own).
+#[test]
+fn one_native_run_of_a_target_s_benchmarks_holds_what_all_of_them_executed_and_read() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let requests: Vec<ForkRequest> = ["alpha", "beta", "file"]
+        .iter()
+        .map(|id| request("crit", CRITERION, id, &scratch.path().join("home")))
+        .collect();
+    let union = trace::split::trace_union_natively(&requests, scratch.path())
+        .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    assert_eq!(union.tracer, trace::Tracer::Native);
+    for work in ["alpha_work", "beta_work", "set_up_for_every_benchmark"] {
+        assert!(ran(&union, &exe, work), "{work}");
+    }
+    let input = union.files_under(&fixture().dir);
+    assert_eq!(
+        input.get(Path::new("data/input.txt")).copied(),
+        Some(Access::Opened)
+    );
+    // The run's set-up is no benchmark's; nothing is kept.
+    assert!(union.set_up_ms.is_none());
+    assert!(requests.iter().all(|r| cache.kept(r).is_none()));
+    // An id asked twice is no such run.
+    let twice = [requests[0].clone(), requests[0].clone()];
+    assert!(trace::split::trace_union_natively(&twice, scratch.path()).is_err());
+}
+
 #[test]
 fn a_benchmark_traced_alone_is_not_given_what_runs_after_its_samples() {
     let exe = fixture().executable("crit").to_path_buf();

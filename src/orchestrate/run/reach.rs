@@ -217,14 +217,13 @@ fn select_in_target(
         .collect();
     let tracing = Instant::now();
     let natively = all_code_same(&mut comparer, &executable);
-    let traces = traces_of(
-        &requests,
-        valgrind,
-        &cache,
-        sides.perfdiff_dir,
-        progress,
-        natively,
-    );
+    let mut same = |union: &trace::Trace| {
+        decide_traced(union, &mut comparer, &checkouts, versions)
+            .0
+            .skipped()
+    };
+    let tracer = Tracer::new(valgrind, &cache, sides.perfdiff_dir, progress);
+    let traces = tracer.run(&requests, natively, &mut same);
     sides.clock.add(SelectionPart::Trace, tracing.elapsed());
     // What each trace touched of the project: a probe's kept outcome depends on it too.
     let touched = touched_files(&traces, &base_checkout, sides.target_dir, &executable);
@@ -297,26 +296,107 @@ fn all_code_same(comparer: &mut Comparer<'_>, executable: &Path) -> Option<Strin
     }
 }
 
-/// The traces of `requests` (one target's benchmarks), each step told to `progress`, and a note
-/// when they were traced natively: all of them when `natively` says why, else those valgrind
-/// would take too long for.
-fn traces_of(
-    requests: &[ForkRequest],
-    valgrind: &Valgrind,
-    cache: &TraceCache,
-    scratch: &Path,
-    progress: &Progress,
-    natively: Option<String>,
-) -> Vec<Result<trace::Trace, trace::TraceError>> {
-    let done = |request: &ForkRequest, took| {
-        progress.step_done(StepKind::Trace, took, &id_line(&request.benchmark_id));
-    };
-    let note = |message: &str| progress.note(message);
-    match natively {
-        Some(why) => {
-            trace::split::trace_benchmarks_natively(requests, cache, scratch, (&done, &note), &why)
+/// What traces a target's benchmarks: valgrind, the kept traces, a scratch directory for runs,
+/// and where each step is told.
+struct Tracer<'a> {
+    valgrind: &'a Valgrind,
+    cache: &'a TraceCache,
+    scratch: &'a Path,
+    progress: &'a Progress,
+}
+
+impl<'a> Tracer<'a> {
+    fn new(
+        valgrind: &'a Valgrind,
+        cache: &'a TraceCache,
+        scratch: &'a Path,
+        progress: &'a Progress,
+    ) -> Self {
+        Tracer {
+            valgrind,
+            cache,
+            scratch,
+            progress,
         }
-        None => trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note)),
+    }
+
+    /// The traces of `requests`: [`Tracer::natively`] when `natively` says why no function of
+    /// their target differs (with `same`), else [`Tracer::traces`].
+    fn run(
+        &self,
+        requests: &[ForkRequest],
+        natively: Option<String>,
+        same: &mut dyn FnMut(&trace::Trace) -> bool,
+    ) -> Vec<Result<trace::Trace, trace::TraceError>> {
+        match natively {
+            Some(why) => self.natively(requests, &why, same),
+            None => self.traces(requests),
+        }
+    }
+
+    /// The traces of `requests` (one target's benchmarks), each step told to the progress, and a
+    /// note when valgrind would take too long and they were traced natively.
+    fn traces(&self, requests: &[ForkRequest]) -> Vec<Result<trace::Trace, trace::TraceError>> {
+        let done = |request: &ForkRequest, took| self.done(request, took);
+        let note = |message: &str| self.progress.note(message);
+        let (valgrind, cache, scratch) = (self.valgrind, self.cache, self.scratch);
+        trace::split::trace_benchmarks(requests, valgrind, cache, scratch, (&done, &note))
+    }
+
+    /// The traces of `requests` when no function of their target differs from head's (`why`,
+    /// noted): the kept ones, and those not kept from one native run of them all
+    /// ([`trace::split::trace_union_natively`]) when `same` finds that run's trace the same
+    /// code and files (each benchmark did less than all of them, so it is the same too); else
+    /// each natively in a run of its own, kept (what a benchmark that read a changed file needs:
+    /// its own files, so that the others stay the same). One run pays a target's set-up once:
+    /// range-set-blaze's 500 benchmarks each took 13 to 20 s natively on a busy machine, most of
+    /// it the set-up criterion runs before its filter.
+    fn natively(
+        &self,
+        requests: &[ForkRequest],
+        why: &str,
+        same: &mut dyn FnMut(&trace::Trace) -> bool,
+    ) -> Vec<Result<trace::Trace, trace::TraceError>> {
+        let kept: Vec<Option<trace::Trace>> = requests.iter().map(|r| self.cache.kept(r)).collect();
+        let missing: Vec<ForkRequest> = requests
+            .iter()
+            .zip(&kept)
+            .filter(|(_, kept)| kept.is_none())
+            .map(|(request, _)| request.clone())
+            .collect();
+        if missing.len() >= 2 {
+            let started = Instant::now();
+            let union = trace::split::trace_union_natively(&missing, self.scratch);
+            if let Ok(union) = union.as_ref()
+                && same(union)
+            {
+                self.progress.note(&format!("{why}; in one run"));
+                let each = started.elapsed() / missing.len() as u32;
+                let given = requests.iter().zip(kept).map(|(request, kept)| {
+                    let took = if kept.is_some() { Duration::ZERO } else { each };
+                    self.done(request, took);
+                    Ok(kept.unwrap_or_else(|| trace::Trace {
+                        cwd: request.cwd.clone(),
+                        ..union.clone()
+                    }))
+                });
+                return given.collect();
+            }
+        }
+        let done = |request: &ForkRequest, took| self.done(request, took);
+        let note = |message: &str| self.progress.note(message);
+        trace::split::trace_benchmarks_natively(
+            requests,
+            self.cache,
+            self.scratch,
+            (&done, &note),
+            why,
+        )
+    }
+
+    fn done(&self, request: &ForkRequest, took: Duration) {
+        let id = id_line(&request.benchmark_id);
+        self.progress.step_done(StepKind::Trace, took, &id);
     }
 }
 

@@ -39,9 +39,11 @@ mod follow;
 mod timed;
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::Instant;
 
+use super::budget::Budget;
 use super::runs::{self, Mode};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceError, Tracer};
@@ -50,17 +52,60 @@ use crate::steps::fork::ForkRequest;
 /// The native trace of `req`'s benchmark (a fork request as for [`super::trace_benchmark`]),
 /// its output and `CRITERION_HOME` in `dir`.
 pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError> {
-    let routines = crate::steps::reach::probe::timed_routines(&req.executable, req.harness)
-        .map(|routines| routines.iter().map(|r| r.address).collect());
-    traced(req, dir, routines).map(|(trace, _stops)| trace)
+    let run = Run {
+        args: runs::test_args(req.harness, &req.benchmark_id),
+        ids: vec![req.benchmark_id.as_str()],
+        budget: runs::budget(req),
+    };
+    traced(req, dir, routines_of(req), run).map(|(trace, _stops)| trace)
 }
 
-/// [`trace_natively`] with the entries of the timed routines (ELF virtual addresses) or why
-/// none is known; the trace and the breakpoint stops it made.
+/// One native run of the benchmarks `ids`, run as `first` is (its executable, working
+/// directory, environment) with `args` (its harness's test mode and a filter selecting them
+/// all) within `budget`: one trace of what they executed, read and started together, for a
+/// caller that needs only what the run as a whole did (a target none of whose code differs:
+/// [`super::split::trace_union_natively`]). Its set-up time is the run's, no benchmark's, so
+/// it is left out.
+pub fn trace_run_natively(
+    first: &ForkRequest,
+    dir: &Path,
+    (args, ids): (Vec<OsString>, &[&str]),
+    budget: Budget,
+) -> Result<Trace, TraceError> {
+    let run = Run {
+        args,
+        ids: ids.to_vec(),
+        budget,
+    };
+    let (trace, _stops) = traced(first, dir, routines_of(first), run)?;
+    Ok(Trace {
+        set_up_ms: None,
+        ..trace
+    })
+}
+
+/// The entries of `req`'s harness's timed routines (ELF virtual addresses), or why none is
+/// known.
+fn routines_of(req: &ForkRequest) -> Result<Vec<u64>, String> {
+    crate::steps::reach::probe::timed_routines(&req.executable, req.harness)
+        .map(|routines| routines.iter().map(|r| r.address).collect())
+}
+
+/// What a native run runs: its arguments, the benchmarks its output must show ran, and its
+/// budget.
+struct Run<'a> {
+    args: Vec<OsString>,
+    ids: Vec<&'a str>,
+    budget: Budget,
+}
+
+/// The native trace of `run` of `req`'s executable, with the entries of the timed routines or
+/// why none is known; the trace and the breakpoint stops it made.
 fn traced(
     req: &ForkRequest,
     dir: &Path,
     routines: Result<Vec<u64>, String>,
+    run: Run<'_>,
 ) -> Result<(Trace, u64), TraceError> {
     let who = super::who(req);
     if Mode::runs_for(req.harness) != [Mode::Test] {
@@ -88,16 +133,15 @@ fn traced(
         function_entries(&req.executable).map_err(|message| failed(message, String::new()))?;
     let mut env = req.env.clone();
     env.push(("CRITERION_HOME".into(), home.into_os_string()));
-    let budget = runs::budget(req);
     let started = Instant::now();
     let followed = follow::run(follow::Launch {
         program: &req.executable,
-        args: runs::test_args(req.harness, &req.benchmark_id),
+        args: run.args,
         cwd: &req.cwd,
         env,
         stdout,
         stderr,
-        budget,
+        budget: run.budget,
         entries: &entries,
         routines,
         first_segment,
@@ -110,7 +154,8 @@ fn traced(
     if let Some(message) = failure(followed.end) {
         return Err(failed(message, tail()));
     }
-    if !runs::shows_run(req.harness, Mode::Test, &req.benchmark_id, &output) {
+    let shown = |id: &&str| runs::shows_run(req.harness, Mode::Test, id, &output);
+    if !run.ids.iter().all(shown) {
         return Err(TraceError::NotRun {
             who,
             mode: Mode::Test,
@@ -221,6 +266,15 @@ mod tests {
     use crate::steps::reach::trace::Access;
     use std::path::PathBuf;
     use std::time::Duration;
+
+    /// The run [`trace_natively`] makes of `req`'s one benchmark.
+    fn one_run(req: &ForkRequest) -> Run<'_> {
+        Run {
+            args: runs::test_args(req.harness, &req.benchmark_id),
+            ids: vec![req.benchmark_id.as_str()],
+            budget: runs::budget(req),
+        }
+    }
 
     /// Set in the environment of the traced run: the file the target opens.
     const TARGET_FILE: &str = "PERFDIFF_NATIVE_TRACE_TARGET_FILE";
@@ -425,7 +479,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (exe, entries) = timed_program(dir.path());
         let (req, scratch) = bench_request(dir.path(), exe);
-        let (trace, stops) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        let (trace, stops) =
+            traced(&req, &scratch, Ok(vec![entries["timed"]]), one_run(&req)).unwrap();
         let timed = assert_set_up_apart(&trace, &entries);
         assert!(timed.is_subset(&trace.executed));
         assert_eq!(trace.untimed, None);
@@ -435,7 +490,7 @@ mod tests {
         let executed = trace.executed.len() as u64;
         assert!(stops <= executed + 2, "{stops} stops, {executed} functions");
         // Without a routine: every entry one-shot, no timed part, and why.
-        let (untimed, _) = traced(&req, &scratch, Err("none here".into())).unwrap();
+        let (untimed, _) = traced(&req, &scratch, Err("none here".into()), one_run(&req)).unwrap();
         assert_eq!(untimed.executed, trace.executed);
         assert_eq!(untimed.timed, None);
         assert!(untimed.untimed.unwrap().contains("none here"));
@@ -446,7 +501,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (exe, entries) = compiled(dir.path(), THREADED_PROGRAM);
         let (req, scratch) = bench_request(dir.path(), exe);
-        let (trace, _) = traced(&req, &scratch, Ok(vec![entries["timed"]])).unwrap();
+        let (trace, _) = traced(&req, &scratch, Ok(vec![entries["timed"]]), one_run(&req)).unwrap();
         assert_set_up_apart(&trace, &entries);
     }
 

@@ -205,6 +205,22 @@ pub fn trace_benchmarks_natively(
         .collect()
 }
 
+/// One native run of all of `reqs` (criterion benchmarks run alike, [`alike`]), in test mode
+/// with the filter that selects exactly them: one trace of what they executed, read and started
+/// together, more than any one of them does, so sound for each where one that is the same for
+/// them all is all a caller needs (no function of the target differs: only what was read is left
+/// to ask). Not kept: a later comparison, against code that differs, needs each benchmark's own.
+pub fn trace_union_natively(reqs: &[ForkRequest], scratch: &Path) -> Result<Trace, SplitError> {
+    let first = alike(reqs)?;
+    let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
+    let args = vec!["--test".into(), filter(&ids).into()];
+    let budget = Budget::sum(reqs.iter().map(runs::budget));
+    let traced = in_scratch(scratch, |dir| {
+        super::native::trace_run_natively(first, dir, (args, &ids), budget)
+    })?;
+    Ok(traced)
+}
+
 /// How a target's shared run went, for the benchmarks it leaves to be traced alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Shared {

@@ -278,6 +278,9 @@ mod tests {
 
     /// Set in the environment of the traced run: the file the target opens.
     const TARGET_FILE: &str = "PERFDIFF_NATIVE_TRACE_TARGET_FILE";
+    /// Set instead: the file where the target writes the process id of a program it starts and
+    /// leaves running.
+    const LEFT_RUNNING: &str = "PERFDIFF_NATIVE_TRACE_LEFT_RUNNING";
 
     #[inline(never)]
     fn called_once(x: u64) -> u64 {
@@ -299,6 +302,11 @@ mod tests {
     /// file, starts a program and forks a child that calls another function.
     #[test]
     fn native_target() {
+        if let Some(path) = std::env::var_os(LEFT_RUNNING) {
+            let child = std::process::Command::new("sleep").arg("300").spawn();
+            std::fs::write(path, child.unwrap().id().to_string()).unwrap();
+            return;
+        }
         let Some(path) = std::env::var_os(TARGET_FILE) else {
             return;
         };
@@ -384,6 +392,29 @@ mod tests {
         assert_eq!(trace.timed, None);
         assert!(trace.untimed.is_some());
         assert!(!trace.libraries.is_empty());
+    }
+
+    /// A program the benchmark starts and leaves running is killed with it: nothing of the
+    /// trace outlives it (a process of its group left stopped once kept the trace waiting).
+    #[test]
+    fn a_program_the_benchmark_leaves_running_does_not_outlive_its_trace() {
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let env = vec![(LEFT_RUNNING.into(), pid_file.clone().into_os_string())];
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir(&scratch).unwrap();
+        trace_natively(&request(dir.path(), env), &scratch).unwrap();
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        let running = || {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !stat.is_empty() && !state.starts_with('Z')
+        };
+        let waited = std::time::Instant::now();
+        while running() && waited.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        assert!(!running(), "`sleep 300` ({pid}) outlived the trace");
     }
 
     /// The test programs' functions: a set-up (`set_up_only`, `both`), a timed routine

@@ -153,9 +153,7 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         .and_then(|bias| state.follow().map(|end| (bias, end)));
     drop(cancel);
     let _ = watchdog.join();
-    if followed.is_err() || !state.tasks.is_empty() {
-        state.kill_all();
-    }
+    state.kill_all();
     let (bias, end) = followed?;
     let end = match (stopped.load(Ordering::SeqCst), meter.fired()) {
         (false, _) => end,
@@ -189,6 +187,7 @@ fn watch(
             if meter.check(leader.as_raw()).is_some() || crate::util::interrupt::interrupted() {
                 stopped.store(true, Ordering::SeqCst);
                 let _ = signal::kill(leader, Signal::SIGKILL);
+                let _ = signal::killpg(leader, Signal::SIGKILL);
                 return;
             }
             match cancelled.recv_timeout(Duration::from_millis(100)) {
@@ -423,12 +422,22 @@ impl State {
         Some(self.set_up? + after)
     }
 
-    /// Kills every process still followed (the benchmark's first).
+    /// Kills every process still followed (the benchmark's first), every other process of its
+    /// process group (a program it started and let go at its `exec`), and every child stopped
+    /// before the event that announces it, which is reaped here. Why the last two: a child whose
+    /// parent was killed before its fork was announced stayed stopped and traced, and the wait
+    /// for the trace's other tasks waited on it for ever (an interrupted range-set-blaze run
+    /// hung so, criterion having forked to start `gnuplot`).
     fn kill_all(&mut self) {
         let processes: BTreeSet<i32> = self.tasks.values().map(|t| t.process).collect();
         let _ = signal::kill(self.leader, Signal::SIGKILL);
+        let _ = signal::killpg(self.leader, Signal::SIGKILL);
         for process in processes {
             let _ = signal::kill(Pid::from_raw(process), Signal::SIGKILL);
+        }
+        for child in std::mem::take(&mut self.early) {
+            let _ = signal::kill(child, Signal::SIGKILL);
+            let _ = waitpid(child, Some(WaitPidFlag::__WALL));
         }
         if !self.tasks.is_empty() {
             self.reap();

@@ -325,6 +325,41 @@ pub fn list_benchmarks(
     }
 }
 
+/// [`list_benchmarks`] of `exe`, and [`list_again`] after it (`None` when the first failed):
+/// criterion's two listings side by side, since the second does not depend on the first and each
+/// runs every benchmark function's set-up before criterion's filter, which for a target that
+/// builds large inputs is seconds a listing (range-set-blaze: two targets, four listings a side).
+pub fn list_twice(
+    kind: HarnessKind,
+    exe: &BenchExecutable,
+    env: &[(OsString, OsString)],
+    timeout: Duration,
+) -> (
+    Result<Listing, DiscoverError>,
+    Option<Result<Listing, DiscoverError>>,
+) {
+    if kind == HarnessKind::Criterion {
+        let (first, second) = std::thread::scope(|scope| {
+            let copy = exe.clone();
+            let second = scope.spawn(move || list_benchmarks(kind, &copy, env, timeout));
+            let first = list_benchmarks(kind, exe, env, timeout);
+            let second = second.join();
+            (
+                first,
+                second.unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            )
+        });
+        let second = first.is_ok().then_some(second);
+        return (first, second);
+    }
+    let first = list_benchmarks(kind, exe, env, timeout);
+    let again = first
+        .as_ref()
+        .ok()
+        .map(|first| list_again(kind, exe, env, timeout, first));
+    (first, again)
+}
+
 /// Lists `exe` again after `first`, its listing by [`list_benchmarks`], to tell the ids that
 /// change from one run of it to the next ([`split_unstable`]). Only what lists is run again:
 /// `bencher`'s listing reads the source, which says the same every time, and a divan before

@@ -341,9 +341,9 @@ pub(super) fn discover_side(
         };
         match discover::classify(exe)? {
             Classified::Runs(kind) => {
-                let listing = match discover::list_benchmarks(kind, exe, env, timeout) {
-                    Ok(listing) => listing,
-                    Err(error) => {
+                let (listing, again) = match discover::list_twice(kind, exe, env, timeout) {
+                    (Ok(listing), again) => (listing, again),
+                    (Err(error), _) => {
                         listings.failed.push(FailedListing {
                             target: key.clone(),
                             error,
@@ -352,10 +352,9 @@ pub(super) fn discover_side(
                     }
                 };
                 // A second listing that fails says nothing about the ids: keep them all.
-                let again = discover::list_again(kind, exe, env, timeout, &listing);
                 let (ids, unstable) = match again {
-                    Ok(again) => discover::split_unstable(listing.ids, &again.ids),
-                    Err(_) => (listing.ids, Vec::new()),
+                    Some(Ok(again)) => discover::split_unstable(listing.ids, &again.ids),
+                    _ => (listing.ids, Vec::new()),
                 };
                 if !unstable.is_empty() {
                     skipped.push(skip(unstable_ids_reason(&unstable)));

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b` and `newcomer15c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c` and `newcomer16b`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -103,6 +103,9 @@ rsb-version|CarlKCarlK/range-set-blaze|d0e7bf8a~1|d0e7bf8a|Cargo.toml||--bench b
 rsb-bitor|CarlKCarlK/range-set-blaze|760e6c76~1|760e6c76|Cargo.toml||--bench bench_map -- ^map_worst/ ^map_union_two_sets/ ^map_every_op_blaze/ ^map_insert_speed/|"make |= faster" (`RangeMapBlaze`'"'"'s `BitOrAssign` takes the small side into the large one; `RangeSetBlaze`'"'"'s loop written `&other.btree_map` instead of `.iter()`; new benchmarks in `benches/bench_map.rs`, group `map_union_label`, only in head): four groups of `bench_map` alone, as in `rsb-version`: `map_union_two_sets` (`map10 |= map00`, `map00 |= map1`) faster, `map_worst`, `map_every_op_blaze` and `map_insert_speed` unchanged (same code)
 nom-version|rust-bakery/nom|2cec1b3e~1|2cec1b3e|benchmarks/Cargo.toml|||version bump only (v8.0.0, #1797: nom 8.0.0-beta.1 → 8.0.0, nom-language 0.1.0-alpha.1 → 0.1.0 with doc comments of `precedence` reworded, CHANGELOG, CI): every benchmark unchanged (same code); `benchmarks/` a package outside any workspace (`nom = { path = "../" }`, the dev-dependency `nom-language = { path = "../nom-language" }` itself depending on `..`), criterion 0.5 and CodSpeed'"'"'s criterion fork, jemalloc built by `jemalloc-sys`'"'"'s build script as the global allocator, no lock file
 nom-docs|rust-bakery/nom|a44b52ed~1|a44b52ed|benchmarks/Cargo.toml||--bench arithmetic --bench number --bench http|"Fix documented examples to not use the deprecated is_alphabetic function" (#1807, doc comments of `src/bytes/mod.rs` only): every benchmark unchanged (same code); three of the eight bench targets, whose builds are the shortest (each side recompiles nom and every bench target)
+dv-version|nvzqz/divan|52f9d49~1|52f9d49|Cargo.toml||--package examples --bench math --bench collections --bench sort --bench atomic|version bump only ("Release v0.1.21": divan 0.1.20 → 0.1.21 and divan-macros'"'"' exact requirement, README, CHANGELOG): every benchmark unchanged (same code); divan'"'"'s own examples package (path dependency on the harness, no lock file), nanosecond benchmarks with `args`, `types` × `args`, `#[ignore]` and `threads = [0, 1, 4, 16]` groups
+dv-alloc|nvzqz/divan|fb269a9~1|fb269a9|Cargo.toml||--package internal_benches|"Optimize `AllocProfiler` thread local usage" (fb269a9, divan 0.1.7: `ThreadAllocInfo` owned by its thread, unsynchronized arithmetic, stored inline in `thread_local!`): "the `alloc::thread_info::tally_alloc` benchmark in CI has gone from 5-9ns to 2ns"; divan'"'"'s internal benchmarks (feature `internal_benches`, registered in `src/` with `#[crate::bench(crate = crate, threads = [0, 1, 2, 4, 16])]`), `AllocProfiler` the global allocator, so the harness measured is the harness changed
+clap-version|clap-rs/clap|4a622b434~1|4a622b434|Cargo.toml||--package clap_bench|version bump only ("chore: Release": clap and clap_builder 4.6.5 → 4.6.6 and the exact requirement between them, clap_bench'"'"'s requirement, clap_complete, clap_complete_nushell, clap_mangen, Cargo.lock, CHANGELOGs, the changelog link in `src/lib.rs`'"'"'s docs): every benchmark unchanged (same code); a workspace of 7 members, clap_bench'"'"'s five divan targets (`empty`, `simple`, `complex`, `rustup`, `ripgrep`: building commands, parsing arguments, rendering help), LTO, one codegen unit and `panic = "abort"` in the release profile, which bench inherits
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -317,6 +320,7 @@ newcomer14|ch-version ch-avx2dec snap-version snap-crc sv-version sv-insert
 newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release16
 newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falseshare cb-root
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
+newcomer16b|dv-version dv-alloc clap-version
 '
 
 # The trials the arguments name: each a trial's name or a group's.

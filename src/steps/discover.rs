@@ -377,7 +377,8 @@ pub fn list_again(
         (HarnessKind::Divan, Some(with_args)) => {
             let env = divan_env(env);
             let run = |args: &[&str]| run_listing(exe, &env, timeout, args);
-            list_divan_again(run, &executable_label(exe), with_args)
+            let listing = list_divan_again(run, &executable_label(exe), with_args)?;
+            Ok(with_thread_counts(listing, first.thread_counts.clone()))
         }
         (HarnessKind::Divan, None) => {
             let env = divan_env(env);
@@ -482,9 +483,10 @@ fn list_criterion(
 /// `--list --format terse` first; when divan's parser rejects `--format` (before 0.1.18), the
 /// tree of `--list`, then `--list --exact` with every path it gave, which prints only those a
 /// fork can select, and for the others (benchmarks with `args`) a run in test mode that shows
-/// their arguments, each listed as a benchmark of its own ([`divan`]). A tree that cannot be
-/// read is an error naming the divan version (from `version`, when the executable shows it), so
-/// that only this target is set apart.
+/// their arguments, each listed as a benchmark of its own ([`divan`]). Either way a benchmark
+/// run at several thread counts is one benchmark per count, learned from a run in test mode
+/// ([`divan_thread_counts`]). A tree that cannot be read is an error naming the divan version
+/// (from `version`, when the executable shows it), so that only this target is set apart.
 fn list_divan(
     run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
     version: impl FnOnce() -> Option<String>,
@@ -528,7 +530,9 @@ fn list_divan(
         benchmarks,
         arguments,
     };
-    Ok(tree_listing(paths, with_args))
+    let listing = tree_listing(paths, with_args);
+    let counts = divan_thread_counts(&run, &listing.ids);
+    Ok(with_thread_counts(listing, counts))
 }
 
 /// The thread counts of divan benchmarks `ids` run at several (`threads = [1, 2]`), from a run
@@ -549,7 +553,15 @@ fn divan_thread_counts(
 /// The listing of a divan ≥ 0.1.18 from its terse `ids`: each benchmark run at several thread
 /// counts (`counts`) listed as one benchmark per count ([`divan::thread_id`]).
 fn terse_listing(ids: Vec<String>, counts: Vec<(String, Vec<u32>)>) -> Listing {
-    let mut listing = Listing::new(divan::with_thread_counts(ids, &counts), Harness::Divan);
+    with_thread_counts(Listing::new(ids, Harness::Divan), counts)
+}
+
+/// `listing` with each benchmark run at several thread counts (`counts`) listed as one
+/// benchmark per count ([`divan::thread_id`]), whatever divan listed it: a divan before 0.1.18
+/// lists such a benchmark by its path too, and its forks, run at every count, would print a row
+/// for each count and none for the path.
+fn with_thread_counts(mut listing: Listing, counts: Vec<(String, Vec<u32>)>) -> Listing {
+    listing.ids = divan::with_thread_counts(std::mem::take(&mut listing.ids), &counts);
     listing.thread_counts = counts;
     listing
 }
@@ -2095,6 +2107,7 @@ mod tests {
                 "--test ^stream::sizes::",
                 "--list --exact stream::sizes::8",
                 "--list --exact stream::sizes::64",
+                "--test",
             ]
         );
     }
@@ -2247,17 +2260,77 @@ mod tests {
     }
 
     #[test]
-    fn divan_without_args_is_not_run_in_test_mode() {
+    fn an_old_divan_without_args_is_run_in_test_mode_once_for_its_thread_counts() {
         let calls = Default::default();
         let tree = "stream\n╰─ write\n\n";
         let answers = [
             ("--list --format", Err(FORMAT_ERROR)),
             ("--list --exact", Ok(tree)),
             ("--list", Ok(tree)),
+            ("--test", Ok(tree)),
         ];
         let listing = list_divan(divan_exe(&answers, &calls), || None).unwrap();
         assert_eq!(listing.ids, vec!["stream::write"]);
-        assert_eq!(calls.take().len(), 3);
+        let calls = calls.take();
+        assert_eq!(calls.len(), 4, "{calls:?}");
+        assert_eq!(calls[3], "--test");
+    }
+
+    /// divan 0.1.7's `--list` of its own internal benchmarks (`internal_benches`, at nvzqz/divan
+    /// fb269a9, recorded in part): `tally_alloc` and the group `current` have
+    /// `threads = [0, 1, 2, 4, 16]`, drawn as leaves like any other benchmark.
+    const OLD_THREADS_TREE: &str = "divan\n├─ alloc\n│  ╰─ thread_info\n│     ├─ tally_alloc\n\
+                                    │     ╰─ current\n│        ╰─ try\n╰─ time\n\
+                                    \x20  ╰─ get_tsc\n\n";
+
+    /// Its `--test` (recorded in part, on 2 CPUs: `0`, the available parallelism, is `t=2`).
+    const OLD_THREADS_TEST_MODE: &str = "divan\n├─ alloc\n│  ╰─ thread_info\n\
+                                         │     ├─ tally_alloc\n│     │  ├─ t=1\n\
+                                         │     │  ├─ t=2\n│     │  ╰─ t=16\n\
+                                         │     ╰─ current\n│        ╰─ try\n\
+                                         │           ├─ t=1\n│           ╰─ t=2\n\
+                                         ╰─ time\n   ╰─ get_tsc\n\n";
+
+    #[test]
+    fn an_old_divan_s_thread_counts_are_benchmarks_of_their_own() {
+        // Without them, `divan::alloc::thread_info::tally_alloc` was listed by its path, and
+        // every fork of it printed rows for `t=1` … `t=16` and none for it: "matched no
+        // benchmark", the benchmark `failed`.
+        let calls = Default::default();
+        let answers = [
+            ("--list --format", Err(FORMAT_ERROR)),
+            ("--list --exact", Ok(OLD_THREADS_TREE)),
+            ("--list", Ok(OLD_THREADS_TREE)),
+            ("--test", Ok(OLD_THREADS_TEST_MODE)),
+        ];
+        let first = list_divan(divan_exe(&answers, &calls), || None).unwrap();
+        let ids = [
+            "divan::alloc::thread_info::tally_alloc::t=1",
+            "divan::alloc::thread_info::tally_alloc::t=2",
+            "divan::alloc::thread_info::tally_alloc::t=16",
+            "divan::alloc::thread_info::current::try::t=1",
+            "divan::alloc::thread_info::current::try::t=2",
+            "divan::time::get_tsc",
+        ];
+        assert_eq!(first.ids, ids);
+        assert_eq!(first.unselectable, None);
+        // Each is selected by its path at its count.
+        assert_eq!(
+            divan::select_args(&first.ids[2]),
+            [
+                "--exact",
+                "divan::alloc::thread_info::tally_alloc",
+                "--threads",
+                "16"
+            ]
+        );
+        // Listed again (each executable of a side), the counts are not learned anew.
+        calls.borrow_mut().clear();
+        let with_args = first.with_args.as_ref().expect("listed from its tree");
+        let again = list_divan_again(divan_exe(&answers, &calls), "internals", with_args).unwrap();
+        let again = with_thread_counts(again, first.thread_counts.clone());
+        assert_eq!(again.ids, ids);
+        assert!(!calls.take().iter().any(|c| c.starts_with("--test")));
     }
 
     #[test]

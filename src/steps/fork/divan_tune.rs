@@ -14,8 +14,9 @@
 //! So before the first fork of a divan benchmark, a short run of each side at one iteration a
 //! sample reads the median and the timer's precision; where one iteration is shorter than the
 //! hundred ticks divan wants a sample to last, the sample size is divan's own rule applied to the
-//! median instead of the slowest sample ([`divan::sample_size_for`]), checked once more at that
-//! size (a median below one tick reads as zero), and the larger of the two sides' is given to
+//! median instead of the slowest sample ([`divan::sample_size_for`]), checked at that size (a
+//! median below one tick reads as zero) and again at each larger size a check asks for, until one
+//! confirms it ([`size_after`]), and the larger of the two sides' is given to
 //! every fork of both (`--sample-size`): the same measurement on both sides, as divan would size
 //! it undisturbed. A benchmark whose iterations are long enough keeps divan's own choice
 //! (`None`), and so does one whose tuning run fails or prints no row: its forks say why. The
@@ -34,6 +35,10 @@ use crate::model::harness::divan;
 
 /// How long a tuning run may take before it is given up (its forks then tune themselves).
 const TUNE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many readings after the first a sample size may take ([`size_after`]): each but the last
+/// at a larger size than the one before, whose samples last longer and read more exactly.
+const MAX_READINGS: usize = 4;
 
 /// How often a tuning run is checked for its row or its exit.
 const CHECK_INTERVAL: Duration = Duration::from_millis(2);
@@ -58,7 +63,13 @@ pub fn sample_size(req: &ForkRequest) -> Result<Option<u64>, ForkError> {
 /// The sample size that follows a first reading at one iteration a sample, `again` reading the
 /// benchmark at a given size: `None` where a sample of one iteration already lasts the ticks
 /// divan wants. A median below one tick reads as zero or a tick: the first guess takes it as half
-/// a tick, and a second reading at that size, exact to a hundredth of a tick, corrects it upwards.
+/// a tick (or the tick it read), and a reading at that size corrects it upwards. That reading is
+/// exact to a hundredth of a tick only where its samples last the hundred ticks divan wants; for
+/// an iteration far below a tick they last a tick or two, and their median is as coarse as the
+/// first (divan's `math::add`, 0.12 ns on a 20 ns timer: 19.76 ns at one iteration, a guess of
+/// 128, read as 0.307 ns there, so 8 192, whose samples last half of what divan wants). So each
+/// larger size a reading asks for is read again, until one confirms the size it was read at, at
+/// most [`MAX_READINGS`] times.
 pub fn size_after(
     first: Reading,
     mut again: impl FnMut(u64) -> Result<Option<Reading>, ForkError>,
@@ -67,15 +78,21 @@ pub fn size_after(
     if wanted <= 1 {
         return Ok(None);
     }
-    let guess = divan::sample_size_for(
+    let mut size = divan::sample_size_for(
         first.median_ns.max(first.precision_ns / 2.0),
         first.precision_ns,
     );
-    let checked = match again(guess)? {
-        Some(reading) => divan::sample_size_for(reading.median_ns, reading.precision_ns),
-        None => guess,
-    };
-    Ok(Some(guess.max(checked)))
+    for _ in 0..MAX_READINGS {
+        let Some(reading) = again(size)? else {
+            break;
+        };
+        let asked = divan::sample_size_for(reading.median_ns, reading.precision_ns);
+        if asked <= size {
+            break;
+        }
+        size = asked;
+    }
+    Ok(Some(size))
 }
 
 /// One short run of `req`'s benchmark at `size` iterations a sample: its median and the timer's
@@ -156,11 +173,9 @@ mod tests {
     /// ns at 64 (the runs quoted in the module doc).
     #[test]
     fn const_hex_s_decoding_gets_the_size_divan_gives_it_undisturbed() {
+        let mut asked = Vec::new();
         let size = size_after(reading(49.75, 20.0), |size| {
-            assert_eq!(
-                size, 64,
-                "2000 ns wanted / 49.75 ns, to the next power of two"
-            );
+            asked.push(size);
             Ok(Some(reading(27.61, 20.0)))
         })
         .unwrap();
@@ -169,17 +184,62 @@ mod tests {
             Some(128),
             "the median at 64 says 27.6 ns: 73 iterations wanted"
         );
+        // 2000 ns wanted / 49.75 ns, to the next power of two; then 128, confirmed.
+        assert_eq!(asked, [64, 128]);
     }
 
     #[test]
     fn a_benchmark_below_one_tick_is_sized_by_its_second_reading() {
         // 0.9 ns an iteration reads as zero at one iteration a sample.
+        let mut asked = Vec::new();
         let size = size_after(reading(0.0, 20.0), |size| {
-            assert_eq!(size, 256, "half a tick taken for the unknown median");
+            asked.push(size);
             Ok(Some(reading(0.9, 20.0)))
         })
         .unwrap();
         assert_eq!(size, Some(4096));
+        assert_eq!(
+            asked,
+            [256, 4096],
+            "half a tick taken for the unknown median"
+        );
+    }
+
+    /// divan's `math::add` (its examples at nvzqz/divan 52f9d49, 0.12 ns an iteration on a 20 ns
+    /// timer), the medians its tuning runs read at each size (recorded).
+    fn math_add(size: u64) -> Reading {
+        let median_ns = match size {
+            1 => 19.76,
+            128 => 0.307,
+            8192 => 0.119,
+            _ => 0.116,
+        };
+        reading(median_ns, 20.0)
+    }
+
+    #[test]
+    fn a_benchmark_far_below_one_tick_is_read_again_at_each_larger_size() {
+        let mut asked = Vec::new();
+        let size = size_after(math_add(1), |size| {
+            asked.push(size);
+            Ok(Some(math_add(size)))
+        })
+        .unwrap();
+        // 8 192 samples of 0.119 ns last 975 ns, under the hundred ticks (2 µs) divan wants.
+        assert_eq!(size, Some(32_768));
+        assert_eq!(asked, [128, 8192, 32_768]);
+    }
+
+    #[test]
+    fn readings_that_keep_asking_for_more_stop_after_a_few() {
+        let mut asked = Vec::new();
+        let size = size_after(reading(0.0, 20.0), |size| {
+            asked.push(size);
+            Ok(Some(reading(2000.0 / size as f64 / 4.0, 20.0)))
+        })
+        .unwrap();
+        assert_eq!(asked.len(), MAX_READINGS, "{asked:?}");
+        assert_eq!(size, Some(256 << (3 * MAX_READINGS)));
     }
 
     #[test]

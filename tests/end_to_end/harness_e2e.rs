@@ -103,9 +103,16 @@ fn a_workspace_mixing_harnesses_is_compared_on_stable_and_names_what_needs_night
     // summary settles (4.5 s here, whatever the settings), and in base its `steady` is `mix`'s
     // code (merged, below), so it would cost a third of the run to time `mix` twice.
     let filters = ["mix", "hash/steady", "divan_demo::hash::steady"];
-    let output = cargo_perfdiff(&repo, &harness_args("6", &["--layouts", "1"], &filters));
+    let extra = ["--layouts", "1", "--verbose"];
+    let output = cargo_perfdiff(&repo, &harness_args("6", &extra, &filters));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
+    // `--verbose` says the sample size divan's forks are given, before the first of them.
+    assert!(
+        err.contains("divan_demo::hash::mix: divan's own sample size")
+            || err.contains("divan_demo::hash::mix: every fork of both sides runs"),
+        "{err}"
+    );
     // The estimate before the run takes bencher's forks at their own pace, not the settings'.
     assert!(
         err.contains("; 4.6 s for the 1 libtest or bencher benchmark(s), which time themselves)"),

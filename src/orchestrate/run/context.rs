@@ -24,6 +24,7 @@ use crate::steps::fork::command::CommandRun;
 use crate::steps::fork::fresh_copy::FreshCopies;
 use crate::steps::fork::{ForkError, ForkRequest, divan_tune};
 use crate::steps::progress::Progress;
+use crate::steps::report::id_line;
 use crate::steps::schedule::Side;
 
 pub(super) fn save_progress(ctx: &MeasureContext, file: &mut SampleFile) -> Result<()> {
@@ -231,6 +232,39 @@ impl MeasureContext<'_> {
             request.harness_sample_size = self.divan_sample_size(matched, layout, copies)?;
         }
         Ok(request)
+    }
+
+    /// Says under `--verbose`, before divan benchmark `matched`'s first fork, the sample size
+    /// its forks are given ([`Self::divan_sample_size`]), which otherwise only the report's
+    /// forks show (`sample_iterations`): that of every fork, so a user watching a run can tell
+    /// whether a value read in nanoseconds rests on samples of many iterations.
+    pub(super) fn note_divan_sample_size(
+        &self,
+        matched: &Matched,
+        layout: Layout,
+        copies: &mut FreshCopies,
+        progress: &Progress,
+    ) -> Result<()> {
+        let key = (
+            self.target_of(Side::Base, matched),
+            matched.criterion_id.clone(),
+        );
+        let divan = self.built(Side::Base, matched).harness.get() == Harness::Divan;
+        if !divan || self.divan_sample_sizes.borrow().contains_key(&key) {
+            return Ok(());
+        }
+        let id = id_line(&matched.id);
+        progress.detail(&match self.divan_sample_size(matched, layout, copies)? {
+            Some(size) => format!(
+                "{id}: every fork of both sides runs {size} iterations a sample \
+                 (`--sample-size {size}`): a sample of one iteration lasts fewer ticks of \
+                 divan's timer than divan wants"
+            ),
+            None => {
+                format!("{id}: divan's own sample size (a sample of one iteration is long enough)")
+            }
+        });
+        Ok(())
     }
 
     /// The sample size of divan benchmark `matched`'s forks: the larger of what each side's

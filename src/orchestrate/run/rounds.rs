@@ -190,6 +190,9 @@ impl<'c, 'a> RoundLoop<'c, 'a> {
         for slot in &plan.slots {
             let matched = &self.ctx.matched[slot.benchmark];
             let layout = self.ctx.linked_layout(matched, round, progress);
+            let copies = &mut self.copies;
+            self.ctx
+                .note_divan_sample_size(matched, layout, copies, progress)?;
             let at = (round, layout);
             match self.cpus {
                 None => self.measure_interleaved(slot, at, file, progress)?,

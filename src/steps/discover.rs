@@ -485,8 +485,9 @@ fn list_criterion(
 /// fork can select, and for the others (benchmarks with `args`) a run in test mode that shows
 /// their arguments, each listed as a benchmark of its own ([`divan`]). Either way a benchmark
 /// run at several thread counts is one benchmark per count, learned from a run in test mode
-/// ([`divan_thread_counts`]). A tree that cannot be read is an error naming the divan version
-/// (from `version`, when the executable shows it), so that only this target is set apart.
+/// ([`divan_thread_counts`], [`tree_thread_counts`]). A tree that cannot be read is an error
+/// naming the divan version (from `version`, when the executable shows it), so that only this
+/// target is set apart.
 fn list_divan(
     run: impl Fn(&[&str]) -> Result<String, DiscoverError>,
     version: impl FnOnce() -> Option<String>,
@@ -530,9 +531,27 @@ fn list_divan(
         benchmarks,
         arguments,
     };
-    let listing = tree_listing(paths, with_args);
-    let counts = divan_thread_counts(&run, &listing.ids);
-    Ok(with_thread_counts(listing, counts))
+    let counts = tree_thread_counts(&run, &selectable);
+    Ok(with_thread_counts(tree_listing(paths, with_args), counts))
+}
+
+/// The thread counts of a divan before 0.1.18's benchmarks `selectable` (those without `args`),
+/// from one run of exactly them in test mode, so that no benchmark runs twice there (those with
+/// `args` ran for their arguments; one drawn with thread counts has no argument read). Empty
+/// when there are none, or when that run fails or cannot be read, as [`divan_thread_counts`].
+fn tree_thread_counts(
+    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
+    selectable: &[String],
+) -> Vec<(String, Vec<u32>)> {
+    if selectable.is_empty() {
+        return Vec::new();
+    }
+    let args = divan::exact_test_args(selectable);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    run(&args).map_or_else(
+        |_| Vec::new(),
+        |stdout| divan::thread_counts(&stdout, selectable),
+    )
 }
 
 /// The thread counts of divan benchmarks `ids` run at several (`threads = [1, 2]`), from a run
@@ -2107,7 +2126,7 @@ mod tests {
                 "--test ^stream::sizes::",
                 "--list --exact stream::sizes::8",
                 "--list --exact stream::sizes::64",
-                "--test",
+                "--test --exact stream::parse::advance stream::write",
             ]
         );
     }
@@ -2273,7 +2292,7 @@ mod tests {
         assert_eq!(listing.ids, vec!["stream::write"]);
         let calls = calls.take();
         assert_eq!(calls.len(), 4, "{calls:?}");
-        assert_eq!(calls[3], "--test");
+        assert_eq!(calls[3], "--test --exact stream::write");
     }
 
     /// divan 0.1.7's `--list` of its own internal benchmarks (`internal_benches`, at nvzqz/divan

@@ -100,7 +100,7 @@ fn logging_script(
 
 #[cfg(unix)]
 #[test]
-fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
+fn divan_old_runs_each_benchmark_in_its_test_mode_once_for_both_listings() {
     let mut exe = executable();
     let dir = tempfile::tempdir().unwrap();
     let (log, script) = logging_script(dir.path(), &exe.path);
@@ -111,8 +111,16 @@ fn divan_old_is_run_in_its_test_mode_once_for_both_listings() {
     assert_eq!(first.ids, IDS);
     assert_eq!(again.ids, IDS);
     let calls = std::fs::read_to_string(&log).unwrap();
-    let test_mode = calls.lines().filter(|l| l.starts_with("--test")).count();
-    assert_eq!(test_mode, 1, "{calls}");
+    // The one with `args` for its arguments, the others for their thread counts.
+    let test_mode: Vec<&str> = calls.lines().filter(|l| l.starts_with("--test")).collect();
+    assert_eq!(
+        test_mode,
+        [
+            "--test ^old::sum::",
+            "--test --exact old::by::name old::plain"
+        ],
+        "{calls}"
+    );
 }
 
 /// The entry of the fixture's function `perfdiff_divan_old::never_run`, which no benchmark

@@ -80,6 +80,14 @@ pub fn exact_list_args(paths: &[String]) -> Vec<String> {
     flags.into_iter().chain(paths.iter().cloned()).collect()
 }
 
+/// The arguments of a run in test mode (every benchmark once) of exactly `paths`: a divan before
+/// 0.1.18 runs its benchmarks with `args` in test mode for their arguments already
+/// ([`argument_list_args`]), and this runs the others once more for their thread counts.
+pub fn exact_test_args(paths: &[String]) -> Vec<String> {
+    let flags = ["--test", "--exact"].map(str::to_string);
+    flags.into_iter().chain(paths.iter().cloned()).collect()
+}
+
 /// A tree listing that is not the shape divan (before 0.1.18) prints.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("line {line} is not part of divan's tree: {text:?}")]

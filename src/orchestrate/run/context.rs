@@ -245,12 +245,13 @@ impl MeasureContext<'_> {
         copies: &mut FreshCopies,
         progress: &Progress,
     ) -> Result<()> {
-        let key = (
-            self.target_of(Side::Base, matched),
-            matched.criterion_id.clone(),
-        );
         let divan = self.built(Side::Base, matched).harness.get() == Harness::Divan;
-        if !divan || self.divan_sample_sizes.borrow().contains_key(&key) {
+        if !divan
+            || self
+                .divan_sample_sizes
+                .borrow()
+                .contains_key(&self.bench_key(matched))
+        {
             return Ok(());
         }
         let id = id_line(&matched.id);
@@ -267,6 +268,14 @@ impl MeasureContext<'_> {
         Ok(())
     }
 
+    /// The key of `matched`'s divan sample size: its base target and id.
+    fn bench_key(&self, matched: &Matched) -> BenchKey {
+        (
+            self.target_of(Side::Base, matched),
+            matched.criterion_id.clone(),
+        )
+    }
+
     /// The sample size of divan benchmark `matched`'s forks: the larger of what each side's
     /// executable needs ([`divan_tune::sample_size`]), `None` where both tune themselves right.
     fn divan_sample_size(
@@ -275,10 +284,7 @@ impl MeasureContext<'_> {
         layout: Layout,
         copies: &mut FreshCopies,
     ) -> Result<Option<u64>> {
-        let key = (
-            self.target_of(Side::Base, matched),
-            matched.criterion_id.clone(),
-        );
+        let key = self.bench_key(matched);
         if let Some(size) = self.divan_sample_sizes.borrow().get(&key) {
             return Ok(*size);
         }

@@ -291,6 +291,7 @@ impl Compared<'_> {
             functions: 0,
             data: 0,
             alike: Vec::new(),
+            set_aside: Vec::new(),
         };
         let started = traced.executed_by_program.keys().chain(&traced.programs);
         for program in started.collect::<BTreeSet<_>>() {
@@ -367,16 +368,19 @@ fn combine(a: CodeComparison, b: CodeComparison) -> CodeComparison {
                 functions,
                 data,
                 alike,
+                set_aside,
             },
             Same {
                 functions: f,
                 data: d,
                 alike: a,
+                set_aside: s,
             },
         ) => Same {
             functions: functions + f,
             data: data + d,
             alike: sorted([alike, a].concat()),
+            set_aside: sorted([set_aside, s].concat()),
         },
     }
 }
@@ -402,6 +406,7 @@ mod tests {
             functions: n,
             data: 1,
             alike: Vec::new(),
+            set_aside: Vec::new(),
         };
         let differs = |name: &str| CodeComparison::Differs {
             functions: vec![name.to_string()],
@@ -417,6 +422,7 @@ mod tests {
                 functions: 5,
                 data: 2,
                 alike: Vec::new(),
+                set_aside: Vec::new(),
             }
         );
         assert_eq!(combine(same(2), unknown.clone()), unknown);

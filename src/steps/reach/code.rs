@@ -49,10 +49,14 @@
 
 mod executable;
 mod identity;
+mod libtest_table;
+#[cfg(test)]
+mod libtest_table_tests;
 #[cfg(test)]
 mod lto_copies_tests;
 mod objects;
 
+pub use libtest_table::SET_ASIDE as LIBTEST_TABLE_MOVED;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -198,10 +202,13 @@ pub enum CodeComparison {
     /// the same `Comparer` already proved is not counted again).
     /// `alike`: the packages whose build-script output directory the data held, base's on one
     /// side and head's on the other, read alike ([`CheckoutPaths::read_alike`]; sorted).
+    /// `set_aside`: differences found not to be the benchmark's, as the reason words them
+    /// (libtest's table of benchmarks whose source lines moved, [`libtest_table::SET_ASIDE`]).
     Same {
         functions: usize,
         data: usize,
         alike: Vec<String>,
+        set_aside: Vec<String>,
     },
     /// These executed functions differ or have no partner, named as `--explain` names them
     /// (the program's functions inlined into them, where the debug information says; else
@@ -258,10 +265,12 @@ pub struct ChangedEntry {
 /// One executed function's verdict, kept for every benchmark of the pair.
 #[derive(Debug, Clone)]
 enum Verdict {
-    /// `alike`: the packages whose build-script output directory was read alike.
+    /// `alike`: the packages whose build-script output directory was read alike; `set_aside`:
+    /// the differences set aside ([`identity::Walk::set_aside`]).
     Same {
         data: BTreeSet<SecRef>,
         alike: BTreeSet<String>,
+        set_aside: BTreeSet<&'static str>,
     },
     /// `unpaired`: head defines no function of this name.
     Differs {
@@ -374,13 +383,19 @@ impl<'a> Comparer<'a> {
         let mut data_changed = BTreeSet::new();
         let mut data_same = BTreeSet::new();
         let mut alike = BTreeSet::new();
+        let mut set_aside = BTreeSet::new();
         let mut unpaired = false;
         let mut unknown = None;
         for name in entered {
             match &verdicts[name] {
-                Verdict::Same { data, alike: read } => {
+                Verdict::Same {
+                    data,
+                    alike: read,
+                    set_aside: aside,
+                } => {
                     data_same.extend(data.iter().copied());
                     alike.extend(read.iter().cloned());
+                    set_aside.extend(aside.iter().map(|s| s.to_string()));
                 }
                 Verdict::Differs {
                     data,
@@ -411,6 +426,7 @@ impl<'a> Comparer<'a> {
             functions: groups.len() + stubs,
             data: data_same.len(),
             alike: alike.into_iter().collect(),
+            set_aside: set_aside.into_iter().collect(),
         }
     }
 
@@ -668,6 +684,7 @@ impl<'a> Comparer<'a> {
                 return Verdict::Same {
                     data: BTreeSet::new(),
                     alike: BTreeSet::new(),
+                    set_aside: BTreeSet::new(),
                 };
             }
             return Verdict::Unknown(format!(
@@ -700,10 +717,15 @@ impl<'a> Comparer<'a> {
             visited,
             data,
             alike,
+            set_aside,
             ..
         } = walk;
         self.proven.extend(visited);
-        Verdict::Same { data, alike }
+        Verdict::Same {
+            data,
+            alike,
+            set_aside,
+        }
     }
 }
 

@@ -52,13 +52,14 @@ pub fn decide(
     if let Some(first) = settings.first() {
         return settings_differ(first);
     }
-    let (functions, data, alike) = match code {
+    let (functions, data, alike, set_aside) = match code {
         CodeComparison::Unknown { reason } => return undecided(reason.clone()),
         CodeComparison::Same {
             functions,
             data,
             alike,
-        } => (*functions, *data, alike),
+            set_aside,
+        } => (*functions, *data, alike, set_aside),
         CodeComparison::Differs { unpaired: true, .. } if !versions.is_empty() => {
             return undecided(versions::explanation(versions));
         }
@@ -77,7 +78,9 @@ pub fn decide(
     SelectionRecord {
         measured: false,
         reason: SelectionReason::SameCode,
-        detail: same_code_detail(functions, data, files.same) + &read_alike(alike),
+        detail: same_code_detail(functions, data, files.same)
+            + &read_alike(alike)
+            + &set_aside_detail(set_aside),
         functions,
         data,
         files: files.same,
@@ -323,6 +326,20 @@ fn read_alike(packages: &[String]) -> String {
     )
 }
 
+/// What the code comparison set aside, for the detail: "; set aside: libtest's table of
+/// benchmarks: source lines moved (…)".
+fn set_aside_detail(set_aside: &[String]) -> String {
+    set_aside
+        .iter()
+        .map(|what| {
+            format!(
+                "; set aside: {what} (the descriptors `rustc --test` writes, which libtest reads \
+                 to list and name the benchmarks; names, flags and functions the same)"
+            )
+        })
+        .collect()
+}
+
 /// "same code: 41 functions, 12 data objects, 1 file compared".
 pub fn same_code_detail(functions: usize, data: usize, files: usize) -> String {
     let plural =
@@ -346,6 +363,7 @@ mod tests {
             functions: 41,
             data: 12,
             alike: Vec::new(),
+            set_aside: Vec::new(),
         }
     }
 
@@ -369,6 +387,7 @@ mod tests {
             functions: 3,
             data: 2,
             alike: packages.iter().map(|p| p.to_string()).collect(),
+            set_aside: Vec::new(),
         };
         let files = FileComparison::default();
         let record = decide(&alike(&["lib"]), &files, &[], &[]);
@@ -390,6 +409,24 @@ mod tests {
         assert_eq!(
             record.detail,
             "same code: 3 functions, 2 data objects compared"
+        );
+    }
+
+    #[test]
+    fn the_same_code_says_what_it_set_aside() {
+        let code = CodeComparison::Same {
+            functions: 3,
+            data: 2,
+            alike: Vec::new(),
+            set_aside: vec![code::LIBTEST_TABLE_MOVED.to_string()],
+        };
+        let record = decide(&code, &FileComparison::default(), &[], &[]);
+        assert!(record.skipped());
+        assert_eq!(
+            record.detail,
+            "same code: 3 functions, 2 data objects compared; set aside: libtest's table of \
+             benchmarks: source lines moved (the descriptors `rustc --test` writes, which libtest \
+             reads to list and name the benchmarks; names, flags and functions the same)"
         );
     }
 

@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use object::SymbolKind;
 
+use super::libtest_table::{self, Descriptor};
 use super::objects::{Objects, Place, Relocation, SecRef, Target, lto_stem, stable_name};
 use crate::steps::build::BuildOutDir;
 use crate::steps::reach::versions::VersionChange;
@@ -72,6 +73,8 @@ pub(super) struct Walk<'a> {
     /// The packages whose build-script output directory was read alike in what was compared
     /// ([`CheckoutPaths::read_alike`]).
     pub alike: BTreeSet<String>,
+    /// Differences set aside as not the benchmark's ([`libtest_table::SET_ASIDE`]).
+    pub set_aside: BTreeSet<&'static str>,
     /// The demangled name of the function compared, for the names of anonymous data.
     owner: String,
     /// The two checkouts' paths, which bytes may differ by ([`CheckoutPaths`]).
@@ -269,6 +272,7 @@ impl<'a> Walk<'a> {
             visited: HashSet::new(),
             data: BTreeSet::new(),
             alike: BTreeSet::new(),
+            set_aside: BTreeSet::new(),
             owner,
             paths,
         }
@@ -317,17 +321,8 @@ impl<'a> Walk<'a> {
         if !same_shape {
             return Err(data_differs());
         }
-        if is_location(self.base, b) && is_location(self.head, h) {
-            // A panic location: the same file (its pointer, compared below, and its length),
-            // whatever its line and column.
-            if bytes_b[..16] != bytes_h[..16] {
-                return Err(data_differs());
-            }
-        } else {
-            let Some(alike) = self.paths.read_alike(bytes_b, bytes_h) else {
-                return Err(data_differs());
-            };
-            self.alike.extend(alike.into_iter().map(str::to_string));
+        if !self.bytes_alike(b, h) {
+            return Err(data_differs());
         }
         for (rb, rh) in sb.relocations.iter().zip(&sh.relocations) {
             if (rb.offset, rb.r_type) != (rh.offset, rh.r_type) {
@@ -363,6 +358,29 @@ impl<'a> Walk<'a> {
             self.targets(tb, th, &label, pending)?;
         }
         Ok(())
+    }
+
+    /// Whether the bytes of base's section `b` and head's `h` (of one shape) are the same, up to
+    /// what is read alike or set aside: a panic location's line and column (the same file: its
+    /// pointer, compared with the relocations, and its length), the checkouts' paths and
+    /// build-script output directories ([`CheckoutPaths::read_alike`]), and the source position
+    /// of a libtest descriptor's item ([`libtest_table`]).
+    fn bytes_alike(&mut self, b: SecRef, h: SecRef) -> bool {
+        let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
+        if is_location(self.base, b) && is_location(self.head, h) {
+            return bytes_b[..16] == bytes_h[..16];
+        }
+        if let Some(alike) = self.paths.read_alike(bytes_b, bytes_h) {
+            self.alike.extend(alike.into_iter().map(str::to_string));
+            return true;
+        }
+        let descriptors = (descriptor(self.base, b), descriptor(self.head, h));
+        let moved = matches!(&descriptors, (Some(db), Some(dh))
+            if libtest_table::only_positions_differ(db, dh));
+        if moved {
+            self.set_aside.insert(libtest_table::SET_ASIDE);
+        }
+        moved
     }
 
     /// Whether two relocations' targets are the same by identity, as far as can be told
@@ -676,16 +694,78 @@ pub(super) fn demangle(name: &str) -> String {
     format!("{:#}", rustc_demangle::demangle(name))
 }
 
+/// Whether `section` holds a named symbol at its start (a static), which is compared whole.
+fn is_named(objects: &Objects, section: SecRef) -> bool {
+    let object = &objects.objects[section.0 as usize];
+    object.name_of_section[section.1 as usize]
+        .and_then(|at| object.symbols.get(at as usize))
+        .is_some_and(|symbol| data_name(&symbol.name).is_some())
+}
+
+/// `section` as a candidate libtest descriptor ([`libtest_table`]): anonymous data (a named
+/// static is compared whole), the strings its absolute pointers reach (each `&str`'s length in
+/// the word after its pointer), and whether one reaches code.
+fn descriptor(objects: &Objects, section: SecRef) -> Option<Descriptor<'_>> {
+    let found = objects.section(section);
+    if found.is_code() || is_named(objects, section) {
+        return None;
+    }
+    let bytes = objects.bytes(section);
+    let mut descriptor = Descriptor {
+        bytes,
+        ..Descriptor::default()
+    };
+    for relocation in &found.relocations {
+        descriptor.relocated.push(relocation.offset);
+        if !ABSOLUTE_64.contains(&relocation.r_type) {
+            continue;
+        }
+        if let Resolved::Function { .. } = resolve(objects, section.0, relocation.target) {
+            descriptor.reaches_code = true;
+            continue;
+        }
+        let length = usize::try_from(relocation.offset + 8)
+            .ok()
+            .and_then(|at| bytes.get(at..at + 8))
+            .and_then(|word| word.try_into().ok())
+            .map(u64::from_le_bytes)
+            .filter(|n| (1..=4096).contains(n));
+        let text = length.and_then(|n| string_at(objects, section.0, relocation, n as usize));
+        descriptor.strings.extend(text);
+    }
+    Some(descriptor)
+}
+
+/// The `length` bytes an absolute pointer (`relocation` of object `object`) points to, as text:
+/// in an entry of merged constants, within that entry.
+fn string_at<'o>(
+    objects: &'o Objects,
+    object: u32,
+    relocation: &Relocation,
+    length: usize,
+) -> Option<&'o str> {
+    let bytes = match entry(objects, object, relocation) {
+        Some(found) => {
+            let start = usize::try_from(found.within as i64 + found.addend).ok()?;
+            found.bytes.get(start..start.checked_add(length)?)?
+        }
+        None => {
+            let (section, offset) = string_target(objects, object, relocation)?;
+            let start = usize::try_from(offset).ok()?;
+            objects
+                .bytes(section)
+                .get(start..start.checked_add(length)?)?
+        }
+    };
+    std::str::from_utf8(bytes).ok()
+}
+
 /// Whether `section` is a `core::panic::Location`: anonymous (a static of that shape keeps its
 /// name, and is compared whole), 24 bytes, one absolute 64-bit relocation at offset 0 to a
 /// string whose length is the 64-bit word at offset 8 and that ends in `.rs`.
 fn is_location(objects: &Objects, section: SecRef) -> bool {
     let found = objects.section(section);
-    let object = &objects.objects[section.0 as usize];
-    let named = object.name_of_section[section.1 as usize]
-        .and_then(|at| object.symbols.get(at as usize))
-        .is_some_and(|symbol| data_name(&symbol.name).is_some());
-    if named {
+    if is_named(objects, section) {
         return false;
     }
     let [relocation] = found.relocations.as_slice() else {

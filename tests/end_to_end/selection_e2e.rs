@@ -975,6 +975,56 @@ fn changed_code_a_libtest_fork_runs_only_outside_its_timed_routine_is_skipped_wh
     eprintln!("{left:?}: the machine stayed too busy for libtest's probe; measured");
 }
 
+/// The libtest demo (head's commit) with three lines added above its benchmarks (`HEAD~1`),
+/// then `slight` renamed `slighter` (`HEAD`).
+fn libtest_lines_moved_demo(guard: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
+    let options = DemoOptions {
+        harness: DemoHarness::Libtest,
+        ..strong_changes()
+    };
+    shared_demo_with(guard, &options, "libtest lines moved", |repo| {
+        let above = "extern crate test;\n\n// Three lines\n// above every\n// benchmark.\n";
+        replace_in(repo, "benches/demo.rs", "extern crate test;\n", above);
+        commit_all(repo, "three lines above the benchmarks");
+        replace_in(repo, "benches/demo.rs", "fn slight(", "fn slighter(");
+        commit_all(repo, "slight renamed");
+    })
+}
+
+#[test]
+fn a_libtest_table_whose_lines_moved_is_set_aside_and_one_with_a_benchmark_renamed_is_not() {
+    let guard = measuring_lock();
+    let (_dir, repo) = libtest_lines_moved_demo(&guard);
+    // Stands in for `cargo +nightly perfdiff`, as the libtest tests of harness_e2e do.
+    let env = [("RUSTC_BOOTSTRAP", "1")];
+    let list = |from: &str, to: &str| -> serde_json::Value {
+        let args = [from, to, "--list", "--format", "json", "--", "steady"];
+        let output = selecting_with(&repo, &with_options(&args, FAST), &env);
+        assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    // Only the lines of `rustc --test`'s descriptors differ (fastrand v2.4.0 → v2.5.0).
+    let moved = list("HEAD~2", "HEAD~1");
+    let entry = bench_entry(&moved, "hash::steady");
+    let record = selection(entry);
+    assert_eq!(record["reason"], "same_code", "{entry:#}");
+    assert!(
+        record["detail"].as_str().is_some_and(
+            |d| d.contains("set aside: libtest's table of benchmarks: source lines moved")
+        ),
+        "{entry:#}"
+    );
+    // Another benchmark's name in the table: `steady` executes the changed `main`.
+    let renamed = list("HEAD~1", "HEAD");
+    let (entry, record) = measured_for(&renamed, "hash::steady", "reaches_change");
+    assert!(
+        record["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("data of demo::main")),
+        "{entry:#}"
+    );
+}
+
 #[test]
 fn list_says_what_a_run_would_measure_and_why() {
     let guard = measuring_lock();

@@ -55,6 +55,8 @@ mod libtest_table_tests;
 #[cfg(test)]
 mod lto_copies_tests;
 mod objects;
+#[cfg(test)]
+mod version_code_tests;
 
 pub use libtest_table::SET_ASIDE as LIBTEST_TABLE_MOVED;
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -138,13 +138,7 @@ impl CheckoutPaths {
     /// when base's bytes `b` hold a package's old version and head's `h` its new one: the
     /// benchmark reads the version, which is why it is measured.
     fn versioned(&self, label: Option<String>, b: &[u8], h: &[u8]) -> Option<String> {
-        let holds =
-            |bytes: &[u8], text: &str| memchr::memmem::find(bytes, text.as_bytes()).is_some();
-        let found = self
-            .versions
-            .iter()
-            .find(|c| holds(b, &c.base) && holds(h, &c.head));
-        let Some(change) = found else {
+        let Some(change) = self.version_between(&[b], &[h]) else {
             return label;
         };
         Some(format!(
@@ -154,6 +148,18 @@ impl CheckoutPaths {
             change.base,
             change.head
         ))
+    }
+
+    /// The package whose old version one of base's byte strings `base` holds and whose new
+    /// version one of head's `head` holds.
+    fn version_between(&self, base: &[&[u8]], head: &[&[u8]]) -> Option<&VersionChange> {
+        let holds = |side: &[&[u8]], text: &str| {
+            side.iter()
+                .any(|bytes| memchr::memmem::find(bytes, text.as_bytes()).is_some())
+        };
+        self.versions
+            .iter()
+            .find(|c| holds(base, &c.base) && holds(head, &c.head))
     }
 
     /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths and
@@ -310,10 +316,13 @@ impl<'a> Walk<'a> {
         // Changed data is named with the version it holds, whatever in it differs (its bytes,
         // or a relocation: rustc merges a version string into the constants of the function
         // that reads it, with pointers beside it).
+        let (base, head, paths) = (self.base, self.head, self.paths);
+        let owner = label.is_none().then(|| self.owner.clone());
         let data_differs = || Mismatch {
-            data: match &label {
-                Some(_) => self.paths.versioned(label.clone(), bytes_b, bytes_h),
-                None => None,
+            data: match (&label, &owner) {
+                (Some(_), _) => paths.versioned(label.clone(), bytes_b, bytes_h),
+                (None, Some(owner)) => version_read(base, head, paths, owner, (b, h)),
+                (None, None) => None,
             },
         };
         let same_shape = (sb.size, sb.align, sb.flags, sb.relocations.len())
@@ -451,6 +460,48 @@ impl<'a> Walk<'a> {
                 .unwrap_or_else(|| format!("data of {}", self.owner)),
         )
     }
+}
+
+/// When the code of function `owner` differs (base's section `b`, head's `h`, in `sections`):
+/// its data, named with the version it holds, when the data its pointers reach holds a
+/// package's old version in base and its new one in head ([`CheckoutPaths::with_versions`]). A
+/// function that passes `env!("CARGO_PKG_VERSION")` on (to clap's `.version()`) holds the
+/// string's length as an immediate, so a version of another length changes its code before its
+/// data is compared; its data differs too, and reading the version is why it is measured.
+/// `None` (the code alone) otherwise.
+fn version_read(
+    base: &Objects,
+    head: &Objects,
+    paths: &CheckoutPaths,
+    owner: &str,
+    (b, h): (SecRef, SecRef),
+) -> Option<String> {
+    let change = paths.version_between(&reached_bytes(base, b), &reached_bytes(head, h))?;
+    Some(format!(
+        "data of {owner} (it holds the version of `{}`, {} → {})",
+        change.package, change.base, change.head
+    ))
+}
+
+/// The bytes of the data `section`'s relocations point to, one level: each entry of merged
+/// constants, anonymous section or data symbol (functions left out).
+fn reached_bytes(objects: &Objects, section: SecRef) -> Vec<&[u8]> {
+    let mut reached = Vec::new();
+    for relocation in &objects.section(section).relocations {
+        if let Some(found) = entry(objects, section.0, relocation) {
+            reached.push(found.bytes);
+            continue;
+        }
+        match resolve(objects, section.0, relocation.target) {
+            Resolved::Section(data) => reached.push(objects.bytes(data)),
+            Resolved::Data { defs, .. } => reached.extend(
+                defs.iter()
+                    .map(|&(data, value, size)| symbol_bytes(objects.bytes(data), value, size)),
+            ),
+            _ => {}
+        }
+    }
+    reached
 }
 
 /// The bytes of a data symbol at `value` of `size` in its section's `bytes` (what lies inside).

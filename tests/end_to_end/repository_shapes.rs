@@ -257,6 +257,32 @@ fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run(
 }
 
 #[test]
+fn a_benchmark_whose_code_passes_a_version_of_another_length_says_it_reads_the_version() {
+    // uutils/coreutils 0.9.0 → 0.10.0 (field-trials.md, `cu-version`): the string's length is
+    // an immediate of the code that passes it on, so the code differs before its data is
+    // compared, and the reason said only "changed code".
+    let guard = measuring_lock();
+    let key = "a version of another length";
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
+        let (from, to) = ("version = \"0.1.0\"", "version = \"0.10.0\"");
+        replace_in(repo, "Cargo.toml", from, to);
+        commit_all(repo, "release 0.10.0");
+    });
+    let list = ["HEAD~1", "HEAD", "--list", "--format", "json"];
+    let manifest = ["--manifest-path", "benches/Cargo.toml", "--", "version"];
+    let output = selecting(&repo, &[&list[..], &manifest[..]].concat());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
+    let read = bench_entry(&report, "version")["selection"].to_string();
+    assert!(
+        read.contains("it holds the version of `shapelib`, 0.1.0 → 0.10.0"),
+        "{read}"
+    );
+}
+
+#[test]
 fn a_dev_dependency_added_that_no_benchmark_uses_changes_no_benchmark_s_code() {
     // unicode-segmentation's #147 added `proptest` to its dev-dependencies: cargo gives every
     // bench target one more `--extern`, and when that went into the bench executables' symbol

@@ -582,6 +582,7 @@ fn a_plt_stub_is_its_import() {
             functions: entries as usize,
             data: 0,
             alike: Vec::new(),
+            set_aside: Vec::new(),
         }
     );
 }

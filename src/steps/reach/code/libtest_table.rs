@@ -76,7 +76,7 @@ fn positions(descriptor: &Descriptor) -> Option<usize> {
         descriptor.relocated.iter().all(|&r| {
             let r = r as usize;
             // Neither the relocated word, nor a word overlapping it, nor a string's length.
-            (r + WORD <= at && r + WORD != at) || r >= at + WORD
+            r + WORD < at || r >= at + WORD
         })
     };
     let mut found = (0..)

@@ -476,6 +476,9 @@ fn version_read(
     owner: &str,
     (b, h): (SecRef, SecRef),
 ) -> Option<String> {
+    if paths.versions.is_empty() {
+        return None;
+    }
     let change = paths.version_between(&reached_bytes(base, b), &reached_bytes(head, h))?;
     Some(format!(
         "data of {owner} (it holds the version of `{}`, {} → {})",

@@ -315,7 +315,8 @@ impl<'a> Walk<'a> {
         let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
         // Changed data is named with the version it holds, whatever in it differs (its bytes,
         // or a relocation: rustc merges a version string into the constants of the function
-        // that reads it, with pointers beside it).
+        // that reads it, with pointers beside it); changed code with the version the data it
+        // points to holds ([`version_read`]: the string's length is in the code).
         let (base, head, paths) = (self.base, self.head, self.paths);
         let owner = label.is_none().then(|| self.owner.clone());
         let data_differs = || Mismatch {

@@ -245,7 +245,9 @@ impl MeasureContext<'_> {
         copies: &mut FreshCopies,
         progress: &Progress,
     ) -> Result<()> {
-        let divan = self.built(Side::Base, matched).harness.get() == Harness::Divan;
+        // A command has no bench target, so no harness of its own to size samples for.
+        let divan = !is_command(matched)
+            && self.built(Side::Base, matched).harness.get() == Harness::Divan;
         if !divan
             || self
                 .divan_sample_sizes

@@ -246,8 +246,8 @@ impl MeasureContext<'_> {
         progress: &Progress,
     ) -> Result<()> {
         // A command has no bench target, so no harness of its own to size samples for.
-        let divan = !is_command(matched)
-            && self.built(Side::Base, matched).harness.get() == Harness::Divan;
+        let divan =
+            !is_command(matched) && self.built(Side::Base, matched).harness.get() == Harness::Divan;
         if !divan
             || self
                 .divan_sample_sizes

@@ -727,6 +727,34 @@ fn one_native_run_of_a_target_s_benchmarks_holds_what_all_of_them_executed_and_r
     assert!(trace::split::trace_union_natively(&twice, scratch.path()).is_err());
 }
 
+/// The same one run for divan (its exact names, a benchmark's thread counts all run) and for
+/// libtest (several exact filters): each benchmark's functions are in it, and a benchmark left
+/// out is not.
+#[test]
+fn one_native_run_of_divan_or_libtest_benchmarks_holds_each_one_s_functions() {
+    let scratch = tempfile::tempdir().unwrap();
+    let home = scratch.path().join("home");
+    for (target, harness, ids) in [
+        (
+            "dv",
+            Harness::Divan,
+            ["dv::alpha", "dv::gamma::t=1", "dv::gamma::t=2"],
+        ),
+        ("lt", Harness::Libtest, ["alpha", "set_up_apart", "beta"]),
+    ] {
+        let exe = fixture().executable(target).to_path_buf();
+        let requests: Vec<ForkRequest> = ids
+            .iter()
+            .map(|id| request(target, harness, id, &home))
+            .collect();
+        let union = trace::split::trace_union_natively(&requests, scratch.path())
+            .unwrap_or_else(|e| panic!("{target}: {e}: {e:?}"));
+        assert!(ran(&union, &exe, "alpha_work"), "{target}");
+        let beta = ran(&union, &exe, "beta_work");
+        assert_eq!(beta, harness == Harness::Libtest, "{target}: beta_work");
+    }
+}
+
 #[test]
 fn a_benchmark_traced_alone_is_not_given_what_runs_after_its_samples() {
     let exe = fixture().executable("crit").to_path_buf();

@@ -77,7 +77,7 @@ use super::executed::{self, Executed};
 use super::runs::{self, Mode, RunTrace};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceCache, TraceError};
-use crate::model::harness::Harness;
+use crate::model::harness::{Harness, divan};
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::{Valgrind, dumps, symbols};
 
@@ -205,20 +205,44 @@ pub fn trace_benchmarks_natively(
         .collect()
 }
 
-/// One native run of all of `reqs` (criterion benchmarks run alike, [`alike`]), in test mode
-/// with the filter that selects exactly them: one trace of what they executed, read and started
-/// together, more than any one of them does, so sound for each where one that is the same for
-/// them all is all a caller needs (no function of the target differs: only what was read is left
-/// to ask). Not kept: a later comparison, against code that differs, needs each benchmark's own.
+/// One native run of all of `reqs` (benchmarks of one executable run alike, [`run_alike`]), in
+/// their harness's test mode with filters that select them ([`union_args`]): one trace of what
+/// they executed, read and started together, more than any one of them does, so sound for each
+/// where one that is the same for them all is all a caller needs (no function of the target
+/// differs: only what was read is left to ask). Not kept: a later comparison, against code that
+/// differs, needs each benchmark's own.
 pub fn trace_union_natively(reqs: &[ForkRequest], scratch: &Path) -> Result<Trace, SplitError> {
-    let first = alike(reqs)?;
+    let first = run_alike(reqs)?;
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
-    let args = vec!["--test".into(), filter(&ids).into()];
+    let args = union_args(first, &ids)?;
     let budget = Budget::sum(reqs.iter().map(runs::budget));
     let traced = in_scratch(scratch, |dir| {
         super::native::trace_run_natively(first, dir, (args, &ids), budget)
     })?;
     Ok(traced)
+}
+
+/// The arguments of one test-mode run of exactly the benchmarks `ids` of `first`'s harness (or
+/// more: a divan benchmark's every thread count): criterion's filter ([`filter`]), libtest's
+/// and divan's exact names (both take several filters). Another harness cannot be run so.
+fn union_args(first: &ForkRequest, ids: &[&str]) -> Result<Vec<OsString>, SplitError> {
+    let mut args: Vec<OsString> = match first.harness {
+        Harness::Criterion(_) => return Ok(vec!["--test".into(), filter(ids).into()]),
+        Harness::Divan => vec!["--test".into(), "--exact".into()],
+        Harness::Libtest => vec!["--exact".into()],
+        _ => {
+            return Err(SplitError::Unsplittable {
+                target: first.executable.display().to_string(),
+                why: "its harness takes no filter of several benchmarks".to_string(),
+            });
+        }
+    };
+    let names: BTreeSet<&str> = match first.harness {
+        Harness::Divan => ids.iter().map(|id| divan::selection(id).0).collect(),
+        _ => ids.iter().copied().collect(),
+    };
+    args.extend(names.into_iter().map(OsString::from));
+    Ok(args)
 }
 
 /// How a target's shared run went, for the benchmarks it leaves to be traced alone.
@@ -357,11 +381,27 @@ fn alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
             .map_or_else(String::new, |r| r.executable.display().to_string()),
         why: why.to_string(),
     };
+    let first = run_alike(reqs)?;
+    if !matches!(first.harness, Harness::Criterion(_)) {
+        return Err(unsplittable("its harness has no split (criterion only)"));
+    }
+    Ok(first)
+}
+
+/// The first of `reqs`, when they are benchmarks (one or more, no command) run alike: the same
+/// executable, working directory, environment and harness, distinct ids.
+fn run_alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
+    let unsplittable = |why: &str| SplitError::Unsplittable {
+        target: reqs
+            .first()
+            .map_or_else(String::new, |r| r.executable.display().to_string()),
+        why: why.to_string(),
+    };
     let [first, rest @ ..] = reqs else {
         return Err(unsplittable("no benchmark"));
     };
-    if !matches!(first.harness, Harness::Criterion(_)) || first.command.is_some() {
-        return Err(unsplittable("its harness has no split (criterion only)"));
+    if first.command.is_some() {
+        return Err(unsplittable("a command has no benchmarks to filter"));
     }
     let same = |r: &ForkRequest| {
         r.executable == first.executable

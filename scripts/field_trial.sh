@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c` and `newcomer16b`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16` and `newcomer16b`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -106,6 +106,10 @@ nom-docs|rust-bakery/nom|a44b52ed~1|a44b52ed|benchmarks/Cargo.toml||--bench arit
 dv-version|nvzqz/divan|52f9d49~1|52f9d49|Cargo.toml||--package examples --bench math --bench collections --bench sort --bench atomic|version bump only ("Release v0.1.21": divan 0.1.20 → 0.1.21 and divan-macros'"'"' exact requirement, README, CHANGELOG): every benchmark unchanged (same code); divan'"'"'s own examples package (path dependency on the harness, no lock file), nanosecond benchmarks with `args`, `types` × `args`, `#[ignore]` and `threads = [0, 1, 4, 16]` groups
 dv-alloc|nvzqz/divan|fb269a9~1|fb269a9|Cargo.toml||--package internal_benches|"Optimize `AllocProfiler` thread local usage" (fb269a9, divan 0.1.7: `ThreadAllocInfo` owned by its thread, unsynchronized arithmetic, stored inline in `thread_local!`): "the `alloc::thread_info::tally_alloc` benchmark in CI has gone from 5-9ns to 2ns"; divan'"'"'s internal benchmarks (feature `internal_benches`, registered in `src/` with `#[crate::bench(crate = crate, threads = [0, 1, 2, 4, 16])]`), `AllocProfiler` the global allocator, so the harness measured is the harness changed
 clap-version|clap-rs/clap|4a622b434~1|4a622b434|Cargo.toml||--package clap_bench|version bump only ("chore: Release": clap and clap_builder 4.6.5 → 4.6.6 and the exact requirement between them, clap_bench'"'"'s requirement, clap_complete, clap_complete_nushell, clap_mangen, Cargo.lock, CHANGELOGs, the changelog link in `src/lib.rs`'"'"'s docs): every benchmark unchanged (same code); a workspace of 7 members, clap_bench'"'"'s five divan targets (`empty`, `simple`, `complex`, `rustup`, `ripgrep`: building commands, parsing arguments, rendering help), LTO, one codegen unit and `panic = "abort"` in the release profile, which bench inherits
+jiff-version|BurntSushi/jiff|6019162~1|6019162|bench/Cargo.toml||-- ^timestamp/|version bump only (0.2.20 → 0.2.21: the versions of jiff and jiff-static and jiff'"'"'s `=0.2.20` requirement on jiff-static, two `Cargo.toml`s): every benchmark unchanged (same code); `bench/` a package of its own `[workspace]` with `jiff = { path = ".." }` (features `static`, the proc-macro jiff-static, and `tzdb-bundle-always`), criterion 0.5 beside chrono, time and chrono-tz, no lock file; the 25 `timestamp/` benchmarks
+jiff-tsdt|BurntSushi/jiff|d57657a~1|d57657a|bench/Cargo.toml||-- ^timestamp/|"perf: optimize timestamp -> datetime conversion" (#518, `ITimestamp::to_datetime` divides unsigned after a positive bias, in jiff and its copy in jiff-static): "the timestamp/to_civil_datetime_offset_conversion benchmark improves by more than 10%, perhaps closer to 20%"; the `timestamp/*/jiff` benchmarks that convert to a civil datetime reach it, the chrono and time ones do not
+fmt-der-version|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--package spki --features alloc|version bump (der 0.8.0-rc.12 → 0.8.0, and every member'"'"'s requirement on it, spki'"'"'s `der = "0.8.0-rc.10"` → `"0.8"`; Cargo.lock, CHANGELOG): every benchmark unchanged (same code); a workspace of 27 members whose `[patch.crates-io]` puts each member in place of its crates.io release (spki'"'"'s `der` has no `path`: the patch resolves it to `./der`), libtest `#[bench]` (nightly) in spki behind `#![cfg(feature = "alloc")]`
+fmt-der-setof|RustCrypto/formats|787398bb~1|787398bb|Cargo.toml|nightly|--package spki --features alloc|"der: replace O(n^2) SetOf sort with O(n log n) sort" (#2345, `der_sort`: "a ~246 KB reverse-sorted SET OF with 18k elements took roughly 11 seconds to decode"): spki'"'"'s benchmarks decode and encode one SubjectPublicKeyInfo, no SET OF: unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -321,6 +325,7 @@ newcomer15c|fr-release24 fr-release25 ahash-release itoa-release18 itoa-release1
 newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falseshare cb-root
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
+newcomer16|jiff-version jiff-tsdt fmt-der-version fmt-der-setof
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -852,7 +852,8 @@ impl Reader<'_> {
         let keys: Vec<&str> = with_body.map(|i| i.key.as_str()).collect();
         let defined = match qualified::impl_method(function) {
             Some(method) => {
-                self.is_file_of(file, &method.krate) && keys.iter().any(|k| method.is_key(k))
+                let of_crate = method.crates.iter().any(|k| self.is_file_of(file, k));
+                of_crate && keys.iter().any(|k| method.is_key(k))
             }
             None => {
                 let krate = qualified::one_crate(function).unwrap_or_default();
@@ -1654,6 +1655,58 @@ mod tests {
             panic!("a macro call around the closure: {unknown:?}");
         };
         assert!(why.contains("calls a macro"), "{why}");
+    }
+
+    /// A crate whose `setup` converts through a blanket impl (`ConvertInto`, jiff's bench
+    /// crate's shape) into a type named by its path, and steps an iterator whose impl names its
+    /// trait by its path, each inlined everywhere, of `src/util.rs`; `factor` the conversion's.
+    fn paths_crate(factor: &str, main_extra: &str) -> Vec<(&'static str, String)> {
+        let util = format!(
+            "pub trait ConvertFrom<F> {{\n    fn convert_from(x: F) -> Self;\n}}\n\n\
+             pub trait ConvertInto<T> {{\n    fn convert_into(self) -> T;\n}}\n\n\
+             impl<F, T: ConvertFrom<F>> ConvertInto<T> for F {{\n    #[inline(always)]\n    \
+             fn convert_into(self) -> T {{\n        T::convert_from(self)\n    }}\n}}\n\n\
+             impl ConvertFrom<u32> for std::num::Wrapping<u64> {{\n    #[inline(always)]\n    \
+             fn convert_from(x: u32) -> Self {{\n        \
+             std::num::Wrapping(std::hint::black_box(x as u64).wrapping_mul({factor}))\n    \
+             }}\n}}\n\npub struct W(pub u64);\n\nimpl std::iter::Iterator for W {{\n    \
+             type Item = u64;\n\n    #[inline(always)]\n    fn next(&mut self) -> Option<u64> \
+             {{\n        self.0 = std::hint::black_box(self.0).wrapping_mul(7);\n        \
+             Some(self.0)\n    }}\n}}\n"
+        );
+        let main = format!(
+            "mod util;\n\nuse util::ConvertInto;\n\n#[inline(never)]\nfn setup(n: u32) -> u64 \
+             {{\n    let w: std::num::Wrapping<u64> = std::hint::black_box(n).convert_into();\n    \
+             let mut it = util::W(w.0);\n    it.next().unwrap_or(0)\n}}\n{main_extra}\n\
+             fn main() {{\n    println!(\"{{}}\", setup(std::hint::black_box(3)));\n}}\n"
+        );
+        vec![("src/util.rs", util), ("src/main.rs", main)]
+    }
+
+    #[test]
+    fn a_blanket_impl_s_method_and_an_impl_named_by_paths_are_found_by_their_items() {
+        // jiff #518 (field trial jiff-tsdt): `<F as ConvertInto<T>>::convert_into` and
+        // `<chrono::DateTime<Utc> as ConvertFrom<Timestamp>>::convert_from`, inlined in the
+        // bench crate's set-up, had no defining file: a blanket impl, a trait of the build,
+        // and an item key that writes a path `a : : B`, which was never read as one.
+        let dir = tempfile::tempdir().unwrap();
+        compiled_files(dir.path(), "base", &paths_crate("5", ""));
+        let moved = "\n#[allow(dead_code)]\nfn added() -> u64 {\n    1\n}\n";
+        compiled_files(dir.path(), "head", &paths_crate("5", moved));
+        compiled_files(dir.path(), "changed", &paths_crate("6", ""));
+        let into = "<F as demo::util::ConvertInto<T>>::convert_into";
+        let from =
+            "<core::num::wrapping::Wrapping<u64> as demo::util::ConvertFrom<u32>>::convert_from";
+        let next = "<demo::util::W as core::iter::traits::iterator::Iterator>::next";
+        for function in [into, from, next] {
+            let same = compare_apart(dir.path(), "base", "head", function);
+            assert!(same.is_same(), "{function}: {same:?}");
+        }
+        for function in [into, from] {
+            let changed = compare_apart(dir.path(), "base", "changed", function);
+            let differs = matches!(changed, SourceComparison::Differs(_));
+            assert!(differs, "{function}: {changed:?}");
+        }
     }
 
     #[test]

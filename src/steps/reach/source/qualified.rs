@@ -77,15 +77,27 @@ pub(super) fn one_crate(function: &str) -> Option<String> {
 }
 
 /// A method of a trait impl named by a qualified path (`<itertools::multipeek_impl::MultiPeek<I>
-/// as core::iter::traits::iterator::Iterator>::next`) whose self type is a path of a crate of
-/// the build and whose trait is the standard library's: that impl can only be in the self
-/// type's crate (the orphan rules: the standard library does not know the type; a blanket impl
-/// of its own names its parameter, not the type's path). Read with `syn`, as
-/// [`defining_crates`] reads it.
+/// as core::iter::traits::iterator::Iterator>::next`), with the crates that may hold the impl,
+/// by the orphan rules. Read with `syn`, as [`defining_crates`] reads it:
+///
+/// - the trait is the standard library's and the self type a path of a crate of the build: the
+///   self type's crate (the standard library does not know the type; a blanket impl of its own
+///   names its parameter, not the type's path);
+/// - the trait is a crate of the build's (`<chrono::DateTime<chrono::offset::utc::Utc> as
+///   jiff_bench::convert::ConvertFrom<jiff::timestamp::Timestamp>>::convert_from`): the
+///   trait's crate, or a crate of a type the self type or the trait's arguments name (a
+///   local type there lets that crate hold it);
+/// - a blanket impl's method (`<F as jiff_bench::convert::ConvertInto<T>>::convert_into`): a
+///   self type of one segment that is no primitive is the impl's own parameter (a type's path
+///   starts with its crate), and `impl<F> Tr for F` is allowed only in the crate of `Tr` (an
+///   uncovered parameter before any local type), so the trait's crate.
+///
+/// Field trial `jiff-tsdt` (jiff #518): the last two, inlined everywhere in the bench crate's
+/// set-up, had no defining file, and 26 benchmarks were measured for them unread.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct ImplMethod {
-    /// The crate of the self type, the one that holds the impl.
-    pub krate: String,
+    /// The crates that may hold the impl, none of them the standard library's alone.
+    pub crates: BTreeSet<String>,
     /// The last segment of the self type's path (`MultiPeek`).
     self_name: String,
     /// The last segment of the trait's path (`Iterator`).
@@ -101,25 +113,50 @@ pub(super) fn impl_method(function: &str) -> Option<ImplMethod> {
     let syn::Type::Path(self_ty) = &*qself.ty else {
         return None;
     };
-    let own = &self_ty.path.segments;
-    let krate = own.first()?.ident.to_string();
-    if self_ty.qself.is_some() || own.len() < 2 || TOOLCHAIN_CRATES.contains(&krate.as_str()) {
+    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    if self_ty.qself.is_some() || qself.position < 2 || segments.len() != qself.position + 1 {
         return None;
     }
-    let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
     let trait_crate = segments.first()?.ident.to_string();
-    if qself.position < 2
-        || segments.len() != qself.position + 1
-        || !TOOLCHAIN_CRATES.contains(&trait_crate.as_str())
+    let own = &self_ty.path.segments;
+    let crates: BTreeSet<String> = if is_impl_parameter(self_ty) {
+        BTreeSet::from([trait_crate])
+    } else if TOOLCHAIN_CRATES.contains(&trait_crate.as_str()) {
+        if own.len() < 2 {
+            return None;
+        }
+        BTreeSet::from([own.first()?.ident.to_string()])
+    } else {
+        let mut trait_path = path.path.clone();
+        let kept = trait_path.segments.iter().take(qself.position).cloned();
+        trait_path.segments = kept.collect();
+        let mut crates = Crates::default();
+        crates.visit_type(&qself.ty);
+        crates.visit_path(&trait_path);
+        (!crates.projection).then_some(crates.found)?
+    };
+    if crates
+        .iter()
+        .all(|c| TOOLCHAIN_CRATES.contains(&c.as_str()))
     {
         return None;
     }
     Some(ImplMethod {
-        krate,
+        crates,
         self_name: own.last()?.ident.to_string(),
         trait_name: segments[qself.position - 1].ident.to_string(),
         name: segments[qself.position].ident.to_string(),
     })
+}
+
+/// Whether a qualified path's self type is the impl's own type parameter: one segment without
+/// generic arguments that names no primitive.
+fn is_impl_parameter(self_ty: &syn::TypePath) -> bool {
+    let segments = &self_ty.path.segments;
+    let [only] = segments.iter().collect::<Vec<_>>()[..] else {
+        return false;
+    };
+    only.arguments.is_none() && !PRIMITIVES.contains(&only.ident.to_string().as_str())
 }
 
 impl ImplMethod {
@@ -127,7 +164,10 @@ impl ImplMethod {
     /// MultiPeek < I >::fn next`) is this method: an impl of a trait of the same last segment
     /// for a self type of the same last segment (generic arguments and the impl's own
     /// parameters left out: every impl of that trait for that type counts, which errs toward
-    /// comparing more copies). The key's impl is read with `syn`.
+    /// comparing more copies). The key's impl is read with `syn`, once its paths' separators
+    /// are whole again: a key writes each punctuation token apart (`chrono : : DateTime`), which
+    /// `syn` reads as two colons, no path (field trial `jiff-tsdt`: no impl for a type named by
+    /// its path was found).
     pub(super) fn is_key(&self, key: &str) -> bool {
         let Some(owner) = key.strip_suffix(&format!("::fn {}", self.name)) else {
             return false;
@@ -135,7 +175,8 @@ impl ImplMethod {
         let Some(at) = owner.find("impl ") else {
             return false;
         };
-        let Ok(item) = syn::parse_str::<syn::ItemImpl>(&format!("{} {{}}", &owner[at..])) else {
+        let header = owner[at..].replace(": :", "::");
+        let Ok(item) = syn::parse_str::<syn::ItemImpl>(&format!("{header} {{}}")) else {
             return false;
         };
         let last = |path: &syn::Path| path.segments.last().map(|s| s.ident.to_string());
@@ -149,11 +190,13 @@ impl ImplMethod {
     }
 }
 
-/// The crates of the paths a type or trait names; `unknown` once a path could be any crate's.
+/// The crates of the paths a type or trait names; `unknown` once a path could be any crate's,
+/// `projection` once a type is a projection (`<T as Tr>::Assoc`).
 #[derive(Default)]
 struct Crates {
     found: BTreeSet<String>,
     unknown: bool,
+    projection: bool,
 }
 
 impl<'ast> Visit<'ast> for Crates {
@@ -173,6 +216,7 @@ impl<'ast> Visit<'ast> for Crates {
     fn visit_qself(&mut self, qself: &'ast syn::QSelf) {
         // A projection (`<T as Tr>::Assoc`) inside a type: its crate is not the path's.
         self.unknown = true;
+        self.projection = true;
         syn::visit::visit_qself(self, qself);
     }
 }
@@ -224,12 +268,14 @@ mod tests {
         let next = "<itertools::multipeek_impl::MultiPeek<I> as \
                     core::iter::traits::iterator::Iterator>::next";
         let method = impl_method(next).expect("a method of a trait impl");
-        assert_eq!(method.krate, "itertools");
+        assert_eq!(method.crates, BTreeSet::from(["itertools".to_string()]));
         assert_eq!(method.name, "next");
         assert!(method.is_key("impl Iterator for MultiPeek < I >::fn next"));
         assert!(
             method.is_key("inner::impl core::iter::Iterator for self::MultiPeek < I >::fn next")
         );
+        let key = "inner::impl core : : iter : : Iterator  for self : : MultiPeek < I > ::fn next";
+        assert!(method.is_key(key), "a path as a file's item key writes it");
         assert!(!method.is_key("impl Iterator for MultiPeek < I >::fn size_hint"));
         assert!(!method.is_key("impl Iterator for PeekNth < I >::fn next"));
         assert!(!method.is_key("impl DoubleEndedIterator for MultiPeek < I >::fn next"));
@@ -238,12 +284,59 @@ mod tests {
             "an inherent method"
         );
         assert!(!method.is_key("fn next"));
-        // The standard library's type, or a trait of a crate of the build: not placed.
+        // The standard library's type and trait: not placed.
         assert_eq!(impl_method("<i32 as core::cmp::PartialOrd>::lt"), None);
-        let own_trait = "<itertools::Foo as demo::Tr>::next";
-        assert_eq!(impl_method(own_trait), None, "the impl may be in `demo`");
         assert_eq!(impl_method("<T as core::clone::Clone>::clone"), None);
         assert_eq!(impl_method("itertools::Itertools::multipeek"), None);
+    }
+
+    #[test]
+    fn a_blanket_impl_s_method_is_found_in_its_trait_s_crate() {
+        // jiff #518 (field trial `jiff-tsdt`): `convert_into`, inlined everywhere, had no
+        // defining file, so every benchmark whose set-up converts was measured.
+        let into = "<F as jiff_bench::convert::ConvertInto<T>>::convert_into";
+        let method = impl_method(into).expect("a blanket impl's method");
+        assert_eq!(method.crates, BTreeSet::from(["jiff_bench".to_string()]));
+        assert_eq!(method.name, "convert_into");
+        assert!(method.is_key(
+            "convert::impl < F , T : ConvertFrom < F > > ConvertInto < T > for F::fn convert_into"
+        ));
+        assert!(method.is_key("impl ConvertInto < T > for F::fn convert_into"));
+        assert!(!method.is_key("impl ConvertInto < T > for G::fn convert_into"));
+        assert!(!method.is_key("impl ConvertFrom < T > for F::fn convert_into"));
+        // The standard library's blanket impls are the toolchain's.
+        assert_eq!(impl_method("<T as core::convert::Into<U>>::into"), None);
+    }
+
+    #[test]
+    fn an_impl_of_a_trait_of_the_build_may_be_in_any_crate_its_header_names() {
+        // jiff #518: `convert_from` for chrono's type, in the bench crate's `convert.rs`.
+        let from = "<chrono::datetime::DateTime<chrono::offset::utc::Utc> as \
+                    jiff_bench::convert::ConvertFrom<jiff::timestamp::Timestamp>>::convert_from";
+        let method = impl_method(from).expect("a method of a trait impl");
+        let crates = ["chrono", "jiff", "jiff_bench"].map(String::from);
+        assert_eq!(method.crates, BTreeSet::from(crates));
+        assert!(method.is_key("impl ConvertFrom < jiff :: Timestamp > for chrono :: DateTime < chrono :: Utc >::fn convert_from"));
+        assert!(!method.is_key(
+            "impl ConvertFrom < jiff :: Zoned > for time :: OffsetDateTime::fn convert_from"
+        ));
+        let own_trait = "<itertools::Foo as demo::Tr>::next";
+        let crates = ["demo", "itertools"].map(String::from);
+        assert_eq!(
+            impl_method(own_trait).map(|m| m.crates),
+            Some(BTreeSet::from(crates))
+        );
+        let primitive = "<u32 as demo::Tr>::f";
+        let crates = ["core", "demo"].map(String::from);
+        assert_eq!(
+            impl_method(primitive).map(|m| m.crates),
+            Some(BTreeSet::from(crates))
+        );
+        // A projection's crate is not its path's: not placed.
+        assert_eq!(
+            impl_method("<<I as core::iter::IntoIterator>::IntoIter as demo::Tr>::f"),
+            None
+        );
     }
 
     #[test]

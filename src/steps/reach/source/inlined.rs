@@ -571,7 +571,13 @@ fn inlined_sources(
     }
     let mut defining = defining.into_iter();
     let (Some(file), None) = (defining.next(), defining.next()) else {
-        let files: Vec<String> = by_file.iter().flat_map(|f| f.keys().cloned()).collect();
+        // Each file once, whichever sides have copies there.
+        let files: BTreeSet<&str> = by_file
+            .iter()
+            .flat_map(|f| f.keys())
+            .map(String::as_str)
+            .collect();
+        let files: Vec<&str> = files.into_iter().collect();
         return Err(match files.is_empty() {
             true => format!("no side has a symbol {function}, nor an inlined copy of it"),
             false => format!(
@@ -1707,6 +1713,14 @@ mod tests {
             let differs = matches!(changed, SourceComparison::Differs(_));
             assert!(differs, "{function}: {changed:?}");
         }
+        // A name no file of its crate defines: unknown, each file of its copies named once
+        // (both sides' were listed, `src/util.rs, src/util.rs`).
+        let elsewhere = "<F as other::ConvertInto<T>>::convert_into";
+        let unknown = compare_apart(dir.path(), "base", "head", elsewhere);
+        let SourceComparison::Unknown(why) = &unknown else {
+            panic!("no file of `other` defines it: {unknown:?}");
+        };
+        assert!(why.contains("cannot be told (src/util.rs)"), "{why}");
     }
 
     #[test]

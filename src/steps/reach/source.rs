@@ -1217,7 +1217,7 @@ pub fn source_of(
 /// it is compared (its path inside the checkout, else its whole path).
 fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
     let file = if file.is_relative() {
-        checkout.join(file)
+        checkout.join(remapped_part(file))
     } else {
         file.to_path_buf()
     };
@@ -1226,6 +1226,22 @@ fn file_key(file: &Path, checkout: &Path) -> (PathBuf, String) {
         Err(_) => file.to_string_lossy().into_owned(),
     };
     (file, key)
+}
+
+/// The part of a relative line-table path that names the checkout's file. The line tables put
+/// a unit's compilation directory before each relative file; a normalised build remaps the
+/// checkout to `.`, and cargo compiles every unit from the workspace's root. A path dependency
+/// outside a workspace below the checkout's root (jiff's `bench/` with `jiff = { path = ".." }`)
+/// is given to rustc by its absolute path, which the remapping makes `./src/lib.rs`: joined to
+/// the compilation directory `./bench`, `./bench/./src/lib.rs`, read as `bench/src/lib.rs`,
+/// no file (field trial `jiff-tsdt`). The `.` the remapping wrote starts the checkout's path;
+/// cargo writes no `.` inside the relative paths it gives rustc.
+fn remapped_part(file: &Path) -> PathBuf {
+    let text = file.to_str();
+    match text.and_then(|t| t.find("/./").map(|at| &t[at + 3..])) {
+        Some(rest) => PathBuf::from(rest),
+        None => file.to_path_buf(),
+    }
 }
 
 /// Whether the file compared as `file` is a dependency's as cargo keeps their sources, outside
@@ -2564,6 +2580,40 @@ mod tests {
         exe
     }
 
+    /// [`compiled_files`] of a crate at the checkout's root compiled from the folder `below`,
+    /// as cargo compiles a path dependency outside a workspace below the root (jiff's `bench/`
+    /// with `path = ".."`): rustc is given its root by its absolute path, and the checkout is
+    /// remapped to `.`, so the line tables name `./src/main.rs` in `./<below>`.
+    pub(super) fn compiled_files_outside(
+        dir: &Path,
+        side: &str,
+        below: &str,
+        files: &[(&str, String)],
+    ) -> PathBuf {
+        let checkout = dir.join(side);
+        let workspace = checkout.join(below);
+        std::fs::create_dir_all(&workspace).unwrap();
+        for (path, text) in files {
+            let path = checkout.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let exe = checkout.join("demo");
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+        let status = std::process::Command::new(rustc)
+            .arg(format!("--remap-path-prefix={}=.", checkout.display()))
+            .current_dir(&workspace)
+            .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
+            .arg("debuginfo=line-tables-only")
+            .arg(checkout.join("src/main.rs"))
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        exe
+    }
+
     /// A crate whose `setup` calls `util::helper`, marked `hint` (`always`: inlined, `never`:
     /// called); `above` goes before it in `src/util.rs`, `shift` is its shift, and `add` what
     /// `util::other::helper`, a function of the same name in the same file, adds.
@@ -2644,6 +2694,35 @@ mod tests {
         // Base's copy of the helper, which head inlines everywhere, has the same source.
         let helper = compare_apart(dir.path(), "called", "inlined", "demo::util::helper");
         assert!(helper.is_same(), "{helper:?}");
+    }
+
+    #[test]
+    fn a_path_dependency_outside_a_workspace_below_the_root_is_read_from_the_checkout() {
+        // jiff #518 (field trial jiff-tsdt): jiff's files, compiled from `bench/`, were read
+        // as `bench/./src/…`, no file, so no set-up function of jiff could be compared.
+        let dir = tempfile::tempdir().unwrap();
+        let unrelated = "#[allow(dead_code)]\nfn unrelated() -> u32 {\n    7\n}\n\n";
+        for (side, above, shift) in [("base", "", 7), ("head", unrelated, 7), ("changed", "", 8)] {
+            let files = apart_crate("always", above, shift, 1);
+            compiled_files_outside(dir.path(), side, "bench", &files);
+        }
+        for function in ["demo::setup", "demo::util::helper"] {
+            let same = compare_apart(dir.path(), "base", "head", function);
+            assert!(same.is_same(), "{function}: {same:?}");
+            let changed = compare_apart(dir.path(), "base", "changed", function);
+            let differs = matches!(changed, SourceComparison::Differs(_));
+            assert!(differs, "{function}: {changed:?}");
+        }
+        assert_eq!(
+            remapped_part(Path::new("./bench/./src/lib.rs")),
+            Path::new("src/lib.rs")
+        );
+        let member = Path::new("./bench/src/bench.rs");
+        assert_eq!(
+            remapped_part(member),
+            member,
+            "a member's file, in its folder"
+        );
     }
 
     #[test]

@@ -2563,16 +2563,25 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
+        let main = Path::new("src/main.rs");
+        compile_demo(&checkout, &workspace, main, !below.is_empty())
+    }
+
+    /// rustc building `main` (as given to it) into `checkout/demo` from `cwd`, with line tables,
+    /// the checkout remapped to `.` when `remap` (as the normalised build does).
+    fn compile_demo(checkout: &Path, cwd: &Path, main: &Path, remap: bool) -> PathBuf {
         let exe = checkout.join("demo");
         let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
         let mut command = std::process::Command::new(rustc);
-        if !below.is_empty() {
+        if remap {
             command.arg(format!("--remap-path-prefix={}=.", checkout.display()));
         }
         let status = command
-            .current_dir(&workspace)
+            .current_dir(cwd)
             .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
-            .args(["debuginfo=line-tables-only", "src/main.rs", "-o"])
+            .arg("debuginfo=line-tables-only")
+            .arg(main)
+            .arg("-o")
             .arg(&exe)
             .status()
             .unwrap();
@@ -2598,20 +2607,7 @@ mod tests {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        let exe = checkout.join("demo");
-        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
-        let status = std::process::Command::new(rustc)
-            .arg(format!("--remap-path-prefix={}=.", checkout.display()))
-            .current_dir(&workspace)
-            .args(["--edition=2021", "--crate-name", "demo", "-O", "-C"])
-            .arg("debuginfo=line-tables-only")
-            .arg(checkout.join("src/main.rs"))
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .unwrap();
-        assert!(status.success());
-        exe
+        compile_demo(&checkout, &workspace, &checkout.join("src/main.rs"), true)
     }
 
     /// A crate whose `setup` calls `util::helper`, marked `hint` (`always`: inlined, `never`:

@@ -2558,11 +2558,7 @@ mod tests {
     ) -> PathBuf {
         let checkout = dir.join(side);
         let workspace = checkout.join(below);
-        for (path, text) in files {
-            let path = workspace.join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, text).unwrap();
-        }
+        write_files(&workspace, files);
         let main = Path::new("src/main.rs");
         compile_demo(&checkout, &workspace, main, !below.is_empty())
     }
@@ -2602,12 +2598,17 @@ mod tests {
         let checkout = dir.join(side);
         let workspace = checkout.join(below);
         std::fs::create_dir_all(&workspace).unwrap();
+        write_files(&checkout, files);
+        compile_demo(&checkout, &workspace, &checkout.join("src/main.rs"), true)
+    }
+
+    /// Writes each of `files` (a path below `root`, its text).
+    fn write_files(root: &Path, files: &[(&str, String)]) {
         for (path, text) in files {
-            let path = checkout.join(path);
+            let path = root.join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
-        compile_demo(&checkout, &workspace, &checkout.join("src/main.rs"), true)
     }
 
     /// A crate whose `setup` calls `util::helper`, marked `hint` (`always`: inlined, `never`:

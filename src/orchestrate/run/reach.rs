@@ -345,53 +345,71 @@ impl<'a> Tracer<'a> {
 
     /// The traces of `requests` when no function of their target differs from head's (`why`,
     /// noted): the kept ones, and those not kept from one native run of them all
-    /// ([`trace::split::trace_union_natively`]) when `same` finds that run's trace the same
-    /// code and files (each benchmark did less than all of them, so it is the same too); else
-    /// each natively in a run of its own, kept (what a benchmark that read a changed file needs:
-    /// its own files, so that the others stay the same). One run pays a target's set-up once:
-    /// range-set-blaze's 500 benchmarks each took 13 to 20 s natively on a busy machine, most of
-    /// it the set-up criterion runs before its filter.
+    /// ([`Tracer::union_if_same`]), else each natively in a run of its own, kept (what a
+    /// benchmark that read a changed file needs: its own files, so that the others stay the
+    /// same). Each kept trace is read once.
     fn natively(
         &self,
         requests: &[ForkRequest],
         why: &str,
         same: &mut dyn FnMut(&trace::Trace) -> bool,
     ) -> Vec<Result<trace::Trace, trace::TraceError>> {
-        let kept: Vec<Option<trace::Trace>> = requests.iter().map(|r| self.cache.kept(r)).collect();
+        let mut traces: Vec<Option<Result<trace::Trace, trace::TraceError>>> = requests
+            .iter()
+            .map(|request| self.cache.kept(request).map(Ok))
+            .collect();
         let missing: Vec<ForkRequest> = requests
             .iter()
-            .zip(&kept)
+            .zip(&traces)
             .filter(|(_, kept)| kept.is_none())
             .map(|(request, _)| request.clone())
             .collect();
-        if missing.len() >= 2 {
-            let started = Instant::now();
-            let union = trace::split::trace_union_natively(&missing, self.scratch);
-            if let Ok(union) = union.as_ref()
-                && same(union)
-            {
-                self.progress.note(&format!("{why}; in one run"));
-                let each = started.elapsed() / missing.len() as u32;
-                let given = requests.iter().zip(kept).map(|(request, kept)| {
-                    let took = if kept.is_some() { Duration::ZERO } else { each };
-                    self.done(request, took);
-                    Ok(kept.unwrap_or_else(|| trace::Trace {
-                        cwd: request.cwd.clone(),
-                        ..union.clone()
-                    }))
-                });
-                return given.collect();
-            }
+        for (request, _) in requests.iter().zip(&traces).filter(|(_, t)| t.is_some()) {
+            self.done(request, Duration::ZERO);
         }
-        let done = |request: &ForkRequest, took| self.done(request, took);
-        let note = |message: &str| self.progress.note(message);
-        trace::split::trace_benchmarks_natively(
-            requests,
-            self.cache,
-            self.scratch,
-            (&done, &note),
-            why,
-        )
+        let made = self.union_if_same(&missing, why, same).unwrap_or_else(|| {
+            let done = |request: &ForkRequest, took| self.done(request, took);
+            let note = |message: &str| self.progress.note(message);
+            let (cache, scratch) = (self.cache, self.scratch);
+            trace::split::trace_benchmarks_natively(&missing, cache, scratch, (&done, &note), why)
+        });
+        let slots = traces.iter_mut().filter(|trace| trace.is_none());
+        for (slot, trace) in slots.zip(made) {
+            *slot = Some(trace);
+        }
+        traces.into_iter().flatten().collect()
+    }
+
+    /// The traces of `missing` (two or more benchmarks of one target, none kept) from one native
+    /// run of them all ([`trace::split::trace_union_natively`]), when `same` finds that run's
+    /// trace the same code and files: each benchmark did less than all of them, so it is the
+    /// same too. `None` when the run fails or is not the same. One run pays a target's set-up
+    /// once: range-set-blaze's 500 benchmarks each took 13 to 20 s natively on a busy machine,
+    /// most of it the set-up criterion runs before its filter.
+    fn union_if_same(
+        &self,
+        missing: &[ForkRequest],
+        why: &str,
+        same: &mut dyn FnMut(&trace::Trace) -> bool,
+    ) -> Option<Vec<Result<trace::Trace, trace::TraceError>>> {
+        if missing.len() < 2 {
+            return None;
+        }
+        let started = Instant::now();
+        let union = trace::split::trace_union_natively(missing, self.scratch).ok()?;
+        if !same(&union) {
+            return None;
+        }
+        self.progress.note(&format!("{why}; in one run"));
+        let each = started.elapsed() / missing.len() as u32;
+        let given = missing.iter().map(|request| {
+            self.done(request, each);
+            Ok(trace::Trace {
+                cwd: request.cwd.clone(),
+                ..union.clone()
+            })
+        });
+        Some(given.collect())
     }
 
     fn done(&self, request: &ForkRequest, took: Duration) {

@@ -179,8 +179,8 @@ pub fn trace_benchmarks(
 
 /// The traces of `reqs` (one bench target's benchmarks, as for [`trace_benchmarks`]), kept in
 /// `cache` or made natively ([`super::native`]), one per CPU, without a valgrind run; `note` is
-/// told `why` first, kept traces or not (it says why this target's tracing is quick). For a caller that knows valgrind's instruction trace
-/// cannot change a decision: when no function of base's executable differs from head's, what a
+/// told `why` first, kept traces or not (it says why this target's tracing is quick). For a
+/// caller that knows valgrind's instruction trace cannot change a decision: when no function of base's executable differs from head's, what a
 /// benchmark executes is the same code whatever it is, and only what it reads and starts is left
 /// to ask, which the native trace tells as valgrind's does (its log's rules are shared) at a
 /// small part of the cost (a 500-benchmark suite across a version bump: about 45 min under
@@ -218,8 +218,8 @@ pub fn trace_union_natively(reqs: &[ForkRequest], scratch: &Path) -> Result<Trac
     let budget = Budget::sum(reqs.iter().map(runs::budget));
     let traced = in_scratch(scratch, |dir| {
         super::native::trace_run_natively(first, dir, (args, &ids), budget)
-    })?;
-    Ok(traced)
+    });
+    Ok(traced?)
 }
 
 /// The arguments of one test-mode run of exactly the benchmarks `ids` of `first`'s harness (or
@@ -231,10 +231,8 @@ fn union_args(first: &ForkRequest, ids: &[&str]) -> Result<Vec<OsString>, SplitE
         Harness::Divan => vec!["--test".into(), "--exact".into()],
         Harness::Libtest => vec!["--exact".into()],
         _ => {
-            return Err(SplitError::Unsplittable {
-                target: first.executable.display().to_string(),
-                why: "its harness takes no filter of several benchmarks".to_string(),
-            });
+            let why = "its harness takes no filter of several benchmarks";
+            return Err(unsplittable(std::slice::from_ref(first), why));
         }
     };
     let names: BTreeSet<&str> = match first.harness {
@@ -375,28 +373,30 @@ pub fn trace_together(
 /// The first of `reqs`, when they are criterion benchmarks (one or more) run alike: the same
 /// executable, working directory and environment, distinct ids.
 fn alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
-    let unsplittable = |why: &str| SplitError::Unsplittable {
+    let first = run_alike(reqs)?;
+    if !matches!(first.harness, Harness::Criterion(_)) {
+        return Err(unsplittable(
+            reqs,
+            "its harness has no split (criterion only)",
+        ));
+    }
+    Ok(first)
+}
+
+/// Why `reqs` cannot be traced together, naming their executable.
+fn unsplittable(reqs: &[ForkRequest], why: &str) -> SplitError {
+    SplitError::Unsplittable {
         target: reqs
             .first()
             .map_or_else(String::new, |r| r.executable.display().to_string()),
         why: why.to_string(),
-    };
-    let first = run_alike(reqs)?;
-    if !matches!(first.harness, Harness::Criterion(_)) {
-        return Err(unsplittable("its harness has no split (criterion only)"));
     }
-    Ok(first)
 }
 
 /// The first of `reqs`, when they are benchmarks (one or more, no command) run alike: the same
 /// executable, working directory, environment and harness, distinct ids.
 fn run_alike(reqs: &[ForkRequest]) -> Result<&ForkRequest, SplitError> {
-    let unsplittable = |why: &str| SplitError::Unsplittable {
-        target: reqs
-            .first()
-            .map_or_else(String::new, |r| r.executable.display().to_string()),
-        why: why.to_string(),
-    };
+    let unsplittable = |why: &str| unsplittable(reqs, why);
     let [first, rest @ ..] = reqs else {
         return Err(unsplittable("no benchmark"));
     };

@@ -485,7 +485,7 @@ fn list_criterion(
 /// fork can select, and for the others (benchmarks with `args`) a run in test mode that shows
 /// their arguments, each listed as a benchmark of its own ([`divan`]). Either way a benchmark
 /// run at several thread counts is one benchmark per count, learned from a run in test mode
-/// ([`divan_thread_counts`], [`tree_thread_counts`]). A tree that cannot be read is an error
+/// ([`divan_thread_counts`]). A tree that cannot be read is an error
 /// naming the divan version (from `version`, when the executable shows it), so that only this
 /// target is set apart.
 fn list_divan(
@@ -495,7 +495,7 @@ fn list_divan(
     let (executable, stderr) = match run(divan::LIST_ARGS) {
         Ok(stdout) => {
             let ids = divan::parse_list(&stdout);
-            let counts = divan_thread_counts(&run, &ids);
+            let counts = divan_thread_counts(&run, &ids, &["--test"]);
             return Ok(terse_listing(ids, counts));
         }
         Err(DiscoverError::List {
@@ -531,42 +531,28 @@ fn list_divan(
         benchmarks,
         arguments,
     };
-    let counts = tree_thread_counts(&run, &selectable);
+    // Exactly the benchmarks without `args` (those ran in test mode for their arguments), so
+    // that no benchmark runs twice there; one drawn with thread counts has no argument read.
+    let args = divan::exact_test_args(&selectable);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let counts = divan_thread_counts(&run, &selectable, &args);
     Ok(with_thread_counts(tree_listing(paths, with_args), counts))
 }
 
-/// The thread counts of a divan before 0.1.18's benchmarks `selectable` (those without `args`),
-/// from one run of exactly them in test mode, so that no benchmark runs twice there (those with
-/// `args` ran for their arguments; one drawn with thread counts has no argument read). Empty
-/// when there are none, or when that run fails or cannot be read, as [`divan_thread_counts`].
-fn tree_thread_counts(
-    run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
-    selectable: &[String],
-) -> Vec<(String, Vec<u32>)> {
-    if selectable.is_empty() {
-        return Vec::new();
-    }
-    let args = divan::exact_test_args(selectable);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    run(&args).map_or_else(
-        |_| Vec::new(),
-        |stdout| divan::thread_counts(&stdout, selectable),
-    )
-}
-
 /// The thread counts of divan benchmarks `ids` run at several (`threads = [1, 2]`), from a run
-/// of the executable in divan's test mode, which runs each benchmark once and draws a leaf for
-/// each count; the terse listing does not show them. None when no benchmark has several, and
-/// when that run fails or cannot be read: such benchmarks are then listed by their path, whose
-/// forks find no row of their own.
+/// of the executable in divan's test mode with `args` (`--test`, or exactly some benchmarks),
+/// which runs each benchmark once and draws a leaf for each count; neither listing shows them.
+/// None when no benchmark has several, and when that run fails or cannot be read: such
+/// benchmarks are then listed by their path, whose forks find no row of their own.
 fn divan_thread_counts(
     run: &impl Fn(&[&str]) -> Result<String, DiscoverError>,
     ids: &[String],
+    args: &[&str],
 ) -> Vec<(String, Vec<u32>)> {
     if ids.is_empty() {
         return Vec::new();
     }
-    run(&["--test"]).map_or_else(|_| Vec::new(), |stdout| divan::thread_counts(&stdout, ids))
+    run(args).map_or_else(|_| Vec::new(), |stdout| divan::thread_counts(&stdout, ids))
 }
 
 /// The listing of a divan ≥ 0.1.18 from its terse `ids`: each benchmark run at several thread

@@ -428,9 +428,11 @@ impl State {
     /// parent was killed before its fork was announced stayed stopped and traced, and the wait
     /// for the trace's other tasks waited on it for ever (an interrupted range-set-blaze run
     /// hung so, criterion having forked to start `gnuplot`).
+    ///
+    /// The leader is signalled by its pid only while it is followed (not reaped: a reaped pid
+    /// may name another process by now); its group while any member is left.
     fn kill_all(&mut self) {
         let processes: BTreeSet<i32> = self.tasks.values().map(|t| t.process).collect();
-        let _ = signal::kill(self.leader, Signal::SIGKILL);
         let _ = signal::killpg(self.leader, Signal::SIGKILL);
         for process in processes {
             let _ = signal::kill(Pid::from_raw(process), Signal::SIGKILL);

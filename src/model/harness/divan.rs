@@ -76,7 +76,12 @@ pub const FORMAT_REJECTED: &str = "error: unexpected argument ";
 /// The arguments of a tree listing of exactly `paths`: divan prints only the benchmarks `--exact`
 /// selects, which leaves out those whose arguments the tree does not show.
 pub fn exact_list_args(paths: &[String]) -> Vec<String> {
-    let flags = ["--list", "--exact"].map(str::to_string);
+    exactly(["--list", "--exact"], paths)
+}
+
+/// `flags`, then `paths`.
+fn exactly(flags: [&str; 2], paths: &[String]) -> Vec<String> {
+    let flags = flags.map(str::to_string);
     flags.into_iter().chain(paths.iter().cloned()).collect()
 }
 
@@ -84,8 +89,7 @@ pub fn exact_list_args(paths: &[String]) -> Vec<String> {
 /// 0.1.18 runs its benchmarks with `args` in test mode for their arguments already
 /// ([`argument_list_args`]), and this runs the others once more for their thread counts.
 pub fn exact_test_args(paths: &[String]) -> Vec<String> {
-    let flags = ["--test", "--exact"].map(str::to_string);
-    flags.into_iter().chain(paths.iter().cloned()).collect()
+    exactly(["--test", "--exact"], paths)
 }
 
 /// A tree listing that is not the shape divan (before 0.1.18) prints.

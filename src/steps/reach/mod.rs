@@ -326,17 +326,12 @@ fn read_alike(packages: &[String]) -> String {
     )
 }
 
-/// What the code comparison set aside, for the detail: "; set aside: libtest's table of
-/// benchmarks: source lines moved (…)".
+/// What the code comparison set aside, each saying why, for the detail: "; set aside:
+/// libtest's table of benchmarks: source lines moved (…)".
 fn set_aside_detail(set_aside: &[String]) -> String {
     set_aside
         .iter()
-        .map(|what| {
-            format!(
-                "; set aside: {what} (the descriptors `rustc --test` writes, which libtest reads \
-                 to list and name the benchmarks; names, flags and functions the same)"
-            )
-        })
+        .map(|what| format!("; set aside: {what}"))
         .collect()
 }
 

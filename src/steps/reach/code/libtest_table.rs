@@ -26,8 +26,11 @@
 const WORD: usize = 8;
 /// The four words of an item's position: start line, start column, end line, end column.
 const POSITION: usize = 4 * WORD;
-/// What the reason says was set aside ([`super::CodeComparison::Same`]'s `set_aside`).
-pub const SET_ASIDE: &str = "libtest's table of benchmarks: source lines moved";
+/// What the reason says was set aside ([`super::CodeComparison::Same`]'s `set_aside`), and why
+/// that is not the benchmark's.
+pub const SET_ASIDE: &str = "libtest's table of benchmarks: source lines moved (the descriptors \
+                             `rustc --test` writes, which libtest reads to list and name the \
+                             benchmarks; names, flags and functions the same)";
 
 /// One anonymous data section as a candidate descriptor: its bytes, the offsets relocations
 /// fill, and the strings its pointers reach.

@@ -779,12 +779,7 @@ fn descriptor(objects: &Objects, section: SecRef) -> Option<Descriptor<'_>> {
             descriptor.reaches_code = true;
             continue;
         }
-        let length = usize::try_from(relocation.offset + 8)
-            .ok()
-            .and_then(|at| bytes.get(at..at + 8))
-            .and_then(|word| word.try_into().ok())
-            .map(u64::from_le_bytes)
-            .filter(|n| (1..=4096).contains(n));
+        let length = length_after(bytes, relocation.offset).filter(|n| (1..=4096).contains(n));
         let text = length.and_then(|n| string_at(objects, section.0, relocation, n as usize));
         descriptor.strings.extend(text);
     }
@@ -833,11 +828,10 @@ fn is_location(objects: &Objects, section: SecRef) -> bool {
     {
         return false;
     }
-    let bytes = objects.bytes(section);
-    let Some(length) = bytes.get(8..16).and_then(|b| b.try_into().ok()) else {
+    let Some(length) = length_after(objects.bytes(section), 0) else {
         return false;
     };
-    let length = u64::from_le_bytes(length) as usize;
+    let length = length as usize;
     let Some((string, offset)) = string_target(objects, section.0, relocation) else {
         return false;
     };
@@ -846,6 +840,14 @@ fn is_location(objects: &Objects, section: SecRef) -> bool {
     start
         .and_then(|start| text.get(start..start.checked_add(length)?))
         .is_some_and(|file| file.ends_with(b".rs"))
+}
+
+/// The little-endian word after a pointer at `offset` of `bytes`: the length of a `&str`
+/// laid out there.
+fn length_after(bytes: &[u8], offset: u64) -> Option<u64> {
+    let at = usize::try_from(offset).ok()?.checked_add(8)?;
+    let word = bytes.get(at..at.checked_add(8)?)?;
+    Some(u64::from_le_bytes(word.try_into().ok()?))
 }
 
 /// The section and offset an absolute relocation points into.

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16` and `newcomer16b`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b` and `newcomer17`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -112,6 +112,9 @@ jiff-weekday|BurntSushi/jiff|df6885d~1|df6885d|bench/Cargo.toml||-- ^date/|"civi
 fmt-der-version|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--package spki --features alloc|version bump (der 0.8.0-rc.12 → 0.8.0, and every member'"'"'s requirement on it, spki'"'"'s `der = "0.8.0-rc.10"` → `"0.8"`; Cargo.lock, CHANGELOG): every benchmark unchanged (same code); a workspace of 27 members whose `[patch.crates-io]` puts each member in place of its crates.io release (spki'"'"'s `der` has no `path`: the patch resolves it to `./der`), libtest `#[bench]` (nightly) in spki behind `#![cfg(feature = "alloc")]`
 fmt-der-setof|RustCrypto/formats|787398bb~1|787398bb|Cargo.toml|nightly|--package spki --features alloc|"der: replace O(n^2) SetOf sort with O(n log n) sort" (#2345, `der_sort`: "a ~246 KB reverse-sorted SET OF with 18k elements took roughly 11 seconds to decode"): spki'"'"'s benchmarks decode and encode one SubjectPublicKeyInfo, no SET OF: unchanged (same code)
 fmt-der-version-all|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--package spki --package base16ct --package base64ct --package tls_codec --features spki/alloc|the same version bump with every member that has a bench target: base16ct'"'"'s and base64ct'"'"'s libtest benchmarks and tls_codec'"'"'s criterion ones do not depend on der: every benchmark unchanged (same code)
+ring-version|briansmith/ring|f74b5a2aa~1|f74b5a2aa|bench/Cargo.toml|||version bump only (0.17.14 → 0.17.16000: Cargo.toml'"'"'s `version` and `links`, Cargo.lock): every benchmark unchanged (same code), though the build script prefixes every C and assembly symbol with `ring_core_0_17_<patch>_` from the version; a build script compiling C and perlasm assembly (cc), `bench/` a non-default workspace member (criterion 0.8, RSA keys compiled in with include_bytes!)
+ring-digest-ctx|briansmith/ring|d7966b4d8~1|d7966b4d8|bench/Cargo.toml|||"digest/hmac: Make `Context` types a bit smaller" (`src/digest.rs`, a new `polyfill::partial_buffer`; no speed claim, a local change to one algorithm family): the digest benchmarks, and ECDSA and RSA (which hash the message) reach it, the AEAD and agreement ones unchanged (same code); no lock file
+ring-aes-fallback|briansmith/ring|d86f18a67~1|d86f18a67|bench/Cargo.toml|||"aes fallback: Don'"'"'t inline `sub_bytes` or `shift_rows`" ("Help the optimizer optimize a bit", `src/aead/aes/fallback.rs` only): the portable AES runs only without AES-NI or SSSE3, so on this CPU no benchmark runs it: every benchmark unchanged (same code); no lock file
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -328,6 +331,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
+newcomer17|ring-version ring-digest-ctx ring-aes-fallback
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -115,6 +115,9 @@ fmt-der-version-all|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--
 ring-version|briansmith/ring|f74b5a2aa~1|f74b5a2aa|bench/Cargo.toml|||version bump only (0.17.14 → 0.17.16000: Cargo.toml'"'"'s `version` and `links`, Cargo.lock): every benchmark unchanged (same code), though the build script prefixes every C and assembly symbol with `ring_core_0_17_<patch>_` from the version; a build script compiling C and perlasm assembly (cc), `bench/` a non-default workspace member (criterion 0.8, RSA keys compiled in with include_bytes!)
 ring-digest-ctx|briansmith/ring|d7966b4d8~1|d7966b4d8|bench/Cargo.toml|||"digest/hmac: Make `Context` types a bit smaller" (`src/digest.rs`, a new `polyfill::partial_buffer`; no speed claim, a local change to one algorithm family): the digest benchmarks, and ECDSA and RSA (which hash the message) reach it, the AEAD and agreement ones unchanged (same code); no lock file
 ring-aes-fallback|briansmith/ring|d86f18a67~1|d86f18a67|bench/Cargo.toml|||"aes fallback: Don'"'"'t inline `sub_bytes` or `shift_rows`" ("Help the optimizer optimize a bit", `src/aead/aes/fallback.rs` only): the portable AES runs only without AES-NI or SSSE3, so on this CPU no benchmark runs it: every benchmark unchanged (same code); no lock file
+lz4-version|PSeitz/lz4_flex|a122673~1|a122673|Cargo.toml|||version bump only (0.9.5 → 0.10.0: Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code); criterion 0.4 (`crit_bench`, data compiled in with include_bytes!), lzzzz'"'"'s build script compiles the C lz4 (the `lz4_cpp` rows), a git dev-dependency (lz-fear), LTO-less bench profile, no lock file
+lz4-safe-decomp|PSeitz/lz4_flex|9ea7f65~1|9ea7f65|Cargo.toml|||"perf: improve safe decompression performance 8-18%" (`src/block/decompress_safe.rs`): the `lz4_flex_rust` decompression benchmarks (block and frame) faster, compression and the `lz4_cpp` and `snap` rows unchanged (same code)
+lz4-binggan-version|PSeitz/lz4_flex|975bfa7~1|975bfa7|Cargo.toml|||version bump only (0.12 → 0.12.0, Cargo.toml only): binggan 0.14 (a harness cargo-perfdiff does not read), frame data sets read from `benches/` at run time (`std::fs::File::open`), jemalloc; LTO and one codegen unit in the bench profile
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -331,7 +334,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
-newcomer17|ring-version ring-digest-ctx ring-aes-fallback
+newcomer17|ring-version ring-digest-ctx ring-aes-fallback lz4-version lz4-safe-decomp lz4-binggan-version
 '
 
 # The trials the arguments name: each a trial's name or a group's.

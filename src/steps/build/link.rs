@@ -596,7 +596,7 @@ pub fn rust_functions_missing(
 
 /// Whether `name` is a Rust symbol: v0 mangling (`_R`), or legacy mangling (`_ZN`, ending in
 /// `17h`, 16 hexadecimal digits and `E`, which C++'s `_ZN` names do not).
-fn is_rust_symbol(name: &str) -> bool {
+pub(crate) fn is_rust_symbol(name: &str) -> bool {
     let legacy = || {
         let Some(body) = name.strip_prefix("_ZN").and_then(|n| n.strip_suffix('E')) else {
             return false;

@@ -270,6 +270,7 @@ pub fn check_addresses(code: &ObjectCode, data: &[u8]) -> Result<usize, AddressE
         }
     }
     let unnamed = UnnamedCode::of(&file);
+    let shared = SharedTails::of(&symbols);
     let mut checked = 0;
     for (function, addresses) in &code.functions {
         let Some(ranges) = symbols.get(function.as_str()) else {
@@ -281,6 +282,7 @@ pub fn check_addresses(code: &ObjectCode, data: &[u8]) -> Result<usize, AddressE
         }
         let inside = |a: u64| {
             unnamed.covers(a)
+                || shared.covers(function, a)
                 || ranges
                     .iter()
                     .any(|&(start, size)| a >= start && a < start + size)
@@ -341,6 +343,46 @@ impl UnnamedCode {
     fn covers(&self, address: u64) -> bool {
         let after = self.starts.partition_point(|&(at, _)| at <= address);
         after > 0 && self.starts[after - 1].1
+    }
+}
+
+/// Hand-written assembly that jumps into another function's body: ring's (BoringSSL's perlasm)
+/// `chacha20_poly1305_open_avx2` ends in `jmp .Lopen_sse_tail_16`, code inside
+/// `chacha20_poly1305_open_sse41`'s symbol. Callgrind counts code entered by a jump, not a
+/// call, to the function that jumped, so it names `open_avx2` at an address of `open_sse41`,
+/// and every ChaCha20-Poly1305 benchmark's trace was refused. Such an address is the file's all
+/// the same: it lies in another function's symbol. Only a function that is not Rust's may do
+/// so (rustc jumps into no other function's body, and a tail call enters at a symbol's start,
+/// which callgrind names as a call): the check stays whole for the Rust functions, which every
+/// trace holds and a load offset would move.
+struct SharedTails {
+    /// Every sized function symbol's range, sorted by start.
+    ranges: Vec<(u64, u64)>,
+}
+
+impl SharedTails {
+    fn of(symbols: &HashMap<&str, Vec<(u64, u64)>>) -> SharedTails {
+        let mut ranges: Vec<(u64, u64)> = symbols
+            .values()
+            .flatten()
+            .filter(|&&(_, size)| size > 0)
+            .map(|&(start, size)| (start, start.saturating_add(size)))
+            .collect();
+        ranges.sort_unstable();
+        SharedTails { ranges }
+    }
+
+    /// Whether `function` (a raw name), which callgrind named at `address`, may be there by a
+    /// jump into another function's body: it is not a Rust function and `address` lies in a
+    /// function symbol.
+    fn covers(&self, function: &str, address: u64) -> bool {
+        if crate::steps::build::link::is_rust_symbol(function) {
+            return false;
+        }
+        let after = self.ranges.partition_point(|&(start, _)| start <= address);
+        self.ranges[..after]
+            .iter()
+            .any(|&(start, end)| (start..end).contains(&address))
     }
 }
 
@@ -453,6 +495,80 @@ totals: 30
         assert!(unnamed.covers(0x200));
         assert!(unnamed.covers(0x2ff));
         assert!(!unnamed.covers(0x300));
+    }
+
+    /// Two assembly functions as perlasm writes them (typed, sized, global), the second ending
+    /// in a jump into the first one's body, as ring's `chacha20_poly1305_open_avx2` jumps into
+    /// `chacha20_poly1305_open_sse41`'s tail.
+    const SHARED_TAIL: &str = r#"std::arch::global_asm!(
+    ".globl shared_a", ".type shared_a,@function", "shared_a:",
+    "    mov eax, 1", "2:", "    add eax, edi", "    ret",
+    ".size shared_a, .-shared_a",
+    ".globl shared_b", ".type shared_b,@function", "shared_b:",
+    "    mov eax, 2", "    jmp 2b",
+    ".size shared_b, .-shared_b",
+);
+unsafe extern "C" { fn shared_b(x: u32) -> u32; }
+fn main() { std::process::exit((unsafe { shared_b(std::hint::black_box(3)) } != 5) as i32) }
+"#;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn assembly_that_jumps_into_another_function_s_body_is_the_file_s() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.rs"), SHARED_TAIL).unwrap();
+        let rustc = std::process::Command::new("rustc")
+            .current_dir(dir.path())
+            .args(["-O", "--edition", "2021", "main.rs"])
+            .status()
+            .unwrap();
+        assert!(rustc.success());
+        let exe = dir.path().join("main");
+        let profile = dir.path().join("callgrind.out");
+        let valgrind = std::process::Command::new("valgrind")
+            .args(["--tool=callgrind", "--collect-atstart=yes", "--dump-instr=yes"])
+            .arg("--demangle=no")
+            .arg(format!("--callgrind-out-file={}", profile.display()))
+            .arg(&exe)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert!(valgrind.success());
+        let executed = parse(&std::fs::read_to_string(&profile).unwrap()).unwrap();
+        let (_, code) = executed
+            .objects
+            .iter()
+            .find(|(object, _)| is_same_file(object, &exe))
+            .unwrap();
+        let data = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let shared_a = file.symbols().find(|s| s.name() == Ok("shared_a")).unwrap();
+        let tail = shared_a.address()..shared_a.address() + shared_a.size();
+        // Callgrind names the function that jumped at the other one's address.
+        assert!(code.functions["shared_b"].iter().any(|a| tail.contains(a)));
+        assert!(check_addresses(code, &data).is_ok_and(|checked| checked > 1));
+    }
+
+    #[test]
+    fn a_rust_function_named_in_another_function_s_body_is_refused() {
+        let exe = std::env::current_exe().unwrap();
+        let data = std::fs::read(&exe).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let mut sized = file.symbols().filter(|s| {
+            s.kind() == object::SymbolKind::Text
+                && s.size() > 16
+                && s.name().is_ok_and(crate::steps::build::link::is_rust_symbol)
+        });
+        let (one, other) = (sized.next().unwrap(), sized.next().unwrap());
+        let mut code = ObjectCode::default();
+        code.functions.insert(
+            one.name().unwrap().to_string(),
+            BTreeSet::from([one.address(), other.address() + 1]),
+        );
+        assert!(matches!(
+            check_addresses(&code, &data),
+            Err(AddressError::Outside { .. })
+        ));
     }
 
     #[test]

@@ -57,6 +57,8 @@ mod lto_copies_tests;
 mod objects;
 #[cfg(test)]
 mod version_code_tests;
+#[cfg(test)]
+mod version_prefix_tests;
 
 pub use libtest_table::SET_ASIDE as LIBTEST_TABLE_MOVED;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -676,10 +678,14 @@ impl<'a> Comparer<'a> {
                 placed(base, &base.copies_of(stem)),
                 placed(head, &head.copies_of(stem)),
             ),
-            _ => (
-                placed(base, base.definitions_of(name)),
-                placed(head, head.definitions_of(name)),
-            ),
+            _ => {
+                let renamed = identity::renamed_between(base, head, &self.paths, name);
+                let in_head = renamed.as_deref().unwrap_or(name);
+                (
+                    placed(base, base.definitions_of(name)),
+                    placed(head, head.definitions_of(in_head)),
+                )
+            }
         };
         if in_base.is_empty() {
             if is_toolchain_function(name) {

@@ -162,6 +162,25 @@ impl CheckoutPaths {
             .find(|c| holds(base, &c.base) && holds(head, &c.head))
     }
 
+    /// Head's name for base's symbol `name` when a version bump renamed it: `name` holds a
+    /// changed package's old version spelled with underscores (`0_17_14`, not next to another
+    /// digit), and head's name holds the new one in its place. ring's build script prefixes
+    /// every C and assembly symbol with `ring_core_0_17_14_` from its `links` key, which must
+    /// equal the version, so that two versions of ring can be linked into one program; across a
+    /// version bump every one of them was unpaired, and so was every Rust function that calls
+    /// one. The callers decide whether such a rename is one ([`Walk::same_identity`]).
+    pub(super) fn renamed(&self, name: &str) -> Option<String> {
+        self.versions.iter().find_map(|change| {
+            let (old, new) = (underscored(&change.base), underscored(&change.head));
+            let at = delimited(name, &old)?;
+            let mut renamed = String::with_capacity(name.len() + new.len());
+            renamed.push_str(&name[..at]);
+            renamed.push_str(&new);
+            renamed.push_str(&name[at + old.len()..]);
+            Some(renamed)
+        })
+    }
+
     /// Whether base's bytes `b` and head's `h` are the same once head's checkout paths and
     /// build-script output directories in `h` are read as base's.
     pub fn same(&self, b: &[u8], h: &[u8]) -> bool {
@@ -195,6 +214,21 @@ impl CheckoutPaths {
         }
         (replaced && read_as_base == b).then_some(packages)
     }
+}
+
+/// `version` as a symbol may spell it: its dots and hyphens as underscores.
+fn underscored(version: &str) -> String {
+    version.replace(['.', '-', '+'], "_")
+}
+
+/// Where `text` first holds `word` with no ASCII digit just before or after it.
+fn delimited(text: &str, word: &str) -> Option<usize> {
+    let digit = |at: Option<&u8>| at.is_some_and(u8::is_ascii_digit);
+    let bytes = text.as_bytes();
+    text.match_indices(word).map(|(at, _)| at).find(|&at| {
+        let before = at.checked_sub(1).and_then(|i| bytes.get(i));
+        !digit(before) && !digit(bytes.get(at + word.len()))
+    })
 }
 
 /// One package's build-script output directory on both sides, as bytes.
@@ -417,7 +451,11 @@ impl<'a> Walk<'a> {
                     section: sh,
                     by_content: ch,
                 },
-            ) if symbol_identity(&nb) == symbol_identity(&nh) => match (cb || ch, sb, sh) {
+            ) if self.same_identity(symbol_identity(&nb), symbol_identity(&nh)) => match (
+                cb || ch,
+                sb,
+                sh,
+            ) {
                 (false, ..) => Ok(()),
                 (true, Some(sb), Some(sh)) => {
                     pending.push((sb, sh, label.clone()));
@@ -426,7 +464,7 @@ impl<'a> Walk<'a> {
                 _ => Err(differs()),
             },
             (Resolved::Data { name: nb, defs: db }, Resolved::Data { name: nh, defs: dh })
-                if nb == nh && db.len() == dh.len() =>
+                if self.same_data_name(&nb, &nh) && db.len() == dh.len() =>
             {
                 let named = nb.as_deref().map(demangle);
                 let label = named.or_else(|| self.anonymous(label));
@@ -453,6 +491,21 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// Whether base's symbol `b` and head's `h` name one thing: the same name, or a name a
+    /// version bump renamed ([`CheckoutPaths::renamed`]) where neither side has the other's
+    /// name (a program that links both versions keeps each name to its own).
+    pub(super) fn same_identity(&self, b: &str, h: &str) -> bool {
+        b == h || renamed_between(self.base, self.head, self.paths, b).as_deref() == Some(h)
+    }
+
+    /// [`Walk::same_identity`] for data names (`None`: anonymous, only its content).
+    fn same_data_name(&self, b: &Option<String>, h: &Option<String>) -> bool {
+        match (b, h) {
+            (Some(b), Some(h)) => self.same_identity(b, h),
+            _ => b == h,
+        }
+    }
+
     /// The name of anonymous data reached from `label` (or from the function compared).
     fn anonymous(&self, label: &Option<String>) -> Option<String> {
         Some(
@@ -461,6 +514,22 @@ impl<'a> Walk<'a> {
                 .unwrap_or_else(|| format!("data of {}", self.owner)),
         )
     }
+}
+
+/// Head's name for base's symbol `name` when a version bump renamed it
+/// ([`CheckoutPaths::renamed`]): only when head has no symbol of base's name and base none of
+/// head's, so that a program that links both versions never pairs one with the other's.
+pub(super) fn renamed_between(
+    base: &Objects,
+    head: &Objects,
+    paths: &CheckoutPaths,
+    name: &str,
+) -> Option<String> {
+    if !head.definitions_of(name).is_empty() {
+        return None;
+    }
+    let renamed = paths.renamed(name)?;
+    base.definitions_of(&renamed).is_empty().then_some(renamed)
 }
 
 /// When the code of function `owner` differs (base's section `b`, head's `h`, in `sections`):

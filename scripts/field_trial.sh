@@ -115,9 +115,10 @@ fmt-der-version-all|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--
 ring-version|briansmith/ring|f74b5a2aa~1|f74b5a2aa|bench/Cargo.toml|||version bump only (0.17.14 → 0.17.16000: Cargo.toml'"'"'s `version` and `links`, Cargo.lock): every benchmark unchanged (same code), though the build script prefixes every C and assembly symbol with `ring_core_0_17_<patch>_` from the version; a build script compiling C and perlasm assembly (cc), `bench/` a non-default workspace member (criterion 0.8, RSA keys compiled in with include_bytes!)
 ring-digest-update|briansmith/ring|a83de3c2c~1|a83de3c2c|bench/Cargo.toml|||"digest internals: Optimize `Context::update`" ("The assertion in `BlockContext::update` causes the compiler to generate division instructions", `src/digest.rs` and `src/hmac.rs`): the digest benchmarks (`digest::oneshot::sha256/0`, sha384, sha512), and ECDSA and RSA (which hash the message) may reach it, the AEAD and agreement ones unchanged (same code); criterion 0.5, no lock file
 ring-aes-fallback|briansmith/ring|d86f18a67~1|d86f18a67|bench/Cargo.toml|||"aes fallback: Don'"'"'t inline `sub_bytes` or `shift_rows`" ("Help the optimizer optimize a bit", `src/aead/aes/fallback.rs` only): the portable AES runs only without AES-NI or SSSE3, so on this CPU no benchmark runs it: every benchmark unchanged (same code); no lock file
-lz4-version|PSeitz/lz4_flex|a122673~1|a122673|Cargo.toml|||version bump only (0.9.5 → 0.10.0: Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code); criterion 0.4 (`crit_bench`, data compiled in with include_bytes!), lzzzz'"'"'s build script compiles the C lz4 (the `lz4_cpp` rows), a git dev-dependency (lz-fear), LTO-less bench profile, no lock file
-lz4-safe-decomp|PSeitz/lz4_flex|9ea7f65~1|9ea7f65|Cargo.toml|||"perf: improve safe decompression performance 8-18%" (`src/block/decompress_safe.rs`): the `lz4_flex_rust` decompression benchmarks (block and frame) faster, compression and the `lz4_cpp` and `snap` rows unchanged (same code)
-lz4-binggan-version|PSeitz/lz4_flex|975bfa7~1|975bfa7|Cargo.toml|||version bump only (0.12 → 0.12.0, Cargo.toml only): binggan 0.14 (a harness cargo-perfdiff does not read), frame data sets read from `benches/` at run time (`std::fs::File::open`), jemalloc; LTO and one codegen unit in the bench profile
+pcap-version|courvoif/pcap-file|ec3f598~1|ec3f598|Cargo.toml|||version bump only (3.0.0-rc1 → 3.0.0-rc.2, `Cargo.toml` only; no lock file): every benchmark unchanged (same code); criterion 0.8, one target of 8 benchmarks that read `benches/bench.pcap` and `benches/bench.pcapng` at run time (`std::fs::read`, relative to the package)
+pcap-writer|courvoif/pcap-file|3d336d3~1|3d336d3|Cargo.toml|||"simplify code" (#35, `src/pcap/writer.rs` only): no benchmark writes, every benchmark unchanged (same code); criterion 0.4
+pcap-bytes-used|courvoif/pcap-file|47ddbe8~1|47ddbe8|Cargo.toml|||"Add PcapNgReader::bytes_parsed() method" (#45: `ReadBuffer` counts the bytes it advances over, a field and an add in `advance`): the four `Reader`/`ReaderRaw` benchmarks (Pcap and PcapNg) run it, the four `Parser`/`ParserRaw` ones (no `ReadBuffer`) unchanged (same code)
+lz4-safe-decomp|PSeitz/lz4_flex|9ea7f65~1|9ea7f65|Cargo.toml|||"perf: improve safe decompression performance 8-18%" (`src/block/decompress_safe.rs`): the `lz4_flex_rust` decompression benchmarks (block and frame) faster, compression and the `lz4_cpp` and `snap` rows unchanged (same code); criterion 0.4, lzzzz'"'"'s build script compiles the C lz4 (the `lz4_cpp` rows), a git dev-dependency (`lz-fear`: give it from a mirror with `url.<mirror>.insteadOf` in `GIT_CONFIG_GLOBAL` offline), the 10 MB `benches/dickens.txt` compiled in with include_bytes!, no lock file
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -334,7 +335,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
-newcomer17|ring-version ring-digest-update ring-aes-fallback lz4-version lz4-safe-decomp lz4-binggan-version
+newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -59,7 +59,7 @@ use siphasher::sip::SipHasher13;
 
 /// Names the normalisation in a build's key ([`super::freshness::BuildKey`]): a build made
 /// without it, or by another version of it, is never taken for one made with it.
-pub const SCHEME: &str = "normalised-metadata=4";
+pub const SCHEME: &str = "normalised-metadata=5";
 
 /// Set on cargo's command: the checkout's root; its presence makes the executable a wrapper.
 const ROOT_VARIABLE: &str = "CARGO_PERFDIFF_RUSTC_WRAPPER_ROOT";
@@ -352,6 +352,11 @@ pub fn normalise(args: &[String], roots: &[String]) -> Option<Normalised> {
             ("-C", Some(v)) if v.starts_with("extra-filename=") => {}
             ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
             ("--out-dir" | "-L" | "--extern", Some(_)) => {}
+            // The native libraries to link (a build script's `rustc-link-lib`): the linker's,
+            // not the code's. ring's is named after its version (`-l
+            // static=ring_core_0_17_14_`), and renamed every Rust symbol of ring across a
+            // version bump.
+            ("-l", Some(_)) => {}
             ("--print" | "--diagnostic-width" | "--color", Some(_)) => {}
             // The cfgs a crate may test (its declared features): read by the `unexpected_cfgs`
             // lint alone. A release that drops a feature no one enables (rust-lexical 1.0.6's
@@ -405,9 +410,10 @@ const LINK_ONLY: [&str; 6] = [
 /// Options that take a value, as rustc accepts them: `-C v`, `-Cv`, `--out-dir v`,
 /// `--out-dir=v`. Returns the option, its value and how many arguments they took.
 fn split_option(args: &[String], i: usize) -> (&str, Option<&str>, usize) {
-    const WITH_VALUE: [&str; 8] = [
+    const WITH_VALUE: [&str; 9] = [
         "-C",
         "-L",
+        "-l",
         "--extern",
         "--out-dir",
         "--print",
@@ -612,6 +618,23 @@ mod tests {
             head.args
                 .contains(&"memchr=/t/release/deps/libmemchr-2.rlib".into())
         );
+    }
+
+    #[test]
+    fn a_native_library_named_after_the_version_changes_no_hash() {
+        // ring's build script links the C and assembly it compiles as a static library named
+        // after ring's version: every Rust symbol of ring was renamed by a version bump.
+        let line = cargo_line("/w/base", "aaaa", "1111");
+        let linked = |library: &str| {
+            let mut line = line.clone();
+            line.extend(args(&format!("-L native=/t/build/ring-1/out {library}")));
+            normalise(&line, &root("/w/base")).unwrap()
+        };
+        let base = linked("-l static=ring_core_0_17_14_");
+        let head = linked("-l static=ring_core_0_17_16000_");
+        assert_eq!(base.metadata, head.metadata);
+        assert_eq!(linked("-lstatic=ring_core_0_17_14_").metadata, base.metadata);
+        assert!(head.args.contains(&"static=ring_core_0_17_16000_".into()));
     }
 
     #[test]

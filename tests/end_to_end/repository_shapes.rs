@@ -706,6 +706,75 @@ fn code_of_a_global_label_without_a_type_is_compared_like_a_function() {
     assert_eq!(reason(&report, "sum"), "same_code", "{err}");
 }
 
+/// A build script that names the code it gives the linker after the package's version, as
+/// ring's does (`ring_core_0_17_14_`: every C and assembly symbol, and the static library it
+/// links): `shape_core_<version>_xor`, a typed and sized assembly function written with
+/// `global_asm!` into `OUT_DIR`, and an (empty) static library `shape_core_<version>_`.
+const VERSION_PREFIXING_BUILD_SCRIPT: &str = r##"use std::path::Path;
+
+fn main() {
+    let out = std::env::var("OUT_DIR").unwrap();
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap().replace('.', "_");
+    let p = format!("shape_core_{version}_");
+    let code = format!(
+        "std::arch::global_asm!(\".globl {p}xor\", \".type {p}xor,@function\", \"{p}xor:\", \
+         \"mov rax, rdi\", \"xor rax, rsi\", \"ret\", \".size {p}xor, .-{p}xor\");\n\
+         unsafe extern \"C\" {{\n    #[link_name = \"{p}xor\"]\n    \
+         fn shape_xor(a: u64, b: u64) -> u64;\n}}\n"
+    );
+    std::fs::write(Path::new(&out).join("prefixed.rs"), code).unwrap();
+    std::fs::write(Path::new(&out).join(format!("lib{p}.a")), b"!<arch>\n").unwrap();
+    println!("cargo::rustc-link-search=native={out}");
+    println!("cargo::rustc-link-lib=static={p}");
+    println!("cargo::rerun-if-changed=build.rs");
+}
+"##;
+
+/// [`shared_library_with_a_bench_package`] with [`VERSION_PREFIXING_BUILD_SCRIPT`], `mix` calling
+/// the assembly function, then a release (0.1.0 → 0.2.0) that changes nothing else.
+#[cfg(target_arch = "x86_64")]
+fn library_prefixing_its_symbols_with_its_version(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    std::fs::write(repo.join("build.rs"), VERSION_PREFIXING_BUILD_SCRIPT).unwrap();
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "pub fn mix(rounds: u64) -> u64 {",
+        "include!(concat!(env!(\"OUT_DIR\"), \"/prefixed.rs\"));\n\npub fn mix(rounds: u64) -> u64 {",
+    );
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "x = (x ^ i)",
+        "x = unsafe { shape_xor(x, i) }",
+    );
+    amend_base(repo);
+    replace_in(
+        repo,
+        "Cargo.toml",
+        "version = \"0.1.0\"",
+        "version = \"0.2.0\"",
+    );
+    commit_all(repo, "release 0.2.0");
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_build_script_that_names_its_symbols_after_the_version_is_the_same_code_across_a_bump() {
+    // ring 0.17.14 → 0.17.16000: 0 of 123 benchmarks the same code. The static library the
+    // build script links (`-l static=ring_core_0_17_14_`) went into every Rust symbol's hash,
+    // and every assembly symbol (`ring_core_0_17_14_chacha20_poly1305_open_avx2`) had no
+    // partner in head.
+    let guard = measuring_lock();
+    let key = "symbols named after the version";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        library_prefixing_its_symbols_with_its_version(repo);
+    });
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum"]);
+    assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
+}
+
 /// [`shared_library_with_a_bench_package`] whose `mix` registers a fork handler with
 /// `pthread_atfork` once (as rand 0.8's `thread_rng()` does), then a commit that changes `sum`
 /// only.

@@ -633,7 +633,10 @@ mod tests {
         let base = linked("-l static=ring_core_0_17_14_");
         let head = linked("-l static=ring_core_0_17_16000_");
         assert_eq!(base.metadata, head.metadata);
-        assert_eq!(linked("-lstatic=ring_core_0_17_14_").metadata, base.metadata);
+        assert_eq!(
+            linked("-lstatic=ring_core_0_17_14_").metadata,
+            base.metadata
+        );
         assert!(head.args.contains(&"static=ring_core_0_17_16000_".into()));
     }
 

@@ -451,18 +451,16 @@ impl<'a> Walk<'a> {
                     section: sh,
                     by_content: ch,
                 },
-            ) if self.same_identity(symbol_identity(&nb), symbol_identity(&nh)) => match (
-                cb || ch,
-                sb,
-                sh,
-            ) {
-                (false, ..) => Ok(()),
-                (true, Some(sb), Some(sh)) => {
-                    pending.push((sb, sh, label.clone()));
-                    Ok(())
+            ) if self.same_identity(symbol_identity(&nb), symbol_identity(&nh)) => {
+                match (cb || ch, sb, sh) {
+                    (false, ..) => Ok(()),
+                    (true, Some(sb), Some(sh)) => {
+                        pending.push((sb, sh, label.clone()));
+                        Ok(())
+                    }
+                    _ => Err(differs()),
                 }
-                _ => Err(differs()),
-            },
+            }
             (Resolved::Data { name: nb, defs: db }, Resolved::Data { name: nh, defs: dh })
                 if self.same_data_name(&nb, &nh) && db.len() == dh.len() =>
             {

@@ -56,10 +56,8 @@ fn side(dir: &Path, version: &str, body: &str) -> (LinkedCode, std::path::PathBu
 fn executed(executable: &Path) -> BTreeSet<u64> {
     let data = std::fs::read(executable).unwrap();
     let file = object::File::parse(&*data).unwrap();
-    let ran = |s: &object::Symbol<'_, '_>| {
-        s.name()
-            .is_ok_and(|n| n == "app" || n.ends_with("_double"))
-    };
+    let ran =
+        |s: &object::Symbol<'_, '_>| s.name().is_ok_and(|n| n == "app" || n.ends_with("_double"));
     file.symbols().filter(ran).map(|s| s.address()).collect()
 }
 
@@ -97,6 +95,9 @@ fn symbols_a_version_bump_renames_are_paired_and_compared() {
     let (changed, _) = side(&at("changed"), "0.10.0", "lea eax, [rdi + rdi*2]");
     assert!(matches!(
         compare(&changed, &bump),
-        CodeComparison::Differs { unpaired: false, .. }
+        CodeComparison::Differs {
+            unpaired: false,
+            ..
+        }
     ));
 }

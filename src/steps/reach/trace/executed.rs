@@ -526,7 +526,11 @@ fn main() { std::process::exit((unsafe { shared_b(std::hint::black_box(3)) } != 
         let exe = dir.path().join("main");
         let profile = dir.path().join("callgrind.out");
         let valgrind = std::process::Command::new("valgrind")
-            .args(["--tool=callgrind", "--collect-atstart=yes", "--dump-instr=yes"])
+            .args([
+                "--tool=callgrind",
+                "--collect-atstart=yes",
+                "--dump-instr=yes",
+            ])
             .arg("--demangle=no")
             .arg(format!("--callgrind-out-file={}", profile.display()))
             .arg(&exe)
@@ -557,7 +561,8 @@ fn main() { std::process::exit((unsafe { shared_b(std::hint::black_box(3)) } != 
         let mut sized = file.symbols().filter(|s| {
             s.kind() == object::SymbolKind::Text
                 && s.size() > 16
-                && s.name().is_ok_and(crate::steps::build::link::is_rust_symbol)
+                && s.name()
+                    .is_ok_and(crate::steps::build::link::is_rust_symbol)
         });
         let (one, other) = (sized.next().unwrap(), sized.next().unwrap());
         let mut code = ObjectCode::default();

@@ -775,6 +775,45 @@ fn a_build_script_that_names_its_symbols_after_the_version_is_the_same_code_acro
     assert_eq!(reason(&report, "version"), "reaches_change", "{err}");
 }
 
+#[test]
+fn a_benchmark_that_panics_on_its_data_file_says_why_its_trace_failed() {
+    // pcap-file's benchmarks parse `benches/bench.pcap`, which a clone without Git LFS holds
+    // as a pointer: each panicked in its routine, and was measured for "its trace failed: …
+    // it exited with 101", which names nothing to act on.
+    let guard = measuring_lock();
+    let key = "a data file that is a Git LFS pointer";
+    let (_dir, repo) = bench_package_shape(&guard, key, |repo| {
+        std::fs::write(
+            repo.join("benches/data.txt"),
+            "version https://git-lfs.github.com/spec/v1\noid sha256:0\nsize 9\n",
+        )
+        .unwrap();
+        replace_in(
+            repo,
+            "benches/benches/shapes.rs",
+            "fn benches(c: &mut Criterion) {\n",
+            "fn benches(c: &mut Criterion) {\n    \
+             c.bench_function(\"data\", |b| b.iter(|| std::fs::read_to_string(\"data.txt\")\
+             .unwrap().trim().parse::<u64>().expect(\"data.txt holds a number\")));\n",
+        );
+        amend_base(repo);
+        sum_adds_another_multiple(repo);
+    });
+    let args = ["HEAD~1", "HEAD", "--list", "--manifest-path", "benches/Cargo.toml"];
+    let output = selecting(&repo, &args);
+    let all = all_output(&output);
+    let data = all
+        .lines()
+        .find(|line| line.starts_with("data "))
+        .unwrap_or_else(|| panic!("no line for `data`: {all}"));
+    assert!(
+        data.contains("its trace failed")
+            && data.contains("panicked at benches/shapes.rs")
+            && data.contains("data.txt holds a number"),
+        "{data}\n{all}"
+    );
+}
+
 /// [`shared_library_with_a_bench_package`] whose `mix` registers a fork handler with
 /// `pthread_atfork` once (as rand 0.8's `thread_rng()` does), then a commit that changes `sum`
 /// only.

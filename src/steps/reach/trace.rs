@@ -140,11 +140,24 @@ pub struct RunSummary {
     pub shared_by: Option<usize>,
 }
 
+/// `: ` and the panic that output `tail` holds (its `panicked at` line and the message after
+/// it, on one line), or nothing. Why: "it exited with 101" alone gives a user nothing to act
+/// on; pcap-file's benchmarks parse `benches/bench.pcap`, which a clone without Git LFS holds
+/// as a pointer, and every one of them panicked in its routine, measured for that line alone.
+fn panic_in(tail: &str) -> String {
+    let lines: Vec<&str> = tail.lines().collect();
+    match lines.iter().position(|l| l.contains("panicked at")) {
+        Some(at) => format!(": {}", lines[at..(at + 2).min(lines.len())].join(" ")),
+        None => String::new(),
+    }
+}
+
 /// Why a benchmark has no trace. Each message is one line naming the benchmark.
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
-    /// The benchmark failed, timed out, or valgrind ended other than with success.
-    #[error("tracing {who} ({mode}): {message}")]
+    /// The benchmark failed, timed out, or valgrind ended other than with success; a panic in
+    /// its output is named ([`panic_in`]).
+    #[error("tracing {who} ({mode}): {message}{}", panic_in(.tail))]
     Failed {
         who: String,
         mode: Mode,
@@ -300,4 +313,37 @@ pub fn trace_in_modes(
         trace.add(runs::run(req, valgrind, mode, &dir)?);
     }
     Ok(trace)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn failed(tail: &str) -> TraceError {
+        TraceError::Failed {
+            who: "benchmark `Pcap/Parser`".into(),
+            mode: Mode::Test,
+            message: "it exited with 101".into(),
+            tail: tail.into(),
+        }
+    }
+
+    #[test]
+    fn a_trace_whose_benchmark_panicked_names_the_panic() {
+        let tail = "Benchmarking Pcap/Parser\n\
+            thread 'main' (7) panicked at benches/benches.rs:14:64:\n\
+            called `Result::unwrap()` on an `Err` value: IncompleteBuffer\n\
+            note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace";
+        assert_eq!(
+            failed(tail).to_string(),
+            "tracing benchmark `Pcap/Parser` (test mode): it exited with 101: thread 'main' (7) \
+             panicked at benches/benches.rs:14:64: called `Result::unwrap()` on an `Err` value: \
+             IncompleteBuffer"
+        );
+        // Output without a panic adds nothing.
+        assert_eq!(
+            failed("Benchmarking Pcap/Parser\nerror: something").to_string(),
+            "tracing benchmark `Pcap/Parser` (test mode): it exited with 101"
+        );
+    }
 }

@@ -799,7 +799,13 @@ fn a_benchmark_that_panics_on_its_data_file_says_why_its_trace_failed() {
         amend_base(repo);
         sum_adds_another_multiple(repo);
     });
-    let args = ["HEAD~1", "HEAD", "--list", "--manifest-path", "benches/Cargo.toml"];
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--manifest-path",
+        "benches/Cargo.toml",
+    ];
     let output = selecting(&repo, &args);
     let all = all_output(&output);
     let data = all

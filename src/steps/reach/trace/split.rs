@@ -479,7 +479,10 @@ fn boundary_entries(executable: &Path) -> Result<(Vec<u64>, Vec<u64>), String> {
         });
         let wanted = text.filter(|s| {
             s.name().is_ok_and(|raw| {
-                is_boundary(&crate::steps::instructions::callgrind::demangle(raw), method)
+                is_boundary(
+                    &crate::steps::instructions::callgrind::demangle(raw),
+                    method,
+                )
             })
         });
         wanted.map(|s| s.address()).collect()
@@ -524,11 +527,7 @@ fn natively_tested(run: &super::native::SplitRun, ids: &[&str]) -> Result<Vec<St
 /// tested, as [`Parts::given`] gives valgrind's (its own part, the outside parts before it,
 /// the other processes'; `None` when an earlier benchmark's part opened a file its own and the
 /// parts before it did not, [`covers`]). A log that could not be cut gives each all of it.
-fn natively_given(
-    run: super::native::SplitRun,
-    cwd: &Path,
-    count: usize,
-) -> Vec<Option<Trace>> {
+fn natively_given(run: super::native::SplitRun, cwd: &Path, count: usize) -> Vec<Option<Trace>> {
     let super::native::SplitRun { cut, logs, .. } = &run;
     let parse = |k: usize| -> Option<Touched> {
         let text = logs.as_ref()?.get(k)?;
@@ -560,8 +559,15 @@ fn natively_given(
         }
         let mut mine = executed.clone();
         mine.extend(cut.parts.get(2 * k + 1).into_iter().flatten());
-        let own_ms = cut.durations.get(2 * k + 1).map_or(0.0, |d| d.as_secs_f64() * 1e3);
-        let timed = cut.timed.get(k).cloned().unwrap_or_else(|| Err("no part".into()));
+        let own_ms = cut
+            .durations
+            .get(2 * k + 1)
+            .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        let timed = cut
+            .timed
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| Err("no part".into()));
         given.push(Some(Trace {
             executed: mine,
             libraries: run.libraries.clone(),
@@ -576,7 +582,10 @@ fn natively_given(
                 wall_ms: run.wall_ms / count.max(1) as f64,
                 shared_by: (count > 1).then_some(count),
             }],
-            untimed: timed.as_ref().err().map(|why| format!("traced natively, {why}")),
+            untimed: timed
+                .as_ref()
+                .err()
+                .map(|why| format!("traced natively, {why}")),
             timed: timed.ok(),
             tracer: super::Tracer::Native,
             set_up_ms: Some(outside_ms + own_ms),

@@ -251,6 +251,9 @@ fn trace_shared_natively(
     }
 }
 
+/// What is told of each benchmark traced: its request and its share of the time.
+type Done<'a> = &'a (dyn Fn(&ForkRequest, Duration) + Sync);
+
 /// The traces `made` of the benchmarks `missing` of `reqs` put in `traces`, each kept in
 /// `cache` and told to `done` with `each`, its share of the time; a benchmark without one
 /// (`None`) is left.
@@ -259,7 +262,7 @@ fn keep_made(
     (missing, made): (&[usize], Vec<Option<Trace>>),
     traces: &mut [Option<Result<Trace, TraceError>>],
     cache: &TraceCache,
-    (done, each): (&(dyn Fn(&ForkRequest, Duration) + Sync), Duration),
+    (done, each): (Done<'_>, Duration),
 ) {
     for (&i, trace) in missing.iter().zip(made) {
         let Some(trace) = trace else { continue };

@@ -79,7 +79,7 @@ impl Cuts {
 
     /// Whether a benchmark's part is running.
     fn inside(&self) -> bool {
-        self.parts.len() % 2 == 0
+        self.parts.len().is_multiple_of(2)
     }
 
     pub fn is_boundary(&self, at: u64) -> bool {

@@ -54,6 +54,13 @@
 //! a benchmark that opened a file) is traced the same way, in a run split for that one
 //! benchmark ([`trace_alone`]), and so is not given what runs after its `test_pass` either.
 //!
+//! Natively ([`trace_together_natively`], where valgrind is too slow for the target's set-up or
+//! only what the benchmarks read is asked), one run is cut the same way at the same two
+//! functions' entries ([`super::native::trace_split_natively`]), each benchmark given the same
+//! share, and refused for the same reasons; a function's entry is then seen once per part it is
+//! entered in, not once per run (docs/design/selection-trace.md, "One native run, split per
+//! benchmark").
+//!
 //! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
 //! benchmark alone in a whole run of its own, as before (natively, [`super::native`], when the run outlasted its budget:
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
@@ -105,7 +112,9 @@ pub type Told<'a> = (
 /// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
 /// the shared run has, so is every benchmark of the target; `cache` remembers it, and a later
 /// run on the same executable traces natively without a valgrind run; `note` is told so once
-/// (and whether an earlier run found it). Each new
+/// (and whether an earlier run found it); those traced natively are first traced in one native
+/// run split per benchmark ([`trace_together_natively`]), each left alone after it natively in a
+/// run of its own. Each new
 /// trace is kept in `cache` under its own benchmark; scratch directories are made in
 /// `scratch`. `done` is told of each benchmark traced, with its share of the time.
 pub fn trace_benchmarks(
@@ -189,7 +198,8 @@ pub fn trace_benchmarks(
 /// benchmark executes is the same code whatever it is, and only what it reads and starts is left
 /// to ask, which the native trace tells as valgrind's does (its log's rules are shared) at a
 /// small part of the cost (a 500-benchmark suite across a version bump: about 45 min under
-/// valgrind, docs/design/field-trials.md).
+/// valgrind, docs/design/field-trials.md). Criterion benchmarks are first traced in one native run split per
+/// benchmark ([`trace_together_natively`]); those it leaves, each in a run of its own.
 pub fn trace_benchmarks_natively(
     reqs: &[ForkRequest],
     cache: &TraceCache,

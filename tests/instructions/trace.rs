@@ -653,6 +653,8 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     };
     for trace in &traces {
         assert_eq!(trace.tracer, trace::Tracer::Native);
+        // Both in one native run, split per benchmark.
+        assert_eq!(trace.runs[0].shared_by, Some(2));
         assert!(ran(trace, &exe, "set_up_for_every_benchmark"));
         // The timed part, as valgrind's trace tells it: the set-up before `bench_function` is
         // outside, and so is criterion's argument parsing; how long the set-up took is known.

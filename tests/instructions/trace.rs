@@ -976,3 +976,29 @@ fn benchmarks_traced_natively_share_one_split_run_unless_it_starts_a_thread() {
         "{notes:?}"
     );
 }
+
+/// A part of the one native run that goes one benchmark's budget without a benchmark starting
+/// or passing stops the run (then each is traced in a run of its own), not the sum of their
+/// budgets: `second`'s set-up sleeps 6 s, each benchmark's budget is 3 s, the sum 15 s.
+#[test]
+fn a_native_split_run_stops_when_a_part_outlasts_one_benchmark_s_budget() {
+    let scratch = tempfile::tempdir().unwrap();
+    let runs = scratch.path().join("runs");
+    let ids = ["first", "second", "third", "reader", "after_reader"];
+    let mut requests = cut_requests(&ids, scratch.path(), &runs);
+    for req in &mut requests {
+        req.env
+            .push(("TRACE_FIXTURE_SECOND_SLEEPS".into(), "6".into()));
+        req.timeout = Duration::from_secs(3);
+    }
+    let together = trace::split::trace_together_natively(&requests, scratch.path());
+    // Stopped at one benchmark's 3 s, as a native trace is stopped (a failure that says so).
+    let stopped = |e: &TraceError| {
+        let message = e.to_string();
+        message.contains("stopped natively") && message.contains("3.0 s")
+    };
+    assert!(
+        matches!(&together, Err(trace::split::SplitError::Run(e)) if stopped(e)),
+        "{together:?}"
+    );
+}

@@ -50,7 +50,7 @@ use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceError, Tracer};
 use crate::steps::fork::ForkRequest;
 
-pub use cuts::Cut;
+pub use cuts::{Cut, CutAt};
 
 /// The native trace of `req`'s benchmark (a fork request as for [`super::trace_benchmark`]),
 /// its output and `CRITERION_HOME` in `dir`.
@@ -59,7 +59,7 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
         args: runs::test_args(req.harness, &req.benchmark_id),
         ids: vec![req.benchmark_id.as_str()],
         budget: runs::budget(req),
-        boundaries: None,
+        cut_at: None,
     };
     traced(req, dir, routines_of(req), run).map(|(trace, _stops)| trace)
 }
@@ -80,7 +80,7 @@ pub fn trace_run_natively(
         args,
         ids: ids.to_vec(),
         budget,
-        boundaries: None,
+        cut_at: None,
     };
     let (trace, _stops) = traced(first, dir, routines_of(first), run)?;
     Ok(Trace {
@@ -90,20 +90,20 @@ pub fn trace_run_natively(
 }
 
 /// One native run of the criterion benchmarks `ids`, run as `first` is with `args` (test mode,
-/// a filter selecting them all) within `budget`, cut into parts at `boundaries`, criterion's
-/// `test_start` and `test_pass` entries (ELF virtual addresses): what each part entered, read
-/// and timed, for [`super::split::trace_together_natively`] to give each benchmark its share.
+/// a filter selecting them all) within `budget`, cut into parts at `cut_at` (criterion's
+/// `test_start` and `test_pass`): what each part entered, read and timed, for
+/// [`super::split::trace_together_natively`] to give each benchmark its share.
 pub fn trace_split_natively(
     first: &ForkRequest,
     dir: &Path,
     (args, ids): (Vec<OsString>, &[&str]),
-    (boundaries, budget): ((&[u64], &[u64]), Budget),
+    (cut_at, budget): (CutAt<'_>, Budget),
 ) -> Result<SplitRun, TraceError> {
     let run = Run {
         args,
         ids: ids.to_vec(),
         budget,
-        boundaries: Some(boundaries),
+        cut_at: Some(cut_at),
     };
     let (followed, wall_ms, output) = followed(first, dir, routines_of(first), run)?;
     let cut = followed.cut.unwrap_or_default();
@@ -168,12 +168,12 @@ fn routines_of(req: &ForkRequest) -> Result<Vec<u64>, String> {
 }
 
 /// What a native run runs: its arguments, the benchmarks its output must show ran, its
-/// budget, and for a run cut into parts, criterion's `test_start` and `test_pass` entries.
+/// budget, and for a run cut into parts, where.
 struct Run<'a> {
     args: Vec<OsString>,
     ids: Vec<&'a str>,
     budget: Budget,
-    boundaries: Option<(&'a [u64], &'a [u64])>,
+    cut_at: Option<CutAt<'a>>,
 }
 
 /// The native trace of `run` of `req`'s executable, with the entries of the timed routines or
@@ -236,7 +236,7 @@ fn followed(
         entries: &entries,
         routines,
         first_segment,
-        boundaries: run.boundaries,
+        cut_at: run.cut_at,
     })
     .map_err(|message| failed(message, String::new()))?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -364,7 +364,7 @@ mod tests {
             args: runs::test_args(req.harness, &req.benchmark_id),
             ids: vec![req.benchmark_id.as_str()],
             budget: runs::budget(req),
-            boundaries: None,
+            cut_at: None,
         }
     }
 

@@ -463,12 +463,13 @@ pub fn trace_together_natively(
     let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
     let args = vec!["--test".into(), filter(&ids).into()];
     let budget = Budget::sum(reqs.iter().map(runs::budget));
-    let run = super::native::trace_split_natively(
-        first,
-        dir,
-        (args, &ids),
-        ((&starts, &passes), budget),
-    )?;
+    let part = reqs.iter().map(runs::budget).reduce(Budget::max);
+    let cut_at = super::native::CutAt {
+        starts: &starts,
+        passes: &passes,
+        part: part.unwrap_or(budget),
+    };
+    let run = super::native::trace_split_natively(first, dir, (args, &ids), (cut_at, budget))?;
     let order = natively_tested(&run, &ids).map_err(&unsplittable)?;
     let mut by_id = natively_given(run, &first.cwd, order.len());
     let traces = reqs.iter().map(|req| {

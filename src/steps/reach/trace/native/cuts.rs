@@ -21,6 +21,17 @@ use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use super::timed::TimedPart;
+use crate::steps::reach::trace::budget::Budget;
+
+/// Where a run is cut: the entries (ELF virtual addresses) of criterion's `test_start` and
+/// `test_pass`, and the most one part may take (a set-up that hangs stops the run after one
+/// benchmark's budget, not all of theirs).
+#[derive(Debug, Clone, Copy)]
+pub struct CutAt<'a> {
+    pub starts: &'a [u64],
+    pub passes: &'a [u64],
+    pub part: Budget,
+}
 
 /// The parts of the run so far (addresses in the running process).
 #[derive(Debug)]

@@ -39,7 +39,7 @@ use nix::sys::signal::{self, Signal};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use super::cuts::{Cut, Cuts};
+use super::cuts::{Cut, CutAt, Cuts};
 use super::timed::{TimedPart, Trap};
 use crate::steps::reach::probe::timing::Stop;
 use crate::steps::reach::probe::{load_bias, parse_maps};
@@ -61,9 +61,8 @@ pub(super) struct Launch<'a> {
     pub routines: Result<Vec<u64>, String>,
     /// The virtual address of `program`'s segment at file offset 0 (for the load bias).
     pub first_segment: u64,
-    /// For a run cut into parts ([`super::cuts`]): criterion's `test_start` and `test_pass`
-    /// entries among `entries`.
-    pub boundaries: Option<(&'a [u64], &'a [u64])>,
+    /// For a run cut into parts ([`super::cuts`]): where.
+    pub cut_at: Option<CutAt<'a>>,
 }
 
 /// Where the breakpoints go: [`Launch`]'s program, entries, routines and boundaries.
@@ -72,7 +71,7 @@ struct Places<'a> {
     entries: &'a [u64],
     routines: &'a Result<Vec<u64>, String>,
     first_segment: u64,
-    boundaries: Option<(&'a [u64], &'a [u64])>,
+    cut_at: Option<CutAt<'a>>,
 }
 
 impl<'a> Launch<'a> {
@@ -82,7 +81,7 @@ impl<'a> Launch<'a> {
             entries: self.entries,
             routines: &self.routines,
             first_segment: self.first_segment,
-            boundaries: self.boundaries,
+            cut_at: self.cut_at,
         }
     }
 }
@@ -154,10 +153,15 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", launch.program.display()))?;
     let leader = Pid::from_raw(child.id() as i32);
-    let meter = Arc::new(Meter::new(launch.budget).with_thread(budget::current_thread()));
+    let mut meter = Meter::new(launch.budget).with_thread(budget::current_thread());
+    if let Some(cut_at) = launch.cut_at {
+        meter = meter.with_part(cut_at.part);
+    }
+    let meter = Arc::new(meter);
     let stopped = Arc::new(AtomicBool::new(false));
     let (cancel, watchdog) = watch(leader, Arc::clone(&meter), Arc::clone(&stopped));
     let mut state = State::new(leader);
+    state.progress = launch.cut_at.map(|_| Arc::clone(&meter));
     let followed = state
         .start(&launch.places())
         .and_then(|bias| state.follow().map(|end| (bias, end)));
@@ -246,6 +250,8 @@ struct State {
     cuts: Option<Cuts>,
     /// The threads the benchmark's process started.
     threads: usize,
+    /// A run cut into parts: told at each cut ([`Meter::progressed`]).
+    progress: Option<Arc<Meter>>,
 }
 
 fn refused(what: &'static str) -> impl Fn(nix::Error) -> String {
@@ -284,6 +290,7 @@ impl State {
             program: PathBuf::new(),
             cuts: None,
             threads: 0,
+            progress: None,
         }
     }
 
@@ -329,7 +336,7 @@ impl State {
             let moved = r.iter().map(|e| e.wrapping_add(bias));
             moved.filter(|at| placed.contains(at)).collect()
         });
-        if let Some((starts, passes)) = launch.boundaries {
+        if let Some(CutAt { starts, passes, .. }) = launch.cut_at {
             let moved = |set: &[u64]| -> BTreeSet<u64> {
                 let moved = set.iter().map(|e| e.wrapping_add(bias));
                 moved.filter(|at| placed.contains(at)).collect()
@@ -605,7 +612,11 @@ impl State {
     /// the benchmark's process, the breakpoints to write ([`Cuts::boundary`]).
     fn cut(&mut self, stop: &Stop) -> Option<BTreeSet<u64>> {
         let State {
-            cuts, part, logs, ..
+            cuts,
+            part,
+            logs,
+            progress,
+            ..
         } = self;
         let cuts = cuts.as_mut()?;
         if !part.is_function(stop.at) {
@@ -616,6 +627,9 @@ impl State {
             return None;
         }
         if cuts.is_boundary(stop.at) {
+            if let Some(meter) = progress {
+                meter.progressed();
+            }
             let log_len = logs.first().map_or(0, |(_, log)| log.len());
             return Some(cuts.boundary(stop.at, part, log_len));
         }

@@ -34,6 +34,13 @@
 //! ([`super::runs::budget`]), counted as the CPU time of the benchmark's processes and of the
 //! tracing thread ([`super::budget`]). It runs natively, so CPU features valgrind hides are seen as a
 //! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
+//!
+//! Several criterion benchmarks of one target can be traced in one such run cut into parts at
+//! criterion's `test_start` and `test_pass` ([`trace_split_natively`], [`cuts`]: the
+//! breakpoints of entries hit in a benchmark's part are written again at each cut, so that a
+//! later part sees them too), which [`super::split`] shares out per benchmark as it does
+//! valgrind's split run: the set-up before criterion's filter is then run once, not once per
+//! benchmark.
 
 mod cuts;
 mod follow;

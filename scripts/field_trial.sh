@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16` and `newcomer16b`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b` and `newcomer17b`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -112,6 +112,11 @@ jiff-weekday|BurntSushi/jiff|df6885d~1|df6885d|bench/Cargo.toml||-- ^date/|"civi
 fmt-der-version|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--package spki --features alloc|version bump (der 0.8.0-rc.12 → 0.8.0, and every member'"'"'s requirement on it, spki'"'"'s `der = "0.8.0-rc.10"` → `"0.8"`; Cargo.lock, CHANGELOG): every benchmark unchanged (same code); a workspace of 27 members whose `[patch.crates-io]` puts each member in place of its crates.io release (spki'"'"'s `der` has no `path`: the patch resolves it to `./der`), libtest `#[bench]` (nightly) in spki behind `#![cfg(feature = "alloc")]`
 fmt-der-setof|RustCrypto/formats|787398bb~1|787398bb|Cargo.toml|nightly|--package spki --features alloc|"der: replace O(n^2) SetOf sort with O(n log n) sort" (#2345, `der_sort`: "a ~246 KB reverse-sorted SET OF with 18k elements took roughly 11 seconds to decode"): spki'"'"'s benchmarks decode and encode one SubjectPublicKeyInfo, no SET OF: unchanged (same code)
 fmt-der-version-all|RustCrypto/formats|77845440~1|77845440|Cargo.toml|nightly|--package spki --package base16ct --package base64ct --package tls_codec --features spki/alloc|the same version bump with every member that has a bench target: base16ct'"'"'s and base64ct'"'"'s libtest benchmarks and tls_codec'"'"'s criterion ones do not depend on der: every benchmark unchanged (same code)
+tokio-version|tokio-rs/tokio|75fef53d0~1|75fef53d0|benches/Cargo.toml|||version bump only ("chore: prepare Tokio v1.53.1" #8303: tokio 1.53.0 → 1.53.1 in `tokio/Cargo.toml`, CHANGELOG, two READMEs; no lock file): every benchmark unchanged (same code); `benches/` a member package of a 9-member workspace with 17 criterion targets (runtimes, sync primitives, timers, fs, signals, copy; runtime threads in most), tokio with `full`; every target, as a user who names none
+tokio-notify|tokio-rs/tokio|d4fb4bb9e~1|d4fb4bb9e|benches/Cargo.toml||--bench sync_notify --bench sync_watch --bench sync_mpsc --bench sync_rwlock|"sync: use acquire/release orderings in Notify" (#8325, `tokio/src/sync/notify.rs` only, for #6266 which frames it as performance; the PR: "a codegen census … found the hot paths instruction-identical on x86_64 and aarch64, with four cold stores changing on x86"): `sync_notify` and `sync_watch` (a watch channel notifies through Notify) reach it, `sync_mpsc` only where a channel closes (`notify_rx_closed`), `sync_rwlock` (batch semaphore) not at all
+age-version|str4d/rage|7a854c9~1|7a854c9|Cargo.toml|stable|--package age|version bump only ("v0.12.1": age and rage 0.12.0 → 0.12.1 in the workspace dependency and two manifests, three lock files, CHANGELOGs, rage'"'"'s CLI test expectations): every benchmark unchanged (same code); criterion with a custom measurement (`Criterion<CyclesPerByte>`, criterion-cycles-per-byte 0.6, x86 only) and pprof'"'"'s profiler, a workspace of 4 members, edition 2024, a `rust-toolchain.toml` that pins 1.74.0 (older than edition 2024 needs: run on stable, as `cargo +stable perfdiff`)
+age-asyncarmor|str4d/rage|e956b71~1|e956b71|Cargo.toml|stable|--package age|"age: Fix hang in impl AsyncBufRead for ArmoredReader on truncated files" (`age/src/primitives/armor.rs`, code behind the `async` feature, which no benchmark enables): every benchmark unchanged (same code)
+age-armorws|str4d/rage|d57b2f5~1|d57b2f5|Cargo.toml|stable|--package age|"age: Reject whitespace within armored files" (`ArmoredReader` and one line of `protocol.rs`): a local change to parsing armored input; no benchmark reads armored input, the decrypt benchmarks go through `Decryptor`
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -328,6 +333,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
+newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -5,7 +5,7 @@
 //! selection on: the same code on both sides is `unchanged (same code)` without a fork.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use cargo_perfdiff::orchestrate::run::state_dir;
 
@@ -1217,4 +1217,54 @@ fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
     assert_same_code(&report, &err, &["mix", "version"]);
     assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
     report
+}
+
+#[test]
+fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_it() {
+    // str4d/rage (field-trials.md, `age-version`) pins 1.74.0 in `rust-toolchain.toml`. Run as
+    // `cargo-perfdiff perfdiff` (no rustup proxy before it to set `RUSTUP_TOOLCHAIN`), cargo's
+    // proxy fails, and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after its
+    // message: the run's error named the last frame as the cause, "(caused by: 12: <unknown>)".
+    // As a user's shell runs it: rustup's `cargo`, not the toolchain's that `cargo test` gives.
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
+    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
+    commit_all(&repo, "pin a toolchain");
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--manifest-path",
+        "benches/Cargo.toml",
+    ];
+    let output = output_logged(
+        Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"))
+            .arg("perfdiff")
+            .args(args)
+            .current_dir(&repo)
+            .env("CARGO_TARGET_DIR", dir.path().join("target"))
+            .env("PATH", path_without_toolchains())
+            .env_remove("CARGO")
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .env("RUST_BACKTRACE", "1")
+            .env("RUSTUP_AUTO_INSTALL", "0"),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not installed (help: run `rustup toolchain install` to install it)"),
+        "{err}"
+    );
+    assert!(!err.contains("<unknown>"), "{err}");
+}
+
+/// `PATH` without a toolchain's own directories (`…/.rustup/toolchains/…/bin`, which rustup's
+/// proxy puts first for `cargo test`): `cargo` is rustup's proxy, as in a user's shell.
+fn path_without_toolchains() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept =
+        std::env::split_paths(&path).filter(|p| !p.to_string_lossy().contains("/toolchains/"));
+    std::env::join_paths(kept).unwrap()
 }

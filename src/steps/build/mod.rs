@@ -1033,6 +1033,24 @@ mod tests {
         assert_eq!(one_line(""), "");
     }
 
+    #[test]
+    fn rustup_s_missing_toolchain_keeps_its_help_and_drops_its_backtrace() {
+        // str4d/rage (field-trials.md, `age-version`): its `rust-toolchain.toml` names 1.74.0,
+        // and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after the message; its
+        // last frame was given as the cause, "(caused by: 12: <unknown>)".
+        let rustup = "error: toolchain '1.74.0-x86_64-unknown-linux-gnu' is not installed\n\
+                      help: run `rustup toolchain install` to install it\n\n\
+                      Stack backtrace:\n   0: anyhow::error::<impl …>::from\n\
+                      \x20  1: rustup::config::Cfg::local_toolchain::{{closure}}\n\
+                      \x20 11: __libc_start_main_impl\n             at ./csu/../csu/libc-start.c:360:3\n\
+                      \x20 12: <unknown>\n";
+        let expected = "error: toolchain '1.74.0-x86_64-unknown-linux-gnu' is not installed \
+                        (help: run `rustup toolchain install` to install it)";
+        assert_eq!(one_line(rustup), expected);
+        let (message, _) = rustup.split_once("\n\nStack").unwrap();
+        assert_eq!(one_line(message), expected);
+    }
+
     proptest::proptest! {
         #[test]
         fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..2048)) {

@@ -117,6 +117,7 @@ tokio-notify|tokio-rs/tokio|d4fb4bb9e~1|d4fb4bb9e|benches/Cargo.toml||--bench sy
 age-version|str4d/rage|7a854c9~1|7a854c9|Cargo.toml|stable|--package age|version bump only ("v0.12.1": age and rage 0.12.0 → 0.12.1 in the workspace dependency and two manifests, three lock files, CHANGELOGs, rage'"'"'s CLI test expectations): every benchmark unchanged (same code); criterion with a custom measurement (`Criterion<CyclesPerByte>`, criterion-cycles-per-byte 0.6, x86 only) and pprof'"'"'s profiler, a workspace of 4 members, edition 2024, a `rust-toolchain.toml` that pins 1.74.0 (older than edition 2024 needs: run on stable, as `cargo +stable perfdiff`)
 age-asyncarmor|str4d/rage|e956b71~1|e956b71|Cargo.toml|stable|--package age|"age: Fix hang in impl AsyncBufRead for ArmoredReader on truncated files" (`age/src/primitives/armor.rs`, code behind the `async` feature, which no benchmark enables): every benchmark unchanged (same code)
 age-armorws|str4d/rage|d57b2f5~1|d57b2f5|Cargo.toml|stable|--package age|"age: Reject whitespace within armored files" (`ArmoredReader` and one line of `protocol.rs`): a local change to parsing armored input; no benchmark reads armored input, the decrypt benchmarks go through `Decryptor`
+age-prealloc|str4d/rage|b59c5dc~1|b59c5dc|Cargo.toml|stable|--package age|"Pre-initialize vectors when the capacity is known, or use arrays" (b59c5dc, PR #357 of 2022, merged 2023: `x25519.rs`, `scrypt.rs` and the ssh keys build their buffers as arrays): every benchmark wraps and unwraps file keys with x25519 (the throughput ones in their loop, the header parser in its set-up), so they reach it; the 2023 tree: criterion 0.3, criterion-cycles-per-byte 0.1 (`Criterion<CyclesPerByte>`), pprof 0.10, a lock file, a `rust-toolchain` of 1.59.0
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -333,7 +334,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
-newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws
+newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -118,6 +118,8 @@ age-version|str4d/rage|7a854c9~1|7a854c9|Cargo.toml|stable|--package age|version
 age-asyncarmor|str4d/rage|e956b71~1|e956b71|Cargo.toml|stable|--package age|"age: Fix hang in impl AsyncBufRead for ArmoredReader on truncated files" (`age/src/primitives/armor.rs`, code behind the `async` feature, which no benchmark enables): every benchmark unchanged (same code)
 age-armorws|str4d/rage|d57b2f5~1|d57b2f5|Cargo.toml|stable|--package age|"age: Reject whitespace within armored files" (`ArmoredReader` and one line of `protocol.rs`): a local change to parsing armored input; no benchmark reads armored input, the decrypt benchmarks go through `Decryptor`
 age-prealloc|str4d/rage|b59c5dc~1|b59c5dc|Cargo.toml|stable|--package age|"Pre-initialize vectors when the capacity is known, or use arrays" (b59c5dc, PR #357 of 2022, merged 2023: `x25519.rs`, `scrypt.rs` and the ssh keys build their buffers as arrays): every benchmark wraps and unwraps file keys with x25519 (the throughput ones in their loop, the header parser in its set-up), so they reach it; the 2023 tree: criterion 0.3, criterion-cycles-per-byte 0.1 (`Criterion<CyclesPerByte>`), pprof 0.10, a lock file, a `rust-toolchain` of 1.59.0
+tracing-version|tokio-rs/tracing|54ede4d5~1|54ede4d5|Cargo.toml||--package tracing-subscriber|version bump only ("chore: prepare tracing-subscriber 0.3.23" #3490: its version, CHANGELOG, README; no lock file): every benchmark unchanged (same code); a virtual workspace of 16 members, criterion 0.3 targets in four (tracing 10, tracing-subscriber 4, tracing-log, tracing-appender), tracing-subscriber'"'"'s four
+tracing-envfilter|tokio-rs/tracing|3160dc14~1|3160dc14|Cargo.toml||--package tracing-subscriber|"subscriber: skip RwLock in EnvFilter span callbacks when no dynamic directives" (#3487, `filter/env/mod.rs` only: "under high concurrency this causes measurable lock contention"): the `filter` benchmarks whose EnvFilter has no span or field directive and that enter spans reach it; `fmt` (no EnvFilter) and `filter_log` unreached
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -334,7 +336,7 @@ newcomer15|cu-version cu-wc-splice cu-root cb-skiplist-version cb-epoch-falsesha
 newcomer15b|crc-version crc-dword crc-combine rsb-version rsb-bitor nom-version nom-docs
 newcomer16b|dv-version dv-alloc clap-version
 newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-all fmt-der-setof
-newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc
+newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 '
 
 # The trials the arguments name: each a trial's name or a group's.

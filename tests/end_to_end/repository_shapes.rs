@@ -1268,3 +1268,42 @@ fn path_without_toolchains() -> std::ffi::OsString {
         std::env::split_paths(&path).filter(|p| !p.to_string_lossy().contains("/toolchains/"));
     std::env::join_paths(kept).unwrap()
 }
+
+#[test]
+fn a_bench_target_using_an_item_behind_a_feature_names_the_feature() {
+    // tokio-rs/tracing (field-trials.md, `tracing-version`): tracing-subscriber's `filter` and
+    // `filter_log` benches use `EnvFilter`, behind its `env-filter` feature, with no
+    // `required-features`; the run quoted "unresolved import" alone.
+    // A target that builds beside it, so the run goes on and says why it left `filter` out.
+    let dir = scratch();
+    let repo = dir.path().join("gated");
+    write_criterion_package(
+        &repo,
+        "gated",
+        &[("ok", &[("a", 10)])],
+        "\n[features]\nenv-filter = []\n",
+    );
+    copy_demo_lock(&repo);
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "#[cfg(feature = \"env-filter\")]\npub struct EnvFilter;\n",
+    )
+    .unwrap();
+    add_bench_target(
+        &repo,
+        "filter",
+        "use gated::EnvFilter;\n\nfn main() {\n    let _ = EnvFilter;\n}\n",
+    );
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "base");
+    std::fs::write(repo.join("README.md"), "gated\n").unwrap();
+    commit_all(&repo, "a readme");
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let line = "bench target filter failed to compile in both revisions: error[E0432]: \
+                unresolved import `gated::EnvFilter` (at benches/filter.rs:1:5); \
+                the item is gated behind the `env-filter` feature";
+    assert!(err.contains(line), "{err}");
+}

@@ -499,6 +499,23 @@ mod tests {
         assert_eq!(diagnostic_headline(""), "");
     }
 
+    #[test]
+    fn a_configured_out_item_s_feature_is_named_beside_the_headline() {
+        // tokio-rs/tracing (field-trials.md, `tracing-version`): tracing-subscriber's `filter`
+        // bench uses `EnvFilter`, behind its `env-filter` feature, without `required-features`;
+        // the headline alone ("unresolved import") did not say which feature to pass.
+        let rendered = "error[E0432]: unresolved import `gated::EnvFilter`\n --> benches/b.rs:1:5\n  |\n\
+                        1 | use gated::EnvFilter;\n  |     ^^^^^^^^^^^^^^^^ no `EnvFilter` in the root\n  |\n\
+                        note: found an item that was configured out\n --> src/lib.rs:2:12\n  |\n\
+                        1 | #[cfg(feature = \"env-filter\")]\n  |       ---------------------- the item is gated behind the `env-filter` feature\n\
+                        2 | pub struct EnvFilter;\n  |            ^^^^^^^^^\n\n";
+        assert_eq!(
+            diagnostic_headline(rendered),
+            "error[E0432]: unresolved import `gated::EnvFilter` (at benches/b.rs:1:5); \
+             the item is gated behind the `env-filter` feature"
+        );
+    }
+
     fn failure(package_id: &str, target: &str, is_bench: bool) -> FailedTarget {
         FailedTarget {
             package_id: package_id.to_string(),

@@ -1226,6 +1226,11 @@ fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_
     // proxy fails, and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after its
     // message: the run's error named the last frame as the cause, "(caused by: 12: <unknown>)".
     // As a user's shell runs it: rustup's `cargo`, not the toolchain's that `cargo test` gives.
+    // Without rustup no toolchain file is read at all: nothing to check.
+    if Command::new("rustup").arg("--version").output().is_err() {
+        eprintln!("no rustup: a toolchain file names nothing to install");
+        return;
+    }
     let dir = scratch();
     let repo = dir.path().join("lib");
     library_with_a_bench_package(&repo);

@@ -1311,4 +1311,78 @@ fn a_bench_target_using_an_item_behind_a_feature_names_the_feature() {
                 unresolved import `gated::EnvFilter` (at benches/filter.rs:1:5); \
                 the item is gated behind the `env-filter` feature";
     assert!(err.contains(line), "{err}");
+/// [`shared_library_with_a_bench_package`] whose library has `scale`, written by a procedural
+/// macro of the repository (`shapegen`, a path dependency) from the number in `factor.txt`, as
+/// pest's `#[derive(Parser)]` writes parsers from `.pest` files; the bench package's `scaled`
+/// calls it in its set-up only, outside the timed loop, which runs `sum`.
+fn shared_library_with_a_generating_macro(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    std::fs::create_dir_all(repo.join("gen/src")).unwrap();
+    std::fs::write(
+        repo.join("gen/Cargo.toml"),
+        "[package]\nname = \"shapegen\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [lib]\nproc-macro = true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("gen/src/lib.rs"),
+        "use proc_macro::TokenStream;\n\n#[proc_macro]\n\
+         pub fn scale_from(input: TokenStream) -> TokenStream {\n    \
+         let name = input.to_string().trim_matches('\"').to_string();\n    \
+         let dir = std::env::var(\"CARGO_MANIFEST_DIR\").unwrap();\n    \
+         let text = std::fs::read_to_string(std::path::Path::new(&dir).join(&name)).unwrap();\n    \
+         let n: u64 = text.trim().parse().unwrap();\n    \
+         format!(\n        \
+         \"const _: &str = include_str!(concat!(env!(\\\"CARGO_MANIFEST_DIR\\\"), \\\"/{name}\\\"));\\n\\\n         \
+         #[inline(never)] pub fn scale(x: u64) -> u64 {{ let mut s = x; \\\n         \
+         for i in 0..x {{ s = s.rotate_left(3) ^ i.wrapping_mul({n}); }} s }}\"\n    )\n    \
+         .parse()\n    .unwrap()\n}\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("factor.txt"), "3\n").unwrap();
+    replace_in(
+        repo,
+        "Cargo.toml",
+        "[workspace]",
+        "[dependencies]\nshapegen = { path = \"gen\" }\n\n[workspace]",
+    );
+    let lib = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!("shapegen::scale_from!(\"factor.txt\");\n\n{text}"),
+    )
+    .unwrap();
+    replace_in(
+        repo,
+        "benches/benches/shapes.rs",
+        "fn benches(c: &mut Criterion) {\n",
+        "fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"scaled\", |b| {\n        \
+         let k = shapelib::scale(black_box(64)) % 200;\n        \
+         b.iter(|| shapelib::sum(black_box(k)))\n    });\n",
+    );
+    amend_base(repo);
+}
+
+#[test]
+fn code_a_macro_writes_from_a_changed_data_file_is_not_the_same_source() {
+    // pest's parsers, written by `#[derive(Parser)]` from `.pest` files (field trial
+    // pest-json-ctrl): the code has the lines of the macro's call, which read the same, so a
+    // set-up running it was "the same source" though the data file it was made from changed.
+    let guard = measuring_lock();
+    let key = "code a macro writes from a data file";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_generating_macro(repo);
+        std::fs::write(repo.join("factor.txt"), "5\n").unwrap();
+        commit_all(repo, "another factor");
+    });
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
+    let scaled = bench_entry(&report, "scaled")["selection"].to_string();
+    assert_eq!(
+        reason(&report, "scaled"),
+        "reaches_change",
+        "{scaled}: {err}"
+    );
 }

@@ -1311,6 +1311,8 @@ fn a_bench_target_using_an_item_behind_a_feature_names_the_feature() {
                 unresolved import `gated::EnvFilter` (at benches/filter.rs:1:5); \
                 the item is gated behind the `env-filter` feature";
     assert!(err.contains(line), "{err}");
+}
+
 /// [`shared_library_with_a_bench_package`] whose library has `scale`, written by a procedural
 /// macro of the repository (`shapegen`, a path dependency) from the number in `factor.txt`, as
 /// pest's `#[derive(Parser)]` writes parsers from `.pest` files; the bench package's `scaled`

@@ -5,7 +5,7 @@
 //! selection on: the same code on both sides is `unchanged (same code)` without a fork.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use cargo_perfdiff::orchestrate::run::state_dir;
 
@@ -1331,4 +1331,174 @@ fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
     assert_same_code(&report, &err, &["mix", "version"]);
     assert_eq!(reason(&report, "sum"), "reaches_change", "{err}");
     report
+}
+
+#[test]
+fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_it() {
+    // str4d/rage (field-trials.md, `age-version`) pins 1.74.0 in `rust-toolchain.toml`. Run as
+    // `cargo-perfdiff perfdiff` (no rustup proxy before it to set `RUSTUP_TOOLCHAIN`), cargo's
+    // proxy fails, and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after its
+    // message: the run's error named the last frame as the cause, "(caused by: 12: <unknown>)".
+    // As a user's shell runs it: rustup's `cargo`, not the toolchain's that `cargo test` gives.
+    // Without rustup no toolchain file is read at all: nothing to check.
+    if Command::new("rustup").arg("--version").output().is_err() {
+        eprintln!("no rustup: a toolchain file names nothing to install");
+        return;
+    }
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
+    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
+    commit_all(&repo, "pin a toolchain");
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--manifest-path",
+        "benches/Cargo.toml",
+    ];
+    let output = output_logged(
+        Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"))
+            .arg("perfdiff")
+            .args(args)
+            .current_dir(&repo)
+            .env("CARGO_TARGET_DIR", dir.path().join("target"))
+            .env("PATH", path_without_toolchains())
+            .env_remove("CARGO")
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .env("RUST_BACKTRACE", "1")
+            .env("RUSTUP_AUTO_INSTALL", "0"),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("is not installed (help: run `rustup toolchain install` to install it)"),
+        "{err}"
+    );
+    assert!(!err.contains("<unknown>"), "{err}");
+}
+
+/// `PATH` without a toolchain's own directories (`…/.rustup/toolchains/…/bin`, which rustup's
+/// proxy puts first for `cargo test`): `cargo` is rustup's proxy, as in a user's shell.
+fn path_without_toolchains() -> std::ffi::OsString {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let kept =
+        std::env::split_paths(&path).filter(|p| !p.to_string_lossy().contains("/toolchains/"));
+    std::env::join_paths(kept).unwrap()
+}
+
+#[test]
+fn a_bench_target_using_an_item_behind_a_feature_names_the_feature() {
+    // tokio-rs/tracing (field-trials.md, `tracing-version`): tracing-subscriber's `filter` and
+    // `filter_log` benches use `EnvFilter`, behind its `env-filter` feature, with no
+    // `required-features`; the run quoted "unresolved import" alone.
+    // A target that builds beside it, so the run goes on and says why it left `filter` out.
+    let dir = scratch();
+    let repo = dir.path().join("gated");
+    write_criterion_package(
+        &repo,
+        "gated",
+        &[("ok", &[("a", 10)])],
+        "\n[features]\nenv-filter = []\n",
+    );
+    copy_demo_lock(&repo);
+    std::fs::write(
+        repo.join("src/lib.rs"),
+        "#[cfg(feature = \"env-filter\")]\npub struct EnvFilter;\n",
+    )
+    .unwrap();
+    add_bench_target(
+        &repo,
+        "filter",
+        "use gated::EnvFilter;\n\nfn main() {\n    let _ = EnvFilter;\n}\n",
+    );
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "base");
+    std::fs::write(repo.join("README.md"), "gated\n").unwrap();
+    commit_all(&repo, "a readme");
+    let output = selecting(&repo, &["HEAD~1", "HEAD", "--list"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let line = "bench target filter failed to compile in both revisions: error[E0432]: \
+                unresolved import `gated::EnvFilter` (at benches/filter.rs:1:5); \
+                the item is gated behind the `env-filter` feature";
+    assert!(err.contains(line), "{err}");
+}
+
+/// [`shared_library_with_a_bench_package`] whose library has `scale`, written by a procedural
+/// macro of the repository (`shapegen`, a path dependency) from the number in `factor.txt`, as
+/// pest's `#[derive(Parser)]` writes parsers from `.pest` files; the bench package's `scaled`
+/// calls it in its set-up only, outside the timed loop, which runs `sum`.
+fn shared_library_with_a_generating_macro(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    std::fs::create_dir_all(repo.join("gen/src")).unwrap();
+    std::fs::write(
+        repo.join("gen/Cargo.toml"),
+        "[package]\nname = \"shapegen\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+         [lib]\nproc-macro = true\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("gen/src/lib.rs"),
+        "use proc_macro::TokenStream;\n\n#[proc_macro]\n\
+         pub fn scale_from(input: TokenStream) -> TokenStream {\n    \
+         let name = input.to_string().trim_matches('\"').to_string();\n    \
+         let dir = std::env::var(\"CARGO_MANIFEST_DIR\").unwrap();\n    \
+         let text = std::fs::read_to_string(std::path::Path::new(&dir).join(&name)).unwrap();\n    \
+         let n: u64 = text.trim().parse().unwrap();\n    \
+         format!(\n        \
+         \"const _: &str = include_str!(concat!(env!(\\\"CARGO_MANIFEST_DIR\\\"), \\\"/{name}\\\"));\\n\\\n         \
+         #[inline(never)] pub fn scale(x: u64) -> u64 {{ let mut s = x; \\\n         \
+         for i in 0..x {{ s = s.rotate_left(3) ^ i.wrapping_mul({n}); }} s }}\"\n    )\n    \
+         .parse()\n    .unwrap()\n}\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("factor.txt"), "3\n").unwrap();
+    replace_in(
+        repo,
+        "Cargo.toml",
+        "[workspace]",
+        "[dependencies]\nshapegen = { path = \"gen\" }\n\n[workspace]",
+    );
+    let lib = repo.join("src/lib.rs");
+    let text = std::fs::read_to_string(&lib).unwrap();
+    std::fs::write(
+        &lib,
+        format!("shapegen::scale_from!(\"factor.txt\");\n\n{text}"),
+    )
+    .unwrap();
+    replace_in(
+        repo,
+        "benches/benches/shapes.rs",
+        "fn benches(c: &mut Criterion) {\n",
+        "fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"scaled\", |b| {\n        \
+         let k = shapelib::scale(black_box(64)) % 200;\n        \
+         b.iter(|| shapelib::sum(black_box(k)))\n    });\n",
+    );
+    amend_base(repo);
+}
+
+#[test]
+fn code_a_macro_writes_from_a_changed_data_file_is_not_the_same_source() {
+    // pest's parsers, written by `#[derive(Parser)]` from `.pest` files (field trial
+    // pest-json-ctrl): the code has the lines of the macro's call, which read the same, so a
+    // set-up running it was "the same source" though the data file it was made from changed.
+    let guard = measuring_lock();
+    let key = "code a macro writes from a data file";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_generating_macro(repo);
+        std::fs::write(repo.join("factor.txt"), "5\n").unwrap();
+        commit_all(repo, "another factor");
+    });
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
+    let scaled = bench_entry(&report, "scaled")["selection"].to_string();
+    assert_eq!(
+        reason(&report, "scaled"),
+        "reaches_change",
+        "{scaled}: {err}"
+    );
 }

@@ -653,6 +653,8 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     };
     for trace in &traces {
         assert_eq!(trace.tracer, trace::Tracer::Native);
+        // Both in one native run, split per benchmark.
+        assert_eq!(trace.runs[0].shared_by, Some(2));
         assert!(ran(trace, &exe, "set_up_for_every_benchmark"));
         // The timed part, as valgrind's trace tells it: the set-up before `bench_function` is
         // outside, and so is criterion's argument parsing; how long the set-up took is known.
@@ -836,4 +838,167 @@ fn what_one_run_cannot_split_is_traced_benchmark_by_benchmark() {
         let traced = traced.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(traced.runs[0].shared_by, None);
     }
+}
+
+/// Requests for `ids` of the fixture's `cut` target (what one native run split per benchmark
+/// gives each), each of whose runs appends a line to `runs`.
+fn cut_requests(ids: &[&str], scratch: &Path, runs: &Path) -> Vec<ForkRequest> {
+    ids.iter()
+        .map(|id| {
+            let mut req = request("cut", CRITERION, id, &scratch.join("home"));
+            req.env = vec![("TRACE_FIXTURE_RUNS".into(), runs.as_os_str().to_owned())];
+            req
+        })
+        .collect()
+}
+
+/// How many runs of the `cut` target wrote to `runs`.
+fn runs_counted(runs: &Path) -> usize {
+    std::fs::read_to_string(runs).map_or(0, |text| text.lines().count())
+}
+
+/// One native run of five benchmarks, cut at criterion's `test_start` and `test_pass`: each
+/// benchmark's trace holds what its own native run holds of its routine's and set-up's
+/// functions, its timed part and the fixture's files it opened; a function the first and third
+/// call in their set-up is in the third's (its breakpoint armed again after the first's part),
+/// the file `reader` opens is in no earlier benchmark's trace, and the benchmark after `reader`
+/// is left to a run of its own (what `reader`'s part opened it may need).
+#[test]
+fn one_native_run_split_per_benchmark_gives_each_what_its_own_native_run_gives() {
+    let exe = fixture().executable("cut").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let runs = scratch.path().join("runs");
+    let ids = ["first", "second", "third", "reader", "after_reader"];
+    let requests = cut_requests(&ids, scratch.path(), &runs);
+    let split = trace::split::trace_together_natively(&requests, scratch.path())
+        .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    assert_eq!(runs_counted(&runs), 1, "one run of the target for all");
+    let [Some(first), Some(second), Some(third), Some(reader), None] = &split[..] else {
+        panic!("{split:?}")
+    };
+    let names = ["first_and_third", "only_first", "only_second", "in_reader"];
+    let timed_in = |trace: &Trace, name: &str| {
+        let (start, end) = function_range(&exe, name);
+        let timed = trace.timed.as_ref();
+        let timed = timed.unwrap_or_else(|| panic!("no timed part: {:?}", trace.untimed));
+        timed.range(start..end).next().is_some()
+    };
+    for (req, trace) in requests.iter().zip([first, second, third, reader]) {
+        let alone = trace::native::trace_natively(req, scratch.path())
+            .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+        let id = &req.benchmark_id;
+        for name in names {
+            assert_eq!(
+                ran(trace, &exe, name),
+                ran(&alone, &exe, name),
+                "{id}: {name}"
+            );
+            let timed = timed_in(trace, name);
+            assert_eq!(timed, timed_in(&alone, name), "{id}: {name} timed");
+        }
+        let files = trace.files_under(&fixture().dir);
+        assert_eq!(files, alone.files_under(&fixture().dir), "{id}");
+        assert_eq!(trace.tracer, trace::Tracer::Native);
+        assert_eq!(trace.runs[0].shared_by, Some(5));
+    }
+    // The parts that matter, said outright.
+    assert!(ran(third, &exe, "first_and_third") && !timed_in(third, "first_and_third"));
+    assert!(!ran(third, &exe, "only_first") && !ran(second, &exe, "first_and_third"));
+    let input = |trace: &Trace| {
+        let files = trace.files_under(&fixture().dir);
+        files.get(Path::new("data/input.txt")).copied()
+    };
+    assert_eq!(input(reader), Some(Access::Opened));
+    for earlier in [first, second, third] {
+        assert_eq!(input(earlier), None);
+    }
+}
+
+/// Where benchmarks are traced natively one by one, one split run traces them all: one run of
+/// the target (and one more for the benchmark it leaves to a run of its own), each trace kept
+/// and told. A run that starts a thread is not split: each is traced in a run of its own.
+#[test]
+fn benchmarks_traced_natively_share_one_split_run_unless_it_starts_a_thread() {
+    let exe = fixture().executable("cut").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let runs = scratch.path().join("runs");
+    let ids = ["first", "second", "third", "reader", "after_reader"];
+    let requests = cut_requests(&ids, scratch.path(), &runs);
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let told = std::sync::Mutex::new(Vec::new());
+    let done = |req: &ForkRequest, _| told.lock().unwrap().push(req.benchmark_id.clone());
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |message: &str| notes.lock().unwrap().push(message.to_string());
+    let traced = trace::split::trace_benchmarks_natively(
+        &requests,
+        &cache,
+        scratch.path(),
+        (&done, &note),
+        "no function differs",
+    );
+    assert_eq!(runs_counted(&runs), 2, "{:?}", notes.lock().unwrap());
+    assert_eq!(told.lock().unwrap().len(), 5);
+    let shared: Vec<Option<usize>> = traced
+        .iter()
+        .map(|t| t.as_ref().unwrap_or_else(|e| panic!("{e}")).runs[0].shared_by)
+        .collect();
+    assert_eq!(shared, [Some(5), Some(5), Some(5), Some(5), None]);
+    assert!(requests.iter().all(|r| cache.kept(r).is_some()));
+    let third = traced[2].as_ref().unwrap();
+    assert!(ran(third, &exe, "first_and_third"));
+    // A thread started: refused, and each traced in a run of its own (three runs in all).
+    let runs = scratch.path().join("runs-threaded");
+    let requests = cut_requests(&["first", "threaded"], scratch.path(), &runs);
+    let together = trace::split::trace_together_natively(&requests, scratch.path());
+    assert!(
+        matches!(&together, Err(trace::split::SplitError::Unsplittable { why, .. }) if why.contains("thread")),
+        "{together:?}"
+    );
+    let cache = TraceCache::new(scratch.path().join("traces-threaded"));
+    let notes = std::sync::Mutex::new(Vec::new());
+    let note = |message: &str| notes.lock().unwrap().push(message.to_string());
+    let traced = trace::split::trace_benchmarks_natively(
+        &requests,
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &note),
+        "no function differs",
+    );
+    assert_eq!(runs_counted(&runs), 4);
+    for trace in &traced {
+        let trace = trace.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(trace.runs[0].shared_by, None);
+    }
+    assert!(ran(traced[1].as_ref().unwrap(), &exe, "in_thread"));
+    let notes = notes.into_inner().unwrap();
+    assert!(
+        notes.iter().any(|n| n.contains("a thread started")),
+        "{notes:?}"
+    );
+}
+
+/// A part of the one native run that goes one benchmark's budget without a benchmark starting
+/// or passing stops the run (then each is traced in a run of its own), not the sum of their
+/// budgets: `second`'s set-up sleeps 6 s, each benchmark's budget is 3 s, the sum 15 s.
+#[test]
+fn a_native_split_run_stops_when_a_part_outlasts_one_benchmark_s_budget() {
+    let scratch = tempfile::tempdir().unwrap();
+    let runs = scratch.path().join("runs");
+    let ids = ["first", "second", "third", "reader", "after_reader"];
+    let mut requests = cut_requests(&ids, scratch.path(), &runs);
+    for req in &mut requests {
+        req.env
+            .push(("TRACE_FIXTURE_SECOND_SLEEPS".into(), "6".into()));
+        req.timeout = Duration::from_secs(3);
+    }
+    let together = trace::split::trace_together_natively(&requests, scratch.path());
+    // Stopped at one benchmark's 3 s, as a native trace is stopped (a failure that says so).
+    let stopped = |e: &TraceError| {
+        let message = e.to_string();
+        message.contains("stopped natively") && message.contains("3.0 s")
+    };
+    assert!(
+        matches!(&together, Err(trace::split::SplitError::Run(e)) if stopped(e)),
+        "{together:?}"
+    );
 }

@@ -75,7 +75,7 @@ pub(super) fn select_by_reach(
     };
     progress.start_steps(
         &format!(
-            "finding what the change reaches: {} benchmark(s), each traced once under valgrind on base, then each it would skip probed natively (kept traces and probes reused)",
+            "finding what the change reaches: {} benchmark(s), each traced once on base (under valgrind; natively where no function differs or valgrind would be too slow), then each it would skip probed natively (kept traces and probes reused)",
             candidates.len() + commands.len()
         ),
         rayon::current_num_threads(),

@@ -494,17 +494,34 @@ pub(super) fn failure_text(
 }
 /// A rendered rustc diagnostic as one line: its first line and where it points
 /// (`error[E0425]: cannot find value `x` in this scope (at benches/b.rs:3:9)`), leaving out the
-/// source snippet and the notes and help that follow.
+/// source snippet and the notes and help that follow, but for one: the feature that would
+/// have compiled an item the code names ("the item is gated behind the `env-filter` feature",
+/// rustc's label under "found an item that was configured out"), the one thing a user can act
+/// on when a bench target uses its package's item without `required-features` (tracing-subscriber's
+/// `filter` bench and `EnvFilter`).
 pub(super) fn diagnostic_headline(rendered: &str) -> String {
     let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or_default().to_string();
     // rustc puts the primary location right under the headline; a later `-->` is a note's.
-    match lines
+    let headline = match lines
         .next()
         .and_then(|l| l.strip_prefix("-->"))
         .map(str::trim)
     {
         Some(location) => format!("{first} (at {location})"),
         None => first,
+    };
+    match feature_gate(rendered) {
+        Some(gate) => format!("{headline}; {gate}"),
+        None => headline,
     }
+}
+
+/// rustc's "the item is gated behind the `X` feature" (a label of a configured-out item's note),
+/// to the end of its line.
+fn feature_gate(rendered: &str) -> Option<&str> {
+    const GATE: &str = "the item is gated behind ";
+    rendered
+        .lines()
+        .find_map(|line| line.find(GATE).map(|at| line[at..].trim_end()))
 }

@@ -38,31 +38,45 @@ pub struct BenchArtifact {
 
 /// Cargo's multi-line error as one line: its first line, and its innermost cause when different
 /// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). A quoted
-/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location.
+/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location. A `help:`
+/// line is advice, not a cause, and keeps its word (rustup's "toolchain '1.74.0-…' is not
+/// installed (help: run `rustup toolchain install` to install it)", for a `rust-toolchain.toml`
+/// that names one); a backtrace after the message (rustup's under `RUST_BACKTRACE=1`) is no
+/// part of it, or its last frame, `12: <unknown>`, was given as the cause.
 pub(super) fn one_line(message: &str) -> String {
     let lines: Vec<&str> = message
         .lines()
         .map(str::trim)
+        .take_while(|l| !is_backtrace_start(l))
         .filter(|l| !l.is_empty() && *l != "Caused by:")
         .collect();
     let location = lines
         .iter()
         .find_map(|l| l.strip_prefix("-->"))
         .map(str::trim);
-    let prose: Vec<&str> = lines
+    let (help, prose): (Vec<&str>, Vec<&str>) = lines
         .iter()
         .copied()
         .filter(|l| !is_snippet_line(l))
-        .collect();
-    let text = match (prose.first(), prose.last()) {
+        .partition(|l| l.starts_with("help:"));
+    let mut text = match (prose.first(), prose.last()) {
         (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
         (Some(first), _) => first.to_string(),
         _ => message.trim().to_string(),
     };
+    if let Some(help) = help.first() {
+        text = format!("{text} ({help})");
+    }
     match location {
         Some(location) if !text.contains(location) => format!("{text} (at {location})"),
         _ => text,
     }
+}
+
+/// The line a backtrace printed after an error begins with: anyhow's (`Stack backtrace:`) or
+/// a panic's (`stack backtrace:`).
+fn is_backtrace_start(line: &str) -> bool {
+    line.eq_ignore_ascii_case("stack backtrace:")
 }
 
 /// A line of a quoted source snippet in a diagnostic: `--> file:line:col`, `|`, `12 | text`.

@@ -499,6 +499,23 @@ mod tests {
         assert_eq!(diagnostic_headline(""), "");
     }
 
+    #[test]
+    fn a_configured_out_item_s_feature_is_named_beside_the_headline() {
+        // tokio-rs/tracing (field-trials.md, `tracing-version`): tracing-subscriber's `filter`
+        // bench uses `EnvFilter`, behind its `env-filter` feature, without `required-features`;
+        // the headline alone ("unresolved import") did not say which feature to pass.
+        let rendered = "error[E0432]: unresolved import `gated::EnvFilter`\n --> benches/b.rs:1:5\n  |\n\
+                        1 | use gated::EnvFilter;\n  |     ^^^^^^^^^^^^^^^^ no `EnvFilter` in the root\n  |\n\
+                        note: found an item that was configured out\n --> src/lib.rs:2:12\n  |\n\
+                        1 | #[cfg(feature = \"env-filter\")]\n  |       ---------------------- the item is gated behind the `env-filter` feature\n\
+                        2 | pub struct EnvFilter;\n  |            ^^^^^^^^^\n\n";
+        assert_eq!(
+            diagnostic_headline(rendered),
+            "error[E0432]: unresolved import `gated::EnvFilter` (at benches/b.rs:1:5); \
+             the item is gated behind the `env-filter` feature"
+        );
+    }
+
     fn failure(package_id: &str, target: &str, is_bench: bool) -> FailedTarget {
         FailedTarget {
             package_id: package_id.to_string(),
@@ -1031,6 +1048,24 @@ mod tests {
         );
         assert_eq!(one_line("  just this \n"), "just this");
         assert_eq!(one_line(""), "");
+    }
+
+    #[test]
+    fn rustup_s_missing_toolchain_keeps_its_help_and_drops_its_backtrace() {
+        // str4d/rage (field-trials.md, `age-version`): its `rust-toolchain.toml` names 1.74.0,
+        // and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after the message; its
+        // last frame was given as the cause, "(caused by: 12: <unknown>)".
+        let rustup = "error: toolchain '1.74.0-x86_64-unknown-linux-gnu' is not installed\n\
+                      help: run `rustup toolchain install` to install it\n\n\
+                      Stack backtrace:\n   0: anyhow::error::<impl …>::from\n\
+                      \x20  1: rustup::config::Cfg::local_toolchain::{{closure}}\n\
+                      \x20 11: __libc_start_main_impl\n             at ./csu/../csu/libc-start.c:360:3\n\
+                      \x20 12: <unknown>\n";
+        let expected = "error: toolchain '1.74.0-x86_64-unknown-linux-gnu' is not installed \
+                        (help: run `rustup toolchain install` to install it)";
+        assert_eq!(one_line(rustup), expected);
+        let (message, _) = rustup.split_once("\n\nStack").unwrap();
+        assert_eq!(one_line(message), expected);
     }
 
     proptest::proptest! {

@@ -61,8 +61,11 @@ pub fn differences(base: &SideSettings<'_>, head: &SideSettings<'_>) -> Vec<Stri
     if profiles(base.workspace) != profiles(head.workspace) {
         found.push("the workspace manifest's [profile] differs".to_string());
     }
-    if relocated(base.env, base.checkout) != relocated(head.env, head.checkout) {
-        found.push("the bench process's environment from cargo differs".to_string());
+    if let Some(variables) = env_differences(base, head) {
+        found.push(format!(
+            "the bench process's environment from cargo differs (cargo's `[env]` or a build \
+             script's `cargo:rustc-env`): {variables}"
+        ));
     }
     let dirs = |side: &SideSettings<'_>| -> Vec<PathBuf> {
         side.library_dirs
@@ -81,6 +84,46 @@ pub fn differences(base: &SideSettings<'_>, head: &SideSettings<'_>) -> Vec<Stri
     found.sort();
     found.dedup();
     found
+}
+
+/// The variables of the bench process's environment whose values differ between the sides (or
+/// that one side alone has), each named with both values as compared (`{checkout}`, `{hash}`
+/// placeholders in them); `None` when none differs. A user must be able to tell which variable
+/// measured every benchmark (mime_guess #96: its build script's `MIME_TYPES_GENERATED_PATH`,
+/// an absolute path on base and a file name on head, read only by `env!` at compile time).
+fn env_differences(base: &SideSettings<'_>, head: &SideSettings<'_>) -> Option<String> {
+    const SHOWN: usize = 3;
+    let (b, h) = (
+        relocated(base.env, base.checkout),
+        relocated(head.env, head.checkout),
+    );
+    let value = |side: &[(OsString, String)], key: &OsString| {
+        side.iter()
+            .find(|(k, _)| k == key)
+            .map_or_else(|| "unset".to_string(), |(_, v)| format!("`{v}`"))
+    };
+    let mut keys: Vec<&OsString> = b.iter().chain(&h).map(|(key, _)| key).collect();
+    keys.sort();
+    keys.dedup();
+    let differing: Vec<String> = keys
+        .into_iter()
+        .filter(|key| value(&b, key) != value(&h, key))
+        .map(|key| {
+            let name = key.to_string_lossy();
+            format!(
+                "{name} ({} on base, {} on head)",
+                value(&b, key),
+                value(&h, key)
+            )
+        })
+        .collect();
+    let (shown, rest) = differing.split_at(differing.len().min(SHOWN));
+    match rest.len() {
+        _ if shown.is_empty() && b != h => Some("the order or repetition of its variables".into()),
+        _ if shown.is_empty() => None,
+        0 => Some(shown.join(", ")),
+        more => Some(format!("{} and {more} more", shown.join(", "))),
+    }
 }
 
 /// A file's bytes, `None` when it is not there (or not readable, which then differs from a
@@ -109,7 +152,7 @@ fn relocated(env: &[(OsString, OsString)], checkout: &Path) -> Vec<(OsString, St
     let unhashed = out_dir
         .as_deref()
         .and_then(|dir| without_hash(Path::new(dir)))
-        .map(|dir| dir.to_string_lossy().into_owned());
+        .map(|dir| dir.to_string_lossy().trim_end_matches('/').to_string());
     env.iter()
         .map(|(key, value)| {
             let mut value = value.to_string_lossy().into_owned();
@@ -197,6 +240,53 @@ mod tests {
         assert!(found.iter().any(|f| f.contains("rust-toolchain.toml")));
         assert!(found.iter().any(|f| f.contains("[profile]")));
         assert!(found.iter().any(|f| f.contains("environment")));
+    }
+
+    #[test]
+    fn a_variable_of_the_bench_environment_that_differs_is_named_with_both_values() {
+        // mime_guess #96: the build script's `cargo:rustc-env=MIME_TYPES_GENERATED_PATH` was the
+        // generated file's absolute path on base and its name alone on head; every benchmark was
+        // measured for "the bench process's environment from cargo differs", naming nothing.
+        let dir = tempfile::tempdir().unwrap();
+        let base = checkout(&dir.path().join("base"), MANIFEST);
+        let head = checkout(&dir.path().join("head"), MANIFEST);
+        let out = "/t/release/build/mime_guess-0c5919a05baddc7e/out";
+        let side = |path: String| {
+            vec![
+                (OsString::from("OUT_DIR"), OsString::from(out)),
+                (
+                    OsString::from("MIME_TYPES_GENERATED_PATH"),
+                    OsString::from(path),
+                ),
+            ]
+        };
+        let b = side(format!("{out}/mime_types_generated.rs"));
+        let h = side("/mime_types_generated.rs".to_string());
+        let found = differences_of(&base, &head, [&b, &h]);
+        assert_eq!(
+            found,
+            [
+                "the bench process's environment from cargo differs (cargo's `[env]` or a build \
+              script's `cargo:rustc-env`): MIME_TYPES_GENERATED_PATH \
+              (`/t/release/build/mime_guess-{hash}/out/mime_types_generated.rs` on base, \
+              `/mime_types_generated.rs` on head)"
+            ]
+        );
+        // A variable one side alone has is named as unset on the other; the same variables in
+        // another order are no difference.
+        let mut more = h.clone();
+        more.push((OsString::from("EXTRA"), OsString::from("1")));
+        let found = differences_of(&base, &head, [&h, &more]);
+        assert!(
+            found[0].ends_with(": EXTRA (unset on base, `1` on head)"),
+            "{found:?}"
+        );
+        let reversed: Vec<_> = h.iter().rev().cloned().collect();
+        let found = differences_of(&base, &head, [&h, &reversed]);
+        assert!(
+            found[0].ends_with("the order or repetition of its variables"),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -156,6 +156,7 @@
 //! checkout's files, and in those outside it that are not a dependency's (a path dependency
 //! beside the checkout may depend on it through a path back).
 
+mod compiled_in;
 mod dependency_lines;
 mod generics;
 mod harness_macros;
@@ -583,6 +584,13 @@ fn compare_one(
     let originals = sources.map(Option::unwrap_or_default);
     if let Err(comparison) = apart.compare(&originals) {
         return comparison;
+    }
+    let files = apart
+        .pools
+        .iter()
+        .flat_map(|pool| pool.keys().map(|(file, _)| file));
+    if let Some(reason) = compiled_in::reason(files, changed) {
+        return SourceComparison::Differs(reason);
     }
     let symbolless = (0..2).filter(|&side| apart.symbolless[side]).map(|side| {
         format!(
@@ -1327,6 +1335,11 @@ pub struct ChangedNames {
     /// Per dependency's file read so far, whether it mentions `collapse_debuginfo`: a macro
     /// of it expanded in the checkout may keep its own lines there.
     collapsing: RefCell<BTreeMap<String, bool>>,
+    /// Per Rust file of the checkout (as compared) whose text names a file of the checkout that
+    /// is not Rust and that the commit changes, that file ([`compiled_in`]): code a macro makes
+    /// from it (`include_str!`, a proc macro's `#[grammar = "…"]`) has the macro's lines, which
+    /// read the same.
+    compiled_in: BTreeMap<String, String>,
 }
 
 /// The files of the module a private `use` is in, where it changes what a name means: its own
@@ -1467,11 +1480,15 @@ pub fn changed_names_compiled(
     let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
     let mut imported: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
     let mut elsewhere = Elsewhere::default();
+    let others = compiled_in::changed_other_files(base, head)?;
     for file in &files {
         let read =
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
         let (a, b) = (read(base), read(head));
         elsewhere.note(file, [&a, &b]);
+        if let Some(other) = compiled_in::named_by([&a, &b], &others) {
+            names.compiled_in.insert(file.display().to_string(), other);
+        }
         if a == b || filter.test_only_file(file) {
             continue;
         }
@@ -3032,6 +3049,48 @@ mod tests {
             matches!(compared, SourceComparison::Differs(_)),
             "{compared:?}"
         );
+    }
+
+    #[test]
+    fn code_compiled_in_from_a_changed_file_that_is_not_rust_differs() {
+        // pest's `#[derive(Parser)] #[grammar = "grammars/json.pest"]` (field trial
+        // pest-json-ctrl), here `include_str!`: the set-up's code changes with the data file
+        // while its lines, the macro call's, read the same.
+        let program = "#[inline(never)]\nfn setup(n: usize) -> usize {\n    \
+                       include_str!(\"data.txt\").bytes().take(n).filter(|b| *b == b'x').count()\n}\n\n\
+                       fn main() {\n    println!(\"{}\", setup(std::hint::black_box(64)));\n}\n";
+        let dir = tempfile::tempdir().unwrap();
+        let build = |side: &str, data: &str| {
+            let files = [
+                ("src/main.rs", program.to_string()),
+                ("src/data.txt", data.into()),
+            ];
+            (
+                compiled_files(dir.path(), side, &files),
+                dir.path().join(side),
+            )
+        };
+        let (base, head) = (build("base", "xx\n"), build("head", "xxx\n"));
+        fn side((executable, checkout): &(PathBuf, PathBuf)) -> Side<'_> {
+            Side {
+                executable,
+                checkout,
+            }
+        }
+        let changed = changed_names(&base.1, &head.1).unwrap();
+        let compared = compare_function(&side(&base), &side(&head), "demo::setup", &changed);
+        let SourceComparison::Differs(reason) = compared else {
+            panic!("code made from a changed data file must differ: {compared:?}");
+        };
+        assert!(
+            reason.contains("src/main.rs, which names src/data.txt"),
+            "{reason}"
+        );
+        // The same data on both sides: the same source.
+        let same = build("same", "xx\n");
+        let unchanged = changed_names(&base.1, &same.1).unwrap();
+        let compared = compare_function(&side(&base), &side(&same), "demo::setup", &unchanged);
+        assert!(compared.is_same(), "{compared:?}");
     }
 
     #[test]

@@ -34,13 +34,21 @@
 //! ([`super::runs::budget`]), counted as the CPU time of the benchmark's processes and of the
 //! tracing thread ([`super::budget`]). It runs natively, so CPU features valgrind hides are seen as a
 //! fork sees them. Anything that fails is a [`TraceError`] and the benchmark is measured.
+//!
+//! Several criterion benchmarks of one target can be traced in one such run cut into parts at
+//! criterion's `test_start` and `test_pass` ([`trace_split_natively`], [`cuts`]: the
+//! breakpoints of entries hit in a benchmark's part are written again at each cut, so that a
+//! later part sees them too), which [`super::split`] shares out per benchmark as it does
+//! valgrind's split run: the set-up before criterion's filter is then run once, not once per
+//! benchmark.
 
+mod cuts;
 mod follow;
 mod timed;
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::budget::Budget;
@@ -49,6 +57,8 @@ use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceError, Tracer};
 use crate::steps::fork::ForkRequest;
 
+pub use cuts::{Cut, CutAt};
+
 /// The native trace of `req`'s benchmark (a fork request as for [`super::trace_benchmark`]),
 /// its output and `CRITERION_HOME` in `dir`.
 pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError> {
@@ -56,6 +66,7 @@ pub fn trace_natively(req: &ForkRequest, dir: &Path) -> Result<Trace, TraceError
         args: runs::test_args(req.harness, &req.benchmark_id),
         ids: vec![req.benchmark_id.as_str()],
         budget: runs::budget(req),
+        cut_at: None,
     };
     traced(req, dir, routines_of(req), run).map(|(trace, _stops)| trace)
 }
@@ -76,12 +87,84 @@ pub fn trace_run_natively(
         args,
         ids: ids.to_vec(),
         budget,
+        cut_at: None,
     };
     let (trace, _stops) = traced(first, dir, routines_of(first), run)?;
     Ok(Trace {
         set_up_ms: None,
         ..trace
     })
+}
+
+/// One native run of the criterion benchmarks `ids`, run as `first` is with `args` (test mode,
+/// a filter selecting them all) within `budget`, cut into parts at `cut_at` (criterion's
+/// `test_start` and `test_pass`): what each part entered, read and timed, for
+/// [`super::split::trace_together_natively`] to give each benchmark its share.
+pub fn trace_split_natively(
+    first: &ForkRequest,
+    dir: &Path,
+    (args, ids): (Vec<OsString>, &[&str]),
+    (cut_at, budget): (CutAt<'_>, Budget),
+) -> Result<SplitRun, TraceError> {
+    let run = Run {
+        args,
+        ids: ids.to_vec(),
+        budget,
+        cut_at: Some(cut_at),
+    };
+    let (followed, wall_ms, output) = followed(first, dir, routines_of(first), run)?;
+    let cut = followed.cut.unwrap_or_default();
+    let leader = followed.logs.first().map_or("", |(_, log)| log.as_str());
+    let moved = leader.contains(" sys_chdir ") || leader.contains(" sys_fchdir ");
+    let logs = (!moved).then(|| cut_log(leader, &cut.log_at)).flatten();
+    let mut others_touched = Touched::default();
+    for (_, log) in followed.logs.iter().skip(1) {
+        let start = (!moved).then_some(first.cwd.as_path());
+        others_touched.merge(syscalls::parse(log, start));
+    }
+    Ok(SplitRun {
+        whole: touched(&followed.logs, &first.cwd),
+        cut,
+        logs,
+        others_touched,
+        libraries: followed.libraries,
+        threads: followed.threads,
+        wall_ms,
+        output,
+    })
+}
+
+/// A native run cut into parts ([`trace_split_natively`]).
+#[derive(Debug)]
+pub struct SplitRun {
+    /// Each part's entries, each benchmark part's timed part, how long each part ran, and why
+    /// the parts are not in the order expected.
+    pub cut: Cut,
+    /// The benchmark process's system-call log cut as the parts are; `None` when it could not
+    /// be (it changed its directory: a later part's relative paths depend on an earlier one).
+    pub logs: Option<Vec<String>>,
+    /// What the other processes' system calls touched.
+    pub others_touched: Touched,
+    /// What every process's system calls touched.
+    pub whole: Touched,
+    /// The other files mapped executable into the benchmark's process at its exit.
+    pub libraries: BTreeSet<PathBuf>,
+    /// The threads the benchmark's process started.
+    pub threads: usize,
+    pub wall_ms: f64,
+    /// Its standard output.
+    pub output: String,
+}
+
+/// `log` cut at the byte offsets `at` (each at a line's end), `None` if one is not.
+fn cut_log(log: &str, at: &[usize]) -> Option<Vec<String>> {
+    let mut texts = Vec::with_capacity(at.len() + 1);
+    let mut from = 0;
+    for &to in at.iter().chain([&log.len()]) {
+        texts.push(log.get(from..to)?.to_string());
+        from = to;
+    }
+    Some(texts)
 }
 
 /// The entries of `req`'s harness's timed routines (ELF virtual addresses), or why none is
@@ -91,12 +174,13 @@ fn routines_of(req: &ForkRequest) -> Result<Vec<u64>, String> {
         .map(|routines| routines.iter().map(|r| r.address).collect())
 }
 
-/// What a native run runs: its arguments, the benchmarks its output must show ran, and its
-/// budget.
+/// What a native run runs: its arguments, the benchmarks its output must show ran, its
+/// budget, and for a run cut into parts, where.
 struct Run<'a> {
     args: Vec<OsString>,
     ids: Vec<&'a str>,
     budget: Budget,
+    cut_at: Option<CutAt<'a>>,
 }
 
 /// The native trace of `run` of `req`'s executable, with the entries of the timed routines or
@@ -107,6 +191,20 @@ fn traced(
     routines: Result<Vec<u64>, String>,
     run: Run<'_>,
 ) -> Result<(Trace, u64), TraceError> {
+    let (followed, wall_ms, _output) = followed(req, dir, routines, run)?;
+    let stops = followed.stops;
+    Ok((made(req, followed, wall_ms), stops))
+}
+
+/// `run` of `req`'s executable followed to its end (as for [`traced`]): what it showed, its wall
+/// time, its standard output; an error unless it exited with success, showed each benchmark
+/// ran and entered a function.
+fn followed(
+    req: &ForkRequest,
+    dir: &Path,
+    routines: Result<Vec<u64>, String>,
+    run: Run<'_>,
+) -> Result<(follow::Followed, f64, String), TraceError> {
     let who = super::who(req);
     if Mode::runs_for(req.harness) != [Mode::Test] {
         return Err(TraceError::Unsupported {
@@ -145,11 +243,12 @@ fn traced(
         entries: &entries,
         routines,
         first_segment,
+        cut_at: run.cut_at,
     })
     .map_err(|message| failed(message, String::new()))?;
     let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     let output = std::fs::read(&out_path).map_err(io(&out_path))?;
-    let output = String::from_utf8_lossy(&output);
+    let output = String::from_utf8_lossy(&output).into_owned();
     let tail = || tail_of(&err_path);
     if let Some(message) = failure(followed.end) {
         return Err(failed(message, tail()));
@@ -170,8 +269,7 @@ fn traced(
             message: "no function of it was entered".to_string(),
         });
     }
-    let stops = followed.stops;
-    Ok((made(req, followed, wall_ms), stops))
+    Ok((followed, wall_ms, output))
 }
 
 /// Why a run that ended so is no trace (`None`: it exited with success).
@@ -273,6 +371,7 @@ mod tests {
             args: runs::test_args(req.harness, &req.benchmark_id),
             ids: vec![req.benchmark_id.as_str()],
             budget: runs::budget(req),
+            cut_at: None,
         }
     }
 

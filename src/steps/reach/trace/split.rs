@@ -54,6 +54,13 @@
 //! a benchmark that opened a file) is traced the same way, in a run split for that one
 //! benchmark ([`trace_alone`]), and so is not given what runs after its `test_pass` either.
 //!
+//! Natively ([`trace_together_natively`], where valgrind is too slow for the target's set-up or
+//! only what the benchmarks read is asked), one run is cut the same way at the same two
+//! functions' entries ([`super::native::trace_split_natively`]), each benchmark given the same
+//! share, and refused for the same reasons; a function's entry is then seen once per part it is
+//! entered in, not once per run (docs/design/selection-trace.md, "One native run, split per
+//! benchmark").
+//!
 //! Anything that cannot be split is a [`SplitError`], and [`trace_benchmarks`] then traces each
 //! benchmark alone in a whole run of its own, as before (natively, [`super::native`], when the run outlasted its budget:
 //! valgrind is then too slow for what the target sets up before criterion's filter): another harness, boundaries missing from the symbol table
@@ -105,7 +112,9 @@ pub type Told<'a> = (
 /// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
 /// the shared run has, so is every benchmark of the target; `cache` remembers it, and a later
 /// run on the same executable traces natively without a valgrind run; `note` is told so once
-/// (and whether an earlier run found it). Each new
+/// (and whether an earlier run found it); those traced natively are first traced in one native
+/// run split per benchmark ([`trace_together_natively`]), each left alone after it natively in a
+/// run of its own. Each new
 /// trace is kept in `cache` under its own benchmark; scratch directories are made in
 /// `scratch`. `done` is told of each benchmark traced, with its share of the time.
 pub fn trace_benchmarks(
@@ -131,7 +140,6 @@ pub fn trace_benchmarks(
         (false, false) => Shared::NotRun,
     };
     let (too_slow, cut) = (shared == Shared::TooSlow, shared != Shared::Unsplittable);
-    let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     let natively = std::sync::Once::new();
     let noted = || {
         natively.call_once(|| {
@@ -146,6 +154,12 @@ pub fn trace_benchmarks(
             ));
         });
     };
+    if too_slow {
+        noted();
+        let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+        trace_shared_natively(reqs, &missing, &mut traces, cache, scratch, (done, note));
+    }
+    let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
     let made: Vec<(usize, Result<Trace, TraceError>)> = alone
         .par_iter()
@@ -184,7 +198,8 @@ pub fn trace_benchmarks(
 /// benchmark executes is the same code whatever it is, and only what it reads and starts is left
 /// to ask, which the native trace tells as valgrind's does (its log's rules are shared) at a
 /// small part of the cost (a 500-benchmark suite across a version bump: about 45 min under
-/// valgrind, docs/design/field-trials.md).
+/// valgrind, docs/design/field-trials.md). Criterion benchmarks are first traced in one native run split per
+/// benchmark ([`trace_together_natively`]); those it leaves, each in a run of its own.
 pub fn trace_benchmarks_natively(
     reqs: &[ForkRequest],
     cache: &TraceCache,
@@ -193,16 +208,78 @@ pub fn trace_benchmarks_natively(
     why: &str,
 ) -> Vec<Result<Trace, TraceError>> {
     note(why);
-    reqs.par_iter()
-        .map(|req| {
+    let mut traces: Vec<Option<Result<Trace, TraceError>>> =
+        reqs.iter().map(|req| cache.kept(req).map(Ok)).collect();
+    for (req, _) in reqs.iter().zip(&traces).filter(|(_, t)| t.is_some()) {
+        done(req, Duration::ZERO);
+    }
+    let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    trace_shared_natively(reqs, &missing, &mut traces, cache, scratch, (done, note));
+    let made: Vec<(usize, Result<Trace, TraceError>)> = (0..reqs.len())
+        .filter(|&i| traces[i].is_none())
+        .collect::<Vec<usize>>()
+        .into_par_iter()
+        .map(|i| {
             let started = Instant::now();
-            let trace = cache.get_or_trace(req, || {
-                in_scratch(scratch, |dir| super::native::trace_natively(req, dir))
+            let trace = cache.get_or_trace(&reqs[i], || {
+                in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
             });
-            done(req, started.elapsed());
-            trace
+            done(&reqs[i], started.elapsed());
+            (i, trace)
         })
-        .collect()
+        .collect();
+    for (i, trace) in made {
+        traces[i] = Some(trace);
+    }
+    traces.into_iter().flatten().collect()
+}
+
+/// The traces of the criterion benchmarks `missing` of `reqs` (two or more) made in one native
+/// run split per benchmark ([`trace_together_natively`]) into `traces`, each kept in `cache`
+/// and told to `done`; `note` is told when the run could not be split, and those it could not
+/// trace are left to be traced natively each in a run of its own, as before.
+fn trace_shared_natively(
+    reqs: &[ForkRequest],
+    missing: &[usize],
+    traces: &mut [Option<Result<Trace, TraceError>>],
+    cache: &TraceCache,
+    scratch: &Path,
+    (done, note): Told<'_>,
+) {
+    let criterion = |i: &usize| matches!(reqs[*i].harness, Harness::Criterion(_));
+    if missing.len() < 2 || !missing.iter().all(criterion) {
+        return;
+    }
+    let group: Vec<ForkRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
+    let started = Instant::now();
+    match in_scratch(scratch, |dir| trace_together_natively(&group, dir)) {
+        Ok(made) => {
+            let each = started.elapsed() / group.len() as u32;
+            keep_made(reqs, (missing, made), traces, cache, (done, each));
+        }
+        Err(e) => note(&format!("{e}: each is traced natively in a run of its own")),
+    }
+}
+
+/// What is told of each benchmark traced: its request and its share of the time.
+type Done<'a> = &'a (dyn Fn(&ForkRequest, Duration) + Sync);
+
+/// The traces `made` of the benchmarks `missing` of `reqs` put in `traces`, each kept in
+/// `cache` and told to `done` with `each`, its share of the time; a benchmark without one
+/// (`None`) is left.
+fn keep_made(
+    reqs: &[ForkRequest],
+    (missing, made): (&[usize], Vec<Option<Trace>>),
+    traces: &mut [Option<Result<Trace, TraceError>>],
+    cache: &TraceCache,
+    (done, each): (Done<'_>, Duration),
+) {
+    for (&i, trace) in missing.iter().zip(made) {
+        let Some(trace) = trace else { continue };
+        let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
+        done(&reqs[i], each);
+        traces[i] = Some(kept);
+    }
 }
 
 /// One native run of all of `reqs` (benchmarks of one executable run alike, [`run_alike`]), in
@@ -301,12 +378,7 @@ fn trace_shared(
         Ok(made) => {
             let each = started.elapsed() / group.len() as u32;
             // A benchmark the run could not give all it reads (`None`) is traced alone after.
-            for (&i, trace) in missing.iter().zip(made) {
-                let Some(trace) = trace else { continue };
-                let kept = cache.keep_trace(&reqs[i], &trace).map(|()| trace);
-                done(&reqs[i], each);
-                traces[i] = Some(kept);
-            }
+            keep_made(reqs, (missing, made), traces, cache, (done, each));
             Shared::Split
         }
         Err(SplitError::Run(TraceError::OverBudget { .. })) => {
@@ -368,6 +440,173 @@ pub fn trace_together(
         Some(trace)
     });
     Ok(traces.collect())
+}
+
+/// The traces of `reqs` (criterion benchmarks of one executable, run alike), in their order,
+/// made in one native run in `dir` ([`super::native::trace_split_natively`]) cut per benchmark
+/// at criterion's boundaries as [`trace_together`] cuts valgrind's run, each given the same
+/// share (module docs): its own part, the outside parts before it, every other process's
+/// entries and system calls; `None` for a benchmark an earlier one's part opened a file for
+/// ([`covers`]). Refused ([`SplitError`]) as [`trace_together`] refuses: a thread started, the
+/// output not showing each benchmark once, parts out of order; and within the sum of their
+/// budgets.
+pub fn trace_together_natively(
+    reqs: &[ForkRequest],
+    dir: &Path,
+) -> Result<Vec<Option<Trace>>, SplitError> {
+    let first = alike(reqs)?;
+    let unsplittable = |why: String| SplitError::Unsplittable {
+        target: first.executable.display().to_string(),
+        why,
+    };
+    let (starts, passes) = boundary_entries(&first.executable).map_err(&unsplittable)?;
+    let ids: Vec<&str> = reqs.iter().map(|r| r.benchmark_id.as_str()).collect();
+    let args = vec!["--test".into(), filter(&ids).into()];
+    let budget = Budget::sum(reqs.iter().map(runs::budget));
+    let part = reqs.iter().map(runs::budget).reduce(Budget::max);
+    let cut_at = super::native::CutAt {
+        starts: &starts,
+        passes: &passes,
+        part: part.unwrap_or(budget),
+    };
+    let run = super::native::trace_split_natively(first, dir, (args, &ids), (cut_at, budget))?;
+    let order = natively_tested(&run, &ids).map_err(&unsplittable)?;
+    let mut by_id = natively_given(run, &first.cwd, order.len());
+    let traces = reqs.iter().map(|req| {
+        let index = order.iter().position(|id| *id == req.benchmark_id)?;
+        by_id[index].take()
+    });
+    Ok(traces.collect())
+}
+
+/// The entries (ELF virtual addresses) of criterion's `<Reports as Report>::test_start` and
+/// `test_pass` in `executable` ([`Boundaries`]); an error when either is missing.
+fn boundary_entries(executable: &Path) -> Result<(Vec<u64>, Vec<u64>), String> {
+    use object::{Object, ObjectSymbol};
+    let data = std::fs::read(executable)
+        .map_err(|e| format!("cannot read {}: {e}", executable.display()))?;
+    let file = object::File::parse(&*data)
+        .map_err(|e| format!("cannot parse {}: {e}", executable.display()))?;
+    let named = |method: &str| -> Vec<u64> {
+        let text = file.symbols().filter(|s| {
+            s.kind() == object::SymbolKind::Text && s.is_definition() && s.address() != 0
+        });
+        let wanted = text.filter(|s| {
+            s.name().is_ok_and(|raw| {
+                is_boundary(
+                    &crate::steps::instructions::callgrind::demangle(raw),
+                    method,
+                )
+            })
+        });
+        wanted.map(|s| s.address()).collect()
+    };
+    let (starts, passes) = (named("test_start"), named("test_pass"));
+    if starts.is_empty() || passes.is_empty() {
+        return Err(
+            "criterion's `<Reports as Report>::test_start` and `test_pass` are not in its symbol table (inlined?)"
+                .to_string(),
+        );
+    }
+    Ok((starts, passes))
+}
+
+/// The ids in the order a native split run tested them, when it can be split: its output shows
+/// each of `ids` tested once ([`Tested`]), it started no thread, and its parts alternate
+/// outside and benchmark, one benchmark part per id.
+fn natively_tested(run: &super::native::SplitRun, ids: &[&str]) -> Result<Vec<String>, String> {
+    if run.threads > 0 {
+        return Err("a thread started: its work cannot be told apart by benchmark".to_string());
+    }
+    if let Some(wrong) = &run.cut.wrong {
+        return Err(wrong.clone());
+    }
+    let mut tested = Tested {
+        wanted: ids.iter().map(|id| id.to_string()).collect(),
+        ..Tested::default()
+    };
+    run.output.lines().for_each(|line| tested.line(line));
+    let order = tested.order(ids)?;
+    let parts = run.cut.parts.len();
+    if parts != 2 * order.len() + 1 || run.cut.timed.len() != order.len() {
+        return Err(format!(
+            "its run has {parts} part(s) for {} benchmark(s)",
+            order.len()
+        ));
+    }
+    Ok(order)
+}
+
+/// What each of the `count` benchmarks of the native split run `run` is given, in the order
+/// tested, as [`Parts::given`] gives valgrind's (its own part, the outside parts before it,
+/// the other processes'; `None` when an earlier benchmark's part opened a file its own and the
+/// parts before it did not, [`covers`]). A log that could not be cut gives each all of it.
+fn natively_given(run: super::native::SplitRun, cwd: &Path, count: usize) -> Vec<Option<Trace>> {
+    let super::native::SplitRun { cut, logs, .. } = &run;
+    let parse = |k: usize| -> Option<Touched> {
+        let text = logs.as_ref()?.get(k)?;
+        Some(syscalls::parse(text, Some(cwd)))
+    };
+    let mut executed = cut.others.clone();
+    let mut before = match logs {
+        Some(_) => run.others_touched.clone(),
+        None => run.whole.clone(),
+    };
+    let mut earlier = Touched::default();
+    let outside_ms: f64 = (0..=count)
+        .filter_map(|k| cut.durations.get(2 * k))
+        .map(|d| d.as_secs_f64() * 1e3)
+        .sum();
+    let mut given = Vec::with_capacity(count);
+    for k in 0..count {
+        executed.extend(cut.parts.get(2 * k).into_iter().flatten());
+        before.merge(parse(2 * k).unwrap_or_default());
+        let mut touched = before.clone();
+        if let Some(own) = parse(2 * k + 1) {
+            touched.merge(own.clone());
+            let inherited = !covers(&touched, &earlier);
+            earlier.merge(own);
+            if inherited {
+                given.push(None);
+                continue;
+            }
+        }
+        let mut mine = executed.clone();
+        mine.extend(cut.parts.get(2 * k + 1).into_iter().flatten());
+        let own_ms = cut
+            .durations
+            .get(2 * k + 1)
+            .map_or(0.0, |d| d.as_secs_f64() * 1e3);
+        let timed = cut
+            .timed
+            .get(k)
+            .cloned()
+            .unwrap_or_else(|| Err("no part".into()));
+        given.push(Some(Trace {
+            executed: mine,
+            libraries: run.libraries.clone(),
+            files: touched.files,
+            programs: touched.programs,
+            unresolved: touched.unresolved,
+            sets_affinity: touched.sets_affinity,
+            cwd: cwd.to_path_buf(),
+            runs: vec![RunSummary {
+                mode: Mode::Test,
+                instructions: 0,
+                wall_ms: run.wall_ms / count.max(1) as f64,
+                shared_by: (count > 1).then_some(count),
+            }],
+            untimed: timed
+                .as_ref()
+                .err()
+                .map(|why| format!("traced natively, {why}")),
+            timed: timed.ok(),
+            tracer: super::Tracer::Native,
+            set_up_ms: Some(outside_ms + own_ms),
+            ..Trace::default()
+        }));
+    }
+    given
 }
 
 /// The first of `reqs`, when they are criterion benchmarks (one or more) run alike: the same

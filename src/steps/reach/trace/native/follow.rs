@@ -39,6 +39,7 @@ use nix::sys::signal::{self, Signal};
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
+use super::cuts::{Cut, CutAt, Cuts};
 use super::timed::{TimedPart, Trap};
 use crate::steps::reach::probe::timing::Stop;
 use crate::steps::reach::probe::{load_bias, parse_maps};
@@ -60,14 +61,17 @@ pub(super) struct Launch<'a> {
     pub routines: Result<Vec<u64>, String>,
     /// The virtual address of `program`'s segment at file offset 0 (for the load bias).
     pub first_segment: u64,
+    /// For a run cut into parts ([`super::cuts`]): where.
+    pub cut_at: Option<CutAt<'a>>,
 }
 
-/// Where the breakpoints go: [`Launch`]'s program, entries and routines.
+/// Where the breakpoints go: [`Launch`]'s program, entries, routines and boundaries.
 struct Places<'a> {
     program: &'a Path,
     entries: &'a [u64],
     routines: &'a Result<Vec<u64>, String>,
     first_segment: u64,
+    cut_at: Option<CutAt<'a>>,
 }
 
 impl<'a> Launch<'a> {
@@ -77,6 +81,7 @@ impl<'a> Launch<'a> {
             entries: self.entries,
             routines: &self.routines,
             first_segment: self.first_segment,
+            cut_at: self.cut_at,
         }
     }
 }
@@ -112,6 +117,10 @@ pub(super) struct Followed {
     pub logs: Vec<(i32, String)>,
     /// The other files mapped executable into the benchmark's process at its exit.
     pub libraries: BTreeSet<PathBuf>,
+    /// A run with boundaries: its parts.
+    pub cut: Option<Cut>,
+    /// The threads the benchmark's process started.
+    pub threads: usize,
 }
 
 /// Runs `launch` to its end (or its budget) under ptrace.
@@ -144,10 +153,15 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", launch.program.display()))?;
     let leader = Pid::from_raw(child.id() as i32);
-    let meter = Arc::new(Meter::new(launch.budget).with_thread(budget::current_thread()));
+    let mut meter = Meter::new(launch.budget).with_thread(budget::current_thread());
+    if let Some(cut_at) = launch.cut_at {
+        meter = meter.with_part(cut_at.part);
+    }
+    let meter = Arc::new(meter);
     let stopped = Arc::new(AtomicBool::new(false));
     let (cancel, watchdog) = watch(leader, Arc::clone(&meter), Arc::clone(&stopped));
     let mut state = State::new(leader);
+    state.progress = launch.cut_at.map(|_| Arc::clone(&meter));
     let followed = state
         .start(&launch.places())
         .and_then(|bias| state.follow().map(|end| (bias, end)));
@@ -163,6 +177,7 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
     let unbiased = |set: &BTreeSet<u64>| set.iter().map(|a| a.wrapping_sub(bias)).collect();
     let entered = unbiased(&state.part.entered);
     let (stops, outside) = (state.part.stops, state.outside());
+    let cut = state.cuts.take().map(|cuts| cuts.finish(bias));
     Ok(Followed {
         end,
         entered,
@@ -171,6 +186,8 @@ pub(super) fn run(launch: Launch<'_>) -> Result<Followed, String> {
         stops,
         logs: state.logs,
         libraries: state.libraries,
+        cut,
+        threads: state.threads,
     })
 }
 
@@ -229,6 +246,12 @@ struct State {
     libraries: BTreeSet<PathBuf>,
     /// The program's path as mapped (for `libraries`).
     program: PathBuf,
+    /// A run cut into parts: where it is.
+    cuts: Option<Cuts>,
+    /// The threads the benchmark's process started.
+    threads: usize,
+    /// A run cut into parts: told at each cut ([`Meter::progressed`]).
+    progress: Option<Arc<Meter>>,
 }
 
 fn refused(what: &'static str) -> impl Fn(nix::Error) -> String {
@@ -265,6 +288,9 @@ impl State {
             logs: vec![(leader.as_raw(), String::new())],
             libraries: BTreeSet::new(),
             program: PathBuf::new(),
+            cuts: None,
+            threads: 0,
+            progress: None,
         }
     }
 
@@ -310,6 +336,17 @@ impl State {
             let moved = r.iter().map(|e| e.wrapping_add(bias));
             moved.filter(|at| placed.contains(at)).collect()
         });
+        if let Some(CutAt { starts, passes, .. }) = launch.cut_at {
+            let moved = |set: &[u64]| -> BTreeSet<u64> {
+                let moved = set.iter().map(|e| e.wrapping_add(bias));
+                moved.filter(|at| placed.contains(at)).collect()
+            };
+            let (starts, passes) = (moved(starts), moved(passes));
+            if starts.is_empty() || passes.is_empty() {
+                return Err("criterion's `test_start` or `test_pass` is not in its code".into());
+            }
+            self.cuts = Some(Cuts::new(starts, passes));
+        }
         self.part = TimedPart::new(placed, routines);
         let armed = self.part.armed_at_start().clone();
         self.rewrite(leader, &armed)?;
@@ -483,6 +520,8 @@ impl State {
             let child_process = if thread { process } else { child.as_raw() };
             if !thread {
                 self.logs.push((child_process, String::new()));
+            } else if process == self.leader.as_raw() {
+                self.threads += 1;
             }
             self.part.started_task();
             self.tasks.insert(
@@ -544,7 +583,7 @@ impl State {
         let (entered_before, inside_before) = (self.part.routine_entered, self.part.inside());
         let rewrite = match self.part.stop(&stop, children) {
             Trap::Foreign => return Ok(false),
-            Trap::Resume { rewrite } => rewrite,
+            Trap::Resume { rewrite } => self.cut(&stop).or(rewrite),
         };
         if !entered_before && self.part.routine_entered {
             self.set_up = Some(self.started.elapsed());
@@ -567,6 +606,35 @@ impl State {
         regs.rip = at;
         ptrace::setregs(p, regs).map_err(refused("set a thread's registers"))?;
         Ok(true)
+    }
+
+    /// In a run cut into parts, the entry of `stop` recorded in its part; at a boundary hit by
+    /// the benchmark's process, the breakpoints to write ([`Cuts::boundary`]).
+    fn cut(&mut self, stop: &Stop) -> Option<BTreeSet<u64>> {
+        let State {
+            cuts,
+            part,
+            logs,
+            progress,
+            ..
+        } = self;
+        let cuts = cuts.as_mut()?;
+        if !part.is_function(stop.at) {
+            return None;
+        }
+        if !stop.own_process {
+            cuts.entered_elsewhere(stop.at);
+            return None;
+        }
+        if cuts.is_boundary(stop.at) {
+            if let Some(meter) = progress {
+                meter.progressed();
+            }
+            let log_len = logs.first().map_or(0, |(_, log)| log.len());
+            return Some(cuts.boundary(stop.at, part, log_len));
+        }
+        cuts.entered(stop.at);
+        None
     }
 
     /// How many threads of the benchmark's process other than `p` run none of its code: each

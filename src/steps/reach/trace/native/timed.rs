@@ -52,6 +52,10 @@ pub(super) struct TimedPart {
     routine: Routine,
     /// Every function entry hit.
     pub entered: BTreeSet<u64>,
+    /// The entries left without a breakpoint outside a routine: those hit, in a run that is not
+    /// split; in a split run, those hit in the current part and the ones [`TimedPart::next_part`]
+    /// was given (entries that need not be seen again).
+    disarmed: BTreeSet<u64>,
     /// Those hit inside a timed routine.
     timed: BTreeSet<u64>,
     /// Why the timed part is not known (`None` while it is).
@@ -79,6 +83,7 @@ impl TimedPart {
             routines,
             routine: Routine::default(),
             entered: BTreeSet::new(),
+            disarmed: BTreeSet::new(),
             timed: BTreeSet::new(),
             unknown,
             stops: 0,
@@ -91,6 +96,11 @@ impl TimedPart {
         self.routine.returns_to().is_some()
     }
 
+    /// Whether `at` is a function's entry.
+    pub fn is_function(&self, at: u64) -> bool {
+        self.functions.contains(&at)
+    }
+
     /// The breakpoints the leader holds at its start: every function's entry.
     pub fn armed_at_start(&self) -> &BTreeSet<u64> {
         &self.functions
@@ -98,14 +108,41 @@ impl TimedPart {
 
     /// The timed part (the entries hit inside a timed routine), or why it is not known.
     pub fn finish(self) -> Result<BTreeSet<u64>, String> {
-        match self.unknown {
-            Some(why) => Err(why),
+        self.so_far()
+    }
+
+    /// The timed part of the part so far ([`TimedPart::finish`]).
+    fn so_far(&self) -> Result<BTreeSet<u64>, String> {
+        match &self.unknown {
+            Some(why) => Err(why.clone()),
             None if !self.routine_entered => Err("no timed routine was entered".to_string()),
             None if self.routine.returns_to().is_some() => {
                 Err("its timed routine never returned".to_string())
             }
-            None => Ok(self.timed),
+            None => Ok(self.timed.clone()),
         }
+    }
+
+    /// A split run's next part begins ([`super::cuts`]): the timed part of the one that ends
+    /// (or why it is not known), and the next starts with no entry timed, no routine entered,
+    /// and `disarmed` the entries left without a breakpoint outside a routine. A routine not
+    /// returned from by the end of its part leaves the state untrusted for the rest of the run.
+    pub fn next_part(&mut self, disarmed: BTreeSet<u64>) -> Result<BTreeSet<u64>, String> {
+        let ended = self.so_far();
+        if self.inside() {
+            self.lose("a timed routine was still running at a benchmark's end".to_string());
+        }
+        self.timed.clear();
+        self.routine_entered = false;
+        self.disarmed = disarmed;
+        ended
+    }
+
+    /// The breakpoints outside a routine: every function's entry not disarmed, and the routines'
+    /// entries.
+    pub fn armed_outside(&self) -> BTreeSet<u64> {
+        let outside = self.functions.difference(&self.disarmed).copied();
+        outside.chain(self.routines.iter().copied()).collect()
     }
 
     /// Any stop of `thread`, a thread of the benchmark's process: inside a routine that another
@@ -140,6 +177,7 @@ impl TimedPart {
         self.stops += 1;
         if function {
             self.entered.insert(stop.at);
+            self.disarmed.insert(stop.at);
         }
         let routine = self.routines.contains(&stop.at);
         self.routine_entered |= routine;
@@ -191,9 +229,8 @@ impl TimedPart {
             self.lose(why);
             return Trap::Resume { rewrite: None };
         }
-        let outside = self.functions.difference(&self.entered).copied();
         Trap::Resume {
-            rewrite: Some(outside.chain(self.routines.iter().copied()).collect()),
+            rewrite: Some(self.armed_outside()),
         }
     }
 

@@ -96,6 +96,14 @@ fn a_hanging_benchmark_is_killed_with_its_children_at_the_timeout() {
         "{}",
         failure.message
     );
+    // It sleeps: hung, not a benchmark still running at the timeout.
+    assert!(
+        failure
+            .message
+            .contains("(hung before or while warming up)"),
+        "{}",
+        failure.message
+    );
     assert!(elapsed < Duration::from_secs(6), "took {elapsed:?}");
     // The benchmark reported its own pid and its helper's; both must be gone.
     let line = failure

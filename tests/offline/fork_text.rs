@@ -118,6 +118,29 @@ fn a_hanging_benchmark_is_killed_at_the_timeout() {
 }
 
 #[test]
+fn a_hanging_benchmark_is_not_said_to_be_running() {
+    let message = failure_message("sleep 30", Duration::from_millis(800));
+    assert!(
+        message.contains("and was killed |") && !message.contains("still running"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_benchmark_busy_at_the_timeout_is_said_to_be_still_running_not_hung() {
+    // mime_guess's `from_ext uppercased` (field trial `mg-cda`) ran at full CPU past the fork
+    // timeout; the message said "hung".
+    let message = failure_message("while :; do :; done", Duration::from_millis(1500));
+    assert!(
+        message.contains(
+            "did not finish within the fork timeout of 1.5s and was killed (still running, on a CPU"
+        ) && message.contains("not hung")
+            && message.contains("`--fork-timeout`"),
+        "{message}"
+    );
+}
+
+#[test]
 fn a_held_fork_starts_its_executable_only_when_released() {
     let dir = tempfile::tempdir().unwrap();
     let started_file = dir.path().join("started");

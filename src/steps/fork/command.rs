@@ -106,7 +106,10 @@ impl CommandFork {
         let result: Option<ExecResult> = std::fs::read_to_string(&self.result)
             .ok()
             .and_then(|text| serde_json::from_str(&text).ok());
-        let outcome = match (self.held.stopped_message(ending, &who), result) {
+        let outcome = match (
+            self.held.stopped_message(ending, &who, ended.busy_share),
+            result,
+        ) {
             (Some(message), _) => failure(message),
             (None, Some(result)) if result.succeeded() => {
                 ForkOutcome::Completed(Box::new(ForkRecord {

@@ -57,6 +57,8 @@ pub(super) struct Ended {
     pub(super) cpu_wait_share: Option<f64>,
     /// The CPUs it moved itself to, when pinned ([`ForkRecord::own_cpus`]).
     pub(super) own_cpus: Option<String>,
+    /// Share of its run its main thread was on a CPU ([`BenchProcess::busy_share`]).
+    pub(super) busy_share: Option<f64>,
 }
 
 impl HeldProcess {
@@ -181,6 +183,7 @@ impl HeldProcess {
     pub(super) fn end(&mut self) -> Ended {
         let cpu_wait_share = self.process.cpu_wait_share();
         let own_cpus = self.cpu.and_then(|cpu| self.process.own_cpus(cpu));
+        let busy_share = self.process.busy_share(self.started_at);
         let status = self.process.kill_and_reap();
         let tail = self.process.output_tail(STDERR_GRACE);
         let steal_share = self
@@ -194,17 +197,27 @@ impl HeldProcess {
             steal_share,
             cpu_wait_share,
             own_cpus,
+            busy_share,
         }
     }
 
     /// The failure message of an ending that has nothing to do with the fork's own result:
-    /// cancelled by cargo-perfdiff, or killed at the timeout; `None` for any other ending.
-    pub(super) fn stopped_message(&self, ending: Ending, who: &str) -> Option<String> {
+    /// cancelled by cargo-perfdiff, or killed at the timeout (saying so when it was still
+    /// running, `busy`: [`Ended::busy_share`]); `None` for any other ending.
+    pub(super) fn stopped_message(
+        &self,
+        ending: Ending,
+        who: &str,
+        busy: Option<f64>,
+    ) -> Option<String> {
         match ending {
             Ending::Cancelled => Some(format!("{who} was stopped by cargo-perfdiff")),
             Ending::TimedOut => Some(format!(
-                "{who} did not finish within the fork timeout of {} and was killed",
-                format_duration(self.timeout)
+                "{who} did not finish within the fork timeout of {} and was killed{}",
+                format_duration(self.timeout),
+                super::session::still_running(busy)
+                    .map(|running| format!(" ({running})"))
+                    .unwrap_or_default()
             )),
             Ending::Done | Ending::Exited => None,
         }

@@ -142,6 +142,17 @@ impl BenchProcess {
         super::cpu_wait::SchedTimes::of_process(self.child.id())?.wait_share()
     }
 
+    /// Share of the time since `started` that the process's main thread ran on a CPU (about 1
+    /// for a thread that never waited; more only by clock skew); read before reaping. A fork
+    /// killed at its timeout while busy was slower than the timeout, not hung
+    /// ([`super::session::still_running`]). The main thread's alone: a benchmark whose work is
+    /// in other threads reads as idle, and its fork is called hung, as before.
+    pub fn busy_share(&self, started: std::time::Instant) -> Option<f64> {
+        let running = super::cpu_wait::SchedTimes::of_process(self.child.id())?.running_ns;
+        let wall = started.elapsed().as_nanos();
+        (wall > 0).then(|| running as f64 / wall as f64)
+    }
+
     /// The CPUs a thread of the process allows itself (`Cpus_allowed_list` of
     /// `/proc/<pid>/task/*/status`), the first that is not only `cpu`, the one it was pinned
     /// to: the benchmark moved itself (`sched_setaffinity`). Read it before reaping, while a

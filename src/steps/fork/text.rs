@@ -118,7 +118,10 @@ impl TextFork {
             })
         };
         let who = self.who();
-        let outcome = match (self.held.stopped_message(ending, &who), found) {
+        let outcome = match (
+            self.held.stopped_message(ending, &who, ended.busy_share),
+            found,
+        ) {
             (Some(message), _) => failure(message),
             (None, Some((value, _))) => ForkOutcome::Completed(Box::new(ForkRecord {
                 iters: vec![1.0],

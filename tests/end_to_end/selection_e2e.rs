@@ -377,6 +377,11 @@ fn a_changed_function_the_trace_does_not_enter_is_found_by_the_native_probe() {
         detail.contains("a native run as long as a fork entered none of the"),
         "{steady:#}"
     );
+    // It entered no changed function outside its timed routine either: nothing said of them.
+    assert!(
+        !detail.contains("outside it only those of the same source"),
+        "{steady:#}"
+    );
     assert_eq!(steady["forks"]["base"], 0, "{steady:#}");
 }
 

@@ -699,7 +699,10 @@ impl Probing<'_> {
         match probe {
             Probe::NotReached { .. } => {
                 let settling = if settling { SETTLING } else { "" };
-                let counted = match timed.routines.is_empty() {
+                // Changed functions of the same source stop the probe only inside the timed
+                // routine: say so only when there are some (else it watched every changed
+                // function everywhere).
+                let counted = match timed.routines.is_empty() || timed.same_outside.is_empty() {
                     true => "",
                     false => {
                         " inside its timed routine, and outside it only those of the same source"

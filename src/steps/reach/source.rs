@@ -2229,6 +2229,22 @@ fn ignored_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
 /// The `.rs` files under `dir` (of `checkout`, relative to it), version control and build
 /// directories left out.
 fn rust_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Result<(), String> {
+    files_where(
+        checkout,
+        dir,
+        &|file| file.extension().is_some_and(|e| e == "rs"),
+        files,
+    )
+}
+
+/// The files under `dir` (of `checkout`, relative to it) that `keep` takes, version control
+/// and build directories left out.
+fn files_where(
+    checkout: &Path,
+    dir: &Path,
+    keep: &dyn Fn(&Path) -> bool,
+    files: &mut BTreeSet<PathBuf>,
+) -> Result<(), String> {
     let path = checkout.join(dir);
     let entries =
         std::fs::read_dir(&path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
@@ -2240,8 +2256,8 @@ fn rust_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Res
             .file_type()
             .map_err(|e| format!("cannot read {}: {e}", relative.display()))?;
         if kind.is_dir() && name != ".git" && name != "target" {
-            rust_files(checkout, &relative, files)?;
-        } else if kind.is_file() && relative.extension().is_some_and(|e| e == "rs") {
+            files_where(checkout, &relative, keep, files)?;
+        } else if kind.is_file() && keep(&relative) {
             files.insert(relative);
         }
     }

@@ -60,21 +60,10 @@ pub(super) fn reason<'f>(
 /// Collects the files under `dir` (of `checkout`, relative to it) that are not `.rs`, version
 /// control and build directories left out.
 fn other_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Result<(), String> {
-    let path = checkout.join(dir);
-    let entries =
-        std::fs::read_dir(&path).map_err(|e| format!("cannot list {}: {e}", path.display()))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot list {}: {e}", path.display()))?;
-        let name = entry.file_name();
-        let relative = dir.join(&name);
-        let kind = entry
-            .file_type()
-            .map_err(|e| format!("cannot read {}: {e}", relative.display()))?;
-        if kind.is_dir() && name != ".git" && name != "target" {
-            other_files(checkout, &relative, files)?;
-        } else if kind.is_file() && relative.extension().is_none_or(|e| e != "rs") {
-            files.insert(relative);
-        }
-    }
-    Ok(())
+    super::files_where(
+        checkout,
+        dir,
+        &|file| file.extension().is_none_or(|e| e != "rs"),
+        files,
+    )
 }

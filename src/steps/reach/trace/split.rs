@@ -159,36 +159,23 @@ pub fn trace_benchmarks(
         let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
         trace_shared_natively(reqs, &missing, &mut traces, cache, scratch, (done, note));
     }
-    let alone: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
-    let made: Vec<(usize, Result<Trace, TraceError>)> = alone
-        .par_iter()
-        .map(|&i| {
-            let started = Instant::now();
-            let trace = cache.get_or_trace(&reqs[i], || {
-                let native = || {
-                    noted();
-                    in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
-                };
-                if too_slow {
-                    return native();
-                }
-                match trace_alone(&reqs[i], valgrind, scratch, cut) {
-                    Err(TraceError::OverBudget { .. }) => {
-                        cache.remember_too_slow_for_valgrind(&reqs[i]);
-                        native()
-                    }
-                    traced => traced,
-                }
-            });
-            done(&reqs[i], started.elapsed());
-            (i, trace)
-        })
-        .collect();
-    for (i, trace) in made {
-        traces[i] = Some(trace);
-    }
-    traces.into_iter().flatten().collect()
+    each_missing(reqs, traces, cache, done, |i| {
+        let native = || {
+            noted();
+            in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
+        };
+        if too_slow {
+            return native();
+        }
+        match trace_alone(&reqs[i], valgrind, scratch, cut) {
+            Err(TraceError::OverBudget { .. }) => {
+                cache.remember_too_slow_for_valgrind(&reqs[i]);
+                native()
+            }
+            traced => traced,
+        }
+    })
 }
 
 /// The traces of `reqs` (one bench target's benchmarks, as for [`trace_benchmarks`]), kept in
@@ -215,21 +202,33 @@ pub fn trace_benchmarks_natively(
     }
     let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     trace_shared_natively(reqs, &missing, &mut traces, cache, scratch, (done, note));
-    let made: Vec<(usize, Result<Trace, TraceError>)> = (0..reqs.len())
-        .filter(|&i| traces[i].is_none())
-        .collect::<Vec<usize>>()
+    each_missing(reqs, traces, cache, done, |i| {
+        in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
+    })
+}
+
+/// Every trace of `reqs`, in their order: those `traces` holds, and each it lacks made by
+/// `trace` (given the benchmark's index; kept in `cache`), side by side, one per CPU, `done`
+/// told of each with its time.
+fn each_missing(
+    reqs: &[ForkRequest],
+    mut traces: Vec<Option<Result<Trace, TraceError>>>,
+    cache: &TraceCache,
+    done: &(dyn Fn(&ForkRequest, Duration) + Sync),
+    trace: impl Fn(usize) -> Result<Trace, TraceError> + Sync,
+) -> Vec<Result<Trace, TraceError>> {
+    let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
+    let made: Vec<(usize, Result<Trace, TraceError>)> = missing
         .into_par_iter()
         .map(|i| {
             let started = Instant::now();
-            let trace = cache.get_or_trace(&reqs[i], || {
-                in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
-            });
+            let made = cache.get_or_trace(&reqs[i], || trace(i));
             done(&reqs[i], started.elapsed());
-            (i, trace)
+            (i, made)
         })
         .collect();
-    for (i, trace) in made {
-        traces[i] = Some(trace);
+    for (i, made) in made {
+        traces[i] = Some(made);
     }
     traces.into_iter().flatten().collect()
 }

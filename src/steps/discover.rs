@@ -1469,12 +1469,7 @@ impl FailedListing {
 /// The line of a stderr tail that says most: a panic's message (with the line after
 /// `panicked at`), else the last line.
 fn stderr_headline(tail: &str) -> Option<String> {
-    let lines: Vec<&str> = tail.lines().collect();
-    let panic = lines.iter().position(|l| l.contains("panicked at"));
-    match panic {
-        Some(at) => Some(lines[at..(at + 2).min(lines.len())].join(" ")),
-        None => lines.last().map(|l| l.to_string()),
-    }
+    crate::util::panic::message(tail).or_else(|| tail.lines().last().map(str::to_string))
 }
 
 /// Bench targets with the benchmark ids each lists, in order.

@@ -5,6 +5,7 @@ pub mod exit_code;
 pub mod fs;
 pub mod hash;
 pub mod interrupt;
+pub mod panic;
 pub mod proc_stat;
 pub mod shell;
 pub mod spawn;

@@ -145,11 +145,9 @@ pub struct RunSummary {
 /// on; pcap-file's benchmarks parse `benches/bench.pcap`, which a clone without Git LFS holds
 /// as a pointer, and every one of them panicked in its routine, measured for that line alone.
 fn panic_in(tail: &str) -> String {
-    let lines: Vec<&str> = tail.lines().collect();
-    match lines.iter().position(|l| l.contains("panicked at")) {
-        Some(at) => format!(": {}", lines[at..(at + 2).min(lines.len())].join(" ")),
-        None => String::new(),
-    }
+    crate::util::panic::message(tail)
+        .map(|panic| format!(": {panic}"))
+        .unwrap_or_default()
 }
 
 /// Why a benchmark has no trace. Each message is one line naming the benchmark.

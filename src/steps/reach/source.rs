@@ -1472,15 +1472,18 @@ pub fn changed_names_compiled(
     head: &Path,
     tests: &TestUnits,
 ) -> Result<ChangedNames, String> {
-    let mut files = BTreeSet::new();
+    // One walk of each checkout: the Rust files compared here, the others for `compiled_in`.
+    let mut all = BTreeSet::new();
     for checkout in [base, head] {
-        rust_files(checkout, Path::new(""), &mut files)?;
+        files_where(checkout, Path::new(""), &|_| true, &mut all)?;
     }
+    let (files, others): (BTreeSet<PathBuf>, BTreeSet<PathBuf>) =
+        all.into_iter().partition(|file| is_rust_file(file));
     let filter = TestFilter::new(tests, [base, head], &files);
     let (mut names, mut seeds) = (ChangedNames::default(), BTreeSet::new());
     let mut imported: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
     let mut elsewhere = Elsewhere::default();
-    let others = compiled_in::changed_other_files(base, head)?;
+    let others = compiled_in::changed_other_files(base, head, others);
     for file in &files {
         let read =
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
@@ -2229,12 +2232,12 @@ fn ignored_attribute(trees: &[proc_macro2::TokenTree]) -> Option<usize> {
 /// The `.rs` files under `dir` (of `checkout`, relative to it), version control and build
 /// directories left out.
 fn rust_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Result<(), String> {
-    files_where(
-        checkout,
-        dir,
-        &|file| file.extension().is_some_and(|e| e == "rs"),
-        files,
-    )
+    files_where(checkout, dir, &is_rust_file, files)
+}
+
+/// Whether `file` is a Rust source file (`.rs`).
+fn is_rust_file(file: &Path) -> bool {
+    file.extension().is_some_and(|e| e == "rs")
 }
 
 /// The files under `dir` (of `checkout`, relative to it) that `keep` takes, version control

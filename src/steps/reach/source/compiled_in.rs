@@ -17,18 +17,19 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The files of the two checkouts, version control and build directories left out, that are
-/// not Rust and whose bytes differ (or that one side lacks), by their path in the checkout.
-pub(super) fn changed_other_files(base: &Path, head: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut files = BTreeSet::new();
-    for checkout in [base, head] {
-        other_files(checkout, Path::new(""), &mut files)?;
-    }
+/// Those of `others`, the files of the two checkouts that are not Rust (version control and
+/// build directories left out), whose bytes differ (or that one side lacks), by their path in
+/// the checkout.
+pub(super) fn changed_other_files(
+    base: &Path,
+    head: &Path,
+    others: BTreeSet<PathBuf>,
+) -> Vec<PathBuf> {
     let read = |checkout: &Path, file: &Path| std::fs::read(checkout.join(file)).ok();
-    Ok(files
+    others
         .into_iter()
         .filter(|file| read(base, file) != read(head, file))
-        .collect())
+        .collect()
 }
 
 /// The first of `others` whose file name one of `texts` holds, as its path in the checkout.
@@ -55,15 +56,4 @@ pub(super) fn reason<'f>(
              is not Rust, and code a macro compiles in from it has the macro's lines"
         ))
     })
-}
-
-/// Collects the files under `dir` (of `checkout`, relative to it) that are not `.rs`, version
-/// control and build directories left out.
-fn other_files(checkout: &Path, dir: &Path, files: &mut BTreeSet<PathBuf>) -> Result<(), String> {
-    super::files_where(
-        checkout,
-        dir,
-        &|file| file.extension().is_none_or(|e| e != "rs"),
-        files,
-    )
 }

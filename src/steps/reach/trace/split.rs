@@ -547,29 +547,23 @@ fn natively_given(run: super::native::SplitRun, cwd: &Path, count: usize) -> Vec
         Some(syscalls::parse(text, Some(cwd)))
     };
     let mut executed = cut.others.clone();
-    let mut before = match logs {
+    let before = match logs {
         Some(_) => run.others_touched.clone(),
         None => run.whole.clone(),
     };
-    let mut earlier = Touched::default();
+    let touched_parts = (0..count).map(|k| (parse(2 * k), parse(2 * k + 1)));
+    let touched = touched_by_each(before, touched_parts);
     let outside_ms: f64 = (0..=count)
         .filter_map(|k| cut.durations.get(2 * k))
         .map(|d| d.as_secs_f64() * 1e3)
         .sum();
     let mut given = Vec::with_capacity(count);
-    for k in 0..count {
+    for (k, touched) in touched.into_iter().enumerate() {
         executed.extend(cut.parts.get(2 * k).into_iter().flatten());
-        before.merge(parse(2 * k).unwrap_or_default());
-        let mut touched = before.clone();
-        if let Some(own) = parse(2 * k + 1) {
-            touched.merge(own.clone());
-            let inherited = !covers(&touched, &earlier);
-            earlier.merge(own);
-            if inherited {
-                given.push(None);
-                continue;
-            }
-        }
+        let Some(touched) = touched else {
+            given.push(None);
+            continue;
+        };
         let mut mine = executed.clone();
         mine.extend(cut.parts.get(2 * k + 1).into_iter().flatten());
         let own_ms = cut
@@ -1250,46 +1244,63 @@ impl Parts {
     /// cut, else the whole log. `None` for a benchmark the parts of those tested before it
     /// opened a file for that its own and the parts before it did not ([`covers`]).
     fn given(self) -> Vec<Option<Given>> {
-        let mut before = Given {
-            executed: self.others,
-            instructions: self.others_instructions,
-            touched: self.touched,
-        };
+        let (mut executed, mut instructions) = (self.others, self.others_instructions);
         let mut outside = self.outside.into_iter();
-        let mut outside_touched = self.outside_touched.into_iter();
-        let mut own_touched = self.own_touched.into_iter();
-        // What the parts of the benchmarks tested before touched: state they left (a static
-        // filled from a file) the benchmark would build itself in a run of its own.
-        let mut earlier = Touched::default();
+        let (mut outside_touched, mut own_touched) = (
+            self.outside_touched.into_iter(),
+            self.own_touched.into_iter(),
+        );
+        let touched_parts =
+            (0..self.own.len()).map(|_| (outside_touched.next(), own_touched.next()));
+        let touched = touched_by_each(self.touched, touched_parts);
         let mut given = Vec::with_capacity(self.own.len());
-        for (own, instructions) in self.own {
+        for ((own, own_instructions), touched) in self.own.into_iter().zip(touched) {
             if let Some((part, part_instructions)) = outside.next() {
-                before.executed.merge(part);
-                before.instructions += part_instructions;
+                executed.merge(part);
+                instructions += part_instructions;
             }
-            if let Some(part) = outside_touched.next() {
-                before.touched.merge(part);
-            }
-            let mut touched = before.touched.clone();
-            if let Some(mine) = own_touched.next() {
-                touched.merge(mine.clone());
-                let inherited = !covers(&touched, &earlier);
-                earlier.merge(mine);
-                if inherited {
-                    given.push(None);
-                    continue;
+            given.push(touched.map(|touched| {
+                let mut mine = executed.clone();
+                mine.merge(own);
+                Given {
+                    executed: mine,
+                    instructions: instructions + own_instructions,
+                    touched,
                 }
-            }
-            let mut executed = before.executed.clone();
-            executed.merge(own);
-            given.push(Some(Given {
-                executed,
-                instructions: before.instructions + instructions,
-                touched,
             }));
         }
         given
     }
+}
+
+/// What each benchmark of a split run is given of the files and programs touched (module
+/// docs), one per pair of `parts` (what the outside part before its own touched, what its own
+/// part touched; `None` where the log was not cut): `before` (the other processes'), the
+/// outside parts up to its own, and its own; `None` for a benchmark after one whose part
+/// touched what these do not ([`covers`]): state that part left (a static filled from a file)
+/// the benchmark would build itself in a run of its own, so it is traced alone.
+fn touched_by_each(
+    mut before: Touched,
+    parts: impl Iterator<Item = (Option<Touched>, Option<Touched>)>,
+) -> Vec<Option<Touched>> {
+    let mut earlier = Touched::default();
+    parts
+        .map(|(outside, own)| {
+            if let Some(outside) = outside {
+                before.merge(outside);
+            }
+            let mut touched = before.clone();
+            if let Some(own) = own {
+                touched.merge(own.clone());
+                let inherited = !covers(&touched, &earlier);
+                earlier.merge(own);
+                if inherited {
+                    return None;
+                }
+            }
+            Some(touched)
+        })
+        .collect()
 }
 
 /// Whether `mine` holds everything `other` touched, each path at least as strongly.

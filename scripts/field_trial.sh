@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b` and `newcomer17c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c` and `newcomer18c`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -133,6 +133,11 @@ pest-gen-docs|pest-parser/pest|f95efcd~1|f95efcd|Cargo.toml||--package pest_gram
 mg-version|abonander/mime_guess|805964f~1|805964f|Cargo.toml|||version bump only ("chore: bump version to 2.0.5", `Cargo.toml` only; no lock file): every benchmark unchanged (same code); a build script that reads the table `src/mime_types.rs` and writes the reverse map the library includes from OUT_DIR (`include!(concat!(env!("OUT_DIR"), …))`), criterion 0.3, two benchmarks whose set-up iterates the same table (`include!`d by the bench target too)
 mg-outdir|abonander/mime_guess|98842a7~1|98842a7|Cargo.toml|||"Support running build script and compilation on different machines" (#96: the build script gives the generated file'"'"'s name instead of its absolute path, the library includes it from `concat!(env!("OUT_DIR"), …)`): the generated code is the same, every benchmark unchanged (same code)
 mg-cda|abonander/mime_guess|90f3d09~1|90f3d09|Cargo.toml|||"Add an entry for .cda" (#98, one line of the data table `src/mime_types.rs`, which the library searches, the build script reads and both benchmarks iterate): a data change that both benchmarks reach (the table is longer and sorted differently), both measured
+im-release|indexmap-rs/indexmap|2.12.0|2.12.1|Cargo.toml|nightly||release gate, annotated tags 2.12.0 → 2.12.1 ("Use the bucket API from hashbrown v0.16.1" #424: `src/map/core.rs`, `core/entry.rs`, `core/raw_entry_v1.rs`, hashbrown requirement 0.16 → 0.16.1; "Release 2.12.1"; no lock file): the IndexMap benchmarks that insert, look up or remove reach the changed core, the std HashMap twins and the ones that only iterate or index the entries unchanged (same code); libtest `#[bench]` (nightly), two targets of 61, a workspace of 4 members
+im-version|indexmap-rs/indexmap|a96b9c7~1|a96b9c7|Cargo.toml|nightly||version bump only ("Release 2.12.1": Cargo.toml, RELEASES.md): every benchmark unchanged (same code)
+http-release142|hyperium/http|v1.4.1|v1.4.2|benches/Cargo.toml|nightly||release gate, lightweight tags v1.4.1 → v1.4.2 (4 commits: `Uri` rejects DEL (#842, `uri/path.rs`), `uri::Builder` allows `*` paths (#843, `uri/builder.rs`), `impl Ord for Method` (#840)): the uri benchmarks that parse a path reach it, header_map, header_name, header_value and method unchanged (same code); `benches/` a package outside the workspace (`path = ".."`), five libtest targets (nightly) and one criterion 0.3 target (`header_name2`), no lock file
+http-release140|hyperium/http|v1.3.1|v1.4.0|benches/Cargo.toml|nightly||release gate, lightweight tags v1.3.1 → v1.4.0 (20 commits: "perf: optimize capacity reservation in HeaderMap'"'"'s extend method" (#788), the FNV hasher inlined (#796), const `from_static`/`from_u16`, panic messages, `Extensions` debug): header_map benchmarks reach `header/map.rs`, uri ones `uri/authority.rs` and `uri/path.rs`; method unchanged (same code)
+http-version|hyperium/http|82db5b8~1|82db5b8|benches/Cargo.toml|nightly||version bump only ("v1.4.2": Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -352,6 +357,7 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
+newcomer18c|im-version im-release http-version http-release142 http-release140
 '
 
 # The trials the arguments name: each a trial's name or a group's.

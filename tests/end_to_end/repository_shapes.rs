@@ -1334,6 +1334,43 @@ fn only_sum_reaches_the_change(repo: &Path) -> serde_json::Value {
 }
 
 #[test]
+fn a_bench_package_cargo_counts_a_member_despite_exclude_is_named_with_the_workspace() {
+    // hyperium/http (field-trials.md, session 18): its root workspace has `members = ["."]`
+    // and `exclude = ["benches"]`; cargo counts every directory below a member "." as one, so
+    // `benches/` is refused ("current package believes it's in a workspace when it's not"),
+    // by `cargo bench` too. The error kept cargo's first and last lines only, the last as its
+    // cause: the advice to add the package to `exclude`, where it already is, without the
+    // paths of the package and the workspace or "adding `benches` to `workspace.members`".
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    replace_in(
+        &repo,
+        "Cargo.toml",
+        "[workspace]\n",
+        "[workspace]\nmembers = [\".\"]\n",
+    );
+    commit_all(&repo, "members: the root");
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--manifest-path",
+        "benches/Cargo.toml",
+    ];
+    let output = output_logged(&mut perfdiff_command(&repo, &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("believes it's in a workspace"), "{err}");
+    assert!(err.contains("benches/Cargo.toml"), "the package: {err}");
+    assert!(
+        err.contains("adding `benches` to the `workspace.members` array"),
+        "{err}"
+    );
+    assert!(!err.contains("caused by: Alternatively"), "{err}");
+}
+
+#[test]
 fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_it() {
     // str4d/rage (field-trials.md, `age-version`) pins 1.74.0 in `rust-toolchain.toml`. Run as
     // `cargo-perfdiff perfdiff` (no rustup proxy before it to set `RUSTUP_TOOLCHAIN`), cargo's

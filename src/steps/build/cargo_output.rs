@@ -37,7 +37,13 @@ pub struct BenchArtifact {
 }
 
 /// Cargo's multi-line error as one line: its first line, and its innermost cause when different
-/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). A quoted
+/// (`error: failed to parse manifest at `…` (caused by: invalid type: integer `3`, …)`). An
+/// error without a `Caused by:` chain is one message written over several lines, and keeps
+/// them all: cargo's "current package believes it's in a workspace when it's not:" names the
+/// package and the workspace on the lines after it, and its last line is advice, not a cause
+/// (hyperium/http's `benches/`, field-trials.md, session 18: only the first and last lines
+/// were kept, so the paths and "adding `benches` to the `workspace.members` array" were lost,
+/// and the advice to add it to `workspace.exclude`, where it already was, read as the cause). A quoted
 /// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location. A `help:`
 /// line is advice, not a cause, and keeps its word (rustup's "toolchain '1.74.0-…' is not
 /// installed (help: run `rustup toolchain install` to install it)", for a `rust-toolchain.toml`
@@ -59,9 +65,12 @@ pub(super) fn one_line(message: &str) -> String {
         .copied()
         .filter(|l| !is_snippet_line(l))
         .partition(|l| l.starts_with("help:"));
+    let chained = message.lines().any(|l| l.trim() == "Caused by:");
     let mut text = match (prose.first(), prose.last()) {
-        (Some(first), Some(last)) if first != last => format!("{first} (caused by: {last})"),
-        (Some(first), _) => first.to_string(),
+        (Some(first), Some(last)) if chained && first != last => {
+            format!("{first} (caused by: {last})")
+        }
+        (Some(_), _) => prose.join(" "),
         _ => message.trim().to_string(),
     };
     if let Some(help) = help.first() {

@@ -1051,6 +1051,32 @@ mod tests {
     }
 
     #[test]
+    fn a_multi_line_error_without_a_cause_keeps_every_line() {
+        // hyperium/http (field-trials.md, session 18): `members = ["."]` makes cargo count
+        // `benches/` a member although `exclude` names it. Its last line was given as the
+        // cause, and the lines naming the package and the workspace were dropped.
+        let cargo = "error: current package believes it's in a workspace when it's not:\n\
+                     current:   /r/benches/Cargo.toml\n\
+                     workspace: /r/Cargo.toml\n\n\
+                     this may be fixable by adding `benches` to the `workspace.members` array \
+                     of the manifest located at: /r/Cargo.toml\n\
+                     Alternatively, to keep it out of the workspace, add the package to the \
+                     `workspace.exclude` array, or add an empty `[workspace]` table to the \
+                     package's manifest.\n";
+        let line = one_line(cargo);
+        assert!(!line.contains("caused by"), "{line}");
+        for part in [
+            "current:   /r/benches/Cargo.toml",
+            "workspace: /r/Cargo.toml",
+            "adding `benches` to the `workspace.members` array",
+            "add an empty `[workspace]` table",
+        ] {
+            assert!(line.contains(part), "{part} in {line}");
+        }
+        assert!(!line.contains('\n'), "{line}");
+    }
+
+    #[test]
     fn rustup_s_missing_toolchain_keeps_its_help_and_drops_its_backtrace() {
         // str4d/rage (field-trials.md, `age-version`): its `rust-toolchain.toml` names 1.74.0,
         // and under `RUST_BACKTRACE=1` rustup prints anyhow's backtrace after the message; its

@@ -524,7 +524,7 @@ fn innermost(items: &[ItemLines], first: u32, last: u32) -> Option<&ItemLines> {
 fn short_name(function: &str) -> String {
     let last = last_segment(function);
     let name = match last.find('<') {
-        Some(open) if open > 0 => &last[..open],
+        Some(open) if open > 0 => last[..open].trim_end_matches("::"),
         _ => last,
     };
     if name.starts_with("{closure") || name.starts_with("{{closure") {
@@ -535,7 +535,10 @@ fn short_name(function: &str) -> String {
 }
 
 /// The last segment of the path `function`, with its generic arguments: what follows the last
-/// `::` outside angle brackets (`<Cache as Default>::default` gives `default`).
+/// `::` outside angle brackets (`<Cache as Default>::default` gives `default`). A `::` before
+/// `<` is a turbofish, the generic arguments of the segment before it, not a segment of its
+/// own: `<IndexMap<usize, i32>>::hash::<usize>` gives `hash::<usize>` (indexmap's field
+/// trial: `<usize>` was taken for the name, and every file with a copy of anything was its).
 fn last_segment(function: &str) -> &str {
     let (mut depth, mut start) = (0usize, 0);
     let bytes = function.as_bytes();
@@ -543,7 +546,12 @@ fn last_segment(function: &str) -> &str {
         match b {
             b'<' => depth += 1,
             b'>' if i == 0 || bytes[i - 1] != b'-' => depth = depth.saturating_sub(1),
-            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => start = i + 2,
+            b':' if depth == 0
+                && bytes.get(i + 1) == Some(&b':')
+                && bytes.get(i + 2) != Some(&b'<') =>
+            {
+                start = i + 2
+            }
             _ => {}
         }
     }
@@ -3128,6 +3136,11 @@ mod tests {
                 "get_or_insert_with<demo::Cache, fn() -> demo::Cache>",
                 "get_or_insert_with",
             ),
+            (
+                "<indexmap::map::IndexMap<usize, i32>>::hash::<usize>",
+                "hash",
+            ),
+            ("demo::mix::<u64>", "mix"),
             ("demo::offset::{{closure}}", "{closure}"),
             ("{closure#0}", "{closure}"),
             ("offset", "offset"),

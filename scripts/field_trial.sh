@@ -138,6 +138,8 @@ im-version|indexmap-rs/indexmap|a96b9c7~1|a96b9c7|Cargo.toml|nightly||version bu
 http-release142|hyperium/http|v1.4.1|v1.4.2|benches/Cargo.toml|nightly||release gate, lightweight tags v1.4.1 → v1.4.2 (4 commits: `Uri` rejects DEL (#842, `uri/path.rs`), `uri::Builder` allows `*` paths (#843, `uri/builder.rs`), `impl Ord for Method` (#840)): the uri benchmarks that parse a path reach it, header_map, header_name, header_value and method unchanged (same code); `benches/` a package outside the workspace (`path = ".."`), five libtest targets (nightly) and one criterion 0.3 target (`header_name2`), no lock file
 http-release140|hyperium/http|v1.3.1|v1.4.0|benches/Cargo.toml|nightly||release gate, lightweight tags v1.3.1 → v1.4.0 (20 commits: "perf: optimize capacity reservation in HeaderMap'"'"'s extend method" (#788), the FNV hasher inlined (#796), const `from_static`/`from_u16`, panic messages, `Extensions` debug): header_map benchmarks reach `header/map.rs`, uri ones `uri/authority.rs` and `uri/path.rs`; method unchanged (same code)
 http-version|hyperium/http|82db5b8~1|82db5b8|benches/Cargo.toml|nightly||version bump only ("v1.4.2": Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code)
+bf-release|bitflags/bitflags|2.13.0|2.13.1|Cargo.toml|nightly||release gate, lightweight tags 2.13.0 → 2.13.1 (7 commits: "Lower the LLVM IR output of the generated output" (#492, `src/public.rs`, code the `bitflags!` macro expands into every flags type: `from_name`, `iter_names`), `Self` in flags, `const _ = !0`, MSRV, compile-fail stderr): the parse and format benchmarks run the macro'"'"'s generated code; libtest `#[bench]` (nightly), one target of 7, no lock file
+bf-version|bitflags/bitflags|c1271c5~1|c1271c5|Cargo.toml|nightly||version bump only ("prepare for 2.13.1 release": Cargo.toml, CHANGELOG.md, README.md and the version in a `src/lib.rs` doc example): every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -357,7 +359,7 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
-newcomer18c|im-version im-release http-version http-release142 http-release140
+newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release
 '
 
 # The trials the arguments name: each a trial's name or a group's.

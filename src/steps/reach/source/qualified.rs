@@ -94,14 +94,20 @@ pub(super) fn one_crate(function: &str) -> Option<String> {
 ///
 /// Field trial `jiff-tsdt` (jiff #518): the last two, inlined everywhere in the bench crate's
 /// set-up, had no defining file, and 26 benchmarks were measured for them unread.
+///
+/// An inherent impl's method (`<indexmap::map::IndexMap<usize, i32>>::hash::<usize>`: a
+/// qualified self type and no trait) is in the crate of its self type, which alone may hold an
+/// inherent impl of it. Field trial `im-release` (indexmap 2.12.1): `IndexMap::hash`, inlined
+/// into the set-up of four benchmarks, had no defining file (a plain path's rule reads no
+/// generic arguments), so its source could not be compared and they were measured for it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct ImplMethod {
     /// The crates that may hold the impl, none of them the standard library's alone.
     pub crates: BTreeSet<String>,
     /// The last segment of the self type's path (`MultiPeek`).
     self_name: String,
-    /// The last segment of the trait's path (`Iterator`).
-    trait_name: String,
+    /// The last segment of the trait's path (`Iterator`), none for an inherent impl.
+    trait_name: Option<String>,
     /// The method (`next`).
     pub name: String,
 }
@@ -114,6 +120,9 @@ pub(super) fn impl_method(function: &str) -> Option<ImplMethod> {
         return None;
     };
     let segments: Vec<&syn::PathSegment> = path.path.segments.iter().collect();
+    if self_ty.qself.is_none() && qself.position == 0 && segments.len() == 1 {
+        return inherent_method(self_ty, segments[0]);
+    }
     if self_ty.qself.is_some() || qself.position < 2 || segments.len() != qself.position + 1 {
         return None;
     }
@@ -144,8 +153,25 @@ pub(super) fn impl_method(function: &str) -> Option<ImplMethod> {
     Some(ImplMethod {
         crates,
         self_name: own.last()?.ident.to_string(),
-        trait_name: segments[qself.position - 1].ident.to_string(),
+        trait_name: Some(segments[qself.position - 1].ident.to_string()),
         name: segments[qself.position].ident.to_string(),
+    })
+}
+
+/// The inherent impl's method `method` of `self_ty` (`<demo::W<T>>::get`): in the crate of
+/// the self type's path, its first segment. A type of one segment (a primitive, a parameter)
+/// or of the standard library is not placed.
+fn inherent_method(self_ty: &syn::TypePath, method: &syn::PathSegment) -> Option<ImplMethod> {
+    let own = &self_ty.path.segments;
+    let krate = own.first()?.ident.to_string();
+    if own.len() < 2 || TOOLCHAIN_CRATES.contains(&krate.as_str()) {
+        return None;
+    }
+    Some(ImplMethod {
+        crates: BTreeSet::from([krate]),
+        self_name: own.last()?.ident.to_string(),
+        trait_name: None,
+        name: method.ident.to_string(),
     })
 }
 
@@ -162,7 +188,7 @@ fn is_impl_parameter(self_ty: &syn::TypePath) -> bool {
 impl ImplMethod {
     /// Whether the item key `key` of a file ([`super::ItemLines`]: `m::impl Iterator for
     /// MultiPeek < I >::fn next`) is this method: an impl of a trait of the same last segment
-    /// for a self type of the same last segment (generic arguments and the impl's own
+    /// (or, for an inherent method, an impl of no trait) for a self type of the same last segment (generic arguments and the impl's own
     /// parameters left out: every impl of that trait for that type counts, which errs toward
     /// comparing more copies). The key's impl is read with `syn`, once its paths' separators
     /// are whole again: a key writes each punctuation token apart (`chrono : : DateTime`), which
@@ -185,8 +211,7 @@ impl ImplMethod {
             syn::Type::Path(p) if p.qself.is_none() => last(&p.path),
             _ => None,
         };
-        trait_name.as_deref() == Some(self.trait_name.as_str())
-            && self_name.as_deref() == Some(self.self_name.as_str())
+        trait_name == self.trait_name && self_name.as_deref() == Some(self.self_name.as_str())
     }
 }
 
@@ -306,6 +331,22 @@ mod tests {
         assert!(!method.is_key("impl ConvertFrom < T > for F::fn convert_into"));
         // The standard library's blanket impls are the toolchain's.
         assert_eq!(impl_method("<T as core::convert::Into<U>>::into"), None);
+    }
+
+    #[test]
+    fn an_inherent_method_is_found_by_its_impl_in_its_self_type_s_crate() {
+        // indexmap 2.12.1 (field trial `im-release`): `IndexMap::hash`, inlined into four
+        // benchmarks' set-up, had no defining file, so they were measured for it unread.
+        let hash = "<indexmap::map::IndexMap<usize, i32>>::hash::<usize>";
+        let method = impl_method(hash).expect("an inherent method");
+        assert_eq!(method.crates, BTreeSet::from(["indexmap".to_string()]));
+        assert_eq!(method.name, "hash");
+        assert!(method.is_key("impl < K , V , S > IndexMap < K , V , S >::fn hash"));
+        assert!(!method.is_key("impl < K , V , S > IndexSet < K , V , S >::fn hash"));
+        let trait_impl = "impl < K , V , S > Hash for IndexMap < K , V , S >::fn hash";
+        assert!(!method.is_key(trait_impl), "a trait's method");
+        assert_eq!(impl_method("<alloc::string::String>::len"), None);
+        assert_eq!(impl_method("<usize>::pow"), None);
     }
 
     #[test]

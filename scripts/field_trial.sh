@@ -140,6 +140,8 @@ http-release140|hyperium/http|v1.3.1|v1.4.0|benches/Cargo.toml|nightly||release 
 http-version|hyperium/http|82db5b8~1|82db5b8|benches/Cargo.toml|nightly||version bump only ("v1.4.2": Cargo.toml, CHANGELOG.md): every benchmark unchanged (same code)
 bf-release|bitflags/bitflags|2.13.0|2.13.1|Cargo.toml|nightly||release gate, lightweight tags 2.13.0 → 2.13.1 (7 commits: "Lower the LLVM IR output of the generated output" (#492, `src/public.rs`, code the `bitflags!` macro expands into every flags type: `from_name`, `iter_names`), `Self` in flags, `const _ = !0`, MSRV, compile-fail stderr): the parse and format benchmarks run the macro'"'"'s generated code; libtest `#[bench]` (nightly), one target of 7, no lock file
 bf-version|bitflags/bitflags|c1271c5~1|c1271c5|Cargo.toml|nightly||version bump only ("prepare for 2.13.1 release": Cargo.toml, CHANGELOG.md, README.md and the version in a `src/lib.rs` doc example): every benchmark unchanged (same code)
+tv-release|Lokathor/tinyvec|v1.9.0|v1.10.0|Cargo.toml|nightly|--features alloc,real_blackbox|release gate, annotated tags v1.9.0 → v1.10.0 (3 commits: "bump MSRV to 1.55, drop generated Array impls" (#209: 9 754 lines of `impl Array for [T; N]`, one per length, removed for the const-generic impl), the changelog ("reduces build times"), "chore: Release"): no claim on run time; every benchmark'"'"'s `ArrayVec<[T; N]>` instantiates the one impl now, expected the same code; criterion 0.3, two targets with `required-features` (`alloc`; `real_blackbox`, criterion'"'"'s nightly black box), no lock file
+tv-version|Lokathor/tinyvec|3c613ad~1|3c613ad|Cargo.toml|nightly|--features alloc,real_blackbox|version bump only ("chore: Release", `Cargo.toml` only): every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -359,7 +361,7 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
-newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release
+newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release tv-version tv-release
 '
 
 # The trials the arguments name: each a trial's name or a group's.

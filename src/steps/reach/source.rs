@@ -1975,7 +1975,14 @@ impl Definitions {
             }
             other => {
                 let text = text(other);
-                let names: Vec<String> = identifiers(&text).collect();
+                // An unnamed macro call's attributes name no item: `not` of its `#[cfg(not(…))]`
+                // is no function (tinyvec 1.10, field trial `tv-release`: criterion's analysis
+                // code, which calls `not`, was taken for changed in 88 benchmarks' forks).
+                let named = match other {
+                    Item::Macro(m) => self::text(&m.mac),
+                    _ => text.clone(),
+                };
+                let names: Vec<String> = identifiers(&named).collect();
                 let key = format!("{scope}tokens {text}");
                 self.add(key.clone(), text, names);
                 self.reachable_anywhere(&key);
@@ -3494,6 +3501,21 @@ mod tests {
     fn changed_in_files(files: &[(&str, &str, &str)]) -> ChangedNames {
         let dir = write_checkouts(files);
         changed_names(&dir.path().join("base"), &dir.path().join("head")).unwrap()
+    }
+
+    #[test]
+    fn a_macro_call_s_cfg_attribute_names_no_item() {
+        // tinyvec 1.10 (field trial `tv-release`) removed
+        // `#[cfg(all(feature = "generic-array", not(feature = "rustc_1_55")))]
+        // core::compile_error!(…)`: `not` was a changed name, and criterion's analysis code,
+        // which names `not`, was taken for changed.
+        let base = "#[cfg(all(feature = \"g\", not(feature = \"r\")))]\n\
+                    core::compile_error!(\"g needs r\");\npub fn keep() {}\n";
+        let changed = changed_in_files(&[("src/lib.rs", base, "pub fn keep() {}\n")]);
+        assert!(changed.contains("compile_error"), "{changed:?}");
+        for word in ["not", "all", "cfg", "feature"] {
+            assert!(!changed.contains(word), "{word}: {changed:?}");
+        }
     }
 
     #[test]

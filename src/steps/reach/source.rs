@@ -3078,16 +3078,31 @@ mod tests {
         let program = "#[inline(never)]\nfn setup(n: usize) -> usize {\n    \
                        include_str!(\"data.txt\").bytes().take(n).filter(|b| *b == b'x').count()\n}\n\n\
                        fn main() {\n    println!(\"{}\", setup(std::hint::black_box(64)));\n}\n";
+        set_up_compiled_in_differs(program, "src/main.rs, which names src/data.txt");
+    }
+
+    #[test]
+    fn code_compiled_in_from_a_file_whose_name_is_built_differs() {
+        // The name `concat!` assembles (or a build script's `OUT_DIR` holds) is no file's name.
+        let program = "#[inline(never)]\nfn setup(n: usize) -> usize {\n    \
+                       include_str!(concat!(\"da\", \"ta.txt\")).bytes().take(n).filter(|b| *b == b'x').count()\n}\n\n\
+                       fn main() {\n    println!(\"{}\", setup(std::hint::black_box(64)));\n}\n";
+        set_up_compiled_in_differs(program, "which may be made from src/data.txt");
+    }
+
+    /// `program`'s `setup` compiles in `src/data.txt`, changed by head: it differs, the reason
+    /// saying `expected`; with the same data on both sides it is the same.
+    fn set_up_compiled_in_differs(program: &str, expected: &str) {
         let dir = tempfile::tempdir().unwrap();
         let build = |side: &str, data: &str| {
             let files = [
                 ("src/main.rs", program.to_string()),
                 ("src/data.txt", data.into()),
             ];
-            (
-                compiled_files(dir.path(), side, &files),
-                dir.path().join(side),
-            )
+            // The executable outside its checkout, as cargo's target directory is left out.
+            let executable = dir.path().join(format!("{side}.demo"));
+            std::fs::rename(compiled_files(dir.path(), side, &files), &executable).unwrap();
+            (executable, dir.path().join(side))
         };
         let (base, head) = (build("base", "xx\n"), build("head", "xxx\n"));
         fn side((executable, checkout): &(PathBuf, PathBuf)) -> Side<'_> {
@@ -3101,10 +3116,7 @@ mod tests {
         let SourceComparison::Differs(reason) = compared else {
             panic!("code made from a changed data file must differ: {compared:?}");
         };
-        assert!(
-            reason.contains("src/main.rs, which names src/data.txt"),
-            "{reason}"
-        );
+        assert!(reason.contains(expected), "{reason}");
         // The same data on both sides: the same source.
         let same = build("same", "xx\n");
         let unchanged = changed_names(&base.1, &same.1).unwrap();

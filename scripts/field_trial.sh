@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b` and `newcomer17c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c` and `newcomer18b`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -133,6 +133,10 @@ pest-gen-docs|pest-parser/pest|f95efcd~1|f95efcd|Cargo.toml||--package pest_gram
 mg-version|abonander/mime_guess|805964f~1|805964f|Cargo.toml|||version bump only ("chore: bump version to 2.0.5", `Cargo.toml` only; no lock file): every benchmark unchanged (same code); a build script that reads the table `src/mime_types.rs` and writes the reverse map the library includes from OUT_DIR (`include!(concat!(env!("OUT_DIR"), …))`), criterion 0.3, two benchmarks whose set-up iterates the same table (`include!`d by the bench target too)
 mg-outdir|abonander/mime_guess|98842a7~1|98842a7|Cargo.toml|||"Support running build script and compilation on different machines" (#96: the build script gives the generated file'"'"'s name instead of its absolute path, the library includes it from `concat!(env!("OUT_DIR"), …)`): the generated code is the same, every benchmark unchanged (same code)
 mg-cda|abonander/mime_guess|90f3d09~1|90f3d09|Cargo.toml|||"Add an entry for .cda" (#98, one line of the data table `src/mime_types.rs`, which the library searches, the build script reads and both benchmarks iterate): a data change that both benchmarks reach (the table is longer and sorted differently), both measured
+nd-version|rust-ndarray/ndarray|2cf23d6a~1|2cf23d6a|Cargo.toml|bootstrap||version bump only ("chore: Release", ndarray 0.17.1 → 0.17.2: `Cargo.toml`, `Cargo.lock`): every benchmark unchanged (same code); the root package of a workspace of 7 members with `default-members`, 12 libtest `#[bench]` targets (`#![feature(test)]`, built on stable with `RUSTC_BOOTSTRAP=1` as a user without nightly would; `par_rayon` behind `#![cfg(feature = "rayon")]`), `debug = true` in the bench profile
+nd-iter-move|rust-ndarray/ndarray|27af8646~1|27af8646|Cargo.toml|bootstrap||"perf(iteration): use move instead of clone for iteration" (#1586, `Baseiter::next` takes the index instead of cloning it, `Dimension::next_for` takes it by `mut`): "a 74% speedup in iteration for dynamic-dimensional arrays"; the benchmarks that iterate an `IxDyn` array element by element reach it, those that never step a `Baseiter` (contiguous slices, `Zip` on contiguous parts, construction, `dot`) unchanged (same code)
+facet-release|facet-rs/facet|16ef00acb~1|16ef00acb|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|version bump only ("chore: release" by release-plz: 0.50.0-rc.4 → rc.5 in 120-odd manifests, `Cargo.lock`, CHANGELOGs): every benchmark unchanged (same code); a workspace of about 120 members, divan through `codspeed-divan-compat` in three of them (`facet-solver` with `args`), `rust-toolchain.toml` naming 1.96.0 (not installed: stable in its place), a Swift file the mirror lacks
+facet-hash-fnv|facet-rs/facet|c73de566c~1|c73de566c|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|"perf(facet-hash): add concrete FNV byte hashing" (`facet-hash/src/lib.rs`; the bench `byte_vec_helper_hash` renamed `byte_vec_fnv1a64_hash`, calling the new `hash_bytes_fnv1a64`): the facet-hash benchmarks that hash bytes reach it; facet-singularize (no dependency on facet) and facet-solver (no dependency on facet-hash) unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -303,9 +307,14 @@ perfdiff() {
   if [ -n "${PERFDIFF:-}" ]; then "$PERFDIFF" perfdiff "$@"; else cargo perfdiff "$@"; fi
 }
 
-# Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly).
+# Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly);
+# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it.
 with_toolchain() {
-  if [ -n "$1" ]; then export RUSTUP_TOOLCHAIN=$1; fi
+  if [ "$1" = bootstrap ]; then
+    export RUSTC_BOOTSTRAP=1
+  elif [ -n "$1" ]; then
+    export RUSTUP_TOOLCHAIN=$1
+  fi
 }
 
 run_trial() {
@@ -352,6 +361,7 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
+newcomer18b|nd-version nd-iter-move facet-release facet-hash-fnv
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -1495,7 +1495,11 @@ impl ChangedNames {
     fn name_reason(&self, name: &str, file: &str) -> String {
         let reason = self.reason(name, file);
         match reason.strip_prefix(&format!("its lines name `{name}`, which ")) {
-            Some(rest) => format!("its name `{name}` is one {rest}"),
+            Some(rest) => {
+                let rest =
+                    rest.replacen("the commit changes elsewhere (", "the commit changes (", 1);
+                format!("its name `{name}` is one {rest}")
+            }
             None => reason,
         }
     }
@@ -2824,7 +2828,10 @@ mod tests {
         else {
             panic!("another `helper` of the file changed: it differs");
         };
-        assert!(reason.contains("an item named `helper`"), "{reason}");
+        assert!(
+            reason.contains("its name `helper` is one the commit changes (an item of"),
+            "{reason}"
+        );
         // The file that holds the helper cannot be read on the side that calls it.
         let (base, head) = (dir.path().join("base"), dir.path().join("unreadable"));
         let changed = changed_names(&base, &head).unwrap();
@@ -3705,8 +3712,8 @@ mod tests {
         );
         assert_eq!(
             changed.name_reason("push", "src/main.rs"),
-            "its name `push` is one the commit changes elsewhere (a definition of src/uses.rs \
-             that names `C`, which changes with what it names: `C` (src/uses.rs) names `B`, \
+            "its name `push` is one the commit changes (a definition of src/uses.rs that \
+             names `C`, which changes with what it names: `C` (src/uses.rs) names `B`, \
              `B` (src/uses.rs) names `A`, which the commit changes (an item of src/lib.rs))"
         );
         // One step: as before.

@@ -158,6 +158,7 @@
 
 mod compiled_in;
 mod dependency_lines;
+mod divan_registration;
 mod generics;
 mod harness_macros;
 mod inlined;
@@ -168,6 +169,7 @@ mod qualified;
 mod shim;
 mod test_only;
 
+pub use divan_registration::{registered_benchmark, registers};
 pub use generics::checkout_crates;
 pub use inlined::has_checkout_line_tables;
 use test_only::TestFilter;
@@ -558,6 +560,9 @@ fn compare_one(
 ) -> SourceComparison {
     if let Some(shims) = shim::compare_entry_shims(readers, function) {
         return shims;
+    }
+    if let Some(registration) = divan_registration::compare_registration(readers, function) {
+        return registration;
     }
     let made = match made_by_call::made_by_call(readers, function, changed) {
         Ok(made) => made,

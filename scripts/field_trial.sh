@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b` and `newcomer17c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c` and `newcomer18`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -133,6 +133,12 @@ pest-gen-docs|pest-parser/pest|f95efcd~1|f95efcd|Cargo.toml||--package pest_gram
 mg-version|abonander/mime_guess|805964f~1|805964f|Cargo.toml|||version bump only ("chore: bump version to 2.0.5", `Cargo.toml` only; no lock file): every benchmark unchanged (same code); a build script that reads the table `src/mime_types.rs` and writes the reverse map the library includes from OUT_DIR (`include!(concat!(env!("OUT_DIR"), …))`), criterion 0.3, two benchmarks whose set-up iterates the same table (`include!`d by the bench target too)
 mg-outdir|abonander/mime_guess|98842a7~1|98842a7|Cargo.toml|||"Support running build script and compilation on different machines" (#96: the build script gives the generated file'"'"'s name instead of its absolute path, the library includes it from `concat!(env!("OUT_DIR"), …)`): the generated code is the same, every benchmark unchanged (same code)
 mg-cda|abonander/mime_guess|90f3d09~1|90f3d09|Cargo.toml|||"Add an entry for .cda" (#98, one line of the data table `src/mime_types.rs`, which the library searches, the build script reads and both benchmarks iterate): a data change that both benchmarks reach (the table is longer and sorted differently), both measured
+ttf-version|RazrFalcon/ttf-parser|e8f1454~1|e8f1454|benches/Cargo.toml|||version bump only (0.24.1 → 0.25.0: Cargo.toml, the C API'"'"'s Cargo.toml and header, CHANGELOG; no lock file): every benchmark unchanged (same code); `benches/` a package of its own (`ttf-parser = { path = "../" }`, LTO and one codegen unit in its release profile), two `bencher` targets that read `fonts/*.ttf` and `*.otf` at run time by paths relative to `benches/`
+ttf-glyf|RazrFalcon/ttf-parser|933d292~1|933d292|benches/Cargo.toml|||"(glyf) ~7% faster outline parsing" (`glyf::resolve_coords_len` made branchless; the README'"'"'s glyf table 0.963 → 0.901 ms): the `outline_glyph_*_from_glyf` benchmarks faster, the CFF and CFF2 outlines, metrics and names unreached; the 2021 tree
+ttf-avar|RazrFalcon/ttf-parser|1cac7c7~1|1cac7c7|benches/Cargo.toml|||"Only apply `avar` table to the variation axis being set" (#175: `Face::set_variation` and `avar::Table::map_coordinate`, a local change to one table): no benchmark sets a variation, every benchmark unchanged (same code)
+gimli-version|gimli-rs/gimli|8e70a8a~1|8e70a8a|Cargo.toml|||version bump only ("Release 0.33.1" #873: gimli 0.33.0 → 0.33.1, CHANGELOG, and the `crates/examples` member'"'"'s object 0.37.1 → 0.39.0; no lock file): every benchmark unchanged (same code); one criterion 0.8 target whose benchmarks read `fixtures/self/debug_*` and `eh_frame` at run time (`$CARGO_MANIFEST_DIR/fixtures/self/`, or `.` without it), `debug = true` and one codegen unit in the bench profile, a workspace whose `default-members` holds the examples member
+gimli-cfi|gimli-rs/gimli|d2bd94a~1|d2bd94a|Cargo.toml|||"read/cfi: minor CIE/FDE parsing optimisation" (#866, `read/cfi.rs` only: "unlikely to make any difference"): the `.eh_frame` benchmarks reach it, the `.debug_*`, LEB128 and convert ones unchanged (same code)
+gimli-ehmode|gimli-rs/gimli|89dda40~1|89dda40|Cargo.toml|nightly||"Remove execution bit from fixtures/self/eh_frame permissions" (#444: the mode of a data file the `.eh_frame` benchmarks read, its content the same): every benchmark unchanged (same code); the 2019 tree, libtest `#[bench]` (nightly), no lock file
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -352,6 +358,7 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
+newcomer18|ttf-version ttf-glyf ttf-avar gimli-version gimli-cfi gimli-ehmode
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoHarness, DemoOptions};
 use cargo_perfdiff::orchestrate::run::state_dir;
 
 use crate::support;
@@ -254,6 +255,47 @@ fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run(
             && err.contains("which needs no valgrind run); in one run"),
         "{err}"
     );
+}
+
+/// ttf-parser's shape (two `bencher` targets in `benches/`): a commit that changes no code (a
+/// README). The native trace follows only a harness's test mode, which `bencher` has not (its
+/// one run measures), so a target of the same code on both sides is traced under valgrind as
+/// one whose code differs, and each benchmark is the same code. (Taken natively, every one was
+/// measured: "its trace failed: … natively, a benchmark without a test mode or a command,
+/// cannot be traced".)
+#[test]
+fn a_bencher_target_of_a_commit_that_changes_no_code_is_the_same_code() {
+    let guard = measuring_lock();
+    let options = DemoOptions {
+        changes: DemoChanges {
+            mix: 1.0,
+            checksum: 1.0,
+            slight: 1.0,
+            add_benchmark: false,
+            new_benchmark_own_target: false,
+        },
+        criterion_version: None,
+        harness: DemoHarness::Bencher,
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "a readme", |repo| {
+        std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
+        commit_all(repo, "a readme");
+    });
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--format",
+        "json",
+        "--",
+        "mix|steady",
+    ];
+    let output = selecting(&repo, &with_options(&args, FAST));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_same_code(&listing, &err, &["hash::mix", "hash::steady"]);
+    assert!(!err.contains("cannot be traced"), "{err}");
 }
 
 #[test]

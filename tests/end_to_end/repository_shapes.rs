@@ -298,6 +298,53 @@ fn a_bencher_target_of_a_commit_that_changes_no_code_is_the_same_code() {
     assert!(!err.contains("cannot be traced"), "{err}");
 }
 
+/// gimli's shape: a bench target that makes a second `Criterion` while the first is still
+/// alive (`let mut c = Criterion::default()…` twice in one function). criterion holds its one
+/// connection to the runner for each `Criterion`, so the second waits on the first's lock for
+/// ever under cargo-perfdiff (as under cargo-criterion; `cargo bench` makes no connection). The
+/// fork is ended once every thread is seen waiting so, and says why and what to change, instead
+/// of waiting out the fork timeout and calling it "hung".
+#[test]
+fn a_second_criterion_made_while_the_first_lives_is_said_to_wait_for_ever() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    std::fs::create_dir_all(&repo).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    write_criterion_package(&repo, "twocriteria", &[], "");
+    add_bench_target(
+        &repo,
+        "two",
+        "use criterion::Criterion;\nuse std::hint::black_box;\n\n\
+         fn main() {\n    \
+         let mut c = Criterion::default().configure_from_args();\n    \
+         c.bench_function(\"first\", |b| b.iter(|| black_box(1u64) + 1));\n    \
+         let mut c = Criterion::default().configure_from_args();\n    \
+         c.bench_function(\"second\", |b| b.iter(|| black_box(2u64) * 3));\n}\n",
+    );
+    copy_demo_lock(&repo);
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    commit_all(&repo, "base");
+    std::fs::write(repo.join("README.md"), "# two\n").unwrap();
+    commit_all(&repo, "a readme");
+    let args = with_options(
+        &parent_vs_head_json(&["^second$"]),
+        &["--fork-timeout", "30"],
+    );
+    let output = output_logged(&mut perfdiff_command(&repo, &args));
+    let err = stderr(&output);
+    let entry = bench_entry(&json_report(&output), "second").to_string();
+    assert!(
+        entry.contains("waited for ever before its benchmark began")
+            && entry.contains("a second `Criterion` is made while the first is still alive"),
+        "{entry}\n{err}"
+    );
+    assert!(
+        !entry.contains("did not finish within the fork timeout"),
+        "{entry}"
+    );
+}
+
 #[test]
 fn a_benchmark_whose_code_passes_a_version_of_another_length_says_it_reads_the_version() {
     // uutils/coreutils 0.9.0 → 0.10.0 (field-trials.md, `cu-version`): the string's length is

@@ -1435,25 +1435,9 @@ fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_
         return;
     }
     let dir = scratch();
-    let repo = dir.path().join("lib");
-    library_with_a_bench_package(&repo);
-    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
-    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
-    commit_all(&repo, "pin a toolchain");
-    let args = [
-        "HEAD~1",
-        "HEAD",
-        "--list",
-        "--manifest-path",
-        "benches/Cargo.toml",
-    ];
+    let repo = pinning_a_toolchain_not_installed(dir.path());
     let output = output_logged(
-        Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"))
-            .arg("perfdiff")
-            .args(args)
-            .current_dir(&repo)
-            .env("CARGO_TARGET_DIR", dir.path().join("target"))
-            .env("PATH", path_without_toolchains())
+        list_as_a_shell_runs_it(&repo, dir.path())
             .env_remove("CARGO")
             .env_remove("RUSTUP_TOOLCHAIN")
             .env("RUST_BACKTRACE", "1")
@@ -1466,6 +1450,79 @@ fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_
         "{err}"
     );
     assert!(!err.contains("<unknown>"), "{err}");
+}
+
+#[test]
+fn started_by_rustup_each_checkout_builds_with_its_own_toolchain_file() {
+    // `cargo perfdiff` through rustup's proxy inherits the toolchain rustup chose where the
+    // user stood (`RUSTUP_TOOLCHAIN`, `CARGO`): both checkouts were built with it, whatever
+    // each one's `rust-toolchain.toml` says. Here base pins a toolchain that is not installed
+    // and head pins none: as the user's own build of base would, base's build must fail.
+    let Some(cargo_home) = rustup_cargo_home() else {
+        eprintln!("no rustup: a toolchain file names nothing to resolve");
+        return;
+    };
+    let dir = scratch();
+    let repo = pinning_a_toolchain_not_installed(dir.path());
+    std::fs::remove_file(repo.join("rust-toolchain.toml")).unwrap();
+    commit_all(&repo, "unpin it");
+    let toolchain_cargo = Command::new("rustup")
+        .args(["which", "cargo"])
+        .output()
+        .unwrap();
+    let toolchain_cargo = String::from_utf8(toolchain_cargo.stdout).unwrap();
+    let output = output_logged(
+        list_as_a_shell_runs_it(&repo, dir.path())
+            .env("CARGO", toolchain_cargo.trim())
+            .env("CARGO_HOME", cargo_home)
+            .env("RUSTUP_TOOLCHAIN", "stable")
+            .env("RUSTUP_TOOLCHAIN_SOURCE", "default")
+            .env("RUSTUP_AUTO_INSTALL", "0"),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    let base_failed = "error: building the benchmarks of base HEAD~1";
+    assert!(err.contains(base_failed), "{err}");
+    assert!(err.contains("toolchain '1.1.0-"), "{err}");
+    let help = "is not installed (help: run `rustup toolchain install` to install it)";
+    assert!(err.contains(help), "{err}");
+}
+
+/// A library with a bench package whose last commit pins toolchain 1.1.0 (not installed).
+fn pinning_a_toolchain_not_installed(dir: &Path) -> PathBuf {
+    let repo = dir.join("lib");
+    library_with_a_bench_package(&repo);
+    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
+    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
+    commit_all(&repo, "pin a toolchain");
+    repo
+}
+
+/// `cargo-perfdiff perfdiff HEAD~1 HEAD --list` on `repo`'s bench package, with `cargo` found
+/// on `PATH` as in a user's shell ([`path_without_toolchains`]), building into `dir/target`.
+fn list_as_a_shell_runs_it(repo: &Path, dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    command
+        .args(["perfdiff", "HEAD~1", "HEAD", "--list"])
+        .args(["--manifest-path", "benches/Cargo.toml"])
+        .current_dir(repo)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("PATH", path_without_toolchains());
+    command
+}
+
+/// The `CARGO_HOME` holding rustup's proxies (`bin/cargo`), or `None` without rustup.
+fn rustup_cargo_home() -> Option<std::path::PathBuf> {
+    let rustup = Command::new("rustup").arg("--version").output().ok()?;
+    if !rustup.status.success() {
+        return None;
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo"))
+        })?;
+    home.join("bin").join("cargo").is_file().then_some(home)
 }
 
 /// `PATH` without a toolchain's own directories (`…/.rustup/toolchains/…/bin`, which rustup's

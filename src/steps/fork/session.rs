@@ -359,7 +359,7 @@ impl RunningFork {
     }
 
     /// Where the benchmark was when it was stopped at the timeout, and whether it was hung or
-    /// still running there (`busy`: [`BenchProcess::busy_share`], [`still_running`]).
+    /// still running there (`busy`: [`BenchProcess::busy_share`], [`still_running`](super::process::still_running)).
     fn phase(&self, busy: Option<f64>) -> String {
         let place = match (
             &self.connection,
@@ -371,7 +371,7 @@ impl RunningFork {
             (Some(_), Some(_), None) => "while measuring",
             (Some(_), Some(_), Some(_)) => "after measuring, before exiting",
         };
-        match still_running(busy) {
+        match super::process::still_running(busy) {
             Some(running) => format!("{place}: {running}"),
             None => format!("hung {place}"),
         }
@@ -721,26 +721,6 @@ pub fn unix_ms_now() -> u64 {
 }
 
 /// `2s`, `1.5s`, `300ms`.
-/// The share of a fork's run on a CPU above which a fork killed at its timeout was running,
-/// not hung ([`BenchProcess::busy_share`]).
-const BUSY: f64 = 0.5;
-
-/// What a fork killed at its timeout was doing when its main thread was on a CPU for most of
-/// its run: still running, so slower than the timeout rather than hung. mime_guess's
-/// `from_ext uppercased` calls `iter` once per table entry (about 1,000 times) in one routine;
-/// criterion times the last call only, so its warm-up grows the iterations about a
-/// thousandfold past what it asks, and the fork outgrew 300 s at full CPU while the message
-/// said "hung". `None` otherwise (a thread that waits, or a figure that cannot be read).
-pub(super) fn still_running(busy: Option<f64>) -> Option<String> {
-    let busy = busy.filter(|share| *share >= BUSY)?;
-    Some(format!(
-        "still running, on a CPU {:.0} % of the time: slower than the timeout, not hung (one \
-         iteration, or a routine that calls `iter` many times, can take far longer than the \
-         time asked); a larger `--fork-timeout` lets it finish",
-        busy.min(1.0) * 100.0
-    ))
-}
-
 pub(super) fn format_duration(duration: Duration) -> String {
     if duration >= Duration::from_secs(1) {
         format!("{}s", duration.as_secs_f64())

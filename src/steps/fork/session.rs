@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::deadlock;
 use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
 use super::steal::CpuTimes;
@@ -49,6 +50,10 @@ pub struct RunningFork {
     progress: Progress,
     /// The helper was asked to stop the benchmark.
     stop_asked: bool,
+    /// Since when the benchmark has been seen waiting for ever, and when that was last asked
+    /// ([`deadlock`]).
+    waiting_since: Option<Instant>,
+    last_deadlock_check: Option<Instant>,
 }
 
 /// The socket to the benchmark and what has been read from it.
@@ -91,6 +96,8 @@ pub struct FinishedFork {
 enum Ending {
     Exited,
     TimedOut,
+    /// Connected, its benchmark not begun, every thread waiting for ever ([`deadlock`]).
+    Deadlocked,
     Cancelled,
     Protocol(ProtocolError),
 }
@@ -155,6 +162,8 @@ impl RunningFork {
                 ..Progress::default()
             },
             stop_asked: false,
+            waiting_since: None,
+            last_deadlock_check: None,
         })
     }
 
@@ -225,9 +234,35 @@ impl RunningFork {
                     Err(error) => break Ending::Protocol(error),
                 }
             }
+            if self.waits_for_ever() {
+                break Ending::Deadlocked;
+            }
             self.wait_for_activity();
         };
         Ok(self.end(ending))
+    }
+
+    /// Whether the benchmark, connected and its benchmark not begun, has been seen waiting for
+    /// ever ([`deadlock::waits_for_ever`]) for [`deadlock::DEADLOCK_SETTLE`]; asked at most
+    /// twice a second.
+    fn waits_for_ever(&mut self) -> bool {
+        if self.connection.is_none() || self.progress.began.is_some() {
+            self.waiting_since = None;
+            return false;
+        }
+        let now = Instant::now();
+        let asked_lately = self
+            .last_deadlock_check
+            .is_some_and(|at| now - at < Duration::from_millis(500));
+        if !asked_lately {
+            self.last_deadlock_check = Some(now);
+            self.waiting_since = match deadlock::waits_for_ever(self.process.pid()) {
+                true => Some(self.waiting_since.unwrap_or(now)),
+                false => None,
+            };
+        }
+        self.waiting_since
+            .is_some_and(|since| now - since >= deadlock::DEADLOCK_SETTLE)
     }
 
     /// A helper leading the fork ([`Leader::Helper`]) is asked once to stop the benchmark
@@ -273,6 +308,7 @@ impl RunningFork {
         };
         let outcome = match ending {
             Ending::Cancelled => failure(format!("{} was stopped by cargo-perfdiff", self.who())),
+            Ending::Deadlocked => failure(deadlock::criterion_deadlock_message(&self.who())),
             Ending::TimedOut => failure(format!(
                 "{} did not finish within the fork timeout of {} and was killed ({})",
                 self.who(),

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c` and `newcomer18c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c`, `newcomer18`, `newcomer18b` and `newcomer18c`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>
@@ -142,6 +142,16 @@ bf-release|bitflags/bitflags|2.13.0|2.13.1|Cargo.toml|nightly||release gate, lig
 bf-version|bitflags/bitflags|c1271c5~1|c1271c5|Cargo.toml|nightly||version bump only ("prepare for 2.13.1 release": Cargo.toml, CHANGELOG.md, README.md and the version in a `src/lib.rs` doc example): every benchmark unchanged (same code)
 tv-release|Lokathor/tinyvec|v1.9.0|v1.10.0|Cargo.toml|nightly|--features alloc,real_blackbox|release gate, annotated tags v1.9.0 → v1.10.0 (3 commits: "bump MSRV to 1.55, drop generated Array impls" (#209: 9 754 lines of `impl Array for [T; N]`, one per length, removed for the const-generic impl), the changelog ("reduces build times"), "chore: Release"): no claim on run time; every benchmark'"'"'s `ArrayVec<[T; N]>` instantiates the one impl now, expected the same code; criterion 0.3, two targets with `required-features` (`alloc`; `real_blackbox`, criterion'"'"'s nightly black box), no lock file
 tv-version|Lokathor/tinyvec|3c613ad~1|3c613ad|Cargo.toml|nightly|--features alloc,real_blackbox|version bump only ("chore: Release", `Cargo.toml` only): every benchmark unchanged (same code)
+ttf-version|RazrFalcon/ttf-parser|e8f1454~1|e8f1454|benches/Cargo.toml|||version bump only (0.24.1 → 0.25.0: Cargo.toml, the C API'"'"'s Cargo.toml and header, CHANGELOG; no lock file): every benchmark unchanged (same code); `benches/` a package of its own (`ttf-parser = { path = "../" }`, LTO and one codegen unit in its release profile), two `bencher` targets that read `fonts/*.ttf` and `*.otf` at run time by paths relative to `benches/`
+ttf-glyf|RazrFalcon/ttf-parser|933d292~1|933d292|benches/Cargo.toml|||"(glyf) ~7% faster outline parsing" (`glyf::resolve_coords_len` made branchless; the README'"'"'s glyf table 0.963 → 0.901 ms): the `outline_glyph_*_from_glyf` benchmarks faster, the CFF and CFF2 outlines, metrics and names unreached; the 2021 tree
+ttf-avar|RazrFalcon/ttf-parser|1cac7c7~1|1cac7c7|benches/Cargo.toml|||"Only apply `avar` table to the variation axis being set" (#175: `Face::set_variation` and `avar::Table::map_coordinate`, a local change to one table): no benchmark sets a variation, every benchmark unchanged (same code)
+gimli-version|gimli-rs/gimli|8e70a8a~1|8e70a8a|Cargo.toml||-- ^leb128 ^read::|version bump only ("Release 0.33.1" #873: gimli 0.33.0 → 0.33.1, CHANGELOG, and the `crates/examples` member'"'"'s object 0.37.1 → 0.39.0; no lock file): every benchmark unchanged (same code); one criterion 0.8 target whose benchmarks read `fixtures/self/debug_*` and `eh_frame` at run time (`$CARGO_MANIFEST_DIR/fixtures/self/`, or `.` without it), `debug = true` and one codegen unit in the bench profile, a workspace whose `default-members` holds the examples member; the filter keeps the 12 benchmarks of the first two `Criterion`s: from `bench_read`'"'"'s second on (the `.debug_*`, `.eh_frame` and convert ones) every fork hangs under a cargo-criterion runner, the first `Criterion`, shadowed, still holding criterion'"'"'s connection lock
+gimli-cfi|gimli-rs/gimli|d2bd94a~1|d2bd94a|Cargo.toml||-- ^leb128 ^read::|"read/cfi: minor CIE/FDE parsing optimisation" (#866, `read/cfi.rs` only: "unlikely to make any difference"): the `.eh_frame` benchmarks reach it (they hang under any cargo-criterion runner, as every one after `bench_read`'"'"'s second `Criterion`), the LEB128 and `read::` ones unchanged (same code)
+gimli-ehmode|gimli-rs/gimli|89dda40~1|89dda40|Cargo.toml|nightly||"Remove execution bit from fixtures/self/eh_frame permissions" (#444: the mode of a data file the `.eh_frame` benchmarks read, its content the same): every benchmark unchanged (same code); the 2019 tree, libtest `#[bench]` (nightly), no lock file
+nd-version|rust-ndarray/ndarray|2cf23d6a~1|2cf23d6a|Cargo.toml|bootstrap||version bump only ("chore: Release", ndarray 0.17.1 → 0.17.2: `Cargo.toml`, `Cargo.lock`): every benchmark unchanged (same code); the root package of a workspace of 7 members with `default-members`, 12 libtest `#[bench]` targets (`#![feature(test)]`, built on stable with `RUSTC_BOOTSTRAP=1` as a user without nightly would; `par_rayon` behind `#![cfg(feature = "rayon")]`), `debug = true` in the bench profile
+nd-iter-move|rust-ndarray/ndarray|27af8646~1|27af8646|Cargo.toml|bootstrap||"perf(iteration): use move instead of clone for iteration" (#1586, `Baseiter::next` takes the index instead of cloning it, `Dimension::next_for` takes it by `mut`): "a 74% speedup in iteration for dynamic-dimensional arrays"; the benchmarks that iterate an `IxDyn` array element by element reach it, those that never step a `Baseiter` (contiguous slices, `Zip` on contiguous parts, construction, `dot`) unchanged (same code)
+facet-release|facet-rs/facet|16ef00acb~1|16ef00acb|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|version bump only ("chore: release" by release-plz: 0.50.0-rc.4 → rc.5 in 113 manifests, `Cargo.lock`, CHANGELOGs, no Rust file): every benchmark unchanged (same code); a workspace of 131 members, divan through `codspeed-divan-compat` in three of them (`facet-solver` with `args`), `rust-toolchain.toml` naming 1.96.0 (not installed: stable in its place), a Swift file the mirror lacks
+facet-hash-fnv|facet-rs/facet|c73de566c~1|c73de566c|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|"perf(facet-hash): add concrete FNV byte hashing" (`facet-hash/src/lib.rs`; the bench `byte_vec_helper_hash` renamed `byte_vec_fnv1a64_hash`, calling the new `hash_bytes_fnv1a64`): the facet-hash benchmarks that hash bytes reach it; facet-singularize (no dependency on facet) and facet-solver (no dependency on facet-hash) unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -312,9 +322,14 @@ perfdiff() {
   if [ -n "${PERFDIFF:-}" ]; then "$PERFDIFF" perfdiff "$@"; else cargo perfdiff "$@"; fi
 }
 
-# Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly).
+# Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly);
+# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it.
 with_toolchain() {
-  if [ -n "$1" ]; then export RUSTUP_TOOLCHAIN=$1; fi
+  if [ "$1" = bootstrap ]; then
+    export RUSTC_BOOTSTRAP=1
+  elif [ -n "$1" ]; then
+    export RUSTUP_TOOLCHAIN=$1
+  fi
 }
 
 run_trial() {
@@ -361,6 +376,8 @@ newcomer16|jiff-version jiff-tsdt jiff-weekday fmt-der-version fmt-der-version-a
 newcomer17|ring-version ring-digest-update ring-aes-fallback pcap-version pcap-writer pcap-bytes-used lz4-safe-decomp
 newcomer17b|tokio-version tokio-notify age-version age-asyncarmor age-armorws age-prealloc tracing-version tracing-envfilter
 newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cda
+newcomer18|ttf-version ttf-glyf ttf-avar gimli-version gimli-cfi gimli-ehmode
+newcomer18b|nd-version nd-iter-move facet-release facet-hash-fnv
 newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release tv-version tv-release
 '
 

@@ -14,6 +14,9 @@ fn main() {
     if let Some(code) = cargo_perfdiff::steps::build::normalize::run_if_asked() {
         std::process::exit(code);
     }
+    // Started by rustup's proxy: each checkout builds with its own toolchain, as the user's
+    // build there would (before any thread starts: it changes the environment).
+    cargo_perfdiff::steps::build::toolchain::resolve_per_checkout();
     if let Ok(executable) = std::env::current_exe() {
         cargo_perfdiff::steps::build::normalize::enable(executable);
     }

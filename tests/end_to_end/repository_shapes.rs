@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use cargo_perfdiff::orchestrate::demo::{DemoChanges, DemoHarness, DemoOptions};
 use cargo_perfdiff::orchestrate::run::state_dir;
 
 use crate::support;
@@ -253,6 +254,94 @@ fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run(
         err.contains("traced natively (no function differs from head's executable")
             && err.contains("which needs no valgrind run); in one run"),
         "{err}"
+    );
+}
+
+/// ttf-parser's shape (two `bencher` targets in `benches/`): a commit that changes no code (a
+/// README). The native trace follows only a harness's test mode, which `bencher` has not (its
+/// one run measures), so a target of the same code on both sides is traced under valgrind as
+/// one whose code differs, and each benchmark is the same code. (Taken natively, every one was
+/// measured: "its trace failed: … natively, a benchmark without a test mode or a command,
+/// cannot be traced".)
+#[test]
+fn a_bencher_target_of_a_commit_that_changes_no_code_is_the_same_code() {
+    let guard = measuring_lock();
+    let options = DemoOptions {
+        changes: DemoChanges {
+            mix: 1.0,
+            checksum: 1.0,
+            slight: 1.0,
+            add_benchmark: false,
+            new_benchmark_own_target: false,
+        },
+        criterion_version: None,
+        harness: DemoHarness::Bencher,
+    };
+    let (_dir, repo) = shared_demo_with(&guard, &options, "a readme", |repo| {
+        std::fs::write(repo.join("README.md"), "# demo\n").unwrap();
+        commit_all(repo, "a readme");
+    });
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--format",
+        "json",
+        "--",
+        "mix|steady",
+    ];
+    let output = selecting(&repo, &with_options(&args, FAST));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_same_code(&listing, &err, &["hash::mix", "hash::steady"]);
+    assert!(!err.contains("cannot be traced"), "{err}");
+}
+
+/// gimli's shape: a bench target that makes a second `Criterion` while the first is still
+/// alive (`let mut c = Criterion::default()…` twice in one function). criterion holds its one
+/// connection to the runner for each `Criterion`, so the second waits on the first's lock for
+/// ever under cargo-perfdiff (as under cargo-criterion; `cargo bench` makes no connection). The
+/// fork is ended once every thread is seen waiting so, and says why and what to change, instead
+/// of waiting out the fork timeout and calling it "hung".
+#[test]
+fn a_second_criterion_made_while_the_first_lives_is_said_to_wait_for_ever() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let repo = dir.path().join("lib");
+    std::fs::create_dir_all(&repo).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    write_criterion_package(&repo, "twocriteria", &[], "");
+    add_bench_target(
+        &repo,
+        "two",
+        "use criterion::Criterion;\nuse std::hint::black_box;\n\n\
+         fn main() {\n    \
+         let mut c = Criterion::default().configure_from_args();\n    \
+         c.bench_function(\"first\", |b| b.iter(|| black_box(1u64) + 1));\n    \
+         let mut c = Criterion::default().configure_from_args();\n    \
+         c.bench_function(\"second\", |b| b.iter(|| black_box(2u64) * 3));\n}\n",
+    );
+    copy_demo_lock(&repo);
+    std::fs::write(repo.join(".gitignore"), "target/\n").unwrap();
+    commit_all(&repo, "base");
+    std::fs::write(repo.join("README.md"), "# two\n").unwrap();
+    commit_all(&repo, "a readme");
+    let args = with_options(
+        &parent_vs_head_json(&["^second$"]),
+        &["--fork-timeout", "30"],
+    );
+    let output = output_logged(&mut perfdiff_command(&repo, &args));
+    let err = stderr(&output);
+    let entry = bench_entry(&json_report(&output), "second").to_string();
+    assert!(
+        entry.contains("waited for ever before its benchmark began")
+            && entry.contains("a second `Criterion` is made while the first is still alive"),
+        "{entry}\n{err}"
+    );
+    assert!(
+        !entry.contains("did not finish within the fork timeout"),
+        "{entry}"
     );
 }
 
@@ -1383,25 +1472,9 @@ fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_
         return;
     }
     let dir = scratch();
-    let repo = dir.path().join("lib");
-    library_with_a_bench_package(&repo);
-    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
-    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
-    commit_all(&repo, "pin a toolchain");
-    let args = [
-        "HEAD~1",
-        "HEAD",
-        "--list",
-        "--manifest-path",
-        "benches/Cargo.toml",
-    ];
+    let repo = pinning_a_toolchain_not_installed(dir.path());
     let output = output_logged(
-        Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"))
-            .arg("perfdiff")
-            .args(args)
-            .current_dir(&repo)
-            .env("CARGO_TARGET_DIR", dir.path().join("target"))
-            .env("PATH", path_without_toolchains())
+        list_as_a_shell_runs_it(&repo, dir.path())
             .env_remove("CARGO")
             .env_remove("RUSTUP_TOOLCHAIN")
             .env("RUST_BACKTRACE", "1")
@@ -1414,6 +1487,79 @@ fn a_toolchain_file_naming_a_toolchain_not_installed_says_so_and_how_to_install_
         "{err}"
     );
     assert!(!err.contains("<unknown>"), "{err}");
+}
+
+#[test]
+fn started_by_rustup_each_checkout_builds_with_its_own_toolchain_file() {
+    // `cargo perfdiff` through rustup's proxy inherits the toolchain rustup chose where the
+    // user stood (`RUSTUP_TOOLCHAIN`, `CARGO`): both checkouts were built with it, whatever
+    // each one's `rust-toolchain.toml` says. Here base pins a toolchain that is not installed
+    // and head pins none: as the user's own build of base would, base's build must fail.
+    let Some(cargo_home) = rustup_cargo_home() else {
+        eprintln!("no rustup: a toolchain file names nothing to resolve");
+        return;
+    };
+    let dir = scratch();
+    let repo = pinning_a_toolchain_not_installed(dir.path());
+    std::fs::remove_file(repo.join("rust-toolchain.toml")).unwrap();
+    commit_all(&repo, "unpin it");
+    let toolchain_cargo = Command::new("rustup")
+        .args(["which", "cargo"])
+        .output()
+        .unwrap();
+    let toolchain_cargo = String::from_utf8(toolchain_cargo.stdout).unwrap();
+    let output = output_logged(
+        list_as_a_shell_runs_it(&repo, dir.path())
+            .env("CARGO", toolchain_cargo.trim())
+            .env("CARGO_HOME", cargo_home)
+            .env("RUSTUP_TOOLCHAIN", "stable")
+            .env("RUSTUP_TOOLCHAIN_SOURCE", "default")
+            .env("RUSTUP_AUTO_INSTALL", "0"),
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    let base_failed = "error: building the benchmarks of base HEAD~1";
+    assert!(err.contains(base_failed), "{err}");
+    assert!(err.contains("toolchain '1.1.0-"), "{err}");
+    let help = "is not installed (help: run `rustup toolchain install` to install it)";
+    assert!(err.contains(help), "{err}");
+}
+
+/// A library with a bench package whose last commit pins toolchain 1.1.0 (not installed).
+fn pinning_a_toolchain_not_installed(dir: &Path) -> PathBuf {
+    let repo = dir.join("lib");
+    library_with_a_bench_package(&repo);
+    let toolchain = "[toolchain]\nchannel = \"1.1.0\"\n";
+    std::fs::write(repo.join("rust-toolchain.toml"), toolchain).unwrap();
+    commit_all(&repo, "pin a toolchain");
+    repo
+}
+
+/// `cargo-perfdiff perfdiff HEAD~1 HEAD --list` on `repo`'s bench package, with `cargo` found
+/// on `PATH` as in a user's shell ([`path_without_toolchains`]), building into `dir/target`.
+fn list_as_a_shell_runs_it(repo: &Path, dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-perfdiff"));
+    command
+        .args(["perfdiff", "HEAD~1", "HEAD", "--list"])
+        .args(["--manifest-path", "benches/Cargo.toml"])
+        .current_dir(repo)
+        .env("CARGO_TARGET_DIR", dir.join("target"))
+        .env("PATH", path_without_toolchains());
+    command
+}
+
+/// The `CARGO_HOME` holding rustup's proxies (`bin/cargo`), or `None` without rustup.
+fn rustup_cargo_home() -> Option<std::path::PathBuf> {
+    let rustup = Command::new("rustup").arg("--version").output().ok()?;
+    if !rustup.status.success() {
+        return None;
+    }
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|home| std::path::Path::new(&home).join(".cargo"))
+        })?;
+    home.join("bin").join("cargo").is_file().then_some(home)
 }
 
 /// `PATH` without a toolchain's own directories (`…/.rustup/toolchains/…/bin`, which rustup's

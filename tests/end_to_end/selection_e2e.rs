@@ -1633,3 +1633,63 @@ fn a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_sam
         "{markdown}"
     );
 }
+
+/// A divan module of three benchmarks, appended to the demo's divan target; head renames `old`.
+const DIVAN_RENAMED: &str = "
+mod renamed {
+    use super::*;
+
+    #[divan::bench]
+    fn kept() -> u64 {
+        perfdiff_demo::mix(black_box(3))
+    }
+
+    #[divan::bench]
+    fn also_kept() -> u64 {
+        perfdiff_demo::mix(black_box(5))
+    }
+
+    #[divan::bench]
+    fn old() -> u64 {
+        perfdiff_demo::mix(black_box(7))
+    }
+}
+";
+
+/// Every `#[divan::bench]` registers its entry in a static constructor every process of the
+/// target runs; a renamed benchmark's registration has no partner on the other side. It only
+/// pushes that benchmark's entry onto divan's list, so the target's other benchmarks stay
+/// `unchanged (same code)` (field trial facet-hash-fnv).
+#[test]
+fn a_renamed_divan_benchmark_leaves_its_target_s_other_benchmarks_the_same_code() {
+    let guard = measuring_lock();
+    let mut options = DemoOptions {
+        harness: DemoHarness::Divan,
+        ..strong_changes()
+    };
+    options.changes.add_benchmark = false;
+    let (_dir, repo) = shared_demo_with(&guard, &options, "renamed divan benchmark", |repo| {
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        std::fs::write(&bench, format!("{text}{DIVAN_RENAMED}")).unwrap();
+        commit_all(repo, "three divan benchmarks");
+        let renamed = DIVAN_RENAMED.replace("fn old()", "fn new()");
+        std::fs::write(&bench, format!("{text}{renamed}")).unwrap();
+        commit_all(repo, "old is new");
+    });
+    let listing = list_set_up_shapes(&repo, "renamed::");
+    for name in ["kept", "also_kept"] {
+        let entry = bench_entry(&listing, &format!("demo::renamed::{name}"));
+        let skipped = selection(entry);
+        assert_eq!(skipped["reason"], "same_code", "{entry:#}");
+        assert_eq!(skipped["measured"], false, "{entry:#}");
+        let detail = skipped["detail"].as_str().unwrap();
+        let note = "`demo::renamed::__DIVAN_BENCH_OLD::push` registers the divan benchmark \
+                    `old`, in base only";
+        assert!(detail.contains(note), "{entry:#}");
+    }
+    for (name, side) in [("old", "only_in_base"), ("new", "only_in_head")] {
+        let entry = bench_entry(&listing, &format!("demo::renamed::{name}"));
+        assert_eq!(entry["presence"], side, "{entry:#}");
+    }
+}

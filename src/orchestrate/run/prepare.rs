@@ -341,6 +341,9 @@ impl Builder<'_> {
         if let Some(normalised) = crate::steps::build::normalize::described(one_path.as_ref()) {
             progress.detail(&format!("{label}: {normalised}"));
         }
+        if let Some(toolchain) = crate::steps::build::toolchain::described() {
+            progress.detail(&format!("{label}: {toolchain}"));
+        }
         let command_failures = match &programs {
             Some(programs) => prepare_side(self.commands, programs, &root, &label, progress),
             None => Vec::new(),

@@ -98,7 +98,7 @@ pub(super) fn skip_outside_loop(
                 let sources: Vec<SourceComparison> = record
                     .outside_loop
                     .iter()
-                    .map_while(|f| compared.get(f).cloned())
+                    .map_while(|f| compared.get(f).map(|c| own_registration(&id, f, c)))
                     .collect();
                 (
                     id,
@@ -107,6 +107,21 @@ pub(super) fn skip_outside_loop(
             }
         })
         .collect()
+}
+
+/// `compared`, the comparison of `function`, for the benchmark `id`: a divan registration set
+/// apart as another benchmark's ([`source::registered_benchmark`]) differs when `id` may be the
+/// benchmark it registers, so the rule never vouches for the benchmark's own registration.
+fn own_registration(id: &str, function: &str, compared: &SourceComparison) -> SourceComparison {
+    match (compared, source::registered_benchmark(function)) {
+        (SourceComparison::SameApart(_), Some(name)) if source::registers(name, id) => {
+            SourceComparison::Differs(format!(
+                "it registers the divan benchmark `{}`, which may be this one",
+                name.to_lowercase()
+            ))
+        }
+        _ => compared.clone(),
+    }
 }
 
 /// `record` (decided by [`decide_outside`]) with, when it is skipped, every other function
@@ -193,6 +208,27 @@ fn with_line_tables(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_divan_registration_set_apart_differs_for_the_benchmark_it_may_register() {
+        let function = "demo::renamed::__DIVAN_BENCH_OLD::push";
+        let apart = SourceComparison::SameApart("registers `old`".into());
+        let own = own_registration("demo::renamed::old", function, &apart);
+        assert!(matches!(own, SourceComparison::Differs(_)), "{own:?}");
+        assert_eq!(
+            own_registration("demo::renamed::kept", function, &apart),
+            apart
+        );
+        let edited = SourceComparison::Differs("edited".into());
+        assert_eq!(
+            own_registration("demo::renamed::old", "demo::f", &apart),
+            apart
+        );
+        assert_eq!(
+            own_registration("demo::renamed::old", function, &edited),
+            edited
+        );
+    }
 
     #[test]
     fn a_skipped_benchmark_may_enter_other_functions_of_the_same_source_outside_its_loop() {

@@ -47,6 +47,7 @@ pub mod normalize;
 pub mod one_path;
 pub mod programs;
 mod store;
+pub mod toolchain;
 mod workspace;
 
 use std::ffi::OsString;

@@ -242,7 +242,8 @@ pub(super) fn revision_metadata(
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         return Err(failed(format!(
-            "`cargo metadata` exited with an error: {stderr}"
+            "`cargo metadata` exited with an error: {}",
+            super::cargo_output::one_line(&stderr)
         )));
     }
     let stdout = String::from_utf8_lossy(&output.stdout);

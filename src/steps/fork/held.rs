@@ -215,7 +215,7 @@ impl HeldProcess {
             Ending::TimedOut => Some(format!(
                 "{who} did not finish within the fork timeout of {} and was killed{}",
                 format_duration(self.timeout),
-                super::session::still_running(busy)
+                super::process::still_running(busy)
                     .map(|running| format!(" ({running})"))
                     .unwrap_or_default()
             )),

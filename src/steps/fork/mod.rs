@@ -19,6 +19,7 @@
 
 pub mod command;
 pub mod cpu_wait;
+pub mod deadlock;
 pub mod divan_tune;
 pub mod duet;
 pub mod exec_helper;

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use super::deadlock;
 use super::process::{BenchProcess, Launch, describe_status, usable_cpus};
 use super::protocol::{self, Inbox, Measurement, Message, ProtocolError};
 use super::steal::CpuTimes;
@@ -49,6 +50,10 @@ pub struct RunningFork {
     progress: Progress,
     /// The helper was asked to stop the benchmark.
     stop_asked: bool,
+    /// Since when the benchmark has been seen waiting for ever, and when that was last asked
+    /// ([`deadlock`]).
+    waiting_since: Option<Instant>,
+    last_deadlock_check: Option<Instant>,
 }
 
 /// The socket to the benchmark and what has been read from it.
@@ -91,6 +96,8 @@ pub struct FinishedFork {
 enum Ending {
     Exited,
     TimedOut,
+    /// Connected, its benchmark not begun, every thread waiting for ever ([`deadlock`]).
+    Deadlocked,
     Cancelled,
     Protocol(ProtocolError),
 }
@@ -155,6 +162,8 @@ impl RunningFork {
                 ..Progress::default()
             },
             stop_asked: false,
+            waiting_since: None,
+            last_deadlock_check: None,
         })
     }
 
@@ -225,9 +234,35 @@ impl RunningFork {
                     Err(error) => break Ending::Protocol(error),
                 }
             }
+            if self.waits_for_ever() {
+                break Ending::Deadlocked;
+            }
             self.wait_for_activity();
         };
         Ok(self.end(ending))
+    }
+
+    /// Whether the benchmark, connected and its benchmark not begun, has been seen waiting for
+    /// ever ([`deadlock::waits_for_ever`]) for [`deadlock::DEADLOCK_SETTLE`]; asked at most
+    /// twice a second.
+    fn waits_for_ever(&mut self) -> bool {
+        if self.connection.is_none() || self.progress.began.is_some() {
+            self.waiting_since = None;
+            return false;
+        }
+        let now = Instant::now();
+        let asked_lately = self
+            .last_deadlock_check
+            .is_some_and(|at| now - at < Duration::from_millis(500));
+        if !asked_lately {
+            self.last_deadlock_check = Some(now);
+            self.waiting_since = match deadlock::waits_for_ever(self.process.pid()) {
+                true => Some(self.waiting_since.unwrap_or(now)),
+                false => None,
+            };
+        }
+        self.waiting_since
+            .is_some_and(|since| now - since >= deadlock::DEADLOCK_SETTLE)
     }
 
     /// A helper leading the fork ([`Leader::Helper`]) is asked once to stop the benchmark
@@ -273,6 +308,7 @@ impl RunningFork {
         };
         let outcome = match ending {
             Ending::Cancelled => failure(format!("{} was stopped by cargo-perfdiff", self.who())),
+            Ending::Deadlocked => failure(deadlock::criterion_deadlock_message(&self.who())),
             Ending::TimedOut => failure(format!(
                 "{} did not finish within the fork timeout of {} and was killed ({})",
                 self.who(),
@@ -323,7 +359,7 @@ impl RunningFork {
     }
 
     /// Where the benchmark was when it was stopped at the timeout, and whether it was hung or
-    /// still running there (`busy`: [`BenchProcess::busy_share`], [`still_running`]).
+    /// still running there (`busy`: [`BenchProcess::busy_share`], [`still_running`](super::process::still_running)).
     fn phase(&self, busy: Option<f64>) -> String {
         let place = match (
             &self.connection,
@@ -335,7 +371,7 @@ impl RunningFork {
             (Some(_), Some(_), None) => "while measuring",
             (Some(_), Some(_), Some(_)) => "after measuring, before exiting",
         };
-        match still_running(busy) {
+        match super::process::still_running(busy) {
             Some(running) => format!("{place}: {running}"),
             None => format!("hung {place}"),
         }
@@ -685,26 +721,6 @@ pub fn unix_ms_now() -> u64 {
 }
 
 /// `2s`, `1.5s`, `300ms`.
-/// The share of a fork's run on a CPU above which a fork killed at its timeout was running,
-/// not hung ([`BenchProcess::busy_share`]).
-const BUSY: f64 = 0.5;
-
-/// What a fork killed at its timeout was doing when its main thread was on a CPU for most of
-/// its run: still running, so slower than the timeout rather than hung. mime_guess's
-/// `from_ext uppercased` calls `iter` once per table entry (about 1,000 times) in one routine;
-/// criterion times the last call only, so its warm-up grows the iterations about a
-/// thousandfold past what it asks, and the fork outgrew 300 s at full CPU while the message
-/// said "hung". `None` otherwise (a thread that waits, or a figure that cannot be read).
-pub(super) fn still_running(busy: Option<f64>) -> Option<String> {
-    let busy = busy.filter(|share| *share >= BUSY)?;
-    Some(format!(
-        "still running, on a CPU {:.0} % of the time: slower than the timeout, not hung (one \
-         iteration, or a routine that calls `iter` many times, can take far longer than the \
-         time asked); a larger `--fork-timeout` lets it finish",
-        busy.min(1.0) * 100.0
-    ))
-}
-
 pub(super) fn format_duration(duration: Duration) -> String {
     if duration >= Duration::from_secs(1) {
         format!("{}s", duration.as_secs_f64())

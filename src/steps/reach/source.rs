@@ -158,6 +158,7 @@
 
 mod compiled_in;
 mod dependency_lines;
+mod divan_registration;
 mod generics;
 mod harness_macros;
 mod inlined;
@@ -168,6 +169,7 @@ mod qualified;
 mod shim;
 mod test_only;
 
+pub use divan_registration::{registered_benchmark, registers};
 pub use generics::checkout_crates;
 pub use inlined::has_checkout_line_tables;
 use test_only::TestFilter;
@@ -567,6 +569,9 @@ fn compare_one(
     if let Some(shims) = shim::compare_entry_shims(readers, function) {
         return shims;
     }
+    if let Some(registration) = divan_registration::compare_registration(readers, function) {
+        return registration;
+    }
     let made = match made_by_call::made_by_call(readers, function, changed) {
         Ok(made) => made,
         Err(comparison) => return comparison,
@@ -885,8 +890,8 @@ impl Apart<'_, '_> {
         }
         if name != "{closure}" && self.changed.contains_in_instance(&name, file, function) {
             return Err(SourceComparison::Differs(format!(
-                "{function} ({file}) is inlined on one side only, and the commit changes an \
-                 item named `{name}`"
+                "{function} ({file}) is inlined on one side only, and {}",
+                self.changed.name_reason(&name, file)
             )));
         }
         let items = [0, 1].map(|s| self.readers[s].items(file));
@@ -1311,6 +1316,9 @@ pub fn compare(base: &FunctionSource, head: &FunctionSource) -> SourceComparison
     SourceComparison::Same
 }
 
+/// How many definitions [`ChangedNames::uses_chain`] names before it stops.
+const USES_SHOWN: usize = 8;
+
 /// The names a commit changes ([`changed_names`]), each with the file it changes it in and how
 /// that was found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -1453,11 +1461,60 @@ impl ChangedNames {
                 format!("a changed line of {file}, which does not parse: every name on it counts")
             }
             Some(Origin::Uses(file, via)) => {
-                format!("a definition of {file} that names `{via}`, which the commit changes")
+                format!(
+                    "a definition of {file} that names `{via}`, which {}",
+                    self.uses_chain(via)
+                )
             }
             None => "nowhere".to_string(),
         };
         format!("its lines name `{name}`, which the commit changes elsewhere ({place})")
+    }
+
+    /// Why the name `via`, which a changed definition names, changes: "the commit changes"
+    /// when the commit changes its item, else each definition that names the next changed
+    /// name in turn, down to the item the commit changes (at most [`USES_SHOWN`] of them).
+    /// Names change with what their definitions name by name only ([`add_dependents`]), so
+    /// without the chain a reason called a name changed that no line of the commit holds
+    /// (field trial `facet-hash-fnv`: `push` of facet-core through five definitions, from the
+    /// `default` of a new `impl Default` in facet-hash).
+    fn uses_chain(&self, via: &str) -> String {
+        let mut links = Vec::new();
+        let (mut name, mut seen) = (via, BTreeSet::new());
+        while let Some(Origin::Uses(file, next)) = self.names.get(name) {
+            if !seen.insert(name) || links.len() == USES_SHOWN {
+                links.push("…".to_string());
+                return format!("changes with what it names: {}", links.join(", "));
+            }
+            links.push(format!("`{name}` ({file}) names `{next}`"));
+            name = next;
+        }
+        if links.is_empty() {
+            return "the commit changes".to_string();
+        }
+        let root = match self.names.get(name) {
+            Some(Origin::Item(file)) => format!("an item of {file}"),
+            Some(Origin::Line(file)) => format!("a changed line of {file}"),
+            _ => "changed".to_string(),
+        };
+        format!(
+            "changes with what it names: {}, which the commit changes ({root})",
+            links.join(", ")
+        )
+    }
+
+    /// Why a function named `name` whose whole definition is compared differs by its name
+    /// alone: the reason [`ChangedNames::reason`] gives, said of its name.
+    fn name_reason(&self, name: &str, file: &str) -> String {
+        let reason = self.reason(name, file);
+        match reason.strip_prefix(&format!("its lines name `{name}`, which ")) {
+            Some(rest) => {
+                let rest =
+                    rest.replacen("the commit changes elsewhere (", "the commit changes (", 1);
+                format!("its name `{name}` is one {rest}")
+            }
+            None => reason,
+        }
     }
 }
 
@@ -2791,7 +2848,10 @@ mod tests {
         else {
             panic!("another `helper` of the file changed: it differs");
         };
-        assert!(reason.contains("an item named `helper`"), "{reason}");
+        assert!(
+            reason.contains("its name `helper` is one the commit changes (an item of"),
+            "{reason}"
+        );
         // The file that holds the helper cannot be read on the side that calls it.
         let (base, head) = (dir.path().join("base"), dir.path().join("unreadable"));
         let changed = changed_names(&base, &head).unwrap();
@@ -3093,16 +3153,31 @@ mod tests {
         let program = "#[inline(never)]\nfn setup(n: usize) -> usize {\n    \
                        include_str!(\"data.txt\").bytes().take(n).filter(|b| *b == b'x').count()\n}\n\n\
                        fn main() {\n    println!(\"{}\", setup(std::hint::black_box(64)));\n}\n";
+        set_up_compiled_in_differs(program, "src/main.rs, which names src/data.txt");
+    }
+
+    #[test]
+    fn code_compiled_in_from_a_file_whose_name_is_built_differs() {
+        // The name `concat!` assembles (or a build script's `OUT_DIR` holds) is no file's name.
+        let program = "#[inline(never)]\nfn setup(n: usize) -> usize {\n    \
+                       include_str!(concat!(\"da\", \"ta.txt\")).bytes().take(n).filter(|b| *b == b'x').count()\n}\n\n\
+                       fn main() {\n    println!(\"{}\", setup(std::hint::black_box(64)));\n}\n";
+        set_up_compiled_in_differs(program, "which may be made from src/data.txt");
+    }
+
+    /// `program`'s `setup` compiles in `src/data.txt`, changed by head: it differs, the reason
+    /// saying `expected`; with the same data on both sides it is the same.
+    fn set_up_compiled_in_differs(program: &str, expected: &str) {
         let dir = tempfile::tempdir().unwrap();
         let build = |side: &str, data: &str| {
             let files = [
                 ("src/main.rs", program.to_string()),
                 ("src/data.txt", data.into()),
             ];
-            (
-                compiled_files(dir.path(), side, &files),
-                dir.path().join(side),
-            )
+            // The executable outside its checkout, as cargo's target directory is left out.
+            let executable = dir.path().join(format!("{side}.demo"));
+            std::fs::rename(compiled_files(dir.path(), side, &files), &executable).unwrap();
+            (executable, dir.path().join(side))
         };
         let (base, head) = (build("base", "xx\n"), build("head", "xxx\n"));
         fn side((executable, checkout): &(PathBuf, PathBuf)) -> Side<'_> {
@@ -3116,10 +3191,7 @@ mod tests {
         let SourceComparison::Differs(reason) = compared else {
             panic!("code made from a changed data file must differ: {compared:?}");
         };
-        assert!(
-            reason.contains("src/main.rs, which names src/data.txt"),
-            "{reason}"
-        );
+        assert!(reason.contains(expected), "{reason}");
         // The same data on both sides: the same source.
         let same = build("same", "xx\n");
         let unchanged = changed_names(&base.1, &same.1).unwrap();
@@ -3653,6 +3725,43 @@ mod tests {
         let changed = changed_between(base, head);
         assert!(!changed.contains("rare"), "{changed:?}");
         assert!(changed.contains("other"), "{changed:?}");
+    }
+
+    #[test]
+    fn a_name_changed_through_definitions_is_traced_back_to_the_item_the_commit_changes() {
+        // Field trial `facet-hash-fnv`: `push` changed through five definitions that name one
+        // another, from a new `impl Default`; the reason said "the commit changes an item
+        // named `push`", which no line of the commit holds.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |side: &str, a: u32| {
+            let src = dir.path().join(side).join("src");
+            std::fs::create_dir_all(&src).unwrap();
+            std::fs::write(src.join("lib.rs"), format!("pub const A: u32 = {a};\n")).unwrap();
+            let uses = "pub const B: u32 = A * 2;\npub const C: u32 = B + 1;\n\
+                        pub struct Table {\n    push: [u8; C as usize],\n}\n";
+            std::fs::write(src.join("uses.rs"), uses).unwrap();
+            dir.path().join(side)
+        };
+        let (base, head) = (write("base", 2), write("head", 3));
+        let changed = changed_names(&base, &head).unwrap();
+        assert_eq!(
+            changed.reason("C", "src/main.rs"),
+            "its lines name `C`, which the commit changes elsewhere (a definition of \
+             src/uses.rs that names `B`, which changes with what it names: `B` (src/uses.rs) \
+             names `A`, which the commit changes (an item of src/lib.rs))"
+        );
+        assert_eq!(
+            changed.name_reason("push", "src/main.rs"),
+            "its name `push` is one the commit changes (a definition of src/uses.rs that \
+             names `C`, which changes with what it names: `C` (src/uses.rs) names `B`, \
+             `B` (src/uses.rs) names `A`, which the commit changes (an item of src/lib.rs))"
+        );
+        // One step: as before.
+        assert_eq!(
+            changed.reason("B", "src/main.rs"),
+            "its lines name `B`, which the commit changes elsewhere (a definition of \
+             src/uses.rs that names `A`, which the commit changes)"
+        );
     }
 
     #[test]

@@ -55,6 +55,7 @@ use super::budget::Budget;
 use super::runs::{self, Mode};
 use super::syscalls::{self, Touched};
 use super::{RunSummary, Trace, TraceError, Tracer};
+use crate::model::harness::Harness;
 use crate::steps::fork::ForkRequest;
 
 pub use cuts::{Cut, CutAt};
@@ -167,6 +168,12 @@ fn cut_log(log: &str, at: &[usize]) -> Option<Vec<String>> {
     Some(texts)
 }
 
+/// Whether a benchmark of `harness` can be traced natively: only a run in the harness's test
+/// mode is followed, and `bencher` has none (its one run measures, which valgrind traces).
+pub fn supports(harness: Harness) -> bool {
+    Mode::runs_for(harness) == [Mode::Test]
+}
+
 /// The entries of `req`'s harness's timed routines (ELF virtual addresses), or why none is
 /// known.
 fn routines_of(req: &ForkRequest) -> Result<Vec<u64>, String> {
@@ -206,7 +213,7 @@ fn followed(
     run: Run<'_>,
 ) -> Result<(follow::Followed, f64, String), TraceError> {
     let who = super::who(req);
-    if Mode::runs_for(req.harness) != [Mode::Test] {
+    if !supports(req.harness) {
         return Err(TraceError::Unsupported {
             who,
             what: "natively, a benchmark without a test mode or a command,",

@@ -33,25 +33,16 @@ pub struct CutAt<'a> {
     pub part: Budget,
 }
 
-/// The parts of the run so far (addresses in the running process).
+/// The parts of the run so far: a [`Cut`] in the running process's addresses, and what cutting
+/// it needs besides.
 #[derive(Debug)]
 pub(super) struct Cuts {
     starts: BTreeSet<u64>,
     passes: BTreeSet<u64>,
-    /// The benchmark process's entries hit in each part so far: outside, benchmark, outside, …
-    parts: Vec<BTreeSet<u64>>,
-    /// Entries hit in other processes.
-    others: BTreeSet<u64>,
     /// Entries hit in the outside parts so far.
     given: BTreeSet<u64>,
-    /// Each benchmark part's timed part, or why it is not known.
-    timed: Vec<Result<BTreeSet<u64>, String>>,
-    /// The length of the benchmark process's system-call log at each cut.
-    log_at: Vec<usize>,
     began: Instant,
-    durations: Vec<Duration>,
-    /// Why the parts are not in the order expected.
-    wrong: Option<String>,
+    so_far: Cut,
 }
 
 /// A finished run's parts, as ELF virtual addresses ([`Cuts::finish`]).
@@ -77,20 +68,18 @@ impl Cuts {
         Cuts {
             starts,
             passes,
-            parts: vec![BTreeSet::new()],
-            others: BTreeSet::new(),
             given: BTreeSet::new(),
-            timed: Vec::new(),
-            log_at: Vec::new(),
             began: Instant::now(),
-            durations: Vec::new(),
-            wrong: None,
+            so_far: Cut {
+                parts: vec![BTreeSet::new()],
+                ..Cut::default()
+            },
         }
     }
 
     /// Whether a benchmark's part is running.
     fn inside(&self) -> bool {
-        self.parts.len().is_multiple_of(2)
+        self.so_far.parts.len().is_multiple_of(2)
     }
 
     pub fn is_boundary(&self, at: u64) -> bool {
@@ -102,14 +91,14 @@ impl Cuts {
         if !self.inside() {
             self.given.insert(at);
         }
-        if let Some(part) = self.parts.last_mut() {
+        if let Some(part) = self.so_far.parts.last_mut() {
             part.insert(at);
         }
     }
 
     /// The entry `at` hit by another process.
     pub fn entered_elsewhere(&mut self, at: u64) {
-        self.others.insert(at);
+        self.so_far.others.insert(at);
     }
 
     /// The boundary `at` hit by the benchmark's process, whose log is `log_len` bytes long: the
@@ -122,18 +111,18 @@ impl Cuts {
                 true => ("test_start", "inside"),
                 false => ("test_pass", "outside"),
             };
-            self.wrong.get_or_insert(format!(
+            self.so_far.wrong.get_or_insert(format!(
                 "criterion's `{which}` was entered {where_} a benchmark (part {})",
-                self.parts.len()
+                self.so_far.parts.len()
             ));
         }
         if !start {
             self.entered(at);
         }
-        self.durations.push(self.began.elapsed());
+        self.so_far.durations.push(self.began.elapsed());
         self.began = Instant::now();
-        self.log_at.push(log_len);
-        self.parts.push(BTreeSet::new());
+        self.so_far.log_at.push(log_len);
+        self.so_far.parts.push(BTreeSet::new());
         if start {
             self.entered(at);
         }
@@ -141,7 +130,7 @@ impl Cuts {
         disarmed.insert(at);
         let ended = part.next_part(disarmed);
         if !start {
-            self.timed.push(ended);
+            self.so_far.timed.push(ended);
         }
         let mut armed = part.armed_outside();
         armed.remove(&at);
@@ -149,24 +138,24 @@ impl Cuts {
     }
 
     /// The parts at the run's end, `bias` taken off every address.
-    pub fn finish(mut self, bias: u64) -> Cut {
-        self.durations.push(self.began.elapsed());
-        if self.inside() {
+    pub fn finish(self, bias: u64) -> Cut {
+        let inside = self.inside();
+        let mut cut = self.so_far;
+        cut.durations.push(self.began.elapsed());
+        if inside {
             let why = "the run ended inside a benchmark's part";
-            self.wrong.get_or_insert(why.to_string());
+            cut.wrong.get_or_insert(why.to_string());
         }
         let unbiased = |set: BTreeSet<u64>| set.into_iter().map(|a| a.wrapping_sub(bias)).collect();
         Cut {
-            parts: self.parts.into_iter().map(unbiased).collect(),
-            others: unbiased(self.others),
-            timed: self
+            parts: cut.parts.into_iter().map(unbiased).collect(),
+            others: unbiased(cut.others),
+            timed: cut
                 .timed
                 .into_iter()
                 .map(|timed| timed.map(unbiased))
                 .collect(),
-            log_at: self.log_at,
-            durations: self.durations,
-            wrong: self.wrong,
+            ..cut
         }
     }
 }

@@ -174,6 +174,20 @@ impl Default for DemoChanges {
     }
 }
 
+impl DemoChanges {
+    /// Head changes no benchmark: every work factor 1, no benchmark added (a test then makes a
+    /// head commit of its own).
+    pub fn none() -> Self {
+        DemoChanges {
+            mix: 1.0,
+            checksum: 1.0,
+            slight: 1.0,
+            add_benchmark: false,
+            new_benchmark_own_target: false,
+        }
+    }
+}
+
 /// Options of the demo repository.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DemoOptions {

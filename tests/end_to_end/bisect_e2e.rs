@@ -16,15 +16,8 @@ use support::*;
 /// The demo crate with nothing changed in its second commit.
 fn unchanged() -> DemoOptions {
     DemoOptions {
-        changes: DemoChanges {
-            mix: 1.0,
-            checksum: 1.0,
-            slight: 1.0,
-            add_benchmark: false,
-            new_benchmark_own_target: false,
-        },
-        criterion_version: None,
-        harness: Default::default(),
+        changes: DemoChanges::none(),
+        ..DemoOptions::default()
     }
 }
 

@@ -267,13 +267,7 @@ fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run(
 fn a_bencher_target_of_a_commit_that_changes_no_code_is_the_same_code() {
     let guard = measuring_lock();
     let options = DemoOptions {
-        changes: DemoChanges {
-            mix: 1.0,
-            checksum: 1.0,
-            slight: 1.0,
-            add_benchmark: false,
-            new_benchmark_own_target: false,
-        },
+        changes: DemoChanges::none(),
         criterion_version: None,
         harness: DemoHarness::Bencher,
     };

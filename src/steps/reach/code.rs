@@ -56,6 +56,8 @@ mod libtest_table_tests;
 mod lto_copies_tests;
 mod objects;
 #[cfg(test)]
+mod test_builds;
+#[cfg(test)]
 mod version_code_tests;
 #[cfg(test)]
 mod version_prefix_tests;

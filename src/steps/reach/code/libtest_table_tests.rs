@@ -8,8 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
-
+use super::test_builds::{address, built};
 use super::{CodeComparison, Comparer, LinkedCode, libtest_table::SET_ASIDE};
 
 /// A libtest bench crate: two benchmarks after `above` (lines of the file before them), the
@@ -27,30 +26,21 @@ fn bench_source(above: &str, attributes: &str, first: &str) -> String {
 /// `RUSTC_BOOTSTRAP`, as a bench target on stable is built), keeping its object. Returns the code
 /// and the executable's path.
 fn bench_side(dir: &Path, source: &str) -> (LinkedCode, std::path::PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("bench.rs"), source).unwrap();
-    let status = std::process::Command::new("rustc")
-        .current_dir(dir)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .args(["-O", "--edition", "2021", "--test", "-C", "codegen-units=1"])
-        .args(["--emit=obj,link", "bench.rs"])
-        .status()
-        .unwrap();
-    assert!(status.success(), "rustc --test in {}", dir.display());
-    let executable = dir.join("bench");
-    let code = LinkedCode::open(&executable, &[dir.join("bench.o")]).unwrap();
-    (code, executable)
+    built(
+        dir,
+        "bench",
+        source,
+        &[("RUSTC_BOOTSTRAP", "1")],
+        &["--test"],
+    )
 }
 
 /// The address of `bench::main`, the `main` `rustc --test` generates, in `executable`.
 fn generated_main(executable: &Path) -> BTreeSet<u64> {
-    let data = std::fs::read(executable).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    let main = file
-        .symbols()
-        .find(|s| s.name().is_ok_and(|n| n.contains("5bench4main")))
-        .expect("bench::main");
-    BTreeSet::from([main.address()])
+    let main = address(executable, "bench::main", |name| {
+        name.contains("5bench4main")
+    });
+    BTreeSet::from([main])
 }
 
 #[test]

@@ -7,29 +7,12 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
-
+use super::test_builds::{address, rustc};
 use super::{CodeComparison, Comparer, LinkedCode};
 
-/// Runs `rustc -O --edition 2021` in `dir` with `args`.
-fn rustc(dir: &Path, args: &[&str]) {
-    let status = std::process::Command::new("rustc")
-        .current_dir(dir)
-        .args(["-O", "--edition", "2021"])
-        .args(args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "rustc {args:?} in {}", dir.display());
-}
-
-/// The address of the symbol named `name`, or whose name contains `part`, in `executable`.
+/// The address of the first symbol whose name contains `part` in `executable`.
 fn address_of(executable: &Path, part: &str) -> u64 {
-    let data = std::fs::read(executable).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    file.symbols()
-        .find(|s| s.name().is_ok_and(|n| n == part || n.contains(part)))
-        .unwrap_or_else(|| panic!("no symbol {part} in {}", executable.display()))
-        .address()
+    address(executable, part, |name| name.contains(part))
 }
 
 /// One side in `dir`: `vt.o`, assembled from `asm` by rustc, and `main.rs`, whose `reads` reads

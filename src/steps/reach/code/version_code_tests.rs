@@ -8,8 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
-
+use super::test_builds::{address, built};
 use super::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::versions::VersionChange;
 
@@ -24,26 +23,12 @@ const APP: &str = "#[inline(never)] #[unsafe(no_mangle)]\n\
 
 /// [`APP`] with `banner` built in `dir` as package version `version`.
 fn side(dir: &Path, banner: &str, version: &str) -> (LinkedCode, std::path::PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join("main.rs"), APP.replace("BANNER", banner)).unwrap();
-    let status = std::process::Command::new("rustc")
-        .current_dir(dir)
-        .env("CARGO_PKG_VERSION", version)
-        .args(["-O", "--edition", "2021", "-C", "codegen-units=1"])
-        .args(["--emit=obj,link", "main.rs"])
-        .status()
-        .unwrap();
-    assert!(status.success(), "rustc in {}", dir.display());
-    let executable = dir.join("main");
-    let code = LinkedCode::open(&executable, &[dir.join("main.o")]).unwrap();
-    (code, executable)
+    let source = APP.replace("BANNER", banner);
+    built(dir, "main", &source, &[("CARGO_PKG_VERSION", version)], &[])
 }
 
 fn app_address(executable: &Path) -> BTreeSet<u64> {
-    let data = std::fs::read(executable).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    let app = file.symbols().find(|s| s.name() == Ok("app")).unwrap();
-    BTreeSet::from([app.address()])
+    BTreeSet::from([address(executable, "app", |name| name == "app")])
 }
 
 #[test]

@@ -7,8 +7,7 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use object::{Object, ObjectSymbol};
-
+use super::test_builds::{addresses, built};
 use super::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::versions::VersionChange;
 
@@ -36,29 +35,15 @@ fn main() { std::process::exit(app() as i32 - 42) }
 
 /// [`APP`] with version `version` in its names and `body`, built in `dir`.
 fn side(dir: &Path, version: &str, body: &str) -> (LinkedCode, std::path::PathBuf) {
-    std::fs::create_dir_all(dir).unwrap();
     let prefix = version.replace('.', "_");
     let source = APP.replace("PREFIX", &prefix).replace("BODY", body);
-    std::fs::write(dir.join("main.rs"), source).unwrap();
-    let status = std::process::Command::new("rustc")
-        .current_dir(dir)
-        .args(["-O", "--edition", "2021", "-C", "codegen-units=1"])
-        .args(["--emit=obj,link", "main.rs"])
-        .status()
-        .unwrap();
-    assert!(status.success(), "rustc in {}", dir.display());
-    let executable = dir.join("main");
-    let code = LinkedCode::open(&executable, &[dir.join("main.o")]).unwrap();
-    (code, executable)
+    built(dir, "main", &source, &[], &[])
 }
 
 /// The addresses of `app` and of the assembly function it calls.
 fn executed(executable: &Path) -> BTreeSet<u64> {
-    let data = std::fs::read(executable).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    let ran =
-        |s: &object::Symbol<'_, '_>| s.name().is_ok_and(|n| n == "app" || n.ends_with("_double"));
-    file.symbols().filter(ran).map(|s| s.address()).collect()
+    let ran = |name: &str| name == "app" || name.ends_with("_double");
+    addresses(executable, ran).into_iter().collect()
 }
 
 #[test]

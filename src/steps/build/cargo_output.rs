@@ -43,11 +43,11 @@ pub struct BenchArtifact {
 /// package and the workspace on the lines after it, and its last line is advice, not a cause
 /// (hyperium/http's `benches/`, field-trials.md, session 18: only the first and last lines
 /// were kept, so the paths and "adding `benches` to the `workspace.members` array" were lost,
-/// and the advice to add it to `workspace.exclude`, where it already was, read as the cause). A quoted
-/// source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its location. A `help:`
-/// line is advice, not a cause, and keeps its word (rustup's "toolchain '1.74.0-…' is not
-/// installed (help: run `rustup toolchain install` to install it)", for a `rust-toolchain.toml`
-/// that names one); a backtrace after the message (rustup's under `RUST_BACKTRACE=1`) is no
+/// and the advice to add it to `workspace.exclude`, where it already was, read as the cause).
+/// A quoted source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its
+/// location. A `help:` line is advice, not a cause, and keeps its word (rustup's "toolchain
+/// '1.74.0-…' is not installed (help: run `rustup toolchain install` to install it)", for a
+/// `rust-toolchain.toml` that names one); a backtrace after the message (rustup's under `RUST_BACKTRACE=1`) is no
 /// part of it, or its last frame, `12: <unknown>`, was given as the cause.
 pub(super) fn one_line(message: &str) -> String {
     let lines: Vec<&str> = message

@@ -359,7 +359,8 @@ impl RunningFork {
     }
 
     /// Where the benchmark was when it was stopped at the timeout, and whether it was hung or
-    /// still running there (`busy`: [`BenchProcess::busy_share`], [`still_running`](super::process::still_running)).
+    /// still running there (`busy`: [`BenchProcess::busy_share`],
+    /// [`still_running`](super::process::still_running)).
     fn phase(&self, busy: Option<f64>) -> String {
         let place = match (
             &self.connection,

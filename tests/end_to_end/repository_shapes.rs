@@ -257,6 +257,59 @@ fn a_commit_that_changes_no_code_traces_a_target_s_benchmarks_in_one_native_run(
     );
 }
 
+/// wasm-tools' shape (field-trials.md, session 19): a benchmark that walks a directory holding
+/// a submodule (`parse/tests` walks `tests/`, the spec test suite a submodule in it), asking of
+/// each entry whether it is a directory. In each checkout the submodule is a repository of
+/// cargo-perfdiff's own, whose `.git/index` and `.git/logs/HEAD` differ between two checkouts
+/// of one commit: across a commit that changes no code the benchmark was measured, "it reads
+/// changed files: data/suite/.git/index, data/suite/.git/logs/HEAD".
+#[test]
+fn a_benchmark_that_walks_a_submodule_is_the_same_code_when_the_submodule_is() {
+    let _guard = measuring_lock();
+    let dir = scratch();
+    let suite = dir.path().join("suite");
+    std::fs::create_dir_all(suite.join("cases")).unwrap();
+    git_ok(&suite, &["init", "-q"]);
+    std::fs::write(suite.join("cases/a.txt"), "1 2 3\n").unwrap();
+    commit_all(&suite, "cases");
+    let repo = dir.path().join("lib");
+    library_with_a_bench_package(&repo);
+    let url = suite.to_str().unwrap();
+    git_ok(&repo, &["submodule", "add", "-q", url, "data/suite"]);
+    add_bench_target(
+        &repo.join("benches"),
+        "walks",
+        "use std::hint::black_box;\nuse std::path::Path;\n\
+         use criterion::{criterion_group, criterion_main, Criterion};\n\n\
+         fn walk(dir: &Path, texts: &mut Vec<String>) {\n    \
+         for entry in std::fs::read_dir(dir).unwrap() {\n        \
+         let path = entry.unwrap().path();\n        \
+         if path.is_dir() {\n            walk(&path, texts);\n        \
+         } else if path.extension().is_some_and(|e| e == \"txt\") {\n            \
+         texts.push(std::fs::read_to_string(&path).unwrap());\n        }\n    }\n}\n\n\
+         fn benches(c: &mut Criterion) {\n    \
+         let mut texts = Vec::new();\n    \
+         walk(Path::new(\"../data\"), &mut texts);\n    \
+         c.bench_function(\"walk\", |b| b.iter(|| black_box(&texts).iter().map(|t| t.len()).sum::<usize>()));\n}\n\n\
+         criterion_group!(group, benches);\ncriterion_main!(group);\n",
+    );
+    amend_base(&repo);
+    std::fs::write(repo.join("README.md"), "# shapelib\n").unwrap();
+    commit_all(&repo, "a readme");
+    let args = with_options(
+        &parent_vs_head_json(&[]),
+        &["--manifest-path", "benches/Cargo.toml", "--bench", "walks"],
+    );
+    let output = selecting(&repo, &args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    assert_same_code(&report, &err, &["walk"]);
+    // The suite's file was read, and compared.
+    let detail = bench_entry(&report, "walk")["selection"]["detail"].to_string();
+    assert!(!detail.contains(" 0 files compared"), "{detail}");
+}
+
 /// ttf-parser's shape (two `bencher` targets in `benches/`): a commit that changes no code (a
 /// README). The native trace follows only a harness's test mode, which `bencher` has not (its
 /// one run measures), so a target of the same code on both sides is traced under valgrind as

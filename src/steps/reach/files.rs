@@ -18,6 +18,14 @@
 //! is compared as the two revisions' copies at its place in each checkout: the same, the two
 //! sides would read the same input either way; different, the benchmark is measured, and the
 //! reason says that both sides read the working tree's.
+//!
+//! A path inside a `.git` of the checkout (its own repository, or a submodule's) is no
+//! revision's either: each checkout is a repository of cargo-perfdiff's own, whose index and
+//! reflog record when its files were written, so they differ between two checkouts of the same
+//! commit. A benchmark that walks a directory holding a submodule (wasm-tools' `parse/tests`
+//! walks `tests/`, the spec test suite a submodule there) asks each of those files whether it
+//! is a directory. Only asked about, such a path is compared by what is there (a file, a
+//! directory, nothing); opened, by its content, as any other.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -90,7 +98,13 @@ pub fn compare<'p>(
                 ));
             }
         } else if let Ok(relative) = path.strip_prefix(&base) {
-            match same_content(&path, &checkouts.head.join(relative)) {
+            let head = checkouts.head.join(relative);
+            let alike = if !opened && in_git_dir(relative) {
+                Ok(same_kind(&path, &head))
+            } else {
+                same_content(&path, &head)
+            };
+            match alike {
                 Ok(true) => result.same += 1,
                 Ok(false) => result.changed.push(relative.display().to_string()),
                 Err(why) => {
@@ -140,6 +154,18 @@ fn same_content(base: &Path, head: &Path) -> Result<bool, String> {
         (Some(false), Some(false)) => Ok(read(base)? == read(head)?),
         _ => Ok(false),
     }
+}
+
+/// Whether `relative` (a path in a checkout) is a `.git` or lies in one: the checkout's own
+/// repository or a submodule's, git's records of that checkout rather than the revision's files.
+fn in_git_dir(relative: &Path) -> bool {
+    relative.components().any(|c| c.as_os_str() == ".git")
+}
+
+/// Whether the same kind of thing (a file, a directory, nothing) is at `base` and `head`.
+fn same_kind(base: &Path, head: &Path) -> bool {
+    let kind = |path: &Path| std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+    kind(base) == kind(head)
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, String> {
@@ -338,6 +364,44 @@ mod tests {
         let opened = deps(&s.base).join("data.bin");
         let why = compare([(opened.as_path(), true)], &checkouts).undecided;
         assert!(why.is_some_and(|why| why.contains("build output")));
+    }
+
+    /// wasm-tools' `parse/tests` walks `tests/`, which holds the spec test suite as a
+    /// submodule: in each checkout the submodule's `.git` is a repository of cargo-perfdiff's
+    /// own, whose index and reflog differ between the two checkouts of one commit. Asked only
+    /// whether they are directories, they were "changed files", and the benchmark measured
+    /// across a version bump.
+    #[test]
+    fn a_checkout_s_own_git_records_only_asked_about_are_compared_by_kind() {
+        let s = sides(&[]);
+        for (root, stamp) in [(&s.base, "1"), (&s.head, "2")] {
+            let git = root.join("data/suite/.git");
+            std::fs::create_dir_all(git.join("logs")).unwrap();
+            std::fs::write(git.join("index"), stamp).unwrap();
+            std::fs::write(git.join("logs/HEAD"), stamp).unwrap();
+        }
+        std::fs::write(s.base.join("data/suite/.git/ORIG_HEAD"), "x").unwrap();
+        let git = s.base.join("data/suite/.git");
+        let (index, log, orig) = (
+            git.join("index"),
+            git.join("logs/HEAD"),
+            git.join("ORIG_HEAD"),
+        );
+        let probed = compare_with(&s, None, &[(&git, false), (&index, false), (&log, false)]);
+        assert_eq!((probed.same, probed.changed.len()), (3, 0), "{probed:?}");
+        // One side only: still a difference.
+        let one_side = compare_with(&s, None, &[(&orig, false)]);
+        assert_eq!(one_side.changed, ["data/suite/.git/ORIG_HEAD"]);
+        // Opened, its content counts, as any file's.
+        let opened = compare_with(&s, None, &[(&index, true)]);
+        assert_eq!(opened.changed, ["data/suite/.git/index"]);
+        // A file of the checkout only asked about is still compared by content.
+        for (root, text) in [(&s.base, "1"), (&s.head, "2")] {
+            std::fs::write(root.join("data/input.txt"), text).unwrap();
+        }
+        let input = s.base.join("data/input.txt");
+        let data = compare_with(&s, None, &[(&input, false)]);
+        assert_eq!(data.changed, ["data/input.txt"]);
     }
 
     #[test]

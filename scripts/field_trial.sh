@@ -152,6 +152,13 @@ nd-version|rust-ndarray/ndarray|2cf23d6a~1|2cf23d6a|Cargo.toml|bootstrap||versio
 nd-iter-move|rust-ndarray/ndarray|27af8646~1|27af8646|Cargo.toml|bootstrap||"perf(iteration): use move instead of clone for iteration" (#1586, `Baseiter::next` takes the index instead of cloning it, `Dimension::next_for` takes it by `mut`): "a 74% speedup in iteration for dynamic-dimensional arrays"; the benchmarks that iterate an `IxDyn` array element by element reach it, those that never step a `Baseiter` (contiguous slices, `Zip` on contiguous parts, construction, `dot`) unchanged (same code)
 facet-release|facet-rs/facet|16ef00acb~1|16ef00acb|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|version bump only ("chore: release" by release-plz: 0.50.0-rc.4 → rc.5 in 113 manifests, `Cargo.lock`, CHANGELOGs, no Rust file): every benchmark unchanged (same code); a workspace of 131 members, divan through `codspeed-divan-compat` in three of them (`facet-solver` with `args`), `rust-toolchain.toml` naming 1.96.0 (not installed: stable in its place), a Swift file the mirror lacks
 facet-hash-fnv|facet-rs/facet|c73de566c~1|c73de566c|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|"perf(facet-hash): add concrete FNV byte hashing" (`facet-hash/src/lib.rs`; the bench `byte_vec_helper_hash` renamed `byte_vec_fnv1a64_hash`, calling the new `hash_bytes_fnv1a64`): the facet-hash benchmarks that hash bytes reach it; facet-singularize (no dependency on facet) and facet-solver (no dependency on facet-hash) unchanged (same code)
+sonic-version|cloudwego/sonic-rs|dccb48a~1|dccb48a|benchmarks/Cargo.toml|||version bump only ("chore: bump version to 0.5.8", `Cargo.toml` only; no lock file): every benchmark unchanged (same code); `benchmarks/` a package outside any workspace (`sonic-rs = { path = "../" }`, itself with path dependencies `sonic-simd` and `sonic-number`), six criterion 0.7 targets that read `benches/testdata/*.json` at run time from `env!("CARGO_MANIFEST_DIR")`, pin themselves to CPU 0 (core_affinity), jemalloc (`jemalloc-sys` builds C) the global allocator, fat LTO, one codegen unit and `debug = true` in the release profile, `.cargo/config.toml` with `-C target-cpu=native` (AVX-512 on this CPU)
+sonic-release|cloudwego/sonic-rs|v0.5.7|v0.5.8|benchmarks/Cargo.toml|||release gate, lightweight tag v0.5.7 → annotated tag v0.5.8 (24 commits: "reduce unsafe, fix Miri violations, and deduplicate code", `union Meta` for pointer storage, skip_one/skip_one_checked merged, the serde recursion limit enforced, sonic-simd 0.1.4 and sonic-number 0.1.2, CI): no claim; the sonic-rs benchmarks reach changed code, those of serde_json, simd-json and gjson unreached unless the one LTO unit compiles them differently
+sonic-zmij|cloudwego/sonic-rs|ae08e4e~1|ae08e4e|benchmarks/Cargo.toml||--bench serialize_value|"perf: Switch from ryu -> zmij for float formatting" (#199, a dependency swapped in `src/format.rs`, `serde/number.rs`, `serde/ser.rs`, `value/ser.rs`): the PR'"'"'s `serialize_value` figures (canada, the float-heavy file, `sonic_rs::to_string` 2.31 ms before); the `sonic_rs::to_string` benchmarks of files with floats faster, `to_string_use_rawnum` (numbers kept as text) and the serde_json and simd-json ones unreached
+time-version|time-rs/time|857d9c40~1|857d9c40|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|version bump only ("v0.3.55 release": `time/Cargo.toml`, `Cargo.lock`, CHANGELOG): every benchmark unchanged (same code); a virtual workspace (`default-members = ["time"]`; time-core, and time-macros a proc-macro crate with exact `=` requirements), one criterion 0.8 target whose criterion is a `cfg(bench)` dev-dependency and which refuses to compile without `RUSTFLAGS="--cfg bench"` and `--all-features`
+time-release|time-rs/time|v0.3.54|v0.3.55|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|release gate, lightweight tags v0.3.54 → v0.3.55 (14 commits: deserialization fixes for timestamps, `UtcOffset` and `SignedDuration`, nano-timestamp validation (`from_unix_timestamp_nanos`), `cascade` without a range-validated ordinal, `DateIter::nth` underflow, `format_description!` feature gating, CI): no claim; the benchmarks that run the changed constructors and arithmetic measured, formatting and parsing unreached
+time-rfc2822|time-rs/time|40d01bfa~1|40d01bfa|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|"More performance improvements for RFC 2822 parsing" (`parsing/combinator/rfc/rfc2822.rs`, `parsing/parsable.rs`): `parsing: parse_rfc2822` faster; the well-known parsers that share `parsable.rs` may reach it; formatting, arithmetic and construction unreached
+time-macros-linear|time-rs/time|5a0bdd84~1|5a0bdd84|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|"Replace optimizing loop with linear pass" (time-macros only, `format_description/public/optimizing.rs`: the proc macro'"'"'s pass over a `format_description!`): the macro'"'"'s output, not its code, reaches the benchmarks; the same output gives every benchmark unchanged (same code)
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -175,7 +182,8 @@ clone() {
 init_submodules() {
   local dir=$1 commit=$2 key url name slug path
   git -C "$dir" cat-file -e "$commit:.gitmodules" 2>/dev/null || return 0
-  git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' |
+  # An empty `.gitmodules` (sonic-rs has one) names no submodule: `--get-regexp` exits 1.
+  { git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' || true; } |
     while read -r key url; do
       name=${key#submodule.} name=${name%.url}
       path=$(git -C "$dir" config --blob "$commit:.gitmodules" "submodule.$name.path")
@@ -323,10 +331,14 @@ perfdiff() {
 }
 
 # Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly);
-# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it.
+# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it;
+# `VAR=value` exports that variable, as a user would set it (time's benchmarks compile only with
+# `RUSTFLAGS="--cfg bench"`).
 with_toolchain() {
   if [ "$1" = bootstrap ]; then
     export RUSTC_BOOTSTRAP=1
+  elif [[ $1 == *=* ]]; then
+    export "${1?}"
   elif [ -n "$1" ]; then
     export RUSTUP_TOOLCHAIN=$1
   fi
@@ -379,6 +391,7 @@ newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cd
 newcomer18|ttf-version ttf-glyf ttf-avar gimli-version gimli-cfi gimli-ehmode
 newcomer18b|nd-version nd-iter-move facet-release facet-hash-fnv
 newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release tv-version tv-release
+newcomer19c|sonic-version sonic-release sonic-zmij time-version time-release time-rfc2822 time-macros-linear
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -256,6 +256,8 @@ struct State {
     deferred: VecDeque<WaitStatus>,
     /// Whether [`State::settle`] is running (a stop it handles does not settle again).
     settling: bool,
+    /// Whether a thread stayed awake through a whole [`SETTLE`]: later entries do not wait.
+    settle_failed: bool,
 }
 
 /// How long a timed routine's entry waits for the other threads of the benchmark's process to
@@ -301,6 +303,7 @@ impl State {
             progress: None,
             deferred: VecDeque::new(),
             settling: false,
+            settle_failed: false,
         }
     }
 
@@ -688,10 +691,11 @@ impl State {
     /// whose stop this tracer has not read yet (libtest's main thread starting its wait for the
     /// benchmark's thread) or is about to (a few instructions from it) runs nothing beside the
     /// routine, but looked awake, and the timed part was lost by chance of timing. A thread
-    /// that stays awake costs the wait once per entry; its end or death is left for
-    /// [`State::follow`], and the decision is then made as before.
+    /// that stays awake costs the wait once per run (a process running every benchmark enters
+    /// a routine for each); a thread's end or death is left for [`State::follow`]. The
+    /// decision is then made as before.
     fn settle(&mut self, p: Pid) -> Result<(), String> {
-        if self.settling {
+        if self.settling || self.settle_failed {
             return Ok(());
         }
         self.settling = true;
@@ -704,7 +708,11 @@ impl State {
         let leader = self.leader.as_raw();
         loop {
             let awake = self.awake_beside(p);
-            if awake.is_empty() || Instant::now() >= deadline {
+            if awake.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                self.settle_failed = true;
                 return Ok(());
             }
             for t in awake

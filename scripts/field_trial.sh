@@ -152,6 +152,8 @@ nd-version|rust-ndarray/ndarray|2cf23d6a~1|2cf23d6a|Cargo.toml|bootstrap||versio
 nd-iter-move|rust-ndarray/ndarray|27af8646~1|27af8646|Cargo.toml|bootstrap||"perf(iteration): use move instead of clone for iteration" (#1586, `Baseiter::next` takes the index instead of cloning it, `Dimension::next_for` takes it by `mut`): "a 74% speedup in iteration for dynamic-dimensional arrays"; the benchmarks that iterate an `IxDyn` array element by element reach it, those that never step a `Baseiter` (contiguous slices, `Zip` on contiguous parts, construction, `dot`) unchanged (same code)
 facet-release|facet-rs/facet|16ef00acb~1|16ef00acb|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|version bump only ("chore: release" by release-plz: 0.50.0-rc.4 → rc.5 in 113 manifests, `Cargo.lock`, CHANGELOGs, no Rust file): every benchmark unchanged (same code); a workspace of 131 members, divan through `codspeed-divan-compat` in three of them (`facet-solver` with `args`), `rust-toolchain.toml` naming 1.96.0 (not installed: stable in its place), a Swift file the mirror lacks
 facet-hash-fnv|facet-rs/facet|c73de566c~1|c73de566c|Cargo.toml|stable|--package facet-hash --package facet-singularize --package facet-solver|"perf(facet-hash): add concrete FNV byte hashing" (`facet-hash/src/lib.rs`; the bench `byte_vec_helper_hash` renamed `byte_vec_fnv1a64_hash`, calling the new `hash_bytes_fnv1a64`): the facet-hash benchmarks that hash bytes reach it; facet-singularize (no dependency on facet) and facet-solver (no dependency on facet-hash) unchanged (same code)
+rg-version|BurntSushi/ripgrep|3fce3b5b~1|3fce3b5b|Cargo.toml|nightly|--commands-only --cmd "after=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ -A99999'"'"'" --cmd "plain=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ'"'"'" --cmd "version={bin}/rg --version"|version bump only (ignore 0.4.32 → 0.4.33: `crates/ignore/Cargo.toml`, `Cargo.lock`; rust-version 1.96, so nightly here): a program compared by commands (`--cmd`, `sh -c` with a pipe); `rg` runs the same code on both sides except what its build script compiles in (the commit'"'"'s hash, which `--version` prints)
+rg-after|BurntSushi/ripgrep|d4b77a8d~1|d4b77a8d|Cargo.toml||--commands-only --cmd "after=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ -A99999'"'"'" --cmd "plain=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ'"'"'" --cmd "version={bin}/rg --version"|"searcher: fix a performance bug with -A/--after-context" (`Core::roll` looks back `before_context` lines, not `max_context`): `rg ZQZQZQZQZQ -A99999` on 110 MB of standard input faster (the commit: 5.07 s → 1.97 s), the same search without `-A` unchanged
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -334,7 +336,9 @@ with_toolchain() {
 
 run_trial() {
   local name repo base head manifest toolchain extra claim dir commits
-  IFS='|' read -r name repo base head manifest toolchain extra claim <<<"$1"
+  # A `|` inside a field (a command's pipe) is written `\|`.
+  IFS='|' read -r name repo base head manifest toolchain extra claim <<<"${1//\\|/$'\x1f'}"
+  extra=${extra//$'\x1f'/|} claim=${claim//$'\x1f'/|}
   dir=$(clone "$repo")
   commits=$(usable_commits "$dir" "$name" "$base" "$head")
   base=${commits% *} head=${commits#* }
@@ -342,17 +346,16 @@ run_trial() {
   git -C "$dir" clean -fdq
   init_submodules "$dir" "$head"
   local list="$out/$name.list" log="$out/$name.log" json="$out/$name.json" start end
-  # shellcheck disable=SC2086 # extra arguments are words
-  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
-    --manifest-path "$manifest" --list $extra) >"$list" 2>&1 || echo "$name: --list failed (see $list)"
+  # Extra arguments are words as a shell splits them: a `--cmd` quotes its command line.
+  (cd "$dir" && eval "set -- $extra" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --list "$@") >"$list" 2>&1 || echo "$name: --list failed (see $list)"
   if [ -n "${LIST_ONLY:-}" ]; then
     echo "== $name: --list in $list"
     return
   fi
   start=$(date +%s.%N)
-  # shellcheck disable=SC2086 # extra arguments are words
-  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
-    --manifest-path "$manifest" --format json -o "$json" --fail-on never $extra) 2>"$log" ||
+  (cd "$dir" && eval "set -- $extra" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --format json -o "$json" --fail-on never "$@") 2>"$log" ||
     echo "$name: cargo perfdiff failed (see $log)"
   end=$(date +%s.%N)
   summarise "$name" "$log" "$json" "$(echo "$end - $start" | bc)" "$claim"
@@ -379,6 +382,7 @@ newcomer17c|pest-version pest-json-ctrl pest-gen-docs mg-version mg-outdir mg-cd
 newcomer18|ttf-version ttf-glyf ttf-avar gimli-version gimli-cfi gimli-ehmode
 newcomer18b|nd-version nd-iter-move facet-release facet-hash-fnv
 newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release tv-version tv-release
+lead19|rg-version rg-after
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -662,25 +662,26 @@ impl State {
     /// of its code runs) and asleep there (`S` or `D` in `/proc`: not woken, so nothing the
     /// thread at `p` did has handed it work yet).
     fn asleep_beside(&self, p: Pid) -> usize {
-        let leader = self.leader.as_raw();
-        self.tasks
-            .iter()
-            .filter(|(t, task)| **t != p && task.process == leader && task.in_call.is_some())
-            .filter(|(t, _)| is_asleep(leader, t.as_raw()))
-            .count()
+        self.beside(p, true).len()
     }
 
     /// The threads of the benchmark's process other than `p` not counted asleep
     /// ([`State::asleep_beside`]).
     fn awake_beside(&self, p: Pid) -> Vec<Pid> {
+        self.beside(p, false)
+    }
+
+    /// The threads of the benchmark's process other than `p` that are (`asleep`) or are not
+    /// asleep in a system call whose start was seen.
+    fn beside(&self, p: Pid, asleep: bool) -> Vec<Pid> {
         let leader = self.leader.as_raw();
-        let asleep = |t: &Pid, task: &Task| task.in_call.is_some() && is_asleep(leader, t.as_raw());
+        let is = |t: &Pid, task: &Task| task.in_call.is_some() && is_asleep(leader, t.as_raw());
         let others = self
             .tasks
             .iter()
             .filter(|(t, task)| **t != p && task.process == leader);
         others
-            .filter(|(t, task)| !asleep(t, task))
+            .filter(|(t, task)| is(t, task) == asleep)
             .map(|(t, _)| *t)
             .collect()
     }

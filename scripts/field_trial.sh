@@ -157,6 +157,21 @@ wt-locals-ops|bytecodealliance/wasm-tools|03b0d14f3~1|03b0d14f3|crates/wasmparse
 wt-testsuite|bytecodealliance/wasm-tools|aee6b3719~1|aee6b3719|crates/wasmparser/Cargo.toml|||"Update spec tests suite to the latest" (#2207: the `tests/testsuite` submodule commit and the test snapshots only, no code): `parse/tests` and `validate/tests` read the changed `.wast` files at run time and are measured naming them; every benchmark of a `benches/*.wasm` file unchanged (same code)
 image-version|image-rs/image|38b81dcb~1|38b81dcb|Cargo.toml||--bench decode|version bump only ("Change notes for 0.25.10" on the `version-0.25` branch: Cargo.toml'"'"'s version, CHANGES.md; no lock file): every benchmark unchanged (same code); the `decode` criterion target reads `tests/images/<format>/…` at run time (`fs::read` by a path relative to the package) for 31 files of 8 formats
 image-bmp|image-rs/image|1c23e968~1|1c23e968|Cargo.toml||--bench decode|"BMP: Faster bitfield reading" (#2900, `src/codecs/bmp/decoder.rs` only): the PR'"'"'s `decode.rs` table: `load-Bmp/rgb16.bmp` −52 %, `rgb16-565.bmp` −72 %, `rgb32bf.bmp` −60 %, the other BMP files within ±4 %; every benchmark of another format unchanged (same code)
+sonic-version|cloudwego/sonic-rs|dccb48a~1|dccb48a|benchmarks/Cargo.toml|||version bump only ("chore: bump version to 0.5.8", `Cargo.toml` only; no lock file): every benchmark unchanged (same code); `benchmarks/` a package outside any workspace (`sonic-rs = { path = "../" }`, itself with path dependencies `sonic-simd` and `sonic-number`), six criterion 0.7 targets that read `benches/testdata/*.json` at run time from `env!("CARGO_MANIFEST_DIR")`, pin themselves to CPU 0 (core_affinity), jemalloc (`jemalloc-sys` builds C) the global allocator, fat LTO, one codegen unit and `debug = true` in the release profile, `.cargo/config.toml` with `-C target-cpu=native` (AVX-512 on this CPU)
+sonic-release|cloudwego/sonic-rs|v0.5.7|v0.5.8|benchmarks/Cargo.toml|||release gate, lightweight tag v0.5.7 → annotated tag v0.5.8 (24 commits: "reduce unsafe, fix Miri violations, and deduplicate code", `union Meta` for pointer storage, skip_one/skip_one_checked merged, the serde recursion limit enforced, sonic-simd 0.1.4 and sonic-number 0.1.2, CI): no claim; the sonic-rs benchmarks reach changed code, those of serde_json, simd-json and gjson unreached unless the one LTO unit compiles them differently
+sonic-zmij|cloudwego/sonic-rs|ae08e4e~1|ae08e4e|benchmarks/Cargo.toml||--bench serialize_value|"perf: Switch from ryu -> zmij for float formatting" (#199, a dependency swapped in `src/format.rs`, `serde/number.rs`, `serde/ser.rs`, `value/ser.rs`): the PR'"'"'s `serialize_value` figures (canada, the float-heavy file, `sonic_rs::to_string` 2.31 ms before); the `sonic_rs::to_string` benchmarks of files with floats faster, `to_string_use_rawnum` (numbers kept as text) and the serde_json and simd-json ones unreached
+time-version|time-rs/time|857d9c40~1|857d9c40|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|version bump only ("v0.3.55 release": `time/Cargo.toml`, `Cargo.lock`, CHANGELOG): every benchmark unchanged (same code); a virtual workspace (`default-members = ["time"]`; time-core, and time-macros a proc-macro crate with exact `=` requirements), one criterion 0.8 target whose criterion is a `cfg(bench)` dev-dependency and which refuses to compile without `RUSTFLAGS="--cfg bench"` and `--all-features`
+time-release|time-rs/time|v0.3.54|v0.3.55|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|release gate, lightweight tags v0.3.54 → v0.3.55 (14 commits: deserialization fixes for timestamps, `UtcOffset` and `SignedDuration`, nano-timestamp validation (`from_unix_timestamp_nanos`), `cascade` without a range-validated ordinal, `DateIter::nth` underflow, `format_description!` feature gating, CI): no claim; the benchmarks whose machine code the release changes measured (the RFC 2822 and RFC 3339 parsers, into which `cascade!` expands), the rest unchanged (same code), `from_unix_timestamp_nanos` too (its benchmark calls it with constants the compiler folds)
+time-rfc2822|time-rs/time|40d01bfa~1|40d01bfa|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|"More performance improvements for RFC 2822 parsing" (`parsing/combinator/rfc/rfc2822.rs`, `parsing/parsable.rs`): `parsing: parse_rfc2822` faster; the well-known parsers that share `parsable.rs` may reach it; formatting, arithmetic and construction unreached
+time-macros-linear|time-rs/time|5a0bdd84~1|5a0bdd84|Cargo.toml|RUSTFLAGS=--cfg bench|--all-features|"Replace optimizing loop with linear pass" (time-macros only, `format_description/public/optimizing.rs`: the proc macro'"'"'s pass over a `format_description!`): the macro'"'"'s output, not its code, reaches the benchmarks; the same output gives every benchmark unchanged (same code)
+sqlp-version|apache/datafusion-sqlparser-rs|3dd0e30d~1|3dd0e30d|sqlparser_bench/Cargo.toml|||version bump only (sqlparser 0.61.0 → 0.62.0: Cargo.toml and a new changelog/0.62.0.md; no lock file): every benchmark unchanged (same code); `sqlparser_bench/` a package of its own beside the library (`sqlparser = { path = "../" }`, the root a package without `[workspace]`), criterion 0.8, 8 benchmarks in three groups
+sqlp-keyword|apache/datafusion-sqlparser-rs|36e8ce60~1|36e8ce60|sqlparser_bench/Cargo.toml|||"Optimise out string allocations and copies in keyword lookup" (#2226, the tokenizer'"'"'s `make_word` and the parser'"'"'s `peek_token_ref`): "sqlparser::select −8.0 %, with_select −10.4 %, parse_large_statement −13.1 %, format_large_statement −4.1 %"; the parsing benchmarks reach it, `word_to_ident` (a `Word` built by hand, cloned) does not
+sqlp-mysql|apache/datafusion-sqlparser-rs|182eae81~1|182eae81|sqlparser_bench/Cargo.toml|||"MySQL: Add support for group by with rollup" (#2347: one method of `impl Dialect for MySqlDialect`, and a test): every benchmark parses with `GenericDialect`, so every benchmark unchanged (same code)
+logos-version|maciejhirsz/logos|6954649~1|6954649|Cargo.toml||--package tests|version bump only (0.16.0 → 0.16.1 in `[workspace.package]`, the requirements on logos-derive/logos-codegen, Cargo.lock, the book): every benchmark unchanged (same code); the lexer the benchmarks run is generated by `#[derive(Logos)]` (logos-derive → logos-codegen), the bench target in the workspace member `tests` (codspeed-criterion-compat), `lto = true` in the bench profile
+logos-unroll|maciejhirsz/logos|1bd1d2d~1|1bd1d2d|Cargo.toml||--package tests|"Unroll fast loop less" (in #491, the 0.16 rewrite: `fast_loop_macro(16)` → `(8)` in logos-codegen): the generated lexer'"'"'s loops change, and every benchmark lexes with it, so all 6 measured, each naming the generated code
+logos-autoderived|maciejhirsz/logos|97ccf5b~1|97ccf5b|Cargo.toml||--package tests|"Add `#[automatically_derived]` to codegen" (#567: the macro adds an attribute to the impl it generates, snapshots): the macro crates change, the generated code compiles to the same machine code, so every benchmark unchanged (same code)
+rg-version|BurntSushi/ripgrep|3fce3b5b~1|3fce3b5b|Cargo.toml|nightly|--commands-only --cmd "after=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ -A99999'"'"'" --cmd "plain=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ'"'"'" --cmd "version={bin}/rg --version"|version bump only (ignore 0.4.32 → 0.4.33: `crates/ignore/Cargo.toml`, `Cargo.lock`; rust-version 1.96, so nightly here): a program compared by commands (`--cmd`, `sh -c` with a pipe); `rg` runs the same code on both sides except what its build script compiles in (the commit'"'"'s hash, which `--version` prints)
+rg-after|BurntSushi/ripgrep|d4b77a8d~1|d4b77a8d|Cargo.toml||--commands-only --cmd "after=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ -A99999'"'"'" --cmd "plain=sh -c '"'"'(echo ZQZQZQZQZQ; yes the quick brown fox jumps over the lazy dog \| head -n 2500000) \| {bin}/rg ZQZQZQZQZQ'"'"'" --cmd "version={bin}/rg --version"|"searcher: fix a performance bug with -A/--after-context" (`Core::roll` looks back `before_context` lines, not `max_context`): `rg ZQZQZQZQZQ -A99999` on 110 MB of standard input faster (the commit: 5.07 s → 1.97 s), the same search without `-A` unchanged
 '
 
 out=$(realpath -m "${OUT:-target/field-trials}")
@@ -180,7 +195,8 @@ clone() {
 init_submodules() {
   local dir=$1 commit=$2 key url name slug path
   git -C "$dir" cat-file -e "$commit:.gitmodules" 2>/dev/null || return 0
-  git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' |
+  # An empty `.gitmodules` (sonic-rs has one) names no submodule: `--get-regexp` exits 1.
+  { git -C "$dir" config --blob "$commit:.gitmodules" --get-regexp '^submodule\..*\.url$' || true; } |
     while read -r key url; do
       name=${key#submodule.} name=${name%.url}
       path=$(git -C "$dir" config --blob "$commit:.gitmodules" "submodule.$name.path")
@@ -328,10 +344,14 @@ perfdiff() {
 }
 
 # Exports RUSTUP_TOOLCHAIN=$1 when $1 is set (a trial of libtest `#[bench]` targets needs nightly);
-# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it.
+# `bootstrap` exports RUSTC_BOOTSTRAP=1 instead, libtest on stable as a user without nightly builds it;
+# `VAR=value` exports that variable, as a user would set it (time's benchmarks compile only with
+# `RUSTFLAGS="--cfg bench"`).
 with_toolchain() {
   if [ "$1" = bootstrap ]; then
     export RUSTC_BOOTSTRAP=1
+  elif [[ $1 == *=* ]]; then
+    export "${1?}"
   elif [ -n "$1" ]; then
     export RUSTUP_TOOLCHAIN=$1
   fi
@@ -339,7 +359,9 @@ with_toolchain() {
 
 run_trial() {
   local name repo base head manifest toolchain extra claim dir commits
-  IFS='|' read -r name repo base head manifest toolchain extra claim <<<"$1"
+  # A `|` inside a field (a command's pipe) is written `\|`.
+  IFS='|' read -r name repo base head manifest toolchain extra claim <<<"${1//\\|/$'\x1f'}"
+  extra=${extra//$'\x1f'/|} claim=${claim//$'\x1f'/|}
   dir=$(clone "$repo")
   commits=$(usable_commits "$dir" "$name" "$base" "$head")
   base=${commits% *} head=${commits#* }
@@ -347,17 +369,16 @@ run_trial() {
   git -C "$dir" clean -fdq
   init_submodules "$dir" "$head"
   local list="$out/$name.list" log="$out/$name.log" json="$out/$name.json" start end
-  # shellcheck disable=SC2086 # extra arguments are words
-  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
-    --manifest-path "$manifest" --list $extra) >"$list" 2>&1 || echo "$name: --list failed (see $list)"
+  # Extra arguments are words as a shell splits them: a `--cmd` quotes its command line.
+  (cd "$dir" && eval "set -- $extra" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --list "$@") >"$list" 2>&1 || echo "$name: --list failed (see $list)"
   if [ -n "${LIST_ONLY:-}" ]; then
     echo "== $name: --list in $list"
     return
   fi
   start=$(date +%s.%N)
-  # shellcheck disable=SC2086 # extra arguments are words
-  (cd "$dir" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
-    --manifest-path "$manifest" --format json -o "$json" --fail-on never $extra) 2>"$log" ||
+  (cd "$dir" && eval "set -- $extra" && with_toolchain "$toolchain" && perfdiff "$base" "$head" \
+    --manifest-path "$manifest" --format json -o "$json" --fail-on never "$@") 2>"$log" ||
     echo "$name: cargo perfdiff failed (see $log)"
   end=$(date +%s.%N)
   summarise "$name" "$log" "$json" "$(echo "$end - $start" | bc)" "$claim"
@@ -385,6 +406,9 @@ newcomer18|ttf-version ttf-glyf ttf-avar gimli-version gimli-cfi gimli-ehmode
 newcomer18b|nd-version nd-iter-move facet-release facet-hash-fnv
 newcomer18c|im-version im-release http-version http-release142 http-release140 bf-version bf-release tv-version tv-release
 newcomer19|wt-version wt-locals-ops wt-testsuite image-version image-bmp
+newcomer19b|sqlp-version sqlp-keyword sqlp-mysql logos-version logos-unroll logos-autoderived
+newcomer19c|sonic-version sonic-release sonic-zmij time-version time-release time-rfc2822 time-macros-linear
+lead19|rg-version rg-after
 '
 
 # The trials the arguments name: each a trial's name or a group's.

@@ -1711,6 +1711,61 @@ fn shared_library_with_a_generating_macro(repo: &Path) {
     amend_base(repo);
 }
 
+/// [`shared_library_with_a_generating_macro`] whose macro takes the rotation of the code it
+/// writes from `shapecore`, a library crate of the repository it depends on by path, as
+/// logos-derive writes lexers through logos-codegen.
+fn shared_library_with_a_macro_built_on_a_codegen_crate(repo: &Path) {
+    shared_library_with_a_generating_macro(repo);
+    std::fs::create_dir_all(repo.join("core/src")).unwrap();
+    std::fs::write(
+        repo.join("core/Cargo.toml"),
+        "[package]\nname = \"shapecore\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        repo.join("core/src/lib.rs"),
+        "pub fn rotation() -> u32 {\n    3\n}\n",
+    )
+    .unwrap();
+    replace_in(
+        repo,
+        "gen/Cargo.toml",
+        "proc-macro = true\n",
+        "proc-macro = true\n\n[dependencies]\nshapecore = { path = \"../core\" }\n",
+    );
+    replace_in(repo, "gen/src/lib.rs", "rotate_left(3)", "rotate_left({r})");
+    replace_in(
+        repo,
+        "gen/src/lib.rs",
+        "let n: u64 = text.trim().parse().unwrap();",
+        "let n: u64 = text.trim().parse().unwrap();\n    let r = shapecore::rotation();",
+    );
+    amend_base(repo);
+}
+
+#[test]
+fn code_a_macro_writes_through_a_changed_codegen_crate_is_not_the_same_source() {
+    // logos' lexers (field trial logos-unroll): `#[derive(Logos)]` calls logos-codegen, and a
+    // commit that changes only logos-codegen changes the code the derive writes, whose lines,
+    // the call's, read the same and name no changed item. A set-up running it was "the same
+    // source".
+    let guard = measuring_lock();
+    let key = "code a macro writes through a codegen crate";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", |repo| {
+        shared_library_with_a_macro_built_on_a_codegen_crate(repo);
+        replace_in(repo, "core/src/lib.rs", "    3\n", "    5\n");
+        commit_all(repo, "another rotation");
+    });
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
+    let scaled = bench_entry(&report, "scaled")["selection"].to_string();
+    assert_eq!(
+        reason(&report, "scaled"),
+        "reaches_change",
+        "{scaled}: {err}"
+    );
+}
+
 #[test]
 fn code_a_macro_writes_from_a_changed_data_file_is_not_the_same_source() {
     // pest's parsers, written by `#[derive(Parser)]` from `.pest` files (field trial

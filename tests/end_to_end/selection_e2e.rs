@@ -1243,6 +1243,8 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
     // as a file, and the program it starts by its code.
     args.extend_from_slice(&["--cmd", "shell=/bin/sh -c 'exit 0'"]);
     args.extend_from_slice(&["--cmd", "script=/bin/sh {root}/run.sh"]);
+    // A shell named as docs/commands.md writes it, found through `PATH`.
+    args.extend_from_slice(&["--cmd", "found=sh -c '{bin}/alpha'"]);
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -1253,6 +1255,7 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
         "shell",
         "shell (peak memory)",
         "script",
+        "found",
     ] {
         let entry = bench_entry(&report, id);
         assert_eq!(entry["verdict"], "unchanged", "{entry:#}");

@@ -531,6 +531,33 @@ fn a_libtest_benchmark_s_set_up_is_outside_its_timed_part_in_both_tracers() {
     assert_eq!(native.tracer, trace::Tracer::Native);
 }
 
+#[test]
+fn a_thread_still_running_at_the_timed_routine_s_entry_is_waited_for_until_it_sleeps() {
+    // Beside libtest's main thread (waiting for the benchmark's thread), a thread the set-up
+    // started spins 20 ms, then parks for good: the native trace reaches the routine's entry
+    // while it runs, and must wait for it to fall asleep instead of losing the timed part.
+    let exe = fixture().executable("lt").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let req = request(
+        "lt",
+        Harness::Libtest,
+        "beside_a_thread_falling_asleep",
+        scratch.path(),
+    );
+    let native = trace::native::trace_natively(&req, scratch.path())
+        .unwrap_or_else(|e| panic!("{e}: {e:?}"));
+    let timed = native
+        .timed
+        .as_ref()
+        .unwrap_or_else(|| panic!("no timed part: {:?}", native.untimed));
+    let (start, end) = function_range(&exe, "alpha_work");
+    assert!(
+        timed.range(start..end).next().is_some(),
+        "alpha_work is not timed"
+    );
+    assert!(timed.is_subset(&native.executed));
+}
+
 /// The traces `trace_benchmarks` makes of `ids` of the criterion target, with `cache`.
 fn traced_together(ids: &[&str], cache: &TraceCache, scratch: &Path) -> Vec<Trace> {
     let requests: Vec<ForkRequest> = ids

@@ -62,7 +62,7 @@ pub struct RunRequest {
     pub revisions: Vec<String>,
     pub build: BuildOptions,
     /// Paths of the user's working tree git does not hold, copied into both checkouts
-    /// (`--copy-untracked`, [`UntrackedCopies`]).
+    /// (`--copy-untracked`, [`crate::steps::git::untracked::UntrackedCopies`]).
     pub copy_untracked: Vec<PathBuf>,
     pub settings: Settings,
     /// Compare the settings' commands alone, building and listing no benchmarks.
@@ -71,7 +71,7 @@ pub struct RunRequest {
     pub resume: Option<PathBuf>,
     pub samples_path: Option<PathBuf>,
     /// Keep the executables built for other commits (a bisection comes back to them); a
-    /// comparison removes them ([`remove_other_executables`]).
+    /// comparison removes them (`prepare::remove_other_executables`).
     pub keep_builds: bool,
     /// What the caller will read of the run, when it knows more than the filters say (a
     /// bisection's step knows it from its confirmation); `None`: everything selected.

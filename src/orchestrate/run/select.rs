@@ -559,20 +559,29 @@ fn split_unselectable_ids(kind: HarnessKind, ids: Vec<String>) -> (Vec<String>, 
     (ids, reasons)
 }
 
-/// Why criterion ids its listing shows more than once are not measured. Criterion never lists
-/// one id twice (it numbers a repeat, `json #2`); its listing prints an id with a line break
-/// over several lines, and only the last reads as a `<id>: benchmark` line, so two ids that end
-/// alike after their last line break read as one (pulldown-cmark's benchmark groups named by a
-/// string with a line break, `"    pub fn pathological_link_def(…) {\n            "`, each list
-/// `            /1` to `/19`). `--exact` with that last line selects none of them. Discovery
-/// reads such ids whole when criterion confirms them ([`discover::parse_whole_list`]); only
-/// those it does not are left to this.
+/// Why criterion ids its listing shows more than once are not measured. One `Criterion` never
+/// lists an id twice (it numbers a repeat, `json #2`), but two ways list one twice:
+/// - two benchmark groups register the same id: each `criterion_group!` makes a `Criterion` of
+///   its own, which numbers repeats only among its own ids (time's `rand08` and `rand09`
+///   modules both register `Random: time` … in groups of their own), and `--exact` with the id
+///   runs both, whose results one fork cannot tell apart;
+/// - an id with a line break is printed over several lines, and only the last reads as a
+///   `<id>: benchmark` line, so two ids that end alike after their last line break read as one
+///   (pulldown-cmark's benchmark groups named by a string with a line break,
+///   `"    pub fn pathological_link_def(…) {\n            "`, each list `            /1` to
+///   `/19`); `--exact` with that last line selects none of them. Discovery reads such ids whole
+///   when criterion confirms them ([`discover::parse_whole_list`]); only those it does not are
+///   left to this.
+///
+/// The ids alone do not tell the two apart, so the reason names both, the first first.
 fn listed_twice_reason(twice: &[String]) -> String {
     format!(
-        "only its benchmark(s) `{}`: criterion's listing shows each of these ids more than once; \
-         it prints an id with a line break (a group or benchmark name holding `\\n`) over \
-         several lines, and only the last line reads as the id, which no fork can select; give \
-         them ids without a line break to compare them",
+        "only its benchmark(s) `{}`: criterion's listing shows each of these ids more than once: \
+         two benchmark groups register the same id (each `criterion_group!` numbers repeats, \
+         `#2`, only among its own ids), and a fork selecting the id runs both; or it prints an \
+         id with a line break (a group or benchmark name holding `\\n`) over several lines, \
+         and only the last line reads as the id, which no fork can select; give them ids of \
+         their own, without a line break, to compare them",
         twice.join("`, `")
     )
 }
@@ -930,6 +939,25 @@ mod tests {
         assert!(kept.is_empty() && reasons.len() == 1, "{reasons:?}");
         let (kept, reasons) = split_unselectable_ids(HarnessKind::Libtest, shared.clone());
         assert_eq!((kept, reasons), (shared, Vec::new()));
+    }
+
+    #[test]
+    fn criterion_ids_two_groups_register_are_set_apart_with_both_groups_named() {
+        // time's `benchmarks` target: its `rand08` and `rand09` modules each register
+        // `Random: time` (and seven more) in a `criterion_group!` of their own, whose
+        // `Criterion` numbers repeats only among its own ids, so the listing shows each twice,
+        // whole, one line each; `--exact` with one runs both. No line break is involved.
+        let listed = ["Random: time", "Date: noop", "Random: time"];
+        let ids = listed.iter().map(|id| id.to_string()).collect();
+        let (kept, reasons) = split_unselectable_ids(HarnessKind::Criterion, ids);
+        assert_eq!(kept, ["Date: noop"], "{reasons:?}");
+        assert_eq!(reasons.len(), 1, "{reasons:?}");
+        assert!(
+            reasons[0].starts_with("only its benchmark(s) `Random: time`: criterion's listing")
+                && reasons[0].contains("two benchmark groups register the same id")
+                && reasons[0].contains("a fork selecting the id runs both"),
+            "{reasons:?}"
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! identical functions differ almost everywhere. In the objects rustc puts each function and
 //! each constant in its own section, with its relocations beside it: exact extents and exact
 //! targets, with no disassembly. The objects are the preserved inputs of the link
-//! ([`crate::steps::build::layout::KeptLink::inputs`]); the executable, cargo's own, only says
+//! ([`crate::steps::build::layout::inputs_dir`]); the executable, cargo's own, only says
 //! which function an executed address is in.
 //!
 //! The rules, soundness first (when in doubt: [`CodeComparison::Differs`] or

@@ -134,7 +134,7 @@ pub enum Ending {
         #[serde(default)]
         spans: Vec<Span>,
         /// The CPUs a thread of it allowed itself at its end, when not the helper's own: the
-        /// benchmark set its own CPU affinity ([`own_cpus_of`]).
+        /// benchmark set its own CPU affinity ([`crate::steps::fork::process::own_cpus_of`]).
         #[serde(default)]
         own_cpus: Option<String>,
     },

@@ -165,6 +165,7 @@ mod inlined;
 mod locals;
 mod made_by_call;
 mod own_lines;
+mod proc_macros;
 mod qualified;
 mod shim;
 mod test_only;
@@ -1387,6 +1388,8 @@ enum Origin {
     /// A constant, static or type of this file whose unchanged definition names this changed
     /// name: its value or layout may change with it.
     Uses(String, String),
+    /// A procedural macro's name, and why it changes ([`proc_macros`]).
+    Macro(String),
 }
 
 impl ChangedNames {
@@ -1466,6 +1469,7 @@ impl ChangedNames {
                     self.uses_chain(via)
                 )
             }
+            Some(Origin::Macro(why)) => why.clone(),
             None => "nowhere".to_string(),
         };
         format!("its lines name `{name}`, which the commit changes elsewhere ({place})")
@@ -1495,6 +1499,7 @@ impl ChangedNames {
         let root = match self.names.get(name) {
             Some(Origin::Item(file)) => format!("an item of {file}"),
             Some(Origin::Line(file)) => format!("a changed line of {file}"),
+            Some(Origin::Macro(why)) => why.clone(),
             _ => "changed".to_string(),
         };
         format!(
@@ -1549,6 +1554,7 @@ pub fn changed_names_compiled(
     let mut imported: Vec<(PathBuf, BTreeSet<String>)> = Vec::new();
     let mut elsewhere = Elsewhere::default();
     let others = compiled_in::changed_other_files(base, head, others);
+    let mut changed_rust = Vec::new();
     for file in &files {
         let read =
             |checkout: &Path| std::fs::read_to_string(checkout.join(file)).unwrap_or_default();
@@ -1560,6 +1566,7 @@ pub fn changed_names_compiled(
         if a == b || filter.test_only_file(file) {
             continue;
         }
+        changed_rust.push(file.clone());
         let shown = file.display().to_string();
         match changed_items(&a, &b, |parsed| filter.read(file, parsed)) {
             Some(changes) => {
@@ -1596,6 +1603,9 @@ pub fn changed_names_compiled(
     }
     if !seeds.is_empty() {
         add_dependents(head, &files, seeds, &mut names, &filter);
+    }
+    for (name, why) in proc_macros::changed_macros([base, head], &changed_rust) {
+        names.insert(name, &Origin::Macro(why));
     }
     names.patched = [base, head].into_iter().any(may_patch);
     names.crates = generics::checkout_crates([base, head]);

@@ -323,7 +323,8 @@ pub(super) fn run(
     };
     let context = (mode, who.as_str());
     if mode == Mode::Execution {
-        let (by_program, libraries) = split_programs(profiles, context)?;
+        let profiles = profiles.into_iter().map(|p| p.found_from(&req));
+        let (by_program, libraries) = split_programs(profiles.collect(), context)?;
         return Ok(RunTrace {
             executed: BTreeSet::new(),
             by_program,
@@ -642,6 +643,15 @@ struct ProcessProfile {
 }
 
 impl ProcessProfile {
+    /// The profile with its program the file `req`'s command ran ([`program_file`]).
+    fn found_from(mut self, req: &ForkRequest) -> Self {
+        let path_var = req.env.iter().rev().find(|(key, _)| key == "PATH");
+        let path_var = path_var.map_or_else(|| std::env::var_os("PATH"), |(_, v)| Some(v.clone()));
+        self.program =
+            (self.program.take()).map(|argv0| program_file(&argv0, &req.cwd, path_var.as_deref()));
+        self
+    }
+
     /// What the process ran: before the cut only when `cut` (and there was one), else all.
     fn ran(self, cut: bool) -> Executed {
         match (self.before_cut, cut) {
@@ -704,6 +714,28 @@ fn read_profiles(out: &Path) -> Result<(Vec<ProcessProfile>, u64), String> {
         return Err("callgrind wrote no profile".to_string());
     }
     Ok((profiles, instructions))
+}
+
+/// The file a process of a command ran, from the first word of its profile's `cmd:` (its
+/// `argv[0]`, as the command line or the program that started it wrote it): a name without a
+/// slash looked for in `path_var` as `execvp` looks for it, a relative path the command's
+/// working directory's. Why: `sh -c '…'`, which docs/commands.md gives for pipes, names `sh`,
+/// and the trace read a file `sh` in this process's own directory, failing every such command.
+/// A name found nowhere is left as it is, and reading it fails the trace (measured).
+fn program_file(argv0: &Path, cwd: &Path, path_var: Option<&std::ffi::OsStr>) -> PathBuf {
+    if argv0.as_os_str().as_encoded_bytes().contains(&b'/') {
+        return cwd.join(argv0);
+    }
+    let dirs = path_var.map(std::env::split_paths).into_iter().flatten();
+    let found = dirs
+        .map(|dir| cwd.join(dir).join(argv0))
+        .find(|candidate| is_executable_file(candidate));
+    found.unwrap_or_else(|| argv0.to_path_buf())
+}
+
+fn is_executable_file(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).
@@ -1105,6 +1137,33 @@ mod tests {
         assert!(!starts_thread(
             "SYSCALL[9881,1](257) sys_openat ( 4294967196, 0x1fff000a43(/etc/hostname), 0 )"
         ));
+    }
+
+    #[test]
+    fn a_program_named_without_a_slash_is_found_in_path_a_relative_one_in_the_working_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let (bin, other, cwd) = (dir.path().join("bin"), dir.path().join("other"), dir.path());
+        for d in [&bin, &other] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        let write = |path: &Path, mode: u32| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::write(path, "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        // Not executable in the first directory: execvp goes on to the next.
+        write(&other.join("tool"), 0o644);
+        write(&bin.join("tool"), 0o755);
+        let path_var = std::env::join_paths([&other, &bin]).unwrap();
+        let found = |argv0: &str| program_file(Path::new(argv0), cwd, Some(&path_var));
+        assert_eq!(found("tool"), bin.join("tool"));
+        assert_eq!(found("./bin/tool"), cwd.join("./bin/tool"));
+        assert_eq!(found("/usr/bin/env"), Path::new("/usr/bin/env"));
+        assert_eq!(found("missing"), Path::new("missing"));
+        assert_eq!(
+            program_file(Path::new("tool"), cwd, None),
+            Path::new("tool")
+        );
     }
 
     #[test]

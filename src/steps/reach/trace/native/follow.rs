@@ -23,7 +23,7 @@
 //! `--trace-children`) lets it go: the program is recorded, not its files. The benchmark itself
 //! replacing its program is an error: nothing of the executable would run after it.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 use std::ffi::OsString;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -252,7 +252,17 @@ struct State {
     threads: usize,
     /// A run cut into parts: told at each cut ([`Meter::progressed`]).
     progress: Option<Arc<Meter>>,
+    /// Stops read while settling ([`State::settle`]) and left for [`State::follow`].
+    deferred: VecDeque<WaitStatus>,
+    /// Whether [`State::settle`] is running (a stop it handles does not settle again).
+    settling: bool,
+    /// Whether a thread stayed awake through a whole [`SETTLE`]: later entries do not wait.
+    settle_failed: bool,
 }
+
+/// How long a timed routine's entry waits for the other threads of the benchmark's process to
+/// be asleep ([`State::settle`]).
+const SETTLE: Duration = Duration::from_millis(200);
 
 fn refused(what: &'static str) -> impl Fn(nix::Error) -> String {
     move |e| format!("ptrace refused to {what}: {e}")
@@ -291,6 +301,9 @@ impl State {
             cuts: None,
             threads: 0,
             progress: None,
+            deferred: VecDeque::new(),
+            settling: false,
+            settle_failed: false,
         }
     }
 
@@ -388,7 +401,11 @@ impl State {
     fn follow(&mut self) -> Result<End, String> {
         let mut end = None;
         while !self.tasks.is_empty() {
-            let status = match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
+            let waited = match self.deferred.pop_front() {
+                Some(status) => Ok(status),
+                None => waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)),
+            };
+            let status = match waited {
                 Ok(status) => status,
                 Err(nix::Error::EINTR) => continue,
                 Err(nix::Error::ECHILD) => break,
@@ -569,6 +586,9 @@ impl State {
         let at = regs.rip.wrapping_sub(1);
         let leader = self.leader.as_raw();
         let process = self.tasks.get(&p).map_or(p.as_raw(), |t| t.process);
+        if process == leader && self.part.is_routine(at) && !self.part.inside() {
+            self.settle(p)?;
+        }
         let stop = Stop {
             thread: p.as_raw(),
             at,
@@ -642,12 +662,79 @@ impl State {
     /// of its code runs) and asleep there (`S` or `D` in `/proc`: not woken, so nothing the
     /// thread at `p` did has handed it work yet).
     fn asleep_beside(&self, p: Pid) -> usize {
+        self.beside(p, true).len()
+    }
+
+    /// The threads of the benchmark's process other than `p` not counted asleep
+    /// ([`State::asleep_beside`]).
+    fn awake_beside(&self, p: Pid) -> Vec<Pid> {
+        self.beside(p, false)
+    }
+
+    /// The threads of the benchmark's process other than `p` that are (`asleep`) or are not
+    /// asleep in a system call whose start was seen.
+    fn beside(&self, p: Pid, asleep: bool) -> Vec<Pid> {
         let leader = self.leader.as_raw();
-        self.tasks
+        let is = |t: &Pid, task: &Task| task.in_call.is_some() && is_asleep(leader, t.as_raw());
+        let others = self
+            .tasks
             .iter()
-            .filter(|(t, task)| **t != p && task.process == leader && task.in_call.is_some())
-            .filter(|(t, _)| is_asleep(leader, t.as_raw()))
-            .count()
+            .filter(|(t, task)| **t != p && task.process == leader);
+        others
+            .filter(|(t, task)| is(t, task) == asleep)
+            .map(|(t, _)| *t)
+            .collect()
+    }
+
+    /// Thread `p` stopped at a timed routine's entry: gives the process's other threads up to
+    /// [`SETTLE`] to fall asleep in a system call, handling the stops they make meanwhile (all
+    /// of it before the routine, so outside it). Why: a thread that has just entered a call
+    /// whose stop this tracer has not read yet (libtest's main thread starting its wait for the
+    /// benchmark's thread) or is about to (a few instructions from it) runs nothing beside the
+    /// routine, but looked awake, and the timed part was lost by chance of timing. A thread
+    /// that stays awake costs the wait once per run (a process running every benchmark enters
+    /// a routine for each); a thread's end or death is left for [`State::follow`]. The
+    /// decision is then made as before.
+    fn settle(&mut self, p: Pid) -> Result<(), String> {
+        if self.settling || self.settle_failed {
+            return Ok(());
+        }
+        self.settling = true;
+        let settled = self.settle_until(p, Instant::now() + SETTLE);
+        self.settling = false;
+        settled
+    }
+
+    fn settle_until(&mut self, p: Pid, deadline: Instant) -> Result<(), String> {
+        let leader = self.leader.as_raw();
+        loop {
+            let awake = self.awake_beside(p);
+            if awake.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                self.settle_failed = true;
+                return Ok(());
+            }
+            for t in awake
+                .into_iter()
+                .filter(|t| is_traced_stop(leader, t.as_raw()))
+            {
+                let flags = WaitPidFlag::WNOHANG | WaitPidFlag::__WALL;
+                match waitpid(t, Some(flags)) {
+                    Ok(WaitStatus::StillAlive) | Err(nix::Error::EINTR | nix::Error::ECHILD) => {}
+                    Ok(ended @ (WaitStatus::Exited(..) | WaitStatus::Signaled(..))) => {
+                        self.deferred.push_back(ended);
+                        return Ok(());
+                    }
+                    Ok(status) => {
+                        self.step(status)?;
+                    }
+                    Err(e) => return Err(refused("wait for a thread")(e)),
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     /// A system-call stop of thread `p`: at its start, the call read (if it is on a path); at
@@ -682,8 +769,18 @@ impl State {
 /// Whether thread `thread` of process `process` is asleep in the kernel (its state in
 /// `/proc/PID/task/TID/stat` is `S` or `D`).
 fn is_asleep(process: i32, thread: i32) -> bool {
+    thread_state_is(process, thread, &["S", "D"])
+}
+
+/// Whether thread `thread` of process `process` is in a ptrace stop (state `t`): its stop is
+/// this tracer's to read, and it runs nothing until resumed.
+fn is_traced_stop(process: i32, thread: i32) -> bool {
+    thread_state_is(process, thread, &["t"])
+}
+
+fn thread_state_is(process: i32, thread: i32, states: &[&str]) -> bool {
     proc_stat::read(&format!("/proc/{process}/task/{thread}/stat"), |stat| {
-        matches!(stat.state, "S" | "D")
+        states.contains(&stat.state)
     })
     .unwrap_or(false)
 }

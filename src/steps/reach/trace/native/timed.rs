@@ -24,10 +24,11 @@
 //! Where the state cannot be trusted, the timed part is unknown (why, in one line) and the trace
 //! goes on with one-shot breakpoints: a routine entered or left beside another thread that may be
 //! running (one asleep in a system call, which the tracer saw start, runs nothing: libtest's main
-//! thread waiting for the thread it runs the benchmark on), another thread of the process
-//! stopping while it runs ([`TimedPart::stopped`]), a routine entered by a child process or while
-//! one runs; a thread or process started inside it; its return reached by another thread or
-//! frame; a return address at a function's entry.
+//! thread waiting for the thread it runs the benchmark on; at an entry the tracer first gives the
+//! other threads a moment to fall asleep, reading the stops they make meanwhile), another thread
+//! of the process stopping while it runs ([`TimedPart::stopped`]), a routine entered by a child
+//! process or while one runs; a thread or process started inside it; its return reached by
+//! another thread or frame; a return address at a function's entry.
 
 use std::collections::BTreeSet;
 
@@ -94,6 +95,11 @@ impl TimedPart {
     /// Whether a timed routine is being run.
     pub fn inside(&self) -> bool {
         self.routine.returns_to().is_some()
+    }
+
+    /// Whether `at` is a timed routine's entry.
+    pub fn is_routine(&self, at: u64) -> bool {
+        self.routines.contains(&at)
     }
 
     /// Whether `at` is a function's entry.

@@ -726,16 +726,11 @@ fn program_file(argv0: &Path, cwd: &Path, path_var: Option<&std::ffi::OsStr>) ->
     if argv0.as_os_str().as_encoded_bytes().contains(&b'/') {
         return cwd.join(argv0);
     }
-    let dirs = path_var.map(std::env::split_paths).into_iter().flatten();
-    let found = dirs
-        .map(|dir| cwd.join(dir).join(argv0))
-        .find(|candidate| is_executable_file(candidate));
+    // `PATH`'s folders as the command sees them: a relative one is its working directory's.
+    let dirs = path_var.map(|v| std::env::split_paths(v).map(|dir| cwd.join(dir)));
+    let dirs = dirs.and_then(|dirs| std::env::join_paths(dirs).ok());
+    let found = dirs.and_then(|dirs| valgrind::locate(argv0.as_os_str(), &dirs));
     found.unwrap_or_else(|| argv0.to_path_buf())
-}
-
-fn is_executable_file(path: &Path) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// The `totals:` of a profile (0 when absent: [`executed::parse`] refuses it then).

@@ -47,8 +47,9 @@ pub struct BenchArtifact {
 /// A quoted source snippet (` --> Cargo.toml:1:9`, `1 | text`, `  |   ^`) becomes its
 /// location. A `help:` line is advice, not a cause, and keeps its word (rustup's "toolchain
 /// '1.74.0-…' is not installed (help: run `rustup toolchain install` to install it)", for a
-/// `rust-toolchain.toml` that names one); a backtrace after the message (rustup's under `RUST_BACKTRACE=1`) is no
-/// part of it, or its last frame, `12: <unknown>`, was given as the cause.
+/// `rust-toolchain.toml` that names one); a backtrace after the message (rustup's under
+/// `RUST_BACKTRACE=1`) is no part of it, or its last frame, `12: <unknown>`, was given as the
+/// cause.
 pub(super) fn one_line(message: &str) -> String {
     let lines: Vec<&str> = message
         .lines()

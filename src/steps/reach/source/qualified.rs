@@ -189,12 +189,11 @@ impl ImplMethod {
     /// Whether the item key `key` of a file ([`super::ItemLines`]: `m::impl Iterator for
     /// MultiPeek < I >::fn next`) is this method: an impl of a trait of the same last segment
     /// (or, for an inherent method, an impl of no trait) for a self type of the same last
-    /// segment (generic arguments and the impl's own
-    /// parameters left out: every impl of that trait for that type counts, which errs toward
-    /// comparing more copies). The key's impl is read with `syn`, once its paths' separators
-    /// are whole again: a key writes each punctuation token apart (`chrono : : DateTime`), which
-    /// `syn` reads as two colons, no path (field trial `jiff-tsdt`: no impl for a type named by
-    /// its path was found).
+    /// segment (generic arguments and the impl's own parameters left out: every impl of that
+    /// trait for that type counts, which errs toward comparing more copies). The key's impl is
+    /// read with `syn`, once its paths' separators are whole again: a key writes each
+    /// punctuation token apart (`chrono : : DateTime`), which `syn` reads as two colons, no path
+    /// (field trial `jiff-tsdt`: no impl for a type named by its path was found).
     pub(super) fn is_key(&self, key: &str) -> bool {
         let Some(owner) = key.strip_suffix(&format!("::fn {}", self.name)) else {
             return false;

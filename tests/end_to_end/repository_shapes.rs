@@ -566,6 +566,85 @@ fn a_bench_package_with_a_build_script_is_the_same_code_across_its_version_bump(
     assert_same_code(&report, &err, &["mix", "sum", "version"]);
 }
 
+/// A build script that compiles `csrc/step.c` with the system's C compiler into a static library
+/// and, as the `cc` crate does, prints only `rerun-if-env-changed` lines: cargo then watches no
+/// file of the package.
+const C_LIBRARY_BUILD_SCRIPT: &str = r##"use std::process::Command;
+
+fn main() {
+    let out = std::env::var("OUT_DIR").unwrap();
+    let object = format!("{out}/step.o");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let compiled = Command::new(cc)
+        .args(["-O2", "-fPIC", "-c", "csrc/step.c", "-o", &object])
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    let archived = Command::new("ar")
+        .args(["crs", &format!("{out}/libshapec.a"), &object])
+        .status()
+        .unwrap();
+    assert!(archived.success());
+    println!("cargo::rustc-link-search=native={out}");
+    println!("cargo::rustc-link-lib=static=shapec");
+    println!("cargo::rerun-if-env-changed=CC");
+    println!("cargo::rerun-if-env-changed=CFLAGS");
+}
+"##;
+
+/// [`shared_library_with_a_bench_package`] whose library compiles C with
+/// [`C_LIBRARY_BUILD_SCRIPT`] (a `-sys` crate's shape) and a benchmark `cstep` whose timed loop
+/// calls the C function `shape_step`; head changes that C function only.
+fn library_with_c_code(repo: &Path) {
+    shared_library_with_a_bench_package(repo);
+    std::fs::create_dir_all(repo.join("csrc")).unwrap();
+    std::fs::write(
+        repo.join("csrc/step.c"),
+        "#include <stdint.h>\n\nuint64_t shape_step(uint64_t x) {\n    return x * 3 + 1;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("build.rs"), C_LIBRARY_BUILD_SCRIPT).unwrap();
+    replace_in(
+        repo,
+        "src/lib.rs",
+        "pub fn mix(rounds: u64) -> u64 {",
+        "unsafe extern \"C\" {\n    fn shape_step(x: u64) -> u64;\n}\n\n\
+         pub fn cstep(rounds: u64) -> u64 {\n    \
+         (0..rounds).fold(1u64, |x, _| unsafe { shape_step(x) })\n}\n\n\
+         pub fn mix(rounds: u64) -> u64 {",
+    );
+    replace_in(
+        repo,
+        "benches/benches/shapes.rs",
+        "fn benches(c: &mut Criterion) {\n",
+        "fn benches(c: &mut Criterion) {\n    \
+         c.bench_function(\"cstep\", |b| b.iter(|| shapelib::cstep(black_box(200))));\n",
+    );
+    amend_base(repo);
+    replace_in(repo, "csrc/step.c", "x * 3 + 1", "x * 5 + 1");
+    commit_all(repo, "the C step multiplies by 5");
+}
+
+#[test]
+fn a_c_change_a_build_script_s_rerun_lines_do_not_watch_is_built_and_measured() {
+    // capstone-rs "bump capstone to 5.0.7" (C only: `SStream.c`, `cs.c`): capstone-sys's build
+    // script prints only the `cc` crate's `rerun-if-env-changed` lines, so cargo watched no file
+    // of the package, took its last run for fresh, and linked head with base's C library: both
+    // builds "up to date", every benchmark "same code".
+    if Command::new("cc").arg("--version").output().is_err() {
+        eprintln!("no C compiler (`cc`): skipped");
+        return;
+    }
+    let guard = measuring_lock();
+    let key = "a C change no rerun line watches";
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, key, "lib", library_with_c_code);
+    let (report, err) = select_bench_package(&repo);
+    assert_same_code(&report, &err, &["mix", "sum", "version"]);
+    assert_eq!(reason(&report, "cstep"), "reaches_change", "{err}");
+    let detail = bench_entry(&report, "cstep")["selection"]["detail"].to_string();
+    assert!(detail.contains("shape_step"), "{detail}\n{err}");
+}
+
 #[test]
 fn a_working_tree_file_read_by_its_path_that_the_commit_changes_keeps_a_benchmark_measured() {
     // rust-lexical's benchmarks find their data from their executable's path (the nearest

@@ -26,6 +26,10 @@
 //! after the other side's build), get that moment, so cargo reuses what was built from them
 //! rather than compile the same source once per side: the artifact *is* what that source builds
 //! to.
+//! A package's build script is marked with any file of its package that is, so it runs again
+//! whatever files it told cargo to watch ([`super::build_script_inputs`]: a `-sys` crate whose
+//! script prints only the `cc` crate's `rerun-if-env-changed` lines has cargo watch none, and head
+//! was linked with base's C library).
 //! The record is removed while cargo runs and written again only after a build succeeded
 //! ([`record`]); without a record every file is marked changed, which is always safe.
 //!
@@ -46,7 +50,7 @@
 //! configuration and environment); a later build with the same key takes it as it is
 //! ([`super::store::kept_here`], which also finds it in the store of builds every workspace of
 //! the target directory keeps) and cargo does not run at all.
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, File};
 use std::hash::{DefaultHasher, Hasher};
 use std::io::{self, Read};
@@ -54,6 +58,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
+
+use super::build_script_inputs;
 
 /// The record of the last successful build, inside the shared target directory.
 const RECORD_NAME: &str = "perfdiff-last-build.json";
@@ -358,7 +364,8 @@ pub fn lock(target_dir: &Path) -> io::Result<File> {
 /// Gives every file of `sources` (scanned from the checkout `root`) whose content differs from
 /// the last build that `owner` ([`Checkout::owner`]) recorded in `target_dir`, or that is older
 /// than the moment the record took its content (`Record::since`), a modification time after
-/// that build, so cargo rebuilds what depends on it; then removes the record, which [`record`]
+/// that build, so cargo rebuilds what depends on it, and the build script of each package holding
+/// one, so cargo runs it again; then removes the record, which [`record`]
 /// writes again once the build has succeeded. Returns what it marked, for [`record`].
 /// Hold [`lock`] from here until the record is written.
 pub fn mark_changed(
@@ -372,20 +379,18 @@ pub fn mark_changed(
     let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
     let stamp = after(built_at);
     let mut marked = Marked::default();
+    let changed = changed_files(root, last.as_ref(), sources)?;
+    // The build scripts of the packages holding them run again, whatever files they watch.
+    let rerun = build_script_inputs::of_packages_holding(root, &sources.files, &changed);
     for (relative, hash) in &sources.files {
         let same = last.as_ref().and_then(|r| r.sources.files.get(relative)) == Some(hash);
-        let since = last
-            .as_ref()
-            .and_then(|r| r.since.get(relative))
-            .copied()
-            .unwrap_or(0);
+        let since = recorded_since(last.as_ref(), relative);
         let file = root.join(relative);
         let metadata = fs::symlink_metadata(&file)?;
-        let older = metadata.modified().map_or(true, |m| nanos(m) < since);
         // A symbolic link is not followed: cargo reads what it points at, whose own entry (if it
         // lies in the checkout) is marked when it changed.
         let mut now = nanos(metadata.modified().unwrap_or(stamp));
-        if metadata.is_file() && (!same || older) {
+        if metadata.is_file() && (changed.contains(relative) || rerun.contains(relative)) {
             File::open(&file)?.set_modified(stamp)?;
             // What the file system kept of the stamp (its clock may be coarser).
             now = fs::metadata(&file)?.modified().map_or(nanos(stamp), nanos);
@@ -403,6 +408,33 @@ pub fn mark_changed(
     }
     remove_if_present(&path)?;
     Ok(marked)
+}
+
+/// Since when the file `relative` has had the content `last` recorded (0: not recorded).
+fn recorded_since(last: Option<&Record>, relative: &str) -> u64 {
+    last.and_then(|r| r.since.get(relative))
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The files of `sources` that [`mark_changed`] marks for what they are: a content other than
+/// the one `last` recorded, or a modification time before the moment it recorded it.
+fn changed_files(
+    root: &Path,
+    last: Option<&Record>,
+    sources: &Sources,
+) -> io::Result<BTreeSet<String>> {
+    let mut changed = BTreeSet::new();
+    for (relative, hash) in &sources.files {
+        let same = last.and_then(|r| r.sources.files.get(relative)) == Some(hash);
+        let metadata = fs::symlink_metadata(root.join(relative))?;
+        let since = recorded_since(last, relative);
+        let older = metadata.modified().map_or(true, |m| nanos(m) < since);
+        if metadata.is_file() && (!same || older) {
+            changed.insert(relative.clone());
+        }
+    }
+    Ok(changed)
 }
 
 /// Nanoseconds since the Unix epoch (0 before it).
@@ -552,6 +584,50 @@ mod tests {
         assert_eq!(marked.count, 4);
         // The record is gone until the next build succeeds.
         assert!(!record_path(target.path()).exists());
+    }
+
+    #[test]
+    fn a_changed_c_file_marks_its_package_s_build_script_too() {
+        // capstone-rs "bump capstone to 5.0.7": C files of capstone-sys change, its build script
+        // prints only `rerun-if-env-changed` lines (the `cc` crate's), so cargo watches no file
+        // and head was linked with base's C library. Its unchanged `build.rs` is marked so the
+        // script runs again; the package beside it that nothing changed keeps its files' times.
+        let target = tempfile::tempdir().unwrap();
+        let owner = tempfile::tempdir().unwrap();
+        let base = tempfile::tempdir().unwrap();
+        let head = tempfile::tempdir().unwrap();
+        for side in [&base, &head] {
+            write(
+                side.path(),
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"sys\", \"app\"]",
+            );
+            write(
+                side.path(),
+                "sys/Cargo.toml",
+                "[package]\nname = \"sys\"\nlinks = \"c\"",
+            );
+            write(side.path(), "sys/build.rs", "fn main() {}");
+            write(side.path(), "app/Cargo.toml", "[package]\nname = \"app\"");
+            write(side.path(), "app/build.rs", "fn main() {}");
+        }
+        write(base.path(), "sys/csrc/c.c", "int c(void) { return 1; }");
+        write(head.path(), "sys/csrc/c.c", "int c(void) { return 2; }");
+        let base_sources = Sources::scan(base.path()).unwrap();
+        let marked = mark_changed(target.path(), owner.path(), base.path(), &base_sources).unwrap();
+        record(target.path(), owner.path(), &base_sources, &marked).unwrap();
+        let built = mtime(&record_path(target.path()));
+        // Head checked out after base's build, as a run does.
+        let head_sources = Sources::scan(head.path()).unwrap();
+        for file in head_sources.files.keys() {
+            let file = File::open(head.path().join(file)).unwrap();
+            file.set_modified(SystemTime::now()).unwrap();
+        }
+        let marked = mark_changed(target.path(), owner.path(), head.path(), &head_sources).unwrap();
+        assert_eq!(marked.count, 2);
+        assert!(mtime(&head.path().join("sys/csrc/c.c")) > built);
+        assert!(mtime(&head.path().join("sys/build.rs")) > built);
+        assert!(mtime(&head.path().join("app/build.rs")) <= built);
     }
 
     /// A build that leaves some units alone (the programs only, one bench target) still records

@@ -35,6 +35,7 @@
 //! their types and errors.
 
 mod benches;
+mod build_script_inputs;
 mod cargo;
 pub mod cargo_env;
 mod cargo_output;

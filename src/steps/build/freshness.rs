@@ -67,6 +67,10 @@ const RECORD_NAME: &str = "perfdiff-last-build.json";
 const LOCK_NAME: &str = "perfdiff-build.lock";
 /// A build kept in a bin directory ([`keep`]).
 pub(super) const KEPT_NAME: &str = "perfdiff-build.json";
+/// Names, in every build's key, how builds were marked fresh: a build kept by a version that did
+/// not rerun a package's build script with its files ([`super::build_script_inputs`]) may hold
+/// the other revision's C library, and is never taken for one made now.
+const MARKING: &str = "build-scripts-rerun-with-their-package=1";
 
 /// The content of every file of a checkout, by path relative to the checkout's root (with `/`
 /// separators): a hash of the bytes, or of the link text for a symbolic link.
@@ -229,6 +233,7 @@ impl BuildKey {
             hasher.write_usize(bytes.len());
             hasher.write(bytes);
         };
+        add(MARKING.as_bytes());
         for (path, hash) in &sources.files {
             add(path.as_bytes());
             add(&hash.to_le_bytes());

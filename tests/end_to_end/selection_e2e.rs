@@ -1544,7 +1544,13 @@ fn commit_compiled_elsewhere(repo: &std::path::Path) {
         )],
     );
     commit_all(repo, "a benchmark of spread_work");
-    let text = std::fs::read_to_string(&library).unwrap();
+    commit_elsewhere_head(repo, &library);
+}
+
+/// Head of [`ELSEWHERE_LIBRARY`] at `library` in `repo`, committed: `seldom` cold,
+/// [`FOLD_TWICE`] added, `SPREAD_ROUNDS` twenty times as many.
+fn commit_elsewhere_head(repo: &std::path::Path, library: &std::path::Path) {
+    let text = std::fs::read_to_string(library).unwrap();
     let head = text
         .replace(
             "#[inline(never)]\npub fn seldom",
@@ -1553,7 +1559,7 @@ fn commit_compiled_elsewhere(repo: &std::path::Path) {
         .replace("SPREAD_ROUNDS: u64 = 100;", "SPREAD_ROUNDS: u64 = 2000;");
     assert_eq!(head.matches("#[cold]").count(), 1, "{head}");
     assert!(head.contains("SPREAD_ROUNDS: u64 = 2000;"), "{head}");
-    std::fs::write(&library, format!("{head}{FOLD_TWICE}")).unwrap();
+    std::fs::write(library, format!("{head}{FOLD_TWICE}")).unwrap();
     commit_all(
         repo,
         "seldom is cold, fold_in has a second caller, spread_work twenty times the rounds",
@@ -1634,6 +1640,74 @@ fn a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_sam
              perfdiff\\_demo::blend, perfdiff\\_demo::spread compiled differently"
         ),
         "{markdown}"
+    );
+}
+
+/// A program, `spreader`, whose `main` runs [`ELSEWHERE_LIBRARY`]'s `spread_work` from its
+/// library 2,000 times, committed at `repo`; then head as [`commit_elsewhere_head`] makes it.
+fn write_spreader(repo: &std::path::Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        // A workspace of its own: a shared repository lies inside this project's target directory.
+        "[package]\nname = \"spreader\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    let library = repo.join("src/lib.rs");
+    std::fs::write(&library, ELSEWHERE_LIBRARY).unwrap();
+    std::fs::write(
+        repo.join("src/main.rs"),
+        "fn main() {\n    let mut h = 0u64;\n    for i in 0..2000u64 {\n        \
+         h ^= spreader::spread_work(std::hint::black_box(i));\n    }\n    println!(\"{h}\");\n}\n",
+    )
+    .unwrap();
+    commit_all(repo, "a program running spread_work");
+    commit_elsewhere_head(repo, &library);
+}
+
+/// [`a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_same_source`]
+/// for a command: the program's functions laid out and inlined differently from the same source
+/// are named beside its `regressed` verdict, read from the programs built with line tables.
+#[test]
+fn a_command_s_changed_verdict_names_the_functions_compiled_differently_from_the_same_source() {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_repo(
+        &guard,
+        Profile::Quick,
+        "spreader",
+        "spreader",
+        write_spreader,
+    );
+    let samples = dir.path().join("samples.json");
+    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
+    let options = ["--cmd", "spread={bin}/spreader"];
+    let args = with_options(
+        &args,
+        &[&options[..], &["--samples", samples.to_str().unwrap()]].concat(),
+    );
+    let output = selecting(&repo, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let report = json_report(&cargo_perfdiff(
+        &repo,
+        &["report", "--format", "json", samples.to_str().unwrap()],
+    ));
+    let spread = bench_entry(&report, "spread");
+    assert_eq!(spread["verdict"], "regressed", "{spread:#}");
+    let record = selection(spread);
+    assert_eq!(record["reason"], "reaches_change", "{spread:#}");
+    assert_eq!(
+        record["same_source"],
+        serde_json::json!(["spreader::blend", "spreader::spread"]),
+        "{spread:#}"
+    );
+    let warnings = spread["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "its code changed where its source did not: spreader::blend, spreader::spread \
+             compiled differently"
+        ),
+        "{spread:#}"
     );
 }
 

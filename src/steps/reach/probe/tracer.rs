@@ -106,17 +106,7 @@ pub(super) fn run(
     entries: &[ChangedEntry],
     timed: &Timed,
 ) -> Result<Ending, ProbeError> {
-    let mut command = Command::new(program);
-    command.args(args);
-    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
-    unsafe {
-        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
-    }
-    let child = command.spawn().map_err(|source| ProbeError::Spawn {
-        program: program.to_path_buf(),
-        source,
-    })?;
-    let pid = Pid::from_raw(child.id() as i32);
+    let pid = spawn_traced(program, args)?;
     let pidfd = publish_pidfd(pid);
     // From here on the child is killed when this process ends (PTRACE_O_EXITKILL), and killed
     // here on every error.
@@ -132,10 +122,26 @@ pub(super) fn run(
     traced
 }
 
+/// Starts `program args…` (in this process's directory and environment) as a tracee, to stop
+/// at its `exec`.
+pub(super) fn spawn_traced(program: &Path, args: &[OsString]) -> Result<Pid, ProbeError> {
+    let mut command = Command::new(program);
+    command.args(args);
+    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
+    }
+    let child = command.spawn().map_err(|source| ProbeError::Spawn {
+        program: program.to_path_buf(),
+        source,
+    })?;
+    Ok(Pid::from_raw(child.id() as i32))
+}
+
 /// Kills the program and reaps every traced thread of it: its leader is reported only after
 /// the other threads, which as tracees are ours to reap. A thread stopped on its way out (its
 /// exit event) is let go on, or it would wait for us forever.
-fn kill_and_reap(pid: Pid) {
+pub(super) fn kill_and_reap(pid: Pid) {
     let _ = signal::kill(pid, Signal::SIGKILL);
     loop {
         match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
@@ -149,7 +155,7 @@ fn kill_and_reap(pid: Pid) {
     }
 }
 
-fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
+pub(super) fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
     move |source| ProbeError::Ptrace {
         what: what.to_string(),
         source,
@@ -208,7 +214,7 @@ fn start(
 
 /// The program's code words the probe wrote breakpoints into, as they were before.
 #[derive(Default)]
-struct Code {
+pub(super) struct Code {
     originals: BTreeMap<u64, u64>,
 }
 
@@ -216,7 +222,7 @@ impl Code {
     /// Writes the words of `addresses` through the stopped thread `pid` (all threads share the
     /// memory) with a breakpoint at each of `armed` in them and the program's own bytes
     /// elsewhere.
-    fn rewrite(
+    pub(super) fn rewrite(
         &mut self,
         pid: Pid,
         addresses: &BTreeSet<u64>,

@@ -1359,7 +1359,8 @@ fn write_features_program(repo: &std::path::Path) {
 /// through every `exec` (`sh -c '…'`). `plain` never runs the changed functions: `unchanged
 /// (same code)`, confirmed by the probe (before the probe, measured "it reads the CPU's
 /// features"). `native` and `via_sh` run `native_only` natively only: the probe finds it.
-/// Where this CPU has none of those features, all three are the same code, without a probe.
+/// Where this CPU has none of those features, all three are the same code, each confirmed by
+/// its probe.
 #[test]
 fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_its_execs() {
     let guard = measuring_lock();
@@ -1381,14 +1382,20 @@ fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_i
     let plain = bench_entry(&report, "plain");
     assert_eq!(plain["verdict"], "unchanged", "{plain:#}");
     assert_eq!(selection(plain)["reason"], "same_code", "{plain:#}");
-    let hidden = !cargo_perfdiff::steps::reach::code::features_valgrind_hides().is_empty();
+    let probed =
+        "a native run entered none of the 2 changed function(s) of its programs (native probe)";
     let detail = selection(plain)["detail"].as_str().unwrap();
-    assert_eq!(detail.contains("(native probe)"), hidden, "{plain:#}");
+    assert!(detail.ends_with(probed), "{plain:#}");
+    let hidden = !cargo_perfdiff::steps::reach::code::features_valgrind_hides().is_empty();
     for id in ["native", "via_sh"] {
         let entry = bench_entry(&report, id);
         let record = selection(entry);
         if !hidden {
             assert_eq!(record["reason"], "same_code", "{entry:#}");
+            assert!(
+                record["detail"].as_str().unwrap().ends_with(probed),
+                "{entry:#}"
+            );
             continue;
         }
         assert_eq!(record["reason"], "reaches_change", "{entry:#}");

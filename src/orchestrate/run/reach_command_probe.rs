@@ -1,13 +1,15 @@
-//! The native probe of a command that selection would skip while a program of it reads the
-//! CPU's features ([`crate::steps::reach::probe::probe_command`]): the command runs once more,
-//! natively, as a fork runs it, with a breakpoint at every changed function of each such
-//! program in every process that runs it; entering one measures the command after all.
+//! The native probe of a command that selection would skip while some functions of its programs
+//! differ ([`crate::steps::reach::probe::probe_command`]): the command runs once more, natively,
+//! as a fork runs it, with a breakpoint at every changed function of its programs in every
+//! process that runs one; entering one measures the command after all.
 //!
-//! Why: valgrind hides some of this CPU's features (AVX-512, SHA), so a program that chooses its
-//! code by them (`memchr`, `regex` and most of their users) may run natively code its trace did
-//! not. Without a probe such a command stayed measured whenever any function of its program
-//! differed, even one it never runs (a version bump that changes only `--version`'s text). One
-//! execution is what a fork measures, so one run decides; it costs one execution of the command.
+//! Why: the trace runs under valgrind, and a native run may take another path. Valgrind hides
+//! some of this CPU's features (AVX-512, SHA), so a program that chooses its code by them
+//! (`memchr`, `regex` and most of their users) may run natively code its trace did not; so may a
+//! program whose path depends on timing or threads, which valgrind serialises and slows 50-fold.
+//! Without a probe a command of the first kind stayed measured whenever any function of its
+//! program differed, even one it never runs (a version bump that changes only `--version`'s
+//! text). One execution is what a fork measures, so one run decides; it costs one execution.
 
 use std::time::Instant;
 
@@ -71,7 +73,7 @@ pub(super) fn probed(
 }
 
 /// `record`, a skip, as the native probe of `request` watching `watch` leaves it; `why` the
-/// probe is needed (the programs that read the CPU's features).
+/// probe is needed (the programs that read the CPU's features, or a native run's other path).
 fn probe_one(
     sides: &SelectedSides<'_>,
     request: &ForkRequest,
@@ -92,7 +94,7 @@ fn probe_one(
         Probe::NotReached { .. } => SelectionRecord {
             detail: format!(
                 "{}; a native run entered none of the {changed} changed function(s) of its \
-                 programs, which read the CPU's features (native probe)",
+                 programs (native probe)",
                 record.detail
             ),
             ..record

@@ -15,10 +15,10 @@
 //! - a program outside the checkout and the build (`/bin/sh`, `/usr/bin/python3`): the same file
 //!   on both sides, since both sides run this machine's one file at that path.
 //!
-//! A program that read the CPU's features under valgrind, which hides some this CPU has, may take
-//! natively a path its trace did not: a skip of its command stands only once a native run with a
-//! breakpoint at every changed function of such programs entered none
-//! ([`super::reach_command_probe`]).
+//! A native run may take a path the trace under valgrind did not: by the CPU's features, which
+//! valgrind hides in part, by timing, or by threads. So a skip of a command whose programs have
+//! functions that differ stands only once a native run with a breakpoint at every one of them
+//! entered none ([`super::reach_command_probe`]).
 //!
 //! Conservative as the rest: a `setup` or `prepare` line (run natively, untraced, it may start a
 //! changed program whose output the command then reads outside the checkout) leaves the command
@@ -337,9 +337,10 @@ impl Compared<'_> {
     }
 
     /// The code comparison of the program `name` of a command whose trace ran `executed` in it.
-    /// When it is the same but the program read the CPU's features, which valgrind hides in
-    /// part, its changed entries go to `watch` for the command's native probe, or it is unknown
-    /// when they cannot be listed.
+    /// When it is the same while some functions of the program differ, those go to `watch` for
+    /// the command's native probe: a native run may take a path its trace under valgrind did
+    /// not (by the CPU's features, which valgrind hides in part; by timing, or threads). A
+    /// program that read the CPU's features is unknown when they cannot be listed.
     fn compare_program(
         &self,
         name: &str,
@@ -361,28 +362,32 @@ impl Compared<'_> {
             }
         };
         let compared = comparer.compare(executed);
-        let cpu = comparer.cpu_dependent(executed);
-        let (CodeComparison::Same { .. }, Some(reason)) = (&compared, cpu) else {
+        if !matches!(compared, CodeComparison::Same { .. }) {
             return compared;
-        };
-        match comparer.changed_entries() {
-            Ok(entries) => {
+        }
+        let cpu = comparer.cpu_dependent(executed);
+        match (comparer.changed_entries(), cpu) {
+            (Ok(entries), cpu) if !entries.is_empty() => {
                 let path = self.programs.base_bin.join(name);
                 watch.programs.push(WatchedProgram { path, entries });
-                watch.reasons.push(reason);
+                watch.reasons.extend(cpu);
                 compared
             }
-            Err(why) => CodeComparison::Unknown {
+            (Err(why), Some(reason)) => CodeComparison::Unknown {
                 reason: format!("{reason}, and its changed functions cannot be listed: {why}"),
             },
+            _ => compared,
         }
     }
 
-    /// `record`, and the probe it needs: only a command skipped as the same code whose programs
-    /// read the CPU's features is probed.
+    /// `record`, and the probe it needs: a command skipped as the same code whose programs have
+    /// functions that differ is probed.
     fn with_probe(&self, record: SelectionRecord, watch: ProbeNeeded) -> Decided {
         let probe = (record.skipped() && !watch.programs.is_empty()).then(|| {
-            let why = watch.reasons.join("; ");
+            let why = match watch.reasons.is_empty() {
+                true => "a native run may take a path its trace did not".to_string(),
+                false => watch.reasons.join("; "),
+            };
             let watch = CommandWatch {
                 programs: watch.programs,
                 bin: self.programs.base_bin.clone(),
@@ -393,8 +398,8 @@ impl Compared<'_> {
     }
 }
 
-/// The programs of one command that read the CPU's features, with their changed entries, and
-/// why each may take natively a path its trace did not.
+/// The programs of one command whose functions differ, with their changed entries, and why
+/// those that read the CPU's features may take natively a path its trace did not.
 #[derive(Default)]
 struct ProbeNeeded {
     programs: Vec<WatchedProgram>,

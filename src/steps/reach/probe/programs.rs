@@ -20,8 +20,8 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use super::tracer::{Code, kill_and_reap, refused, spawn_traced};
-use super::{CommandWatch, Ending, ProbeError, first_segment, parse_maps, placed_entries};
+use super::tracer::{Code, kill_and_reap, maps_of, refused, spawn_traced, stopped_at_exec};
+use super::{CommandWatch, Ending, ProbeError, first_segment, placed_entries};
 
 /// Runs `program args…` with the breakpoints of `watch` in every process that runs one of its
 /// programs, until one is hit (the command is killed then) or `program` ends.
@@ -31,7 +31,9 @@ pub(super) fn run(
     watch: &CommandWatch,
 ) -> Result<Ending, ProbeError> {
     let pid = spawn_traced(program, args)?;
-    let followed = start(pid, program).and_then(|()| follow(pid, watch));
+    // The first program's own breakpoints are written by `follow`, as for any program started.
+    let followed =
+        stopped_at_exec(pid, program, Options::empty()).and_then(|()| follow(pid, watch));
     if !matches!(
         followed,
         Ok(Ending::Exited { .. } | Ending::Signaled { .. })
@@ -39,27 +41,6 @@ pub(super) fn run(
         kill_and_reap(pid);
     }
     followed
-}
-
-/// Waits for the first program's stop at its `exec` and sets the options that follow every
-/// thread, child and `exec`; the first program's own breakpoints are written by [`follow`], as
-/// for any program that starts.
-fn start(pid: Pid, program: &Path) -> Result<(), ProbeError> {
-    match waitpid(pid, None).map_err(refused("wait for the command's start"))? {
-        WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
-        other => {
-            return Err(ProbeError::Mapping {
-                program: program.to_path_buf(),
-                why: format!("it did not stop at its start ({other:?})"),
-            });
-        }
-    }
-    let options = Options::PTRACE_O_TRACECLONE
-        | Options::PTRACE_O_TRACEFORK
-        | Options::PTRACE_O_TRACEVFORK
-        | Options::PTRACE_O_TRACEEXEC
-        | Options::PTRACE_O_EXITKILL;
-    ptrace::setoptions(pid, options).map_err(refused("set its options"))
 }
 
 /// Follows every process of the command until `pid`, the first, ends or a watched entry is hit.
@@ -175,19 +156,8 @@ impl<'a> Watched<'a> {
         index: usize,
     ) -> Result<std::collections::BTreeMap<u64, String>, ProbeError> {
         let watched = &self.watch.programs[index];
-        let maps_path = format!("/proc/{p}/maps");
-        let maps = std::fs::read_to_string(&maps_path).map_err(|source| ProbeError::Io {
-            what: "read",
-            path: maps_path.into(),
-            source,
-        })?;
         let first = first_segment(&watched.path)?;
-        placed_entries(
-            &parse_maps(&maps),
-            &self.paths[index],
-            first,
-            &watched.entries,
-        )
+        placed_entries(&maps_of(p)?, &self.paths[index], first, &watched.entries)
     }
 
     /// The watched function thread `p`, stopped by a `SIGTRAP`, has just entered; `None` for a

@@ -170,6 +170,31 @@ fn start(
     entries: &[ChangedEntry],
     timed: &Timed,
 ) -> Result<(Timing, Code), ProbeError> {
+    stopped_at_exec(pid, program, Options::PTRACE_O_TRACEEXIT)?;
+    let canonical = std::fs::canonicalize(program).map_err(|source| ProbeError::Io {
+        what: "resolve",
+        path: program.to_path_buf(),
+        source,
+    })?;
+    let (maps, first) = (maps_of(pid)?, first_segment(program)?);
+    let timing = Timing::new(
+        placed_entries(&maps, &canonical, first, entries)?,
+        placed_entries(&maps, &canonical, first, &timed.routines)?,
+        placed_entries(&maps, &canonical, first, &timed.same_outside)?
+            .into_keys()
+            .collect(),
+    );
+    let mut code = Code::default();
+    let armed = timing.armed();
+    code.rewrite(pid, &armed, &armed)?;
+    ptrace::cont(pid, None).map_err(refused("continue it"))?;
+    Ok((timing, code))
+}
+
+/// Waits for the stop of `pid`, just started from `program`, at its `exec`, and sets the options
+/// that follow its every thread, child and `exec`, and kill them all with this process, and
+/// `more`.
+pub(super) fn stopped_at_exec(pid: Pid, program: &Path, more: Options) -> Result<(), ProbeError> {
     match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
         WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
         other => {
@@ -183,33 +208,20 @@ fn start(
         | Options::PTRACE_O_TRACEFORK
         | Options::PTRACE_O_TRACEVFORK
         | Options::PTRACE_O_TRACEEXEC
-        | Options::PTRACE_O_TRACEEXIT
-        | Options::PTRACE_O_EXITKILL;
-    ptrace::setoptions(pid, options).map_err(refused("set its options"))?;
-    let canonical = std::fs::canonicalize(program).map_err(|source| ProbeError::Io {
-        what: "resolve",
-        path: program.to_path_buf(),
-        source,
-    })?;
+        | Options::PTRACE_O_EXITKILL
+        | more;
+    ptrace::setoptions(pid, options).map_err(refused("set its options"))
+}
+
+/// The mappings of process `pid` (`/proc/<pid>/maps`).
+pub(super) fn maps_of(pid: Pid) -> Result<Vec<super::Mapping>, ProbeError> {
     let maps_path = format!("/proc/{pid}/maps");
     let maps = std::fs::read_to_string(&maps_path).map_err(|source| ProbeError::Io {
         what: "read",
         path: maps_path.into(),
         source,
     })?;
-    let (maps, first) = (parse_maps(&maps), first_segment(program)?);
-    let timing = Timing::new(
-        placed_entries(&maps, &canonical, first, entries)?,
-        placed_entries(&maps, &canonical, first, &timed.routines)?,
-        placed_entries(&maps, &canonical, first, &timed.same_outside)?
-            .into_keys()
-            .collect(),
-    );
-    let mut code = Code::default();
-    let armed = timing.armed();
-    code.rewrite(pid, &armed, &armed)?;
-    ptrace::cont(pid, None).map_err(refused("continue it"))?;
-    Ok((timing, code))
+    Ok(parse_maps(&maps))
 }
 
 /// The program's code words the probe wrote breakpoints into, as they were before.

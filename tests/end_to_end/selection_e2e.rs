@@ -1282,6 +1282,132 @@ fn a_command_whose_programs_are_untouched_is_unchanged_without_an_execution() {
     );
 }
 
+/// A program that reads the CPU's features: with `--native` it runs `native_only` where the CPU
+/// has a feature valgrind hides (under valgrind, `everywhere` then), with `--other` it runs
+/// `never_run`, else `everywhere`. Head changes `native_only` and `never_run` alone.
+const FEATURES_PROGRAM: &str = "
+#[inline(never)]
+fn everywhere(x: u64) -> u64 {
+    (0..1000u64).fold(x, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))
+}
+
+#[inline(never)]
+fn native_only(x: u64) -> u64 {
+    (0..1000u64).fold(x, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))
+}
+
+#[inline(never)]
+fn never_run(x: u64) -> u64 {
+    (0..1000u64).fold(x, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))
+}
+
+/// Whether this CPU has one of the features valgrind hides (`features_valgrind_hides`).
+fn hidden_feature() -> bool {
+    std::arch::is_x86_feature_detected!(\"avx512f\")
+        || std::arch::is_x86_feature_detected!(\"sha\")
+        || std::arch::is_x86_feature_detected!(\"gfni\")
+        || std::arch::is_x86_feature_detected!(\"vaes\")
+        || std::arch::is_x86_feature_detected!(\"vpclmulqdq\")
+        || std::arch::is_x86_feature_detected!(\"adx\")
+        || std::arch::is_x86_feature_detected!(\"xsavec\")
+}
+
+fn main() {
+    let x = std::hint::black_box(7);
+    let value = match std::env::args().nth(1).as_deref() {
+        Some(\"--native\") if hidden_feature() => native_only(x),
+        Some(\"--other\") => never_run(x),
+        _ => everywhere(x ^ u64::from(hidden_feature())),
+    };
+    println!(\"{value}\");
+}
+";
+
+/// The repository of [`FEATURES_PROGRAM`] at `repo`, committed, then head's change.
+fn write_features_program(repo: &std::path::Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        // A workspace of its own: a shared repository lies inside this project's target directory.
+        "[package]\nname = \"feat\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    std::fs::write(repo.join("src/main.rs"), FEATURES_PROGRAM).unwrap();
+    commit_all(repo, "a program that reads the CPU's features");
+    let head = FEATURES_PROGRAM
+        .replace(
+            "fn native_only(x: u64) -> u64 {\n    (0..1000u64).fold(x, |h, i| (h ^ i)",
+            "fn native_only(x: u64) -> u64 {\n    (0..1000u64).fold(x, |h, i| (h ^ i ^ 3)",
+        )
+        .replace(
+            "fn never_run(x: u64) -> u64 {\n    (0..1000u64).fold(x, |h, i| (h ^ i)",
+            "fn never_run(x: u64) -> u64 {\n    (0..1000u64).fold(x, |h, i| (h ^ i ^ 5)",
+        );
+    assert_eq!(
+        head.matches("^ 3)").count() + head.matches("^ 5)").count(),
+        2,
+        "{head}"
+    );
+    std::fs::write(repo.join("src/main.rs"), head).unwrap();
+    commit_all(repo, "native_only and never_run: other work");
+}
+
+/// A command whose program reads the CPU's features, where this CPU has some valgrind hides:
+/// its trace under valgrind may not take the path a native run takes, so a skip is confirmed
+/// by a native run with a breakpoint at every changed function of its programs, followed
+/// through every `exec` (`sh -c '…'`). `plain` never runs the changed functions: `unchanged
+/// (same code)`, confirmed by the probe (before the probe, measured "it reads the CPU's
+/// features"). `native` and `via_sh` run `native_only` natively only: the probe finds it.
+/// Where this CPU has none of those features, all three are the same code, each confirmed by
+/// its probe.
+#[test]
+fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_its_execs() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, "features", "feat", |repo| {
+        write_features_program(repo)
+    });
+    let mut args = vec!["--commands-only"];
+    args.extend_from_slice(&[
+        "--cmd",
+        "plain={bin}/feat",
+        "--cmd",
+        "native={bin}/feat --native",
+    ]);
+    args.extend_from_slice(&["--cmd", "via_sh=sh -c '{bin}/feat --native | cat'"]);
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let report = json_report(&output);
+    let plain = bench_entry(&report, "plain");
+    assert_eq!(plain["verdict"], "unchanged", "{plain:#}");
+    assert_eq!(selection(plain)["reason"], "same_code", "{plain:#}");
+    let probed =
+        "a native run entered none of the 2 changed function(s) of its programs (native probe)";
+    let detail = selection(plain)["detail"].as_str().unwrap();
+    assert!(detail.ends_with(probed), "{plain:#}");
+    let hidden = !cargo_perfdiff::steps::reach::code::features_valgrind_hides().is_empty();
+    for id in ["native", "via_sh"] {
+        let entry = bench_entry(&report, id);
+        let record = selection(entry);
+        if !hidden {
+            assert_eq!(record["reason"], "same_code", "{entry:#}");
+            assert!(
+                record["detail"].as_str().unwrap().ends_with(probed),
+                "{entry:#}"
+            );
+            continue;
+        }
+        assert_eq!(record["reason"], "reaches_change", "{entry:#}");
+        assert!(
+            record["detail"].as_str().unwrap().contains(
+                "it executes changed code in a native run, which its trace did not: `feat::native_only`"
+            ),
+            "{entry:#}"
+        );
+    }
+}
+
 /// The demo's mix changed once more in a commit of its own, its bench target built with line
 /// tables (and criterion, shared with the other tests, without).
 fn line_tables_demo(guard: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {
@@ -1544,7 +1670,13 @@ fn commit_compiled_elsewhere(repo: &std::path::Path) {
         )],
     );
     commit_all(repo, "a benchmark of spread_work");
-    let text = std::fs::read_to_string(&library).unwrap();
+    commit_elsewhere_head(repo, &library);
+}
+
+/// Head of [`ELSEWHERE_LIBRARY`] at `library` in `repo`, committed: `seldom` cold,
+/// [`FOLD_TWICE`] added, `SPREAD_ROUNDS` twenty times as many.
+fn commit_elsewhere_head(repo: &std::path::Path, library: &std::path::Path) {
+    let text = std::fs::read_to_string(library).unwrap();
     let head = text
         .replace(
             "#[inline(never)]\npub fn seldom",
@@ -1553,7 +1685,7 @@ fn commit_compiled_elsewhere(repo: &std::path::Path) {
         .replace("SPREAD_ROUNDS: u64 = 100;", "SPREAD_ROUNDS: u64 = 2000;");
     assert_eq!(head.matches("#[cold]").count(), 1, "{head}");
     assert!(head.contains("SPREAD_ROUNDS: u64 = 2000;"), "{head}");
-    std::fs::write(&library, format!("{head}{FOLD_TWICE}")).unwrap();
+    std::fs::write(library, format!("{head}{FOLD_TWICE}")).unwrap();
     commit_all(
         repo,
         "seldom is cold, fold_in has a second caller, spread_work twenty times the rounds",
@@ -1634,6 +1766,74 @@ fn a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_sam
              perfdiff\\_demo::blend, perfdiff\\_demo::spread compiled differently"
         ),
         "{markdown}"
+    );
+}
+
+/// A program, `spreader`, whose `main` runs [`ELSEWHERE_LIBRARY`]'s `spread_work` from its
+/// library 2,000 times, committed at `repo`; then head as [`commit_elsewhere_head`] makes it.
+fn write_spreader(repo: &std::path::Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        // A workspace of its own: a shared repository lies inside this project's target directory.
+        "[package]\nname = \"spreader\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    let library = repo.join("src/lib.rs");
+    std::fs::write(&library, ELSEWHERE_LIBRARY).unwrap();
+    std::fs::write(
+        repo.join("src/main.rs"),
+        "fn main() {\n    let mut h = 0u64;\n    for i in 0..2000u64 {\n        \
+         h ^= spreader::spread_work(std::hint::black_box(i));\n    }\n    println!(\"{h}\");\n}\n",
+    )
+    .unwrap();
+    commit_all(repo, "a program running spread_work");
+    commit_elsewhere_head(repo, &library);
+}
+
+/// [`a_changed_verdict_names_the_timed_functions_compiled_differently_from_the_same_source`]
+/// for a command: the program's functions laid out and inlined differently from the same source
+/// are named beside its `regressed` verdict, read from the programs built with line tables.
+#[test]
+fn a_command_s_changed_verdict_names_the_functions_compiled_differently_from_the_same_source() {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_repo(
+        &guard,
+        Profile::Quick,
+        "spreader",
+        "spreader",
+        write_spreader,
+    );
+    let samples = dir.path().join("samples.json");
+    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
+    let options = ["--cmd", "spread={bin}/spreader"];
+    let args = with_options(
+        &args,
+        &[&options[..], &["--samples", samples.to_str().unwrap()]].concat(),
+    );
+    let output = selecting(&repo, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let report = json_report(&cargo_perfdiff(
+        &repo,
+        &["report", "--format", "json", samples.to_str().unwrap()],
+    ));
+    let spread = bench_entry(&report, "spread");
+    assert_eq!(spread["verdict"], "regressed", "{spread:#}");
+    let record = selection(spread);
+    assert_eq!(record["reason"], "reaches_change", "{spread:#}");
+    assert_eq!(
+        record["same_source"],
+        serde_json::json!(["spreader::blend", "spreader::spread"]),
+        "{spread:#}"
+    );
+    let warnings = spread["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "its code changed where its source did not: spreader::blend, spreader::spread \
+             compiled differently"
+        ),
+        "{spread:#}"
     );
 }
 

@@ -708,7 +708,7 @@ fn cpuid_in(name: &str) -> u64 {
 
 #[test]
 #[cfg(target_arch = "x86_64")]
-fn code_that_reads_the_cpu_s_features_is_unknown_unprobed_where_valgrind_hides_some() {
+fn code_that_reads_the_cpu_s_features_is_said_to_need_a_probe_where_valgrind_hides_some() {
     // What a trace of `by_cpu` under valgrind gives: its own code and std's detection, which
     // runs `cpuid`. Natively, on a CPU with AVX-512F, it takes the branch the trace did not.
     let b = builds();
@@ -722,17 +722,12 @@ fn code_that_reads_the_cpu_s_features_is_unknown_unprobed_where_valgrind_hides_s
         matches!(compared, CodeComparison::Same { .. }),
         "{compared:?}"
     );
-    // A command's program is not probed: unknown where valgrind hides features.
-    let compared = Comparer::new(&b.base, &b.comment).compare_unprobed(&run);
+    // A command's program is probed natively only where valgrind hides features: why.
+    let why = Comparer::new(&b.base, &b.comment).cpu_dependent(&run);
     if features_valgrind_hides().is_empty() {
-        assert!(
-            matches!(compared, CodeComparison::Same { .. }),
-            "{compared:?}"
-        );
+        assert_eq!(why, None);
     } else {
-        let CodeComparison::Unknown { reason } = &compared else {
-            panic!("{compared:?}");
-        };
+        let reason = why.unwrap();
         assert!(
             reason.contains("cpuid") && reason.contains("valgrind hides"),
             "{reason}"

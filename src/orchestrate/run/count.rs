@@ -287,9 +287,10 @@ pub(super) fn explain(
 }
 
 /// Without `--explain` (which does this and counts instructions too): names, beside every
-/// `regressed` or `improved` verdict whose timed loop runs changed functions, those of them
-/// compiled from the same source on both sides ([`note_same_source`]), read from the builds with
-/// line tables selection's same-source check keeps (built here when it has none). Issue #55: a
+/// `regressed` or `improved` verdict whose timed loop (a command: its programs) runs changed
+/// functions, those of them compiled from the same source on both sides ([`note_same_source`]),
+/// read from the builds with line tables selection's same-source check keeps (built here when
+/// it has none). Issue #55: a
 /// verdict that may be the compiler's different inlining, not the change's, says so at default
 /// settings. Returns whether the sources were compared; a failed build is said and skipped.
 pub(super) fn note_compiled_differently(
@@ -356,30 +357,8 @@ fn note_same_source(
             .into_iter()
             .take(MAX_SOURCE_COMPARED)
             .collect();
-        let exes = [Side::Base, Side::Head].map(|side| {
-            let tables = &tables[usize::from(side == Side::Head)];
-            ctx.target_of(side, matched)
-                .and_then(|target| tables.benches.get(&target))
-        });
-        let (false, [Some(base), Some(head)]) = (functions.is_empty(), exes) else {
-            continue;
-        };
-        let side = |executable, checkout| source::Side {
-            executable,
-            checkout,
-        };
-        let compared = source::compare_functions(
-            &side(base, &checkouts[0]),
-            &side(head, &checkouts[1]),
-            &functions,
-            &changed_names,
-        );
-        let same: Vec<String> = functions
-            .into_iter()
-            .zip(compared)
-            .filter(|(_, c)| c.is_same())
-            .map(|(f, _)| f)
-            .collect();
+        let pairs = compared_executables(ctx, tables, matched);
+        let same = same_source_in(&pairs, &checkouts, &functions, &changed_names);
         if same.is_empty() {
             continue;
         }
@@ -390,6 +369,76 @@ fn note_same_source(
             }
         }
     }
+}
+
+/// The executables, base's and head's, whose line tables tell where `matched`'s functions come
+/// from: its bench target's in `tables`, or for a command each program both sides' builds with
+/// line tables have (a command runs programs of the workspace, and which one ran a function its
+/// name alone does not say).
+fn compared_executables(
+    ctx: &MeasureContext,
+    tables: &[LineTables; 2],
+    matched: &Matched,
+) -> Vec<[PathBuf; 2]> {
+    if is_command(matched) {
+        let dirs = tables.each_ref().map(|t| t.programs.as_ref());
+        let [Some(base_dir), Some(head_dir)] = dirs else {
+            return Vec::new();
+        };
+        let names = ctx.side(Side::Base).programs.iter().flat_map(|p| &p.names);
+        return names
+            .map(|name| [base_dir.join(name), head_dir.join(name)])
+            .filter(|pair| pair.iter().all(|exe| exe.is_file()))
+            .collect();
+    }
+    let exes = [Side::Base, Side::Head].map(|side| {
+        let tables = &tables[usize::from(side == Side::Head)];
+        ctx.target_of(side, matched)
+            .and_then(|target| tables.benches.get(&target))
+    });
+    match exes {
+        [Some(base), Some(head)] => vec![[base.clone(), head.clone()]],
+        _ => Vec::new(),
+    }
+}
+
+/// Of `functions`, those compiled from the same source on both sides of some pair of `pairs`
+/// ([`source::compare_functions`]) and from different source in none: a function several
+/// programs hold counts as the same only if no program's copy reads differently.
+fn same_source_in(
+    pairs: &[[PathBuf; 2]],
+    checkouts: &[PathBuf; 2],
+    functions: &[String],
+    changed_names: &source::ChangedNames,
+) -> Vec<String> {
+    if functions.is_empty() {
+        return Vec::new();
+    }
+    let compared: Vec<Vec<source::SourceComparison>> = pairs
+        .iter()
+        .map(|[base, head]| {
+            let side = |executable, checkout| source::Side {
+                executable,
+                checkout,
+            };
+            source::compare_functions(
+                &side(base, &checkouts[0]),
+                &side(head, &checkouts[1]),
+                functions,
+                changed_names,
+            )
+        })
+        .collect();
+    let differs = |c: &source::SourceComparison| matches!(c, source::SourceComparison::Differs(_));
+    functions
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| {
+            let of_function = || compared.iter().map(move |c| &c[i]);
+            of_function().any(|c| c.is_same()) && !of_function().any(differs)
+        })
+        .map(|(_, f)| f.clone())
+        .collect()
 }
 
 /// The benchmarks and commands with a record called `regressed` or `improved`: the record their

@@ -15,6 +15,7 @@ mod duet_check;
 mod phases;
 mod prepare;
 mod reach;
+mod reach_command_probe;
 mod reach_commands;
 mod reach_outside;
 mod reach_probe;

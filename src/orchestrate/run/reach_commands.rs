@@ -15,6 +15,11 @@
 //! - a program outside the checkout and the build (`/bin/sh`, `/usr/bin/python3`): the same file
 //!   on both sides, since both sides run this machine's one file at that path.
 //!
+//! A native run may take a path the trace under valgrind did not: by the CPU's features, which
+//! valgrind hides in part, by timing, or by threads. So a skip of a command whose programs have
+//! functions that differ stands only once a native run with a breakpoint at every one of them
+//! entered none ([`super::reach_command_probe`]).
+//!
 //! Conservative as the rest: a `setup` or `prepare` line (run natively, untraced, it may start a
 //! changed program whose output the command then reads outside the checkout) leaves the command
 //! measured, and so do a failed trace, a program head does not build, and a build that kept no
@@ -31,6 +36,7 @@ use rayon::prelude::*;
 use super::SideBuild;
 use super::context::command_fork;
 use super::phases::SelectionPart;
+use super::reach_command_probe::{Decided, probed};
 use super::reach_sides::{SelectedSides, checkout_of, linked_code, traced_afresh};
 use crate::model::samples::SelectionRecord;
 use crate::steps::build::programs::Programs;
@@ -40,6 +46,7 @@ use crate::steps::instructions::Valgrind;
 use crate::steps::progress::{Progress, StepKind};
 use crate::steps::reach::code::{CodeComparison, Comparer, LinkedCode};
 use crate::steps::reach::files::{self, Checkouts, FileComparison};
+use crate::steps::reach::probe::{CommandWatch, WatchedProgram};
 use crate::steps::reach::settings::{self as build_settings, SideSettings};
 use crate::steps::reach::trace::{self, CommandTrace, Trace, TraceCache};
 use crate::steps::reach::versions::VersionChange;
@@ -116,12 +123,15 @@ pub(super) fn select_commands(
         checkouts: &checkouts,
         versions,
     };
-    let decided = traces.into_iter().map(|traced| match traced {
-        Err(why) => undecided(why),
-        Ok(traced) => compared.decide(&traced, &mut comparers),
-    });
-    let records = commands.iter().map(|m| m.id.clone()).zip(decided);
-    (records.collect(), kept)
+    let decided: Vec<Decided> = traces
+        .into_iter()
+        .map(|traced| match traced {
+            Err(why) => Decided::record(undecided(why)),
+            Ok(traced) => compared.decide(&traced, &mut comparers),
+        })
+        .collect();
+    let records = probed(sides, commands, &requests, decided, progress);
+    (records, kept)
 }
 
 /// The traces `requests` ask for, kept or made now, side by side, and how many were kept;
@@ -271,16 +281,13 @@ struct Compared<'a> {
 }
 
 impl Compared<'_> {
-    /// The decision for a command whose trace is `traced`.
-    fn decide(
-        &self,
-        traced: &Trace,
-        comparers: &mut BTreeMap<&str, Comparer<'_>>,
-    ) -> SelectionRecord {
+    /// The decision for a command whose trace is `traced`: with what its native probe must
+    /// watch when it is the same code only as far as a trace under valgrind can tell.
+    fn decide(&self, traced: &Trace, comparers: &mut BTreeMap<&str, Comparer<'_>>) -> Decided {
         if let Some(call) = traced.unresolved.iter().next() {
-            return undecided(format!(
+            return Decided::record(undecided(format!(
                 "a file it opens cannot be told from its trace ({call})"
-            ));
+            )));
         }
         let mut read: BTreeMap<PathBuf, bool> = traced
             .files
@@ -293,24 +300,13 @@ impl Compared<'_> {
             alike: Vec::new(),
             set_aside: Vec::new(),
         };
+        let mut watch = ProbeNeeded::default();
         let started = traced.executed_by_program.keys().chain(&traced.programs);
         for program in started.collect::<BTreeSet<_>>() {
             if let Some(name) = self.programs.own_name(program) {
-                let compared = match (self.code.get(&name), comparers.get_mut(name.as_str())) {
-                    (Some(Err(why)), _) => CodeComparison::Unknown {
-                        reason: why.clone(),
-                    },
-                    (_, Some(comparer)) => {
-                        let none = BTreeSet::new();
-                        let executed = traced.executed_by_program.get(program).unwrap_or(&none);
-                        // Commands are not probed natively: a path chosen by CPU features
-                        // valgrind hides would go unseen.
-                        comparer.compare_unprobed(executed)
-                    }
-                    _ => CodeComparison::Unknown {
-                        reason: format!("{name} was not compared"),
-                    },
-                };
+                let none = BTreeSet::new();
+                let executed = traced.executed_by_program.get(program).unwrap_or(&none);
+                let compared = self.compare_program(&name, executed, comparers, &mut watch);
                 code = combine(code, compared);
             } else if program.starts_with(self.checkouts.base) {
                 read.insert(program.clone(), true);
@@ -320,24 +316,94 @@ impl Compared<'_> {
                 .iter()
                 .find(|dir| program.starts_with(dir))
             {
-                return undecided(format!(
+                return Decided::record(undecided(format!(
                     "it starts {}, build output in {} that is not one of the revision's programs",
                     program.display(),
                     dir.display()
-                ));
+                )));
             }
         }
         let files: FileComparison = files::compare(
             read.iter().map(|(path, opened)| (path.as_path(), *opened)),
             self.checkouts,
         );
-        decide(
+        let record = decide(
             &code,
             &files,
             &[],
             crate::steps::reach::versions::renaming(self.versions),
-        )
+        );
+        self.with_probe(record, watch)
     }
+
+    /// The code comparison of the program `name` of a command whose trace ran `executed` in it.
+    /// When it is the same while some functions of the program differ, those go to `watch` for
+    /// the command's native probe: a native run may take a path its trace under valgrind did
+    /// not (by the CPU's features, which valgrind hides in part; by timing, or threads). A
+    /// program that read the CPU's features is unknown when they cannot be listed.
+    fn compare_program(
+        &self,
+        name: &str,
+        executed: &BTreeSet<u64>,
+        comparers: &mut BTreeMap<&str, Comparer<'_>>,
+        watch: &mut ProbeNeeded,
+    ) -> CodeComparison {
+        let comparer = match (self.code.get(name), comparers.get_mut(name)) {
+            (Some(Err(why)), _) => {
+                return CodeComparison::Unknown {
+                    reason: why.clone(),
+                };
+            }
+            (_, Some(comparer)) => comparer,
+            _ => {
+                return CodeComparison::Unknown {
+                    reason: format!("{name} was not compared"),
+                };
+            }
+        };
+        let compared = comparer.compare(executed);
+        if !matches!(compared, CodeComparison::Same { .. }) {
+            return compared;
+        }
+        let cpu = comparer.cpu_dependent(executed);
+        match (comparer.changed_entries(), cpu) {
+            (Ok(entries), cpu) if !entries.is_empty() => {
+                let path = self.programs.base_bin.join(name);
+                watch.programs.push(WatchedProgram { path, entries });
+                watch.reasons.extend(cpu);
+                compared
+            }
+            (Err(why), Some(reason)) => CodeComparison::Unknown {
+                reason: format!("{reason}, and its changed functions cannot be listed: {why}"),
+            },
+            _ => compared,
+        }
+    }
+
+    /// `record`, and the probe it needs: a command skipped as the same code whose programs have
+    /// functions that differ is probed.
+    fn with_probe(&self, record: SelectionRecord, watch: ProbeNeeded) -> Decided {
+        let probe = (record.skipped() && !watch.programs.is_empty()).then(|| {
+            let why = match watch.reasons.is_empty() {
+                true => "a native run may take a path its trace did not".to_string(),
+                false => watch.reasons.join("; "),
+            };
+            let watch = CommandWatch {
+                programs: watch.programs,
+                bin: self.programs.base_bin.clone(),
+            };
+            (watch, why)
+        });
+        Decided { record, probe }
+    }
+}
+
+/// The programs of one command whose functions differ, with their changed entries, and why
+/// those that read the CPU's features may take natively a path its trace did not.
+#[derive(Default)]
+struct ProbeNeeded {
+    programs: Vec<WatchedProgram>,
+    reasons: Vec<String>,
 }
 
 /// The comparison of a command that runs the code of `a` and of `b`: it differs when either

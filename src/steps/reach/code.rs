@@ -41,8 +41,8 @@
 //! - Code that executed a `cpuid` of the executable may choose, natively, code that its trace
 //!   never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`) when this CPU has
 //!   features valgrind hides ([`features_valgrind_hides`]). A benchmark's native probe stops at
-//!   any changed function such a path enters; a command's programs, which are not probed, are
-//!   unknown then ([`Comparer::compare_unprobed`]).
+//!   any changed function such a path enters; a command's programs are probed natively only
+//!   then ([`Comparer::cpu_dependent`]).
 //! - A function no input defines is unknown, except the C start-up code the linker driver adds
 //!   ([`TOOLCHAIN_FUNCTIONS`]) and glibc's static part of `libc`
 //!   ([`C_LIBRARY_STATIC_FUNCTIONS`]), the same files on both sides of one toolchain.
@@ -348,20 +348,6 @@ impl<'a> Comparer<'a> {
         self
     }
 
-    /// [`Comparer::compare`] for code no native probe will run (a command's programs): `Same`
-    /// becomes `Unknown` when the code asked the CPU for its features and valgrind hides some
-    /// this CPU has ([`Comparer::cpu_dependent`]). A benchmark's `Same` is probed natively
-    /// instead, with a breakpoint at every changed function, which catches a path the trace did
-    /// not take whatever chose it.
-    pub fn compare_unprobed(&mut self, executed: &BTreeSet<u64>) -> CodeComparison {
-        match self.compare(executed) {
-            CodeComparison::Same { .. } if let Some(reason) = self.cpu_dependent(executed) => {
-                CodeComparison::Unknown { reason }
-            }
-            compared => compared,
-        }
-    }
-
     /// `executed`: ELF virtual addresses (as in base's symbol table) of executed instructions.
     pub fn compare(&mut self, executed: &BTreeSet<u64>) -> CodeComparison {
         for side in [self.base, self.head] {
@@ -438,8 +424,10 @@ impl<'a> Comparer<'a> {
 
     /// Why a benchmark that executed `executed` may run other code natively than under
     /// valgrind: it asked the CPU for its features, and valgrind hides some that this CPU has, so
-    /// a path chosen by them (an AVX-512 or SHA kernel) ran natively and not in the trace.
-    fn cpu_dependent(&self, executed: &BTreeSet<u64>) -> Option<String> {
+    /// a path chosen by them (an AVX-512 or SHA kernel) ran natively and not in the trace. A
+    /// benchmark's `Same` is probed natively always; a command's program only when this says
+    /// why (its probe follows every `exec`, with a breakpoint at every changed function).
+    pub fn cpu_dependent(&self, executed: &BTreeSet<u64>) -> Option<String> {
         let hidden = features_valgrind_hides();
         if hidden.is_empty() {
             return None;

@@ -37,7 +37,7 @@ use super::code::ChangedEntry;
 use crate::model::harness::Harness;
 use crate::model::samples::ForkRecord;
 use crate::steps::fork::cpu_wait::SchedTimes;
-use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork_led_by_helper};
+use crate::steps::fork::{ForkOutcome, ForkRequest, run_fork, run_fork_led_by_helper};
 use crate::steps::instructions::{symbols, timed as harness_routines};
 use coverage::{CoverageError, Limit, Span};
 
@@ -100,6 +100,27 @@ pub struct Plan {
     pub entries: Vec<ChangedEntry>,
     #[serde(default)]
     pub timed: Timed,
+    /// A command's probe: the programs whose entries are watched in every process that runs
+    /// one (`entries` and `timed` are then empty).
+    #[serde(default)]
+    pub command: Option<CommandWatch>,
+}
+
+/// What a command's probe watches ([`probe_command`]): for each program of the revision the
+/// command started in its trace, its changed entries; `bin`, the build's `{bin}` the command
+/// runs them from, whose other programs (which the trace did not see start) end the probe.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandWatch {
+    pub programs: Vec<WatchedProgram>,
+    pub bin: PathBuf,
+}
+
+/// One program of a [`CommandWatch`]: its path, and its entries as ELF virtual addresses of
+/// the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchedProgram {
+    pub path: PathBuf,
+    pub entries: Vec<ChangedEntry>,
 }
 
 /// When only some entries count ([`timing`]): the entries of the benchmark's timed routines
@@ -418,6 +439,36 @@ fn launch(
     timed: &Timed,
     scratch: &Path,
 ) -> Result<Run, ProbeError> {
+    let plan = |result| Plan {
+        result,
+        entries: entries.to_vec(),
+        timed: timed.clone(),
+        command: None,
+    };
+    let (mut fork, result) = planned(request, plan, scratch)?;
+    // The helper takes the fork's arguments and passes them on after the benchmark's path.
+    fork.env
+        .push((PROBE_PROGRAM_ENV.into(), fork.executable.into()));
+    fork.executable = helper.to_path_buf();
+    // Not killed with the benchmark once its value is read: the helper writes the result then.
+    let outcome = run_fork_led_by_helper(&fork);
+    Ok(judge(
+        read_ending(&result),
+        outcome.map_err(|e| e.to_string()),
+    ))
+}
+
+/// The environment variable that names the program the probe's helper runs.
+const PROBE_PROGRAM_ENV: &str = "CARGO_PERFDIFF_PROBE_PROGRAM";
+
+/// `request` with the [`Plan`] `plan` makes (given where its result goes) written in `scratch`
+/// and named in its environment ([`PROBE_ENV`]), and the path of the result, no result of an
+/// earlier run left there.
+fn planned(
+    request: &ForkRequest,
+    plan: impl FnOnce(PathBuf) -> Plan,
+    scratch: &Path,
+) -> Result<(ForkRequest, PathBuf), ProbeError> {
     let io = |what: &'static str, path: &Path| {
         let path = path.to_path_buf();
         move |source| ProbeError::Io { what, path, source }
@@ -425,27 +476,72 @@ fn launch(
     let (plan_path, result) = (scratch.join("probe-plan.json"), scratch.join("probe.json"));
     // A result left by an earlier run must not stand for this one.
     let _ = std::fs::remove_file(&result);
-    let plan = Plan {
-        result: result.clone(),
-        entries: entries.to_vec(),
-        timed: timed.clone(),
-    };
-    let text = serde_json::to_vec(&plan).map_err(|e| io("write", &plan_path)(e.into()))?;
+    let text =
+        serde_json::to_vec(&plan(result.clone())).map_err(|e| io("write", &plan_path)(e.into()))?;
     std::fs::write(&plan_path, text).map_err(io("write", &plan_path))?;
     let mut fork = request.clone();
-    // The helper takes the fork's arguments and passes them on after the benchmark's path.
-    fork.env.push((
-        "CARGO_PERFDIFF_PROBE_PROGRAM".into(),
-        fork.executable.into(),
-    ));
     fork.env.push((PROBE_ENV.into(), plan_path.into()));
-    fork.executable = helper.to_path_buf();
-    // Not killed with the benchmark once its value is read: the helper writes the result then.
-    let outcome = run_fork_led_by_helper(&fork);
-    let ending: Option<Ending> = std::fs::read(&result)
+    Ok((fork, result))
+}
+
+/// The [`Ending`] a helper wrote at `result`, if it wrote one.
+fn read_ending(result: &Path) -> Option<Ending> {
+    std::fs::read(result)
         .ok()
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
-    Ok(judge(ending, outcome.map_err(|e| e.to_string())))
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+}
+
+/// Probes the command of `request` (its fork, as a round runs it: the measuring helper runs
+/// it) once, natively, with the breakpoints of `watch` in every process that runs one of its
+/// programs; `scratch` (empty, kept by the caller) holds the plan and result. Why: a program
+/// that reads the CPU's features may take natively a path its trace under valgrind did not
+/// (docs/selection.md, "Commands"). One execution is all a fork measures, so one run covers a
+/// fork's. Entering an entry, another program of `{bin}` starting, or an execution that fails:
+/// not [`Probe::NotReached`].
+pub fn probe_command(request: &ForkRequest, watch: &CommandWatch, scratch: &Path) -> Probe {
+    let run = crate::steps::fork::exec_helper::helper_executable()
+        .map_err(|e| format!("cannot find this program (/proc/self/exe): {e}"))
+        .and_then(|helper| {
+            launch_command(&helper, request, watch, scratch).map_err(|e| e.to_string())
+        });
+    match run {
+        Ok(Run::Hit(name)) => Probe::Reached { name },
+        Ok(Run::Whole { .. }) => Probe::NotReached {
+            record: None,
+            outside: Vec::new(),
+        },
+        Ok(Run::Failed(why)) | Err(why) => Probe::Failed(ProbeFailure::Run(why)),
+    }
+}
+
+/// One run of [`probe_command`] with `helper`, a `cargo-perfdiff` executable: the command's
+/// first program replaced by the helper, which starts it under ptrace.
+fn launch_command(
+    helper: &Path,
+    request: &ForkRequest,
+    watch: &CommandWatch,
+    scratch: &Path,
+) -> Result<Run, ProbeError> {
+    let plan = |result| Plan {
+        result,
+        entries: Vec::new(),
+        timed: Timed::default(),
+        command: Some(watch.clone()),
+    };
+    let (mut fork, result) = planned(request, plan, scratch)?;
+    let Some(run) = fork.command.as_mut().filter(|run| !run.argv.is_empty()) else {
+        return Ok(Run::Failed(format!(
+            "{} is not a command",
+            request.benchmark_id
+        )));
+    };
+    let program = std::mem::replace(&mut run.argv[0], helper.as_os_str().to_os_string());
+    fork.env.push((PROBE_PROGRAM_ENV.into(), program));
+    let outcome = run_fork(&fork);
+    Ok(judge(
+        read_ending(&result),
+        outcome.map_err(|e| e.to_string()),
+    ))
 }
 
 /// The run's ending from the helper's `ending` and the fork's `outcome`: a hit measures; only a
@@ -498,11 +594,11 @@ fn judge(ending: Option<Ending>, outcome: Result<ForkOutcome, String>) -> Run {
 /// exit code; `None` otherwise. Called first thing in `main`.
 pub fn run_if_asked() -> Option<i32> {
     let plan = std::env::var_os(PROBE_ENV)?;
-    let program = std::env::var_os("CARGO_PERFDIFF_PROBE_PROGRAM")?;
+    let program = std::env::var_os(PROBE_PROGRAM_ENV)?;
     // SAFETY: first thing in `main`, before this process starts any thread.
     unsafe {
         std::env::remove_var(PROBE_ENV);
-        std::env::remove_var("CARGO_PERFDIFF_PROBE_PROGRAM");
+        std::env::remove_var(PROBE_PROGRAM_ENV);
     }
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     Some(helper_main(Path::new(&plan), Path::new(&program), &args))
@@ -522,8 +618,12 @@ fn helper_main(plan_path: &Path, program: &Path, args: &[OsString]) -> i32 {
             return 101;
         }
     };
-    let traced =
-        stop_when_asked().and_then(|()| run_traced(program, args, &plan.entries, &plan.timed));
+    let traced = match &plan.command {
+        Some(watch) => run_command_traced(program, args, watch),
+        None => {
+            stop_when_asked().and_then(|()| run_traced(program, args, &plan.entries, &plan.timed))
+        }
+    };
     let ending = match traced {
         Ok(ending) => ending,
         Err(e) => Ending::Failed {
@@ -675,6 +775,26 @@ pub fn run_traced(
     tracer::run(program, args, entries, timed)
 }
 
+/// Runs the command `program args…` under ptrace with the breakpoints of `watch` in every
+/// process that runs one of its programs, until one is hit or `program` ends.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+pub fn run_command_traced(
+    program: &Path,
+    args: &[OsString],
+    watch: &CommandWatch,
+) -> Result<Ending, ProbeError> {
+    programs::run(program, args, watch)
+}
+
+#[cfg(not(all(target_os = "linux", target_arch = "x86_64")))]
+pub fn run_command_traced(
+    _: &Path,
+    _: &[OsString],
+    _: &CommandWatch,
+) -> Result<Ending, ProbeError> {
+    Err(ProbeError::Unsupported)
+}
+
 /// Makes `SIGTERM` ask the helper to stop the benchmark and write [`Ending::Stopped`] (how a
 /// fork ends a probe once it has read the value) instead of ending the helper.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
@@ -740,6 +860,8 @@ pub fn timed_routines(path: &Path, harness: Harness) -> Result<Vec<ChangedEntry>
     Ok(routines)
 }
 
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod programs;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod tracer;
 

@@ -106,17 +106,7 @@ pub(super) fn run(
     entries: &[ChangedEntry],
     timed: &Timed,
 ) -> Result<Ending, ProbeError> {
-    let mut command = Command::new(program);
-    command.args(args);
-    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
-    unsafe {
-        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
-    }
-    let child = command.spawn().map_err(|source| ProbeError::Spawn {
-        program: program.to_path_buf(),
-        source,
-    })?;
-    let pid = Pid::from_raw(child.id() as i32);
+    let pid = spawn_traced(program, args)?;
     let pidfd = publish_pidfd(pid);
     // From here on the child is killed when this process ends (PTRACE_O_EXITKILL), and killed
     // here on every error.
@@ -132,10 +122,26 @@ pub(super) fn run(
     traced
 }
 
+/// Starts `program args…` (in this process's directory and environment) as a tracee, to stop
+/// at its `exec`.
+pub(super) fn spawn_traced(program: &Path, args: &[OsString]) -> Result<Pid, ProbeError> {
+    let mut command = Command::new(program);
+    command.args(args);
+    // SAFETY: `traceme` is one system call, async-signal-safe, as `pre_exec` requires.
+    unsafe {
+        command.pre_exec(|| ptrace::traceme().map_err(std::io::Error::from));
+    }
+    let child = command.spawn().map_err(|source| ProbeError::Spawn {
+        program: program.to_path_buf(),
+        source,
+    })?;
+    Ok(Pid::from_raw(child.id() as i32))
+}
+
 /// Kills the program and reaps every traced thread of it: its leader is reported only after
 /// the other threads, which as tracees are ours to reap. A thread stopped on its way out (its
 /// exit event) is let go on, or it would wait for us forever.
-fn kill_and_reap(pid: Pid) {
+pub(super) fn kill_and_reap(pid: Pid) {
     let _ = signal::kill(pid, Signal::SIGKILL);
     loop {
         match waitpid(None, Some(WaitPidFlag::__WALL | WaitPidFlag::__WNOTHREAD)) {
@@ -149,7 +155,7 @@ fn kill_and_reap(pid: Pid) {
     }
 }
 
-fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
+pub(super) fn refused(what: &str) -> impl FnOnce(nix::Error) -> ProbeError + '_ {
     move |source| ProbeError::Ptrace {
         what: what.to_string(),
         source,
@@ -164,34 +170,13 @@ fn start(
     entries: &[ChangedEntry],
     timed: &Timed,
 ) -> Result<(Timing, Code), ProbeError> {
-    match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
-        WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
-        other => {
-            return Err(ProbeError::Mapping {
-                program: program.to_path_buf(),
-                why: format!("it did not stop at its start ({other:?})"),
-            });
-        }
-    }
-    let options = Options::PTRACE_O_TRACECLONE
-        | Options::PTRACE_O_TRACEFORK
-        | Options::PTRACE_O_TRACEVFORK
-        | Options::PTRACE_O_TRACEEXEC
-        | Options::PTRACE_O_TRACEEXIT
-        | Options::PTRACE_O_EXITKILL;
-    ptrace::setoptions(pid, options).map_err(refused("set its options"))?;
+    stopped_at_exec(pid, program, Options::PTRACE_O_TRACEEXIT)?;
     let canonical = std::fs::canonicalize(program).map_err(|source| ProbeError::Io {
         what: "resolve",
         path: program.to_path_buf(),
         source,
     })?;
-    let maps_path = format!("/proc/{pid}/maps");
-    let maps = std::fs::read_to_string(&maps_path).map_err(|source| ProbeError::Io {
-        what: "read",
-        path: maps_path.into(),
-        source,
-    })?;
-    let (maps, first) = (parse_maps(&maps), first_segment(program)?);
+    let (maps, first) = (maps_of(pid)?, first_segment(program)?);
     let timing = Timing::new(
         placed_entries(&maps, &canonical, first, entries)?,
         placed_entries(&maps, &canonical, first, &timed.routines)?,
@@ -206,9 +191,42 @@ fn start(
     Ok((timing, code))
 }
 
+/// Waits for the stop of `pid`, just started from `program`, at its `exec`, and sets the options
+/// that follow its every thread, child and `exec`, and kill them all with this process, and
+/// `more`.
+pub(super) fn stopped_at_exec(pid: Pid, program: &Path, more: Options) -> Result<(), ProbeError> {
+    match waitpid(pid, None).map_err(refused("wait for the program's start"))? {
+        WaitStatus::Stopped(_, Signal::SIGTRAP) => {}
+        other => {
+            return Err(ProbeError::Mapping {
+                program: program.to_path_buf(),
+                why: format!("it did not stop at its start ({other:?})"),
+            });
+        }
+    }
+    let options = Options::PTRACE_O_TRACECLONE
+        | Options::PTRACE_O_TRACEFORK
+        | Options::PTRACE_O_TRACEVFORK
+        | Options::PTRACE_O_TRACEEXEC
+        | Options::PTRACE_O_EXITKILL
+        | more;
+    ptrace::setoptions(pid, options).map_err(refused("set its options"))
+}
+
+/// The mappings of process `pid` (`/proc/<pid>/maps`).
+pub(super) fn maps_of(pid: Pid) -> Result<Vec<super::Mapping>, ProbeError> {
+    let maps_path = format!("/proc/{pid}/maps");
+    let maps = std::fs::read_to_string(&maps_path).map_err(|source| ProbeError::Io {
+        what: "read",
+        path: maps_path.into(),
+        source,
+    })?;
+    Ok(parse_maps(&maps))
+}
+
 /// The program's code words the probe wrote breakpoints into, as they were before.
 #[derive(Default)]
-struct Code {
+pub(super) struct Code {
     originals: BTreeMap<u64, u64>,
 }
 
@@ -216,7 +234,7 @@ impl Code {
     /// Writes the words of `addresses` through the stopped thread `pid` (all threads share the
     /// memory) with a breakpoint at each of `armed` in them and the program's own bytes
     /// elsewhere.
-    fn rewrite(
+    pub(super) fn rewrite(
         &mut self,
         pid: Pid,
         addresses: &BTreeSet<u64>,

@@ -43,8 +43,8 @@
 //! - A listing that starts measuring is stopped at once: criterion prints `Benchmarking <id>` as it
 //!   starts to measure a benchmark and never while listing, and an executable does that when its
 //!   `Criterion` never reads the command line (`Criterion::default()` in a hand-written `main`,
-//!   as curve25519-dalek's benches do, instead of `criterion_group!`, which calls
-//!   `configure_from_args`). Such a target would run its whole suite for `--list` and for every
+//!   or in the functions `criterion_main!` calls, as curve25519-dalek's benches do, instead of
+//!   `criterion_group!`, which calls `configure_from_args`). Such a target would run its whole suite for `--list` and for every
 //!   fork, so it is skipped with that reason instead of after the fork timeout.
 //! - Every executable is listed twice: an id made of the time or a random value (chrono names two
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
@@ -891,7 +891,8 @@ fn run_listing(
             executable,
             message: format!(
                 "it began to measure instead (`{}`), killed: its criterion does not read the \
-                 command line (a `Criterion::default()` in a hand-written `main` instead of \
+                 command line (a `Criterion::default()` without `.configure_from_args()`, in a \
+                 hand-written `main` or a function `criterion_main!` calls, instead of \
                  `criterion_group!`), so no fork could select one of its benchmarks",
                 measuring.get().map_or("", String::as_str)
             ),

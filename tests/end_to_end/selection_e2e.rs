@@ -1408,6 +1408,61 @@ fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_i
     }
 }
 
+/// fd's release profile (`strip = true`, LTO, one codegen unit) on a program, and a commit that
+/// changes only its version (field-trials.md, session 20). Cargo's program had no symbol table,
+/// and every command was measured: "the executable has no symbol table (stripped)".
+fn write_stripped_program(repo: &std::path::Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    let manifest = |version: &str| {
+        format!(
+            "[package]\nname = \"stripped\"\nversion = \"{version}\"\nedition = \"2021\"\n\n\
+             [workspace]\n\n[profile.release]\nstrip = true\nlto = true\ncodegen-units = 1\n"
+        )
+    };
+    std::fs::write(repo.join("Cargo.toml"), manifest("0.1.0")).unwrap();
+    std::fs::write(
+        repo.join("src/main.rs"),
+        "#[inline(never)]\nfn work(n: u64) -> u64 {\n    \
+         (0..n).fold(7, |h, i| (h ^ i).wrapping_mul(0x100_0000_01b3))\n}\n\n\
+         #[inline(never)]\nfn version() {\n    println!(\"{}\", env!(\"CARGO_PKG_VERSION\"));\n}\n\n\
+         fn main() {\n    match std::env::args().nth(1).as_deref() {\n        \
+         Some(\"--version\") => version(),\n        \
+         _ => println!(\"{}\", work(std::hint::black_box(1000))),\n    }\n}\n",
+    )
+    .unwrap();
+    commit_all(repo, "a stripped program");
+    std::fs::write(repo.join("Cargo.toml"), manifest("0.1.1")).unwrap();
+    commit_all(repo, "version 0.1.1");
+}
+
+#[test]
+fn a_stripped_program_across_a_version_bump_is_unchanged_but_for_its_version() {
+    let guard = measuring_lock();
+    let (_dir, repo) = shared_repo(&guard, Profile::Quick, "strip", "stripped", |repo| {
+        write_stripped_program(repo)
+    });
+    let mut args = vec!["--commands-only", "--layouts", "2"];
+    args.extend_from_slice(&["--cmd", "work={bin}/stripped"]);
+    args.extend_from_slice(&["--cmd", "version={bin}/stripped --version"]);
+    let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    assert!(!err.contains("no symbol table"), "{err}");
+    let report = json_report(&output);
+    for id in ["work", "work (peak memory)"] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["forks"]["base"], 0, "{entry:#}");
+        assert_eq!(selection(entry)["reason"], "same_code", "{entry:#}");
+    }
+    let version = selection(bench_entry(&report, "version"));
+    assert_eq!(version["reason"], "reaches_change", "{version:#}");
+    assert!(
+        err.contains("version is measured") && err.contains("0.1.0 → 0.1.1"),
+        "{err}"
+    );
+}
+
 /// The demo's mix changed once more in a commit of its own, its bench target built with line
 /// tables (and criterion, shared with the other tests, without).
 fn line_tables_demo(guard: &MeasuringGuard) -> (Scratch, std::path::PathBuf) {

@@ -260,6 +260,50 @@ fn no_benchmarks_or_none_matching_the_filter_is_a_clear_message() {
 }
 
 #[test]
+fn bench_functions_in_a_binarys_unit_tests_are_named_without_an_io_error() {
+    // rayon-demo's shape (field-trials.md, session 20): its `#[bench]` functions are unit tests
+    // of its binary (`#![cfg_attr(test, feature(test))]`), which `cargo bench` runs; the package
+    // has no bench target. Named with `--package`, the build ran and copied nothing, and the run
+    // ended with "cannot prepare the build of base …: No such file or directory (os error 2) at
+    // path …/perfdiff/bin/<commit>/.tmpXXXXXX" after building the revision.
+    let dir = own_target_scratch();
+    let repo = dir.path().join("binbench");
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"binbench\"\nversion = \"0.1.0\"\nedition = \"2021\"\n[workspace]\n",
+    )
+    .unwrap();
+    let main = |body: &str| {
+        format!(
+            "#![cfg_attr(test, feature(test))]\n#[cfg(test)]\nextern crate test;\n\n\
+             pub fn work(n: u64) -> u64 {{ (0..n).map(|x| {body}).sum() }}\n\n\
+             fn main() {{ println!(\"{{}}\", work(10)); }}\n\n\
+             #[cfg(test)]\nmod benches {{\n    #[bench]\n    \
+             fn work(b: &mut test::Bencher) {{ b.iter(|| super::work(1000)) }}\n}}\n"
+        )
+    };
+    std::fs::write(repo.join("src/main.rs"), main("x * x")).unwrap();
+    git_ok(&repo, &["init", "-q"]);
+    commit_all(&repo, "one");
+    std::fs::write(repo.join("src/main.rs"), main("x * x + 1")).unwrap();
+    commit_all(&repo, "two");
+    let env = [("RUSTC_BOOTSTRAP", "1")];
+    let named = quick(&["HEAD~1", "HEAD", "--list", "--package", "binbench"]);
+    for args in [named, quick(&["HEAD~1", "HEAD", "--list"])] {
+        let output = fixture_perfdiff_with_env(&repo, &args, &env);
+        assert_clean_error(
+            &output,
+            2,
+            "no benchmarks found in either revision: neither has a bench target; `#[bench]` \
+             functions in the unit tests of a library or binary (`src/main.rs`) are run by \
+             `cargo bench` but not compared",
+        );
+        assert!(!stderr(&output).contains("os error"), "{}", stderr(&output));
+    }
+}
+
+#[test]
 fn a_bench_target_compiled_out_by_a_feature_is_named_with_the_remedy() {
     // uuid's `benches/v4.rs` starts `#![cfg(feature = "v4")]` and its manifest requires no
     // feature, so cargo builds it and its libtest harness lists nothing: the error said

@@ -210,7 +210,8 @@ fn a_bench_target_that_ignores_its_command_line_is_skipped_without_waiting() {
     let (report, reason) = skipped_first(&fixture_perfdiff(&repo, &args), "deaf");
     assert!(
         reason.contains("it began to measure instead (`Benchmarking deaf/len")
-            && reason.contains("does not read the command line"),
+            && reason.contains("does not read the command line")
+            && reason.contains("or a function `criterion_main!` calls"),
         "{reason}"
     );
     assert!(!reason.contains("--copy-untracked"), "{reason}");

@@ -659,9 +659,23 @@ pub(super) fn why_nothing_found(found: &NothingFound) -> String {
         [] => why,
         unselected => format!("{why}; {}", unselected_members(unselected)),
     };
+    let why = match build::unit_test_benches_clause(&unit_benches(found, &reasons)) {
+        None => why,
+        Some(clause) => format!("{why}; {clause}"),
+    };
     match build::compare_elsewhere(&packages_elsewhere(found)) {
         None => why,
         Some(hint) => format!("{why}; {hint}"),
+    }
+}
+
+/// The files of `#[bench]` functions in unit tests ([`build::unit_test_benches`]), looked for
+/// only when no bench target was skipped for a reason of its own (`reasons`) or listed nothing:
+/// then "no bench target" is the whole answer, and they are where `cargo bench`'s went.
+fn unit_benches(found: &NothingFound, reasons: &[String]) -> Vec<std::path::PathBuf> {
+    match reasons.is_empty() && found.listed_nothing.is_empty() {
+        true => build::unit_test_benches(found.workspace_root),
+        false => Vec::new(),
     }
 }
 

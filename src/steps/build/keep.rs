@@ -187,6 +187,9 @@ impl BuildSite<'_> {
             .map_err(error)?;
         let build = finish(compiled, on_event)?;
         let key = self.key_after_build(&checkout, &sources, key, key_args, layouts);
+        // A build that copied nothing (no bench target among the packages named) has no
+        // directory yet to keep its record in.
+        std::fs::create_dir_all(self.kept_dir).map_err(error)?;
         freshness::keep(self.kept_dir, key, &checkout.root, &build).map_err(error)?;
         let _ =
             Store::with_capacity(self.shared_target_dir, self.kept_builds).put(key, self.kept_dir);

@@ -49,6 +49,7 @@ pub mod one_path;
 pub mod programs;
 mod store;
 pub mod toolchain;
+mod unit_benches;
 mod workspace;
 
 use std::ffi::OsString;
@@ -62,6 +63,7 @@ pub use cargo::{ParsedBuild, RenderedDiagnostic, parse_messages};
 pub use cargo_env::BuildOutDir;
 pub use cargo_output::{BenchArtifact, FailedTarget};
 pub use fork_env::{dylib_search_variable, fork_environment};
+pub use unit_benches::{unit_test_benches, unit_test_benches_clause};
 pub use workspace::{
     all_benches_failed_hint, bench_packages_elsewhere, compare_elsewhere, current_package,
     target_directory, workspace_root,

@@ -101,7 +101,9 @@ pub fn described(one_path: Option<&super::one_path::OnePath>) -> Option<String> 
     let mut text = "normalised build: each crate's `-C metadata` (its symbol hashes) is a hash of \
                     its compiler arguments without the checkout's path or the package version, \
                     and the checkout's path is `.` in file names compiled in; the workspace's \
-                    lints are capped at `warn` (a lint changes no code)"
+                    lints are capped at `warn` (a lint changes no code); a profile's `strip = \
+                    true` keeps the symbol table (`-C strip=debuginfo`: the same code, which \
+                    selection reads by its symbols)"
         .to_string();
     if let Some(one) = one_path {
         text.push_str(&format!(
@@ -349,6 +351,12 @@ pub fn normalise(args: &[String], roots: &[String]) -> Option<Normalised> {
         i += width;
         match (option, value) {
             ("-C", Some(v)) if v.starts_with("metadata=") => continue,
+            // `strip = true` in the profile: hashed as given, compiled keeping the symbol table.
+            ("-C", Some(STRIP_SYMBOLS)) => {
+                hashed.push(format!("-C {STRIP_SYMBOLS}"));
+                kept.extend(["-C".to_string(), KEEP_SYMBOLS.to_string()]);
+                continue;
+            }
             ("-C", Some(v)) if v.starts_with("extra-filename=") => {}
             ("-C", Some(v)) if LINK_ONLY.iter().any(|o| v.starts_with(o)) => {}
             ("--out-dir" | "-L" | "--extern", Some(_)) => {}
@@ -394,6 +402,18 @@ fn lint_cap(args: &[String]) -> Vec<String> {
         false => vec!["--cap-lints".to_string(), "warn".to_string()],
     }
 }
+
+/// A profile's `strip = true` (or `"symbols"`), as cargo passes it: the linker drops the
+/// executable's symbol table. Selection reads which function an executed address is in from that
+/// table ([`crate::steps::reach`]), so a stripped program or bench executable had every command
+/// and benchmark measured, "the executable has no symbol table (stripped)" (fd's release
+/// profile, field-trials.md, session 20). The wrapper compiles [`KEEP_SYMBOLS`] instead, after the
+/// hash is taken (the crate's `-C metadata` stays the user's build's): the same code and data,
+/// only the symbol table kept (it is not loaded when the program runs), and debug information
+/// still stripped as `symbols` strips it.
+const STRIP_SYMBOLS: &str = "strip=symbols";
+/// What [`STRIP_SYMBOLS`] becomes.
+const KEEP_SYMBOLS: &str = "strip=debuginfo";
 
 /// `-C` options that change no compiled code (where the outputs go, how the linker is called,
 /// what is kept of the intermediate files): the code layouts' relink passes some of them
@@ -512,6 +532,42 @@ mod tests {
             base.args
                 .contains(&"dep=/t/release/deps/libdep-1111.rlib".to_string())
         );
+    }
+
+    /// fd's release profile (`strip = true`, LTO, one codegen unit): cargo passes `-C
+    /// strip=symbols` to the program's compilation, which left it without a symbol table, and
+    /// selection measured every command ("the executable has no symbol table (stripped)").
+    #[test]
+    fn a_profile_that_strips_symbols_keeps_them_with_the_same_metadata() {
+        let program = |strip: &str| {
+            args(&format!(
+                "--crate-name fd --edition=2024 /w/base/src/main.rs --crate-type bin \
+                 -C opt-level=3 -C lto -C codegen-units=1 {strip} -C metadata=aaaa \
+                 --out-dir /t/release/deps"
+            ))
+        };
+        let roots = root("/w/base");
+        for stripped in ["-C strip=symbols", "-Cstrip=symbols"] {
+            let normalised = normalise(&program(stripped), &roots).unwrap();
+            assert!(
+                !normalised.args.iter().any(|a| a.ends_with("strip=symbols")),
+                "{:?}",
+                normalised.args
+            );
+            let at = normalised.args.iter().position(|a| a == "strip=debuginfo");
+            assert_eq!(at.map(|at| &normalised.args[at - 1][..]), Some("-C"));
+            // The hash is the user's setting's: other strip settings give other hashes.
+            let other = normalise(&program("-C strip=debuginfo"), &roots).unwrap();
+            assert_ne!(normalised.metadata, other.metadata);
+        }
+        let (spaced, joined) = (
+            normalise(&program("-C strip=symbols"), &roots).unwrap(),
+            normalise(&program("-Cstrip=symbols"), &roots).unwrap(),
+        );
+        assert_eq!(spaced.metadata, joined.metadata);
+        // Any other strip setting is the user's, as given.
+        let kept = normalise(&program("-C strip=debuginfo"), &roots).unwrap();
+        assert!(kept.args.contains(&"strip=debuginfo".to_string()));
     }
 
     #[test]

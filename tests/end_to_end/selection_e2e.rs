@@ -1334,6 +1334,13 @@ fn write_features_program(repo: &std::path::Path) {
     )
     .unwrap();
     std::fs::write(repo.join("src/main.rs"), FEATURES_PROGRAM).unwrap();
+    // A second program, the same on both sides.
+    std::fs::create_dir_all(repo.join("src/bin")).unwrap();
+    std::fs::write(
+        repo.join("src/bin/steady.rs"),
+        "fn main() {\n    println!(\"{}\", std::hint::black_box(3) * 7);\n}\n",
+    )
+    .unwrap();
     commit_all(repo, "a program that reads the CPU's features");
     let head = FEATURES_PROGRAM
         .replace(
@@ -1360,7 +1367,8 @@ fn write_features_program(repo: &std::path::Path) {
 /// (same code)`, confirmed by the probe (before the probe, measured "it reads the CPU's
 /// features"). `native` and `via_sh` run `native_only` natively only: the probe finds it.
 /// Where this CPU has none of those features, all three are the same code, each confirmed by
-/// its probe.
+/// its probe. `pair` runs a second program of the revision, `steady`, whose code is all the
+/// same: the probe watches it too, and does not take it for a program its trace did not start.
 #[test]
 fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_its_execs() {
     let guard = measuring_lock();
@@ -1375,6 +1383,8 @@ fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_i
         "native={bin}/feat --native",
     ]);
     args.extend_from_slice(&["--cmd", "via_sh=sh -c '{bin}/feat --native | cat'"]);
+    // A second program of the revision, whose code is all the same: watched, not a surprise.
+    args.extend_from_slice(&["--cmd", "pair=sh -c '{bin}/feat; {bin}/steady'"]);
     let output = selecting(&repo, &with_options(&parent_vs_head_json(&[]), &args));
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(0), "{err}");
@@ -1384,8 +1394,12 @@ fn a_command_whose_program_reads_the_cpu_s_features_is_probed_natively_through_i
     assert_eq!(selection(plain)["reason"], "same_code", "{plain:#}");
     let probed =
         "a native run entered none of the 2 changed function(s) of its programs (native probe)";
-    let detail = selection(plain)["detail"].as_str().unwrap();
-    assert!(detail.ends_with(probed), "{plain:#}");
+    for id in ["plain", "pair"] {
+        let entry = bench_entry(&report, id);
+        assert_eq!(entry["verdict"], "unchanged", "{entry:#}");
+        let detail = selection(entry)["detail"].as_str().unwrap();
+        assert!(detail.ends_with(probed), "{entry:#}");
+    }
     let hidden = !cargo_perfdiff::steps::reach::code::features_valgrind_hides().is_empty();
     for id in ["native", "via_sh"] {
         let entry = bench_entry(&report, id);

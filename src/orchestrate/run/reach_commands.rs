@@ -367,23 +367,28 @@ impl Compared<'_> {
         }
         let cpu = comparer.cpu_dependent(executed);
         match (comparer.changed_entries(), cpu) {
-            (Ok(entries), cpu) if !entries.is_empty() => {
+            // Watched even without an entry: the probe takes any other program of `{bin}` it
+            // sees start for one its trace did not.
+            (Ok(entries), cpu) => {
+                if !entries.is_empty() {
+                    watch.reasons.extend(cpu);
+                }
                 let path = self.programs.base_bin.join(name);
                 watch.programs.push(WatchedProgram { path, entries });
-                watch.reasons.extend(cpu);
                 compared
             }
             (Err(why), Some(reason)) => CodeComparison::Unknown {
                 reason: format!("{reason}, and its changed functions cannot be listed: {why}"),
             },
-            _ => compared,
+            (Err(_), None) => compared,
         }
     }
 
     /// `record`, and the probe it needs: a command skipped as the same code whose programs have
     /// functions that differ is probed.
     fn with_probe(&self, record: SelectionRecord, watch: ProbeNeeded) -> Decided {
-        let probe = (record.skipped() && !watch.programs.is_empty()).then(|| {
+        let entries = watch.programs.iter().any(|p| !p.entries.is_empty());
+        let probe = (record.skipped() && entries).then(|| {
             let why = match watch.reasons.is_empty() {
                 true => "a native run may take a path its trace did not".to_string(),
                 false => watch.reasons.join("; "),

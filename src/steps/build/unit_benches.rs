@@ -23,29 +23,16 @@ const NOT_UNIT_TESTS: [&str; 4] = ["target", "benches", "tests", "examples"];
 /// `#[bench]` attribute at the start of a line, relative to `root` and sorted. Hidden
 /// directories and `target` are skipped, and at most [`DEPTH`] directories are entered.
 pub fn unit_test_benches(root: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut to_visit = vec![(root.to_path_buf(), 1)];
-    while let Some((dir, depth)) = to_visit.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let name = name.to_string_lossy();
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                let skipped = name.starts_with('.') || NOT_UNIT_TESTS.contains(&name.as_ref());
-                if !skipped && depth < DEPTH {
-                    to_visit.push((path, depth + 1));
-                }
-            } else if name.ends_with(".rs") && has_bench_attribute(&path) {
-                found.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
-            }
-        }
-    }
+    let skipped = |name: &str| name.starts_with('.') || NOT_UNIT_TESTS.contains(&name);
+    let mut found: Vec<PathBuf> = crate::util::fs::dirs_within(root, DEPTH - 1, skipped)
+        .into_iter()
+        .filter_map(|dir| fs::read_dir(dir).ok())
+        .flat_map(|entries| entries.flatten())
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_file()))
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs") && has_bench_attribute(path))
+        .map(|path| path.strip_prefix(root).unwrap_or(&path).to_path_buf())
+        .collect();
     found.sort();
     found
 }

@@ -126,35 +126,22 @@ pub(super) fn not_built<'a>(
 pub fn bench_packages_elsewhere(root: &Path) -> Vec<PathBuf> {
     const DEPTH: usize = 3;
     let ours = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    let mut found = Vec::new();
-    let mut to_visit = vec![(root.to_path_buf(), 1)];
-    while let Some((dir, depth)) = to_visit.pop() {
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let name = entry.file_name();
-            let skipped = name.to_string_lossy().starts_with('.') || name == "target";
-            if skipped || !entry.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            let path = entry.path();
-            if depth < DEPTH {
-                to_visit.push((path.clone(), depth + 1));
-            }
-            let manifest = path.join("Cargo.toml");
+    let skipped = |name: &str| name.starts_with('.') || name == "target";
+    let mut found: Vec<PathBuf> = crate::util::fs::dirs_within(root, DEPTH, skipped)
+        .into_iter()
+        .filter(|dir| dir != root)
+        .filter_map(|dir| {
+            let manifest = dir.join("Cargo.toml");
             let elsewhere =
-                || workspace_root(&path).is_ok_and(|ws| ws.canonicalize().unwrap_or(ws) != ours);
-            if declares_bench_targets(&manifest) && elsewhere() {
-                found.push(
-                    manifest
-                        .strip_prefix(root)
-                        .unwrap_or(&manifest)
-                        .to_path_buf(),
-                );
-            }
-        }
-    }
+                || workspace_root(&dir).is_ok_and(|ws| ws.canonicalize().unwrap_or(ws) != ours);
+            (declares_bench_targets(&manifest) && elsewhere()).then(|| {
+                manifest
+                    .strip_prefix(root)
+                    .unwrap_or(&manifest)
+                    .to_path_buf()
+            })
+        })
+        .collect();
     found.sort();
     found
 }

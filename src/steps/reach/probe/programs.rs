@@ -20,7 +20,10 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
 use nix::unistd::Pid;
 
-use super::tracer::{Code, kill_and_reap, maps_of, refused, spawn_traced, stopped_at_exec};
+use super::tracer::{
+    Code, kill_and_reap, maps_of, refused, resume_stopped, resumed_or_gone, spawn_traced,
+    stopped_at_exec,
+};
 use super::{CommandWatch, Ending, ProbeError, first_segment, placed_entries};
 
 /// Runs `program args…` with the breakpoints of `watch` in every process that runs one of its
@@ -75,15 +78,9 @@ fn follow(pid: Pid, watch: &CommandWatch) -> Result<Ending, ProbeError> {
                 Some(name) => return Ok(Ending::Hit { name }),
                 None => ptrace::cont(p, Signal::SIGTRAP),
             },
-            // A new thread's or child's first stop (and a SIGSTOP sent to it: not passed on).
-            WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
-            WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
-            _ => Ok(()),
+            other => resume_stopped(other),
         };
-        match resumed {
-            Ok(()) | Err(nix::Error::ESRCH) => {}
-            Err(e) => return Err(refused("continue a thread")(e)),
-        }
+        resumed_or_gone(resumed)?;
     }
 }
 

@@ -336,15 +336,29 @@ fn follow(pid: Pid, timing: &mut Timing, code: &mut Code) -> Result<Ending, Prob
                     None => Ok(()),
                 }
             }
-            // A new thread's or child's first stop (and a SIGSTOP sent to it: not passed on).
-            WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
-            WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
-            _ => Ok(()),
+            other => resume_stopped(other),
         };
-        match resumed {
-            Ok(()) | Err(nix::Error::ESRCH) => {}
-            Err(e) => return Err(refused("continue a thread")(e)),
-        }
+        resumed_or_gone(resumed)?;
+    }
+}
+
+/// Resumes a thread of `status` that no other arm handles: a new thread's or child's first
+/// stop (and a `SIGSTOP` sent to it) without the signal, any other signal passed on; nothing
+/// for an event that is not a stop.
+pub(super) fn resume_stopped(status: WaitStatus) -> nix::Result<()> {
+    match status {
+        WaitStatus::Stopped(p, Signal::SIGSTOP) => ptrace::cont(p, None),
+        WaitStatus::Stopped(p, signal) => ptrace::cont(p, signal),
+        _ => Ok(()),
+    }
+}
+
+/// A thread's resumption, where one that died between its stop and the request (`ESRCH`) is
+/// nothing to report.
+pub(super) fn resumed_or_gone(resumed: nix::Result<()>) -> Result<(), ProbeError> {
+    match resumed {
+        Ok(()) | Err(nix::Error::ESRCH) => Ok(()),
+        Err(e) => Err(refused("continue a thread")(e)),
     }
 }
 

@@ -44,8 +44,9 @@
 //!   starts to measure a benchmark and never while listing, and an executable does that when its
 //!   `Criterion` never reads the command line (`Criterion::default()` in a hand-written `main`,
 //!   or in the functions `criterion_main!` calls, as curve25519-dalek's benches do, instead of
-//!   `criterion_group!`, which calls `configure_from_args`). Such a target would run its whole suite for `--list` and for every
-//!   fork, so it is skipped with that reason instead of after the fork timeout.
+//!   `criterion_group!`, which calls `configure_from_args`). Such a target would run its whole
+//!   suite for `--list` and for every fork, so it is skipped with that reason instead of after
+//!   the fork timeout.
 //! - Every executable is listed twice: an id made of the time or a random value (chrono names two
 //!   benchmarks after `Utc::now()`) differs in every process, so no fork could select it and the
 //!   revisions would each seem to have benchmarks the other lacks. [`split_unstable`] sets such

@@ -384,18 +384,27 @@ pub fn mark_changed(
     let built_at = fs::metadata(&path).and_then(|m| m.modified()).ok();
     let stamp = after(built_at);
     let mut marked = Marked::default();
-    let changed = changed_files(root, last.as_ref(), sources)?;
+    let states = file_states(root, last.as_ref(), sources)?;
+    let changed: BTreeSet<String> = states
+        .iter()
+        .filter(|state| state.changed)
+        .map(|state| state.relative.clone())
+        .collect();
     // The build scripts of the packages holding them run again, whatever files they watch.
     let rerun = build_script_inputs::of_packages_holding(root, &sources.files, &changed);
-    for (relative, hash) in &sources.files {
-        let same = last.as_ref().and_then(|r| r.sources.files.get(relative)) == Some(hash);
-        let since = recorded_since(last.as_ref(), relative);
+    for FileState {
+        relative,
+        metadata,
+        same,
+        since,
+        changed,
+    } in states
+    {
         let file = root.join(relative);
-        let metadata = fs::symlink_metadata(&file)?;
         // A symbolic link is not followed: cargo reads what it points at, whose own entry (if it
         // lies in the checkout) is marked when it changed.
         let mut now = nanos(metadata.modified().unwrap_or(stamp));
-        if metadata.is_file() && (changed.contains(relative) || rerun.contains(relative)) {
+        if metadata.is_file() && (changed || rerun.contains(relative)) {
             File::open(&file)?.set_modified(stamp)?;
             // What the file system kept of the stamp (its clock may be coarser).
             now = fs::metadata(&file)?.modified().map_or(nanos(stamp), nanos);
@@ -415,31 +424,43 @@ pub fn mark_changed(
     Ok(marked)
 }
 
-/// Since when the file `relative` has had the content `last` recorded (0: not recorded).
-fn recorded_since(last: Option<&Record>, relative: &str) -> u64 {
-    last.and_then(|r| r.since.get(relative))
-        .copied()
-        .unwrap_or(0)
+/// One file of a checkout as [`mark_changed`] finds it, read once: its metadata (a symbolic link
+/// not followed), whether `last` recorded its content, since when (0: not recorded), and whether
+/// it is marked for what it is (a content other than the one recorded, or a modification time
+/// before the moment the record took it).
+struct FileState<'a> {
+    relative: &'a String,
+    metadata: fs::Metadata,
+    same: bool,
+    since: u64,
+    changed: bool,
 }
 
-/// The files of `sources` that [`mark_changed`] marks for what they are: a content other than
-/// the one `last` recorded, or a modification time before the moment it recorded it.
-fn changed_files(
+/// The [`FileState`] of every file of `sources`, against the record `last`.
+fn file_states<'a>(
     root: &Path,
     last: Option<&Record>,
-    sources: &Sources,
-) -> io::Result<BTreeSet<String>> {
-    let mut changed = BTreeSet::new();
+    sources: &'a Sources,
+) -> io::Result<Vec<FileState<'a>>> {
+    let mut states = Vec::with_capacity(sources.files.len());
     for (relative, hash) in &sources.files {
         let same = last.and_then(|r| r.sources.files.get(relative)) == Some(hash);
         let metadata = fs::symlink_metadata(root.join(relative))?;
-        let since = recorded_since(last, relative);
+        let since = last
+            .and_then(|r| r.since.get(relative))
+            .copied()
+            .unwrap_or(0);
         let older = metadata.modified().map_or(true, |m| nanos(m) < since);
-        if metadata.is_file() && (!same || older) {
-            changed.insert(relative.clone());
-        }
+        let changed = metadata.is_file() && (!same || older);
+        states.push(FileState {
+            relative,
+            metadata,
+            same,
+            since,
+            changed,
+        });
     }
-    Ok(changed)
+    Ok(states)
 }
 
 /// Nanoseconds since the Unix epoch (0 before it).

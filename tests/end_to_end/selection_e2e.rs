@@ -1906,6 +1906,64 @@ fn a_command_s_changed_verdict_names_the_functions_compiled_differently_from_the
     );
 }
 
+/// A program, `rounder`, whose `main` runs its `work` 2,000 times; head's `work` does forty times
+/// the rounds, a change of its own body, and nothing else changes.
+fn write_rounder(repo: &std::path::Path) {
+    std::fs::create_dir_all(repo.join("src")).unwrap();
+    git_ok(repo, &["init", "-q"]);
+    std::fs::write(
+        repo.join("Cargo.toml"),
+        "[package]\nname = \"rounder\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    )
+    .unwrap();
+    let main = "#[inline(never)]\nfn work(x: u64) -> u64 {\n    let mut h = x;\n    \
+                for i in 0..100u64 {\n        \
+                h = (h ^ std::hint::black_box(i)).wrapping_mul(0x100_0000_01b3);\n    }\n    h\n}\n\n\
+                fn main() {\n    let mut h = 0u64;\n    for i in 0..2000u64 {\n        \
+                h ^= work(std::hint::black_box(i));\n    }\n    println!(\"{h}\");\n}\n";
+    std::fs::write(repo.join("src/main.rs"), main).unwrap();
+    commit_all(repo, "a program running work");
+    std::fs::write(
+        repo.join("src/main.rs"),
+        main.replace("0..100u64", "0..4000u64"),
+    )
+    .unwrap();
+    commit_all(repo, "work does forty times the rounds");
+}
+
+/// A changed verdict whose timed code changed only where the commit rewrote it (`work`'s own
+/// body) can name no function compiled differently from the same source: the build with line
+/// tables that would look for one is not made (it took 190 of a 194-second run on fd, fat LTO,
+/// to name nothing), and the verdict names none.
+#[test]
+fn a_changed_verdict_whose_functions_the_commit_rewrote_builds_nothing_to_name_them() {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_repo(&guard, Profile::Quick, "rounder", "rounder", write_rounder);
+    let samples = dir.path().join("samples.json");
+    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
+    let options = ["--cmd", "work={bin}/rounder"];
+    let args = with_options(
+        &args,
+        &[&options[..], &["--samples", samples.to_str().unwrap()]].concat(),
+    );
+    let output = selecting(&repo, &args);
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let report = json_report(&cargo_perfdiff(
+        &repo,
+        &["report", "--format", "json", samples.to_str().unwrap()],
+    ));
+    let work = bench_entry(&report, "work");
+    assert_eq!(work["verdict"], "regressed", "{work:#}");
+    let record = selection(work);
+    assert_eq!(record["reason"], "reaches_change", "{work:#}");
+    assert!(record["same_source"].is_null(), "{work:#}");
+    assert!(
+        !all_output(&output).contains("with line tables"),
+        "{}",
+        all_output(&output)
+    );
+}
+
 /// A divan module of three benchmarks, appended to the demo's divan target; head renames `old`.
 const DIVAN_RENAMED: &str = "
 mod renamed {

@@ -250,7 +250,9 @@ pub(super) fn explain(
             LineTables::default()
         })
     });
-    note_same_source(ctx, file, &changed, &line_tables);
+    if let Some(names) = changed_names_for(ctx, &changed) {
+        note_same_source(ctx, file, &changed, &line_tables, &names);
+    }
     let mut copies = ctx.fresh_copies()?;
     copies.start_round();
     let mut jobs = Vec::new();
@@ -292,7 +294,10 @@ pub(super) fn explain(
 /// read from the builds with line tables selection's same-source check keeps (built here when
 /// it has none). Issue #55: a
 /// verdict that may be the compiler's different inlining, not the change's, says so at default
-/// settings. Returns whether the sources were compared; a failed build is said and skipped.
+/// settings. When the commit rewrites the very definition of every such function
+/// ([`source::ChangedNames::changes_own_source`]), none can be named, and the build, which can
+/// cost more than the rest of the run (190 of 194 s on fd's LTO build), is not made. Returns
+/// whether the sources were compared; a failed build is said and skipped.
 pub(super) fn note_compiled_differently(
     ctx: &MeasureContext,
     file: &mut SampleFile,
@@ -301,12 +306,16 @@ pub(super) fn note_compiled_differently(
 ) -> bool {
     let changed: Vec<(usize, usize)> = changed_benchmarks(file, report, ctx.matched)
         .into_iter()
-        .filter(|&(record, _)| {
-            let selection = file.benchmarks[record].selection.as_ref();
-            selection.is_some_and(|s| s.changed_in_loop().next().is_some())
-        })
+        .filter(|&(record, _)| !compared_functions(file, record).is_empty())
         .collect();
-    if changed.is_empty() {
+    let Some(names) = changed_names_for(ctx, &changed) else {
+        return false;
+    };
+    let unexplained = |&(record, _): &(usize, usize)| {
+        let functions = compared_functions(file, record);
+        functions.iter().any(|f| !names.changes_own_source(f))
+    };
+    if !changed.iter().any(unexplained) {
         return false;
     }
     let matched: Vec<&Matched> = changed.iter().map(|&(_, m)| &ctx.matched[m]).collect();
@@ -322,43 +331,57 @@ pub(super) fn note_compiled_differently(
             return false;
         }
     };
-    note_same_source(ctx, file, &changed, &line_tables);
+    note_same_source(ctx, file, &changed, &line_tables, &names);
     true
+}
+
+/// The names the commit changes ([`changed_names_of`]), read when `changed` has a benchmark;
+/// `None` when it has none or they cannot be read (then nothing is compared by source).
+fn changed_names_for(
+    ctx: &MeasureContext,
+    changed: &[(usize, usize)],
+) -> Option<source::ChangedNames> {
+    if changed.is_empty() {
+        return None;
+    }
+    let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
+    let sides = [Side::Base, Side::Head].map(|side| ctx.side(side));
+    changed_names_of(sides, &checkouts).ok()
 }
 
 /// The most changed functions of one benchmark whose sources are compared: each costs a walk of
 /// its line tables on both sides.
 const MAX_SOURCE_COMPARED: usize = 64;
 
+/// The changed functions the record `record` executes in its timed loop (all but those its
+/// trace ran only outside it), the first [`MAX_SOURCE_COMPARED`]: those compared by source.
+fn compared_functions(file: &SampleFile, record: usize) -> Vec<String> {
+    let selection = file.benchmarks[record].selection.as_ref();
+    let functions = selection.into_iter().flat_map(|s| s.changed_in_loop());
+    functions.take(MAX_SOURCE_COMPARED).cloned().collect()
+}
+
 /// Records, in the selection of every changed benchmark (`changed`, as [`changed_benchmarks`]
-/// gives them), which of the changed functions it executes in its timed loop (all but those its
-/// trace ran only outside it) were compiled from the same source on
+/// gives them), which of the changed functions it executes in its timed loop
+/// ([`compared_functions`]) were compiled from the same source on
 /// both sides, read from the two builds with line tables ([`source::compare_functions`]): their
 /// code changed because of a change elsewhere (inlining, codegen units, layout), and the report
-/// says so beside the verdict. A function that cannot be compared is left out (not named).
+/// says so beside the verdict. A function that cannot be compared is left out (not named), and
+/// so is one whose own definition the commit changes ([`source::ChangedNames::changes_own_source`]).
 fn note_same_source(
     ctx: &MeasureContext,
     file: &mut SampleFile,
     changed: &[(usize, usize)],
     tables: &[LineTables; 2],
+    changed_names: &source::ChangedNames,
 ) {
     let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
-    let sides = [Side::Base, Side::Head].map(|side| ctx.side(side));
-    let Ok(changed_names) = changed_names_of(sides, &checkouts) else {
-        return;
-    };
     for &(record, m) in changed {
         let matched = &ctx.matched[m];
-        let functions: Vec<String> = file.benchmarks[record]
-            .selection
-            .as_ref()
-            .map(|s| s.changed_in_loop().cloned().collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .take(MAX_SOURCE_COMPARED)
-            .collect();
+        let mut functions = compared_functions(file, record);
+        functions.retain(|f| !changed_names.changes_own_source(f));
         let pairs = compared_executables(ctx, tables, matched);
-        let same = same_source_in(&pairs, &checkouts, &functions, &changed_names);
+        let same = same_source_in(&pairs, &checkouts, &functions, changed_names);
         if same.is_empty() {
             continue;
         }

@@ -8,7 +8,7 @@
 //! once, after its timed forks, never beside them. And they are (nearly) deterministic, so their
 //! records are decided after the first rounds by the same paired statistics as time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -376,15 +376,25 @@ fn note_same_source(
     changed_names: &source::ChangedNames,
 ) {
     let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
-    for &(record, m) in changed {
-        let matched = &ctx.matched[m];
-        let mut functions = compared_functions(file, record);
-        functions.retain(|f| !changed_names.changes_own_source(f));
-        let pairs = compared_executables(ctx, tables, matched);
-        let same = same_source_in(&pairs, &checkouts, &functions, changed_names);
+    let asked: Vec<Asked> = changed
+        .iter()
+        .map(|&(record, m)| {
+            let mut functions = compared_functions(file, record);
+            functions.retain(|f| !changed_names.changes_own_source(f));
+            (
+                m,
+                functions,
+                compared_executables(ctx, tables, &ctx.matched[m]),
+            )
+        })
+        .collect();
+    let compared = compare_by_pair(&asked, &checkouts, changed_names);
+    for (m, functions, pairs) in &asked {
+        let same = same_source_in(pairs, functions, &compared);
         if same.is_empty() {
             continue;
         }
+        let matched = &ctx.matched[*m];
         let ids = [instructions_id(&matched.id), matched.id.clone()];
         for benchmark in file.benchmarks.iter_mut().filter(|b| ids.contains(&b.id)) {
             if let Some(selection) = &mut benchmark.selection {
@@ -392,6 +402,50 @@ fn note_same_source(
             }
         }
     }
+}
+
+/// What one changed benchmark asks to compare by source: its index in `matched`, its functions
+/// and the pairs of executables that hold them.
+type Asked = (usize, Vec<String>, Vec<[PathBuf; 2]>);
+
+/// Each function's source comparison, by pair of executables.
+type ComparedByPair = BTreeMap<[PathBuf; 2], BTreeMap<String, source::SourceComparison>>;
+
+/// Compares by source, once per pair of executables, every function any benchmark of `asked`
+/// (its functions and pairs, as [`note_same_source`] gathers them) asks of it: reading an
+/// executable's line tables takes seconds, and a bench target's benchmarks share it.
+fn compare_by_pair(
+    asked: &[Asked],
+    checkouts: &[PathBuf; 2],
+    changed_names: &source::ChangedNames,
+) -> ComparedByPair {
+    let mut wanted: BTreeMap<&[PathBuf; 2], BTreeSet<&String>> = BTreeMap::new();
+    for (_, functions, pairs) in asked {
+        for pair in pairs {
+            wanted.entry(pair).or_default().extend(functions);
+        }
+    }
+    let side = |executable, checkout| source::Side {
+        executable,
+        checkout,
+    };
+    wanted
+        .into_iter()
+        .filter(|(_, functions)| !functions.is_empty())
+        .map(|([base, head], functions)| {
+            let functions: Vec<String> = functions.into_iter().cloned().collect();
+            let compared = source::compare_functions(
+                &side(base, &checkouts[0]),
+                &side(head, &checkouts[1]),
+                &functions,
+                changed_names,
+            );
+            (
+                [base.clone(), head.clone()],
+                functions.into_iter().zip(compared).collect(),
+            )
+        })
+        .collect()
 }
 
 /// The executables, base's and head's, whose line tables tell where `matched`'s functions come
@@ -426,41 +480,26 @@ fn compared_executables(
 }
 
 /// Of `functions`, those compiled from the same source on both sides of some pair of `pairs`
-/// ([`source::compare_functions`]) and from different source in none: a function several
-/// programs hold counts as the same only if no program's copy reads differently.
+/// ([`source::compare_functions`], read from `compared`) and from different source in none: a
+/// function several programs hold counts as the same only if no program's copy reads
+/// differently.
 fn same_source_in(
     pairs: &[[PathBuf; 2]],
-    checkouts: &[PathBuf; 2],
     functions: &[String],
-    changed_names: &source::ChangedNames,
+    compared: &ComparedByPair,
 ) -> Vec<String> {
-    if functions.is_empty() {
-        return Vec::new();
-    }
-    let compared: Vec<Vec<source::SourceComparison>> = pairs
-        .iter()
-        .map(|[base, head]| {
-            let side = |executable, checkout| source::Side {
-                executable,
-                checkout,
-            };
-            source::compare_functions(
-                &side(base, &checkouts[0]),
-                &side(head, &checkouts[1]),
-                functions,
-                changed_names,
-            )
-        })
-        .collect();
     let differs = |c: &source::SourceComparison| matches!(c, source::SourceComparison::Differs(_));
     functions
         .iter()
-        .enumerate()
-        .filter(|&(i, _)| {
-            let of_function = || compared.iter().map(move |c| &c[i]);
+        .filter(|&function| {
+            let of_function = || {
+                pairs
+                    .iter()
+                    .filter_map(|pair| compared.get(pair)?.get(function))
+            };
             of_function().any(|c| c.is_same()) && !of_function().any(differs)
         })
-        .map(|(_, f)| f.clone())
+        .cloned()
         .collect()
 }
 

@@ -1866,28 +1866,8 @@ fn write_spreader(repo: &std::path::Path) {
 /// are named beside its `regressed` verdict, read from the programs built with line tables.
 #[test]
 fn a_command_s_changed_verdict_names_the_functions_compiled_differently_from_the_same_source() {
-    let guard = measuring_lock();
-    let (dir, repo) = shared_repo(
-        &guard,
-        Profile::Quick,
-        "spreader",
-        "spreader",
-        write_spreader,
-    );
-    let samples = dir.path().join("samples.json");
-    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
-    let options = ["--cmd", "spread={bin}/spreader"];
-    let args = with_options(
-        &args,
-        &[&options[..], &["--samples", samples.to_str().unwrap()]].concat(),
-    );
-    let output = selecting(&repo, &args);
-    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
-    let report = json_report(&cargo_perfdiff(
-        &repo,
-        &["report", "--format", "json", samples.to_str().unwrap()],
-    ));
-    let spread = bench_entry(&report, "spread");
+    let (spread, _) = compare_one_command("spreader", write_spreader, "spread={bin}/spreader");
+    let spread = &spread;
     assert_eq!(spread["verdict"], "regressed", "{spread:#}");
     let record = selection(spread);
     assert_eq!(record["reason"], "reaches_change", "{spread:#}");
@@ -1904,6 +1884,29 @@ fn a_command_s_changed_verdict_names_the_functions_compiled_differently_from_the
         ),
         "{spread:#}"
     );
+}
+
+/// Compares `HEAD~1` with `HEAD` of the shared repository `name` (`write` makes it) by the one
+/// command `command` (`id={bin}/…`), commands only, with a samples file: the command's entry in
+/// the JSON report of that file, and the run's output.
+fn compare_one_command(
+    name: &str,
+    write: fn(&std::path::Path),
+    command: &str,
+) -> (serde_json::Value, std::process::Output) {
+    let guard = measuring_lock();
+    let (dir, repo) = shared_repo(&guard, Profile::Quick, name, name, write);
+    let samples = dir.path().join("samples.json");
+    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
+    let options = ["--cmd", command, "--samples", samples.to_str().unwrap()];
+    let output = selecting(&repo, &with_options(&args, &options));
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let report = json_report(&cargo_perfdiff(
+        &repo,
+        &["report", "--format", "json", samples.to_str().unwrap()],
+    ));
+    let id = command.split('=').next().unwrap();
+    (bench_entry(&report, id).clone(), output)
 }
 
 /// A program, `rounder`, whose `main` runs its `work` 2,000 times; head's `work` does forty times
@@ -1937,22 +1940,8 @@ fn write_rounder(repo: &std::path::Path) {
 /// to name nothing), and the verdict names none.
 #[test]
 fn a_changed_verdict_whose_functions_the_commit_rewrote_builds_nothing_to_name_them() {
-    let guard = measuring_lock();
-    let (dir, repo) = shared_repo(&guard, Profile::Quick, "rounder", "rounder", write_rounder);
-    let samples = dir.path().join("samples.json");
-    let args = ["HEAD~1", "HEAD", "--fail-on", "never", "--commands-only"];
-    let options = ["--cmd", "work={bin}/rounder"];
-    let args = with_options(
-        &args,
-        &[&options[..], &["--samples", samples.to_str().unwrap()]].concat(),
-    );
-    let output = selecting(&repo, &args);
-    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
-    let report = json_report(&cargo_perfdiff(
-        &repo,
-        &["report", "--format", "json", samples.to_str().unwrap()],
-    ));
-    let work = bench_entry(&report, "work");
+    let (work, output) = compare_one_command("rounder", write_rounder, "work={bin}/rounder");
+    let work = &work;
     assert_eq!(work["verdict"], "regressed", "{work:#}");
     let record = selection(work);
     assert_eq!(record["reason"], "reaches_change", "{work:#}");

@@ -723,6 +723,88 @@ fn changed_code_only_in_the_set_up_of_a_target_too_slow_for_valgrind_is_the_same
     assert_set_up_shapes(&listing, "outside/");
 }
 
+/// A benchmark whose timed loop runs `clflushopt`, which x86-64 CPUs run since Skylake and Zen
+/// and valgrind 3.19 cannot decode (it dies of SIGILL there, as on code compiled for AVX-512:
+/// curve25519-dalek with `-C target-cpu=native`). Of the instructions valgrind 3.19 cannot
+/// decode (SHA-NI, GFNI, `rdpid`, `movdiri`, `clwb`, VAES, AVX-VNNI, AVX-512), the one most
+/// x86-64 machines run: Cascade Lake servers, common CI runners, lack SHA-NI and `rdpid`.
+#[cfg(target_arch = "x86_64")]
+const UNDECODABLE_BENCH: &str = "
+/// Flushes the cache line of a local array with `clflushopt` and sums it.
+#[inline(never)]
+fn flush_line(x: u64) -> u64 {
+    let line = [x; 8];
+    unsafe { std::arch::asm!(\"clflushopt [{0}]\", in(reg) line.as_ptr(), options(nostack)) };
+    black_box(line.iter().sum())
+}
+";
+
+/// Whether this CPU runs `clflushopt` (`std::arch` does not detect it).
+#[cfg(target_arch = "x86_64")]
+fn cpu_has_clflushopt() -> bool {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let flags = cpuinfo.lines().find(|line| line.starts_with("flags"));
+    flags.is_some_and(|line| line.split_whitespace().any(|flag| flag == "clflushopt"))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn a_benchmark_running_an_instruction_valgrind_cannot_decode_is_decided_by_the_native_trace() {
+    if !cpu_has_clflushopt() {
+        eprintln!(
+            "skipped: this CPU does not run clflushopt (/proc/cpuinfo), so no benchmark can run an \
+             instruction valgrind cannot decode; \
+             instructions::trace::a_target_running_an_instruction_valgrind_cannot_decode_is_traced_natively \
+             checks the fallback with a stand-in for valgrind"
+        );
+        return;
+    }
+    let guard = measuring_lock();
+    let add = |repo: &std::path::Path| {
+        add_set_up_shapes(repo);
+        add_bench_group(
+            repo,
+            "sigill",
+            &[("flush", "b.iter(|| flush_line(black_box(3)))")],
+        );
+        let bench = repo.join("benches/demo.rs");
+        let text = std::fs::read_to_string(&bench).unwrap();
+        std::fs::write(&bench, format!("{text}{UNDECODABLE_BENCH}")).unwrap();
+    };
+    let key = "an instruction valgrind cannot decode";
+    let (_dir, repo) = shared_demo_with(&guard, &constants_only(), key, |repo| {
+        commit_set_up_shapes(repo, add)
+    });
+    forget_kept_probes(&repo);
+    let args = [
+        "HEAD~1",
+        "HEAD",
+        "--list",
+        "--format",
+        "json",
+        "--",
+        "sigill/|outside/picked",
+    ];
+    let output = selecting(&repo, &with_options(&args, FAST));
+    assert_eq!(output.status.code(), Some(0), "{}", all_output(&output));
+    let listing: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    // Under valgrind 3.19 the target's run dies of SIGILL at `clflushopt`: traced natively
+    // instead, `flush`, which runs no function the commit changes, is the same code (it was
+    // measured, "its trace failed: … signal 4 (SIGILL)"); `picked` is measured for its change.
+    let flush = bench_entry(&listing, "sigill/flush");
+    let skipped = selection(flush);
+    assert_eq!(skipped["reason"], "same_code", "{flush:#}");
+    assert_eq!(skipped["measured"], false, "{flush:#}");
+    measured_for(&listing, "outside/picked", "reaches_change");
+    let err = stderr(&output);
+    let note = "traced natively (valgrind cannot run its code: it does not know an instruction \
+                this CPU runs, bytes 66 0f ae";
+    match err.contains("valgrind cannot run its code") {
+        true => assert!(err.contains(note), "{err}"),
+        false => eprintln!("this valgrind decodes clflushopt: its own trace decided\n{err}"),
+    }
+}
+
 /// The set-up shapes as divan benchmarks: the set-up runs in the benchmark's function, before
 /// `Bencher::bench`; the timed loop in divan's sample task.
 const DIVAN_SET_UP_SHAPES: &str = "

@@ -725,6 +725,99 @@ fn a_target_whose_set_up_is_too_slow_for_valgrind_is_traced_natively() {
     assert!(notes[0].contains("as an earlier run of this executable found"));
 }
 
+/// A stand-in for valgrind 3.19 on code compiled for a CPU it cannot decode (AVX-512, SHA-NI,
+/// `clflushopt`): whatever it is asked to run, it writes the log valgrind writes then (VEX's
+/// `unhandled instruction bytes` line, `Unrecognised instruction`, the SIGILL) to its
+/// `--log-file` and dies of SIGILL, as valgrind does when the program does. Why a stand-in: which
+/// instruction valgrind cannot decode depends on the CPU and valgrind's version;
+/// `selection_e2e::a_benchmark_running_an_instruction_valgrind_cannot_decode_is_decided_by_the_native_trace`
+/// runs the real one where this CPU allows.
+const VALGRIND_WITHOUT_THE_INSTRUCTION: &str = r#"#!/bin/sh
+for arg in "$@"; do
+    case "$arg" in
+        --log-file=*) log="${arg#--log-file=}" ;;
+    esac
+done
+log=$(printf '%s' "$log" | sed "s/%p/$$/")
+cat > "$log" <<END
+==$$== Callgrind, a call-graph generating cache profiler
+vex amd64->IR: unhandled instruction bytes: 0x62 0xF2 0xFD 0x48 0xB4 0xC1 0x48 0x8B 0x5 0x0
+vex amd64->IR:   REX=0 REX.W=0 REX.R=0 REX.X=0 REX.B=0
+==$$== valgrind: Unrecognised instruction at address 0x10917a.
+==$$== Process terminating with default action of signal 4 (SIGILL)
+END
+kill -ILL $$
+"#;
+
+#[test]
+fn a_target_running_an_instruction_valgrind_cannot_decode_is_traced_natively() {
+    let exe = fixture().executable("crit").to_path_buf();
+    let scratch = tempfile::tempdir().unwrap();
+    let cache = TraceCache::new(scratch.path().join("traces"));
+    let fake = scratch.path().join("valgrind");
+    std::fs::write(&fake, VALGRIND_WITHOUT_THE_INSTRUCTION).unwrap();
+    let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&fake, permissions).unwrap();
+    let valgrind = Valgrind {
+        path: fake,
+        version: "valgrind-3.19.0".into(),
+    };
+    let requests = |ids: &[&str]| -> Vec<ForkRequest> {
+        let home = scratch.path().join("home");
+        ids.iter()
+            .map(|id| request("crit", CRITERION, id, &home))
+            .collect()
+    };
+    let traced = |requests: &[ForkRequest]| {
+        let notes = std::sync::Mutex::new(Vec::new());
+        let note = |message: &str| notes.lock().unwrap().push(message.to_string());
+        let done = |_: &ForkRequest, _| {};
+        let traces = trace::split::trace_benchmarks(
+            requests,
+            &valgrind,
+            &cache,
+            scratch.path(),
+            (&done, &note),
+        );
+        let traces: Vec<Trace> = traces
+            .into_iter()
+            .map(|traced| traced.unwrap_or_else(|e| panic!("{e}: {e:?}")))
+            .collect();
+        (traces, notes.into_inner().unwrap())
+    };
+    // The shared run of both dies of SIGILL in an instruction valgrind cannot decode: both are
+    // traced natively, in one run split per benchmark, as a target too slow for valgrind is.
+    let (traces, notes) = traced(&requests(&["alpha", "file"]));
+    for trace in &traces {
+        assert_eq!(trace.tracer, trace::Tracer::Native);
+        assert_eq!(trace.runs[0].shared_by, Some(2));
+        assert!(trace.timed.is_some(), "{:?}", trace.untimed);
+    }
+    assert!(ran(&traces[0], &exe, "alpha_work") && !ran(&traces[0], &exe, "beta_work"));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains(
+            "traced natively (valgrind cannot run its code: it does not know an instruction \
+             this CPU runs, bytes 62 f2 fd 48 b4 c1 48 8b 05 00); the native trace decides \
+             instead"
+        ),
+        "{notes:?}"
+    );
+    // A later run on the same executable goes native at once, saying why: `beta` alone (no
+    // shared run) and not kept.
+    let (later, notes) = traced(&requests(&["beta"]));
+    assert_eq!(later[0].tracer, trace::Tracer::Native);
+    assert!(ran(&later[0], &exe, "beta_work"));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].contains(
+            "bytes 62 f2 fd 48 b4 c1 48 8b 05 00, as an earlier run of this executable found"
+        ),
+        "{notes:?}"
+    );
+}
+
 /// One native run of several criterion benchmarks (what a target none of whose functions
 /// differs is traced with): it runs each of them once, its trace holds every one's functions and
 /// every file any of them opened, and it is not kept (a later comparison needs each one's own).

@@ -19,7 +19,10 @@
 //! routine. A run that outlasts its budget ([`runs::budget`]: a fork's time or 30 s of CPU time,
 //! whichever is longer, with a wall-clock ceiling: [`budget`]) is stopped, and the benchmark traced natively instead ([`native`]: what `main`
 //! sets up before the harness's filter runs in every traced run, and valgrind can make that
-//! set-up alone outlast the budget); only when that fails too is it measured. The run selects the one benchmark with an
+//! set-up alone outlast the budget); only when that fails too is it measured. So is one whose run
+//! dies of the SIGILL valgrind raises at an instruction it cannot decode, which this CPU runs
+//! (code compiled for it, `-C target-cpu=native` on AVX-512: [`TraceError::Undecodable`], told by
+//! VEX's line in valgrind's log, [`ValgrindUnfit`]). The run selects the one benchmark with an
 //! exact filter, and runs as a fork does: the fork's working directory and environment,
 //! criterion with a private `CRITERION_HOME`, so nothing is written into the user's checkout.
 //!
@@ -181,6 +184,20 @@ pub enum TraceError {
         mode: Mode,
         limit: budget::Limit,
     },
+    /// valgrind could not decode an instruction the run executes, which this CPU runs (code
+    /// compiled for it: AVX-512, SHA-NI, GFNI, `clflushopt`…): its log says "unhandled
+    /// instruction bytes", and the SIGILL valgrind raised instead ended the run. The native trace
+    /// can follow it ([`ValgrindUnfit`]).
+    #[error(
+        "tracing {who} ({mode}): valgrind cannot run its code: it does not know an instruction this CPU runs (bytes {bytes})"
+    )]
+    Undecodable {
+        who: String,
+        mode: Mode,
+        /// The bytes at the instruction, as valgrind's log gives them (the instruction and what
+        /// follows it).
+        bytes: String,
+    },
     /// A profile is missing, cut short or unreadable.
     #[error("tracing {who} ({mode}): {path}: {message}")]
     Profile {
@@ -211,6 +228,45 @@ pub enum TraceError {
     /// What cannot be traced (a command without its command line).
     #[error("tracing {who}: {what} cannot be traced")]
     Unsupported { who: String, what: &'static str },
+}
+
+/// Why valgrind cannot trace an executable's benchmarks, so that they are traced natively
+/// ([`native`]) and a later run on the same build goes native at once
+/// ([`TraceCache::unfit_for_valgrind`]). Either way the native trace decides exactly as it does
+/// for a target too slow for valgrind (docs/design/selection-trace.md, "The native trace").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ValgrindUnfit {
+    /// Its run outlasted its budget ([`TraceError::OverBudget`]).
+    TooSlow,
+    /// valgrind could not decode an instruction it runs ([`TraceError::Undecodable`]).
+    CannotRun { bytes: String },
+}
+
+impl ValgrindUnfit {
+    /// What `error` says of valgrind, when it is a reason to trace natively.
+    pub fn of(error: &TraceError) -> Option<Self> {
+        match error {
+            TraceError::OverBudget { .. } => Some(ValgrindUnfit::TooSlow),
+            TraceError::Undecodable { bytes, .. } => Some(ValgrindUnfit::CannotRun {
+                bytes: bytes.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for ValgrindUnfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ValgrindUnfit::TooSlow => write!(f, "valgrind would take longer than its budget"),
+            ValgrindUnfit::CannotRun { bytes } => write!(
+                f,
+                "valgrind cannot run its code: it does not know an instruction this CPU runs, \
+                 bytes {bytes}"
+            ),
+        }
+    }
 }
 
 impl Trace {

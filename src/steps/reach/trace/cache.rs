@@ -34,7 +34,7 @@ use siphasher::sip128::{Hasher128, SipHasher13};
 use super::inputs::{
     Input, Seen, benchmark_reads_content, executable_digest, inputs_now, project_paths,
 };
-use super::{Trace, TraceError, Tracer};
+use super::{Trace, TraceError, Tracer, ValgrindUnfit};
 use crate::steps::fork::ForkRequest;
 
 /// A directory of traces.
@@ -201,23 +201,26 @@ impl TraceCache {
         Ok(self.dir.join(format!("{key}.json")))
     }
 
-    /// Whether an earlier run found valgrind too slow for the target of `req` (its executable
-    /// run so, whatever the benchmark: what `main` sets up before the harness's filter runs for
-    /// every benchmark): then its benchmarks are traced natively at once
-    /// ([`super::split::trace_benchmarks`]) instead of spending a valgrind run's budget again.
-    pub fn too_slow_for_valgrind(&self, req: &ForkRequest) -> bool {
-        self.too_slow_path(req).is_ok_and(|path| path.exists())
+    /// Why an earlier run found valgrind unfit for the target of `req` (too slow for it, or
+    /// running an instruction valgrind cannot decode; its executable run so, whatever the
+    /// benchmark: what `main` sets up before the harness's filter runs for every benchmark, and
+    /// code compiled for this CPU runs from the start): then its benchmarks are traced natively
+    /// at once ([`super::split::trace_benchmarks`]) instead of spending a valgrind run again. A
+    /// marker kept before 2026-12-01 (a text) says too slow.
+    pub fn unfit_for_valgrind(&self, req: &ForkRequest) -> Option<ValgrindUnfit> {
+        let bytes = std::fs::read(self.too_slow_path(req).ok()?).ok()?;
+        Some(serde_json::from_slice(&bytes).unwrap_or(ValgrindUnfit::TooSlow))
     }
 
-    /// Remembers that valgrind outlasted its budget on the target of `req`; a marker that cannot
-    /// be written only costs the next run its valgrind budget again.
-    pub fn remember_too_slow_for_valgrind(&self, req: &ForkRequest) {
+    /// Remembers why valgrind is unfit for the target of `req`; a marker that cannot be written
+    /// only costs the next run a valgrind run again.
+    pub fn remember_unfit_for_valgrind(&self, req: &ForkRequest, unfit: &ValgrindUnfit) {
         if let Ok(path) = self.too_slow_path(req) {
-            let _ = self.keep(&path, &"valgrind outlasted its budget");
+            let _ = self.keep(&path, unfit);
         }
     }
 
-    /// Where the marker of [`TraceCache::too_slow_for_valgrind`] is: under a digest of the
+    /// Where the marker of [`TraceCache::unfit_for_valgrind`] is: under a digest of the
     /// executable's content, the harness, the working directory and the added environment.
     fn too_slow_path(&self, req: &ForkRequest) -> std::io::Result<PathBuf> {
         let digest = executable_digest(&req.executable)?;
@@ -455,25 +458,46 @@ mod tests {
     }
 
     #[test]
-    fn valgrind_too_slow_is_remembered_per_executable_and_environment_not_per_benchmark() {
+    fn valgrind_unfit_is_remembered_per_executable_and_environment_not_per_benchmark() {
         let dir = tempfile::tempdir().unwrap();
         let cache = TraceCache::new(dir.path().join("traces"));
         let exe = dir.path().join("a");
         std::fs::write(&exe, b"bytes").unwrap();
         let alpha = request(&exe);
-        assert!(!cache.too_slow_for_valgrind(&alpha));
-        cache.remember_too_slow_for_valgrind(&alpha);
+        assert_eq!(cache.unfit_for_valgrind(&alpha), None);
+        cache.remember_unfit_for_valgrind(&alpha, &ValgrindUnfit::TooSlow);
         let mut beta = request(&exe);
         beta.benchmark_id = "beta".into();
-        assert!(cache.too_slow_for_valgrind(&alpha) && cache.too_slow_for_valgrind(&beta));
+        assert_eq!(
+            cache.unfit_for_valgrind(&alpha),
+            Some(ValgrindUnfit::TooSlow)
+        );
+        assert_eq!(
+            cache.unfit_for_valgrind(&beta),
+            Some(ValgrindUnfit::TooSlow)
+        );
+        // Why is kept: an instruction valgrind cannot decode, with its bytes.
+        let cannot = ValgrindUnfit::CannotRun {
+            bytes: "66 0f ae 3d".into(),
+        };
+        cache.remember_unfit_for_valgrind(&beta, &cannot);
+        assert_eq!(cache.unfit_for_valgrind(&alpha), Some(cannot));
         // Another environment (the set-up may depend on it), another build: not known.
         let mut other_env = request(&exe);
         other_env.env = vec![("SIZE".into(), "small".into())];
-        assert!(!cache.too_slow_for_valgrind(&other_env));
+        assert_eq!(cache.unfit_for_valgrind(&other_env), None);
         std::fs::write(&exe, b"rebuilt").unwrap();
-        assert!(!cache.too_slow_for_valgrind(&alpha));
+        assert_eq!(cache.unfit_for_valgrind(&alpha), None);
         // Nor is the marker taken for a trace.
         assert!(cache.kept(&alpha).is_none());
+        // A marker kept before the reason was (a text) reads as too slow.
+        std::fs::write(&exe, b"bytes").unwrap();
+        let marker = cache.too_slow_path(&alpha).unwrap();
+        std::fs::write(&marker, b"\"valgrind outlasted its budget\"").unwrap();
+        assert_eq!(
+            cache.unfit_for_valgrind(&alpha),
+            Some(ValgrindUnfit::TooSlow)
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! A benchmark's trace made without valgrind, natively under ptrace, for a bench target whose
-//! run under valgrind outlasts its budget (docs/design/selection-trace.md, "The native trace").
+//! run under valgrind outlasts its budget or dies at an instruction valgrind cannot decode
+//! (docs/design/selection-trace.md, "The native trace").
 //!
 //! Why: everything a criterion target does before criterion's filter (its `main`, its
 //! `criterion_group!` functions) runs in every traced run, and callgrind runs it some 50–100×

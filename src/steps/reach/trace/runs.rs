@@ -151,6 +151,9 @@ pub fn valgrind_options(dir: &Path) -> Vec<String> {
         // Raw symbol names, as the symbol table has them (checked in executed::check_addresses).
         "--demangle=no".to_string(),
         "--trace-syscalls=yes".to_string(),
+        // `-q` leaves out VEX's line naming an instruction it cannot decode: what tells that
+        // failure apart ([`unhandled_instruction`]).
+        "--sigill-diagnostics=yes".to_string(),
         format!("--log-file={}/{LOG_PREFIX}%p", dir.display()),
     ]);
     options
@@ -367,7 +370,7 @@ fn launch(
 ) -> Result<(), TraceError> {
     let (out, timeout) = (dir.join("out"), req.timeout);
     if mode == Mode::Execution {
-        return run_command(req, valgrind, &out, who);
+        return run_command(req, valgrind, &out, who).map_err(|e| undecodable(e, &out));
     }
     let budget = budget(req);
     let meter = Meter::new(budget);
@@ -388,8 +391,63 @@ fn launch(
         None if budget.wall < timeout && started.elapsed() >= budget.wall => {
             over_budget(who, mode, Limit::Wall(budget.wall))
         }
-        None => e,
+        None => undecodable(e, &out),
     })
+}
+
+/// `failure` of a run under valgrind whose logs are in `out`, told apart as
+/// [`TraceError::Undecodable`] when valgrind could not decode an instruction it ran
+/// ([`unhandled_instruction`]); else as it is.
+pub(super) fn undecodable(failure: TraceError, out: &Path) -> TraceError {
+    let TraceError::Failed { who, mode, .. } = &failure else {
+        return failure;
+    };
+    match unhandled_instruction(out) {
+        Some(bytes) => TraceError::Undecodable {
+            who: who.clone(),
+            mode: *mode,
+            bytes,
+        },
+        None => failure,
+    }
+}
+
+/// The bytes of the instruction valgrind could not decode in a run whose logs (one a process,
+/// [`LOG_PREFIX`]) are in `out`, as two-digit hexadecimal (`62 f2 fd 48 b4 c1`), from VEX's
+/// `unhandled instruction bytes:` line; `None` when no log has one.
+///
+/// Why that line and not the SIGILL alone, nor valgrind's `Unrecognised instruction`: a program
+/// that executes `ud2` (Rust's `abort`, `unreachable_unchecked` under a trap) gets a SIGILL and
+/// valgrind's `Unrecognised instruction` too, natively as under valgrind; only an instruction
+/// VEX cannot decode (this CPU can) makes it print the bytes it gave up on.
+pub(super) fn unhandled_instruction(out: &Path) -> Option<String> {
+    let logs = std::fs::read_dir(out).ok()?.flatten().filter(|entry| {
+        entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(LOG_PREFIX))
+    });
+    // Lossy: a system call's arguments in the log need not be UTF-8.
+    let text = |entry: std::fs::DirEntry| std::fs::read(entry.path()).ok();
+    logs.filter_map(text)
+        .find_map(|log| unhandled_in(&String::from_utf8_lossy(&log)))
+}
+
+/// The bytes of `log`'s first `unhandled instruction bytes:` line ([`unhandled_instruction`]).
+fn unhandled_in(log: &str) -> Option<String> {
+    const MARK: &str = "unhandled instruction bytes:";
+    let line = log
+        .lines()
+        .find_map(|line| Some(line.split_once(MARK)?.1))?;
+    let bytes = line.split_whitespace().map(|byte| {
+        let hex = byte.trim_start_matches("0x").trim_start_matches("0X");
+        match u8::from_str_radix(hex, 16) {
+            Ok(value) => format!("{value:02x}"),
+            Err(_) => byte.to_string(),
+        }
+    });
+    let bytes: Vec<String> = bytes.collect();
+    (!bytes.is_empty()).then(|| bytes.join(" "))
 }
 
 fn timed_out(who: &str, mode: Mode, timeout: Duration) -> TraceError {
@@ -928,6 +986,7 @@ fn split_programs(
 mod tests {
     use super::*;
     use crate::model::harness::CliDialect;
+    use crate::steps::reach::trace::ValgrindUnfit;
 
     #[test]
     fn each_harness_runs_once_in_its_test_mode_with_an_exact_filter() {
@@ -969,6 +1028,76 @@ mod tests {
             assert_eq!(Mode::runs_for(harness), [Mode::Test], "{harness}");
         }
         assert_eq!(Mode::runs_for(Harness::Command), [Mode::Execution]);
+    }
+
+    /// valgrind 3.19's log of a program that ran an instruction VEX cannot decode
+    /// (`clflushopt`), and of one that ran `ud2` (an abort: the CPU raises SIGILL too).
+    const UNDECODABLE_LOG: &str = "==25667== Command: ./p clflushopt\n==25667== \n\
+        vex amd64->IR: unhandled instruction bytes: 0x66 0xF 0xAE 0x3D 0xD7 0x2C 0x0 0x0 0xE9 0xD0\n\
+        vex amd64->IR:   REX=0 REX.W=0 REX.R=0 REX.X=0 REX.B=0\n\
+        ==25667== valgrind: Unrecognised instruction at address 0x1093a1.\n\
+        ==25667== Process terminating with default action of signal 4 (SIGILL)\n";
+    const UD2_LOG: &str = "==27658== Command: ./u\n\
+        ==27658== valgrind: Unrecognised instruction at address 0x10912d.\n\
+        ==27658== Process terminating with default action of signal 4 (SIGILL)\n";
+
+    fn failed_run() -> TraceError {
+        TraceError::Failed {
+            who: "benchmark `sign`".into(),
+            mode: Mode::Test,
+            message: "benchmark `sign` failed: the process ended with signal 4 (SIGILL)".into(),
+            tail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_run_valgrind_could_not_decode_is_told_apart_by_the_bytes_in_its_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = |pid: u32, text: &str| {
+            std::fs::write(dir.path().join(format!("{LOG_PREFIX}{pid}")), text).unwrap();
+        };
+        // No log, or an abort's (`ud2`, which the CPU does not run either): a failure as it is.
+        assert!(matches!(
+            undecodable(failed_run(), dir.path()),
+            TraceError::Failed { .. }
+        ));
+        log(27658, UD2_LOG);
+        assert!(matches!(
+            undecodable(failed_run(), dir.path()),
+            TraceError::Failed { .. }
+        ));
+        // Any process's log with VEX's line: the typed failure, with the bytes.
+        log(25667, UNDECODABLE_LOG);
+        let told = undecodable(failed_run(), dir.path());
+        let TraceError::Undecodable { who, mode, bytes } = &told else {
+            panic!("{told:?}")
+        };
+        assert_eq!((who.as_str(), *mode), ("benchmark `sign`", Mode::Test));
+        assert_eq!(bytes, "66 0f ae 3d d7 2c 00 00 e9 d0");
+        assert_eq!(
+            told.to_string(),
+            "tracing benchmark `sign` (test mode): valgrind cannot run its code: it does not know \
+             an instruction this CPU runs (bytes 66 0f ae 3d d7 2c 00 00 e9 d0)"
+        );
+        // It is a reason to trace natively, as a run over its budget is; a failure is not.
+        assert_eq!(
+            ValgrindUnfit::of(&told),
+            Some(ValgrindUnfit::CannotRun {
+                bytes: "66 0f ae 3d d7 2c 00 00 e9 d0".into()
+            })
+        );
+        let over = over_budget(
+            "benchmark `sign`",
+            Mode::Test,
+            Limit::Wall(Duration::from_secs(1)),
+        );
+        assert_eq!(ValgrindUnfit::of(&over), Some(ValgrindUnfit::TooSlow));
+        assert_eq!(ValgrindUnfit::of(&failed_run()), None);
+        // Only a failed run is told apart: a run stopped at its budget stays so.
+        assert!(matches!(
+            undecodable(over, dir.path()),
+            TraceError::OverBudget { .. }
+        ));
     }
 
     #[test]

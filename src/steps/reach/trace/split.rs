@@ -55,7 +55,7 @@
 //! benchmark ([`trace_alone`]), and so is not given what runs after its `test_pass` either.
 //!
 //! Natively ([`trace_together_natively`], where valgrind is too slow for the target's set-up or
-//! only what the benchmarks read is asked), one run is cut the same way at the same two
+//! cannot decode an instruction its code runs, or only what the benchmarks read is asked), one run is cut the same way at the same two
 //! functions' entries ([`super::native::trace_split_natively`]), each benchmark given the same
 //! share, and refused for the same reasons; a function's entry is then seen once per part it is
 //! entered in, not once per run (docs/design/selection-trace.md, "One native run, split per
@@ -83,7 +83,7 @@ use super::budget::{Budget, Limit, Meter};
 use super::executed::{self, Executed};
 use super::runs::{self, Mode, RunTrace};
 use super::syscalls::{self, Touched};
-use super::{RunSummary, Trace, TraceCache, TraceError};
+use super::{RunSummary, Trace, TraceCache, TraceError, ValgrindUnfit};
 use crate::model::harness::{Harness, divan};
 use crate::steps::fork::ForkRequest;
 use crate::steps::instructions::{Valgrind, dumps, symbols};
@@ -109,8 +109,9 @@ pub type Told<'a> = (
 /// benchmark ([`trace_together`]) when at least two are missing, or, for those one run could not
 /// trace, each in a run of its own, one per CPU ([`trace_alone`]: split too, for one benchmark,
 /// unless the shared run could not be split). A benchmark whose run under valgrind outlasts
-/// its budget (the shared run's, or its own) is traced natively ([`super::native`]), and once
-/// the shared run has, so is every benchmark of the target; `cache` remembers it, and a later
+/// its budget, or dies at an instruction valgrind cannot decode ([`ValgrindUnfit`]; the shared
+/// run's, or its own), is traced natively ([`super::native`]), and once
+/// the shared run has, so is every benchmark of the target; `cache` remembers it and why, and a later
 /// run on the same executable traces natively without a valgrind run; `note` is told so once
 /// (and whether an earlier run found it); those traced natively are first traced in one native
 /// run split per benchmark ([`trace_together_natively`]), each left alone after it natively in a
@@ -131,51 +132,66 @@ pub fn trace_benchmarks(
     }
     let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
     // Known from an earlier run: no valgrind run is spent on this executable again.
-    let known_too_slow = missing
+    let known = missing
         .first()
-        .is_some_and(|&i| cache.too_slow_for_valgrind(&reqs[i]));
-    let shared = match (known_too_slow, missing.len() >= 2) {
-        (true, _) => Shared::TooSlow,
-        (false, true) => trace_shared(reqs, &missing, &mut traces, valgrind, cache, scratch, done),
-        (false, false) => Shared::NotRun,
+        .and_then(|&i| cache.unfit_for_valgrind(&reqs[i]));
+    let shared = match (known.clone(), missing.len() >= 2) {
+        (Some(unfit), _) => Shared::Native(unfit),
+        (None, true) => trace_shared(reqs, &missing, &mut traces, valgrind, cache, scratch, done),
+        (None, false) => Shared::NotRun,
     };
-    let (too_slow, cut) = (shared == Shared::TooSlow, shared != Shared::Unsplittable);
     let natively = std::sync::Once::new();
-    let noted = || {
-        natively.call_once(|| {
-            let target = reqs[0].executable.file_name().unwrap_or_default();
-            let known = match known_too_slow {
-                true => ", as an earlier run of this executable found",
-                false => "",
-            };
-            note(&format!(
-                "{}: traced natively (valgrind would take longer than its budget{known})",
-                target.to_string_lossy()
-            ));
-        });
+    let noted = |unfit: &ValgrindUnfit| {
+        natively.call_once(|| note(&natively_note(&reqs[0], unfit, known.is_some())));
     };
-    if too_slow {
-        noted();
+    let cut = shared != Shared::Unsplittable;
+    let unfit = match shared {
+        Shared::Native(unfit) => Some(unfit),
+        _ => None,
+    };
+    if let Some(unfit) = &unfit {
+        noted(unfit);
         let missing: Vec<usize> = (0..reqs.len()).filter(|&i| traces[i].is_none()).collect();
         trace_shared_natively(reqs, &missing, &mut traces, cache, scratch, (done, note));
     }
     // valgrind runs one thread at a time: the benchmarks are traced side by side, one per CPU.
     each_missing(reqs, traces, cache, done, |i| {
-        let native = || {
-            noted();
+        let native = |unfit: &ValgrindUnfit| {
+            noted(unfit);
             in_scratch(scratch, |dir| super::native::trace_natively(&reqs[i], dir))
         };
-        if too_slow {
-            return native();
+        if let Some(unfit) = &unfit {
+            return native(unfit);
         }
-        match trace_alone(&reqs[i], valgrind, scratch, cut) {
-            Err(TraceError::OverBudget { .. }) => {
-                cache.remember_too_slow_for_valgrind(&reqs[i]);
-                native()
+        let traced = trace_alone(&reqs[i], valgrind, scratch, cut);
+        match traced.as_ref().err().and_then(ValgrindUnfit::of) {
+            Some(unfit) => {
+                cache.remember_unfit_for_valgrind(&reqs[i], &unfit);
+                native(&unfit)
             }
-            traced => traced,
+            None => traced,
         }
     })
+}
+
+/// The note of a target whose benchmarks are traced natively because valgrind is `unfit` for
+/// it (`known`: as an earlier run of the executable of `first` found).
+fn natively_note(first: &ForkRequest, unfit: &ValgrindUnfit, known: bool) -> String {
+    let target = first.executable.file_name().unwrap_or_default();
+    let known = match known {
+        true => ", as an earlier run of this executable found",
+        false => "",
+    };
+    let decides = match unfit {
+        ValgrindUnfit::TooSlow => "",
+        ValgrindUnfit::CannotRun { .. } => {
+            "; the native trace decides instead, as for a target too slow for valgrind"
+        }
+    };
+    format!(
+        "{}: traced natively ({unfit}{known}){decides}",
+        target.to_string_lossy()
+    )
 }
 
 /// The traces of `reqs` (one bench target's benchmarks, as for [`trace_benchmarks`]), kept in
@@ -320,15 +336,16 @@ fn union_args(first: &ForkRequest, ids: &[&str]) -> Result<Vec<OsString>, SplitE
 }
 
 /// How a target's shared run went, for the benchmarks it leaves to be traced alone.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Shared {
     /// Split (some benchmarks may still be left: [`trace_together`]'s `None`).
     Split,
     /// It could not be split, or failed: each benchmark alone, a whole run of its own (a run
     /// split for one benchmark would most likely fail the same way, and cost a second run).
     Unsplittable,
-    /// It outlasted its budget (or an earlier run's did): each natively.
-    TooSlow,
+    /// It outlasted its budget, or ran an instruction valgrind cannot decode (or an earlier
+    /// run's did): each natively.
+    Native(ValgrindUnfit),
     /// Fewer than two benchmarks to trace.
     NotRun,
 }
@@ -352,7 +369,9 @@ fn trace_alone(
                     return Ok(trace);
                 }
             }
-            Err(SplitError::Run(over @ TraceError::OverBudget { .. })) => return Err(over),
+            Err(SplitError::Run(unfit)) if ValgrindUnfit::of(&unfit).is_some() => {
+                return Err(unfit);
+            }
             Err(_) => {}
         }
     }
@@ -360,8 +379,9 @@ fn trace_alone(
 }
 
 /// The traces of the benchmarks `missing` of `reqs` made in one shared run ([`trace_together`])
-/// into `traces`, kept in `cache`; how it went (a run over its budget is remembered in `cache`:
-/// the target is too slow for valgrind).
+/// into `traces`, kept in `cache`; how it went (a run over its budget, or one that ran an
+/// instruction valgrind cannot decode, is remembered in `cache`: valgrind is unfit for the
+/// target).
 fn trace_shared(
     reqs: &[ForkRequest],
     missing: &[usize],
@@ -380,10 +400,13 @@ fn trace_shared(
             keep_made(reqs, (missing, made), traces, cache, (done, each));
             Shared::Split
         }
-        Err(SplitError::Run(TraceError::OverBudget { .. })) => {
-            cache.remember_too_slow_for_valgrind(&group[0]);
-            Shared::TooSlow
-        }
+        Err(SplitError::Run(e)) => match ValgrindUnfit::of(&e) {
+            Some(unfit) => {
+                cache.remember_unfit_for_valgrind(&group[0], &unfit);
+                Shared::Native(unfit)
+            }
+            None => Shared::Unsplittable,
+        },
         Err(_) => Shared::Unsplittable,
     }
 }
@@ -850,13 +873,13 @@ fn launch(
             }
             .into();
         }
-        TraceError::Failed {
+        let failed = TraceError::Failed {
             who: who.clone(),
             mode: Mode::Test,
             message,
             tail,
-        }
-        .into()
+        };
+        runs::undecodable(failed, &out).into()
     };
     match ran {
         Ok(Ok(_)) => {}

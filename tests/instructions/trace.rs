@@ -816,6 +816,28 @@ fn a_target_running_an_instruction_valgrind_cannot_decode_is_traced_natively() {
         ),
         "{notes:?}"
     );
+    // `bencher`, which the native trace cannot follow, keeps valgrind's reason, naming the
+    // bytes, and leaves no marker.
+    let bencher = request(
+        "bn",
+        Harness::Bencher,
+        "alpha",
+        &scratch.path().join("home"),
+    );
+    let failed = trace::split::trace_benchmarks(
+        std::slice::from_ref(&bencher),
+        &valgrind,
+        &cache,
+        scratch.path(),
+        (&|_, _| {}, &|_| {}),
+    );
+    let failed = failed[0].as_ref().unwrap_err();
+    assert!(
+        matches!(failed, TraceError::Undecodable { .. }),
+        "{failed:?}"
+    );
+    assert!(failed.to_string().contains("bytes 62 f2 fd 48"), "{failed}");
+    assert_eq!(cache.unfit_for_valgrind(&bencher), None);
 }
 
 /// One native run of several criterion benchmarks (what a target none of whose functions

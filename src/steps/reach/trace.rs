@@ -118,7 +118,8 @@ pub struct Trace {
 }
 
 /// What made a trace: valgrind's callgrind (every instruction executed), or the native trace
-/// ([`native`]: the entry of every function entered, valgrind being too slow for its set-up).
+/// ([`native`]: the entry of every function entered, valgrind being too slow for its set-up or
+/// unable to decode its code).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Tracer {

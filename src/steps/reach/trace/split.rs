@@ -164,7 +164,9 @@ pub fn trace_benchmarks(
             return native(unfit);
         }
         let traced = trace_alone(&reqs[i], valgrind, scratch, cut);
-        match traced.as_ref().err().and_then(ValgrindUnfit::of) {
+        // A harness the native trace cannot follow (`bencher`) keeps valgrind's reason.
+        let unfit = traced.as_ref().err().and_then(ValgrindUnfit::of);
+        match unfit.filter(|_| super::native::supports(reqs[i].harness)) {
             Some(unfit) => {
                 cache.remember_unfit_for_valgrind(&reqs[i], &unfit);
                 native(&unfit)

@@ -55,7 +55,8 @@
 //! benchmark ([`trace_alone`]), and so is not given what runs after its `test_pass` either.
 //!
 //! Natively ([`trace_together_natively`], where valgrind is too slow for the target's set-up or
-//! cannot decode an instruction its code runs, or only what the benchmarks read is asked), one run is cut the same way at the same two
+//! cannot decode an instruction its code runs, or only what the benchmarks read is asked), one
+//! run is cut the same way at the same two
 //! functions' entries ([`super::native::trace_split_natively`]), each benchmark given the same
 //! share, and refused for the same reasons; a function's entry is then seen once per part it is
 //! entered in, not once per run (docs/design/selection-trace.md, "One native run, split per
@@ -110,8 +111,9 @@ pub type Told<'a> = (
 /// trace, each in a run of its own, one per CPU ([`trace_alone`]: split too, for one benchmark,
 /// unless the shared run could not be split). A benchmark whose run under valgrind outlasts
 /// its budget, or dies at an instruction valgrind cannot decode ([`ValgrindUnfit`]; the shared
-/// run's, or its own), is traced natively ([`super::native`]), and once
-/// the shared run has, so is every benchmark of the target; `cache` remembers it and why, and a later
+/// run's, or its own), is traced natively ([`super::native`]), and once the shared run has, so
+/// is every benchmark of the target (not `bencher`'s, which keeps valgrind's error); `cache`
+/// remembers it and why, and a later
 /// run on the same executable traces natively without a valgrind run; `note` is told so once
 /// (and whether an earlier run found it); those traced natively are first traced in one native
 /// run split per benchmark ([`trace_together_natively`]), each left alone after it natively in a

@@ -351,6 +351,10 @@ pub struct SelectionRecord {
     /// The files it reads that differ, relative to the checkout.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changed_files: Vec<String>,
+    /// Of `changed_files`, those it only asked about (`stat`, `access`, a failed open), whose
+    /// size, kind or permissions differ; their content it never read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub looked_at_files: Vec<String>,
     /// Of `changed_functions`, those its trace ran only outside its timed loop (start-up,
     /// set-up, teardown): their code is not measured. Empty when the trace cannot tell.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -8,7 +8,7 @@
 //! once, after its timed forks, never beside them. And they are (nearly) deterministic, so their
 //! records are decided after the first rounds by the same paired statistics as time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -250,7 +250,9 @@ pub(super) fn explain(
             LineTables::default()
         })
     });
-    note_same_source(ctx, file, &changed, &line_tables);
+    if let Some(names) = changed_names_for(ctx, &changed) {
+        note_same_source(ctx, file, &changed, &line_tables, &names);
+    }
     let mut copies = ctx.fresh_copies()?;
     copies.start_round();
     let mut jobs = Vec::new();
@@ -292,7 +294,10 @@ pub(super) fn explain(
 /// read from the builds with line tables selection's same-source check keeps (built here when
 /// it has none). Issue #55: a
 /// verdict that may be the compiler's different inlining, not the change's, says so at default
-/// settings. Returns whether the sources were compared; a failed build is said and skipped.
+/// settings. When the commit rewrites the very definition of every such function
+/// ([`source::ChangedNames::changes_own_source`]), none can be named, and the build, which can
+/// cost more than the rest of the run (190 of 194 s on fd's LTO build), is not made. Returns
+/// whether the sources were compared; a failed build is said and skipped.
 pub(super) fn note_compiled_differently(
     ctx: &MeasureContext,
     file: &mut SampleFile,
@@ -301,12 +306,16 @@ pub(super) fn note_compiled_differently(
 ) -> bool {
     let changed: Vec<(usize, usize)> = changed_benchmarks(file, report, ctx.matched)
         .into_iter()
-        .filter(|&(record, _)| {
-            let selection = file.benchmarks[record].selection.as_ref();
-            selection.is_some_and(|s| s.changed_in_loop().next().is_some())
-        })
+        .filter(|&(record, _)| !compared_functions(file, record).is_empty())
         .collect();
-    if changed.is_empty() {
+    let Some(names) = changed_names_for(ctx, &changed) else {
+        return false;
+    };
+    let unexplained = |&(record, _): &(usize, usize)| {
+        let functions = compared_functions(file, record);
+        functions.iter().any(|f| !names.changes_own_source(f))
+    };
+    if !changed.iter().any(unexplained) {
         return false;
     }
     let matched: Vec<&Matched> = changed.iter().map(|&(_, m)| &ctx.matched[m]).collect();
@@ -322,46 +331,70 @@ pub(super) fn note_compiled_differently(
             return false;
         }
     };
-    note_same_source(ctx, file, &changed, &line_tables);
+    note_same_source(ctx, file, &changed, &line_tables, &names);
     true
+}
+
+/// The names the commit changes ([`changed_names_of`]), read when `changed` has a benchmark;
+/// `None` when it has none or they cannot be read (then nothing is compared by source).
+fn changed_names_for(
+    ctx: &MeasureContext,
+    changed: &[(usize, usize)],
+) -> Option<source::ChangedNames> {
+    if changed.is_empty() {
+        return None;
+    }
+    let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
+    let sides = [Side::Base, Side::Head].map(|side| ctx.side(side));
+    changed_names_of(sides, &checkouts).ok()
 }
 
 /// The most changed functions of one benchmark whose sources are compared: each costs a walk of
 /// its line tables on both sides.
 const MAX_SOURCE_COMPARED: usize = 64;
 
+/// The changed functions the record `record` executes in its timed loop (all but those its
+/// trace ran only outside it), the first [`MAX_SOURCE_COMPARED`]: those compared by source.
+fn compared_functions(file: &SampleFile, record: usize) -> Vec<String> {
+    let selection = file.benchmarks[record].selection.as_ref();
+    let functions = selection.into_iter().flat_map(|s| s.changed_in_loop());
+    functions.take(MAX_SOURCE_COMPARED).cloned().collect()
+}
+
 /// Records, in the selection of every changed benchmark (`changed`, as [`changed_benchmarks`]
-/// gives them), which of the changed functions it executes in its timed loop (all but those its
-/// trace ran only outside it) were compiled from the same source on
+/// gives them), which of the changed functions it executes in its timed loop
+/// ([`compared_functions`]) were compiled from the same source on
 /// both sides, read from the two builds with line tables ([`source::compare_functions`]): their
 /// code changed because of a change elsewhere (inlining, codegen units, layout), and the report
-/// says so beside the verdict. A function that cannot be compared is left out (not named).
+/// says so beside the verdict. A function that cannot be compared is left out (not named), and
+/// so is one whose own definition the commit changes ([`source::ChangedNames::changes_own_source`]).
 fn note_same_source(
     ctx: &MeasureContext,
     file: &mut SampleFile,
     changed: &[(usize, usize)],
     tables: &[LineTables; 2],
+    changed_names: &source::ChangedNames,
 ) {
     let checkouts = [Side::Base, Side::Head].map(|side| checkout_of(&ctx.side(side).root));
-    let sides = [Side::Base, Side::Head].map(|side| ctx.side(side));
-    let Ok(changed_names) = changed_names_of(sides, &checkouts) else {
-        return;
-    };
-    for &(record, m) in changed {
-        let matched = &ctx.matched[m];
-        let functions: Vec<String> = file.benchmarks[record]
-            .selection
-            .as_ref()
-            .map(|s| s.changed_in_loop().cloned().collect::<Vec<_>>())
-            .unwrap_or_default()
-            .into_iter()
-            .take(MAX_SOURCE_COMPARED)
-            .collect();
-        let pairs = compared_executables(ctx, tables, matched);
-        let same = same_source_in(&pairs, &checkouts, &functions, &changed_names);
+    let asked: Vec<Asked> = changed
+        .iter()
+        .map(|&(record, m)| {
+            let mut functions = compared_functions(file, record);
+            functions.retain(|f| !changed_names.changes_own_source(f));
+            (
+                m,
+                functions,
+                compared_executables(ctx, tables, &ctx.matched[m]),
+            )
+        })
+        .collect();
+    let compared = compare_by_pair(&asked, &checkouts, changed_names);
+    for (m, functions, pairs) in &asked {
+        let same = same_source_in(pairs, functions, &compared);
         if same.is_empty() {
             continue;
         }
+        let matched = &ctx.matched[*m];
         let ids = [instructions_id(&matched.id), matched.id.clone()];
         for benchmark in file.benchmarks.iter_mut().filter(|b| ids.contains(&b.id)) {
             if let Some(selection) = &mut benchmark.selection {
@@ -369,6 +402,50 @@ fn note_same_source(
             }
         }
     }
+}
+
+/// What one changed benchmark asks to compare by source: its index in `matched`, its functions
+/// and the pairs of executables that hold them.
+type Asked = (usize, Vec<String>, Vec<[PathBuf; 2]>);
+
+/// Each function's source comparison, by pair of executables.
+type ComparedByPair = BTreeMap<[PathBuf; 2], BTreeMap<String, source::SourceComparison>>;
+
+/// Compares by source, once per pair of executables, every function any benchmark of `asked`
+/// (its functions and pairs, as [`note_same_source`] gathers them) asks of it: reading an
+/// executable's line tables takes seconds, and a bench target's benchmarks share it.
+fn compare_by_pair(
+    asked: &[Asked],
+    checkouts: &[PathBuf; 2],
+    changed_names: &source::ChangedNames,
+) -> ComparedByPair {
+    let mut wanted: BTreeMap<&[PathBuf; 2], BTreeSet<&String>> = BTreeMap::new();
+    for (_, functions, pairs) in asked {
+        for pair in pairs {
+            wanted.entry(pair).or_default().extend(functions);
+        }
+    }
+    let side = |executable, checkout| source::Side {
+        executable,
+        checkout,
+    };
+    wanted
+        .into_iter()
+        .filter(|(_, functions)| !functions.is_empty())
+        .map(|([base, head], functions)| {
+            let functions: Vec<String> = functions.into_iter().cloned().collect();
+            let compared = source::compare_functions(
+                &side(base, &checkouts[0]),
+                &side(head, &checkouts[1]),
+                &functions,
+                changed_names,
+            );
+            (
+                [base.clone(), head.clone()],
+                functions.into_iter().zip(compared).collect(),
+            )
+        })
+        .collect()
 }
 
 /// The executables, base's and head's, whose line tables tell where `matched`'s functions come
@@ -403,41 +480,26 @@ fn compared_executables(
 }
 
 /// Of `functions`, those compiled from the same source on both sides of some pair of `pairs`
-/// ([`source::compare_functions`]) and from different source in none: a function several
-/// programs hold counts as the same only if no program's copy reads differently.
+/// ([`source::compare_functions`], read from `compared`) and from different source in none: a
+/// function several programs hold counts as the same only if no program's copy reads
+/// differently.
 fn same_source_in(
     pairs: &[[PathBuf; 2]],
-    checkouts: &[PathBuf; 2],
     functions: &[String],
-    changed_names: &source::ChangedNames,
+    compared: &ComparedByPair,
 ) -> Vec<String> {
-    if functions.is_empty() {
-        return Vec::new();
-    }
-    let compared: Vec<Vec<source::SourceComparison>> = pairs
-        .iter()
-        .map(|[base, head]| {
-            let side = |executable, checkout| source::Side {
-                executable,
-                checkout,
-            };
-            source::compare_functions(
-                &side(base, &checkouts[0]),
-                &side(head, &checkouts[1]),
-                functions,
-                changed_names,
-            )
-        })
-        .collect();
     let differs = |c: &source::SourceComparison| matches!(c, source::SourceComparison::Differs(_));
     functions
         .iter()
-        .enumerate()
-        .filter(|&(i, _)| {
-            let of_function = || compared.iter().map(move |c| &c[i]);
+        .filter(|&function| {
+            let of_function = || {
+                pairs
+                    .iter()
+                    .filter_map(|pair| compared.get(pair)?.get(function))
+            };
             of_function().any(|c| c.is_same()) && !of_function().any(differs)
         })
-        .map(|(_, f)| f.clone())
+        .cloned()
         .collect()
 }
 

@@ -26,6 +26,12 @@
 //! walks `tests/`, the spec test suite a submodule there) asks each of those files whether it
 //! is a directory. Only asked about, such a path is compared by what is there (a file, a
 //! directory, nothing); opened, by its content, as any other.
+//!
+//! Any other path of the checkout only asked about (its metadata, its existence) is compared by
+//! what asking tells (`same_metadata`: its kind, size, permissions, a link's target), not by its
+//! content, which the program never saw: a walker that runs `statx` on every path of the tree it
+//! walks (fd before #1914) read no changed file whose size is the same. One that differs there is
+//! said to be looked at, not read.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -56,6 +62,9 @@ pub struct FileComparison {
     pub same: usize,
     /// Files of the checkout it read that differ (or exist on one side only), relative to it.
     pub changed: Vec<String>,
+    /// Of `changed`, those it only asked about (`stat`, `access`, a failed open), which differ
+    /// in what that tells ([`same_metadata`]): their size, kind or permissions.
+    pub looked_at: Vec<String>,
     /// Why the files cannot be compared (a read of build output, an unreadable file): then it
     /// is measured.
     pub undecided: Option<String>,
@@ -99,14 +108,20 @@ pub fn compare<'p>(
             }
         } else if let Ok(relative) = path.strip_prefix(&base) {
             let head = checkouts.head.join(relative);
-            let alike = if !opened && in_git_dir(relative) {
-                Ok(same_kind(&path, &head))
-            } else {
-                same_content(&path, &head)
+            let alike = match (opened, in_git_dir(relative)) {
+                (true, _) => same_content(&path, &head),
+                (false, true) => Ok(same_kind(&path, &head)),
+                (false, false) => Ok(same_metadata(&path, &head)),
             };
             match alike {
                 Ok(true) => result.same += 1,
-                Ok(false) => result.changed.push(relative.display().to_string()),
+                Ok(false) => {
+                    let shown = relative.display().to_string();
+                    if !opened {
+                        result.looked_at.push(shown.clone());
+                    }
+                    result.changed.push(shown);
+                }
                 Err(why) => {
                     result.undecided.get_or_insert(why);
                 }
@@ -133,8 +148,10 @@ pub fn compare<'p>(
             }
         }
     }
-    result.changed.sort();
-    result.changed.dedup();
+    for paths in [&mut result.changed, &mut result.looked_at] {
+        paths.sort();
+        paths.dedup();
+    }
     result
 }
 
@@ -160,6 +177,33 @@ fn same_content(base: &Path, head: &Path) -> Result<bool, String> {
 /// repository or a submodule's, git's records of that checkout rather than the revision's files.
 fn in_git_dir(relative: &Path) -> bool {
     relative.components().any(|c| c.as_os_str() == ".git")
+}
+
+/// Whether what a program that only asks about a path (`stat`, `access`, `readlink`, a failed
+/// open) can learn of it is alike at `base` and `head`: what is there (a file, a directory, a
+/// link, nothing), a file's size and permissions, a directory's count of links (its
+/// subdirectories), a link's target. Its content is not among it: a file whose text changed but
+/// not its size is alike (fd's walker, before #1914, ran `statx` on every path of the tree it
+/// walked, and every changed file of the checkout was called read). When and where the file was
+/// written (its times, its inode) differ between any two checkouts and are left out, as they are
+/// for a file opened.
+fn same_metadata(base: &Path, head: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let seen = |path: &Path| {
+        let link = std::fs::symlink_metadata(path).ok()?;
+        let target = link.is_symlink().then(|| std::fs::read_link(path).ok());
+        let followed = std::fs::metadata(path).ok().map(|m| {
+            let links = if m.is_dir() { m.nlink() } else { 0 };
+            (
+                m.file_type(),
+                m.len() * u64::from(!m.is_dir()),
+                m.mode(),
+                links,
+            )
+        });
+        Some((link.file_type(), target, followed))
+    };
+    seen(base) == seen(head)
 }
 
 /// Whether the same kind of thing (a file, a directory, nothing) is at `base` and `head`.
@@ -395,13 +439,63 @@ mod tests {
         // Opened, its content counts, as any file's.
         let opened = compare_with(&s, None, &[(&index, true)]);
         assert_eq!(opened.changed, ["data/suite/.git/index"]);
-        // A file of the checkout only asked about is still compared by content.
-        for (root, text) in [(&s.base, "1"), (&s.head, "2")] {
+        // A file of the checkout only asked about is compared by what asking tells.
+        for (root, text) in [(&s.base, "1"), (&s.head, "22")] {
             std::fs::write(root.join("data/input.txt"), text).unwrap();
         }
         let input = s.base.join("data/input.txt");
         let data = compare_with(&s, None, &[(&input, false)]);
         assert_eq!(data.changed, ["data/input.txt"]);
+        assert_eq!(data.looked_at, ["data/input.txt"]);
+    }
+
+    /// fd's walker before #1914 ran `statx` on every path it walked: a file whose text changed
+    /// but not its size told it nothing new; another size, permissions or kind does, and is said
+    /// to be looked at; opened, its content counts.
+    #[test]
+    fn a_file_only_asked_about_is_compared_by_what_asking_tells() {
+        use std::os::unix::fs::PermissionsExt;
+        let s = sides(&[
+            ("data/same_size.txt", Some("one"), Some("two")),
+            ("data/longer.txt", Some("one"), Some("three")),
+            ("data/mode.txt", Some("one"), Some("one")),
+            ("data/kind", Some("a file"), None),
+        ]);
+        std::fs::create_dir_all(s.head.join("data/kind")).unwrap();
+        let executable = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(s.head.join("data/mode.txt"), executable).unwrap();
+        let probe = |name: &str, opened: bool| {
+            let path = s.base.join(name);
+            compare_with(&s, None, &[(path.as_path(), opened)])
+        };
+        let same = probe("data/same_size.txt", false);
+        assert_eq!((same.same, same.changed.len()), (1, 0), "{same:?}");
+        let opened = probe("data/same_size.txt", true);
+        assert_eq!(opened.changed, ["data/same_size.txt"]);
+        assert!(opened.looked_at.is_empty(), "{opened:?}");
+        for name in ["data/longer.txt", "data/mode.txt", "data/kind"] {
+            let found = probe(name, false);
+            assert_eq!(
+                (found.changed.clone(), found.looked_at.clone()),
+                (vec![name.to_string()], vec![name.to_string()]),
+                "{found:?}"
+            );
+        }
+    }
+
+    /// A directory only asked about: its kind and its subdirectories' count, not its listing.
+    #[test]
+    fn a_directory_only_asked_about_is_compared_by_its_subdirectories_count() {
+        let s = sides(&[("data/extra.txt", None, Some("x"))]);
+        let probe = |opened: bool| {
+            let path = s.base.join("data");
+            compare_with(&s, None, &[(path.as_path(), opened)])
+        };
+        let data = probe(false);
+        assert_eq!((data.same, data.changed.len()), (1, 0), "{data:?}");
+        assert_eq!(probe(true).changed, ["data"]);
+        std::fs::create_dir_all(s.head.join("data/sub")).unwrap();
+        assert_eq!(probe(false).looked_at, ["data"]);
     }
 
     #[test]

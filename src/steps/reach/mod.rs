@@ -66,14 +66,14 @@ pub fn decide(
         CodeComparison::Differs {
             functions, data, ..
         } => {
-            return reaches(functions.clone(), data.clone(), files.changed.clone());
+            return reaches(functions.clone(), data.clone(), files);
         }
     };
     if let Some(why) = &files.undecided {
         return undecided(why.clone());
     }
     if !files.changed.is_empty() {
-        return reaches(Vec::new(), Vec::new(), files.changed.clone());
+        return reaches(Vec::new(), Vec::new(), files);
     }
     SelectionRecord {
         measured: false,
@@ -104,13 +104,14 @@ pub fn undecided(why: String) -> SelectionRecord {
 }
 
 /// A measured benchmark that reaches the change: what changed that it executes or reads.
-fn reaches(functions: Vec<String>, data: Vec<String>, files: Vec<String>) -> SelectionRecord {
+fn reaches(functions: Vec<String>, data: Vec<String>, files: &FileComparison) -> SelectionRecord {
     let mut record = SelectionRecord {
         measured: true,
         reason: SelectionReason::ReachesChange,
         changed_functions: functions,
         changed_data: data,
-        changed_files: files,
+        changed_files: files.changed.clone(),
+        looked_at_files: files.looked_at.clone(),
         ..SelectionRecord::default()
     };
     record.detail = reached_detail(&record, None);
@@ -293,12 +294,22 @@ fn reached_detail(record: &SelectionRecord, timed: Option<&[String]>) -> String 
             })
         }
     };
+    let read: Vec<String> = record
+        .changed_files
+        .iter()
+        .filter(|f| !record.looked_at_files.contains(f))
+        .cloned()
+        .collect();
     let parts: Vec<String> = code
         .into_iter()
         .chain(
             [
                 ("reaches changed data", &record.changed_data),
-                ("reads changed files", &record.changed_files),
+                ("reads changed files", &read),
+                (
+                    "looks at changed files (their size, kind or permissions, not their content)",
+                    &record.looked_at_files,
+                ),
             ]
             .into_iter()
             .filter(|(_, names)| !names.is_empty())
@@ -461,6 +472,20 @@ mod tests {
             record.detail,
             "it executes changed code: demo::mix; reads changed files: data/input.txt"
         );
+        // A file only asked about is said to be looked at, not read, and kept apart in the JSON.
+        let looked_at = FileComparison {
+            changed: vec!["data/input.txt".into(), "src/walk.rs".into()],
+            looked_at: vec!["src/walk.rs".into()],
+            ..FileComparison::default()
+        };
+        let record = decide(&same(), &looked_at, &[], &[]);
+        assert!(record.measured, "{record:?}");
+        assert_eq!(
+            record.detail,
+            "it reads changed files: data/input.txt; looks at changed files (their size, kind or \
+             permissions, not their content): src/walk.rs"
+        );
+        assert_eq!(record.looked_at_files, ["src/walk.rs"]);
     }
 
     #[test]

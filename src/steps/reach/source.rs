@@ -165,6 +165,7 @@ mod inlined;
 mod locals;
 mod made_by_call;
 mod own_lines;
+mod own_source;
 mod proc_macros;
 mod qualified;
 mod shim;
@@ -1376,6 +1377,8 @@ pub struct ChangedNames {
     /// from it (`include_str!`, a proc macro's `#[grammar = "…"]`) has the macro's lines, which
     /// read the same.
     compiled_in: BTreeMap<String, String>,
+    /// The functions whose own definition the commit changes ([`own_source`]).
+    own: own_source::ChangedFunctions,
 }
 
 /// The files of the module a private `use` is in, where it changes what a name means: its own
@@ -1412,6 +1415,16 @@ enum Origin {
 }
 
 impl ChangedNames {
+    /// Whether `function` (demangled, without hash; a closure's is its function's) is a
+    /// function of a changed file whose own definition the commit changes, or whose definition
+    /// names a name the commit changes (a constant it reads): it cannot be "compiled
+    /// differently from the same source" ([`own_source`]; `false` when it cannot be placed).
+    pub fn changes_own_source(&self, function: &str) -> bool {
+        self.own
+            .of(function)
+            .any(|f| f.changed || f.names.iter().any(|name| self.contains_in(name, &f.file)))
+    }
+
     /// Whether the commit changes `name` anywhere (in a file only, by a private `use`, too).
     pub fn contains(&self, name: &str) -> bool {
         self.names.contains_key(name) || self.imported.contains_key(name)
@@ -1589,6 +1602,9 @@ pub fn changed_names_compiled(
         let shown = file.display().to_string();
         match changed_items(&a, &b, |parsed| filter.read(file, parsed)) {
             Some(changes) => {
+                if let (Ok(x), Ok(y)) = (item_lines(&a), item_lines(&b)) {
+                    names.own.add_file(file, &x, &y);
+                }
                 let origin = Origin::Item(shown);
                 names.anywhere.extend(changes.anywhere);
                 names.unbound.extend(changes.unbound);

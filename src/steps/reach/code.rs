@@ -38,6 +38,8 @@
 //!   message; the code around it is compared in full, so both sides panic or neither does, at
 //!   the same point. This is the one thing it knowingly does not see: a
 //!   `Location::caller().line()` or `.column()` read outside a panic.
+//! - C code that differs from the other side's only in what a failed `assert` passes to the C
+//!   library (its line, which lines added above move) is the same ([`assert_failure`]).
 //! - Code that executed a `cpuid` of the executable may choose, natively, code that its trace
 //!   never ran (an AVX-512 or SHA kernel behind `is_x86_feature_detected!`) when this CPU has
 //!   features valgrind hides ([`features_valgrind_hides`]). A benchmark's native probe stops at
@@ -47,6 +49,9 @@
 //!   ([`TOOLCHAIN_FUNCTIONS`]) and glibc's static part of `libc`
 //!   ([`C_LIBRARY_STATIC_FUNCTIONS`]), the same files on both sides of one toolchain.
 
+mod assert_failure;
+#[cfg(test)]
+mod assert_failure_tests;
 mod executable;
 mod identity;
 mod libtest_table;
@@ -209,7 +214,8 @@ pub enum CodeComparison {
     /// `alike`: the packages whose build-script output directory the data held, base's on one
     /// side and head's on the other, read alike ([`CheckoutPaths::read_alike`]; sorted).
     /// `set_aside`: differences found not to be the benchmark's, as the reason words them
-    /// (libtest's table of benchmarks whose source lines moved, [`libtest_table::SET_ASIDE`]).
+    /// (libtest's table of benchmarks whose source lines moved, [`libtest_table::SET_ASIDE`];
+    /// the lines C's `assert` passes to `__assert_fail`, [`assert_failure::SET_ASIDE`]).
     Same {
         functions: usize,
         data: usize,

@@ -14,6 +14,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use object::SymbolKind;
 
+use super::assert_failure;
 use super::libtest_table::{self, Descriptor};
 use super::objects::{Objects, Place, Relocation, SecRef, Target, lto_stem, stable_name};
 use crate::steps::build::BuildOutDir;
@@ -407,8 +408,9 @@ impl<'a> Walk<'a> {
     /// Whether the bytes of base's section `b` and head's `h` (of one shape) are the same, up to
     /// what is read alike or set aside: a panic location's line and column (the same file: its
     /// pointer, compared with the relocations, and its length), the checkouts' paths and
-    /// build-script output directories ([`CheckoutPaths::read_alike`]), and the source position
-    /// of a libtest descriptor's item ([`libtest_table`]).
+    /// build-script output directories ([`CheckoutPaths::read_alike`]), the source position
+    /// of a libtest descriptor's item ([`libtest_table`]), and the line numbers a C `assert`
+    /// passes to its failure call ([`assert_failure`]).
     fn bytes_alike(&mut self, b: SecRef, h: SecRef) -> bool {
         let (bytes_b, bytes_h) = (self.base.bytes(b), self.head.bytes(h));
         if is_location(self.base, b) && is_location(self.head, h) {
@@ -416,6 +418,10 @@ impl<'a> Walk<'a> {
         }
         if let Some(alike) = self.paths.read_alike(bytes_b, bytes_h) {
             self.alike.extend(alike.into_iter().map(str::to_string));
+            return true;
+        }
+        if assert_arguments_differ((self.base, b), (self.head, h)) {
+            self.set_aside.insert(assert_failure::SET_ASIDE);
             return true;
         }
         let descriptors = (descriptor(self.base, b), descriptor(self.head, h));
@@ -814,6 +820,43 @@ pub(super) fn functions_named_by(objects: &Objects, section: SecRef) -> Vec<Stri
 /// A function's or static's name for a report: demangled, without its hash.
 pub(super) fn demangle(name: &str) -> String {
     format!("{:#}", rustc_demangle::demangle(name))
+}
+
+/// Whether base's code section `b` and head's `h`, x86-64 both, differ only in the constants a
+/// failed C `assert` passes to the C library ([`assert_failure`]): the relocations are compared
+/// after, as any code's.
+fn assert_arguments_differ((base, b): (&Objects, SecRef), (head, h): (&Objects, SecRef)) -> bool {
+    let x86_64 = |objects: &Objects, at: SecRef| {
+        objects.section(at).is_code() && objects.objects[at.0 as usize].x86_64
+    };
+    if !x86_64(base, b) || !x86_64(head, h) {
+        return false;
+    }
+    let side = |objects, at: SecRef| assert_failure::Side {
+        bytes: Objects::bytes(objects, at),
+        relocated: objects
+            .section(at)
+            .relocations
+            .iter()
+            .map(|r| (r.offset, r.r_type))
+            .collect(),
+        import_at: move |offset| import_at(objects, at, offset),
+    };
+    assert_failure::only_assert_arguments_differ(&side(base, b), &side(head, h))
+}
+
+/// The type and name of the relocation at `offset` of `section` when it refers to a symbol no
+/// input defines (an import of a shared library).
+fn import_at(objects: &Objects, section: SecRef, offset: u64) -> Option<(u32, String)> {
+    let found = objects
+        .section(section)
+        .relocations
+        .iter()
+        .find(|r| r.offset == offset)?;
+    match resolve(objects, section.0, found.target) {
+        Resolved::Import(name) => Some((found.r_type, name)),
+        _ => None,
+    }
 }
 
 /// Whether `section` holds a named symbol at its start (a static), which is compared whole.

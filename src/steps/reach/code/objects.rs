@@ -55,6 +55,8 @@ pub(super) struct Object {
     pub sole_function: Vec<Option<u32>>,
     /// Per section: a named symbol at its offset 0 (what a report calls the section).
     pub name_of_section: Vec<Option<u32>>,
+    /// Whether its code is x86-64's (what [`super::assert_failure`] can decode).
+    pub x86_64: bool,
 }
 
 pub(super) struct Section {
@@ -348,6 +350,7 @@ fn read_object(
         symbols,
         sole_function,
         name_of_section,
+        x86_64: file.architecture() == object::Architecture::X86_64,
     }))
 }
 

@@ -6,7 +6,7 @@
 # Results go to docs/design/field-trials.md by hand, with the figures this script prints.
 #
 # Usage: scripts/field_trial.sh [TRIAL|GROUP...]  (no TRIAL: every trial below; a GROUP names
-#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c`, `newcomer18`, `newcomer18b`, `newcomer18c`, `newcomer19`, `newcomer19b`, `newcomer19c`, `lead19`, `newcomer20`, `newcomer20b` and `newcomer20c`, the
+#   several: `unseen`, `newcomer`, `newcomer10`, `newcomer11`, `newcomer12`, `newcomer12b`, `newcomer13`, `newcomer14`, `newcomer15`, `newcomer15b`, `newcomer15c`, `newcomer16`, `newcomer16b`, `newcomer17`, `newcomer17b`, `newcomer17c`, `newcomer18`, `newcomer18b`, `newcomer18c`, `newcomer19`, `newcomer19b`, `newcomer19c`, `lead19`, `newcomer20`, `newcomer20b`, `newcomer20c`, `cassert` and `newcomer21`, the
 #   repositories first
 #   tried on 2026-11-29 and 2026-11-30)
 #   MIRRORS=DIR    clone DIR/<owner>+<name>/repo instead of https://github.com/<owner>/<name>

@@ -159,28 +159,14 @@ fn without_closures(function: &str) -> &str {
     rest
 }
 
-/// Whether an item key (inline modules left out) is a method `name` of an impl of a self type
-/// whose last segment is `owner`, or a default method of the trait `owner`.
+/// Whether an item key (inline modules left out) is a method `name` of an inherent impl of a
+/// self type whose last segment is `owner` ([`qualified::ImplMethod::is_key`]), or a default
+/// method of the trait `owner`.
 fn owner_key(key: &str, owner: &str, name: &str) -> bool {
-    let Some(header) = key.strip_suffix(&format!("::fn {name}")) else {
-        return false;
-    };
-    if header.strip_prefix("trait ") == Some(owner) {
-        return true;
-    }
-    let header = header.replace(": :", "::");
-    let Ok(item) = syn::parse_str::<syn::ItemImpl>(&format!("{header} {{}}")) else {
-        return false;
-    };
-    let syn::Type::Path(self_ty) = &*item.self_ty else {
-        return false;
-    };
-    item.trait_.is_none()
-        && self_ty
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == owner)
+    key.strip_suffix(&format!("::fn {name}"))
+        .and_then(|header| header.strip_prefix("trait "))
+        == Some(owner)
+        || qualified::ImplMethod::inherent(owner, name).is_key(key)
 }
 
 /// Whether an item key is a function's: a free one, or a member of an impl or a trait.

@@ -186,6 +186,17 @@ fn is_impl_parameter(self_ty: &syn::TypePath) -> bool {
 }
 
 impl ImplMethod {
+    /// The method `name` of an inherent impl for a self type whose path ends in `self_name`, as
+    /// [`ImplMethod::is_key`] looks for it in a file's items (no crates: it places nothing).
+    pub(super) fn inherent(self_name: &str, name: &str) -> ImplMethod {
+        ImplMethod {
+            crates: BTreeSet::new(),
+            self_name: self_name.to_string(),
+            trait_name: None,
+            name: name.to_string(),
+        }
+    }
+
     /// Whether the item key `key` of a file ([`super::ItemLines`]: `m::impl Iterator for
     /// MultiPeek < I >::fn next`) is this method: an impl of a trait of the same last segment
     /// (or, for an inherent method, an impl of no trait) for a self type of the same last

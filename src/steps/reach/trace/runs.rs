@@ -421,15 +421,12 @@ pub(super) fn undecodable(failure: TraceError, out: &Path) -> TraceError {
 /// valgrind's `Unrecognised instruction` too, natively as under valgrind; only an instruction
 /// VEX cannot decode (this CPU can) makes it print the bytes it gave up on.
 pub(super) fn unhandled_instruction(out: &Path) -> Option<String> {
-    let logs = std::fs::read_dir(out).ok()?.flatten().filter(|entry| {
-        entry
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with(LOG_PREFIX))
-    });
     // Lossy: a system call's arguments in the log need not be UTF-8.
-    let text = |entry: std::fs::DirEntry| std::fs::read(entry.path()).ok();
-    logs.filter_map(text)
+    let text = |(_, path): (u32, PathBuf)| std::fs::read(path).ok();
+    log_files(out)
+        .ok()?
+        .into_iter()
+        .filter_map(text)
         .find_map(|log| unhandled_in(&String::from_utf8_lossy(&log)))
 }
 
@@ -829,13 +826,8 @@ fn thread_starter(line: &str) -> Option<(u32, u32)> {
 /// What the logs of a run's processes tell ([`read_logs`]).
 pub(super) type Logs = (Touched, Vec<(u32, bool)>, Vec<(u32, u32)>);
 
-/// What the system calls of every process in `out` touched, each process's pid with whether it
-/// ended by starting another program ([`syscalls::replaced_itself`]), and each thread started
-/// ([`starts_thread`]) by its starter ([`thread_starter`]; `(0, 0)` when the line does not say).
-/// The first
-/// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
-/// too unless the first changed its directory, in which case where they started is not known.
-pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
+/// The valgrind logs in `out`, one a process ([`LOG_PREFIX`] and its pid), by pid.
+pub(super) fn log_files(out: &Path) -> std::io::Result<Vec<(u32, PathBuf)>> {
     let mut logs: Vec<(u32, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(out)? {
         let path = entry?.path();
@@ -849,6 +841,17 @@ pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
         }
     }
     logs.sort();
+    Ok(logs)
+}
+
+/// What the system calls of every process in `out` touched, each process's pid with whether it
+/// ended by starting another program ([`syscalls::replaced_itself`]), and each thread started
+/// ([`starts_thread`]) by its starter ([`thread_starter`]; `(0, 0)` when the line does not say).
+/// The first
+/// process (lowest pid) starts in `cwd`; the others were forked from it, so they start there
+/// too unless the first changed its directory, in which case where they started is not known.
+pub(super) fn read_logs(out: &Path, cwd: &Path) -> std::io::Result<Logs> {
+    let logs = log_files(out)?;
     let mut touched = Touched::default();
     let mut processes = Vec::new();
     let mut children_cwd = Some(cwd);

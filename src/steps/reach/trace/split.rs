@@ -1120,18 +1120,11 @@ impl Parts {
         order: &[String],
     ) -> Result<(), String> {
         let mut logs = Vec::new();
-        for entry in std::fs::read_dir(out).map_err(|e| e.to_string())? {
-            let path = entry.map_err(|e| e.to_string())?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if let Some(pid) = name.strip_prefix(runs::LOG_PREFIX) {
-                let text = std::fs::read(&path).map_err(|e| e.to_string())?;
-                logs.push((
-                    pid.parse::<u32>().ok(),
-                    String::from_utf8_lossy(&text).into_owned(),
-                ));
-            }
+        for (pid, path) in runs::log_files(out).map_err(|e| e.to_string())? {
+            let text = std::fs::read(&path).map_err(|e| e.to_string())?;
+            logs.push((pid, String::from_utf8_lossy(&text).into_owned()));
         }
-        let Some((_, main_log)) = logs.iter().find(|(pid, _)| *pid == Some(main)) else {
+        let Some((_, main_log)) = logs.iter().find(|(pid, _)| *pid == main) else {
             return Ok(());
         };
         let Some((outside, own)) = cut_log(main_log, order) else {
@@ -1139,7 +1132,7 @@ impl Parts {
         };
         // No process changed its directory ([`cut_log`]): each started in `cwd`.
         let mut others = Touched::default();
-        for (_, text) in logs.iter().filter(|(pid, _)| *pid != Some(main)) {
+        for (_, text) in logs.iter().filter(|(pid, _)| *pid != main) {
             others.merge(syscalls::parse(text, Some(cwd)));
         }
         let parse = |texts: &[String]| -> Vec<Touched> {

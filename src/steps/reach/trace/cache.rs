@@ -208,21 +208,23 @@ impl TraceCache {
     /// at once ([`super::split::trace_benchmarks`]) instead of spending a valgrind run again. A
     /// marker kept before 2026-12-01 (a text) says too slow.
     pub fn unfit_for_valgrind(&self, req: &ForkRequest) -> Option<ValgrindUnfit> {
-        let bytes = std::fs::read(self.too_slow_path(req).ok()?).ok()?;
+        let bytes = std::fs::read(self.unfit_marker_path(req).ok()?).ok()?;
         Some(serde_json::from_slice(&bytes).unwrap_or(ValgrindUnfit::TooSlow))
     }
 
     /// Remembers why valgrind is unfit for the target of `req`; a marker that cannot be written
     /// only costs the next run a valgrind run again.
     pub fn remember_unfit_for_valgrind(&self, req: &ForkRequest, unfit: &ValgrindUnfit) {
-        if let Ok(path) = self.too_slow_path(req) {
+        if let Ok(path) = self.unfit_marker_path(req) {
             let _ = self.keep(&path, unfit);
         }
     }
 
     /// Where the marker of [`TraceCache::unfit_for_valgrind`] is: under a digest of the
-    /// executable's content, the harness, the working directory and the added environment.
-    fn too_slow_path(&self, req: &ForkRequest) -> std::io::Result<PathBuf> {
+    /// executable's content, the harness, the working directory and the added environment. Its
+    /// key and name still say "too slow", what it first marked, so that markers kept by earlier
+    /// versions are found.
+    fn unfit_marker_path(&self, req: &ForkRequest) -> std::io::Result<PathBuf> {
         let digest = executable_digest(&req.executable)?;
         let fields = [
             b"too slow for valgrind".as_slice(),
@@ -492,7 +494,7 @@ mod tests {
         assert!(cache.kept(&alpha).is_none());
         // A marker kept before the reason was (a text) reads as too slow.
         std::fs::write(&exe, b"bytes").unwrap();
-        let marker = cache.too_slow_path(&alpha).unwrap();
+        let marker = cache.unfit_marker_path(&alpha).unwrap();
         std::fs::write(&marker, b"\"valgrind outlasted its budget\"").unwrap();
         assert_eq!(
             cache.unfit_for_valgrind(&alpha),

@@ -311,11 +311,10 @@ pub(super) fn note_compiled_differently(
     let Some(names) = changed_names_for(ctx, &changed) else {
         return false;
     };
-    let unexplained = |&(record, _): &(usize, usize)| {
-        let functions = compared_functions(file, record);
-        functions.iter().any(|f| !names.changes_own_source(f))
-    };
-    if !changed.iter().any(unexplained) {
+    if changed
+        .iter()
+        .all(|&(record, _)| unexplained(file, record, &names).is_empty())
+    {
         return false;
     }
     let matched: Vec<&Matched> = changed.iter().map(|&(_, m)| &ctx.matched[m]).collect();
@@ -361,6 +360,15 @@ fn compared_functions(file: &SampleFile, record: usize) -> Vec<String> {
     functions.take(MAX_SOURCE_COMPARED).cloned().collect()
 }
 
+/// Of [`compared_functions`] of `record`, those not rewritten by the commit
+/// ([`source::ChangedNames::changes_own_source`]): the ones that may have been compiled
+/// differently from the same source.
+fn unexplained(file: &SampleFile, record: usize, names: &source::ChangedNames) -> Vec<String> {
+    let mut functions = compared_functions(file, record);
+    functions.retain(|f| !names.changes_own_source(f));
+    functions
+}
+
 /// Records, in the selection of every changed benchmark (`changed`, as [`changed_benchmarks`]
 /// gives them), which of the changed functions it executes in its timed loop
 /// ([`compared_functions`]) were compiled from the same source on
@@ -379,8 +387,7 @@ fn note_same_source(
     let asked: Vec<Asked> = changed
         .iter()
         .map(|&(record, m)| {
-            let mut functions = compared_functions(file, record);
-            functions.retain(|f| !changed_names.changes_own_source(f));
+            let functions = unexplained(file, record, changed_names);
             (
                 m,
                 functions,

@@ -65,8 +65,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("command line", &["cli"]),
 ];
 
-/// Files that are not modules of a layer: the crate root and this check.
-const OUTSIDE_LAYERS: &[&str] = &["lib", "main", "layers"];
+/// Files that are not modules of a layer: the crate root, the programs' `main`s (`cargo-perfdiff`
+/// and the measuring helper, `src/bin/`) and this check.
+const OUTSIDE_LAYERS: &[&str] = &["lib", "main", "bin::perfdiff-exec", "layers"];
 
 /// Position of `module` (a `::` path) in the flattened [`LAYERS`]: the longest listed prefix.
 fn rank(module: &str) -> Option<(usize, &'static str)> {

@@ -9,6 +9,9 @@
 mod report_support;
 mod support;
 
+#[path = "common/gnu_time.rs"]
+mod gnu_time;
+
 #[path = "offline/bisect_history.rs"]
 mod bisect_history;
 #[path = "offline/calibrated_simulation.rs"]

@@ -13,6 +13,9 @@ mod support;
 #[path = "common/processes.rs"]
 mod processes;
 
+#[path = "common/gnu_time.rs"]
+mod gnu_time;
+
 #[path = "orchestration/bench_fixture.rs"]
 mod bench_fixture;
 

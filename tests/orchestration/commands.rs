@@ -4,6 +4,7 @@
 //! `end_to_end::command_e2e`, whose tests compare the program demo's commands for real.
 
 use crate::bench_fixture::*;
+use crate::gnu_time::assert_peak_as_gnu_time_says;
 use crate::support;
 
 use cargo_perfdiff::orchestrate::demo::{ProgramChanges, create_program_demo_repo};
@@ -56,10 +57,11 @@ fn declaring_no_command_or_a_malformed_one_is_a_clear_error_before_anything_is_b
 #[test]
 fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
     let (_dir, repo) = fixture_repo(&strong());
-    // The fixture builds no program: a command may run any program, here a shell.
+    // The fixture builds no program: a command may run any program, here `/bin/true`, whose
+    // peak memory (about 1 MiB) lies below what cargo-perfdiff itself would pass on as the helper.
     // One layout, as `quick` has it.
-    let options = ["--mode", "duet", "--cmd", "shell=/bin/sh -c 'exit 0'"];
-    let args = with_options(&parent_vs_head_json(&["^hash/mix$|^shell$"]), &options);
+    let options = ["--mode", "duet", "--cmd", "true=/bin/true"];
+    let args = with_options(&parent_vs_head_json(&["^hash/mix$|^true$"]), &options);
     let output = fixture_perfdiff(&repo, &args);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = json_report(&output);
@@ -67,15 +69,21 @@ fn commands_and_benchmarks_are_compared_in_one_run_in_duet_mode() {
     let mix = bench_entry(&report, "hash/mix");
     assert_eq!(mix["harness"], "criterion", "{mix:#}");
     assert_eq!(mix["forks"]["base"], 2, "{mix:#}");
-    for id in ["shell", "shell (peak memory)"] {
-        let shell = bench_entry(&report, id);
-        assert_eq!(shell["harness"], "command", "{shell:#}");
-        assert_eq!(shell["forks"]["base"], 2, "{shell:#}");
-        assert!(shell["failure"].is_null(), "{shell:#}");
+    for id in ["true", "true (peak memory)"] {
+        let command = bench_entry(&report, id);
+        assert_eq!(command["harness"], "command", "{command:#}");
+        assert_eq!(command["forks"]["base"], 2, "{command:#}");
+        assert!(command["failure"].is_null(), "{command:#}");
         assert!(
-            shell["base"]["mean_ns"].as_f64().unwrap() > 0.0,
-            "{shell:#}"
+            command["base"]["mean_ns"].as_f64().unwrap() > 0.0,
+            "{command:#}"
         );
     }
+    // The measuring helper cargo-perfdiff starts (`perfdiff-exec`, beside it) passes on no more
+    // than GNU time does: the program's peak is its own.
+    let peak = bench_entry(&report, "true (peak memory)")["base"]["mean_ns"]
+        .as_f64()
+        .unwrap();
+    assert_peak_as_gnu_time_says(&["/bin/true"], peak / 1024.0);
     assert_eq!(report["benchmarks"].as_array().unwrap().len(), 3);
 }

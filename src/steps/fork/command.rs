@@ -34,7 +34,7 @@ pub struct CommandRun {
     pub prepare: Option<String>,
     /// Unmeasured executions before the measured one.
     pub warm_up: usize,
-    /// The helper executable (cargo-perfdiff itself, [`exec_helper::helper_executable`]).
+    /// The helper executable (`perfdiff-exec`, [`exec_helper::helper_executable`]).
     pub helper: PathBuf,
 }
 

@@ -1,13 +1,16 @@
 //! The small intermediate process that runs one execution of a command and reads its resource
-//! usage: `cargo-perfdiff __perfdiff-exec …`, started by [`super::command::CommandFork`].
+//! usage: `perfdiff-exec __perfdiff-exec …` ([`HELPER_PROGRAM`], a program of its own installed
+//! beside cargo-perfdiff; `cargo-perfdiff __perfdiff-exec …` where it is missing), started by
+//! [`super::command::CommandFork`].
 //!
 //! Why a process of its own: Linux keeps a process's high-water RSS across `execve`, so the
 //! `ru_maxrss` that `wait4` reports for a child is at least the RSS of the process it was forked
 //! from. A program started straight from cargo-perfdiff (tens of MB, with its samples and
 //! threads) would report cargo-perfdiff's size and hide every change of its own below it
 //! (METHOD.md, "Measuring a program from outside"). This helper is a fresh image after its own
-//! `exec`: it touches almost nothing before it starts the program, so the program inherits only
-//! the helper's few pages, as under `/usr/bin/time`, and the peak read here is the program's own.
+//! `exec`, of a program that links only this module: it touches almost nothing before it starts
+//! the program, so the program inherits only the helper's few pages, as under `/usr/bin/time`,
+//! and the peak read here is the program's own.
 //! `tests/offline/command_memory.rs` checks the figure against `/usr/bin/time -f %M`.
 //!
 //! The helper also keeps what must not count from the measurement: the `prepare` command before
@@ -88,17 +91,43 @@ pub fn helper_args(
     args
 }
 
-/// The executable to start the helper from: this very process's image, through
-/// `/proc/<pid>/exe`, which stays valid while this process lives even when the file it was
-/// started from is replaced or deleted (a `cargo install` or a rebuild during a long run); the
-/// path it was started from where `/proc` is not mounted.
-pub fn helper_executable() -> std::io::Result<std::path::PathBuf> {
+/// The measuring helper's own program, installed beside `cargo-perfdiff` (a `[[bin]]` of this
+/// package, `src/bin/perfdiff-exec.rs`). It links only this module, so the pages it has written
+/// when it forks a program, the floor of that program's peak memory, are about as few as GNU
+/// time's; cargo-perfdiff's own image, as the helper, passes on about twice as many.
+pub const HELPER_PROGRAM: &str = "perfdiff-exec";
+
+/// This very process's image, through `/proc/<pid>/exe`, which stays valid while this process
+/// lives even when the file it was started from is replaced or deleted (a `cargo install` or a
+/// rebuild during a long run); the path it was started from where `/proc` is not mounted. The
+/// native probe starts its tracer from it.
+pub fn own_executable() -> std::io::Result<std::path::PathBuf> {
     let own = std::path::PathBuf::from(format!("/proc/{}/exe", std::process::id()));
     if own.exists() {
         Ok(own)
     } else {
         std::env::current_exe()
     }
+}
+
+/// The executable that runs each measured execution of a command: [`HELPER_PROGRAM`] beside this
+/// program's file when it is there, else this program itself (it answers the same arguments; a
+/// program's peak memory then starts from about 2 MiB instead of 1). `cargo install` and
+/// `cargo build` put the two side by side.
+pub fn helper_executable() -> std::io::Result<std::path::PathBuf> {
+    let beside = std::env::current_exe()
+        .ok()
+        .and_then(|own| helper_beside(&own));
+    match beside {
+        Some(helper) => Ok(helper),
+        None => own_executable(),
+    }
+}
+
+/// [`HELPER_PROGRAM`] in the directory of `executable`, when it is a file there.
+pub fn helper_beside(executable: &Path) -> Option<std::path::PathBuf> {
+    let helper = executable.parent()?.join(HELPER_PROGRAM);
+    helper.is_file().then_some(helper)
 }
 
 /// Runs the helper when the process was started as one (`args[1]` is [`HELPER_ARG`]) and returns
@@ -286,6 +315,19 @@ mod tests {
             failed("cannot start `x`".into()).ending(),
             "cannot start `x`"
         );
+    }
+
+    #[test]
+    fn the_helper_program_is_found_beside_the_running_one_only_as_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join("cargo-perfdiff");
+        std::fs::write(&own, "").unwrap();
+        assert_eq!(helper_beside(&own), None, "missing: the caller falls back");
+        std::fs::create_dir(dir.path().join(HELPER_PROGRAM)).unwrap();
+        assert_eq!(helper_beside(&own), None, "a directory is not the helper");
+        std::fs::remove_dir(dir.path().join(HELPER_PROGRAM)).unwrap();
+        std::fs::write(dir.path().join(HELPER_PROGRAM), "").unwrap();
+        assert_eq!(helper_beside(&own), Some(dir.path().join(HELPER_PROGRAM)));
     }
 
     #[test]

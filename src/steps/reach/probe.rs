@@ -255,7 +255,7 @@ pub fn probe_benchmark(
     scratch: &Path,
     (log, beside): (&dyn Fn(&str), bool),
 ) -> ProbeOutcome {
-    match crate::steps::fork::exec_helper::helper_executable() {
+    match crate::steps::fork::exec_helper::own_executable() {
         Ok(helper) => {
             let mut own_cpus = None;
             let probe = probe_logged(
@@ -499,7 +499,7 @@ fn read_ending(result: &Path) -> Option<Ending> {
 /// fork's. Entering an entry, another program of `{bin}` starting, or an execution that fails:
 /// not [`Probe::NotReached`].
 pub fn probe_command(request: &ForkRequest, watch: &CommandWatch, scratch: &Path) -> Probe {
-    let run = crate::steps::fork::exec_helper::helper_executable()
+    let run = crate::steps::fork::exec_helper::own_executable()
         .map_err(|e| format!("cannot find this program (/proc/self/exe): {e}"))
         .and_then(|helper| {
             launch_command(&helper, request, watch, scratch).map_err(|e| e.to_string())
